@@ -1,0 +1,502 @@
+"""Iceberg data types as small frozen dataclasses, and their JSON form (spec Appendix C).
+
+Types are values: two ``DecimalType(9, 2)`` compare equal and hash alike, so they can key
+dicts and sit inside other frozen trees. ``str(t)`` is the spec's type string::
+
+    >>> str(DecimalType(9, 2)), str(FixedType(16)), str(TimestamptzNanoType())
+    ('decimal(9,2)', 'fixed[16]', 'timestamptz_ns')
+    >>> type_from_json("decimal(9, 2)") == DecimalType(9, 2)
+    True
+
+Default values on fields (``initial_default`` / ``write_default``) are held in icesql's
+value convention (see ``icesql.spec.values``) and written with the JSON single-value
+serialization of Appendix D.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from icesql.errors import NotSupportedError
+
+__all__ = [
+    "BinaryType",
+    "BooleanType",
+    "DateType",
+    "DecimalType",
+    "DoubleType",
+    "FixedType",
+    "FloatType",
+    "GeographyType",
+    "GeometryType",
+    "IcebergType",
+    "IntegerType",
+    "ListType",
+    "LongType",
+    "MapType",
+    "NestedField",
+    "NestedType",
+    "PrimitiveType",
+    "StringType",
+    "StructType",
+    "TimeType",
+    "TimestampNanoType",
+    "TimestampType",
+    "TimestamptzNanoType",
+    "TimestamptzType",
+    "UUIDType",
+    "UnknownType",
+    "VariantType",
+    "DEFAULT_CRS",
+    "DEFAULT_ALGORITHM",
+    "is_primitive",
+    "is_nested",
+    "type_from_json",
+    "type_to_json",
+    "field_from_json",
+    "field_to_json",
+]
+
+DEFAULT_CRS = "OGC:CRS84"
+DEFAULT_ALGORITHM = "spherical"
+MAX_DECIMAL_PRECISION = 38
+
+
+class IcebergType:
+    """Root of every Iceberg type; subclasses are frozen dataclasses."""
+
+    __slots__ = ()
+
+
+class PrimitiveType(IcebergType):
+    """A type without child fields (includes variant/geometry/geography, which are leaves)."""
+
+    __slots__ = ()
+
+
+class NestedType(IcebergType):
+    """A type with child fields that carry their own ids: struct, list, map."""
+
+    __slots__ = ()
+
+    @property
+    def fields(self) -> tuple[NestedField, ...]:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class BooleanType(PrimitiveType):
+    """True or false."""
+
+    def __str__(self) -> str:
+        return "boolean"
+
+
+@dataclass(frozen=True)
+class IntegerType(PrimitiveType):
+    """32-bit signed integer; can promote to long."""
+
+    def __str__(self) -> str:
+        return "int"
+
+
+@dataclass(frozen=True)
+class LongType(PrimitiveType):
+    """64-bit signed integer."""
+
+    def __str__(self) -> str:
+        return "long"
+
+
+@dataclass(frozen=True)
+class FloatType(PrimitiveType):
+    """32-bit IEEE 754 float; can promote to double."""
+
+    def __str__(self) -> str:
+        return "float"
+
+
+@dataclass(frozen=True)
+class DoubleType(PrimitiveType):
+    """64-bit IEEE 754 float."""
+
+    def __str__(self) -> str:
+        return "double"
+
+
+@dataclass(frozen=True)
+class DecimalType(PrimitiveType):
+    """Fixed-point decimal; precision at most 38, scale fixed by the type."""
+
+    precision: int
+    scale: int
+
+    def __post_init__(self) -> None:
+        if not 0 < self.precision <= MAX_DECIMAL_PRECISION:
+            raise ValueError(f"decimal precision must be 1..38, got {self.precision}")
+
+    def __str__(self) -> str:
+        return f"decimal({self.precision},{self.scale})"
+
+
+@dataclass(frozen=True)
+class DateType(PrimitiveType):
+    """Calendar date; values are days since 1970-01-01."""
+
+    def __str__(self) -> str:
+        return "date"
+
+
+@dataclass(frozen=True)
+class TimeType(PrimitiveType):
+    """Time of day; values are microseconds since midnight."""
+
+    def __str__(self) -> str:
+        return "time"
+
+
+@dataclass(frozen=True)
+class TimestampType(PrimitiveType):
+    """Timestamp without zone; values are microseconds since the epoch."""
+
+    def __str__(self) -> str:
+        return "timestamp"
+
+
+@dataclass(frozen=True)
+class TimestamptzType(PrimitiveType):
+    """Timestamp with zone, stored in UTC; values are microseconds since the epoch."""
+
+    def __str__(self) -> str:
+        return "timestamptz"
+
+
+@dataclass(frozen=True)
+class TimestampNanoType(PrimitiveType):
+    """Timestamp without zone, nanosecond precision (v3)."""
+
+    def __str__(self) -> str:
+        return "timestamp_ns"
+
+
+@dataclass(frozen=True)
+class TimestamptzNanoType(PrimitiveType):
+    """Timestamp with zone, nanosecond precision, stored in UTC (v3)."""
+
+    def __str__(self) -> str:
+        return "timestamptz_ns"
+
+
+@dataclass(frozen=True)
+class StringType(PrimitiveType):
+    """UTF-8 character string."""
+
+    def __str__(self) -> str:
+        return "string"
+
+
+@dataclass(frozen=True)
+class UUIDType(PrimitiveType):
+    """Universally unique identifier; 16 bytes big-endian when serialized."""
+
+    def __str__(self) -> str:
+        return "uuid"
+
+
+@dataclass(frozen=True)
+class FixedType(PrimitiveType):
+    """Fixed-length byte array of ``length`` bytes."""
+
+    length: int
+
+    def __str__(self) -> str:
+        return f"fixed[{self.length}]"
+
+
+@dataclass(frozen=True)
+class BinaryType(PrimitiveType):
+    """Arbitrary-length byte array."""
+
+    def __str__(self) -> str:
+        return "binary"
+
+
+@dataclass(frozen=True)
+class UnknownType(PrimitiveType):
+    """Type of a column whose type is not known yet (v3); always optional and null."""
+
+    def __str__(self) -> str:
+        return "unknown"
+
+
+@dataclass(frozen=True)
+class VariantType(PrimitiveType):
+    """Semi-structured value (v3); opaque to icesql's value model."""
+
+    def __str__(self) -> str:
+        return "variant"
+
+
+@dataclass(frozen=True)
+class GeometryType(PrimitiveType):
+    """Geospatial features with planar edges (v3), parameterised by a CRS.
+
+    The default CRS is written as the bare ``geometry``, as the reference implementation does.
+    """
+
+    crs: str = DEFAULT_CRS
+
+    def __str__(self) -> str:
+        return "geometry" if self.crs == DEFAULT_CRS else f"geometry({self.crs})"
+
+
+@dataclass(frozen=True)
+class GeographyType(PrimitiveType):
+    """Geospatial features (v3), parameterised by CRS and edge-interpolation algorithm."""
+
+    crs: str = DEFAULT_CRS
+    algorithm: str = DEFAULT_ALGORITHM
+
+    def __str__(self) -> str:
+        if self.algorithm != DEFAULT_ALGORITHM:
+            return f"geography({self.crs}, {self.algorithm})"
+        if self.crs != DEFAULT_CRS:
+            return f"geography({self.crs})"
+        return "geography"
+
+
+@dataclass(frozen=True)
+class NestedField:
+    """A named, id-carrying field of a struct (also used to describe list elements and map
+    keys/values). Defaults are in the value convention; they do not take part in hashing
+    because struct/list/map defaults are mutable containers.
+    """
+
+    field_id: int
+    name: str
+    type: IcebergType
+    required: bool = False
+    doc: str | None = None
+    initial_default: Any = field(default=None, hash=False)
+    write_default: Any = field(default=None, hash=False)
+
+    @property
+    def optional(self) -> bool:
+        return not self.required
+
+    def __str__(self) -> str:
+        doc = f" ({self.doc})" if self.doc else ""
+        req = "required" if self.required else "optional"
+        return f"{self.field_id}: {self.name}: {req} {self.type}{doc}"
+
+
+@dataclass(frozen=True)
+class StructType(NestedType):
+    """A tuple of named fields; a table schema is also a struct."""
+
+    fields: tuple[NestedField, ...] = ()  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.fields, tuple):
+            object.__setattr__(self, "fields", tuple(self.fields))
+
+    def field(self, field_id: int) -> NestedField | None:
+        """The direct child with this id, or None."""
+        for f in self.fields:
+            if f.field_id == field_id:
+                return f
+        return None
+
+    def field_by_name(self, name: str, case_sensitive: bool = True) -> NestedField | None:
+        """The direct child with this name, or None."""
+        if case_sensitive:
+            return next((f for f in self.fields if f.name == name), None)
+        lowered = name.lower()
+        return next((f for f in self.fields if f.name.lower() == lowered), None)
+
+    def __str__(self) -> str:
+        return f"struct<{', '.join(str(f) for f in self.fields)}>"
+
+
+@dataclass(frozen=True)
+class ListType(NestedType):
+    """A list whose element field has its own id and nullability."""
+
+    element_id: int
+    element_type: IcebergType
+    element_required: bool
+
+    @property
+    def element_field(self) -> NestedField:
+        return NestedField(self.element_id, "element", self.element_type, self.element_required)
+
+    @property
+    def fields(self) -> tuple[NestedField, ...]:  # type: ignore[override]
+        return (self.element_field,)
+
+    def __str__(self) -> str:
+        return f"list<{self.element_type}>"
+
+
+@dataclass(frozen=True)
+class MapType(NestedType):
+    """A map; keys are always required, values may be optional."""
+
+    key_id: int
+    key_type: IcebergType
+    value_id: int
+    value_type: IcebergType
+    value_required: bool
+
+    @property
+    def key_field(self) -> NestedField:
+        return NestedField(self.key_id, "key", self.key_type, True)
+
+    @property
+    def value_field(self) -> NestedField:
+        return NestedField(self.value_id, "value", self.value_type, self.value_required)
+
+    @property
+    def fields(self) -> tuple[NestedField, ...]:  # type: ignore[override]
+        return (self.key_field, self.value_field)
+
+    def __str__(self) -> str:
+        return f"map<{self.key_type}, {self.value_type}>"
+
+
+def is_primitive(t: IcebergType) -> bool:
+    """True for every non-nested type (variant, geometry and geography included)."""
+    return isinstance(t, PrimitiveType)
+
+
+def is_nested(t: IcebergType) -> bool:
+    """True for struct, list and map."""
+    return isinstance(t, NestedType)
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON (Appendix C)
+
+_SIMPLE: dict[str, IcebergType] = {
+    str(t): t
+    for t in (
+        BooleanType(), IntegerType(), LongType(), FloatType(), DoubleType(), DateType(),
+        TimeType(), TimestampType(), TimestamptzType(), TimestampNanoType(),
+        TimestamptzNanoType(), StringType(), UUIDType(), BinaryType(), UnknownType(),
+        VariantType(),
+    )
+}
+_FIXED = re.compile(r"fixed\[\s*(\d+)\s*\]")
+_DECIMAL = re.compile(r"decimal\(\s*(\d+)\s*,\s*(-?\d+)\s*\)")
+_GEOMETRY = re.compile(r"geometry(?:\(\s*([^,()]+?)\s*\))?")
+_GEOGRAPHY = re.compile(r"geography(?:\(\s*([^,()]+?)\s*(?:,\s*([^,()]+?)\s*)?\))?")
+
+
+def _primitive_from_string(text: str) -> IcebergType:
+    lowered = text.strip().lower()
+    if lowered in _SIMPLE:
+        return _SIMPLE[lowered]
+    if m := _FIXED.fullmatch(lowered):
+        return FixedType(int(m.group(1)))
+    if m := _DECIMAL.fullmatch(lowered):
+        return DecimalType(int(m.group(1)), int(m.group(2)))
+    # CRS strings are case-sensitive identifiers, so match them on the original text.
+    stripped = text.strip()
+    if m := _GEOMETRY.fullmatch(stripped):
+        return GeometryType(m.group(1) or DEFAULT_CRS)
+    if m := _GEOGRAPHY.fullmatch(stripped):
+        return GeographyType(m.group(1) or DEFAULT_CRS, (m.group(2) or DEFAULT_ALGORITHM).lower())
+    raise NotSupportedError(f"unknown Iceberg type: {text!r}")
+
+
+def type_from_json(obj: Any) -> IcebergType:
+    """Parse a type from its Appendix C JSON form (a string or a struct/list/map object).
+
+    Raises NotSupportedError for an unknown type name, ValueError for a malformed object.
+    """
+    if isinstance(obj, str):
+        return _primitive_from_string(obj)
+    if not isinstance(obj, dict):
+        raise ValueError(f"cannot parse Iceberg type from {obj!r}")
+    kind = obj.get("type")
+    try:
+        if kind == "struct":
+            return StructType(tuple(field_from_json(f) for f in obj["fields"]))
+        if kind == "list":
+            return ListType(
+                obj["element-id"], type_from_json(obj["element"]), bool(obj["element-required"])
+            )
+        if kind == "map":
+            return MapType(
+                obj["key-id"],
+                type_from_json(obj["key"]),
+                obj["value-id"],
+                type_from_json(obj["value"]),
+                bool(obj["value-required"]),
+            )
+    except KeyError as e:
+        raise ValueError(f"{kind} type JSON is missing {e.args[0]!r}: {obj!r}") from None
+    raise NotSupportedError(f"unknown Iceberg type: {kind!r}")
+
+
+def type_to_json(t: IcebergType) -> Any:
+    """Serialize a type to its Appendix C JSON form (a string, or a dict for nested types)."""
+    if isinstance(t, StructType):
+        return {"type": "struct", "fields": [field_to_json(f) for f in t.fields]}
+    if isinstance(t, ListType):
+        return {
+            "type": "list",
+            "element-id": t.element_id,
+            "element": type_to_json(t.element_type),
+            "element-required": t.element_required,
+        }
+    if isinstance(t, MapType):
+        return {
+            "type": "map",
+            "key-id": t.key_id,
+            "key": type_to_json(t.key_type),
+            "value-id": t.value_id,
+            "value": type_to_json(t.value_type),
+            "value-required": t.value_required,
+        }
+    return str(t)
+
+
+def field_from_json(obj: dict[str, Any]) -> NestedField:
+    """Parse one struct field, decoding defaults with the JSON single-value serialization."""
+    from icesql.spec.values import from_json_value  # values imports types
+
+    try:
+        ftype = type_from_json(obj["type"])
+        return NestedField(
+            field_id=obj["id"],
+            name=obj["name"],
+            type=ftype,
+            required=bool(obj["required"]),
+            doc=obj.get("doc"),
+            initial_default=from_json_value(ftype, obj.get("initial-default")),
+            write_default=from_json_value(ftype, obj.get("write-default")),
+        )
+    except KeyError as e:
+        raise ValueError(f"struct field JSON is missing {e.args[0]!r}: {obj!r}") from None
+
+
+def field_to_json(f: NestedField) -> dict[str, Any]:
+    """Serialize one struct field; absent doc and defaults are left out."""
+    from icesql.spec.values import to_json_value
+
+    out: dict[str, Any] = {
+        "id": f.field_id,
+        "name": f.name,
+        "required": f.required,
+        "type": type_to_json(f.type),
+    }
+    if f.doc is not None:
+        out["doc"] = f.doc
+    if f.initial_default is not None:
+        out["initial-default"] = to_json_value(f.type, f.initial_default)
+    if f.write_default is not None:
+        out["write-default"] = to_json_value(f.type, f.write_default)
+    return out

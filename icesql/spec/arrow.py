@@ -1,0 +1,186 @@
+"""Iceberg types to Arrow types and back; every Arrow field carries its Iceberg field id.
+
+The id travels as ``PARQUET:field_id`` field metadata, which is what pyarrow's Parquet writer
+turns into Parquet field ids (and what its reader hands back), at every level: struct
+fields, list elements and map keys/values::
+
+    >>> s = Schema((NestedField(1, "tags", ListType(2, StringType(), False)),))
+    >>> f = schema_to_arrow(s).field("tags")
+    >>> f.metadata[FIELD_ID_KEY], f.type.value_field.metadata[FIELD_ID_KEY]
+    (b'1', b'2')
+
+``uuid`` maps to ``fixed_size_binary(16)`` because that is how Spark and the Parquet spec
+store it; variant and the geospatial types are opaque binary here.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from icesql.errors import NotSupportedError
+from icesql.spec.schema import Schema
+from icesql.spec.types import (
+    BinaryType,
+    BooleanType,
+    DateType,
+    DecimalType,
+    DoubleType,
+    FixedType,
+    FloatType,
+    GeographyType,
+    GeometryType,
+    IcebergType,
+    IntegerType,
+    ListType,
+    LongType,
+    MapType,
+    NestedField,
+    StringType,
+    StructType,
+    TimestampNanoType,
+    TimestampType,
+    TimestamptzNanoType,
+    TimestamptzType,
+    TimeType,
+    UnknownType,
+    UUIDType,
+    VariantType,
+)
+
+__all__ = [
+    "FIELD_ID_KEY",
+    "arrow_to_iceberg_type",
+    "field_to_arrow",
+    "schema_to_arrow",
+    "type_to_arrow",
+]
+
+FIELD_ID_KEY = b"PARQUET:field_id"
+
+_PRIMITIVES: dict[IcebergType, pa.DataType] = {
+    BooleanType(): pa.bool_(),
+    IntegerType(): pa.int32(),
+    LongType(): pa.int64(),
+    FloatType(): pa.float32(),
+    DoubleType(): pa.float64(),
+    DateType(): pa.date32(),
+    TimeType(): pa.time64("us"),
+    TimestampType(): pa.timestamp("us"),
+    TimestamptzType(): pa.timestamp("us", tz="UTC"),
+    TimestampNanoType(): pa.timestamp("ns"),
+    TimestamptzNanoType(): pa.timestamp("ns", tz="UTC"),
+    StringType(): pa.string(),
+    UUIDType(): pa.binary(16),
+    BinaryType(): pa.binary(),
+    UnknownType(): pa.null(),
+    VariantType(): pa.binary(),
+}
+
+
+def _metadata(field_id: int) -> dict[bytes, bytes]:
+    return {FIELD_ID_KEY: str(field_id).encode()}
+
+
+def field_to_arrow(f: NestedField) -> pa.Field:
+    """One Iceberg field as an Arrow field: nullable unless required, id in the metadata."""
+    return pa.field(f.name, type_to_arrow(f.type), nullable=not f.required,
+                    metadata=_metadata(f.field_id))
+
+
+def type_to_arrow(t: IcebergType) -> pa.DataType:
+    """The Arrow type icesql uses for an Iceberg type (nested children carry field ids)."""
+    if t in _PRIMITIVES:
+        return _PRIMITIVES[t]
+    if isinstance(t, DecimalType):
+        return pa.decimal128(t.precision, t.scale)
+    if isinstance(t, FixedType):
+        return pa.binary(t.length)
+    if isinstance(t, GeometryType | GeographyType):
+        return pa.binary()
+    if isinstance(t, StructType):
+        return pa.struct([field_to_arrow(f) for f in t.fields])
+    if isinstance(t, ListType):
+        return pa.list_(field_to_arrow(t.element_field))
+    if isinstance(t, MapType):
+        return pa.map_(field_to_arrow(t.key_field), field_to_arrow(t.value_field))
+    raise NotSupportedError(f"no Arrow type for Iceberg type {t}")
+
+
+def schema_to_arrow(schema: Schema) -> pa.Schema:
+    """An Arrow schema with ``PARQUET:field_id`` metadata on every field at every depth."""
+    return pa.schema([field_to_arrow(f) for f in schema.fields])
+
+
+def arrow_to_iceberg_type(t: pa.DataType, next_id: list[int] | None = None) -> IcebergType:
+    """The Iceberg type for an Arrow type (e.g. for CREATE TABLE AS).
+
+    Nested children take their id from ``PARQUET:field_id`` metadata when present; otherwise
+    from ``next_id``, a one-element counter list that is advanced for each id handed out
+    (pass ``[last_column_id + 1]``). Without metadata and without a counter, nested types
+    raise ValueError.
+    """
+    if pa.types.is_boolean(t):
+        return BooleanType()
+    if pa.types.is_int8(t) or pa.types.is_int16(t) or pa.types.is_int32(t):
+        return IntegerType()
+    if pa.types.is_uint8(t) or pa.types.is_uint16(t):
+        return IntegerType()
+    if pa.types.is_int64(t) or pa.types.is_uint32(t):
+        return LongType()
+    if pa.types.is_float16(t) or pa.types.is_float32(t):
+        return FloatType()
+    if pa.types.is_float64(t):
+        return DoubleType()
+    if pa.types.is_decimal(t):
+        if t.precision > 38:
+            raise NotSupportedError(f"Iceberg decimals hold at most 38 digits, not {t}")
+        return DecimalType(t.precision, t.scale)
+    if pa.types.is_date(t):
+        return DateType()
+    if pa.types.is_time(t):
+        return TimeType()
+    if pa.types.is_timestamp(t):
+        nanos = t.unit == "ns"
+        if t.tz is None:
+            return TimestampNanoType() if nanos else TimestampType()
+        return TimestamptzNanoType() if nanos else TimestamptzType()
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
+        return StringType()
+    if pa.types.is_fixed_size_binary(t):
+        return FixedType(t.byte_width)
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_binary_view(t):
+        return BinaryType()
+    if pa.types.is_null(t):
+        return UnknownType()
+    if pa.types.is_dictionary(t):
+        return arrow_to_iceberg_type(t.value_type, next_id)
+    if pa.types.is_struct(t):
+        fields = tuple(_arrow_field(t.field(i), next_id) for i in range(t.num_fields))
+        return StructType(fields)
+    if pa.types.is_map(t):
+        key = _arrow_field(t.key_field, next_id)
+        value = _arrow_field(t.item_field, next_id)
+        return MapType(key.field_id, key.type, value.field_id, value.type, value.required)
+    if (
+        pa.types.is_list(t)
+        or pa.types.is_large_list(t)
+        or pa.types.is_fixed_size_list(t)
+        or pa.types.is_list_view(t)
+        or pa.types.is_large_list_view(t)
+    ):
+        element = _arrow_field(t.value_field, next_id)
+        return ListType(element.field_id, element.type, element.required)
+    raise NotSupportedError(f"no Iceberg type for Arrow type {t}")
+
+
+def _arrow_field(f: pa.Field, next_id: list[int] | None) -> NestedField:
+    """A nested Arrow field as a NestedField; its id is assigned before its children's."""
+    meta = f.metadata or {}
+    if FIELD_ID_KEY in meta:
+        field_id = int(meta[FIELD_ID_KEY])
+    elif next_id is not None:
+        field_id = next_id[0]
+        next_id[0] += 1
+    else:
+        raise ValueError(f"Arrow field {f.name!r} has no field id and no id counter was given")
+    return NestedField(field_id, f.name, arrow_to_iceberg_type(f.type, next_id), not f.nullable)

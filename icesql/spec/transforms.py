@@ -579,4 +579,9 @@ def _from_convention(result_type: IcebergType, values: list[Any]) -> pa.Array:
         return pc.cast(pa.array(values, pa.int32()), pa.date32())
     if isinstance(result_type, UUIDType):
         return pa.array([None if v is None else v.bytes for v in values], arrow_type)
+    if isinstance(result_type, DecimalType):
+        # Truncating a value near the negative limit can need one more digit than the
+        # precision (as in Java, whose partition values are unbounded BigDecimals): keep it.
+        wide = pa.array(values, pa.decimal256(76, result_type.scale))
+        return pc.cast(wide, arrow_type, safe=False)
     return pa.array(values, arrow_type)

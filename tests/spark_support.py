@@ -1,0 +1,435 @@
+"""Real Spark + Iceberg for icesql's tests: jars, the session, and result comparison.
+
+Three concerns, each usable on its own (facts behind them: /work/shared/SPARK.md):
+
+* **Jars.** :func:`spark_jars` returns the jar list for ``spark.jars``: the env variable
+  ``ICESQL_SPARK_JARS`` (comma-separated paths) wins; otherwise the Iceberg 1.10.2 Spark runtime
+  jar from the ``snowpark_connect_deps_iceberg`` package plus a Jackson jar relocated to
+  ``org.apache.iceberg.shaded.com.fasterxml.jackson`` (that runtime jar was built without it).
+  The relocated jar is built once into ``ICESQL_TEST_JAR_CACHE`` (default
+  ``~/.cache/icesql-test-jars``) with Debian's jarjar when present, else in pure Python by
+  rewriting class-file constant pools. Jars are never committed.
+* **Session.** :func:`start_spark` builds a ``local[2]`` session whose catalog ``local``
+  (``type=hadoop``) is the default catalog and points at the warehouse icesql opens, so one
+  SQL text (``SELECT * FROM db.t``) means the same table to both engines.
+* **Comparison.** :func:`normalize_rows` / :func:`assert_same_rows` turn Spark ``Row``\\ s and
+  icesql DB-API tuples into one comparable shape (rules in :func:`normalize_value`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import hashlib
+import math
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zipfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+# --------------------------------------------------------------------------------------------
+# Jars
+# --------------------------------------------------------------------------------------------
+
+ICEBERG_RUNTIME_JAR = "iceberg-spark-runtime-3.5_2.12-1.10.2.jar"
+JACKSON_VERSION = "2.15.2"
+JACKSON_ARTIFACTS = ("jackson-core", "jackson-databind", "jackson-annotations")
+JACKSON_PACKAGE = "com.fasterxml.jackson"
+SHADED_PREFIX = "org.apache.iceberg.shaded."
+JARJAR = Path("/usr/share/java/jarjar.jar")
+# Bump when the way the relocated jar is built changes, so stale caches are not reused.
+_RELOCATION_RECIPE = "1"
+
+
+def java_executable() -> str | None:
+    """The ``java`` Spark will launch (``JAVA_HOME`` first, then ``PATH``), or None."""
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / "java").is_file():
+        return str(Path(home) / "bin" / "java")
+    return shutil.which("java")
+
+
+def jar_cache_dir() -> Path:
+    """Where built jars live: ``$ICESQL_TEST_JAR_CACHE`` or ``~/.cache/icesql-test-jars``."""
+    configured = os.environ.get("ICESQL_TEST_JAR_CACHE")
+    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "icesql-test-jars"
+
+
+def iceberg_runtime_jar() -> Path:
+    """The Iceberg Spark runtime jar shipped inside the ``snowpark_connect_deps_iceberg`` wheel."""
+    import snowpark_connect_deps_iceberg
+
+    path = Path(snowpark_connect_deps_iceberg.get_jar_path(ICEBERG_RUNTIME_JAR))
+    if not path.is_file():
+        raise FileNotFoundError(f"{ICEBERG_RUNTIME_JAR} not found in snowpark_connect_deps_iceberg ({path})")
+    return path
+
+
+def _pyspark_jackson_jars() -> list[Path]:
+    import pyspark
+
+    jars = Path(pyspark.__file__).parent / "jars"
+    paths = [jars / f"{name}-{JACKSON_VERSION}.jar" for name in JACKSON_ARTIFACTS]
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing:
+        raise FileNotFoundError(f"Jackson jars missing from pyspark: {missing}")
+    return paths
+
+
+def _merge_jackson(sources: Sequence[Path], out: Path) -> None:
+    """One jar of the Jackson classes, without ``META-INF/`` (multi-release versions,
+    services, manifests) and without ``module-info.class`` — neither survives relocation."""
+    seen: set[str] = set()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as merged:
+        for source in sources:
+            with zipfile.ZipFile(source) as jar:
+                for name in jar.namelist():
+                    if (
+                        name.endswith("/")
+                        or name.startswith("META-INF/")
+                        or name.endswith("module-info.class")
+                        or name in seen
+                    ):
+                        continue
+                    seen.add(name)
+                    merged.writestr(name, jar.read(name))
+
+
+def _relocate_with_jarjar(java: str, merged: Path, out: Path) -> None:
+    rules = out.with_suffix(".rules.txt")
+    rules.write_text(f"rule {JACKSON_PACKAGE}.** {SHADED_PREFIX}{JACKSON_PACKAGE}.@1\n")
+    try:
+        subprocess.run(
+            [java, "-jar", str(JARJAR), "process", str(rules), str(merged), str(out)],
+            check=True,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+        )
+    finally:
+        rules.unlink(missing_ok=True)
+
+
+# Relocation of a class file touches only CONSTANT_Utf8 entries: class names
+# (``com/fasterxml/jackson/...``), descriptors and signatures (``Lcom/fasterxml/jackson/...;``)
+# and string literals naming classes (``com.fasterxml.jackson...``). Every other constant keeps
+# its size and index, so the rest of the class file is copied byte for byte.
+_SLASHED = (JACKSON_PACKAGE.replace(".", "/") + "/").encode()
+_DOTTED = (JACKSON_PACKAGE + ".").encode()
+_SHADED_SLASHED = (SHADED_PREFIX.replace(".", "/")).encode() + _SLASHED
+_SHADED_DOTTED = SHADED_PREFIX.encode() + _DOTTED
+# Constant-pool tag -> payload size in bytes (JVMS §4.4); Utf8 (1) is length-prefixed.
+_CONSTANT_SIZES = {3: 4, 4: 4, 5: 8, 6: 8, 7: 2, 8: 2, 9: 4, 10: 4, 11: 4, 12: 4, 15: 3, 16: 2,
+                   17: 4, 18: 4, 19: 2, 20: 2}
+
+
+def _relocate_utf8(value: bytes) -> bytes:
+    # Replace through a placeholder so an already-shaded name is never shaded twice.
+    marker = b"\x00SHADED\x00"
+    value = value.replace(_SHADED_SLASHED, marker + b"/").replace(_SHADED_DOTTED, marker + b".")
+    value = value.replace(_SLASHED, _SHADED_SLASHED).replace(_DOTTED, _SHADED_DOTTED)
+    return value.replace(marker + b"/", _SHADED_SLASHED).replace(marker + b".", _SHADED_DOTTED)
+
+
+def relocate_class_file(data: bytes) -> bytes:
+    """Rewrite one ``.class`` file's constant pool so Jackson names point at the shaded package."""
+    if data[:4] != b"\xca\xfe\xba\xbe":
+        raise ValueError("not a class file")
+    (count,) = struct.unpack_from(">H", data, 8)
+    out = [data[:10]]
+    pos, index = 10, 1
+    while index < count:
+        tag = data[pos]
+        if tag == 1:
+            (length,) = struct.unpack_from(">H", data, pos + 1)
+            value = _relocate_utf8(data[pos + 3 : pos + 3 + length])
+            if len(value) > 0xFFFF:
+                raise ValueError("relocated constant longer than 65535 bytes")
+            out.append(struct.pack(">BH", 1, len(value)) + value)
+            pos += 3 + length
+        else:
+            size = _CONSTANT_SIZES[tag]
+            out.append(data[pos : pos + 1 + size])
+            pos += 1 + size
+        index += 2 if tag in (5, 6) else 1  # long and double take two slots
+    out.append(data[pos:])
+    return b"".join(out)
+
+
+def _relocate_in_python(merged: Path, out: Path) -> None:
+    slashed = _SLASHED.decode()
+    with zipfile.ZipFile(merged) as source, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dest:
+        for name in source.namelist():
+            data = source.read(name)
+            if name.endswith(".class"):
+                data = relocate_class_file(data)
+            if name.startswith(slashed):
+                name = _SHADED_SLASHED.decode() + name[len(slashed):]
+            dest.writestr(name, data)
+
+
+def relocated_jackson_jar(cache_dir: Path | None = None, *, use_jarjar: bool | None = None) -> Path:
+    """The Jackson jar relocated under ``org.apache.iceberg.shaded``, built once and cached.
+
+    ``use_jarjar=None`` uses jarjar when ``/usr/share/java/jarjar.jar`` and Java exist and
+    falls back to the pure-Python relocation otherwise (also when jarjar fails).
+    Concurrent test runs may race to build it; each writes a private temp file and
+    renames it into place atomically, so readers never see a partial jar.
+    """
+    cache_dir = cache_dir or jar_cache_dir()
+    sources = _pyspark_jackson_jars()
+    key = hashlib.sha256(_RELOCATION_RECIPE.encode())
+    for source in sources:
+        key.update(source.name.encode() + str(source.stat().st_size).encode())
+    target = cache_dir / f"jackson-{JACKSON_VERSION}-iceberg-shaded-{key.hexdigest()[:12]}.jar"
+    if target.is_file():
+        return target
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    java = java_executable()
+    if use_jarjar is None:
+        use_jarjar = JARJAR.is_file() and java is not None
+    with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".build-") as work:
+        merged, built = Path(work) / "merged.jar", Path(work) / "relocated.jar"
+        _merge_jackson(sources, merged)
+        if use_jarjar:
+            try:
+                _relocate_with_jarjar(java or "java", merged, built)
+            except (OSError, subprocess.CalledProcessError) as err:
+                print(f"jarjar failed ({err}); relocating Jackson in Python", file=sys.stderr)
+                _relocate_in_python(merged, built)
+        else:
+            _relocate_in_python(merged, built)
+        os.replace(built, target)
+    return target
+
+
+def spark_jars() -> list[str]:
+    """Jars for ``spark.jars``: ``$ICESQL_SPARK_JARS`` if set, else runtime + relocated Jackson."""
+    configured = os.environ.get("ICESQL_SPARK_JARS", "").strip()
+    if configured:
+        return [part.strip() for part in configured.split(",") if part.strip()]
+    return [str(iceberg_runtime_jar()), str(relocated_jackson_jar())]
+
+
+# --------------------------------------------------------------------------------------------
+# Session
+# --------------------------------------------------------------------------------------------
+
+CATALOG = "local"
+
+
+def spark_conf(warehouse: str | os.PathLike[str], scratch: str | os.PathLike[str]) -> dict[str, str]:
+    """The session settings of SPARK.md; ``local`` is also the default catalog so that
+    ``db.t`` resolves to the Iceberg table in both engines. ``scratch`` receives Spark's own
+    temp files and its (unused) built-in warehouse, keeping the working tree clean."""
+    return {
+        "spark.jars": ",".join(spark_jars()),
+        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+        f"spark.sql.catalog.{CATALOG}": "org.apache.iceberg.spark.SparkCatalog",
+        f"spark.sql.catalog.{CATALOG}.type": "hadoop",
+        f"spark.sql.catalog.{CATALOG}.warehouse": str(warehouse),
+        "spark.sql.defaultCatalog": CATALOG,
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.shuffle.partitions": "2",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.driver.extraJavaOptions": "-Duser.timezone=UTC",
+        "spark.executor.extraJavaOptions": "-Duser.timezone=UTC",
+        "spark.local.dir": str(scratch),
+        "spark.sql.warehouse.dir": str(Path(scratch) / "spark-warehouse"),
+    }
+
+
+def start_spark(warehouse: str | os.PathLike[str], scratch: str | os.PathLike[str]):
+    """A fresh ``local[2]`` SparkSession over ``warehouse`` (stop it with ``.stop()``)."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.master("local[2]").appName("icesql-tests")
+    for key, value in spark_conf(warehouse, scratch).items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+# --------------------------------------------------------------------------------------------
+# Comparison
+# --------------------------------------------------------------------------------------------
+
+
+class _NaN:
+    """NaN that equals itself, so rows holding NaN compare equal."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _NaN)
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "NaN"
+
+
+NAN = _NaN()
+
+
+def normalize_value(value: Any) -> Any:
+    """One engine-neutral form of a result value; the rules, in order:
+
+    * a Spark ``Row`` inside a value (a struct) becomes a ``dict`` field name -> value;
+      a DuckDB struct is already a dict;
+    * a map becomes a ``dict`` with normalised keys and values, whether it arrives as a dict
+      (Spark, DuckDB) or as pyarrow's ``to_pylist()`` list of ``(key, value)`` tuples (an empty
+      one is then ``[]``, so :func:`values_equal` lets ``[]`` equal ``{}``);
+    * a list / tuple (array) becomes a ``list`` of normalised elements;
+    * ``bytearray`` / ``memoryview`` become ``bytes``;
+    * float NaN becomes :data:`NAN` (equal to itself); other floats stay floats and are
+      compared with a relative tolerance of 1e-9 by :func:`values_equal`, which also lets a
+      ``Decimal`` equal an int or float of the same value (``avg`` of a decimal is a decimal in
+      Spark and a double in DuckDB);
+    * a ``datetime`` becomes timezone-aware UTC: naive values are read as UTC (Spark's
+      ``collect()`` returns naive datetimes in the process time zone, which the test
+      session sets to UTC; ``timestamp_ntz`` is naive in both engines);
+    * ``date``, ``str``, ``int``, ``bool``, ``Decimal``, ``None`` stay as they are.
+    """
+    from pyspark.sql import Row
+
+    if isinstance(value, Row):
+        return {key: normalize_value(item) for key, item in value.asDict(recursive=False).items()}
+    if isinstance(value, dict):
+        return {normalize_value(key): normalize_value(item) for key, item in value.items()}
+    if isinstance(value, list) and value and all(
+        type(item) is tuple and len(item) == 2 for item in value
+    ):  # pyarrow's to_pylist() form of a map: [(key, value), ...]
+        return {normalize_value(key): normalize_value(item) for key, item in value}
+    if isinstance(value, (list, tuple)):
+        return [normalize_value(item) for item in value]
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    if isinstance(value, float) and math.isnan(value):
+        return NAN
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is None:
+            return value.replace(tzinfo=dt.timezone.utc)
+        return value.astimezone(dt.timezone.utc)
+    return value
+
+
+def normalize_row(row: Iterable[Any]) -> tuple:
+    """A result row (Spark ``Row`` or DB-API tuple) as a tuple of normalised values."""
+    return tuple(normalize_value(value) for value in row)
+
+
+def values_equal(left: Any, right: Any) -> bool:
+    """Equality of two normalised values; numbers compare by value, floats with tolerance."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return type(left) is type(right) and left == right
+    numbers = (int, float, decimal.Decimal)
+    if isinstance(left, numbers) and isinstance(right, numbers):
+        if isinstance(left, float) or isinstance(right, float):
+            a, b = float(left), float(right)
+            if math.isinf(a) or math.isinf(b):
+                return a == b
+            return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+        return left == right
+    if (left == [] and right == {}) or (left == {} and right == []):
+        return True  # an empty map in pyarrow's list form
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(values_equal(left[k], right[k]) for k in left)
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(values_equal(a, b) for a, b in zip(left, right))
+    if isinstance(left, dt.datetime) != isinstance(right, dt.datetime):
+        return False  # a date never equals a timestamp, though datetime subclasses date
+    if left is None or right is None:
+        return left is right
+    return left == right
+
+
+def _sort_key(value: Any) -> tuple:
+    """A total order over normalised values of mixed types (only used to line rows up)."""
+    if value is None:
+        return (0,)
+    if value is NAN:
+        return (1, math.inf, 1)
+    if isinstance(value, bool):
+        return (1, int(value), 0)
+    if isinstance(value, (int, float, decimal.Decimal)):
+        number = float(value)
+        return (1, float(f"{number:.9g}") if math.isfinite(number) else number, 0)
+    if isinstance(value, str):
+        return (2, value)
+    if isinstance(value, bytes):
+        return (3, value)
+    if isinstance(value, dt.datetime):
+        return (4, value.timestamp())
+    if isinstance(value, dt.date):
+        return (4, dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc).timestamp())
+    if isinstance(value, list):
+        return (5, tuple(_sort_key(item) for item in value))
+    if isinstance(value, dict):
+        return (6, tuple(sorted((_sort_key(k), _sort_key(v)) for k, v in value.items())))
+    return (7, repr(value))
+
+
+def normalize_rows(rows: Iterable[Iterable[Any]], *, ordered: bool) -> list[tuple]:
+    """Normalised rows; unless ``ordered``, sorted into a canonical order."""
+    result = [normalize_row(row) for row in rows]
+    if not ordered:
+        result.sort(key=lambda row: tuple(_sort_key(value) for value in row))
+    return result
+
+
+def rows_equal(left: Sequence[tuple], right: Sequence[tuple]) -> bool:
+    return len(left) == len(right) and all(
+        len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b)) for a, b in zip(left, right)
+    )
+
+
+def assert_same_rows(expected: Iterable, actual: Iterable, *, ordered: bool, context: str = "") -> None:
+    """Assert two result sets are equal after normalisation (see :func:`normalize_value`)."""
+    want = normalize_rows(expected, ordered=ordered)
+    got = normalize_rows(actual, ordered=ordered)
+    if rows_equal(want, got):
+        return
+    lines = [f"results differ{': ' + context if context else ''}",
+             f"  Spark  ({len(want)} rows) vs icesql ({len(got)} rows), ordered={ordered}"]
+    for index in range(max(len(want), len(got))):
+        a = want[index] if index < len(want) else "<missing>"
+        b = got[index] if index < len(got) else "<missing>"
+        same = isinstance(a, tuple) and isinstance(b, tuple) and rows_equal([a], [b])
+        lines.append(f"  {'  ' if same else '!='} {a!r}\n     {b!r}")
+    raise AssertionError("\n".join(lines))
+
+
+def has_top_level_order_by(sql: str) -> bool:
+    """True when ``ORDER BY`` appears outside every parenthesis (and outside string literals),
+    i.e. the query's final rows are ordered; ``OVER (ORDER BY ...)`` does not count."""
+    depth, quote, words = 0, None, []
+    token = []
+    for char in sql + " ":
+        if quote:
+            if char == quote:
+                quote = None
+            continue
+        if char in "'\"`":
+            quote = char
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        if char.isalnum() or char == "_":
+            token.append(char)
+            continue
+        if token:
+            words.append(("".join(token).upper(), depth))
+            token = []
+    return any(
+        first == ("ORDER", 0) and second == ("BY", 0) for first, second in zip(words, words[1:])
+    )

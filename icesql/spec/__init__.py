@@ -1,1 +1,8 @@
-""""""
+"""The Iceberg spec model: pure values and functions, no files, no SQL.
+
+``types`` (data types, Appendix C JSON), ``values`` (the Python value convention and the
+Appendix D serializations), ``schema``, ``transforms`` (partition transforms, Appendix B
+hashing), ``partitioning``, ``sorting``, ``name_mapping`` and ``arrow`` (Iceberg <-> Arrow
+types with field ids). Import from the submodules; this package re-exports nothing so that
+importing the light modules does not pull in pyarrow.
+"""

@@ -15,6 +15,8 @@ store it; variant and the geospatial types are opaque binary here.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pyarrow as pa
 
 from icesql.errors import NotSupportedError
@@ -52,6 +54,8 @@ __all__ = [
     "arrow_to_iceberg_type",
     "field_to_arrow",
     "schema_to_arrow",
+    "to_arrow_array",
+    "to_arrow_scalar",
     "type_to_arrow",
 ]
 
@@ -109,6 +113,32 @@ def type_to_arrow(t: IcebergType) -> pa.DataType:
 def schema_to_arrow(schema: Schema) -> pa.Schema:
     """An Arrow schema with ``PARQUET:field_id`` metadata on every field at every depth."""
     return pa.schema([field_to_arrow(f) for f in schema.fields])
+
+
+def _arrow_py(t: IcebergType, value: Any) -> Any:
+    """A convention value in the shape pyarrow builds from: ints stay ints (exact, also for
+    nanoseconds), structs keyed by name, maps as key/value pairs, uuids as bytes."""
+    if value is None:
+        return None
+    if isinstance(t, UUIDType):
+        return value.bytes if hasattr(value, "bytes") else bytes(value)
+    if isinstance(t, StructType):
+        return {f.name: _arrow_py(f.type, value.get(f.field_id)) for f in t.fields}
+    if isinstance(t, ListType):
+        return [_arrow_py(t.element_type, v) for v in value]
+    if isinstance(t, MapType):
+        return [(_arrow_py(t.key_type, k), _arrow_py(t.value_type, v)) for k, v in value.items()]
+    return value
+
+
+def to_arrow_scalar(t: IcebergType, value: Any) -> pa.Scalar:
+    """An Arrow scalar of ``type_to_arrow(t)`` for a convention value (None gives a null)."""
+    return pa.scalar(_arrow_py(t, value), type=type_to_arrow(t))
+
+
+def to_arrow_array(t: IcebergType, values: list[Any]) -> pa.Array:
+    """An Arrow array of ``type_to_arrow(t)`` from convention values."""
+    return pa.array([_arrow_py(t, v) for v in values], type=type_to_arrow(t))
 
 
 def arrow_to_iceberg_type(t: pa.DataType, next_id: list[int] | None = None) -> IcebergType:

@@ -10,6 +10,8 @@ from icesql.spec.arrow import (
     FIELD_ID_KEY,
     arrow_to_iceberg_type,
     schema_to_arrow,
+    to_arrow_array,
+    to_arrow_scalar,
     type_to_arrow,
 )
 from icesql.spec.schema import Schema
@@ -144,3 +146,21 @@ def test_nested_arrow_without_ids_uses_the_counter():
     assert counter == [13]
     with pytest.raises(ValueError, match="no field id"):
         arrow_to_iceberg_type(t)
+
+
+def test_convention_values_to_arrow():
+    import uuid
+    from decimal import Decimal
+
+    u = uuid.UUID("f79c3e09-677c-4bbd-a479-3f349cb785e7")
+    assert to_arrow_scalar(UUIDType(), u).as_py() == u.bytes
+    assert to_arrow_scalar(TimestampNanoType(), 1_000_000_001).value == 1_000_000_001
+    assert to_arrow_scalar(DateType(), -1).cast(pa.int32()).as_py() == -1
+    assert to_arrow_scalar(DecimalType(9, 2), Decimal("1.50")).as_py() == Decimal("1.50")
+    assert not to_arrow_scalar(LongType(), None).is_valid
+    struct_t = StructType((NestedField(1, "a", IntegerType()), NestedField(2, "b", StringType())))
+    assert to_arrow_scalar(struct_t, {1: 5}).as_py() == {"a": 5, "b": None}
+    map_t = MapType(3, StringType(), 4, ListType(5, LongType(), False), True)
+    assert to_arrow_scalar(map_t, {"k": [1, None]}).as_py() == [("k", [1, None])]
+    arr = to_arrow_array(TimestamptzType(), [0, None])
+    assert arr.type == pa.timestamp("us", tz="UTC") and arr.null_count == 1

@@ -26,7 +26,7 @@ from typing import Any
 
 from icesql.errors import CorruptFileError, DataError, InternalError
 from icesql.io import FileIO
-from icesql.metadata._avro import read_avro, schema_json, write_avro
+from icesql.metadata._avro import compatible_name, read_avro, schema_json, write_avro
 from icesql.metadata.manifest_list import (
     CONTENT_DATA,
     CONTENT_DELETES,
@@ -40,6 +40,8 @@ from icesql.metadata.manifest_schema import (
     manifest_entry_schema,
     partition_fields,
 )
+from icesql.spec.partitioning import PartitionSpec
+from icesql.spec.schema import Schema
 from icesql.spec.types import DecimalType, DoubleType, FloatType, UUIDType
 from icesql.spec.values import decimal_from_unscaled, to_bytes, unscaled_decimal
 
@@ -283,8 +285,8 @@ def _partition_layout(
 def write_manifest(
     io: FileIO,
     path: str,
-    spec: Any,
-    schema: Any,
+    spec: PartitionSpec | dict[str, Any],
+    schema: Schema,
     format_version: int,
     snapshot_id: int | None,
     entries: Iterable[ManifestEntry],
@@ -315,7 +317,7 @@ def write_manifest(
 
     stats = _ManifestStats(fields)
     to_raw = [_raw_writer(t) for _, _, t in fields]
-    names = [name for _, name, _ in fields]
+    names = [compatible_name(name) for _, name, _ in fields]  # the Avro record's names
     records = []
     for entry in entries:
         entry = _stamp(entry, snapshot_id, format_version)

@@ -12,6 +12,8 @@ from typing import Any
 
 from icesql.errors import NotSupportedError
 from icesql.metadata._avro import avro_field, avro_int_map, avro_list, compatible_name
+from icesql.spec.partitioning import PartitionSpec
+from icesql.spec.schema import Schema
 from icesql.spec.types import (
     BinaryType,
     BooleanType,
@@ -38,7 +40,6 @@ __all__ = [
     "decimal_required_bytes",
     "manifest_entry_schema",
     "partition_fields",
-    "partition_result_type",
 ]
 
 DEFAULT_BLOCK_SIZE = 64 * 1024 * 1024  # v1 block_size_in_bytes, always written by Java
@@ -96,30 +97,11 @@ def avro_type(t: IcebergType, named: set[str]) -> Any:
     return {"type": "fixed", "name": name, **fixed}
 
 
-def partition_result_type(transform: str, source: IcebergType) -> IcebergType:
-    """The type a partition transform produces (Java's ``Transform.getResultType``)."""
-    t = transform.strip().lower()
-    if t in ("identity", "void") or t.startswith("truncate"):
-        return source
-    if t.startswith("bucket") or t in ("year", "month", "hour"):
-        return IntegerType()
-    if t == "day":
-        return DateType()
-    raise NotSupportedError(f"cannot write partition values of unknown transform {transform!r}")
-
-
-def partition_fields(spec: Any, schema: Any) -> list[PartitionField]:
-    """The partition tuple's fields, from a ``PartitionSpec`` (its ``partition_type``) or
-    from partition spec JSON and a ``Schema``."""
-    if hasattr(spec, "partition_type"):
-        return [(f.field_id, f.name, f.type) for f in spec.partition_type(schema).fields]
-    out = []
-    for f in spec["fields"]:
-        if "source-id" not in f:
-            raise NotSupportedError(f"multi-argument partition transforms are not supported: {f}")
-        source = schema.find_type(f["source-id"])
-        out.append((f["field-id"], f["name"], partition_result_type(f["transform"], source)))
-    return out
+def partition_fields(spec: PartitionSpec | dict[str, Any], schema: Schema) -> list[PartitionField]:
+    """The partition tuple's fields for a ``PartitionSpec`` (or its JSON) and table schema."""
+    if isinstance(spec, dict):
+        spec = PartitionSpec.from_json(spec)
+    return [(f.field_id, f.name, f.type) for f in spec.partition_type(schema).fields]
 
 
 def partition_record(fields: list[PartitionField]) -> dict[str, Any]:

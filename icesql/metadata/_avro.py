@@ -108,7 +108,7 @@ def encode_header(meta: Mapping[str, bytes], sync: bytes) -> bytes:
 
 def schema_json(schema: Any) -> str:
     """Compact schema text, as Java's ``Schema.toString()`` writes it."""
-    return json.dumps(schema, separators=(",", ":"))
+    return json.dumps(schema, separators=(",", ":"), ensure_ascii=False)
 
 
 def strip_logical_types(schema: Any) -> tuple[Any, bool]:

@@ -1,0 +1,29 @@
+"""A loaded table: one metadata version, where it came from, and how to read its files."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from icesql.io import FileIO
+
+if TYPE_CHECKING:
+    from icesql.metadata.table_metadata import TableMetadata
+
+
+@dataclass(frozen=True)
+class Table:
+    """An immutable view of a table at one metadata version.
+
+    Reloading gives a new ``Table``; holding one keeps a query on a consistent version even
+    while others commit.
+    """
+
+    identifier: tuple[str, ...]
+    metadata: TableMetadata
+    metadata_location: str
+    io: FileIO
+
+    @property
+    def name(self) -> str:
+        return ".".join(self.identifier)

@@ -1,0 +1,270 @@
+"""PEP 249 Connection and Cursor: a thin layer over the engine.
+
+Every statement commits as it completes (Iceberg commits are atomic per statement), so a
+connection never holds uncommitted work: ``commit()`` and ``rollback()`` have nothing to do.
+Results stay Arrow streams until fetched, so ``fetchone()`` on a huge table reads little.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from icesql.catalog.base import Catalog
+from icesql.catalog.filesystem import FileSystemCatalog
+from icesql.engine import Engine, Result
+from icesql.errors import InterfaceError, NotSupportedError, ProgrammingError
+from icesql.io import FileIO
+from icesql.sql.translate import duckdb_errors
+from icesql.types import type_code
+
+
+class Connection:
+    """A DB-API connection to one Iceberg catalog."""
+
+    def __init__(self, catalog: Catalog):
+        self._engine: Engine | None = Engine(catalog)
+        self.catalog = catalog
+
+    @property
+    def engine(self) -> Engine:
+        if self._engine is None:
+            raise InterfaceError("connection is closed")
+        return self._engine
+
+    def cursor(self) -> Cursor:
+        return Cursor(self)
+
+    def execute(self, sql: str, parameters: Sequence[Any] | None = None) -> Cursor:
+        """Shortcut for ``cursor().execute(...)``; returns the cursor."""
+        return self.cursor().execute(sql, parameters)
+
+    def commit(self) -> None:
+        """Nothing to do: each statement has committed on its own when it returned."""
+        self.engine  # noqa: B018 - raises on a closed connection
+
+    def rollback(self) -> None:
+        """Nothing to undo: there is never uncommitted work (see commit)."""
+        self.engine  # noqa: B018
+
+    def close(self) -> None:
+        if self._engine is not None:
+            self._engine.close()
+            self._engine = None
+
+    @property
+    def closed(self) -> bool:
+        return self._engine is None
+
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Cursor:
+    """A DB-API cursor; ``execute`` returns the cursor so calls chain."""
+
+    def __init__(self, connection: Connection):
+        self.connection = connection
+        self.arraysize = 1
+        self._result: Result | None = None
+        self._batch: pa.RecordBatch | None = None
+        self._rows: list[tuple] = []
+        self._pos = 0
+        self._closed = False
+        self._description: list[tuple] | None = None
+        self._rowcount = -1
+
+    # -- PEP 249 attributes ----------------------------------------------------------------
+    @property
+    def description(self) -> list[tuple] | None:
+        return self._description
+
+    @property
+    def rowcount(self) -> int:
+        return self._rowcount
+
+    # -- execution -------------------------------------------------------------------------
+    def execute(self, operation: str, parameters: Sequence[Any] | None = None) -> Cursor:
+        self._check_open()
+        self._reset()
+        params = _check_params(parameters)
+        result = self.connection.engine.execute(operation, params)
+        self._result = result
+        self._rowcount = result.rowcount
+        if result.reader is not None:
+            self._description = [
+                (f.name, type_code(f.type), None, None, *_precision_scale(f.type), f.nullable)
+                for f in result.reader.schema
+            ]
+        return self
+
+    def executemany(self, operation: str, seq_of_parameters: Sequence[Sequence[Any]]) -> Cursor:
+        self._check_open()
+        total = 0
+        any_count = False
+        for parameters in seq_of_parameters:
+            self.execute(operation, parameters)
+            if self._rowcount >= 0:
+                total += self._rowcount
+                any_count = True
+        self._rowcount = total if any_count else -1
+        return self
+
+    # -- fetching ------------------------------------------------------------------------
+    def fetchone(self) -> tuple | None:
+        rows = self._take(1)
+        return rows[0] if rows else None
+
+    def fetchmany(self, size: int | None = None) -> list[tuple]:
+        return self._take(self.arraysize if size is None else size)
+
+    def fetchall(self) -> list[tuple]:
+        return self._take(None)
+
+    def fetch_arrow_table(self) -> pa.Table:
+        """The remaining rows as one ``pyarrow.Table``."""
+        reader = self.fetch_record_batch()
+        with duckdb_errors(self._scans()):
+            return reader.read_all()
+
+    def fetch_record_batch(self, rows_per_batch: int | None = None) -> pa.RecordBatchReader:
+        """The remaining rows as a streamed ``pyarrow.RecordBatchReader``."""
+        reader = self._reader()
+        pending = self._pending_batch()
+        scans = self._scans()
+
+        def batches() -> Iterator[pa.RecordBatch]:
+            if pending is not None and pending.num_rows:
+                yield pending
+            while True:
+                with duckdb_errors(scans):
+                    try:
+                        batch = reader.read_next_batch()
+                    except StopIteration:
+                        return
+                yield batch
+
+        return pa.RecordBatchReader.from_batches(reader.schema, batches())
+
+    def __iter__(self) -> Iterator[tuple]:
+        while (row := self.fetchone()) is not None:
+            yield row
+
+    # -- the rest of PEP 249 ---------------------------------------------------------------
+    def setinputsizes(self, sizes: object) -> None:
+        pass
+
+    def setoutputsize(self, size: object, column: object = None) -> None:
+        pass
+
+    def close(self) -> None:
+        self._reset()
+        self._closed = True
+
+    def __enter__(self) -> Cursor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- internals -------------------------------------------------------------------------
+    def _check_open(self) -> None:
+        if self._closed:
+            raise InterfaceError("cursor is closed")
+        self.connection.engine  # noqa: B018 - raises on a closed connection
+
+    def _reset(self) -> None:
+        if self._result is not None:
+            self._result.close()
+        self._result = None
+        self._batch = None
+        self._rows = []
+        self._pos = 0
+        self._description = None
+        self._rowcount = -1
+
+    def _reader(self) -> pa.RecordBatchReader:
+        self._check_open()
+        if self._result is None:
+            raise InterfaceError("no statement executed yet")
+        if self._result.reader is None:
+            raise InterfaceError("the last statement returned no rows to fetch")
+        return self._result.reader
+
+    def _scans(self) -> list:
+        return self._result.scans if self._result is not None else []
+
+    def _pending_batch(self) -> pa.RecordBatch | None:
+        """The unfetched rest of the batch that fetchone/fetchmany started on."""
+        if self._batch is None:
+            return None
+        rest = self._batch.slice(self._pos)
+        self._batch, self._rows, self._pos = None, [], 0
+        return rest
+
+    def _take(self, n: int | None) -> list[tuple]:
+        reader = self._reader()
+        out: list[tuple] = []
+        while n is None or len(out) < n:
+            if self._batch is None or self._pos >= len(self._rows):
+                with duckdb_errors(self._scans()):
+                    try:
+                        batch = reader.read_next_batch()
+                    except StopIteration:
+                        break
+                self._batch, self._rows, self._pos = batch, _to_rows(batch), 0
+                continue
+            stop = len(self._rows) if n is None else min(len(self._rows), self._pos + n - len(out))
+            out.extend(self._rows[self._pos:stop])
+            self._pos = stop
+        return out
+
+
+def _to_rows(batch: pa.RecordBatch) -> list[tuple]:
+    columns = [c.to_pylist(maps_as_pydicts="lossy") for c in batch.columns]
+    return list(zip(*columns)) if columns else [() for _ in range(batch.num_rows)]
+
+
+def _precision_scale(t: pa.DataType) -> tuple[int | None, int | None]:
+    if pa.types.is_decimal(t):
+        return t.precision, t.scale
+    return None, None
+
+
+def _check_params(parameters: Sequence[Any] | None) -> Sequence[Any]:
+    if parameters is None:
+        return ()
+    if isinstance(parameters, dict):
+        raise ProgrammingError("icesql uses qmark parameters (?); pass a sequence, not a dict")
+    if isinstance(parameters, (str, bytes)):
+        raise ProgrammingError("parameters must be a sequence of values, not a string")
+    return list(parameters)
+
+
+def connect(
+    warehouse: str | None = None,
+    *,
+    catalog: str = "filesystem",
+    uri: str | None = None,
+    name: str = "local",
+    storage_options: dict | None = None,
+    **properties: Any,
+) -> Connection:
+    """Open a DB-API connection to an Iceberg catalog.
+
+    >>> con = connect("/tmp/icesql-doctest-warehouse")
+    >>> con.execute("SELECT 1 + 1").fetchone()
+    (2,)
+    """
+    io = FileIO(storage_options)
+    kind = (catalog or "filesystem").lower()
+    if kind in ("filesystem", "hadoop", "file"):
+        if warehouse is None:
+            raise ProgrammingError("connect() needs a warehouse path for the file-system catalog")
+        return Connection(FileSystemCatalog(str(warehouse), io, name=name))
+    raise NotSupportedError(f"catalog type {catalog!r} is not supported yet (use 'filesystem')")

@@ -1,0 +1,171 @@
+"""Statement dispatch: one parsed statement in, one result (an Arrow stream) out.
+
+SELECT: each Iceberg table reference is resolved (catalog prefix, branch/tag suffix, time
+travel), bound to a snapshot and schema, and replaced by a registered ``TableScan`` that
+DuckDB consumes as an Arrow stream; DuckDB executes the rest of the query.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import duckdb
+import pyarrow as pa
+from sqlglot import exp
+
+from icesql.catalog.base import Catalog
+from icesql.catalog.table import Table
+from icesql.errors import Error, NotSupportedError, ProgrammingError
+from icesql.scan.planner import ManifestCache
+from icesql.scan.source import TableScan
+from icesql.scan.time_travel import select_version
+from icesql.sql.columns import used_columns
+from icesql.sql.dialect import DIALECT, number_parameters, parse
+from icesql.sql.tables import TableReference, resolve_reference, table_nodes
+from icesql.sql.translate import duckdb_errors, to_duckdb_sql
+
+QUERY_TYPES = (exp.Query,)
+_view_ids = itertools.count()
+
+
+@dataclass
+class Result:
+    """What a statement produced: rows as an Arrow stream, or a count of affected rows."""
+
+    reader: pa.RecordBatchReader | None = None
+    rowcount: int = -1
+    scans: list[TableScan] = field(default_factory=list)
+    duck_cursor: duckdb.DuckDBPyConnection | None = None
+
+    def close(self) -> None:
+        if self.duck_cursor is not None:
+            try:
+                self.duck_cursor.close()
+            except duckdb.Error:
+                pass
+            self.duck_cursor = None
+
+
+class Engine:
+    """One per connection: the catalog, a DuckDB database, and caches of immutable files."""
+
+    def __init__(self, catalog: Catalog, default_namespace: Sequence[str] = ("default",)):
+        self.catalog = catalog
+        self.default_namespace = tuple(default_namespace)
+        self.manifest_cache = ManifestCache()
+        self.duck = duckdb.connect(":memory:")
+        self.duck.execute("SET GLOBAL TimeZone = 'UTC'")
+
+    def close(self) -> None:
+        self.duck.close()
+
+    # -- entry point ---------------------------------------------------------------------
+    def execute(self, sql: str, params: Sequence[object] = ()) -> Result:
+        statements = parse(sql)
+        if not statements:
+            raise ProgrammingError("no statement to execute")
+        if len(statements) > 1:
+            raise ProgrammingError(
+                f"expected one statement, got {len(statements)}; execute them one at a time"
+            )
+        return self.execute_statement(statements[0], params)
+
+    def execute_statement(self, statement: exp.Expr, params: Sequence[object] = ()) -> Result:
+        count = number_parameters(statement)
+        if count != len(params):
+            raise ProgrammingError(
+                f"the statement has {count} parameter marker(s) but {len(params)} value(s) were given"
+            )
+        if isinstance(statement, QUERY_TYPES):
+            return self.query(statement, params)
+        raise NotSupportedError(f"{_statement_kind(statement)} statements are not supported yet")
+
+    # -- SELECT ----------------------------------------------------------------------------
+    def query(self, statement: exp.Expr, params: Sequence[object]) -> Result:
+        refs = [
+            resolve_reference(
+                node, self.catalog.table_exists, self.catalog.name, self.default_namespace, params
+            )
+            for node in table_nodes(statement)
+        ]
+        tables: dict[tuple[str, ...], Table] = {}
+        bound: list[tuple[TableReference, str, TableScan]] = []
+        for ref in refs:
+            table = tables.get(ref.identifier)
+            if table is None:
+                table = tables[ref.identifier] = self.catalog.load_table(ref.identifier)
+            if ref.metadata_table is not None:
+                raise NotSupportedError(
+                    f"metadata table {ref.name}.{ref.metadata_table} is not supported yet"
+                )
+            version = select_version(
+                table.metadata,
+                table.name,
+                version=ref.travel.version,
+                timestamp_ms=self._timestamp_ms(ref.travel.timestamp, params),
+                ref=ref.travel.ref,
+                ref_kind=ref.travel.ref_kind,
+            )
+            view = f"__icesql_scan_{next(_view_ids)}"
+            bound.append((ref, view, TableScan(table, version, cache=self.manifest_cache)))
+        for ref, view, _ in bound:
+            _replace_with_view(ref, view)
+        used = used_columns(
+            statement,
+            {view: [f.name for f in scan.read_schema.fields] for _, view, scan in bound},
+            DIALECT,
+        )
+        scans = []
+        for _, view, scan in bound:
+            if used is not None:
+                scan = TableScan(scan.table, scan.version, sorted(used[view]), self.manifest_cache)
+            # plan now, so that planning errors surface here and not inside DuckDB's stream
+            scan.tasks()
+            scans.append((view, scan))
+        sql, values = to_duckdb_sql(statement, params)
+        cursor = self.duck.cursor()
+        try:
+            for view, scan in scans:
+                cursor.register(view, scan)
+            with duckdb_errors([s for _, s in scans]):
+                relation = cursor.sql(sql, params=values) if values else cursor.sql(sql)
+                reader = relation.to_arrow_reader(64 * 1024)
+        except Error:
+            cursor.close()
+            raise
+        return Result(reader=reader, scans=[s for _, s in scans], duck_cursor=cursor)
+
+    def _timestamp_ms(self, node: exp.Expr | None, params: Sequence[object]) -> int | None:
+        """Evaluate a ``TIMESTAMP AS OF`` expression in the session time zone (UTC)."""
+        if node is None:
+            return None
+        if isinstance(node, exp.Literal) and not node.is_string:
+            return int(float(node.this) * 1000)  # Spark casts a number to seconds
+        sql, values = to_duckdb_sql(
+            exp.select(exp.func("epoch_ms", exp.cast(node.copy(), "TIMESTAMPTZ"))), params
+        )
+        cursor = self.duck.cursor()
+        try:
+            with duckdb_errors([]):
+                row = cursor.execute(sql, values).fetchone()
+        finally:
+            cursor.close()
+        if row is None or row[0] is None:
+            raise ProgrammingError(f"TIMESTAMP AS OF value is NULL: {node.sql(dialect=DIALECT)}")
+        return int(row[0])
+
+
+def _replace_with_view(ref: TableReference, view: str) -> None:
+    node = ref.node
+    alias = node.args.get("alias")
+    if alias is None:
+        alias = exp.TableAlias(this=exp.to_identifier(ref.identifier[-1]))
+    node.replace(exp.Table(this=exp.to_identifier(view), alias=alias))
+
+
+def _statement_kind(statement: exp.Expr) -> str:
+    if isinstance(statement, exp.Command):
+        return str(statement.this).upper()
+    return type(statement).__name__.upper()

@@ -1,0 +1,155 @@
+"""Reading one data file of a scan into Arrow record batches shaped as the read schema.
+
+Batches stream: a file is opened when the consumer reaches it and read one batch at a time,
+so ``LIMIT 10`` over a huge table touches only the first row groups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from fsspec.implementations.local import LocalFileSystem
+
+from icesql.errors import CorruptFileError, NotSupportedError, OperationalError
+from icesql.io import FileIO
+from icesql.scan.conform import (
+    FIELD_ID_KEY,
+    children_by_id,
+    conform,
+    constant_array,
+    field_id,
+    missing_field_array,
+)
+from icesql.spec.arrow import schema_to_arrow
+from icesql.spec.name_mapping import NameMapping
+from icesql.spec.schema import Schema
+from icesql.spec.types import NestedField
+
+BATCH_ROWS = 64 * 1024
+
+
+@dataclass(frozen=True)
+class ReadContext:
+    """What every file of one scan shares: the schema read and how to find files."""
+
+    schema: Schema  # the projected read schema (top-level fields to return)
+    io: FileIO
+    name_mapping: NameMapping | None = None
+    batch_rows: int = BATCH_ROWS
+
+    @property
+    def arrow_schema(self) -> pa.Schema:
+        return schema_to_arrow(self.schema)
+
+
+def open_parquet(io: FileIO, path: str) -> pq.ParquetFile:
+    fs, local = io.fs(path)
+    try:
+        if isinstance(fs, LocalFileSystem):  # Arrow's own local reader is the fastest
+            return pq.ParquetFile(local, pre_buffer=True)
+        return pq.ParquetFile(io.open(path), pre_buffer=True)
+    except FileNotFoundError:
+        raise OperationalError(f"data file not found: {path}") from None
+    except OperationalError:
+        raise
+    except (pa.ArrowInvalid, OSError) as e:
+        raise CorruptFileError(path, str(e)) from None
+
+
+def read_data_file(
+    ctx: ReadContext,
+    path: str,
+    record_count: int,
+    identity_partition: dict[int, tuple[NestedField, object]] | None = None,
+) -> Iterator[pa.RecordBatch]:
+    """Batches of one data file, columns matched by field id to ``ctx.schema``.
+
+    ``identity_partition`` maps a source field id to (field, value) for identity-partitioned
+    columns, used when the file itself does not hold the column (spec: Column Projection).
+    """
+    target = ctx.arrow_schema
+    fields = ctx.schema.fields
+    if not fields:
+        yield from _row_count_batches(record_count, ctx.batch_rows)
+        return
+    pf = open_parquet(ctx.io, path)
+    file_fields = _file_fields(pf.schema_arrow, ctx.name_mapping, path)
+    by_id = children_by_id(file_fields)
+    read_columns: list[str] = []
+    plan: list[tuple[str, object]] = []  # per target field: ("file", index) | ("const", ...)
+    for f in fields:
+        found = by_id.get(f.field_id)
+        if found is not None:
+            plan.append(("file", len(read_columns)))
+            read_columns.append(found[1].name)
+        elif identity_partition and f.field_id in identity_partition:
+            plan.append(("const", identity_partition[f.field_id][1]))
+        else:
+            plan.append(("missing", None))
+    try:
+        if read_columns:
+            batches = pf.iter_batches(
+                batch_size=ctx.batch_rows, columns=read_columns, use_threads=True
+            )
+        else:
+            batches = _row_count_batches(pf.metadata.num_rows, ctx.batch_rows)
+        for batch in batches:
+            n = batch.num_rows
+            arrays = []
+            for f, (kind, arg) in zip(fields, plan):
+                if kind == "file":
+                    file_field = by_id[f.field_id][1]
+                    arrays.append(conform(batch.column(arg), file_field, f, path))
+                elif kind == "const":
+                    arrays.append(constant_array(f.type, arg, n))
+                else:
+                    arrays.append(missing_field_array(f, n))
+            yield pa.RecordBatch.from_arrays(arrays, schema=target)
+    except (pa.ArrowInvalid, OSError) as e:
+        raise CorruptFileError(path, str(e)) from None
+
+
+ROW_COUNT_COLUMN = "__icesql_rows"
+
+
+def _row_count_batches(count: int, batch_rows: int) -> Iterator[pa.RecordBatch]:
+    """Batches with a single NULL column, for queries that need rows but no columns."""
+    schema = pa.schema([pa.field(ROW_COUNT_COLUMN, pa.null())])
+    while count > 0:
+        n = min(count, batch_rows)
+        yield pa.RecordBatch.from_arrays([pa.nulls(n)], schema=schema)
+        count -= n
+
+
+def _file_fields(
+    schema: pa.Schema, mapping: NameMapping | None, path: str
+) -> list[pa.Field]:
+    """The file's top-level fields, with field ids assigned by name mapping if missing."""
+    fields = list(schema)
+    if any(field_id(f) is not None for f in fields):
+        return fields
+    if mapping is None:
+        raise NotSupportedError(
+            f"data file {path} has no Iceberg field ids and the table has no"
+            " schema.name-mapping.default to assign them"
+        )
+    return [_map_field(f, (f.name,), mapping) for f in fields]
+
+
+def _map_field(f: pa.Field, names: Sequence[str], mapping: NameMapping) -> pa.Field:
+    t = f.type
+    if pa.types.is_struct(t):
+        t = pa.struct([_map_field(c, (*names, c.name), mapping) for c in t])
+    elif pa.types.is_map(t):
+        t = pa.map_(
+            _map_field(t.key_field, (*names, "key"), mapping),
+            _map_field(t.item_field, (*names, "value"), mapping),
+        )
+    elif pa.types.is_list(t) or pa.types.is_large_list(t):
+        t = pa.list_(_map_field(t.value_field, (*names, "element"), mapping))
+    fid = mapping.find(list(names))
+    meta = {FIELD_ID_KEY: str(fid).encode()} if fid is not None else None
+    return pa.field(f.name, t, f.nullable, metadata=meta)

@@ -1,0 +1,165 @@
+"""Finding the Iceberg tables a statement reads, and what version of each it asks for.
+
+A table reference in Spark SQL carries more than a name: an optional catalog prefix
+(``local.db.t``), a branch or tag suffix (``db.t.branch_b1``, ``db.t.tag_t1``), a metadata
+table suffix (``db.t.snapshots``) and a time-travel clause (``VERSION AS OF``, ``TIMESTAMP
+AS OF``, ``FOR SYSTEM_VERSION|SYSTEM_TIME AS OF``). Which reading applies depends on what
+exists, so resolution takes a predicate that asks the catalog.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from icesql.errors import NoSuchTableError, ProgrammingError
+
+METADATA_TABLES = frozenset(
+    {
+        "snapshots", "history", "files", "data_files", "delete_files", "manifests",
+        "partitions", "entries", "refs", "metadata_log_entries", "all_data_files",
+        "all_delete_files", "all_files", "all_manifests", "all_entries", "position_deletes",
+    }
+)
+
+
+@dataclass(frozen=True)
+class TimeTravel:
+    """What version of a table a reference reads; all None means the current snapshot.
+
+    ``version`` is a snapshot id (int) or a branch / tag name (str), as Spark's
+    ``VERSION AS OF`` accepts either; ``timestamp`` is the SQL expression of
+    ``TIMESTAMP AS OF``, evaluated later; ``ref`` comes from a ``branch_`` / ``tag_`` suffix.
+    """
+
+    version: int | str | None = None
+    timestamp: exp.Expr | None = None
+    ref: str | None = None
+    ref_kind: str | None = None  # "branch" | "tag" when ``ref`` came from a suffix
+
+    @property
+    def is_current(self) -> bool:
+        return self.version is None and self.timestamp is None and self.ref is None
+
+
+@dataclass
+class TableReference:
+    node: exp.Table
+    identifier: tuple[str, ...]
+    travel: TimeTravel
+    metadata_table: str | None = None
+
+    @property
+    def name(self) -> str:
+        return ".".join(self.identifier)
+
+
+def cte_names(statement: exp.Expr) -> set[str]:
+    return {cte.alias_or_name.lower() for cte in statement.find_all(exp.CTE)}
+
+
+def table_nodes(statement: exp.Expr) -> list[exp.Table]:
+    """Every named table in the statement that is not a CTE, table function or subquery."""
+    ctes = cte_names(statement)
+    out = []
+    for node in statement.find_all(exp.Table):
+        if not isinstance(node.this, (exp.Identifier, exp.Dot)):
+            continue  # table functions such as range(10)
+        parts = node.parts
+        if len(parts) == 1 and parts[0].name.lower() in ctes:
+            continue
+        out.append(node)
+    return out
+
+
+def resolve_reference(
+    node: exp.Table,
+    table_exists: Callable[[tuple[str, ...]], bool],
+    catalog_name: str,
+    default_namespace: Sequence[str] = ("default",),
+    params: Sequence[object] = (),
+) -> TableReference:
+    """Turn a parsed table node into the table it names and the version it asks for."""
+    parts = tuple(p.name for p in node.parts)
+    if not parts or any(p == "" for p in parts):
+        raise ProgrammingError(f"invalid table name: {node.sql(dialect='spark')}")
+    travel = _time_travel(node, params)
+    candidates = _name_candidates(parts, catalog_name, tuple(default_namespace))
+    for identifier, suffix in candidates:
+        if not table_exists(identifier):
+            continue
+        if suffix is None:
+            return TableReference(node, identifier, travel)
+        lowered = suffix.lower()
+        if lowered.startswith("branch_") or lowered.startswith("tag_"):
+            kind, ref = suffix.split("_", 1)
+            if not travel.is_current:
+                raise ProgrammingError(
+                    f"cannot combine {kind.lower()} {ref!r} with time travel on {'.'.join(identifier)}"
+                )
+            return TableReference(node, identifier, TimeTravel(ref=ref, ref_kind=kind.lower()))
+        if lowered in METADATA_TABLES:
+            return TableReference(node, identifier, travel, metadata_table=lowered)
+    raise NoSuchTableError(f"table not found: {'.'.join(parts)}")
+
+
+def _name_candidates(
+    parts: tuple[str, ...], catalog_name: str, default_ns: tuple[str, ...]
+) -> list[tuple[tuple[str, ...], str | None]]:
+    """Readings of a dotted name, most literal first: (identifier, suffix or None)."""
+    stripped = [parts]
+    if len(parts) >= 3 and parts[0].lower() == catalog_name.lower():
+        stripped.insert(0, parts[1:])  # `local.db.t` names the connection's own catalog
+    out: list[tuple[tuple[str, ...], str | None]] = []
+    for p in stripped:
+        if len(p) == 1:
+            out.append(((*default_ns, p[0]), None))
+            continue
+        out.append((p, None))
+        if len(p) >= 3:
+            out.append((p[:-1], p[-1]))
+        else:
+            out.append(((*default_ns, p[0]), p[1]))
+    return out
+
+
+def _time_travel(node: exp.Table, params: Sequence[object]) -> TimeTravel:
+    version = node.args.get("version")
+    if version is None:
+        return TimeTravel()
+    kind = (version.text("kind") or "").upper()
+    if kind != "AS OF":
+        raise ProgrammingError(f"unsupported time travel clause: {version.sql(dialect='spark')}")
+    value = version.expression
+    if version.name.upper() == "TIMESTAMP":
+        return TimeTravel(timestamp=value)
+    literal = _literal_value(value, params)
+    if isinstance(literal, bool) or not isinstance(literal, (int, str)):
+        raise ProgrammingError(
+            f"VERSION AS OF needs a snapshot id or a branch/tag name, got {value.sql(dialect='spark')}"
+        )
+    return TimeTravel(version=literal)
+
+
+def _literal_value(node: exp.Expr, params: Sequence[object]) -> object:
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return node.this
+        text = node.this
+        try:
+            return int(text)
+        except ValueError:
+            return float(text)
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):
+        value = _literal_value(node.this, params)
+        return -value if isinstance(value, (int, float)) else value
+    if isinstance(node, exp.Placeholder):
+        index = node.meta.get("icesql_param")
+        if index is None or index >= len(params):
+            raise ProgrammingError("parameter ? in VERSION AS OF has no value")
+        return params[index]
+    if isinstance(node, (exp.Column, exp.Identifier)):
+        return node.name  # VERSION AS OF b1 (a bare name) names a ref
+    return None

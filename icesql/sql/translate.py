@@ -1,0 +1,78 @@
+"""From the rewritten Spark AST to DuckDB SQL, and from DuckDB's errors back to ours.
+
+Parameters stay parameters: each ``?`` becomes DuckDB's positional ``$n``, and values are
+bound by DuckDB, never pasted into the text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+import duckdb
+from sqlglot import exp
+
+from icesql.errors import (
+    DatabaseError,
+    DataError,
+    Error,
+    InternalError,
+    NotSupportedError,
+    OperationalError,
+    ProgrammingError,
+)
+
+if TYPE_CHECKING:
+    from icesql.scan.source import TableScan
+
+
+def to_duckdb_sql(statement: exp.Expr, params: Sequence[object]) -> tuple[str, list[object]]:
+    """DuckDB SQL for ``statement`` and the parameter values it still uses, renumbered."""
+    tree = statement.copy()
+    values: list[object] = []
+    for node in list(tree.find_all(exp.Placeholder)):
+        index = node.meta.get("icesql_param")
+        if index is None:
+            raise ProgrammingError(f"unsupported parameter marker {node.sql()}")
+        values.append(params[index])
+        node.replace(exp.Placeholder(this=str(len(values))))
+    return tree.sql(dialect="duckdb"), values
+
+
+_ERROR_TYPES: list[tuple[type, type[Error]]] = [
+    (duckdb.ParserException, ProgrammingError),
+    (duckdb.BinderException, ProgrammingError),
+    (duckdb.CatalogException, ProgrammingError),
+    (duckdb.SyntaxException, ProgrammingError),
+    (duckdb.ConversionException, DataError),
+    (duckdb.OutOfRangeException, DataError),
+    (duckdb.NotImplementedException, NotSupportedError),
+    (duckdb.IOException, OperationalError),
+    (duckdb.InternalException, InternalError),
+    (duckdb.InvalidInputException, DataError),
+]
+_LINE_CONTEXT = re.compile(r"\n\s*LINE \d+:.*", re.S)
+_SCAN_NAME = re.compile(r'"?__icesql_scan_\d+"?\.?')
+
+
+def clean_duckdb_message(message: str) -> str:
+    """DuckDB's message without its echo of the generated SQL or our internal view names."""
+    message = _LINE_CONTEXT.sub("", message)
+    return _SCAN_NAME.sub("", message).strip()
+
+
+@contextmanager
+def duckdb_errors(scans: Sequence[TableScan]) -> Iterator[None]:
+    """Translate DuckDB exceptions; an error raised inside one of our scans wins as-is."""
+    try:
+        yield
+    except duckdb.Error as e:
+        for scan in scans:
+            if scan.error is not None:
+                raise scan.error from None
+        for duck_type, ours in _ERROR_TYPES:
+            if isinstance(e, duck_type):
+                raise ours(clean_duckdb_message(str(e))) from None
+        raise DatabaseError(clean_duckdb_message(str(e))) from None

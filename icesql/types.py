@@ -1,0 +1,103 @@
+"""PEP 249 type objects and the type codes ``Cursor.description`` reports.
+
+Type codes are Spark SQL type names (``BIGINT``, ``DECIMAL(9,2)``, ``TIMESTAMP``...), the
+names a Spark user reads in ``DESCRIBE``; the type objects compare equal to the codes of
+their group, as PEP 249 asks.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+import pyarrow as pa
+
+
+class DBAPITypeObject:
+    def __init__(self, name: str, *prefixes: str):
+        self.name = name
+        self.prefixes = prefixes
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str) and other.upper().startswith(self.prefixes)
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __repr__(self) -> str:
+        return f"icesql.{self.name}"
+
+
+STRING = DBAPITypeObject("STRING", "STRING")
+BINARY = DBAPITypeObject("BINARY", "BINARY")
+NUMBER = DBAPITypeObject(
+    "NUMBER", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL", "BOOLEAN",
+    "HUGEINT", "UTINYINT", "USMALLINT", "UINT", "UBIGINT",
+)
+DATETIME = DBAPITypeObject("DATETIME", "DATE", "TIMESTAMP", "TIME")
+ROWID = DBAPITypeObject("ROWID", "ROWID")
+
+
+def type_code(t: pa.DataType) -> str:
+    """The Spark SQL name of an Arrow result type."""
+    if pa.types.is_boolean(t):
+        return "BOOLEAN"
+    if pa.types.is_integer(t):
+        unsigned = "U" if pa.types.is_unsigned_integer(t) else ""
+        return unsigned + {8: "TINYINT", 16: "SMALLINT", 32: "INT", 64: "BIGINT"}[t.bit_width]
+    if pa.types.is_float32(t):
+        return "FLOAT"
+    if pa.types.is_floating(t):
+        return "DOUBLE"
+    if pa.types.is_decimal(t):
+        return f"DECIMAL({t.precision},{t.scale})"
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
+        return "STRING"
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
+        return "BINARY"
+    if pa.types.is_date(t):
+        return "DATE"
+    if pa.types.is_timestamp(t):
+        return "TIMESTAMP" if t.tz else "TIMESTAMP_NTZ"
+    if pa.types.is_time(t):
+        return "TIME"
+    if pa.types.is_struct(t):
+        return "STRUCT<" + ",".join(f"{f.name}:{type_code(f.type)}" for f in t) + ">"
+    if pa.types.is_map(t):
+        return f"MAP<{type_code(t.key_type)},{type_code(t.item_type)}>"
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return f"ARRAY<{type_code(t.value_type)}>"
+    if pa.types.is_null(t):
+        return "VOID"
+    if pa.types.is_duration(t) or pa.types.is_interval(t):
+        return "INTERVAL"
+    return str(t).upper()
+
+
+def Date(year: int, month: int, day: int) -> datetime.date:  # noqa: N802 - PEP 249 name
+    return datetime.date(year, month, day)
+
+
+def Time(hour: int, minute: int, second: int) -> datetime.time:  # noqa: N802
+    return datetime.time(hour, minute, second)
+
+
+def Timestamp(  # noqa: N802
+    year: int, month: int, day: int, hour: int, minute: int, second: int
+) -> datetime.datetime:
+    return datetime.datetime(year, month, day, hour, minute, second)
+
+
+def Binary(value: bytes) -> bytes:  # noqa: N802
+    return bytes(value)
+
+
+def DateFromTicks(ticks: float) -> datetime.date:  # noqa: N802
+    return datetime.date.fromtimestamp(ticks)
+
+
+def TimeFromTicks(ticks: float) -> datetime.time:  # noqa: N802
+    return datetime.datetime.fromtimestamp(ticks).time()
+
+
+def TimestampFromTicks(ticks: float) -> datetime.datetime:  # noqa: N802
+    return datetime.datetime.fromtimestamp(ticks)

@@ -1,0 +1,46 @@
+import pytest
+from sqlglot import exp
+
+from icesql.errors import ProgrammingError
+from icesql.sql.dialect import number_parameters, parse, parse_one, split_statements
+
+
+def test_for_system_version_parses_as_version():
+    node = parse_one("SELECT * FROM db.t FOR SYSTEM_VERSION AS OF 5").find(exp.Table)
+    version = node.args["version"]
+    assert version.name == "VERSION"
+    assert version.expression.this == "5"
+
+
+@pytest.mark.parametrize(
+    "sql, kind",
+    [
+        ("SELECT * FROM db.t VERSION AS OF 1", "VERSION"),
+        ("SELECT * FROM db.t TIMESTAMP AS OF '2024-01-01'", "TIMESTAMP"),
+        ("SELECT * FROM db.t FOR SYSTEM_TIME AS OF '2024-01-01'", "TIMESTAMP"),
+    ],
+)
+def test_time_travel_clauses(sql, kind):
+    assert parse_one(sql).find(exp.Table).args["version"].name == kind
+
+
+def test_syntax_error_names_line_and_column():
+    with pytest.raises(ProgrammingError) as info:
+        parse("SELECT *\nFROM WHERE x = 1")
+    message = str(info.value)
+    assert "line 2, column 10" in message
+    assert "'WHERE'" in message
+
+
+def test_parameters_numbered_in_text_order():
+    statement = parse_one("SELECT ? AS a FROM t WHERE y = ? AND z IN (?, ?) LIMIT ?")
+    assert number_parameters(statement) == 5
+    by_parent = {}
+    for p in statement.find_all(exp.Placeholder):
+        by_parent.setdefault(p.parent.key, []).append(p.meta["icesql_param"])
+    assert by_parent == {"alias": [0], "eq": [1], "in": [2, 3], "limit": [4]}
+
+
+def test_split_statements_keeps_text_and_ignores_quoted_semicolons():
+    text = "select ';' as a; select 2;;\n select 3 -- done\n"
+    assert split_statements(text) == ["select ';' as a", "select 2", "select 3 -- done"]

@@ -1,0 +1,58 @@
+import pytest
+from sqlglot import exp
+
+from icesql.errors import NoSuchTableError, ProgrammingError
+from icesql.sql.dialect import number_parameters, parse_one
+from icesql.sql.tables import resolve_reference, table_nodes
+
+EXISTING = {("db", "t"), ("default", "u")}
+
+
+def resolve(sql, params=()):
+    statement = parse_one(sql)
+    number_parameters(statement)
+    (node,) = table_nodes(statement)
+    return resolve_reference(node, EXISTING.__contains__, "local", ("default",), params)
+
+
+def test_plain_and_catalog_prefixed_names():
+    assert resolve("select * from db.t").identifier == ("db", "t")
+    assert resolve("select * from local.db.t").identifier == ("db", "t")
+    assert resolve("select * from u").identifier == ("default", "u")
+
+
+def test_branch_and_tag_suffixes():
+    ref = resolve("select * from local.db.t.branch_b1")
+    assert (ref.identifier, ref.travel.ref, ref.travel.ref_kind) == (("db", "t"), "b1", "branch")
+    ref = resolve("select * from db.t.tag_t1")
+    assert (ref.travel.ref, ref.travel.ref_kind) == ("t1", "tag")
+
+
+def test_metadata_table_suffix():
+    ref = resolve("select * from db.t.snapshots")
+    assert ref.metadata_table == "snapshots"
+
+
+def test_time_travel_values():
+    assert resolve("select * from db.t VERSION AS OF 42").travel.version == 42
+    assert resolve("select * from db.t VERSION AS OF 'b1'").travel.version == "b1"
+    assert resolve("select * from db.t VERSION AS OF ?", (7,)).travel.version == 7
+    ts = resolve("select * from db.t TIMESTAMP AS OF '2024-01-01'").travel.timestamp
+    assert isinstance(ts, exp.Literal)
+
+
+def test_unknown_table_is_named():
+    with pytest.raises(NoSuchTableError, match="db.nope"):
+        resolve("select * from db.nope")
+    with pytest.raises(NoSuchTableError, match=r"db\.t\.branch_x\.y"):
+        resolve("select * from db.t.branch_x.y")
+
+
+def test_branch_with_time_travel_is_rejected():
+    with pytest.raises(ProgrammingError, match="time travel"):
+        resolve("select * from db.t.branch_b1 VERSION AS OF 1")
+
+
+def test_ctes_and_table_functions_are_not_tables():
+    statement = parse_one("with c as (select 1) select * from c, range(3), db.t")
+    assert [n.name for n in table_nodes(statement)] == ["t"]

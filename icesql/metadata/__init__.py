@@ -1,1 +1,12 @@
-""""""
+"""Iceberg's metadata files, read and written byte for byte as the spec (and Java) has them.
+
+* ``table_metadata`` — the ``*.metadata.json`` document (v1-v3), views over its JSON;
+  ``snapshots`` / ``statistics`` hold the small objects inside it; ``builder`` makes the
+  next version.
+* ``manifest_list`` — a snapshot's list of manifests (``ManifestFile`` rows).
+* ``manifest`` — the data/delete file entries of one manifest, with inheritance applied.
+* ``puffin`` — Puffin footers and ``deletion-vector-v1`` blobs.
+
+Format code only: no planning, no SQL. Damaged files raise ``CorruptFileError`` naming the
+file; missing files raise ``OperationalError`` (from ``icesql.io``).
+"""

@@ -24,6 +24,7 @@ from icesql.errors import CorruptFileError, Error
 MAGIC = b"Obj\x01"
 SYNC_SIZE = 16
 SCHEMA_KEY = "avro.schema"
+ICEBERG_SCHEMA_KEY = "iceberg.schema"  # Java's Avro writer records the Iceberg schema too
 
 
 @dataclass(frozen=True)
@@ -187,8 +188,83 @@ def write_avro(
     meta, sync, start = read_header(data)
     ordered = {k: v.encode("utf-8") for k, v in metadata.items()}
     ordered[SCHEMA_KEY] = schema_json(schema).encode("utf-8")
+    ordered.setdefault(ICEBERG_SCHEMA_KEY, schema_json(iceberg_schema(schema)).encode("utf-8"))
     ordered["avro.codec"] = meta.get("avro.codec", codec.encode())
     return encode_header(ordered, sync) + data[start:]
+
+
+# ---------------------------------------------------------------------------------------------
+# The Iceberg schema of an Avro schema built here (for the ``iceberg.schema`` key)
+
+_LOGICAL_TO_ICEBERG = {"date": "date", "time-micros": "time"}
+
+
+def iceberg_schema(record: dict[str, Any]) -> dict[str, Any]:
+    """The Iceberg JSON schema (schema-id 0) of a record schema built by this package."""
+    return {"type": "struct", "schema-id": 0, "fields": _iceberg_fields(record, {})}
+
+
+def _iceberg_fields(record: dict[str, Any], named: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for f in record["fields"]:
+        t = f["type"]
+        required = not (isinstance(t, list) and "null" in t)
+        if isinstance(t, list):
+            t = next(x for x in t if x != "null")
+        field: dict[str, Any] = {
+            "id": f["field-id"],
+            "name": f.get("iceberg-field-name", f["name"]),
+            "required": required,
+            "type": _iceberg_type(t, named),
+        }
+        if "doc" in f:
+            field["doc"] = f["doc"]
+        out.append(field)
+    return out
+
+
+def _iceberg_type(t: Any, named: dict[str, Any]) -> Any:
+    if isinstance(t, str):
+        return named.get(t) or {"bytes": "binary"}.get(t, t)
+    kind, logical = t["type"], t.get("logicalType")
+    if "name" in t and kind == "fixed":
+        named[t["name"]] = result = _iceberg_primitive(kind, logical, t)
+        return result
+    if kind == "record":
+        return {"type": "struct", "fields": _iceberg_fields(t, named)}
+    if kind == "array" and logical == "map":
+        key, value = t["items"]["fields"]
+        return {
+            "type": "map",
+            "key-id": key["field-id"],
+            "key": _iceberg_type(key["type"], named),
+            "value-id": value["field-id"],
+            "value": _iceberg_type(value["type"], named),
+            "value-required": True,
+        }
+    if kind == "array":
+        return {
+            "type": "list",
+            "element-id": t["element-id"],
+            "element": _iceberg_type(t["items"], named),
+            "element-required": True,
+        }
+    return _iceberg_primitive(kind, logical, t)
+
+
+def _iceberg_primitive(kind: str, logical: str | None, t: dict[str, Any]) -> str:
+    if logical == "decimal":
+        return f"decimal({t['precision']}, {t['scale']})"
+    if logical == "uuid":
+        return "uuid"
+    if logical in ("timestamp-micros", "timestamp-nanos"):
+        name = "timestamptz" if t.get("adjust-to-utc") else "timestamp"
+        return name + ("_ns" if logical == "timestamp-nanos" else "")
+    if logical in _LOGICAL_TO_ICEBERG:
+        return _LOGICAL_TO_ICEBERG[logical]
+    if kind == "fixed":
+        return f"fixed[{t['size']}]"
+    return {"bytes": "binary"}.get(kind, kind)
 
 
 # ---------------------------------------------------------------------------------------------

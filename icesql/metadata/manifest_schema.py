@@ -109,8 +109,10 @@ def partition_record(fields: list[PartitionField]) -> dict[str, Any]:
     avro_fields = []
     for field_id, name, t in fields:
         f = avro_field(compatible_name(name), avro_type(t, named), field_id, optional=True)
-        if f["name"] != name:
+        if f["name"] != name:  # Java keeps the original name, before the field id
+            f = {k: v for k, v in f.items() if k != "field-id"}
             f["iceberg-field-name"] = name
+            f["field-id"] = field_id
         avro_fields.append(f)
     return {"type": "record", "name": "r102", "fields": avro_fields}
 
@@ -195,7 +197,13 @@ def manifest_entry_schema(format_version: int, fields: list[PartitionField]) -> 
     data_file.append(f("sort_order_id", "int", 140, True, "Sort order ID"))
     if format_version >= 3:
         data_file.append(
-            f("first_row_id", "long", 142, True, "Starting row ID to assign to new rows")
+            f(
+                "first_row_id",
+                "long",
+                142,
+                True,
+                "The first row ID assigned to the first row in the data file",
+            )
         )
     if not v1:
         data_file.append(
@@ -221,10 +229,11 @@ def manifest_entry_schema(format_version: int, fields: list[PartitionField]) -> 
                 "long",
                 145,
                 True,
-                "The length of referenced content stored in the file; required if content_offset is present",
+                "The length of referenced content stored in the file",
             ),
         ]
-    entry = [f("status", "int", 0), f("snapshot_id", "long", 1, optional=not v1)]
+    # snapshot_id is optional in every version as Java writes it (v1 values are always set)
+    entry = [f("status", "int", 0), f("snapshot_id", "long", 1, optional=True)]
     if not v1:
         entry += [f("sequence_number", "long", 3, True), f("file_sequence_number", "long", 4, True)]
     entry.append(f("data_file", {"type": "record", "name": "r2", "fields": data_file}, 2))

@@ -83,7 +83,7 @@ def parse_table_metadata(data: str | bytes, path: str | None = None) -> TableMet
         raise CorruptFileError(where, f"invalid JSON: {e}") from None
     try:
         return TableMetadata(obj, path)
-    except (ValueError, TypeError, KeyError) as e:
+    except (ValueError, TypeError, KeyError, AttributeError) as e:
         raise CorruptFileError(where, f"invalid table metadata: {e}") from None
 
 

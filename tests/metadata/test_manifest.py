@@ -262,10 +262,18 @@ def test_v1_manifest_list_header_and_parent(tmp_path: Path) -> None:
     m = ManifestFile("x", 1, 0, added_snapshot_id=SNAPSHOT, added_files_count=1)
     write_manifest_list(FileIO(), str(tmp_path / "l.avro"), [m], 1, SNAPSHOT, None, 0)
     meta = header(tmp_path / "l.avro")
-    assert {k: v for k, v in meta.items() if not k.startswith("avro.")} == {
+    assert {k: v for k, v in meta.items() if not k.startswith(("avro.", "iceberg."))} == {
         "snapshot-id": str(SNAPSHOT),
         "parent-snapshot-id": "null",  # Java's String.valueOf(null)
         "format-version": "1",
+    }
+    iceberg_schema = json.loads(meta["iceberg.schema"])
+    assert iceberg_schema["fields"][3] == {
+        "id": 503,
+        "name": "added_snapshot_id",
+        "required": True,
+        "type": "long",
+        "doc": "Snapshot ID that added the manifest",
     }
     [back] = read_manifest_list(FileIO(), str(tmp_path / "l.avro"))
     assert back == m
@@ -353,7 +361,7 @@ def test_exact_entry_schema_per_version(tmp_path: Path) -> None:
         entry_fields = [(f["name"], f["field-id"]) for f in schema["fields"]]
         if version == 1:
             assert entry_fields == [("status", 0), ("snapshot_id", 1), ("data_file", 2)]
-            assert schema["fields"][1]["type"] == "long"  # required in v1
+            assert schema["fields"][1]["type"] == ["null", "long"]  # optional, as Java writes
         else:
             assert entry_fields == [
                 ("status", 0),

@@ -245,3 +245,17 @@ def test_future_format_version_is_not_supported() -> None:
     raw["format-version"] = 4
     with pytest.raises(NotSupportedError, match="format version 4"):
         parse_table_metadata(json.dumps(raw), "x.json")
+
+
+def test_typed_specs_and_sort_orders() -> None:
+    _, md = load("v2")
+    assert [s.spec_id for s in md.specs] == [0, 1]
+    spec = md.spec()
+    assert spec.spec_id == 1 and [f.name for f in spec.fields] == ["ts_day", "id_bucket"]
+    assert str(spec.fields[1].transform) == "bucket[4]"
+    assert md.spec_by_id(0).fields[0].field_id == 1000
+    assert md.spec_by_id(5) is None
+    assert [o.order_id for o in md.sort_orders] == [0, 1]
+    assert md.sort_order().fields[0].source_id == 1
+    _, v1 = load("v1")
+    assert v1.spec().fields[0].field_id == 1000 and v1.sort_order().is_unsorted()

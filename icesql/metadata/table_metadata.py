@@ -113,7 +113,8 @@ class TableMetadata:
 
     def to_json(self, indent: int | None = None) -> str:
         """The document as JSON text; ``json.loads(md.to_json()) == md.raw`` always holds."""
-        return json.dumps(self._raw, indent=indent, ensure_ascii=False)
+        separators = (",", ":") if indent is None else None  # compact, as Java writes it
+        return json.dumps(self._raw, indent=indent, separators=separators, ensure_ascii=False)
 
     def builder(self) -> MetadataBuilder:
         """A builder for the next version of this metadata (edits a deep copy)."""

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import fastavro
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from icesql.errors import CorruptFileError, InternalError
 from icesql.io import FileIO
@@ -686,3 +688,52 @@ def write_raw_manifest(
     path = tmp_path / "raw.avro"
     path.write_bytes(write_avro(schema, [rec], meta))
     return path
+
+
+ALL_TYPES = [
+    ("boolean", st.booleans()),
+    ("int", st.integers(-(2**31), 2**31 - 1)),
+    ("long", st.integers(-(2**63), 2**63 - 1)),
+    ("float", st.floats(width=32, allow_nan=False)),
+    ("double", st.floats(allow_nan=False)),
+    ("decimal(38,10)", st.decimals(-(10**27) + 1, 10**27 - 1, places=10)),
+    ("decimal(3,0)", st.integers(-999, 999).map(Decimal)),
+    ("date", st.integers(-(10**6), 10**7)),
+    ("time", st.integers(0, 86_400_000_000 - 1)),
+    ("timestamp", st.integers(-(2**62), 2**62)),
+    ("timestamptz", st.integers(-(2**62), 2**62)),
+    ("timestamp_ns", st.integers(-(2**63), 2**63 - 1)),
+    ("timestamptz_ns", st.integers(-(2**63), 2**63 - 1)),
+    ("string", st.text(max_size=20)),
+    ("uuid", st.uuids()),
+    ("fixed[3]", st.binary(min_size=3, max_size=3)),
+    ("binary", st.binary(max_size=10)),
+]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.tuples(*[st.one_of(st.none(), s) for _, s in ALL_TYPES]))
+def test_every_partition_type_round_trips(tmp_path: Path, values: tuple) -> None:
+    schema = Schema.from_json(
+        {
+            "type": "struct",
+            "fields": [
+                {"id": i + 1, "name": f"c{i}", "required": False, "type": t}
+                for i, (t, _) in enumerate(ALL_TYPES)
+            ],
+        }
+    )
+    spec = {
+        "spec-id": 0,
+        "fields": [
+            {"name": f"p{i}", "transform": "identity", "source-id": i + 1, "field-id": 1000 + i}
+            for i in range(len(ALL_TYPES))
+        ],
+    }
+    entries = [ManifestEntry(1, None, None, None, data_file("x", values, spec_id=0))]
+    io = FileIO()
+    for version in (1, 2, 3):
+        path = str(tmp_path / f"all{version}.avro")
+        m = write_manifest(io, path, spec, schema, version, 1, entries)
+        [entry] = read_manifest(io, replace(m, sequence_number=1))
+        assert entry.data_file.partition == values

@@ -8,6 +8,8 @@ import zlib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pyroaring import BitMap, BitMap64
 
 from icesql.errors import CorruptFileError, DataError, NotSupportedError
@@ -163,3 +165,21 @@ def test_damaged_footers(tmp_path: Path) -> None:
     path.write_bytes(compressed)
     with pytest.raises(NotSupportedError, match="compressed"):
         read_puffin_footer(io, str(path))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sets(
+        st.one_of(
+            st.integers(0, 2**16),
+            st.integers(2**32 - 5, 2**32 + 5),
+            st.integers(0, 2**63 - 1),
+        ),
+        max_size=300,
+    )
+)
+def test_dv_round_trip_property(positions: set[int]) -> None:
+    blob, cardinality = encode_deletion_vector(positions)
+    assert cardinality == len(positions)
+    assert blob[8:-4] == portable_64(sorted(positions))
+    assert list(decode_deletion_vector(blob)) == sorted(positions)

@@ -23,6 +23,8 @@ from icesql.scan.source import TableScan
 from icesql.scan.time_travel import select_version
 from icesql.sql.columns import used_columns
 from icesql.sql.dialect import DIALECT, number_parameters, parse
+from icesql.sql.semantics import mark_operand_types
+from icesql.sql.spark_types import spark_type_name
 from icesql.sql.tables import TableReference, resolve_reference, table_nodes
 from icesql.sql.translate import duckdb_errors, to_duckdb_sql
 
@@ -112,11 +114,12 @@ class Engine:
             bound.append((ref, view, TableScan(table, version, cache=self.manifest_cache)))
         for ref, view, _ in bound:
             _replace_with_view(ref, view)
-        used = used_columns(
-            statement,
-            {view: [f.name for f in scan.read_schema.fields] for _, view, scan in bound},
-            DIALECT,
-        )
+        typed = {
+            view: {f.name: spark_type_name(f.type) for f in scan.read_schema.fields}
+            for _, view, scan in bound
+        }
+        used = used_columns(statement, {view: list(cols) for view, cols in typed.items()}, DIALECT)
+        mark_operand_types(statement, typed, DIALECT)
         scans = []
         for _, view, scan in bound:
             if used is not None:

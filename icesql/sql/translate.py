@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import duckdb
+import pyarrow as pa
 from sqlglot import exp
 
 from icesql.errors import (
@@ -23,6 +24,7 @@ from icesql.errors import (
     OperationalError,
     ProgrammingError,
 )
+from icesql.sql.semantics import apply_spark_semantics
 
 if TYPE_CHECKING:
     from icesql.scan.source import TableScan
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
 
 def to_duckdb_sql(statement: exp.Expr, params: Sequence[object]) -> tuple[str, list[object]]:
     """DuckDB SQL for ``statement`` and the parameter values it still uses, renumbered."""
-    tree = statement.copy()
+    tree = apply_spark_semantics(statement)
     values: list[object] = []
     for node in list(tree.find_all(exp.Placeholder)):
         index = node.meta.get("icesql_param")
@@ -65,13 +67,19 @@ def clean_duckdb_message(message: str) -> str:
 
 @contextmanager
 def duckdb_errors(scans: Sequence[TableScan]) -> Iterator[None]:
-    """Translate DuckDB exceptions; an error raised inside one of our scans wins as-is."""
+    """Translate DuckDB exceptions; an error raised inside one of our scans wins as-is.
+
+    While rows stream, DuckDB's failures reach us through pyarrow's reader as ArrowException
+    or a plain OSError, so those are translated too.
+    """
     try:
         yield
-    except duckdb.Error as e:
+    except (duckdb.Error, pa.ArrowException, OSError) as e:
         for scan in scans:
             if scan.error is not None:
                 raise scan.error from None
+        if not isinstance(e, duckdb.Error):
+            raise OperationalError(clean_duckdb_message(str(e))) from None
         for duck_type, ours in _ERROR_TYPES:
             if isinstance(e, duck_type):
                 raise ours(clean_duckdb_message(str(e))) from None

@@ -1,0 +1,272 @@
+"""Iceberg metadata tables (``db.t.snapshots``, ``db.t.files``, ...) with Spark's columns.
+
+Each is computed from the table metadata and its manifests as an Arrow table, with the same
+column names and types Spark + Iceberg 1.10 show. ``readable_metrics`` (a per-column
+decoding of the bounds) is not produced; a query naming it fails with an unknown column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import pyarrow as pa
+
+from icesql.catalog.table import Table
+from icesql.errors import NotSupportedError
+from icesql.metadata.manifest import DataFile, ManifestEntry
+from icesql.metadata.manifest_list import ManifestFile
+from icesql.metadata.table_metadata import Snapshot
+from icesql.scan.planner import ManifestCache
+from icesql.spec.arrow import to_arrow_array, type_to_arrow
+from icesql.spec.types import NestedField, StructType
+from icesql.spec.values import from_bytes
+
+TS = pa.timestamp("ms", tz="UTC")
+COUNTS = pa.map_(pa.int32(), pa.int64())
+BOUNDS = pa.map_(pa.int32(), pa.binary())
+
+
+def partition_type(table: Table) -> StructType:
+    """The union of every spec's partition fields, by field id (as Java's partitionType)."""
+    fields: dict[int, NestedField] = {}
+    schema = table.metadata.schema()
+    for spec in table.metadata.specs:
+        for f in spec.partition_type(schema).fields:
+            fields.setdefault(f.field_id, NestedField(f.field_id, f.name, f.type, False))
+    return StructType(tuple(fields[k] for k in sorted(fields)))
+
+
+def _partition_array(table: Table, files: list[DataFile]) -> pa.Array:
+    struct = partition_type(table)
+    positions = {
+        spec.spec_id: [f.field_id for f in spec.fields] for spec in table.metadata.specs
+    }
+    columns = []
+    for field in struct.fields:
+        values = []
+        for data_file in files:
+            ids = positions.get(data_file.spec_id, [])
+            i = ids.index(field.field_id) if field.field_id in ids else None
+            values.append(data_file.partition[i] if i is not None else None)
+        columns.append(to_arrow_array(field.type, values))
+    arrow_fields = [pa.field(f.name, type_to_arrow(f.type)) for f in struct.fields]
+    return pa.StructArray.from_arrays(columns, fields=arrow_fields)
+
+
+def _map(d: dict | None) -> list[tuple] | None:
+    return None if d is None else sorted(d.items())
+
+
+DATA_FILE_COLUMNS: list[tuple[str, pa.DataType, Callable[[DataFile], object]]] = [
+    ("content", pa.int32(), lambda f: f.content),
+    ("file_path", pa.string(), lambda f: f.file_path),
+    ("file_format", pa.string(), lambda f: f.file_format),
+    ("spec_id", pa.int32(), lambda f: f.spec_id),
+    ("record_count", pa.int64(), lambda f: f.record_count),
+    ("file_size_in_bytes", pa.int64(), lambda f: f.file_size_in_bytes),
+    ("column_sizes", COUNTS, lambda f: _map(f.column_sizes)),
+    ("value_counts", COUNTS, lambda f: _map(f.value_counts)),
+    ("null_value_counts", COUNTS, lambda f: _map(f.null_value_counts)),
+    ("nan_value_counts", COUNTS, lambda f: _map(f.nan_value_counts)),
+    ("lower_bounds", BOUNDS, lambda f: _map(f.lower_bounds)),
+    ("upper_bounds", BOUNDS, lambda f: _map(f.upper_bounds)),
+    ("key_metadata", pa.binary(), lambda f: f.key_metadata),
+    ("split_offsets", pa.list_(pa.int64()), lambda f: f.split_offsets),
+    ("equality_ids", pa.list_(pa.int32()), lambda f: f.equality_ids),
+    ("sort_order_id", pa.int32(), lambda f: f.sort_order_id),
+    ("first_row_id", pa.int64(), lambda f: f.first_row_id),
+    ("referenced_data_file", pa.string(), lambda f: f.referenced_data_file),
+    ("content_offset", pa.int64(), lambda f: f.content_offset),
+    ("content_size_in_bytes", pa.int64(), lambda f: f.content_size_in_bytes),
+]
+
+
+def _data_file_arrays(table: Table, files: list[DataFile]) -> tuple[list[pa.Array], list[str]]:
+    arrays, names = [], []
+    partitioned = bool(partition_type(table).fields)
+    for name, arrow_type, get in DATA_FILE_COLUMNS:
+        arrays.append(pa.array([get(f) for f in files], type=arrow_type))
+        names.append(name)
+        # Spark puts the partition tuple right after spec_id, and leaves it out when no spec
+        # of the table has a partition field
+        if name == "spec_id" and partitioned:
+            arrays.append(_partition_array(table, files))
+            names.append("partition")
+    return arrays, names
+
+
+class MetadataTables:
+    """Builds one metadata table of one table version."""
+
+    def __init__(self, table: Table, snapshot: Snapshot | None, cache: ManifestCache):
+        self.table = table
+        self.metadata = table.metadata
+        self.snapshot = snapshot
+        self.cache = cache
+
+    def build(self, name: str) -> pa.Table:
+        builder = getattr(self, f"_{name}", None)
+        if builder is None:
+            raise NotSupportedError(f"metadata table {self.table.name}.{name} is not supported yet")
+        return builder()
+
+    # -- table-level history ---------------------------------------------------------------
+    def _snapshots(self) -> pa.Table:
+        snaps = self.metadata.snapshots
+        return pa.table({
+            "committed_at": pa.array([s.timestamp_ms for s in snaps], pa.int64()).cast(TS),
+            "snapshot_id": pa.array([s.snapshot_id for s in snaps], pa.int64()),
+            "parent_id": pa.array([s.parent_snapshot_id for s in snaps], pa.int64()),
+            "operation": pa.array([(s.summary or {}).get("operation") for s in snaps], pa.string()),
+            "manifest_list": pa.array([s.manifest_list for s in snaps], pa.string()),
+            "summary": pa.array(
+                [sorted((k, v) for k, v in (s.summary or {}).items() if k != "operation")
+                 for s in snaps],
+                pa.map_(pa.string(), pa.string()),
+            ),
+        })
+
+    def _history(self) -> pa.Table:
+        current = self.metadata.current_snapshot_id
+        ancestors = (
+            {s.snapshot_id for s in self.metadata.ancestors_of(current)} if current else set()
+        )
+        log = self.metadata.snapshot_log
+        parents = [
+            (s.parent_snapshot_id if (s := self.metadata.snapshot_by_id(e.snapshot_id)) else None)
+            for e in log
+        ]
+        return pa.table({
+            "made_current_at": pa.array([e.timestamp_ms for e in log], pa.int64()).cast(TS),
+            "snapshot_id": pa.array([e.snapshot_id for e in log], pa.int64()),
+            "parent_id": pa.array(parents, pa.int64()),
+            "is_current_ancestor": pa.array([e.snapshot_id in ancestors for e in log]),
+        })
+
+    def _refs(self) -> pa.Table:
+        refs = list(self.metadata.refs.items())
+        return pa.table({
+            "name": pa.array([n for n, _ in refs], pa.string()),
+            "type": pa.array([r.type.upper() for _, r in refs], pa.string()),
+            "snapshot_id": pa.array([r.snapshot_id for _, r in refs], pa.int64()),
+            "max_reference_age_in_ms": pa.array([r.max_ref_age_ms for _, r in refs], pa.int64()),
+            "min_snapshots_to_keep": pa.array(
+                [r.min_snapshots_to_keep for _, r in refs], pa.int32()),
+            "max_snapshot_age_in_ms": pa.array(
+                [r.max_snapshot_age_ms for _, r in refs], pa.int64()),
+        })
+
+    def _metadata_log_entries(self) -> pa.Table:
+        entries = [(e.timestamp_ms, e.metadata_file) for e in self.metadata.metadata_log]
+        current_file = self.metadata.path or ""
+        entries.append((self.metadata.last_updated_ms, current_file))
+        latest = [self._snapshot_at(ts) for ts, _ in entries]
+        return pa.table({
+            "timestamp": pa.array([ts for ts, _ in entries], pa.int64()).cast(TS),
+            "file": pa.array([f for _, f in entries], pa.string()),
+            "latest_snapshot_id": pa.array(
+                [s.snapshot_id if s else None for s in latest], pa.int64()),
+            "latest_schema_id": pa.array([s.schema_id if s else None for s in latest], pa.int32()),
+            "latest_sequence_number": pa.array(
+                [s.sequence_number if s else None for s in latest], pa.int64()),
+        })
+
+    def _snapshot_at(self, timestamp_ms: int) -> Snapshot | None:
+        found = None
+        for entry in self.metadata.snapshot_log:
+            if entry.timestamp_ms <= timestamp_ms:
+                found = entry.snapshot_id
+        return self.metadata.snapshot_by_id(found) if found is not None else None
+
+    # -- manifests and files ---------------------------------------------------------------
+    def _manifest_files(self) -> tuple[ManifestFile, ...]:
+        if self.snapshot is None:
+            return ()
+        return self.cache.manifests(self.table.io, self.snapshot)
+
+    def _manifests(self) -> pa.Table:
+        ms = self._manifest_files()
+        summary_type = pa.list_(pa.struct([
+            ("contains_null", pa.bool_()), ("contains_nan", pa.bool_()),
+            ("lower_bound", pa.string()), ("upper_bound", pa.string()),
+        ]))
+
+        def count(m: ManifestFile, attr: str, content: int) -> int:
+            return (getattr(m, attr) or 0) if m.content == content else 0
+
+        return pa.table({
+            "content": pa.array([m.content for m in ms], pa.int32()),
+            "path": pa.array([m.manifest_path for m in ms], pa.string()),
+            "length": pa.array([m.manifest_length for m in ms], pa.int64()),
+            "partition_spec_id": pa.array([m.partition_spec_id for m in ms], pa.int32()),
+            "added_snapshot_id": pa.array([m.added_snapshot_id for m in ms], pa.int64()),
+            **{
+                f"{kind}_{what}_files_count": pa.array(
+                    [count(m, f"{kind}_files_count", c) for m in ms], pa.int32())
+                for what, c in (("data", 0), ("delete", 1))
+                for kind in ("added", "existing", "deleted")
+            },
+            "partition_summaries": pa.array([self._summaries(m) for m in ms], summary_type),
+        }).select(["content", "path", "length", "partition_spec_id", "added_snapshot_id",
+                   "added_data_files_count", "existing_data_files_count",
+                   "deleted_data_files_count", "added_delete_files_count",
+                   "existing_delete_files_count", "deleted_delete_files_count",
+                   "partition_summaries"])
+
+    def _summaries(self, m: ManifestFile) -> list[dict]:
+        spec = self.metadata.spec_by_id(m.partition_spec_id)
+        if spec is None or m.partitions is None:
+            return []
+        schema = self.metadata.schema()
+        ptype = spec.partition_type(schema)
+        out = []
+        for pf, field, summary in zip(spec.fields, ptype.fields, m.partitions):
+            source = schema.find_type(pf.source_id) if schema.has_field_id(pf.source_id) else None
+
+            def human(raw: bytes | None, field=field, pf=pf, source=source) -> str | None:
+                if raw is None or source is None:
+                    return None
+                return pf.transform.to_human_string(source, from_bytes(field.type, raw))
+
+            out.append({
+                "contains_null": summary.contains_null,
+                "contains_nan": summary.contains_nan,
+                "lower_bound": human(summary.lower_bound),
+                "upper_bound": human(summary.upper_bound),
+            })
+        return out
+
+    def _live_entries(self, contents: Iterable[int] | None = None) -> list[ManifestEntry]:
+        out = []
+        for m in self._manifest_files():
+            for entry in self.cache.live_entries(self.table.io, m):
+                if contents is None or entry.data_file.content in contents:
+                    out.append(entry)
+        return out
+
+    def _files_of(self, contents: Iterable[int] | None) -> pa.Table:
+        files = [e.data_file for e in self._live_entries(contents)]
+        arrays, names = _data_file_arrays(self.table, files)
+        return pa.Table.from_arrays(arrays, names=names)
+
+    def _files(self) -> pa.Table:
+        return self._files_of(None)
+
+    def _data_files(self) -> pa.Table:
+        return self._files_of((0,))
+
+    def _delete_files(self) -> pa.Table:
+        return self._files_of((1, 2))
+
+    def _entries(self) -> pa.Table:
+        entries = self._live_entries()
+        arrays, names = _data_file_arrays(self.table, [e.data_file for e in entries])
+        data_file = pa.StructArray.from_arrays(arrays, names=names)
+        return pa.table({
+            "status": pa.array([e.status for e in entries], pa.int32()),
+            "snapshot_id": pa.array([e.snapshot_id for e in entries], pa.int64()),
+            "sequence_number": pa.array([e.sequence_number for e in entries], pa.int64()),
+            "file_sequence_number": pa.array(
+                [e.file_sequence_number for e in entries], pa.int64()),
+            "data_file": data_file,
+        })

@@ -18,6 +18,7 @@ from sqlglot import exp
 from icesql.catalog.base import Catalog
 from icesql.catalog.table import Table
 from icesql.errors import Error, NotSupportedError, ProgrammingError
+from icesql.scan.metadata_tables import MetadataTables
 from icesql.scan.planner import ManifestCache
 from icesql.scan.source import TableScan
 from icesql.scan.time_travel import select_version
@@ -94,14 +95,11 @@ class Engine:
         ]
         tables: dict[tuple[str, ...], Table] = {}
         bound: list[tuple[TableReference, str, TableScan]] = []
+        metadata_views: list[tuple[str, pa.Table]] = []
         for ref in refs:
             table = tables.get(ref.identifier)
             if table is None:
                 table = tables[ref.identifier] = self.catalog.load_table(ref.identifier)
-            if ref.metadata_table is not None:
-                raise NotSupportedError(
-                    f"metadata table {ref.name}.{ref.metadata_table} is not supported yet"
-                )
             version = select_version(
                 table.metadata,
                 table.name,
@@ -111,6 +109,11 @@ class Engine:
                 ref_kind=ref.travel.ref_kind,
             )
             view = f"__icesql_scan_{next(_view_ids)}"
+            if ref.metadata_table is not None:
+                tables_ = MetadataTables(table, version.snapshot, self.manifest_cache)
+                metadata_views.append((view, tables_.build(ref.metadata_table)))
+                _replace_with_view(ref, view, default_alias=ref.metadata_table)
+                continue
             bound.append((ref, view, TableScan(table, version, cache=self.manifest_cache)))
         for ref, view, _ in bound:
             _replace_with_view(ref, view)
@@ -132,6 +135,8 @@ class Engine:
         try:
             for view, scan in scans:
                 cursor.register(view, scan)
+            for view, arrow_table in metadata_views:
+                cursor.register(view, arrow_table)
             with duckdb_errors([s for _, s in scans]):
                 relation = cursor.sql(sql, params=values) if values else cursor.sql(sql)
                 reader = relation.to_arrow_reader(64 * 1024)
@@ -160,11 +165,11 @@ class Engine:
         return int(row[0])
 
 
-def _replace_with_view(ref: TableReference, view: str) -> None:
+def _replace_with_view(ref: TableReference, view: str, default_alias: str | None = None) -> None:
     node = ref.node
     alias = node.args.get("alias")
     if alias is None:
-        alias = exp.TableAlias(this=exp.to_identifier(ref.identifier[-1]))
+        alias = exp.TableAlias(this=exp.to_identifier(default_alias or ref.identifier[-1]))
     node.replace(exp.Table(this=exp.to_identifier(view), alias=alias))
 
 

@@ -1,41 +1,98 @@
-"""Scan planning: from a snapshot to the data files a query must read.
+"""Scan planning: from a snapshot and a row filter to the data files a query must read.
 
 The manifest list names the manifests; each manifest lists data (or delete) files with the
-partition tuple of its own partition spec. Manifests are immutable, so their entries are
-cached by path for the life of a connection.
+partition tuple of its own partition spec. Planning prunes at every level with the filter:
+
+1. manifests, by the partition summaries of the manifest list (inclusive projection of the
+   filter through the manifest's own spec, so evolved specs are each planned correctly);
+2. entries, by their partition tuple (the same projection, evaluated on the tuple);
+3. entries, by column metrics (value / null / NaN counts, lower / upper bounds).
+
+Delete files are pruned by the same evaluators (their metrics describe deleted rows); the
+ones left are matched to the data files they apply to (``FileScanTask.delete_files``).
+Pruning only ever drops files without a matching row: the engine still evaluates the whole
+predicate. Manifests are immutable, so their entries are cached by path for the life of a
+connection, and the manifests a scan needs are read in parallel.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
-from icesql.errors import NotSupportedError
+from icesql.expressions.binding import bind
+from icesql.expressions.evaluator import evaluate_bound
+from icesql.expressions.inclusive_metrics import inclusive_metrics_evaluator
+from icesql.expressions.manifest_evaluator import manifest_evaluator
+from icesql.expressions.projections import inclusive_projection
+from icesql.expressions.residuals import residual_evaluator
+from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
 from icesql.io import FileIO
 from icesql.metadata.manifest import DataFile, ManifestEntry, read_manifest
 from icesql.metadata.manifest_list import ManifestFile, read_manifest_list
 from icesql.metadata.table_metadata import Snapshot, TableMetadata
+from icesql.scan.delete_index import attach_deletes
+from icesql.spec.partitioning import PartitionSpec
+from icesql.spec.schema import Schema
+
+log = logging.getLogger(__name__)
 
 STATUS_DELETED = 2
 CONTENT_DATA = 0
+MAX_MANIFEST_READERS = 8
 
 
 @dataclass(frozen=True)
 class FileScanTask:
-    """One data file to read, with the partition spec its tuple belongs to."""
+    """One data file to read: its spec, data sequence number, the part of the filter its
+    partition leaves undecided (``residual``), and the delete files that apply to it."""
 
     data_file: DataFile
     spec_id: int
     data_sequence_number: int | None = None
+    residual: BooleanExpression = ALWAYS_TRUE
+    delete_files: tuple[DataFile, ...] = ()
+
+
+@dataclass
+class ScanMetrics:
+    """What planning read and skipped (shown by EXPLAIN). Files inside skipped manifests
+    are counted from the manifest list's file counts."""
+
+    manifests_total: int = 0
+    manifests_read: int = 0
+    manifests_skipped: int = 0
+    data_files_total: int = 0
+    data_files_read: int = 0
+    data_files_skipped_by_partition: int = 0
+    data_files_skipped_by_metrics: int = 0
+    delete_files_total: int = 0
+    delete_files_skipped: int = 0
+    delete_files_applied: int = 0
+
+
+@dataclass
+class ScanPlan:
+    """The planned tasks of one table scan, with the bound filter and the counters."""
+
+    snapshot_id: int | None
+    row_filter: BooleanExpression
+    tasks: list[FileScanTask]
+    metrics: ScanMetrics
 
 
 @dataclass
 class ManifestCache:
-    """Live entries of manifests by path; safe to share across the queries of a connection."""
+    """Live entries of manifests by path; safe to share across the queries of a connection.
+    ``reads`` counts manifest and manifest-list files actually read from storage."""
 
     entries: dict[str, tuple[ManifestEntry, ...]] = field(default_factory=dict)
     lists: dict[str, tuple[ManifestFile, ...]] = field(default_factory=dict)
+    reads: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def manifests(self, io: FileIO, snapshot: Snapshot) -> tuple[ManifestFile, ...]:
@@ -46,6 +103,7 @@ class ManifestCache:
             cached = tuple(read_manifest_list(io, snapshot.manifest_list, snapshot))
             with self._lock:
                 self.lists[key] = cached
+                self.reads += 1
         return cached
 
     def live_entries(self, io: FileIO, manifest: ManifestFile) -> tuple[ManifestEntry, ...]:
@@ -55,6 +113,7 @@ class ManifestCache:
             cached = tuple(e for e in read_manifest(io, manifest) if e.status != STATUS_DELETED)
             with self._lock:
                 self.entries[manifest.manifest_path] = cached
+                self.reads += 1
         return cached
 
 
@@ -64,32 +123,176 @@ def plan_files(
     io: FileIO,
     cache: ManifestCache | None = None,
     table_name: str = "",
+    row_filter: BooleanExpression = ALWAYS_TRUE,
+    schema: Schema | None = None,
 ) -> Iterator[FileScanTask]:
-    """The data files of ``snapshot`` (none for a table with no snapshot yet)."""
+    """The data files of ``snapshot`` that may hold rows matching ``row_filter``."""
+    return iter(plan_scan(metadata, snapshot, io, cache, table_name, row_filter, schema).tasks)
+
+
+def plan_scan(
+    metadata: TableMetadata,
+    snapshot: Snapshot | None,
+    io: FileIO,
+    cache: ManifestCache | None = None,
+    table_name: str = "",
+    row_filter: BooleanExpression = ALWAYS_TRUE,
+    schema: Schema | None = None,
+    case_sensitive: bool = False,
+) -> ScanPlan:
+    """Plan a scan of ``snapshot`` (none for a table without one) filtered by ``row_filter``
+    (bound to ``schema``, default the current schema, or unbound). Each task carries the
+    delete files that apply to it (``icesql.scan.delete_index``)."""
+    schema = schema or metadata.schema()
+    bound = bind(schema, row_filter, case_sensitive)
+    metrics = ScanMetrics()
     if snapshot is None:
-        return
+        return ScanPlan(None, bound, [], metrics)
     cache = cache or ManifestCache()
     manifests = cache.manifests(io, snapshot)
+    filters = _SpecFilters(metadata, schema, bound)
+    metrics.manifests_total = len(manifests)
+
+    wanted: list[ManifestFile] = []
     for manifest in manifests:
-        if manifest.content != CONTENT_DATA and _has_live_files(manifest, cache, io):
-            raise NotSupportedError(
-                f"table {table_name or metadata.location} has row-level delete files at"
-                f" snapshot {snapshot.snapshot_id} (manifest {manifest.manifest_path});"
-                " reading tables with position/equality deletes or deletion vectors is not"
-                " supported yet"
-            )
-    for manifest in manifests:
-        if manifest.content != CONTENT_DATA:
-            continue
-        for entry in cache.live_entries(io, manifest):
-            yield FileScanTask(
-                entry.data_file, manifest.partition_spec_id, entry.sequence_number
-            )
+        if _has_live_files(manifest) is False or not filters.manifest_may_match(manifest):
+            metrics.manifests_skipped += 1
+            _count_skipped_manifest(manifest, metrics)
+        else:
+            wanted.append(manifest)
+    metrics.manifests_read = len(wanted)
+
+    data_tasks: list[FileScanTask] = []
+    deletes: list[tuple[ManifestEntry, int]] = []
+    for manifest, entries in zip(wanted, _read_all(io, cache, wanted)):
+        is_data = manifest.content == CONTENT_DATA
+        for entry in entries:
+            kept = filters.keep(manifest.partition_spec_id, entry.data_file, metrics, is_data)
+            if not kept:
+                continue
+            if is_data:
+                residual = filters.residual(manifest.partition_spec_id, entry.data_file)
+                data_tasks.append(
+                    FileScanTask(
+                        entry.data_file,
+                        manifest.partition_spec_id,
+                        entry.sequence_number,
+                        residual,
+                    )
+                )
+            else:
+                deletes.append((entry, manifest.partition_spec_id))
+
+    tasks, applied = attach_deletes(data_tasks, deletes, metadata)
+    metrics.delete_files_applied = applied
+    return ScanPlan(snapshot.snapshot_id, bound, tasks, metrics)
 
 
-def _has_live_files(manifest: ManifestFile, cache: ManifestCache, io: FileIO) -> bool:
-    if (manifest.added_files_count or 0) + (manifest.existing_files_count or 0) > 0:
+def _read_all(
+    io: FileIO, cache: ManifestCache, manifests: Sequence[ManifestFile]
+) -> list[tuple[ManifestEntry, ...]]:
+    """Entries of each manifest, in order; uncached ones read by a small thread pool."""
+    if len(manifests) <= 1:
+        return [cache.live_entries(io, m) for m in manifests]
+    workers = min(MAX_MANIFEST_READERS, len(manifests))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="icesql-manifest") as pool:
+        return list(pool.map(lambda m: cache.live_entries(io, m), manifests))
+
+
+def _has_live_files(manifest: ManifestFile) -> bool | None:
+    """False when the manifest list's counts say no live file is inside; None if unknown."""
+    added, existing = manifest.added_files_count, manifest.existing_files_count
+    if added is None or existing is None:
+        return None
+    return added + existing > 0
+
+
+def _count_skipped_manifest(manifest: ManifestFile, metrics: ScanMetrics) -> None:
+    live = (manifest.added_files_count or 0) + (manifest.existing_files_count or 0)
+    if manifest.content == CONTENT_DATA:
+        metrics.data_files_total += live
+        metrics.data_files_skipped_by_partition += live
+    else:
+        metrics.delete_files_total += live
+        metrics.delete_files_skipped += live
+
+
+def _partition_may_match(partition_filter: BooleanExpression, partition: tuple[Any, ...]) -> bool:
+    try:
+        return evaluate_bound(partition_filter, partition)
+    except Exception:  # noqa: BLE001 - a tuple that does not fit its spec is read, not judged
         return True
-    if manifest.added_files_count is None or manifest.existing_files_count is None:
-        return bool(cache.live_entries(io, manifest))
-    return False
+
+
+class _SpecFilters:
+    """The row filter's evaluators per partition spec, built once per spec on first use."""
+
+    def __init__(self, metadata: TableMetadata, schema: Schema, bound: BooleanExpression):
+        self.metadata = metadata
+        self.schema = schema
+        self.bound = bound
+        self.filtering = bound != ALWAYS_TRUE
+        self._metrics = inclusive_metrics_evaluator(schema, bound) if self.filtering else None
+        self._by_spec: dict[int, tuple[Any, ...] | None] = {}
+
+    def _spec(self, spec_id: int) -> tuple[Any, ...] | None:
+        if spec_id not in self._by_spec:
+            spec: PartitionSpec | None = self.metadata.spec_by_id(spec_id)
+            self._by_spec[spec_id] = None if spec is None else self._build(spec)
+        return self._by_spec[spec_id]
+
+    def _build(self, spec: PartitionSpec) -> tuple[Any, ...] | None:
+        try:
+            partition_type = spec.partition_type(self.schema)
+            projected = inclusive_projection(self.schema, spec)(self.bound)
+            partition_filter = bind(partition_type, projected, case_sensitive=True)
+            return (
+                manifest_evaluator(self.schema, spec, self.bound),
+                partition_filter,
+                residual_evaluator(self.schema, spec, self.bound),
+            )
+        except Exception as e:  # noqa: BLE001 - a spec we cannot project only costs pruning
+            log.debug("no partition pruning for spec %s: %s", spec.spec_id, e)
+            return None
+
+    def manifest_may_match(self, manifest: ManifestFile) -> bool:
+        built = self._spec(manifest.partition_spec_id) if self.filtering else None
+        return True if built is None else built[0](manifest)
+
+    def keep(
+        self, spec_id: int, file: DataFile, metrics: ScanMetrics, is_data: bool
+    ) -> bool:
+        """Count the file and say whether it may hold (or delete) a matching row."""
+        if is_data:
+            metrics.data_files_total += 1
+        else:
+            metrics.delete_files_total += 1
+        if self.filtering:
+            built = self._spec(spec_id)
+            if built is not None and not _partition_may_match(built[1], file.partition):
+                if is_data:
+                    metrics.data_files_skipped_by_partition += 1
+                else:
+                    metrics.delete_files_skipped += 1
+                return False
+            if self._metrics is not None and not self._metrics(file):
+                if is_data:
+                    metrics.data_files_skipped_by_metrics += 1
+                else:
+                    metrics.delete_files_skipped += 1
+                return False
+        if is_data:
+            metrics.data_files_read += 1
+        return True
+
+    def residual(self, spec_id: int, file: DataFile) -> BooleanExpression:
+        if not self.filtering:
+            return ALWAYS_TRUE
+        built = self._spec(spec_id)
+        residual: Callable[[Any], BooleanExpression] | None = None if built is None else built[2]
+        if residual is None:
+            return self.bound
+        try:
+            return residual(file.partition)
+        except Exception:  # noqa: BLE001 - a tuple that does not fit its spec keeps it all
+            return self.bound

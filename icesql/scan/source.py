@@ -12,8 +12,11 @@ from collections.abc import Iterator
 import pyarrow as pa
 
 from icesql.catalog.table import Table
-from icesql.scan.planner import FileScanTask, ManifestCache, plan_files
-from icesql.scan.reader import ROW_COUNT_COLUMN, ReadContext, read_data_file
+from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
+from icesql.scan.apply_deletes import DeleteApplier
+from icesql.scan.delete_loaders import DeleteLoader
+from icesql.scan.planner import FileScanTask, ManifestCache, ScanPlan, plan_scan
+from icesql.scan.reader import ROW_COUNT_COLUMN, ReadContext
 from icesql.scan.time_travel import ReadVersion
 from icesql.spec.name_mapping import NameMapping
 from icesql.spec.schema import Schema
@@ -23,7 +26,11 @@ NAME_MAPPING_PROPERTY = "schema.name-mapping.default"
 
 
 class TableScan:
-    """Rows of one table version, projected onto some of its columns."""
+    """Rows of one table version, projected onto some of its columns.
+
+    ``row_filter`` (an Iceberg expression on the version's schema) only prunes files: rows
+    that do not match it may still be streamed, so the engine must apply the predicate.
+    """
 
     def __init__(
         self,
@@ -31,10 +38,13 @@ class TableScan:
         version: ReadVersion,
         columns: list[str] | None = None,
         cache: ManifestCache | None = None,
+        row_filter: BooleanExpression = ALWAYS_TRUE,
     ):
         self.table = table
         self.version = version
         self.cache = cache or ManifestCache()
+        self.row_filter = row_filter
+        self.plan: ScanPlan | None = None
         self.error: Exception | None = None  # raised inside a stream DuckDB was reading
         self._tasks: list[FileScanTask] | None = None
         schema = version.schema
@@ -45,10 +55,12 @@ class TableScan:
             fields = tuple(f for f in schema.fields if f.name.lower() in wanted)
         self.read_schema = Schema(fields, schema_id=schema.schema_id)
         mapping_json = table.metadata.properties.get(NAME_MAPPING_PROPERTY)
-        self._ctx = ReadContext(
-            self.read_schema,
-            table.io,
-            NameMapping.from_json(mapping_json) if mapping_json else None,
+        name_mapping = NameMapping.from_json(mapping_json) if mapping_json else None
+        self._ctx = ReadContext(self.read_schema, table.io, name_mapping)
+        # one per scan: each delete file is read once and shared by the data files it hits
+        self._deletes = DeleteApplier(
+            DeleteLoader(table.io, name_mapping),
+            [schema, *reversed(table.metadata.schemas)],
         )
 
     @property
@@ -60,25 +72,23 @@ class TableScan:
     def tasks(self) -> list[FileScanTask]:
         """The planned files, planned once (the first call raises any planning error)."""
         if self._tasks is None:
-            self._tasks = list(
-                plan_files(
-                    self.table.metadata,
-                    self.version.snapshot,
-                    self.table.io,
-                    self.cache,
-                    self.table.name,
-                )
+            self.plan = plan_scan(
+                self.table.metadata,
+                self.version.snapshot,
+                self.table.io,
+                self.cache,
+                self.table.name,
+                self.row_filter,
+                self.version.schema,
             )
+            self._tasks = self.plan.tasks
         return self._tasks
 
     def batches(self) -> Iterator[pa.RecordBatch]:
         try:
             for task in self.tasks():
-                yield from read_data_file(
-                    self._ctx,
-                    task.data_file.file_path,
-                    task.data_file.record_count,
-                    self._identity_values(task),
+                yield from self._deletes.read(
+                    self._ctx, task.data_file, task.delete_files, self._identity_values(task)
                 )
         except Exception as e:
             # DuckDB re-raises stream errors as its own type; keep ours to re-raise intact

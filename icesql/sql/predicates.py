@@ -1,0 +1,446 @@
+"""From SQL conditions to the Iceberg filters that prune each table scan's files.
+
+For every SELECT scope, the WHERE clause and the ON conditions of its joins are turned into
+an Iceberg expression per scanned table, bound to that table's schema. Pruning is only an
+optimisation: the engine still evaluates the whole SQL predicate, so a pushed filter only
+has to keep every row the SQL could keep (a *superset*), and what cannot be converted is
+simply not pushed:
+
+* AND pushes the conjuncts that convert; OR pushes only when both sides convert;
+* NOT is pushed down here, with SQL's three-valued logic (``NOT (a = 1 AND f(b))`` is
+  ``a != 1 OR NOT f(b)``, which does not convert, so nothing is pushed);
+* a conjunct naming another table (``a.x = b.y``) or anything but a column compared with a
+  literal does not convert; literals must fit the column type exactly or be widened safely
+  (``icesql.expressions.literals``).
+
+Where a condition may be pushed (``JoinScope``): WHERE to tables that no outer join pads
+with nulls, and to padded tables only when a top-level conjunct rejects nulls of that table
+(``b.x = 1``, not ``b.x IS NULL``); the ON of an inner join to both sides; the ON of an
+outer join only to its non-preserved side; the ON of a full join nowhere. Each scope pushes
+only to its own tables, so subqueries keep their conditions to themselves::
+
+    >>> from icesql.sql.dialect import DIALECT, parse_one
+    >>> from icesql.spec.types import IntegerType, NestedField, StringType
+    >>> s = Schema((NestedField(1, "id", IntegerType()), NestedField(2, "name", StringType())))
+    >>> q = parse_one("SELECT * FROM v WHERE id > 5 AND name LIKE 'ab%' AND length(name) = 3")
+    >>> {k: str(v) for k, v in pushed_filters(q, {"v": s}, (), DIALECT).items()}
+    {'v': "(id > 5 AND name STARTS WITH 'ab')"}
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Sequence
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from sqlglot import exp
+from sqlglot.optimizer.qualify import qualify
+from sqlglot.optimizer.scope import Scope, traverse_scope
+
+from icesql.errors import ProgrammingError
+from icesql.expressions.binding import bind_predicate
+from icesql.expressions.literals import parse_timestamp_micros
+from icesql.expressions.tree import (
+    ALWAYS_FALSE,
+    ALWAYS_TRUE,
+    BooleanExpression,
+    Operation,
+    UnboundPredicate,
+    and_,
+    or_,
+    predicate,
+)
+from icesql.spec.schema import Schema
+
+__all__ = ["pushed_filters"]
+
+log = logging.getLogger(__name__)
+
+_COMPARISONS: dict[type[exp.Expr], Operation] = {
+    exp.EQ: Operation.EQ,
+    exp.NEQ: Operation.NOT_EQ,
+    exp.GT: Operation.GT,
+    exp.GTE: Operation.GT_EQ,
+    exp.LT: Operation.LT,
+    exp.LTE: Operation.LT_EQ,
+}
+_TIMESTAMP_TYPES = {
+    exp.DataType.Type.TIMESTAMP,
+    exp.DataType.Type.TIMESTAMPTZ,
+    exp.DataType.Type.TIMESTAMPLTZ,
+    exp.DataType.Type.TIMESTAMPNTZ,
+    exp.DataType.Type.DATETIME,
+}
+_ZONED = {exp.DataType.Type.TIMESTAMPTZ, exp.DataType.Type.TIMESTAMPLTZ}
+_INT_TYPES = {
+    exp.DataType.Type.TINYINT,
+    exp.DataType.Type.SMALLINT,
+    exp.DataType.Type.INT,
+    exp.DataType.Type.BIGINT,
+}
+_STRING_TYPES = {exp.DataType.Type.VARCHAR, exp.DataType.Type.TEXT, exp.DataType.Type.CHAR}
+
+
+class NotLiteral(Exception):
+    """The node is not a constant the planner can evaluate."""
+
+
+def pushed_filters(
+    statement: exp.Expr,
+    schemas: dict[str, Schema],
+    params: Sequence[object],
+    dialect: object,
+) -> dict[str, BooleanExpression]:
+    """Per scanned view name (lower-case), the bound Iceberg filter that may prune its files;
+    views with nothing to push are left out. Never raises: anything that cannot be analysed
+    pushes nothing."""
+    try:
+        qualified = qualify(
+            statement.copy(),
+            dialect=dialect,
+            schema={name: {f.name: "INT" for f in s.fields} for name, s in schemas.items()},
+            validate_qualify_columns=True,
+            expand_stars=False,
+            quote_identifiers=False,
+        )
+        lowered = {name.lower(): s for name, s in schemas.items()}
+        out: dict[str, BooleanExpression] = {}
+        for scope in traverse_scope(qualified):
+            for view, expr in _scope_filters(scope, lowered, params).items():
+                out[view] = and_(out.get(view, ALWAYS_TRUE), expr)
+        return {k: v for k, v in out.items() if v != ALWAYS_TRUE}
+    except Exception as e:  # noqa: BLE001 - any failure only means "prune nothing"
+        log.debug("predicate pushdown skipped: %s", e)
+        return {}
+
+
+# ---------------------------------------------------------------------------------------------
+# Where a condition may go
+
+
+def _scope_filters(
+    scope: Scope, schemas: dict[str, Schema], params: Sequence[object]
+) -> dict[str, BooleanExpression]:
+    select = scope.expression
+    if not isinstance(select, exp.Select):
+        return {}
+    views = {
+        alias: source.name.lower()
+        for alias, source in scope.sources.items()
+        if isinstance(source, exp.Table) and source.name.lower() in schemas
+    }
+    if not views:
+        return {}
+    from_ = select.args.get("from_") or select.args.get("from")
+    if from_ is None or not isinstance(from_.this, exp.Table | exp.Subquery):
+        return {}
+    order = [from_.this.alias_or_name]
+    padded: set[str] = set()
+    on_targets: list[tuple[exp.Expr, list[str]]] = []
+    for join in select.args.get("joins") or []:
+        if not isinstance(join.this, exp.Table | exp.Subquery):
+            return {}  # nested join trees: keep it simple, push nothing in this scope
+        right = join.this.alias_or_name
+        side, kind = (join.side or "").upper(), (join.kind or "").upper()
+        on = join.args.get("on")
+        if kind in ("SEMI", "ANTI"):
+            if on is not None:
+                on_targets.append((on, [right]))
+            continue  # the right side is not visible to WHERE
+        if on is not None:
+            if side == "LEFT":
+                on_targets.append((on, [right]))
+            elif side == "RIGHT":
+                on_targets.append((on, [a for a in order if a not in padded]))
+            elif side != "FULL":
+                on_targets.append((on, [right, *(a for a in order if a not in padded)]))
+        if side == "LEFT":
+            padded.add(right)
+        elif side == "RIGHT":
+            padded.update(order)
+        elif side == "FULL":
+            padded.update(order)
+            padded.add(right)
+        order.append(right)
+
+    found: dict[str, BooleanExpression] = {}
+
+    def push(alias: str, condition: exp.Expr) -> None:
+        view = views.get(alias)
+        if view is None:
+            return
+        converted = _Converter(alias, schemas[view], params).convert(condition, negate=False)
+        if converted is not None and converted != ALWAYS_TRUE:
+            found[view] = and_(found.get(view, ALWAYS_TRUE), converted)
+
+    where = select.args.get("where")
+    if where is not None:
+        for alias in order:
+            if alias not in padded or _rejects_nulls(where.this, alias):
+                push(alias, where.this)
+    for condition, targets in on_targets:
+        for alias in targets:
+            push(alias, condition)
+    return found
+
+
+def _conjuncts(node: exp.Expr) -> list[exp.Expr]:
+    node = node.unnest() if isinstance(node, exp.Paren) else node
+    if isinstance(node, exp.And):
+        return _conjuncts(node.this) + _conjuncts(node.expression)
+    return [node]
+
+
+def _rejects_nulls(condition: exp.Expr, alias: str) -> bool:
+    """Some top-level conjunct is a comparison, IN, LIKE, BETWEEN or IS NOT NULL on a column
+    of ``alias``, so a row padded with nulls for that table never passes."""
+    for node in _conjuncts(condition):
+        if isinstance(node, exp.Not) and isinstance(node.this, exp.Is):
+            target = node.this.this
+        elif isinstance(node, tuple(_COMPARISONS) + (exp.In, exp.Like, exp.Between)):
+            target = node.this
+            if isinstance(node, tuple(_COMPARISONS)) and not _column_of(target, alias):
+                target = node.expression
+        else:
+            continue
+        if _column_of(target, alias):
+            return True
+    return False
+
+
+def _column_of(node: exp.Expr, alias: str) -> bool:
+    return isinstance(node, exp.Column) and node.table == alias and len(node.parts) == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Conversion
+
+
+class _Converter:
+    """Converts one condition for one table alias; None means "not pushed"."""
+
+    def __init__(self, alias: str, schema: Schema, params: Sequence[object]):
+        self.alias = alias
+        self.schema = schema
+        self.params = params
+
+    def convert(self, node: exp.Expr, negate: bool) -> BooleanExpression | None:
+        """A superset of the rows where ``node`` (``NOT node`` if ``negate``) is TRUE."""
+        if isinstance(node, exp.Paren):
+            return self.convert(node.this, negate)
+        if isinstance(node, exp.Not):
+            return self.convert(node.this, not negate)
+        if isinstance(node, exp.And | exp.Or):
+            left = self.convert(node.this, negate)
+            right = self.convert(node.expression, negate)
+            conjunction = isinstance(node, exp.And) != negate  # De Morgan
+            if conjunction:
+                parts = [p for p in (left, right) if p is not None]
+                return and_(*parts) if parts else None
+            if left is None or right is None:
+                return None  # one side unknown: the OR may match anything
+            return or_(left, right)
+        if isinstance(node, exp.Boolean):
+            return ALWAYS_TRUE if node.this != negate else ALWAYS_FALSE
+        try:
+            return self._leaf(node, negate)
+        except (NotLiteral, ProgrammingError, ValueError, TypeError, ArithmeticError) as e:
+            log.debug("not pushed: %s (%s)", node.sql(), e)
+            return None
+
+    def _column(self, node: exp.Expr) -> str | None:
+        if not _column_of(node, self.alias):
+            return None
+        name = node.name
+        field = self.schema.find_field_by_name(name)
+        if not any(f.field_id == field.field_id for f in self.schema.fields):
+            return None
+        return field.name
+
+    def _bind(self, pred: UnboundPredicate) -> BooleanExpression:
+        return bind_predicate(self.schema, pred)
+
+    def _leaf(self, node: exp.Expr, negate: bool) -> BooleanExpression | None:
+        op = _COMPARISONS.get(type(node))
+        if op is not None:
+            return self._comparison(node, op, negate)
+        if isinstance(node, exp.Between):
+            return self._between(node, negate)
+        if isinstance(node, exp.In):
+            return self._in(node, negate)
+        if isinstance(node, exp.Is):
+            name = self._column(node.this)
+            if name is None or not isinstance(node.expression, exp.Null):
+                return None
+            return self._bind(predicate(Operation.NOT_NULL if negate else Operation.IS_NULL, name))
+        if isinstance(node, exp.Like):
+            return self._like(node, negate)
+        if isinstance(node, exp.IsNan):
+            name = self._column(node.this)
+            if name is None:
+                return None
+            return self._bind(predicate(Operation.NOT_NAN if negate else Operation.IS_NAN, name))
+        if isinstance(node, exp.Column):
+            name = self._column(node)  # a boolean column used as a condition
+            if name is None:
+                return None
+            return self._bind(predicate(Operation.EQ, name, not negate))
+        return None
+
+    def _comparison(self, node: exp.Expr, op: Operation, negate: bool) -> BooleanExpression | None:
+        name = self._column(node.this)
+        other = node.expression
+        if name is None:
+            name, other, op = self._column(node.expression), node.this, op.flip()
+        if name is None:
+            return None
+        value = literal_value(other, self.params)
+        if value is None:
+            return None  # a comparison with NULL is never TRUE; left to the engine
+        return self._bind(predicate(op.negate() if negate else op, name, value))
+
+    def _between(self, node: exp.Between, negate: bool) -> BooleanExpression | None:
+        name = self._column(node.this)
+        if name is None or node.args.get("symmetric"):
+            return None
+        low = literal_value(node.args["low"], self.params)
+        high = literal_value(node.args["high"], self.params)
+        if low is None or high is None:
+            return None
+        if negate:  # NOT BETWEEN: below low or above high
+            return or_(
+                self._bind(predicate(Operation.LT, name, low)),
+                self._bind(predicate(Operation.GT, name, high)),
+            )
+        return and_(
+            self._bind(predicate(Operation.GT_EQ, name, low)),
+            self._bind(predicate(Operation.LT_EQ, name, high)),
+        )
+
+    def _in(self, node: exp.In, negate: bool) -> BooleanExpression | None:
+        name = self._column(node.this)
+        if name is None or node.args.get("query") is not None or node.args.get("unnest"):
+            return None
+        values = [literal_value(v, self.params) for v in node.expressions]
+        return self._bind(predicate(Operation.NOT_IN if negate else Operation.IN, name, values))
+
+    def _like(self, node: exp.Like, negate: bool) -> BooleanExpression | None:
+        name = self._column(node.this)
+        if name is None or node.args.get("escape") is not None:
+            return None
+        pattern = literal_value(node.expression, self.params)
+        if not isinstance(pattern, str) or "\\" in pattern or "_" in pattern:
+            return None
+        if "%" not in pattern:
+            op = Operation.NOT_EQ if negate else Operation.EQ
+            return self._bind(predicate(op, name, pattern))
+        prefix = pattern.rstrip("%")
+        if "%" in prefix:
+            return None  # a wildcard inside the pattern
+        if not prefix:
+            return None if negate else self._bind(predicate(Operation.NOT_NULL, name))
+        op = Operation.NOT_STARTS_WITH if negate else Operation.STARTS_WITH
+        return self._bind(predicate(op, name, prefix))
+
+
+# ---------------------------------------------------------------------------------------------
+# Literals
+
+
+def literal_value(node: exp.Expr, params: Sequence[object]) -> Any:
+    """The Python value of a constant the way the engine reads it: strings, numbers (int,
+    Decimal for a decimal point, float for an exponent), booleans, NULL (None), ``?``
+    parameters, and casts of those to dates, timestamps (session time zone UTC), decimals
+    and numbers. Raises ``NotLiteral`` for anything else."""
+    if isinstance(node, exp.Paren):
+        return literal_value(node.this, params)
+    if isinstance(node, exp.Literal):
+        return node.this if node.is_string else _number(node.this)
+    if isinstance(node, exp.Neg):
+        value = literal_value(node.this, params)
+        if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+            raise NotLiteral(node.sql())
+        return -value
+    if isinstance(node, exp.Boolean):
+        return bool(node.this)
+    if isinstance(node, exp.Null):
+        return None
+    if isinstance(node, exp.Placeholder):
+        index = node.meta.get("icesql_param")
+        if index is None or index >= len(params):
+            raise NotLiteral("parameter without a value")
+        return params[index]
+    if isinstance(node, exp.Cast):
+        return _cast(literal_value(node.this, params), node.to)
+    raise NotLiteral(node.sql())
+
+
+def _number(text: str) -> int | Decimal | float:
+    if "e" in text.lower():
+        return float(text)
+    if "." in text:
+        return Decimal(text)
+    return int(text)
+
+
+def _cast(value: Any, to: exp.DataType) -> Any:
+    """A literal cast, only where the result is certain (else NotLiteral)."""
+    if value is None:
+        return None
+    kind = to.this
+    if kind == exp.DataType.Type.DATE:
+        if isinstance(value, str) and len(value.strip()) == 10:
+            return dt.date.fromisoformat(value.strip())
+        if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+            return value
+    elif kind in _TIMESTAMP_TYPES:
+        if isinstance(value, str):
+            micros, zoned = parse_timestamp_micros(value)
+            if zoned and kind not in _ZONED:
+                raise NotLiteral("a zone offset cast to a timestamp without time zone")
+            return dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(
+                microseconds=micros
+            )
+        if isinstance(value, dt.datetime):
+            return value
+        if isinstance(value, dt.date):
+            return dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)
+    elif kind == exp.DataType.Type.DECIMAL:
+        return _decimal_cast(value, to)
+    elif kind in _INT_TYPES:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, Decimal | str) and _exact_decimal(value) is not None:
+            d = _exact_decimal(value)
+            if d == d.to_integral_value():
+                return int(d)
+    elif kind == exp.DataType.Type.DOUBLE:
+        if isinstance(value, int | Decimal | float) and not isinstance(value, bool):
+            return float(value)
+    elif kind in _STRING_TYPES:
+        if isinstance(value, str):
+            return value
+    raise NotLiteral(f"cast of {value!r} to {to.sql()}")
+
+
+def _exact_decimal(value: Any) -> Decimal | None:
+    try:
+        return Decimal(value.strip() if isinstance(value, str) else value)
+    except (InvalidOperation, ValueError, TypeError):
+        return None
+
+
+def _decimal_cast(value: Any, to: exp.DataType) -> Decimal:
+    d = None if isinstance(value, bool | float) else _exact_decimal(value)
+    if d is None or not d.is_finite():
+        raise NotLiteral(f"cast of {value!r} to a decimal")
+    params = [p.this for p in to.expressions]
+    if len(params) == 2:
+        scale = int(params[1].this if isinstance(params[1], exp.Literal) else params[1])
+        quantized = d.quantize(Decimal(1).scaleb(-scale))
+        if quantized != d:
+            raise NotLiteral(f"{value!r} would be rounded to scale {scale}")
+        return quantized
+    raise NotLiteral("a decimal cast without an explicit scale")

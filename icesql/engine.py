@@ -18,12 +18,15 @@ from sqlglot import exp
 from icesql.catalog.base import Catalog
 from icesql.catalog.table import Table
 from icesql.errors import Error, NotSupportedError, ProgrammingError
+from icesql.expressions.tree import ALWAYS_TRUE
+from icesql.scan.explain import explain_scans
 from icesql.scan.metadata_tables import MetadataTables
 from icesql.scan.planner import ManifestCache
 from icesql.scan.source import TableScan
 from icesql.scan.time_travel import select_version
 from icesql.sql.columns import used_columns
 from icesql.sql.dialect import DIALECT, number_parameters, parse
+from icesql.sql.predicates import pushed_filters
 from icesql.sql.semantics import mark_operand_types
 from icesql.sql.spark_types import spark_type_name
 from icesql.sql.tables import TableReference, resolve_reference, table_nodes
@@ -76,6 +79,15 @@ class Engine:
         return self.execute_statement(statements[0], params)
 
     def execute_statement(self, statement: exp.Expr, params: Sequence[object] = ()) -> Result:
+        explained = _explained_query(statement)
+        if explained is not None:
+            count = number_parameters(explained)
+            if count != len(params):
+                raise ProgrammingError(
+                    f"the statement has {count} parameter marker(s) but {len(params)} value(s)"
+                    " were given"
+                )
+            return self.query(explained, params, explain=True)
         count = number_parameters(statement)
         if count != len(params):
             raise ProgrammingError(
@@ -86,7 +98,9 @@ class Engine:
         raise NotSupportedError(f"{_statement_kind(statement)} statements are not supported yet")
 
     # -- SELECT ----------------------------------------------------------------------------
-    def query(self, statement: exp.Expr, params: Sequence[object]) -> Result:
+    def query(self, statement: exp.Expr, params: Sequence[object], explain: bool = False) -> Result:
+        """Run a query; with ``explain``, plan it and return the Iceberg scan plans and
+        DuckDB's plan as one ``plan`` text instead of rows."""
         refs = [
             resolve_reference(
                 node, self.catalog.table_exists, self.catalog.name, self.default_namespace, params
@@ -117,6 +131,11 @@ class Engine:
             bound.append((ref, view, TableScan(table, version, cache=self.manifest_cache)))
         for ref, view, _ in bound:
             _replace_with_view(ref, view)
+        # pruning filters per scan (the SQL keeps its WHERE/ON: DuckDB evaluates all of it)
+        filters = pushed_filters(
+            statement, {view: scan.version.schema for _, view, scan in bound}, params, DIALECT
+        )
+        labels = {view: _scan_label(ref) for ref, view, _ in bound}
         typed = {
             view: {f.name: spark_type_name(f.type) for f in scan.read_schema.fields}
             for _, view, scan in bound
@@ -125,8 +144,13 @@ class Engine:
         mark_operand_types(statement, typed, DIALECT)
         scans = []
         for _, view, scan in bound:
-            if used is not None:
-                scan = TableScan(scan.table, scan.version, sorted(used[view]), self.manifest_cache)
+            scan = TableScan(
+                scan.table,
+                scan.version,
+                sorted(used[view]) if used is not None else None,
+                self.manifest_cache,
+                row_filter=filters.get(view, ALWAYS_TRUE),
+            )
             # plan now, so that planning errors surface here and not inside DuckDB's stream
             scan.tasks()
             scans.append((view, scan))
@@ -138,7 +162,16 @@ class Engine:
             for view, arrow_table in metadata_views:
                 cursor.register(view, arrow_table)
             with duckdb_errors([s for _, s in scans]):
+                if explain:
+                    sql = "EXPLAIN " + sql
                 relation = cursor.sql(sql, params=values) if values else cursor.sql(sql)
+                if explain:
+                    duck_plan = "\n".join(str(row[-1]) for row in relation.fetchall())
+                    text = explain_scans([(labels[v], scan) for v, scan in scans])
+                    text = f"{text}\n\n== DuckDB plan ==\n{duck_plan}".lstrip()
+                    cursor.close()
+                    table = pa.table({"plan": [text]})
+                    return Result(reader=table.to_reader(), scans=[s for _, s in scans])
                 reader = relation.to_arrow_reader(64 * 1024)
         except Error:
             cursor.close()
@@ -163,6 +196,28 @@ class Engine:
         if row is None or row[0] is None:
             raise ProgrammingError(f"TIMESTAMP AS OF value is NULL: {node.sql(dialect=DIALECT)}")
         return int(row[0])
+
+
+_EXPLAIN_MODES = ("EXTENDED", "FORMATTED", "CODEGEN", "COST")
+
+
+def _explained_query(statement: exp.Expr) -> exp.Expr | None:
+    """The query of an ``EXPLAIN [mode] <query>`` (sqlglot keeps EXPLAIN as a Command)."""
+    if not isinstance(statement, exp.Command) or str(statement.this).upper() != "EXPLAIN":
+        return None
+    text = statement.expression.name if statement.expression is not None else ""
+    first = text.split(None, 1)
+    if first and first[0].upper() in _EXPLAIN_MODES:
+        text = first[1] if len(first) > 1 else ""
+    inner = parse(text)
+    if len(inner) != 1 or not isinstance(inner[0], QUERY_TYPES):
+        raise NotSupportedError("EXPLAIN is supported for queries (SELECT ...) only")
+    return inner[0]
+
+
+def _scan_label(ref: TableReference) -> str:
+    alias = ref.node.alias
+    return f"{ref.name} AS {alias}" if alias and alias != ref.identifier[-1] else ref.name
 
 
 def _replace_with_view(ref: TableReference, view: str, default_alias: str | None = None) -> None:

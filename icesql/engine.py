@@ -31,6 +31,7 @@ from icesql.sql.semantics import mark_operand_types
 from icesql.sql.spark_types import spark_type_name
 from icesql.sql.tables import TableReference, resolve_reference, table_nodes
 from icesql.sql.translate import duckdb_errors, to_duckdb_sql
+from icesql.statements import statement_handler
 
 QUERY_TYPES = (exp.Query,)
 _view_ids = itertools.count()
@@ -95,6 +96,9 @@ class Engine:
             )
         if isinstance(statement, QUERY_TYPES):
             return self.query(statement, params)
+        handler = statement_handler(statement)  # DDL, INSERT, SHOW, DESCRIBE, ALTER
+        if handler is not None:
+            return handler(self, statement, params)
         raise NotSupportedError(f"{_statement_kind(statement)} statements are not supported yet")
 
     # -- SELECT ----------------------------------------------------------------------------

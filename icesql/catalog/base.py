@@ -1,12 +1,34 @@
-"""What every catalog offers: finding namespaces and tables, and loading table metadata."""
+"""What every catalog offers: finding namespaces and tables, loading table metadata, and the
+write operations (namespaces, create / drop / rename table, and the atomic commit).
+
+The commit is the one step where catalogs differ: each swaps "the current metadata of this
+table" from the version a change was based on to a new version, atomically, or fails
+without changing anything. A definite failure raises ``CommitFailedError`` (the writer may
+re-read the table and retry); a failure after which the outcome is not known raises
+``CommitStateUnknownError``, and then nothing may be cleaned up, because the new metadata may
+well be the table's current version.
+"""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING
 
 from icesql.catalog.table import Table
+from icesql.errors import CommitConflictError, NotSupportedError, OperationalError
+
+if TYPE_CHECKING:
+    from icesql.metadata.table_metadata import TableMetadata
 
 Identifier = tuple[str, ...]
+
+
+class CommitFailedError(CommitConflictError):
+    """The swap definitely did not happen: another commit won the race. Retryable."""
+
+
+class CommitStateUnknownError(OperationalError):
+    """The swap may or may not have happened; never clean up after this."""
 
 
 class Catalog(ABC):
@@ -30,3 +52,37 @@ class Catalog(ABC):
     @abstractmethod
     def load_table(self, identifier: Identifier) -> Table:
         """The table's current metadata; raises NoSuchTableError naming the table."""
+
+    # --- writing (catalogs that cannot write keep these defaults) ----------------------------
+
+    def _read_only(self, what: str) -> NotSupportedError:
+        return NotSupportedError(f"catalog {self.name!r} ({type(self).__name__}) cannot {what}")
+
+    def create_namespace(self, namespace: Identifier, properties: dict[str, str] | None = None) -> None:
+        """Create a namespace; AlreadyExistsError if it exists."""
+        raise self._read_only("create namespaces")
+
+    def drop_namespace(self, namespace: Identifier) -> None:
+        """Drop an empty namespace; NoSuchNamespaceError / ProgrammingError if not empty."""
+        raise self._read_only("drop namespaces")
+
+    def default_table_location(self, identifier: Identifier) -> str:
+        """Where a new table's files go unless a location is given."""
+        raise self._read_only("create tables")
+
+    def create_table(self, identifier: Identifier, metadata: TableMetadata) -> Table:
+        """Register a new table whose first metadata version is ``metadata``; raises
+        AlreadyExistsError when the name is taken (nothing is written then)."""
+        raise self._read_only("create tables")
+
+    def commit_table(self, base: Table, metadata: TableMetadata) -> Table:
+        """Atomically replace ``base`` (the version the change was made from) by
+        ``metadata``; CommitFailedError when ``base`` is no longer current."""
+        raise self._read_only("commit")
+
+    def drop_table(self, identifier: Identifier, purge: bool = False) -> None:
+        """Remove a table (and with ``purge`` every file it references)."""
+        raise self._read_only("drop tables")
+
+    def rename_table(self, source: Identifier, target: Identifier) -> None:
+        raise self._read_only("rename tables")

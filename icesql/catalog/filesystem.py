@@ -10,11 +10,19 @@ from __future__ import annotations
 
 import re
 
-from icesql.catalog.base import Catalog, Identifier
+from icesql.catalog import _fs_commit
+from icesql.catalog.base import Catalog, CommitFailedError, CommitStateUnknownError, Identifier
 from icesql.catalog.table import Table
-from icesql.errors import NoSuchNamespaceError, NoSuchTableError, ProgrammingError
+from icesql.errors import (
+    AlreadyExistsError,
+    NoSuchNamespaceError,
+    NoSuchTableError,
+    NotSupportedError,
+    OperationalError,
+    ProgrammingError,
+)
 from icesql.io import FileIO
-from icesql.metadata.table_metadata import parse_table_metadata
+from icesql.metadata.table_metadata import TableMetadata, parse_table_metadata
 
 _VERSION_FILE = re.compile(r"^v(\d+)(\.gz)?\.metadata\.json$")
 VERSION_HINT = "version-hint.text"
@@ -129,3 +137,111 @@ class FileSystemCatalog(Catalog):
         _, path = current
         metadata = parse_table_metadata(self.io.read_bytes(path), path=path)
         return Table(identifier, metadata, path, self.io)
+
+    # -- writing -----------------------------------------------------------------------
+    def default_table_location(self, identifier: Identifier) -> str:
+        return self._path(identifier)
+
+    def create_namespace(self, namespace: Identifier, properties: dict[str, str] | None = None) -> None:
+        """A namespace is a folder (parents are created too, as Hadoop's mkdirs does)."""
+        name = ".".join(namespace)
+        if not namespace:
+            raise ProgrammingError("cannot create the root namespace")
+        if properties:
+            raise NotSupportedError(
+                f"cannot create namespace {name} with properties: the file-system (hadoop)"
+                " catalog does not store namespace metadata"
+            )
+        path = self._path(namespace)
+        if self.io.isdir(path):
+            if self._is_table_dir(path):
+                raise AlreadyExistsError(f"cannot create namespace {name}: a table of that name exists")
+            raise AlreadyExistsError(f"namespace already exists: {name}")
+        self.io.makedirs(path)
+
+    def drop_namespace(self, namespace: Identifier) -> None:
+        name = ".".join(namespace)
+        if not namespace or not self.namespace_exists(namespace):
+            raise NoSuchNamespaceError(f"namespace not found: {name}")
+        tables, children = self.list_tables(namespace), self.list_namespaces(namespace)
+        if tables or children:
+            inside = ", ".join(".".join(i) for i in (*tables, *children))
+            raise ProgrammingError(f"cannot drop namespace {name}: it is not empty ({inside})")
+        self.io.delete(self._path(namespace), recursive=True)
+
+    def create_table(self, identifier: Identifier, metadata: TableMetadata) -> Table:
+        """Write ``v1.metadata.json`` exclusively: of two concurrent creators one wins."""
+        name = ".".join(identifier)
+        if len(identifier) < 2:
+            raise ProgrammingError(f"invalid table name {name}: tables are named namespace.table")
+        if self.table_exists(identifier):
+            raise AlreadyExistsError(f"table already exists: {name}")
+        parent = self._path(identifier[:-1])
+        if self.io.isdir(parent) and self._is_table_dir(parent):
+            raise ProgrammingError(f"cannot create table {name}: {'.'.join(identifier[:-1])} is a table")
+        mdir = self.metadata_dir(identifier)
+        gzip = _gzip(metadata)
+        path = f"{mdir}/{metadata_file_name(1, 'gzip' if gzip else None)}"
+        if self._existing_version_path(mdir, 1) is not None:
+            raise AlreadyExistsError(f"table already exists: {name}")
+        try:
+            _fs_commit.publish_exclusive(self.io, path, _fs_commit.serialize(metadata, gzip))
+        except AlreadyExistsError:
+            raise AlreadyExistsError(f"table already exists: {name}") from None
+        _fs_commit.write_version_hint(self.io, mdir, 1)
+        return Table(identifier, TableMetadata(metadata.raw, path), path, self.io)
+
+    def commit_table(self, base: Table, metadata: TableMetadata) -> Table:
+        """Create ``v<N+1>.metadata.json`` only if it does not exist (hard link of a fully
+        written temp file: atomic, never replaces), then update ``version-hint.text``."""
+        identifier, name = base.identifier, base.name
+        current = self.current_version(identifier)
+        if current is None:
+            raise NoSuchTableError(f"table not found: {name} (dropped while committing)")
+        version, current_path = current
+        if current_path != base.metadata_location:
+            raise CommitFailedError(
+                f"cannot commit to {name}: based on {base.metadata_location}, but version"
+                f" {version} is current; another commit won"
+            )
+        mdir = self.metadata_dir(identifier)
+        gzip = _gzip(metadata)
+        path = f"{mdir}/{metadata_file_name(version + 1, 'gzip' if gzip else None)}"
+        other = "gzip" if not gzip else None
+        if self.io.exists(f"{mdir}/{metadata_file_name(version + 1, other)}"):
+            raise CommitFailedError(f"cannot commit to {name}: version {version + 1} exists already")
+        try:
+            _fs_commit.publish_exclusive(self.io, path, _fs_commit.serialize(metadata, gzip))
+        except AlreadyExistsError:
+            raise CommitFailedError(
+                f"cannot commit to {name}: version {version + 1} was created by another commit"
+            ) from None
+        except OperationalError as e:
+            if self.io.exists(path):
+                raise CommitStateUnknownError(f"commit to {name} may have succeeded: {e}") from e
+            raise
+        # committed: from here on nothing may raise a retryable failure
+        _fs_commit.write_version_hint(self.io, mdir, version + 1)
+        committed = Table(identifier, TableMetadata(metadata.raw, path), path, self.io)
+        _fs_commit.delete_dropped_metadata(self.io, base.metadata, committed.metadata, current_path)
+        return committed
+
+    def drop_table(self, identifier: Identifier, purge: bool = False) -> None:
+        """Spark's hadoop catalog deletes the table folder; ``purge`` first deletes every
+        file the table references (which may live elsewhere)."""
+        table = self.load_table(identifier)
+        if purge:
+            _fs_commit.delete_table_files(table)
+        self.io.delete(self._path(identifier), recursive=True)
+
+    def rename_table(self, source: Identifier, target: Identifier) -> None:
+        raise NotSupportedError(
+            f"cannot rename {'.'.join(source)} to {'.'.join(target)}: tables of the file-system"
+            " (hadoop) catalog are named by their folder and their metadata holds absolute paths"
+            " (Spark: 'Cannot rename Hadoop tables')"
+        )
+
+
+def _gzip(metadata: TableMetadata) -> bool:
+    codec = str((metadata.properties or {}).get("write.metadata.compression-codec", "none"))
+    return codec.lower() == "gzip"

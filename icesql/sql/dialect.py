@@ -2,7 +2,9 @@
 
 sqlglot already knows ``VERSION AS OF`` / ``TIMESTAMP AS OF`` / ``FOR SYSTEM_TIME AS OF``;
 this dialect adds what Iceberg users also write and sqlglot does not parse
-(``FOR SYSTEM_VERSION AS OF``). Parse errors become ``ProgrammingError`` naming the line and
+(``FOR SYSTEM_VERSION AS OF``), the Iceberg type names ``FIXED(L)`` and ``TIMESTAMP_NS``, and
+hands every ``ALTER TABLE`` (and ``SHOW``) on as a ``Command`` for ``icesql.sql.extensions``
+to parse with one grammar. Parse errors become ``ProgrammingError`` naming the line and
 column of the user's own text.
 """
 
@@ -20,6 +22,14 @@ from icesql.errors import ProgrammingError
 
 
 class IcebergSpark(Spark):
+    class Tokenizer(Spark.Tokenizer):
+        # Iceberg types Spark cannot spell; sqlglot would read FIXED as DECIMAL
+        KEYWORDS = {
+            **Spark.Tokenizer.KEYWORDS,
+            "FIXED": TokenType.FIXEDSTRING,
+            "TIMESTAMP_NS": TokenType.TIMESTAMP_NS,
+        }
+
     class Parser(Spark.Parser):
         VERSION_PHRASES = {
             ("FOR", "SYSTEM_VERSION"): "VERSION",
@@ -29,6 +39,18 @@ class IcebergSpark(Spark):
             **Spark.Parser.PLACEHOLDER_PARSERS,
             TokenType.PLACEHOLDER: lambda self: self._positioned_placeholder(),
         }
+
+        def _parse_alter(self) -> exp.Expr:
+            # every ALTER TABLE goes to icesql.sql.extensions, one grammar for the family
+            # (sqlglot parses only some of its forms and degrades Iceberg's to a Command)
+            if self._curr is not None and self._curr.token_type == TokenType.TABLE:
+                return self._parse_as_command(self._prev)
+            return super()._parse_alter()
+
+        def _warn_unsupported(self) -> None:
+            # Commands (ALTER TABLE, SHOW ...) are parsed by icesql.sql.extensions, which
+            # reports its own errors; sqlglot's fallback warning would only be noise
+            pass
 
         def _positioned_placeholder(self) -> exp.Placeholder:
             # the tree's walk order is not the text's order (LIMIT comes before WHERE), so

@@ -1,0 +1,44 @@
+"""Handlers of the statements that are not queries: DDL, INSERT, SHOW, DESCRIBE, ALTER.
+
+``statement_handler`` is the engine's table of handlers by statement type; each handler
+takes ``(engine, statement, params)`` and returns a ``Result``. Statements sqlglot cannot
+parse arrive as a ``Command`` and are parsed by ``icesql.sql.extensions`` first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+if TYPE_CHECKING:
+    from icesql.engine import Engine, Result
+
+Handler = Callable[["Engine", exp.Expr, Sequence[object]], "Result"]
+
+
+def _handlers() -> list[tuple[type, Handler]]:
+    from icesql.statements import commands, ddl, insert, show
+
+    return [
+        (exp.Create, ddl.create),
+        (exp.Drop, ddl.drop),
+        (exp.Insert, insert.insert),
+        (exp.Describe, show.describe),
+        (exp.Command, commands.command),
+    ]
+
+
+_TABLE: list[tuple[type, Handler]] | None = None
+
+
+def statement_handler(statement: exp.Expr) -> Handler | None:
+    """The handler for ``statement``'s type, or None when icesql has none."""
+    global _TABLE
+    if _TABLE is None:
+        _TABLE = _handlers()
+    for node_type, handler in _TABLE:
+        if isinstance(statement, node_type):
+            return handler
+    return None

@@ -1,0 +1,432 @@
+"""CREATE / DROP of tables and namespaces, CREATE TABLE AS SELECT and REPLACE TABLE.
+
+New tables get what Spark's Iceberg catalog gives them: fresh field ids in Java's order,
+partition fields from 1000 with Java's names, format version 2 unless
+``TBLPROPERTIES ('format-version'=...)`` says otherwise (the property itself is not stored),
+``write.parquet.compression-codec=zstd`` and the ``owner`` property. A CTAS table appears
+with its first snapshot in its first metadata version, or not at all. ``CREATE OR REPLACE``
+keeps the table's history and the ids of the columns it keeps (Java's
+``buildReplacement``), and leaves ``main`` on the new data (or on nothing).
+"""
+
+from __future__ import annotations
+
+import getpass
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from icesql.catalog.base import CommitStateUnknownError
+from icesql.catalog.table import Table
+from icesql.errors import (
+    AlreadyExistsError,
+    NoSuchNamespaceError,
+    NoSuchTableError,
+    NotSupportedError,
+    ProgrammingError,
+)
+from icesql.metadata.builder import new_table_metadata
+from icesql.metadata.table_metadata import TableMetadata
+from icesql.spec.arrow import arrow_to_iceberg_type
+from icesql.spec.partitioning import PartitionField, PartitionSpec
+from icesql.spec.schema import Schema
+from icesql.spec.sorting import SortOrder
+from icesql.spec.types import NestedField, UnknownType, VariantType
+from icesql.sql.extensions import Term, parse_term
+from icesql.statements import types as sql_types
+from icesql.statements.insert import as_query, write_query
+from icesql.statements.names import name_parts, namespace_identifier, table_identifier
+from icesql.statements.results import done
+from icesql.statements.terms import new_partition_spec
+from icesql.write import commit as committer
+from icesql.write.data_writer import WriteTarget
+from icesql.write.metrics import MetricsConfig
+from icesql.write.properties import (
+    DEFAULT_PARQUET_COMPRESSION,
+    FORMAT_VERSION,
+    PARQUET_COMPRESSION,
+    RESERVED,
+    TableProperties,
+)
+from icesql.write.snapshot import Change
+from icesql.write.updates import (
+    AddSchema,
+    AddSortOrder,
+    AddSpec,
+    AssertCurrentSchemaId,
+    AssertLastAssignedFieldId,
+    AssertLastAssignedPartitionId,
+    AssertTableUUID,
+    RemoveRef,
+    SetCurrentSchema,
+    SetDefaultSortOrder,
+    SetDefaultSpec,
+    SetProperties,
+    UpgradeFormatVersion,
+    apply_updates,
+)
+
+if TYPE_CHECKING:
+    from icesql.engine import Engine, Result
+
+__all__ = ["create", "drop"]
+
+_NAMESPACE_KINDS = ("NAMESPACE", "DATABASE", "SCHEMA")
+
+
+def create(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Result:
+    assert isinstance(statement, exp.Create)
+    kind = (statement.args.get("kind") or "").upper()
+    if kind in _NAMESPACE_KINDS:
+        return _create_namespace(engine, statement)
+    if kind == "TABLE":
+        return _create_table(engine, statement, params)
+    raise NotSupportedError(f"CREATE {kind} is not supported (tables and namespaces are)")
+
+
+def drop(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Result:
+    assert isinstance(statement, exp.Drop)
+    kind = (statement.args.get("kind") or "").upper()
+    catalog = engine.catalog
+    exists = bool(statement.args.get("exists"))
+    for node in statement.args.get("expressions") or statement.args.get("tables") or [statement.this]:
+        parts = name_parts(node)
+        if kind in _NAMESPACE_KINDS:
+            namespace = namespace_identifier(parts, catalog.name)
+            if not catalog.namespace_exists(namespace):
+                if exists:
+                    continue
+                raise NoSuchNamespaceError(f"[SCHEMA_NOT_FOUND] namespace not found: {'.'.join(namespace)}")
+            if statement.args.get("cascade"):
+                for table in catalog.list_tables(namespace):
+                    catalog.drop_table(table)
+            catalog.drop_namespace(namespace)
+        elif kind == "TABLE":
+            identifier = table_identifier(parts, catalog.name, engine.default_namespace)
+            if not catalog.table_exists(identifier):
+                if exists:
+                    continue
+                raise NoSuchTableError(f"[TABLE_OR_VIEW_NOT_FOUND] table not found: {'.'.join(identifier)}")
+            catalog.drop_table(identifier, purge=bool(statement.args.get("purge")))
+        else:
+            raise NotSupportedError(f"DROP {kind} is not supported (tables and namespaces are)")
+    return done()
+
+
+def _create_namespace(engine: Engine, statement: exp.Create) -> Result:
+    namespace = namespace_identifier(name_parts(statement.this), engine.catalog.name)
+    properties: dict[str, str] = {}
+    for prop in (statement.args.get("properties") or exp.Properties()).expressions:
+        properties[prop.name or type(prop).__name__] = prop.text("value") or prop.sql(dialect="spark")
+    if engine.catalog.namespace_exists(namespace):
+        if statement.args.get("exists"):
+            return done()
+        raise AlreadyExistsError(f"[SCHEMA_ALREADY_EXISTS] namespace already exists: {'.'.join(namespace)}")
+    engine.catalog.create_namespace(namespace, properties or None)
+    return done()
+
+
+# ---------------------------------------------------------------------------------------------
+# CREATE TABLE
+
+
+class _TableSpec:
+    """What a CREATE TABLE statement asks for, before ids are assigned."""
+
+    def __init__(self, statement: exp.Create, location: str):
+        self.fields: list[NestedField] | None = None
+        self.terms: list[Term] = []
+        self.properties: dict[str, str] = {}
+        self.location: str | None = None
+        self.comment: str | None = None
+        this = statement.this
+        if isinstance(this, exp.Schema):
+            self.fields = [sql_types.column_field(c) for c in this.expressions if isinstance(c, exp.ColumnDef)]
+            others = [c for c in this.expressions if not isinstance(c, exp.ColumnDef)]
+            if others:
+                raise NotSupportedError(f"table constraint {others[0].sql(dialect='spark')} is not supported")
+        for prop in (statement.args.get("properties") or exp.Properties()).expressions:
+            self._property(prop)
+        if self.location is not None and self.location.rstrip("/") != location.rstrip("/"):
+            given = self.location
+            raise ProgrammingError(
+                f"cannot set a custom location for a table of the file-system catalog:"
+                f" expected {location} but got {given}"
+            )
+
+    def _property(self, prop: exp.Expr) -> None:
+        if isinstance(prop, exp.FileFormatProperty):
+            provider = prop.name.lower()
+            if provider != "iceberg":
+                raise NotSupportedError(f"USING {prop.name}: icesql creates only Iceberg tables (USING iceberg)")
+        elif isinstance(prop, exp.PartitionedByProperty):
+            items = prop.this.expressions if isinstance(prop.this, exp.Schema) else [prop.this]
+            self.terms = [parse_term(i.sql(dialect="spark")) for i in items]
+        elif isinstance(prop, exp.LocationProperty):
+            self.location = prop.this.name
+        elif isinstance(prop, exp.SchemaCommentProperty):
+            self.comment = prop.this.name
+        elif isinstance(prop, exp.Property):
+            key = prop.this.name if isinstance(prop.this, exp.Literal) else prop.name
+            value = prop.args.get("value")
+            self.properties[key] = value.name if isinstance(value, exp.Literal) else value.sql(dialect="spark")
+        else:
+            raise NotSupportedError(f"CREATE TABLE clause {prop.sql(dialect='spark')} is not supported")
+
+
+def _format_version(properties: dict[str, str], default: int) -> int:
+    text = properties.pop(FORMAT_VERSION, None)
+    if text is None:
+        return default
+    try:
+        version = int(text)
+    except ValueError:
+        version = -1
+    if version not in (1, 2, 3):
+        raise ProgrammingError(f"unsupported format-version {text!r}: icesql writes 1, 2 and 3")
+    return version
+
+
+def _stored_properties(spec: _TableSpec) -> dict[str, str]:
+    props = dict(spec.properties)
+    reserved = sorted(k for k in props if k in RESERVED and k != FORMAT_VERSION)
+    if reserved:
+        raise ProgrammingError(f"table properties {', '.join(reserved)} are reserved and cannot be set")
+    if spec.comment is not None:
+        props["comment"] = spec.comment
+    return props
+
+
+def _check_schema(schema: Schema, format_version: int, table: str) -> None:
+    seen: set[str] = set()
+    for f in schema.fields:
+        if f.name.lower() in seen:
+            raise ProgrammingError(f"cannot create {table}: column {f.name!r} appears twice")
+        seen.add(f.name.lower())
+    for fid in schema.field_ids():
+        t = schema.find_type(fid)
+        if isinstance(t, UnknownType) and format_version < 3:
+            raise ProgrammingError(
+                f"cannot create {table}: column {schema.find_column_name(fid)!r} has no type (NULL);"
+                " cast it, e.g. CAST(NULL AS STRING)"
+            )
+        if isinstance(t, VariantType) and format_version < 3:
+            raise ProgrammingError(f"cannot create {table}: variant columns need format-version 3")
+
+
+def _query_fields(arrow_schema: Any) -> list[NestedField]:
+    """CTAS columns: the query's names and types, all optional (Spark's ``asNullable``)."""
+    out = []
+    for f in arrow_schema:
+        t = arrow_to_iceberg_type(f.type, [1])
+        out.append(NestedField(0, f.name, _optional(t), False))
+    return out
+
+
+def _optional(t: Any) -> Any:
+    from icesql.spec.types import ListType, MapType, StructType
+
+    if isinstance(t, StructType):
+        return StructType(tuple(NestedField(0, f.name, _optional(f.type), False, f.doc) for f in t.fields))
+    if isinstance(t, ListType):
+        return ListType(0, _optional(t.element_type), False)
+    if isinstance(t, MapType):
+        return MapType(0, _optional(t.key_type), 0, _optional(t.value_type), False)
+    return t
+
+
+def _create_table(engine: Engine, statement: exp.Create, params: Sequence[object]) -> Result:
+    catalog = engine.catalog
+    identifier = table_identifier(name_parts(statement.this), catalog.name, engine.default_namespace)
+    name = ".".join(identifier)
+    spec = _TableSpec(statement, catalog.default_table_location(identifier))
+    query = statement.args.get("expression")
+    replace = bool(statement.args.get("replace"))
+    exists = catalog.table_exists(identifier)
+    if exists and not replace:
+        if statement.args.get("exists"):
+            return done()
+        raise AlreadyExistsError(f"[TABLE_OR_VIEW_ALREADY_EXISTS] table already exists: {name}")
+    if query is not None and spec.fields is not None:
+        raise ProgrammingError(f"cannot create {name}: CREATE TABLE AS SELECT takes no column list")
+    if query is None and spec.fields is None:
+        raise ProgrammingError(f"cannot create {name}: no columns given")
+    if exists:
+        return _replace_table(engine, catalog.load_table(identifier), spec, query, params)
+
+    result = None
+    fields = spec.fields
+    if query is not None:
+        result = engine.query(as_query(query), params)
+        fields = _query_fields(result.reader.schema)
+    try:
+        return _create_new_table(engine, identifier, spec, fields, result, params)
+    finally:
+        if result is not None:
+            result.close()
+
+
+def _create_new_table(
+    engine: Engine, identifier: tuple[str, ...], spec: _TableSpec, fields: Any, result: Any, params: Sequence[object]
+) -> Result:
+    catalog = engine.catalog
+    name = ".".join(identifier)
+    props = _stored_properties(spec)
+    version = _format_version(props, 2)
+    schema = Schema(sql_types.fresh_schema_fields(fields, 1), 0)
+    _check_schema(schema, version, name)
+    partition_spec = new_partition_spec(schema, spec.terms)
+    stored = {"owner": _owner(), PARQUET_COMPRESSION: DEFAULT_PARQUET_COMPRESSION, **props}
+    TableProperties(stored, name).parquet_compression  # noqa: B018 - validates the codec
+    metadata = new_table_metadata(
+        catalog.default_table_location(identifier),
+        schema,
+        partition_spec,
+        SortOrder(0, ()),
+        stored,
+        format_version=version,
+    )
+    if result is None:
+        committer.create_table(catalog, identifier, metadata)
+        return done()
+    table = Table(identifier, metadata, "", _io(catalog))
+    files, rows, _ = write_query(engine, table, None, params, result=result)
+    try:
+        committer.create_table(
+            catalog, identifier, metadata, Change(operation="append", added_files=tuple(files))
+        )
+    except CommitStateUnknownError:
+        raise  # the files may be part of the table now
+    except BaseException:
+        _delete(table, files)
+        raise
+    return done(rows)
+
+
+def _owner() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no user name in some containers
+        return "icesql"
+
+
+def _io(catalog: Any) -> Any:
+    from icesql.io import FileIO
+
+    return getattr(catalog, "io", None) or FileIO()
+
+
+def _delete(table: Table, files: Sequence[Any]) -> None:
+    for f in files:
+        try:
+            table.io.delete(f.file_path)
+        except Exception:  # noqa: BLE001 - the original error matters more
+            pass
+
+
+# ---------------------------------------------------------------------------------------------
+# CREATE OR REPLACE TABLE
+
+
+def _replacement_spec(base: TableMetadata, schema: Schema, terms: Sequence[Term], version: int) -> PartitionSpec:
+    """Java's ``reassignPartitionIds``: keep the id of a (source, transform) pair any earlier
+    spec had; new pairs get ids after ``last-partition-id`` (v1: by position from 1000)."""
+    fresh = new_partition_spec(schema, terms)
+    if version < 2:
+        return fresh
+    known = {}
+    for s in base.specs:
+        for f in s.fields:
+            known.setdefault((f.source_id, str(f.transform)), f.field_id)
+    next_id = base.last_partition_id
+    fields = []
+    for f in fresh.fields:
+        fid = known.get((f.source_id, str(f.transform)))
+        if fid is None:
+            next_id += 1
+            fid = next_id
+        fields.append(PartitionField(f.source_id, fid, f.transform, f.name))
+    return PartitionSpec(0, tuple(fields))
+
+
+def _replace_table(
+    engine: Engine, table: Table, spec: _TableSpec, query: exp.Expr | None, params: Sequence[object]
+) -> Result:
+    result = None
+    fields = spec.fields
+    if query is not None:
+        result = engine.query(as_query(query), params)
+        fields = _query_fields(result.reader.schema)
+    try:
+        return _replace_with(engine, table, spec, fields, result, params)
+    finally:
+        if result is not None:
+            result.close()
+
+
+def _replace_with(
+    engine: Engine, table: Table, spec: _TableSpec, fields: Any, result: Any, params: Sequence[object]
+) -> Result:
+    base = table.metadata
+    name = table.name
+    props = _stored_properties(spec)
+    version = _format_version(props, base.format_version)
+    if version < base.format_version:
+        raise ProgrammingError(
+            f"cannot replace {name}: cannot downgrade format version {base.format_version} to {version}"
+        )
+    schema = Schema(
+        sql_types.fresh_schema_fields(fields, base.last_column_id + 1, base.schema()), 0
+    )
+    _check_schema(schema, version, name)
+    updates = [
+        AddSchema(schema),
+        SetCurrentSchema(),
+        AddSpec(_replacement_spec(base, schema, spec.terms, version)),
+        SetDefaultSpec(),
+        AddSortOrder(SortOrder(0, ())),
+        SetDefaultSortOrder(),
+        SetProperties(props),
+        RemoveRef("main"),
+    ]
+    if version > base.format_version:
+        updates.insert(0, UpgradeFormatVersion(version))
+    requirements = (
+        AssertTableUUID(base.table_uuid),
+        AssertCurrentSchemaId(base.current_schema_id),
+        AssertLastAssignedFieldId(base.last_column_id),
+        AssertLastAssignedPartitionId(base.last_partition_id),
+    )
+    if result is None:
+        committer.commit(engine.catalog, table, Change(updates=tuple(updates), requirements=requirements))
+        return done()
+    view = TableMetadata(apply_updates(base.builder(), updates).raw, base.path)
+    new_schema, order = view.schema(), view.sort_order()
+    props_view = TableProperties(view.properties, name)
+    target = WriteTarget(
+        io=table.io,
+        data_location=props_view.data_location(view.location),
+        schema=new_schema,
+        spec=view.spec(),
+        sort_order=order,
+        properties=props_view,
+        metrics=MetricsConfig.for_table(new_schema, view.properties, order),
+    )
+    files, rows, _ = write_query(engine, table, None, params, target=target, result=result)
+    change = Change(
+        operation="overwrite",
+        added_files=tuple(files),
+        keep_existing=False,
+        updates=tuple(updates),
+        requirements=requirements,
+    )
+    try:
+        committer.commit(engine.catalog, table, change)
+    except CommitStateUnknownError:
+        raise  # the files may be part of the table now
+    except BaseException:
+        _delete(table, files)
+        raise
+    return done(rows)
+

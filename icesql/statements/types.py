@@ -1,0 +1,248 @@
+"""Spark SQL types to Iceberg types and back, and Java's fresh field-id assignment.
+
+``TIMESTAMP`` is Spark's local-time-zone timestamp, so it becomes ``timestamptz``;
+``TIMESTAMP_NTZ`` becomes ``timestamp``; ``TINYINT``/``SMALLINT`` widen to ``int`` and
+``CHAR``/``VARCHAR`` to ``string``, as Iceberg's Spark catalog does. Beyond Spark, icesql
+accepts ``UUID``, ``FIXED(L)``, ``TIME``, ``TIMESTAMP_NS`` and ``VARIANT``.
+
+Field ids are assigned like Java's ``TypeUtil.assignFreshIds``: the fields of a struct take
+the next ids in order, then each field's own nested type is numbered, a list's element and
+a map's key and value taking their ids before their contents; so Spark and icesql give the
+same table the same ids::
+
+    >>> st = exp.DataType.build("STRUCT<a: INT, b: STRUCT<c: INT>, d: INT>", dialect="spark")
+    >>> [str(f) for f in fresh_schema_fields(struct_fields(st), 1)]
+    ['1: a: optional int', '2: b: optional struct<4: c: optional int>', '3: d: optional int']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from sqlglot import exp
+
+from icesql.errors import NotSupportedError, ProgrammingError
+from icesql.spec.schema import Schema
+from icesql.spec.types import (
+    BinaryType,
+    BooleanType,
+    DateType,
+    DecimalType,
+    DoubleType,
+    FixedType,
+    FloatType,
+    IcebergType,
+    IntegerType,
+    ListType,
+    LongType,
+    MapType,
+    NestedField,
+    StringType,
+    StructType,
+    TimestampNanoType,
+    TimestampType,
+    TimestamptzNanoType,
+    TimestamptzType,
+    TimeType,
+    UnknownType,
+    UUIDType,
+    VariantType,
+)
+
+__all__ = [
+    "column_field",
+    "fresh_schema_fields",
+    "iceberg_type",
+    "spark_ddl_type",
+    "spark_type",
+    "struct_fields",
+]
+
+T = exp.DataType.Type
+_SIMPLE: dict[T, Callable[[], IcebergType]] = {
+    T.BOOLEAN: BooleanType,
+    T.TINYINT: IntegerType,
+    T.SMALLINT: IntegerType,
+    T.INT: IntegerType,
+    T.BIGINT: LongType,
+    T.FLOAT: FloatType,
+    T.DOUBLE: DoubleType,
+    T.TEXT: StringType,
+    T.VARCHAR: StringType,
+    T.CHAR: StringType,
+    T.NVARCHAR: StringType,
+    T.BINARY: BinaryType,
+    T.VARBINARY: BinaryType,
+    T.DATE: DateType,
+    T.TIMESTAMP: TimestamptzType,
+    T.TIMESTAMPTZ: TimestamptzType,
+    T.TIMESTAMPLTZ: TimestamptzType,
+    T.TIMESTAMPNTZ: TimestampType,
+    T.TIMESTAMP_NS: TimestampNanoType,
+    T.TIME: TimeType,
+    T.UUID: UUIDType,
+    T.VARIANT: VariantType,
+}
+PLACEHOLDER_ID = 0
+
+
+def _params(dt: exp.DataType) -> list[int]:
+    out = []
+    for p in dt.expressions:
+        node = p.this if isinstance(p, exp.DataTypeParam) else p
+        try:
+            out.append(int(node.name))
+        except (ValueError, AttributeError):
+            raise ProgrammingError(f"invalid type parameter in {dt.sql(dialect='spark')}") from None
+    return out
+
+
+def iceberg_type(dt: exp.DataType) -> IcebergType:
+    """The Iceberg type of a parsed Spark SQL type; nested ids are placeholders (0)."""
+    kind = dt.this
+    if kind in _SIMPLE:
+        return _SIMPLE[kind]()
+    if kind == T.DECIMAL:
+        params = _params(dt)
+        precision = params[0] if params else 10
+        scale = params[1] if len(params) > 1 else 0
+        if not 1 <= precision <= 38 or not 0 <= scale <= precision:
+            raise ProgrammingError(f"invalid decimal type DECIMAL({precision},{scale})")
+        return DecimalType(precision, scale)
+    if kind == T.FIXEDSTRING:
+        (length,) = _params(dt) or [0]
+        if length <= 0:
+            raise ProgrammingError("FIXED needs a positive length, e.g. FIXED(16)")
+        return FixedType(length)
+    if kind == T.ARRAY:
+        (element,) = dt.expressions
+        return ListType(PLACEHOLDER_ID, iceberg_type(element), False)
+    if kind == T.MAP:
+        key, value = dt.expressions
+        return MapType(PLACEHOLDER_ID, iceberg_type(key), PLACEHOLDER_ID, iceberg_type(value), False)
+    if kind == T.STRUCT:
+        return StructType(tuple(struct_fields(dt)))
+    if kind == T.NULL:
+        return UnknownType()
+    raise NotSupportedError(f"type {dt.sql(dialect='spark')} cannot be stored in an Iceberg table")
+
+
+def column_field(node: exp.ColumnDef) -> NestedField:
+    """A column definition (name, type, NOT NULL, COMMENT) with a placeholder id."""
+    kind = node.args.get("kind")
+    if not isinstance(kind, exp.DataType):
+        raise ProgrammingError(f"column {node.name} needs a type")
+    required, doc = False, None
+    for constraint in node.args.get("constraints") or []:
+        c = constraint.args.get("kind")
+        if isinstance(c, exp.NotNullColumnConstraint):
+            required = not c.args.get("allow_null")
+        elif isinstance(c, exp.CommentColumnConstraint):
+            doc = c.this.name
+        else:
+            raise NotSupportedError(
+                f"column constraint {constraint.sql(dialect='spark')} is not supported"
+            )
+    return NestedField(PLACEHOLDER_ID, node.name, iceberg_type(kind), required, doc)
+
+
+def struct_fields(dt: exp.DataType) -> list[NestedField]:
+    out = []
+    for child in dt.expressions:
+        if isinstance(child, exp.ColumnDef):
+            out.append(column_field(child))
+        elif isinstance(child, exp.DataType):  # unnamed (not Spark syntax)
+            raise ProgrammingError(f"struct fields need names: {dt.sql(dialect='spark')}")
+    return out
+
+
+def fresh_schema_fields(
+    fields: Sequence[NestedField], first_id: int, base: Schema | None = None
+) -> tuple[NestedField, ...]:
+    """``fields`` with ids from ``first_id`` on, in Java's order; names found in ``base``
+    keep their ids there (a REPLACE TABLE keeps the ids of columns it keeps)."""
+    counter = [first_id]
+
+    def next_id(path: tuple[str, ...]) -> int:
+        if base is not None:
+            try:
+                return base.find_field_by_name(".".join(path), case_sensitive=True).field_id
+            except ProgrammingError:
+                pass
+        value = counter[0]
+        counter[0] += 1
+        return value
+
+    def struct(fs: Sequence[NestedField], prefix: tuple[str, ...]) -> tuple[NestedField, ...]:
+        ids = [next_id((*prefix, f.name)) for f in fs]
+        return tuple(
+            NestedField(i, f.name, typ(f.type, (*prefix, f.name)), f.required, f.doc,
+                        f.initial_default, f.write_default)
+            for f, i in zip(fs, ids)
+        )
+
+    def typ(t: IcebergType, path: tuple[str, ...]) -> IcebergType:
+        if isinstance(t, StructType):
+            return StructType(struct(t.fields, path))
+        if isinstance(t, ListType):
+            element_id = next_id((*path, "element"))
+            return ListType(element_id, typ(t.element_type, (*path, "element")), t.element_required)
+        if isinstance(t, MapType):
+            key_id, value_id = next_id((*path, "key")), next_id((*path, "value"))
+            return MapType(
+                key_id, typ(t.key_type, (*path, "key")), value_id,
+                typ(t.value_type, (*path, "value")), t.value_required,
+            )
+        return t
+
+    return struct(fields, ())
+
+
+# ---------------------------------------------------------------------------------------------
+# Iceberg -> Spark names
+
+
+def _spark_primitive(t: IcebergType) -> str:
+    if isinstance(t, DecimalType):
+        return f"decimal({t.precision},{t.scale})"
+    return {
+        BooleanType: "boolean",
+        IntegerType: "int",
+        LongType: "bigint",
+        FloatType: "float",
+        DoubleType: "double",
+        DateType: "date",
+        TimeType: "time",
+        TimestampType: "timestamp_ntz",
+        TimestamptzType: "timestamp",
+        TimestampNanoType: "timestamp_ntz",
+        TimestamptzNanoType: "timestamp",
+        StringType: "string",
+        UUIDType: "string",
+        FixedType: "binary",
+        BinaryType: "binary",
+        UnknownType: "void",
+        VariantType: "variant",
+    }.get(type(t), str(t))
+
+
+def spark_type(t: IcebergType) -> str:
+    """Spark's ``DESCRIBE`` spelling: ``struct<a:int,b:string>``, ``map<string,int>``."""
+    if isinstance(t, StructType):
+        return "struct<" + ",".join(f"{f.name}:{spark_type(f.type)}" for f in t.fields) + ">"
+    if isinstance(t, ListType):
+        return f"array<{spark_type(t.element_type)}>"
+    if isinstance(t, MapType):
+        return f"map<{spark_type(t.key_type)},{spark_type(t.value_type)}>"
+    return _spark_primitive(t)
+
+
+def spark_ddl_type(t: IcebergType) -> str:
+    """Spark's ``SHOW CREATE TABLE`` spelling: ``STRUCT<a: INT, b: STRING>``."""
+    if isinstance(t, StructType):
+        return "STRUCT<" + ", ".join(f"{f.name}: {spark_ddl_type(f.type)}" for f in t.fields) + ">"
+    if isinstance(t, ListType):
+        return f"ARRAY<{spark_ddl_type(t.element_type)}>"
+    if isinstance(t, MapType):
+        return f"MAP<{spark_ddl_type(t.key_type)}, {spark_ddl_type(t.value_type)}>"
+    return _spark_primitive(t).upper()

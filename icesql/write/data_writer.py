@@ -1,0 +1,208 @@
+"""Turning a stream of record batches into partitioned, sorted, size-bounded data files.
+
+Rows are routed to the partition of the table's default spec, buffered per partition and
+flushed as Parquet row groups; a file is closed once it reaches
+``write.target-file-size-bytes`` and the next rows of that partition open a new one. When
+the table has a sort order, each file is written from one sorted buffer, so every file is
+sorted and records the order's id (as Spark's writes do); without one, ``sort_order_id`` is
+0. Memory stays bounded: buffers are flushed when they reach a row group's worth of data or
+when all buffers together pass a limit, never holding the whole input.
+
+File names follow Spark's ``<partition>-<task>-<operation uuid>-<epoch>-<count>.parquet``
+under ``write.data.path`` (default ``<location>/data``) and the partition path Java builds.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from icesql.errors import InternalError
+from icesql.io import FileIO
+from icesql.metadata.manifest import DataFile
+from icesql.spec.partitioning import PartitionSpec
+from icesql.spec.schema import Schema
+from icesql.spec.sorting import SortOrder
+from icesql.write.metrics import MetricsConfig
+from icesql.write.parquet import ParquetDataWriter, arrow_write_schema
+from icesql.write.properties import TableProperties
+from icesql.write.sorting import partition_keys, sort_indices
+
+__all__ = ["DataWriter", "WriteTarget"]
+
+MAX_BUFFERED_BYTES = 256 * 1024 * 1024  # all partitions together
+MAX_ROW_GROUP_BYTES = 64 * 1024 * 1024  # in-memory (Arrow) size of one flushed row group
+
+
+@dataclass(frozen=True)
+class WriteTarget:
+    """Everything the writer needs to know about the table it writes for."""
+
+    io: FileIO
+    data_location: str
+    schema: Schema
+    spec: PartitionSpec
+    sort_order: SortOrder
+    properties: TableProperties
+    metrics: MetricsConfig
+    operation_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+
+    @staticmethod
+    def for_table(table: Any) -> WriteTarget:
+        """The target for appending to ``table`` (an ``icesql.catalog.table.Table``)."""
+        md = table.metadata
+        props = TableProperties(md.properties, table.name)
+        schema, order = md.schema(), md.sort_order()
+        return WriteTarget(
+            io=table.io,
+            data_location=props.data_location(md.location),
+            schema=schema,
+            spec=md.spec(),
+            sort_order=order,
+            properties=props,
+            metrics=MetricsConfig.for_table(schema, md.properties, order),
+        )
+
+
+@dataclass
+class _Partition:
+    values: tuple[Any, ...]
+    batches: list[pa.RecordBatch] = field(default_factory=list)
+    nbytes: int = 0
+    writer: ParquetDataWriter | None = None
+
+
+class DataWriter:
+    """Writes batches shaped like ``arrow_write_schema(target.schema)``; ``close`` returns
+    the data files. On any error call ``abort`` to delete what was written."""
+
+    def __init__(self, target: WriteTarget):
+        self.target = target
+        self.arrow_schema = arrow_write_schema(target.schema)
+        self.target_size = target.properties.target_file_size_bytes
+        self.sorted = not target.sort_order.is_unsorted()
+        # a sorted file is written from one buffer, so buffer up to a whole file
+        limit = self.target_size if self.sorted else target.properties.row_group_size_bytes
+        self.flush_bytes = max(1, min(limit, MAX_ROW_GROUP_BYTES if not self.sorted else MAX_BUFFERED_BYTES))
+        self._partitions: dict[tuple[Any, ...], _Partition] = {}
+        self._done: list[DataFile] = []
+        self._open: list[ParquetDataWriter] = []
+        self._count = 0
+        self._buffered = 0
+        self._ratio = 1.0  # Parquet bytes per Arrow byte, learnt from written row groups
+        self.rows = 0
+
+    # --- input ---------------------------------------------------------------------------
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        if batch.num_rows == 0:
+            return
+        if batch.schema.names != self.arrow_schema.names:
+            batch = batch.select(self.arrow_schema.names)
+        self.rows += batch.num_rows
+        for values, rows in partition_keys(batch, self.target.schema, self.target.spec):
+            part = batch if rows is None else batch.take(rows)
+            state = self._partitions.get(values)
+            if state is None:
+                state = self._partitions[values] = _Partition(values)
+            state.batches.append(part)
+            state.nbytes += part.nbytes
+            self._buffered += part.nbytes
+            if state.nbytes >= self.flush_bytes:
+                self._flush(state)
+        while self._buffered > MAX_BUFFERED_BYTES:
+            self._flush(max(self._partitions.values(), key=lambda p: p.nbytes))
+
+    def close(self) -> list[DataFile]:
+        """Flush everything and finish every file; the data files, in write order."""
+        for state in list(self._partitions.values()):
+            self._flush(state)
+            self._finish(state)
+        return list(self._done)
+
+    def abort(self) -> None:
+        """Delete every file this writer created (best effort)."""
+        for writer in self._open:
+            writer.abort()
+        for data_file in self._done:
+            try:
+                self.target.io.delete(data_file.file_path)
+            except Exception:  # noqa: BLE001 - cleanup must not mask the original error
+                pass
+        self._open.clear()
+        self._partitions.clear()
+
+    @property
+    def partition_count(self) -> int:
+        return len(self._partitions)
+
+    # --- output --------------------------------------------------------------------------
+
+    def _flush(self, state: _Partition) -> None:
+        if not state.batches:
+            return
+        table = pa.Table.from_batches(state.batches, schema=self.arrow_schema)
+        self._buffered -= state.nbytes
+        state.batches, state.nbytes = [], 0
+        if self.sorted:
+            self._finish(state)  # a sorted buffer starts and fills its own files
+            table = table.take(sort_indices(table, self.target.schema, self.target.sort_order))
+        offset = 0
+        while offset < table.num_rows:
+            writer = state.writer or self._new_writer(state)
+            room = max(self.target_size - writer.bytes_written, 1)
+            row_bytes = max(table.nbytes / max(table.num_rows, 1), 1.0) * self._ratio
+            rows = max(1, min(table.num_rows - offset, int(room / row_bytes) or 1))
+            rows = min(rows, max(1, int(MAX_ROW_GROUP_BYTES / max(row_bytes / self._ratio, 1.0))))
+            chunk = table.slice(offset, rows)
+            before = writer.bytes_written
+            writer.write(chunk)
+            written = writer.bytes_written - before
+            if chunk.nbytes and written:
+                self._ratio = max(written / chunk.nbytes, 1e-3)
+            offset += rows
+            if writer.bytes_written >= self.target_size:
+                self._finish(state)
+        if self.sorted:
+            self._finish(state)
+
+    def _new_writer(self, state: _Partition) -> ParquetDataWriter:
+        t = self.target
+        self._count += 1
+        name = f"00000-0-{t.operation_id}-0-{self._count:05d}.parquet"
+        if t.spec.fields:
+            path = f"{t.data_location}/{t.spec.partition_path(state.values, t.schema)}/{name}"
+        else:
+            path = f"{t.data_location}/{name}"
+        props = t.properties
+        writer = ParquetDataWriter(
+            t.io,
+            path,
+            t.schema,
+            t.spec.spec_id,
+            state.values,
+            t.metrics,
+            compression=props.parquet_compression,
+            compression_level=props.parquet_compression_level,
+            page_size=props.page_size_bytes,
+            sort_order_id=t.sort_order.order_id,
+        )
+        state.writer = writer
+        self._open.append(writer)
+        return writer
+
+    def _finish(self, state: _Partition) -> None:
+        writer = state.writer
+        if writer is None:
+            return
+        state.writer = None
+        if writer not in self._open:
+            raise InternalError(f"data file {writer.path} finished twice")
+        self._open.remove(writer)
+        if writer.record_count == 0:
+            writer.abort()
+            return
+        self._done.append(writer.close())

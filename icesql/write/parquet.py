@@ -1,0 +1,160 @@
+"""Writing one Parquet data file the way Iceberg's Parquet writer lays it out.
+
+Appendix A: every column carries its Iceberg field id as the Parquet field id, lists use
+the 3-level representation with ``element``, decimals are stored as int32/int64 when the
+precision allows, ``unknown`` columns are omitted, timestamps keep their UTC adjustment.
+The Arrow schema written is exactly ``schema_to_arrow(schema)`` minus unknown columns, so
+batches must already have been cast to the table's types.
+
+The writer streams: each ``write`` appends row groups, and ``bytes_written`` tells a
+rolling writer when the file has reached its target size. ``close`` returns the
+``DataFile`` with its metrics (``icesql.write.metrics``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from icesql.errors import OperationalError
+from icesql.io import FileIO
+from icesql.metadata.manifest import DATA, DataFile
+from icesql.spec.arrow import schema_to_arrow
+from icesql.spec.schema import Schema
+from icesql.spec.types import UnknownType
+from icesql.write.metrics import FileMetricsCollector, MetricsConfig
+
+__all__ = ["ParquetDataWriter", "arrow_write_schema"]
+
+_CODEC_NAMES = {"uncompressed": "none", "none": "none", "lz4_raw": "lz4"}
+
+
+def arrow_write_schema(schema: Schema) -> pa.Schema:
+    """The Arrow schema of the data files of ``schema`` (unknown columns left out)."""
+    kept = Schema(
+        tuple(f for f in schema.fields if not isinstance(f.type, UnknownType)),
+        schema.schema_id,
+    )
+    return schema_to_arrow(kept)
+
+
+class ParquetDataWriter:
+    """One open data file. Not thread-safe; use one per file."""
+
+    def __init__(
+        self,
+        io: FileIO,
+        path: str,
+        schema: Schema,
+        spec_id: int,
+        partition: Sequence[Any],
+        metrics: MetricsConfig,
+        compression: str = "zstd",
+        compression_level: int | None = None,
+        page_size: int = 1024 * 1024,
+        sort_order_id: int | None = 0,
+    ):
+        self.io = io
+        self.path = path
+        self.spec_id = spec_id
+        self.partition = tuple(partition)
+        self.sort_order_id = sort_order_id
+        self.arrow_schema = arrow_write_schema(schema)
+        self._write_schema = Schema(
+            tuple(f for f in schema.fields if not isinstance(f.type, UnknownType)),
+            schema.schema_id,
+        )
+        self._metrics = FileMetricsCollector(self._write_schema, metrics)
+        self.record_count = 0
+        fs, fs_path = io.fs(path)
+        parent = fs_path.rsplit("/", 1)[0]
+        try:
+            if parent:
+                fs.makedirs(parent, exist_ok=True)
+            self._sink = fs.open(fs_path, "wb")
+            self._writer = pq.ParquetWriter(
+                self._sink,
+                self.arrow_schema,
+                compression=_CODEC_NAMES.get(compression, compression),
+                compression_level=compression_level,
+                data_page_size=page_size,
+                store_decimal_as_integer=True,
+                store_schema=False,
+                write_statistics=True,
+                use_compliant_nested_type=True,
+                version="2.6",
+                data_page_version="1.0",  # what parquet-mr (Spark) writes and every reader reads
+            )
+        except OSError as e:
+            raise OperationalError(f"cannot create data file {path}: {e}") from e
+
+    @property
+    def bytes_written(self) -> int:
+        """Bytes flushed to the file so far (whole row groups)."""
+        return self._sink.tell()
+
+    def write(self, batch: pa.RecordBatch | pa.Table) -> None:
+        """Append rows (one row group per call); ``batch`` must have the table's types."""
+        if batch.num_rows == 0:
+            return
+        if batch.schema.names != self.arrow_schema.names:
+            batch = batch.select(self.arrow_schema.names)
+        table = pa.Table.from_batches([batch]) if isinstance(batch, pa.RecordBatch) else batch
+        table = table.cast(self.arrow_schema)
+        for chunk in table.to_batches():
+            self._metrics.add(chunk)
+        try:
+            self._writer.write_table(table, row_group_size=max(table.num_rows, 1))
+        except (OSError, pa.ArrowException) as e:
+            raise OperationalError(f"cannot write data file {self.path}: {e}") from e
+        self.record_count += table.num_rows
+
+    def close(self) -> DataFile:
+        """Finish the file and describe it for a manifest."""
+        try:
+            self._writer.close()
+            size = self._sink.tell()
+            self._sink.close()
+        except (OSError, pa.ArrowException) as e:
+            raise OperationalError(f"cannot finish data file {self.path}: {e}") from e
+        footer = self._writer.writer.metadata
+        metrics = self._metrics.metrics(footer)
+        return DataFile(
+            content=DATA,
+            file_path=self.path,
+            file_format="PARQUET",
+            partition=self.partition,
+            record_count=self.record_count,
+            file_size_in_bytes=size,
+            split_offsets=_split_offsets(footer),
+            sort_order_id=self.sort_order_id,
+            spec_id=self.spec_id,
+            **metrics,
+        )
+
+    def abort(self) -> None:
+        """Close and delete the file (best effort): nothing will reference it."""
+        try:
+            self._writer.close()
+            self._sink.close()
+        except Exception:  # noqa: BLE001 - already failing; cleanup must not mask the cause
+            pass
+        try:
+            self.io.delete(self.path)
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def _split_offsets(footer: Any) -> tuple[int, ...]:
+    """Row-group start offsets, as Java's ``ParquetUtil.getSplitOffsets``."""
+    offsets = []
+    for i in range(footer.num_row_groups):
+        column = footer.row_group(i).column(0)
+        start = column.data_page_offset
+        if column.has_dictionary_page and column.dictionary_page_offset is not None:
+            start = min(start, column.dictionary_page_offset)
+        offsets.append(start)
+    return tuple(sorted(offsets))

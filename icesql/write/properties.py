@@ -1,0 +1,169 @@
+"""Table properties that steer writing and committing, with the reference defaults.
+
+Names and defaults are Java's ``TableProperties``; a value that does not parse raises a
+``ProgrammingError`` naming the table and the property, because a typo in TBLPROPERTIES
+should not silently fall back to a default::
+
+    >>> TableProperties({"write.target-file-size-bytes": "1024"}).target_file_size_bytes
+    1024
+    >>> TableProperties({}).parquet_compression
+    'zstd'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from icesql.errors import ProgrammingError
+
+TARGET_FILE_SIZE = "write.target-file-size-bytes"
+DEFAULT_TARGET_FILE_SIZE = 512 * 1024 * 1024
+PARQUET_COMPRESSION = "write.parquet.compression-codec"
+DEFAULT_PARQUET_COMPRESSION = "zstd"  # Java's default for tables created since 1.4 (Spark's)
+PARQUET_COMPRESSION_LEVEL = "write.parquet.compression-level"
+PARQUET_ROW_GROUP_SIZE = "write.parquet.row-group-size-bytes"
+DEFAULT_PARQUET_ROW_GROUP_SIZE = 128 * 1024 * 1024
+PARQUET_PAGE_SIZE = "write.parquet.page-size-bytes"
+DEFAULT_PARQUET_PAGE_SIZE = 1024 * 1024
+DATA_PATH = "write.data.path"
+METADATA_PATH = "write.metadata.path"
+METADATA_COMPRESSION = "write.metadata.compression-codec"
+DELETE_AFTER_COMMIT = "write.metadata.delete-after-commit.enabled"
+PREVIOUS_VERSIONS_MAX = "write.metadata.previous-versions-max"
+METRICS_DEFAULT = "write.metadata.metrics.default"
+METRICS_COLUMN_PREFIX = "write.metadata.metrics.column."
+METRICS_MAX_INFERRED = "write.metadata.metrics.max-inferred-column-defaults"
+DEFAULT_METRICS_MAX_INFERRED = 100
+DISTRIBUTION_MODE = "write.distribution-mode"
+COMMIT_NUM_RETRIES = "commit.retry.num-retries"
+COMMIT_MIN_WAIT_MS = "commit.retry.min-wait-ms"
+COMMIT_MAX_WAIT_MS = "commit.retry.max-wait-ms"
+COMMIT_TOTAL_TIMEOUT_MS = "commit.retry.total-timeout-ms"
+FORMAT_VERSION = "format-version"
+DEFAULT_FILE_FORMAT = "write.format.default"
+
+# Not stored in metadata: Java's TableProperties.RESERVED_PROPERTIES, and what Spark shows.
+RESERVED = frozenset(
+    {
+        "format-version",
+        "uuid",
+        "snapshot-count",
+        "current-snapshot-id",
+        "current-snapshot-summary",
+        "current-snapshot-timestamp-ms",
+        "current-schema",
+        "default-partition-spec",
+        "default-sort-order",
+    }
+)
+# What Spark's SparkTable adds to the properties it shows, never stored either.
+SPARK_DISPLAY_ONLY = frozenset({"format", "provider", "location", "sort-order", "identifier-fields"})
+
+_CODECS = {"zstd", "gzip", "snappy", "lz4", "brotli", "uncompressed", "none", "lz4_raw"}
+
+
+@dataclass(frozen=True)
+class TableProperties:
+    """Typed access to a table's properties; ``table`` names it in error messages."""
+
+    values: Mapping[str, str] = field(default_factory=dict)
+    table: str = ""
+
+    def _int(self, key: str, default: int, minimum: int = 0) -> int:
+        text = self.values.get(key)
+        if text is None:
+            return default
+        try:
+            value = int(str(text).strip())
+        except ValueError:
+            raise ProgrammingError(self._bad(key, text, "an integer")) from None
+        if value < minimum:
+            raise ProgrammingError(self._bad(key, text, f"an integer >= {minimum}"))
+        return value
+
+    def _bool(self, key: str, default: bool) -> bool:
+        text = self.values.get(key)
+        if text is None:
+            return default
+        lowered = str(text).strip().lower()
+        if lowered not in ("true", "false"):
+            raise ProgrammingError(self._bad(key, text, "true or false"))
+        return lowered == "true"
+
+    def _bad(self, key: str, text: str, wanted: str) -> str:
+        where = f" of table {self.table}" if self.table else ""
+        return f"table property {key!r}{where} is {text!r}; expected {wanted}"
+
+    @property
+    def target_file_size_bytes(self) -> int:
+        return self._int(TARGET_FILE_SIZE, DEFAULT_TARGET_FILE_SIZE, minimum=1)
+
+    @property
+    def row_group_size_bytes(self) -> int:
+        return self._int(PARQUET_ROW_GROUP_SIZE, DEFAULT_PARQUET_ROW_GROUP_SIZE, minimum=1)
+
+    @property
+    def page_size_bytes(self) -> int:
+        return self._int(PARQUET_PAGE_SIZE, DEFAULT_PARQUET_PAGE_SIZE, minimum=1)
+
+    @property
+    def parquet_compression(self) -> str:
+        codec = str(self.values.get(PARQUET_COMPRESSION, DEFAULT_PARQUET_COMPRESSION)).lower()
+        if codec not in _CODECS:
+            raise ProgrammingError(
+                self._bad(PARQUET_COMPRESSION, codec, "one of " + ", ".join(sorted(_CODECS)))
+            )
+        return codec
+
+    @property
+    def parquet_compression_level(self) -> int | None:
+        text = self.values.get(PARQUET_COMPRESSION_LEVEL)
+        return None if text is None else self._int(PARQUET_COMPRESSION_LEVEL, 0, minimum=-(2**31))
+
+    @property
+    def file_format(self) -> str:
+        fmt = str(self.values.get(DEFAULT_FILE_FORMAT, "parquet")).lower()
+        return fmt
+
+    @property
+    def metadata_gzip(self) -> bool:
+        codec = str(self.values.get(METADATA_COMPRESSION, "none")).lower()
+        if codec not in ("none", "gzip"):
+            raise ProgrammingError(self._bad(METADATA_COMPRESSION, codec, "none or gzip"))
+        return codec == "gzip"
+
+    @property
+    def delete_after_commit(self) -> bool:
+        return self._bool(DELETE_AFTER_COMMIT, False)
+
+    @property
+    def previous_versions_max(self) -> int:
+        return self._int(PREVIOUS_VERSIONS_MAX, 100)
+
+    @property
+    def commit_num_retries(self) -> int:
+        return self._int(COMMIT_NUM_RETRIES, 4)
+
+    @property
+    def commit_min_wait_ms(self) -> int:
+        return self._int(COMMIT_MIN_WAIT_MS, 100)
+
+    @property
+    def commit_max_wait_ms(self) -> int:
+        return self._int(COMMIT_MAX_WAIT_MS, 60_000)
+
+    @property
+    def commit_total_timeout_ms(self) -> int:
+        return self._int(COMMIT_TOTAL_TIMEOUT_MS, 30 * 60_000)
+
+    @property
+    def metrics_max_inferred_columns(self) -> int:
+        return self._int(METRICS_MAX_INFERRED, DEFAULT_METRICS_MAX_INFERRED)
+
+    def data_location(self, table_location: str) -> str:
+        return str(self.values.get(DATA_PATH) or f"{table_location.rstrip('/')}/data").rstrip("/")
+
+    def metadata_location(self, table_location: str) -> str:
+        path = self.values.get(METADATA_PATH) or f"{table_location.rstrip('/')}/metadata"
+        return str(path).rstrip("/")

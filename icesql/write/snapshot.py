@@ -1,0 +1,173 @@
+"""Making the snapshot of a change: manifests, manifest list, summary, row lineage.
+
+The new files' manifests are written once and reused by every commit attempt (their
+entries carry null sequence numbers and, in v3, null first row ids, so nothing in them
+depends on the attempt); each attempt writes a new manifest list on top of the table as
+it is *then* (spec "Sequence Numbers": "to change a sequence number for a retry, only the
+manifest list must be rewritten"), with the next sequence number, the parent's manifests
+carried forward (data and delete manifests alike) and, in v3, the table's ``next-row-id``
+as the snapshot's ``first-row-id``. File names follow Java's ``SnapshotProducer``:
+``<commit uuid>-m<N>.avro`` and ``snap-<snapshot id>-<attempt>-<commit uuid>.avro``.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from icesql.errors import InternalError
+from icesql.io import FileIO
+from icesql.metadata.manifest import STATUS_ADDED, DataFile, ManifestEntry, write_manifest
+from icesql.metadata.manifest_list import ManifestFile, read_manifest_list, write_manifest_list
+from icesql.metadata.snapshots import MAIN_BRANCH, Snapshot
+from icesql.metadata.table_metadata import TableMetadata
+from icesql.write.properties import TableProperties
+from icesql.write.summary import snapshot_summary
+from icesql.write.updates import Requirement, Update
+
+__all__ = ["Change", "SnapshotProducer", "new_snapshot_id"]
+
+APPEND = "append"
+OVERWRITE = "overwrite"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One atomic change to a table, as plain data handed to ``icesql.write.commit.commit``.
+
+    ``updates`` are applied first (schema, spec, properties ...); then, when ``operation``
+    is set, a snapshot is added to ``main`` holding ``added_files`` on top of the parent's
+    files (``keep_existing``) or alone (a REPLACE TABLE). ``requirements`` must hold on the
+    table the change lands on; appends have none and always re-apply.
+    """
+
+    operation: str | None = None
+    added_files: tuple[DataFile, ...] = ()
+    keep_existing: bool = True
+    updates: tuple[Update, ...] = ()
+    requirements: tuple[Requirement, ...] = ()
+    summary: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def adds_snapshot(self) -> bool:
+        return self.operation is not None
+
+
+def new_snapshot_id() -> int:
+    """Java's scheme: a random UUID's halves XORed, made positive."""
+    u = uuid.uuid4().int
+    return ((u >> 64) ^ (u & (2**64 - 1))) & (2**63 - 1)
+
+
+class SnapshotProducer:
+    """Produces the snapshot of one change, attempt after attempt, and knows which files it
+    wrote so a failed commit can remove them."""
+
+    def __init__(self, io: FileIO, change: Change, table: str):
+        self.io = io
+        self.change = change
+        self.table = table
+        self.commit_uuid = str(uuid.uuid4())
+        self.snapshot_id: int | None = None
+        self._manifests: dict[int, list[ManifestFile]] = {}  # by format version
+        self._manifest_paths: list[str] = []
+        self._list_paths: list[str] = []
+        self._uses: dict[str, list[str]] = {}  # manifest list -> the new manifests it names
+
+    def produce(self, md: TableMetadata, attempt: int) -> Snapshot:
+        """The snapshot to add to ``md`` (the base with the change's updates applied)."""
+        change = self.change
+        existing_ids = {s.snapshot_id for s in md.snapshots}
+        if self.snapshot_id is None or self.snapshot_id in existing_ids:
+            self.snapshot_id = new_snapshot_id()
+            while self.snapshot_id in existing_ids:
+                self.snapshot_id = new_snapshot_id()
+            self._manifests.clear()  # entries are stamped with the snapshot id
+        sid = self.snapshot_id
+        version = md.format_version
+        meta_dir = TableProperties(md.properties, self.table).metadata_location(md.location)
+        parent = md.snapshot_for_ref(MAIN_BRANCH)
+        new = self._new_manifests(md, meta_dir, sid)
+        existing: list[ManifestFile] = []
+        if parent is not None and change.keep_existing:
+            existing = read_manifest_list(self.io, parent.manifest_list, parent)
+        sequence = md.last_sequence_number + 1 if version >= 2 else 0
+        first_row_id = (md.next_row_id or 0) if version >= 3 else None
+        list_path = f"{meta_dir}/snap-{sid}-{attempt}-{self.commit_uuid}.avro"
+        self._list_paths.append(list_path)
+        self._uses[list_path] = [m.manifest_path for m in new]
+        written = write_manifest_list(
+            self.io,
+            list_path,
+            [*new, *existing],
+            version,
+            sid,
+            parent.snapshot_id if parent is not None else None,
+            sequence,
+            first_row_id,
+        )
+        summary = snapshot_summary(
+            change.operation or APPEND,
+            added=change.added_files,
+            previous=None if parent is None or not change.keep_existing else parent.summary,
+            extra=change.summary,
+        )
+        added_rows = None
+        if version >= 3:
+            added_rows = (written.next_row_id or 0) - (first_row_id or 0)
+        return Snapshot(
+            snapshot_id=sid,
+            timestamp_ms=max(time.time_ns() // 1_000_000, md.last_updated_ms),
+            manifest_list=list_path,
+            parent_snapshot_id=parent.snapshot_id if parent is not None else None,
+            sequence_number=sequence,
+            summary=summary,
+            schema_id=md.current_schema_id,
+            first_row_id=first_row_id,
+            added_rows=added_rows,
+        )
+
+    def _new_manifests(self, md: TableMetadata, meta_dir: str, sid: int) -> list[ManifestFile]:
+        version = md.format_version
+        cached = self._manifests.get(version)
+        if cached is not None:
+            return cached
+        by_spec: dict[int, list[DataFile]] = defaultdict(list)
+        for f in self.change.added_files:
+            by_spec[f.spec_id].append(f)
+        out = []
+        for spec_id, files in sorted(by_spec.items()):
+            spec = md.spec_by_id(spec_id)
+            if spec is None:
+                raise InternalError(f"data files of {self.table} use unknown partition spec {spec_id}")
+            path = f"{meta_dir}/{self.commit_uuid}-m{len(self._manifest_paths)}.avro"
+            self._manifest_paths.append(path)
+            entries = [ManifestEntry(STATUS_ADDED, sid, None, None, f) for f in files]
+            out.append(write_manifest(self.io, path, spec, md.schema(), version, sid, entries))
+        self._manifests[version] = out
+        return out
+
+    def discard_attempt(self, snapshot: Snapshot | None) -> None:
+        """Delete the manifest list of a failed attempt (the manifests stay for a retry)."""
+        if snapshot is not None and snapshot.manifest_list is not None:
+            _delete(self.io, [snapshot.manifest_list])
+
+    def cleanup(self, committed: Snapshot | None = None) -> None:
+        """Delete every file written that ``committed`` does not use (all of them when the
+        change failed for good)."""
+        keep: set[str] = set()
+        if committed is not None and committed.manifest_list is not None:
+            keep.add(committed.manifest_list)
+            keep.update(self._uses.get(committed.manifest_list, ()))
+        _delete(self.io, [p for p in [*self._manifest_paths, *self._list_paths] if p not in keep])
+
+
+def _delete(io: FileIO, paths: Sequence[str]) -> None:
+    for path in paths:
+        try:
+            io.delete(path)
+        except Exception:  # noqa: BLE001 - cleanup is best effort; the commit outcome stands
+            pass

@@ -1,0 +1,204 @@
+"""Applying row-level deletes to the batches of one data file as they stream.
+
+Position deletes (files and deletion vectors) become a keep-mask per batch: the reader keeps
+the row offset of each batch within its file, so a position ``p`` is row ``p - offset`` of
+the batch that covers it. Equality deletes are an anti-join on the delete columns in which
+NULL matches NULL (spec: "a null value in a delete column matches a row if the row's value
+is null"). Delete columns the query does not project (or that the table has since dropped)
+are read from the data file as extra columns and dropped after the deletes are applied.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from icesql.errors import DataError, NotSupportedError
+from icesql.metadata.manifest import EQUALITY_DELETES, DataFile
+from icesql.scan.delete_loaders import DeleteLoader
+from icesql.scan.reader import ROW_COUNT_COLUMN, ReadContext, read_data_file
+from icesql.spec.schema import Schema
+from icesql.spec.types import NestedField
+
+__all__ = ["DeleteApplier", "EqualityDeletes", "position_keep_mask"]
+
+_EXTRA_PREFIX = "__icesql_delete_col_"
+
+
+def position_keep_mask(deleted: np.ndarray, offset: int, rows: int) -> np.ndarray | None:
+    """Keep-mask for the ``rows`` rows starting at file position ``offset``, given sorted
+    deleted positions; None when no deleted position falls in that range.
+
+    >>> position_keep_mask(np.array([1, 5, 6]), 4, 3).tolist()
+    [True, False, False]
+    """
+    lo = int(np.searchsorted(deleted, offset, side="left"))
+    hi = int(np.searchsorted(deleted, offset + rows, side="left"))
+    if lo == hi:
+        return None
+    mask = np.ones(rows, dtype=bool)
+    mask[deleted[lo:hi] - offset] = False
+    return mask
+
+
+@dataclass(frozen=True)
+class EqualityDeletes:
+    """The rows of some equality delete files sharing one set of delete columns, as a
+    membership test. One column uses Arrow's hash ``is_in`` (nulls matching nulls);
+    several use a set of Python tuples, where ``None == None`` holds as well."""
+
+    fields: tuple[NestedField, ...]
+    values: pa.Array | None  # one delete column
+    keys: frozenset[tuple[object, ...]] | None  # several delete columns
+
+    @property
+    def field_ids(self) -> tuple[int, ...]:
+        return tuple(f.field_id for f in self.fields)
+
+    @staticmethod
+    def from_tables(
+        fields: Sequence[NestedField], tables: Sequence[pa.Table]
+    ) -> EqualityDeletes:
+        """From delete-file tables whose columns are ``fields``, in that order."""
+        table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+        if len(fields) == 1:
+            values = pc.unique(table.column(0).combine_chunks())
+            return EqualityDeletes(tuple(fields), values, None)
+        columns = [table.column(i).to_pylist() for i in range(len(fields))]
+        return EqualityDeletes(tuple(fields), None, frozenset(zip(*columns)))
+
+    def deleted(self, columns: Sequence[pa.Array]) -> np.ndarray:
+        """Per row of ``columns`` (the delete columns of a batch): is it deleted?"""
+        if self.values is not None:
+            if len(self.values) == 0:
+                return np.zeros(len(columns[0]), dtype=bool)
+            hit = pc.is_in(columns[0], value_set=self.values, skip_nulls=False)
+            return hit.to_numpy(zero_copy_only=False)
+        keys = self.keys or frozenset()
+        rows = zip(*(c.to_pylist() for c in columns))
+        return np.fromiter((row in keys for row in rows), dtype=bool, count=len(columns[0]))
+
+
+class DeleteApplier:
+    """The deletes of one scan: reads each delete file once (through ``loader``) and
+    applies them to each data file's batches. ``schemas`` are searched in order for the
+    type of an equality delete column: the read version's schema first, then older ones."""
+
+    def __init__(self, loader: DeleteLoader, schemas: Sequence[Schema]):
+        self.loader = loader
+        self.schemas = tuple(schemas)
+        self._lock = threading.Lock()
+        self._equality: dict[tuple[tuple[int, ...], tuple[str, ...]], EqualityDeletes] = {}
+
+    def read(
+        self,
+        ctx: ReadContext,
+        data_file: DataFile,
+        delete_files: Sequence[DataFile],
+        identity_partition: dict | None = None,
+    ) -> Iterator[pa.RecordBatch]:
+        """Batches of ``data_file`` shaped as ``ctx.schema`` without the deleted rows."""
+        path = data_file.file_path
+        if not delete_files:
+            yield from read_data_file(ctx, path, data_file.record_count, identity_partition)
+            return
+        positions = self.loader.deleted_positions(path, delete_files)
+        equality = self._equality_deletes(delete_files)
+        if not equality and len(positions) >= data_file.record_count > 0:
+            if np.array_equal(positions[: data_file.record_count], np.arange(data_file.record_count)):
+                return  # every row deleted: skip opening the data file
+        read_ctx, column_of = self._with_delete_columns(ctx, equality)
+        target = ctx.arrow_schema if ctx.schema.fields else None
+        width = len(ctx.schema.fields)
+        offset = 0
+        for batch in read_data_file(read_ctx, path, data_file.record_count, identity_partition):
+            rows = batch.num_rows
+            keep = position_keep_mask(positions, offset, rows) if len(positions) else None
+            offset += rows
+            for eq in equality:
+                hit = eq.deleted([batch.column(column_of[fid]) for fid in eq.field_ids])
+                if hit.any():
+                    keep = ~hit if keep is None else keep & ~hit
+            if keep is not None:
+                batch = batch.filter(pa.array(keep))
+            if read_ctx is not ctx:
+                batch = _project(batch, target, width)
+            if batch.num_rows:
+                yield batch
+
+    # --- equality deletes ----------------------------------------------------------------
+
+    def _equality_deletes(self, delete_files: Sequence[DataFile]) -> list[EqualityDeletes]:
+        groups: dict[tuple[int, ...], list[DataFile]] = {}
+        for delete in delete_files:
+            if delete.content == EQUALITY_DELETES:
+                ids = tuple(delete.equality_ids or ())
+                if not ids:
+                    raise DataError(f"equality delete file {delete.file_path} has no equality_ids")
+                groups.setdefault(ids, []).append(delete)
+        out = []
+        for ids, files in groups.items():
+            key = (ids, tuple(sorted(f.file_path for f in files)))
+            with self._lock:
+                cached = self._equality.get(key)
+            if cached is None:
+                fields = [self._field(fid, files[0]) for fid in ids]
+                tables = [self.loader.equality_rows(f, fields) for f in files]
+                cached = EqualityDeletes.from_tables(fields, tables)
+                with self._lock:
+                    self._equality[key] = cached
+            out.append(cached)
+        return out
+
+    def _field(self, field_id: int, delete: DataFile) -> NestedField:
+        """The top-level field with this id, from the newest schema that has it (a dropped
+        delete column must still be applied)."""
+        for schema in self.schemas:
+            for f in schema.fields:
+                if f.field_id == field_id:
+                    return f
+        for schema in self.schemas:
+            if schema.has_field_id(field_id):
+                raise NotSupportedError(
+                    f"equality delete file {delete.file_path} deletes by nested field id"
+                    f" {field_id}; equality deletes on nested fields are not supported yet"
+                )
+        raise DataError(
+            f"equality delete file {delete.file_path} uses field id {field_id}, which no"
+            " schema of the table has"
+        )
+
+    @staticmethod
+    def _with_delete_columns(
+        ctx: ReadContext, equality: Sequence[EqualityDeletes]
+    ) -> tuple[ReadContext, dict[int, int]]:
+        """A read context that also reads the delete columns the query did not project, and
+        the batch column index of each delete column."""
+        column_of = {f.field_id: i for i, f in enumerate(ctx.schema.fields)}
+        extra: list[NestedField] = []
+        for eq in equality:
+            for f in eq.fields:
+                if f.field_id not in column_of:
+                    column_of[f.field_id] = len(ctx.schema.fields) + len(extra)
+                    extra.append(_renamed(f, f"{_EXTRA_PREFIX}{f.field_id}"))
+        if not extra:
+            return ctx, column_of
+        schema = Schema((*ctx.schema.fields, *extra), schema_id=ctx.schema.schema_id)
+        return replace(ctx, schema=schema), column_of
+
+
+def _renamed(f: NestedField, name: str) -> NestedField:
+    return NestedField(f.field_id, name, f.type, f.required, f.doc, f.initial_default)
+
+
+def _project(batch: pa.RecordBatch, target: pa.Schema | None, width: int) -> pa.RecordBatch:
+    """Drop the extra delete columns; with no projected column, keep only the row count."""
+    if target is None:
+        schema = pa.schema([pa.field(ROW_COUNT_COLUMN, pa.null())])
+        return pa.RecordBatch.from_arrays([pa.nulls(batch.num_rows)], schema=schema)
+    return pa.RecordBatch.from_arrays(batch.columns[:width], schema=target)

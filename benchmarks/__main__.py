@@ -1,0 +1,5 @@
+"""``python -m benchmarks``: see ``benchmarks.run``."""
+
+from benchmarks.run import main
+
+raise SystemExit(main())

@@ -1,0 +1,272 @@
+"""``python -m benchmarks`` (or ``python benchmarks/run.py``): generate once, measure, report.
+
+Each scenario's sides run interleaved (icesql, baseline, icesql, ...) so that load from other
+processes on the machine hits both alike; the figure is the median of ``--repeats`` runs, each
+in a fresh subprocess. A side that fails on its first run is not repeated: its error text is
+the scenario's result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import sys
+import time
+from typing import Any
+
+if __package__ in (None, ""):  # python benchmarks/run.py
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from benchmarks import report  # noqa: E402
+from benchmarks.config import FULL_ROWS, SMOKE_ROWS, Sizes  # noqa: E402
+from benchmarks.datagen import Dataset, load_or_generate  # noqa: E402
+from benchmarks.measure import Run, run_worker  # noqa: E402
+from benchmarks.report import ERROR, INFO, MISS, NOT_SUPPORTED, PASS, Row  # noqa: E402
+from benchmarks.scenarios import Scenario, by_name, orderkey_files  # noqa: E402
+
+DEFAULT_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".data")
+_FILES_READ = re.compile(r"data files: total (\d+), read (\d+)")
+
+
+def _log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+class Runner:
+    """Measures scenarios and keeps every run, so derived scenarios can reuse them."""
+
+    def __init__(self, ds: Dataset, sizes: Sizes, args: argparse.Namespace):
+        self.ds, self.sizes, self.args = ds, sizes, args
+        self.runs: dict[str, dict[str, list[Run]]] = {}
+
+    def _measure(
+        self, s: Scenario, side: str, repeats: int, limit: float | None = None
+    ) -> list[Run]:
+        make = {"icesql": s.icesql, "baseline": s.baseline, "pyiceberg": s.pyiceberg}[side]
+        if make is None:
+            return []
+        request = make(self.ds, self.sizes)
+        runs: list[Run] = []
+        for i in range(repeats):
+            run = run_worker(request, rss_limit_mb=limit)
+            runs.append(run)
+            _log(
+                f"  {s.name} {side} #{i + 1}: "
+                + (f"{run.seconds:.3f} s, {run.rss_mb:.0f} MB" if run.ok else f"{run.error}")
+            )
+            if not run.ok:
+                break
+        return runs
+
+    def measure(self, s: Scenario) -> dict[str, list[Run]]:
+        repeats = s.repeats or self.args.repeats
+        limit = self.args.memory_limit_mb if s.kind == "stream" else None
+        sides: dict[str, list[Run]] = {"icesql": [], "baseline": []}
+        for _ in range(repeats):  # interleaved, one run of each side per round
+            for side in ("icesql", "baseline"):
+                if sides[side] and not sides[side][-1].ok:
+                    continue
+                sides[side] += self._measure(s, side, 1, limit if side == "icesql" else None)
+        if s.pyiceberg is not None and not self.args.no_pyiceberg:
+            sides["pyiceberg"] = self._measure(
+                s, "pyiceberg", min(repeats, self.args.pyiceberg_repeats)
+            )
+        if s.baseline_from:
+            source, side = s.baseline_from.split(":")
+            sides["baseline"] = self.runs.get(source, {}).get(side, [])
+        if self.args.profile and s.icesql is not None:
+            path = os.path.join(self.args.profile, f"{s.name}.txt")
+            os.makedirs(self.args.profile, exist_ok=True)
+            run_worker({**s.icesql(self.ds, self.sizes), "profile": path})
+            _log(f"  profile: {path}")
+        self.runs[s.name] = sides
+        return sides
+
+    def explain_files(self, s: Scenario) -> tuple[int, int] | str:
+        from benchmarks.scenarios import _explain
+
+        run = run_worker(_explain(self.ds, self.sizes))
+        if not run.ok:
+            return run.error or "EXPLAIN failed"
+        m = _FILES_READ.search((run.extra or {}).get("text", ""))
+        return (
+            (int(m.group(1)), int(m.group(2))) if m else "EXPLAIN shows no 'data files: ... read N'"
+        )
+
+
+def _median(runs: list[Run]) -> float | None:
+    ok = [r.seconds for r in runs if r.ok and r.seconds is not None]
+    return statistics.median(ok) if ok else None
+
+
+def _peak(runs: list[Run]) -> float | None:
+    return max((r.rss_mb for r in runs if r.ok), default=None)
+
+
+def _failure(runs: list[Run]) -> Run | None:
+    return next((r for r in runs if not r.ok), None)
+
+
+def evaluate(s: Scenario, sides: dict[str, list[Run]], runner: Runner) -> Row:
+    """Turn a scenario's runs into its report row (figures, pass/miss, notes)."""
+    ice, base, pyi = sides.get("icesql", []), sides.get("baseline", []), sides.get("pyiceberg", [])
+    row = Row(s.name, s.description, s.target_text, INFO, baseline=s.baseline_label)
+    row.icesql_s, row.baseline_s, row.pyiceberg_s = _median(ice), _median(base), _median(pyi)
+    row.icesql_rss_mb, row.baseline_rss_mb = _peak(ice), _peak(base)
+    row.runs = {
+        k: [round(r.seconds, 4) for r in v if r.ok and r.seconds is not None]
+        for k, v in sides.items()
+    }
+    if (bad := _failure(pyi)) is not None:
+        row.notes.append(f"PyIceberg: {bad.error}")
+    if s.kind == "rss":
+        src = runner.runs.get(s.extra["from"], {})
+        row.icesql_rss_mb, row.baseline_rss_mb = (
+            _peak(src.get("icesql", [])),
+            _peak(src.get("baseline", [])),
+        )
+        row.icesql_s = row.baseline_s = row.pyiceberg_s = None
+        if row.icesql_rss_mb is None or row.baseline_rss_mb is None:
+            row.status, row.error = ERROR, "no successful runs of the full aggregate to compare"
+            return row
+        row.ratio = row.icesql_rss_mb / row.baseline_rss_mb
+        row.status = PASS if row.ratio <= s.target else MISS
+        row.notes.append("peak RSS includes each process's interpreter and imports")
+        return row
+    if (bad := _failure(ice)) is not None:
+        row.status = NOT_SUPPORTED if bad.not_supported else ERROR
+        row.error = bad.error
+        if bad.killed_over_limit:
+            row.status = MISS
+        return row
+    if (bad := _failure(base)) is not None or row.baseline_s is None:
+        row.status, row.error = ERROR, f"baseline failed: {bad.error if bad else 'no runs'}"
+        return row
+    row.ratio = row.icesql_s / row.baseline_s if row.icesql_s and row.baseline_s else None
+    _check_results(s, ice, base, pyi, runner, row)
+    if s.kind == "ratio":
+        row.status = PASS if row.ratio is not None and row.ratio <= s.target else MISS
+    elif s.kind == "files":
+        _judge_files(s, runner, row)
+    elif s.kind == "stream":
+        _judge_stream(runner, row)
+    if any("MISMATCH" in n for n in row.notes):
+        row.status = MISS
+    return row
+
+
+def _check_results(
+    s: Scenario, ice: list[Run], base: list[Run], pyi: list[Run], runner: Runner, row: Row
+) -> None:
+    """Same answer as the baseline (same query over the same rows), and the right row count."""
+    first = next(r for r in ice if r.ok)
+    n_total = (first.extra or {}).get("n_total")
+    if s.expected_rows is not None and n_total is not None:
+        want = s.expected_rows(runner.ds)
+        if n_total != want:
+            row.notes.append(f"RESULT MISMATCH: {n_total} rows counted, {want} expected")
+    if s.baseline is not None and s.kind in ("ratio", "files", "stream") and s.name != "insert":
+        other = next((r for r in base if r.ok), None)
+        if other is not None and other.result != first.result and s.name != "planning_10k_files":
+            row.notes.append(
+                f"RESULT MISMATCH with {s.baseline_label}: {first.result} vs {other.result}"
+            )
+    if s.name in ("planning_10k_files", "insert"):
+        other = next((r for r in base if r.ok), None)
+        if other is not None and other.result != first.result:
+            row.notes.append(f"RESULT MISMATCH (files/rows): {first.result} vs {other.result}")
+    theirs = next((r for r in pyi if r.ok), None)
+    if theirs is not None and theirs.result != first.result:
+        row.notes.append(f"differs from PyIceberg: {first.result} vs {theirs.result}")
+
+
+def _judge_files(s: Scenario, runner: Runner, row: Row) -> None:
+    want = len(orderkey_files(runner.ds, runner.sizes))
+    got = runner.explain_files(s)
+    row.notes.append(
+        f"time ratio vs DuckDB over the {want} overlapping file(s) is informative only"
+    )
+    if isinstance(got, str):
+        row.status = NOT_SUPPORTED if "NotSupported" in got else ERROR
+        row.error = f"files read unknown: {got}"
+        return
+    total, read = got
+    row.notes.append(f"data files read {read} of {total} (files overlapping the range: {want})")
+    row.status = PASS if read == want else MISS
+
+
+def _judge_stream(runner: Runner, row: Row) -> None:
+    limit = runner.args.memory_limit_mb
+    size_mb = runner.ds.info["arrow_bytes"] / 2**20
+    row.target = f"completes, RSS <= {limit:.0f} MB"
+    row.status = PASS if row.icesql_rss_mb is not None and row.icesql_rss_mb <= limit else MISS
+    row.ratio = None
+    row.notes.append(
+        f"table is {size_mb:.0f} MB in Arrow (all columns), limit {limit:.0f} MB enforced by "
+        "killing the process above it"
+    )
+    if size_mb <= limit:
+        row.notes.append(
+            "at this size the table fits under the limit: streaming is not demonstrated"
+        )
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    p.add_argument(
+        "--rows", type=int, default=FULL_ROWS, help="rows of the lineitem table (default 20M)"
+    )
+    p.add_argument("--smoke", action="store_true", help=f"{SMOKE_ROWS} rows, 1 repeat: seconds")
+    p.add_argument("--cache", default=DEFAULT_CACHE, help="data folder (default benchmarks/.data)")
+    p.add_argument("--repeats", type=int, default=3, help="runs per side; the median is reported")
+    p.add_argument("--pyiceberg-repeats", type=int, default=1, help="runs of the PyIceberg column")
+    p.add_argument("--no-pyiceberg", action="store_true", help="skip the PyIceberg column")
+    p.add_argument("--scenarios", default="", help="comma-separated subset (default all)")
+    p.add_argument("--memory-limit-mb", type=float, default=700.0, help="limit of streaming_count")
+    p.add_argument(
+        "--json", default=None, help="results file (default <cache>/results-<rows>.json)"
+    )
+    p.add_argument(
+        "--profile", default=None, help="folder for pyinstrument profiles of icesql runs"
+    )
+    args = p.parse_args(argv)
+    if args.smoke:
+        args.rows = min(args.rows, SMOKE_ROWS) if args.rows != FULL_ROWS else SMOKE_ROWS
+        args.repeats = 1
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    sizes = Sizes.for_rows(args.rows)
+    started = time.perf_counter()
+    ds = load_or_generate(args.cache, sizes, _log)
+    runner = Runner(ds, sizes, args)
+    rows: list[Row] = []
+    for s in by_name([n for n in args.scenarios.split(",") if n]):
+        _log(f"{s.name}: {s.description}")
+        rows.append(evaluate(s, runner.measure(s), runner))
+    lines = report.table_lines(rows)
+    print(
+        f"icesql benchmarks: {sizes.rows:,} rows, {sizes.files} data files, "
+        f"{sizes.many_files:,} small files; median of {args.repeats} run(s), each in a fresh process"
+    )
+    print("\n".join(lines))
+    path = args.json or os.path.join(args.cache, f"results-{sizes.rows}.json")
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    meta: dict[str, Any] = {
+        "sizes": sizes.key(),
+        "repeats": args.repeats,
+        "dataset": ds.root,
+        "generation_seconds": ds.info.get("generation_seconds"),
+        "total_seconds": round(time.perf_counter() - started, 1),
+    }
+    report.write_json(path, rows, meta)
+    print(f"results: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,267 @@
+"""The scenarios of issue 7: what icesql is compared with, and the target for each.
+
+Each scenario names the worker requests of its sides (icesql, the baseline that carries the
+target, PyIceberg for context) and how its figure is judged:
+
+* ``ratio`` — median icesql seconds / median baseline seconds <= ``target``;
+* ``rss`` — icesql's peak RSS / the baseline's peak RSS (taken from another scenario's runs);
+* ``files`` — data files read (from EXPLAIN) equal the files whose metrics overlap the filter;
+* ``stream`` — completes under a memory limit the parent enforces, with the right count.
+
+A delete scenario's baseline is icesql itself on the same table without deletes (the
+``full_aggregate`` runs), so the figure is the cost of applying the deletes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchmarks import config
+from benchmarks.config import BASE, DV, EQ, MANY, NAMESPACE, POS, SCRATCH, Sizes
+from benchmarks.datagen import Dataset
+from benchmarks.lineitem import COLUMNS_DDL
+
+Request = dict[str, Any]
+RequestFn = Callable[[Dataset, Sizes], Request]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    kind: str  # ratio | rss | files | stream
+    target: float | None
+    target_text: str
+    icesql: RequestFn | None
+    baseline_label: str
+    baseline: RequestFn | None = None
+    baseline_from: str | None = None  # "<scenario>:<side>": reuse those runs as the baseline
+    pyiceberg: RequestFn | None = None
+    repeats: int | None = None  # None: the command's --repeats
+    expected_rows: Callable[[Dataset], int] | None = None  # the sum of column 3 ("n")
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _table(name: str) -> str:
+    return f"{NAMESPACE}.{name}"
+
+
+def _icesql(table: str, sql: str | Callable[[Sizes], str]) -> RequestFn:
+    def make(ds: Dataset, sizes: Sizes) -> Request:
+        text = sql(sizes) if callable(sql) else sql
+        return {
+            "task": "icesql_query",
+            "args": {"warehouse": ds.warehouse, "sql": text.format(t=_table(table))},
+        }
+
+    return make
+
+
+def _duckdb(
+    sql: str | Callable[[Sizes], str], files: Callable[[Dataset, Sizes], list[str]]
+) -> RequestFn:
+    def make(ds: Dataset, sizes: Sizes) -> Request:
+        text = sql(sizes) if callable(sql) else sql
+        return {"task": "duckdb_parquet", "args": {"files": files(ds, sizes), "sql": text}}
+
+    return make
+
+
+def _pyiceberg(
+    table: str,
+    sql: str | Callable[[Sizes], str],
+    columns: tuple[str, ...],
+    row_filter: Callable[[Sizes], str] | None = None,
+) -> RequestFn:
+    def make(ds: Dataset, sizes: Sizes) -> Request:
+        text = sql(sizes) if callable(sql) else sql
+        args = {
+            "metadata": ds.metadata(table),
+            "sql": text,
+            "columns": list(columns),
+            "row_filter": row_filter(sizes) if row_filter else "",
+        }
+        return {"task": "pyiceberg_query", "args": args}
+
+    return make
+
+
+def _all_files(ds: Dataset, sizes: Sizes) -> list[str]:
+    return ds.files(BASE)
+
+
+def _window_files(ds: Dataset, sizes: Sizes) -> list[str]:
+    lo, _, count = config.partition_window(sizes)
+    first = sizes.months // 2
+    return [f["path"] for f in ds.file_rows(BASE) if first <= f["month"] < first + count]
+
+
+def orderkey_files(ds: Dataset, sizes: Sizes) -> list[str]:
+    """The data files whose [min, max] l_orderkey overlaps the filter: what metrics pruning
+    should leave."""
+    lo, hi = config.orderkey_window(sizes)
+    return [
+        f["path"] for f in ds.file_rows(BASE) if f["orderkey_min"] < hi and f["orderkey_max"] >= lo
+    ]
+
+
+def _date_filter(sizes: Sizes) -> str:
+    lo, hi, _ = config.partition_window(sizes)
+    return f"l_shipdate >= '{lo}' and l_shipdate < '{hi}'"
+
+
+def _key_filter(sizes: Sizes) -> str:
+    lo, hi = config.orderkey_window(sizes)
+    return f"l_orderkey >= {lo} and l_orderkey < {hi}"
+
+
+def _rows_of(table: str) -> Callable[[Dataset], int]:
+    return lambda ds: ds.info["tables"][table]["rows"]
+
+
+def _plan(task: str) -> RequestFn:
+    return lambda ds, sizes: {"task": task, "args": {"metadata": ds.metadata(MANY)}}
+
+
+def _explain(ds: Dataset, sizes: Sizes) -> Request:
+    sql = config.orderkey_query(sizes).format(t=_table(BASE))
+    return {"task": "icesql_explain", "args": {"warehouse": ds.warehouse, "sql": sql}}
+
+
+def _insert(ds: Dataset, sizes: Sizes) -> Request:
+    args = {
+        "warehouse": ds.warehouse,
+        "target": f"{SCRATCH}.insert_target",
+        "columns_ddl": COLUMNS_DDL,
+        "source": _table(BASE),
+    }
+    return {"task": "icesql_insert", "args": args}
+
+
+def _pyarrow_write(ds: Dataset, sizes: Sizes) -> Request:
+    return {
+        "task": "pyarrow_write",
+        "args": {"files": ds.files(BASE), "out": os.path.join(ds.root, "pyarrow_out")},
+    }
+
+
+AGG_COLS = config.AGGREGATE_COLUMNS
+PART_COLS = ("l_shipmode", "l_extendedprice", "l_shipdate")
+KEY_COLS = ("l_orderkey", "l_quantity")
+
+
+def _delete_scenario(name: str, table: str, what: str, target: float) -> Scenario:
+    return Scenario(
+        name,
+        f"full aggregate, {what}",
+        "ratio",
+        target,
+        f"<= {target}x icesql without deletes",
+        _icesql(table, config.AGGREGATE),
+        "icesql, no deletes",
+        baseline_from="full_aggregate:icesql",
+        pyiceberg=_pyiceberg(table, config.AGGREGATE, AGG_COLS),
+        expected_rows=_rows_of(table),
+    )
+
+
+SCENARIOS: tuple[Scenario, ...] = (
+    Scenario(
+        "full_aggregate",
+        "GROUP BY returnflag, linestatus over the whole table",
+        "ratio",
+        1.25,
+        "<= 1.25x DuckDB read_parquet",
+        _icesql(BASE, config.AGGREGATE),
+        "DuckDB read_parquet",
+        _duckdb(config.AGGREGATE, _all_files),
+        pyiceberg=_pyiceberg(BASE, config.AGGREGATE, AGG_COLS),
+        expected_rows=_rows_of(BASE),
+    ),
+    Scenario(
+        "full_aggregate_rss",
+        "peak RSS of the full aggregate (same runs)",
+        "rss",
+        1.5,
+        "<= 1.5x DuckDB read_parquet RSS",
+        None,
+        "DuckDB read_parquet",
+        baseline_from="full_aggregate:baseline",
+        extra={"from": "full_aggregate"},
+    ),
+    Scenario(
+        "partition_filter",
+        "~5% of the month partitions",
+        "ratio",
+        1.25,
+        "<= 1.25x DuckDB on matching files",
+        _icesql(BASE, config.partition_query),
+        "DuckDB read_parquet, matching files",
+        _duckdb(config.partition_query, _window_files),
+        pyiceberg=_pyiceberg(BASE, config.partition_query, PART_COLS, _date_filter),
+    ),
+    Scenario(
+        "metrics_pruning",
+        "narrow l_orderkey range (sorted column), pruned by file metrics",
+        "files",
+        None,
+        "files read = files overlapping",
+        _icesql(BASE, config.orderkey_query),
+        "DuckDB read_parquet, overlapping files",
+        _duckdb(config.orderkey_query, orderkey_files),
+        pyiceberg=_pyiceberg(BASE, config.orderkey_query, KEY_COLS, _key_filter),
+    ),
+    _delete_scenario("position_deletes_10pct", POS, "10% position deletes", 1.3),
+    _delete_scenario("deletion_vectors_10pct", DV, "10% deletion vectors (v3)", 1.3),
+    _delete_scenario("equality_deletes_1pct", EQ, "1% equality deletes", 1.6),
+    Scenario(
+        "planning_10k_files",
+        "plan_files on 10,000 files / 100 manifests (metadata only)",
+        "ratio",
+        0.5,
+        "<= 0.5x PyIceberg plan_files()",
+        _plan("icesql_plan"),
+        "PyIceberg plan_files()",
+        _plan("pyiceberg_plan"),
+    ),
+    Scenario(
+        "insert",
+        "INSERT INTO a months()-partitioned table SELECT * FROM lineitem",
+        "ratio",
+        1.3,
+        "<= 1.3x pyarrow writing the same Parquet",
+        _insert,
+        "pyarrow read + write Parquet",
+        _pyarrow_write,
+        repeats=None,
+    ),
+    Scenario(
+        "streaming_count",
+        "COUNT reading the string columns under a memory limit",
+        "stream",
+        None,
+        "completes under the memory limit",
+        _icesql(BASE, config.STREAM_COUNT),
+        "DuckDB read_parquet",
+        _duckdb(config.STREAM_COUNT, _all_files),
+    ),
+)
+
+
+def by_name(names: list[str] | None) -> list[Scenario]:
+    if not names:
+        return list(SCENARIOS)
+    known = {s.name: s for s in SCENARIOS}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SystemExit(f"unknown scenario(s) {unknown}; known: {sorted(known)}")
+    wanted = [known[n] for n in names]
+    for s in list(wanted):  # a derived scenario needs the runs it derives from
+        if s.baseline_from:
+            dep = known[s.baseline_from.split(":")[0]]
+            if dep not in wanted:
+                wanted.insert(0, dep)
+    return wanted

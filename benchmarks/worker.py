@@ -1,0 +1,226 @@
+"""One measured run, in its own process: ``python -m benchmarks.worker '<json request>'``.
+
+A fresh process per run keeps runs independent (no warm caches inside icesql, DuckDB or
+PyIceberg) and lets the parent read this run's own peak RSS with ``os.wait4``. Only the
+work itself is timed, not interpreter start-up or imports. The last stdout line is a JSON
+object: ``{"ok": true, "seconds": ..., "result": ..., ...}`` or ``{"ok": false,
+"error": "<class>: <message>", "not_supported": bool}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+TASKS: dict[str, Callable[..., dict[str, Any]]] = {}
+
+
+def task(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    TASKS[fn.__name__] = fn
+    return fn
+
+
+def _n_total(table: Any) -> int | None:
+    """The sum of a result's ``n`` column (row counts), to check rows deleted / kept."""
+    if "n" not in table.column_names:
+        return None
+    return int(sum(v for v in table.column("n").to_pylist() if v is not None))
+
+
+def _rows(table: Any) -> list[list[str]]:
+    """A result in a form every engine agrees on (decimals and floats rounded as text)."""
+    out = []
+    for row in table.to_pylist():
+        cells = []
+        for v in row.values():
+            if isinstance(v, float):
+                v = f"{v:.4f}"
+            elif v is not None and type(v).__name__ == "Decimal":
+                v = f"{float(v):.4f}"
+            cells.append(str(v))
+        out.append(cells)
+    return out
+
+
+@task
+def icesql_query(warehouse: str, sql: str) -> dict[str, Any]:
+    """The query through icesql's DB-API, fully fetched as Arrow."""
+    import icesql
+
+    con = icesql.connect(warehouse)
+    start = time.perf_counter()
+    result = con.execute(sql).fetch_arrow_table()
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "result": _rows(result), "n_total": _n_total(result)}
+
+
+@task
+def duckdb_parquet(files: list[str], sql: str) -> dict[str, Any]:
+    """DuckDB's own Parquet reader over exactly ``files``: the physical limit of a scan."""
+    import duckdb
+
+    con = duckdb.connect()
+    start = time.perf_counter()
+    result = con.sql(sql.format(t=f"read_parquet({files!r})")).to_arrow_table()
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "result": _rows(result), "n_total": _n_total(result)}
+
+
+@task
+def pyiceberg_query(metadata: str, sql: str, columns: list[str], row_filter: str) -> dict[str, Any]:
+    """PyIceberg's ``scan(...).to_arrow()`` (what its users do), then DuckDB on the result."""
+    import duckdb
+    from pyiceberg.table import StaticTable
+
+    start = time.perf_counter()
+    table = StaticTable.from_metadata(metadata)
+    scan = table.scan(
+        selected_fields=tuple(columns), **({"row_filter": row_filter} if row_filter else {})
+    )
+    arrow = scan.to_arrow()
+    con = duckdb.connect()
+    con.register("t", arrow)
+    result = con.sql(sql.format(t="t")).to_arrow_table()
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "result": _rows(result), "n_total": _n_total(result)}
+
+
+@task
+def icesql_plan(metadata: str) -> dict[str, Any]:
+    """Planning alone: read the metadata JSON, manifest list and every manifest, and make
+    the file scan tasks (icesql's planner, as a SELECT uses it)."""
+    from icesql.io import FileIO
+    from icesql.metadata.table_metadata import parse_table_metadata
+    from icesql.scan.planner import plan_scan
+
+    io = FileIO()
+    start = time.perf_counter()
+    md = parse_table_metadata(io.read_bytes(metadata), metadata)
+    plan = plan_scan(md, md.current_snapshot(), io)
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "result": [[str(len(plan.tasks))]]}
+
+
+@task
+def pyiceberg_plan(metadata: str) -> dict[str, Any]:
+    """PyIceberg's ``plan_files()`` on the same metadata file."""
+    from pyiceberg.table import StaticTable
+
+    start = time.perf_counter()
+    tasks = list(StaticTable.from_metadata(metadata).scan().plan_files())
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "result": [[str(len(tasks))]]}
+
+
+@task
+def icesql_explain(warehouse: str, sql: str) -> dict[str, Any]:
+    """EXPLAIN's text, from which the report takes the data files read."""
+    import icesql
+
+    con = icesql.connect(warehouse)
+    start = time.perf_counter()
+    rows = con.execute("EXPLAIN " + sql).fetchall()
+    seconds = time.perf_counter() - start
+    text = "\n".join(" | ".join(str(c) for c in r) for r in rows)
+    return {"seconds": seconds, "result": [], "text": text}
+
+
+@task
+def icesql_insert(warehouse: str, target: str, columns_ddl: str, source: str) -> dict[str, Any]:
+    """``INSERT INTO <partitioned table> SELECT * FROM <source>``; the CREATE TABLE before
+    and the removal of the target after are not timed."""
+    import icesql
+
+    con = icesql.connect(warehouse)
+    ns, name = target.split(".")
+    folder = os.path.join(warehouse, ns, name)
+    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        con.execute(f"CREATE NAMESPACE IF NOT EXISTS {ns}")
+        con.execute(
+            f"CREATE TABLE {target} ({columns_ddl}) USING iceberg"
+            " PARTITIONED BY (months(l_shipdate))"
+            " TBLPROPERTIES ('write.parquet.compression-codec' = 'zstd')"
+        )
+        start = time.perf_counter()
+        con.execute(f"INSERT INTO {target} SELECT * FROM {source}")
+        seconds = time.perf_counter() - start
+        count = con.execute(f"SELECT count(*) FROM {target}").fetchall()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return {"seconds": seconds, "result": [[str(count[0][0])]]}
+
+
+@task
+def pyarrow_write(files: list[str], out: str) -> dict[str, Any]:
+    """pyarrow reading the same rows and writing them as zstd Parquet, one file per month
+    (the source files are already grouped by month): the floor for an INSERT."""
+    import pyarrow.parquet as pq
+
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    rows = 0
+    start = time.perf_counter()
+    writer = None
+    month = None
+    try:
+        for path in files:
+            part = os.path.basename(os.path.dirname(path))
+            source = pq.ParquetFile(path)
+            if part != month:
+                if writer is not None:
+                    writer.close()
+                os.makedirs(os.path.join(out, part), exist_ok=True)
+                writer = pq.ParquetWriter(
+                    os.path.join(out, part, "data.parquet"), source.schema_arrow, compression="zstd"
+                )
+                month = part
+            for batch in source.iter_batches(batch_size=65536):
+                writer.write_batch(batch)
+                rows += batch.num_rows
+        if writer is not None:
+            writer.close()
+        seconds = time.perf_counter() - start
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    return {"seconds": seconds, "result": [[str(rows)]]}
+
+
+def _run(request: dict[str, Any]) -> dict[str, Any]:
+    fn = TASKS[request["task"]]
+    profile = request.get("profile")
+    if not profile:
+        return fn(**request["args"])
+    from pyinstrument import Profiler
+
+    with Profiler() as p:
+        out = fn(**request["args"])
+    with open(profile, "w") as f:
+        f.write(p.output_text(unicode=False, color=False))
+    return out
+
+
+def main(argv: list[str]) -> int:
+    request = json.loads(argv[1])
+    try:
+        out = {"ok": True, **_run(request)}
+    except Exception as e:  # reported, never hidden: the scenario shows the error text
+        name = type(e).__name__
+        out = {
+            "ok": False,
+            "error": f"{name}: {e}",
+            "not_supported": name == "NotSupportedError",
+            "traceback": traceback.format_exc()[-2000:],
+        }
+    sys.stdout.write("\n" + json.dumps(out, default=str) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv))

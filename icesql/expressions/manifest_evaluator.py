@@ -171,8 +171,8 @@ class _ManifestVisitor(BoundPredicateVisitor[bool]):
     def visit_not_eq(self, term: BoundReference, literal: Any) -> bool:
         s = self._summary(term)
         if s is not None and s.lower_bound is None and s.upper_bound is None and s.contains_null \
-                and s.contains_nan is False:
-            return ROWS_CANNOT_MATCH
+                and not self._may_contain_nan(term):
+            return ROWS_CANNOT_MATCH  # every value is null
         return ROWS_MIGHT_MATCH  # bounds cannot show that every value equals the literal
 
     def visit_starts_with(self, term: BoundReference, literal: Any) -> bool:

@@ -39,7 +39,12 @@ def remove_transform(name: str, pred: BoundPredicate) -> UnboundPredicate:
 
 
 def transform_set(name: str, pred: BoundPredicate, apply: Apply) -> UnboundPredicate:
-    return predicate(pred.op, name, {apply(v) for v in pred.literals})
+    """IN / NOT IN of the transformed values (``=`` / ``!=`` when they collapse to one)."""
+    values = {apply(v) for v in pred.literals}
+    if len(values) == 1:
+        single = Operation.EQ if pred.op is Operation.IN else Operation.NOT_EQ
+        return predicate(single, name, next(iter(values)))
+    return predicate(pred.op, name, values)
 
 
 def truncate_ordered(

@@ -199,6 +199,10 @@ def _rejects_nulls(condition: exp.Expr, alias: str) -> bool:
     for node in _conjuncts(condition):
         if isinstance(node, exp.Not) and isinstance(node.this, exp.Is):
             target = node.this.this
+        elif isinstance(node, exp.Is):
+            if not node.args.get("negate"):
+                continue  # IS NULL keeps padded rows
+            target = node.this
         elif isinstance(node, tuple(_COMPARISONS) + (exp.In, exp.Like, exp.Between)):
             target = node.this
             if isinstance(node, tuple(_COMPARISONS)) and not _column_of(target, alias):
@@ -232,6 +236,8 @@ class _Converter:
             return self.convert(node.this, negate)
         if isinstance(node, exp.Not):
             return self.convert(node.this, not negate)
+        if node.args.get("negate"):  # sqlglot keeps NOT LIKE / IS NOT as a flag
+            negate = not negate
         if isinstance(node, exp.And | exp.Or):
             left = self.convert(node.this, negate)
             right = self.convert(node.expression, negate)

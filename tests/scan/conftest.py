@@ -81,6 +81,7 @@ class TableWriter:
         self.version = 0
         self.manifests: list[ManifestFile] = []
         self.files: list[DataFile] = []
+        self.file_rows: dict[str, list[dict[str, Any]]] = {}  # path -> rows written there
         self._write_metadata()
 
     @property
@@ -124,6 +125,7 @@ class TableWriter:
         table = pa.Table.from_arrays(columns, schema=arrow_schema)
         path = f"{self.location}/data/{next(_ids)}.parquet"
         pq.write_table(table, path)
+        self.file_rows[path] = rows
         m = column_metrics(self.schema, rows)
         return DataFile(
             file_path=path,

@@ -1,7 +1,10 @@
 """Run one worker request in a fresh subprocess and measure it.
 
-Peak RSS is the child's own ``ru_maxrss`` from ``os.wait4`` (per child, unlike
-``RUSAGE_CHILDREN`` which keeps the maximum over every child so far). With ``rss_limit_mb``
+Peak RSS is the child's own high-water mark (``VmHWM``, reported by the worker), falling
+back to its ``ru_maxrss`` from ``os.wait4`` (per child, unlike ``RUSAGE_CHILDREN`` which keeps
+the maximum over every child so far) when the worker died before reporting. ``ru_maxrss``
+alone is not enough: Linux keeps the pre-``exec`` high-water mark of the forked (or
+vforked) parent image, so a child of a 300 MB parent never shows less than 300 MB. With ``rss_limit_mb``
 the parent polls the child's resident set (``/proc/<pid>/status``) and kills it past the
 limit: that is how the streaming scenario enforces its memory limit without relying on the
 engine under test to police itself.
@@ -117,5 +120,7 @@ def run_worker(
             not_supported=answer["not_supported"],
             extra={"traceback": answer.get("traceback")},
         )
-    extra = {k: v for k, v in answer.items() if k not in ("ok", "seconds", "result")}
+    if answer.get("peak_rss_mb"):
+        rss = answer["peak_rss_mb"]
+    extra = {k: v for k, v in answer.items() if k not in ("ok", "seconds", "result", "peak_rss_mb")}
     return Run(True, answer["seconds"], rss, answer.get("result"), extra=extra or None)

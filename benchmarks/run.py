@@ -160,23 +160,19 @@ def evaluate(s: Scenario, sides: dict[str, list[Run]], runner: Runner) -> Row:
 def _check_results(
     s: Scenario, ice: list[Run], base: list[Run], pyi: list[Run], runner: Runner, row: Row
 ) -> None:
-    """Same answer as the baseline (same query over the same rows), and the right row count."""
+    """Same answer as the baseline where it answers the same question (query result, file
+    count, rows written), the right row count, and PyIceberg's answer for context."""
     first = next(r for r in ice if r.ok)
     n_total = (first.extra or {}).get("n_total")
     if s.expected_rows is not None and n_total is not None:
         want = s.expected_rows(runner.ds)
         if n_total != want:
             row.notes.append(f"RESULT MISMATCH: {n_total} rows counted, {want} expected")
-    if s.baseline is not None and s.kind in ("ratio", "files", "stream") and s.name != "insert":
-        other = next((r for r in base if r.ok), None)
-        if other is not None and other.result != first.result and s.name != "planning_10k_files":
-            row.notes.append(
-                f"RESULT MISMATCH with {s.baseline_label}: {first.result} vs {other.result}"
-            )
-    if s.name in ("planning_10k_files", "insert"):
-        other = next((r for r in base if r.ok), None)
-        if other is not None and other.result != first.result:
-            row.notes.append(f"RESULT MISMATCH (files/rows): {first.result} vs {other.result}")
+    other = next((r for r in base if r.ok), None)
+    if s.same_answer and other is not None and other.result != first.result:
+        row.notes.append(
+            f"RESULT MISMATCH with {s.baseline_label}: {first.result} vs {other.result}"
+        )
     theirs = next((r for r in pyi if r.ok), None)
     if theirs is not None and theirs.result != first.result:
         row.notes.append(f"differs from PyIceberg: {first.result} vs {theirs.result}")

@@ -206,6 +206,20 @@ def _run(request: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def peak_rss_mb() -> float | None:
+    """This process's own peak resident set (``VmHWM``). Unlike the parent's ``ru_maxrss``
+    of the child, it is not floored by the parent's size: Linux carries the pre-exec memory
+    map's high-water mark into the child's ``ru_maxrss`` across ``exec``."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
 def main(argv: list[str]) -> int:
     request = json.loads(argv[1])
     try:
@@ -218,6 +232,7 @@ def main(argv: list[str]) -> int:
             "not_supported": name == "NotSupportedError",
             "traceback": traceback.format_exc()[-2000:],
         }
+    out["peak_rss_mb"] = peak_rss_mb()
     sys.stdout.write("\n" + json.dumps(out, default=str) + "\n")
     return 0
 

@@ -141,6 +141,36 @@ class TableWriter:
             spec_id=self.spec.spec_id,
         )
 
+    def position_deletes(self, data_file: DataFile, positions: list[int]) -> DataFile:
+        """A position delete file (``file_path``, ``pos``) for rows of one data file, in that
+        file's partition, with the metrics writers record for it."""
+        from icesql.spec.types import LongType, NestedField, StringType
+
+        path_field = NestedField(2147483546, "file_path", StringType(), required=True)
+        pos_field = NestedField(2147483545, "pos", LongType(), required=True)
+        delete_schema = Schema((path_field, pos_field))
+        rows = [{"file_path": data_file.file_path, "pos": p} for p in positions]
+        table = pa.Table.from_arrays(
+            [pa.array([r["file_path"] for r in rows]), pa.array(positions, pa.int64())],
+            schema=schema_to_arrow(delete_schema),
+        )
+        path = f"{self.location}/data/delete-{next(_ids)}.parquet"
+        pq.write_table(table, path)
+        m = column_metrics(delete_schema, rows)
+        return DataFile(
+            file_path=path,
+            file_format="PARQUET",
+            partition=data_file.partition,
+            record_count=len(rows),
+            file_size_in_bytes=Path(path).stat().st_size,
+            content=1,
+            value_counts=m["values"],
+            null_value_counts=m["nulls"],
+            lower_bounds=m["lower"],
+            upper_bounds=m["upper"],
+            spec_id=data_file.spec_id,
+        )
+
     def commit_files(self, files: list[DataFile], content: int = 0) -> int:
         snapshot_id = next(_ids)
         parent = self.metadata.current_snapshot_id

@@ -208,3 +208,24 @@ def test_outer_join_pushes_on_only_to_the_non_preserved_side(days_table, warehou
     assert "pushed filter: d = '2024-01-05'" in sections[1] and "read 1," in sections[1]
     text = con.execute("EXPLAIN " + queries[4]).fetchone()[0]
     assert "pushed filter: d IS NULL" not in text
+
+
+def test_delete_files_are_pruned_like_data_files(make_table, warehouse, explain) -> None:
+    spec = PartitionSpec(0, (PartitionField(4, 1000, Identity(), "s"),))
+    t = make_table("db.deleted", SCHEMA, spec)
+    t.append({"id": i, "s": "ab"[i % 2]} for i in range(10))  # 'a': even ids, 'b': odd
+    a_file, b_file = sorted(t.files, key=lambda f: f.partition)
+    t.commit_files([t.position_deletes(a_file, [0]), t.position_deletes(b_file, [1, 2])],
+                   content=1)
+    con = icesql.connect(str(warehouse))
+    assert con.execute("SELECT id FROM db.deleted ORDER BY id").fetchall() == [
+        (i,) for i in (1, 2, 4, 6, 7, 8, 9)]
+    sql = "SELECT id FROM db.deleted WHERE s = 'a' ORDER BY id"
+    assert _check(con, sql) == [(2,), (4,), (6,), (8,)]
+    c = explain(con, sql)
+    assert c["data_files_read"] == 1
+    # the other partition's delete file is never read
+    assert (c["delete_files_total"], c["delete_files_applied"], c["delete_files_skipped"]) == (2, 1, 1)
+    sql = "SELECT id FROM db.deleted WHERE s = 'c'"
+    c = explain(con, sql)
+    assert c["manifests_read"] == 0 and c["delete_files_skipped"] == 2

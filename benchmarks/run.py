@@ -238,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     sizes = Sizes.for_rows(args.rows)
     started = time.perf_counter()
+    load_before = os.getloadavg()[0]
     ds = load_or_generate(args.cache, sizes, _log)
     runner = Runner(ds, sizes, args)
     rows: list[Row] = []
@@ -245,9 +246,11 @@ def main(argv: list[str] | None = None) -> int:
         _log(f"{s.name}: {s.description}")
         rows.append(evaluate(s, runner.measure(s), runner))
     lines = report.table_lines(rows)
+    load = (round(load_before, 1), round(os.getloadavg()[0], 1))
     print(
         f"icesql benchmarks: {sizes.rows:,} rows, {sizes.files} data files, "
-        f"{sizes.many_files:,} small files; median of {args.repeats} run(s), each in a fresh process"
+        f"{sizes.many_files:,} small files; median of {args.repeats} run(s), each in a fresh"
+        f" process; {os.cpu_count()} CPUs, load average {load[0]} at start, {load[1]} at end"
     )
     print("\n".join(lines))
     path = args.json or os.path.join(args.cache, f"results-{sizes.rows}.json")
@@ -258,6 +261,7 @@ def main(argv: list[str] | None = None) -> int:
         "dataset": ds.root,
         "generation_seconds": ds.info.get("generation_seconds"),
         "total_seconds": round(time.perf_counter() - started, 1),
+        "load_average": load,
     }
     report.write_json(path, rows, meta)
     print(f"results: {path}")

@@ -3,16 +3,22 @@ rot: every scenario must come back with a figure or an explicit "not supported y
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 from benchmarks import run
 from benchmarks.report import ERROR, INFO, MISS, NOT_SUPPORTED, PASS
 from benchmarks.scenarios import SCENARIOS
 
+# PyIceberg is a benchmark-only dependency (benchmarks/requirements.txt); without it the
+# planning scenario's baseline cannot run, and says so.
+HAVE_PYICEBERG = importlib.util.find_spec("pyiceberg") is not None
+
 
 def test_smoke_mode_reports_every_scenario(tmp_path, capsys):
     out = tmp_path / "results.json"
-    assert run.main(["--smoke", "--cache", str(tmp_path / "data"), "--json", str(out)]) == 0
+    argv = ["--smoke", "--no-pyiceberg", "--cache", str(tmp_path / "data"), "--json", str(out)]
+    assert run.main(argv) == 0
 
     printed = capsys.readouterr().out
     results = json.loads(out.read_text())["results"]
@@ -25,5 +31,10 @@ def test_smoke_mode_reports_every_scenario(tmp_path, capsys):
         elif r["status"] != ERROR:
             assert r["ratio"] is not None or r["icesql_s"] is not None, r
         assert not any("MISMATCH" in n for n in r["notes"]), r
-    # errors other than "not supported yet" are harness or engine bugs: show them plainly
-    assert [r for r in results if r["status"] == ERROR] == []
+    # an error other than "not supported yet" is a harness or engine bug: show it plainly
+    errors = [
+        r
+        for r in results
+        if r["status"] == ERROR and (HAVE_PYICEBERG or "pyiceberg" not in (r["error"] or ""))
+    ]
+    assert errors == []

@@ -130,6 +130,7 @@ def _scope_filters(
         alias: source.name.lower()
         for alias, source in scope.sources.items()
         if isinstance(source, exp.Table) and source.name.lower() in schemas
+        and not source.args.get("pivots")  # WHERE sees the pivoted rows, not the table's
     }
     if not views:
         return {}

@@ -32,7 +32,12 @@ from icesql.expressions.projections import inclusive_projection
 from icesql.expressions.residuals import residual_evaluator
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
 from icesql.io import FileIO
-from icesql.metadata.manifest import DataFile, ManifestEntry, read_manifest
+from icesql.metadata.manifest import (
+    EQUALITY_DELETES,
+    DataFile,
+    ManifestEntry,
+    read_manifest,
+)
 from icesql.metadata.manifest_list import ManifestFile, read_manifest_list
 from icesql.metadata.table_metadata import Snapshot, TableMetadata
 from icesql.scan.delete_index import attach_deletes
@@ -275,7 +280,10 @@ class _SpecFilters:
                 else:
                     metrics.delete_files_skipped += 1
                 return False
-            if self._metrics is not None and not self._metrics(file):
+            # an equality delete's other columns are not the deleted rows' values: only
+            # data and position delete files may be pruned by metrics (iceberg#4311)
+            prunable = is_data or file.content != EQUALITY_DELETES
+            if prunable and self._metrics is not None and not self._metrics(file):
                 if is_data:
                     metrics.data_files_skipped_by_metrics += 1
                 else:

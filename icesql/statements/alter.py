@@ -1,14 +1,267 @@
-"""ALTER TABLE (placeholder until the schema and partition evolution land)."""
+"""ALTER TABLE: schema, partitioning, write order, identifier fields and properties.
+
+Each statement becomes one metadata-only commit: the new schema / spec / sort order is
+computed from the table as loaded (``icesql.write.schema_update`` and ``spec_update``), and
+committed with the requirement that what it was computed from is still current, so a
+concurrent change makes the statement fail rather than be overwritten. Spark's
+conventions hold: ``ADD PARTITION FIELD bucket(16, id)`` is named ``id_bucket_16``,
+``WRITE ORDERED BY`` also sets ``write.distribution-mode=range`` (``LOCALLY ORDERED BY``
+leaves it, ``DISTRIBUTED BY PARTITION`` sets ``hash``, ``UNORDERED`` sets ``none``), and
+``SET TBLPROPERTIES ('format-version'='3')`` upgrades the table.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from icesql.errors import NotSupportedError
+from icesql.catalog.table import Table
+from icesql.errors import NoSuchTableError, ProgrammingError
+from icesql.spec.partitioning import PartitionField, PartitionSpec
+from icesql.spec.schema import Schema
+from icesql.sql import extensions as ext
+from icesql.statements.names import table_identifier
+from icesql.statements.results import done
+from icesql.statements.terms import default_partition_name, new_sort_order, source_field
+from icesql.statements.types import column_field, iceberg_type
+from icesql.write import schema_update as su
+from icesql.write.commit import commit
+from icesql.write.properties import DISTRIBUTION_MODE, FORMAT_VERSION, RESERVED
+from icesql.write.snapshot import Change
+from icesql.write.spec_update import add_partition_field, remove_partition_field
+from icesql.write.updates import (
+    AddSchema,
+    AddSortOrder,
+    AddSpec,
+    AssertCurrentSchemaId,
+    AssertDefaultSortOrderId,
+    AssertDefaultSpecId,
+    AssertLastAssignedFieldId,
+    AssertLastAssignedPartitionId,
+    RemoveProperties,
+    SetCurrentSchema,
+    SetDefaultSortOrder,
+    SetDefaultSpec,
+    SetProperties,
+    Update,
+    UpgradeFormatVersion,
+)
 
 if TYPE_CHECKING:
     from icesql.engine import Engine, Result
 
+__all__ = ["alter"]
+
 
 def alter(engine: Engine, parsed: object) -> Result:
-    raise NotSupportedError(f"{type(parsed).__name__} is not supported yet")
+    identifier = table_identifier(parsed.table, engine.catalog.name, engine.default_namespace)  # type: ignore[attr-defined]
+    if not engine.catalog.table_exists(identifier):
+        raise NoSuchTableError(f"[TABLE_OR_VIEW_NOT_FOUND] table not found: {'.'.join(identifier)}")
+    table = engine.catalog.load_table(identifier)
+    if isinstance(parsed, ext.RenameTable):
+        target = table_identifier(parsed.new_name, engine.catalog.name, identifier[:-1])
+        engine.catalog.rename_table(identifier, target)
+        return done()
+    change = _change(table, parsed)
+    if change is not None:
+        commit(engine.catalog, table, change)
+    return done()
+
+
+def _change(table: Table, parsed: object) -> Change | None:
+    if isinstance(parsed, ext.SetTableProperties | ext.UnsetTableProperties):
+        return _properties(table, parsed)
+    if isinstance(parsed, ext.AddPartitionField | ext.DropPartitionField | ext.ReplacePartitionField):
+        return _partitioning(table, parsed)
+    if isinstance(parsed, ext.WriteDistributionAndOrdering):
+        return _ordering(table, parsed)
+    schema = _new_schema(table, parsed)
+    if schema is None:
+        return None
+    md = table.metadata
+    return Change(
+        updates=(AddSchema(schema), SetCurrentSchema()),
+        requirements=(AssertCurrentSchemaId(md.current_schema_id), AssertLastAssignedFieldId(md.last_column_id)),
+    )
+
+
+# --- schema ----------------------------------------------------------------------------------
+
+
+def _new_schema(table: Table, parsed: object) -> Schema | None:
+    md, name = table.metadata, table.name
+    schema = md.schema()
+    if isinstance(parsed, ext.AddColumns):
+        last = md.last_column_id
+        for column in parsed.columns:
+            field = column_field_of(column)
+            position = column.position
+            schema, last = su.add_column(
+                schema, column.path, field, last, name,
+                first=position is not None and position.after is None,
+                after=position.after if position is not None else None,
+            )
+        return schema
+    if isinstance(parsed, ext.DropColumns):
+        for path in parsed.paths:
+            if parsed.if_exists and not _exists(schema, path):
+                continue
+            schema = su.delete_column(schema, path, md.spec(), name)
+        return schema
+    if isinstance(parsed, ext.RenameColumn):
+        return su.rename_column(schema, parsed.path, parsed.new_name, name)
+    if isinstance(parsed, ext.AlterColumn):
+        return _alter_column(table, schema, parsed)
+    if isinstance(parsed, ext.SetIdentifierFields):
+        return su.set_identifier_fields(schema, parsed.paths, name)
+    if isinstance(parsed, ext.DropIdentifierFields):
+        current = set(schema.identifier_field_ids)
+        drop = set()
+        for path in parsed.paths:
+            f = su._field(schema, path, su._Ctx(name))
+            if f.field_id not in current:
+                raise ProgrammingError(
+                    f"cannot alter {name}: {'.'.join(path)!r} is not an identifier field"
+                    f" (identifier fields: {', '.join(schema.identifier_field_names()) or 'none'})"
+                )
+            drop.add(f.field_id)
+        return Schema(schema.fields, schema.schema_id, tuple(i for i in schema.identifier_field_ids if i not in drop))
+    raise ProgrammingError(f"unsupported ALTER TABLE action {type(parsed).__name__}")
+
+
+def column_field_of(column: ext.AddColumn):  # noqa: ANN201 - a NestedField with placeholder ids
+    from sqlglot import exp
+
+    node = exp.ColumnDef(this=exp.to_identifier(column.path[-1]), kind=column.type)
+    field = column_field(node)
+    return type(field)(field.field_id, field.name, field.type, column.not_null, column.comment)
+
+
+def _exists(schema: Schema, path) -> bool:  # noqa: ANN001
+    try:
+        schema.find_field_by_name(".".join(path))
+        return True
+    except ProgrammingError:
+        return False
+
+
+def _alter_column(table: Table, schema: Schema, parsed: ext.AlterColumn) -> Schema:
+    md, name = table.metadata, table.name
+    if parsed.type is not None:
+        schema = su.promote_type(schema, parsed.path, iceberg_type(parsed.type), md.format_version, md.spec(), name)
+    if parsed.comment is not None:
+        schema = su.update_doc(schema, parsed.path, parsed.comment, name)
+    if parsed.drop_not_null:
+        schema = su.make_optional(schema, parsed.path, name)
+    if parsed.set_not_null:
+        f = schema.find_field_by_name(".".join(parsed.path))
+        if not f.required:
+            raise ProgrammingError(
+                f"cannot alter {name}: cannot change column nullability of {'.'.join(parsed.path)!r}:"
+                " optional -> required is an incompatible change"
+            )
+    if parsed.position is not None:
+        schema = su.move_column(schema, parsed.path, parsed.position.after is None, parsed.position.after, name)
+    return schema
+
+
+# --- properties ------------------------------------------------------------------------------
+
+
+def _properties(table: Table, parsed: object) -> Change:
+    md = table.metadata
+    updates: list[Update] = []
+    if isinstance(parsed, ext.SetTableProperties):
+        props = dict(parsed.properties)
+        version = props.pop(FORMAT_VERSION, None)
+        _no_reserved(props, table.name)
+        if version is not None:
+            try:
+                v = int(version)
+            except ValueError:
+                v = -1
+            if v not in (1, 2, 3):
+                raise ProgrammingError(f"cannot alter {table.name}: unsupported format-version {version!r}")
+            if v < md.format_version:
+                raise ProgrammingError(
+                    f"cannot alter {table.name}: cannot downgrade format-version {md.format_version} to {v}"
+                )
+            if v > md.format_version:
+                updates.append(UpgradeFormatVersion(v))
+        if props:
+            updates.append(SetProperties(props))
+    else:
+        assert isinstance(parsed, ext.UnsetTableProperties)
+        _no_reserved(dict.fromkeys(parsed.keys, ""), table.name)
+        updates.append(RemoveProperties(tuple(parsed.keys)))
+    return Change(updates=tuple(updates))
+
+
+def _no_reserved(props: dict[str, str], table: str) -> None:
+    reserved = sorted(k for k in props if k in RESERVED)
+    if reserved:
+        raise ProgrammingError(f"cannot alter {table}: table properties {', '.join(reserved)} are reserved")
+
+
+# --- partitioning ----------------------------------------------------------------------------
+
+
+def _find_partition_field(table: Table, spec: PartitionSpec, ref: ext.DropPartitionField) -> PartitionField:
+    schema = table.metadata.schema()
+    if ref.name is not None:
+        for f in spec.fields:
+            if f.name == ref.name:
+                return f
+    if ref.term is not None:
+        try:
+            source_id = source_field(schema, ref.term.column)
+        except ProgrammingError:
+            source_id = None
+        for f in spec.fields:
+            if f.source_id == source_id and str(f.transform) == ref.term.transform:
+                return f
+    wanted = ref.name or f"{ref.term.transform}({'.'.join(ref.term.column)})"  # type: ignore[union-attr]
+    names = ", ".join(f.name for f in spec.fields) or "none"
+    raise ProgrammingError(f"cannot alter {table.name}: no partition field {wanted} (fields: {names})")
+
+
+def _partitioning(table: Table, parsed: object) -> Change:
+    md = table.metadata
+    schema = md.schema()
+    spec = md.spec()
+    last = md.last_partition_id
+    if isinstance(parsed, ext.DropPartitionField | ext.ReplacePartitionField):
+        old = parsed if isinstance(parsed, ext.DropPartitionField) else parsed.old
+        spec = remove_partition_field(md, spec, _find_partition_field(table, spec, old), table.name)
+    if isinstance(parsed, ext.AddPartitionField | ext.ReplacePartitionField):
+        term = parsed.term
+        source_id = source_field(schema, term.column)
+        name = parsed.name or default_partition_name(term, schema.find_column_name(source_id), evolving=True)
+        spec, last = add_partition_field(
+            md, spec, source_id, term.transform, name, parsed.name is not None, table.name, last
+        )
+    return Change(
+        updates=(AddSpec(spec), SetDefaultSpec()),
+        requirements=(
+            AssertCurrentSchemaId(md.current_schema_id),
+            AssertDefaultSpecId(md.default_spec_id),
+            AssertLastAssignedPartitionId(md.last_partition_id),
+        ),
+    )
+
+
+# --- write order -----------------------------------------------------------------------------
+
+
+def _ordering(table: Table, parsed: ext.WriteDistributionAndOrdering) -> Change:
+    md = table.metadata
+    order = new_sort_order(md.schema(), parsed.order)
+    updates: list[Update] = [AddSortOrder(order), SetDefaultSortOrder()]
+    if parsed.distribution is not None:
+        updates.append(SetProperties({DISTRIBUTION_MODE: parsed.distribution}))
+    return Change(
+        updates=tuple(updates),
+        requirements=(
+            AssertCurrentSchemaId(md.current_schema_id),
+            AssertDefaultSortOrderId(md.default_sort_order_id),
+        ),
+    )

@@ -41,6 +41,7 @@ from icesql.statements.results import done
 from icesql.statements.terms import new_partition_spec
 from icesql.write import commit as committer
 from icesql.write.data_writer import WriteTarget
+from icesql.write.field_ids import fresh_schema_fields
 from icesql.write.metrics import MetricsConfig
 from icesql.write.properties import (
     DEFAULT_PARQUET_COMPRESSION,
@@ -274,7 +275,7 @@ def _create_new_table(
     name = ".".join(identifier)
     props = _stored_properties(spec)
     version = _format_version(props, 2)
-    schema = Schema(sql_types.fresh_schema_fields(fields, 1), 0)
+    schema = Schema(fresh_schema_fields(fields, 1), 0)
     _check_schema(schema, version, name)
     partition_spec = new_partition_spec(schema, spec.terms)
     stored = {"owner": _owner(), PARQUET_COMPRESSION: DEFAULT_PARQUET_COMPRESSION, **props}
@@ -377,7 +378,7 @@ def _replace_with(
             f"cannot replace {name}: cannot downgrade format version {base.format_version} to {version}"
         )
     schema = Schema(
-        sql_types.fresh_schema_fields(fields, base.last_column_id + 1, base.schema()), 0
+        fresh_schema_fields(fields, base.last_column_id + 1, base.schema()), 0
     )
     _check_schema(schema, version, name)
     updates = [

@@ -21,6 +21,7 @@ from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortField, SortOrder
 from icesql.spec.transforms import parse_transform
 from icesql.sql.extensions import SortTerm, Term
+from icesql.write.spec_update import check_partition_names
 
 __all__ = [
     "default_partition_name",
@@ -67,25 +68,6 @@ def partition_field(
         parse_transform(term.transform),
         name or default_partition_name(term, source_name, evolving),
     )
-
-
-def check_partition_names(schema: Schema, spec: PartitionSpec) -> None:
-    """Java's rules: names are unique; a name may equal a column's only for the identity
-    partition of that very column."""
-    seen: set[str] = set()
-    for f in spec.fields:
-        if f.name in seen:
-            raise ProgrammingError(f"cannot use partition name {f.name!r} twice")
-        seen.add(f.name)
-        try:
-            column = schema.find_field_by_name(f.name, case_sensitive=True)
-        except ProgrammingError:
-            continue
-        if not (str(f.transform) == "identity" and column.field_id == f.source_id):
-            if not f.transform.is_void:
-                raise ProgrammingError(
-                    f"cannot create partition {f.name!r} from {f.transform}: a column of that name exists"
-                )
 
 
 def new_partition_spec(schema: Schema, terms: Sequence[Term], spec_id: int = 0) -> PartitionSpec:

@@ -5,10 +5,8 @@
 ``CHAR``/``VARCHAR`` to ``string``, as Iceberg's Spark catalog does. Beyond Spark, icesql
 accepts ``UUID``, ``FIXED(L)``, ``TIME``, ``TIMESTAMP_NS`` and ``VARIANT``.
 
-Field ids are assigned like Java's ``TypeUtil.assignFreshIds``: the fields of a struct take
-the next ids in order, then each field's own nested type is numbered, a list's element and
-a map's key and value taking their ids before their contents; so Spark and icesql give the
-same table the same ids::
+Field ids are assigned by ``icesql.write.field_ids.fresh_schema_fields`` (Java's order), so
+Spark and icesql give the same table the same ids::
 
     >>> st = exp.DataType.build("STRUCT<a: INT, b: STRUCT<c: INT>, d: INT>", dialect="spark")
     >>> [str(f) for f in fresh_schema_fields(struct_fields(st), 1)]
@@ -17,12 +15,11 @@ same table the same ids::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from sqlglot import exp
 
 from icesql.errors import NotSupportedError, ProgrammingError
-from icesql.spec.schema import Schema
 from icesql.spec.types import (
     BinaryType,
     BooleanType,
@@ -48,6 +45,7 @@ from icesql.spec.types import (
     UUIDType,
     VariantType,
 )
+from icesql.write.field_ids import fresh_schema_fields
 
 __all__ = [
     "column_field",
@@ -154,48 +152,6 @@ def struct_fields(dt: exp.DataType) -> list[NestedField]:
         elif isinstance(child, exp.DataType):  # unnamed (not Spark syntax)
             raise ProgrammingError(f"struct fields need names: {dt.sql(dialect='spark')}")
     return out
-
-
-def fresh_schema_fields(
-    fields: Sequence[NestedField], first_id: int, base: Schema | None = None
-) -> tuple[NestedField, ...]:
-    """``fields`` with ids from ``first_id`` on, in Java's order; names found in ``base``
-    keep their ids there (a REPLACE TABLE keeps the ids of columns it keeps)."""
-    counter = [first_id]
-
-    def next_id(path: tuple[str, ...]) -> int:
-        if base is not None:
-            try:
-                return base.find_field_by_name(".".join(path), case_sensitive=True).field_id
-            except ProgrammingError:
-                pass
-        value = counter[0]
-        counter[0] += 1
-        return value
-
-    def struct(fs: Sequence[NestedField], prefix: tuple[str, ...]) -> tuple[NestedField, ...]:
-        ids = [next_id((*prefix, f.name)) for f in fs]
-        return tuple(
-            NestedField(i, f.name, typ(f.type, (*prefix, f.name)), f.required, f.doc,
-                        f.initial_default, f.write_default)
-            for f, i in zip(fs, ids)
-        )
-
-    def typ(t: IcebergType, path: tuple[str, ...]) -> IcebergType:
-        if isinstance(t, StructType):
-            return StructType(struct(t.fields, path))
-        if isinstance(t, ListType):
-            element_id = next_id((*path, "element"))
-            return ListType(element_id, typ(t.element_type, (*path, "element")), t.element_required)
-        if isinstance(t, MapType):
-            key_id, value_id = next_id((*path, "key")), next_id((*path, "value"))
-            return MapType(
-                key_id, typ(t.key_type, (*path, "key")), value_id,
-                typ(t.value_type, (*path, "value")), t.value_required,
-            )
-        return t
-
-    return struct(fields, ())
 
 
 # ---------------------------------------------------------------------------------------------

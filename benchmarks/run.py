@@ -44,7 +44,12 @@ class Runner:
     def _measure(
         self, s: Scenario, side: str, repeats: int, limit: float | None = None
     ) -> list[Run]:
-        make = {"icesql": s.icesql, "baseline": s.baseline, "pyiceberg": s.pyiceberg}[side]
+        make = {
+            "icesql": s.icesql,
+            "baseline": s.baseline,
+            "pyiceberg": s.pyiceberg,
+            "reference": s.reference,
+        }[side]
         if make is None:
             return []
         request = make(self.ds, self.sizes)
@@ -63,9 +68,9 @@ class Runner:
     def measure(self, s: Scenario) -> dict[str, list[Run]]:
         repeats = s.repeats or self.args.repeats
         limit = self.args.memory_limit_mb if s.kind == "stream" else None
-        sides: dict[str, list[Run]] = {"icesql": [], "baseline": []}
+        sides: dict[str, list[Run]] = {"icesql": [], "baseline": [], "reference": []}
         for _ in range(repeats):  # interleaved, one run of each side per round
-            for side in ("icesql", "baseline"):
+            for side in ("icesql", "baseline", "reference"):
                 if sides[side] and not sides[side][-1].ok:
                     continue
                 sides[side] += self._measure(s, side, 1, limit if side == "icesql" else None)
@@ -121,6 +126,12 @@ def evaluate(s: Scenario, sides: dict[str, list[Run]], runner: Runner) -> Row:
     }
     if (bad := _failure(pyi)) is not None:
         row.notes.append(f"PyIceberg: {bad.error}")
+    ref = sides.get("reference", [])
+    if s.reference_label and (ref_s := _median(ref)) is not None:
+        ratio = f", icesql / it = {row.icesql_s / ref_s:.2f}x" if row.icesql_s else ""
+        row.notes.append(f"{s.reference_label}: {ref_s:.3f} s{ratio}")
+    elif (bad := _failure(ref)) is not None:
+        row.notes.append(f"{s.reference_label}: {bad.error}")
     if s.kind == "rss":
         src = runner.runs.get(s.extra["from"], {})
         row.icesql_rss_mb, row.baseline_rss_mb = (

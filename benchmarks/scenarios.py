@@ -43,6 +43,8 @@ class Scenario:
     repeats: int | None = None  # None: the command's --repeats
     expected_rows: Callable[[Dataset], int] | None = None  # the sum of the result's "n"
     same_answer: bool = True  # the baseline's result must equal icesql's
+    reference: RequestFn | None = None  # a diagnostic side, reported in the notes
+    reference_label: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -86,6 +88,14 @@ def _pyiceberg(
             "row_filter": row_filter(sizes) if row_filter else "",
         }
         return {"task": "pyiceberg_query", "args": args}
+
+    return make
+
+
+def _arrow_stream(sql: str, columns: tuple[str, ...]) -> RequestFn:
+    def make(ds: Dataset, sizes: Sizes) -> Request:
+        args = {"files": ds.files(BASE), "sql": sql, "columns": list(columns)}
+        return {"task": "duckdb_arrow_stream", "args": args}
 
     return make
 
@@ -182,6 +192,8 @@ SCENARIOS: tuple[Scenario, ...] = (
         _duckdb(config.AGGREGATE, _all_files),
         pyiceberg=_pyiceberg(BASE, config.AGGREGATE, AGG_COLS),
         expected_rows=_rows_of(BASE),
+        reference=_arrow_stream(config.AGGREGATE, AGG_COLS),
+        reference_label="DuckDB over a pyarrow scanner stream of the same files (floor of an Arrow-stream reader)",
     ),
     Scenario(
         "full_aggregate_rss",

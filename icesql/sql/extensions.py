@@ -422,7 +422,7 @@ class _Parser:
             return SetIdentifierFields(table, self.name_list())
         if self.match("DROP", "IDENTIFIER", "FIELDS"):
             return DropIdentifierFields(table, self.name_list())
-        if self.match("ADD", "COLUMNS") or self.match("ADD", "COLUMN") or self.match("ADD"):
+        if self.match("ADD", "COLUMNS") or self.match("ADD", "COLUMN"):
             return AddColumns(table, self.column_specs())
         if self.match("DROP", "COLUMNS") or self.match("DROP", "COLUMN"):
             if_exists = self.match("IF", "EXISTS")
@@ -454,6 +454,14 @@ class _Parser:
             self.expect_type(TokenType.R_PAREN, "')'")
             self.end()
             return UnsetTableProperties(table, tuple(keys), if_exists)
+        for verb, expected in (
+            ("ADD", "COLUMN, COLUMNS or PARTITION FIELD"),
+            ("DROP", "COLUMN, COLUMNS, PARTITION FIELD or IDENTIFIER FIELDS"),
+            ("RENAME", "COLUMN or TO"),
+        ):
+            if self.peek_word() == verb and self.peek_word(1) not in ("BRANCH", "TAG"):
+                self.pos += 1
+                raise self.error(expected)
         for verb in ("CREATE", "REPLACE", "DROP"):
             for ref in ("BRANCH", "TAG"):
                 if self.peek_word() == verb and ref in (self.peek_word(1), self.peek_word(3), self.peek_word(4)):

@@ -262,7 +262,8 @@ def _convert(array: pa.Array, f: NestedField, column: str, table: str) -> pa.Arr
             return pc.cast(array, want)
         return pc.cast(array, want)
     except pa.ArrowInvalid as e:
-        if "overflow" in str(e).lower() or "out of bounds" in str(e).lower() or "not fit" in str(e).lower():
+        text = str(e).lower()
+        if any(w in text for w in ("overflow", "out of bounds", "not fit", "not in range", "precision")):
             raise _overflow(source, target, column, table) from None
         raise DataError(f"cannot write to {table}: column `{column}`: {e}") from None
 
@@ -308,7 +309,7 @@ def _to_decimal(array: pa.Array, target: DecimalType, want: pa.DataType) -> pa.A
     if pa.types.is_integer(source):
         array = pc.cast(array, pa.decimal128(38, 0) if source.bit_width > 32 else pa.decimal128(19, 0))
     elif pa.types.is_decimal(source) and source.scale > target.scale:
-        array = pc.round(array, target.scale, round_mode="half_away_from_zero")
+        array = pc.round(array, target.scale, round_mode="half_towards_infinity")
     return pc.cast(array, want)
 
 

@@ -1,0 +1,192 @@
+"""ALTER TABLE: ids, specs and orders as Java assigns them; errors that name the column."""
+
+from __future__ import annotations
+
+import pytest
+
+import icesql
+
+T = ("db", "t")
+
+
+@pytest.fixture
+def con(tmp_path):
+    connection = icesql.connect(str(tmp_path))
+    connection.execute(
+        "CREATE TABLE db.t (id BIGINT NOT NULL, s STRING, ts TIMESTAMP, dt DATE,"
+        " st STRUCT<a: INT NOT NULL, b: STRING>, pts ARRAY<STRUCT<x: INT>>, f FLOAT, n INT,"
+        " dec DECIMAL(9,2)) USING iceberg PARTITIONED BY (bucket(4, id), days(ts))"
+    )
+    connection.execute(
+        "INSERT INTO db.t VALUES (1, 'a', TIMESTAMP '2024-01-01 00:00:00', DATE '2024-01-01',"
+        " named_struct('a', 1, 'b', 'x'), array(named_struct('x', 1)), 1.5, 1, 1.25)"
+    )
+    yield connection
+    connection.close()
+
+
+def _md(con):
+    return con.catalog.load_table(T).metadata
+
+
+def _names(con) -> list[str]:
+    return [f.name for f in _md(con).schema().fields]
+
+
+def test_add_columns_assign_ids_after_last_column_id(con):
+    assert _md(con).last_column_id == 13
+    con.execute("ALTER TABLE db.t ADD COLUMN st.c INT COMMENT 'new' AFTER a")
+    con.execute("ALTER TABLE db.t ADD COLUMNS (z STRUCT<p: INT, q: ARRAY<STRING>> FIRST, pts.y DOUBLE)")
+    md = _md(con)
+    schema = md.schema()
+    assert schema.find_field_by_name("st.c").field_id == 14
+    assert [f.name for f in schema.find_field_by_name("st").type.fields] == ["a", "c", "b"]
+    assert schema.find_field_by_name("z").field_id == 15
+    assert [f.field_id for f in schema.find_field_by_name("z").type.fields] == [16, 17]
+    assert schema.find_field_by_name("z.q").type.element_id == 18
+    assert schema.find_field_by_name("pts.y").field_id == 19
+    assert md.last_column_id == 19 and _names(con)[0] == "z"
+    # old files read the new columns as NULL
+    assert con.execute("SELECT z, st.c, id FROM db.t").fetchall() == [(None, None, 1)]
+
+
+def test_type_widening_only(con):
+    con.execute("ALTER TABLE db.t ALTER COLUMN n TYPE BIGINT")
+    con.execute("ALTER TABLE db.t ALTER COLUMN f TYPE DOUBLE")
+    con.execute("ALTER TABLE db.t ALTER COLUMN dec TYPE DECIMAL(12,2)")
+    con.execute("ALTER TABLE db.t ALTER COLUMN st.a TYPE BIGINT")
+    assert con.execute("SELECT n, f, dec, st.a FROM db.t").fetchall()[0][:2] == (1, 1.5)
+    version = con.catalog.current_version(T)[0]
+    for sql, pattern in [
+        ("ALTER TABLE db.t ALTER COLUMN s TYPE INT", "string -> int"),
+        ("ALTER TABLE db.t ALTER COLUMN n TYPE INT", "long -> int"),
+        ("ALTER TABLE db.t ALTER COLUMN dec TYPE DECIMAL(12,3)", r"decimal\(12,2\) -> decimal\(12,3\)"),
+        ("ALTER TABLE db.t ALTER COLUMN dt TYPE TIMESTAMP_NTZ", "date -> timestamp"),
+        ("ALTER TABLE db.t ALTER COLUMN nope TYPE BIGINT", "'nope' does not exist"),
+    ]:
+        with pytest.raises(icesql.ProgrammingError, match=pattern):
+            con.execute(sql)
+    assert con.catalog.current_version(T)[0] == version
+
+
+def test_rename_comment_nullability_and_order(con):
+    con.execute("ALTER TABLE db.t RENAME COLUMN s TO label")
+    con.execute("ALTER TABLE db.t RENAME COLUMN st.b TO bee")
+    con.execute("ALTER TABLE db.t ALTER COLUMN label COMMENT 'a label'")
+    con.execute("ALTER TABLE db.t ALTER COLUMN id DROP NOT NULL")
+    con.execute("ALTER TABLE db.t ALTER COLUMN dt FIRST")
+    con.execute("ALTER TABLE db.t ALTER COLUMN n AFTER dt")
+    schema = _md(con).schema()
+    assert _names(con) == ["dt", "n", "id", "label", "ts", "st", "pts", "f", "dec"]
+    assert schema.find_field_by_name("label").field_id == 2 and schema.find_field_by_name("label").doc == "a label"
+    assert not schema.find_field_by_name("id").required
+    assert schema.find_field_by_name("st.bee").field_id == 11
+    assert con.execute("SELECT label, st.bee FROM db.t").fetchall() == [("a", "x")]
+    with pytest.raises(icesql.ProgrammingError, match="optional -> required"):
+        con.execute("ALTER TABLE db.t ALTER COLUMN label SET NOT NULL")
+    with pytest.raises(icesql.ProgrammingError, match="a column of that name exists"):
+        con.execute("ALTER TABLE db.t RENAME COLUMN label TO ts")
+
+
+def test_drop_columns(con):
+    con.execute("ALTER TABLE db.t DROP COLUMN st.b")
+    con.execute("ALTER TABLE db.t DROP COLUMNS (f, n)")
+    con.execute("ALTER TABLE db.t DROP COLUMN IF EXISTS nope")
+    assert "f" not in _names(con) and [f.name for f in _md(con).schema().find_field_by_name("st").type.fields] == ["a"]
+    assert _md(con).last_column_id == 13
+    with pytest.raises(icesql.ProgrammingError, match="source of partition field 'ts_day'"):
+        con.execute("ALTER TABLE db.t DROP COLUMN ts")
+    with pytest.raises(icesql.ProgrammingError, match="required column"):
+        con.execute("ALTER TABLE db.t ADD COLUMN q INT NOT NULL")
+
+
+def test_partition_evolution_names_and_ids(con):
+    con.execute("ALTER TABLE db.t ADD PARTITION FIELD bucket(16, s)")
+    con.execute("ALTER TABLE db.t ADD PARTITION FIELD truncate(4, s) AS s4")
+    con.execute("ALTER TABLE db.t ADD PARTITION FIELD years(dt)")
+    md = _md(con)
+    assert [(f.name, f.field_id) for f in md.spec().fields] == [
+        ("id_bucket", 1000), ("ts_day", 1001), ("s_bucket_16", 1002), ("s4", 1003), ("dt_year", 1004)
+    ]
+    con.execute("ALTER TABLE db.t DROP PARTITION FIELD id_bucket")
+    con.execute("ALTER TABLE db.t REPLACE PARTITION FIELD ts_day WITH hours(ts)")
+    md = _md(con)
+    assert [(f.name, f.field_id) for f in md.spec().fields] == [
+        ("s_bucket_16", 1002), ("s4", 1003), ("dt_year", 1004), ("ts_hour", 1005)
+    ]
+    con.execute("ALTER TABLE db.t ADD PARTITION FIELD bucket(4, id)")  # back again: its old id
+    assert md.last_partition_id == 1005 and _md(con).spec().fields[-1].field_id == 1000
+    for sql, pattern in [
+        ("ALTER TABLE db.t ADD PARTITION FIELD hours(ts)", "already partitioned by hour"),
+        ("ALTER TABLE db.t ADD PARTITION FIELD days(ts)", "redundant"),
+        ("ALTER TABLE db.t DROP PARTITION FIELD nope", "no partition field nope"),
+        ("ALTER TABLE db.t ADD PARTITION FIELD bucket(2, n) AS s", "a column of that name exists"),
+    ]:
+        with pytest.raises(icesql.ProgrammingError, match=pattern):
+            con.execute(sql)
+    con.execute("INSERT INTO db.t (id, s, ts, dt, st, pts, f, n, dec) SELECT id + 1, s, ts, dt, st, pts, f, n, dec FROM db.t")
+    assert con.execute("SELECT count(*) FROM db.t").fetchone() == (2,)
+
+
+def test_v1_dropped_partition_fields_become_void(tmp_path):
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.v1 (id BIGINT, s STRING) USING iceberg PARTITIONED BY (s, bucket(2, id)) TBLPROPERTIES ('format-version'='1')")
+    con.execute("ALTER TABLE db.v1 DROP PARTITION FIELD s")
+    spec = con.catalog.load_table(("db", "v1")).metadata.spec()
+    assert [(f.name, str(f.transform), f.field_id) for f in spec.fields] == [("s_1000", "void", 1000), ("id_bucket", "bucket[2]", 1001)]
+    con.execute("INSERT INTO db.v1 VALUES (1, 'a')")
+    assert con.execute("SELECT * FROM db.v1").fetchall() == [(1, "a")]
+
+
+def test_write_order_and_distribution(con):
+    con.execute("ALTER TABLE db.t WRITE ORDERED BY s DESC NULLS LAST, bucket(4, id)")
+    md = _md(con)
+    assert md.default_sort_order_id == 1 and md.properties["write.distribution-mode"] == "range"
+    assert str(md.sort_order()) == "[identity(2) DESC NULLS LAST, bucket[4](1) ASC NULLS FIRST]"
+    con.execute("ALTER TABLE db.t WRITE LOCALLY ORDERED BY id")
+    assert _md(con).default_sort_order_id == 2 and _md(con).properties["write.distribution-mode"] == "range"
+    con.execute("ALTER TABLE db.t WRITE DISTRIBUTED BY PARTITION")
+    assert _md(con).sort_order().is_unsorted() and _md(con).properties["write.distribution-mode"] == "hash"
+    con.execute("ALTER TABLE db.t WRITE UNORDERED")
+    assert _md(con).properties["write.distribution-mode"] == "none"
+    props = dict(con.execute("SHOW TBLPROPERTIES db.t").fetchall())
+    assert "sort-order" not in props
+
+
+def test_identifier_fields(con):
+    con.execute("ALTER TABLE db.t SET IDENTIFIER FIELDS id, st.a")
+    assert _md(con).schema().identifier_field_ids == (1, 10)
+    assert dict(con.execute("SHOW TBLPROPERTIES db.t").fetchall())["identifier-fields"] == "[id,st.a]"
+    with pytest.raises(icesql.ProgrammingError, match="not NOT NULL"):
+        con.execute("ALTER TABLE db.t SET IDENTIFIER FIELDS s")
+    with pytest.raises(icesql.ProgrammingError, match="float and double"):
+        con.execute("ALTER TABLE db.t ALTER COLUMN f DROP NOT NULL")  # already optional: no-op
+        con.execute("ALTER TABLE db.t SET IDENTIFIER FIELDS f")
+    with pytest.raises(icesql.ProgrammingError, match="identifier field 'id'"):
+        con.execute("ALTER TABLE db.t DROP COLUMN id")
+    con.execute("ALTER TABLE db.t DROP IDENTIFIER FIELDS st.a")
+    assert _md(con).schema().identifier_field_ids == (1,)
+    with pytest.raises(icesql.ProgrammingError, match="not an identifier field"):
+        con.execute("ALTER TABLE db.t DROP IDENTIFIER FIELDS s")
+
+
+def test_properties_and_upgrade(con):
+    con.execute("ALTER TABLE db.t SET TBLPROPERTIES ('k'='v', 'write.target-file-size-bytes'='1000')")
+    assert _md(con).properties["k"] == "v"
+    con.execute("ALTER TABLE db.t UNSET TBLPROPERTIES ('k')")
+    assert "k" not in _md(con).properties
+    con.execute("ALTER TABLE db.t SET TBLPROPERTIES ('format-version'='3')")
+    assert _md(con).format_version == 3 and _md(con).next_row_id == 0
+    with pytest.raises(icesql.ProgrammingError, match="downgrade"):
+        con.execute("ALTER TABLE db.t SET TBLPROPERTIES ('format-version'='2')")
+    with pytest.raises(icesql.ProgrammingError, match="reserved"):
+        con.execute("ALTER TABLE db.t SET TBLPROPERTIES ('current-snapshot-id'='1')")
+
+
+def test_syntax_errors_point_at_the_problem(con):
+    with pytest.raises(icesql.ProgrammingError, match="near 'COLUM'"):
+        con.execute("ALTER TABLE db.t ADD COLUM x INT")
+    with pytest.raises(icesql.NotSupportedError, match="CREATE BRANCH"):
+        con.execute("ALTER TABLE db.t CREATE BRANCH b1")
+    with pytest.raises(icesql.ProgrammingError, match="table not found: db.nope"):
+        con.execute("ALTER TABLE db.nope ADD COLUMN x INT")

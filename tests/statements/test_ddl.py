@@ -1,0 +1,178 @@
+"""CREATE / DROP / SHOW / DESCRIBE: the metadata Spark's catalog would write, and its rows."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import icesql
+
+
+@pytest.fixture
+def con(tmp_path):
+    connection = icesql.connect(str(tmp_path))
+    connection.execute("CREATE NAMESPACE db")
+    yield connection
+    connection.close()
+
+
+def _raw(con, name="t") -> dict:
+    return dict(con.catalog.load_table(("db", name)).metadata.raw)
+
+
+def test_create_table_ids_specs_and_properties_like_spark(con):
+    con.execute(
+        "CREATE TABLE db.t (id BIGINT NOT NULL COMMENT 'the id', s STRING, ts TIMESTAMP,"
+        " st STRUCT<a: INT NOT NULL, b: STRING>, arr ARRAY<STRUCT<x: INT, y: DOUBLE>>,"
+        " m MAP<STRING, INT>) USING iceberg"
+        " PARTITIONED BY (bucket(4, id), days(ts), truncate(2, s), years(ts), months(ts), hours(ts), s)"
+        " TBLPROPERTIES ('format-version'='2', 'foo'='bar') COMMENT 'orders'"
+    )
+    raw = _raw(con)
+    fields = raw["schemas"][0]["fields"]
+    assert [(f["id"], f["name"]) for f in fields] == [(1, "id"), (2, "s"), (3, "ts"), (4, "st"), (5, "arr"), (6, "m")]
+    assert fields[0] == {"id": 1, "name": "id", "required": True, "type": "long", "doc": "the id"}
+    assert [f["id"] for f in fields[3]["type"]["fields"]] == [7, 8]
+    assert fields[4]["type"]["element-id"] == 9
+    assert [f["id"] for f in fields[4]["type"]["element"]["fields"]] == [10, 11]
+    assert (fields[5]["type"]["key-id"], fields[5]["type"]["value-id"]) == (12, 13)
+    assert fields[2]["type"] == "timestamptz"
+    assert raw["last-column-id"] == 13
+    spec = raw["partition-specs"][0]["fields"]
+    assert [(f["name"], f["transform"], f["field-id"]) for f in spec] == [
+        ("id_bucket", "bucket[4]", 1000), ("ts_day", "day", 1001), ("s_trunc", "truncate[2]", 1002),
+        ("ts_year", "year", 1003), ("ts_month", "month", 1004), ("ts_hour", "hour", 1005), ("s", "identity", 1006),
+    ]
+    assert raw["last-partition-id"] == 1006
+    assert raw["properties"]["foo"] == "bar" and raw["properties"]["comment"] == "orders"
+    assert raw["properties"]["write.parquet.compression-codec"] == "zstd"
+    assert "format-version" not in raw["properties"]
+    assert raw["format-version"] == 2 and raw["current-snapshot-id"] == -1
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_format_versions(con, version):
+    con.execute(f"CREATE TABLE db.t (id BIGINT) USING iceberg TBLPROPERTIES ('format-version'='{version}')")
+    raw = _raw(con)
+    assert raw["format-version"] == version
+    assert ("next-row-id" in raw) == (version == 3)
+    assert ("schema" in raw) == (version == 1)
+
+
+@pytest.mark.parametrize(
+    ("ddl", "error", "pattern"),
+    [
+        ("CREATE TABLE db.t (a INT) USING iceberg TBLPROPERTIES ('format-version'='4')", icesql.ProgrammingError, "format-version '4'"),
+        ("CREATE TABLE db.t (a INT) USING iceberg LOCATION '/elsewhere'", icesql.ProgrammingError, "custom location"),
+        ("CREATE TABLE db.t (a INT) USING parquet", icesql.NotSupportedError, "USING parquet"),
+        ("CREATE TABLE db.t (a INT, A STRING) USING iceberg", icesql.ProgrammingError, "appears twice"),
+        ("CREATE TABLE db.t (a INT) USING iceberg PARTITIONED BY (bucket(4, b))", icesql.ProgrammingError, "no such column"),
+        ("CREATE TABLE db.t (a STRING) USING iceberg PARTITIONED BY (days(a))", icesql.ProgrammingError, "day does not apply to string"),
+        ("CREATE TABLE db.t (a INT) USING iceberg PARTITIONED BY (wrong(a))", icesql.ProgrammingError, "unknown partition transform"),
+        ("CREATE TABLE db.t (a INT) USING iceberg TBLPROPERTIES ('current-snapshot-id'='1')", icesql.ProgrammingError, "reserved"),
+        ("CREATE TABLE db.t USING iceberg AS SELECT NULL AS x", icesql.ProgrammingError, "has no type"),
+    ],
+)
+def test_bad_create_statements(con, ddl, error, pattern):
+    with pytest.raises(error, match=pattern):
+        con.execute(ddl)
+    assert not con.catalog.table_exists(("db", "t"))
+
+
+def test_if_not_exists_and_already_exists(con):
+    con.execute("CREATE TABLE db.t (a INT) USING iceberg")
+    con.execute("CREATE TABLE IF NOT EXISTS db.t (b STRING) USING iceberg")
+    assert [f["name"] for f in _raw(con)["schemas"][0]["fields"]] == ["a"]
+    with pytest.raises(icesql.ProgrammingError, match="TABLE_OR_VIEW_ALREADY_EXISTS.*db.t"):
+        con.execute("CREATE TABLE db.t (b STRING) USING iceberg")
+
+
+def test_ctas_creates_the_table_with_its_first_snapshot(con, tmp_path):
+    con.execute("CREATE TABLE db.src (id BIGINT, s STRING) USING iceberg")
+    con.execute("INSERT INTO db.src VALUES (1, 'a'), (2, 'b')")
+    cur = con.execute(
+        "CREATE TABLE db.t USING iceberg PARTITIONED BY (s) AS SELECT id, s, id * 1.5 AS x FROM db.src"
+    )
+    assert cur.rowcount == 2
+    mdir = tmp_path / "db" / "t" / "metadata"
+    assert sorted(p.name for p in mdir.glob("v*.metadata.json")) == ["v1.metadata.json"]
+    raw = json.loads((mdir / "v1.metadata.json").read_text())
+    assert len(raw["snapshots"]) == 1 and raw["metadata-log"] == []
+    assert [(f["name"], f["required"]) for f in raw["schemas"][0]["fields"]] == [("id", False), ("s", False), ("x", False)]
+    assert con.execute("SELECT * FROM db.t ORDER BY id").fetchall()[0][:2] == (1, "a")
+
+
+def test_failed_ctas_leaves_no_table(con):
+    con.execute("CREATE TABLE db.src (a INT) USING iceberg")
+    con.execute("INSERT INTO db.src VALUES (1), (2)")
+    with pytest.raises(icesql.DataError, match="Assertion failed"):
+        con.execute("CREATE TABLE db.t USING iceberg AS SELECT a, assert_true(a < 2) AS ok FROM db.src")
+    assert not con.catalog.table_exists(("db", "t"))
+
+
+def test_create_or_replace_keeps_history_and_column_ids(con):
+    con.execute("CREATE TABLE db.t USING iceberg AS SELECT 1 AS a, 'x' AS b")
+    con.execute("CREATE OR REPLACE TABLE db.t USING iceberg AS SELECT 2 AS a, 'y' AS c")
+    raw = _raw(con)
+    current = next(s for s in raw["schemas"] if s["schema-id"] == raw["current-schema-id"])
+    assert [(f["id"], f["name"]) for f in current["fields"]] == [(1, "a"), (3, "c")]
+    assert raw["last-column-id"] == 3
+    snaps = raw["snapshots"]
+    assert len(snaps) == 2 and "parent-snapshot-id" not in snaps[1]
+    assert snaps[1]["summary"]["operation"] == "overwrite" and snaps[1]["summary"]["total-records"] == "1"
+    assert con.execute("SELECT * FROM db.t").fetchall() == [(2, "y")]
+    con.execute("CREATE OR REPLACE TABLE db.t (z BIGINT) USING iceberg")
+    raw = _raw(con)
+    assert raw["current-snapshot-id"] == -1 and len(raw["snapshots"]) == 2
+    assert con.execute("SELECT * FROM db.t").fetchall() == []
+
+
+def test_namespaces_and_drops(con):
+    con.execute("CREATE DATABASE IF NOT EXISTS db")
+    con.execute("CREATE SCHEMA other")
+    assert con.execute("SHOW NAMESPACES").fetchall() == [("db",), ("other",)]
+    assert con.execute("SHOW DATABASES LIKE 'o*'").fetchall() == [("other",)]
+    with pytest.raises(icesql.ProgrammingError, match="SCHEMA_ALREADY_EXISTS"):
+        con.execute("CREATE NAMESPACE other")
+    con.execute("CREATE TABLE db.t (a INT) USING iceberg")
+    con.execute("CREATE TABLE db.u (a INT) USING iceberg")
+    assert con.execute("SHOW TABLES IN db").fetchall() == [("db", "t", False), ("db", "u", False)]
+    assert con.execute("SHOW TABLES FROM db LIKE 'u'").fetchall() == [("db", "u", False)]
+    with pytest.raises(icesql.ProgrammingError, match="not empty"):
+        con.execute("DROP NAMESPACE db")
+    con.execute("DROP TABLE db.u")
+    con.execute("DROP TABLE IF EXISTS db.u")
+    with pytest.raises(icesql.ProgrammingError, match="TABLE_OR_VIEW_NOT_FOUND.*db.u"):
+        con.execute("DROP TABLE db.u")
+    con.execute("DROP NAMESPACE db CASCADE")
+    con.execute("DROP DATABASE IF EXISTS db")
+    assert con.execute("SHOW NAMESPACES").fetchall() == [("other",)]
+
+
+def test_describe_and_show_like_spark(con):
+    con.execute(
+        "CREATE TABLE db.t (id BIGINT NOT NULL COMMENT 'the id', st STRUCT<a: INT, b: STRING>,"
+        " m MAP<STRING, INT>, ts TIMESTAMP, n TIMESTAMP_NTZ) USING iceberg PARTITIONED BY (bucket(4, id), days(ts))"
+        " TBLPROPERTIES ('foo'='bar')"
+    )
+    rows = con.execute("DESCRIBE db.t").fetchall()
+    assert rows == [
+        ("id", "bigint", "the id"), ("st", "struct<a:int,b:string>", None), ("m", "map<string,int>", None),
+        ("ts", "timestamp", None), ("n", "timestamp_ntz", None), ("", "", ""), ("# Partitioning", "", ""),
+        ("Part 0", "bucket(4, id)", ""), ("Part 1", "days(ts)", ""),
+    ]
+    extended = dict((r[0], r[1]) for r in con.execute("DESCRIBE TABLE EXTENDED db.t").fetchall())
+    assert extended["_partition"] == "struct<id_bucket:int,ts_day:date>"
+    assert extended["Table Properties"] == (
+        "[current-snapshot-id=none,foo=bar,format=iceberg/parquet,format-version=2,"
+        "write.parquet.compression-codec=zstd]"
+    )
+    assert con.execute("SHOW TBLPROPERTIES db.t ('foo')").fetchall() == [("foo", "bar")]
+    (ddl,) = con.execute("SHOW CREATE TABLE db.t").fetchone()
+    assert ddl.startswith("CREATE TABLE local.db.t (\n  id BIGINT NOT NULL COMMENT 'the id',\n  st STRUCT<a: INT, b: STRING>,")
+    assert "PARTITIONED BY (bucket(4, id), days(ts))\n" in ddl
+    # what SHOW CREATE TABLE prints creates the same table again
+    con.execute("DROP TABLE db.t")
+    con.execute(ddl.replace("local.db.t", "db.t").split("TBLPROPERTIES")[0])
+    assert con.execute("DESCRIBE db.t").fetchall() == rows

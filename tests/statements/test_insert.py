@@ -1,0 +1,127 @@
+"""INSERT: Spark's store assignment (casts, overflow, NOT NULL, arity), column lists,
+parameters; every failure names its cause and leaves the table's metadata version alone.
+
+The expected values are what Spark 3.5 + Iceberg 1.10 does with the same statements
+(``tests/interop/test_write_casts.py`` checks them against a live Spark)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+
+import icesql
+
+T = ("db", "c")
+DDL = (
+    "CREATE TABLE db.c (a INT NOT NULL, b STRING, d DATE, ts TIMESTAMP, dec DECIMAL(5,2),"
+    " l BIGINT, f FLOAT) USING iceberg"
+)
+
+
+@pytest.fixture
+def con(tmp_path):
+    connection = icesql.connect(str(tmp_path))
+    connection.execute(DDL)
+    yield connection
+    connection.close()
+
+
+def _version(con) -> int:
+    return con.catalog.current_version(T)[0]
+
+
+@pytest.mark.parametrize(
+    ("values", "error", "pattern"),
+    [
+        ("(1, 'x')", icesql.ProgrammingError, "NOT_ENOUGH_DATA_COLUMNS.*table columns: a, b, d"),
+        ("(1, 'x', NULL, NULL, NULL, NULL, NULL, 9)", icesql.ProgrammingError, "TOO_MANY_DATA_COLUMNS"),
+        ("(NULL, 'x', NULL, NULL, NULL, NULL, NULL)", icesql.IntegrityError, "NOT NULL column `a`"),
+        ("('5', 'x', NULL, NULL, NULL, NULL, NULL)", icesql.ProgrammingError, "cannot safely cast `a` STRING to INT"),
+        ("(1, 'x', '2024-01-01', NULL, NULL, NULL, NULL)", icesql.ProgrammingError, "cast `d` STRING to DATE"),
+        ("(3000000000, 'x', NULL, NULL, NULL, NULL, NULL)", icesql.DataError, "CAST_OVERFLOW.*column `a`"),
+        ("(1, 'x', NULL, NULL, 123456.0, NULL, NULL)", icesql.DataError, "CAST_OVERFLOW.*column `dec`"),
+        ("(1, 'x', NULL, NULL, NULL, CAST('NaN' AS DOUBLE), NULL)", icesql.DataError, "CAST_OVERFLOW.*column `l`"),
+        ("(true, 'x', NULL, NULL, NULL, NULL, NULL)", icesql.ProgrammingError, "cast `a` BOOLEAN to INT"),
+    ],
+)
+def test_bad_rows_name_their_cause_and_commit_nothing(con, values, error, pattern):
+    before = _version(con)
+    with pytest.raises(error, match=pattern) as caught:
+        con.execute(f"INSERT INTO db.c VALUES {values}")
+    assert "db.c" in str(caught.value)
+    assert _version(con) == before
+    assert con.execute("SELECT count(*) FROM db.c").fetchone() == (0,)
+
+
+def test_implicit_casts_match_spark(con):
+    rows = [
+        "(1, 5, NULL, NULL, NULL, NULL, NULL)",
+        "(2, 'x', TIMESTAMP '2024-01-01 10:00:00', DATE '2024-01-02', 1.234, 2.9D, 1.5D)",
+        "(3, 'x', NULL, NULL, 1.005, 1.5, 1)",
+        "(-1.7D, true, NULL, NULL, NULL, NULL, NULL)",
+        "(4, 1.5D, NULL, NULL, -1.005, -2.9D, NULL)",
+    ]
+    for r in rows:
+        con.execute(f"INSERT INTO db.c VALUES {r}")
+    got = con.execute("SELECT * FROM db.c ORDER BY a").fetchall()
+    utc = dt.timezone.utc
+    assert got == [
+        (-1, "true", None, None, None, None, None),
+        (1, "5", None, None, None, None, None),
+        (2, "x", dt.date(2024, 1, 1), dt.datetime(2024, 1, 2, tzinfo=utc), Decimal("1.23"), 2, 1.5),
+        (3, "x", None, None, Decimal("1.01"), 1, 1.0),
+        (4, "1.5", None, None, Decimal("-1.01"), -2, None),
+    ]
+
+
+def test_column_lists_reorder_and_must_be_complete(con):
+    con.execute("INSERT INTO db.c (b, a, d, ts, dec, l, f) VALUES ('z', 8, NULL, NULL, NULL, NULL, NULL)")
+    assert con.execute("SELECT a, b FROM db.c").fetchall() == [(8, "z")]
+    with pytest.raises(icesql.ProgrammingError, match="CANNOT_FIND_DATA.*output column `d`"):
+        con.execute("INSERT INTO db.c (a, b) VALUES (7, 'y')")
+    with pytest.raises(icesql.ProgrammingError, match="no column 'nope'"):
+        con.execute("INSERT INTO db.c (a, nope) VALUES (7, 'y')")
+
+
+def test_parameters_and_insert_select(con):
+    con.execute("INSERT INTO db.c VALUES (?, ?, ?, NULL, ?, ?, NULL)", [1, "p", dt.date(2020, 2, 29), Decimal("3.14"), 10])
+    con.execute("INSERT INTO TABLE db.c SELECT a + 1, upper(b), d, ts, dec, l * 2, f FROM db.c")
+    assert con.execute("SELECT a, b, d, dec, l FROM db.c ORDER BY a").fetchall() == [
+        (1, "p", dt.date(2020, 2, 29), Decimal("3.14"), 10),
+        (2, "P", dt.date(2020, 2, 29), Decimal("3.14"), 20),
+    ]
+
+
+def test_rowcount_and_empty_inserts(con):
+    cur = con.execute("INSERT INTO db.c SELECT * FROM db.c")
+    assert cur.rowcount == 0
+    md = con.catalog.load_table(T).metadata
+    assert md.current_snapshot().summary["total-records"] == "0"  # an empty append, as Spark commits
+
+
+def test_nested_values_and_not_null_inside_structs(tmp_path):
+    con = icesql.connect(str(tmp_path))
+    con.execute(
+        "CREATE TABLE db.n (id INT, st STRUCT<a: INT NOT NULL, b: STRING>, xs ARRAY<BIGINT>,"
+        " m MAP<STRING, DOUBLE>) USING iceberg"
+    )
+    con.execute(
+        "INSERT INTO db.n VALUES (1, named_struct('a', 1, 'b', 'x'), array(1, 2), map('k', 1)),"
+        " (2, NULL, NULL, NULL), (3, named_struct('a', 3, 'b', NULL), array(), map())"
+    )
+    assert con.execute("SELECT id, st, xs, m FROM db.n ORDER BY id").fetchall() == [
+        (1, {"a": 1, "b": "x"}, [1, 2], {"k": 1.0}),
+        (2, None, None, None),
+        (3, {"a": 3, "b": None}, [], {}),
+    ]
+    with pytest.raises(icesql.IntegrityError, match="`st.a`"):
+        con.execute("INSERT INTO db.n VALUES (4, named_struct('a', CAST(NULL AS INT), 'b', 'y'), NULL, NULL)")
+
+
+def test_unsupported_forms_say_so(con):
+    with pytest.raises(icesql.NotSupportedError, match="INSERT OVERWRITE"):
+        con.execute("INSERT OVERWRITE db.c SELECT * FROM db.c")
+    with pytest.raises(icesql.ProgrammingError, match="table not found: db.nope"):
+        con.execute("INSERT INTO db.nope VALUES (1)")

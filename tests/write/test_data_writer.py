@@ -1,0 +1,168 @@
+"""Data files: rolling at the target size, compression, metrics modes, sorting, routing."""
+
+from __future__ import annotations
+
+import pyarrow.parquet as pq
+import pytest
+
+import icesql
+from icesql.metadata.manifest import read_manifest
+from icesql.metadata.manifest_list import read_manifest_list
+from icesql.spec.schema import Schema
+from icesql.spec.transforms import Bucket
+from icesql.spec.types import BinaryType, IntegerType, LongType, NestedField, StringType
+from icesql.spec.values import from_bytes
+from icesql.write.metrics import MetricsConfig, parse_metrics_mode, truncate_lower, truncate_upper
+
+T = ("db", "t")
+
+
+@pytest.fixture
+def con(tmp_path):
+    connection = icesql.connect(str(tmp_path))
+    yield connection
+    connection.close()
+
+
+def _data_files(con):
+    table = con.catalog.load_table(T)
+    snap = table.metadata.current_snapshot()
+    out = []
+    for m in read_manifest_list(table.io, snap.manifest_list, snap):
+        out += [e.data_file for e in read_manifest(table.io, m)]
+    return out
+
+
+def _values(n: int) -> str:
+    return ", ".join(f"({i}, 'value number {i:06d} with some padding text')" for i in range(n))
+
+
+def test_files_roll_over_at_the_target_size(con):
+    con.execute(
+        "CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg"
+        " TBLPROPERTIES ('write.target-file-size-bytes'='8000')"
+    )
+    con.execute(f"INSERT INTO db.t VALUES {_values(5000)}")
+    files = _data_files(con)
+    assert len(files) >= 3
+    assert sum(f.record_count for f in files) == 5000
+    sizes = sorted(f.file_size_in_bytes for f in files)
+    assert all(size < 2 * 8000 for size in sizes)
+    assert all(size >= 8000 for size in sizes[1:])  # only the last file may be smaller
+    assert con.execute("SELECT count(*), count(DISTINCT id) FROM db.t").fetchone() == (5000, 5000)
+
+
+def test_default_is_one_file_and_zstd(con):
+    con.execute("CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg")
+    con.execute(f"INSERT INTO db.t VALUES {_values(1000)}")
+    (f,) = _data_files(con)
+    meta = pq.read_metadata(f.file_path)
+    assert meta.row_group(0).column(0).compression == "ZSTD"
+    assert meta.schema.to_arrow_schema().field("id").metadata[b"PARQUET:field_id"] == b"1"
+
+
+@pytest.mark.parametrize("codec, expected", [("gzip", "GZIP"), ("snappy", "SNAPPY"), ("uncompressed", "UNCOMPRESSED")])
+def test_compression_codec_property(con, codec, expected):
+    con.execute(
+        f"CREATE TABLE db.t (id BIGINT) USING iceberg TBLPROPERTIES ('write.parquet.compression-codec'='{codec}')"
+    )
+    con.execute("INSERT INTO db.t VALUES (1), (2)")
+    (f,) = _data_files(con)
+    assert pq.read_metadata(f.file_path).row_group(0).column(0).compression == expected
+
+
+def test_bad_codec_names_the_property(con):
+    with pytest.raises(icesql.ProgrammingError, match="write.parquet.compression-codec"):
+        con.execute("CREATE TABLE db.t (id BIGINT) USING iceberg TBLPROPERTIES ('write.parquet.compression-codec'='zip')")
+
+
+def test_metrics_modes(con):
+    con.execute(
+        "CREATE TABLE db.t (a BIGINT, b STRING, c STRING, d STRING) USING iceberg TBLPROPERTIES ("
+        "'write.metadata.metrics.default'='truncate(4)',"
+        " 'write.metadata.metrics.column.a'='none',"
+        " 'write.metadata.metrics.column.b'='counts',"
+        " 'write.metadata.metrics.column.d'='full')"
+    )
+    con.execute("INSERT INTO db.t VALUES (1, 'bbbbbbbb', 'cccccccc', 'dddddddd'), (2, NULL, 'c', 'd')")
+    (f,) = _data_files(con)
+    assert 1 not in f.value_counts and 1 not in f.column_sizes and 1 not in f.lower_bounds
+    assert f.value_counts[2] == 2 and f.null_value_counts[2] == 1 and 2 not in f.lower_bounds
+    assert f.lower_bounds[3] == b"c" and f.upper_bounds[3] == b"cccd"
+    assert f.lower_bounds[4] == b"d" and f.upper_bounds[4] == b"dddddddd"
+
+
+def test_more_than_100_columns_keep_metrics_for_the_first_100(con):
+    cols = ", ".join(f"c{i} INT" for i in range(105))
+    con.execute(f"CREATE TABLE db.t ({cols}) USING iceberg")
+    con.execute("INSERT INTO db.t VALUES (" + ", ".join(str(i) for i in range(105)) + ")")
+    (f,) = _data_files(con)
+    assert 100 in f.lower_bounds and 101 not in f.lower_bounds and 105 not in f.value_counts
+
+
+def test_sorted_tables_write_sorted_files(con):
+    con.execute("CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg")
+    con.execute("ALTER TABLE db.t WRITE ORDERED BY s DESC NULLS LAST, id")
+    con.execute("INSERT INTO db.t VALUES (1, 'b'), (2, NULL), (3, 'c'), (4, 'a'), (0, 'c')")
+    (f,) = _data_files(con)
+    assert f.sort_order_id == 1
+    rows = pq.read_table(f.file_path).to_pylist()
+    assert [(r["id"], r["s"]) for r in rows] == [(0, "c"), (3, "c"), (1, "b"), (4, "a"), (2, None)]
+
+
+def test_rows_land_in_their_bucket(con):
+    con.execute("CREATE TABLE db.t (id INT, s STRING) USING iceberg PARTITIONED BY (bucket(16, id), bucket(8, s))")
+    ids = list(range(-20, 20))
+    con.execute("INSERT INTO db.t VALUES " + ", ".join(f"({i}, 'k{i}')" for i in ids))
+    files = _data_files(con)
+    assert sum(f.record_count for f in files) == len(ids)
+    for f in files:
+        for row in pq.read_table(f.file_path).to_pylist():
+            assert f.partition == (
+                Bucket(16).apply(IntegerType(), row["id"]),
+                Bucket(8).apply(StringType(), row["s"]),
+            )
+    # the spec's published example: bucket[16] of 34 is murmur3 of the long 34 -> 2017239379
+    assert Bucket(2**31 - 1).apply(LongType(), 34) == 2017239379
+
+
+def test_bounds_decode_to_the_extremes(con):
+    con.execute("CREATE TABLE db.t (id BIGINT, d DOUBLE) USING iceberg")
+    con.execute("INSERT INTO db.t VALUES (5, -0.0D), (-7, CAST('NaN' AS DOUBLE)), (9, 0.0D), (NULL, NULL)")
+    (f,) = _data_files(con)
+    assert from_bytes(LongType(), f.lower_bounds[1]) == -7
+    assert from_bytes(LongType(), f.upper_bounds[1]) == 9
+    assert f.null_value_counts == {1: 1, 2: 1} and f.nan_value_counts == {2: 1}
+
+
+def test_truncation_like_java():
+    s = StringType()
+    assert truncate_lower(s, "ünïcödé", 3) == "ünï"
+    assert truncate_upper(s, "ünïcödé", 3) == "ünð"
+    assert truncate_upper(s, "a\U0010ffff\U0010ffffb", 3) == "b"
+    assert truncate_upper(s, "\U0010ffff" * 4, 2) is None
+    assert truncate_upper(s, "ab", 16) == "ab"
+    b = BinaryType()
+    assert truncate_upper(b, b"\x01\xff\x02", 2) == b"\x02"
+    assert truncate_upper(b, b"\xff\xff\x00", 2) is None
+    assert truncate_lower(b, b"\x01\x02\x03", 2) == b"\x01\x02"
+
+
+def test_metrics_config_parsing():
+    schema = Schema((NestedField(1, "a", LongType()), NestedField(2, "b", StringType())))
+    config = MetricsConfig.for_table(schema, {"write.metadata.metrics.column.b": "truncate(8)"})
+    assert str(config.mode(1)) == "truncate(16)" and str(config.mode(2)) == "truncate(8)"
+    with pytest.raises(icesql.ProgrammingError, match="write.metadata.metrics.default"):
+        parse_metrics_mode("truncate(0)")
+
+
+def test_insert_select_streams_from_an_iceberg_table(con):
+    con.execute("CREATE TABLE db.src (id BIGINT) USING iceberg")
+    con.execute("INSERT INTO db.src VALUES " + ", ".join(f"({i})" for i in range(3000)))
+    con.execute("CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg")
+    cur = con.execute("INSERT INTO db.t SELECT id * 2, CAST(id AS STRING) FROM db.src WHERE id % 3 = 0")
+    assert cur.rowcount == 1000
+    cur = con.execute("INSERT INTO db.t SELECT * FROM db.t")  # reads the snapshot it started on
+    assert cur.rowcount == 1000
+    assert con.execute("SELECT count(*), sum(id) FROM db.t").fetchone() == (2000, 2 * 2 * sum(range(0, 3000, 3)))
+

@@ -26,6 +26,8 @@ from icesql.scan.source import TableScan
 from icesql.scan.time_travel import select_version
 from icesql.sql.columns import used_columns
 from icesql.sql.dialect import DIALECT, number_parameters, parse
+from icesql.sql.metadata_columns import SPARK_TYPES as META_SPARK_TYPES
+from icesql.sql.metadata_columns import hide_metadata_columns, referenced_metadata_columns
 from icesql.sql.predicates import pushed_filters
 from icesql.sql.semantics import mark_operand_types
 from icesql.sql.spark_types import spark_type_name
@@ -144,6 +146,11 @@ class Engine:
             view: {f.name: spark_type_name(f.type) for f in scan.read_schema.fields}
             for _, view, scan in bound
         }
+        meta = referenced_metadata_columns(statement)  # _file, _pos, ...: hidden columns
+        for columns in typed.values():
+            for name in meta:
+                if name in META_SPARK_TYPES:
+                    columns.setdefault(name, META_SPARK_TYPES[name])
         used = used_columns(statement, {view: list(cols) for view, cols in typed.items()}, DIALECT)
         mark_operand_types(statement, typed, DIALECT)
         scans = []
@@ -154,10 +161,15 @@ class Engine:
                 sorted(used[view]) if used is not None else None,
                 self.manifest_cache,
                 row_filter=filters.get(view, ALWAYS_TRUE),
+                metadata_columns=meta,
             )
             # plan now, so that planning errors surface here and not inside DuckDB's stream
             scan.tasks()
             scans.append((view, scan))
+        hide_metadata_columns(
+            statement,
+            {v: s.metadata_columns.names for v, s in scans if s.metadata_columns is not None},
+        )
         sql, values = to_duckdb_sql(statement, params)
         cursor = self.duck.cursor()
         try:

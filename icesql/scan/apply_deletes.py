@@ -69,7 +69,7 @@ class EqualityDeletes:
         if len(fields) == 1:
             values = pc.unique(table.column(0).combine_chunks())
             return EqualityDeletes(tuple(fields), values, None)
-        columns = [table.column(i).to_pylist() for i in range(len(fields))]
+        columns = [_values(table.column(i)) for i in range(len(fields))]
         return EqualityDeletes(tuple(fields), None, frozenset(zip(*columns)))
 
     def deleted(self, columns: Sequence[pa.Array]) -> np.ndarray:
@@ -80,7 +80,7 @@ class EqualityDeletes:
             hit = pc.is_in(columns[0], value_set=self.values, skip_nulls=False)
             return hit.to_numpy(zero_copy_only=False)
         keys = self.keys or frozenset()
-        rows = zip(*(c.to_pylist() for c in columns))
+        rows = zip(*(_values(c) for c in columns))
         return np.fromiter((row in keys for row in rows), dtype=bool, count=len(columns[0]))
 
 
@@ -103,33 +103,57 @@ class DeleteApplier:
         identity_partition: dict | None = None,
     ) -> Iterator[pa.RecordBatch]:
         """Batches of ``data_file`` shaped as ``ctx.schema`` without the deleted rows."""
-        path = data_file.file_path
         if not delete_files:
-            yield from read_data_file(ctx, path, data_file.record_count, identity_partition)
+            path, count = data_file.file_path, data_file.record_count
+            yield from read_data_file(ctx, path, count, identity_partition)
             return
-        positions = self.loader.deleted_positions(path, delete_files)
+        for batch, _, _ in self.read_positioned(
+            ctx, data_file, delete_files, identity_partition, positions=False
+        ):
+            yield batch
+
+    def read_positioned(
+        self,
+        ctx: ReadContext,
+        data_file: DataFile,
+        delete_files: Sequence[DataFile],
+        identity_partition: dict | None = None,
+        positions: bool = True,
+        mark_deleted: bool = False,
+    ) -> Iterator[tuple[pa.RecordBatch, np.ndarray | None, np.ndarray | None]]:
+        """As ``read``, each batch with the file positions of its rows (``_pos``; None
+        unless ``positions``). With ``mark_deleted`` the deleted rows stay, and the third
+        item flags them (Spark's ``_deleted``); otherwise it is None."""
+        path = data_file.file_path
+        deleted = self.loader.deleted_positions(path, delete_files)
         equality = self._equality_deletes(delete_files)
-        if not equality and len(positions) >= data_file.record_count > 0:
-            if np.array_equal(positions[: data_file.record_count], np.arange(data_file.record_count)):
+        count = data_file.record_count
+        if not mark_deleted and not equality and len(deleted) >= count > 0:
+            if np.array_equal(deleted[:count], np.arange(count)):
                 return  # every row deleted: skip opening the data file
         read_ctx, column_of = self._with_delete_columns(ctx, equality)
         target = ctx.arrow_schema if ctx.schema.fields else None
         width = len(ctx.schema.fields)
         offset = 0
-        for batch in read_data_file(read_ctx, path, data_file.record_count, identity_partition):
+        for batch in read_data_file(read_ctx, path, count, identity_partition):
             rows = batch.num_rows
-            keep = position_keep_mask(positions, offset, rows) if len(positions) else None
+            keep = position_keep_mask(deleted, offset, rows) if len(deleted) else None
+            where = np.arange(offset, offset + rows, dtype=np.int64) if positions else None
             offset += rows
             for eq in equality:
                 hit = eq.deleted([batch.column(column_of[fid]) for fid in eq.field_ids])
                 if hit.any():
                     keep = ~hit if keep is None else keep & ~hit
-            if keep is not None:
+            flags = None
+            if mark_deleted:
+                flags = np.zeros(rows, dtype=bool) if keep is None else ~keep
+            elif keep is not None:
                 batch = batch.filter(pa.array(keep))
+                where = where[keep] if where is not None else None
             if read_ctx is not ctx:
                 batch = _project(batch, target, width)
             if batch.num_rows:
-                yield batch
+                yield batch, where, flags
 
     # --- equality deletes ----------------------------------------------------------------
 
@@ -190,6 +214,16 @@ class DeleteApplier:
             return ctx, column_of
         schema = Schema((*ctx.schema.fields, *extra), schema_id=ctx.schema.schema_id)
         return replace(ctx, schema=schema), column_of
+
+
+_NAN = ("NaN",)  # NaN equals NaN in equality deletes (Java compares with Double.compare)
+
+
+def _values(column: pa.Array | pa.ChunkedArray) -> list[object]:
+    values = column.to_pylist()
+    if pa.types.is_floating(column.type):
+        return [_NAN if isinstance(v, float) and v != v else v for v in values]
+    return values
 
 
 def _renamed(f: NestedField, name: str) -> NestedField:

@@ -7,7 +7,7 @@ silently read as empty the second time.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import pyarrow as pa
 
@@ -15,6 +15,7 @@ from icesql.catalog.table import Table
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
 from icesql.scan.apply_deletes import DeleteApplier
 from icesql.scan.delete_loaders import DeleteLoader
+from icesql.scan.metadata_columns import MetadataColumns
 from icesql.scan.planner import FileScanTask, ManifestCache, ScanPlan, plan_scan
 from icesql.scan.reader import ROW_COUNT_COLUMN, ReadContext
 from icesql.scan.time_travel import ReadVersion
@@ -39,6 +40,7 @@ class TableScan:
         columns: list[str] | None = None,
         cache: ManifestCache | None = None,
         row_filter: BooleanExpression = ALWAYS_TRUE,
+        metadata_columns: Sequence[str] = (),
     ):
         self.table = table
         self.version = version
@@ -54,6 +56,11 @@ class TableScan:
             wanted = {c.lower() for c in columns}
             fields = tuple(f for f in schema.fields if f.name.lower() in wanted)
         self.read_schema = Schema(fields, schema_id=schema.schema_id)
+        data_names = {f.name.lower() for f in schema.fields}  # a data column hides its twin
+        hidden = [c for c in metadata_columns if c.lower() not in data_names]
+        self.metadata_columns = (
+            MetadataColumns.for_scan(table.metadata, schema, hidden) if hidden else None
+        )
         mapping_json = table.metadata.properties.get(NAME_MAPPING_PROPERTY)
         name_mapping = NameMapping.from_json(mapping_json) if mapping_json else None
         self._ctx = ReadContext(self.read_schema, table.io, name_mapping)
@@ -65,9 +72,10 @@ class TableScan:
 
     @property
     def arrow_schema(self) -> pa.Schema:
+        meta = self.metadata_columns.arrow_fields() if self.metadata_columns else []
         if not self.read_schema.fields:
-            return pa.schema([pa.field(ROW_COUNT_COLUMN, pa.null())])
-        return self._ctx.arrow_schema
+            return pa.schema(meta or [pa.field(ROW_COUNT_COLUMN, pa.null())])
+        return pa.schema([*self._ctx.arrow_schema, *meta])
 
     def tasks(self) -> list[FileScanTask]:
         """The planned files, planned once (the first call raises any planning error)."""
@@ -87,13 +95,33 @@ class TableScan:
     def batches(self) -> Iterator[pa.RecordBatch]:
         try:
             for task in self.tasks():
-                yield from self._deletes.read(
-                    self._ctx, task.data_file, task.delete_files, self._identity_values(task)
-                )
+                identity = self._identity_values(task)
+                if self.metadata_columns is None:
+                    yield from self._deletes.read(
+                        self._ctx, task.data_file, task.delete_files, identity
+                    )
+                else:
+                    yield from self._with_metadata_columns(task, identity)
         except Exception as e:
             # DuckDB re-raises stream errors as its own type; keep ours to re-raise intact
             self.error = e
             raise
+
+    def _with_metadata_columns(
+        self, task: FileScanTask, identity: dict[int, tuple[NestedField, object]]
+    ) -> Iterator[pa.RecordBatch]:
+        assert self.metadata_columns is not None
+        schema = self.arrow_schema
+        data = self._ctx.arrow_schema if self.read_schema.fields else None
+        meta = self.metadata_columns
+        for batch, positions, deleted in self._deletes.read_positioned(
+            self._ctx, task.data_file, task.delete_files, identity,
+            mark_deleted=meta.marks_deleted,
+        ):
+            assert positions is not None
+            extra = meta.arrays(task.data_file, task.spec_id, positions, deleted)
+            columns = batch.columns if data is not None else []
+            yield pa.RecordBatch.from_arrays([*columns, *extra], schema=schema)
 
     def _identity_values(self, task: FileScanTask) -> dict[int, tuple[NestedField, object]]:
         spec = self.table.metadata.spec_by_id(task.spec_id)

@@ -390,3 +390,41 @@ def test_missing_position_delete_file_names_the_file(spark, con):
     message = str(caught.value)
     assert any(os.path.basename(f) in message for f in files), message
     assert "delete file" in message, message
+
+
+# --- metadata columns ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def meta_table(spark):
+    """A v2 merge-on-read table with deletes and an evolved partition spec."""
+    table = "del_meta.events"
+    _create_events(spark, table, 2)
+    _change(spark, table)
+    spark.sql(f"ALTER TABLE {table} ADD PARTITION FIELD truncate(2, note)")
+    spark.sql(f"INSERT INTO {table} VALUES (500, 'a', 1.0, 'late'), (501, 'd', 2.0, NULL)")
+    spark.sql(f"DELETE FROM {table} WHERE id = 500 OR id = 3")
+    return table
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT _file, _pos, id FROM {t}",
+        "SELECT id, _pos FROM {t} WHERE cat = 'b' AND _pos < 5",
+        "SELECT _spec_id, count(*) FROM {t} GROUP BY _spec_id",
+        "SELECT _partition, count(*) FROM {t} GROUP BY _partition",
+        "SELECT _deleted, count(*) FROM {t} GROUP BY _deleted",
+        "SELECT count(DISTINCT _file) FROM {t}",
+        "SELECT *, _pos FROM {t}",
+        "SELECT e.*, e._file FROM {t} e WHERE e.id < 10",
+        "SELECT * FROM (SELECT _file AS f, _pos FROM {t}) WHERE _pos = 0",
+    ],
+)
+def test_metadata_columns_match_spark(spark, con, meta_table, query):
+    _check(spark, con, query.format(t=meta_table))
+
+
+def test_unsupported_metadata_column_is_named(spark, con, meta_table):
+    with pytest.raises(icesql.NotSupportedError, match="_row_id"):
+        con.execute(f"SELECT _row_id FROM {meta_table}").fetchall()

@@ -21,7 +21,7 @@ from icesql.scan.delete_index import (
     DeleteFileIndex,
     referenced_data_file,
 )
-from icesql.spec.types import IntegerType, NestedField, StringType
+from icesql.spec.types import DoubleType, IntegerType, NestedField, StringType
 
 PARTITIONED, UNPARTITIONED = 0, 1
 SPECS = {PARTITIONED: False, UNPARTITIONED: True}
@@ -145,3 +145,13 @@ def test_equality_deletes_match_null_to_null():
     ids = pa.array([1, 1, None, None], pa.int32())
     names = pa.array(["a", None, None, "a"])
     assert two.deleted([ids, names]).tolist() == [True, False, True, False]
+
+
+def test_equality_deletes_match_nan_to_nan():
+    fields = (NestedField(1, "id", IntegerType()), NestedField(2, "x", DoubleType()))
+    nan = float("nan")
+    deletes = EqualityDeletes.from_tables(
+        fields, [pa.table({"0": pa.array([1], pa.int32()), "1": pa.array([nan])})]
+    )
+    ids = pa.array([1, 1], pa.int32())
+    assert deletes.deleted([ids, pa.array([nan, 1.0])]).tolist() == [True, False]

@@ -1,0 +1,126 @@
+"""Iceberg's metadata columns, as Spark exposes them: ``_file``, ``_pos``, ``_spec_id``,
+``_partition`` and ``_deleted``.
+
+They are hidden: ``SELECT *`` does not return them, a query names them. A data column of the
+same name hides the metadata column (Spark's rule). ``_pos`` is the row's position in its
+data file before deletes, which is what a position delete or DV records; ``_partition`` is
+a struct over every partition field of every spec of the table (sorted by field id, as
+Java's ``Partitioning.partitionType``), NULL for fields the row's own spec does not have.
+``_deleted`` marks deleted rows: as in Spark, a scan that returns it keeps the deleted rows.
+
+>>> sorted(METADATA_COLUMN_NAMES)[:3]
+['_deleted', '_file', '_last_updated_sequence_number']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from icesql.errors import NotSupportedError
+from icesql.metadata.manifest import DataFile
+from icesql.metadata.table_metadata import TableMetadata
+from icesql.spec.arrow import to_arrow_scalar, type_to_arrow
+from icesql.spec.schema import Schema
+from icesql.spec.types import NestedField, StructType
+
+__all__ = ["METADATA_COLUMN_NAMES", "MetadataColumns"]
+
+FILE, POS, SPEC_ID, PARTITION, DELETED = "_file", "_pos", "_spec_id", "_partition", "_deleted"
+ROW_ID, LAST_UPDATED = "_row_id", "_last_updated_sequence_number"
+SUPPORTED = (FILE, POS, SPEC_ID, PARTITION, DELETED)
+METADATA_COLUMN_NAMES = frozenset((*SUPPORTED, ROW_ID, LAST_UPDATED))
+_FIXED_TYPES = {FILE: pa.string(), POS: pa.int64(), SPEC_ID: pa.int32(), DELETED: pa.bool_()}
+
+
+def partition_union_type(metadata: TableMetadata, schema: Schema) -> StructType:
+    """Every partition field of every spec, by field id (void-only fields left out)."""
+    fields: dict[int, NestedField] = {}
+    live: set[int] = set()
+    for spec in metadata.specs:
+        for pf, nf in zip(spec.fields, spec.partition_type(schema).fields):
+            fields.setdefault(pf.field_id, nf)
+            if not pf.transform.is_void:
+                live.add(pf.field_id)
+    return StructType(tuple(fields[i] for i in sorted(fields) if i in live))
+
+
+@dataclass(frozen=True)
+class MetadataColumns:
+    """The metadata columns one scan returns, after its data columns, in ``names`` order."""
+
+    names: tuple[str, ...]
+    metadata: TableMetadata
+    partition_type: StructType | None = None
+
+    @staticmethod
+    def for_scan(
+        metadata: TableMetadata, schema: Schema, names: Sequence[str]
+    ) -> MetadataColumns:
+        """Raises ``NotSupportedError`` for the ones icesql cannot produce yet."""
+        names = tuple(dict.fromkeys(n.lower() for n in names))
+        for name in names:
+            if name not in SUPPORTED:
+                raise NotSupportedError(
+                    f"metadata column {name} is not supported yet (supported: "
+                    f"{', '.join(SUPPORTED)})"
+                )
+        partition_type = None
+        if PARTITION in names:
+            partition_type = partition_union_type(metadata, schema)
+            if not partition_type.fields:
+                raise NotSupportedError(
+                    "metadata column _partition of an unpartitioned table (an empty struct)"
+                    " is not supported"
+                )
+        return MetadataColumns(names, metadata, partition_type)
+
+    def arrow_fields(self) -> list[pa.Field]:
+        out = []
+        for name in self.names:
+            if name == PARTITION:
+                assert self.partition_type is not None
+                out.append(pa.field(name, type_to_arrow(self.partition_type)))
+            else:
+                out.append(pa.field(name, _FIXED_TYPES[name], nullable=False))
+        return out
+
+    @property
+    def marks_deleted(self) -> bool:
+        return DELETED in self.names
+
+    def arrays(
+        self,
+        data_file: DataFile,
+        spec_id: int,
+        positions: np.ndarray,
+        deleted: np.ndarray | None = None,
+    ) -> list[pa.Array]:
+        """The columns for rows of ``data_file`` at file ``positions`` (``deleted`` flags
+        the deleted ones when the scan keeps them)."""
+        n = len(positions)
+        out: list[pa.Array] = []
+        for name in self.names:
+            if name == FILE:
+                out.append(pa.repeat(pa.scalar(data_file.file_path, pa.string()), n))
+            elif name == POS:
+                out.append(pa.array(positions, pa.int64()))
+            elif name == SPEC_ID:
+                out.append(pa.repeat(pa.scalar(spec_id, pa.int32()), n))
+            elif name == DELETED:
+                flags = np.zeros(n, dtype=bool) if deleted is None else deleted
+                out.append(pa.array(flags, pa.bool_()))
+            else:
+                out.append(pa.repeat(self._partition_value(data_file, spec_id), n))
+        return out
+
+    def _partition_value(self, data_file: DataFile, spec_id: int) -> pa.Scalar:
+        assert self.partition_type is not None
+        spec = self.metadata.spec_by_id(spec_id)
+        values = {}
+        if spec is not None:
+            values = {pf.field_id: v for pf, v in zip(spec.fields, data_file.partition)}
+        return to_arrow_scalar(self.partition_type, values)

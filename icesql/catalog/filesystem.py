@@ -4,6 +4,11 @@
 N, so Spark pointed at the same folder sees the same tables. The hint is only a hint: Java
 Iceberg reads it and then looks for newer versions, and so do we, so a stale or missing hint
 never hides a commit.
+
+A commit creates ``v<N+1>.metadata.json`` only if it does not exist yet (a hard link of a
+fully written temp file, see ``_fs_commit``): of two writers based on version N exactly one
+wins, the other gets ``CommitFailedError`` and retries on the new version. Renaming over
+the file, as the spec's scheme does on HDFS, would silently replace the winner on POSIX.
 """
 
 from __future__ import annotations

@@ -260,3 +260,62 @@ def test_snapshot_summaries_and_files_agree(spark, spark_warehouse, con):
     assert spark.sql(f"SELECT count(*) FROM {ns}.t").collect()[0][0] == 101
     history = spark.sql(f"SELECT count(*) FROM {ns}.t.history").collect()[0][0]
     assert history == 2
+
+
+def test_spark_keeps_writing_tables_icesql_created(spark, con):
+    ns = _fresh_namespace(spark, con, "spark_writes")
+    con.execute(
+        f"CREATE TABLE {ns}.t (id BIGINT NOT NULL, s STRING, ts TIMESTAMP) USING iceberg"
+        " PARTITIONED BY (bucket(4, id), hours(ts)) TBLPROPERTIES ('format-version'='3')"
+    )
+    con.execute(f"ALTER TABLE {ns}.t WRITE ORDERED BY s DESC, id")
+    con.execute(f"INSERT INTO {ns}.t VALUES (1, 'b', TIMESTAMP '2024-01-01 10:00:00'), (2, 'a', NULL)")
+    spark.sql(f"INSERT INTO {ns}.t VALUES (3, 'c', TIMESTAMP '2024-01-01 10:30:00')")
+    con.execute(f"INSERT INTO {ns}.t VALUES (4, 'd', TIMESTAMP '2024-01-01 11:00:00')")
+    spark.sql(f"REFRESH TABLE {ns}.t")
+    assert_same_rows(spark.sql(f"SELECT * FROM {ns}.t").collect(), con.execute(f"SELECT * FROM {ns}.t").fetchall(),
+                     ordered=False, context="alternating writers")
+    # icesql's files are sorted by the table's order 1 and say so (Spark's own file says 0)
+    orders = spark.sql(
+        f"SELECT e.data_file.sort_order_id AS o FROM {ns}.t.entries e JOIN {ns}.t.snapshots s"
+        " ON e.snapshot_id = s.snapshot_id WHERE s.summary['engine-name'] = 'icesql'"
+    ).collect()
+    assert len(orders) == 3 and {r.o for r in orders} == {1}
+    lineage = [r._row_id for r in spark.sql(f"SELECT _row_id FROM {ns}.t").collect()]
+    assert sorted(lineage) == [0, 1, 2, 3]
+
+
+def test_ctas_rtas_and_gzip_metadata(spark, spark_warehouse, con):
+    ns = _fresh_namespace(spark, con, "ctas")
+    con.execute(f"CREATE TABLE {ns}.src (id BIGINT, s STRING) USING iceberg")
+    con.execute(f"INSERT INTO {ns}.src VALUES (1, 'a'), (2, 'b'), (3, NULL)")
+    con.execute(
+        f"CREATE TABLE {ns}.t USING iceberg PARTITIONED BY (s)"
+        " TBLPROPERTIES ('write.metadata.compression-codec'='gzip')"
+        f" AS SELECT id, s FROM {ns}.src WHERE id < 3"
+    )
+    assert con.catalog.load_table((ns, "t")).metadata_location.endswith("v1.gz.metadata.json")
+    assert sorted(spark.sql(f"SELECT id FROM {ns}.t").collect()) == [(1,), (2,)]
+    con.execute(f"CREATE OR REPLACE TABLE {ns}.t USING iceberg AS SELECT s, id * 10 AS x FROM {ns}.src")
+    spark.sql(f"REFRESH TABLE {ns}.t")
+    assert sorted(map(tuple, spark.sql(f"SELECT * FROM {ns}.t").collect()), key=repr) == sorted(
+        [("a", 10), ("b", 20), (None, 30)], key=repr
+    )
+    ops = [r.operation for r in spark.sql(f"SELECT operation FROM {ns}.t.snapshots ORDER BY committed_at").collect()]
+    assert ops == ["append", "overwrite"]
+
+
+def test_uuid_and_fixed_types(spark, con):
+    """Types Spark cannot declare but reads: uuid as string, fixed as binary (a table with a
+    ``time`` column Spark cannot read at all: 'Spark does not support time fields')."""
+    ns = _fresh_namespace(spark, con, "extra_types")
+    con.execute(f"CREATE TABLE {ns}.t (id INT, u UUID, fx FIXED(4)) USING iceberg")
+    con.execute(
+        f"INSERT INTO {ns}.t VALUES (1, 'f79c3e09-677c-4d5f-9e49-6f9b0f3e5a21', X'01020304'),"
+        " (2, NULL, NULL)"
+    )
+    rows = spark.sql(f"SELECT id, u, fx FROM {ns}.t ORDER BY id").collect()
+    assert rows[0].u == "f79c3e09-677c-4d5f-9e49-6f9b0f3e5a21" and bytes(rows[0].fx) == b"\x01\x02\x03\x04"
+    assert rows[1].u is None
+    with pytest.raises(icesql.DataError, match="fixed\\(4\\)"):
+        con.execute(f"INSERT INTO {ns}.t VALUES (3, NULL, X'01')")

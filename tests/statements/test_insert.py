@@ -125,3 +125,19 @@ def test_unsupported_forms_say_so(con):
         con.execute("INSERT OVERWRITE db.c SELECT * FROM db.c")
     with pytest.raises(icesql.ProgrammingError, match="table not found: db.nope"):
         con.execute("INSERT INTO db.nope VALUES (1)")
+
+
+def test_types_spark_cannot_declare(tmp_path):
+    con = icesql.connect(str(tmp_path))
+    con.execute(
+        "CREATE TABLE db.x (u UUID, fx FIXED(2), tm TIME, ns TIMESTAMP_NS) USING iceberg"
+        " TBLPROPERTIES ('format-version'='3')"
+    )
+    con.execute(
+        "INSERT INTO db.x VALUES ('f79c3e09-677c-4d5f-9e49-6f9b0f3e5a21', X'0102', TIME '12:34:56.789',"
+        " TIMESTAMP_NTZ '2024-01-01 00:00:00.123456')"
+    )
+    (u, fx, tm, ns), = con.execute("SELECT * FROM db.x").fetchall()
+    assert str(u) in ("f79c3e09-677c-4d5f-9e49-6f9b0f3e5a21",) or bytes(u).hex() == "f79c3e09677c4d5f9e496f9b0f3e5a21"
+    assert bytes(fx) == b"\x01\x02" and tm == dt.time(12, 34, 56, 789000)
+    assert ns == dt.datetime(2024, 1, 1, 0, 0, 0, 123456)

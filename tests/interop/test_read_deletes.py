@@ -344,13 +344,13 @@ def test_global_equality_delete_from_unpartitioned_spec(spark, con):
 # --- bad input ---------------------------------------------------------------------------
 
 
-def _bad_table(spark, name: str, version: int) -> str:
+def _bad_table(spark, name: str, version: int, props: str = "") -> str:
     table = f"del_bad.{name}"
     spark.sql("CREATE NAMESPACE IF NOT EXISTS local.del_bad")
     spark.sql(f"DROP TABLE IF EXISTS {table}")
     spark.sql(
         f"CREATE TABLE {table} (id INT) USING iceberg"
-        f" TBLPROPERTIES ('format-version' = '{version}', {MOR})"
+        f" TBLPROPERTIES ('format-version' = '{version}', {MOR}{props})"
     )
     spark.sql(f"INSERT INTO {table} SELECT CAST(id AS INT) FROM range(0, 100)")
     spark.sql(f"DELETE FROM {table} WHERE id % 10 = 0")
@@ -374,8 +374,10 @@ def test_deletion_vector_with_bad_checksum_names_the_file(spark, con):
     assert os.path.basename(path) in message and "checksum" in message, message
 
 
-def test_missing_position_delete_file_names_the_file(spark, con):
-    table = _bad_table(spark, "missing_pos", 2)
+@pytest.mark.parametrize("granularity", ["file", "partition"])
+def test_missing_position_delete_file_names_the_file(spark, con, granularity):
+    props = f", 'write.delete.granularity' = '{granularity}'"
+    table = _bad_table(spark, f"missing_pos_{granularity}", 2, props)
     location = _location(spark, table).removeprefix("file:")
     files = [
         r.file_path

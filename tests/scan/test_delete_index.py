@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import icesql
+from icesql.io import FileIO
 from icesql.metadata.manifest import (
     DATA,
     EQUALITY_DELETES,
@@ -21,6 +23,7 @@ from icesql.scan.delete_index import (
     DeleteFileIndex,
     referenced_data_file,
 )
+from icesql.scan.delete_loaders import DeleteLoader
 from icesql.spec.types import DoubleType, IntegerType, NestedField, StringType
 
 PARTITIONED, UNPARTITIONED = 0, 1
@@ -155,3 +158,23 @@ def test_equality_deletes_match_nan_to_nan():
     )
     ids = pa.array([1, 1], pa.int32())
     assert deletes.deleted([ids, pa.array([nan, 1.0])]).tolist() == [True, False]
+
+
+def test_position_delete_rows_split_by_data_file(tmp_path):
+    meta = {b"PARQUET:field_id": b"2147483546"}, {b"PARQUET:field_id": b"2147483545"}
+    schema = pa.schema([
+        pa.field("file_path", pa.string(), False, metadata=meta[0]),
+        pa.field("pos", pa.int64(), False, metadata=meta[1]),
+    ])
+    path = str(tmp_path / "pos.parquet")
+    rows = pa.table([["b", "a", "b", "a", "b"], [7, 3, 1, 3, 4]], schema=schema)
+    pq.write_table(rows, path, row_group_size=2)  # several chunks
+    delete = _file(path, POSITION_DELETES)
+    loader = DeleteLoader(FileIO())
+    assert loader.deleted_positions("b", [delete]).tolist() == [1, 4, 7]
+    assert loader.deleted_positions("a", [delete]).tolist() == [3]
+    assert loader.deleted_positions("c", [delete]).tolist() == []
+    assert loader.files_read == 1
+    with pytest.raises(icesql.OperationalError, match="position delete file .*missing"):
+        missing = _file(str(tmp_path / "missing.parquet"), POSITION_DELETES)
+        DeleteLoader(FileIO()).deleted_positions("a", [missing])

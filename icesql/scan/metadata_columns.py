@@ -7,6 +7,10 @@ data file before deletes, which is what a position delete or DV records; ``_part
 a struct over every partition field of every spec of the table (sorted by field id, as
 Java's ``Partitioning.partitionType``), NULL for fields the row's own spec does not have.
 ``_deleted`` marks deleted rows: as in Spark, a scan that returns it keeps the deleted rows.
+``_row_id`` and ``_last_updated_sequence_number`` (v3 row lineage, spec "Row Lineage") are
+the data file's own values where it stores non-null ones, else inherited: ``first_row_id +
+_pos`` and the file's data sequence number; both NULL when the file has no
+``first_row_id`` (written before the table had row lineage).
 
 >>> sorted(METADATA_COLUMN_NAMES)[:3]
 ['_deleted', '_file', '_last_updated_sequence_number']
@@ -19,21 +23,35 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from icesql.errors import NotSupportedError
 from icesql.metadata.manifest import DataFile
 from icesql.metadata.table_metadata import TableMetadata
 from icesql.spec.arrow import to_arrow_scalar, type_to_arrow
 from icesql.spec.schema import Schema
-from icesql.spec.types import NestedField, StructType
+from icesql.spec.types import LongType, NestedField, StructType
 
 __all__ = ["METADATA_COLUMN_NAMES", "MetadataColumns"]
 
 FILE, POS, SPEC_ID, PARTITION, DELETED = "_file", "_pos", "_spec_id", "_partition", "_deleted"
 ROW_ID, LAST_UPDATED = "_row_id", "_last_updated_sequence_number"
-SUPPORTED = (FILE, POS, SPEC_ID, PARTITION, DELETED)
-METADATA_COLUMN_NAMES = frozenset((*SUPPORTED, ROW_ID, LAST_UPDATED))
-_FIXED_TYPES = {FILE: pa.string(), POS: pa.int64(), SPEC_ID: pa.int32(), DELETED: pa.bool_()}
+SUPPORTED = (FILE, POS, SPEC_ID, PARTITION, DELETED, ROW_ID, LAST_UPDATED)
+METADATA_COLUMN_NAMES = frozenset(SUPPORTED)
+_FIXED_TYPES = {
+    FILE: pa.string(),
+    POS: pa.int64(),
+    SPEC_ID: pa.int32(),
+    DELETED: pa.bool_(),
+    ROW_ID: pa.int64(),
+    LAST_UPDATED: pa.int64(),
+}
+_NULLABLE = {ROW_ID, LAST_UPDATED}
+# stored in v3 data files that rewrote rows; read like data columns, under private names
+_LINEAGE_FIELDS = {
+    ROW_ID: NestedField(2147483540, "__icesql_row_id", LongType()),
+    LAST_UPDATED: NestedField(2147483539, "__icesql_last_updated_seq", LongType()),
+}
 
 
 def partition_union_type(metadata: TableMetadata, schema: Schema) -> StructType:
@@ -85,8 +103,13 @@ class MetadataColumns:
                 assert self.partition_type is not None
                 out.append(pa.field(name, type_to_arrow(self.partition_type)))
             else:
-                out.append(pa.field(name, _FIXED_TYPES[name], nullable=False))
+                out.append(pa.field(name, _FIXED_TYPES[name], nullable=name in _NULLABLE))
         return out
+
+    def file_fields(self) -> list[NestedField]:
+        """Fields to read from the data file as well, after the data columns; their values
+        go back to ``arrays`` as ``stored``."""
+        return [_LINEAGE_FIELDS[n] for n in self.names if n in _LINEAGE_FIELDS]
 
     @property
     def marks_deleted(self) -> bool:
@@ -98,12 +121,27 @@ class MetadataColumns:
         spec_id: int,
         positions: np.ndarray,
         deleted: np.ndarray | None = None,
+        data_sequence_number: int | None = None,
+        stored: Sequence[pa.Array] = (),
     ) -> list[pa.Array]:
         """The columns for rows of ``data_file`` at file ``positions`` (``deleted`` flags
-        the deleted ones when the scan keeps them)."""
+        the deleted ones when the scan keeps them; ``stored`` holds the ``file_fields``)."""
         n = len(positions)
         out: list[pa.Array] = []
+        lineage = [c for c in self.names if c in _LINEAGE_FIELDS]
+        stored_by_name = dict(zip(lineage, stored))
         for name in self.names:
+            if name in _LINEAGE_FIELDS:
+                first = data_file.first_row_id
+                if first is None:
+                    inherited = pa.nulls(n, pa.int64())
+                elif name == ROW_ID:
+                    inherited = pa.array(positions + first, pa.int64())
+                else:
+                    seq = data_sequence_number
+                    inherited = pa.repeat(pa.scalar(seq, pa.int64()), n)
+                out.append(pc.coalesce(stored_by_name[name], inherited))
+                continue
             if name == FILE:
                 out.append(pa.repeat(pa.scalar(data_file.file_path, pa.string()), n))
             elif name == POS:

@@ -8,6 +8,7 @@ silently read as empty the second time.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 import pyarrow as pa
 
@@ -110,18 +111,25 @@ class TableScan:
     def _with_metadata_columns(
         self, task: FileScanTask, identity: dict[int, tuple[NestedField, object]]
     ) -> Iterator[pa.RecordBatch]:
-        assert self.metadata_columns is not None
-        schema = self.arrow_schema
-        data = self._ctx.arrow_schema if self.read_schema.fields else None
         meta = self.metadata_columns
+        assert meta is not None
+        schema = self.arrow_schema
+        width = len(self.read_schema.fields)
+        stored = meta.file_fields()  # v3 row lineage columns the file may hold
+        ctx = self._ctx
+        if stored:
+            fields = (*self.read_schema.fields, *stored)
+            ctx = replace(ctx, schema=Schema(fields, schema_id=self.read_schema.schema_id))
         for batch, positions, deleted in self._deletes.read_positioned(
-            self._ctx, task.data_file, task.delete_files, identity,
-            mark_deleted=meta.marks_deleted,
+            ctx, task.data_file, task.delete_files, identity, mark_deleted=meta.marks_deleted
         ):
             assert positions is not None
-            extra = meta.arrays(task.data_file, task.spec_id, positions, deleted)
-            columns = batch.columns if data is not None else []
-            yield pa.RecordBatch.from_arrays([*columns, *extra], schema=schema)
+            columns = batch.columns if ctx.schema.fields else []
+            extra = meta.arrays(
+                task.data_file, task.spec_id, positions, deleted,
+                task.data_sequence_number, columns[width:],
+            )
+            yield pa.RecordBatch.from_arrays([*columns[:width], *extra], schema=schema)
 
     def _identity_values(self, task: FileScanTask) -> dict[int, tuple[NestedField, object]]:
         spec = self.table.metadata.spec_by_id(task.spec_id)

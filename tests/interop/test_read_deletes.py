@@ -427,6 +427,19 @@ def test_metadata_columns_match_spark(spark, con, meta_table, query):
     _check(spark, con, query.format(t=meta_table))
 
 
-def test_unsupported_metadata_column_is_named(spark, con, meta_table):
-    with pytest.raises(icesql.NotSupportedError, match="_row_id"):
-        con.execute(f"SELECT _row_id FROM {meta_table}").fetchall()
+def test_row_lineage_columns(spark, con):
+    """v3 row lineage: ``_row_id`` = first_row_id + _pos and ``_last_updated_sequence_number``
+    = the file's data sequence number, unless the file stores values (rows an UPDATE moved)."""
+    table = "del_v3.lineage"
+    _create_events(spark, table, 3)
+    spark.sql(f"DELETE FROM {table} WHERE id % 5 = 0")
+    spark.sql(f"UPDATE {table} SET v = 0 WHERE id % 7 = 0")
+    spark.sql(f"INSERT INTO {table} VALUES (1000, 'a', 1.0, 'x')")
+    for query in (
+        f"SELECT id, _row_id, _last_updated_sequence_number FROM {table}",
+        f"SELECT _last_updated_sequence_number, count(*) FROM {table} GROUP BY 1",
+        f"SELECT _row_id FROM {table} WHERE id < 20",
+    ):
+        _check(spark, con, query)
+    ids = [r[0] for r in con.execute(f"SELECT _row_id FROM {table}").fetchall()]
+    assert None not in ids and len(set(ids)) == len(ids)

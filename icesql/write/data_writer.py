@@ -135,10 +135,6 @@ class DataWriter:
         self._open.clear()
         self._partitions.clear()
 
-    @property
-    def partition_count(self) -> int:
-        return len(self._partitions)
-
     # --- output --------------------------------------------------------------------------
 
     def _flush(self, state: _Partition) -> None:

@@ -20,12 +20,13 @@ from typing import Any
 
 import pyarrow as pa
 
-from icesql.errors import InternalError
+from icesql.errors import InternalError, NotSupportedError
 from icesql.io import FileIO
 from icesql.metadata.manifest import DataFile
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortOrder
+from icesql.spec.types import GeographyType, GeometryType, VariantType
 from icesql.write.metrics import MetricsConfig
 from icesql.write.parquet import ParquetDataWriter, arrow_write_schema
 from icesql.write.properties import TableProperties
@@ -80,6 +81,13 @@ class DataWriter:
     the data files. On any error call ``abort`` to delete what was written."""
 
     def __init__(self, target: WriteTarget):
+        for fid in target.schema.field_ids():
+            t = target.schema.find_type(fid)
+            if isinstance(t, VariantType | GeometryType | GeographyType):
+                raise NotSupportedError(
+                    f"cannot write column {target.schema.find_column_name(fid)!r}: writing {t}"
+                    " values (Parquet VARIANT / WKB encodings) is not supported yet"
+                )
         self.target = target
         self.arrow_schema = arrow_write_schema(target.schema)
         self.target_size = target.properties.target_file_size_bytes

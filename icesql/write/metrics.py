@@ -43,6 +43,8 @@ from icesql.spec.types import (
     BinaryType,
     DoubleType,
     FloatType,
+    GeographyType,
+    GeometryType,
     IcebergType,
     ListType,
     MapType,
@@ -50,6 +52,7 @@ from icesql.spec.types import (
     StringType,
     StructType,
     UnknownType,
+    VariantType,
     is_primitive,
 )
 from icesql.spec.values import to_bytes
@@ -71,6 +74,7 @@ __all__ = [
     "truncate_upper",
 ]
 
+_NO_BOUNDS = (VariantType, GeometryType, GeographyType, UnknownType)
 _TRUNCATE = re.compile(r"^truncate\((\d+)\)$")
 _MAX_CODE_POINT = 0x10FFFF
 
@@ -279,7 +283,9 @@ class FileMetricsCollector:
         self._tracked = [
             leaf
             for leaf in self.leaves
-            if leaf.path is not None and self.config.mode(leaf.field.field_id).counts
+            if leaf.path is not None
+            and self.config.mode(leaf.field.field_id).counts
+            and not isinstance(leaf.field.type, _NO_BOUNDS)  # no order Parquet stats could use
         ]
 
     def add(self, batch: pa.RecordBatch) -> None:

@@ -138,7 +138,10 @@ class TableScan:
         out = {}
         for i, pf in enumerate(spec.fields):
             if str(pf.transform) == "identity" and i < len(task.data_file.partition):
-                field = self.read_schema_field(pf.source_id)
+                # also unprojected fields: equality deletes may read them as extra columns
+                field = self.read_schema_field(pf.source_id) or next(
+                    (f for f in self.version.schema.fields if f.field_id == pf.source_id), None
+                )
                 if field is not None:
                     out[pf.source_id] = (field, task.data_file.partition[i])
         return out

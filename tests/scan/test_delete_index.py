@@ -178,3 +178,21 @@ def test_position_delete_rows_split_by_data_file(tmp_path):
     with pytest.raises(icesql.OperationalError, match="position delete file .*missing"):
         missing = _file(str(tmp_path / "missing.parquet"), POSITION_DELETES)
         DeleteLoader(FileIO()).deleted_positions("a", [missing])
+
+
+def test_equality_keys_fall_back_to_python_tuples(monkeypatch):
+    import duckdb
+
+    from icesql.scan import apply_deletes
+
+    def refuse(self, columns, rows):
+        raise duckdb.NotImplementedException("no join on this type")
+
+    monkeypatch.setattr(apply_deletes._KeyMatcher, "_deleted_duckdb", refuse)
+    fields = (NestedField(1, "id", IntegerType()), NestedField(2, "s", StringType()))
+    two = EqualityDeletes.from_tables(
+        fields, [pa.table({"0": pa.array([1, None], pa.int32()), "1": ["a", None]})]
+    )
+    ids = pa.array([1, 1, None, None], pa.int32())
+    names = pa.array(["a", None, None, "a"])
+    assert two.deleted([ids, names]).tolist() == [True, False, True, False]

@@ -14,7 +14,6 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -22,6 +21,7 @@ import pyarrow.compute as pc
 from icesql.errors import DataError, NotSupportedError
 from icesql.metadata.manifest import EQUALITY_DELETES, DataFile
 from icesql.scan.delete_loaders import DeleteLoader
+from icesql.scan.equality_keys import KeyMatcher
 from icesql.scan.reader import ROW_COUNT_COLUMN, ReadContext, read_data_file
 from icesql.spec.schema import Schema
 from icesql.spec.types import NestedField
@@ -51,12 +51,11 @@ def position_keep_mask(deleted: np.ndarray, offset: int, rows: int) -> np.ndarra
 class EqualityDeletes:
     """The rows of some equality delete files sharing one set of delete columns, as a
     membership test. One column uses Arrow's hash ``is_in`` (nulls matching nulls); several
-    a DuckDB semi-join on ``IS NOT DISTINCT FROM`` (2.5x faster than Python tuples on 1M
-    rows), falling back to a set of Python tuples for types DuckDB cannot join on."""
+    a NULL-safe semi-join (``icesql.scan.equality_keys``)."""
 
     fields: tuple[NestedField, ...]
     values: pa.Array | None  # one delete column
-    keys: _KeyMatcher | None  # several delete columns
+    keys: KeyMatcher | None  # several delete columns
 
     @property
     def field_ids(self) -> tuple[int, ...]:
@@ -71,7 +70,7 @@ class EqualityDeletes:
         if len(fields) == 1:
             values = pc.unique(table.column(0).combine_chunks())
             return EqualityDeletes(tuple(fields), values, None)
-        return EqualityDeletes(tuple(fields), None, _KeyMatcher(table))
+        return EqualityDeletes(tuple(fields), None, KeyMatcher(table))
 
     def deleted(self, columns: Sequence[pa.Array]) -> np.ndarray:
         """Per row of ``columns`` (the delete columns of a batch): is it deleted?"""
@@ -82,54 +81,6 @@ class EqualityDeletes:
             return hit.to_numpy(zero_copy_only=False)
         assert self.keys is not None
         return self.keys.deleted(columns)
-
-
-class _KeyMatcher:
-    """Multi-column delete keys; NULL matches NULL and NaN matches NaN."""
-
-    def __init__(self, table: pa.Table):
-        self.width = table.num_columns
-        names = [f"k{i}" for i in range(self.width)]
-        self.table = table.rename_columns(names)
-        self._lock = threading.Lock()
-        self._duck: duckdb.DuckDBPyConnection | None = None
-        self._tuples: frozenset[tuple[object, ...]] | None = None
-        self._on = " AND ".join(f"b.{n} IS NOT DISTINCT FROM d.{n}" for n in names)
-
-    def deleted(self, columns: Sequence[pa.Array]) -> np.ndarray:
-        rows = len(columns[0])
-        if self.table.num_rows == 0 or rows == 0:
-            return np.zeros(rows, dtype=bool)
-        if self._tuples is None:
-            try:
-                return self._deleted_duckdb(columns, rows)
-            except duckdb.Error:
-                with self._lock:
-                    keys = zip(*(_values(self.table.column(i)) for i in range(self.width)))
-                    self._tuples = frozenset(keys)
-        found = zip(*(_values(c) for c in columns))
-        return np.fromiter((row in self._tuples for row in found), dtype=bool, count=rows)
-
-    def _deleted_duckdb(self, columns: Sequence[pa.Array], rows: int) -> np.ndarray:
-        with self._lock:
-            if self._duck is None:
-                con = duckdb.connect()
-                con.register("dels", self.table)
-                con.execute("CREATE TABLE d AS SELECT DISTINCT * FROM dels")
-                con.unregister("dels")
-                self._duck = con
-            cursor = self._duck.cursor()
-        try:
-            arrays = [*columns, pa.array(np.arange(rows, dtype=np.int64))]
-            names = [*(f"k{i}" for i in range(self.width)), "__row"]
-            cursor.register("b", pa.table(arrays, names=names))
-            found = cursor.sql(f"SELECT b.__row FROM b SEMI JOIN d ON {self._on}")
-            hits = found.to_arrow_table().column(0).to_numpy()
-        finally:
-            cursor.close()
-        mask = np.zeros(rows, dtype=bool)
-        mask[hits] = True
-        return mask
 
 
 class DeleteApplier:
@@ -262,16 +213,6 @@ class DeleteApplier:
             return ctx, column_of
         schema = Schema((*ctx.schema.fields, *extra), schema_id=ctx.schema.schema_id)
         return replace(ctx, schema=schema), column_of
-
-
-_NAN = ("NaN",)  # NaN equals NaN in equality deletes (Java compares with Double.compare)
-
-
-def _values(column: pa.Array | pa.ChunkedArray) -> list[object]:
-    values = column.to_pylist()
-    if pa.types.is_floating(column.type):
-        return [_NAN if isinstance(v, float) and v != v else v for v in values]
-    return values
 
 
 def _renamed(f: NestedField, name: str) -> NestedField:

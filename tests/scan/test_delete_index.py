@@ -183,12 +183,16 @@ def test_position_delete_rows_split_by_data_file(tmp_path):
 def test_equality_keys_fall_back_to_python_tuples(monkeypatch):
     import duckdb
 
-    from icesql.scan import apply_deletes
+    from icesql.scan import equality_keys
 
     def refuse(self, columns, rows):
         raise duckdb.NotImplementedException("no join on this type")
 
-    monkeypatch.setattr(apply_deletes._KeyMatcher, "_deleted_duckdb", refuse)
+    def refuse_arrow(self, columns, rows):
+        raise pa.ArrowNotImplementedError("no join on this type")
+
+    monkeypatch.setattr(equality_keys.KeyMatcher, "_duckdb", refuse)
+    monkeypatch.setattr(equality_keys.KeyMatcher, "_arrow", refuse_arrow)
     fields = (NestedField(1, "id", IntegerType()), NestedField(2, "s", StringType()))
     two = EqualityDeletes.from_tables(
         fields, [pa.table({"0": pa.array([1, None], pa.int32()), "1": ["a", None]})]

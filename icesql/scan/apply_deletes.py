@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -26,7 +27,7 @@ from icesql.scan.reader import ROW_COUNT_COLUMN, ReadContext, read_data_file
 from icesql.spec.schema import Schema
 from icesql.spec.types import NestedField
 
-__all__ = ["DeleteApplier", "EqualityDeletes", "position_keep_mask"]
+__all__ = ["PREFETCH_FILES", "DeleteApplier", "EqualityDeletes", "position_keep_mask"]
 
 _EXTRA_PREFIX = "__icesql_delete_col_"
 
@@ -92,6 +93,7 @@ class DeleteApplier:
         self.loader = loader
         self.schemas = tuple(schemas)
         self._lock = threading.Lock()
+        self._pending: dict[str, Future[tuple[np.ndarray, list[EqualityDeletes]]]] = {}
         self._equality: dict[tuple[tuple[int, ...], tuple[str, ...]], EqualityDeletes] = {}
 
     def read(
@@ -124,8 +126,12 @@ class DeleteApplier:
         unless ``positions``). With ``mark_deleted`` the deleted rows stay, and the third
         item flags them (Spark's ``_deleted``); otherwise it is None."""
         path = data_file.file_path
-        deleted = self.loader.deleted_positions(path, delete_files)
-        equality = self._equality_deletes(delete_files)
+        with self._lock:
+            pending = self._pending.pop(path, None)
+        if pending is not None:
+            deleted, equality = pending.result()
+        else:
+            deleted, equality = self._prepare(data_file, delete_files)
         count = data_file.record_count
         if not mark_deleted and not equality and len(deleted) >= count > 0:
             if np.array_equal(deleted[:count], np.arange(count)):
@@ -153,6 +159,25 @@ class DeleteApplier:
                 batch = _project(batch, target, width)
             if batch.num_rows:
                 yield batch, where, flags
+
+    def prefetch(self, upcoming: Sequence[tuple[DataFile, Sequence[DataFile]]]) -> None:
+        """Start reading the deletes of the data files read next, so that reading them
+        overlaps with reading (and DuckDB consuming) the current one. Errors surface when
+        the data file is read."""
+        for data_file, delete_files in upcoming:
+            if not delete_files:
+                continue
+            with self._lock:
+                if data_file.file_path in self._pending:
+                    continue
+                future = _pool().submit(self._prepare, data_file, delete_files)
+                self._pending[data_file.file_path] = future
+
+    def _prepare(
+        self, data_file: DataFile, delete_files: Sequence[DataFile]
+    ) -> tuple[np.ndarray, list[EqualityDeletes]]:
+        deleted = self.loader.deleted_positions(data_file.file_path, delete_files)
+        return deleted, self._equality_deletes(delete_files)
 
     # --- equality deletes ----------------------------------------------------------------
 
@@ -213,6 +238,20 @@ class DeleteApplier:
             return ctx, column_of
         schema = Schema((*ctx.schema.fields, *extra), schema_id=ctx.schema.schema_id)
         return replace(ctx, schema=schema), column_of
+
+
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+PREFETCH_FILES = 2  # data files whose deletes are read ahead
+
+
+def _pool() -> ThreadPoolExecutor:
+    """One small pool per process: delete reads are I/O and Arrow work that drop the GIL."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="icesql-deletes")
+        return _POOL
 
 
 def _renamed(f: NestedField, name: str) -> NestedField:

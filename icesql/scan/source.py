@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from icesql.catalog.table import Table
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
-from icesql.scan.apply_deletes import DeleteApplier
+from icesql.scan.apply_deletes import PREFETCH_FILES, DeleteApplier
 from icesql.scan.delete_loaders import DeleteLoader
 from icesql.scan.metadata_columns import MetadataColumns
 from icesql.scan.planner import FileScanTask, ManifestCache, ScanPlan, plan_scan
@@ -95,7 +95,10 @@ class TableScan:
 
     def batches(self) -> Iterator[pa.RecordBatch]:
         try:
-            for task in self.tasks():
+            tasks = self.tasks()
+            for i, task in enumerate(tasks):
+                ahead = tasks[i + 1 : i + 1 + PREFETCH_FILES]
+                self._deletes.prefetch([(t.data_file, t.delete_files) for t in ahead])
                 identity = self._identity_values(task)
                 if self.metadata_columns is None:
                     yield from self._deletes.read(

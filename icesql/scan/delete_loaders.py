@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from fsspec.implementations.local import LocalFileSystem
 
-from icesql.errors import CorruptFileError, DataError, OperationalError
+from icesql.errors import CorruptFileError, DataError, NotSupportedError, OperationalError
 from icesql.io import FileIO
 from icesql.metadata.manifest import DataFile
 from icesql.metadata.puffin import read_deletion_vector
@@ -127,6 +127,7 @@ class DeleteLoader:
     def _read_by_path(self, delete: DataFile) -> dict[str, np.ndarray]:
         """(file_path, pos) rows split by path. ``file_path`` is read dictionary-encoded:
         the strings repeat, and decoding them dominates the read otherwise (12x here)."""
+        _require_parquet(delete, "position")
         try:
             pf = _open_dictionary(self.io, delete.file_path)
             names = {field_id(f): f.name for f in pf.schema_arrow}
@@ -150,6 +151,7 @@ class DeleteLoader:
     # --- reading ---------------------------------------------------------------------------
 
     def _read(self, delete: DataFile, fields: list[NestedField], kind: str) -> pa.Table:
+        _require_parquet(delete, kind)
         ctx = ReadContext(Schema(tuple(fields)), self.io, self.name_mapping)
         try:
             batches = list(read_data_file(ctx, delete.file_path, delete.record_count))
@@ -165,6 +167,14 @@ class DeleteLoader:
     def _count(self) -> None:
         with self._lock:
             self.files_read += 1
+
+
+def _require_parquet(delete: DataFile, kind: str) -> None:
+    if delete.file_format.upper() != "PARQUET":
+        raise NotSupportedError(
+            f"{kind} delete file {delete.file_path} is {delete.file_format}; only Parquet"
+            " delete files (and Puffin deletion vectors) are read so far"
+        )
 
 
 def _open_dictionary(io: FileIO, path: str) -> pq.ParquetFile:

@@ -200,3 +200,9 @@ def test_equality_keys_fall_back_to_python_tuples(monkeypatch):
     ids = pa.array([1, 1, None, None], pa.int32())
     names = pa.array(["a", None, None, "a"])
     assert two.deleted([ids, names]).tolist() == [True, False, True, False]
+
+
+def test_delete_files_in_other_formats_are_refused_by_name():
+    avro = _file("s3://b/t/data/del.avro", POSITION_DELETES, fmt="AVRO")
+    with pytest.raises(icesql.NotSupportedError, match="del.avro is AVRO"):
+        DeleteLoader(FileIO()).deleted_positions("d", [avro])

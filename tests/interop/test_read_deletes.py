@@ -341,6 +341,54 @@ def test_global_equality_delete_from_unpartitioned_spec(spark, con):
     _check(spark, con, f"SELECT cat, count(*) FROM {table} WHERE id < 5 GROUP BY cat")
 
 
+def test_equality_deletes_on_typed_columns_with_deletion_vectors(spark, con):
+    """v3: DVs and equality deletes together; keys of date, timestamp, decimal and string."""
+    import datetime as dt
+    from decimal import Decimal
+
+    table = "del_eq.typed"
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS local.del_eq")
+    spark.sql(f"DROP TABLE IF EXISTS {table}")
+    spark.sql(
+        f"CREATE TABLE {table} (id INT, d DATE, ts TIMESTAMP, dec DECIMAL(10, 2), s STRING)"
+        f" USING iceberg PARTITIONED BY (months(d))"
+        f" TBLPROPERTIES ('format-version' = '3', {MOR})"
+    )
+    spark.sql(
+        f"INSERT INTO {table} SELECT CAST(id AS INT), date_add(DATE'2024-01-25', CAST(id AS INT)),"
+        " timestamp_seconds(1700000000 + id * 3600), CAST(id * 1.25 AS DECIMAL(10, 2)),"
+        " IF(id % 5 = 0, NULL, concat('s', id)) FROM range(0, 20)"
+    )
+    spark.sql(f"DELETE FROM {table} WHERE id IN (1, 2)")  # a DV
+    utc = dt.timezone.utc
+    # one delete file per month partition (the path holds months since 1970)
+    _commit_equality_delete(
+        spark,
+        table,
+        {
+            "d": (2, pa.array([dt.date(2024, 1, 28), dt.date(2024, 1, 29)], pa.date32())),
+            "dec": (4, pa.array([Decimal("3.75"), Decimal("999.00")], pa.decimal128(10, 2))),
+        },
+        [2, 4],
+        partition_path="d_month=648",
+    )
+    _commit_equality_delete(
+        spark,
+        table,
+        {
+            "ts": (3, pa.array([dt.datetime.fromtimestamp(1700000000 + 10 * 3600, utc)],
+                               pa.timestamp("us", tz="UTC"))),
+            "s": (5, pa.array([None], pa.string())),
+        },
+        [3, 5],
+        partition_path="d_month=649",
+    )
+    rows = _check(spark, con, f"SELECT * FROM {table}")
+    assert 3 not in {r.id for r in rows} and 10 not in {r.id for r in rows}
+    _check(spark, con, f"SELECT count(*), sum(dec) FROM {table}")
+    _check(spark, con, f"SELECT id, _pos FROM {table} WHERE d > DATE'2024-02-01'")
+
+
 # --- bad input ---------------------------------------------------------------------------
 
 

@@ -13,7 +13,9 @@
   (a "global" delete).
 
 Built once per scan from the delete entries planning kept (Java's ``DeleteFileIndex``):
-lookups are dictionary hits by path or partition, then a sequence-number bisect.
+lookups are dictionary hits by path or partition, then a sequence-number bisect; equality
+deletes whose key ranges cannot meet the data file's are then dropped
+(``icesql.scan.equality_metrics``).
 
 >>> index = DeleteFileIndex.build([], {})
 >>> index.for_data_file(1, "s3://b/t/data/a.parquet", 0, ())
@@ -30,6 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 from icesql.errors import DataError
 from icesql.metadata.manifest import EQUALITY_DELETES, POSITION_DELETES, DataFile, ManifestEntry
+from icesql.scan.equality_metrics import may_delete_from
+from icesql.spec.types import IcebergType
 
 if TYPE_CHECKING:
     from icesql.metadata.table_metadata import TableMetadata
@@ -169,6 +173,15 @@ class DeleteFileIndex:
         return tuple(out)
 
 
+def _field_types(metadata: TableMetadata) -> dict[int, IcebergType]:
+    """Top-level field id -> type, the newest schema's type for ids in several."""
+    types: dict[int, IcebergType] = {}
+    for schema in reversed(metadata.schemas):
+        for f in schema.fields:
+            types.setdefault(f.field_id, f.type)
+    return types
+
+
 def attach_deletes(
     tasks: Sequence[FileScanTask],
     deletes: Sequence[tuple[ManifestEntry, int]],
@@ -184,6 +197,7 @@ def attach_deletes(
             spec = metadata.spec_by_id(spec_id)
             unpartitioned[spec_id] = spec is not None and spec.is_unpartitioned()
     index = DeleteFileIndex.build(deletes, unpartitioned)
+    types = _field_types(metadata)
     used: set[tuple[str, int | None]] = set()
     out = []
     for task in tasks:
@@ -192,6 +206,10 @@ def attach_deletes(
             task.data_file.file_path,
             task.spec_id,
             task.data_file.partition,
+        )
+        files = tuple(
+            f for f in files
+            if f.content != EQUALITY_DELETES or may_delete_from(f, task.data_file, types)
         )
         used.update((f.file_path, f.content_offset) for f in files)
         out.append(replace(task, delete_files=files) if files else task)

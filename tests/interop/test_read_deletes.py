@@ -389,6 +389,35 @@ def test_equality_deletes_on_typed_columns_with_deletion_vectors(spark, con):
     _check(spark, con, f"SELECT id, _pos FROM {table} WHERE d > DATE'2024-02-01'")
 
 
+def test_equality_deletes_pruned_by_key_ranges_per_data_file(spark, con, spark_warehouse):
+    from icesql.scan.planner import plan_files
+
+    table = "del_eq.ranges"
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS local.del_eq")
+    spark.sql(f"DROP TABLE IF EXISTS {table}")
+    spark.sql(
+        f"CREATE TABLE {table} (id BIGINT, s STRING) USING iceberg"
+        " TBLPROPERTIES ('format-version' = '2')"
+    )
+    spark.sql(f"INSERT INTO {table} SELECT id, concat('a', id) FROM range(0, 100)")
+    spark.sql(f"INSERT INTO {table} SELECT id, concat('b', id) FROM range(100, 200)")
+    spark.sql(f"INSERT INTO {table} VALUES (NULL, 'null id')")
+    ids = pa.int64()
+    _commit_equality_delete(spark, table, {"id": (1, pa.array([160, 170], ids))}, [1])
+    _commit_equality_delete(spark, table, {"id": (1, pa.array([20], ids))}, [1])
+    _commit_equality_delete(spark, table, {"id": (1, pa.array([5, 150], ids))}, [1])
+    _commit_equality_delete(spark, table, {"id": (1, pa.array([None, 300], ids))}, [1])
+    rows = _check(spark, con, f"SELECT * FROM {table}")
+    assert len(rows) == 200 - 5
+    t = icesql.connect(spark_warehouse).engine.catalog.load_table(("del_eq", "ranges"))
+    tasks = list(plan_files(t.metadata, t.metadata.current_snapshot(), t.io))
+    # a file of ids only meets the deletes whose key range overlaps its own (at most its
+    # own single-range delete and [5, 150]); the NULL-only file keeps every delete
+    for task in tasks:
+        n = len(task.delete_files)
+        assert n <= 2 if task.data_file.record_count > 1 else n == 4, (task.data_file, n)
+
+
 # --- bad input ---------------------------------------------------------------------------
 
 

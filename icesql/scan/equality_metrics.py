@@ -1,0 +1,100 @@
+"""Whether an equality delete file can delete any row of a data file, judged by metrics.
+
+An equality delete applies to every older data file of its partition; with many delete
+files per partition (streaming writers commit one per checkpoint) most cannot match most
+data files. As Java's ``DeleteFileIndex.canContainEqDeletesForFile``: the delete keys are
+an AND over the equality fields, so one field whose non-NULL value ranges do not overlap,
+while at most one side holds NULLs, rules the pair out.
+
+Only types whose bounds order exactly like their values are compared (integers, dates,
+times, timestamps, decimals); floats (NaN), strings (writers' collations differ) and the
+rest always count as "may overlap", as does any missing or undecodable statistic.
+
+>>> from icesql.metadata.manifest import DataFile
+>>> from icesql.spec.types import IntegerType
+>>> from icesql.spec.values import to_bytes
+>>> def f(lo, hi, nulls):
+...     b = lambda v: {1: to_bytes(IntegerType(), v)}
+...     return DataFile(file_path="x", file_format="PARQUET", partition=(), record_count=1,
+...                     file_size_in_bytes=1, lower_bounds=b(lo), upper_bounds=b(hi),
+...                     null_value_counts={1: nulls}, equality_ids=(1,))
+>>> may_delete_from(f(1, 5, 0), f(6, 9, 0), {1: IntegerType()})
+False
+>>> may_delete_from(f(1, 6, 0), f(6, 9, 0), {1: IntegerType()})
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from icesql.metadata.manifest import DataFile
+from icesql.spec.types import (
+    DateType,
+    DecimalType,
+    IcebergType,
+    IntegerType,
+    LongType,
+    TimestampNanoType,
+    TimestampType,
+    TimestamptzNanoType,
+    TimestamptzType,
+    TimeType,
+)
+from icesql.spec.values import from_bytes
+
+__all__ = ["may_delete_from"]
+
+_ORDERED = (
+    IntegerType,
+    LongType,
+    DateType,
+    TimeType,
+    TimestampType,
+    TimestamptzType,
+    TimestampNanoType,
+    TimestamptzNanoType,
+    DecimalType,
+)
+_WIDTHS = {IntegerType: 4, DateType: 4, LongType: 8, TimeType: 8, TimestampType: 8,
+           TimestamptzType: 8, TimestampNanoType: 8, TimestamptzNanoType: 8}
+
+
+def may_delete_from(
+    delete: DataFile, data: DataFile, types: Mapping[int, IcebergType]
+) -> bool:
+    """False only when metrics prove no row of ``data`` equals a key of ``delete``."""
+    for field_id in delete.equality_ids or ():
+        t = types.get(field_id)
+        if t is None or not isinstance(t, _ORDERED):
+            continue
+        if _may_both_hold_nulls(delete, data, field_id):
+            continue
+        d = _range(delete, field_id, t)
+        f = _range(data, field_id, t)
+        if d is None or f is None:
+            continue
+        if d[1] < f[0] or d[0] > f[1]:
+            return False
+    return True
+
+
+def _may_both_hold_nulls(delete: DataFile, data: DataFile, field_id: int) -> bool:
+    d = (delete.null_value_counts or {}).get(field_id)
+    f = (data.null_value_counts or {}).get(field_id)
+    return (d is None or d > 0) and (f is None or f > 0)
+
+
+def _range(file: DataFile, field_id: int, t: IcebergType) -> tuple[Any, Any] | None:
+    lower = (file.lower_bounds or {}).get(field_id)
+    upper = (file.upper_bounds or {}).get(field_id)
+    if lower is None or upper is None:
+        return None
+    width = _WIDTHS.get(type(t))
+    if width is not None and (len(lower) != width or len(upper) != width):
+        return None  # written under another type (int promoted to long): not comparable
+    try:
+        return from_bytes(t, lower), from_bytes(t, upper)
+    except Exception:  # noqa: BLE001 - an undecodable bound only costs pruning
+        return None

@@ -16,7 +16,8 @@ Errors name the delete file: a missing file raises ``OperationalError``, a damag
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -56,6 +57,7 @@ class DeleteLoader:
         self._lock = threading.Lock()
         self._shared_positions: dict[str, dict[str, np.ndarray]] = {}
         self._equality: dict[tuple[str, tuple[int, ...]], pa.Table] = {}
+        self._loading: dict[object, threading.Lock] = {}
 
     def deleted_positions(self, data_file_path: str, deletes: Sequence[DataFile]) -> np.ndarray:
         """Sorted, distinct positions of ``data_file_path`` deleted by the position delete
@@ -80,15 +82,24 @@ class DeleteLoader:
         """The delete columns (``fields``, in ``equality_ids`` order) of an equality delete
         file, typed as the table types them; columns are named by position ("0", "1", ...)."""
         key = (delete.file_path, tuple(f.field_id for f in fields))
-        with self._lock:
-            cached = self._equality.get(key)
-        if cached is not None:
-            return cached
         renamed = [_renamed(f, str(i)) for i, f in enumerate(fields)]
-        table = self._read(delete, renamed, "equality")
+        return self._once(self._equality, key, lambda: self._read(delete, renamed, "equality"))
+
+    def _once(self, cache: dict, key: object, load: Callable[[], Any]) -> Any:
+        """``cache[key]``, loaded by one thread only (deletes are read ahead in parallel)."""
         with self._lock:
-            self._equality[key] = table
-        return table
+            if key in cache:
+                return cache[key]
+            key_lock = self._loading.setdefault(key, threading.Lock())
+        with key_lock:
+            with self._lock:
+                if key in cache:
+                    return cache[key]
+            value = load()
+            with self._lock:
+                cache[key] = value
+                self._loading.pop(key, None)
+            return value
 
     # --- position deletes --------------------------------------------------------------------
 
@@ -115,14 +126,8 @@ class DeleteLoader:
         return _sorted_positions(table.column(0))
 
     def _shared(self, delete: DataFile) -> dict[str, np.ndarray]:
-        with self._lock:
-            cached = self._shared_positions.get(delete.file_path)
-        if cached is not None:
-            return cached
-        by_path = self._read_by_path(delete)
-        with self._lock:
-            self._shared_positions[delete.file_path] = by_path
-        return by_path
+        path = delete.file_path
+        return self._once(self._shared_positions, path, lambda: self._read_by_path(delete))
 
     def _read_by_path(self, delete: DataFile) -> dict[str, np.ndarray]:
         """(file_path, pos) rows split by path. ``file_path`` is read dictionary-encoded:

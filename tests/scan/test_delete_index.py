@@ -206,3 +206,22 @@ def test_delete_files_in_other_formats_are_refused_by_name():
     avro = _file("s3://b/t/data/del.avro", POSITION_DELETES, fmt="AVRO")
     with pytest.raises(icesql.NotSupportedError, match="del.avro is AVRO"):
         DeleteLoader(FileIO()).deleted_positions("d", [avro])
+
+
+def test_a_shared_delete_file_is_read_once_by_concurrent_readers(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    meta = {b"PARQUET:field_id": b"2147483546"}, {b"PARQUET:field_id": b"2147483545"}
+    schema = pa.schema([
+        pa.field("file_path", pa.string(), False, metadata=meta[0]),
+        pa.field("pos", pa.int64(), False, metadata=meta[1]),
+    ])
+    path = str(tmp_path / "pos.parquet")
+    paths = [f"d{i % 8}" for i in range(50_000)]
+    pq.write_table(pa.table([paths, list(range(50_000))], schema=schema), path)
+    delete = _file(path, POSITION_DELETES)
+    loader = DeleteLoader(FileIO())
+    with ThreadPoolExecutor(8) as pool:
+        found = list(pool.map(lambda i: loader.deleted_positions(f"d{i}", [delete]), range(8)))
+    assert [len(p) for p in found] == [6250] * 8
+    assert loader.files_read == 1

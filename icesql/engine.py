@@ -30,10 +30,10 @@ from icesql.sql.metadata_columns import SPARK_TYPES as META_SPARK_TYPES
 from icesql.sql.metadata_columns import hide_metadata_columns, referenced_metadata_columns
 from icesql.sql.predicates import pushed_filters
 from icesql.sql.semantics import mark_operand_types
-from icesql.sql.spark_types import spark_type_name
 from icesql.sql.tables import TableReference, resolve_reference, table_nodes
 from icesql.sql.translate import duckdb_errors, to_duckdb_sql
 from icesql.statements import statement_handler
+from icesql.statements.types import spark_type
 
 QUERY_TYPES = (exp.Query,)
 _view_ids = itertools.count()
@@ -143,7 +143,7 @@ class Engine:
         )
         labels = {view: _scan_label(ref) for ref, view, _ in bound}
         typed = {
-            view: {f.name: spark_type_name(f.type) for f in scan.read_schema.fields}
+            view: {f.name: spark_type(f.type) for f in scan.read_schema.fields}
             for _, view, scan in bound
         }
         meta = referenced_metadata_columns(statement)  # _file, _pos, ...: hidden columns

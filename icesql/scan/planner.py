@@ -193,6 +193,21 @@ def plan_scan(
     return ScanPlan(snapshot.snapshot_id, bound, tasks, metrics)
 
 
+def file_filter(
+    metadata: TableMetadata, row_filter: BooleanExpression, schema: Schema | None = None
+) -> Callable[[int, DataFile], bool]:
+    """``may_match(spec_id, file)``: whether a data or delete file may hold (or delete) rows
+    matching ``row_filter`` — the planner's partition and metrics pruning, for callers that
+    judge files found elsewhere (commit conflict validation)."""
+    schema = schema or metadata.schema()
+    filters = _SpecFilters(metadata, schema, bind(schema, row_filter, False))
+
+    def may_match(spec_id: int, file: DataFile) -> bool:
+        return filters.keep(spec_id, file, ScanMetrics(), file.content == CONTENT_DATA)
+
+    return may_match
+
+
 def _read_all(
     io: FileIO, cache: ManifestCache, manifests: Sequence[ManifestFile]
 ) -> list[tuple[ManifestEntry, ...]]:

@@ -72,6 +72,8 @@ def commit(catalog: Catalog, table: Table, change: Change) -> Table:
         snapshot = None
         try:
             check_requirements(base.metadata, change.requirements, base.name)
+            if change.validation is not None:
+                change.validation.check(base.metadata, base.io, base.name, change.removed_files)
             metadata, snapshot = _build(base.metadata, base.metadata_location, change, producer, attempt)
             committed = catalog.commit_table(base, metadata)
         except CommitFailedError as e:

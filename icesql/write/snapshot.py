@@ -6,7 +6,16 @@ depends on the attempt); each attempt writes a new manifest list on top of the t
 it is *then* (spec "Sequence Numbers": "to change a sequence number for a retry, only the
 manifest list must be rewritten"), with the next sequence number, the parent's manifests
 carried forward (data and delete manifests alike) and, in v3, the table's ``next-row-id``
-as the snapshot's ``first-row-id``. File names follow Java's ``SnapshotProducer``:
+as the snapshot's ``first-row-id``.
+
+Removing files (a DELETE, an overwrite, a replaced deletion vector) rewrites only the
+manifests that hold them, as Java's ``ManifestFilterManager`` does: the removed entries
+become DELETED, the other live ones EXISTING with their sequence numbers and first row ids
+written out, and entries deleted by earlier snapshots are dropped. Such rewrites depend on
+the base, so they are redone for each attempt unless the base still holds the same
+manifest. A file to remove that the base no longer holds means a concurrent commit removed
+it: the change fails with ``CommitConflictError`` rather than resurrecting or double
+counting it. File names follow Java's ``SnapshotProducer``:
 ``<commit uuid>-m<N>.avro`` and ``snap-<snapshot id>-<attempt>-<commit uuid>.avro``.
 """
 
@@ -17,21 +26,57 @@ import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from icesql.errors import InternalError
+from icesql.errors import CommitConflictError, InternalError
 from icesql.io import FileIO
-from icesql.metadata.manifest import STATUS_ADDED, DataFile, ManifestEntry, write_manifest
-from icesql.metadata.manifest_list import ManifestFile, read_manifest_list, write_manifest_list
+from icesql.metadata.manifest import (
+    DATA,
+    STATUS_ADDED,
+    STATUS_DELETED,
+    STATUS_EXISTING,
+    DataFile,
+    ManifestEntry,
+    read_manifest,
+    write_manifest,
+)
+from icesql.metadata.manifest_list import (
+    CONTENT_DATA,
+    CONTENT_DELETES,
+    ManifestFile,
+    read_manifest_list,
+    write_manifest_list,
+)
 from icesql.metadata.snapshots import MAIN_BRANCH, Snapshot
 from icesql.metadata.table_metadata import TableMetadata
 from icesql.write.properties import TableProperties
 from icesql.write.summary import snapshot_summary
 from icesql.write.updates import Requirement, Update
 
-__all__ = ["Change", "SnapshotProducer", "new_snapshot_id"]
+__all__ = ["Change", "SnapshotProducer", "new_snapshot_id", "operation_for"]
 
 APPEND = "append"
 OVERWRITE = "overwrite"
+DELETE = "delete"
+REPLACE = "replace"
+
+
+def operation_for(added: Sequence[DataFile], removed: Sequence[DataFile]) -> str:
+    """The snapshot operation Java records for files added and removed: ``append`` for new
+    data only, ``delete`` when nothing but removals and delete files, else ``overwrite``."""
+    adds_data = any(f.content == DATA for f in added)
+    adds_deletes = any(f.content != DATA for f in added)
+    removes_data = any(f.content == DATA for f in removed)
+    if adds_data and not adds_deletes and not removed:
+        return APPEND
+    if not adds_data:
+        return DELETE
+    return OVERWRITE if (adds_deletes or removes_data or removed) else APPEND
+
+
+def file_key(f: DataFile) -> tuple[str, int | None]:
+    """What identifies a file in a table: its path, and for a DV its offset in the Puffin."""
+    return f.file_path, f.content_offset
 
 
 @dataclass(frozen=True)
@@ -39,17 +84,21 @@ class Change:
     """One atomic change to a table, as plain data handed to ``icesql.write.commit.commit``.
 
     ``updates`` are applied first (schema, spec, properties ...); then, when ``operation``
-    is set, a snapshot is added to ``main`` holding ``added_files`` on top of the parent's
-    files (``keep_existing``) or alone (a REPLACE TABLE). ``requirements`` must hold on the
-    table the change lands on; appends have none and always re-apply.
+    is set, a snapshot is added to ``main`` holding ``added_files`` (data and delete files)
+    on top of the parent's files (``keep_existing``) or alone (a REPLACE TABLE), without
+    ``removed_files``. ``requirements`` must hold on the table the change lands on, and
+    ``validation`` (``icesql.write.validation``) on the commits made since the statement
+    read the table; appends have neither and always re-apply.
     """
 
     operation: str | None = None
     added_files: tuple[DataFile, ...] = ()
+    removed_files: tuple[DataFile, ...] = ()
     keep_existing: bool = True
     updates: tuple[Update, ...] = ()
     requirements: tuple[Requirement, ...] = ()
     summary: Mapping[str, str] = field(default_factory=dict)
+    validation: Any = None  # icesql.write.validation.Validation
 
     @property
     def adds_snapshot(self) -> bool:
@@ -74,6 +123,7 @@ class SnapshotProducer:
         self.snapshot_id: int | None = None
         self._manifests: dict[int, list[ManifestFile]] = {}  # by format version
         self._manifest_paths: list[str] = []
+        self._rewritten: dict[str, ManifestFile | None] = {}  # source manifest -> rewrite
         self._list_paths: list[str] = []
         self._uses: dict[str, list[str]] = {}  # manifest list -> the new manifests it names
 
@@ -86,6 +136,7 @@ class SnapshotProducer:
             while self.snapshot_id in existing_ids:
                 self.snapshot_id = new_snapshot_id()
             self._manifests.clear()  # entries are stamped with the snapshot id
+            self._rewritten.clear()
         sid = self.snapshot_id
         version = md.format_version
         meta_dir = TableProperties(md.properties, self.table).metadata_location(md.location)
@@ -94,11 +145,13 @@ class SnapshotProducer:
         existing: list[ManifestFile] = []
         if parent is not None and change.keep_existing:
             existing = read_manifest_list(self.io, parent.manifest_list, parent)
+        if change.removed_files:
+            existing = self._remove_files(md, meta_dir, sid, existing)
         sequence = md.last_sequence_number + 1 if version >= 2 else 0
         first_row_id = (md.next_row_id or 0) if version >= 3 else None
         list_path = f"{meta_dir}/snap-{sid}-{attempt}-{self.commit_uuid}.avro"
         self._list_paths.append(list_path)
-        self._uses[list_path] = [m.manifest_path for m in new]
+        self._uses[list_path] = [m.manifest_path for m in [*new, *existing]]
         written = write_manifest_list(
             self.io,
             list_path,
@@ -112,6 +165,7 @@ class SnapshotProducer:
         summary = snapshot_summary(
             change.operation or APPEND,
             added=change.added_files,
+            removed=change.removed_files,
             previous=None if parent is None or not change.keep_existing else parent.summary,
             extra=change.summary,
         )
@@ -135,19 +189,78 @@ class SnapshotProducer:
         cached = self._manifests.get(version)
         if cached is not None:
             return cached
-        by_spec: dict[int, list[DataFile]] = defaultdict(list)
+        by_spec: dict[tuple[int, int], list[DataFile]] = defaultdict(list)
         for f in self.change.added_files:
-            by_spec[f.spec_id].append(f)
+            content = CONTENT_DATA if f.content == DATA else CONTENT_DELETES
+            by_spec[(content, f.spec_id)].append(f)
         out = []
-        for spec_id, files in sorted(by_spec.items()):
-            spec = md.spec_by_id(spec_id)
-            if spec is None:
-                raise InternalError(f"data files of {self.table} use unknown partition spec {spec_id}")
-            path = f"{meta_dir}/{self.commit_uuid}-m{len(self._manifest_paths)}.avro"
-            self._manifest_paths.append(path)
+        for (content, spec_id), files in sorted(by_spec.items()):
             entries = [ManifestEntry(STATUS_ADDED, sid, None, None, f) for f in files]
-            out.append(write_manifest(self.io, path, spec, md.schema(), version, sid, entries))
+            out.append(self._write(md, meta_dir, sid, spec_id, entries, content))
         self._manifests[version] = out
+        return out
+
+    def _write(
+        self,
+        md: TableMetadata,
+        meta_dir: str,
+        sid: int,
+        spec_id: int,
+        entries: Sequence[ManifestEntry],
+        content: int,
+    ) -> ManifestFile:
+        spec = md.spec_by_id(spec_id)
+        if spec is None:
+            raise InternalError(f"files of {self.table} use unknown partition spec {spec_id}")
+        path = f"{meta_dir}/{self.commit_uuid}-m{len(self._manifest_paths)}.avro"
+        self._manifest_paths.append(path)
+        return write_manifest(self.io, path, spec, md.schema(), md.format_version, sid, entries, content)
+
+    def _remove_files(
+        self, md: TableMetadata, meta_dir: str, sid: int, manifests: Sequence[ManifestFile]
+    ) -> list[ManifestFile]:
+        """``manifests`` with the change's removed files marked DELETED (module docstring)."""
+        wanted = {file_key(f): f for f in self.change.removed_files}
+        specs = {(f.content == DATA, f.spec_id) for f in wanted.values()}
+        found: set[tuple[str, int | None]] = set()
+        out: list[ManifestFile] = []
+        for m in manifests:
+            if (m.content == CONTENT_DATA, m.partition_spec_id) not in specs or not (m.has_added_files or m.has_existing_files):
+                out.append(m)
+                continue
+            if m.manifest_path in self._rewritten and self._rewritten[m.manifest_path] is None:
+                out.append(m)  # read by an earlier attempt: holds none of the removed files
+                continue
+            entries = list(read_manifest(self.io, m))
+            hits = {file_key(e.data_file) for e in entries if e.is_live} & wanted.keys()
+            if not hits:
+                self._rewritten[m.manifest_path] = None
+                out.append(m)
+                continue
+            found |= hits
+            cached = self._rewritten.get(m.manifest_path)
+            if cached is None:
+                kept = [
+                    ManifestEntry(
+                        STATUS_DELETED if file_key(e.data_file) in hits else STATUS_EXISTING,
+                        e.snapshot_id,
+                        e.sequence_number,
+                        e.file_sequence_number,
+                        e.data_file,
+                    )
+                    for e in entries
+                    if e.is_live
+                ]
+                cached = self._write(md, meta_dir, sid, m.partition_spec_id, kept, m.content)
+                self._rewritten[m.manifest_path] = cached
+            out.append(cached)
+        missing = [key for key in wanted if key not in found]
+        if missing:
+            path, _ = missing[0]
+            raise CommitConflictError(
+                f"cannot commit to {self.table}: file {path} is no longer in the table"
+                f" ({len(missing)} file(s) removed by a concurrent commit)"
+            )
         return out
 
     def discard_attempt(self, snapshot: Snapshot | None) -> None:

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from icesql.errors import DataError
 from icesql.metadata.manifest import EQUALITY_DELETES, POSITION_DELETES, DataFile, ManifestEntry
 from icesql.scan.equality_metrics import may_delete_from
+from icesql.spec.reserved import FILE_PATH_FIELD_ID
 from icesql.spec.types import IcebergType
 
 if TYPE_CHECKING:
@@ -40,9 +41,6 @@ if TYPE_CHECKING:
     from icesql.scan.planner import FileScanTask
 
 __all__ = ["DeleteFileIndex", "attach_deletes", "is_deletion_vector", "referenced_data_file"]
-
-FILE_PATH_FIELD_ID = 2147483546
-POS_FIELD_ID = 2147483545
 
 
 def is_deletion_vector(delete: DataFile) -> bool:

@@ -30,14 +30,10 @@ from icesql.io import FileIO
 from icesql.metadata.manifest import DataFile
 from icesql.metadata.puffin import read_deletion_vector
 from icesql.scan.conform import field_id
-from icesql.scan.delete_index import (
-    FILE_PATH_FIELD_ID,
-    POS_FIELD_ID,
-    is_deletion_vector,
-    referenced_data_file,
-)
+from icesql.scan.delete_index import is_deletion_vector, referenced_data_file
 from icesql.scan.reader import ReadContext, read_data_file
 from icesql.spec.name_mapping import NameMapping
+from icesql.spec.reserved import FILE_PATH_FIELD_ID, POS_FIELD_ID
 from icesql.spec.schema import Schema
 from icesql.spec.types import LongType, NestedField
 

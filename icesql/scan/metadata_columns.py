@@ -19,7 +19,7 @@ _pos`` and the file's data sequence number; both NULL when the file has no
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow as pa
@@ -29,8 +29,9 @@ from icesql.errors import NotSupportedError
 from icesql.metadata.manifest import DataFile
 from icesql.metadata.table_metadata import TableMetadata
 from icesql.spec.arrow import to_arrow_scalar, type_to_arrow
+from icesql.spec.reserved import LAST_UPDATED_FIELD, ROW_ID_FIELD
 from icesql.spec.schema import Schema
-from icesql.spec.types import LongType, NestedField, StructType
+from icesql.spec.types import NestedField, StructType
 
 __all__ = ["METADATA_COLUMN_NAMES", "MetadataColumns"]
 
@@ -49,8 +50,8 @@ _FIXED_TYPES = {
 _NULLABLE = {ROW_ID, LAST_UPDATED}
 # stored in v3 data files that rewrote rows; read like data columns, under private names
 _LINEAGE_FIELDS = {
-    ROW_ID: NestedField(2147483540, "__icesql_row_id", LongType()),
-    LAST_UPDATED: NestedField(2147483539, "__icesql_last_updated_seq", LongType()),
+    ROW_ID: replace(ROW_ID_FIELD, name="__icesql_row_id"),
+    LAST_UPDATED: replace(LAST_UPDATED_FIELD, name="__icesql_last_updated_seq"),
 }
 
 

@@ -8,6 +8,10 @@ sorted and records the order's id (as Spark's writes do); without one, ``sort_or
 0. Memory stays bounded: buffers are flushed when they reach a row group's worth of data or
 when all buffers together pass a limit, never holding the whole input.
 
+With ``row_lineage`` (v3 rewrites of existing rows), batches carry two more columns after the
+table's, ``_row_id`` and ``_last_updated_sequence_number``, written with their reserved field
+ids (spec "Row Lineage": a moved row keeps its id; null values are inherited on read).
+
 File names follow Spark's ``<partition>-<task>-<operation uuid>-<epoch>-<count>.parquet``
 under ``write.data.path`` (default ``<location>/data``) and the partition path Java builds.
 """
@@ -24,6 +28,7 @@ from icesql.errors import InternalError, NotSupportedError
 from icesql.io import FileIO
 from icesql.metadata.manifest import DataFile
 from icesql.spec.partitioning import PartitionSpec
+from icesql.spec.reserved import ROW_LINEAGE_FIELDS
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortOrder
 from icesql.spec.types import GeographyType, GeometryType, VariantType
@@ -50,10 +55,19 @@ class WriteTarget:
     properties: TableProperties
     metrics: MetricsConfig
     operation_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    row_lineage: bool = False
+
+    @property
+    def write_schema(self) -> Schema:
+        """The columns of the files: the table's, then the row lineage columns if kept."""
+        if not self.row_lineage:
+            return self.schema
+        return Schema((*self.schema.fields, *ROW_LINEAGE_FIELDS), self.schema.schema_id)
 
     @staticmethod
-    def for_table(table: Any) -> WriteTarget:
-        """The target for appending to ``table`` (an ``icesql.catalog.table.Table``)."""
+    def for_table(table: Any, row_lineage: bool = False) -> WriteTarget:
+        """The target for writing to ``table`` (an ``icesql.catalog.table.Table``);
+        ``row_lineage`` keeps the lineage columns of moved rows (format v3 and later)."""
         md = table.metadata
         props = TableProperties(md.properties, table.name)
         schema, order = md.schema(), md.sort_order()
@@ -65,6 +79,7 @@ class WriteTarget:
             sort_order=order,
             properties=props,
             metrics=MetricsConfig.for_table(schema, md.properties, order),
+            row_lineage=row_lineage and md.format_version >= 3,
         )
 
 
@@ -77,8 +92,8 @@ class _Partition:
 
 
 class DataWriter:
-    """Writes batches shaped like ``arrow_write_schema(target.schema)``; ``close`` returns
-    the data files. On any error call ``abort`` to delete what was written."""
+    """Writes batches shaped like ``arrow_write_schema(target.write_schema)``; ``close``
+    returns the data files. On any error call ``abort`` to delete what was written."""
 
     def __init__(self, target: WriteTarget):
         for fid in target.schema.field_ids():
@@ -89,7 +104,7 @@ class DataWriter:
                     " values (Parquet VARIANT / WKB encodings) is not supported yet"
                 )
         self.target = target
-        self.arrow_schema = arrow_write_schema(target.schema)
+        self.arrow_schema = arrow_write_schema(target.write_schema)
         self.target_size = target.properties.target_file_size_bytes
         self.sorted = not target.sort_order.is_unsorted()
         # a sorted file is written from one buffer, so buffer up to a whole file
@@ -185,7 +200,7 @@ class DataWriter:
         writer = ParquetDataWriter(
             t.io,
             path,
-            t.schema,
+            t.write_schema,
             t.spec.spec_id,
             state.values,
             t.metrics,

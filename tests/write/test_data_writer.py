@@ -166,3 +166,38 @@ def test_insert_select_streams_from_an_iceberg_table(con):
     assert cur.rowcount == 1000
     assert con.execute("SELECT count(*), sum(id) FROM db.t").fetchone() == (2000, 2 * 2 * sum(range(0, 3000, 3)))
 
+
+
+def test_row_lineage_columns_are_written_with_reserved_ids_and_read_back(con):
+    """v3: moved rows keep ``_row_id`` (and unchanged ones their sequence number); nulls
+    are inherited from the file's first_row_id and data sequence number on read."""
+    import pyarrow as pa
+
+    from icesql.write.commit import commit
+    from icesql.write.data_writer import DataWriter, WriteTarget
+    from icesql.write.snapshot import Change
+
+    con.execute("CREATE TABLE db.t (id INT) USING iceberg TBLPROPERTIES ('format-version'='3')")
+    con.execute("INSERT INTO db.t VALUES (1), (2)")  # row ids 0, 1 at sequence number 1
+    table = con.catalog.load_table(T)
+    target = WriteTarget.for_table(table, row_lineage=True)
+    assert [f.name for f in target.write_schema.fields] == [
+        "id", "_row_id", "_last_updated_sequence_number"
+    ]
+    writer = DataWriter(target)
+    writer.write(
+        pa.record_batch(
+            [pa.array([10, 20, 30], pa.int32()), pa.array([7, None, 1]), pa.array([1, None, None])],
+            schema=writer.arrow_schema,
+        )
+    )
+    (written,) = writer.close()
+    ids = [f.metadata[b"PARQUET:field_id"] for f in pq.read_schema(written.file_path)]
+    assert ids == [b"1", b"2147483540", b"2147483539"]
+    assert written.value_counts[2147483540] == 3 and written.null_value_counts[2147483539] == 2
+    commit(con.catalog, table, Change(operation="append", added_files=(written,)))
+    rows = con.execute(
+        "SELECT id, _row_id, _last_updated_sequence_number FROM db.t ORDER BY id"
+    ).fetchall()
+    # the new file's first_row_id is 2 (next-row-id), its data sequence number 2
+    assert rows == [(1, 0, 1), (2, 1, 1), (10, 7, 1), (20, 3, 2), (30, 1, 2)]

@@ -1,0 +1,40 @@
+"""Reserved field ids of the spec's metadata columns that files store ("Reserved Field IDs").
+
+Position delete files hold ``file_path`` and ``pos`` (ids 2147483546 / 2147483545, in that
+order, both required); v3 data files that moved existing rows hold the row lineage columns
+``_row_id`` and ``_last_updated_sequence_number`` (2147483540 / 2147483539, optional: a
+null value is inherited on read, spec "Row Lineage")::
+
+    >>> [f.field_id for f in POSITION_DELETE_SCHEMA.fields]
+    [2147483546, 2147483545]
+    >>> [f.name for f in ROW_LINEAGE_FIELDS]
+    ['_row_id', '_last_updated_sequence_number']
+"""
+
+from __future__ import annotations
+
+from icesql.spec.schema import Schema
+from icesql.spec.types import LongType, NestedField, StringType
+
+__all__ = [
+    "FILE_PATH_FIELD_ID",
+    "LAST_UPDATED_FIELD",
+    "POSITION_DELETE_SCHEMA",
+    "POS_FIELD_ID",
+    "ROW_ID_FIELD",
+    "ROW_LINEAGE_FIELDS",
+]
+
+FILE_PATH_FIELD_ID = 2147483546
+POS_FIELD_ID = 2147483545
+
+POSITION_DELETE_SCHEMA = Schema(
+    (
+        NestedField(FILE_PATH_FIELD_ID, "file_path", StringType(), required=True),
+        NestedField(POS_FIELD_ID, "pos", LongType(), required=True),
+    )
+)
+
+ROW_ID_FIELD = NestedField(2147483540, "_row_id", LongType())
+LAST_UPDATED_FIELD = NestedField(2147483539, "_last_updated_sequence_number", LongType())
+ROW_LINEAGE_FIELDS = (ROW_ID_FIELD, LAST_UPDATED_FIELD)

@@ -73,8 +73,9 @@ class Cursor:
         self.arraysize = 1
         self._result: Result | None = None
         self._batch: pa.RecordBatch | None = None
-        self._rows: list[tuple] = []
+        self._rows: list[tuple] = []  # converted rows of ``_batch``, ``_pos`` the next
         self._pos = 0
+        self._converted = 0  # rows of ``_batch`` converted so far
         self._closed = False
         self._description: list[tuple] | None = None
         self._rowcount = -1
@@ -185,6 +186,7 @@ class Cursor:
         self._batch = None
         self._rows = []
         self._pos = 0
+        self._converted = 0
         self._description = None
         self._rowcount = -1
 
@@ -203,26 +205,36 @@ class Cursor:
         """The unfetched rest of the batch that fetchone/fetchmany started on."""
         if self._batch is None:
             return None
-        rest = self._batch.slice(self._pos)
-        self._batch, self._rows, self._pos = None, [], 0
+        rest = self._batch.slice(self._converted - (len(self._rows) - self._pos))
+        self._batch, self._rows, self._pos, self._converted = None, [], 0, 0
         return rest
 
     def _take(self, n: int | None) -> list[tuple]:
+        """Up to ``n`` rows (all with None). Rows become Python tuples a slice at a time, so
+        ``fetchone`` on a fresh batch converts ``_ROW_CHUNK`` rows, not the whole batch."""
         reader = self._reader()
         out: list[tuple] = []
         while n is None or len(out) < n:
-            if self._batch is None or self._pos >= len(self._rows):
+            if self._pos < len(self._rows):
+                stop = len(self._rows) if n is None else min(len(self._rows), self._pos + n - len(out))
+                out.extend(self._rows[self._pos:stop])
+                self._pos = stop
+                continue
+            if self._batch is None or self._converted >= self._batch.num_rows:
                 with duckdb_errors(self._scans()):
                     try:
                         batch = reader.read_next_batch()
                     except StopIteration:
                         break
-                self._batch, self._rows, self._pos = batch, _to_rows(batch), 0
-                continue
-            stop = len(self._rows) if n is None else min(len(self._rows), self._pos + n - len(out))
-            out.extend(self._rows[self._pos:stop])
-            self._pos = stop
+                self._batch, self._converted = batch, 0
+            want = self._batch.num_rows if n is None else max(n - len(out), _ROW_CHUNK)
+            part = self._batch.slice(self._converted, want)
+            self._rows, self._pos = _to_rows(part), 0
+            self._converted += part.num_rows
         return out
+
+
+_ROW_CHUNK = 1024
 
 
 def _to_rows(batch: pa.RecordBatch) -> list[tuple]:

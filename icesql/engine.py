@@ -173,11 +173,11 @@ class Engine:
         sql, values = to_duckdb_sql(statement, params)
         cursor = self.duck.cursor()
         try:
-            for view, scan in scans:
-                cursor.register(view, scan)
             for view, arrow_table in metadata_views:
                 cursor.register(view, arrow_table)
             with duckdb_errors([s for _, s in scans]):
+                for view, scan in scans:
+                    _register_scan(cursor, view, scan)
                 if explain:
                     sql = "EXPLAIN " + sql
                 relation = cursor.sql(sql, params=values) if values else cursor.sql(sql)
@@ -215,6 +215,21 @@ class Engine:
 
 
 _EXPLAIN_MODES = ("EXTENDED", "FORMATTED", "CODEGEN", "COST")
+
+
+def _register_scan(cursor: duckdb.DuckDBPyConnection, view: str, scan: TableScan) -> None:
+    """Make ``view`` name the scan's rows: the files DuckDB reads itself with
+    ``read_parquet`` and, unioned with them, the Arrow stream of the rest."""
+    native = scan.native_read()
+    if native is None:
+        cursor.register(view, scan)
+        return
+    parts = [native.sql]
+    if scan.streamed_tasks():
+        stream = f"{view}_stream"
+        cursor.register(stream, scan)
+        parts.append(f'SELECT * FROM "{stream}"')
+    cursor.execute(f'CREATE TEMP VIEW "{view}" AS ' + " UNION ALL ".join(parts))
 
 
 def _explained_query(statement: exp.Expr) -> exp.Expr | None:

@@ -10,6 +10,7 @@ planning, and the residual filters left per file (grouped, with file counts)::
     data files: total 365, read 1, skipped by partition 364, skipped by metrics 0
     delete files: total 0, applied 0, skipped 0
     pushed filter: ts_day_col = '2024-03-01'
+    readers: DuckDB read_parquet 1 file, Arrow stream 0 files
     residual: true (1 file)
 """
 
@@ -46,6 +47,7 @@ def _section(label: str, scan: TableScan) -> str:
         f"delete files: total {m.delete_files_total}, applied {m.delete_files_applied},"
         f" skipped {m.delete_files_skipped}",
         f"pushed filter: {plan.row_filter}",
+        _readers(scan),
     ]
     residuals = Counter(str(t.residual) for t in plan.tasks)
     if not residuals:
@@ -53,3 +55,13 @@ def _section(label: str, scan: TableScan) -> str:
     for text, count in residuals.most_common():
         lines.append(f"residual: {text} ({count} file{'s' if count != 1 else ''})")
     return "\n".join(lines)
+
+
+def _readers(scan: TableScan) -> str:
+    """How many files DuckDB's own Parquet reader takes and how many the Arrow stream."""
+    native = scan.native_read_files()
+    streamed = len(scan.streamed_tasks())
+    return (
+        f"readers: DuckDB read_parquet {native} file{'s' if native != 1 else ''},"
+        f" Arrow stream {streamed} file{'s' if streamed != 1 else ''}"
+    )

@@ -17,6 +17,7 @@ from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
 from icesql.scan.apply_deletes import PREFETCH_FILES, DeleteApplier
 from icesql.scan.delete_loaders import DeleteLoader
 from icesql.scan.metadata_columns import MetadataColumns
+from icesql.scan.native_read import NativeRead, split_native
 from icesql.scan.planner import FileScanTask, ManifestCache, ScanPlan, plan_scan
 from icesql.scan.reader import ROW_COUNT_COLUMN, ReadContext
 from icesql.scan.time_travel import ReadVersion
@@ -50,6 +51,9 @@ class TableScan:
         self.plan: ScanPlan | None = None
         self.error: Exception | None = None  # raised inside a stream DuckDB was reading
         self._tasks: list[FileScanTask] | None = None
+        self._streamed: list[FileScanTask] | None = None  # set by native_read()
+        self._native: NativeRead | None = None
+        self._name_mapped = NAME_MAPPING_PROPERTY in table.metadata.properties
         schema = version.schema
         if columns is None:
             fields = schema.fields
@@ -93,9 +97,34 @@ class TableScan:
             self._tasks = self.plan.tasks
         return self._tasks
 
+    def native_read(self) -> NativeRead | None:
+        """Split the planned files: the ones DuckDB reads itself (``icesql.scan.
+        native_read``; the SQL returned, None if there are none) and the ones this scan
+        streams from then on."""
+        tasks = self.tasks()
+        if self.metadata_columns is not None or self._name_mapped:
+            self._native, self._streamed = None, tasks
+        else:
+            self._native, self._streamed = split_native(
+                self.read_schema, tasks, self.table.io, self._identity_values
+            )
+        return self._native
+
+    def streamed_tasks(self) -> list[FileScanTask]:
+        """The files this scan's Arrow stream reads: all, unless ``native_read`` took some."""
+        return self.tasks() if self._streamed is None else self._streamed
+
+    def native_read_files(self) -> int:
+        """How many files ``native_read`` gave DuckDB's own reader (0 before it ran)."""
+        return len(self._native.paths) if self._native is not None else 0
+
+    def file_error(self, message: str) -> Exception | None:
+        """Our error for a DuckDB error message naming a file DuckDB read for this scan."""
+        return self._native.file_error(message) if self._native is not None else None
+
     def batches(self) -> Iterator[pa.RecordBatch]:
         try:
-            tasks = self.tasks()
+            tasks = self.streamed_tasks()
             for i, task in enumerate(tasks):
                 ahead = tasks[i + 1 : i + 1 + PREFETCH_FILES]
                 self._deletes.prefetch([(t.data_file, t.delete_files) for t in ahead])

@@ -56,7 +56,7 @@ _ERROR_TYPES: list[tuple[type, type[Error]]] = [
     (duckdb.InvalidInputException, DataError),
 ]
 _LINE_CONTEXT = re.compile(r"\n\s*LINE \d+:.*", re.S)
-_SCAN_NAME = re.compile(r'"?__icesql_scan_\d+"?\.?')
+_SCAN_NAME = re.compile(r'"?__icesql_scan_\d+(_stream)?"?\.?')
 
 
 def clean_duckdb_message(message: str) -> str:
@@ -78,6 +78,10 @@ def duckdb_errors(scans: Sequence[TableScan]) -> Iterator[None]:
         for scan in scans:
             if scan.error is not None:
                 raise scan.error from None
+        for scan in scans:
+            mapped = scan.file_error(str(e))
+            if mapped is not None:
+                raise mapped from None
         if not isinstance(e, duckdb.Error):
             raise OperationalError(clean_duckdb_message(str(e))) from None
         for duck_type, ours in _ERROR_TYPES:

@@ -1,0 +1,231 @@
+"""Files DuckDB reads itself (``read_parquet`` with a field-id schema) give exactly what the
+Arrow stream gives: the same DuckDB types and the same values, across schema evolution,
+identity partitions, missing columns, and mixed with streamed files that have deletes."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import uuid
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import icesql
+from icesql.metadata.manifest import DataFile
+from icesql.scan.native_read import default_literal, duckdb_type
+from icesql.scan.source import TableScan
+from icesql.scan.time_travel import select_version
+from icesql.spec.arrow import schema_to_arrow, type_to_arrow
+from icesql.spec.partitioning import PartitionField, PartitionSpec
+from icesql.spec.schema import Schema
+from icesql.spec.transforms import parse_transform
+from icesql.spec.types import (
+    BinaryType,
+    BooleanType,
+    DateType,
+    DecimalType,
+    DoubleType,
+    FixedType,
+    FloatType,
+    IntegerType,
+    ListType,
+    LongType,
+    NestedField,
+    StringType,
+    StructType,
+    TimestampNanoType,
+    TimestampType,
+    TimestamptzNanoType,
+    TimestamptzType,
+    TimeType,
+    UUIDType,
+)
+
+PRIMITIVES = [
+    BooleanType(), IntegerType(), LongType(), FloatType(), DoubleType(), DateType(), TimeType(),
+    TimestampType(), TimestamptzType(), TimestampNanoType(), TimestamptzNanoType(),
+    StringType(), UUIDType(), BinaryType(), FixedType(3), DecimalType(9, 2),
+    DecimalType(38, 10),
+]
+
+
+@pytest.mark.parametrize("t", PRIMITIVES, ids=str)
+def test_duckdb_type_is_what_the_arrow_stream_gives(t) -> None:
+    duck = duckdb.connect()
+    duck.register("stream", pa.table({"c": pa.nulls(1, type_to_arrow(t))}))
+    assert duck.sql("SELECT * FROM stream").types == [duckdb_type(t)]
+
+
+def test_nested_and_opaque_types_stay_on_the_stream() -> None:
+    assert duckdb_type(ListType(2, IntegerType(), False)) is None
+    assert duckdb_type(StructType((NestedField(3, "a", IntegerType()),))) is None
+
+
+def _stream_result(con: icesql.Connection, identifier: str, sql: str) -> pa.Table:
+    """``sql`` (over table ``t``) with every file read through the Arrow stream."""
+    table = con.catalog.load_table(tuple(identifier.split(".")))
+    scan = TableScan(table, select_version(table.metadata, table.name))
+    duck = duckdb.connect()
+    duck.execute("SET TimeZone = 'UTC'")
+    duck.register("t", scan)
+    return duck.sql(sql).to_arrow_table()
+
+
+def _readers(con: icesql.Connection, sql: str) -> str:
+    text = con.execute(f"EXPLAIN {sql}").fetchone()[0]
+    return next(line for line in text.splitlines() if line.startswith("readers:"))
+
+
+def _same(con: icesql.Connection, identifier: str, order: str = "1") -> pa.Table:
+    got = con.execute(f"SELECT * FROM {identifier} ORDER BY {order}").fetch_arrow_table()
+    want = _stream_result(con, identifier, f"SELECT * FROM t ORDER BY {order}")
+    assert got.schema.equals(want.schema), (got.schema, want.schema)
+    assert got.equals(want)
+    return got
+
+
+def test_every_primitive_type_reads_the_same_as_the_stream(make_table, warehouse) -> None:
+    fields = tuple(NestedField(i + 1, f"c{i}", t) for i, t in enumerate(PRIMITIVES))
+    schema = Schema((NestedField(100, "id", IntegerType()), *fields))
+    values = [
+        True, -7, 2**40, 1.5, -2.25, 19000, 3_600_000_001,
+        1_700_000_000_123_456, 1_700_000_000_123_456, 1_700_000_000_123_456_789,
+        1_700_000_000_123_456_789, "héllo", uuid.UUID("12345678-1234-5678-1234-567812345678"),
+        b"\x00\xffbin", b"abc", Decimal("1234567.89"), Decimal("-1234567890123456789012.3456789012"),
+    ]
+    row = {"id": 1, **{f"c{i}": v for i, v in enumerate(values)}}
+    empty = {"id": 2}
+    make_table("db.types", schema).append([row, empty])
+    con = icesql.connect(str(warehouse))
+    got = _same(con, "db.types")
+    assert got.num_rows == 2 and got.column("c12")[0].as_py() == values[12].bytes
+    assert got.column("c9").cast(pa.int64())[0].as_py() == values[9]
+    assert _readers(con, "SELECT * FROM db.types") == (
+        "readers: DuckDB read_parquet 1 file, Arrow stream 0 files"
+    )
+
+
+def test_renamed_promoted_dropped_and_added_columns(make_table, warehouse) -> None:
+    old = Schema((
+        NestedField(1, "id", IntegerType()),
+        NestedField(2, "n", IntegerType()),
+        NestedField(3, "f", FloatType()),
+        NestedField(4, "d", DecimalType(9, 2)),
+        NestedField(5, "gone", StringType()),
+        NestedField(6, "day", DateType()),
+    ))
+    writer = make_table("db.evolved", old)
+    writer.append([
+        {"id": 1, "n": 5, "f": 1.25, "d": Decimal("3.10"), "gone": "x", "day": 19000},
+        {"id": 2, "n": None, "f": None, "d": None, "gone": None, "day": None},
+    ])
+    new = Schema((
+        NestedField(1, "id", IntegerType()),
+        NestedField(2, "n_long", LongType()),
+        NestedField(3, "f", DoubleType()),
+        NestedField(4, "d", DecimalType(12, 2)),
+        NestedField(6, "at", TimestampType()),  # v3: date -> timestamp
+        NestedField(7, "added", StringType()),
+        NestedField(8, "with_default", DecimalType(5, 1), initial_default=Decimal("2.5")),
+        NestedField(9, "ts_default", TimestamptzType(), initial_default=1_000_000),
+        NestedField(10, "flag_default", BooleanType(), initial_default=True),
+    ))
+    builder = writer.metadata.builder()
+    builder.upgrade_format_version(3)
+    builder.set_current_schema(builder.add_schema(new))
+    writer.metadata = builder.build()
+    writer.schema = writer.metadata.schema()
+    writer._write_metadata()
+    con = icesql.connect(str(warehouse))
+    got = _same(con, "db.evolved")
+    assert got.to_pylist()[0] == {
+        "id": 1, "n_long": 5, "f": 1.25, "d": Decimal("3.10"),
+        "at": dt.datetime(2022, 1, 8), "added": None, "with_default": Decimal("2.5"),
+        "ts_default": dt.datetime(1970, 1, 1, 0, 0, 1, tzinfo=dt.timezone.utc),
+        "flag_default": True,
+    }
+    assert "DuckDB read_parquet 1 file" in _readers(con, "SELECT * FROM db.evolved")
+
+
+def test_identity_partition_column_missing_from_the_file(make_table, warehouse) -> None:
+    """Spec, Column Projection: a column the file lacks takes its identity partition value;
+    files are grouped by that value, and a file that holds the column keeps its values."""
+    schema = Schema((NestedField(1, "id", LongType()), NestedField(2, "region", StringType())))
+    spec = PartitionSpec(0, (PartitionField(2, 1000, parse_transform("identity"), "region"),))
+    writer = make_table("db.parts", schema, spec)
+    writer.append([{"id": 1, "region": "eu"}, {"id": 2, "region": "us"}])
+    files = []
+    for region, ids in (("eu", [10, 11]), ("it's", [12])):  # files without the column
+        path = f"{writer.location}/data/{region.replace(chr(39), '')}-nocol.parquet"
+        only_id = Schema((schema.fields[0],))
+        pq.write_table(pa.table({"id": pa.array(ids, pa.int64())}, schema=schema_to_arrow(only_id)),
+                       path)
+        files.append(DataFile(file_path=path, file_format="PARQUET", partition=(region,),
+                              record_count=len(ids), file_size_in_bytes=os.path.getsize(path)))
+    writer.commit_files(files)
+    con = icesql.connect(str(warehouse))
+    got = _same(con, "db.parts")
+    assert got.to_pylist() == [
+        {"id": 1, "region": "eu"}, {"id": 2, "region": "us"}, {"id": 10, "region": "eu"},
+        {"id": 11, "region": "eu"}, {"id": 12, "region": "it's"},
+    ]
+    assert con.execute("SELECT count(*) FROM db.parts WHERE region = 'eu'").fetchone() == (3,)
+    assert "DuckDB read_parquet 4 files" in _readers(con, "SELECT * FROM db.parts")
+
+
+def test_files_with_deletes_stream_and_union_with_the_rest(make_table, warehouse) -> None:
+    schema = Schema((NestedField(1, "id", LongType()), NestedField(2, "s", StringType())))
+    writer = make_table("db.mixed", schema)
+    writer.append([{"id": i, "s": f"r{i}"} for i in range(10)], rows_per_file=5)
+    first = writer.files[0]
+    writer.commit_files([writer.position_deletes(first, [0, 3])], content=1)
+    con = icesql.connect(str(warehouse))
+    got = _same(con, "db.mixed")
+    assert got.column("id").to_pylist() == [i for i in range(10) if i not in (0, 3)]
+    assert _readers(con, "SELECT * FROM db.mixed") == (
+        "readers: DuckDB read_parquet 1 file, Arrow stream 1 file"
+    )
+    # metadata columns keep every file on the stream
+    assert _readers(con, "SELECT id, _pos FROM db.mixed") == (
+        "readers: DuckDB read_parquet 0 files, Arrow stream 2 files"
+    )
+    assert con.execute("SELECT count(*), sum(id) FROM db.mixed").fetchone() == (8, 42)
+
+
+def test_missing_and_corrupt_files_name_the_file(make_table, warehouse: Path) -> None:
+    schema = Schema((NestedField(1, "id", LongType()),))
+    paths = {}
+    for name in ("missing", "corrupt"):
+        writer = make_table(f"db.{name}", schema)
+        writer.append([{"id": i} for i in range(6)], rows_per_file=3)
+        paths[name] = writer.files[1].file_path
+    os.remove(paths["missing"])
+    with open(paths["corrupt"], "r+b") as f:
+        f.truncate(20)
+    con = icesql.connect(str(warehouse))
+    with pytest.raises(icesql.OperationalError, match="data file not found") as info:
+        con.execute("SELECT sum(id) FROM db.missing").fetchall()
+    assert paths["missing"] in str(info.value)
+    with pytest.raises(icesql.OperationalError) as info:
+        con.execute("SELECT sum(id) FROM db.corrupt").fetchall()
+    assert paths["corrupt"] in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("t", "value", "literal"),
+    [
+        (IntegerType(), 5, "'5'"),
+        (StringType(), "it's", "'it''s'"),
+        (BinaryType(), b"\x01\xab", "'\\x01\\xAB'"),
+        (DoubleType(), float("nan"), None),
+        (TimestampNanoType(), 1, "'1970-01-01T00:00:00.000000001'"),
+        (ListType(2, IntegerType(), False), [1], None),
+    ],
+)
+def test_default_literals(t, value, literal) -> None:
+    assert default_literal(t, value) == literal

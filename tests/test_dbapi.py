@@ -95,6 +95,19 @@ def test_iteration_and_arrow_fetchers(con):
     assert sum(b.num_rows for b in reader) == 100000
 
 
+def test_mixed_fetches_across_conversion_chunks_and_batches(con):
+    """fetchone converts rows a slice at a time; every fetcher continues where the last
+    stopped, across slices and DuckDB batches."""
+    cur = con.execute("SELECT id FROM range(200000) t(id)")
+    got = [cur.fetchone()[0]]
+    got += [r[0] for r in cur.fetchmany(1500)]
+    got += [cur.fetchone()[0] for _ in range(3)]
+    got += [r[0] for r in cur.fetchmany(70000)]
+    got += cur.fetch_arrow_table().column(0).to_pylist()
+    assert got == list(range(200000))
+    assert cur.fetchone() is None
+
+
 def test_nested_values_become_python_containers(con):
     cur = con.execute("SELECT named_struct('a', 1, 'b', 'x') AS s, array(1, 2) AS l,"
                       " map('k', 1) AS m")

@@ -33,6 +33,7 @@ from icesql.sql.semantics import mark_operand_types
 from icesql.sql.tables import TableReference, resolve_reference, table_nodes
 from icesql.sql.translate import duckdb_errors, to_duckdb_sql
 from icesql.statements import statement_handler
+from icesql.statements.settings import Settings
 from icesql.statements.types import spark_type
 
 QUERY_TYPES = (exp.Query,)
@@ -58,12 +59,14 @@ class Result:
 
 
 class Engine:
-    """One per connection: the catalog, a DuckDB database, and caches of immutable files."""
+    """One per connection: the catalog, a DuckDB database, caches of immutable files and the
+    session's settings (``SET``)."""
 
     def __init__(self, catalog: Catalog, default_namespace: Sequence[str] = ("default",)):
         self.catalog = catalog
         self.default_namespace = tuple(default_namespace)
         self.manifest_cache = ManifestCache()
+        self.settings = Settings()
         self.duck = duckdb.connect(":memory:")
         self.duck.execute("SET GLOBAL TimeZone = 'UTC'")
 
@@ -98,7 +101,7 @@ class Engine:
             )
         if isinstance(statement, QUERY_TYPES):
             return self.query(statement, params)
-        handler = statement_handler(statement)  # DDL, INSERT, SHOW, DESCRIBE, ALTER
+        handler = statement_handler(statement)  # DDL, INSERT, SHOW, DESCRIBE, ALTER, SET
         if handler is not None:
             return handler(self, statement, params)
         raise NotSupportedError(f"{_statement_kind(statement)} statements are not supported yet")

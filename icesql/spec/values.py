@@ -95,6 +95,7 @@ __all__ = [
     "human_string",
     "iso_date",
     "iso_timestamp",
+    "java_double_string",
 ]
 
 EPOCH_DATE = dt.date(1970, 1, 1)
@@ -670,6 +671,11 @@ def _java_double(value: float) -> str:
     first, rest = str(ds[0]), "".join(map(str, ds[1:])) or "0"
     power = len(ds) - 1 + int(exp)
     return f"{'-' if sign else ''}{first}.{rest}E{power}"
+
+
+def java_double_string(value: float) -> str:
+    """A double as Java's ``Double.toString`` prints it (what Spark shows for a double)."""
+    return _java_double(value)
 
 
 def _shortest_float32(value: float) -> float:

@@ -4,7 +4,7 @@ sqlglot already knows ``VERSION AS OF`` / ``TIMESTAMP AS OF`` / ``FOR SYSTEM_TIM
 this dialect adds what Iceberg users also write and sqlglot does not parse
 (``FOR SYSTEM_VERSION AS OF``), the Iceberg type names ``FIXED(L)`` and ``TIMESTAMP_NS``, and
 hands every ``ALTER TABLE`` (and ``SHOW``) on as a ``Command`` for ``icesql.sql.extensions``
-to parse with one grammar. Parse errors become ``ProgrammingError`` naming the line and
+to parse with one grammar, and ``SET`` / ``RESET`` as a ``Command`` holding their raw text. Parse errors become ``ProgrammingError`` naming the line and
 column of the user's own text.
 """
 
@@ -28,12 +28,18 @@ class IcebergSpark(Spark):
             **Spark.Tokenizer.KEYWORDS,
             "FIXED": TokenType.FIXEDSTRING,
             "TIMESTAMP_NS": TokenType.TIMESTAMP_NS,
+            "RESET": TokenType.COMMAND,  # RESET [key]: the rest of the text is the key
         }
 
     class Parser(Spark.Parser):
         VERSION_PHRASES = {
             ("FOR", "SYSTEM_VERSION"): "VERSION",
             **Spark.Parser.VERSION_PHRASES,
+        }
+        STATEMENT_PARSERS = {
+            **Spark.Parser.STATEMENT_PARSERS,
+            # SET key = value keeps its raw text, as Spark reads it (icesql.statements.settings)
+            TokenType.SET: lambda self: self._parse_as_command(self._prev),
         }
         PLACEHOLDER_PARSERS = {
             **Spark.Parser.PLACEHOLDER_PARSERS,

@@ -54,7 +54,7 @@ from icesql.spec.types import (
 from icesql.statements.types import spark_type
 from icesql.write.parquet import arrow_write_schema
 
-__all__ = ["Assignment"]
+__all__ = ["Assignment", "arity_error"]
 
 _NUMERIC = (IntegerType, LongType, FloatType, DoubleType, DecimalType)
 _TIMESTAMPS = (TimestampType, TimestamptzType, TimestampNanoType, TimestamptzNanoType)
@@ -149,7 +149,7 @@ class Assignment:
         if columns is None:
             order = list(range(len(schema.fields)))
             if len(source) != len(schema.fields):
-                self._arity(len(source) < len(schema.fields), table_columns, data_columns)
+                raise arity_error(table, table_columns, data_columns)
             self._sources = order  # source position of each table column
         else:
             lowered = [c.lower() for c in columns]
@@ -161,7 +161,7 @@ class Assignment:
                         f"cannot write to {table}: no column {c!r} (columns: {', '.join(table_columns)})"
                     )
             if len(columns) != len(source):
-                self._arity(len(source) < len(columns), list(columns), data_columns)
+                raise arity_error(table, list(columns), data_columns)
             self._sources = []
             for name in table_columns:
                 if name.lower() not in lowered:
@@ -178,14 +178,6 @@ class Assignment:
                     f" {spark_type(f.type).upper()}"
                 )
 
-    def _arity(self, too_few: bool, table_columns: list[str], data_columns: list[str]) -> None:
-        reason = "not enough data columns" if too_few else "too many data columns"
-        kind = "NOT_ENOUGH_DATA_COLUMNS" if too_few else "TOO_MANY_DATA_COLUMNS"
-        raise ProgrammingError(
-            f"[INSERT_COLUMN_ARITY_MISMATCH.{kind}] cannot write to {self.table}: {reason};"
-            f" table columns: {', '.join(table_columns)}; data columns: {', '.join(data_columns)}"
-        )
-
     def convert(self, batch: pa.RecordBatch) -> pa.RecordBatch:
         """The batch as the table's columns and types; raises DataError / IntegrityError."""
         arrays, fields = [], []
@@ -197,6 +189,17 @@ class Assignment:
             arrays.append(array)
             fields.append(self.arrow_schema.field(f.name))
         return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
+
+
+def arity_error(table: str, table_columns: Sequence[str], data_columns: Sequence[str]) -> ProgrammingError:
+    """Spark's error for a query with fewer or more columns than the columns it fills."""
+    too_few = len(data_columns) < len(table_columns)
+    reason = "not enough data columns" if too_few else "too many data columns"
+    kind = "NOT_ENOUGH_DATA_COLUMNS" if too_few else "TOO_MANY_DATA_COLUMNS"
+    return ProgrammingError(
+        f"[INSERT_COLUMN_ARITY_MISMATCH.{kind}] cannot write to {table}: {reason};"
+        f" table columns: {', '.join(table_columns)}; data columns: {', '.join(data_columns)}"
+    )
 
 
 # ---------------------------------------------------------------------------------------------

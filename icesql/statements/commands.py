@@ -18,6 +18,11 @@ if TYPE_CHECKING:
 def command(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Result:
     assert isinstance(statement, exp.Command)
     keyword, text = ext.command_parts(statement)
+    if keyword.upper() in ("SET", "RESET"):
+        from icesql.statements import settings
+
+        handler = settings.set_ if keyword.upper() == "SET" else settings.reset
+        return handler(engine.settings, statement)
     if keyword.upper() not in ("ALTER", "SHOW"):
         raise NotSupportedError(f"{keyword.upper()} statements are not supported yet")
     parsed = ext.parse_command(keyword, text)

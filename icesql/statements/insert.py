@@ -1,16 +1,18 @@
-"""INSERT INTO: the statement's rows, streamed into data files, committed as one append.
+"""INSERT INTO / INSERT OVERWRITE: the statement's rows, streamed into data files, committed
+as one append (or, for INSERT OVERWRITE, one overwrite: ``icesql.statements.overwrite``).
 
 The source (``VALUES`` or a query, which may read Iceberg tables, the target included) runs
 through the engine's query path as an Arrow stream; each batch is converted to the table's
 columns by Spark's store assignment rules (``icesql.statements.assign``) and handed to the
 data writer, so the source is never held in memory. Only when every row has been written
 does the commit happen; an error on the way deletes the files written so far and leaves
-the table unchanged.
+the table unchanged. Static values of a PARTITION clause are added to every batch as the
+columns they fill before the conversion.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -18,11 +20,12 @@ from sqlglot import exp
 
 from icesql.catalog.base import CommitStateUnknownError
 from icesql.catalog.table import Table
-from icesql.errors import NoSuchTableError, NotSupportedError
+from icesql.errors import NoSuchTableError, NotSupportedError, ProgrammingError
 from icesql.metadata.manifest import DataFile
 from icesql.sql.translate import duckdb_errors
-from icesql.statements.assign import Assignment
+from icesql.statements.assign import Assignment, arity_error
 from icesql.statements.names import name_parts, table_identifier
+from icesql.statements.overwrite import overwrite_change, partition_clause
 from icesql.statements.results import done
 from icesql.write.commit import commit
 from icesql.write.data_writer import DataWriter, WriteTarget
@@ -31,7 +34,7 @@ from icesql.write.snapshot import Change
 if TYPE_CHECKING:
     from icesql.engine import Engine, Result
 
-__all__ = ["as_query", "insert", "write_query"]
+__all__ = ["as_query", "insert", "target_table", "write_query"]
 
 
 def as_query(source: exp.Expr) -> exp.Expr:
@@ -51,12 +54,15 @@ def write_query(
     columns: Sequence[str] | None = None,
     target: WriteTarget | None = None,
     result: Result | None = None,
+    static: Mapping[str, pa.Scalar] | None = None,
 ) -> tuple[list[DataFile], int, pa.Schema]:
     """Run ``query`` (or read the already started ``result``) and write its rows as data
     files of ``table``, not committed.
 
-    Returns the files, the row count and the query's Arrow schema. On error every file
-    written is deleted before the error propagates.
+    ``static`` gives values for some columns (a PARTITION clause): the query supplies the
+    others, in table order or as ``columns`` lists them. Returns the files, the row count
+    and the query's Arrow schema. On error every file written is deleted before the error
+    propagates.
     """
     if result is None:
         assert query is not None
@@ -66,7 +72,17 @@ def write_query(
         reader = result.reader
         assert reader is not None
         target = target or WriteTarget.for_table(table)
-        assignment = Assignment(table.name, target.schema, reader.schema, columns)
+        source = reader.schema
+        constants = list((static or {}).items())
+        if constants:
+            names = {n.lower() for n, _ in constants}
+            if columns is None:
+                columns = [f.name for f in target.schema.fields if f.name.lower() not in names]
+            if len(columns) != len(source):
+                raise arity_error(table.name, list(columns), source.names)
+            columns = [*columns, *(n for n, _ in constants)]
+            source = pa.schema([*source, *(pa.field(n, v.type) for n, v in constants)])
+        assignment = Assignment(table.name, target.schema, source, columns)
         writer = DataWriter(target)
         with duckdb_errors(result.scans):
             while True:
@@ -74,6 +90,11 @@ def write_query(
                     batch = reader.read_next_batch()
                 except StopIteration:
                     break
+                if constants:
+                    batch = pa.RecordBatch.from_arrays(
+                        [*batch.columns, *(pa.repeat(v, batch.num_rows) for _, v in constants)],
+                        schema=source,
+                    )
                 writer.write(assignment.convert(batch))
         files = writer.close()
         return files, writer.rows, reader.schema
@@ -85,7 +106,8 @@ def write_query(
         result.close()
 
 
-def _target(engine: Engine, node: exp.Expr) -> tuple[Table, list[str] | None]:
+def target_table(engine: Engine, node: exp.Expr) -> tuple[Table, list[str] | None]:
+    """The table a DML statement writes (no branch writes yet) and its column list, if any."""
     columns = None
     if isinstance(node, exp.Schema):
         columns = [c.name for c in node.expressions]
@@ -100,19 +122,35 @@ def _target(engine: Engine, node: exp.Expr) -> tuple[Table, list[str] | None]:
 
 
 def insert(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Result:
-    """``INSERT INTO [TABLE] t [(columns)] VALUES ... | query``: one append commit."""
+    """``INSERT {INTO | OVERWRITE} [TABLE] t [PARTITION (...)] [(columns)] VALUES ... | query``:
+    one commit, an append or an overwrite."""
     assert isinstance(statement, exp.Insert)
-    if statement.args.get("overwrite"):
-        raise NotSupportedError("INSERT OVERWRITE is not supported yet")
-    if statement.args.get("partition"):
-        raise NotSupportedError("INSERT INTO ... PARTITION (...) is not supported yet")
     if statement.args.get("by_name"):
         raise NotSupportedError("INSERT INTO ... BY NAME is not supported yet")
-    table, columns = _target(engine, statement.this)
+    table, columns = target_table(engine, statement.this)
+    if statement.args.get("exists"):
+        raise ProgrammingError(
+            f"cannot write to {table.name}: IF NOT EXISTS is not supported for Iceberg tables"
+            " (Spark refuses it for v2 tables too)"
+        )
+    node = statement.this.this if isinstance(statement.this, exp.Schema) else statement.this
+    clause = partition_clause(table, node.args.get("partition"), params)
+    for name in columns or ():
+        if name.lower() in {s.lower() for s in clause.static}:
+            raise ProgrammingError(
+                f"[STATIC_PARTITION_COLUMN_IN_INSERT_COLUMN_LIST] cannot write to {table.name}:"
+                f" static partition column {name} is also specified in the column list"
+            )
     query = as_query(statement.expression)
-    files, rows, _ = write_query(engine, table, query, params, columns)
+    files, rows, _ = write_query(engine, table, query, params, columns, static=clause.scalars())
+    if statement.args.get("overwrite"):
+        change = overwrite_change(table, files, clause, engine.settings.partition_overwrite_mode)
+    else:
+        change = Change(operation="append", added_files=tuple(files))
+    if change is None:
+        return done(rows)
     try:
-        commit(engine.catalog, table, Change(operation="append", added_files=tuple(files)))
+        commit(engine.catalog, table, change)
     except CommitStateUnknownError:
         raise  # the files may be part of the table now
     except BaseException:

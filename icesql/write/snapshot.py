@@ -9,11 +9,12 @@ carried forward (data and delete manifests alike) and, in v3, the table's ``next
 as the snapshot's ``first-row-id``.
 
 Removing files (a DELETE, an overwrite, a replaced deletion vector) rewrites only the
-manifests that hold them, as Java's ``ManifestFilterManager`` does: the removed entries
-become DELETED, the other live ones EXISTING with their sequence numbers and first row ids
-written out, and entries deleted by earlier snapshots are dropped. Such rewrites depend on
-the base, so they are redone for each attempt unless the base still holds the same
-manifest. A file to remove that the base no longer holds means a concurrent commit removed
+manifests that hold them, as Java's ``ManifestFilterManager`` does
+(``icesql.write.manifest_filter``: the removed entries become DELETED, the other live ones
+EXISTING with their sequence numbers and first row ids written out; manifests without live
+files, old delete files and dangling deletion vectors are dropped as Java drops them). The
+parent's manifests go through that filter on every attempt, against the base the attempt
+lands on. A file to remove that the base no longer holds means a concurrent commit removed
 it: the change fails with ``CommitConflictError`` rather than resurrecting or double
 counting it. File names follow Java's ``SnapshotProducer``:
 ``<commit uuid>-m<N>.avro`` and ``snap-<snapshot id>-<attempt>-<commit uuid>.avro``.
@@ -28,16 +29,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from icesql.errors import CommitConflictError, InternalError
+from icesql.errors import InternalError
+from icesql.expressions.tree import BooleanExpression
 from icesql.io import FileIO
 from icesql.metadata.manifest import (
     DATA,
     STATUS_ADDED,
-    STATUS_DELETED,
-    STATUS_EXISTING,
     DataFile,
     ManifestEntry,
-    read_manifest,
     write_manifest,
 )
 from icesql.metadata.manifest_list import (
@@ -49,11 +48,12 @@ from icesql.metadata.manifest_list import (
 )
 from icesql.metadata.snapshots import MAIN_BRANCH, Snapshot
 from icesql.metadata.table_metadata import TableMetadata
+from icesql.write.manifest_filter import ManifestFilter, file_key
 from icesql.write.properties import TableProperties
 from icesql.write.summary import snapshot_summary
 from icesql.write.updates import Requirement, Update
 
-__all__ = ["Change", "SnapshotProducer", "new_snapshot_id", "operation_for"]
+__all__ = ["Change", "SnapshotProducer", "file_key", "new_snapshot_id", "operation_for"]
 
 APPEND = "append"
 OVERWRITE = "overwrite"
@@ -74,11 +74,6 @@ def operation_for(added: Sequence[DataFile], removed: Sequence[DataFile]) -> str
     return OVERWRITE if (adds_deletes or removes_data or removed) else APPEND
 
 
-def file_key(f: DataFile) -> tuple[str, int | None]:
-    """What identifies a file in a table: its path, and for a DV its offset in the Puffin."""
-    return f.file_path, f.content_offset
-
-
 @dataclass(frozen=True)
 class Change:
     """One atomic change to a table, as plain data handed to ``icesql.write.commit.commit``.
@@ -89,6 +84,12 @@ class Change:
     ``removed_files``. ``requirements`` must hold on the table the change lands on, and
     ``validation`` (``icesql.write.validation``) on the commits made since the statement
     read the table; appends have neither and always re-apply.
+
+    Besides ``removed_files``, whole files can be removed by what they hold, decided anew on
+    each attempt's base (``icesql.write.manifest_filter``): ``delete_filter`` removes every
+    file all of whose rows match it (an INSERT OVERWRITE's static partition; a data file only
+    partly matching fails the commit), ``dropped_partitions`` every file of those
+    ``(spec id, partition)`` tuples (a dynamic partition overwrite).
     """
 
     operation: str | None = None
@@ -99,6 +100,8 @@ class Change:
     requirements: tuple[Requirement, ...] = ()
     summary: Mapping[str, str] = field(default_factory=dict)
     validation: Any = None  # icesql.write.validation.Validation
+    delete_filter: BooleanExpression | None = None
+    dropped_partitions: frozenset[tuple[int, tuple[Any, ...]]] = frozenset()
 
     @property
     def adds_snapshot(self) -> bool:
@@ -123,7 +126,10 @@ class SnapshotProducer:
         self.snapshot_id: int | None = None
         self._manifests: dict[int, list[ManifestFile]] = {}  # by format version
         self._manifest_paths: list[str] = []
-        self._rewritten: dict[str, ManifestFile | None] = {}  # source manifest -> rewrite
+        self._filter = ManifestFilter(
+            io, table, change.removed_files, change.delete_filter, change.dropped_partitions
+        )
+        self.removed: list[DataFile] = []  # what the last attempt removed
         self._list_paths: list[str] = []
         self._uses: dict[str, list[str]] = {}  # manifest list -> the new manifests it names
 
@@ -136,7 +142,7 @@ class SnapshotProducer:
             while self.snapshot_id in existing_ids:
                 self.snapshot_id = new_snapshot_id()
             self._manifests.clear()  # entries are stamped with the snapshot id
-            self._rewritten.clear()
+            self._filter.reset()
         sid = self.snapshot_id
         version = md.format_version
         meta_dir = TableProperties(md.properties, self.table).metadata_location(md.location)
@@ -145,8 +151,11 @@ class SnapshotProducer:
         existing: list[ManifestFile] = []
         if parent is not None and change.keep_existing:
             existing = read_manifest_list(self.io, parent.manifest_list, parent)
-        if change.removed_files:
-            existing = self._remove_files(md, meta_dir, sid, existing)
+
+        def write(spec_id: int, entries: Sequence[ManifestEntry], content: int) -> ManifestFile:
+            return self._write(md, meta_dir, sid, spec_id, entries, content)
+
+        existing, self.removed = self._filter.apply(md, existing, write)
         sequence = md.last_sequence_number + 1 if version >= 2 else 0
         first_row_id = (md.next_row_id or 0) if version >= 3 else None
         list_path = f"{meta_dir}/snap-{sid}-{attempt}-{self.commit_uuid}.avro"
@@ -165,7 +174,7 @@ class SnapshotProducer:
         summary = snapshot_summary(
             change.operation or APPEND,
             added=change.added_files,
-            removed=change.removed_files,
+            removed=self.removed,
             previous=None if parent is None or not change.keep_existing else parent.summary,
             extra=change.summary,
         )
@@ -215,53 +224,6 @@ class SnapshotProducer:
         path = f"{meta_dir}/{self.commit_uuid}-m{len(self._manifest_paths)}.avro"
         self._manifest_paths.append(path)
         return write_manifest(self.io, path, spec, md.schema(), md.format_version, sid, entries, content)
-
-    def _remove_files(
-        self, md: TableMetadata, meta_dir: str, sid: int, manifests: Sequence[ManifestFile]
-    ) -> list[ManifestFile]:
-        """``manifests`` with the change's removed files marked DELETED (module docstring)."""
-        wanted = {file_key(f): f for f in self.change.removed_files}
-        specs = {(f.content == DATA, f.spec_id) for f in wanted.values()}
-        found: set[tuple[str, int | None]] = set()
-        out: list[ManifestFile] = []
-        for m in manifests:
-            if (m.content == CONTENT_DATA, m.partition_spec_id) not in specs or not (m.has_added_files or m.has_existing_files):
-                out.append(m)
-                continue
-            if m.manifest_path in self._rewritten and self._rewritten[m.manifest_path] is None:
-                out.append(m)  # read by an earlier attempt: holds none of the removed files
-                continue
-            entries = list(read_manifest(self.io, m))
-            hits = {file_key(e.data_file) for e in entries if e.is_live} & wanted.keys()
-            if not hits:
-                self._rewritten[m.manifest_path] = None
-                out.append(m)
-                continue
-            found |= hits
-            cached = self._rewritten.get(m.manifest_path)
-            if cached is None:
-                kept = [
-                    ManifestEntry(
-                        STATUS_DELETED if file_key(e.data_file) in hits else STATUS_EXISTING,
-                        e.snapshot_id,
-                        e.sequence_number,
-                        e.file_sequence_number,
-                        e.data_file,
-                    )
-                    for e in entries
-                    if e.is_live
-                ]
-                cached = self._write(md, meta_dir, sid, m.partition_spec_id, kept, m.content)
-                self._rewritten[m.manifest_path] = cached
-            out.append(cached)
-        missing = [key for key in wanted if key not in found]
-        if missing:
-            path, _ = missing[0]
-            raise CommitConflictError(
-                f"cannot commit to {self.table}: file {path} is no longer in the table"
-                f" ({len(missing)} file(s) removed by a concurrent commit)"
-            )
-        return out
 
     def discard_attempt(self, snapshot: Snapshot | None) -> None:
         """Delete the manifest list of a failed attempt (the manifests stay for a retry)."""

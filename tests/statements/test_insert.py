@@ -121,8 +121,8 @@ def test_nested_values_and_not_null_inside_structs(tmp_path):
 
 
 def test_unsupported_forms_say_so(con):
-    with pytest.raises(icesql.NotSupportedError, match="INSERT OVERWRITE"):
-        con.execute("INSERT OVERWRITE db.c SELECT * FROM db.c")
+    with pytest.raises(icesql.NotSupportedError, match="BY NAME"):
+        con.execute("INSERT INTO db.c BY NAME SELECT * FROM db.c")
     with pytest.raises(icesql.ProgrammingError, match="table not found: db.nope"):
         con.execute("INSERT INTO db.nope VALUES (1)")
 

@@ -122,6 +122,11 @@ class TableScan:
         """Our error for a DuckDB error message naming a file DuckDB read for this scan."""
         return self._native.file_error(message) if self._native is not None else None
 
+    def restrict_to(self, tasks: list[FileScanTask]) -> None:
+        """Read only ``tasks`` (files planned by another scan of the same version), as a
+        copy-on-write rewrite reads the files it replaces."""
+        self._tasks = list(tasks)
+
     def batches(self) -> Iterator[pa.RecordBatch]:
         try:
             tasks = self.streamed_tasks()

@@ -19,12 +19,13 @@ Handler = Callable[["Engine", exp.Expr, Sequence[object]], "Result"]
 
 
 def _handlers() -> list[tuple[type, Handler]]:
-    from icesql.statements import commands, ddl, insert, show
+    from icesql.statements import commands, ddl, insert, merge, show
 
     return [
         (exp.Create, ddl.create),
         (exp.Drop, ddl.drop),
         (exp.Insert, insert.insert),
+        (exp.Merge, merge.merge),
         (exp.Describe, show.describe),
         (exp.Command, commands.command),
     ]

@@ -1,0 +1,425 @@
+"""MERGE INTO: Spark 3.5's clauses over one join of the target and the source, one commit.
+
+The statement becomes one query that DuckDB runs over the target (with its ``_file`` and
+``_pos`` metadata columns, and the row lineage columns in v3) joined to the source: an inner
+join when every clause is WHEN MATCHED, a left, right or full outer join when there are
+NOT MATCHED BY SOURCE or NOT MATCHED clauses. The first clause whose kind and condition hold
+decides a row's action (``__icesql_action``: the clause's number, 0 for none), as Spark
+evaluates them in order; each UPDATE / INSERT clause's values are computed only for its own
+rows (``CASE WHEN action = k``), so an expression that would fail elsewhere is never run.
+
+The rows stream back in batches: positions of updated and deleted target rows are
+collected per data file, updated and inserted rows are converted by Spark's store
+assignment (``icesql.statements.assign``) and written as new data files on the fly. Spark's
+cardinality rule — a target row matched by two source rows is an error when any MATCHED
+clause other than a lone unconditional DELETE exists — is checked on the way, per data file
+position. The collected changes are committed by ``icesql.statements.rowlevel`` as
+copy-on-write or merge-on-read (``write.merge.mode``), with conflict validation per
+``write.merge.isolation-level``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from sqlglot import exp
+
+from icesql.catalog.base import CommitStateUnknownError
+from icesql.catalog.table import Table
+from icesql.errors import DataError, InternalError, NotSupportedError, ProgrammingError
+from icesql.scan.source import TableScan
+from icesql.spec.schema import Schema
+from icesql.sql.dialect import DIALECT
+from icesql.sql.translate import duckdb_errors
+from icesql.statements.assign import Assignment
+from icesql.statements.insert import target_table
+from icesql.statements.results import done
+from icesql.statements.row_changes import RowChanges
+
+if TYPE_CHECKING:
+    from icesql.engine import Engine, Result
+
+__all__ = ["merge", "MergePlan", "plan_merge"]
+
+MATCHED = "WHEN MATCHED"
+NOT_MATCHED = "WHEN NOT MATCHED"
+NOT_MATCHED_BY_SOURCE = "WHEN NOT MATCHED BY SOURCE"
+
+FILE = "__icesql_file"
+POS = "__icesql_pos"
+ROW_ID = "__icesql_row_id"
+LAST_UPDATED = "__icesql_last_updated"
+ACTION = "__icesql_action"
+MATCHED_FLAG = "__icesql_matched"
+SOURCE_FLAG = "__icesql_source_row"
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One WHEN clause: its kind, condition, and action with the values it assigns."""
+
+    kind: str
+    condition: exp.Expr | None
+    action: str  # "delete" | "update" | "insert"
+    values: dict[str, exp.Expr] = field(default_factory=dict)  # target column -> value
+
+    def describe(self) -> str:
+        cond = f" AND {self.condition.sql(dialect=DIALECT)}" if self.condition is not None else ""
+        return f"{self.kind}{cond} THEN {self.action.upper()}"
+
+
+@dataclass(frozen=True)
+class MergePlan:
+    """The query that classifies rows and what its output columns mean."""
+
+    query: exp.Select
+    clauses: tuple[Clause, ...]
+    value_columns: dict[int, list[str]]  # clause number -> output column per target column
+    check_cardinality: bool
+    lineage: bool
+
+
+def _assignment_column(node: exp.Expr, target_alias: str, columns: dict[str, str]) -> str:
+    """The target column an assignment sets (``t.c`` or ``c``), by its declared name."""
+    if not isinstance(node, exp.Column):
+        raise ProgrammingError(f"cannot assign to {node.sql(dialect=DIALECT)} in MERGE")
+    parts = [p.name for p in node.parts]
+    if len(parts) == 2 and parts[0].lower() == target_alias.lower():
+        parts = parts[1:]
+    if len(parts) != 1:
+        raise NotSupportedError(
+            f"MERGE assignment to a nested field ({node.sql(dialect=DIALECT)}) is not supported yet"
+        )
+    name = columns.get(parts[0].lower())
+    if name is None:
+        raise ProgrammingError(
+            f"MERGE cannot assign to {node.sql(dialect=DIALECT)}: no column {parts[0]!r} in the"
+            f" target table (columns: {', '.join(columns.values())})"
+        )
+    return name
+
+
+def _star_values(kind: str, source_alias: str, source_columns: Sequence[str], schema: Schema) -> dict[str, exp.Expr]:
+    """``UPDATE SET *`` / ``INSERT *``: each target column from the source column of its name."""
+    by_name = {c.lower(): c for c in source_columns}
+    out: dict[str, exp.Expr] = {}
+    for f in schema.fields:
+        src = by_name.get(f.name.lower())
+        if src is None:
+            raise ProgrammingError(
+                f"cannot resolve {f.name} in {kind} clause of MERGE: the source has no column"
+                f" {f.name!r} (source columns: {', '.join(source_columns)})"
+            )
+        out[f.name] = exp.column(src, table=source_alias, quoted=True)
+    return out
+
+
+def _clauses(
+    statement: exp.Merge,
+    schema: Schema,
+    target_alias: str,
+    source_alias: str,
+    source_columns: Sequence[str] | None,
+) -> list[Clause]:
+    columns = {f.name.lower(): f.name for f in schema.fields}
+    whens = statement.args.get("whens")
+    nodes = list(whens.expressions) if whens is not None else []
+    if not nodes:
+        raise ProgrammingError("MERGE needs at least one WHEN clause")
+    out: list[Clause] = []
+    for when in nodes:
+        if when.args.get("matched"):
+            kind = MATCHED
+        elif when.args.get("source"):
+            kind = NOT_MATCHED_BY_SOURCE
+        else:
+            kind = NOT_MATCHED
+        then = when.args.get("then")
+        cond = when.args.get("condition")
+        if isinstance(then, exp.Var) and then.name.upper() == "DELETE":
+            if kind == NOT_MATCHED:
+                raise ProgrammingError("WHEN NOT MATCHED clauses of MERGE can only INSERT")
+            out.append(Clause(kind, cond, "delete"))
+        elif isinstance(then, exp.Update):
+            if kind == NOT_MATCHED:
+                raise ProgrammingError("WHEN NOT MATCHED clauses of MERGE can only INSERT")
+            items = list(then.expressions)
+            if len(items) == 1 and isinstance(items[0], exp.Star):
+                if kind == NOT_MATCHED_BY_SOURCE:
+                    raise ProgrammingError("UPDATE SET * is not allowed in WHEN NOT MATCHED BY SOURCE")
+                assert source_columns is not None
+                values = _star_values("UPDATE", source_alias, source_columns, schema)
+            else:
+                values = {}
+                for item in items:
+                    if not isinstance(item, exp.EQ):
+                        raise ProgrammingError(f"bad assignment in MERGE: {item.sql(dialect=DIALECT)}")
+                    name = _assignment_column(item.this, target_alias, columns)
+                    if name in values:
+                        raise ProgrammingError(
+                            f"MERGE UPDATE assigns column {name!r} more than once"
+                        )
+                    values[name] = item.expression
+            out.append(Clause(kind, cond, "update", values))
+        elif isinstance(then, exp.Insert):
+            if kind != NOT_MATCHED:
+                raise ProgrammingError(f"{kind} clauses of MERGE cannot INSERT")
+            if isinstance(then.this, exp.Star):
+                assert source_columns is not None
+                values = _star_values("INSERT", source_alias, source_columns, schema)
+            else:
+                names = [_assignment_column(c, target_alias, columns) for c in then.this.expressions]
+                exprs = list(then.expression.expressions) if then.expression is not None else []
+                if len(names) != len(exprs):
+                    raise ProgrammingError(
+                        f"MERGE INSERT names {len(names)} column(s) but gives {len(exprs)} value(s)"
+                    )
+                if len(set(names)) != len(names):
+                    raise ProgrammingError("MERGE INSERT names a column more than once")
+                values = dict(zip(names, exprs))
+                for f in schema.fields:
+                    if f.name not in values:
+                        if f.required:
+                            raise ProgrammingError(
+                                f"MERGE INSERT gives no value for the NOT NULL column {f.name!r}"
+                            )
+                        values[f.name] = exp.Null()
+            out.append(Clause(kind, cond, "insert", values))
+        else:
+            raise NotSupportedError(f"MERGE action {then.sql(dialect=DIALECT) if then else '?'}")
+    for kind in (MATCHED, NOT_MATCHED, NOT_MATCHED_BY_SOURCE):
+        same = [c for c in out if c.kind == kind]
+        if any(c.condition is None for c in same[:-1]):
+            raise ProgrammingError(
+                f"[NON_LAST_{kind.split(' ', 1)[1].replace(' ', '_')}_CLAUSE_OMIT_CONDITION] when"
+                f" there are several {kind} clauses in a MERGE statement, only the last one can"
+                " omit the condition"
+            )
+    return out
+
+
+def _needs_cardinality_check(clauses: Sequence[Clause]) -> bool:
+    """Spark's rule: any MATCHED clause but a single unconditional DELETE."""
+    matched = [c for c in clauses if c.kind == MATCHED]
+    if not matched:
+        return False
+    return not (len(matched) == 1 and matched[0].action == "delete" and matched[0].condition is None)
+
+
+def _join_kind(clauses: Sequence[Clause]) -> str:
+    by_source = any(c.kind == NOT_MATCHED_BY_SOURCE for c in clauses)
+    by_target = any(c.kind == NOT_MATCHED for c in clauses)
+    if by_source and by_target:
+        return "FULL"
+    if by_source:
+        return "LEFT"
+    if by_target:
+        return "RIGHT"
+    return ""
+
+
+def plan_merge(
+    statement: exp.Merge,
+    target: exp.Table,
+    schema: Schema,
+    source_columns: Sequence[str] | None,
+    lineage: bool,
+) -> MergePlan:
+    """The classifying query for ``statement`` on the target node ``target`` (a table
+    reference the engine resolves) whose current schema is ``schema``."""
+    target_alias = target.alias_or_name
+    source = statement.args["using"]
+    source_alias = source.alias_or_name or "__icesql_source"
+    clauses = _clauses(statement, schema, target_alias, source_alias, source_columns)
+
+    def tcol(name: str) -> exp.Column:
+        return exp.column(name, table=target_alias, quoted=True)
+
+    # a source row is present when its marker is; a target row when its _file is
+    inner_source = source.copy()
+    marked = exp.select(exp.Star(), exp.alias_(exp.true(), SOURCE_FLAG)).from_(inner_source)
+    source_node = exp.Subquery(this=marked, alias=exp.TableAlias(this=exp.to_identifier(source_alias)))
+    t_absent = exp.Is(this=tcol("_file"), expression=exp.Null())
+    s_absent = exp.Is(this=exp.column(SOURCE_FLAG, table=source_alias), expression=exp.Null())
+    t_present, s_present = exp.Not(this=t_absent.copy()), exp.Not(this=s_absent.copy())
+    presence = {
+        MATCHED: exp.and_(t_present.copy(), s_present.copy()),
+        NOT_MATCHED: exp.and_(t_absent.copy(), s_present.copy()),
+        NOT_MATCHED_BY_SOURCE: exp.and_(t_present.copy(), s_absent.copy()),
+    }
+    action = exp.Case()
+    for number, clause in enumerate(clauses, start=1):
+        cond = presence[clause.kind].copy()
+        if clause.condition is not None:
+            cond = exp.and_(cond, exp.paren(clause.condition.copy()))
+        action = action.when(cond, exp.Literal.number(number))
+    action = action.else_(exp.Literal.number(0))
+
+    projections: list[exp.Expr] = [
+        exp.alias_(tcol("_file"), FILE),
+        exp.alias_(tcol("_pos"), POS),
+    ]
+    if lineage:
+        projections.append(exp.alias_(tcol("_row_id"), ROW_ID))
+        projections.append(exp.alias_(tcol("_last_updated_sequence_number"), LAST_UPDATED))
+    projections.append(exp.alias_(action.copy(), ACTION))
+    check = _needs_cardinality_check(clauses)
+    if check:
+        projections.append(exp.alias_(presence[MATCHED].copy(), MATCHED_FLAG))
+    value_columns: dict[int, list[str]] = {}
+    for number, clause in enumerate(clauses, start=1):
+        if clause.action == "delete":
+            continue
+        names = []
+        for i, f in enumerate(schema.fields):
+            value = clause.values.get(f.name)
+            if value is None:  # an UPDATE keeps the columns it does not set
+                value = tcol(f.name)
+            name = f"__icesql_c{number}_{i}"
+            guarded = exp.Case().when(
+                exp.EQ(this=action.copy(), expression=exp.Literal.number(number)), value.copy()
+            )
+            projections.append(exp.alias_(guarded, name))
+            names.append(name)
+        value_columns[number] = names
+
+    keep = exp.NEQ(this=action.copy(), expression=exp.Literal.number(0))
+    if check:
+        keep = exp.or_(keep, presence[MATCHED].copy())
+    join_kind = _join_kind(clauses)
+    query = (
+        exp.select(*projections)
+        .from_(target.copy())
+        .join(source_node, on=statement.args["on"].copy(), join_type=join_kind or None)
+        .where(keep)
+    )
+    return MergePlan(query, tuple(clauses), value_columns, check, lineage)
+
+
+def merge(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Result:
+    """``MERGE INTO t USING s ON ... WHEN ...``: one commit (module docstring)."""
+    assert isinstance(statement, exp.Merge)
+    target = statement.this
+    if not isinstance(target, exp.Table):
+        raise ProgrammingError(f"MERGE INTO needs a table, got {target.sql(dialect=DIALECT)}")
+    table, _ = target_table(engine, target)
+    md = table.metadata
+    lineage = md.format_version >= 3
+    plan = plan_merge(statement, target, md.schema(), source_columns(engine, statement, params), lineage)
+    result = engine.query(plan.query, params)
+    changes: RowChanges | None = None
+    try:
+        scan = _target_scan(result.scans, table)
+        changes = RowChanges(scan, "merge")
+        _collect(plan, result, changes, table.name)
+        affected = changes.affected_rows
+        changes.commit(engine)
+    except CommitStateUnknownError:
+        raise  # the files may be part of the table now
+    except BaseException:
+        if changes is not None:
+            changes.abort()
+        raise
+    finally:
+        result.close()
+    return done(affected)
+
+
+def _target_scan(scans: Sequence[TableScan], table: Table) -> TableScan:
+    """The scan of the target (the one reading ``_file``; the source may read the table too)."""
+    for scan in scans:
+        if scan.table.identifier == table.identifier and scan.metadata_columns is not None:
+            return scan
+    raise InternalError(f"MERGE lost the scan of its target {table.name}")
+
+
+def _collect(plan: MergePlan, result: Result, changes: RowChanges, table: str) -> None:
+    """Stream the classified rows into ``changes`` (module docstring)."""
+    reader = result.reader
+    assert reader is not None
+    removing = [n for n, c in enumerate(plan.clauses, start=1) if c.action != "insert"]
+    cardinality = CardinalityCheck(table) if plan.check_cardinality else None
+    assignments: dict[int, Assignment] = {}
+    schema = changes.schema
+    with duckdb_errors(result.scans):
+        while True:
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                break
+            action = batch.column(ACTION)
+            files, positions = batch.column(FILE), batch.column(POS)
+            if cardinality is not None:
+                matched = pc.fill_null(batch.column(MATCHED_FLAG), False)
+                cardinality.add(pc.filter(files, matched), pc.filter(positions, matched))
+            gone = pc.is_in(action, pa.array(removing, action.type))
+            changes.remove(pc.filter(files, gone), pc.filter(positions, gone))
+            changes.count(pc.sum(pc.not_equal(action, 0)).as_py() or 0)
+            for number, names in plan.value_columns.items():
+                mask = pc.equal(action, number)
+                rows = batch.filter(mask)
+                if rows.num_rows == 0:
+                    continue
+                values = rows.select(names).rename_columns([f.name for f in schema.fields])
+                assignment = assignments.get(number)
+                if assignment is None:
+                    assignment = assignments[number] = Assignment(table, schema, values.schema)
+                row_ids = None
+                if plan.lineage and plan.clauses[number - 1].action == "update":
+                    row_ids = rows.column(ROW_ID)
+                changes.write(assignment.convert(values), row_ids)
+
+
+def source_columns(engine: Engine, statement: exp.Merge, params: Sequence[object]) -> list[str] | None:
+    """The source's column names, when a ``*`` clause needs them (a zero-row query)."""
+    whens = statement.args.get("whens")
+    stars = whens is not None and any(
+        isinstance(w.args.get("then"), exp.Insert | exp.Update)
+        and any(isinstance(e, exp.Star) for e in [w.args["then"].this, *w.args["then"].expressions])
+        for w in whens.expressions
+    )
+    if not stars:
+        return None
+    source = statement.args["using"].copy()
+    probe = exp.select(exp.Star()).from_(source).limit(0)
+    result = engine.query(probe, params)
+    try:
+        assert result.reader is not None
+        return [n for n in result.reader.schema.names]
+    finally:
+        result.close()
+
+
+class CardinalityCheck:
+    """Spark's MERGE_CARDINALITY_VIOLATION: no target row may be matched twice."""
+
+    def __init__(self, table: str):
+        from pyroaring import BitMap64
+
+        self.table = table
+        self._seen: dict[str, BitMap64] = {}
+        self._new = BitMap64
+
+    def add(self, files: pa.Array, positions: pa.Array) -> None:
+        if len(files) == 0:
+            return
+        encoded = pc.dictionary_encode(files).combine_chunks() if isinstance(files, pa.ChunkedArray) else pc.dictionary_encode(files)
+        for index, path in enumerate(encoded.dictionary.to_pylist()):
+            mask = pc.equal(encoded.indices, index)
+            pos = pc.filter(positions, mask).to_numpy(zero_copy_only=False).astype("uint64")
+            seen = self._seen.get(path)
+            if seen is None:
+                seen = self._seen[path] = self._new()
+            before = len(seen)
+            seen.update(pos)
+            if len(seen) - before != len(pos):
+                raise DataError(
+                    "[MERGE_CARDINALITY_VIOLATION] The ON search condition of the MERGE statement"
+                    f" matched a single row from the target table {self.table} with multiple rows"
+                    " of the source table. This could result in the target row being operated on"
+                    " more than once with an update or delete operation and is not allowed."
+                )

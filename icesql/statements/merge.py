@@ -233,6 +233,12 @@ def plan_merge(
     reference the engine resolves) whose current schema is ``schema``."""
     target_alias = target.alias_or_name
     source = statement.args["using"]
+    alias = source.args.get("alias")
+    if alias is not None and alias.columns:
+        raise ProgrammingError(
+            "[COLUMN_ALIASES_IS_NOT_ALLOWED] Columns aliases are not allowed in MERGE:"
+            f" {source.sql(dialect=DIALECT)[:80]}"
+        )
     source_alias = source.alias_or_name or "__icesql_source"
     clauses = _clauses(statement, schema, target_alias, source_alias, source_columns)
 

@@ -79,11 +79,7 @@ class RowChanges:
         self.schema: Schema = md.schema()
         self._tasks = {t.data_file.file_path: t for t in scan.tasks()}
         self._positions: dict[str, BitMap64] = {}
-        self._target = (
-            WriteTarget.for_table(self.table, row_lineage=True)
-            if self.lineage
-            else WriteTarget.for_table(self.table)
-        )
+        self._target = WriteTarget.for_table(self.table, row_lineage=True)
         self._writer: DataWriter | None = None
         self._null_lineage = None
         self._delete_writer = None

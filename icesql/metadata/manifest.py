@@ -122,27 +122,32 @@ class ManifestEntry:
 # Reading
 
 
-def read_manifest(io: FileIO, manifest: ManifestFile) -> Iterator[ManifestEntry]:
+def read_manifest(
+    io: FileIO, manifest: ManifestFile, metrics: bool = True
+) -> Iterator[ManifestEntry]:
     """Stream the entries of a manifest with inherited values filled in (module docstring).
+    Without ``metrics`` the column metrics (counts and bounds) are left out: their
+    ``DataFile`` fields are None, which saves turning them into dicts.
 
     A missing file raises ``OperationalError``; a damaged one ``CorruptFileError`` naming it.
     """
-    return iter(open_manifest(io, manifest))
+    return iter(open_manifest(io, manifest, metrics))
 
 
-def open_manifest(io: FileIO, manifest: ManifestFile) -> ManifestReader:
+def open_manifest(io: FileIO, manifest: ManifestFile, metrics: bool = True) -> ManifestReader:
     """Read a manifest's header now (its metadata, spec and partition fields); iterate the
     returned reader for the entries."""
-    return ManifestReader(manifest, io.read_bytes(manifest.manifest_path))
+    return ManifestReader(manifest, io.read_bytes(manifest.manifest_path), metrics)
 
 
 class ManifestReader:
     """The header of one manifest and an iterator over its entries."""
 
-    def __init__(self, manifest: ManifestFile, data: bytes):
+    def __init__(self, manifest: ManifestFile, data: bytes, metrics: bool = True):
         self.manifest = manifest
         self.path = manifest.manifest_path
-        self._avro = read_avro(data, self.path)
+        self._avro = read_avro(data, self.path, None if metrics else _without_metrics)
+        self.metrics = metrics
         meta = self._avro.metadata
         try:
             self.format_version = int(meta.get("format-version", "1"))
@@ -171,20 +176,24 @@ class ManifestReader:
         inherit_always = seq == 0
         next_row_id = m.first_row_id if m.content == CONTENT_DATA else None
         names, convert, spec_id = self._names, self._convert, self.spec_id
+        no_metrics = (None,) * len(_METRIC_KEYS)
         try:
             for rec in self._avro.records:
                 status = rec["status"]
                 df = rec["data_file"]
                 part = df.get("partition") or {}
-                values = tuple(part.get(n) if n is not None else None for n in names)
+                values = tuple([part.get(n) if n is not None else None for n in names])
                 if convert:
                     values = tuple(
-                        v if v is None or c is None else c(v) for v, c in zip(values, convert)
+                        [v if v is None or c is None else c(v) for v, c in zip(values, convert)]
                     )
                 first_row_id = df.get("first_row_id")
                 if first_row_id is None and next_row_id is not None and status != STATUS_DELETED:
                     first_row_id = next_row_id
                     next_row_id += df["record_count"]
+                sizes, counts, nulls, nans, lower, upper = (
+                    tuple(_map(df.get(k)) for k in _METRIC_KEYS) if self.metrics else no_metrics
+                )
                 data_file = DataFile(
                     content=df.get("content") or DATA,
                     file_path=df["file_path"],
@@ -192,12 +201,12 @@ class ManifestReader:
                     partition=values,
                     record_count=df["record_count"],
                     file_size_in_bytes=df["file_size_in_bytes"],
-                    column_sizes=_map(df.get("column_sizes")),
-                    value_counts=_map(df.get("value_counts")),
-                    null_value_counts=_map(df.get("null_value_counts")),
-                    nan_value_counts=_map(df.get("nan_value_counts")),
-                    lower_bounds=_map(df.get("lower_bounds")),
-                    upper_bounds=_map(df.get("upper_bounds")),
+                    column_sizes=sizes,
+                    value_counts=counts,
+                    null_value_counts=nulls,
+                    nan_value_counts=nans,
+                    lower_bounds=lower,
+                    upper_bounds=upper,
                     key_metadata=df.get("key_metadata"),
                     split_offsets=_tuple(df.get("split_offsets")),
                     equality_ids=_tuple(df.get("equality_ids")),
@@ -223,6 +232,25 @@ class ManifestReader:
                 )
         except (KeyError, TypeError, AttributeError, ValueError) as e:
             raise CorruptFileError(self.path, f"bad manifest entry: {e!r}") from None
+
+
+_METRIC_KEYS = (
+    "column_sizes", "value_counts", "null_value_counts", "nan_value_counts",
+    "lower_bounds", "upper_bounds",
+)
+
+
+def _without_metrics(schema: dict[str, Any]) -> dict[str, Any]:
+    """The manifest entry schema without the data file's metric fields (most of an entry's
+    bytes: skipping them beats decoding them into dicts)."""
+    fields = []
+    for f in schema.get("fields", []):
+        t = f.get("type")
+        if f.get("name") == "data_file" and isinstance(t, dict) and t.get("type") == "record":
+            kept = [c for c in t["fields"] if c.get("name") not in _METRIC_KEYS]
+            f = {**f, "type": {**t, "fields": kept}}
+        fields.append(f)
+    return {**schema, "fields": fields}
 
 
 def _json_or_none(text: str | None) -> Any:

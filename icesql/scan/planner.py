@@ -93,9 +93,12 @@ class ScanPlan:
 @dataclass
 class ManifestCache:
     """Live entries of manifests by path; safe to share across the queries of a connection.
-    ``reads`` counts manifest and manifest-list files actually read from storage."""
+    ``reads`` counts manifest and manifest-list files actually read from storage. Entries
+    read without metrics serve only requests that do not need them; a request that does
+    reads the manifest again, with metrics, and replaces them."""
 
     entries: dict[str, tuple[ManifestEntry, ...]] = field(default_factory=dict)
+    without_metrics: set[str] = field(default_factory=set)  # paths cached without metrics
     lists: dict[str, tuple[ManifestFile, ...]] = field(default_factory=dict)
     reads: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -111,13 +114,25 @@ class ManifestCache:
                 self.reads += 1
         return cached
 
-    def live_entries(self, io: FileIO, manifest: ManifestFile) -> tuple[ManifestEntry, ...]:
+    def live_entries(
+        self, io: FileIO, manifest: ManifestFile, metrics: bool = True
+    ) -> tuple[ManifestEntry, ...]:
+        """The manifest's live entries; without ``metrics`` their column metrics may be
+        None (skipped while decoding, which is most of the cost of a manifest)."""
+        path = manifest.manifest_path
         with self._lock:
-            cached = self.entries.get(manifest.manifest_path)
+            cached = self.entries.get(path)
+            if cached is not None and metrics and path in self.without_metrics:
+                cached = None
         if cached is None:
-            cached = tuple(e for e in read_manifest(io, manifest) if e.status != STATUS_DELETED)
+            read = read_manifest(io, manifest, metrics)
+            cached = tuple(e for e in read if e.status != STATUS_DELETED)
             with self._lock:
-                self.entries[manifest.manifest_path] = cached
+                self.entries[path] = cached
+                if metrics:
+                    self.without_metrics.discard(path)
+                else:
+                    self.without_metrics.add(path)
                 self.reads += 1
         return cached
 
@@ -167,9 +182,21 @@ def plan_scan(
             wanted.append(manifest)
     metrics.manifests_read = len(wanted)
 
+    # delete manifests first (with metrics: position deletes are matched to data files by
+    # their file_path bounds); data file metrics only when something will evaluate them
+    delete_manifests = [m for m in wanted if m.content != CONTENT_DATA]
+    delete_entries = _read_all(io, cache, delete_manifests, metrics=True)
+    has_equality = any(
+        e.data_file.content == EQUALITY_DELETES for entries in delete_entries for e in entries
+    )
+    data_manifests = [m for m in wanted if m.content == CONTENT_DATA]
+    metrics_needed = filters.filtering or has_equality
+    data_entries = _read_all(io, cache, data_manifests, metrics=metrics_needed)
+
     data_tasks: list[FileScanTask] = []
     deletes: list[tuple[ManifestEntry, int]] = []
-    for manifest, entries in zip(wanted, _read_all(io, cache, wanted)):
+    pairs = [*zip(data_manifests, data_entries), *zip(delete_manifests, delete_entries)]
+    for manifest, entries in pairs:
         is_data = manifest.content == CONTENT_DATA
         for entry in entries:
             kept = filters.keep(manifest.partition_spec_id, entry.data_file, metrics, is_data)
@@ -209,14 +236,14 @@ def file_filter(
 
 
 def _read_all(
-    io: FileIO, cache: ManifestCache, manifests: Sequence[ManifestFile]
+    io: FileIO, cache: ManifestCache, manifests: Sequence[ManifestFile], metrics: bool
 ) -> list[tuple[ManifestEntry, ...]]:
     """Entries of each manifest, in order; uncached ones read by a small thread pool."""
     if len(manifests) <= 1:
-        return [cache.live_entries(io, m) for m in manifests]
+        return [cache.live_entries(io, m, metrics) for m in manifests]
     workers = min(MAX_MANIFEST_READERS, len(manifests))
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="icesql-manifest") as pool:
-        return list(pool.map(lambda m: cache.live_entries(io, m), manifests))
+        return list(pool.map(lambda m: cache.live_entries(io, m, metrics), manifests))
 
 
 def _has_live_files(manifest: ManifestFile) -> bool | None:

@@ -156,6 +156,22 @@ def test_v2_v3_round_trip_with_sequence_number_inheritance(tmp_path: Path, versi
     assert deleted.data_file.partition == PARTS[2]
 
 
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_read_without_metrics_leaves_only_the_metrics_out(tmp_path: Path, version: int) -> None:
+    entries = entries_v2() if version > 1 else [
+        ManifestEntry(1, None, None, None, data_file("a", PARTS[0]))
+    ]
+    io, _, _, [m] = commit(tmp_path, version, entries)
+    full = list(read_manifest(io, m))
+    lean = list(read_manifest(io, m, metrics=False))
+    none = dict.fromkeys(
+        ["column_sizes", "value_counts", "null_value_counts", "nan_value_counts",
+         "lower_bounds", "upper_bounds"]
+    )
+    assert [replace(e, data_file=replace(e.data_file, **none)) for e in full] == lean
+    assert full[0].data_file.value_counts == {1: 10, 2: 10}
+
+
 def test_v1_round_trip_sequence_numbers_are_zero(tmp_path: Path) -> None:
     entries = [
         ManifestEntry(1, None, None, None, data_file("a", PARTS[0])),

@@ -187,6 +187,25 @@ def test_plan_scan_directly_parallel_reads(days_table) -> None:
     assert plan.tasks == []
 
 
+def test_metrics_are_decoded_only_when_needed(days_table, warehouse) -> None:
+    """Planning without a filter skips the column metrics; a later filtered plan, and the
+    metadata tables, read the manifest again with them."""
+    io, md = days_table.io, days_table.metadata
+    cache = ManifestCache()
+    plan = plan_scan(md, md.current_snapshot(), io, cache)
+    assert len(plan.tasks) == 365 and plan.tasks[0].data_file.value_counts is None
+    assert cache.reads == 2
+    plan = plan_scan(md, md.current_snapshot(), io, cache, row_filter=equal("s", "s100"))
+    assert [t.data_file.record_count for t in plan.tasks] == [3] and cache.reads == 3
+    assert plan.tasks[0].data_file.value_counts is not None
+    plan_scan(md, md.current_snapshot(), io, cache)  # the entries with metrics serve it too
+    assert cache.reads == 3
+    con = icesql.connect(str(warehouse))
+    con.execute("SELECT count(*) FROM db.events").fetchall()
+    counts = con.execute("SELECT value_counts FROM db.events.files LIMIT 1").fetchone()[0]
+    assert counts and all(v > 0 for v in dict(counts).values())
+
+
 def test_outer_join_pushes_on_only_to_the_non_preserved_side(days_table, warehouse) -> None:
     con = icesql.connect(str(warehouse))
     queries = [

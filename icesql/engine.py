@@ -180,7 +180,7 @@ class Engine:
                 cursor.register(view, arrow_table)
             with duckdb_errors([s for _, s in scans]):
                 for view, scan in scans:
-                    _register_scan(cursor, view, scan)
+                    _register_scan(cursor, view, scan, self.settings.native_parquet)
                 if explain:
                     sql = "EXPLAIN " + sql
                 relation = cursor.sql(sql, params=values) if values else cursor.sql(sql)
@@ -220,10 +220,13 @@ class Engine:
 _EXPLAIN_MODES = ("EXTENDED", "FORMATTED", "CODEGEN", "COST")
 
 
-def _register_scan(cursor: duckdb.DuckDBPyConnection, view: str, scan: TableScan) -> None:
+def _register_scan(
+    cursor: duckdb.DuckDBPyConnection, view: str, scan: TableScan, native_parquet: bool
+) -> None:
     """Make ``view`` name the scan's rows: the files DuckDB reads itself with
-    ``read_parquet`` and, unioned with them, the Arrow stream of the rest."""
-    native = scan.native_read()
+    ``read_parquet`` (unless ``native_parquet`` is off) and, unioned with them, the Arrow
+    stream of the rest."""
+    native = scan.native_read() if native_parquet else None
     if native is None:
         cursor.register(view, scan)
         return

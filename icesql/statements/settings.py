@@ -9,6 +9,8 @@ Settings icesql knows are checked when set:
 
 * ``spark.sql.sources.partitionOverwriteMode`` (``static`` | ``dynamic``, any case) chooses
   how ``INSERT OVERWRITE`` replaces data (``icesql.statements.overwrite``);
+* ``icesql.scan.nativeParquet`` (``true`` | ``false``) lets DuckDB's Parquet reader take the
+  data files with nothing to apply to them (``icesql.scan.native_read``), or not;
 * settings whose other values icesql cannot honour (it always runs in UTC, resolves names
   case-insensitively and stores values by Spark's ANSI rules) accept only that value.
 
@@ -30,9 +32,10 @@ from icesql.sql.extensions import command_parts
 if TYPE_CHECKING:
     from icesql.engine import Result
 
-__all__ = ["PARTITION_OVERWRITE_MODE", "Settings", "reset", "set_"]
+__all__ = ["NATIVE_PARQUET", "PARTITION_OVERWRITE_MODE", "Settings", "reset", "set_"]
 
 PARTITION_OVERWRITE_MODE = "spark.sql.sources.partitionOverwriteMode"
+NATIVE_PARQUET = "icesql.scan.nativeParquet"
 UNDEFINED = "<undefined>"
 
 
@@ -77,6 +80,15 @@ _KNOWN = (
         " replaces only the partitions the query writes rows into.",
         "2.3.0",
         _one_of(PARTITION_OVERWRITE_MODE, ("DYNAMIC", "STATIC")),
+    ),
+    Setting(
+        NATIVE_PARQUET,
+        "true",
+        "Whether data files with nothing to apply to them (no deletes, no metadata columns)"
+        " are read by DuckDB's own Parquet reader with a field-id mapping (true), or, like"
+        " files with deletes, through icesql's Arrow stream (false).",
+        "icesql",
+        _one_of(NATIVE_PARQUET, ("TRUE", "FALSE")),
     ),
     Setting(
         "spark.sql.session.timeZone",
@@ -131,6 +143,11 @@ class Settings:
 
     def items(self) -> list[tuple[str, str]]:
         return sorted(self._values.items())
+
+    @property
+    def native_parquet(self) -> bool:
+        """Whether DuckDB's Parquet reader takes the files without deletes."""
+        return (self.get(NATIVE_PARQUET) or "true").strip().lower() == "true"
 
     @property
     def partition_overwrite_mode(self) -> str:

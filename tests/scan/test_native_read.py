@@ -197,6 +197,20 @@ def test_files_with_deletes_stream_and_union_with_the_rest(make_table, warehouse
     assert con.execute("SELECT count(*), sum(id) FROM db.mixed").fetchone() == (8, 42)
 
 
+def test_native_parquet_setting_sends_every_file_through_the_stream(make_table, warehouse) -> None:
+    schema = Schema((NestedField(1, "id", LongType()), NestedField(2, "s", StringType())))
+    make_table("db.switch", schema).append([{"id": i, "s": f"r{i}"} for i in range(4)])
+    con = icesql.connect(str(warehouse))
+    native = con.execute("SELECT * FROM db.switch ORDER BY id").fetch_arrow_table()
+    con.execute("SET icesql.scan.nativeParquet = false")
+    assert _readers(con, "SELECT * FROM db.switch") == (
+        "readers: DuckDB read_parquet 0 files, Arrow stream 1 file"
+    )
+    assert con.execute("SELECT * FROM db.switch ORDER BY id").fetch_arrow_table().equals(native)
+    with pytest.raises(icesql.ProgrammingError, match="TRUE, FALSE"):
+        con.execute("SET icesql.scan.nativeParquet = sometimes")
+
+
 def test_missing_and_corrupt_files_name_the_file(make_table, warehouse: Path) -> None:
     schema = Schema((NestedField(1, "id", LongType()),))
     paths = {}

@@ -37,6 +37,8 @@ from icesql.statements.settings import Settings
 from icesql.statements.types import spark_type
 
 QUERY_TYPES = (exp.Query,)
+# meta key of the table node a row-level statement changes: ``Result.target`` is its scan
+DML_TARGET = "icesql_dml_target"
 _view_ids = itertools.count()
 
 
@@ -48,6 +50,7 @@ class Result:
     rowcount: int = -1
     scans: list[TableScan] = field(default_factory=list)
     duck_cursor: duckdb.DuckDBPyConnection | None = None
+    target: TableScan | None = None  # the scan of the table node marked DML_TARGET
 
     def close(self) -> None:
         if self.duck_cursor is not None:
@@ -117,6 +120,7 @@ class Engine:
             for node in table_nodes(statement)
         ]
         tables: dict[tuple[str, ...], Table] = {}
+        target_view = None
         bound: list[tuple[TableReference, str, TableScan]] = []
         metadata_views: list[tuple[str, pa.Table]] = []
         for ref in refs:
@@ -138,6 +142,8 @@ class Engine:
                 _replace_with_view(ref, view, default_alias=ref.metadata_table)
                 continue
             bound.append((ref, view, TableScan(table, version, cache=self.manifest_cache)))
+            if ref.node.meta.get(DML_TARGET):
+                target_view = view
         for ref, view, _ in bound:
             _replace_with_view(ref, view)
         # pruning filters per scan (the SQL keeps its WHERE/ON: DuckDB evaluates all of it)
@@ -195,7 +201,8 @@ class Engine:
         except Error:
             cursor.close()
             raise
-        return Result(reader=reader, scans=[s for _, s in scans], duck_cursor=cursor)
+        target = next((s for v, s in scans if v == target_view), None)
+        return Result(reader=reader, scans=[s for _, s in scans], duck_cursor=cursor, target=target)
 
     def _timestamp_ms(self, node: exp.Expr | None, params: Sequence[object]) -> int | None:
         """Evaluate a ``TIMESTAMP AS OF`` expression in the session time zone (UTC)."""

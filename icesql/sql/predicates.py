@@ -41,7 +41,7 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from icesql.errors import ProgrammingError
 from icesql.expressions.binding import bind_predicate
-from icesql.expressions.literals import parse_timestamp_micros
+from icesql.expressions.literals import NEAREST, convert_literal, parse_timestamp_micros
 from icesql.expressions.tree import (
     ALWAYS_FALSE,
     ALWAYS_TRUE,
@@ -54,7 +54,7 @@ from icesql.expressions.tree import (
 )
 from icesql.spec.schema import Schema
 
-__all__ = ["pushed_filters"]
+__all__ = ["exact_filter", "pushed_filters"]
 
 log = logging.getLogger(__name__)
 
@@ -223,13 +223,57 @@ def _column_of(node: exp.Expr, alias: str) -> bool:
 # Conversion
 
 
-class _Converter:
-    """Converts one condition for one table alias; None means "not pushed"."""
+def exact_filter(
+    condition: exp.Expr, alias: str, schema: Schema, params: Sequence[object], dialect: object
+) -> BooleanExpression | None:
+    """The bound Iceberg filter TRUE for exactly the rows where ``condition`` (over one
+    table, columns qualified by ``alias`` or not) is TRUE, or None when any part of it does
+    not convert exactly (a function, a subquery, another table, a double literal the column
+    cannot hold). What a DELETE may use to drop whole files without reading them::
 
-    def __init__(self, alias: str, schema: Schema, params: Sequence[object]):
+        >>> from icesql.sql.dialect import DIALECT, parse_one
+        >>> from icesql.spec.types import IntegerType, NestedField
+        >>> s = Schema((NestedField(1, "id", IntegerType()),))
+        >>> str(exact_filter(parse_one("SELECT 1 WHERE NOT (id < 3)").args["where"].this, "t", s, (), DIALECT))
+        'id >= 3'
+        >>> exact_filter(parse_one("SELECT 1 WHERE id + 1 < 3").args["where"].this, "t", s, (), DIALECT) is None
+        True
+    """
+    view = "__icesql_exact"
+    try:
+        source = exp.Table(
+            this=exp.to_identifier(view), alias=exp.TableAlias(this=exp.to_identifier(alias))
+        )
+        select = exp.Select(expressions=[exp.Star()], from_=exp.From(this=source))
+        select.set("where", exp.Where(this=condition.copy()))
+        qualified = qualify(
+            select,
+            dialect=dialect,
+            schema={view: {f.name: "INT" for f in schema.fields}},
+            validate_qualify_columns=True,
+            expand_stars=False,
+            quote_identifiers=False,
+        )
+        where = qualified.args["where"].this
+        table = qualified.args["from_"].this.alias_or_name
+        converter = _Converter(table, schema, params, exact=True)
+        converted = converter.convert(where, negate=False)
+    except Exception as e:  # noqa: BLE001 - anything not understood is simply not exact
+        log.debug("no exact filter: %s", e)
+        return None
+    return None if converter.lossy or converted is None else converted
+
+
+class _Converter:
+    """Converts one condition for one table alias; None means "not pushed". With ``exact``,
+    ``lossy`` records whether anything was dropped or widened on the way."""
+
+    def __init__(self, alias: str, schema: Schema, params: Sequence[object], exact: bool = False):
         self.alias = alias
         self.schema = schema
         self.params = params
+        self.exact = exact
+        self.lossy = False
 
     def convert(self, node: exp.Expr, negate: bool) -> BooleanExpression | None:
         """A superset of the rows where ``node`` (``NOT node`` if ``negate``) is TRUE."""
@@ -252,10 +296,25 @@ class _Converter:
         if isinstance(node, exp.Boolean):
             return ALWAYS_TRUE if node.this != negate else ALWAYS_FALSE
         try:
-            return self._leaf(node, negate)
+            converted = self._leaf(node, negate)
         except (NotLiteral, ProgrammingError, ValueError, TypeError, ArithmeticError) as e:
             log.debug("not pushed: %s (%s)", node.sql(), e)
-            return None
+            converted = None
+        if converted is None:
+            self.lossy = True
+        return converted
+
+    def _widened(self, name: str, values: Sequence[Any]) -> bool:
+        """In exact mode: would binding widen a comparison of ``name`` with these literals
+        (a decimal the double column cannot hold exactly)?"""
+        if not self.exact:
+            return False
+        t = self.schema.find_field_by_name(name).type
+        for v in values:
+            if v is not None and convert_literal(v, t)[1] == NEAREST:
+                self.lossy = True
+                return True
+        return False
 
     def _column(self, node: exp.Expr) -> str | None:
         if not _column_of(node, self.alias):
@@ -306,6 +365,8 @@ class _Converter:
         value = literal_value(other, self.params)
         if value is None:
             return None  # a comparison with NULL is never TRUE; left to the engine
+        if self._widened(name, [value]):
+            return None
         return self._bind(predicate(op.negate() if negate else op, name, value))
 
     def _between(self, node: exp.Between, negate: bool) -> BooleanExpression | None:
@@ -314,7 +375,7 @@ class _Converter:
             return None
         low = literal_value(node.args["low"], self.params)
         high = literal_value(node.args["high"], self.params)
-        if low is None or high is None:
+        if low is None or high is None or self._widened(name, [low, high]):
             return None
         if negate:  # NOT BETWEEN: below low or above high
             return or_(

@@ -1,4 +1,5 @@
-"""Handlers of the statements that are not queries: DDL, INSERT, SHOW, DESCRIBE, ALTER.
+"""Handlers of the statements that are not queries: DDL, INSERT, DELETE, SHOW, DESCRIBE,
+ALTER.
 
 ``statement_handler`` is the engine's table of handlers by statement type; each handler
 takes ``(engine, statement, params)`` and returns a ``Result``. Statements sqlglot cannot
@@ -19,13 +20,14 @@ Handler = Callable[["Engine", exp.Expr, Sequence[object]], "Result"]
 
 
 def _handlers() -> list[tuple[type, Handler]]:
-    from icesql.statements import commands, ddl, insert, merge, show
+    from icesql.statements import commands, ddl, delete, insert, merge, show
 
     return [
         (exp.Create, ddl.create),
         (exp.Drop, ddl.drop),
         (exp.Insert, insert.insert),
         (exp.Merge, merge.merge),
+        (exp.Delete, delete.delete),
         (exp.Describe, show.describe),
         (exp.Command, commands.command),
     ]

@@ -1,10 +1,23 @@
 """What a row-level statement changed, and its commit as copy-on-write or merge-on-read.
 
-A statement streams its outcome here while it reads: the positions of target rows it
-removes (``remove``: deleted rows, and the old versions of updated ones), per data file of
-the scan it read, and the rows it adds (``write``: new versions and inserts), written at
-once as data files. ``commit`` then turns that into one Iceberg commit, by the table's
-``write.<command>.mode``:
+DELETE, UPDATE and MERGE INTO share this machinery. A statement reads its target through one
+query whose FROM names the target table; the query selects the target's hidden ``_file`` and
+``_pos`` columns (and in v3 ``_row_id``) with whatever else the statement needs:
+
+* ``target_table_node(node, table)`` — the statement's table node, copied and marked so that
+  ``run_target_query`` can hand back the scan of *that* reference (the target may also be read
+  by a subquery), with the alias to qualify its columns with;
+* ``run_target_query(engine, select, params)`` — starts the query: its ``Result`` and the
+  target ``TableScan`` (its table, snapshot and planned files are what the change is based
+  on); ``iter_batches(result)`` streams the rows with DuckDB's errors translated.
+
+The statement streams its outcome into ``RowChanges(scan, command)`` while it reads: the
+positions of target rows it removes (``remove(files, positions)``: deleted rows, and the old
+versions of updated ones), per data file of the scan it read, and the rows it adds
+(``write(batch, row_ids)``: new versions and inserts, shaped as the table's columns; in v3
+an updated row passes its old ``_row_id`` and gets a null ``_last_updated_sequence_number``,
+an inserted row passes none), written at once as data files. ``commit`` then turns that into
+one Iceberg commit, by the table's ``write.<command>.mode``:
 
 * **copy-on-write** — each data file that lost a row is rewritten without those rows (its
   remaining rows copied with their row lineage in v3) and removed with the delete files
@@ -14,55 +27,121 @@ once as data files. ``commit`` then turns that into one Iceberg commit, by the t
 
 The commit is validated against concurrent commits from the snapshot the statement read,
 with the scan's filter as conflict filter, at ``write.<command>.isolation-level``
-(``icesql.write.validation``). ``abort`` deletes every file written.
+(``icesql.write.validation``); the operation is Java's (``operation_for``). A change that
+changed nothing commits nothing, unless ``commit_empty`` asks for Spark's empty ``overwrite``
+snapshot (DELETE and UPDATE). ``abort`` deletes every file written; call it whenever the
+statement fails (also when ``commit`` raised anything but ``CommitStateUnknownError``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from pyroaring import BitMap64
+from sqlglot import exp
 
 from icesql.catalog.table import Table
-from icesql.errors import InternalError, ProgrammingError
+from icesql.errors import InternalError, NotSupportedError
 from icesql.metadata.manifest import DataFile
 from icesql.scan.planner import FileScanTask
 from icesql.scan.source import TableScan
 from icesql.spec.schema import Schema
+from icesql.sql.translate import duckdb_errors
 from icesql.write.commit import commit
 from icesql.write.data_writer import DataWriter, WriteTarget
-from icesql.write.snapshot import Change, operation_for
-from icesql.write.validation import SERIALIZABLE, SNAPSHOT, Validation
+from icesql.write.properties import COPY_ON_WRITE, MERGE_ON_READ, TableProperties
+from icesql.write.snapshot import OVERWRITE, Change, operation_for
+from icesql.write.validation import Validation
 
 if TYPE_CHECKING:
-    from icesql.engine import Engine
+    from icesql.engine import Engine, Result
 
-__all__ = ["COPY_ON_WRITE", "MERGE_ON_READ", "RowChanges"]
+__all__ = [
+    "COPY_ON_WRITE",
+    "FILE_COLUMN",
+    "MERGE_ON_READ",
+    "POS_COLUMN",
+    "RowChanges",
+    "check_target_node",
+    "iter_batches",
+    "metadata_column",
+    "run_target_query",
+    "target_table_node",
+]
 
-COPY_ON_WRITE = "copy-on-write"
-MERGE_ON_READ = "merge-on-read"
+FILE_COLUMN, POS_COLUMN = "_file", "_pos"
 _LINEAGE = ["_row_id", "_last_updated_sequence_number"]
+METADATA_NAMES = frozenset({FILE_COLUMN, POS_COLUMN, *_LINEAGE})
 
 
-def _mode(table: Table, command: str) -> tuple[str, str]:
-    props = table.metadata.properties
-    mode = props.get(f"write.{command}.mode", COPY_ON_WRITE).lower()
-    if mode not in (COPY_ON_WRITE, MERGE_ON_READ):
-        raise ProgrammingError(
-            f"table {table.name}: write.{command}.mode is {mode!r}; expected"
-            f" {COPY_ON_WRITE!r} or {MERGE_ON_READ!r}"
+def check_target_node(node: exp.Expr) -> None:
+    """Refuse a target that is not a plain table name (time travel cannot be changed)."""
+    if not isinstance(node, exp.Table):
+        raise NotSupportedError(
+            f"the target of a row-level statement must be a table, not {node.sql(dialect='spark')}"
         )
-    isolation = props.get(f"write.{command}.isolation-level", SERIALIZABLE).lower()
-    if isolation not in (SERIALIZABLE, SNAPSHOT):
-        raise ProgrammingError(
-            f"table {table.name}: write.{command}.isolation-level is {isolation!r}; expected"
-            f" {SERIALIZABLE!r} or {SNAPSHOT!r}"
+    if node.args.get("version") is not None:
+        raise NotSupportedError(
+            f"time travel in the target of a row-level statement ({node.sql(dialect='spark')})"
+            " is not supported: changes always apply to the current state"
         )
-    return mode, isolation
+
+
+def target_table_node(node: exp.Table, table: Table) -> tuple[exp.Table, str]:
+    """A copy of the statement's table node marked as the target, and the alias its columns
+    are qualified with (the statement's alias, else the table name). A table with a data
+    column named like a metadata column the statement needs is refused."""
+    from icesql.engine import DML_TARGET
+
+    check_target_node(node)
+    clashes = [f.name for f in table.metadata.schema().fields if f.name.lower() in METADATA_NAMES]
+    if clashes:
+        raise NotSupportedError(
+            f"row-level changes to {table.name} are not supported: its column(s)"
+            f" {', '.join(clashes)} hide the metadata columns of the same name"
+        )
+    target = node.copy()
+    target.meta[DML_TARGET] = True
+    alias = target.alias or target.name
+    if not target.alias:
+        target.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
+    return target, alias
+
+
+def metadata_column(alias: str, name: str) -> exp.Column:
+    """``alias.name`` for a metadata column (``_file``, ``_pos``, ``_row_id``)."""
+    return exp.column(name, table=alias)
+
+
+def run_target_query(engine: Engine, select: exp.Expr, params: Sequence[object]) -> tuple[Result, TableScan]:
+    """Start the statement's query; its result and the scan of the marked target table."""
+    result = engine.query(select, params)
+    if result.target is None:
+        result.close()
+        raise InternalError("the row-level query does not read its target table")
+    return result, result.target
+
+
+def iter_batches(result: Result) -> Iterator[pa.RecordBatch]:
+    """The query's non-empty batches, DuckDB's errors translated (an error of a scan raised
+    as is); the result is closed at the end."""
+    reader = result.reader
+    assert reader is not None
+    try:
+        with duckdb_errors(result.scans):
+            while True:
+                try:
+                    batch = reader.read_next_batch()
+                except StopIteration:
+                    return
+                if batch.num_rows:
+                    yield batch
+    finally:
+        result.close()
 
 
 class RowChanges:
@@ -73,7 +152,9 @@ class RowChanges:
         self.scan = scan
         self.table = scan.table
         self.command = command
-        self.mode, self.isolation = _mode(self.table, command)
+        props = TableProperties(self.table.metadata.properties, self.table.name)
+        self.mode = props.row_level_mode(command)
+        self.isolation = props.isolation_level(command)
         md = self.table.metadata
         self.lineage = md.format_version >= 3
         self.schema: Schema = md.schema()
@@ -84,6 +165,11 @@ class RowChanges:
         self._null_lineage = None
         self._delete_writer = None
         self.affected_rows = 0
+
+    @property
+    def removed_rows(self) -> int:
+        """Distinct target rows removed so far."""
+        return sum(len(b) for b in self._positions.values())
 
     # -- collecting ------------------------------------------------------------------------
     def count(self, rows: int) -> None:
@@ -121,8 +207,9 @@ class RowChanges:
         return self._writer
 
     # -- committing ------------------------------------------------------------------------
-    def commit(self, engine: Engine) -> None:
-        """One commit of everything collected; nothing at all when nothing changed."""
+    def commit(self, engine: Engine, commit_empty: bool = False) -> None:
+        """One commit of everything collected; when nothing changed, nothing at all, or with
+        ``commit_empty`` an empty ``overwrite`` snapshot (what Spark commits then)."""
         removed: list[DataFile] = []
         added: list[DataFile] = []
         referenced: frozenset[str] = frozenset()
@@ -146,11 +233,11 @@ class RowChanges:
             referenced = result.referenced_data_files
         if self._writer is not None:
             added = [*self._writer.close(), *added]
-        if not added and not removed:
+        if not added and not removed and not commit_empty:
             return
         snapshot = self.scan.version.snapshot
         change = Change(
-            operation=operation_for(added, removed),
+            operation=operation_for(added, removed) if added or removed else OVERWRITE,
             added_files=tuple(added),
             removed_files=tuple(removed),
             validation=Validation(

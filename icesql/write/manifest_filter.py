@@ -47,7 +47,7 @@ from icesql.metadata.manifest import (
 from icesql.metadata.manifest_list import CONTENT_DATA, ManifestFile
 from icesql.metadata.table_metadata import TableMetadata
 
-__all__ = ["FileKey", "ManifestFilter", "file_key"]
+__all__ = ["FileKey", "ManifestFilter", "file_key", "rows_must_match"]
 
 FileKey = tuple[str, int | None]
 # writes a manifest of (spec id, entries, content) for the snapshot being produced
@@ -103,6 +103,13 @@ class _RowFilter:
 
     def must_match(self, spec_id: int, f: DataFile) -> bool:
         return bool(self._evaluators(spec_id, f.partition)[1](f))
+
+
+def rows_must_match(md: TableMetadata, row_filter: BooleanExpression) -> Callable[[int, DataFile], bool]:
+    """``must_match(spec_id, file)``: does every row of the file match ``row_filter``? The
+    rule ``Change.delete_filter`` removes files by (a DELETE asks it first, to know whether
+    it can remove whole files without reading them)."""
+    return _RowFilter(md, row_filter).must_match
 
 
 class ManifestFilter:

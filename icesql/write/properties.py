@@ -41,6 +41,10 @@ COMMIT_MIN_WAIT_MS = "commit.retry.min-wait-ms"
 COMMIT_MAX_WAIT_MS = "commit.retry.max-wait-ms"
 COMMIT_TOTAL_TIMEOUT_MS = "commit.retry.total-timeout-ms"
 FORMAT_VERSION = "format-version"
+COPY_ON_WRITE = "copy-on-write"
+MERGE_ON_READ = "merge-on-read"
+ROW_LEVEL_COMMANDS = ("delete", "update", "merge")  # write.<command>.mode / .isolation-level
+ISOLATION_LEVELS = ("serializable", "snapshot")
 DEFAULT_FILE_FORMAT = "write.format.default"
 
 # Not stored in metadata: Java's TableProperties.RESERVED_PROPERTIES, and what Spark shows.
@@ -160,6 +164,21 @@ class TableProperties:
     @property
     def metrics_max_inferred_columns(self) -> int:
         return self._int(METRICS_MAX_INFERRED, DEFAULT_METRICS_MAX_INFERRED)
+
+    def row_level_mode(self, command: str) -> str:
+        """``write.<command>.mode`` of a DELETE / UPDATE / MERGE: copy-on-write (default) or
+        merge-on-read."""
+        return self._choice(f"write.{command}.mode", COPY_ON_WRITE, (COPY_ON_WRITE, MERGE_ON_READ))
+
+    def isolation_level(self, command: str) -> str:
+        """``write.<command>.isolation-level``: serializable (default) or snapshot."""
+        return self._choice(f"write.{command}.isolation-level", "serializable", ISOLATION_LEVELS)
+
+    def _choice(self, key: str, default: str, allowed: tuple[str, ...]) -> str:
+        value = str(self.values.get(key, default)).strip().lower()
+        if value not in allowed:
+            raise ProgrammingError(self._bad(key, value, " or ".join(allowed)))
+        return value
 
     def data_location(self, table_location: str) -> str:
         return str(self.values.get(DATA_PATH) or f"{table_location.rstrip('/')}/data").rstrip("/")

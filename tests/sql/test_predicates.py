@@ -183,3 +183,61 @@ def test_joins_and_scopes() -> None:
 def test_unknown_columns_or_bad_sql_push_nothing() -> None:
     assert pushed("SELECT * FROM t WHERE nope = 1") == {}
     assert pushed("SELECT * FROM t JOIN u ON t.id = u.id WHERE u.nope = 1", views=("t",)) == {}
+
+
+# ---------------------------------------------------------------------------------------------
+# Exact filters: what a DELETE may use to drop whole files
+
+
+def _exact(condition: str, alias: str = "t", params=()):
+    from icesql.sql.predicates import exact_filter
+
+    statement = parse_one(f"SELECT 1 FROM t WHERE {condition}")
+    number_parameters(statement)
+    where = statement.args["where"].this
+    converted = exact_filter(where, alias, T, params, DIALECT)
+    return None if converted is None else str(converted)
+
+
+@pytest.mark.parametrize(
+    "condition, expected",
+    [
+        ("id = 5", "id = 5"),
+        ("t.id = 5 AND name = 'x'", "(id = 5 AND name = 'x')"),
+        ("NOT (id < 3 OR name IS NULL)", "(id >= 3 AND name IS NOT NULL)"),
+        ("id IN (1, 2) OR name LIKE 'ab%'", "(id IN (1, 2) OR name STARTS WITH 'ab')"),
+        ("id < 5.5", "id <= 5"),  # no int between 5 and 5.5: still exact
+        ("id = 5.5", "false"),
+        ("id IN (1, NULL)", "id = 1"),
+        ("id NOT IN (1, NULL)", "false"),
+        ("d = '2024-01-02'", "d = '2024-01-02'"),
+        ("id = ?", "id = 7"),
+    ],
+)
+def test_exact_filters_convert_every_part(condition, expected):
+    assert _exact(condition, params=(7,)) == expected
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "id + 1 = 5",  # arithmetic
+        "id = 1 AND length(name) = 3",  # a dropped conjunct would widen the filter
+        "id IN (SELECT id FROM u)",
+        "EXISTS (SELECT 1 FROM u WHERE u.id = t.id)",
+        "id = NULL",
+        "name LIKE '%x'",
+        "x < 0.1",  # 0.1 is not a double: binding would widen by an ulp
+        "x BETWEEN 0.1 AND 1",
+        "id = other",
+        "nope = 1",
+        "id <=> 1",
+    ],
+)
+def test_inexact_filters_are_refused(condition):
+    assert _exact(condition) is None
+
+
+def test_exact_filters_follow_the_alias():
+    assert _exact("a.id = 1", alias="a") == "id = 1"
+    assert _exact("b.id = 1", alias="a") is None

@@ -1,0 +1,163 @@
+"""DELETE FROM t [[AS] alias] [WHERE condition]: one commit, by metadata or row by row.
+
+As Spark + Iceberg decide it (``SparkTable.canDeleteUsingMetadata``):
+
+1. **Metadata only**, when the condition converts *exactly* into an Iceberg expression
+   (``icesql.sql.predicates.exact_filter``) and every file that may hold a matching row is
+   proven to hold nothing else — by the condition's residual for its partition judged by its
+   column metrics (``icesql.write.manifest_filter.rows_must_match``). Those
+   data files are removed without reading a row (``Change.delete_filter``, Java's
+   ``deleteFromRowFilter``), with their deletion vectors and the delete files of partitions
+   the condition covers whole. ``DELETE FROM t`` removes every file.
+   Like Spark, this commits (operation ``delete``) even when nothing matched.
+2. Otherwise **row by row** (``icesql.statements.rowlevel``): the query
+   ``SELECT _file, _pos FROM t WHERE condition`` finds the rows (any condition DuckDB can
+   evaluate, subqueries and EXISTS included; ``icesql.statements.row_changes``), and the
+   table's ``write.delete.mode`` decides
+   between rewriting the files holding them (copy-on-write, the default) and deleting them
+   by position (merge-on-read: deletion vectors in v3, position delete files in v2).
+
+The cursor's ``rowcount`` is the number of rows deleted (-1 after a metadata-only delete of
+files with equality deletes, whose surviving rows cannot be counted without reading them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+from sqlglot import exp
+
+from icesql.catalog.base import CommitStateUnknownError
+from icesql.catalog.table import Table
+from icesql.errors import NotSupportedError
+from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
+from icesql.metadata.manifest import EQUALITY_DELETES, POSITION_DELETES
+from icesql.scan.delete_loaders import DeleteLoader
+from icesql.scan.planner import FileScanTask, plan_scan
+from icesql.sql.dialect import DIALECT
+from icesql.sql.predicates import exact_filter
+from icesql.statements.insert import target_table
+from icesql.statements.results import done
+from icesql.statements.row_changes import (
+    FILE_COLUMN,
+    POS_COLUMN,
+    RowChanges,
+    check_target_node,
+    iter_batches,
+    metadata_column,
+    run_target_query,
+    target_table_node,
+)
+from icesql.write.commit import commit
+from icesql.write.manifest_filter import rows_must_match
+from icesql.write.properties import TableProperties
+from icesql.write.snapshot import DELETE, Change
+from icesql.write.validation import Validation
+
+if TYPE_CHECKING:
+    from icesql.engine import Engine, Result
+
+__all__ = ["delete"]
+
+
+def delete(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Result:
+    """``DELETE FROM t [AS a] [WHERE ...]`` (module docstring)."""
+    assert isinstance(statement, exp.Delete)
+    for key in ("using", "returning", "limit", "order", "cluster"):
+        if statement.args.get(key):
+            raise NotSupportedError(f"DELETE ... {key.upper()} is not supported")
+    node = statement.this
+    check_target_node(node)
+    table, _ = target_table(engine, node)
+    where = statement.args.get("where")
+    condition = where.this if where is not None else None
+    if condition is None:
+        expr: BooleanExpression | None = ALWAYS_TRUE
+    else:
+        alias = node.alias or node.name
+        expr = exact_filter(condition, alias, table.metadata.schema(), params, DIALECT)
+    if expr is not None:
+        deleted = _delete_files_only(engine, table, expr)
+        if deleted is not None:
+            return done(deleted)
+    return done(_delete_rows(engine, table, node, condition, params))
+
+
+# ---------------------------------------------------------------------------------------------
+# Metadata only
+
+
+def _delete_files_only(engine: Engine, table: Table, expr: BooleanExpression) -> int | None:
+    """Remove the files ``expr`` covers whole and return the rows deleted (-1: not known),
+    or None when some file may also hold rows that stay."""
+    md = table.metadata
+    snapshot = md.current_snapshot()
+    schema = md.schema()
+    plan = plan_scan(md, snapshot, table.io, engine.manifest_cache, table.name, expr, schema)
+    must_match = rows_must_match(md, expr)
+    if not all(must_match(t.spec_id, t.data_file) for t in plan.tasks):
+        return None
+    count = _rows_in(table, plan.tasks)
+    props = TableProperties(md.properties, table.name)
+    validation = Validation(
+        from_snapshot_id=snapshot.snapshot_id if snapshot is not None else None,
+        conflict_filter=expr,
+        isolation=props.isolation_level("delete"),
+    )
+    # Java's deleteFromRowFilter: the filter removes the files (and their DVs, and delete
+    # files of covered partitions) anew on each commit attempt
+    change = Change(operation=DELETE, delete_filter=expr, validation=validation)
+    commit(engine.catalog, table, change)
+    return count
+
+
+def _rows_in(table: Table, tasks: Sequence[FileScanTask]) -> int:
+    """Rows left in the tasks' files after their deletes, read from delete files only;
+    -1 when an equality delete applies (only the data could tell)."""
+    loader = DeleteLoader(table.io)
+    total = 0
+    for task in tasks:
+        if any(d.content == EQUALITY_DELETES for d in task.delete_files):
+            return -1
+        count = task.data_file.record_count
+        positional = [d for d in task.delete_files if d.content == POSITION_DELETES]
+        if positional:
+            gone = loader.deleted_positions(task.data_file.file_path, positional)
+            count -= int(np.count_nonzero(gone < count))
+        total += count
+    return total
+
+
+# ---------------------------------------------------------------------------------------------
+# Row by row
+
+
+def _delete_rows(
+    engine: Engine, table: Table, node: exp.Table, condition: exp.Expr | None, params: Sequence[object]
+) -> int:
+    target, alias = target_table_node(node, table)
+    select = exp.Select(
+        expressions=[metadata_column(alias, FILE_COLUMN), metadata_column(alias, POS_COLUMN)],
+        from_=exp.From(this=target),
+    )
+    if condition is not None:
+        select.set("where", exp.Where(this=condition.copy()))
+    result, scan = run_target_query(engine, select, params)
+    changes: RowChanges | None = None
+    try:
+        changes = RowChanges(scan, "delete")
+        for batch in iter_batches(result):
+            changes.remove(batch.column(0), batch.column(1))
+        count = changes.removed_rows
+        changes.commit(engine, commit_empty=True)
+    except CommitStateUnknownError:
+        raise  # the files may be part of the table now
+    except BaseException:
+        if changes is not None:
+            changes.abort()
+        raise
+    finally:
+        result.close()
+    return count

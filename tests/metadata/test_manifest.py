@@ -4,7 +4,6 @@ inheritance rules, partition value normalisation, exact schemas, and damaged fil
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from dataclasses import replace
 from decimal import Decimal
@@ -619,16 +618,14 @@ def test_truncated_manifest_list(tmp_path: Path) -> None:
         read_manifest_list(FileIO(), str(path))
 
 
-def test_ten_thousand_entries_read_fast(tmp_path: Path) -> None:
+def test_ten_thousand_entries_round_trip_in_order(tmp_path: Path) -> None:
+    # speed is measured by `python -m benchmarks` (planning scenario), never timed in tests
     entries = [
         ManifestEntry(1, None, None, None, data_file(str(i), PARTS[i % 2])) for i in range(10_000)
     ]
     io, _, _, [m] = commit(tmp_path, 2, entries)
-    start = time.perf_counter()
     got = list(read_manifest(io, m))
-    elapsed = time.perf_counter() - start
-    assert len(got) == 10_000
-    assert elapsed < 1.5, f"reading 10,000 entries took {elapsed:.2f}s"
+    assert [e.data_file.file_path for e in got] == [str(i) for i in range(10_000)]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -625,7 +625,8 @@ def test_ten_thousand_entries_round_trip_in_order(tmp_path: Path) -> None:
     ]
     io, _, _, [m] = commit(tmp_path, 2, entries)
     got = list(read_manifest(io, m))
-    assert [e.data_file.file_path for e in got] == [str(i) for i in range(10_000)]
+    assert [e.data_file.file_path for e in got] == [e.data_file.file_path for e in entries]
+    assert len({e.data_file.file_path for e in got}) == 10_000
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,18 +1,31 @@
-"""Concurrent writers through the file-system catalog: no lost commits, a linear history.
+"""Concurrent writers through the file-system catalog: no lost commits, a linear history,
+and row-level changes validated against what landed meanwhile.
 
 Four processes each run 25 INSERTs into one table at the same time. Every commit that
 loses the race for ``v<N+1>.metadata.json`` re-reads the table and re-applies its append,
 so all 100 commits land, each on top of the previous one. The table allows more retries
 than the default (4) because four writers hammering one table lose races constantly; a
 Spark user would raise ``commit.retry.num-retries`` the same way.
+
+Then a deleting and an appending process race on one partition (bottom of the file).
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import re
+from concurrent.futures import ProcessPoolExecutor
+
+import pytest
 
 import icesql
+from icesql.errors import CommitConflictError
+from icesql.expressions.tree import equal
+from icesql.scan.planner import plan_files
+from icesql.write.commit import commit
+from icesql.write.snapshot import Change
+from icesql.write.validation import SERIALIZABLE, SNAPSHOT, Validation
 
 WRITERS = 4
 INSERTS = 25
@@ -59,4 +72,201 @@ def test_four_processes_commit_100_appends(tmp_path):
     assert len([n for n in names if n.startswith("snap-")]) == total
     # each append wrote its manifest once and reused it on every retry
     assert len([n for n in names if n.endswith("-m0.avro")]) == total
+    con.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# A deleting and an appending process racing on one partition (issue #6): the deleter reads
+# the table, the appender commits, then the deleter commits. Its first attempt loses the race
+# for the next metadata version, so it is retried on the new table after conflict validation:
+# serializable isolation must refuse it (the statement would have deleted the appended rows
+# had it seen them); snapshot isolation lets it remove what it read and keeps the new rows.
+# Appends to another partition never conflict. Every row stays accounted for: present at the
+# end, or deleted by a delete that had read it.
+
+R = ("db", "r")
+ROUNDS = 12
+
+
+class _Gate:
+    """Holds a statement's first commit attempt on ``catalog`` until ``go`` is set, after
+    setting ``ready``: by then the statement has read the table and written its files."""
+
+    def __init__(self, catalog):
+        self.real = catalog.commit_table
+        self.ready = self.go = None
+        catalog.commit_table = self.commit_table
+
+    def arm(self, ready, go) -> None:
+        self.ready, self.go = ready, go
+
+    def commit_table(self, table, metadata):
+        if self.go is not None and not self.go.is_set():
+            self.ready.set()
+            if not self.go.wait(120):
+                raise TimeoutError("the appending process never committed")
+        return self.real(table, metadata)
+
+
+def _delete_partition(con, partition: str, isolation: str) -> tuple[str, list[int], int, int | None]:
+    """``DELETE FROM db.r WHERE p = <partition>`` as a copy-on-write row-level delete under
+    ``isolation``: the partition's files it read are removed. Returns ``"committed"`` or the
+    conflict message, the ids the delete removed, the snapshot it read and the one it made."""
+    table = con.catalog.load_table(R)
+    snapshot = table.metadata.current_snapshot()
+    condition = equal("p", partition)
+    files = [t.data_file for t in plan_files(table.metadata, snapshot, table.io, row_filter=condition)]
+    ids = [r[0] for r in con.execute(
+        f"SELECT id FROM db.r VERSION AS OF {snapshot.snapshot_id} WHERE p = ?", [partition]
+    ).fetchall()]
+    change = Change(
+        operation="delete",
+        removed_files=tuple(files),
+        validation=Validation(snapshot.snapshot_id, condition, isolation),
+    )
+    try:
+        committed = commit(con.catalog, table, change)
+    except CommitConflictError as e:
+        return str(e), [], snapshot.snapshot_id, None
+    return "committed", ids, snapshot.snapshot_id, committed.metadata.current_snapshot_id
+
+
+def _deleter(warehouse: str, isolation: str, readies, gos) -> list[tuple[str, list[int], int, int | None]]:
+    con = icesql.connect(warehouse)
+    try:
+        gate = _Gate(con.catalog)
+        outcomes = []
+        for ready, go in zip(readies, gos):
+            gate.arm(ready, go)
+            outcomes.append(_delete_partition(con, "a", isolation)[:2])
+        return outcomes
+    finally:
+        con.close()
+
+
+def _appender(warehouse: str, partition: str, readies, gos, first_id: int) -> list[int]:
+    con = icesql.connect(warehouse)
+    try:
+        appended = []
+        for i, (ready, go) in enumerate(zip(readies, gos)):
+            if not ready.wait(120):
+                raise TimeoutError("the deleting process never got ready to commit")
+            ids = [first_id + 2 * i, first_id + 2 * i + 1]
+            con.execute("INSERT INTO db.r VALUES (?, ?), (?, ?)", [ids[0], partition, ids[1], partition])
+            appended += ids
+            go.set()
+        return appended
+    finally:
+        con.close()
+
+
+def _race(warehouse: str, isolation: str, partition: str, rounds: int):
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Manager() as manager:
+        readies = [manager.Event() for _ in range(rounds)]
+        gos = [manager.Event() for _ in range(rounds)]
+        with ProcessPoolExecutor(2, mp_context=ctx) as pool:
+            deletes = pool.submit(_deleter, warehouse, isolation, readies, gos)
+            appends = pool.submit(_appender, warehouse, partition, readies, gos, 1000)
+            return deletes.result(timeout=600), appends.result(timeout=600)
+
+
+def _race_table(tmp_path):
+    con = icesql.connect(str(tmp_path))
+    con.execute(
+        "CREATE TABLE db.r (id BIGINT, p STRING) USING iceberg PARTITIONED BY (p)"
+        " TBLPROPERTIES ('format-version'='2', 'commit.retry.min-wait-ms'='1')"
+    )
+    con.execute("INSERT INTO db.r VALUES (1, 'a'), (2, 'a'), (3, 'b')")
+    return con
+
+
+def _ids(con, partition=None):
+    where = "" if partition is None else f" WHERE p = '{partition}'"
+    return sorted(r[0] for r in con.execute(f"SELECT id FROM db.r{where}").fetchall())
+
+
+@pytest.mark.parametrize("rounds", [1, ROUNDS], ids=["once", "repeated"])
+def test_serializable_delete_fails_when_a_row_is_appended_to_its_partition(tmp_path, rounds):
+    con = _race_table(tmp_path)
+    outcomes, appended = _race(str(tmp_path), SERIALIZABLE, "a", rounds)
+    for outcome, deleted in outcomes:
+        assert isinstance(outcome, str) and deleted == []
+        assert re.search(r"conflict with a concurrent commit: snapshot \d+ \(append\) added data file"
+                         r" .*\.parquet that may hold rows matching", outcome), outcome
+    assert _ids(con, "a") == sorted([1, 2, *appended])  # the delete changed nothing
+    assert _ids(con, "b") == [3]
+    md = con.catalog.load_table(R).metadata
+    assert [s.operation for s in md.snapshots] == ["append"] * (1 + rounds)
+    con.close()
+
+
+@pytest.mark.parametrize("rounds", [1, ROUNDS], ids=["once", "repeated"])
+def test_snapshot_isolation_delete_keeps_rows_appended_meanwhile(tmp_path, rounds):
+    con = _race_table(tmp_path)
+    outcomes, appended = _race(str(tmp_path), SNAPSHOT, "a", rounds)
+    assert [o for o, _ in outcomes] == ["committed"] * rounds
+    # each delete removed exactly what it had read: the rows appended before its round
+    assert outcomes[0][1] == [1, 2]
+    for i in range(1, rounds):
+        assert sorted(outcomes[i][1]) == appended[2 * (i - 1): 2 * i]
+    assert _ids(con, "a") == appended[-2:]  # the last round's rows survive its delete
+    deleted = [i for _, ids in outcomes for i in ids]
+    assert sorted(deleted + _ids(con, "a")) == sorted([1, 2, *appended])  # nothing lost
+    assert _ids(con, "b") == [3]
+    ops = [s.operation for s in con.catalog.load_table(R).metadata.snapshots]
+    assert ops == ["append"] + ["append", "delete"] * rounds
+    con.close()
+
+
+@pytest.mark.parametrize("isolation", [SERIALIZABLE, SNAPSHOT])
+def test_appends_to_another_partition_never_conflict(tmp_path, isolation):
+    con = _race_table(tmp_path)
+    outcomes, appended = _race(str(tmp_path), isolation, "b", ROUNDS)
+    assert [o for o, _ in outcomes] == ["committed"] * ROUNDS
+    assert outcomes[0][1] == [1, 2] and all(ids == [] for _, ids in outcomes[1:])
+    assert _ids(con, "a") == []
+    assert _ids(con, "b") == sorted([3, *appended])
+    con.close()
+
+
+def _free_deleter(warehouse: str, isolation: str, count: int):
+    con = icesql.connect(warehouse)
+    try:
+        return [_delete_partition(con, "a", isolation) for _ in range(count)]
+    finally:
+        con.close()
+
+
+def _free_appender(warehouse: str, count: int) -> list[int]:
+    con = icesql.connect(warehouse)
+    try:
+        for i in range(count):
+            con.execute("INSERT INTO db.r VALUES (?, 'a')", [1000 + i])
+        return [1000 + i for i in range(count)]
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("isolation", [SERIALIZABLE, SNAPSHOT])
+def test_free_running_race_loses_no_row(tmp_path, isolation):
+    """No ordering: whatever interleaving happens, every row is still there or was deleted by
+    a delete that had read it, no row is deleted twice, and a serializable delete commits
+    only if nothing was appended between its read and its commit."""
+    con = _race_table(tmp_path)
+    con.execute("ALTER TABLE db.r SET TBLPROPERTIES ('commit.retry.num-retries'='50')")
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(2, mp_context=ctx) as pool:
+        deletes = pool.submit(_free_deleter, str(tmp_path), isolation, 15)
+        appends = pool.submit(_free_appender, str(tmp_path), 30)
+        outcomes, appended = deletes.result(timeout=600), appends.result(timeout=600)
+    deleted = [i for _, ids, _, _ in outcomes for i in ids]
+    assert len(deleted) == len(set(deleted))
+    assert sorted(deleted + _ids(con)) == sorted([1, 2, 3, *appended])
+    md = con.catalog.load_table(R).metadata
+    for outcome, _, read, made in outcomes:
+        if outcome != "committed":
+            assert isolation == SERIALIZABLE and "added data file" in outcome, outcome
+        elif isolation == SERIALIZABLE:
+            assert md.snapshot_by_id(made).parent_snapshot_id == read
     con.close()

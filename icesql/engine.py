@@ -147,15 +147,15 @@ class Engine:
         for ref, view, _ in bound:
             _replace_with_view(ref, view)
         # pruning filters per scan (the SQL keeps its WHERE/ON: DuckDB evaluates all of it)
+        meta = referenced_metadata_columns(statement)  # _file, _pos, ...: hidden columns
         filters = pushed_filters(
-            statement, {view: scan.version.schema for _, view, scan in bound}, params, DIALECT
+            statement, {view: scan.version.schema for _, view, scan in bound}, params, DIALECT, meta
         )
         labels = {view: _scan_label(ref) for ref, view, _ in bound}
         typed = {
             view: {f.name: spark_type(f.type) for f in scan.read_schema.fields}
             for _, view, scan in bound
         }
-        meta = referenced_metadata_columns(statement)  # _file, _pos, ...: hidden columns
         for columns in typed.values():
             for name in meta:
                 if name in META_SPARK_TYPES:

@@ -92,15 +92,21 @@ def pushed_filters(
     schemas: dict[str, Schema],
     params: Sequence[object],
     dialect: object,
+    hidden_columns: Sequence[str] = (),
 ) -> dict[str, BooleanExpression]:
     """Per scanned view name (lower-case), the bound Iceberg filter that may prune its files;
-    views with nothing to push are left out. Never raises: anything that cannot be analysed
-    pushes nothing."""
+    views with nothing to push are left out. ``hidden_columns`` (``_file``, ``_pos``...) are
+    columns every view also has; conditions on them are not pushed. Never raises: anything
+    that cannot be analysed pushes nothing."""
     try:
+        columns = {
+            name: {**{c: "INT" for c in hidden_columns}, **{f.name: "INT" for f in s.fields}}
+            for name, s in schemas.items()
+        }
         qualified = qualify(
             statement.copy(),
             dialect=dialect,
-            schema={name: {f.name: "INT" for f in s.fields} for name, s in schemas.items()},
+            schema=columns,
             validate_qualify_columns=True,
             expand_stars=False,
             quote_identifiers=False,

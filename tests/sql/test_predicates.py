@@ -185,6 +185,15 @@ def test_unknown_columns_or_bad_sql_push_nothing() -> None:
     assert pushed("SELECT * FROM t JOIN u ON t.id = u.id WHERE u.nope = 1", views=("t",)) == {}
 
 
+def test_metadata_columns_do_not_stop_the_rest_from_being_pushed() -> None:
+    """A row-level DELETE selects ``_file, _pos``: its condition still prunes the scan and is
+    its conflict filter; conditions on the hidden columns themselves stay with DuckDB."""
+    statement = parse_one("SELECT _file, _pos FROM t WHERE id = 5 AND _pos > 2 AND length(name) > 0")
+    assert pushed_filters(statement, {"t": T}, (), DIALECT) == {}  # without knowing them: nothing
+    filters = pushed_filters(statement, {"t": T}, (), DIALECT, ["_file", "_pos"])
+    assert {k: str(v) for k, v in filters.items()} == {"t": "id = 5"}
+
+
 # ---------------------------------------------------------------------------------------------
 # Exact filters: what a DELETE may use to drop whole files
 

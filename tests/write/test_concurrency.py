@@ -21,11 +21,7 @@ import pytest
 
 import icesql
 from icesql.errors import CommitConflictError
-from icesql.expressions.tree import equal
-from icesql.scan.planner import plan_files
-from icesql.write.commit import commit
-from icesql.write.snapshot import Change
-from icesql.write.validation import SERIALIZABLE, SNAPSHOT, Validation
+from icesql.write.validation import SERIALIZABLE, SNAPSHOT
 
 WRITERS = 4
 INSERTS = 25
@@ -88,58 +84,63 @@ R = ("db", "r")
 ROUNDS = 12
 
 
-class _Gate:
-    """Holds a statement's first commit attempt on ``catalog`` until ``go`` is set, after
-    setting ``ready``: by then the statement has read the table and written its files."""
+class _Spy:
+    """Wraps a connection's catalog to see what a statement reads and to hold its commit:
+    ``read`` is the snapshot of the last table load before the first commit attempt (the
+    one the statement's query read); with ``ready`` and ``go`` given, that first attempt
+    waits for ``go`` after setting ``ready`` (the statement has read the table and written
+    its files by then)."""
 
     def __init__(self, catalog):
-        self.real = catalog.commit_table
-        self.ready = self.go = None
-        catalog.commit_table = self.commit_table
+        self.real_load, self.real_commit = catalog.load_table, catalog.commit_table
+        catalog.load_table, catalog.commit_table = self.load_table, self.commit_table
+        self.start()
 
-    def arm(self, ready, go) -> None:
-        self.ready, self.go = ready, go
+    def start(self, ready=None, go=None) -> None:
+        self.read, self.committing, self.ready, self.go = None, False, ready, go
+
+    def load_table(self, identifier):
+        table = self.real_load(identifier)
+        if not self.committing:
+            self.read = table.metadata.current_snapshot_id
+        return table
 
     def commit_table(self, table, metadata):
-        if self.go is not None and not self.go.is_set():
-            self.ready.set()
-            if not self.go.wait(120):
-                raise TimeoutError("the appending process never committed")
-        return self.real(table, metadata)
+        if not self.committing:
+            self.committing = True
+            if self.go is not None:
+                self.ready.set()
+                if not self.go.wait(120):
+                    raise TimeoutError("the appending process never committed")
+        return self.real_commit(table, metadata)
 
 
-def _delete_partition(con, partition: str, isolation: str) -> tuple[str, list[int], int, int | None]:
-    """``DELETE FROM db.r WHERE p = <partition>`` as a copy-on-write row-level delete under
-    ``isolation``: the partition's files it read are removed. Returns ``"committed"`` or the
-    conflict message, the ids the delete removed, the snapshot it read and the one it made."""
-    table = con.catalog.load_table(R)
-    snapshot = table.metadata.current_snapshot()
-    condition = equal("p", partition)
-    files = [t.data_file for t in plan_files(table.metadata, snapshot, table.io, row_filter=condition)]
-    ids = [r[0] for r in con.execute(
-        f"SELECT id FROM db.r VERSION AS OF {snapshot.snapshot_id} WHERE p = ?", [partition]
-    ).fetchall()]
-    change = Change(
-        operation="delete",
-        removed_files=tuple(files),
-        validation=Validation(snapshot.snapshot_id, condition, isolation),
-    )
+def _delete_partition(con, spy: _Spy, partition: str, ready=None, go=None):
+    """``DELETE FROM db.r WHERE p = <partition> AND length(p) > 0`` under the table's
+    ``write.delete.isolation-level``. The second term cannot become an Iceberg filter, so
+    the delete goes row by row (copy-on-write): it removes the files it read, validated
+    against the commits made since (with the pushed ``p = <partition>`` as conflict
+    filter). A partition-only condition would be a metadata-only delete, which removes
+    whatever matches when it commits, as Java's ``deleteFromRowFilter`` does. Returns
+    ``"committed"`` or the conflict message, the ids deleted, the snapshot read and the
+    snapshot made."""
+    spy.start(ready, go)
     try:
-        committed = commit(con.catalog, table, change)
+        con.execute("DELETE FROM db.r WHERE p = ? AND length(p) > 0", [partition])
     except CommitConflictError as e:
-        return str(e), [], snapshot.snapshot_id, None
-    return "committed", ids, snapshot.snapshot_id, committed.metadata.current_snapshot_id
+        return str(e), [], spy.read, None
+    ids = [r[0] for r in con.execute(
+        f"SELECT id FROM db.r VERSION AS OF {spy.read} WHERE p = ?", [partition]
+    ).fetchall()]
+    ours = [s for s in con.catalog.load_table(R).metadata.snapshots if s.operation != "append"]
+    return "committed", sorted(ids), spy.read, ours[-1].snapshot_id
 
 
-def _deleter(warehouse: str, isolation: str, readies, gos) -> list[tuple[str, list[int], int, int | None]]:
+def _deleter(warehouse: str, readies, gos) -> list[tuple[str, list[int]]]:
     con = icesql.connect(warehouse)
     try:
-        gate = _Gate(con.catalog)
-        outcomes = []
-        for ready, go in zip(readies, gos):
-            gate.arm(ready, go)
-            outcomes.append(_delete_partition(con, "a", isolation)[:2])
-        return outcomes
+        spy = _Spy(con.catalog)
+        return [_delete_partition(con, spy, "a", ready, go)[:2] for ready, go in zip(readies, gos)]
     finally:
         con.close()
 
@@ -160,22 +161,23 @@ def _appender(warehouse: str, partition: str, readies, gos, first_id: int) -> li
         con.close()
 
 
-def _race(warehouse: str, isolation: str, partition: str, rounds: int):
+def _race(warehouse: str, partition: str, rounds: int):
     ctx = multiprocessing.get_context("spawn")
     with ctx.Manager() as manager:
         readies = [manager.Event() for _ in range(rounds)]
         gos = [manager.Event() for _ in range(rounds)]
         with ProcessPoolExecutor(2, mp_context=ctx) as pool:
-            deletes = pool.submit(_deleter, warehouse, isolation, readies, gos)
+            deletes = pool.submit(_deleter, warehouse, readies, gos)
             appends = pool.submit(_appender, warehouse, partition, readies, gos, 1000)
             return deletes.result(timeout=600), appends.result(timeout=600)
 
 
-def _race_table(tmp_path):
+def _race_table(tmp_path, isolation: str, retries: int = 4):
     con = icesql.connect(str(tmp_path))
     con.execute(
         "CREATE TABLE db.r (id BIGINT, p STRING) USING iceberg PARTITIONED BY (p)"
-        " TBLPROPERTIES ('format-version'='2', 'commit.retry.min-wait-ms'='1')"
+        " TBLPROPERTIES ('format-version'='2', 'commit.retry.min-wait-ms'='1',"
+        f" 'commit.retry.num-retries'='{retries}', 'write.delete.isolation-level'='{isolation}')"
     )
     con.execute("INSERT INTO db.r VALUES (1, 'a'), (2, 'a'), (3, 'b')")
     return con
@@ -188,8 +190,8 @@ def _ids(con, partition=None):
 
 @pytest.mark.parametrize("rounds", [1, ROUNDS], ids=["once", "repeated"])
 def test_serializable_delete_fails_when_a_row_is_appended_to_its_partition(tmp_path, rounds):
-    con = _race_table(tmp_path)
-    outcomes, appended = _race(str(tmp_path), SERIALIZABLE, "a", rounds)
+    con = _race_table(tmp_path, SERIALIZABLE)
+    outcomes, appended = _race(str(tmp_path), "a", rounds)
     for outcome, deleted in outcomes:
         assert isinstance(outcome, str) and deleted == []
         assert re.search(r"conflict with a concurrent commit: snapshot \d+ \(append\) added data file"
@@ -203,8 +205,8 @@ def test_serializable_delete_fails_when_a_row_is_appended_to_its_partition(tmp_p
 
 @pytest.mark.parametrize("rounds", [1, ROUNDS], ids=["once", "repeated"])
 def test_snapshot_isolation_delete_keeps_rows_appended_meanwhile(tmp_path, rounds):
-    con = _race_table(tmp_path)
-    outcomes, appended = _race(str(tmp_path), SNAPSHOT, "a", rounds)
+    con = _race_table(tmp_path, SNAPSHOT)
+    outcomes, appended = _race(str(tmp_path), "a", rounds)
     assert [o for o, _ in outcomes] == ["committed"] * rounds
     # each delete removed exactly what it had read: the rows appended before its round
     assert outcomes[0][1] == [1, 2]
@@ -221,8 +223,8 @@ def test_snapshot_isolation_delete_keeps_rows_appended_meanwhile(tmp_path, round
 
 @pytest.mark.parametrize("isolation", [SERIALIZABLE, SNAPSHOT])
 def test_appends_to_another_partition_never_conflict(tmp_path, isolation):
-    con = _race_table(tmp_path)
-    outcomes, appended = _race(str(tmp_path), isolation, "b", ROUNDS)
+    con = _race_table(tmp_path, isolation)
+    outcomes, appended = _race(str(tmp_path), "b", ROUNDS)
     assert [o for o, _ in outcomes] == ["committed"] * ROUNDS
     assert outcomes[0][1] == [1, 2] and all(ids == [] for _, ids in outcomes[1:])
     assert _ids(con, "a") == []
@@ -230,10 +232,11 @@ def test_appends_to_another_partition_never_conflict(tmp_path, isolation):
     con.close()
 
 
-def _free_deleter(warehouse: str, isolation: str, count: int):
+def _free_deleter(warehouse: str, count: int):
     con = icesql.connect(warehouse)
     try:
-        return [_delete_partition(con, "a", isolation) for _ in range(count)]
+        spy = _Spy(con.catalog)
+        return [_delete_partition(con, spy, "a") for _ in range(count)]
     finally:
         con.close()
 
@@ -253,20 +256,26 @@ def test_free_running_race_loses_no_row(tmp_path, isolation):
     """No ordering: whatever interleaving happens, every row is still there or was deleted by
     a delete that had read it, no row is deleted twice, and a serializable delete commits
     only if nothing was appended between its read and its commit."""
-    con = _race_table(tmp_path)
-    con.execute("ALTER TABLE db.r SET TBLPROPERTIES ('commit.retry.num-retries'='50')")
+    con = _race_table(tmp_path, isolation, retries=50)
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(2, mp_context=ctx) as pool:
-        deletes = pool.submit(_free_deleter, str(tmp_path), isolation, 15)
+        deletes = pool.submit(_free_deleter, str(tmp_path), 15)
         appends = pool.submit(_free_appender, str(tmp_path), 30)
         outcomes, appended = deletes.result(timeout=600), appends.result(timeout=600)
     deleted = [i for _, ids, _, _ in outcomes for i in ids]
     assert len(deleted) == len(set(deleted))
     assert sorted(deleted + _ids(con)) == sorted([1, 2, 3, *appended])
     md = con.catalog.load_table(R).metadata
-    for outcome, _, read, made in outcomes:
+    for outcome, ids, read, made in outcomes:
         if outcome != "committed":
             assert isolation == SERIALIZABLE and "added data file" in outcome, outcome
-        elif isolation == SERIALIZABLE:
-            assert md.snapshot_by_id(made).parent_snapshot_id == read
+            continue
+        parent = md.snapshot_by_id(made).parent_snapshot_id
+        before, after = (
+            {r[0] for r in con.execute(f"SELECT id FROM db.r VERSION AS OF {s}").fetchall()}
+            for s in (parent, made)
+        )
+        assert sorted(before - after) == ids  # it deleted exactly the rows it had read
+        if isolation == SERIALIZABLE:
+            assert parent == read  # nothing landed between its read and its commit
     con.close()

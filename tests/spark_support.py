@@ -433,3 +433,40 @@ def has_top_level_order_by(sql: str) -> bool:
     return any(
         first == ("ORDER", 0) and second == ("BY", 0) for first, second in zip(words, words[1:])
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Tables in the shared session
+# --------------------------------------------------------------------------------------------
+
+
+def assert_same_query(spark, con, query: str, *, ordered: bool | None = None) -> list:
+    """Run ``query`` in Spark and in icesql (a DB-API connection) and assert the same rows,
+    in order only when ``ordered`` (default: when the query has a top-level ORDER BY).
+    Returns Spark's rows."""
+    expected = spark.sql(query).collect()
+    actual = con.execute(query).fetchall()
+    if ordered is None:
+        ordered = has_top_level_order_by(query)
+    assert_same_rows(expected, actual, ordered=ordered, context=query)
+    return expected
+
+
+def snapshot_ids(spark, table: str) -> list[int]:
+    """The table's snapshot ids, oldest first."""
+    rows = spark.sql(f"SELECT snapshot_id FROM {table}.snapshots ORDER BY committed_at").collect()
+    return [r.snapshot_id for r in rows]
+
+
+def table_location(spark, table: str) -> str:
+    """The table's location as Spark reports it (``file:/...`` for local tables)."""
+    loc = spark.sql(f"DESCRIBE TABLE EXTENDED {table}").where("col_name = 'Location'").collect()
+    return loc[0].data_type
+
+
+def java_table(spark, table: str):
+    """The Iceberg Java ``Table`` of a hadoop-catalog table, for changes Spark SQL cannot make
+    (equality deletes, column defaults). Run ``REFRESH TABLE`` after committing through it."""
+    jvm = spark._jvm
+    tables = jvm.org.apache.iceberg.hadoop.HadoopTables(spark._jsc.hadoopConfiguration())
+    return tables.load(table_location(spark, table))

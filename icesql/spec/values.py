@@ -236,14 +236,19 @@ def to_bytes(t: IcebergType, value: Any) -> bytes:
 def from_bytes(t: IcebergType, data: bytes) -> Any:
     """Decode one value per Appendix D.
 
-    As in the reference implementation, a long (double) read from 4 bytes is decoded as an
-    int (float): bounds written before an int->long (float->double) promotion stay readable.
+    Bounds are not rewritten when a type is promoted, so their length tells the type they were
+    written with (spec: Schema Evolution): a long (double) read from 4 bytes is an int
+    (float), a timestamp or timestamp_ns from 4 bytes a date (v3's date promotion), turned
+    into micro- or nanoseconds at midnight.
     """
     data = bytes(data)
     if isinstance(t, LongType) and len(data) == 4:
         return struct.unpack("<i", data)[0]
     if isinstance(t, DoubleType) and len(data) == 4:
         return struct.unpack("<f", data)[0]
+    if isinstance(t, TimestampType | TimestampNanoType) and len(data) == 4:
+        per_day = 86_400_000_000 if isinstance(t, TimestampType) else 86_400_000_000_000
+        return struct.unpack("<i", data)[0] * per_day
     fmt = _PACKED.get(type(t))
     if fmt is not None:
         try:

@@ -147,7 +147,7 @@ def _exists(schema: Schema, path) -> bool:  # noqa: ANN001
 def _alter_column(table: Table, schema: Schema, parsed: ext.AlterColumn) -> Schema:
     md, name = table.metadata, table.name
     if parsed.type is not None:
-        schema = su.promote_type(schema, parsed.path, iceberg_type(parsed.type), md.format_version, md.spec(), name)
+        schema = su.promote_type(schema, parsed.path, iceberg_type(parsed.type), md.format_version, md.specs, name)
     if parsed.comment is not None:
         schema = su.update_doc(schema, parsed.path, parsed.comment, name)
     if parsed.drop_not_null:

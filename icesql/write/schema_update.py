@@ -275,9 +275,12 @@ def promote_type(
     path: Path,
     new_type: IcebergType,
     format_version: int,
-    spec: PartitionSpec | None,
+    specs: Sequence[PartitionSpec],
     table: str,
 ) -> Schema:
+    """``path`` promoted to ``new_type``. ``specs``: every partition spec of the table, since
+    old files keep the partition values of theirs: a date may not become a timestamp while
+    any spec takes it through a transform whose value would change (identity, bucket)."""
     ctx = _Ctx(table)
     target = _field(schema, path, ctx)
     old = target.type
@@ -289,11 +292,20 @@ def promote_type(
         )
     if not _promotable(old, new_type, format_version):
         raise ctx.error(f"cannot change column type {'.'.join(path)}: {old} -> {new_type} (not a valid promotion)")
-    if spec is not None and isinstance(old, DateType):
-        for pf in spec.fields:
-            if target.field_id in pf.all_source_ids and str(pf.transform).startswith("bucket"):
-                raise ctx.error(f"cannot promote {'.'.join(path)!r}: it is the source of bucket partition {pf.name!r}")
+    if isinstance(old, DateType):
+        for spec in specs:
+            for pf in spec.fields:
+                kind = str(pf.transform).split("[")[0]
+                if target.field_id in pf.all_source_ids and kind in _VALUE_CHANGING_ON_DATE:
+                    raise ctx.error(
+                        f"cannot promote {'.'.join(path)!r}: it is the source of {kind} partition"
+                        f" field {pf.name!r} (spec {spec.spec_id}), whose values would change"
+                    )
     return _replace_field(schema, target, replace(target, type=new_type), ctx, path)
+
+
+# transforms whose value differs for a date and the same instant as a timestamp
+_VALUE_CHANGING_ON_DATE = ("identity", "bucket")
 
 
 def _promotable(old: IcebergType, new: IcebergType, version: int) -> bool:

@@ -13,6 +13,16 @@ def spark_tables(spark, spark_warehouse: str) -> SparkTables:
     return create_spark_tables(spark, spark_warehouse)
 
 
+@pytest.fixture(scope="module")
+def con(spark_warehouse: str):
+    """An icesql connection to the shared warehouse, one per test module."""
+    import icesql
+
+    connection = icesql.connect(spark_warehouse)
+    yield connection
+    connection.close()
+
+
 @pytest.fixture
 def icesql_connection(spark_tables: SparkTables):
     """An icesql connection to the warehouse holding the fixture tables."""

@@ -22,7 +22,13 @@ from collections import Counter
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from spark_support import assert_same_rows
+from spark_support import (
+    assert_same_query,
+    assert_same_rows,
+    java_table,
+    snapshot_ids,
+    table_location,
+)
 
 import icesql
 import icesql.scan.delete_loaders as delete_loaders
@@ -36,15 +42,7 @@ MOR = (
 
 
 def _check(spark, con, query: str) -> list:
-    expected = spark.sql(query).collect()
-    actual = con.execute(query).fetchall()
-    assert_same_rows(expected, actual, ordered=False, context=query)
-    return expected
-
-
-def _snapshot_ids(spark, table: str) -> list[int]:
-    rows = spark.sql(f"SELECT snapshot_id FROM {table}.snapshots ORDER BY committed_at").collect()
-    return [r.snapshot_id for r in rows]
+    return assert_same_query(spark, con, query, ordered=False)
 
 
 def _queries(table: str) -> list[str]:
@@ -56,13 +54,6 @@ def _queries(table: str) -> list[str]:
         f"SELECT id, v FROM {table} WHERE v > 100",
         f"SELECT t1.id FROM {table} t1 JOIN {table} t2 ON t1.id = t2.id + 1",
     ]
-
-
-@pytest.fixture(scope="module")
-def con(spark, spark_warehouse):
-    connection = icesql.connect(spark_warehouse)
-    yield connection
-    connection.close()
 
 
 # --- position deletes (v2) and deletion vectors (v3) -------------------------------------
@@ -108,7 +99,7 @@ def test_v2_position_deletes_after_delete_update_merge(spark, con, granularity):
     assert deletes >= 3, f"Spark wrote {deletes} delete files"
     for query in _queries(table):
         _check(spark, con, query)
-    for snapshot_id in _snapshot_ids(spark, table):  # every intermediate state
+    for snapshot_id in snapshot_ids(spark, table):  # every intermediate state
         _check(spark, con, f"SELECT * FROM {table} VERSION AS OF {snapshot_id}")
 
 
@@ -142,7 +133,7 @@ def test_v3_deletion_vectors_after_repeated_deletes(spark, con):
             _check(spark, con, query)
     kinds = spark.sql(f"SELECT DISTINCT file_format FROM {table}.delete_files").collect()
     assert [r.file_format for r in kinds] == ["PUFFIN"]
-    for snapshot_id in _snapshot_ids(spark, table):
+    for snapshot_id in snapshot_ids(spark, table):
         _check(spark, con, f"SELECT * FROM {table} VERSION AS OF {snapshot_id}")
 
 
@@ -166,17 +157,6 @@ def test_each_delete_file_is_read_once_per_scan(spark, con, monkeypatch):
 # --- equality deletes committed through the Java API -------------------------------------
 
 
-def _java_table(spark, location: str):
-    jvm = spark._jvm
-    tables = jvm.org.apache.iceberg.hadoop.HadoopTables(spark._jsc.hadoopConfiguration())
-    return tables.load(location)
-
-
-def _location(spark, table: str) -> str:
-    loc = spark.sql(f"DESCRIBE TABLE EXTENDED {table}").where("col_name = 'Location'").collect()
-    return loc[0].data_type
-
-
 def _commit_equality_delete(
     spark,
     table: str,
@@ -187,7 +167,7 @@ def _commit_equality_delete(
 ) -> str:
     """Write an equality delete Parquet file (Iceberg field ids) and commit it with a
     RowDelta through the Java API, with metrics computed by Iceberg from the file."""
-    location = _location(spark, table)
+    location = table_location(spark, table)
     local = location.removeprefix("file:")
     path = os.path.join(local, "data", f"eq-delete-{uuid.uuid4().hex}.parquet")
     fields = [
@@ -199,7 +179,7 @@ def _commit_equality_delete(
     )
     jvm, gateway = spark._jvm, spark.sparkContext._gateway
     conf = spark._jsc.hadoopConfiguration()
-    jtable = _java_table(spark, location)
+    jtable = java_table(spark, table)
     spec = jtable.spec() if spec_id is None else jtable.specs().get(spec_id)
     ids = gateway.new_array(gateway.jvm.int, len(equality_ids))
     for i, fid in enumerate(equality_ids):
@@ -455,7 +435,7 @@ def test_deletion_vector_with_bad_checksum_names_the_file(spark, con):
 def test_missing_position_delete_file_names_the_file(spark, con, granularity):
     props = f", 'write.delete.granularity' = '{granularity}'"
     table = _bad_table(spark, f"missing_pos_{granularity}", 2, props)
-    location = _location(spark, table).removeprefix("file:")
+    location = table_location(spark, table).removeprefix("file:")
     files = [
         r.file_path
         for r in spark.sql(f"SELECT file_path FROM {table}.delete_files").collect()

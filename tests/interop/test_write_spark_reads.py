@@ -97,13 +97,6 @@ ONE_TASK = "'write.distribution-mode' = 'none', 'write.spark.fanout.enabled' = '
 WRITER_SPECIFIC = {"file_path", "file_size_in_bytes", "column_sizes", "split_offsets", "readable_metrics"}
 
 
-@pytest.fixture(scope="module")
-def con(spark_warehouse):
-    connection = icesql.connect(spark_warehouse)
-    yield connection
-    connection.close()
-
-
 def _fresh_namespace(spark, con, name: str) -> str:
     """A namespace of this test's own, created by icesql (dropped first if a rerun left it)."""
     ns = f"w_{name}"

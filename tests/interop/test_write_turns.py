@@ -17,13 +17,6 @@ from spark_support import assert_same_rows
 import icesql
 
 
-@pytest.fixture(scope="module")
-def con(spark_warehouse):
-    connection = icesql.connect(spark_warehouse)
-    yield connection
-    connection.close()
-
-
 def _same(spark, con, table: str, step: str, expected_count: int) -> None:
     spark.sql(f"REFRESH TABLE {table}")
     spark_rows = spark.sql(f"SELECT * FROM {table}").collect()

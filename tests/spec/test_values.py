@@ -105,6 +105,11 @@ def test_decimal_with_too_many_digits_is_refused():
 def test_bounds_written_before_type_promotion_stay_readable():
     assert from_bytes(LongType(), bytes.fromhex("feffffff")) == -2
     assert from_bytes(DoubleType(), bytes.fromhex("0000803f")) == 1.0
+    # v3 date -> timestamp / timestamp_ns: a 4-byte bound is a date, read as its midnight
+    day = to_bytes(DateType(), 19724)  # 2024-01-02
+    assert from_bytes(TimestampType(), day) == 19724 * 86_400 * 10**6
+    assert from_bytes(TimestampNanoType(), day) == 19724 * 86_400 * 10**9
+    assert from_bytes(DateType(), day) == 19724
 
 
 def test_boolean_any_non_zero_byte_is_true():

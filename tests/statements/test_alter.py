@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 import icesql
@@ -190,3 +192,33 @@ def test_syntax_errors_point_at_the_problem(con):
         con.execute("ALTER TABLE db.t CREATE BRANCH b1")
     with pytest.raises(icesql.ProgrammingError, match="table not found: db.nope"):
         con.execute("ALTER TABLE db.nope ADD COLUMN x INT")
+
+
+def test_v3_date_to_timestamp_reads_old_files_and_prunes_with_date_bounds(tmp_path):
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.d (id INT, d DATE, e DATE) USING iceberg PARTITIONED BY (days(d))"
+                " TBLPROPERTIES ('format-version'='3')")
+    con.execute("INSERT INTO db.d VALUES (1, DATE '2024-01-02', DATE '2024-01-02'),"
+                " (2, DATE '2024-03-04', DATE '2024-03-04')")
+    con.execute("ALTER TABLE db.d ALTER COLUMN d TYPE TIMESTAMP_NTZ")  # days() stays the same
+    con.execute("ALTER TABLE db.d ALTER COLUMN e TYPE TIMESTAMP_NTZ")
+    con.execute("INSERT INTO db.d VALUES (3, TIMESTAMP_NTZ '2024-01-02 07:00:00', NULL)")
+    rows = con.execute("SELECT id, d, e FROM db.d WHERE e = TIMESTAMP_NTZ '2024-01-02 00:00:00'")
+    assert rows.fetchall() == [(1, dt.datetime(2024, 1, 2), dt.datetime(2024, 1, 2))]
+    # the old files' 4-byte bounds of e are dates: the March file is pruned by them
+    text = con.execute("EXPLAIN SELECT * FROM db.d WHERE e < TIMESTAMP_NTZ '2024-02-01 00:00:00'")
+    assert "skipped by metrics 2" in text.fetchone()[0]  # the March file and the all-NULL one
+    got = con.execute("SELECT id FROM db.d WHERE d >= TIMESTAMP_NTZ '2024-01-02 05:00:00'")
+    assert sorted(got.fetchall()) == [(2,), (3,)]
+
+
+@pytest.mark.parametrize("transform", ["d", "bucket(4, d)"])
+def test_v3_date_to_timestamp_refused_when_a_spec_would_change_its_values(tmp_path, transform):
+    con = icesql.connect(str(tmp_path))
+    con.execute(f"CREATE TABLE db.d (id INT, d DATE) USING iceberg PARTITIONED BY ({transform})"
+                " TBLPROPERTIES ('format-version'='3')")
+    con.execute("INSERT INTO db.d VALUES (1, DATE '2024-01-02')")
+    con.execute(f"ALTER TABLE db.d DROP PARTITION FIELD {transform}")  # still in spec 0
+    with pytest.raises(icesql.ProgrammingError, match=r"'d'.*spec 0"):
+        con.execute("ALTER TABLE db.d ALTER COLUMN d TYPE TIMESTAMP_NTZ")
+    assert con.execute("SELECT * FROM db.d").fetchall() == [(1, dt.date(2024, 1, 2))]

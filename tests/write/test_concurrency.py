@@ -279,3 +279,35 @@ def test_free_running_race_loses_no_row(tmp_path, isolation):
         if isolation == SERIALIZABLE:
             assert parent == read  # nothing landed between its read and its commit
     con.close()
+
+
+def _overwriter(warehouse: str, mode: str, readies, gos) -> None:
+    con = icesql.connect(warehouse)
+    try:
+        spy = _Spy(con.catalog)
+        spy.start(readies[0], gos[0])
+        con.execute(f"SET spark.sql.sources.partitionOverwriteMode = {mode}")
+        con.execute("INSERT OVERWRITE db.r PARTITION (p = 'a') SELECT id + 100 FROM db.r WHERE p = 'a'")
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("mode", ["static", "dynamic"])
+@pytest.mark.parametrize("partition", ["a", "b"])
+def test_overwrite_replaces_what_the_partition_holds_when_it_commits(tmp_path, mode, partition):
+    """As in Spark (which asks Iceberg for no validation on SQL INSERT OVERWRITE), the rows
+    an INSERT OVERWRITE replaces are found on the table its commit lands on: an append to
+    the replaced partition made after the overwrite read the table is replaced too (it was
+    not read), an append to another partition stays."""
+    con = _race_table(tmp_path, SERIALIZABLE)
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Manager() as manager:
+        readies, gos = [manager.Event()], [manager.Event()]
+        with ProcessPoolExecutor(2, mp_context=ctx) as pool:
+            overwrite = pool.submit(_overwriter, str(tmp_path), mode, readies, gos)
+            appends = pool.submit(_appender, str(tmp_path), partition, readies, gos, 1000)
+            overwrite.result(timeout=600)
+            appended = appends.result(timeout=600)
+    assert _ids(con, "a") == [101, 102]
+    assert _ids(con, "b") == ([3, *appended] if partition == "b" else [3])
+    con.close()

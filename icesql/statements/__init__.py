@@ -1,5 +1,5 @@
-"""Handlers of the statements that are not queries: DDL, INSERT, DELETE, SHOW, DESCRIBE,
-ALTER.
+"""Handlers of the statements that are not queries: DDL, INSERT, DELETE, UPDATE, MERGE,
+SHOW, DESCRIBE, ALTER.
 
 ``statement_handler`` is the engine's table of handlers by statement type; each handler
 takes ``(engine, statement, params)`` and returns a ``Result``. Statements sqlglot cannot
@@ -20,7 +20,7 @@ Handler = Callable[["Engine", exp.Expr, Sequence[object]], "Result"]
 
 
 def _handlers() -> list[tuple[type, Handler]]:
-    from icesql.statements import commands, ddl, delete, insert, merge, show
+    from icesql.statements import commands, ddl, delete, insert, merge, show, update
 
     return [
         (exp.Create, ddl.create),
@@ -28,6 +28,7 @@ def _handlers() -> list[tuple[type, Handler]]:
         (exp.Insert, insert.insert),
         (exp.Merge, merge.merge),
         (exp.Delete, delete.delete),
+        (exp.Update, update.update),
         (exp.Describe, show.describe),
         (exp.Command, commands.command),
     ]

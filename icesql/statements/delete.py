@@ -27,9 +27,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pyarrow as pa
 from sqlglot import exp
 
-from icesql.catalog.base import CommitStateUnknownError
 from icesql.catalog.table import Table
 from icesql.errors import NotSupportedError
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
@@ -44,8 +44,8 @@ from icesql.statements.row_changes import (
     FILE_COLUMN,
     POS_COLUMN,
     RowChanges,
+    apply_changes,
     check_target_node,
-    iter_batches,
     metadata_column,
     run_target_query,
     target_table_node,
@@ -145,19 +145,8 @@ def _delete_rows(
     if condition is not None:
         select.set("where", exp.Where(this=condition.copy()))
     result, scan = run_target_query(engine, select, params)
-    changes: RowChanges | None = None
-    try:
-        changes = RowChanges(scan, "delete")
-        for batch in iter_batches(result):
-            changes.remove(batch.column(0), batch.column(1))
-        count = changes.removed_rows
-        changes.commit(engine, commit_empty=True)
-    except CommitStateUnknownError:
-        raise  # the files may be part of the table now
-    except BaseException:
-        if changes is not None:
-            changes.abort()
-        raise
-    finally:
-        result.close()
-    return count
+
+    def collect(changes: RowChanges, batch: pa.RecordBatch) -> None:
+        changes.remove(batch.column(0), batch.column(1))
+
+    return apply_changes(engine, result, scan, "delete", collect).removed_rows

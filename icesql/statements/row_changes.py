@@ -9,7 +9,8 @@ query whose FROM names the target table; the query selects the target's hidden `
   by a subquery), with the alias to qualify its columns with;
 * ``run_target_query(engine, select, params)`` — starts the query: its ``Result`` and the
   target ``TableScan`` (its table, snapshot and planned files are what the change is based
-  on); ``iter_batches(result)`` streams the rows with DuckDB's errors translated.
+  on); ``iter_batches(result)`` streams the rows with DuckDB's errors translated, and
+  ``apply_changes`` runs the whole collect / commit / clean-up-on-failure cycle.
 
 The statement streams its outcome into ``RowChanges(scan, command)`` while it reads: the
 positions of target rows it removes (``remove(files, positions)``: deleted rows, and the old
@@ -35,7 +36,7 @@ statement fails (also when ``commit`` raised anything but ``CommitStateUnknownEr
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -44,6 +45,7 @@ import pyarrow.compute as pc
 from pyroaring import BitMap64
 from sqlglot import exp
 
+from icesql.catalog.base import CommitStateUnknownError
 from icesql.catalog.table import Table
 from icesql.errors import InternalError, NotSupportedError
 from icesql.metadata.manifest import DataFile
@@ -66,6 +68,7 @@ __all__ = [
     "MERGE_ON_READ",
     "POS_COLUMN",
     "RowChanges",
+    "apply_changes",
     "check_target_node",
     "iter_batches",
     "metadata_column",
@@ -142,6 +145,34 @@ def iter_batches(result: Result) -> Iterator[pa.RecordBatch]:
                     yield batch
     finally:
         result.close()
+
+
+def apply_changes(
+    engine: Engine,
+    result: Result,
+    scan: TableScan,
+    command: str,
+    collect: Callable[[RowChanges, pa.RecordBatch], None],
+    commit_empty: bool = True,
+) -> RowChanges:
+    """Stream the target query's batches into a new ``RowChanges`` (``collect`` says what
+    each batch removes and writes) and commit them; on failure the files written are deleted
+    (not after an unknown commit outcome) and the result is always closed."""
+    changes: RowChanges | None = None
+    try:
+        changes = RowChanges(scan, command)
+        for batch in iter_batches(result):
+            collect(changes, batch)
+        changes.commit(engine, commit_empty)
+    except CommitStateUnknownError:
+        raise  # the files may be part of the table now
+    except BaseException:
+        if changes is not None:
+            changes.abort()
+        raise
+    finally:
+        result.close()
+    return changes
 
 
 class RowChanges:

@@ -125,6 +125,9 @@ class DataWriter:
             return
         if batch.schema.names != self.arrow_schema.names:
             batch = batch.select(self.arrow_schema.names)
+        if not batch.schema.equals(self.arrow_schema):
+            # same types, other nullability or field metadata: buffered batches must agree
+            batch = pa.RecordBatch.from_arrays(batch.columns, schema=self.arrow_schema)
         self.rows += batch.num_rows
         for values, rows in partition_keys(batch, self.target.schema, self.target.spec):
             part = batch if rows is None else batch.take(rows)

@@ -40,9 +40,12 @@ SCRIPTS: dict[str, tuple[str, str, list[str], list]] = {
         ],
         [
             "DELETE FROM {t} WHERE id = 1",  # a single row
+            "UPDATE {t} SET x = x * 2, s = upper(s) WHERE p = 'a'",  # a file with deletes
             "DELETE FROM {t} WHERE p = 'd'",  # a whole partition: metadata only
+            "UPDATE {t} SET p = 'z' WHERE id = 3",  # to another partition
             "DELETE FROM {t} WHERE x IS NULL OR s = NULL",  # NULL conditions
-            "DELETE FROM {t} WHERE NOT (x > 5) AND p = 'a'",  # a file that has deletes already
+            "UPDATE {t} SET s = 'big' WHERE NOT (x < 8)",  # NULL x stays
+            "DELETE FROM {t} WHERE NOT (x > 10) AND p = 'a'",
             "DELETE FROM {t} WHERE id IN (SELECT max(id) FROM {t} WHERE p = 'c')",
             "DELETE FROM {t} WHERE p IN ('a', 'b') OR s <> 'seven'",
             ("spark", "DELETE FROM {t} WHERE id = 7"),  # Spark on top of icesql's deletes
@@ -59,7 +62,10 @@ SCRIPTS: dict[str, tuple[str, str, list[str], list]] = {
         ],
         [
             ("spark", "DELETE FROM {t} WHERE id % 7 = 0"),  # Spark-written deletes first
+            "UPDATE {t} SET amount = amount + 0.555, cat = 'w' WHERE cat = 'y' AND id < 10",
             "DELETE FROM {t} WHERE cat = 'x' AND amount > 20",
+            "UPDATE {t} SET d = NULL WHERE id IN (SELECT id FROM {t} WHERE id % 5 = 0)",
+            "UPDATE {t} SET amount = 1 WHERE id = -1",  # nothing: an empty commit, as Spark
             "DELETE FROM {t} AS a WHERE EXISTS (SELECT 1 FROM {t} b WHERE b.id = a.id + 1 AND b.cat = 'z')",
             "DELETE FROM {t} WHERE id >= 100",  # the whole second file, by its metrics
             "DELETE FROM {t} WHERE d < DATE '2024-01-05'",
@@ -77,8 +83,27 @@ SCRIPTS: dict[str, tuple[str, str, list[str], list]] = {
         [
             "DELETE FROM {t} WHERE ts < TIMESTAMP '2024-03-02 00:00:00'",  # whole days
             "DELETE FROM {t} WHERE name LIKE 'n3%'",
+            "UPDATE {t} SET id = id + 1000, name = concat(name, '!') WHERE name LIKE 'n1%'",
+            "UPDATE {t} SET ts = ts + INTERVAL 1 DAY WHERE id % 3 = 0",
             "DELETE FROM {t} WHERE id % 2 = 1 AND ts >= TIMESTAMP '2024-03-03 00:00:00'",
             ("spark", "DELETE FROM {t} WHERE id = 40"),
+        ],
+    ),
+    "nested": (
+        "id INT, s STRUCT<f: INT, g: STRING, inner: STRUCT<k: BIGINT>>, tags ARRAY<STRING>,"
+        " m MAP<STRING, INT>",
+        "",
+        [
+            "INSERT INTO {t} VALUES (1, named_struct('f', 1, 'g', 'x', 'inner', named_struct('k', 10)),"
+            " array('a', 'b'), map('k', 1)), (2, NULL, NULL, NULL),"
+            " (3, named_struct('f', 3, 'g', NULL, 'inner', NULL), array(), map())",
+        ],
+        [
+            "UPDATE {t} SET s.f = s.f + 1, s.inner.k = 5 WHERE id <> 3",  # a NULL struct too
+            "UPDATE {t} SET tags = array('c'), m = map('z', 26) WHERE id = 3",
+            "UPDATE {t} SET s = NULL WHERE s.g = 'x'",
+            "DELETE FROM {t} WHERE s.f IS NULL",
+            ("spark", "UPDATE {t} SET s.g = 'spark' WHERE id = 2"),
         ],
     ),
 }
@@ -200,6 +225,9 @@ def test_bad_statements_fail_in_both_and_change_nothing(spark, spark_warehouse):
         for sql in [
             f"DELETE FROM {NS}.missing_table WHERE id = 1",
             "DELETE FROM {t} WHERE nope = 1",
+            "UPDATE {t} SET nope = 1",
+            "UPDATE {t} SET id = 'abc' WHERE id = 1",
+            "UPDATE {t} SET x = 1, x = 2",
         ]:
             before = con.catalog.current_version(ident)
             with pytest.raises(icesql.ProgrammingError):

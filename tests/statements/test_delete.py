@@ -5,10 +5,10 @@ subqueries, conflicts, and clean failures. Spark's answers for the same scripts 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 from sqlglot import exp
+from table_support import last_snapshot, metadata_version, table_files
 
 import icesql
 from icesql.errors import CommitConflictError
@@ -49,19 +49,15 @@ def _ids(con) -> list[int]:
 
 
 def _last(con) -> tuple[str, dict]:
-    op, summary = con.execute(
-        "SELECT operation, summary FROM db.t.snapshots ORDER BY committed_at DESC LIMIT 1"
-    ).fetchone()
-    return op, dict(summary)
+    return last_snapshot(con, "db.t")
 
 
 def _version(con) -> int:
-    return con.catalog.current_version(T)[0]
+    return metadata_version(con, T)
 
 
 def _files(con) -> set[str]:
-    location = con.catalog.load_table(T).metadata.location
-    return {str(p) for p in Path(location).rglob("*") if p.is_file()}
+    return table_files(con, T)
 
 
 def _data_files(con):

@@ -1,0 +1,25 @@
+"""What DML tests look at besides rows: the metadata version, the files under a table's
+location, and the newest snapshot's operation and summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def metadata_version(con, identifier: tuple[str, ...]) -> int:
+    """The table's current metadata version (unchanged by a failed statement)."""
+    return con.catalog.current_version(identifier)[0]
+
+
+def table_files(con, identifier: tuple[str, ...]) -> set[str]:
+    """Every file under the table's location (a failed statement leaves none behind)."""
+    location = con.catalog.load_table(identifier).metadata.location
+    return {str(p) for p in Path(location).rglob("*") if p.is_file()}
+
+
+def last_snapshot(con, table: str) -> tuple[str, dict]:
+    """The newest snapshot's operation and summary."""
+    op, summary = con.execute(
+        f"SELECT operation, summary FROM {table}.snapshots ORDER BY committed_at DESC LIMIT 1"
+    ).fetchone()
+    return op, dict(summary)

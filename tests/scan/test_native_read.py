@@ -110,7 +110,18 @@ def test_every_primitive_type_reads_the_same_as_the_stream(make_table, warehouse
     )
 
 
+def _evolve(writer, schema: Schema, format_version: int | None = None) -> None:
+    builder = writer.metadata.builder()
+    if format_version is not None:
+        builder.upgrade_format_version(format_version)
+    builder.set_current_schema(builder.add_schema(schema))
+    writer.metadata = builder.build()
+    writer.schema = writer.metadata.schema()
+    writer._write_metadata()
+
+
 def test_renamed_promoted_dropped_and_added_columns(make_table, warehouse) -> None:
+    """Files written before and after the changes, read by one ``read_parquet``."""
     old = Schema((
         NestedField(1, "id", IntegerType()),
         NestedField(2, "n", IntegerType()),
@@ -124,32 +135,46 @@ def test_renamed_promoted_dropped_and_added_columns(make_table, warehouse) -> No
         {"id": 1, "n": 5, "f": 1.25, "d": Decimal("3.10"), "gone": "x", "day": 19000},
         {"id": 2, "n": None, "f": None, "d": None, "gone": None, "day": None},
     ])
-    new = Schema((
+    mid = (
         NestedField(1, "id", IntegerType()),
         NestedField(2, "n_long", LongType()),
         NestedField(3, "f", DoubleType()),
         NestedField(4, "d", DecimalType(12, 2)),
-        NestedField(6, "at", TimestampType()),  # v3: date -> timestamp
+        NestedField(6, "day", DateType()),
         NestedField(7, "added", StringType()),
+    )
+    _evolve(writer, Schema(mid))
+    writer.append([{"id": 3, "n_long": 2**40, "f": 0.1, "d": Decimal("1234567890.12"),
+                    "day": 1, "added": "new"}])
+    new = Schema((
+        *mid[:4],
+        NestedField(6, "at", TimestampType()),  # v3: date -> timestamp
+        mid[5],
         NestedField(8, "with_default", DecimalType(5, 1), initial_default=Decimal("2.5")),
         NestedField(9, "ts_default", TimestamptzType(), initial_default=1_000_000),
         NestedField(10, "flag_default", BooleanType(), initial_default=True),
     ))
-    builder = writer.metadata.builder()
-    builder.upgrade_format_version(3)
-    builder.set_current_schema(builder.add_schema(new))
-    writer.metadata = builder.build()
-    writer.schema = writer.metadata.schema()
-    writer._write_metadata()
+    _evolve(writer, new, format_version=3)
     con = icesql.connect(str(warehouse))
-    got = _same(con, "db.evolved")
-    assert got.to_pylist()[0] == {
-        "id": 1, "n_long": 5, "f": 1.25, "d": Decimal("3.10"),
-        "at": dt.datetime(2022, 1, 8), "added": None, "with_default": Decimal("2.5"),
+    rows = _same(con, "db.evolved").to_pylist()
+    defaults = {
+        "with_default": Decimal("2.5"),
         "ts_default": dt.datetime(1970, 1, 1, 0, 0, 1, tzinfo=dt.timezone.utc),
         "flag_default": True,
     }
-    assert "DuckDB read_parquet 1 file" in _readers(con, "SELECT * FROM db.evolved")
+    assert rows[0] == {"id": 1, "n_long": 5, "f": 1.25, "d": Decimal("3.10"),
+                       "at": dt.datetime(2022, 1, 8), "added": None, **defaults}
+    assert rows[2] == {"id": 3, "n_long": 2**40, "f": 0.1, "d": Decimal("1234567890.12"),
+                       "at": dt.datetime(1970, 1, 2), "added": "new", **defaults}
+    assert "DuckDB read_parquet 2 files" in _readers(con, "SELECT * FROM db.evolved")
+
+
+def test_column_names_that_need_quoting(make_table, warehouse) -> None:
+    schema = Schema((NestedField(1, "it's", LongType()), NestedField(2, 'we "ird"', StringType())))
+    make_table("db.names", schema).append([{"it's": 1, 'we "ird"': "x"}])
+    con = icesql.connect(str(warehouse))
+    _same(con, "db.names")
+    assert con.execute('SELECT `we "ird"` FROM db.names WHERE `it\'s` = 1').fetchall() == [("x",)]
 
 
 def test_identity_partition_column_missing_from_the_file(make_table, warehouse) -> None:
@@ -176,6 +201,24 @@ def test_identity_partition_column_missing_from_the_file(make_table, warehouse) 
     ]
     assert con.execute("SELECT count(*) FROM db.parts WHERE region = 'eu'").fetchone() == (3,)
     assert "DuckDB read_parquet 4 files" in _readers(con, "SELECT * FROM db.parts")
+
+
+def test_files_past_the_group_limit_stream(make_table, warehouse, monkeypatch) -> None:
+    from icesql.scan import native_read
+
+    monkeypatch.setattr(native_read, "MAX_GROUPS", 2)
+    schema = Schema((NestedField(1, "id", LongType()), NestedField(2, "k", IntegerType())))
+    spec = PartitionSpec(0, (PartitionField(2, 1000, parse_transform("identity"), "k"),))
+    make_table("db.groups", schema, spec).append([{"id": i, "k": i % 5} for i in range(20)])
+    con = icesql.connect(str(warehouse))
+    assert _same(con, "db.groups").num_rows == 20
+    assert _readers(con, "SELECT * FROM db.groups") == (
+        "readers: DuckDB read_parquet 2 files, Arrow stream 3 files"
+    )
+    # without the identity column in the query every file is one group
+    assert _readers(con, "SELECT id FROM db.groups") == (
+        "readers: DuckDB read_parquet 5 files, Arrow stream 0 files"
+    )
 
 
 def test_files_with_deletes_stream_and_union_with_the_rest(make_table, warehouse) -> None:

@@ -14,13 +14,14 @@ from __future__ import annotations
 import functools
 import io
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import fastavro
 
 from icesql.errors import CorruptFileError, Error
+from icesql.metadata import _avro_skip
 
 MAGIC = b"Obj\x01"
 SYNC_SIZE = 16
@@ -136,26 +137,28 @@ def strip_logical_types(schema: Any) -> tuple[Any, bool]:
 # Reading
 
 
-def read_avro(
-    data: bytes, path: str, project: Callable[[dict[str, Any]], dict[str, Any]] | None = None
-) -> AvroFile:
+def read_avro(data: bytes, path: str, skip: frozenset[str] = frozenset()) -> AvroFile:
     """Open an Avro container held in memory; decoding errors become ``CorruptFileError``.
 
     The records iterator decodes lazily and also raises ``CorruptFileError`` (naming
-    ``path``) for a truncated or damaged data block. ``project`` maps the (plain) writer
-    schema to a reader schema without fields the caller does not need (fastavro then skips
-    their bytes: with schema resolution each element decodes about three times slower, so
-    this only pays when the skipped fields are most of a record).
+    ``path``) for a truncated or damaged data block. Record fields named in ``skip`` may be
+    left out of the records: ``icesql.metadata._avro_skip`` passes over them where it
+    supports the schema and codec; otherwise fastavro decodes everything, so callers must
+    not rely on their absence either way.
     """
     try:
         meta, sync, start = read_header(data)
-        schema, plain_text, reader_schema = _schemas(meta[SCHEMA_KEY], project)
+        schema, plain_text, skipping = _schemas(meta[SCHEMA_KEY], skip)
         metadata = {k: v.decode("utf-8", "replace") for k, v in meta.items()}
+        codec = metadata.get("avro.codec", "null")
+        if skipping is not None and codec in ("null", "deflate"):
+            records = _avro_skip.records(data, start, sync, codec, skipping)
+            return AvroFile(metadata, schema, _guarded(records, path))
         if plain_text is not None:
             meta = dict(meta)
             meta[SCHEMA_KEY] = plain_text
             data = encode_header(meta, sync) + data[start:]
-        reader = fastavro.reader(io.BytesIO(data), reader_schema=reader_schema)
+        reader = fastavro.reader(io.BytesIO(data))
     except Error:
         raise
     except KeyError:
@@ -167,15 +170,16 @@ def read_avro(
 
 @functools.lru_cache(maxsize=64)
 def _schemas(
-    text: bytes, project: Callable[[dict[str, Any]], dict[str, Any]] | None
-) -> tuple[dict[str, Any], bytes | None, dict[str, Any] | None]:
+    text: bytes, skip: frozenset[str]
+) -> tuple[dict[str, Any], bytes | None, _avro_skip.Decoder | None]:
     """For a header's schema text: the schema, the plain schema's text if it differs, and
-    the reader schema ``project`` makes of the plain one. Cached (the manifests of a table
-    share one schema), so callers must not modify them."""
+    a decoder skipping ``skip`` (None without fields to skip or for an unsupported schema).
+    Cached (the manifests of a table share one schema), so callers must not modify them."""
     schema = json.loads(text.decode("utf-8"))
     plain, changed = strip_logical_types(schema)
     plain_text = schema_json(plain).encode("utf-8") if changed else None
-    return schema, plain_text, project(plain) if project is not None else None
+    skipping = _avro_skip.compile_skipping(plain, skip) if skip else None
+    return schema, plain_text, skipping
 
 
 def _guarded(reader: Iterator[dict[str, Any]], path: str) -> Iterator[dict[str, Any]]:

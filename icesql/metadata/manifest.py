@@ -146,7 +146,7 @@ class ManifestReader:
     def __init__(self, manifest: ManifestFile, data: bytes, metrics: bool = True):
         self.manifest = manifest
         self.path = manifest.manifest_path
-        self._avro = read_avro(data, self.path, None if metrics else _without_metrics)
+        self._avro = read_avro(data, self.path, frozenset() if metrics else _METRIC_SET)
         self.metrics = metrics
         meta = self._avro.metadata
         try:
@@ -238,19 +238,7 @@ _METRIC_KEYS = (
     "column_sizes", "value_counts", "null_value_counts", "nan_value_counts",
     "lower_bounds", "upper_bounds",
 )
-
-
-def _without_metrics(schema: dict[str, Any]) -> dict[str, Any]:
-    """The manifest entry schema without the data file's metric fields (most of an entry's
-    bytes: skipping them beats decoding them into dicts)."""
-    fields = []
-    for f in schema.get("fields", []):
-        t = f.get("type")
-        if f.get("name") == "data_file" and isinstance(t, dict) and t.get("type") == "record":
-            kept = [c for c in t["fields"] if c.get("name") not in _METRIC_KEYS]
-            f = {**f, "type": {**t, "fields": kept}}
-        fields.append(f)
-    return {**schema, "fields": fields}
+_METRIC_SET = frozenset(_METRIC_KEYS)
 
 
 def _json_or_none(text: str | None) -> Any:

@@ -13,7 +13,7 @@ collected per data file, updated and inserted rows are converted by Spark's stor
 assignment (``icesql.statements.assign``) and written as new data files on the fly. Spark's
 cardinality rule — a target row matched by two source rows is an error when any MATCHED
 clause other than a lone unconditional DELETE exists — is checked on the way, per data file
-position. The collected changes are committed by ``icesql.statements.rowlevel`` as
+position. The collected changes are committed by ``icesql.statements.row_changes`` as
 copy-on-write or merge-on-read (``write.merge.mode``), with conflict validation per
 ``write.merge.isolation-level``.
 """
@@ -28,17 +28,18 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
 
-from icesql.catalog.base import CommitStateUnknownError
-from icesql.catalog.table import Table
-from icesql.errors import DataError, InternalError, NotSupportedError, ProgrammingError
-from icesql.scan.source import TableScan
+from icesql.errors import DataError, NotSupportedError, ProgrammingError
 from icesql.spec.schema import Schema
 from icesql.sql.dialect import DIALECT
-from icesql.sql.translate import duckdb_errors
 from icesql.statements.assign import Assignment
 from icesql.statements.insert import target_table
 from icesql.statements.results import done
-from icesql.statements.row_changes import RowChanges
+from icesql.statements.row_changes import (
+    RowChanges,
+    apply_changes,
+    run_target_query,
+    target_table_node,
+)
 
 if TYPE_CHECKING:
     from icesql.engine import Engine, Result
@@ -309,75 +310,53 @@ def plan_merge(
 def merge(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Result:
     """``MERGE INTO t USING s ON ... WHEN ...``: one commit (module docstring)."""
     assert isinstance(statement, exp.Merge)
-    target = statement.this
-    if not isinstance(target, exp.Table):
-        raise ProgrammingError(f"MERGE INTO needs a table, got {target.sql(dialect=DIALECT)}")
-    table, _ = target_table(engine, target)
+    node = statement.this
+    if not isinstance(node, exp.Table):
+        raise ProgrammingError(f"MERGE INTO needs a table, got {node.sql(dialect=DIALECT)}")
+    table, _ = target_table(engine, node)
+    target, _ = target_table_node(node, table)
     md = table.metadata
     lineage = md.format_version >= 3
     plan = plan_merge(statement, target, md.schema(), source_columns(engine, statement, params), lineage)
-    result = engine.query(plan.query, params)
-    changes: RowChanges | None = None
-    try:
-        scan = _target_scan(result.scans, table)
-        changes = RowChanges(scan, "merge")
-        _collect(plan, result, changes, table.name)
-        affected = changes.affected_rows
-        changes.commit(engine)
-    except CommitStateUnknownError:
-        raise  # the files may be part of the table now
-    except BaseException:
-        if changes is not None:
-            changes.abort()
-        raise
-    finally:
-        result.close()
-    return done(affected)
+    result, scan = run_target_query(engine, plan.query, params)
+    changes = apply_changes(
+        engine, result, scan, "merge", _Collector(plan, table.name), commit_empty=False
+    )
+    return done(changes.affected_rows)
 
 
-def _target_scan(scans: Sequence[TableScan], table: Table) -> TableScan:
-    """The scan of the target (the one reading ``_file``; the source may read the table too)."""
-    for scan in scans:
-        if scan.table.identifier == table.identifier and scan.metadata_columns is not None:
-            return scan
-    raise InternalError(f"MERGE lost the scan of its target {table.name}")
+class _Collector:
+    """Turns each batch of classified rows into removals and new rows (module docstring)."""
 
+    def __init__(self, plan: MergePlan, table: str):
+        self.plan = plan
+        self.table = table
+        self.removing = [n for n, c in enumerate(plan.clauses, start=1) if c.action != "insert"]
+        self.cardinality = CardinalityCheck(table) if plan.check_cardinality else None
+        self.assignments: dict[int, Assignment] = {}
 
-def _collect(plan: MergePlan, result: Result, changes: RowChanges, table: str) -> None:
-    """Stream the classified rows into ``changes`` (module docstring)."""
-    reader = result.reader
-    assert reader is not None
-    removing = [n for n, c in enumerate(plan.clauses, start=1) if c.action != "insert"]
-    cardinality = CardinalityCheck(table) if plan.check_cardinality else None
-    assignments: dict[int, Assignment] = {}
-    schema = changes.schema
-    with duckdb_errors(result.scans):
-        while True:
-            try:
-                batch = reader.read_next_batch()
-            except StopIteration:
-                break
-            action = batch.column(ACTION)
-            files, positions = batch.column(FILE), batch.column(POS)
-            if cardinality is not None:
-                matched = pc.fill_null(batch.column(MATCHED_FLAG), False)
-                cardinality.add(pc.filter(files, matched), pc.filter(positions, matched))
-            gone = pc.is_in(action, pa.array(removing, action.type))
-            changes.remove(pc.filter(files, gone), pc.filter(positions, gone))
-            changes.count(pc.sum(pc.not_equal(action, 0)).as_py() or 0)
-            for number, names in plan.value_columns.items():
-                mask = pc.equal(action, number)
-                rows = batch.filter(mask)
-                if rows.num_rows == 0:
-                    continue
-                values = rows.select(names).rename_columns([f.name for f in schema.fields])
-                assignment = assignments.get(number)
-                if assignment is None:
-                    assignment = assignments[number] = Assignment(table, schema, values.schema)
-                row_ids = None
-                if plan.lineage and plan.clauses[number - 1].action == "update":
-                    row_ids = rows.column(ROW_ID)
-                changes.write(assignment.convert(values), row_ids)
+    def __call__(self, changes: RowChanges, batch: pa.RecordBatch) -> None:
+        plan, schema = self.plan, changes.schema
+        action = batch.column(ACTION)
+        files, positions = batch.column(FILE), batch.column(POS)
+        if self.cardinality is not None:
+            matched = pc.fill_null(batch.column(MATCHED_FLAG), False)
+            self.cardinality.add(pc.filter(files, matched), pc.filter(positions, matched))
+        gone = pc.is_in(action, pa.array(self.removing, action.type))
+        changes.remove(pc.filter(files, gone), pc.filter(positions, gone))
+        changes.count(pc.sum(pc.not_equal(action, 0)).as_py() or 0)
+        for number, names in plan.value_columns.items():
+            rows = batch.filter(pc.equal(action, number))
+            if rows.num_rows == 0:
+                continue
+            values = rows.select(names).rename_columns([f.name for f in schema.fields])
+            assignment = self.assignments.get(number)
+            if assignment is None:
+                assignment = self.assignments[number] = Assignment(self.table, schema, values.schema)
+            row_ids = None
+            if plan.lineage and plan.clauses[number - 1].action == "update":
+                row_ids = rows.column(ROW_ID)
+            changes.write(assignment.convert(values), row_ids)
 
 
 def source_columns(engine: Engine, statement: exp.Merge, params: Sequence[object]) -> list[str] | None:

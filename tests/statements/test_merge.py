@@ -129,6 +129,17 @@ def test_bad_merges_raise_and_change_nothing(con, tmp_path, statement, message):
     assert {p for p in tmp_path.rglob("*") if p.is_file()} == files  # nothing left behind
 
 
+def test_targets_row_level_changes_cannot_address_are_refused(con):
+    with pytest.raises(icesql.NotSupportedError, match="time travel in the target"):
+        con.execute("MERGE INTO db.t VERSION AS OF 1 AS t USING db.s s ON t.id = s.id"
+                    " WHEN MATCHED THEN DELETE")
+    con.execute("CREATE TABLE db.hiding (id BIGINT, _file STRING) USING iceberg")
+    con.execute("INSERT INTO db.hiding VALUES (2, 'x')")
+    with pytest.raises(icesql.NotSupportedError, match="_file hide the metadata columns"):
+        con.execute("MERGE INTO db.hiding t USING db.s s ON t.id = s.id WHEN MATCHED THEN DELETE")
+    assert con.execute("SELECT count(*) FROM db.hiding").fetchone() == (1,)
+
+
 def test_a_lone_unconditional_delete_needs_no_cardinality_check(con):
     con.execute("MERGE INTO db.t t USING (SELECT 1 AS id UNION ALL SELECT 1) s ON t.id = s.id"
                 " WHEN MATCHED THEN DELETE")

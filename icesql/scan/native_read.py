@@ -16,8 +16,9 @@ A scan stays on the Arrow stream where DuckDB's reader cannot follow Iceberg's r
 nested columns (DuckDB matches struct children by name, not by id), ``unknown``/variant/
 geospatial columns, defaults without an exact text form, metadata columns (``_file``,
 ``_pos`` ...), and tables with a name mapping (files without field ids: DuckDB would read
-their columns as NULL). A file stays on it when it has deletes, is not local Parquet, or
-its path would be a glob pattern to DuckDB.
+their columns as NULL). A file stays on it when it has deletes, is not local Parquet, its
+path would be a glob pattern to DuckDB, or its footer shows no field ids (``field_ids``;
+the stream then raises the error that names the file).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from fsspec.implementations.local import LocalFileSystem
 
 from icesql.errors import CorruptFileError, Error, OperationalError
 from icesql.io import FileIO
+from icesql.scan.field_ids import has_field_ids
 from icesql.scan.planner import FileScanTask
 from icesql.spec.schema import Schema
 from icesql.spec.types import (
@@ -185,7 +187,7 @@ def _local_parquet(task: FileScanTask, io: FileIO) -> str | None:
     fs, local = io.fs(data_file.file_path)
     if not isinstance(fs, LocalFileSystem) or _GLOB_CHARS.search(local):
         return None
-    return local
+    return local if has_field_ids(local) else None  # DuckDB would read NULLs
 
 
 def _identity_defaults(

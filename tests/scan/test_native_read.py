@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import uuid
 from decimal import Decimal
 from pathlib import Path
@@ -18,9 +19,10 @@ import pytest
 import icesql
 from icesql.metadata.manifest import DataFile
 from icesql.scan.native_read import default_literal, duckdb_type
-from icesql.scan.source import TableScan
+from icesql.scan.source import NAME_MAPPING_PROPERTY, TableScan
 from icesql.scan.time_travel import select_version
 from icesql.spec.arrow import schema_to_arrow, type_to_arrow
+from icesql.spec.name_mapping import create_mapping_from_schema
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.transforms import parse_transform
@@ -271,6 +273,69 @@ def test_missing_and_corrupt_files_name_the_file(make_table, warehouse: Path) ->
     with pytest.raises(icesql.OperationalError) as info:
         con.execute("SELECT sum(id) FROM db.corrupt").fetchall()
     assert paths["corrupt"] in str(info.value)
+
+
+def _add_file_without_field_ids(writer, rows: dict[str, list]) -> str:
+    """A Parquet file written by pyarrow with plain column names (no field ids), committed
+    without column metrics, as a foreign writer or an import might leave it."""
+    path = f"{writer.location}/data/no-ids-{uuid.uuid4().hex[:8]}.parquet"
+    pq.write_table(pa.table(rows), path)
+    assert not any(f.metadata for f in pq.read_schema(path))
+    writer.commit_files([DataFile(file_path=path, file_format="PARQUET", partition=(),
+                                  record_count=len(next(iter(rows.values()))),
+                                  file_size_in_bytes=os.path.getsize(path))])
+    return path
+
+
+def test_files_without_field_ids_raise_on_both_routes(make_table, warehouse) -> None:
+    """DuckDB's ``read_parquet`` would read an id-less file as NULLs: it stays on the stream,
+    which names it; a name mapping then reads it on both routes."""
+    schema = Schema((NestedField(1, "id", LongType()), NestedField(2, "s", StringType())))
+    writer = make_table("db.noids", schema)
+    writer.append([{"id": 1, "s": "a"}])
+    path = _add_file_without_field_ids(
+        writer, {"s": ["c", "b"], "id": pa.array([3, 2], pa.int64())}  # another order
+    )
+    con = icesql.connect(str(warehouse))
+    assert _readers(con, "SELECT id, s FROM db.noids") == (
+        "readers: DuckDB read_parquet 1 file, Arrow stream 1 file"
+    )
+    for native in ("true", "false"):
+        con.execute(f"SET icesql.scan.nativeParquet = {native}")
+        for sql in ("SELECT id, s FROM db.noids", "SELECT sum(id) FROM db.noids"):
+            with pytest.raises(icesql.NotSupportedError, match=re.escape(path) + ".*mapping"):
+                con.execute(sql).fetchall()
+    builder = writer.metadata.builder()
+    mapping = create_mapping_from_schema(schema).to_json_string()
+    builder.set_properties({NAME_MAPPING_PROPERTY: mapping})
+    writer.metadata = builder.build()
+    writer._write_metadata()
+    for native in ("true", "false"):
+        con.execute(f"SET icesql.scan.nativeParquet = {native}")
+        assert con.execute("SELECT id, s FROM db.noids ORDER BY id").fetchall() == [
+            (1, "a"), (2, "b"), (3, "c")
+        ]
+        assert con.execute("SELECT sum(id) FROM db.noids").fetchone() == (6,)
+
+
+def test_files_without_metrics_read_natively(warehouse) -> None:
+    """The field-id check reads footers, not manifest metrics: a file written with metrics
+    mode none still goes to DuckDB's reader, with the right values."""
+    con = icesql.connect(str(warehouse))
+    con.execute("CREATE NAMESPACE db")
+    con.execute("CREATE TABLE db.bare (id BIGINT, s STRING, d DECIMAL(9, 2)) USING iceberg"
+                " TBLPROPERTIES ('write.metadata.metrics.default' = 'none')")
+    con.execute("INSERT INTO db.bare VALUES (1, 'a', 1.50), (2, NULL, -2.25), (3, 'c', NULL)")
+    metrics = con.execute("SELECT value_counts, lower_bounds FROM db.bare.files").fetchall()
+    assert len(metrics) == 1 and not any(metrics[0]), metrics
+    assert _readers(con, "SELECT * FROM db.bare") == (
+        "readers: DuckDB read_parquet 1 file, Arrow stream 0 files"
+    )
+    got = _same(con, "db.bare")
+    assert got.to_pylist() == [
+        {"id": 1, "s": "a", "d": Decimal("1.50")}, {"id": 2, "s": None, "d": Decimal("-2.25")},
+        {"id": 3, "s": "c", "d": None},
+    ]
 
 
 @pytest.mark.parametrize(

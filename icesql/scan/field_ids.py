@@ -1,0 +1,207 @@
+"""Whether a local Parquet data file carries Iceberg field ids, from its footer.
+
+DuckDB's ``read_parquet(..., schema=MAP{field_id: ...})`` matches columns by Parquet field
+id and reads a file without any as all NULLs, silently; the Arrow stream refuses such a file
+(or applies the table's name mapping). So a file goes to DuckDB only when its footer shows a
+top-level column with a field id, the rule the stream applies (``reader._file_fields``) and
+Iceberg Java's ``ParquetSchemaUtil.hasIds``. Manifest metrics cannot stand in for the
+footer: ``add_files`` records metrics under the ids of the name mapping it sets, for files
+that hold none, and planning without a filter does not decode metrics at all.
+
+The footer is the Thrift compact encoding of ``FileMetaData``; only its schema list is
+walked, up to the first top-level column with an id, so a file costs an open and two small
+reads (about 30 µs). Answers are cached per process by (path, size, modification time):
+repeated queries over the same files read no footer.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+__all__ = ["has_field_ids"]
+
+MAGIC = b"PAR1"
+FOOTER_PREFIX = 64 * 1024  # schemas come first in the footer: usually all that is read
+CACHE_LIMIT = 100_000  # entries; the cache starts over when full
+
+_cache: dict[tuple[str, int, int], bool] = {}
+_lock = threading.Lock()
+
+# Thrift compact protocol type codes
+_TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(1, 13)
+_SCHEMA = 2  # FileMetaData.schema: list<SchemaElement>
+_NUM_CHILDREN, _FIELD_ID = 5, 9  # SchemaElement fields
+
+
+def has_field_ids(path: str) -> bool:
+    """True when the footer of the local Parquet file ``path`` gives a top-level column a
+    field id; False when it gives none, and when the file cannot be read or decoded here
+    (the caller's other reader then raises the proper error)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return False
+    key = (path, stat.st_size, stat.st_mtime_ns)
+    cached = _cache.get(key)
+    if cached is not None:
+        return cached
+    try:
+        found = _footer_has_ids(path, stat.st_size)
+    except (OSError, ValueError, IndexError, RecursionError):  # corrupt: let a reader say so
+        return False
+    with _lock:
+        if len(_cache) >= CACHE_LIMIT:
+            _cache.clear()
+        _cache[key] = found
+    return found
+
+
+def _footer_has_ids(path: str, size: int) -> bool:
+    if size < 12:
+        raise ValueError("too short for Parquet")
+    with open(path, "rb", buffering=0) as f:
+        f.seek(size - 8)
+        tail = f.read(8)
+        length = int.from_bytes(tail[:4], "little")
+        if tail[4:] != MAGIC or length > size - 12:
+            raise ValueError("not a plain Parquet footer")  # encrypted footers end in PARE
+        f.seek(size - 8 - length)
+        footer = f.read(min(length, FOOTER_PREFIX))
+        try:
+            return _schema_has_ids(footer)
+        except IndexError:
+            if len(footer) == length:
+                raise
+        return _schema_has_ids(footer + f.read(length - len(footer)))
+
+
+def _schema_has_ids(buf: bytes) -> bool:
+    """Walk ``FileMetaData`` to its schema list (elements in depth-first order after the
+    root), stopping at the first top-level element with a field id. Raises IndexError when
+    ``buf`` ends first."""
+    pos, fid = 0, 0
+    while True:
+        fid, kind, pos = _field_header(buf, pos, fid)
+        if kind == 0:
+            raise ValueError("footer without a schema")
+        if fid == _SCHEMA and kind == _LIST:
+            break
+        pos = _skip(buf, pos, kind)
+    count, _, pos = _collection_header(buf, pos)
+    nested = 0  # elements still to pass inside the current top-level column
+    for index in range(count):
+        children, field_id, pos = _schema_element(buf, pos)
+        if index == 0:
+            continue  # the root
+        if nested:
+            nested += children - 1
+        elif field_id is not None and field_id >= 0:
+            return True
+        else:
+            nested = children
+    return False
+
+
+def _schema_element(buf: bytes, pos: int) -> tuple[int, int | None, int]:
+    children, field_id, fid = 0, None, 0
+    while True:
+        fid, kind, pos = _field_header(buf, pos, fid)
+        if kind == 0:
+            return children, field_id, pos
+        if fid in (_NUM_CHILDREN, _FIELD_ID) and kind == _I32:
+            value, pos = _zigzag(buf, pos)
+            if fid == _NUM_CHILDREN:
+                children = value
+            else:
+                field_id = value
+        else:
+            pos = _skip(buf, pos, kind)
+
+
+def _field_header(buf: bytes, pos: int, last: int) -> tuple[int, int, int]:
+    """(field id, type, position after the header); type 0 is the end of the struct."""
+    byte = buf[pos]
+    pos += 1
+    if byte == 0:
+        return last, 0, pos
+    if byte >> 4:
+        return last + (byte >> 4), byte & 15, pos
+    fid, pos = _zigzag(buf, pos)
+    return fid, byte & 15, pos
+
+
+def _collection_header(buf: bytes, pos: int) -> tuple[int, int, int]:
+    """(element count, element type, position) of a list or set."""
+    byte = buf[pos]
+    count = byte >> 4
+    pos += 1
+    if count == 15:
+        count, pos = _varint(buf, pos)
+    return _fits(buf, pos, count), byte & 15, pos
+
+
+def _fits(buf: bytes, pos: int, count: int) -> int:
+    """``count``, after checking that that many elements (a byte each at least) can follow:
+    a corrupt count must not loop for long."""
+    if count > len(buf) - pos:
+        raise IndexError("collection runs past the footer")
+    return count
+
+
+def _varint(buf: bytes, pos: int) -> tuple[int, int]:
+    value = 0
+    for shift in range(0, 70, 7):
+        byte = buf[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, pos
+    raise ValueError("varint longer than 10 bytes")
+
+
+def _zigzag(buf: bytes, pos: int) -> tuple[int, int]:
+    value, pos = _varint(buf, pos)
+    return (value >> 1) ^ -(value & 1), pos
+
+
+def _skip(buf: bytes, pos: int, kind: int) -> int:
+    """The position after a value of type ``kind`` (its field header already read)."""
+    if kind in (_TRUE, _FALSE):
+        return pos  # a field's boolean is in its header
+    if kind == _BYTE:
+        return pos + 1
+    if kind in (_I16, _I32, _I64):
+        return _varint(buf, pos)[1]
+    if kind == _DOUBLE:
+        return pos + 8
+    if kind == _BINARY:
+        length, pos = _varint(buf, pos)
+        return pos + length
+    if kind in (_LIST, _SET):
+        count, element, pos = _collection_header(buf, pos)
+        for _ in range(count):
+            pos = _skip_element(buf, pos, element)
+        return pos
+    if kind == _MAP:
+        count, pos = _varint(buf, pos)
+        if _fits(buf, pos, count):
+            types = buf[pos]
+            pos += 1
+            for _ in range(count):
+                pos = _skip_element(buf, pos, types >> 4)
+                pos = _skip_element(buf, pos, types & 15)
+        return pos
+    if kind == _STRUCT:
+        fid = 0
+        while True:
+            fid, inner, pos = _field_header(buf, pos, fid)
+            if inner == 0:
+                return pos
+            pos = _skip(buf, pos, inner)
+    raise ValueError(f"unknown Thrift compact type {kind}")
+
+
+def _skip_element(buf: bytes, pos: int, kind: int) -> int:
+    """Like ``_skip`` for an element of a list, set or map, where a boolean is one byte."""
+    return pos + 1 if kind in (_TRUE, _FALSE) else _skip(buf, pos, kind)

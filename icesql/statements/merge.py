@@ -16,6 +16,10 @@ clause other than a lone unconditional DELETE exists — is checked on the way, 
 position. The collected changes are committed by ``icesql.statements.row_changes`` as
 copy-on-write or merge-on-read (``write.merge.mode``), with conflict validation per
 ``write.merge.isolation-level``.
+
+A MERGE that changes no row still commits, as Spark 3.5 + Iceberg 1.10 do in both modes: an
+empty ``overwrite`` snapshot, or an empty ``append`` when every clause is WHEN NOT MATCHED
+(Spark plans that MERGE as an append of the unmatched source rows).
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from icesql.statements.row_changes import (
     run_target_query,
     target_table_node,
 )
+from icesql.write.snapshot import APPEND, OVERWRITE
 
 if TYPE_CHECKING:
     from icesql.engine import Engine, Result
@@ -82,6 +87,11 @@ class MergePlan:
     value_columns: dict[int, list[str]]  # clause number -> output column per target column
     check_cardinality: bool
     lineage: bool
+
+    @property
+    def insert_only(self) -> bool:
+        """Only WHEN NOT MATCHED clauses: Spark's MERGE is then an append."""
+        return all(c.kind == NOT_MATCHED for c in self.clauses)
 
 
 def _assignment_column(node: exp.Expr, target_alias: str, columns: dict[str, str]) -> str:
@@ -319,9 +329,8 @@ def merge(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Resu
     lineage = md.format_version >= 3
     plan = plan_merge(statement, target, md.schema(), source_columns(engine, statement, params), lineage)
     result, scan = run_target_query(engine, plan.query, params)
-    changes = apply_changes(
-        engine, result, scan, "merge", _Collector(plan, table.name), commit_empty=False
-    )
+    empty = APPEND if plan.insert_only else OVERWRITE
+    changes = apply_changes(engine, result, scan, "merge", _Collector(plan, table.name), empty)
     return done(changes.affected_rows)
 
 

@@ -28,10 +28,12 @@ one Iceberg commit, by the table's ``write.<command>.mode``:
 
 The commit is validated against concurrent commits from the snapshot the statement read,
 with the scan's filter as conflict filter, at ``write.<command>.isolation-level``
-(``icesql.write.validation``); the operation is Java's (``operation_for``). A change that
-changed nothing commits nothing, unless ``commit_empty`` asks for Spark's empty ``overwrite``
-snapshot (DELETE and UPDATE). ``abort`` deletes every file written; call it whenever the
-statement fails (also when ``commit`` raised anything but ``CommitStateUnknownError``).
+(``icesql.write.validation``); the operation is Java's (``operation_for``). A statement that
+changed nothing still commits, as Spark does: an empty snapshot whose operation is
+``empty_operation`` (``overwrite``, what Spark's ``OverwriteFiles`` and ``RowDelta`` record
+without files; ``append`` for a MERGE Spark plans as an append); None commits nothing.
+``abort`` deletes every file written; call it whenever the statement fails (also when
+``commit`` raised anything but ``CommitStateUnknownError``).
 """
 
 from __future__ import annotations
@@ -153,7 +155,7 @@ def apply_changes(
     scan: TableScan,
     command: str,
     collect: Callable[[RowChanges, pa.RecordBatch], None],
-    commit_empty: bool = True,
+    empty_operation: str | None = OVERWRITE,
 ) -> RowChanges:
     """Stream the target query's batches into a new ``RowChanges`` (``collect`` says what
     each batch removes and writes) and commit them; on failure the files written are deleted
@@ -163,7 +165,7 @@ def apply_changes(
         changes = RowChanges(scan, command)
         for batch in iter_batches(result):
             collect(changes, batch)
-        changes.commit(engine, commit_empty)
+        changes.commit(engine, empty_operation)
     except CommitStateUnknownError:
         raise  # the files may be part of the table now
     except BaseException:
@@ -238,9 +240,9 @@ class RowChanges:
         return self._writer
 
     # -- committing ------------------------------------------------------------------------
-    def commit(self, engine: Engine, commit_empty: bool = False) -> None:
-        """One commit of everything collected; when nothing changed, nothing at all, or with
-        ``commit_empty`` an empty ``overwrite`` snapshot (what Spark commits then)."""
+    def commit(self, engine: Engine, empty_operation: str | None = OVERWRITE) -> None:
+        """One commit of everything collected; when nothing changed, an empty snapshot with
+        operation ``empty_operation`` (what Spark commits then), or nothing when it is None."""
         removed: list[DataFile] = []
         added: list[DataFile] = []
         referenced: frozenset[str] = frozenset()
@@ -264,11 +266,11 @@ class RowChanges:
             referenced = result.referenced_data_files
         if self._writer is not None:
             added = [*self._writer.close(), *added]
-        if not added and not removed and not commit_empty:
+        if not added and not removed and empty_operation is None:
             return
         snapshot = self.scan.version.snapshot
         change = Change(
-            operation=operation_for(added, removed) if added or removed else OVERWRITE,
+            operation=operation_for(added, removed) if added or removed else empty_operation,
             added_files=tuple(added),
             removed_files=tuple(removed),
             validation=Validation(

@@ -77,11 +77,32 @@ def test_source_reading_the_target_itself(con):
     assert _rows(con) == [(1, "a", 10), (2, "a", 10), (3, "b", 20), (4, "b", 40), (5, "c", 50)]
 
 
-def test_a_merge_that_changes_nothing_commits_nothing(con):
-    before = _version(con)
-    cur = con.execute("MERGE INTO db.t t USING db.s s ON t.id = s.id + 100 WHEN MATCHED THEN DELETE")
-    assert cur.rowcount == 0
-    assert _version(con) == before
+@pytest.mark.parametrize(
+    "statement, operation",
+    [
+        ("MERGE INTO db.t t USING db.s s ON t.id = s.id + 100 WHEN MATCHED THEN DELETE", "overwrite"),
+        ("MERGE INTO db.t t USING db.s s ON t.id = s.id AND s.v < 0 WHEN MATCHED THEN UPDATE SET v = 0"
+         " WHEN NOT MATCHED BY SOURCE AND t.id > 100 THEN DELETE", "overwrite"),
+        ("MERGE INTO db.t t USING (SELECT * FROM db.s WHERE id < 4) s ON t.id = s.id"
+         " WHEN NOT MATCHED THEN INSERT (id) VALUES (s.id)", "append"),
+    ],
+    ids=["no-match", "conditions-false", "insert-only"],
+)
+def test_a_merge_that_changes_nothing_commits_an_empty_snapshot(con, tmp_path, statement, operation):
+    """As Spark does (tests/interop/test_dml_merge.py): no file written, one empty snapshot."""
+    rows = _rows(con)
+    files = {p for p in tmp_path.rglob("*.parquet")}
+    before = con.catalog.load_table(("db", "t")).metadata.current_snapshot()
+    assert con.execute(statement).rowcount == 0
+    after = con.catalog.load_table(("db", "t")).metadata.current_snapshot()
+    assert after.parent_snapshot_id == before.snapshot_id
+    assert after.operation == operation
+    changed = {k: v for k, v in after.summary.items() if not k.startswith(("total-", "engine-"))}
+    assert changed == {"operation": operation, "changed-partition-count": "0"}
+    assert {k: v for k, v in after.summary.items() if k.startswith("total-")} == {
+        k: v for k, v in before.summary.items() if k.startswith("total-")
+    }
+    assert _rows(con) == rows and {p for p in tmp_path.rglob("*.parquet")} == files
 
 
 def test_row_lineage_of_updated_rows(con):

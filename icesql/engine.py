@@ -238,10 +238,12 @@ def _register_scan(
     """Make ``view`` name the scan's rows: the files DuckDB reads itself with
     ``read_parquet`` (unless ``native_parquet`` is off) and, unioned with them, the Arrow
     stream of the rest."""
-    native = scan.native_read() if native_parquet else None
+    native = scan.native_read(view) if native_parquet else None
     if native is None:
         cursor.register(view, scan)
         return
+    for name, relation in native.relations:
+        cursor.register(name, relation)
     parts = [native.sql]
     if scan.streamed_tasks():
         stream = f"{view}_stream"

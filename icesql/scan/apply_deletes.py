@@ -27,9 +27,14 @@ from icesql.scan.reader import ROW_COUNT_COLUMN, ReadContext, read_data_file
 from icesql.spec.schema import Schema
 from icesql.spec.types import NestedField
 
-__all__ = ["PREFETCH_FILES", "DeleteApplier", "EqualityDeletes", "position_keep_mask"]
+__all__ = [
+    "PREFETCH_FILES",
+    "DeleteApplier",
+    "EqualityDeletes",
+    "extra_delete_column",
+    "position_keep_mask",
+]
 
-_EXTRA_PREFIX = "__icesql_delete_col_"
 
 
 def position_keep_mask(deleted: np.ndarray, offset: int, rows: int) -> np.ndarray | None:
@@ -57,6 +62,7 @@ class EqualityDeletes:
     fields: tuple[NestedField, ...]
     values: pa.Array | None  # one delete column
     keys: KeyMatcher | None  # several delete columns
+    rows: pa.Table  # the delete rows, columns "0", "1", ... (distinct for one column)
 
     @property
     def field_ids(self) -> tuple[int, ...]:
@@ -70,8 +76,8 @@ class EqualityDeletes:
         table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
         if len(fields) == 1:
             values = pc.unique(table.column(0).combine_chunks())
-            return EqualityDeletes(tuple(fields), values, None)
-        return EqualityDeletes(tuple(fields), None, KeyMatcher(table))
+            return EqualityDeletes(tuple(fields), values, None, pa.table({"0": values}))
+        return EqualityDeletes(tuple(fields), None, KeyMatcher(table), table)
 
     def deleted(self, columns: Sequence[pa.Array]) -> np.ndarray:
         """Per row of ``columns`` (the delete columns of a batch): is it deleted?"""
@@ -125,14 +131,8 @@ class DeleteApplier:
         """As ``read``, each batch with the file positions of its rows (``_pos``; None
         unless ``positions``). With ``mark_deleted`` the deleted rows stay, and the third
         item flags them (Spark's ``_deleted``); otherwise it is None."""
-        path = data_file.file_path
-        with self._lock:
-            pending = self._pending.pop(path, None)
-        if pending is not None:
-            deleted, equality = pending.result()
-        else:
-            deleted, equality = self._prepare(data_file, delete_files)
-        count = data_file.record_count
+        deleted, equality = self._prepared(data_file, delete_files)
+        path, count = data_file.file_path, data_file.record_count
         if not mark_deleted and not equality and len(deleted) >= count > 0:
             if np.array_equal(deleted[:count], np.arange(count)):
                 return  # every row deleted: skip opening the data file
@@ -172,6 +172,25 @@ class DeleteApplier:
                     continue
                 future = _pool().submit(self._prepare, data_file, delete_files)
                 self._pending[data_file.file_path] = future
+
+    def deleted_positions(self, data_file: DataFile, delete_files: Sequence[DataFile]) -> np.ndarray:
+        """Sorted positions of ``data_file`` deleted by its position deletes and DVs (read
+        ahead if ``prefetch`` asked for them)."""
+        return self._prepared(data_file, delete_files)[0]
+
+    def equality_deletes(self, delete_files: Sequence[DataFile]) -> list[EqualityDeletes]:
+        """The equality deletes among ``delete_files``, one per set of delete columns, each
+        read once per scan."""
+        return self._equality_deletes(delete_files)
+
+    def _prepared(
+        self, data_file: DataFile, delete_files: Sequence[DataFile]
+    ) -> tuple[np.ndarray, list[EqualityDeletes]]:
+        with self._lock:
+            pending = self._pending.pop(data_file.file_path, None)
+        if pending is not None:
+            return pending.result()
+        return self._prepare(data_file, delete_files)
 
     def _prepare(
         self, data_file: DataFile, delete_files: Sequence[DataFile]
@@ -233,7 +252,7 @@ class DeleteApplier:
             for f in eq.fields:
                 if f.field_id not in column_of:
                     column_of[f.field_id] = len(ctx.schema.fields) + len(extra)
-                    extra.append(_renamed(f, f"{_EXTRA_PREFIX}{f.field_id}"))
+                    extra.append(extra_delete_column(f))
         if not extra:
             return ctx, column_of
         schema = Schema((*ctx.schema.fields, *extra), schema_id=ctx.schema.schema_id)
@@ -254,8 +273,10 @@ def _pool() -> ThreadPoolExecutor:
         return _POOL
 
 
-def _renamed(f: NestedField, name: str) -> NestedField:
-    return NestedField(f.field_id, name, f.type, f.required, f.doc, f.initial_default)
+def extra_delete_column(f: NestedField) -> NestedField:
+    """Delete column ``f`` read although the query does not project it, under a name no
+    table column uses."""
+    return replace(f, name=f"__icesql_delete_col_{f.field_id}")
 
 
 def _project(batch: pa.RecordBatch, target: pa.Schema | None, width: int) -> pa.RecordBatch:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -78,7 +79,7 @@ class DeleteLoader:
         """The delete columns (``fields``, in ``equality_ids`` order) of an equality delete
         file, typed as the table types them; columns are named by position ("0", "1", ...)."""
         key = (delete.file_path, tuple(f.field_id for f in fields))
-        renamed = [_renamed(f, str(i)) for i, f in enumerate(fields)]
+        renamed = [replace(f, name=str(i)) for i, f in enumerate(fields)]
         return self._once(self._equality, key, lambda: self._read(delete, renamed, "equality"))
 
     def _once(self, cache: dict, key: object, load: Callable[[], Any]) -> Any:
@@ -212,10 +213,6 @@ def _split_by_path(paths: pa.ChunkedArray, positions: pa.ChunkedArray) -> dict[s
             chunk = np.unique(chunk)
         out[dictionary[sorted_codes[start]]] = chunk
     return out
-
-
-def _renamed(f: NestedField, name: str) -> NestedField:
-    return NestedField(f.field_id, name, f.type, f.required, f.doc, f.initial_default)
 
 
 def _sorted_positions(column: pa.Array | pa.ChunkedArray) -> np.ndarray:

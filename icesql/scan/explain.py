@@ -60,8 +60,10 @@ def _section(label: str, scan: TableScan) -> str:
 def _readers(scan: TableScan) -> str:
     """How many files DuckDB's own Parquet reader takes and how many the Arrow stream."""
     native = scan.native_read_files()
+    deletes = scan.native_read_deletes()
     streamed = len(scan.streamed_tasks())
+    applied = f" ({deletes} with deletes)" if deletes else ""
     return (
-        f"readers: DuckDB read_parquet {native} file{'s' if native != 1 else ''},"
+        f"readers: DuckDB read_parquet {native} file{'s' if native != 1 else ''}{applied},"
         f" Arrow stream {streamed} file{'s' if streamed != 1 else ''}"
     )

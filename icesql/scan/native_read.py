@@ -1,8 +1,8 @@
 """Data files that DuckDB reads itself, with ``read_parquet`` and a field-id schema mapping.
 
 Handing DuckDB every batch through an Arrow stream costs several times DuckDB's own Parquet
-reader on decimal and string columns. A data file with nothing to apply to it (no delete
-files, no metadata columns) is therefore read by ``read_parquet(files, schema=MAP{...})``:
+reader on decimal and string columns. A data file is therefore read by
+``read_parquet(files, schema=MAP{...})`` when the scan has no metadata columns:
 the map is keyed by Iceberg field id, so DuckDB matches columns by id as Iceberg's Column
 Projection rules say, and each entry carries the column's name and type (renames, and the
 allowed promotions int→long, float→double, decimal precision, date→timestamp become DuckDB
@@ -12,13 +12,20 @@ are grouped by those values, one ``read_parquet`` per group). The SQL yields exa
 DuckDB types the Arrow stream of ``type_to_arrow`` yields (``duckdb_type``), so the two
 paths union into one view.
 
+A data file with deletes is read the same way, its deletes applied inside DuckDB
+(``icesql.scan.native_deletes``): position deletes and DVs as a keep-mask lined up with the
+file's rows by a positional join (one ``read_parquet`` per such file), equality deletes as
+an anti-join on the delete columns (files grouped by the equality deletes they share).
+
 A scan stays on the Arrow stream where DuckDB's reader cannot follow Iceberg's rules:
 nested columns (DuckDB matches struct children by name, not by id), ``unknown``/variant/
 geospatial columns, defaults without an exact text form, metadata columns (``_file``,
 ``_pos`` ...), and tables with a name mapping (files without field ids: DuckDB would read
-their columns as NULL). A file stays on it when it has deletes, is not local Parquet, its
-path would be a glob pattern to DuckDB, or its footer shows no field ids (``field_ids``;
-the stream then raises the error that names the file).
+their columns as NULL). A file stays on it when it is not local Parquet, its path would be
+a glob pattern to DuckDB, its footer shows no field ids (``field_ids``; the stream then
+raises the error that names the file), an equality delete column has no DuckDB type, or
+the scan has more files than ``MAX_GROUPS``/``MAX_MASKED_FILES`` allow (DuckDB plans a
+UNION of many ``read_parquet`` calls in time that grows faster than their number).
 """
 
 from __future__ import annotations
@@ -26,13 +33,16 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fsspec.implementations.local import LocalFileSystem
 
 from icesql.errors import CorruptFileError, Error, OperationalError
 from icesql.io import FileIO
+from icesql.metadata.manifest import EQUALITY_DELETES
+from icesql.scan.apply_deletes import DeleteApplier, EqualityDeletes, extra_delete_column
 from icesql.scan.field_ids import has_field_ids
+from icesql.scan.native_deletes import KeepMask, anti_join, positional, sql_string
 from icesql.scan.planner import FileScanTask
 from icesql.spec.schema import Schema
 from icesql.spec.types import (
@@ -76,7 +86,8 @@ _DUCKDB_TYPES: dict[IcebergType, str] = {
     BinaryType(): "BLOB",
 }
 _GLOB_CHARS = re.compile(r"[*?\[\]{}]")
-MAX_GROUPS = 64  # read_parquet calls per scan; files of further groups stream
+MAX_GROUPS = 128  # read_parquet calls per scan over files without position deletes
+MAX_MASKED_FILES = 256  # files with position deletes per scan (one read_parquet each)
 
 
 def duckdb_type(t: IcebergType) -> str | None:
@@ -91,10 +102,6 @@ def duckdb_type(t: IcebergType) -> str | None:
     return None
 
 
-def _sql_string(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def default_literal(t: IcebergType, value: object) -> str | None:
     """``value`` (value convention) as the SQL text of ``default_value``, which DuckDB casts
     from VARCHAR to the column's type; None when there is no exact text form.
@@ -106,23 +113,26 @@ def default_literal(t: IcebergType, value: object) -> str | None:
         return "NULL"
     if isinstance(t, FloatType | DoubleType):
         number = float(value)  # type: ignore[arg-type]
-        return _sql_string(repr(number)) if math.isfinite(number) else None
+        return sql_string(repr(number)) if math.isfinite(number) else None
     if isinstance(t, BinaryType | FixedType | UUIDType):
         raw = value.bytes if isinstance(t, UUIDType) else bytes(value)  # type: ignore[union-attr, arg-type]
-        return _sql_string("".join(f"\\x{b:02X}" for b in raw))
+        return sql_string("".join(f"\\x{b:02X}" for b in raw))
     if duckdb_type(t) is None:
         return None
     text = to_json_value(t, value)
-    return _sql_string(str(text).lower() if isinstance(t, BooleanType) else str(text))
+    return sql_string(str(text).lower() if isinstance(t, BooleanType) else str(text))
 
 
 @dataclass(frozen=True)
 class NativeRead:
-    """The SQL that reads some data files of a scan with DuckDB's own Parquet reader, and
-    those files (local paths, as DuckDB names them in its errors)."""
+    """The SQL that reads some data files of a scan with DuckDB's own Parquet reader, those
+    files (local paths, as DuckDB names them in its errors), and the Arrow objects the SQL
+    names (keep-masks, equality delete rows), to register before running it."""
 
     sql: str
     paths: tuple[str, ...]
+    relations: tuple[tuple[str, object], ...] = ()
+    with_deletes: int = 0  # how many of the files have deletes applied in DuckDB
 
     def file_error(self, message: str) -> Error | None:
         """Our error for a DuckDB error message about one of these files, else None."""
@@ -137,37 +147,156 @@ class NativeRead:
         return None
 
 
+_Column = tuple[NestedField, str, str]  # (field, DuckDB type, initial-default literal)
+
+
+@dataclass
+class _Part:
+    """The files of one set of equality deletes (or none): ``read_parquet`` groups by
+    identity-partition values, and files with position deletes read one by one."""
+
+    columns: list[_Column]
+    joins: list[tuple[str, tuple[str, ...]]]
+    groups: dict[tuple[tuple[int, str], ...], list[str]] = field(default_factory=dict)
+    masked: list[tuple[str, str, int, tuple[tuple[int, str], ...]]] = field(default_factory=list)
+
+
 def split_native(
     schema: Schema,
     tasks: Sequence[FileScanTask],
     io: FileIO,
     identity_values: Callable[[FileScanTask], Mapping[int, tuple[NestedField, object]]],
+    deletes: DeleteApplier | None = None,
+    prefix: str = "icesql",
+    on_error: Callable[[Exception], None] = lambda e: None,
 ) -> tuple[NativeRead | None, list[FileScanTask]]:
     """The part of a scan DuckDB reads itself and the tasks left to stream.
 
     ``schema`` is the projected read schema (the view's columns, in order); the caller has
-    already excluded scans with metadata columns or a name mapping.
+    already excluded scans with metadata columns or a name mapping. With ``deletes`` (the
+    scan's delete reader) files with deletes are read natively too, their deletes applied
+    in DuckDB (``icesql.scan.native_deletes``); relations are named ``{prefix}_...``.
     """
     columns = _columns(schema)
     if columns is None:
         return None, list(tasks)
-    groups: dict[tuple[tuple[int, str], ...], list[str]] = {}
+    parts: dict[tuple, _Part] = {}  # by the equality deletes their files share
+    relations: dict[str, object] = {}
+    equality_names: dict[tuple[tuple[int, ...], tuple[str, ...]], str] = {}
+    masked_tasks: list[FileScanTask] = []
+    groups = 0  # read_parquet calls over files without position deletes
     streamed: list[FileScanTask] = []
     for task in tasks:
         local = _local_parquet(task, io)
-        key = _identity_defaults(schema, identity_values(task)) if local else None
-        if key is None or (key not in groups and len(groups) >= MAX_GROUPS):
+        if local is None or (task.delete_files and deletes is None):
             streamed.append(task)
             continue
-        groups.setdefault(key, []).append(local)  # type: ignore[arg-type]
-    if not groups:
+        equality = _equality_joins(task, deletes, columns) if deletes is not None else ([], [])
+        if equality is None:
+            streamed.append(task)
+            continue
+        extra, keyed = equality
+        signature = sorted(keyed, key=lambda pair: pair[0])
+        part_key = tuple(eq_key for eq_key, _ in signature)
+        part = parts.get(part_key)
+        read_columns = part.columns if part is not None else [*columns, *extra]
+        key = _identity_defaults(read_columns, identity_values(task))
+        positioned = any(d.content != EQUALITY_DELETES for d in task.delete_files)
+        if key is None or (positioned and not _maskable(read_columns)):
+            streamed.append(task)
+            continue
+        if (
+            len(masked_tasks) >= MAX_MASKED_FILES
+            if positioned
+            else groups >= MAX_GROUPS and (part is None or key not in part.groups)
+        ):
+            streamed.append(task)
+            continue
+        if part is None:
+            joins = []
+            for eq_key, eq in signature:
+                name = equality_names.setdefault(eq_key, f"{prefix}_eq{len(equality_names)}")
+                relations[name] = eq.rows
+                joins.append((name, tuple(_delete_column(f, columns) for f in eq.fields)))
+            part = parts.setdefault(part_key, _Part(read_columns, joins))
+        if positioned:
+            mask = f"{prefix}_mask{len(masked_tasks)}"
+            part.masked.append((local, mask, task.data_file.record_count, key))
+            relations[mask] = KeepMask(deletes, masked_tasks, len(masked_tasks), on_error)  # type: ignore[arg-type]
+            masked_tasks.append(task)
+        else:
+            groups += key not in part.groups
+            part.groups.setdefault(key, []).append(local)
+    if not parts:
         return None, streamed
-    parts = [_read_parquet(paths, columns, dict(key)) for key, paths in groups.items()]
-    paths = tuple(p for group in groups.values() for p in group)
-    return NativeRead(" UNION ALL ".join(parts), paths), streamed
+    names = [f.name for f, _, _ in columns]
+    sql = " UNION ALL ".join(f"({_part_sql(part, names)})" for part in parts.values())
+    paths = tuple(
+        p for part in parts.values()
+        for p in [*(p for g in part.groups.values() for p in g), *(m[0] for m in part.masked)]
+    )
+    with_deletes = sum(
+        len(part.masked) + (sum(map(len, part.groups.values())) if part.joins else 0)
+        for part in parts.values()
+    )
+    return NativeRead(sql, paths, tuple(relations.items()), with_deletes), streamed
 
 
-def _columns(schema: Schema) -> list[tuple[NestedField, str, str]] | None:
+def _part_sql(part: _Part, names: Sequence[str]) -> str:
+    reads = [
+        f"SELECT * FROM {_read_parquet(paths, part.columns, dict(key))}"
+        for key, paths in part.groups.items()
+    ]
+    reads += [
+        positional(_read_parquet([path], part.columns, dict(key), row_numbers=True), mask, path, n)
+        for path, mask, n, key in part.masked
+    ]
+    inner = " UNION ALL ".join(f"({r})" for r in reads)
+    return anti_join(inner, names, part.joins) if part.joins else inner
+
+
+def _equality_joins(
+    task: FileScanTask, deletes: DeleteApplier, columns: Sequence[_Column]
+) -> tuple[list[_Column], list[tuple[tuple[tuple[int, ...], tuple[str, ...]], EqualityDeletes]]] | None:
+    """The extra columns a file's equality deletes need read (delete columns the query does
+    not project) and its equality deletes keyed by identity; None if DuckDB cannot read a
+    delete column natively."""
+    files: dict[tuple[int, ...], list[str]] = {}
+    for d in task.delete_files:
+        if d.content == EQUALITY_DELETES:
+            files.setdefault(tuple(d.equality_ids or ()), []).append(d.file_path)
+    if not files:
+        return [], []
+    have = {f.field_id for f, _, _ in columns}
+    extra: list[_Column] = []
+    keyed = []
+    for eq in deletes.equality_deletes(task.delete_files):
+        for f in eq.fields:
+            type_name, default = duckdb_type(f.type), default_literal(f.type, f.initial_default)
+            if type_name is None or default is None:
+                return None
+            if f.field_id not in have:
+                have.add(f.field_id)
+                extra.append((extra_delete_column(f), type_name, default))
+        ids = eq.field_ids
+        keyed.append(((ids, tuple(sorted(files.get(ids, ())))), eq))
+    return extra, keyed
+
+
+def _delete_column(f: NestedField, columns: Sequence[_Column]) -> str:
+    """The name the read gives delete column ``f``: its projected name, else the extra one."""
+    for c, _, _ in columns:
+        if c.field_id == f.field_id:
+            return c.name
+    return extra_delete_column(f).name
+
+
+def _maskable(columns: Sequence[_Column]) -> bool:
+    """``file_row_number`` (the positional check) must not clash with a read column."""
+    return all(f.name.lower() != "file_row_number" for f, _, _ in columns)
+
+
+def _columns(schema: Schema) -> list[_Column] | None:
     """Per read column: (field, DuckDB type, initial-default literal); None if any column
     cannot be read natively (or there is none: row counts come from the manifests)."""
     out = []
@@ -182,7 +311,7 @@ def _columns(schema: Schema) -> list[tuple[NestedField, str, str]] | None:
 
 def _local_parquet(task: FileScanTask, io: FileIO) -> str | None:
     data_file = task.data_file
-    if task.delete_files or data_file.file_format.upper() != "PARQUET":
+    if data_file.file_format.upper() != "PARQUET":
         return None
     fs, local = io.fs(data_file.file_path)
     if not isinstance(fs, LocalFileSystem) or _GLOB_CHARS.search(local):
@@ -191,12 +320,12 @@ def _local_parquet(task: FileScanTask, io: FileIO) -> str | None:
 
 
 def _identity_defaults(
-    schema: Schema, identity: Mapping[int, tuple[NestedField, object]]
+    columns: Sequence[_Column], identity: Mapping[int, tuple[NestedField, object]]
 ) -> tuple[tuple[int, str], ...] | None:
     """(field id, literal) of the read columns a file may lack but its identity partition
     value supplies (spec: Column Projection); None when a value has no exact literal."""
     out = []
-    for f in schema.fields:
+    for f, _, _ in columns:
         if f.field_id in identity:
             literal = default_literal(f.type, identity[f.field_id][1])
             if literal is None:
@@ -206,16 +335,20 @@ def _identity_defaults(
 
 
 def _read_parquet(
-    paths: Sequence[str], columns: Sequence[tuple[NestedField, str, str]], identity: dict[int, str]
+    paths: Sequence[str],
+    columns: Sequence[_Column],
+    identity: dict[int, str],
+    row_numbers: bool = False,
 ) -> str:
     entries = ", ".join(
-        f"{f.field_id}: {{name: {_sql_string(f.name)}, type: {_sql_string(type_name)},"
+        f"{f.field_id}: {{name: {sql_string(f.name)}, type: {sql_string(type_name)},"
         f" default_value: {identity.get(f.field_id, default)}::VARCHAR}}"
         for f, type_name, default in columns
     )
-    files = ", ".join(_sql_string(p) for p in paths)
+    files = ", ".join(sql_string(p) for p in paths)
     # hive_partitioning off: Iceberg paths look like Hive's (x=1/), but columns come by id
+    numbers = ", file_row_number=true" if row_numbers else ""
     return (
-        f"SELECT * FROM read_parquet([{files}], schema=MAP{{{entries}}},"
-        " hive_partitioning=false, union_by_name=false)"
+        f"read_parquet([{files}], schema=MAP{{{entries}}},"
+        f" hive_partitioning=false, union_by_name=false{numbers})"
     )

@@ -97,18 +97,27 @@ class TableScan:
             self._tasks = self.plan.tasks
         return self._tasks
 
-    def native_read(self) -> NativeRead | None:
-        """Split the planned files: the ones DuckDB reads itself (``icesql.scan.
-        native_read``; the SQL returned, None if there are none) and the ones this scan
-        streams from then on."""
+    def native_read(self, prefix: str = "icesql") -> NativeRead | None:
+        """Split the planned files: the ones DuckDB reads itself, deletes and all
+        (``icesql.scan.native_read``; None if there are none; the relations it names start
+        with ``prefix``) and the ones this scan streams from then on."""
         tasks = self.tasks()
         if self.metadata_columns is not None or self._name_mapped:
             self._native, self._streamed = None, tasks
         else:
             self._native, self._streamed = split_native(
-                self.read_schema, tasks, self.table.io, self._identity_values
+                self.read_schema,
+                tasks,
+                self.table.io,
+                self._identity_values,
+                self._deletes,
+                prefix,
+                self._failed,
             )
         return self._native
+
+    def _failed(self, error: Exception) -> None:
+        self.error = error
 
     def streamed_tasks(self) -> list[FileScanTask]:
         """The files this scan's Arrow stream reads: all, unless ``native_read`` took some."""
@@ -117,6 +126,10 @@ class TableScan:
     def native_read_files(self) -> int:
         """How many files ``native_read`` gave DuckDB's own reader (0 before it ran)."""
         return len(self._native.paths) if self._native is not None else 0
+
+    def native_read_deletes(self) -> int:
+        """How many of those files have their deletes applied inside DuckDB."""
+        return self._native.with_deletes if self._native is not None else 0
 
     def file_error(self, message: str) -> Exception | None:
         """Our error for a DuckDB error message naming a file DuckDB read for this scan."""
@@ -142,7 +155,7 @@ class TableScan:
                     yield from self._with_metadata_columns(task, identity)
         except Exception as e:
             # DuckDB re-raises stream errors as its own type; keep ours to re-raise intact
-            self.error = e
+            self._failed(e)
             raise
 
     def _with_metadata_columns(

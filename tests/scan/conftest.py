@@ -171,6 +171,34 @@ class TableWriter:
             spec_id=data_file.spec_id,
         )
 
+    def equality_deletes(
+        self, field_names: Sequence[str], rows: Sequence[dict[str, Any]],
+        partition: tuple[Any, ...] = (),
+    ) -> DataFile:
+        """An equality delete file deleting rows whose ``field_names`` columns equal one of
+        ``rows`` (NULL matching NULL), in ``partition`` of the current spec."""
+        fields = tuple(self.schema.find_field_by_name(n) for n in field_names)
+        delete_schema = Schema(fields)
+        columns = [to_arrow_array(f.type, [r.get(f.name) for r in rows]) for f in fields]
+        table = pa.Table.from_arrays(columns, schema=schema_to_arrow(delete_schema))
+        path = f"{self.location}/data/eq-delete-{next(_ids)}.parquet"
+        pq.write_table(table, path)
+        m = column_metrics(delete_schema, rows)
+        return DataFile(
+            file_path=path,
+            file_format="PARQUET",
+            partition=partition,
+            record_count=len(rows),
+            file_size_in_bytes=Path(path).stat().st_size,
+            content=2,
+            value_counts=m["values"],
+            null_value_counts=m["nulls"],
+            lower_bounds=m["lower"],
+            upper_bounds=m["upper"],
+            equality_ids=tuple(f.field_id for f in fields),
+            spec_id=self.spec.spec_id,
+        )
+
     def commit_files(self, files: list[DataFile], content: int = 0) -> int:
         snapshot_id = next(_ids)
         parent = self.metadata.current_snapshot_id

@@ -223,7 +223,7 @@ def test_files_past_the_group_limit_stream(make_table, warehouse, monkeypatch) -
     )
 
 
-def test_files_with_deletes_stream_and_union_with_the_rest(make_table, warehouse) -> None:
+def test_files_with_deletes_union_with_the_rest(make_table, warehouse) -> None:
     schema = Schema((NestedField(1, "id", LongType()), NestedField(2, "s", StringType())))
     writer = make_table("db.mixed", schema)
     writer.append([{"id": i, "s": f"r{i}"} for i in range(10)], rows_per_file=5)
@@ -233,7 +233,7 @@ def test_files_with_deletes_stream_and_union_with_the_rest(make_table, warehouse
     got = _same(con, "db.mixed")
     assert got.column("id").to_pylist() == [i for i in range(10) if i not in (0, 3)]
     assert _readers(con, "SELECT * FROM db.mixed") == (
-        "readers: DuckDB read_parquet 1 file, Arrow stream 1 file"
+        "readers: DuckDB read_parquet 2 files (1 with deletes), Arrow stream 0 files"
     )
     # metadata columns keep every file on the stream
     assert _readers(con, "SELECT id, _pos FROM db.mixed") == (

@@ -1,0 +1,261 @@
+"""Deletes applied inside DuckDB (``icesql.scan.native_deletes``) give exactly the rows the
+Arrow stream gives and the brute-force answer: position delete files, deletion vectors and
+equality deletes, alone and together, with filters, joins and partitions."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import icesql
+from icesql.metadata.manifest import DataFile
+from icesql.scan import native_read
+from icesql.spec.partitioning import PartitionField, PartitionSpec
+from icesql.spec.schema import Schema
+from icesql.spec.transforms import parse_transform
+from icesql.spec.types import IntegerType, LongType, NestedField, StringType
+
+SCHEMA = Schema((
+    NestedField(1, "id", LongType()),
+    NestedField(2, "k", IntegerType()),
+    NestedField(3, "s", StringType()),
+))
+
+
+def _rows(n: int, start: int = 0) -> list[dict]:
+    return [
+        {"id": i, "k": None if i % 7 == 3 else i % 5, "s": None if i % 11 == 4 else f"s{i % 3}"}
+        for i in range(start, start + n)
+    ]
+
+
+def _both_routes(con: icesql.Connection, sql: str) -> list[tuple]:
+    """``sql``'s rows with DuckDB applying the deletes, asserted equal to the stream's."""
+    native = con.execute(sql).fetchall()
+    con.execute("SET icesql.scan.nativeParquet = false")
+    try:
+        streamed = con.execute(sql).fetchall()
+    finally:
+        con.execute("SET icesql.scan.nativeParquet = true")
+    assert sorted(native, key=repr) == sorted(streamed, key=repr), sql
+    return native
+
+
+def _readers(con: icesql.Connection, sql: str) -> str:
+    text = con.execute(f"EXPLAIN {sql}").fetchone()[0]
+    return next(line for line in text.splitlines() if line.startswith("readers:"))
+
+
+_names = itertools.count()
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    sizes=st.lists(st.integers(1, 40), min_size=1, max_size=3),
+    positions=st.sets(st.integers(0, 45), max_size=20),
+    keys=st.sets(st.one_of(st.none(), st.integers(0, 5)), max_size=3),
+    pairs=st.sets(st.tuples(st.one_of(st.none(), st.integers(0, 4)),
+                            st.sampled_from([None, "s0", "s1"])), max_size=3),
+    columns=st.sampled_from(["*", "id", "s", "count(*)", "k, count(*)"]),
+)
+def test_deletes_in_duckdb_equal_brute_force(
+    make_table, warehouse, sizes, positions, keys, pairs, columns
+) -> None:
+    name = f"db.t{next(_names)}"
+    writer = make_table(name, SCHEMA)
+    start = 0
+    for n in sizes:  # one snapshot per file, all older than the deletes
+        writer.append(_rows(n, start))
+        start += n
+    first = writer.files[0]
+    deletes = []
+    if positions:
+        deletes.append(writer.position_deletes(first, sorted(positions)))
+    if keys:
+        deletes.append(writer.equality_deletes(["k"], [{"k": k} for k in keys]))
+    if pairs:
+        deletes.append(writer.equality_deletes(["k", "s"], [{"k": k, "s": s} for k, s in pairs]))
+    if deletes:
+        writer.commit_files(deletes, content=1)
+    later = _rows(5, start)  # newer than every delete: equality deletes do not apply
+    writer.append(later)
+
+    everything = _rows(start) + later
+    first_ids = {r["id"] for r in writer.file_rows[first.file_path]}
+    alive = [
+        r for r in everything[:start]
+        if not (r["id"] in first_ids and r["id"] - min(first_ids) in positions)
+        and not (keys and r["k"] in keys)
+        and not any(r["k"] == k and r["s"] == s for k, s in pairs)
+    ] + later
+    con = icesql.connect(str(warehouse))
+    group = " GROUP BY k" if columns.startswith("k,") else ""
+    got = _both_routes(con, f"SELECT {columns} FROM {name}{group}")
+    if columns == "*":
+        want = [(r["id"], r["k"], r["s"]) for r in alive]
+    elif columns in ("id", "s"):
+        want = [(r[columns],) for r in alive]
+    elif columns == "count(*)":
+        want = [(len(alive),)]
+    else:
+        counts: dict = {}
+        for r in alive:
+            counts[r["k"]] = counts.get(r["k"], 0) + 1
+        want = list(counts.items())
+    assert sorted(got, key=repr) == sorted(want, key=repr)
+
+
+def test_deletion_vectors_written_by_delete(warehouse) -> None:
+    con = icesql.connect(str(warehouse))
+    con.execute("CREATE NAMESPACE db")
+    con.execute(
+        "CREATE TABLE db.dv (id BIGINT, k INT, s STRING) TBLPROPERTIES ('format-version' = '3',"
+        " 'write.delete.mode' = 'merge-on-read', 'write.update.mode' = 'merge-on-read')"
+    )
+    for start in (0, 50):
+        values = ", ".join(f"({i}, {i % 5}, 's{i % 3}')" for i in range(start, start + 50))
+        con.execute(f"INSERT INTO db.dv VALUES {values}")
+    con.execute("DELETE FROM db.dv WHERE id % 4 = 1")
+    con.execute("DELETE FROM db.dv WHERE id % 6 = 0")  # the DVs are merged and replaced
+    con.execute("UPDATE db.dv SET s = 'u' WHERE id BETWEEN 40 AND 60")
+    files = con.execute("SELECT count(*) FROM db.dv.delete_files").fetchone()[0]
+    assert files >= 2
+    assert _readers(con, "SELECT * FROM db.dv").startswith("readers: DuckDB read_parquet")
+    assert "with deletes" in _readers(con, "SELECT * FROM db.dv")
+    got = _both_routes(con, "SELECT id, s FROM db.dv")
+    assert sorted(got) == [
+        (i, "u" if 40 <= i <= 60 else f"s{i % 3}") for i in range(100) if i % 4 != 1 and i % 6
+    ]
+
+
+def test_every_file_with_deletes_goes_to_duckdb(make_table, warehouse) -> None:
+    writer = make_table("db.all", SCHEMA)
+    writer.append(_rows(30), rows_per_file=10)
+    a, b, c = writer.files
+    writer.commit_files([
+        writer.position_deletes(a, [0, 9]),
+        writer.equality_deletes(["s"], [{"s": "s1"}]),
+    ], content=1)
+    con = icesql.connect(str(warehouse))
+    assert _readers(con, "SELECT * FROM db.all") == (
+        "readers: DuckDB read_parquet 3 files (3 with deletes), Arrow stream 0 files"
+    )
+    rows = _both_routes(con, "SELECT id FROM db.all")
+    assert sorted(r[0] for r in rows) == [
+        r["id"] for r in _rows(30) if r["s"] != "s1" and r["id"] not in (0, 9)
+    ]
+
+
+def test_filters_and_self_join_over_many_row_groups(make_table, warehouse) -> None:
+    """The keep-mask lines up with the file's rows although the query filters (no filter
+    may reach the reader under the positional join) and scans the table twice."""
+    writer = make_table("db.big", SCHEMA)
+    rows = _rows(5000)
+    path = f"{writer.location}/data/big.parquet"
+    table = pa.Table.from_pylist(rows, schema=native_read_schema())
+    pq.write_table(table, path, row_group_size=300)
+    data = DataFile(file_path=path, file_format="PARQUET", partition=(), record_count=5000,
+                    file_size_in_bytes=Path(path).stat().st_size)
+    writer.commit_files([data])
+    deleted = list(range(0, 5000, 3))
+    writer.commit_files([writer.position_deletes(data, deleted)], content=1)
+    con = icesql.connect(str(warehouse))
+    alive = [i for i in range(5000) if i % 3]
+    got = _both_routes(con, "SELECT id FROM db.big WHERE id >= 4000 AND k = 1")
+    assert sorted(r[0] for r in got) == [i for i in alive if i >= 4000 and i % 5 == 1
+                                         and i % 7 != 3]
+    got = _both_routes(
+        con, "SELECT a.id FROM db.big a JOIN db.big b ON a.id = b.id + 1 WHERE a.id < 100"
+    )
+    assert sorted(r[0] for r in got) == [i for i in alive if i < 100 and i - 1 in alive]
+    assert _both_routes(con, "SELECT id FROM db.big LIMIT 3") and len(
+        con.execute("SELECT id FROM db.big LIMIT 3").fetchall()
+    ) == 3
+
+
+def native_read_schema() -> pa.Schema:
+    from icesql.spec.arrow import schema_to_arrow
+
+    return schema_to_arrow(SCHEMA)
+
+
+def test_identity_partitions_and_an_unprojected_dropped_delete_column(
+    make_table, warehouse
+) -> None:
+    """Equality deletes of one partition apply only there; their column is read although
+    the query does not select it; a file lacking the identity column takes the value."""
+    spec = PartitionSpec(0, (PartitionField(2, 1000, parse_transform("identity"), "k"),))
+    writer = make_table("db.part", SCHEMA, spec)
+    writer.append(_rows(40))
+    by_k = {f.partition: f for f in writer.files}
+    writer.commit_files([
+        writer.equality_deletes(["s"], [{"s": "s0"}, {"s": None}], partition=(1,)),
+        writer.position_deletes(by_k[(2,)], [0]),
+    ], content=1)
+    con = icesql.connect(str(warehouse))
+    got = sorted(r[0] for r in _both_routes(con, "SELECT id FROM db.part"))
+    first_k2 = writer.file_rows[by_k[(2,)].file_path][0]["id"]
+    assert got == sorted(
+        r["id"] for r in _rows(40)
+        if not (r["k"] == 1 and r["s"] in ("s0", None)) and r["id"] != first_k2
+    )
+    assert _both_routes(con, "SELECT k, count(*) FROM db.part WHERE k = 1 GROUP BY k") == [
+        (1, sum(1 for r in _rows(40) if r["k"] == 1 and r["s"] not in ("s0", None)))
+    ]
+
+
+def test_files_past_the_mask_limit_stream(make_table, warehouse, monkeypatch) -> None:
+    monkeypatch.setattr(native_read, "MAX_MASKED_FILES", 2)
+    writer = make_table("db.cap", SCHEMA)
+    writer.append(_rows(40), rows_per_file=10)
+    writer.commit_files([writer.position_deletes(f, [1]) for f in writer.files], content=1)
+    con = icesql.connect(str(warehouse))
+    assert _readers(con, "SELECT * FROM db.cap") == (
+        "readers: DuckDB read_parquet 2 files (2 with deletes), Arrow stream 2 files"
+    )
+    assert _both_routes(con, "SELECT count(*) FROM db.cap WHERE id > 0") == [(35,)]
+
+
+def test_a_column_named_file_row_number_keeps_masked_files_on_the_stream(
+    make_table, warehouse
+) -> None:
+    schema = Schema((NestedField(1, "file_row_number", LongType()),))
+    writer = make_table("db.frn", schema)
+    writer.append([{"file_row_number": i} for i in range(6)])
+    writer.commit_files([writer.position_deletes(writer.files[0], [2])], content=1)
+    con = icesql.connect(str(warehouse))
+    assert _readers(con, "SELECT * FROM db.frn") == (
+        "readers: DuckDB read_parquet 0 files, Arrow stream 1 file"
+    )
+    assert sorted(_both_routes(con, "SELECT * FROM db.frn")) == [(i,) for i in (0, 1, 3, 4, 5)]
+
+
+def test_row_count_other_than_the_manifest_names_the_file(make_table, warehouse) -> None:
+    writer = make_table("db.short", SCHEMA)
+    writer.append(_rows(10))
+    data = writer.files[0]
+    writer.commit_files([writer.position_deletes(data, [1])], content=1)
+    pq.write_table(pa.Table.from_pylist(_rows(8), schema=native_read_schema()), data.file_path)
+    con = icesql.connect(str(warehouse))
+    with pytest.raises(icesql.DatabaseError, match="does not hold the 10 rows") as info:
+        con.execute("SELECT * FROM db.short").fetchall()
+    assert data.file_path in str(info.value)
+
+
+def test_missing_delete_file_names_it(make_table, warehouse) -> None:
+    writer = make_table("db.gone", SCHEMA)
+    writer.append(_rows(10))
+    delete = writer.position_deletes(writer.files[0], [1])
+    writer.commit_files([delete], content=1)
+    Path(delete.file_path).unlink()
+    con = icesql.connect(str(warehouse))
+    with pytest.raises(icesql.OperationalError, match="delete-") as info:
+        con.execute("SELECT sum(id) FROM db.gone").fetchall()
+    assert delete.file_path in str(info.value)

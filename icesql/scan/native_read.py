@@ -42,7 +42,7 @@ from icesql.io import FileIO
 from icesql.metadata.manifest import EQUALITY_DELETES
 from icesql.scan.apply_deletes import DeleteApplier, EqualityDeletes, extra_delete_column
 from icesql.scan.field_ids import has_field_ids
-from icesql.scan.native_deletes import KeepMask, anti_join, positional, sql_string
+from icesql.scan.native_deletes import DeleteRows, KeepMask, anti_join, positional, sql_string
 from icesql.scan.planner import FileScanTask
 from icesql.spec.schema import Schema
 from icesql.spec.types import (
@@ -216,7 +216,7 @@ def split_native(
             joins = []
             for eq_key, eq in signature:
                 name = equality_names.setdefault(eq_key, f"{prefix}_eq{len(equality_names)}")
-                relations[name] = eq.rows
+                relations[name] = DeleteRows(eq.rows)
                 joins.append((name, tuple(_delete_column(f, columns) for f in eq.fields)))
             part = parts.setdefault(part_key, _Part(read_columns, joins))
         if positioned:

@@ -259,3 +259,17 @@ def test_missing_delete_file_names_it(make_table, warehouse) -> None:
     with pytest.raises(icesql.OperationalError, match="delete-") as info:
         con.execute("SELECT sum(id) FROM db.gone").fetchall()
     assert delete.file_path in str(info.value)
+
+
+def test_equality_delete_rows_are_the_build_side(make_table, warehouse) -> None:
+    """The hash table of the anti-join holds the delete rows, never the data (DuckDB
+    flips a join to build the side it estimates smaller)."""
+    writer = make_table("db.build", SCHEMA)
+    writer.append(_rows(200), rows_per_file=50)
+    keys = [{"k": i % 5, "s": f"s1_{i}"} for i in range(5000)]  # many, in range, matching none
+    writer.commit_files([writer.equality_deletes(["k", "s"], keys)], content=1)
+    con = icesql.connect(str(warehouse))
+    plan = con.execute("EXPLAIN SELECT count(id) FROM db.build").fetchone()[0]
+    joins = [line for line in plan.splitlines() if "Join Type:" in line]
+    assert joins and all("RIGHT" not in line for line in joins), joins
+    assert "Join Type: ANTI" in joins[0]

@@ -3,15 +3,16 @@
 DuckDB's ``read_parquet(..., schema=MAP{field_id: ...})`` matches columns by Parquet field
 id and reads a file without any as all NULLs, silently; the Arrow stream refuses such a file
 (or applies the table's name mapping). So a file goes to DuckDB only when its footer shows a
-top-level column with a field id, the rule the stream applies (``reader._file_fields``) and
-Iceberg Java's ``ParquetSchemaUtil.hasIds``. Manifest metrics cannot stand in for the
-footer: ``add_files`` records metrics under the ids of the name mapping it sets, for files
+top-level column with a field id, the rule the stream applies (``reader._file_fields``;
+Iceberg Java's ``ParquetSchemaUtil.hasIds`` also looks into nested fields, which only the
+stream reads). Manifest metrics cannot stand in for the footer: ``add_files`` records metrics under the ids of the name mapping it sets, for files
 that hold none, and planning without a filter does not decode metrics at all.
 
 The footer is the Thrift compact encoding of ``FileMetaData``; only its schema list is
 walked, up to the first top-level column with an id, so a file costs an open and two small
-reads (about 30 µs). Answers are cached per process by (path, size, modification time):
-repeated queries over the same files read no footer.
+reads: 2.7 ms for the 168 files of the full-table benchmark (0.5% of its query; pyarrow's
+``read_schema`` took 14 ms). Answers are cached per process by (path, size, modification
+time): a repeated query checks its files with one ``stat`` each (0.5 ms for those 168).
 """
 
 from __future__ import annotations

@@ -23,3 +23,27 @@ def last_snapshot(con, table: str) -> tuple[str, dict]:
         f"SELECT operation, summary FROM {table}.snapshots ORDER BY committed_at DESC LIMIT 1"
     ).fetchone()
     return op, dict(summary)
+
+
+def append_before_commit(con, monkeypatch, warehouse: str, statement: str, identifier) -> list[set[str]]:
+    """Make another connection run ``statement`` (an INSERT) after ``con``'s next statement
+    has planned, just before its first commit attempt, which then loses the race and is
+    retried on the new table. The returned list receives the files the INSERT wrote."""
+    import icesql
+
+    real = con.catalog.commit_table
+    pending, written = [statement], []
+
+    def commit_table(table, metadata):
+        if pending:
+            before = table_files(con, identifier)
+            other = icesql.connect(warehouse)
+            try:
+                other.execute(pending.pop())
+            finally:
+                other.close()
+            written.append(table_files(con, identifier) - before)
+        return real(table, metadata)
+
+    monkeypatch.setattr(con.catalog, "commit_table", commit_table)
+    return written

@@ -10,6 +10,17 @@ As Spark + Iceberg decide it (``SparkTable.canDeleteUsingMetadata``):
    ``deleteFromRowFilter``), with their deletion vectors and the delete files of partitions
    the condition covers whole. ``DELETE FROM t`` removes every file.
    Like Spark, this commits (operation ``delete``) even when nothing matched.
+
+   As in Spark, the filter is the change: ``SparkTable.deleteWhere`` commits Java's
+   ``DeleteFiles.deleteFromRowFilter``, which finds the files to remove on the table each
+   commit attempt lands on and validates nothing against the snapshot the statement
+   planned on (``StreamingDelete.validate`` checks only ``validateFilesExist``, which Spark
+   does not ask for; no ``write.delete.isolation-level`` applies). Files appended
+   concurrently whose rows all match are removed too — the result is the DELETE run after
+   those commits, a serial order at either isolation level — and a file appended
+   concurrently that holds matching and other rows fails the statement
+   (``CommitConflictError``; Java's ``ValidationException`` "Cannot delete file where some,
+   but not all, rows match filter"), leaving the table as it was.
 2. Otherwise **row by row** (``icesql.statements.rowlevel``): the query
    ``SELECT _file, _pos FROM t WHERE condition`` finds the rows (any condition DuckDB can
    evaluate, subqueries and EXISTS included; ``icesql.statements.row_changes``), and the
@@ -18,7 +29,8 @@ As Spark + Iceberg decide it (``SparkTable.canDeleteUsingMetadata``):
    by position (merge-on-read: deletion vectors in v3, position delete files in v2).
 
 The cursor's ``rowcount`` is the number of rows deleted (-1 after a metadata-only delete of
-files with equality deletes, whose surviving rows cannot be counted without reading them).
+files with equality deletes, whose surviving rows cannot be counted without reading them),
+counted on the snapshot the commit landed on.
 """
 
 from __future__ import annotations
@@ -31,7 +43,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from icesql.catalog.table import Table
-from icesql.errors import NotSupportedError
+from icesql.errors import CommitConflictError, NotSupportedError
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
 from icesql.metadata.manifest import EQUALITY_DELETES, POSITION_DELETES
 from icesql.scan.delete_loaders import DeleteLoader
@@ -51,10 +63,8 @@ from icesql.statements.row_changes import (
     target_table_node,
 )
 from icesql.write.commit import commit
-from icesql.write.manifest_filter import rows_must_match
-from icesql.write.properties import TableProperties
+from icesql.write.manifest_filter import SplitFileError, rows_must_match
 from icesql.write.snapshot import DELETE, Change
-from icesql.write.validation import Validation
 
 if TYPE_CHECKING:
     from icesql.engine import Engine, Result
@@ -94,23 +104,32 @@ def _delete_files_only(engine: Engine, table: Table, expr: BooleanExpression) ->
     or None when some file may also hold rows that stay."""
     md = table.metadata
     snapshot = md.current_snapshot()
-    schema = md.schema()
-    plan = plan_scan(md, snapshot, table.io, engine.manifest_cache, table.name, expr, schema)
+    plan = plan_scan(md, snapshot, table.io, engine.manifest_cache, table.name, expr, md.schema())
     must_match = rows_must_match(md, expr)
     if not all(must_match(t.spec_id, t.data_file) for t in plan.tasks):
         return None
     count = _rows_in(table, plan.tasks)
-    props = TableProperties(md.properties, table.name)
-    validation = Validation(
-        from_snapshot_id=snapshot.snapshot_id if snapshot is not None else None,
-        conflict_filter=expr,
-        isolation=props.isolation_level("delete"),
-    )
     # Java's deleteFromRowFilter: the filter removes the files (and their DVs, and delete
-    # files of covered partitions) anew on each commit attempt
-    change = Change(operation=DELETE, delete_filter=expr, validation=validation)
-    commit(engine.catalog, table, change)
-    return count
+    # files of covered partitions) anew on each commit attempt, with no validation
+    change = Change(operation=DELETE, delete_filter=expr)
+    try:
+        committed = commit(engine.catalog, table, change).metadata
+    except SplitFileError as e:
+        raise CommitConflictError(
+            f"cannot delete from {table.name}: a concurrent commit added data file {e.path},"
+            f" which holds rows matching {expr} and rows that may not, so they cannot be"
+            " deleted by removing whole files; run the DELETE again"
+        ) from e
+    parent_id = committed.current_snapshot().parent_snapshot_id
+    if parent_id == (snapshot.snapshot_id if snapshot is not None else None):
+        return count
+    # other commits landed first: count what the filter removed from the snapshot before ours
+    try:
+        parent = committed.snapshot_by_id(parent_id) if parent_id is not None else None
+        landed = plan_scan(committed, parent, table.io, engine.manifest_cache, table.name, expr, committed.schema())
+        return _rows_in(table, landed.tasks)
+    except Exception:  # noqa: BLE001 - the commit stands; the count only informs
+        return -1
 
 
 def _rows_in(table: Table, tasks: Sequence[FileScanTask]) -> int:

@@ -47,11 +47,21 @@ from icesql.metadata.manifest import (
 from icesql.metadata.manifest_list import CONTENT_DATA, ManifestFile
 from icesql.metadata.table_metadata import TableMetadata
 
-__all__ = ["FileKey", "ManifestFilter", "file_key", "rows_must_match"]
+__all__ = ["FileKey", "ManifestFilter", "SplitFileError", "file_key", "rows_must_match"]
 
 FileKey = tuple[str, int | None]
 # writes a manifest of (spec id, entries, content) for the snapshot being produced
 WriteManifest = Callable[[int, Sequence[ManifestEntry], int], ManifestFile]
+
+
+class SplitFileError(ProgrammingError):
+    """The row filter would split a data file: some of its rows match, others may not
+    (Java's ``ValidationException`` "Cannot delete file where some, but not all, rows match
+    filter"). ``path`` names the file."""
+
+    def __init__(self, message: str, path: str):
+        super().__init__(message)
+        self.path = path
 
 
 def file_key(f: DataFile) -> FileKey:
@@ -143,7 +153,7 @@ class ManifestFilter:
         """The manifests to carry into the new snapshot and the files they no longer hold.
 
         Raises ``CommitConflictError`` when a named file is not live in ``md`` (a concurrent
-        commit removed it) and ``ProgrammingError`` when the row filter would split a data file.
+        commit removed it) and ``SplitFileError`` when the row filter would split a data file.
         """
         row_filter = _RowFilter(md, self.delete_filter) if self.delete_filter is not None else None
         data = [m for m in manifests if m.content == CONTENT_DATA]
@@ -238,11 +248,12 @@ class ManifestFilter:
             if not marked and row_filter is not None and row_filter.might_match(spec_id, f):
                 marked = row_filter.must_match(spec_id, f)
                 if not marked and is_data:
-                    raise ProgrammingError(
+                    raise SplitFileError(
                         f"cannot overwrite rows of {self.table} matching {self.delete_filter}:"
                         f" data file {f.file_path} holds rows that match and rows that do not"
                         " (it was written under another partition spec), so it can be neither"
-                        " kept nor removed whole"
+                        " kept nor removed whole",
+                        f.file_path,
                     )
             hits.append(marked)
         if not any(hits):

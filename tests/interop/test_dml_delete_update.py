@@ -12,15 +12,19 @@ leave Spark-written delete files for icesql to merge with). After every step:
 * in v3, every row keeps the same ``_row_id`` and ``_last_updated_sequence_number`` in both
   tables (row lineage preserved by copy-on-write and merge-on-read alike).
 
-Scripts end with a Spark DELETE on both tables, on top of icesql's delete files.
+Scripts end with a Spark DELETE on both tables, on top of icesql's delete files. At the
+bottom, a metadata-only DELETE racing an append, against Java's ``DeleteFiles`` that
+Spark's DELETE commits.
 """
 
 from __future__ import annotations
 
 import pytest
-from spark_support import assert_same_rows
+from spark_support import assert_same_rows, java_table
+from table_support import append_before_commit, table_files
 
 import icesql
+from icesql.errors import CommitConflictError
 
 pytestmark = pytest.mark.spark
 
@@ -236,5 +240,67 @@ def test_bad_statements_fail_in_both_and_change_nothing(spark, spark_warehouse):
                 spark.sql(sql.format(t=twin))
             assert con.catalog.current_version(ident) == before
         _compare(spark, con, ice, twin, 3, "failed statements")
+    finally:
+        con.close()
+
+
+# Metadata-only DELETE racing an append. Spark's DELETE commits ``SparkTable.deleteWhere``:
+# Java's ``table.newDelete().deleteFromRowFilter(filter).commit()``, unvalidated (no
+# isolation level; ``StreamingDelete.validate`` checks files only when asked to). The twin
+# runs exactly that through the JVM with the append made between building and committing
+# it; icesql's DELETE gets the same append between planning and committing.
+RACES = {  # name -> (format version, condition, the same filter in Java, rows appended)
+    "same-partition-v2": (2, "p = 'a'", ("equal", "p", "a"), "(20,'a',2.0,'x'), (21,'a',NULL,NULL)"),
+    "same-partition-v3": (3, "p = 'a'", ("equal", "p", "a"), "(20,'a',2.0,'x')"),
+    "metrics": (2, "id < 100", ("lessThan", "id", 100), "(20,'z',2.0,'x'), (30,'a',3.0,'y')"),
+    "split-file": (2, "id < 100", ("lessThan", "id", 100), "(50,'a',1.0,'x'), (500,'a',2.0,'y')"),
+}
+DELETE_COUNTS = (
+    "deleted-data-files", "removed-delete-files", "removed-position-deletes", "removed-dvs",
+    "deleted-records", "changed-partition-count", "total-records", "total-data-files",
+    "total-delete-files",
+)
+
+
+@pytest.mark.parametrize("race", sorted(RACES))
+def test_metadata_only_delete_races_an_append_like_spark(spark, spark_warehouse, monkeypatch, race):
+    version, condition, (op, column, value), appended = RACES[race]
+    ice, twin = _create(spark, "part", version, "merge-on-read", ", 'write.delete.isolation-level'='serializable'")
+    con = icesql.connect(spark_warehouse)
+    try:
+        for t in (ice, twin):  # files with deletes (a DV in v3) that the filter removes too
+            spark.sql(f"DELETE FROM {t} WHERE id IN (2, 9)")
+        append = f"INSERT INTO {{}} VALUES {appended}"
+        java_filter = getattr(spark._jvm.org.apache.iceberg.expressions.Expressions, op)(column, value)
+        jdelete = java_table(spark, twin).newDelete().deleteFromRowFilter(java_filter)
+        con.execute(append.format(twin))
+        java_error = None
+        try:
+            jdelete.commit()
+        except Exception as e:  # noqa: BLE001 - py4j's wrapper of Java's ValidationException
+            java_error = str(e)
+
+        ident = tuple(ice.split("."))
+        written = append_before_commit(con, monkeypatch, spark_warehouse, append.format(ice), ident)
+        if java_error is not None:
+            assert "Cannot delete file where some, but not all, rows match filter" in java_error
+            files = table_files(con, ident)
+            with pytest.raises(CommitConflictError, match="holds rows matching"):
+                con.execute(f"DELETE FROM {ice} WHERE {condition}")
+            assert table_files(con, ident) == files | written[0]  # nothing of the DELETE left
+        else:
+            rowcount = con.execute(f"DELETE FROM {ice} WHERE {condition}").rowcount
+        assert written  # the append happened
+        spark.sql(f"REFRESH TABLE {twin}")
+        _compare(spark, con, ice, twin, version, f"DELETE WHERE {condition} racing an append")
+        mine, theirs = (con.catalog.load_table(tuple(t.split("."))).metadata.current_snapshot() for t in (ice, twin))
+        assert mine.operation == theirs.operation == ("append" if java_error else "delete")
+        if java_error is None:
+            counts = [{k: s.summary.get(k) for k in DELETE_COUNTS} for s in (mine, theirs)]
+            assert counts[0] == counts[1]
+            assert int(counts[0]["deleted-data-files"]) >= 2
+            before = spark.sql(f"SELECT count(*) FROM {twin} VERSION AS OF {theirs.parent_snapshot_id}"
+                               f" WHERE {condition}").collect()[0][0]
+            assert rowcount == before  # the rows matching when the commit landed
     finally:
         con.close()

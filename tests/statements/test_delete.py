@@ -8,7 +8,7 @@ import os
 
 import pytest
 from sqlglot import exp
-from table_support import last_snapshot, metadata_version, table_files
+from table_support import append_before_commit, last_snapshot, metadata_version, table_files
 
 import icesql
 from icesql.errors import CommitConflictError
@@ -245,3 +245,48 @@ def test_data_files_keep_only_data(con):
     _create(con, 2, "copy-on-write")
     con.execute("DELETE FROM db.t WHERE x < 2")
     assert all(f.content == DATA for f in _data_files(con))
+
+
+@pytest.mark.parametrize("isolation", ["serializable", "snapshot"])
+@pytest.mark.parametrize(
+    "condition, appended, left, count",
+    [
+        ("p = 'a'", "(7,'a',7.0), (8,'a',8.0)", [3, 4, 6], 5),  # appended rows match: deleted
+        ("p = 'a'", "(7,'b',7.0)", [3, 4, 6, 7], 3),  # another partition: kept
+        ("id < 100", "(7,'a',7.0), (8,'c',8.0)", [], 8),  # all rows match by metrics
+        ("id < 100", "(1000,'a',1.0)", [1000], 6),  # no row matches: kept
+    ],
+    ids=["same-partition", "other-partition", "metrics-match", "metrics-miss"],
+)
+def test_metadata_only_delete_removes_what_matches_when_it_commits(
+    con, monkeypatch, tmp_path, isolation, condition, appended, left, count
+):
+    """Spark's metadata-only DELETE is Java's ``deleteFromRowFilter``: the files are found on
+    the table the commit lands on, unvalidated, at either isolation level (the Spark twin is
+    in tests/interop/test_dml_delete_update.py). rowcount counts what was removed."""
+    _create(con, 2, "merge-on-read")
+    con.execute(f"ALTER TABLE db.t SET TBLPROPERTIES ('write.delete.isolation-level'='{isolation}')")
+    append_before_commit(con, monkeypatch, str(tmp_path), f"INSERT INTO db.t VALUES {appended}", T)
+    assert con.execute(f"DELETE FROM db.t WHERE {condition}").rowcount == count
+    assert _ids(con) == left
+    op, summary = _last(con)
+    assert op == "delete" and summary["deleted-records"] == str(count)
+    md = con.catalog.load_table(T).metadata
+    ours = md.current_snapshot()
+    assert md.snapshot_by_id(ours.parent_snapshot_id).operation == "append"  # landed after it
+
+
+@pytest.mark.parametrize("isolation", ["serializable", "snapshot"])
+def test_metadata_only_delete_fails_on_a_concurrent_file_it_would_split(con, monkeypatch, tmp_path, isolation):
+    """A file appended meanwhile holding matching and other rows can be neither kept nor
+    removed (Java: ValidationException): the statement fails and changes nothing."""
+    _create(con, 3, "merge-on-read")
+    con.execute(f"ALTER TABLE db.t SET TBLPROPERTIES ('write.delete.isolation-level'='{isolation}')")
+    seen = append_before_commit(con, monkeypatch, str(tmp_path), "INSERT INTO db.t VALUES (50,'a',1.0), (500,'a',2.0)", T)
+    version, files = _version(con), _files(con)
+    with pytest.raises(CommitConflictError, match=r"concurrent commit added data file .*\.parquet, which holds"
+                       r" rows matching .* and rows that may not"):
+        con.execute("DELETE FROM db.t WHERE id < 100")
+    assert _version(con) == version + 1 and _last(con)[0] == "append"  # the append's version only
+    assert _files(con) == files | seen[0]  # nothing of the DELETE left behind
+    assert _ids(con) == [1, 2, 3, 4, 5, 6, 50, 500]

@@ -120,10 +120,9 @@ def _delete_partition(con, spy: _Spy, partition: str, ready=None, go=None):
     ``write.delete.isolation-level``. The second term cannot become an Iceberg filter, so
     the delete goes row by row (copy-on-write): it removes the files it read, validated
     against the commits made since (with the pushed ``p = <partition>`` as conflict
-    filter). A partition-only condition would be a metadata-only delete, which removes
-    whatever matches when it commits, as Java's ``deleteFromRowFilter`` does. Returns
-    ``"committed"`` or the conflict message, the ids deleted, the snapshot read and the
-    snapshot made."""
+    filter). A partition-only condition is a metadata-only delete, which removes whatever
+    matches when it commits (``_delete_whole_partition``). Returns ``"committed"`` or the
+    conflict message, the ids deleted, the snapshot read and the snapshot made."""
     spy.start(ready, go)
     try:
         con.execute("DELETE FROM db.r WHERE p = ? AND length(p) > 0", [partition])
@@ -136,11 +135,21 @@ def _delete_partition(con, spy: _Spy, partition: str, ready=None, go=None):
     return "committed", sorted(ids), spy.read, ours[-1].snapshot_id
 
 
-def _deleter(warehouse: str, readies, gos) -> list[tuple[str, list[int]]]:
+def _delete_whole_partition(con, spy: _Spy, partition: str, ready=None, go=None):
+    """``DELETE FROM db.r WHERE p = <partition>``: metadata only, as Spark's
+    ``deleteWhere`` (Java's ``DeleteFiles.deleteFromRowFilter``): the partition's files are
+    found on the table the commit lands on, with no validation at either isolation level.
+    Returns ``"committed"`` and the rowcount."""
+    spy.start(ready, go)
+    return "committed", con.execute("DELETE FROM db.r WHERE p = ?", [partition]).rowcount
+
+
+def _deleter(warehouse: str, readies, gos, metadata_only: bool = False) -> list[tuple[str, object]]:
     con = icesql.connect(warehouse)
+    delete = _delete_whole_partition if metadata_only else _delete_partition
     try:
         spy = _Spy(con.catalog)
-        return [_delete_partition(con, spy, "a", ready, go)[:2] for ready, go in zip(readies, gos)]
+        return [delete(con, spy, "a", ready, go)[:2] for ready, go in zip(readies, gos)]
     finally:
         con.close()
 
@@ -161,13 +170,13 @@ def _appender(warehouse: str, partition: str, readies, gos, first_id: int) -> li
         con.close()
 
 
-def _race(warehouse: str, partition: str, rounds: int):
+def _race(warehouse: str, partition: str, rounds: int, metadata_only: bool = False):
     ctx = multiprocessing.get_context("spawn")
     with ctx.Manager() as manager:
         readies = [manager.Event() for _ in range(rounds)]
         gos = [manager.Event() for _ in range(rounds)]
         with ProcessPoolExecutor(2, mp_context=ctx) as pool:
-            deletes = pool.submit(_deleter, warehouse, readies, gos)
+            deletes = pool.submit(_deleter, warehouse, readies, gos, metadata_only)
             appends = pool.submit(_appender, warehouse, partition, readies, gos, 1000)
             return deletes.result(timeout=600), appends.result(timeout=600)
 
@@ -229,6 +238,25 @@ def test_appends_to_another_partition_never_conflict(tmp_path, isolation):
     assert outcomes[0][1] == [1, 2] and all(ids == [] for _, ids in outcomes[1:])
     assert _ids(con, "a") == []
     assert _ids(con, "b") == sorted([3, *appended])
+    con.close()
+
+
+@pytest.mark.parametrize("isolation", [SERIALIZABLE, SNAPSHOT])
+def test_metadata_only_delete_removes_rows_appended_before_it_commits(tmp_path, isolation):
+    """Spark's metadata-only DELETE commits Java's ``deleteFromRowFilter`` unvalidated: an
+    append to the partition landing between the delete's planning and its commit is deleted
+    too, at either isolation level (the outcome of running the DELETE after the append; the
+    Spark twin is in tests/interop/test_dml_delete_update.py). Each round's rowcount is
+    what its commit removed: the rows it planned on and the two appended meanwhile."""
+    con = _race_table(tmp_path, isolation)
+    outcomes, appended = _race(str(tmp_path), "a", ROUNDS, metadata_only=True)
+    assert outcomes == [("committed", 4)] + [("committed", 2)] * (ROUNDS - 1)
+    assert _ids(con, "a") == [] and len(appended) == 2 * ROUNDS
+    assert _ids(con, "b") == [3]
+    md = con.catalog.load_table(R).metadata
+    assert [s.operation for s in md.snapshots] == ["append"] + ["append", "delete"] * ROUNDS
+    for snapshot in md.snapshots[2::2]:  # each delete landed on the append of its round
+        assert md.snapshot_by_id(snapshot.parent_snapshot_id).operation == "append"
     con.close()
 
 

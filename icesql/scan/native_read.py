@@ -19,11 +19,11 @@ an anti-join on the delete columns (files grouped by the equality deletes they s
 
 A scan stays on the Arrow stream where DuckDB's reader cannot follow Iceberg's rules:
 nested columns (DuckDB matches struct children by name, not by id), ``unknown``/variant/
-geospatial columns, defaults without an exact text form, metadata columns (``_file``,
-``_pos`` ...), and tables with a name mapping (files without field ids: DuckDB would read
-their columns as NULL). A file stays on it when it is not local Parquet, its path would be
-a glob pattern to DuckDB, its footer shows no field ids (``field_ids``; the stream then
-raises the error that names the file), an equality delete column has no DuckDB type, or
+geospatial columns, defaults without an exact text form, and metadata columns (``_file``,
+``_pos`` ...). A file stays on it when it is not local Parquet, its path would be a glob
+pattern to DuckDB, its footer shows no field ids (``field_ids``: DuckDB would read NULLs;
+the stream applies the table's name mapping or raises the error that names the file), an
+equality delete column has no DuckDB type, or
 the scan has more files than ``MAX_GROUPS``/``MAX_MASKED_FILES`` allow (DuckDB plans a
 UNION of many ``read_parquet`` calls in time that grows faster than their number).
 """

@@ -53,7 +53,6 @@ class TableScan:
         self._tasks: list[FileScanTask] | None = None
         self._streamed: list[FileScanTask] | None = None  # set by native_read()
         self._native: NativeRead | None = None
-        self._name_mapped = NAME_MAPPING_PROPERTY in table.metadata.properties
         schema = version.schema
         if columns is None:
             fields = schema.fields
@@ -102,7 +101,7 @@ class TableScan:
         (``icesql.scan.native_read``; None if there are none; the relations it names start
         with ``prefix``) and the ones this scan streams from then on."""
         tasks = self.tasks()
-        if self.metadata_columns is not None or self._name_mapped:
+        if self.metadata_columns is not None:
             self._native, self._streamed = None, tasks
         else:
             self._native, self._streamed = split_native(

@@ -316,6 +316,11 @@ def test_files_without_field_ids_raise_on_both_routes(make_table, warehouse) -> 
             (1, "a"), (2, "b"), (3, "c")
         ]
         assert con.execute("SELECT sum(id) FROM db.noids").fetchone() == (6,)
+    # the mapping is for files without ids: the file with ids still goes to DuckDB
+    con.execute("SET icesql.scan.nativeParquet = true")
+    assert _readers(con, "SELECT id, s FROM db.noids") == (
+        "readers: DuckDB read_parquet 1 file, Arrow stream 1 file"
+    )
 
 
 def test_files_without_metrics_read_natively(warehouse) -> None:

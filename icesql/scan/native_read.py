@@ -259,8 +259,8 @@ def _equality_joins(
     task: FileScanTask, deletes: DeleteApplier, columns: Sequence[_Column]
 ) -> tuple[list[_Column], list[tuple[tuple[tuple[int, ...], tuple[str, ...]], EqualityDeletes]]] | None:
     """The extra columns a file's equality deletes need read (delete columns the query does
-    not project) and its equality deletes keyed by identity; None if DuckDB cannot read a
-    delete column natively."""
+    not project) and its equality deletes, each keyed by (delete columns, delete files);
+    None if DuckDB cannot read a delete column natively."""
     files: dict[tuple[int, ...], list[str]] = {}
     for d in task.delete_files:
         if d.content == EQUALITY_DELETES:

@@ -8,6 +8,7 @@ DuckDB consumes as an Arrow stream; DuckDB executes the rest of the query.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -191,7 +192,7 @@ class Engine:
                 cursor.register(view, arrow_table)
             with duckdb_errors([s for _, s in scans]):
                 for view, scan in scans:
-                    _register_scan(cursor, view, scan, self.settings.native_parquet)
+                    sql = _register_scan(cursor, view, scan, self.settings.native_parquet, sql)
                 if explain:
                     sql = "EXPLAIN " + sql
                 relation = cursor.sql(sql, params=values) if values else cursor.sql(sql)
@@ -233,15 +234,16 @@ _EXPLAIN_MODES = ("EXTENDED", "FORMATTED", "CODEGEN", "COST")
 
 
 def _register_scan(
-    cursor: duckdb.DuckDBPyConnection, view: str, scan: TableScan, native_parquet: bool
-) -> None:
-    """Make ``view`` name the scan's rows: the files DuckDB reads itself with
-    ``read_parquet`` (unless ``native_parquet`` is off) and, unioned with them, the Arrow
-    stream of the rest."""
+    cursor: duckdb.DuckDBPyConnection, view: str, scan: TableScan, native_parquet: bool, sql: str
+) -> str:
+    """Make ``view`` in ``sql`` read the scan's rows: the files DuckDB reads itself with
+    ``read_parquet`` (unless ``native_parquet`` is off) unioned with the Arrow stream of the
+    rest. Returns ``sql`` with the view replaced by that subquery: a view would cost DuckDB
+    a second bind of it, which is most of the planning of a scan of many files."""
     native = scan.native_read(view) if native_parquet else None
     if native is None:
         cursor.register(view, scan)
-        return
+        return sql
     for name, relation in native.relations:
         cursor.register(name, relation)
     parts = [native.sql]
@@ -249,7 +251,9 @@ def _register_scan(
         stream = f"{view}_stream"
         cursor.register(stream, scan)
         parts.append(f'SELECT * FROM "{stream}"')
-    cursor.execute(f'CREATE TEMP VIEW "{view}" AS ' + " UNION ALL ".join(parts))
+    subquery = "(" + " UNION ALL ".join(parts) + ")"
+    # the view is always a table with an alias (_replace_with_view), never a qualifier
+    return re.sub(rf'(?<![\w."]){view}(?= AS )', lambda _: subquery, sql)
 
 
 def _explained_query(statement: exp.Expr) -> exp.Expr | None:

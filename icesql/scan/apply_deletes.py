@@ -31,6 +31,7 @@ __all__ = [
     "PREFETCH_FILES",
     "DeleteApplier",
     "EqualityDeletes",
+    "background_pool",
     "extra_delete_column",
     "position_keep_mask",
 ]
@@ -62,7 +63,6 @@ class EqualityDeletes:
     fields: tuple[NestedField, ...]
     values: pa.Array | None  # one delete column
     keys: KeyMatcher | None  # several delete columns
-    rows: pa.Table  # the delete rows, columns "0", "1", ... (distinct for one column)
 
     @property
     def field_ids(self) -> tuple[int, ...]:
@@ -76,8 +76,8 @@ class EqualityDeletes:
         table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
         if len(fields) == 1:
             values = pc.unique(table.column(0).combine_chunks())
-            return EqualityDeletes(tuple(fields), values, None, pa.table({"0": values}))
-        return EqualityDeletes(tuple(fields), None, KeyMatcher(table), table)
+            return EqualityDeletes(tuple(fields), values, None)
+        return EqualityDeletes(tuple(fields), None, KeyMatcher(table))
 
     def deleted(self, columns: Sequence[pa.Array]) -> np.ndarray:
         """Per row of ``columns`` (the delete columns of a batch): is it deleted?"""
@@ -170,18 +170,13 @@ class DeleteApplier:
             with self._lock:
                 if data_file.file_path in self._pending:
                     continue
-                future = _pool().submit(self._prepare, data_file, delete_files)
+                future = background_pool().submit(self._prepare, data_file, delete_files)
                 self._pending[data_file.file_path] = future
 
     def deleted_positions(self, data_file: DataFile, delete_files: Sequence[DataFile]) -> np.ndarray:
         """Sorted positions of ``data_file`` deleted by its position deletes and DVs (read
         ahead if ``prefetch`` asked for them)."""
         return self._prepared(data_file, delete_files)[0]
-
-    def equality_deletes(self, delete_files: Sequence[DataFile]) -> list[EqualityDeletes]:
-        """The equality deletes among ``delete_files``, one per set of delete columns, each
-        read once per scan."""
-        return self._equality_deletes(delete_files)
 
     def _prepared(
         self, data_file: DataFile, delete_files: Sequence[DataFile]
@@ -214,7 +209,7 @@ class DeleteApplier:
             with self._lock:
                 cached = self._equality.get(key)
             if cached is None:
-                fields = [self._field(fid, files[0]) for fid in ids]
+                fields = [self.delete_field(fid, files[0]) for fid in ids]
                 tables = [self.loader.equality_rows(f, fields) for f in files]
                 cached = EqualityDeletes.from_tables(fields, tables)
                 with self._lock:
@@ -222,7 +217,7 @@ class DeleteApplier:
             out.append(cached)
         return out
 
-    def _field(self, field_id: int, delete: DataFile) -> NestedField:
+    def delete_field(self, field_id: int, delete: DataFile) -> NestedField:
         """The top-level field with this id, from the newest schema that has it (a dropped
         delete column must still be applied)."""
         for schema in self.schemas:
@@ -264,7 +259,7 @@ _POOL_LOCK = threading.Lock()
 PREFETCH_FILES = 2  # data files whose deletes are read ahead
 
 
-def _pool() -> ThreadPoolExecutor:
+def background_pool() -> ThreadPoolExecutor:
     """One small pool per process: delete reads are I/O and Arrow work that drop the GIL."""
     global _POOL
     with _POOL_LOCK:

@@ -1,4 +1,5 @@
-"""Whether a local Parquet data file carries Iceberg field ids, from its footer.
+"""Whether a local Parquet data file carries Iceberg field ids, and its row count, from its
+footer.
 
 DuckDB's ``read_parquet(..., schema=MAP{field_id: ...})`` matches columns by Parquet field
 id and reads a file without any as all NULLs, silently; the Arrow stream refuses such a file
@@ -8,11 +9,16 @@ Iceberg Java's ``ParquetSchemaUtil.hasIds`` also looks into nested fields, which
 stream reads). Manifest metrics cannot stand in for the footer: ``add_files`` records metrics under the ids of the name mapping it sets, for files
 that hold none, and planning without a filter does not decode metrics at all.
 
-The footer is the Thrift compact encoding of ``FileMetaData``; only its schema list is
-walked, up to the first top-level column with an id, so a file costs an open and two small
-reads: 2.7 ms for the 168 files of the full-table benchmark (0.5% of its query; pyarrow's
-``read_schema`` took 14 ms). Answers are cached per process by (path, size, modification
-time): a repeated query checks its files with one ``stat`` each (0.5 ms for those 168).
+The row count lets a file whose deletes DuckDB applies by position (``native_deletes``)
+be checked against its manifest's ``record_count`` before the query: a keep-mask of the
+wrong length would drop or keep the wrong rows. Checking it per row inside the query cost
+a third of the query.
+
+The footer is the Thrift compact encoding of ``FileMetaData``; only its schema list and
+``num_rows`` are read, so a file costs an open and two small reads: 2.7 ms for the 168
+files of the full-table benchmark (0.5% of its query; pyarrow's ``read_schema`` took 14 ms).
+Answers are cached per process by (path, size, modification time): a repeated query checks
+its files with one ``stat`` each (0.5 ms for those 168).
 """
 
 from __future__ import annotations
@@ -20,18 +26,18 @@ from __future__ import annotations
 import os
 import threading
 
-__all__ = ["has_field_ids"]
+__all__ = ["footer_row_count", "has_field_ids"]
 
 MAGIC = b"PAR1"
 FOOTER_PREFIX = 64 * 1024  # schemas come first in the footer: usually all that is read
 CACHE_LIMIT = 100_000  # entries; the cache starts over when full
 
-_cache: dict[tuple[str, int, int], bool] = {}
+_cache: dict[tuple[str, int, int], tuple[bool, int] | None] = {}
 _lock = threading.Lock()
 
 # Thrift compact protocol type codes
 _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(1, 13)
-_SCHEMA = 2  # FileMetaData.schema: list<SchemaElement>
+_SCHEMA, _NUM_ROWS = 2, 3  # FileMetaData.schema: list<SchemaElement>, num_rows: i64
 _NUM_CHILDREN, _FIELD_ID = 5, 9  # SchemaElement fields
 
 
@@ -39,26 +45,37 @@ def has_field_ids(path: str) -> bool:
     """True when the footer of the local Parquet file ``path`` gives a top-level column a
     field id; False when it gives none, and when the file cannot be read or decoded here
     (the caller's other reader then raises the proper error)."""
+    facts = _footer(path)
+    return facts is not None and facts[0]
+
+
+def footer_row_count(path: str) -> int | None:
+    """The row count the footer of the local Parquet file ``path`` gives; None when it
+    cannot be read or decoded here."""
+    facts = _footer(path)
+    return facts[1] if facts is not None else None
+
+
+def _footer(path: str) -> tuple[bool, int] | None:
     try:
         stat = os.stat(path)
     except OSError:
-        return False
+        return None
     key = (path, stat.st_size, stat.st_mtime_ns)
-    cached = _cache.get(key)
-    if cached is not None:
-        return cached
+    if key in _cache:
+        return _cache[key]
     try:
-        found = _footer_has_ids(path, stat.st_size)
+        facts: tuple[bool, int] | None = _read_footer(path, stat.st_size)
     except (OSError, ValueError, IndexError, RecursionError):  # corrupt: let a reader say so
-        return False
+        facts = None
     with _lock:
         if len(_cache) >= CACHE_LIMIT:
             _cache.clear()
-        _cache[key] = found
-    return found
+        _cache[key] = facts
+    return facts
 
 
-def _footer_has_ids(path: str, size: int) -> bool:
+def _read_footer(path: str, size: int) -> tuple[bool, int]:
     if size < 12:
         raise ValueError("too short for Parquet")
     with open(path, "rb", buffering=0) as f:
@@ -70,27 +87,38 @@ def _footer_has_ids(path: str, size: int) -> bool:
         f.seek(size - 8 - length)
         footer = f.read(min(length, FOOTER_PREFIX))
         try:
-            return _schema_has_ids(footer)
+            return _decode(footer)
         except IndexError:
             if len(footer) == length:
                 raise
-        return _schema_has_ids(footer + f.read(length - len(footer)))
+        return _decode(footer + f.read(length - len(footer)))
 
 
-def _schema_has_ids(buf: bytes) -> bool:
-    """Walk ``FileMetaData`` to its schema list (elements in depth-first order after the
-    root), stopping at the first top-level element with a field id. Raises IndexError when
+def _decode(buf: bytes) -> tuple[bool, int]:
+    """(whether a top-level schema element has a field id, ``num_rows``) of ``FileMetaData``
+    (schema elements come in depth-first order after the root). Raises IndexError when
     ``buf`` ends first."""
     pos, fid = 0, 0
-    while True:
+    has_ids, num_rows = None, None
+    while has_ids is None or num_rows is None:
         fid, kind, pos = _field_header(buf, pos, fid)
         if kind == 0:
-            raise ValueError("footer without a schema")
+            raise ValueError("footer without a schema or row count")
         if fid == _SCHEMA and kind == _LIST:
-            break
-        pos = _skip(buf, pos, kind)
+            has_ids, pos = _schema_has_ids(buf, pos)
+        elif fid == _NUM_ROWS and kind == _I64:
+            num_rows, pos = _zigzag(buf, pos)
+        else:
+            pos = _skip(buf, pos, kind)
+    return has_ids, num_rows
+
+
+def _schema_has_ids(buf: bytes, pos: int) -> tuple[bool, int]:
+    """Whether a top-level element of the schema list at ``pos`` has a field id, and the
+    position after the list."""
     count, _, pos = _collection_header(buf, pos)
     nested = 0  # elements still to pass inside the current top-level column
+    found = False
     for index in range(count):
         children, field_id, pos = _schema_element(buf, pos)
         if index == 0:
@@ -98,10 +126,10 @@ def _schema_has_ids(buf: bytes) -> bool:
         if nested:
             nested += children - 1
         elif field_id is not None and field_id >= 0:
-            return True
+            found = True
         else:
             nested = children
-    return False
+    return found, pos
 
 
 def _schema_element(buf: bytes, pos: int) -> tuple[int, int | None, int]:

@@ -33,16 +33,16 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from fsspec.implementations.local import LocalFileSystem
 
 from icesql.errors import CorruptFileError, Error, OperationalError
 from icesql.io import FileIO
-from icesql.metadata.manifest import EQUALITY_DELETES
-from icesql.scan.apply_deletes import DeleteApplier, EqualityDeletes, extra_delete_column
-from icesql.scan.field_ids import has_field_ids
-from icesql.scan.native_deletes import DeleteRows, KeepMask, anti_join, positional, sql_string
+from icesql.metadata.manifest import EQUALITY_DELETES, DataFile
+from icesql.scan.apply_deletes import DeleteApplier, extra_delete_column
+from icesql.scan.field_ids import footer_row_count, has_field_ids
+from icesql.scan.native_deletes import KeepMask, anti_join, positional, sql_string
 from icesql.scan.planner import FileScanTask
 from icesql.spec.schema import Schema
 from icesql.spec.types import (
@@ -158,7 +158,7 @@ class _Part:
     columns: list[_Column]
     joins: list[tuple[str, tuple[str, ...]]]
     groups: dict[tuple[tuple[int, str], ...], list[str]] = field(default_factory=dict)
-    masked: list[tuple[str, str, int, tuple[tuple[int, str], ...]]] = field(default_factory=list)
+    masked: list[tuple[str, str, tuple[tuple[int, str], ...]]] = field(default_factory=list)
 
 
 def split_native(
@@ -182,7 +182,6 @@ def split_native(
         return None, list(tasks)
     parts: dict[tuple, _Part] = {}  # by the equality deletes their files share
     relations: dict[str, object] = {}
-    equality_names: dict[tuple[tuple[int, ...], tuple[str, ...]], str] = {}
     masked_tasks: list[FileScanTask] = []
     groups = 0  # read_parquet calls over files without position deletes
     streamed: list[FileScanTask] = []
@@ -191,20 +190,22 @@ def split_native(
         if local is None or (task.delete_files and deletes is None):
             streamed.append(task)
             continue
-        equality = _equality_joins(task, deletes, columns) if deletes is not None else ([], [])
+        equality = _equality_joins(task, deletes, columns, io) if deletes else ([], [])
         if equality is None:
             streamed.append(task)
             continue
         extra, keyed = equality
-        signature = sorted(keyed, key=lambda pair: pair[0])
-        part_key = tuple(eq_key for eq_key, _ in signature)
+        signature = sorted(keyed, key=lambda item: item[0])
+        part_key = tuple(eq_key for eq_key, _, _ in signature)
         part = parts.get(part_key)
         read_columns = part.columns if part is not None else [*columns, *extra]
         key = _identity_defaults(read_columns, identity_values(task))
         positioned = any(d.content != EQUALITY_DELETES for d in task.delete_files)
-        if key is None or (positioned and not _maskable(read_columns)):
+        if key is None:
             streamed.append(task)
             continue
+        if positioned:
+            _check_row_count(task, local)
         if (
             len(masked_tasks) >= MAX_MASKED_FILES
             if positioned
@@ -213,16 +214,15 @@ def split_native(
             streamed.append(task)
             continue
         if part is None:
-            joins = []
-            for eq_key, eq in signature:
-                name = equality_names.setdefault(eq_key, f"{prefix}_eq{len(equality_names)}")
-                relations[name] = DeleteRows(eq.rows)
-                joins.append((name, tuple(_delete_column(f, columns) for f in eq.fields)))
+            joins = [
+                (read, tuple(_delete_column(f, columns) for f in fields))
+                for _, read, fields in signature
+            ]
             part = parts.setdefault(part_key, _Part(read_columns, joins))
         if positioned:
             mask = f"{prefix}_mask{len(masked_tasks)}"
-            part.masked.append((local, mask, task.data_file.record_count, key))
-            relations[mask] = KeepMask(deletes, masked_tasks, len(masked_tasks), on_error)  # type: ignore[arg-type]
+            part.masked.append((local, mask, key))
+            relations[mask] = KeepMask(deletes, task, on_error).start()  # type: ignore[arg-type]
             masked_tasks.append(task)
         else:
             groups += key not in part.groups
@@ -248,39 +248,44 @@ def _part_sql(part: _Part, names: Sequence[str]) -> str:
         for key, paths in part.groups.items()
     ]
     reads += [
-        positional(_read_parquet([path], part.columns, dict(key), row_numbers=True), mask, path, n)
-        for path, mask, n, key in part.masked
+        positional(_read_parquet([path], part.columns, dict(key)), mask)
+        for path, mask, key in part.masked
     ]
     inner = " UNION ALL ".join(f"({r})" for r in reads)
     return anti_join(inner, names, part.joins) if part.joins else inner
 
 
 def _equality_joins(
-    task: FileScanTask, deletes: DeleteApplier, columns: Sequence[_Column]
-) -> tuple[list[_Column], list[tuple[tuple[tuple[int, ...], tuple[str, ...]], EqualityDeletes]]] | None:
+    task: FileScanTask, deletes: DeleteApplier, columns: Sequence[_Column], io: FileIO
+) -> tuple[list[_Column], list[tuple[tuple[tuple[int, ...], tuple[str, ...]], str, list[NestedField]]]] | None:
     """The extra columns a file's equality deletes need read (delete columns the query does
-    not project) and its equality deletes, each keyed by (delete columns, delete files);
-    None if DuckDB cannot read a delete column natively."""
-    files: dict[tuple[int, ...], list[str]] = {}
+    not project), and per set of delete columns: its key (delete columns, delete files),
+    the ``read_parquet`` of its delete rows (columns "0", "1", ... by field id, typed as the
+    table types them) and the delete fields. None when DuckDB cannot read them."""
+    files: dict[tuple[int, ...], list[DataFile]] = {}
     for d in task.delete_files:
         if d.content == EQUALITY_DELETES:
-            files.setdefault(tuple(d.equality_ids or ()), []).append(d.file_path)
-    if not files:
-        return [], []
+            files.setdefault(tuple(d.equality_ids or ()), []).append(d)
     have = {f.field_id for f, _, _ in columns}
     extra: list[_Column] = []
-    keyed = []
-    for eq in deletes.equality_deletes(task.delete_files):
-        for f in eq.fields:
+    out = []
+    for ids, group in files.items():
+        paths = [_local_file(d.file_path, d.file_format, io) for d in group]
+        if not ids or None in paths:
+            return None  # the stream raises the error that names the file
+        fields = [deletes.delete_field(fid, group[0]) for fid in ids]
+        read = []
+        for i, f in enumerate(fields):
             type_name, default = duckdb_type(f.type), default_literal(f.type, f.initial_default)
             if type_name is None or default is None:
                 return None
+            read.append((replace(f, name=str(i)), type_name, default))
             if f.field_id not in have:
                 have.add(f.field_id)
                 extra.append((extra_delete_column(f), type_name, default))
-        ids = eq.field_ids
-        keyed.append(((ids, tuple(sorted(files.get(ids, ())))), eq))
-    return extra, keyed
+        key = (ids, tuple(sorted(paths)))  # type: ignore[arg-type]
+        out.append((key, _read_parquet(sorted(paths), read, {}), fields))  # type: ignore[arg-type]
+    return extra, out
 
 
 def _delete_column(f: NestedField, columns: Sequence[_Column]) -> str:
@@ -291,9 +296,15 @@ def _delete_column(f: NestedField, columns: Sequence[_Column]) -> str:
     return extra_delete_column(f).name
 
 
-def _maskable(columns: Sequence[_Column]) -> bool:
-    """``file_row_number`` (the positional check) must not clash with a read column."""
-    return all(f.name.lower() != "file_row_number" for f, _, _ in columns)
+def _check_row_count(task: FileScanTask, local: str) -> None:
+    """A keep-mask lines up with the file's rows only if the file holds the rows its
+    manifest entry says."""
+    rows = footer_row_count(local)
+    if rows != task.data_file.record_count:
+        raise CorruptFileError(
+            task.data_file.file_path,
+            f"the file holds {rows} rows, its manifest entry says {task.data_file.record_count}",
+        )
 
 
 def _columns(schema: Schema) -> list[_Column] | None:
@@ -310,10 +321,14 @@ def _columns(schema: Schema) -> list[_Column] | None:
 
 
 def _local_parquet(task: FileScanTask, io: FileIO) -> str | None:
-    data_file = task.data_file
-    if data_file.file_format.upper() != "PARQUET":
+    return _local_file(task.data_file.file_path, task.data_file.file_format, io)
+
+
+def _local_file(path: str, file_format: str, io: FileIO) -> str | None:
+    """The local path DuckDB can read ``path`` by, if it is Parquet with field ids."""
+    if file_format.upper() != "PARQUET":
         return None
-    fs, local = io.fs(data_file.file_path)
+    fs, local = io.fs(path)
     if not isinstance(fs, LocalFileSystem) or _GLOB_CHARS.search(local):
         return None
     return local if has_field_ids(local) else None  # DuckDB would read NULLs
@@ -338,7 +353,6 @@ def _read_parquet(
     paths: Sequence[str],
     columns: Sequence[_Column],
     identity: dict[int, str],
-    row_numbers: bool = False,
 ) -> str:
     entries = ", ".join(
         f"{f.field_id}: {{name: {sql_string(f.name)}, type: {sql_string(type_name)},"
@@ -347,8 +361,7 @@ def _read_parquet(
     )
     files = ", ".join(sql_string(p) for p in paths)
     # hive_partitioning off: Iceberg paths look like Hive's (x=1/), but columns come by id
-    numbers = ", file_row_number=true" if row_numbers else ""
     return (
         f"read_parquet([{files}], schema=MAP{{{entries}}},"
-        f" hive_partitioning=false, union_by_name=false{numbers})"
+        " hive_partitioning=false, union_by_name=false)"
     )

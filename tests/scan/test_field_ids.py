@@ -103,8 +103,8 @@ def test_unreadable_files_are_not_taken_to_have_ids(tmp_path: Path) -> None:
 
 def test_answers_are_cached_until_the_file_changes(tmp_path: Path, monkeypatch) -> None:
     reads = []
-    footer = field_ids._footer_has_ids
-    monkeypatch.setattr(field_ids, "_footer_has_ids", lambda *a: reads.append(a) or footer(*a))
+    footer = field_ids._read_footer
+    monkeypatch.setattr(field_ids, "_read_footer", lambda *a: reads.append(a) or footer(*a))
     path = tmp_path / "f.parquet"
     pq.write_table(_rows(SCHEMAS["no ids"], 3), path)
     assert not has_field_ids(str(path)) and not has_field_ids(str(path))
@@ -114,3 +114,11 @@ def test_answers_are_cached_until_the_file_changes(tmp_path: Path, monkeypatch) 
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
     assert has_field_ids(str(path))
     assert len(reads) == 2
+
+
+@pytest.mark.parametrize("rows", [0, 1, 7, 300])
+def test_row_count_is_the_footers(tmp_path: Path, rows: int) -> None:
+    path = tmp_path / "f.parquet"
+    pq.write_table(_rows(SCHEMAS["after nested columns"], rows), path, row_group_size=100)
+    assert field_ids.footer_row_count(str(path)) == pq.read_metadata(path).num_rows == rows
+    assert field_ids.footer_row_count(str(tmp_path / "missing.parquet")) is None

@@ -148,27 +148,10 @@ class TableWriter:
 
         path_field = NestedField(2147483546, "file_path", StringType(), required=True)
         pos_field = NestedField(2147483545, "pos", LongType(), required=True)
-        delete_schema = Schema((path_field, pos_field))
         rows = [{"file_path": data_file.file_path, "pos": p} for p in positions]
-        table = pa.Table.from_arrays(
-            [pa.array([r["file_path"] for r in rows]), pa.array(positions, pa.int64())],
-            schema=schema_to_arrow(delete_schema),
-        )
-        path = f"{self.location}/data/delete-{next(_ids)}.parquet"
-        pq.write_table(table, path)
-        m = column_metrics(delete_schema, rows)
-        return DataFile(
-            file_path=path,
-            file_format="PARQUET",
-            partition=data_file.partition,
-            record_count=len(rows),
-            file_size_in_bytes=Path(path).stat().st_size,
-            content=1,
-            value_counts=m["values"],
-            null_value_counts=m["nulls"],
-            lower_bounds=m["lower"],
-            upper_bounds=m["upper"],
-            spec_id=data_file.spec_id,
+        return self._delete_file(
+            Schema((path_field, pos_field)), rows, "delete", data_file.partition,
+            spec_id=data_file.spec_id, content=1,
         )
 
     def equality_deletes(
@@ -178,25 +161,30 @@ class TableWriter:
         """An equality delete file deleting rows whose ``field_names`` columns equal one of
         ``rows`` (NULL matching NULL), in ``partition`` of the current spec."""
         fields = tuple(self.schema.find_field_by_name(n) for n in field_names)
-        delete_schema = Schema(fields)
-        columns = [to_arrow_array(f.type, [r.get(f.name) for r in rows]) for f in fields]
-        table = pa.Table.from_arrays(columns, schema=schema_to_arrow(delete_schema))
-        path = f"{self.location}/data/eq-delete-{next(_ids)}.parquet"
-        pq.write_table(table, path)
-        m = column_metrics(delete_schema, rows)
+        return self._delete_file(
+            Schema(fields), rows, "eq-delete", partition, spec_id=self.spec.spec_id,
+            content=2, equality_ids=tuple(f.field_id for f in fields),
+        )
+
+    def _delete_file(
+        self, schema: Schema, rows: Sequence[dict[str, Any]], prefix: str,
+        partition: tuple[Any, ...], **entry: Any,
+    ) -> DataFile:
+        columns = [to_arrow_array(f.type, [r.get(f.name) for r in rows]) for f in schema.fields]
+        path = f"{self.location}/data/{prefix}-{next(_ids)}.parquet"
+        pq.write_table(pa.Table.from_arrays(columns, schema=schema_to_arrow(schema)), path)
+        m = column_metrics(schema, rows)
         return DataFile(
             file_path=path,
             file_format="PARQUET",
             partition=partition,
             record_count=len(rows),
             file_size_in_bytes=Path(path).stat().st_size,
-            content=2,
             value_counts=m["values"],
             null_value_counts=m["nulls"],
             lower_bounds=m["lower"],
             upper_bounds=m["upper"],
-            equality_ids=tuple(f.field_id for f in fields),
-            spec_id=self.spec.spec_id,
+            **entry,
         )
 
     def commit_files(self, files: list[DataFile], content: int = 0) -> int:

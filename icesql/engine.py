@@ -31,7 +31,12 @@ from icesql.sql.metadata_columns import SPARK_TYPES as META_SPARK_TYPES
 from icesql.sql.metadata_columns import hide_metadata_columns, referenced_metadata_columns
 from icesql.sql.predicates import pushed_filters
 from icesql.sql.semantics import mark_operand_types
-from icesql.sql.tables import TableReference, resolve_reference, table_nodes
+from icesql.sql.tables import (
+    TableReference,
+    drop_table_prefixes,
+    resolve_reference,
+    table_nodes,
+)
 from icesql.sql.translate import duckdb_errors, to_duckdb_sql
 from icesql.statements import statement_handler
 from icesql.statements.settings import Settings
@@ -124,6 +129,7 @@ class Engine:
             )
             for node in table_nodes(statement)
         ]
+        drop_table_prefixes(statement, refs, self.catalog.name)
         tables: dict[tuple[str, ...], Table] = {}
         target_view = None
         bound: list[tuple[TableReference, str, TableScan]] = []

@@ -105,6 +105,40 @@ def resolve_reference(
     raise NoSuchTableError(f"table not found: {'.'.join(parts)}")
 
 
+def drop_table_prefixes(
+    statement: exp.Expr, refs: Sequence[TableReference], catalog_name: str
+) -> None:
+    """Rewrite columns qualified by a table's full name (``db.t.c``, ``local.db.t.c``,
+    ``db.t.*``), as Spark accepts them, to ``t.c``: the only name DuckDB binds for the table.
+
+    Spark qualifies the columns of an unaliased table with its catalog, namespace and name;
+    an aliased table answers to its alias alone, so its references are left as written.
+    """
+    short: dict[tuple[str, ...], str] = {}
+    for ref in refs:
+        if ref.node.args.get("alias") is not None or ref.metadata_table is not None:
+            continue
+        if ref.travel.ref_kind is not None:
+            continue  # db.t.branch_b: the suffix is not part of a column's qualifier
+        full = tuple(p.lower() for p in ref.identifier)
+        short[full] = ref.identifier[-1]
+        short[(catalog_name.lower(), *full)] = ref.identifier[-1]
+    if not short:
+        return
+    for column in list(statement.find_all(exp.Column)):
+        parts = column.parts
+        names = [p.name.lower() for p in parts]
+        for k in range(len(parts) - 1, 1, -1):  # the longest qualifier first
+            table = short.get(tuple(names[:k]))
+            if table is None:
+                continue
+            node: exp.Expr = exp.Column(this=parts[k], table=exp.to_identifier(table))
+            for field in parts[k + 1:]:  # db.t.s.f: f is a field of the struct column s
+                node = exp.Dot(this=node, expression=field)
+            column.replace(node)
+            break
+
+
 def _name_candidates(
     parts: tuple[str, ...], catalog_name: str, default_ns: tuple[str, ...]
 ) -> list[tuple[tuple[str, ...], str | None]]:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import duckdb
 import pyarrow as pa
 from sqlglot import exp
+from sqlglot.errors import ErrorLevel, UnsupportedError
 
 from icesql.errors import (
     DatabaseError,
@@ -40,7 +41,11 @@ def to_duckdb_sql(statement: exp.Expr, params: Sequence[object]) -> tuple[str, l
             raise ProgrammingError(f"unsupported parameter marker {node.sql()}")
         values.append(params[index])
         node.replace(exp.Placeholder(this=str(len(values))))
-    return tree.sql(dialect="duckdb"), values
+    try:
+        return tree.sql(dialect="duckdb", unsupported_level=ErrorLevel.RAISE), values
+    except UnsupportedError as e:
+        # sqlglot knows it cannot say this in DuckDB: refuse rather than drop the construct
+        raise NotSupportedError(f"not supported: {e}") from None
 
 
 _ERROR_TYPES: list[tuple[type, type[Error]]] = [

@@ -1,4 +1,5 @@
-"""The examples in the docstrings of the expression, predicate and planning modules run."""
+"""The examples in the docstrings of the expression, predicate, planning and SQL rewrite
+modules run."""
 
 from __future__ import annotations
 
@@ -17,6 +18,12 @@ MODULES = [
     "icesql.expressions.inclusive_metrics",
     "icesql.expressions.strict_metrics",
     "icesql.sql.predicates",
+    "icesql.sql.semantics",
+    "icesql.sql.spark.numbers",
+    "icesql.sql.spark.text",
+    "icesql.sql.spark.datetimes",
+    "icesql.sql.spark.arrays",
+    "icesql.sql.spark.relations",
 ]
 
 

@@ -3,7 +3,7 @@ from sqlglot import exp
 
 from icesql.errors import NoSuchTableError, ProgrammingError
 from icesql.sql.dialect import number_parameters, parse_one
-from icesql.sql.tables import resolve_reference, table_nodes
+from icesql.sql.tables import drop_table_prefixes, resolve_reference, table_nodes
 
 EXISTING = {("db", "t"), ("default", "u")}
 
@@ -56,3 +56,29 @@ def test_branch_with_time_travel_is_rejected():
 def test_ctes_and_table_functions_are_not_tables():
     statement = parse_one("with c as (select 1) select * from c, range(3), db.t")
     assert [n.name for n in table_nodes(statement)] == ["t"]
+
+
+def _without_prefixes(sql):
+    statement = parse_one(sql)
+    refs = [resolve_reference(n, EXISTING.__contains__, "local", ("default",))
+            for n in table_nodes(statement)]
+    drop_table_prefixes(statement, refs, "local")
+    return statement.sql(dialect="spark")
+
+
+@pytest.mark.parametrize(
+    "sql, expected",
+    [
+        ("SELECT db.t.a FROM db.t", "SELECT t.a FROM db.t"),
+        ("SELECT LOCAL.DB.T.a FROM db.t", "SELECT t.a FROM db.t"),
+        ("SELECT db.t.s.f FROM local.db.t", "SELECT t.s.f FROM local.db.t"),
+        ("SELECT db.t.* FROM db.t", "SELECT t.* FROM db.t"),
+        ("SELECT default.u.x FROM u", "SELECT u.x FROM u"),
+        # an aliased table answers to its alias only, as in Spark
+        ("SELECT db.t.a FROM db.t AS x", "SELECT db.t.a FROM db.t AS x"),
+        # t.s.f is a struct field of an unrelated table alias t: left alone
+        ("SELECT t.s.f FROM db.t", "SELECT t.s.f FROM db.t"),
+    ],
+)
+def test_full_table_names_in_column_references(sql, expected):
+    assert _without_prefixes(sql) == expected

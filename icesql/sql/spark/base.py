@@ -1,0 +1,78 @@
+"""What the rewrite rules share: argument types, Spark's type families, refusals.
+
+Types come from ``icesql.sql.semantics.mark_operand_types``: before the rules run, a typed
+copy of the statement records on each node of a ``TYPED`` kind the types of its direct
+arguments (``meta[TYPES_KEY]``), keyed by argument name (``this``, ``expression``) or, for a
+list argument, name and position (``expressions.1``). A type sqlglot cannot infer is absent,
+and rules leave such nodes as written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NoReturn
+
+from sqlglot import exp
+
+from icesql.errors import NotSupportedError
+
+Rule = Callable[[exp.Expr], exp.Expr]
+TYPES_KEY = "icesql_arg_types"
+T = exp.DataType.Type
+INTEGRAL = {T.TINYINT, T.SMALLINT, T.INT, T.BIGINT}
+FLOATING = {T.FLOAT, T.DOUBLE}
+FRACTIONAL = FLOATING | {T.DECIMAL}
+TEXTUAL = {T.TEXT, T.VARCHAR, T.CHAR}
+TIMESTAMPS = {T.TIMESTAMP, T.TIMESTAMPTZ, T.TIMESTAMPLTZ, T.TIMESTAMPNTZ, T.DATETIME}
+
+
+def arg_key(key: str, index: int | None = None) -> str:
+    return key if index is None else f"{key}.{index}"
+
+
+def arg_data_type(node: exp.Expr, key: str = "this", index: int | None = None) -> exp.DataType | None:
+    """The full type (with precision, element types) of one argument, if it was inferred."""
+    return node.meta.get(TYPES_KEY, {}).get(arg_key(key, index))
+
+
+def arg_type(node: exp.Expr, key: str = "this", index: int | None = None) -> T | None:
+    """The type kind of one argument (``T.DOUBLE``, ``T.DECIMAL``...), if it was inferred."""
+    found = arg_data_type(node, key, index)
+    return found.this if found is not None else None
+
+
+def refuse(construct: str, why: str) -> NoReturn:
+    """Stop: Spark would answer ``construct`` in a way DuckDB's translation cannot match."""
+    raise NotSupportedError(f"{construct} is not supported: {why}")
+
+
+def literal_int(node: exp.Expr | None) -> int | None:
+    """The value of an integer literal (``3``, ``-3``), else None."""
+    if isinstance(node, exp.Neg):
+        value = literal_int(node.this)
+        return -value if value is not None else None
+    if isinstance(node, exp.Literal) and node.is_int:
+        return int(node.this)
+    return None
+
+
+def literal_string(node: exp.Expr | None) -> str | None:
+    return node.this if isinstance(node, exp.Literal) and node.is_string else None
+
+
+def null_if_any_null(value: exp.Expr, *args: exp.Expr) -> exp.Expr:
+    """``value``, or NULL when one of ``args`` is NULL (Spark's null propagation, spelled out
+    where DuckDB's function would skip or absorb a NULL argument)."""
+    checks = [exp.Is(this=arg.copy(), expression=exp.Null()) for arg in args]
+    if not checks:
+        return value
+    return exp.Case(ifs=[exp.If(this=exp.or_(*checks), true=exp.Null())], default=value)
+
+
+def call(name: str, *args: exp.Expr) -> exp.Expr:
+    """A DuckDB function call that no later rule rewrites (sqlglot keeps it as written)."""
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+def copies(*nodes: exp.Expr) -> list[exp.Expr]:
+    return [n.copy() for n in nodes]

@@ -1,0 +1,227 @@
+"""Spark's arithmetic where DuckDB's answers differ: casts, rounding, division, logarithms.
+
+>>> from icesql.sql.dialect import parse_one
+>>> from icesql.sql.semantics import apply_spark_semantics
+>>> apply_spark_semantics(parse_one("SELECT pmod(a, 3) FROM t")).sql("duckdb")
+'SELECT CASE WHEN a % NULLIF(3, 0) < 0 THEN (a % NULLIF(3, 0) + 3) % NULLIF(3, 0) ELSE a % NULLIF(3, 0) END FROM t'
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from icesql.sql.spark.base import (
+    FLOATING,
+    FRACTIONAL,
+    INTEGRAL,
+    TEXTUAL,
+    T,
+    arg_data_type,
+    arg_type,
+    call,
+    literal_int,
+    refuse,
+)
+
+# a double is rounded through its decimal text (as Spark does) while it fits DECIMAL(38, 20)
+_DECIMAL_TEXT_LIMIT = "1e17"
+_DECIMAL_TEXT_SCALE = 20
+# format_number formats a DECIMAL through a DOUBLE, exact up to this many digits
+_DOUBLE_DIGITS = 15
+
+
+def _cast(node: exp.Cast) -> exp.Expr:
+    # Spark truncates toward zero when casting fractions (and numeric strings) to integers;
+    # DuckDB rounds to nearest
+    target = node.to.this if isinstance(node.to, exp.DataType) else None
+    operand = arg_type(node)
+    if target not in INTEGRAL or operand is None:
+        return node
+    if operand in FRACTIONAL:
+        node.set("this", exp.func("trunc", node.this))
+    elif operand in TEXTUAL:
+        as_decimal = exp.TryCast(this=node.this, to=exp.DataType.build("DECIMAL(38, 9)"))
+        node.set("this", exp.func("trunc", as_decimal))
+    return node
+
+
+def _nonzero(divisor: exp.Expr) -> exp.Expr:
+    # Spark (ANSI off) answers NULL for x % 0, x div 0, pmod(x, 0); DuckDB raises
+    return exp.Nullif(this=divisor, expression=exp.Literal.number(0))
+
+
+def _mod(node: exp.Mod) -> exp.Expr:
+    node.set("expression", _nonzero(node.expression))
+    return node
+
+
+def _int_div(node: exp.IntDiv) -> exp.Expr:
+    # `a div b` truncates the exact quotient toward zero; DuckDB's // of decimals does not
+    # truncate at all, so decimals go through the exact remainder
+    divisor = _nonzero(node.expression)
+    if T.DECIMAL not in (arg_type(node, "this"), arg_type(node, "expression")):
+        node.set("expression", divisor)
+        return node
+    whole = exp.Sub(this=node.this.copy(), expression=exp.Mod(this=node.this, expression=divisor))
+    quotient = exp.Div(this=exp.Paren(this=whole), expression=divisor.copy())
+    return exp.Cast(this=quotient, to=exp.DataType.build("BIGINT"))
+
+
+def _pmod(node: exp.Anonymous) -> exp.Expr:
+    if len(node.expressions) != 2:
+        return node
+    value, divisor = node.expressions
+    rem = exp.Mod(this=value, expression=_nonzero(divisor))
+    negative = exp.LT(this=rem.copy(), expression=exp.Literal.number(0))
+    wrapped = exp.Mod(this=exp.Paren(this=exp.Add(this=rem.copy(), expression=divisor.copy())),
+                      expression=_nonzero(divisor.copy()))
+    return exp.Case(ifs=[exp.If(this=negative, true=wrapped)], default=rem)
+
+
+def _round_half(
+    node: exp.Expr, operand: T | None, value: exp.Expr, scale: exp.Expr | None, duck_name: str
+) -> exp.Expr:
+    """Spark rounds a FLOAT/DOUBLE through its shortest decimal text (``BigDecimal(d)``), so
+    ``round(1.005D, 2)`` is 1.01; DuckDB scales the binary value and gets 1.0. Decimals and
+    integers round exactly in both engines."""
+    places = literal_int(scale) if scale is not None else 0
+    if operand not in FLOATING or places is None or places > _DECIMAL_TEXT_SCALE:
+        return node
+    as_double = value if operand == T.DOUBLE else exp.cast(value, "DOUBLE")
+    text = exp.cast(exp.cast(as_double.copy(), "VARCHAR"), f"DECIMAL(38, {_DECIMAL_TEXT_SCALE})")
+    exact = exp.cast(call(duck_name, text, exp.Literal.number(places)), operand.value)
+    fits = exp.LT(this=exp.func("abs", as_double.copy()),
+                  expression=exp.Literal.number(_DECIMAL_TEXT_LIMIT))
+    plain = call(duck_name, value.copy(), exp.Literal.number(places))
+    return exp.Case(ifs=[exp.If(this=fits, true=exact)], default=plain)
+
+
+def _round(node: exp.Round) -> exp.Expr:
+    return _round_half(node, arg_type(node), node.this, node.args.get("decimals"), "round")
+
+
+def _bround(node: exp.Anonymous) -> exp.Expr:
+    # HALF_EVEN; DuckDB's round_even, through the decimal text for doubles as round() does
+    args = node.expressions
+    if not 1 <= len(args) <= 2:
+        return node
+    scale = args[1] if len(args) == 2 else exp.Literal.number(0)
+    operand = arg_type(node, "expressions", 0)
+    rounded = _round_half(node, operand, args[0], scale, "round_even")
+    return call("round_even", args[0], scale) if rounded is node else rounded
+
+
+def _positive_log_argument(value: exp.Expr) -> exp.Expr:
+    # Spark's logarithms answer NULL for x <= 0; DuckDB gives -inf or NaN
+    positive = exp.GT(this=value.copy(), expression=exp.Literal.number(0))
+    return exp.Case(ifs=[exp.If(this=positive, true=value)])
+
+
+def _ln(node: exp.Ln) -> exp.Expr:
+    node.set("this", _positive_log_argument(node.this))
+    return node
+
+
+def _log(node: exp.Log) -> exp.Expr:
+    if node.expression is None:
+        node.set("this", _positive_log_argument(node.this))
+        return node
+    if not (isinstance(node.this, exp.Literal) and node.this.is_number):
+        node.set("this", _positive_log_argument(node.this))
+    node.set("expression", _positive_log_argument(node.expression))
+    return node
+
+
+def _is_nan(node: exp.IsNan) -> exp.Expr:
+    # Spark's isnan(NULL) is false
+    return exp.func("coalesce", node, exp.false())
+
+
+def _format_number(node: exp.Anonymous) -> exp.Expr:
+    """``format_number(x, d)``: grouped thousands, ``d`` places rounded HALF_EVEN (Java's
+    DecimalFormat), ``NaN`` and ``∞`` for the special doubles, NULL for a negative ``d``."""
+    if len(node.expressions) != 2:
+        return node
+    value, places_node = node.expressions
+    places = literal_int(places_node)
+    if places is None:
+        refuse("format_number() with a pattern or a computed number of places",
+               "only a literal number of decimal places is translated")
+    if places < 0:
+        return exp.Null()
+    operand = arg_type(node, "expressions", 0)
+    if operand in INTEGRAL:
+        text = call("format", exp.Literal.string("{:,}"), value)
+        if places == 0:
+            return text
+        return exp.DPipe(this=text, expression=exp.Literal.string("." + "0" * places))
+    if operand == T.DECIMAL:
+        data_type = arg_data_type(node, "expressions", 0)
+        precision = _decimal_precision(data_type)
+        if precision is None or precision > _DOUBLE_DIGITS:
+            refuse("format_number() of a DECIMAL wider than 15 digits",
+                   "DuckDB formats it through a DOUBLE and would lose digits")
+        value = exp.cast(call("round_even", value, exp.Literal.number(places)), "DOUBLE")
+    elif operand not in FLOATING:
+        refuse("format_number() of a value of unknown or non-numeric type",
+               "cast the argument to DOUBLE, DECIMAL or an integer type")
+    text = call("format", exp.Literal.string(f"{{:,.{places}f}}"), value)
+    if operand == T.DECIMAL:
+        return text
+    special = [
+        exp.If(this=call("isnan", value.copy()), true=exp.Literal.string("NaN")),
+        exp.If(this=exp.EQ(this=value.copy(), expression=exp.cast(exp.Literal.string("inf"), "DOUBLE")),
+               true=exp.Literal.string("∞")),
+        exp.If(this=exp.EQ(this=value.copy(), expression=exp.cast(exp.Literal.string("-inf"), "DOUBLE")),
+               true=exp.Literal.string("-∞")),
+    ]
+    return exp.Case(ifs=special, default=text)
+
+
+def _decimal_precision(data_type: exp.DataType | None) -> int | None:
+    if data_type is None:
+        return None
+    params = data_type.expressions
+    if not params:
+        return 10  # DECIMAL without parameters is DECIMAL(10, 0)
+    size = params[0].this if isinstance(params[0], exp.DataTypeParam) else params[0]
+    return int(size.name) if isinstance(size, exp.Literal) else None
+
+
+def _positive(node: exp.Anonymous) -> exp.Expr:
+    return node.expressions[0] if len(node.expressions) == 1 else node
+
+
+def _negative(node: exp.Negative) -> exp.Expr:
+    return exp.Neg(this=exp.Paren(this=node.this))
+
+
+def _e(node: exp.Anonymous) -> exp.Expr:
+    return exp.func("exp", exp.Literal.number(1)) if not node.expressions else node
+
+
+def _nanvl(node: exp.Nanvl) -> exp.Expr:
+    value, fallback = node.this, node.expression
+    return exp.Case(ifs=[exp.If(this=call("isnan", value.copy()), true=fallback)], default=value)
+
+
+RULES = {
+    exp.Cast: _cast,
+    exp.Mod: _mod,
+    exp.IntDiv: _int_div,
+    exp.Round: _round,
+    exp.Ln: _ln,
+    exp.Log: _log,
+    exp.IsNan: _is_nan,
+    exp.Negative: _negative,
+    exp.Nanvl: _nanvl,
+}
+FUNCTIONS = {
+    "pmod": _pmod,
+    "bround": _bround,
+    "format_number": _format_number,
+    "positive": _positive,
+    "e": _e,
+}
+TYPED = {exp.Cast, exp.IntDiv, exp.Round}
+TYPED_FUNCTIONS = {"bround", "format_number"}

@@ -29,6 +29,7 @@ from icesql.sql.columns import used_columns
 from icesql.sql.dialect import DIALECT, number_parameters, parse
 from icesql.sql.metadata_columns import SPARK_TYPES as META_SPARK_TYPES
 from icesql.sql.metadata_columns import hide_metadata_columns, referenced_metadata_columns
+from icesql.sql.names import name_select_items
 from icesql.sql.predicates import pushed_filters
 from icesql.sql.semantics import mark_operand_types
 from icesql.sql.tables import (
@@ -123,6 +124,7 @@ class Engine:
     def query(self, statement: exp.Expr, params: Sequence[object], explain: bool = False) -> Result:
         """Run a query; with ``explain``, plan it and return the Iceberg scan plans and
         DuckDB's plan as one ``plan`` text instead of rows."""
+        name_select_items(statement)  # Spark's names for unaliased items, from the text as written
         refs = [
             resolve_reference(
                 node, self.catalog.table_exists, self.catalog.name, self.default_namespace, params

@@ -683,6 +683,11 @@ def java_double_string(value: float) -> str:
     return _java_double(value)
 
 
+def java_float_string(value: float) -> str:
+    """A float as Java's ``Float.toString`` prints it (what Spark shows for a float)."""
+    return _java_double(_shortest_float32(value))
+
+
 def _shortest_float32(value: float) -> float:
     """The shortest decimal that round-trips through float32 (what Java's Float.toString
     prints), as a Python float."""

@@ -20,8 +20,17 @@ from sqlglot.tokens import TokenType
 
 from icesql.errors import ProgrammingError
 
+# meta keys the parser leaves for icesql.sql.names: a function's name and arguments as written,
+# and the mark of a typed numeric literal (1L, 1.5D), which sqlglot parses as a cast
+FUNCTION_NAME = "spark_name"
+FUNCTION_ARGS = "spark_args"
+TYPED_LITERAL = "spark_typed_literal"
+EXTRACT_FIELD = "spark_extract_field"
+
 
 class IcebergSpark(Spark):
+    ORIGINAL_NAME_META_KEY = FUNCTION_NAME
+
     class Tokenizer(Spark.Tokenizer):
         # Iceberg types Spark cannot spell; sqlglot would read FIXED as DECIMAL
         KEYWORDS = {
@@ -41,6 +50,10 @@ class IcebergSpark(Spark):
             # SET key = value keeps its raw text, as Spark reads it (icesql.statements.settings)
             TokenType.SET: lambda self: self._parse_as_command(self._prev),
         }
+        COLUMN_OPERATORS = {
+            **Spark.Parser.COLUMN_OPERATORS,
+            TokenType.DCOLON: lambda self, this, to: self._parse_dcolon_cast(this, to),
+        }
         PLACEHOLDER_PARSERS = {
             **Spark.Parser.PLACEHOLDER_PARSERS,
             TokenType.PLACEHOLDER: lambda self: self._positioned_placeholder(),
@@ -52,6 +65,32 @@ class IcebergSpark(Spark):
             if self._curr is not None and self._curr.token_type == TokenType.TABLE:
                 return self._parse_as_command(self._prev)
             return super()._parse_alter()
+
+        def validate_expression(self, expression, args=None):  # noqa: ANN001, ANN201 - sqlglot's
+            if args is not None:
+                expression.meta[FUNCTION_ARGS] = list(args)  # a known function, as written
+            return super().validate_expression(expression, args)
+
+        def _parse_function_call(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            token = self._curr
+            result = super()._parse_function_call(*args, **kwargs)
+            func = result.this if isinstance(result, exp.Window) else result
+            if isinstance(func, exp.Func) and token is not None:
+                func.meta.setdefault(FUNCTION_NAME, token.text)  # also the specially parsed
+            return result
+
+        def _parse_extract(self) -> exp.Expr:
+            field = self._curr.text if self._curr is not None else None
+            node = super()._parse_extract()
+            if field is not None:
+                node.meta[EXTRACT_FIELD] = field  # as written: sqlglot upper-cases it
+            return node
+
+        def _parse_dcolon_cast(self, this: exp.Expr, to: exp.Expr) -> exp.Expr:
+            node = self.build_cast(strict=self.STRICT_CAST, this=this, to=to)
+            if self._prev.text.upper() in Spark.Tokenizer.NUMERIC_LITERALS:
+                node.meta[TYPED_LITERAL] = True  # 1L is tokenized as 1::BIGINT
+            return node
 
         def _warn_unsupported(self) -> None:
             # Commands (ALTER TABLE, SHOW ...) are parsed by icesql.sql.extensions, which

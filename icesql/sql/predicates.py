@@ -353,7 +353,11 @@ class _Converter:
             name = self._column(node.this)
             if name is None:
                 return None
-            return self._bind(predicate(Operation.NOT_NAN if negate else Operation.IS_NAN, name))
+            if not negate:
+                return self._bind(predicate(Operation.IS_NAN, name))
+            # Spark's isnan(NULL) is false, so NOT isnan(x) keeps the nulls
+            return or_(self._bind(predicate(Operation.NOT_NAN, name)),
+                       self._bind(predicate(Operation.IS_NULL, name)))
         if isinstance(node, exp.Column):
             name = self._column(node)  # a boolean column used as a condition
             if name is None:

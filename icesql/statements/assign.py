@@ -51,6 +51,7 @@ from icesql.spec.types import (
     UnknownType,
     UUIDType,
 )
+from icesql.spec.values import java_double_string, java_float_string
 from icesql.statements.types import spark_type
 from icesql.write.parquet import arrow_write_schema
 
@@ -316,36 +317,13 @@ def _to_decimal(array: pa.Array, target: DecimalType, want: pa.DataType) -> pa.A
     return pc.cast(array, want)
 
 
-def _java_double(v: float, single: bool) -> str:
-    """Java's ``Double.toString`` / ``Float.toString`` (what Spark prints)."""
-    if math.isnan(v):
-        return "NaN"
-    if math.isinf(v):
-        return "Infinity" if v > 0 else "-Infinity"
-    if v == 0:
-        return "-0.0" if math.copysign(1.0, v) < 0 else "0.0"
-    text = repr(float(f"{v:.9g}")) if single else repr(v)
-    mantissa, _, exponent = text.partition("e")
-    a = abs(v)
-    if 1e-3 <= a < 1e7:
-        d = Decimal(mantissa) * (Decimal(10) ** int(exponent or 0))
-        s = format(d, "f")
-        return s if "." in s else s + ".0"
-    d = Decimal(text)
-    sign, digits, exp = d.as_tuple()
-    digits_str = "".join(map(str, digits)).rstrip("0") or "0"
-    e = len(digits) + exp - 1
-    frac = digits_str[1:] or "0"
-    return f"{'-' if sign else ''}{digits_str[0]}.{frac}E{e}"
-
-
 def _to_string(array: pa.Array) -> pa.Array:
     source = array.type
     if _is_string(source):
         return pc.cast(array, pa.string())
     if pa.types.is_floating(source):
-        single = source == pa.float32()
-        return pa.array([None if v is None else _java_double(v, single) for v in array.to_pylist()], pa.string())
+        text = java_float_string if source == pa.float32() else java_double_string
+        return pa.array([None if v is None else text(v) for v in array.to_pylist()], pa.string())
     if pa.types.is_boolean(source):
         return pa.array([None if v is None else ("true" if v else "false") for v in array.to_pylist()], pa.string())
     if _is_binary(source):

@@ -18,7 +18,8 @@ from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
-from icesql.errors import ProgrammingError
+from icesql.errors import NotSupportedError, ProgrammingError
+from icesql.sql.spark.time_formats import spark_to_strftime
 
 # meta keys the parser leaves for icesql.sql.names: a function's name and arguments as written,
 # and the mark of a typed numeric literal (1L, 1.5D), which sqlglot parses as a cast
@@ -30,6 +31,21 @@ EXTRACT_FIELD = "spark_extract_field"
 
 class IcebergSpark(Spark):
     ORIGINAL_NAME_META_KEY = FUNCTION_NAME
+
+    @classmethod
+    def format_time(cls, expression: str | exp.Expr | None) -> exp.Expr | None:
+        """A datetime pattern as strftime, translated letter by letter or refused; a pattern
+        computed at run time cannot be translated, so it is refused too."""
+        if expression is None:
+            return None
+        if isinstance(expression, str):  # the dialect's default formats, quoted
+            return exp.Literal.string(spark_to_strftime(expression[1:-1]))
+        if isinstance(expression, exp.Literal) and expression.is_string:
+            return exp.Literal.string(spark_to_strftime(expression.this))
+        raise NotSupportedError(
+            f"a datetime pattern computed at run time ({expression.sql(dialect='spark')}) is not"
+            " supported: write the pattern as a literal"
+        )
 
     class Tokenizer(Spark.Tokenizer):
         # Iceberg types Spark cannot spell; sqlglot would read FIXED as DECIMAL
@@ -78,6 +94,21 @@ class IcebergSpark(Spark):
             if isinstance(func, exp.Func) and token is not None:
                 func.meta.setdefault(FUNCTION_NAME, token.text)  # also the specially parsed
             return result
+
+        def _parse_distinct_arg_function(self, func, distinct_index=0):  # noqa: ANN001, ANN202
+            # percentile(x, p, frequency): sqlglot keeps the arguments its node has room for;
+            # remember all of them, so a rewrite can refuse the ones it would drop
+            start = self._index
+            node = super()._parse_distinct_arg_function(func, distinct_index)
+            end = self._index
+            self._retreat(start)
+            self._match(TokenType.DISTINCT) or self._match(TokenType.ALL)
+            written = [self._parse_lambda()]
+            if self._match(TokenType.COMMA):
+                written.extend(self._parse_function_args())
+            self._retreat(end)
+            node.meta[FUNCTION_ARGS] = written
+            return node
 
         def _parse_extract(self) -> exp.Expr:
             field = self._curr.text if self._curr is not None else None

@@ -375,11 +375,6 @@ class _Printer:
     def hex_string(self, node: exp.HexString) -> str:
         return f"X'{node.this.upper()}'"
 
-    def explode(self, node: exp.Explode) -> str:
-        if type(node) is not exp.Explode or node.args.get("expressions"):
-            raise _Unknown("generator")
-        return "col"  # explode(array) makes a column named col (a map's makes key and value)
-
     def interval(self, node: exp.Interval) -> str:
         unit = node.args.get("unit")
         value = node.this.name if isinstance(node.this, exp.Literal) else None
@@ -541,7 +536,6 @@ _PRINTERS: dict[type, Callable[[_Printer, exp.Expr], str]] = {
     exp.RegexpLike: _Printer.regexp_like,
     exp.Concat: _Printer.adjacent_strings,
     exp.HexString: _Printer.hex_string,
-    exp.Explode: _Printer.explode,
     exp.Count: _Printer.count,
     exp.Sum: _Printer.distinct_aggregate,
     exp.Avg: _Printer.distinct_aggregate,
@@ -568,7 +562,10 @@ _DATETIME_LITERALS = {
     exp.DataType.Type.TIMESTAMPNTZ: "TIMESTAMP_NTZ",
 }
 # constructs Spark prints in a way no rule here reproduces
-_UNKNOWN = (exp.Subquery, exp.Exists, exp.Lambda, exp.Placeholder, exp.Star, exp.Select)
+# constructs Spark prints in a way no rule here reproduces; generators are named by their
+# rewrite (icesql.sql.spark.relations), which knows a map's key and value from an array's col
+_UNKNOWN = (exp.Subquery, exp.Exists, exp.Lambda, exp.Placeholder, exp.Star, exp.Select,
+            exp.Explode, exp.Posexplode, exp.Inline)
 
 
 def _number_text(text: str) -> str:

@@ -24,11 +24,13 @@ from icesql.sql.spark.base import TYPES_KEY, Rule, arg_key
 log = logging.getLogger(__name__)
 
 _AREAS = (numbers, text, datetimes, arrays, aggregates, relations)
-RULES: dict[type, Rule] = {cls: rule for area in _AREAS for cls, rule in area.RULES.items()}
+RULES: dict[type, list[Rule]] = {}
+for _area in _AREAS:
+    for _cls, _rule_of_area in _area.RULES.items():
+        RULES.setdefault(_cls, []).append(_rule_of_area)
 FUNCTIONS: dict[str, Rule] = {
     name: rule for area in _AREAS for name, rule in area.FUNCTIONS.items()
 }
-_TYPED = tuple(cls for area in _AREAS for cls in area.TYPED)
 _TYPED_FUNCTIONS = {name for area in _AREAS for name in area.TYPED_FUNCTIONS}
 _ID_KEY = "icesql_node"
 
@@ -36,7 +38,10 @@ _ID_KEY = "icesql_node"
 def _needs_types(node: exp.Expr) -> bool:
     if isinstance(node, exp.Anonymous):
         return str(node.this).lower() in _TYPED_FUNCTIONS
-    return isinstance(node, _TYPED)
+    for area in _AREAS:
+        if isinstance(node, tuple(area.TYPED)) and getattr(area, "needs_types", bool)(node):
+            return True
+    return False
 
 
 def mark_operand_types(
@@ -74,9 +79,10 @@ def _rule(node: exp.Expr) -> exp.Expr:
         rule = FUNCTIONS.get(str(node.this).lower())
         return rule(node) if rule is not None else node
     for cls in type(node).__mro__:  # TryCast is a Cast
-        rule = RULES.get(cls)
-        if rule is not None:
-            return rule(node)
+        for rule in RULES.get(cls, ()):
+            new = rule(node)
+            if new is not node:
+                return new  # a rule that replaced the node is the last one for it
     return node
 
 

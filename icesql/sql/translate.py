@@ -26,6 +26,7 @@ from icesql.errors import (
     ProgrammingError,
 )
 from icesql.sql.semantics import apply_spark_semantics
+from icesql.sql.spark.base import RUNTIME_REFUSAL
 
 if TYPE_CHECKING:
     from icesql.scan.source import TableScan
@@ -87,6 +88,9 @@ def duckdb_errors(scans: Sequence[TableScan]) -> Iterator[None]:
             mapped = scan.file_error(str(e))
             if mapped is not None:
                 raise mapped from None
+        if RUNTIME_REFUSAL in str(e):  # a rewrite's refusal of an input (refuse_when)
+            refused = str(e)[str(e).index(RUNTIME_REFUSAL) + len(RUNTIME_REFUSAL):]
+            raise NotSupportedError(clean_duckdb_message(refused) + " (not supported)") from None
         if not isinstance(e, duckdb.Error):
             raise OperationalError(clean_duckdb_message(str(e))) from None
         for duck_type, ours in _ERROR_TYPES:

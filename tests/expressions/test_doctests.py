@@ -24,6 +24,9 @@ MODULES = [
     "icesql.sql.spark.datetimes",
     "icesql.sql.spark.arrays",
     "icesql.sql.spark.relations",
+    "icesql.sql.spark.aggregates",
+    "icesql.sql.spark.time_formats",
+    "icesql.sql.names",
 ]
 
 

@@ -62,9 +62,105 @@ NUMBERS = [
     "format_number(CAST(d AS FLOAT), 2)",
 ]
 
+TEXT = [
+    "format_string('%s-%d', s, i)", "format_string('%5s|%-6s|', s2, s)",
+    "format_string('%05d, %+d, %,d', i, l, l)", "format_string('%.2f', d)",
+    "format_string('%.2f', 1.005D)", "format_string('%8.3f|', d)", "format_string('100%% %s', s2)",
+    "format_string('%2$s %1$s', s, s2)", "format_string('%s and %<s', s2)", "printf('%05.2f', d)",
+    "regexp_replace(s2, '([a-z])', '<$1>')", "regexp_replace(s2, '([a-z])([0-9])', '$2$1')",
+    "regexp_replace(s2, '[0-9]', '\\\\$')", "regexp_extract(s2, '([a-z])([0-9]+)', 2)",
+    "substring_index(s2, ',', 2)", "substring_index(s2, ',', -2)", "substring_index(s2, ',', 0)",
+    "substring_index(s2, '.', -1)", "substring_index(s2, ',', 10)", "substring_index(s2, '', 1)",
+    "split(s2, ',')", "split(s2, '[0-9]+')", "split(s2, ',', 1)", "split(s2, ',', -1)",
+    "replace(s, 'l')", "octet_length(s)", "base64(s)", "btrim(s)", "btrim(s2, 'a')",
+    "rpad(s2, 3, '')", "lpad(s, 20, '')", "lpad(s, 5, '*')", "rpad(s, 15, '*-')",
+    "levenshtein(s2, 'abc')", "levenshtein(s2, 'abc', 2)", "initcap('hello wORLD-foo bar_baz')",
+    "concat_ws('-', s, s2)", "concat_ws(',', arr)", "CAST(d AS STRING)", "CAST(d * 1e7 AS STRING)",
+    "CAST(d / 10000 AS STRING)", "CAST(CAST(d AS FLOAT) * 1e8 AS STRING)", "CAST(ts AS STRING)",
+    "concat(s, d * 1e8)", "concat('at ', ts)", "s2 || (d / 1e5)", "isnull(i)", "isnotnull(s)",
+]
+
+DATES = [
+    "date_format(ts, 'yyyy-MM-dd HH:mm:ss.SSS')", "date_format(ts, 'D DDD')",
+    "date_format(ts, \"yyyy-MM-dd'T'HH:mm:ss\")", "date_format(ts, 'EEEE, MMM d, yyyy h:mm a')",
+    "date_format(ts, 'yy-M-d H:m:s')", "date_format(dt, 'MMMM')",
+    "to_timestamp(s2)", "to_timestamp(s2, 'yyyy-MM-dd')",
+    "to_timestamp('05/03/2024 10:11', 'dd/MM/yyyy HH:mm')", "to_date('03/05/2024', 'MM/dd/yyyy')",
+    "unix_timestamp(ts)", "unix_timestamp(dt)", "unix_timestamp('2024-03-05', 'yyyy-MM-dd')",
+    "unix_timestamp(s2, 'yyyy-MM-dd')", "to_unix_timestamp(ts)", "from_unixtime(l % 100000000)",
+    "from_unixtime(1700000000, 'dd/MM/yyyy HH:mm')",
+    "months_between(ts, TIMESTAMP'2024-01-15 00:00:00')",
+    "months_between(ts, TIMESTAMP'2024-01-15 00:00:00', false)", "months_between(dt, DATE'2024-01-31')",
+    "months_between(TIMESTAMP'2024-03-31 10:00:00', TIMESTAMP'2024-02-29 23:00:00')",
+    "make_date(2024, 2, 30)", "make_timestamp(2024, 2, 30, 10, 11, 12.5)",
+    "from_utc_timestamp(ts, 'Asia/Tokyo')", "to_utc_timestamp(ts, 'Asia/Tokyo')",
+    "extract(DOW FROM dt)", "extract(DAYOFWEEK_ISO FROM dt)", "extract(SECOND FROM ts)",
+    "date_part('dow', dt)", "unix_seconds(ts)", "unix_millis(ts)",
+    "dt + INTERVAL 1 MONTH", "dt - INTERVAL 2 DAYS", "dt + INTERVAL 1 HOUR",
+    "date_from_unix_date(i % 100000)", "timestamp_seconds(l % 100000)", "timestamp_millis(l % 100000)",
+    "date_add(dt, 1)", "add_months(dt, 1)", "trunc(dt, 'MM')", "datediff(dt, DATE'2024-01-01')",
+]
+
+COLLECTIONS = [
+    "array_contains(arr, 2)", "array_contains(arr, 5)", "array_distinct(arr)",
+    "array_union(arr, array(9, 1))", "array_intersect(arr, array(2, NULL, 3))",
+    "array_except(arr, array(2))", "array_join(arr, ',')", "array_join(arr, ',', 'N')",
+    "array_position(arr, 2)", "array_remove(arr, 2)", "array_repeat(i, 2)", "array_repeat(s, -1)",
+    "arrays_zip(arr, array(9, 8))", "flatten(array(arr, arr))", "cardinality(m)", "cardinality(arr)",
+    "array_size(arr)", "size(arr)", "size(m)", "map_contains_key(m, 'a')", "sequence(5, 1)",
+    "sequence(k, 1)", "sequence(DATE'2024-01-01', DATE'2024-01-03')", "map_concat(m, map('z', 26))",
+    "get(arr, 0)", "get(arr, -1)", "exists(arr, x -> x = 2)", "forall(arr, x -> x > 0)",
+    "element_at(arr, -1)", "arr[0]", "m['a']", "sort_array(arr, false)",
+]
+
+AGGREGATES = [
+    "SELECT percentile_approx(d, 0.5), percentile_approx(i, array(0.25, 0.5, 0.75)) FROM sqlc.vals",
+    "SELECT percentile_approx(id, 0.37), approx_percentile(id % 17, 0.99) FROM range(1, 1000)",
+    "SELECT percentile(d, 0.5), percentile(i, 0.3), percentile(i, array(0.3, 0.9)) FROM sqlc.vals",
+    "SELECT first(i, true), last(s, true) FROM (SELECT * FROM sqlc.vals WHERE k >= 3 ORDER BY k LIMIT 10)",
+    "SELECT k, first(i) OVER (ORDER BY k DESC), last(i, true) OVER (ORDER BY k) FROM sqlc.vals ORDER BY k",
+    "SELECT k, last_value(i) IGNORE NULLS OVER (ORDER BY k) FROM sqlc.vals ORDER BY k",
+    "SELECT every(i > -10), some(i > 5), any(i > 100), bool_and(i > 0), bool_or(i > 0) FROM sqlc.vals",
+    "SELECT skewness(d), kurtosis(d) FROM sqlc.vals",
+    "SELECT skewness(d), kurtosis(d) FROM sqlc.vals WHERE k < 3",
+    "SELECT skewness(d), kurtosis(d) FROM sqlc.vals WHERE k = 1",
+    "SELECT typeof(i), typeof(l), typeof(s), typeof(dec), typeof(arr), typeof(m), typeof(ts),"
+    " typeof(dt), typeof(d), typeof(1.5), typeof(struct(i, s)) FROM sqlc.vals",
+    "SELECT collect_list(i), sort_array(collect_set(l)), count_if(i > 0), max_by(k, i) FROM sqlc.vals",
+]
+
+GENERATORS = [
+    "SELECT k, x FROM sqlc.vals LATERAL VIEW explode(arr) e AS x ORDER BY k, x",
+    "SELECT k, x FROM sqlc.vals LATERAL VIEW OUTER explode(arr) e AS x ORDER BY k, x",
+    "SELECT k, e.* FROM sqlc.vals LATERAL VIEW OUTER explode(arr) e ORDER BY k, 2",
+    "SELECT k, p, x FROM sqlc.vals LATERAL VIEW OUTER posexplode(arr) e AS p, x ORDER BY k, p",
+    "SELECT k, a, b FROM sqlc.vals LATERAL VIEW OUTER explode(m) e AS a, b ORDER BY k, a",
+    "SELECT k, x, y FROM sqlc.vals LATERAL VIEW explode(arr) e AS x LATERAL VIEW explode(arr) f AS y"
+    " ORDER BY k, x, y",
+    "SELECT k, explode(arr) FROM sqlc.vals ORDER BY k, 2",
+    "SELECT k, explode_outer(arr) FROM sqlc.vals ORDER BY k, 2",
+    "SELECT k, explode_outer(arr) AS z FROM sqlc.vals ORDER BY k, 2",
+    "SELECT k, posexplode(arr) FROM sqlc.vals ORDER BY k, 2",
+    "SELECT k, explode(m) FROM sqlc.vals ORDER BY k, 2",
+    "SELECT k, explode_outer(m) FROM sqlc.vals ORDER BY k, 2",
+    "SELECT k, inline(array(struct(1, 'a'), struct(2, 'b'))) FROM sqlc.vals WHERE k = 1",
+    "SELECT k, q, r FROM sqlc.vals LATERAL VIEW inline(array(struct(k AS q, s AS r))) e ORDER BY k",
+    "SELECT * FROM explode(array(1, 2))",
+]
+
 NOT_SUPPORTED = [
     "SELECT format_number(d, '#,###.##') FROM sqlc.vals",
     "SELECT format_number(CAST(dec AS DECIMAL(30, 3)), 2) FROM sqlc.vals",
+    "SELECT date_format(ts, 'kk') FROM sqlc.vals",
+    "SELECT date_format(ts, CASE WHEN k > 0 THEN 'yyyy' END) FROM sqlc.vals",
+    "SELECT printf('%x', i) FROM sqlc.vals",
+    "SELECT printf('%s', d) FROM sqlc.vals",
+    "SELECT regexp_replace(s2, 'a', 'b', 2) FROM sqlc.vals",
+    "SELECT substring_index('aaaa', 'aa', 2) FROM sqlc.vals",
+    "SELECT split(s2, ',', 2) FROM sqlc.vals",
+    "SELECT levenshtein(s, 'hello') FROM sqlc.vals",
+    "SELECT percentile(i, 0.3, 2) FROM sqlc.vals",
+    "SELECT k, posexplode_outer(arr) FROM sqlc.vals",
 ]
 
 # select lists whose unaliased items Spark names by printing them (toPrettySQL)
@@ -180,9 +276,14 @@ def test_ctas_column_names_like_spark(spark, con):
     assert_same_query(spark, con, "SELECT * FROM sqlc.ctas_icesql")
 
 
-@pytest.mark.parametrize("expression", NUMBERS)
+@pytest.mark.parametrize("expression", NUMBERS + TEXT + DATES + COLLECTIONS)
 def test_functions_answer_like_spark(spark, con, expression):
     assert_same_query(spark, con, f"SELECT k, {expression} FROM sqlc.vals ORDER BY k")
+
+
+@pytest.mark.parametrize("query", AGGREGATES + GENERATORS)
+def test_aggregates_and_generators_answer_like_spark(spark, con, query):
+    assert_same_query(spark, con, query)
 
 
 @pytest.mark.parametrize("query", NOT_SUPPORTED)

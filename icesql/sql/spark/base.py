@@ -46,6 +46,16 @@ def refuse(construct: str, why: str) -> NoReturn:
     raise NotSupportedError(f"{construct} is not supported: {why}")
 
 
+RUNTIME_REFUSAL = "icesql: not supported: "
+
+
+def refuse_when(condition: exp.Expr, construct: str, why: str, value: exp.Expr) -> exp.Expr:
+    """``value``, or at run time an error that icesql reports as NotSupportedError: for
+    inputs (not statements) that DuckDB would answer differently, such as non-ASCII text."""
+    message = exp.Literal.string(f"{RUNTIME_REFUSAL}{construct}: {why}")
+    return exp.Case(ifs=[exp.If(this=condition, true=call("error", message))], default=value)
+
+
 def literal_int(node: exp.Expr | None) -> int | None:
     """The value of an integer literal (``3``, ``-3``), else None."""
     if isinstance(node, exp.Neg):

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from icesql.sql.dialect import EXTRACT_FIELD, FUNCTION_NAME
+from icesql.sql.spark.base import TIMESTAMPS, arg_type, call
+
 # Spark's spellings of date/time units, as DuckDB's date_trunc names them
 _SPARK_UNITS = {
     "YEAR": "year", "YYYY": "year", "YY": "year",
@@ -62,7 +65,172 @@ def _weekday(node: exp.Anonymous) -> exp.Expr:
                                   expression=exp.Literal.number(1)))
 
 
+_DATE_UNITS = {"YEAR", "YEARS", "MONTH", "MONTHS", "WEEK", "WEEKS", "DAY", "DAYS"}
+_TIMESTAMPTZ = "TIMESTAMPTZ"
+_SECONDS_PER_DAY = 86_400
+
+
+def _floor_div(value: exp.Expr, by: int) -> exp.Expr:
+    """Whole units, rounded down (Spark's Math.floorDiv), as BIGINT."""
+    quotient = exp.Div(this=exp.Paren(this=value), expression=exp.Literal.number(by))
+    return exp.cast(exp.func("floor", quotient), "BIGINT")
+
+
+def _epoch_seconds(value: exp.Expr) -> exp.Expr:
+    return _floor_div(call("epoch_us", value), 1_000_000)
+
+
+def _unix_seconds(node: exp.UnixSeconds) -> exp.Expr:
+    # Spark floors to the second; DuckDB's CAST(epoch(ts) AS BIGINT) rounds
+    return _epoch_seconds(node.this)
+
+
+def _unix_millis(node: exp.UnixMillis) -> exp.Expr:
+    return _floor_div(call("epoch_us", node.this), 1_000)
+
+
+def _unix_timestamp(node: exp.StrToUnix) -> exp.Expr:
+    """unix_timestamp(x[, fmt]): whole seconds, truncated toward zero (unlike unix_seconds,
+    which rounds down); NULL for text the pattern does not read (DuckDB's strptime raises); a
+    timestamp or date is taken as it is."""
+    value = node.this if node.this is not None else exp.CurrentTimestamp()
+    if not (isinstance(value, exp.CurrentTimestamp) or arg_type(node) in (*TIMESTAMPS, exp.DataType.Type.DATE)):
+        value = exp.StrToTime(this=value, format=node.args.get("format"), safe=True)
+    micros = call("epoch_us", exp.cast(value, _TIMESTAMPTZ))
+    return exp.IntDiv(this=micros, expression=exp.Literal.number(1_000_000))
+
+
+def _to_timestamp(node: exp.StrToTime) -> exp.Expr:
+    # NULL for text the pattern does not read; Spark's TIMESTAMP is icesql's TIMESTAMPTZ
+    if isinstance(node.parent, exp.Cast):
+        return node
+    node.set("safe", True)
+    return exp.cast(node, _TIMESTAMPTZ)
+
+
+def _timestamp_cast(node: exp.Cast) -> exp.Expr:
+    """to_timestamp(s) (a cast as parsed): NULL for bad text, and the zone-aware TIMESTAMP."""
+    if (node.meta.get(FUNCTION_NAME) or "").lower() != "to_timestamp":
+        return node
+    return exp.TryCast(this=node.this, to=exp.DataType.build(_TIMESTAMPTZ))
+
+
+def _from_utc_timestamp(node: exp.AtTimeZone) -> exp.Expr:
+    # the UTC wall clock of ts read in the zone: timezone(zone, instant) is that wall clock
+    value = node.this.this if isinstance(node.this, exp.Cast) else node.this
+    local = call("timezone", node.args["zone"], exp.cast(value, _TIMESTAMPTZ))
+    return exp.cast(local, _TIMESTAMPTZ)
+
+
+def _to_utc_timestamp(node: exp.FromTimeZone) -> exp.Expr:
+    return node if isinstance(node.parent, exp.Cast) else exp.cast(node, _TIMESTAMPTZ)
+
+
+def _try(node: exp.Expr) -> exp.Expr:
+    # make_date(2024, 2, 30) and make_timestamp of no such time are NULL in Spark; DuckDB raises
+    return call("try", node.copy())
+
+
+def _extract_field(node: exp.Expr, field: str, value: exp.Expr) -> exp.Expr:
+    name = field.upper()
+    if name in ("DOW", "DAYOFWEEK"):  # Spark: Sunday = 1 ... Saturday = 7
+        return exp.Paren(this=exp.Add(this=call("dayofweek", value), expression=exp.Literal.number(1)))
+    if name in ("DOW_ISO", "DAYOFWEEK_ISO"):
+        return call("isodow", value)
+    if name in ("SECOND", "SECONDS", "S", "SEC", "SECS"):  # with the fraction: DECIMAL(8, 6)
+        micros = call("date_part", exp.Literal.string("microseconds"), value)
+        return exp.cast(exp.Div(this=micros, expression=exp.Literal.number(1_000_000)), "DECIMAL(8, 6)")
+    return node
+
+
+def _extract(node: exp.Extract) -> exp.Expr:
+    field = node.meta.get(EXTRACT_FIELD) or node.this.name
+    return _extract_field(node, field, node.expression)
+
+
+def _date_part(node: exp.Anonymous) -> exp.Expr:
+    if len(node.expressions) != 2 or not isinstance(node.expressions[0], exp.Literal):
+        return node
+    return _extract_field(node, node.expressions[0].name, node.expressions[1])
+
+
+def _date_plus_interval(node: exp.Add | exp.Sub) -> exp.Expr:
+    # DATE +/- INTERVAL of days, weeks, months or years is a DATE in Spark, a TIMESTAMP in DuckDB
+    interval = node.expression
+    if not isinstance(interval, exp.Interval) or isinstance(node.parent, exp.Cast):
+        return node
+    unit = interval.args.get("unit")
+    if not isinstance(unit, exp.Var) or unit.name.upper() not in _DATE_UNITS:
+        return node
+    return _as_date(node) if arg_type(node, "this") == exp.DataType.Type.DATE else node
+
+
+def _date_from_unix_date(node: exp.DateFromUnixDate) -> exp.Expr:
+    return node if isinstance(node.parent, exp.Cast) else _as_date(node)
+
+
+def _timestamp_from(unit: str) -> exp.Expr:
+    def rule(node: exp.Anonymous) -> exp.Expr:
+        if len(node.expressions) != 1:
+            return node
+        value = node.expressions[0]
+        if unit == "seconds":
+            return call("to_timestamp", value)
+        made = call("epoch_ms", value) if unit == "millis" else call("make_timestamp", value)
+        return exp.cast(made, _TIMESTAMPTZ)
+    return rule
+
+
+def _months_between(node: exp.MonthsBetween) -> exp.Expr:
+    """Spark's months_between: whole months when both days of month are equal or both are
+    month ends, else the difference plus (day and time difference) / 31 days, rounded to 8
+    places unless roundOff is false."""
+    late = exp.cast(node.this, _TIMESTAMPTZ)
+    early = exp.cast(node.expression, _TIMESTAMPTZ)
+
+    def months(ts: exp.Expr) -> exp.Expr:
+        return exp.Paren(this=exp.Add(
+            this=exp.Mul(this=call("year", ts.copy()), expression=exp.Literal.number(12)),
+            expression=call("month", ts.copy())))
+
+    def seconds_in_month(ts: exp.Expr) -> exp.Expr:  # whole seconds: Spark drops the fraction
+        day_start = call("date_trunc", exp.Literal.string("day"), ts.copy())
+        micros = exp.Sub(this=call("epoch_us", ts.copy()), expression=call("epoch_us", day_start))
+        return exp.Paren(this=exp.Add(
+            this=exp.Mul(this=call("day", ts.copy()), expression=exp.Literal.number(_SECONDS_PER_DAY)),
+            expression=_floor_div(micros, 1_000_000)))
+
+    def month_end(ts: exp.Expr) -> exp.Expr:
+        return exp.EQ(this=call("day", ts.copy()), expression=call("day", call("last_day", ts.copy())))
+
+    whole = exp.cast(exp.Paren(this=exp.Sub(this=months(late), expression=months(early))), "DOUBLE")
+    part = exp.Div(this=exp.Paren(this=exp.Sub(this=seconds_in_month(late), expression=seconds_in_month(early))),
+                   expression=exp.Literal.number(31 * _SECONDS_PER_DAY))
+    diff = exp.Add(this=whole.copy(), expression=part)
+    round_off = node.args.get("roundoff")
+    if not (isinstance(round_off, exp.Boolean) and not round_off.this):
+        scaled = exp.Add(this=exp.Mul(this=exp.Paren(this=diff), expression=exp.Literal.number("1e8")),
+                         expression=exp.Literal.number("0.5"))
+        diff = exp.Div(this=exp.func("floor", scaled), expression=exp.Literal.number("1e8"))
+    same_day = exp.or_(exp.EQ(this=call("day", late.copy()), expression=call("day", early.copy())),
+                       exp.and_(month_end(late), month_end(early)))
+    return exp.Case(ifs=[exp.If(this=same_day, true=whole)], default=diff)
+
+
 RULES = {
+    exp.UnixSeconds: _unix_seconds,
+    exp.UnixMillis: _unix_millis,
+    exp.StrToUnix: _unix_timestamp,
+    exp.StrToTime: _to_timestamp,
+    exp.AtTimeZone: _from_utc_timestamp,
+    exp.FromTimeZone: _to_utc_timestamp,
+    exp.TimestampFromParts: _try,
+    exp.Extract: _extract,
+    exp.Add: _date_plus_interval,
+    exp.Sub: _date_plus_interval,
+    exp.DateFromUnixDate: _date_from_unix_date,
+    exp.MonthsBetween: _months_between,
+    exp.Cast: _timestamp_cast,
     exp.TsOrDsAdd: _date_add,
     exp.AddMonths: _add_months,
     exp.DateTrunc: _date_trunc,
@@ -71,6 +239,18 @@ RULES = {
 }
 FUNCTIONS = {
     "weekday": _weekday,
+    "make_date": _try,
+    "date_part": _date_part,
+    "timestamp_seconds": _timestamp_from("seconds"),
+    "timestamp_millis": _timestamp_from("millis"),
+    "timestamp_micros": _timestamp_from("micros"),
 }
-TYPED: set[type] = set()
+TYPED = {exp.StrToUnix, exp.Add, exp.Sub}
 TYPED_FUNCTIONS: set[str] = set()
+
+
+def needs_types(node: exp.Expr) -> bool:
+    """Only a sum with an interval needs its operand's type (DATE or TIMESTAMP)."""
+    if isinstance(node, (exp.Add, exp.Sub)):
+        return isinstance(node.expression, exp.Interval)
+    return True

@@ -96,6 +96,12 @@ def _round_half(
     return exp.Case(ifs=[exp.If(this=fits, true=exact)], default=plain)
 
 
+def round_half_up(value: exp.Expr, operand: T | None, places: int) -> exp.Expr:
+    """``value`` rounded HALF_UP to ``places`` as Spark (and Java's Formatter) round it."""
+    rounded = exp.Round(this=value, decimals=exp.Literal.number(places))
+    return _round_half(rounded, operand, value.copy(), exp.Literal.number(places), "round")
+
+
 def _round(node: exp.Round) -> exp.Expr:
     return _round_half(node, arg_type(node), node.this, node.args.get("decimals"), "round")
 

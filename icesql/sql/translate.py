@@ -27,6 +27,7 @@ from icesql.errors import (
 )
 from icesql.sql.semantics import apply_spark_semantics
 from icesql.sql.spark.base import RUNTIME_REFUSAL
+from icesql.sql.spark.function_names import SPARK_FUNCTIONS
 
 if TYPE_CHECKING:
     from icesql.scan.source import TableScan
@@ -61,6 +62,7 @@ _ERROR_TYPES: list[tuple[type, type[Error]]] = [
     (duckdb.InternalException, InternalError),
     (duckdb.InvalidInputException, DataError),
 ]
+_UNKNOWN_FUNCTION = re.compile(r"Function with name \"?(\w+)\"? does not exist")
 _LINE_CONTEXT = re.compile(r"\n\s*LINE \d+:.*", re.S)
 _SCAN_NAME = re.compile(r'"?__icesql_scan_\d+(_stream)?"?\.?')
 
@@ -93,6 +95,9 @@ def duckdb_errors(scans: Sequence[TableScan]) -> Iterator[None]:
             raise NotSupportedError(clean_duckdb_message(refused) + " (not supported)") from None
         if not isinstance(e, duckdb.Error):
             raise OperationalError(clean_duckdb_message(str(e))) from None
+        unknown = _UNKNOWN_FUNCTION.search(str(e))
+        if unknown is not None and unknown.group(1).lower() in SPARK_FUNCTIONS:
+            raise NotSupportedError(f"Spark function {unknown.group(1)}() is not supported") from None
         for duck_type, ours in _ERROR_TYPES:
             if isinstance(e, duck_type):
                 raise ours(clean_duckdb_message(str(e))) from None

@@ -141,6 +141,7 @@ def test_cast_of_double_column_truncates(con):
         ("SELECT levenshtein('é', 'e')", "non-ASCII"),
         ("SELECT percentile(id, 0.5, 2) FROM range(3)", "frequency"),
         ("SELECT posexplode_outer(array(1))", "posexplode_outer"),
+        ("SELECT conv('ff', 16, 10)", "conv"),  # a Spark function DuckDB does not have
     ],
 )
 def test_functions_without_a_faithful_translation_are_refused(con, query, construct):
@@ -176,6 +177,11 @@ def test_range_table_has_sparks_id_column(con, query, names, rows):
 def test_range_table_refuses_what_spark_refuses(con, query, message):
     with pytest.raises(icesql.ProgrammingError, match=message):
         con.execute(query)
+
+
+def test_an_unknown_function_is_a_programming_error(con):
+    with pytest.raises(icesql.ProgrammingError, match="nosuchfn"):
+        con.execute("SELECT nosuchfn(1)")
 
 
 @pytest.mark.parametrize(

@@ -78,6 +78,7 @@ TEXT = [
     "concat_ws('-', s, s2)", "concat_ws(',', arr)", "CAST(d AS STRING)", "CAST(d * 1e7 AS STRING)",
     "CAST(d / 10000 AS STRING)", "CAST(CAST(d AS FLOAT) * 1e8 AS STRING)", "CAST(ts AS STRING)",
     "concat(s, d * 1e8)", "concat('at ', ts)", "s2 || (d / 1e5)", "isnull(i)", "isnotnull(s)",
+    "upper(s)", "upper('straße ﬁne')", "initcap(s)", "lower(s)",
 ]
 
 DATES = [
@@ -99,6 +100,7 @@ DATES = [
     "dt + INTERVAL 1 MONTH", "dt - INTERVAL 2 DAYS", "dt + INTERVAL 1 HOUR",
     "date_from_unix_date(i % 100000)", "timestamp_seconds(l % 100000)", "timestamp_millis(l % 100000)",
     "date_add(dt, 1)", "add_months(dt, 1)", "trunc(dt, 'MM')", "datediff(dt, DATE'2024-01-01')",
+    "trunc(dt, 'Q')", "trunc(dt, 'DD')", "date_trunc('Q', ts)", "date_trunc('dd', ts)",
 ]
 
 COLLECTIONS = [

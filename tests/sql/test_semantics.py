@@ -108,6 +108,9 @@ def con(tmp_path_factory):
         ("extract(SECOND FROM TIMESTAMP '2024-01-01 00:00:30.25')", decimal.Decimal("30.250000")),
         ("DATE '2024-01-31' + INTERVAL 1 MONTH", datetime.date(2024, 2, 29)),
         ("date_from_unix_date(1)", datetime.date(1970, 1, 2)),
+        ("trunc(DATE '2024-05-17', 'Q')", None),  # not one of trunc's units
+        ("upper('straße')", "STRASSE"),
+        ("initcap('ß x')", "ß X"),
     ],
 )
 def test_spark_answer(con, expr, spark_answer):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from icesql.sql.dialect import EXTRACT_FIELD, FUNCTION_NAME
+from icesql.sql.dialect import EXTRACT_FIELD, FUNCTION_ARGS, FUNCTION_NAME
 from icesql.sql.spark.base import TIMESTAMPS, arg_type, call
 
 # Spark's spellings of date/time units, as DuckDB's date_trunc names them
@@ -27,6 +27,18 @@ _SPARK_UNITS = {
 
 def _as_date(node: exp.Expr) -> exp.Expr:
     return exp.Cast(this=node, to=exp.DataType.build("DATE"))
+
+
+# the units Spark's trunc(date, fmt) and date_trunc(fmt, ts) know; any other gives NULL
+_TRUNC_UNITS = {"YEAR", "YYYY", "YY", "QUARTER", "MONTH", "MM", "MON", "WEEK"}
+_DATE_TRUNC_UNITS = _TRUNC_UNITS | {"DAY", "DD", "HOUR", "MINUTE", "SECOND", "MILLISECOND",
+                                    "MICROSECOND"}
+
+
+def _unknown_unit(node: exp.Expr, units: set[str]) -> bool:
+    written = node.meta.get(FUNCTION_ARGS) or []
+    unit = next((a for a in written if isinstance(a, exp.Literal) and a.is_string), None)
+    return unit is not None and unit.this.strip().upper() not in units  # sqlglot reads Q as QUARTER
 
 
 def _spark_unit(node: exp.Expr) -> exp.Expr:
@@ -51,7 +63,15 @@ def _add_months(node: exp.AddMonths) -> exp.Expr:
 
 def _date_trunc(node: exp.DateTrunc) -> exp.Expr:
     # Spark's trunc(date, fmt) returns DATE; DuckDB's date_trunc of a date gives TIMESTAMP
+    if _unknown_unit(node, _TRUNC_UNITS):
+        return exp.cast(exp.Null(), "DATE")
     return node if isinstance(node.parent, exp.Cast) else _as_date(_spark_unit(node))
+
+
+def _timestamp_trunc(node: exp.TimestampTrunc) -> exp.Expr:
+    if _unknown_unit(node, _DATE_TRUNC_UNITS):
+        return exp.cast(exp.Null(), _TIMESTAMPTZ)
+    return _spark_unit(node)
 
 
 def _day_of_week(node: exp.DayOfWeek) -> exp.Expr:
@@ -234,7 +254,7 @@ RULES = {
     exp.TsOrDsAdd: _date_add,
     exp.AddMonths: _add_months,
     exp.DateTrunc: _date_trunc,
-    exp.TimestampTrunc: _spark_unit,
+    exp.TimestampTrunc: _timestamp_trunc,
     exp.DayOfWeek: _day_of_week,
 }
 FUNCTIONS = {

@@ -55,6 +55,23 @@ def _is_null(node: exp.Anonymous) -> exp.Expr:
     return exp.Paren(this=test if node.name.lower() == "isnull" else exp.Not(this=test))
 
 
+# Java's toUpperCase maps these to several letters; DuckDB's upper maps ß to ẞ, leaves the rest
+_FULL_UPPER = {"ß": "SS", "ﬀ": "FF", "ﬁ": "FI", "ﬂ": "FL", "ﬃ": "FFI", "ﬄ": "FFL", "ﬅ": "ST", "ﬆ": "ST"}
+
+
+def _upper(node: exp.Upper) -> exp.Expr:
+    value = node.this
+    for letter, capitals in _FULL_UPPER.items():
+        value = call("replace", value, exp.Literal.string(letter), exp.Literal.string(capitals))
+    node.set("this", value)
+    return node
+
+
+def _initcap(node: exp.Initcap) -> exp.Expr:
+    # Spark lowers the text, then title-cases each word's first letter; ß has no title case
+    return call("replace", node, exp.Literal.string("ẞ"), exp.Literal.string("ß"))
+
+
 def _other_values(node: exp.Anonymous) -> exp.Expr:
     name = str(node.this).lower()
     refuse(_OTHER_VALUES[name], f"DuckDB's {name} gives other values")
@@ -309,6 +326,8 @@ RULES = {
     exp.ToBase64: _base64,
     exp.Pad: _pad,
     exp.Levenshtein: _levenshtein,
+    exp.Upper: _upper,
+    exp.Initcap: _initcap,
 }
 FUNCTIONS = {
     **{name: _other_values for name in _OTHER_VALUES},

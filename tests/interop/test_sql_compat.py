@@ -231,6 +231,8 @@ RANGE = [
     "SELECT count(*), sum(id) FROM range(100)",
     "SELECT a.id, b.id FROM range(1, 4) a JOIN range(2, 5) b ON a.id = b.id",
     "SELECT u.a, r.id FROM sqlc.u JOIN range(2) r ON u.a > r.id",
+    # the implicit name of CAST(id AS STRING) is id, and ORDER BY id sorts by it (as text)
+    "SELECT CAST(id AS STRING) FROM range(12) ORDER BY id",
 ]
 
 QUALIFIED = [

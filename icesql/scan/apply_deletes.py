@@ -131,7 +131,12 @@ class DeleteApplier:
         """As ``read``, each batch with the file positions of its rows (``_pos``; None
         unless ``positions``). With ``mark_deleted`` the deleted rows stay, and the third
         item flags them (Spark's ``_deleted``); otherwise it is None."""
-        deleted, equality = self._prepared(data_file, delete_files)
+        with self._lock:
+            pending = self._pending.pop(data_file.file_path, None)
+        if pending is not None:
+            deleted, equality = pending.result()
+        else:
+            deleted, equality = self._prepare(data_file, delete_files)
         path, count = data_file.file_path, data_file.record_count
         if not mark_deleted and not equality and len(deleted) >= count > 0:
             if np.array_equal(deleted[:count], np.arange(count)):
@@ -172,20 +177,6 @@ class DeleteApplier:
                     continue
                 future = background_pool().submit(self._prepare, data_file, delete_files)
                 self._pending[data_file.file_path] = future
-
-    def deleted_positions(self, data_file: DataFile, delete_files: Sequence[DataFile]) -> np.ndarray:
-        """Sorted positions of ``data_file`` deleted by its position deletes and DVs (read
-        ahead if ``prefetch`` asked for them)."""
-        return self._prepared(data_file, delete_files)[0]
-
-    def _prepared(
-        self, data_file: DataFile, delete_files: Sequence[DataFile]
-    ) -> tuple[np.ndarray, list[EqualityDeletes]]:
-        with self._lock:
-            pending = self._pending.pop(data_file.file_path, None)
-        if pending is not None:
-            return pending.result()
-        return self._prepare(data_file, delete_files)
 
     def _prepare(
         self, data_file: DataFile, delete_files: Sequence[DataFile]

@@ -26,7 +26,8 @@ from concurrent.futures import Future
 import numpy as np
 import pyarrow as pa
 
-from icesql.scan.apply_deletes import DeleteApplier, background_pool
+from icesql.scan.apply_deletes import background_pool
+from icesql.scan.delete_loaders import DeleteLoader
 from icesql.scan.planner import FileScanTask
 
 __all__ = ["KEEP_COLUMN", "KeepMask", "anti_join", "positional"]
@@ -42,7 +43,7 @@ class KeepMask:
     (``start``), while DuckDB parses and binds the query: built inside DuckDB's scan, each
     waited for the GIL, which cost more than building them (0.2 s of 0.7 for 168 files)."""
 
-    def __init__(self, deletes: DeleteApplier, task: FileScanTask, on_error: Callable[[Exception], None]):
+    def __init__(self, deletes: DeleteLoader, task: FileScanTask, on_error: Callable[[Exception], None]):
         self._deletes = deletes
         self.task = task
         self._on_error = on_error
@@ -55,7 +56,7 @@ class KeepMask:
     def _build(self) -> list[pa.Array]:
         """The flags in chunks of ``MASK_BATCH_ROWS``, bit-packed (a bit per row)."""
         task = self.task
-        deleted = self._deletes.deleted_positions(task.data_file, task.delete_files)
+        deleted = self._deletes.deleted_positions(task.data_file.file_path, task.delete_files)
         count = task.data_file.record_count
         chunks = []
         for start in range(0, count, MASK_BATCH_ROWS):

@@ -182,7 +182,7 @@ def split_native(
         return None, list(tasks)
     parts: dict[tuple, _Part] = {}  # by the equality deletes their files share
     relations: dict[str, object] = {}
-    masked_tasks: list[FileScanTask] = []
+    masked = 0  # files with position deletes, each read with its keep-mask
     groups = 0  # read_parquet calls over files without position deletes
     streamed: list[FileScanTask] = []
     for task in tasks:
@@ -207,7 +207,7 @@ def split_native(
         if positioned:
             _check_row_count(task, local)
         if (
-            len(masked_tasks) >= MAX_MASKED_FILES
+            masked >= MAX_MASKED_FILES
             if positioned
             else groups >= MAX_GROUPS and (part is None or key not in part.groups)
         ):
@@ -220,10 +220,10 @@ def split_native(
             ]
             part = parts.setdefault(part_key, _Part(read_columns, joins))
         if positioned:
-            mask = f"{prefix}_mask{len(masked_tasks)}"
+            mask = f"{prefix}_mask{masked}"
             part.masked.append((local, mask, key))
-            relations[mask] = KeepMask(deletes, task, on_error).start()  # type: ignore[arg-type]
-            masked_tasks.append(task)
+            relations[mask] = KeepMask(deletes.loader, task, on_error).start()  # type: ignore[union-attr]
+            masked += 1
         else:
             groups += key not in part.groups
             part.groups.setdefault(key, []).append(local)

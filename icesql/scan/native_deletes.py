@@ -3,12 +3,14 @@
 Handing a file with deletes to the Arrow stream costs several times DuckDB's own reader
 (pyarrow decodes decimals and strings far slower), so the deletes go to DuckDB instead:
 
-* Position deletes and deletion vectors become a keep-mask per data file: a stream of one
-  BOOLEAN per row, built from the deleted positions in the background, and lined up with
-  the file's rows by ``POSITIONAL JOIN``. DuckDB scans both sides of a positional join
-  in order (one thread per file) and never pushes a filter below it, so row ``i`` of the
-  file meets flag ``i``. A hash anti-join on (file, position) measured about 2x the read;
-  the positional join about 1.2x.
+* Position deletes and deletion vectors become a keep-mask: a stream of one BOOLEAN per
+  row, built from the deleted positions in the background, lined up with the rows of one
+  ``read_parquet`` of several files by ``POSITIONAL JOIN``. DuckDB scans both sides of a
+  positional join in order (one thread each) and never pushes a filter below it, so row
+  ``i`` meets flag ``i``; the files with position deletes are split into a few such groups
+  so that every thread has one. Measured on 168 files with 10% deleted: a hash anti-join
+  on (file, position) 2.2x the read without deletes, a positional join per file 1.28x
+  (plus 0.045 s to bind 168 scans), eight groups with masks cut where row groups end 1.06x.
 * Equality deletes are a hash ``ANTI JOIN`` on the delete columns with ``IS NOT DISTINCT
   FROM`` (spec: a null delete value matches a null row value), against the delete files
   read by DuckDB too, their columns matched by field id and typed as the table types them.
@@ -25,6 +27,7 @@ from concurrent.futures import Future
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from icesql.scan.apply_deletes import background_pool
 from icesql.scan.delete_loaders import DeleteLoader
@@ -33,38 +36,60 @@ from icesql.scan.planner import FileScanTask
 __all__ = ["KEEP_COLUMN", "KeepMask", "anti_join", "positional"]
 
 KEEP_COLUMN = "keep"
-MASK_BATCH_ROWS = 1 << 20
+MASK_BATCH_ROWS = 1 << 20  # a multiple of DuckDB's 2048-row vectors
+AHEAD = 4  # files whose flags are built ahead of the one DuckDB reads
 _SCHEMA = pa.schema([pa.field(KEEP_COLUMN, pa.bool_(), nullable=False)])
 
 
 class KeepMask:
-    """The keep flags of one data file's rows as an Arrow stream DuckDB can scan as often
-    as a plan needs. They are built in the background from the moment the scan is split
+    """The keep flags of the rows of some data files, one file after another, as an Arrow
+    stream DuckDB can scan as often as a plan needs, lined up with one ``read_parquet`` of
+    those files in that order.
+
+    The batches end where the files' row groups end: DuckDB's reader hands over a row group
+    in vectors of 2048 rows and ends a vector with the row group, and the Arrow scan does the
+    same per batch, so the vectors of the two sides pair up as they come. Batches that end
+    elsewhere cost DuckDB a copy of every vector (1.5x the read, against 1.06x aligned).
+
+    Each file's flags are built in the background from the moment the scan is split
     (``start``), while DuckDB parses and binds the query: built inside DuckDB's scan, each
     waited for the GIL, which cost more than building them (0.2 s of 0.7 for 168 files)."""
 
-    def __init__(self, deletes: DeleteLoader, task: FileScanTask, on_error: Callable[[Exception], None]):
+    def __init__(
+        self,
+        deletes: DeleteLoader,
+        files: Sequence[tuple[FileScanTask, str]],
+        on_error: Callable[[Exception], None],
+    ):
         self._deletes = deletes
-        self.task = task
+        self.files = list(files)  # (task, the local path DuckDB reads)
         self._on_error = on_error
-        self._future: Future[list[pa.Array]] | None = None
+        self._ready: dict[int, Future[list[pa.Array]]] = {}
 
     def start(self) -> KeepMask:
-        self._future = background_pool().submit(self._build)
+        """Build the flags of the first files now; the rest are built as DuckDB reads, a
+        few files ahead, so a query that stops early (LIMIT) builds few and memory holds
+        a few files' flags per mask, not the table's."""
+        pool = background_pool()
+        self._ready = {
+            i: pool.submit(self._build, *self.files[i]) for i in range(min(AHEAD, len(self.files)))
+        }
         return self
 
-    def _build(self) -> list[pa.Array]:
-        """The flags in chunks of ``MASK_BATCH_ROWS``, bit-packed (a bit per row)."""
-        task = self.task
+    def _build(self, task: FileScanTask, local: str) -> list[pa.Array]:
+        """One file's flags, bit-packed (a bit per row), cut at its row groups' ends and
+        every ``MASK_BATCH_ROWS`` rows within a row group."""
         deleted = self._deletes.deleted_positions(task.data_file.file_path, task.delete_files)
         count = task.data_file.record_count
+        keep = np.ones(count, dtype=bool)
+        keep[deleted[: np.searchsorted(deleted, count)]] = False  # none past the end
         chunks = []
-        for start in range(0, count, MASK_BATCH_ROWS):
-            rows = min(MASK_BATCH_ROWS, count - start)
-            keep = np.ones(rows, dtype=bool)
-            lo, hi = np.searchsorted(deleted, (start, start + rows))
-            keep[deleted[lo:hi] - start] = False
-            chunks.append(pa.array(keep))
+        start = 0
+        for rows in _row_groups(local, count):
+            for offset in range(0, rows, MASK_BATCH_ROWS):
+                size = min(MASK_BATCH_ROWS, rows - offset)
+                chunks.append(pa.array(keep[start + offset : start + offset + size]))
+            start += rows
         return chunks
 
     def __arrow_c_stream__(self, requested_schema: object = None) -> object:
@@ -72,14 +97,33 @@ class KeepMask:
         return reader.__arrow_c_stream__(requested_schema)
 
     def _batches(self) -> Iterator[pa.RecordBatch]:
-        try:
-            chunks = self._future.result() if self._future is not None else self._build()
-        except Exception as e:
-            # DuckDB re-raises stream errors as its own type; keep ours to re-raise intact
-            self._on_error(e)
-            raise
-        for chunk in chunks:
-            yield pa.RecordBatch.from_arrays([chunk], schema=_SCHEMA)
+        pool = background_pool()
+        ahead: dict[int, Future[list[pa.Array]]] = {}
+        for i in range(len(self.files)):
+            for j in range(i, min(i + AHEAD + 1, len(self.files))):
+                if j not in ahead:  # a second scan of the mask builds its flags again
+                    ready = self._ready.pop(j, None)
+                    ahead[j] = ready if ready is not None else pool.submit(self._build, *self.files[j])
+            try:
+                chunks = ahead.pop(i).result()
+            except Exception as e:
+                # DuckDB re-raises stream errors as its own type; keep ours to re-raise intact
+                self._on_error(e)
+                raise
+            for chunk in chunks:
+                yield pa.RecordBatch.from_arrays([chunk], schema=_SCHEMA)
+
+
+def _row_groups(local: str, count: int) -> list[int]:
+    """The row counts of the row groups of the Parquet file ``local`` (``count`` rows, as
+    checked before); one group of ``count`` when its footer cannot be read here, which
+    only costs the alignment."""
+    try:
+        meta = pq.read_metadata(local)
+        sizes = [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
+    except (OSError, ValueError, pa.ArrowException):
+        return [count]
+    return sizes if sum(sizes) == count else [count]
 
 
 def sql_string(text: str) -> str:
@@ -91,8 +135,8 @@ def quoted(name: str) -> str:
 
 
 def positional(read_parquet: str, mask: str) -> str:
-    """The rows of one file's ``read_parquet`` that its keep-mask relation ``mask`` keeps
-    (the file's row count was checked against the mask's length before)."""
+    """The rows of a ``read_parquet`` of some files that their keep-mask relation ``mask``
+    keeps (each file's row count was checked against its manifest entry before)."""
     return f"SELECT p.* FROM {read_parquet} p POSITIONAL JOIN {quoted(mask)} m WHERE m.{KEEP_COLUMN}"
 
 

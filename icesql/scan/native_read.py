@@ -13,9 +13,10 @@ DuckDB types the Arrow stream of ``type_to_arrow`` yields (``duckdb_type``), so 
 paths union into one view.
 
 A data file with deletes is read the same way, its deletes applied inside DuckDB
-(``icesql.scan.native_deletes``): position deletes and DVs as a keep-mask lined up with the
-file's rows by a positional join (one ``read_parquet`` per such file), equality deletes as
-an anti-join on the delete columns (files grouped by the equality deletes they share).
+(``icesql.scan.native_deletes``): position deletes and DVs as keep-masks lined up with the
+files' rows by positional joins (the files cut into a few ``read_parquet`` calls per DuckDB
+thread), equality deletes as an anti-join on the delete columns (files grouped by the
+equality deletes they share).
 
 A scan stays on the Arrow stream where DuckDB's reader cannot follow Iceberg's rules:
 nested columns (DuckDB matches struct children by name, not by id), ``unknown``/variant/
@@ -24,13 +25,14 @@ geospatial columns, defaults without an exact text form, and metadata columns (`
 pattern to DuckDB, its footer shows no field ids (``field_ids``: DuckDB would read NULLs;
 the stream applies the table's name mapping or raises the error that names the file), an
 equality delete column has no DuckDB type, or
-the scan has more files than ``MAX_GROUPS``/``MAX_MASKED_FILES`` allow (DuckDB plans a
-UNION of many ``read_parquet`` calls in time that grows faster than their number).
+the scan would need more ``read_parquet`` calls than ``MAX_GROUPS`` (DuckDB plans a UNION of
+many ``read_parquet`` calls in time that grows faster than their number).
 """
 
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -86,8 +88,8 @@ _DUCKDB_TYPES: dict[IcebergType, str] = {
     BinaryType(): "BLOB",
 }
 _GLOB_CHARS = re.compile(r"[*?\[\]{}]")
-MAX_GROUPS = 128  # read_parquet calls per scan over files without position deletes
-MAX_MASKED_FILES = 256  # files with position deletes per scan (one read_parquet each)
+MAX_GROUPS = 128  # read_parquet calls per scan, not counting the splits below
+MASK_GROUPS_PER_THREAD = 4  # positional scans per DuckDB thread over files with position deletes
 
 
 def duckdb_type(t: IcebergType) -> str | None:
@@ -150,15 +152,21 @@ class NativeRead:
 _Column = tuple[NestedField, str, str]  # (field, DuckDB type, initial-default literal)
 
 
+_Key = tuple[tuple[int, str], ...]  # identity-partition defaults of a read_parquet call
+
+
 @dataclass
 class _Part:
-    """The files of one set of equality deletes (or none): ``read_parquet`` groups by
-    identity-partition values, and files with position deletes read one by one."""
+    """The files of one set of equality deletes (or none), in ``read_parquet`` groups by
+    identity-partition values: files without position deletes in ``groups``, files with
+    them in ``masked`` (task, local path), later cut into positional scans (``scans``:
+    paths, keep-mask relation name, key)."""
 
     columns: list[_Column]
     joins: list[tuple[str, tuple[str, ...]]]
-    groups: dict[tuple[tuple[int, str], ...], list[str]] = field(default_factory=dict)
-    masked: list[tuple[str, str, tuple[tuple[int, str], ...]]] = field(default_factory=list)
+    groups: dict[_Key, list[str]] = field(default_factory=dict)
+    masked: dict[_Key, list[tuple[FileScanTask, str]]] = field(default_factory=dict)
+    scans: list[tuple[list[str], str, _Key]] = field(default_factory=list)
 
 
 def split_native(
@@ -181,9 +189,7 @@ def split_native(
     if columns is None:
         return None, list(tasks)
     parts: dict[tuple, _Part] = {}  # by the equality deletes their files share
-    relations: dict[str, object] = {}
-    masked = 0  # files with position deletes, each read with its keep-mask
-    groups = 0  # read_parquet calls over files without position deletes
+    groups = 0  # read_parquet calls before the masked files are cut into scans
     streamed: list[FileScanTask] = []
     for task in tasks:
         local = _local_parquet(task, io)
@@ -206,11 +212,8 @@ def split_native(
             continue
         if positioned:
             _check_row_count(task, local)
-        if (
-            masked >= MAX_MASKED_FILES
-            if positioned
-            else groups >= MAX_GROUPS and (part is None or key not in part.groups)
-        ):
+        bucket = None if part is None else part.masked if positioned else part.groups
+        if groups >= MAX_GROUPS and (bucket is None or key not in bucket):
             streamed.append(task)
             continue
         if part is None:
@@ -219,27 +222,63 @@ def split_native(
                 for _, read, fields in signature
             ]
             part = parts.setdefault(part_key, _Part(read_columns, joins))
-        if positioned:
-            mask = f"{prefix}_mask{masked}"
-            part.masked.append((local, mask, key))
-            relations[mask] = KeepMask(deletes.loader, task, on_error).start()  # type: ignore[union-attr]
-            masked += 1
-        else:
-            groups += key not in part.groups
-            part.groups.setdefault(key, []).append(local)
+        bucket = part.masked if positioned else part.groups
+        groups += key not in bucket
+        bucket.setdefault(key, []).append((task, local) if positioned else local)  # type: ignore[arg-type]
     if not parts:
         return None, streamed
+    relations = _cut_masked(list(parts.values()), deletes, prefix, on_error)
     names = [f.name for f, _, _ in columns]
     sql = " UNION ALL ".join(f"({_part_sql(part, names)})" for part in parts.values())
     paths = tuple(
         p for part in parts.values()
-        for p in [*(p for g in part.groups.values() for p in g), *(m[0] for m in part.masked)]
+        for p in [*(p for g in part.groups.values() for p in g), *(p for s in part.scans for p in s[0])]
     )
     with_deletes = sum(
-        len(part.masked) + (sum(map(len, part.groups.values())) if part.joins else 0)
+        sum(len(s[0]) for s in part.scans)
+        + (sum(map(len, part.groups.values())) if part.joins else 0)
         for part in parts.values()
     )
     return NativeRead(sql, paths, tuple(relations.items()), with_deletes), streamed
+
+
+def _cut_masked(
+    parts: Sequence[_Part],
+    deletes: DeleteApplier | None,
+    prefix: str,
+    on_error: Callable[[Exception], None],
+) -> dict[str, KeepMask]:
+    """Cut the files with position deletes into positional scans, about
+    ``MASK_GROUPS_PER_THREAD`` per DuckDB thread over the scan, each of about as many rows,
+    files kept in plan order; start building their keep-masks. A positional scan runs on
+    one thread, so one scan per group of files would leave threads idle."""
+    total = sum(t.data_file.record_count for p in parts for b in p.masked.values() for t, _ in b)
+    wanted = MASK_GROUPS_PER_THREAD * (os.cpu_count() or 1)
+    relations: dict[str, KeepMask] = {}
+    for part in parts:
+        for key, files in part.masked.items():
+            rows = sum(t.data_file.record_count for t, _ in files)
+            count = max(1, min(len(files), round(wanted * rows / max(total, 1))))
+            for chunk in _balanced(files, count):
+                name = f"{prefix}_mask{len(relations)}"
+                relations[name] = KeepMask(deletes.loader, chunk, on_error).start()  # type: ignore[union-attr]
+                part.scans.append(([local for _, local in chunk], name, key))
+    return relations
+
+
+def _balanced(
+    files: Sequence[tuple[FileScanTask, str]], count: int
+) -> list[list[tuple[FileScanTask, str]]]:
+    """``files`` cut into at most ``count`` consecutive runs of about equal row counts."""
+    total = sum(t.data_file.record_count for t, _ in files)
+    runs: list[list[tuple[FileScanTask, str]]] = [[]]
+    seen = 0
+    for item in files:
+        if runs[-1] and seen >= total * len(runs) / count:
+            runs.append([])
+        runs[-1].append(item)
+        seen += item[0].data_file.record_count
+    return runs
 
 
 def _part_sql(part: _Part, names: Sequence[str]) -> str:
@@ -248,8 +287,8 @@ def _part_sql(part: _Part, names: Sequence[str]) -> str:
         for key, paths in part.groups.items()
     ]
     reads += [
-        positional(_read_parquet([path], part.columns, dict(key)), mask)
-        for path, mask, key in part.masked
+        positional(_read_parquet(paths, part.columns, dict(key)), mask)
+        for paths, mask, key in part.scans
     ]
     inner = " UNION ALL ".join(f"({r})" for r in reads)
     return anti_join(inner, names, part.joins) if part.joins else inner

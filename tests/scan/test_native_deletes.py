@@ -211,16 +211,70 @@ def test_identity_partitions_and_an_unprojected_dropped_delete_column(
     ]
 
 
-def test_files_past_the_mask_limit_stream(make_table, warehouse, monkeypatch) -> None:
-    monkeypatch.setattr(native_read, "MAX_MASKED_FILES", 2)
-    writer = make_table("db.cap", SCHEMA)
-    writer.append(_rows(40), rows_per_file=10)
+def _data_file(writer, name: str, rows: list[dict], row_group_size: int) -> DataFile:
+    path = f"{writer.location}/data/{name}.parquet"
+    pq.write_table(pa.Table.from_pylist(rows, schema=native_read_schema()), path,
+                   row_group_size=row_group_size)
+    return DataFile(file_path=path, file_format="PARQUET", partition=(), record_count=len(rows),
+                    file_size_in_bytes=Path(path).stat().st_size)
+
+
+def test_files_with_position_deletes_share_positional_scans(
+    make_table, warehouse, monkeypatch
+) -> None:
+    """Twelve files, ten with deletes, of several row groups each: the ten are read by two
+    positional scans (one per thread here), each flag lined up with its row across file
+    and row-group ends."""
+    monkeypatch.setattr(native_read, "MASK_GROUPS_PER_THREAD", 1)
+    monkeypatch.setattr(native_read.os, "cpu_count", lambda: 2)
+    writer = make_table("db.cut", SCHEMA)
+    files, deleted, start = [], set(), 0
+    for n in range(12):
+        size = 20 + 17 * n
+        rows = _rows(size, start)
+        files.append(_data_file(writer, f"f{n}", rows, row_group_size=7 + n))
+        if n % 6:  # files 0 and 6 have no deletes
+            gone = [0, size - 1, *range(n % 5, size, 4 + n % 3)]
+            deleted |= {start + p for p in gone}
+        start += size
+    writer.commit_files(files)
+    writer.commit_files([
+        writer.position_deletes(f, sorted(i - sum(20 + 17 * m for m in range(n))
+                                          for i in deleted if f.record_count > i - sum(
+                                              20 + 17 * m for m in range(n)) >= 0))
+        for n, f in enumerate(files) if n % 6
+    ], content=1)
+    con = icesql.connect(str(warehouse))
+    assert _readers(con, "SELECT * FROM db.cut") == (
+        "readers: DuckDB read_parquet 12 files (10 with deletes), Arrow stream 0 files"
+    )
+    plan = con.execute("EXPLAIN SELECT * FROM db.cut").fetchone()[0]
+    assert plan.count("Positional Scan") == 2, plan
+    alive = [r for r in _rows(start) if r["id"] not in deleted]
+    got = _both_routes(con, "SELECT id, k, s FROM db.cut")
+    assert sorted(got, key=repr) == sorted(((r["id"], r["k"], r["s"]) for r in alive), key=repr)
+    got = _both_routes(con, "SELECT id FROM db.cut WHERE k = 2 AND id > 300")
+    assert sorted(r[0] for r in got) == [r["id"] for r in alive if r["k"] == 2 and r["id"] > 300]
+    assert len(con.execute("SELECT id FROM db.cut LIMIT 5").fetchall()) == 5
+
+
+def test_masked_files_past_the_group_limit_stream(make_table, warehouse, monkeypatch) -> None:
+    """Each identity partition's files are a ``read_parquet`` call of their own when the
+    query reads the partition column; past ``MAX_GROUPS`` the rest streams."""
+    monkeypatch.setattr(native_read, "MAX_GROUPS", 2)
+    spec = PartitionSpec(0, (PartitionField(2, 1000, parse_transform("identity"), "k"),))
+    writer = make_table("db.cap", SCHEMA, spec)
+    writer.append([r for r in _rows(40) if r["k"] is not None], rows_per_file=10)
     writer.commit_files([writer.position_deletes(f, [1]) for f in writer.files], content=1)
     con = icesql.connect(str(warehouse))
     assert _readers(con, "SELECT * FROM db.cap") == (
-        "readers: DuckDB read_parquet 2 files (2 with deletes), Arrow stream 2 files"
+        "readers: DuckDB read_parquet 2 files (2 with deletes), Arrow stream 3 files"
     )
-    assert _both_routes(con, "SELECT count(*) FROM db.cap WHERE id > 0") == [(35,)]
+    assert _readers(con, "SELECT id FROM db.cap") == (
+        "readers: DuckDB read_parquet 5 files (5 with deletes), Arrow stream 0 files"
+    )
+    # 34 rows with a k, in 5 files; each loses its second row; id 0 fails the filter
+    assert _both_routes(con, "SELECT count(*) FROM db.cap WHERE id > 0") == [(28,)]
 
 
 def test_columns_named_like_duckdb_virtual_columns(make_table, warehouse) -> None:

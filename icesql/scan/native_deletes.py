@@ -58,11 +58,11 @@ class KeepMask:
     def __init__(
         self,
         deletes: DeleteLoader,
-        files: Sequence[tuple[FileScanTask, str]],
+        files: Sequence[tuple[FileScanTask, str, object]],
         on_error: Callable[[Exception], None],
     ):
         self._deletes = deletes
-        self.files = list(files)  # (task, the local path DuckDB reads)
+        self.files = list(files)  # (task, the local path DuckDB reads, ...)
         self._on_error = on_error
         self._ready: dict[int, Future[list[pa.Array]]] = {}
 
@@ -72,7 +72,7 @@ class KeepMask:
         a few files' flags per mask, not the table's."""
         pool = background_pool()
         self._ready = {
-            i: pool.submit(self._build, *self.files[i]) for i in range(min(AHEAD, len(self.files)))
+            i: pool.submit(self._build, *self.files[i][:2]) for i in range(min(AHEAD, len(self.files)))
         }
         return self
 
@@ -103,7 +103,7 @@ class KeepMask:
             for j in range(i, min(i + AHEAD + 1, len(self.files))):
                 if j not in ahead:  # a second scan of the mask builds its flags again
                     ready = self._ready.pop(j, None)
-                    ahead[j] = ready if ready is not None else pool.submit(self._build, *self.files[j])
+                    ahead[j] = ready if ready is not None else pool.submit(self._build, *self.files[j][:2])
             try:
                 chunks = ahead.pop(i).result()
             except Exception as e:
@@ -134,25 +134,33 @@ def quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def positional(read_parquet: str, mask: str) -> str:
+def positional(read_parquet: str, mask: str, extra: str = "") -> str:
     """The rows of a ``read_parquet`` of some files that their keep-mask relation ``mask``
-    keeps (each file's row count was checked against its manifest entry before)."""
-    return f"SELECT p.* FROM {read_parquet} p POSITIONAL JOIN {quoted(mask)} m WHERE m.{KEEP_COLUMN}"
+    keeps (each file's row count was checked against its manifest entry before), with the
+    select-list items ``extra`` (", ..." over ``p``) after the file's columns."""
+    return (
+        f"SELECT p.*{extra} FROM {read_parquet} p POSITIONAL JOIN {quoted(mask)} m"
+        f" WHERE m.{KEEP_COLUMN}"
+    )
 
 
 def anti_join(
-    inner: str, columns: Sequence[str], joins: Sequence[tuple[str, Sequence[str]]]
+    inner: str,
+    columns: Sequence[str],
+    joins: Sequence[tuple[str, Sequence[str]]],
+    tag: str,
 ) -> str:
-    """``columns`` of the rows of ``inner`` that no delete row matches; each join is (the
-    relation of delete rows, with columns "0", "1", ..., and the inner columns they match
-    in that order). Neither side has a row estimate (``read_parquet`` with a ``schema``
+    """``columns`` of the rows of ``inner`` that no delete row with the same ``tag`` value
+    matches; each join is (the relation of delete rows, with columns "0", "1", ... and
+    ``tag``, and the inner columns they match in that order). Neither side has a row estimate (``read_parquet`` with a ``schema``
     map gives none), so DuckDB keeps the written order and hashes the delete rows: given
     a count for the delete side only, it flipped the join and hashed the data files."""
     out = ", ".join(f"p.{quoted(c)}" for c in columns)
     sql = f"SELECT {out} FROM ({inner}) p"
     for i, (relation, keys) in enumerate(joins):
-        on = " AND ".join(
-            f"p.{quoted(k)} IS NOT DISTINCT FROM d{i}.{quoted(str(j))}" for j, k in enumerate(keys)
-        )
+        on = " AND ".join([
+            f"p.{quoted(tag)} = d{i}.{quoted(tag)}",
+            *(f"p.{quoted(k)} IS NOT DISTINCT FROM d{i}.{quoted(str(j))}" for j, k in enumerate(keys)),
+        ])
         sql += f" ANTI JOIN {relation} d{i} ON {on}"
     return sql

@@ -90,6 +90,8 @@ _DUCKDB_TYPES: dict[IcebergType, str] = {
 _GLOB_CHARS = re.compile(r"[*?\[\]{}]")
 MAX_GROUPS = 128  # read_parquet calls per scan, not counting the splits below
 MASK_GROUPS_PER_THREAD = 4  # positional scans per DuckDB thread over files with position deletes
+FILE_INDEX = "file_index"  # DuckDB's virtual column: the index of a row's file in its call
+PART_COLUMN = "__icesql_part"  # the tag of a row's set of equality delete files
 
 
 def duckdb_type(t: IcebergType) -> str | None:
@@ -150,23 +152,73 @@ class NativeRead:
 
 
 _Column = tuple[NestedField, str, str]  # (field, DuckDB type, initial-default literal)
-
-
 _Key = tuple[tuple[int, str], ...]  # identity-partition defaults of a read_parquet call
+# the equality deletes of a data file: per set of delete columns, (ids, delete file paths)
+_Signature = tuple[tuple[tuple[int, ...], tuple[str, ...]], ...]
+_File = tuple[FileScanTask, str, int | None]  # (task, local path, equality-delete tag)
 
 
 @dataclass
-class _Part:
-    """The files of one set of equality deletes (or none), in ``read_parquet`` groups by
-    identity-partition values: files without position deletes in ``groups``, files with
-    them in ``masked`` (task, local path), later cut into positional scans (``scans``:
-    paths, keep-mask relation name, key)."""
+class _Bucket:
+    """Files that one ``read_parquet`` call (or, with position deletes, a few positional
+    scans) reads: they share the read columns and identity-partition defaults."""
 
-    columns: list[_Column]
-    joins: list[tuple[str, tuple[str, ...]]]
-    groups: dict[_Key, list[str]] = field(default_factory=dict)
-    masked: dict[_Key, list[tuple[FileScanTask, str]]] = field(default_factory=dict)
-    scans: list[tuple[list[str], str, _Key]] = field(default_factory=list)
+    equality: bool  # the files have equality deletes: their rows carry a tag
+    positioned: bool  # the files have position deletes: read in positional scans
+    key: _Key
+    files: list[_File] = field(default_factory=list)
+
+
+@dataclass
+class _EqualityColumns:
+    """What the files with equality deletes read besides the projection: the delete
+    columns the query does not project, once each, and per set of delete columns
+    (``ids``) its fields and the columns "0", "1", ... its delete files are read as."""
+
+    columns: Sequence[_Column]
+    extra: list[_Column] = field(default_factory=list)
+    fields: dict[tuple[int, ...], list[NestedField]] = field(default_factory=dict)
+    reads: dict[tuple[int, ...], list[_Column]] = field(default_factory=dict)
+
+    def signature(self, task: FileScanTask, deletes: DeleteApplier, io: FileIO) -> _Signature | None:
+        """The file's equality deletes; None when DuckDB cannot read them (the stream
+        then raises the error that names the file, or reads them itself)."""
+        files: dict[tuple[int, ...], list[DataFile]] = {}
+        for d in task.delete_files:
+            if d.content == EQUALITY_DELETES:
+                files.setdefault(tuple(d.equality_ids or ()), []).append(d)
+        out = []
+        for ids, group in sorted(files.items()):
+            paths = [_local_file(d.file_path, d.file_format, io) for d in group]
+            if not ids or None in paths or not self._add(ids, deletes, group[0]):
+                return None
+            out.append((ids, tuple(sorted(paths))))  # type: ignore[arg-type]
+        return tuple(out)
+
+    def _add(self, ids: tuple[int, ...], deletes: DeleteApplier, first: DataFile) -> bool:
+        if ids in self.fields:
+            return True
+        fields = [deletes.delete_field(fid, first) for fid in ids]
+        read = []
+        for i, f in enumerate(fields):
+            type_name, default = duckdb_type(f.type), default_literal(f.type, f.initial_default)
+            if type_name is None or default is None:
+                return False
+            read.append((replace(f, name=str(i)), type_name, default))
+        have = {f.field_id for f, _, _ in [*self.columns, *self.extra]}
+        for f, (_, type_name, default) in zip(fields, read, strict=True):
+            if f.field_id not in have:
+                have.add(f.field_id)
+                self.extra.append((extra_delete_column(f), type_name, default))
+        self.fields[ids], self.reads[ids] = fields, read
+        return True
+
+    def key_column(self, f: NestedField) -> str:
+        """The name the data files' read gives delete column ``f``."""
+        for c, _, _ in self.columns:
+            if c.field_id == f.field_id:
+                return c.name
+        return extra_delete_column(f).name
 
 
 def split_native(
@@ -184,94 +236,158 @@ def split_native(
     already excluded scans with metadata columns or a name mapping. With ``deletes`` (the
     scan's delete reader) files with deletes are read natively too, their deletes applied
     in DuckDB (``icesql.scan.native_deletes``); relations are named ``{prefix}_...``.
+
+    Files with equality deletes are read together whatever deletes they have: each row
+    carries the tag of its file's set of delete files, and one anti-join per set of delete
+    columns matches it against the delete rows of the files carrying that tag. One
+    anti-join per set of delete files (a partition each, typically) cost a hash table and a
+    ``read_parquet`` of the data each: 1.8x the read without deletes on 84 partitions,
+    against 1.65x.
     """
     columns = _columns(schema)
     if columns is None:
         return None, list(tasks)
-    parts: dict[tuple, _Part] = {}  # by the equality deletes their files share
-    groups = 0  # read_parquet calls before the masked files are cut into scans
+    equality = _EqualityColumns(columns)
+    kept: list[tuple[FileScanTask, str, _Signature]] = []
     streamed: list[FileScanTask] = []
     for task in tasks:
         local = _local_parquet(task, io)
         if local is None or (task.delete_files and deletes is None):
             streamed.append(task)
             continue
-        equality = _equality_joins(task, deletes, columns, io) if deletes else ([], [])
-        if equality is None:
+        signature = equality.signature(task, deletes, io) if deletes else ()
+        if signature is None:
             streamed.append(task)
             continue
-        extra, keyed = equality
-        signature = sorted(keyed, key=lambda item: item[0])
-        part_key = tuple(eq_key for eq_key, _, _ in signature)
-        part = parts.get(part_key)
-        read_columns = part.columns if part is not None else [*columns, *extra]
-        key = _identity_defaults(read_columns, identity_values(task))
-        positioned = any(d.content != EQUALITY_DELETES for d in task.delete_files)
+        kept.append((task, local, signature))
+    read_columns = [*columns, *equality.extra]
+    shadowed = any(f.name.lower() == FILE_INDEX for f, _, _ in read_columns)
+    buckets: dict[tuple, _Bucket] = {}
+    tags: dict[_Signature, int] = {}
+    for task, local, signature in kept:
+        key = _identity_defaults(read_columns if signature else columns, identity_values(task))
         if key is None:
             streamed.append(task)
             continue
+        positioned = any(d.content != EQUALITY_DELETES for d in task.delete_files)
         if positioned:
             _check_row_count(task, local)
-        bucket = None if part is None else part.masked if positioned else part.groups
-        if groups >= MAX_GROUPS and (bucket is None or key not in bucket):
+        tag = tags.get(signature, len(tags)) if signature else None
+        # DuckDB's file_index names a file of a call; a column of that name hides it
+        bucket_key = (bool(signature), positioned, key, tag if shadowed else None)
+        if bucket_key not in buckets and len(buckets) >= MAX_GROUPS:
             streamed.append(task)
             continue
-        if part is None:
-            joins = [
-                (read, tuple(_delete_column(f, columns) for f in fields))
-                for _, read, fields in signature
-            ]
-            part = parts.setdefault(part_key, _Part(read_columns, joins))
-        bucket = part.masked if positioned else part.groups
-        groups += key not in bucket
-        bucket.setdefault(key, []).append((task, local) if positioned else local)  # type: ignore[arg-type]
-    if not parts:
+        if signature:
+            tags.setdefault(signature, tag)  # type: ignore[arg-type]
+        bucket = buckets.setdefault(bucket_key, _Bucket(bool(signature), positioned, key))
+        bucket.files.append((task, local, tag))
+    if not buckets:
         return None, streamed
-    relations = _cut_masked(list(parts.values()), deletes, prefix, on_error)
-    names = [f.name for f, _, _ in columns]
-    sql = " UNION ALL ".join(f"({_part_sql(part, names)})" for part in parts.values())
-    paths = tuple(
-        p for part in parts.values()
-        for p in [*(p for g in part.groups.values() for p in g), *(p for s in part.scans for p in s[0])]
-    )
-    with_deletes = sum(
-        sum(len(s[0]) for s in part.scans)
-        + (sum(map(len, part.groups.values())) if part.joins else 0)
-        for part in parts.values()
-    )
-    return NativeRead(sql, paths, tuple(relations.items()), with_deletes), streamed
+    scans = _positional_scans(list(buckets.values()), deletes, prefix, on_error)
+    reads = _reads(list(buckets.values()), scans, columns, read_columns)
+    plain = [sql for b, sql in reads if not b.equality]
+    tagged = [sql for b, sql in reads if b.equality]
+    if tagged:
+        joins = [
+            (_delete_rows(equality.reads[ids], files), [equality.key_column(f) for f in equality.fields[ids]])
+            for ids, files in _delete_files_by_tag(tags).items()
+        ]
+        names = [f.name for f, _, _ in columns]
+        inner = " UNION ALL ".join(f"({r})" for r in tagged)
+        plain.append(anti_join(inner, names, joins, PART_COLUMN))
+    relations = tuple((name, mask) for _, name, mask in scans)
+    files = [f for b in buckets.values() for f in b.files]
+    with_deletes = sum(1 for t, _, _ in files if t.delete_files)
+    sql = " UNION ALL ".join(f"({r})" for r in plain)
+    return NativeRead(sql, tuple(p for _, p, _ in files), relations, with_deletes), streamed
 
 
-def _cut_masked(
-    parts: Sequence[_Part],
+def _reads(
+    buckets: Sequence[_Bucket],
+    scans: Sequence[tuple[_Bucket, str, KeepMask]],
+    columns: Sequence[_Column],
+    tagged_columns: Sequence[_Column],
+) -> list[tuple[_Bucket, str]]:
+    """The SELECT of each ``read_parquet`` call: one per bucket without position deletes,
+    one per positional scan of those with them."""
+    out = []
+    for bucket in buckets:
+        if not bucket.positioned:
+            read = _read_parquet(
+                [p for _, p, _ in bucket.files],
+                tagged_columns if bucket.equality else columns,
+                dict(bucket.key),
+            )
+            out.append((bucket, f"SELECT *{_tag(bucket, bucket.files, '')} FROM {read}"))
+    for bucket, name, mask in scans:
+        read = _read_parquet(
+            [p for _, p, _ in mask.files], tagged_columns if bucket.equality else columns, dict(bucket.key)
+        )
+        out.append((bucket, positional(read, name, _tag(bucket, mask.files, "p."))))
+    return out
+
+
+def _tag(bucket: _Bucket, files: Sequence[Sequence], alias: str) -> str:
+    """The select-list item giving each row its file's tag (files with equality deletes)."""
+    if not bucket.equality:
+        return ""
+    tags = [f[2] for f in files]
+    if len(set(tags)) == 1:
+        return f", {tags[0]} AS {PART_COLUMN}"
+    return f", list_extract({tags}::INTEGER[], {alias}{FILE_INDEX}::BIGINT + 1) AS {PART_COLUMN}"
+
+
+def _delete_files_by_tag(tags: Mapping[_Signature, int]) -> dict[tuple[int, ...], dict[str, list[int]]]:
+    """Per set of delete columns, the delete files and the tags of the data files each
+    applies to."""
+    out: dict[tuple[int, ...], dict[str, list[int]]] = {}
+    for signature, tag in tags.items():
+        for ids, paths in signature:
+            for path in paths:
+                out.setdefault(ids, {}).setdefault(path, []).append(tag)
+    return out
+
+
+def _delete_rows(read: Sequence[_Column], files: Mapping[str, list[int]]) -> str:
+    """The delete rows of ``files`` (columns "0", "1", ... by field id, typed as the table
+    types them), each once per tag of the data files it applies to."""
+    paths = list(files)
+    lists = [files[p] for p in paths]
+    return (
+        f"(SELECT unnest(list_extract({lists}::INTEGER[][], {FILE_INDEX}::BIGINT + 1))"
+        f" AS {PART_COLUMN}, * FROM {_read_parquet(paths, read, {})})"
+    )
+
+
+def _positional_scans(
+    buckets: Sequence[_Bucket],
     deletes: DeleteApplier | None,
     prefix: str,
     on_error: Callable[[Exception], None],
-) -> dict[str, KeepMask]:
+) -> list[tuple[_Bucket, str, KeepMask]]:
     """Cut the files with position deletes into positional scans, about
     ``MASK_GROUPS_PER_THREAD`` per DuckDB thread over the scan, each of about as many rows,
-    files kept in plan order; start building their keep-masks. A positional scan runs on
-    one thread, so one scan per group of files would leave threads idle."""
-    total = sum(t.data_file.record_count for p in parts for b in p.masked.values() for t, _ in b)
+    files kept in plan order, and start building their keep-masks (relation names start
+    with ``prefix``). A positional scan runs on one thread: one per bucket would leave
+    threads idle."""
+    masked = [b for b in buckets if b.positioned]
+    total = sum(t.data_file.record_count for b in masked for t, _, _ in b.files)
     wanted = MASK_GROUPS_PER_THREAD * (os.cpu_count() or 1)
-    relations: dict[str, KeepMask] = {}
-    for part in parts:
-        for key, files in part.masked.items():
-            rows = sum(t.data_file.record_count for t, _ in files)
-            count = max(1, min(len(files), round(wanted * rows / max(total, 1))))
-            for chunk in _balanced(files, count):
-                name = f"{prefix}_mask{len(relations)}"
-                relations[name] = KeepMask(deletes.loader, chunk, on_error).start()  # type: ignore[union-attr]
-                part.scans.append(([local for _, local in chunk], name, key))
-    return relations
+    scans = []
+    for bucket in masked:
+        rows = sum(t.data_file.record_count for t, _, _ in bucket.files)
+        count = max(1, min(len(bucket.files), round(wanted * rows / max(total, 1))))
+        for run in _balanced(bucket.files, count):
+            mask = KeepMask(deletes.loader, run, on_error).start()  # type: ignore[union-attr]
+            scans.append((bucket, f"{prefix}_mask{len(scans)}", mask))
+    return scans
 
 
-def _balanced(
-    files: Sequence[tuple[FileScanTask, str]], count: int
-) -> list[list[tuple[FileScanTask, str]]]:
+def _balanced(files: Sequence[_File], count: int) -> list[list[_File]]:
     """``files`` cut into at most ``count`` consecutive runs of about equal row counts."""
-    total = sum(t.data_file.record_count for t, _ in files)
-    runs: list[list[tuple[FileScanTask, str]]] = [[]]
+    total = sum(t.data_file.record_count for t, _, _ in files)
+    runs: list[list[_File]] = [[]]
     seen = 0
     for item in files:
         if runs[-1] and seen >= total * len(runs) / count:
@@ -279,60 +395,6 @@ def _balanced(
         runs[-1].append(item)
         seen += item[0].data_file.record_count
     return runs
-
-
-def _part_sql(part: _Part, names: Sequence[str]) -> str:
-    reads = [
-        f"SELECT * FROM {_read_parquet(paths, part.columns, dict(key))}"
-        for key, paths in part.groups.items()
-    ]
-    reads += [
-        positional(_read_parquet(paths, part.columns, dict(key)), mask)
-        for paths, mask, key in part.scans
-    ]
-    inner = " UNION ALL ".join(f"({r})" for r in reads)
-    return anti_join(inner, names, part.joins) if part.joins else inner
-
-
-def _equality_joins(
-    task: FileScanTask, deletes: DeleteApplier, columns: Sequence[_Column], io: FileIO
-) -> tuple[list[_Column], list[tuple[tuple[tuple[int, ...], tuple[str, ...]], str, list[NestedField]]]] | None:
-    """The extra columns a file's equality deletes need read (delete columns the query does
-    not project), and per set of delete columns: its key (delete columns, delete files),
-    the ``read_parquet`` of its delete rows (columns "0", "1", ... by field id, typed as the
-    table types them) and the delete fields. None when DuckDB cannot read them."""
-    files: dict[tuple[int, ...], list[DataFile]] = {}
-    for d in task.delete_files:
-        if d.content == EQUALITY_DELETES:
-            files.setdefault(tuple(d.equality_ids or ()), []).append(d)
-    have = {f.field_id for f, _, _ in columns}
-    extra: list[_Column] = []
-    out = []
-    for ids, group in files.items():
-        paths = [_local_file(d.file_path, d.file_format, io) for d in group]
-        if not ids or None in paths:
-            return None  # the stream raises the error that names the file
-        fields = [deletes.delete_field(fid, group[0]) for fid in ids]
-        read = []
-        for i, f in enumerate(fields):
-            type_name, default = duckdb_type(f.type), default_literal(f.type, f.initial_default)
-            if type_name is None or default is None:
-                return None
-            read.append((replace(f, name=str(i)), type_name, default))
-            if f.field_id not in have:
-                have.add(f.field_id)
-                extra.append((extra_delete_column(f), type_name, default))
-        key = (ids, tuple(sorted(paths)))  # type: ignore[arg-type]
-        out.append((key, _read_parquet(sorted(paths), read, {}), fields))  # type: ignore[arg-type]
-    return extra, out
-
-
-def _delete_column(f: NestedField, columns: Sequence[_Column]) -> str:
-    """The name the read gives delete column ``f``: its projected name, else the extra one."""
-    for c, _, _ in columns:
-        if c.field_id == f.field_id:
-            return c.name
-    return extra_delete_column(f).name
 
 
 def _check_row_count(task: FileScanTask, local: str) -> None:

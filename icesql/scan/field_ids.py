@@ -26,18 +26,18 @@ from __future__ import annotations
 import os
 import threading
 
-__all__ = ["footer_row_count", "has_field_ids"]
+__all__ = ["footer_row_count", "footer_row_groups", "has_field_ids"]
 
 MAGIC = b"PAR1"
 FOOTER_PREFIX = 64 * 1024  # schemas come first in the footer: usually all that is read
 CACHE_LIMIT = 100_000  # entries; the cache starts over when full
 
-_cache: dict[tuple[str, int, int], tuple[bool, int] | None] = {}
+_cache: dict[tuple[str, int, int], tuple[bool, int, int | None] | None] = {}
 _lock = threading.Lock()
 
 # Thrift compact protocol type codes
 _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(1, 13)
-_SCHEMA, _NUM_ROWS = 2, 3  # FileMetaData.schema: list<SchemaElement>, num_rows: i64
+_SCHEMA, _NUM_ROWS, _ROW_GROUPS = 2, 3, 4  # FileMetaData: schema, num_rows, row_groups
 _NUM_CHILDREN, _FIELD_ID = 5, 9  # SchemaElement fields
 
 
@@ -56,7 +56,14 @@ def footer_row_count(path: str) -> int | None:
     return facts[1] if facts is not None else None
 
 
-def _footer(path: str) -> tuple[bool, int] | None:
+def footer_row_groups(path: str) -> int | None:
+    """How many row groups the local Parquet file ``path`` has; None when its footer does
+    not say where it is read (the list follows ``num_rows`` in every writer's footers)."""
+    facts = _footer(path)
+    return facts[2] if facts is not None else None
+
+
+def _footer(path: str) -> tuple[bool, int, int | None] | None:
     try:
         stat = os.stat(path)
     except OSError:
@@ -65,7 +72,7 @@ def _footer(path: str) -> tuple[bool, int] | None:
     if key in _cache:
         return _cache[key]
     try:
-        facts: tuple[bool, int] | None = _read_footer(path, stat.st_size)
+        facts: tuple[bool, int, int | None] | None = _read_footer(path, stat.st_size)
     except (OSError, ValueError, IndexError, RecursionError):  # corrupt: let a reader say so
         facts = None
     with _lock:
@@ -75,7 +82,7 @@ def _footer(path: str) -> tuple[bool, int] | None:
     return facts
 
 
-def _read_footer(path: str, size: int) -> tuple[bool, int]:
+def _read_footer(path: str, size: int) -> tuple[bool, int, int | None]:
     if size < 12:
         raise ValueError("too short for Parquet")
     with open(path, "rb", buffering=0) as f:
@@ -94,10 +101,11 @@ def _read_footer(path: str, size: int) -> tuple[bool, int]:
         return _decode(footer + f.read(length - len(footer)))
 
 
-def _decode(buf: bytes) -> tuple[bool, int]:
-    """(whether a top-level schema element has a field id, ``num_rows``) of ``FileMetaData``
-    (schema elements come in depth-first order after the root). Raises IndexError when
-    ``buf`` ends first."""
+def _decode(buf: bytes) -> tuple[bool, int, int | None]:
+    """(whether a top-level schema element has a field id, ``num_rows``, the number of row
+    groups if the list of them comes next, as writers order the fields) of
+    ``FileMetaData`` (schema elements come in depth-first order after the root). Raises
+    IndexError when ``buf`` ends first."""
     pos, fid = 0, 0
     has_ids, num_rows = None, None
     while has_ids is None or num_rows is None:
@@ -110,7 +118,14 @@ def _decode(buf: bytes) -> tuple[bool, int]:
             num_rows, pos = _zigzag(buf, pos)
         else:
             pos = _skip(buf, pos, kind)
-    return has_ids, num_rows
+    row_groups = None
+    try:
+        fid, kind, pos = _field_header(buf, pos, fid)
+        if fid == _ROW_GROUPS and kind == _LIST:
+            row_groups = _collection_header(buf, pos)[0]
+    except IndexError:
+        pass  # the prefix read ends here: unknown
+    return has_ids, num_rows, row_groups
 
 
 def _schema_has_ids(buf: bytes, pos: int) -> tuple[bool, int]:

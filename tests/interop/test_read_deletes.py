@@ -151,13 +151,18 @@ def test_each_delete_file_is_read_once_per_scan(spark, con, monkeypatch):
     if not spark.catalog.tableExists(f"local.{table}"):
         pytest.skip("needs the table of test_v2_position_deletes_after_delete_update_merge")
     reads: Counter[str] = Counter()
-    original = delete_loaders.read_data_file
 
-    def counting(ctx, path, *args, **kwargs):
-        reads[path] += 1
-        return original(ctx, path, *args, **kwargs)
+    def counted(name: str, path_arg: int):  # every way the loader opens a delete file
+        original = getattr(delete_loaders, name)
 
-    monkeypatch.setattr(delete_loaders, "read_data_file", counting)
+        def counting(*args, **kwargs):
+            reads[args[path_arg]] += 1
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(delete_loaders, name, counting)
+
+    counted("read_data_file", 1)  # (ctx, path, ...): equality deletes
+    counted("_open_dictionary", 1)  # (io, path, ...): position deletes
     con.execute(f"SELECT * FROM {table}").fetchall()
     assert reads, "no delete file was read"
     assert max(reads.values()) == 1, reads

@@ -66,6 +66,8 @@ def test_agrees_with_pyarrow(tmp_path: Path, name: str, options: dict) -> None:
     assert has_field_ids(str(path)) == _pyarrow_says(path)
     assert has_field_ids(str(path)) == (name in ("all ids", "last column only", "id 0",
                                                 "after nested columns"))
+    assert field_ids.footer_row_count(str(path)) == 5
+    assert field_ids.footer_row_groups(str(path)) == pq.read_metadata(path).num_row_groups
 
 
 def test_a_schema_past_the_first_footer_read(tmp_path: Path, monkeypatch) -> None:

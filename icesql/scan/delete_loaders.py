@@ -146,7 +146,10 @@ class DeleteLoader:
                 raise CorruptFileError(
                     delete.file_path, "position delete file has no file_path / pos columns"
                 )
-            table = pf.read(columns=[path_col, pos_col] if with_paths else [pos_col])
+            # one thread: files are read in parallel already; Arrow's pool cost 2x here
+            table = pf.read(
+                columns=[path_col, pos_col] if with_paths else [pos_col], use_threads=False
+            )
         except CorruptFileError:
             raise
         except (FileNotFoundError, OperationalError) as e:

@@ -137,7 +137,7 @@ class DeleteLoader:
         dominates the read otherwise (12x here)."""
         _require_parquet(delete, "position")
         try:
-            pf = _open_dictionary(self.io, delete.file_path, with_paths)
+            pf = _open_position_file(self.io, delete.file_path, with_paths)
             names = {field_id(f): f.name for f in pf.schema_arrow}
             if not any(isinstance(i, int) for i in names):  # no ids: the spec's names
                 names = {FILE_PATH_FIELD_ID: "file_path", POS_FIELD_ID: "pos"}
@@ -190,8 +190,9 @@ def _require_parquet(delete: DataFile, kind: str) -> None:
         )
 
 
-def _open_dictionary(io: FileIO, path: str, with_paths: bool = True) -> pq.ParquetFile:
-    """The file opened to read its ``file_path`` column dictionary-encoded (if needed)."""
+def _open_position_file(io: FileIO, path: str, with_paths: bool) -> pq.ParquetFile:
+    """A position delete file opened to read, with ``with_paths``, its ``file_path``
+    column dictionary-encoded."""
     fs, local = io.fs(path)
 
     def source() -> object:

@@ -162,7 +162,7 @@ def test_each_delete_file_is_read_once_per_scan(spark, con, monkeypatch):
         monkeypatch.setattr(delete_loaders, name, counting)
 
     counted("read_data_file", 1)  # (ctx, path, ...): equality deletes
-    counted("_open_dictionary", 1)  # (io, path, ...): position deletes
+    counted("_open_position_file", 1)  # (io, path, ...): position deletes
     con.execute(f"SELECT * FROM {table}").fetchall()
     assert reads, "no delete file was read"
     assert max(reads.values()) == 1, reads

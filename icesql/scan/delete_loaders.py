@@ -192,16 +192,19 @@ def _require_parquet(delete: DataFile, kind: str) -> None:
 
 def _open_position_file(io: FileIO, path: str, with_paths: bool) -> pq.ParquetFile:
     """A position delete file opened to read, with ``with_paths``, its ``file_path``
-    column dictionary-encoded."""
+    column dictionary-encoded. A local file is read without pre-buffering: Arrow's
+    coalesced background reads pay off on object stores, but cost a file of 12k positions
+    0.28 ms to read instead of 0.17."""
     fs, local = io.fs(path)
+    is_local = isinstance(fs, LocalFileSystem)
 
     def source() -> object:
-        return local if isinstance(fs, LocalFileSystem) else io.open(path)
+        return local if is_local else io.open(path)
 
     if not with_paths:
-        return pq.ParquetFile(source())
+        return pq.ParquetFile(source(), pre_buffer=not is_local)
     names = [f.name for f in pq.read_schema(source()) if field_id(f) == FILE_PATH_FIELD_ID]
-    return pq.ParquetFile(source(), read_dictionary=names)
+    return pq.ParquetFile(source(), read_dictionary=names, pre_buffer=not is_local)
 
 
 def _split_by_path(paths: pa.ChunkedArray, positions: pa.ChunkedArray) -> dict[str, np.ndarray]:

@@ -331,13 +331,18 @@ def test_equality_delete_rows_are_the_build_side(make_table, warehouse) -> None:
 
 
 @pytest.mark.parametrize("extra", [None, "File_Index"])
+@pytest.mark.parametrize("per_tag", [False, True])
 def test_equality_deletes_of_each_partition_apply_to_it_alone(
-    make_table, warehouse, extra
+    make_table, warehouse, monkeypatch, extra, per_tag
 ) -> None:
     """Files with equality deletes are read together, each row tagged with its file's set
     of delete files: a partition's deletes, by several sets of columns and sequence
-    numbers, never reach another partition's rows, also beside position deletes and
-    when a column named like DuckDB's ``file_index`` hides it."""
+    numbers, never reach another partition's rows, also beside position deletes, when
+    a column named like DuckDB's ``file_index`` hides it, and when the tags are split
+    among anti-joins of their own."""
+    if per_tag:
+        monkeypatch.setattr(native_read, "EQ_JOIN_ROWS", 1)
+        monkeypatch.setattr(native_read, "EQ_JOIN_FILES_PER_THREAD", 0)
     fields = [*SCHEMA.fields]
     if extra:
         fields.append(NestedField(4, extra, LongType()))
@@ -379,6 +384,9 @@ def test_equality_deletes_of_each_partition_apply_to_it_alone(
     con = icesql.connect(str(warehouse))
     # without k every file with equality deletes is in one read_parquet call
     projection = f"id, {extra}" if extra else "id"
+    plan = con.execute(f"EXPLAIN SELECT {projection} FROM {table}").fetchone()[0]
+    # partitions 0, 1, 2 and 4 have deletes; 2 has them by two sets of columns
+    assert plan.count("Join Type: ANTI") == (5 if per_tag else 2), plan
     got = _both_routes(con, f"SELECT {projection} FROM {table}")
     assert sorted(got) == sorted((r["id"], r[extra]) if extra else (r["id"],) for r in alive)
     got = _both_routes(con, f"SELECT k, count(*), sum(id) FROM {table} GROUP BY k")

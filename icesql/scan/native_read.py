@@ -45,7 +45,7 @@ from icesql.io import FileIO
 from icesql.metadata.manifest import EQUALITY_DELETES, DataFile
 from icesql.scan.apply_deletes import DeleteApplier, extra_delete_column
 from icesql.scan.field_ids import footer_row_count, has_field_ids
-from icesql.scan.native_deletes import KeepMask, anti_join, positional, sql_string
+from icesql.scan.native_deletes import KeepMask, anti_join, positional, sql_string, start_masks
 from icesql.scan.planner import FileScanTask
 from icesql.spec.schema import Schema
 from icesql.spec.types import (
@@ -397,8 +397,9 @@ def _positional_scans(
         rows = sum(t.data_file.record_count for t, _, _ in bucket.files)
         count = max(1, min(len(bucket.files), round(wanted * rows / max(total, 1))))
         for run in _balanced(bucket.files, count, lambda f: f[0].data_file.record_count):
-            mask = KeepMask(deletes.loader, run, on_error).start()  # type: ignore[union-attr]
+            mask = KeepMask(deletes.loader, run, on_error)  # type: ignore[union-attr]
             scans.append((bucket, f"{prefix}_mask{len(scans)}", mask))
+    start_masks([mask for _, _, mask in scans])
     return scans
 
 

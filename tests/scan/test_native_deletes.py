@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import icesql
 from icesql.metadata.manifest import DataFile
-from icesql.scan import native_read
+from icesql.scan import native_deletes, native_read
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.transforms import parse_transform
@@ -219,12 +219,16 @@ def _data_file(writer, name: str, rows: list[dict], row_group_size: int) -> Data
                     file_size_in_bytes=Path(path).stat().st_size)
 
 
+@pytest.mark.parametrize("eager", [True, False])
 def test_files_with_position_deletes_share_positional_scans(
-    make_table, warehouse, monkeypatch
+    make_table, warehouse, monkeypatch, eager
 ) -> None:
     """Twelve files, ten with deletes, of several row groups each: the ten are read by two
     positional scans (one per thread here), each flag lined up with its row across file
-    and row-group ends."""
+    and row-group ends, whether all flags are built at once or a file ahead of DuckDB."""
+    if not eager:
+        monkeypatch.setattr(native_deletes, "EAGER_ROWS", 0)
+        monkeypatch.setattr(native_deletes, "AHEAD", 1)
     monkeypatch.setattr(native_read, "MASK_GROUPS_PER_THREAD", 1)
     monkeypatch.setattr(native_read.os, "cpu_count", lambda: 2)
     writer = make_table("db.cut", SCHEMA)

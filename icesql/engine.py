@@ -64,6 +64,8 @@ class Result:
     target: TableScan | None = None  # the scan of the table node marked DML_TARGET
 
     def close(self) -> None:
+        for scan in self.scans:
+            scan.release()
         if self.duck_cursor is not None:
             try:
                 self.duck_cursor.close()
@@ -206,6 +208,8 @@ class Engine:
                 relation = cursor.sql(sql, params=values) if values else cursor.sql(sql)
                 if explain:
                     duck_plan = "\n".join(str(row[-1]) for row in relation.fetchall())
+                    for _, scan in scans:
+                        scan.release()
                     text = explain_scans([(labels[v], scan) for v, scan in scans])
                     text = f"{text}\n\n== DuckDB plan ==\n{duck_plan}".lstrip()
                     cursor.close()
@@ -213,6 +217,8 @@ class Engine:
                     return Result(reader=table.to_reader(), scans=[s for _, s in scans])
                 reader = relation.to_arrow_reader(64 * 1024)
         except Error:
+            for _, scan in scans:
+                scan.release()
             cursor.close()
             raise
         target = next((s for v, s in scans if v == target_view), None)

@@ -69,6 +69,12 @@ class KeepMask:
         self._ready: dict[int, Future[list[pa.Array]]] = {}
         self._ahead = AHEAD
 
+    def cancel(self) -> None:
+        """Drop the builds not started yet: the query is over (or only explained)."""
+        for future in self._ready.values():
+            future.cancel()
+        self._ready.clear()
+
     def _submit(self, i: int) -> Future[list[pa.Array]]:
         return background_pool().submit(self._build, *self.files[i][:2])
 

@@ -133,12 +133,12 @@ def default_literal(t: IcebergType, value: object) -> str | None:
 @dataclass(frozen=True)
 class NativeRead:
     """The SQL that reads some data files of a scan with DuckDB's own Parquet reader, those
-    files (local paths, as DuckDB names them in its errors), and the Arrow objects the SQL
-    names (keep-masks, equality delete rows), to register before running it."""
+    files (local paths, as DuckDB names them in its errors), and the keep-masks the SQL
+    names, to register before running it."""
 
     sql: str
     paths: tuple[str, ...]
-    relations: tuple[tuple[str, object], ...] = ()
+    relations: tuple[tuple[str, KeepMask], ...] = ()
     with_deletes: int = 0  # how many of the files have deletes applied in DuckDB
 
     def file_error(self, message: str) -> Error | None:

@@ -115,6 +115,13 @@ class TableScan:
             )
         return self._native
 
+    def release(self) -> None:
+        """Stop the background work of ``native_read`` no reader will take: keep-mask
+        builds not started yet (all of a small scan's are queued when it is split)."""
+        if self._native is not None:
+            for _, mask in self._native.relations:
+                mask.cancel()
+
     def _failed(self, error: Exception) -> None:
         self.error = error
 

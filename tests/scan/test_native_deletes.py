@@ -5,6 +5,7 @@ equality deletes, alone and together, with filters, joins and partitions."""
 from __future__ import annotations
 
 import itertools
+import threading
 from pathlib import Path
 
 import pyarrow as pa
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 import icesql
 from icesql.metadata.manifest import DataFile
 from icesql.scan import native_deletes, native_read
+from icesql.scan.apply_deletes import background_pool
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.transforms import parse_transform
@@ -399,3 +401,29 @@ def test_equality_deletes_of_each_partition_apply_to_it_alone(
         n, total = want.get(r["k"], (0, 0))
         want[r["k"]] = (n + 1, total + r["id"])
     assert sorted(got) == sorted((k, n, t) for k, (n, t) in want.items())
+
+
+def test_mask_builds_no_query_reads_are_dropped(make_table, warehouse, monkeypatch) -> None:
+    """EXPLAIN splits the scan, which queues every keep-mask build of a small table; the
+    builds not started by then are cancelled, not left to run in the background."""
+    writer = make_table("db.explained", SCHEMA)
+    writer.append(_rows(40), rows_per_file=10)
+    writer.commit_files([writer.position_deletes(f, [1]) for f in writer.files], content=1)
+    queued: list = []
+
+    def start(masks):
+        native_deletes.start_masks(masks)
+        queued.extend(f for m in masks for f in m._ready.values())
+
+    monkeypatch.setattr(native_read, "start_masks", start)
+    gate = threading.Event()
+    pool = background_pool()
+    blockers = [pool.submit(gate.wait) for _ in range(pool._max_workers)]
+    try:
+        con = icesql.connect(str(warehouse))
+        con.execute("EXPLAIN SELECT id FROM db.explained").fetchall()
+        assert len(queued) == 4 and all(f.cancelled() for f in queued)
+    finally:
+        gate.set()
+        for b in blockers:
+            b.result()

@@ -26,8 +26,11 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from decimal import Context
 from typing import Any
+
+import numpy as np
 
 from icesql.metadata.manifest import DataFile
 from icesql.spec.types import (
@@ -44,7 +47,7 @@ from icesql.spec.types import (
 )
 from icesql.spec.values import from_bytes
 
-__all__ = ["may_delete_from"]
+__all__ = ["may_delete_from", "may_meet"]
 
 _ORDERED = (
     IntegerType,
@@ -57,6 +60,7 @@ _ORDERED = (
     TimestamptzNanoType,
     DecimalType,
 )
+_EXACT = Context(prec=80)  # unscaling a decimal(38, s) bound must not round it
 _WIDTHS = {IntegerType: 4, DateType: 4, LongType: 8, TimeType: 8, TimestampType: 8,
            TimestamptzType: 8, TimestampNanoType: 8, TimestamptzNanoType: 8}
 
@@ -78,6 +82,52 @@ def may_delete_from(
         if d[1] < f[0] or d[0] > f[1]:
             return False
     return True
+
+
+def may_meet(
+    deletes: Sequence[DataFile], data: Sequence[DataFile], types: Mapping[int, IcebergType]
+) -> np.ndarray:
+    """``may_delete_from`` for every pair at once, all ``deletes`` having the same
+    equality ids: ``[i, j]`` is False only when metrics prove no row of ``data[j]`` equals a
+    key of ``deletes[i]``. Each file's bounds are decoded once."""
+    out = np.ones((len(deletes), len(data)), dtype=bool)
+    ids = deletes[0].equality_ids or () if deletes else ()
+    for field_id in ids:
+        t = types.get(field_id)
+        if t is None or not isinstance(t, _ORDERED):
+            continue
+        d_lo, d_hi, d_known, d_nulls = _bounds(deletes, field_id, t)
+        f_lo, f_hi, f_known, f_nulls = _bounds(data, field_id, t)
+        apart = ((d_hi[:, None] < f_lo[None, :]) | (d_lo[:, None] > f_hi[None, :])).astype(bool)
+        known = d_known[:, None] & f_known[None, :] & ~(d_nulls[:, None] & f_nulls[None, :])
+        out &= ~(apart & known)
+    return out
+
+
+def _bounds(
+    files: Sequence[DataFile], field_id: int, t: IcebergType
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per file: lower and upper bound (0 where unknown), whether both are known, and
+    whether the column may hold NULLs."""
+    ranges = [_range(f, field_id, t) for f in files]
+    counts = [(f.null_value_counts or {}).get(field_id) for f in files]
+    known = np.array([r is not None for r in ranges], dtype=bool)
+    nulls = np.array([c is None or c > 0 for c in counts], dtype=bool)
+    return _numbers(ranges, 0, t), _numbers(ranges, 1, t), known, nulls
+
+
+def _numbers(ranges: Sequence[tuple[Any, Any] | None], side: int, t: IcebergType) -> np.ndarray:
+    """One side of the ranges as integers (decimals unscaled; 0 where unknown): int64
+    where they fit, Python integers otherwise."""
+    scale = t.scale if isinstance(t, DecimalType) else None
+    values = [
+        0 if r is None else r[side] if scale is None else int(r[side].scaleb(scale, _EXACT))
+        for r in ranges
+    ]
+    try:
+        return np.array(values, dtype=np.int64)
+    except OverflowError:
+        return np.array(values, dtype=object)
 
 
 def _may_both_hold_nulls(delete: DataFile, data: DataFile, field_id: int) -> bool:

@@ -170,19 +170,19 @@ def positional(read_parquet: str, mask: str, extra: str = "") -> str:
 def anti_join(
     inner: str,
     columns: Sequence[str],
-    joins: Sequence[tuple[str, Sequence[str]]],
+    joins: Sequence[tuple[str, Sequence[str], bool]],
     tag: str,
 ) -> str:
-    """``columns`` of the rows of ``inner`` that no delete row with the same ``tag`` value
-    matches; each join is (the relation of delete rows, with columns "0", "1", ... and
-    ``tag``, and the inner columns they match in that order). Neither side has a row estimate (``read_parquet`` with a ``schema``
+    """``columns`` of the rows of ``inner`` that no delete row matches; each join is (the
+    relation of delete rows, with columns "0", "1", ..., the inner columns they match in
+    that order, and whether both sides' ``tag`` columns must be equal too). Neither side has a row estimate (``read_parquet`` with a ``schema``
     map gives none), so DuckDB keeps the written order and hashes the delete rows: given
     a count for the delete side only, it flipped the join and hashed the data files."""
     out = ", ".join(f"p.{quoted(c)}" for c in columns)
     sql = f"SELECT {out} FROM ({inner}) p"
-    for i, (relation, keys) in enumerate(joins):
+    for i, (relation, keys, tagged) in enumerate(joins):
         on = " AND ".join([
-            f"p.{quoted(tag)} = d{i}.{quoted(tag)}",
+            *([f"p.{quoted(tag)} = d{i}.{quoted(tag)}"] if tagged else []),
             *(f"p.{quoted(k)} IS NOT DISTINCT FROM d{i}.{quoted(str(j))}" for j, k in enumerate(keys)),
         ])
         sql += f" ANTI JOIN {relation} d{i} ON {on}"

@@ -38,12 +38,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
+import numpy as np
 from fsspec.implementations.local import LocalFileSystem
 
 from icesql.errors import CorruptFileError, Error, OperationalError
 from icesql.io import FileIO
 from icesql.metadata.manifest import EQUALITY_DELETES, DataFile
 from icesql.scan.apply_deletes import DeleteApplier, extra_delete_column
+from icesql.scan.equality_metrics import may_meet
 from icesql.scan.field_ids import footer_row_count, has_field_ids
 from icesql.scan.native_deletes import KeepMask, anti_join, positional, sql_string, start_masks
 from icesql.scan.planner import FileScanTask
@@ -95,6 +97,7 @@ FILE_INDEX = "file_index"  # DuckDB's virtual column: the index of a row's file 
 PART_COLUMN = "__icesql_part"  # the tag of a row's set of equality delete files
 EQ_JOIN_ROWS = 1 << 16  # delete rows per anti-join, about: more tags, more anti-joins
 EQ_JOIN_FILES_PER_THREAD = 16  # data files per anti-join and DuckDB thread, at least
+MAX_TAG_CHECK = 1 << 22  # (delete file, data file) pairs judged by metrics per anti-join
 
 
 def duckdb_type(t: IcebergType) -> str | None:
@@ -184,6 +187,7 @@ class _EqualityColumns:
     extra: list[_Column] = field(default_factory=list)
     fields: dict[tuple[int, ...], list[NestedField]] = field(default_factory=dict)
     reads: dict[tuple[int, ...], list[_Column]] = field(default_factory=dict)
+    entries: dict[str, DataFile] = field(default_factory=dict)  # delete files by local path
 
     def signature(self, task: FileScanTask, deletes: DeleteApplier, io: FileIO) -> _Signature | None:
         """The file's equality deletes; None when DuckDB cannot read them (the stream
@@ -197,6 +201,7 @@ class _EqualityColumns:
             paths = [_local_file(d.file_path, d.file_format, io) for d in group]
             if not ids or None in paths or not self._add(ids, deletes, group[0]):
                 return None
+            self.entries.update(zip(paths, group))  # type: ignore[arg-type]
             out.append((ids, tuple(sorted(paths))))  # type: ignore[arg-type]
         return tuple(out)
 
@@ -302,15 +307,28 @@ def split_native(
         bucket.files.append((task, local, tag))
     if not buckets:
         return None, streamed
+    signature_of = {t: s for s, t in tags.items()}
+    groups: dict[int, list[tuple[tuple[int, ...], dict[str, list[int]], bool]]] = {}
+    for join in sorted({join_of[t] for t in used}):
+        files = [f for b in buckets.values() if b.join == join for f in b.files]
+        signatures = {s: t for s, t in tags.items() if t in used and join_of[t] == join}
+        groups[join] = [
+            (ids, paths, _tag_needed(ids, list(paths), files, signature_of, equality))
+            for ids, paths in _delete_files_by_tag(signatures).items()
+        ]
+    tagged = {join for join, specs in groups.items() if any(t for _, _, t in specs)}
     scans = _positional_scans(list(buckets.values()), deletes, prefix, on_error)
-    reads = _reads(list(buckets.values()), scans, columns, read_columns)
+    reads = _reads(list(buckets.values()), scans, columns, read_columns, tagged)
     plain = [sql for b, sql in reads if not b.equality]
     names = [f.name for f, _, _ in columns]
-    for join in sorted({join_of[t] for t in used}):
-        signatures = {s: t for s, t in tags.items() if t in used and join_of[t] == join}
+    for join, specs in groups.items():
         joins = [
-            (_delete_rows(equality.reads[ids], files), [equality.key_column(f) for f in equality.fields[ids]])
-            for ids, files in _delete_files_by_tag(signatures).items()
+            (
+                _delete_rows(equality.reads[ids], paths, needed),
+                [equality.key_column(f) for f in equality.fields[ids]],
+                needed,
+            )
+            for ids, paths, needed in specs
         ]
         inner = " UNION ALL ".join(f"({r})" for b, r in reads if b.equality and b.join == join)
         plain.append(anti_join(inner, names, joins, PART_COLUMN))
@@ -325,30 +343,33 @@ def _reads(
     buckets: Sequence[_Bucket],
     scans: Sequence[tuple[_Bucket, str, KeepMask]],
     columns: Sequence[_Column],
-    tagged_columns: Sequence[_Column],
+    equality_columns: Sequence[_Column],
+    tagged: set[int],
 ) -> list[tuple[_Bucket, str]]:
     """The SELECT of each ``read_parquet`` call: one per bucket without position deletes,
-    one per positional scan of those with them."""
+    one per positional scan of those with them; rows of the anti-joins in ``tagged``
+    carry their file's tag."""
     out = []
     for bucket in buckets:
         if not bucket.positioned:
             read = _read_parquet(
                 [p for _, p, _ in bucket.files],
-                tagged_columns if bucket.equality else columns,
+                equality_columns if bucket.equality else columns,
                 dict(bucket.key),
             )
-            out.append((bucket, f"SELECT *{_tag(bucket, bucket.files, '')} FROM {read}"))
+            out.append((bucket, f"SELECT *{_tag(bucket, bucket.files, '', tagged)} FROM {read}"))
     for bucket, name, mask in scans:
         read = _read_parquet(
-            [p for _, p, _ in mask.files], tagged_columns if bucket.equality else columns, dict(bucket.key)
+            [p for _, p, _ in mask.files], equality_columns if bucket.equality else columns, dict(bucket.key)
         )
-        out.append((bucket, positional(read, name, _tag(bucket, mask.files, "p."))))
+        out.append((bucket, positional(read, name, _tag(bucket, mask.files, "p.", tagged))))
     return out
 
 
-def _tag(bucket: _Bucket, files: Sequence[Sequence], alias: str) -> str:
-    """The select-list item giving each row its file's tag (files with equality deletes)."""
-    if not bucket.equality:
+def _tag(bucket: _Bucket, files: Sequence[Sequence], alias: str, tagged: set[int]) -> str:
+    """The select-list item giving each row its file's tag (files with equality deletes
+    whose anti-joins compare it)."""
+    if bucket.join not in tagged:
         return ""
     tags = [f[2] for f in files]
     if len(set(tags)) == 1:
@@ -367,10 +388,35 @@ def _delete_files_by_tag(tags: Mapping[_Signature, int]) -> dict[tuple[int, ...]
     return out
 
 
-def _delete_rows(read: Sequence[_Column], files: Mapping[str, list[int]]) -> str:
+def _tag_needed(
+    ids: tuple[int, ...],
+    paths: Sequence[str],
+    files: Sequence[_File],
+    signature_of: Mapping[int, _Signature],
+    equality: _EqualityColumns,
+) -> bool:
+    """Whether the anti-join of ``files`` against the delete files ``paths`` (columns
+    ``ids``) must compare tags: unless the files' metrics prove that no row of a data file
+    can match a delete file that does not apply to it (``may_meet``), as when the keys
+    grow with the partition. Comparing tags cost 3% of the query on 84 such partitions."""
+    if len(paths) * len(files) > MAX_TAG_CHECK:
+        return True
+    types = {f.field_id: f.type for f in equality.fields[ids]}
+    meet = may_meet([equality.entries[p] for p in paths], [t.data_file for t, _, _ in files], types)
+    index = {p: i for i, p in enumerate(paths)}
+    applies = np.zeros_like(meet)
+    for j, (_, _, tag) in enumerate(files):
+        for p in dict(signature_of[tag]).get(ids, ()):  # type: ignore[index]
+            applies[index[p], j] = True
+    return bool(np.any(meet & ~applies))
+
+
+def _delete_rows(read: Sequence[_Column], files: Mapping[str, list[int]], tagged: bool) -> str:
     """The delete rows of ``files`` (columns "0", "1", ... by field id, typed as the table
-    types them), each once per tag of the data files it applies to."""
+    types them); with ``tagged``, each once per tag of the data files it applies to."""
     paths = list(files)
+    if not tagged:
+        return f"(SELECT * FROM {_read_parquet(paths, read, {})})"
     lists = [files[p] for p in paths]
     return (
         f"(SELECT unnest(list_extract({lists}::INTEGER[][], {FILE_INDEX}::BIGINT + 1))"

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 from decimal import Decimal
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from icesql.metadata.manifest import EQUALITY_DELETES, DataFile
-from icesql.scan.equality_metrics import may_delete_from
+from icesql.scan.equality_metrics import may_delete_from, may_meet
 from icesql.spec.types import DecimalType, DoubleType, IntegerType, LongType, StringType
 from icesql.spec.values import to_bytes
 
@@ -63,3 +67,49 @@ def test_decimal_ranges():
     data = _file({5: (Decimal("1.00"), Decimal("2.00"))}, content=0)
     assert not may_delete_from(_file({5: (Decimal("2.01"), Decimal("9.99"))}, ids=(5,)), data, TYPES)
     assert may_delete_from(_file({5: (Decimal("0.50"), Decimal("1.00"))}, ids=(5,)), data, TYPES)
+
+
+_bound = st.one_of(st.none(), st.tuples(st.integers(-5, 5), st.integers(0, 4)))
+_side = st.tuples(_bound, _bound, st.sampled_from([None, 0, 2]), st.sampled_from([None, 0, 1]))
+
+
+def _random_file(side: tuple, content: int) -> DataFile:
+    """Bounds on fields 1 (long) and 5 (decimal); None: no bounds for that field."""
+    bounds = {}
+    if side[0] is not None:
+        bounds[1] = (side[0][0], side[0][0] + side[0][1])
+    if side[1] is not None:
+        lo = Decimal(side[1][0]) / 4
+        bounds[5] = (lo, lo + Decimal(side[1][1]) / 4)
+    nulls = {fid: n for fid, n in ((1, side[2]), (5, side[3])) if n is not None}
+    return _file(bounds, nulls, ids=(1, 5), content=content)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_side, max_size=4), st.lists(_side, max_size=4))
+def test_may_meet_is_may_delete_from_for_every_pair(deletes, data):
+    d = [_random_file(s, EQUALITY_DELETES) for s in deletes]
+    f = [_random_file(s, 0) for s in data]
+    got = may_meet(d, f, TYPES)
+    assert got.dtype == bool and got.shape == (len(d), len(f))
+    for i, j in itertools.product(range(len(d)), range(len(f))):
+        assert got[i, j] == may_delete_from(d[i], f[j], TYPES), (i, j)
+
+
+def test_may_meet_keeps_every_digit_of_wide_decimals():
+    """Bounds one unit apart in the last of 38 digits are apart (a 28-digit context would
+    round both to the same number)."""
+    t = {6: DecimalType(38, 2)}
+    big = Decimal("123456789012345678901234567890123456.78")
+
+    def f(lo: Decimal, hi: Decimal, content: int) -> DataFile:
+        return DataFile(
+            file_path="f", file_format="PARQUET", partition=(), record_count=1,
+            file_size_in_bytes=1, content=content, equality_ids=(6,),
+            lower_bounds={6: to_bytes(t[6], lo)}, upper_bounds={6: to_bytes(t[6], hi)},
+            null_value_counts={6: 0},
+        )
+
+    data = f(big + Decimal("0.01"), big + Decimal("1.00"), 0)
+    assert may_meet([f(big, big, EQUALITY_DELETES)], [data], t).tolist() == [[False]]
+    assert may_meet([f(big, big + Decimal("0.01"), EQUALITY_DELETES)], [data], t).tolist() == [[True]]

@@ -427,3 +427,35 @@ def test_mask_builds_no_query_reads_are_dropped(make_table, warehouse, monkeypat
         gate.set()
         for b in blockers:
             b.result()
+
+
+def test_partition_tags_dropped_only_where_metrics_rule_other_partitions_out(
+    make_table, warehouse
+) -> None:
+    """Ids grow with the partition, so each partition's equality deletes on ``id`` cannot
+    meet another partition's rows: the anti-join compares no tags. A delete in partition 0
+    of ids 3 and 45 (partition 2 holds 45) brings the tags back: only row 3 goes."""
+    spec = PartitionSpec(0, (PartitionField(2, 1000, parse_transform("identity"), "k"),))
+    writer = make_table("db.grow", SCHEMA, spec)
+    rows = [{"id": i, "k": i // 20, "s": f"s{i}"} for i in range(60)]
+    writer.append(rows, rows_per_file=7)
+    gone = {0: [1, 5], 1: [25], 2: [41, 59]}
+    writer.commit_files(
+        [writer.equality_deletes(["id"], [{"id": i} for i in ids], partition=(k,))
+         for k, ids in gone.items()],
+        content=2,
+    )
+    con = icesql.connect(str(warehouse))
+    deleted = {i for ids in gone.values() for i in ids}
+
+    def check() -> str:
+        got = _both_routes(con, "SELECT id, s FROM db.grow")
+        assert sorted(got) == [(r["id"], r["s"]) for r in rows if r["id"] not in deleted]
+        return con.execute("EXPLAIN SELECT id, s FROM db.grow").fetchone()[0]
+
+    assert "__icesql_part" not in check()
+    writer.commit_files(
+        [writer.equality_deletes(["id"], [{"id": 3}, {"id": 45}], partition=(0,))], content=2
+    )
+    deleted.add(3)
+    assert "__icesql_part" in check()

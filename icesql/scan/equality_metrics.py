@@ -91,7 +91,7 @@ def may_meet(
     equality ids: ``[i, j]`` is False only when metrics prove no row of ``data[j]`` equals a
     key of ``deletes[i]``. Each file's bounds are decoded once."""
     out = np.ones((len(deletes), len(data)), dtype=bool)
-    ids = deletes[0].equality_ids or () if deletes else ()
+    ids = (deletes[0].equality_ids or ()) if deletes else ()
     for field_id in ids:
         t = types.get(field_id)
         if t is None or not isinstance(t, _ORDERED):

@@ -175,9 +175,10 @@ def anti_join(
 ) -> str:
     """``columns`` of the rows of ``inner`` that no delete row matches; each join is (the
     relation of delete rows, with columns "0", "1", ..., the inner columns they match in
-    that order, and whether both sides' ``tag`` columns must be equal too). Neither side has a row estimate (``read_parquet`` with a ``schema``
-    map gives none), so DuckDB keeps the written order and hashes the delete rows: given
-    a count for the delete side only, it flipped the join and hashed the data files."""
+    that order, and whether both sides' ``tag`` columns must be equal too). Neither side
+    has a row estimate (``read_parquet`` with a ``schema`` map gives none), so DuckDB
+    keeps the written order and hashes the delete rows: given a count for the delete side
+    only, it flipped the join and hashed the data files."""
     out = ", ".join(f"p.{quoted(c)}" for c in columns)
     sql = f"SELECT {out} FROM ({inner}) p"
     for i, (relation, keys, tagged) in enumerate(joins):

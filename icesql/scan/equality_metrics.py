@@ -73,7 +73,7 @@ def may_delete_from(
         t = types.get(field_id)
         if t is None or not isinstance(t, _ORDERED):
             continue
-        if _may_both_hold_nulls(delete, data, field_id):
+        if _may_hold_nulls(delete, field_id) and _may_hold_nulls(data, field_id):
             continue
         d = _range(delete, field_id, t)
         f = _range(data, field_id, t)
@@ -110,9 +110,8 @@ def _bounds(
     """Per file: lower and upper bound (0 where unknown), whether both are known, and
     whether the column may hold NULLs."""
     ranges = [_range(f, field_id, t) for f in files]
-    counts = [(f.null_value_counts or {}).get(field_id) for f in files]
     known = np.array([r is not None for r in ranges], dtype=bool)
-    nulls = np.array([c is None or c > 0 for c in counts], dtype=bool)
+    nulls = np.array([_may_hold_nulls(f, field_id) for f in files], dtype=bool)
     return _numbers(ranges, 0, t), _numbers(ranges, 1, t), known, nulls
 
 
@@ -130,10 +129,10 @@ def _numbers(ranges: Sequence[tuple[Any, Any] | None], side: int, t: IcebergType
         return np.array(values, dtype=object)
 
 
-def _may_both_hold_nulls(delete: DataFile, data: DataFile, field_id: int) -> bool:
-    d = (delete.null_value_counts or {}).get(field_id)
-    f = (data.null_value_counts or {}).get(field_id)
-    return (d is None or d > 0) and (f is None or f > 0)
+def _may_hold_nulls(file: DataFile, field_id: int) -> bool:
+    """False only when the file's metrics count no NULL in the column."""
+    count = (file.null_value_counts or {}).get(field_id)
+    return count is None or count > 0
 
 
 def _range(file: DataFile, field_id: int, t: IcebergType) -> tuple[Any, Any] | None:

@@ -311,10 +311,10 @@ def split_native(
     signature_of = {t: s for s, t in tags.items()}
     groups: dict[int, list[tuple[tuple[int, ...], dict[str, list[int]], bool]]] = {}
     for join in sorted({join_of[t] for t in used}):
-        files = [f for b in buckets.values() if b.join == join for f in b.files]
+        members = [f for b in buckets.values() if b.join == join for f in b.files]
         signatures = {s: t for s, t in tags.items() if t in used and join_of[t] == join}
         groups[join] = [
-            (ids, paths, _tag_needed(ids, list(paths), files, signature_of, equality))
+            (ids, paths, _tag_needed(ids, list(paths), members, signature_of, equality))
             for ids, paths in _delete_files_by_tag(signatures).items()
         ]
     tagged = {join for join, specs in groups.items() if any(t for _, _, t in specs)}

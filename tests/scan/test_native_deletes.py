@@ -5,6 +5,7 @@ equality deletes, alone and together, with filters, joins and partitions."""
 from __future__ import annotations
 
 import itertools
+import re
 import threading
 from pathlib import Path
 
@@ -322,18 +323,45 @@ def test_missing_delete_file_names_it(make_table, warehouse) -> None:
     assert delete.file_path in str(info.value)
 
 
+def _anti_joins(plan: str) -> list[str]:
+    """The hash anti-joins of a DuckDB plan, either way round: ``ANTI`` hashes the right
+    side (the delete rows), ``RIGHT_ANTI`` the left (the table's rows)."""
+    return re.findall(r"Join Type: (RIGHT_ANTI|ANTI)\b", plan)
+
+
 def test_equality_delete_rows_are_the_build_side(make_table, warehouse) -> None:
-    """The hash table of the anti-join holds the delete rows, never the data (DuckDB flips
-    a join to build the side it estimates smaller: 2.3 GB for the 20M-row benchmark)."""
+    """Where the delete rows are the smaller side, the anti-join hashes them, never the
+    table's rows (hashing the data cost 2.3 GB for the 20M-row benchmark). On a toy table
+    with more delete rows than data rows DuckDB may rightly hash the data: only the rows
+    are asserted there."""
     writer = make_table("db.build", SCHEMA)
-    writer.append(_rows(200), rows_per_file=50)
-    keys = [{"k": i % 5, "s": f"s1_{i}"} for i in range(5000)]  # many, in range, matching none
+    writer.append(_rows(200_000), rows_per_file=50_000)
+    keys = [{"k": i % 5, "s": f"s{i % 3}"} for i in range(0, 40, 7)]  # few, matching many
     writer.commit_files([writer.equality_deletes(["k", "s"], keys)], content=1)
     con = icesql.connect(str(warehouse))
     plan = con.execute("EXPLAIN SELECT count(id) FROM db.build").fetchone()[0]
-    joins = [line for line in plan.splitlines() if "Join Type:" in line]
-    assert joins and all("RIGHT" not in line for line in joins), joins
-    assert "Join Type: ANTI" in joins[0]
+    assert _anti_joins(plan) == ["ANTI"], plan
+    gone = {(d["k"], d["s"]) for d in keys}
+    want = sum((r["k"], r["s"]) not in gone for r in _rows(200_000))
+    assert 0 < want < 200_000
+    assert _both_routes(con, "SELECT count(id) FROM db.build") == [(want,)]
+
+
+def test_more_delete_rows_than_data_rows(make_table, warehouse) -> None:
+    """A toy table with 25 times more delete rows than rows: whichever side DuckDB hashes
+    (releases differ), the rows left are the brute-force answer."""
+    writer = make_table("db.small", SCHEMA)
+    writer.append(_rows(200), rows_per_file=50)
+    keys = [{"k": i % 5, "s": f"s1_{i}"} for i in range(5000)]  # many, in range, matching none
+    keys += [{"k": 2, "s": "s1"}, {"k": None, "s": "s0"}]  # and a few that match
+    writer.commit_files([writer.equality_deletes(["k", "s"], keys)], content=1)
+    con = icesql.connect(str(warehouse))
+    plan = con.execute("EXPLAIN SELECT id FROM db.small").fetchone()[0]
+    assert len(_anti_joins(plan)) == 1, plan
+    gone = {(d["k"], d["s"]) for d in keys}
+    want = sorted((r["id"],) for r in _rows(200) if (r["k"], r["s"]) not in gone)
+    assert 0 < len(want) < 200
+    assert sorted(_both_routes(con, "SELECT id FROM db.small")) == want
 
 
 @pytest.mark.parametrize("extra", [None, "File_Index"])
@@ -391,8 +419,11 @@ def test_equality_deletes_of_each_partition_apply_to_it_alone(
     # without k every file with equality deletes is in one read_parquet call
     projection = f"id, {extra}" if extra else "id"
     plan = con.execute(f"EXPLAIN SELECT {projection} FROM {table}").fetchone()[0]
-    # partitions 0, 1, 2 and 4 have deletes; 2 has them by two sets of columns
-    assert plan.count("Join Type: ANTI") == (5 if per_tag else 2), plan
+    # one anti-join per set of delete columns ({s}, {id}, {id, s}); split per tag, one per
+    # tag and set: partitions 0, 1, 4 by s, 2 by id and by id, s, and the files of 2 whose
+    # id bounds rule out the (id, s) rows, tagged with the id deletes alone. Which side
+    # DuckDB hashes in each is its choice (releases differ on this toy table)
+    assert len(_anti_joins(plan)) == (6 if per_tag else 3), plan
     got = _both_routes(con, f"SELECT {projection} FROM {table}")
     assert sorted(got) == sorted((r["id"], r[extra]) if extra else (r["id"],) for r in alive)
     got = _both_routes(con, f"SELECT k, count(*), sum(id) FROM {table} GROUP BY k")

@@ -8,7 +8,9 @@ visible and never turned into a number.
 from __future__ import annotations
 
 import json
+import os
 import platform
+import subprocess
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -87,30 +89,61 @@ def table_lines(rows: list[Row]) -> list[str]:
     return out
 
 
+# The distributions whose versions a figure depends on: icesql's runtime dependencies and the
+# peers measured beside it.
+VERSIONED = ("duckdb", "sqlglot", "pyarrow", "fastavro", "numpy", "mmh3", "pyroaring", "fsspec")
+PEERS = ("pyiceberg", "pyinstrument")
+
+
 def environment() -> dict[str, Any]:
-    import duckdb
-    import pyarrow
+    """The machine and the versions the figures were measured with (None: not installed)."""
+    from importlib import metadata
+
+    def version(dist: str) -> str | None:
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            return None
 
     env: dict[str, Any] = {
         "python": platform.python_version(),
         "machine": platform.machine(),
-        "cpus": __import__("os").cpu_count(),
-        "duckdb": duckdb.__version__,
-        "pyarrow": pyarrow.__version__,
+        "cpus": os.cpu_count(),
+        "icesql_commit": _commit(),
     }
-    try:
-        import pyiceberg
-
-        env["pyiceberg"] = pyiceberg.__version__
-    except ImportError:
-        env["pyiceberg"] = None
+    env.update({dist: version(dist) for dist in (*VERSIONED, *PEERS)})
     return env
+
+
+def versions_line(env: dict[str, Any]) -> str:
+    """One line naming the Python and dependency versions of a run, for the printed table."""
+    parts = [f"Python {env['python']}"] + [f"{d} {env[d]}" for d in VERSIONED if env.get(d)]
+    if env.get("icesql_commit"):
+        parts.append(f"icesql {env['icesql_commit']}")
+    return "versions: " + ", ".join(parts)
+
+
+def _commit() -> str | None:
+    """The icesql checkout's commit (with '+changes' when its tree differs), if it is one."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        head = subprocess.run(
+            ["git", "-C", root, "rev-parse", "--short", "HEAD"],
+            capture_output=True, text=True, timeout=10, check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", root, "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True, text=True, timeout=10, check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head + ("+changes" if dirty else "")
 
 
 def write_json(path: str, rows: list[Row], meta: dict[str, Any]) -> None:
     with open(path, "w") as f:
         json.dump(
-            {**meta, "environment": environment(), "results": [asdict(r) for r in rows]},
+            {**meta, "results": [asdict(r) for r in rows]},
             f,
             indent=1,
         )

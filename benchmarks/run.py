@@ -267,6 +267,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             "(small size: fixed costs dominate, pass/miss says little; the harness is what is tested)"
         )
+    env = report.environment()
+    print(report.versions_line(env))
     print("\n".join(lines))
     path = args.json or os.path.join(args.cache, f"results-{sizes.rows}.json")
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
@@ -277,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
         "generation_seconds": ds.info.get("generation_seconds"),
         "total_seconds": round(time.perf_counter() - started, 1),
         "load_average": load,
+        "environment": env,
     }
     report.write_json(path, rows, meta)
     print(f"results: {path}")

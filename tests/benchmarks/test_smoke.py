@@ -6,6 +6,9 @@ from __future__ import annotations
 import importlib.util
 import json
 
+import duckdb
+import sqlglot
+
 from benchmarks import run
 from benchmarks.report import ERROR, INFO, MISS, NOT_SUPPORTED, PASS
 from benchmarks.scenarios import SCENARIOS
@@ -21,7 +24,13 @@ def test_smoke_mode_reports_every_scenario(tmp_path, capsys):
     assert run.main(argv) == 0
 
     printed = capsys.readouterr().out
-    results = json.loads(out.read_text())["results"]
+    written = json.loads(out.read_text())
+    results = written["results"]
+    # the figures name the versions they were measured with, in the table and the file
+    env = written["environment"]
+    assert env["duckdb"] == duckdb.__version__ and env["sqlglot"] == sqlglot.__version__, env
+    assert all(env[d] for d in ("pyarrow", "fastavro", "numpy", "python")), env
+    assert f"duckdb {duckdb.__version__}" in printed and f"sqlglot {sqlglot.__version__}" in printed
     assert [r["scenario"] for r in results] == [s.name for s in SCENARIOS]
     for r in results:
         assert r["scenario"] in printed

@@ -45,8 +45,8 @@ from benchmarks.lineitem import (
     deleted_positions,
     rows,
 )
-from icesql.metadata.manifest import DataFile
 from icesql.spec.arrow import schema_to_arrow
+from icesql.spec.content_file import DataFile
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.transforms import parse_transform
 

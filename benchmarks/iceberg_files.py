@@ -23,17 +23,12 @@ import pyarrow.parquet as pq
 
 from icesql.io import FileIO
 from icesql.metadata.builder import new_table_metadata
-from icesql.metadata.manifest import (
-    EQUALITY_DELETES,
-    POSITION_DELETES,
-    STATUS_ADDED,
-    DataFile,
-    ManifestEntry,
-    write_manifest,
-)
-from icesql.metadata.manifest_list import CONTENT_DATA, CONTENT_DELETES, write_manifest_list
+from icesql.metadata.manifest import STATUS_ADDED, ManifestEntry, write_manifest
+from icesql.metadata.manifest_list import write_manifest_list
 from icesql.metadata.puffin import write_deletion_vector_puffin
 from icesql.metadata.snapshots import Snapshot, SnapshotRef
+from icesql.spec.content_file import EQUALITY_DELETES, POSITION_DELETES, DataFile
+from icesql.spec.manifest_file import CONTENT_DATA, CONTENT_DELETES
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.types import DateType, IcebergType, StringType

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from icesql.metadata.manifest import POSITION_DELETES, DataFile
 from icesql.metadata.puffin import write_deletion_vector_puffin
+from icesql.spec.content_file import POSITION_DELETES, DataFile
 
 
 def deletion_vector(table, data_file: DataFile, positions: Sequence[int], name: str) -> DataFile:

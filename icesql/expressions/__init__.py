@@ -4,8 +4,8 @@
 * ``literals`` / ``binding`` — literals converted to a column's type, names resolved by
   field id (``bind``), bound once and evaluated many times;
 * ``visitors`` — the single bottom-up ``visit()``, ``rewrite_not``;
-* ``projections`` — inclusive / strict projection onto a partition spec (the rules live on
-  each transform: ``Transform.project`` / ``strict_project``);
+* ``projections`` — inclusive / strict projection onto a partition spec, through the rules
+  of each transform in ``transform_projections`` (``project`` / ``strict_project``);
 * ``evaluator`` — a bound expression on one struct value (partition tuples);
 * ``manifest_evaluator`` — manifests skipped by their partition summaries;
 * ``inclusive_metrics`` / ``strict_metrics`` — files skipped, or wholly matched, by their

@@ -11,7 +11,7 @@ upper bound (which never counts NaN) cannot rule out ``>`` while NaNs may be pre
 
     >>> from icesql.spec.types import IntegerType, NestedField
     >>> from icesql.expressions.tree import greater_than
-    >>> from icesql.metadata.manifest import DataFile
+    >>> from icesql.spec.content_file import DataFile
     >>> schema = Schema((NestedField(1, "id", IntegerType()),))
     >>> f = DataFile(file_path="a.parquet", file_format="PARQUET", partition=(),
     ...              record_count=10, file_size_in_bytes=1, value_counts={1: 10},
@@ -35,7 +35,7 @@ from icesql.expressions.manifest_evaluator import (
 from icesql.expressions.metrics import FileMetrics
 from icesql.expressions.tree import BooleanExpression, BoundReference
 from icesql.expressions.visitors import BoundPredicateVisitor, visit
-from icesql.metadata.manifest import DataFile
+from icesql.spec.content_file import DataFile
 from icesql.spec.schema import Schema
 
 __all__ = ["ROWS_CANNOT_MATCH", "ROWS_MIGHT_MATCH", "inclusive_metrics_evaluator"]

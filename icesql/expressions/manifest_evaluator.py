@@ -18,7 +18,7 @@ from icesql.expressions.binding import bind
 from icesql.expressions.projections import inclusive_projection
 from icesql.expressions.tree import BooleanExpression, BoundReference
 from icesql.expressions.visitors import BoundPredicateVisitor, visit
-from icesql.metadata.manifest_list import FieldSummary, ManifestFile
+from icesql.spec.manifest_file import FieldSummary, ManifestFile
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.types import DoubleType, FloatType, UUIDType

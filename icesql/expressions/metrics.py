@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from icesql.expressions.tree import BoundReference
-from icesql.metadata.manifest import DataFile
+from icesql.spec.content_file import DataFile
 from icesql.spec.types import DoubleType, FloatType, PrimitiveType, UUIDType
 from icesql.spec.values import from_bytes
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from icesql.expressions.binding import bind
+from icesql.expressions.transform_projections import project, strict_project
 from icesql.expressions.tree import (
     ALWAYS_FALSE,
     ALWAYS_TRUE,
@@ -67,9 +68,9 @@ def project_predicate(
     parts = []
     for field in _fields_on(spec, pred.term.field_id):
         if strict:
-            projected = field.transform.strict_project(field.name, pred)
+            projected = strict_project(field.transform, field.name, pred)
         else:
-            projected = field.transform.project(field.name, pred)
+            projected = project(field.transform, field.name, pred)
         if projected is not None:
             parts.append(projected)
     if strict:

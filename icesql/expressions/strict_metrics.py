@@ -10,7 +10,7 @@ Used for residuals and for whole-file decisions (a DELETE that removes whole fil
 
     >>> from icesql.spec.types import IntegerType, NestedField
     >>> from icesql.expressions.tree import less_than
-    >>> from icesql.metadata.manifest import DataFile
+    >>> from icesql.spec.content_file import DataFile
     >>> schema = Schema((NestedField(1, "id", IntegerType()),))
     >>> f = DataFile(file_path="a.parquet", file_format="PARQUET", partition=(),
     ...              record_count=10, file_size_in_bytes=1, value_counts={1: 10},
@@ -29,7 +29,7 @@ from icesql.expressions.binding import bind
 from icesql.expressions.metrics import FileMetrics
 from icesql.expressions.tree import BooleanExpression, BoundReference
 from icesql.expressions.visitors import BoundPredicateVisitor, visit
-from icesql.metadata.manifest import DataFile
+from icesql.spec.content_file import DataFile
 from icesql.spec.schema import Schema
 
 __all__ = ["ROWS_MIGHT_NOT_MATCH", "ROWS_MUST_MATCH", "strict_metrics_evaluator"]

@@ -27,12 +27,6 @@ from typing import Any
 from icesql.errors import CorruptFileError, DataError, InternalError
 from icesql.io import FileIO
 from icesql.metadata._avro import compatible_name, read_avro, schema_json, write_avro
-from icesql.metadata.manifest_list import (
-    CONTENT_DATA,
-    CONTENT_DELETES,
-    FieldSummary,
-    ManifestFile,
-)
 from icesql.metadata.manifest_schema import (
     DEFAULT_BLOCK_SIZE,
     PartitionField,
@@ -40,67 +34,33 @@ from icesql.metadata.manifest_schema import (
     manifest_entry_schema,
     partition_fields,
 )
+from icesql.spec.content_file import DATA, EQUALITY_DELETES, POSITION_DELETES, DataFile
+from icesql.spec.manifest_file import CONTENT_DATA, CONTENT_DELETES, FieldSummary, ManifestFile
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.types import DecimalType, DoubleType, FloatType, UUIDType
 from icesql.spec.values import decimal_from_unscaled, to_bytes, unscaled_decimal
 
 __all__ = [
-    "DATA",
-    "EQUALITY_DELETES",
-    "POSITION_DELETES",
     "STATUS_ADDED",
     "STATUS_DELETED",
     "STATUS_EXISTING",
-    "DataFile",
     "ManifestEntry",
     "ManifestReader",
     "open_manifest",
     "read_manifest",
     "write_manifest",
+    # Re-exported from icesql.spec.content_file for branches written before the model moved
+    # there (issue #15); removed once they have merged.
+    "DATA",
+    "EQUALITY_DELETES",
+    "POSITION_DELETES",
+    "DataFile",
 ]
 
 STATUS_EXISTING = 0
 STATUS_ADDED = 1
 STATUS_DELETED = 2
-
-DATA = 0
-POSITION_DELETES = 1
-EQUALITY_DELETES = 2
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class DataFile:
-    """A data file, position or equality delete file, or deletion vector (``content``).
-
-    Bounds stay serialized (Appendix D bytes); decode them with the column's type when
-    needed. ``spec_id`` is the id of the partition spec the ``partition`` tuple follows.
-    """
-
-    file_path: str
-    file_format: str
-    partition: tuple[Any, ...]
-    record_count: int
-    file_size_in_bytes: int
-    content: int = DATA
-    column_sizes: dict[int, int] | None = None
-    value_counts: dict[int, int] | None = None
-    null_value_counts: dict[int, int] | None = None
-    nan_value_counts: dict[int, int] | None = None
-    lower_bounds: dict[int, bytes] | None = None
-    upper_bounds: dict[int, bytes] | None = None
-    key_metadata: bytes | None = None
-    split_offsets: tuple[int, ...] | None = None
-    equality_ids: tuple[int, ...] | None = None
-    sort_order_id: int | None = None
-    first_row_id: int | None = None
-    referenced_data_file: str | None = None
-    content_offset: int | None = None
-    content_size_in_bytes: int | None = None
-    spec_id: int = 0
-
-    def __hash__(self) -> int:
-        return hash((self.file_path, self.content_offset))
 
 
 @dataclass(frozen=True, slots=True)

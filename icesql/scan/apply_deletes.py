@@ -20,10 +20,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icesql.errors import DataError, NotSupportedError
-from icesql.metadata.manifest import EQUALITY_DELETES, DataFile
 from icesql.scan.delete_loaders import DeleteLoader
 from icesql.scan.equality_keys import KeyMatcher
 from icesql.scan.reader import ROW_COUNT_COLUMN, ReadContext, read_data_file
+from icesql.spec.content_file import EQUALITY_DELETES, DataFile
 from icesql.spec.schema import Schema
 from icesql.spec.types import NestedField
 

@@ -31,8 +31,9 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from icesql.errors import DataError
-from icesql.metadata.manifest import EQUALITY_DELETES, POSITION_DELETES, DataFile, ManifestEntry
+from icesql.metadata.manifest import ManifestEntry
 from icesql.scan.equality_metrics import may_delete_from
+from icesql.spec.content_file import EQUALITY_DELETES, POSITION_DELETES, DataFile
 from icesql.spec.reserved import FILE_PATH_FIELD_ID
 from icesql.spec.types import IcebergType
 

@@ -28,11 +28,11 @@ from fsspec.implementations.local import LocalFileSystem
 
 from icesql.errors import CorruptFileError, DataError, NotSupportedError, OperationalError
 from icesql.io import FileIO
-from icesql.metadata.manifest import DataFile
 from icesql.metadata.puffin import read_deletion_vector
 from icesql.scan.conform import field_id
 from icesql.scan.delete_index import is_deletion_vector, referenced_data_file
 from icesql.scan.reader import ReadContext, read_data_file
+from icesql.spec.content_file import DataFile
 from icesql.spec.name_mapping import NameMapping
 from icesql.spec.reserved import FILE_PATH_FIELD_ID, POS_FIELD_ID
 from icesql.spec.schema import Schema

@@ -10,7 +10,7 @@ Only types whose bounds order exactly like their values are compared (integers, 
 times, timestamps, decimals); floats (NaN), strings (writers' collations differ) and the
 rest always count as "may overlap", as does any missing or undecodable statistic.
 
->>> from icesql.metadata.manifest import DataFile
+>>> from icesql.spec.content_file import DataFile
 >>> from icesql.spec.types import IntegerType
 >>> from icesql.spec.values import to_bytes
 >>> def f(lo, hi, nulls):
@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from icesql.metadata.manifest import DataFile
+from icesql.spec.content_file import DataFile
 from icesql.spec.types import (
     DateType,
     DecimalType,

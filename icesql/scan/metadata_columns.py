@@ -26,9 +26,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icesql.errors import NotSupportedError
-from icesql.metadata.manifest import DataFile
 from icesql.metadata.table_metadata import TableMetadata
 from icesql.spec.arrow import to_arrow_scalar, type_to_arrow
+from icesql.spec.content_file import DataFile
 from icesql.spec.reserved import LAST_UPDATED_FIELD, ROW_ID_FIELD
 from icesql.spec.schema import Schema
 from icesql.spec.types import NestedField, StructType

@@ -13,11 +13,12 @@ import pyarrow as pa
 
 from icesql.catalog.table import Table
 from icesql.errors import NotSupportedError
-from icesql.metadata.manifest import DataFile, ManifestEntry
-from icesql.metadata.manifest_list import ManifestFile
+from icesql.metadata.manifest import ManifestEntry
 from icesql.metadata.table_metadata import Snapshot
 from icesql.scan.planner import ManifestCache
 from icesql.spec.arrow import to_arrow_array, type_to_arrow
+from icesql.spec.content_file import DataFile
+from icesql.spec.manifest_file import ManifestFile
 from icesql.spec.types import NestedField, StructType
 from icesql.spec.values import from_bytes
 

@@ -32,15 +32,12 @@ from icesql.expressions.projections import inclusive_projection
 from icesql.expressions.residuals import residual_evaluator
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
 from icesql.io import FileIO
-from icesql.metadata.manifest import (
-    EQUALITY_DELETES,
-    DataFile,
-    ManifestEntry,
-    read_manifest,
-)
-from icesql.metadata.manifest_list import ManifestFile, read_manifest_list
+from icesql.metadata.manifest import ManifestEntry, read_manifest
+from icesql.metadata.manifest_list import read_manifest_list
 from icesql.metadata.table_metadata import Snapshot, TableMetadata
 from icesql.scan.delete_index import attach_deletes
+from icesql.spec.content_file import EQUALITY_DELETES, DataFile
+from icesql.spec.manifest_file import ManifestFile
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema
 

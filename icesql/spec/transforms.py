@@ -13,7 +13,9 @@ Arrow array (``apply_arrow``), with identical results::
 
 Time transforms use floor division, so values before 1970 land in negative ordinals
 (1969-12-31 is day -1, month -1, year -1). Transforms the reader does not know parse as
-``UnknownTransform``: they round-trip through metadata but cannot be applied.
+``UnknownTransform``: they round-trip through metadata but cannot be applied. Projecting a
+predicate through a transform is the expressions' job
+(``icesql.expressions.transform_projections``), so the spec imports no expressions.
 """
 
 from __future__ import annotations
@@ -29,8 +31,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icesql.errors import NotSupportedError
-from icesql.expressions.tree import BooleanExpression, BoundPredicate, Operation, predicate
-from icesql.spec import _projection as P
 from icesql.spec.arrow import type_to_arrow
 from icesql.spec.types import (
     BinaryType,
@@ -87,7 +87,6 @@ _TIMESTAMPS = (TimestampType, TimestamptzType, TimestampNanoType, TimestamptzNan
 _NANOS = (TimestampNanoType, TimestamptzNanoType)
 _BUCKETABLE = _INT_LIKE + _NANOS + (DecimalType, StringType, UUIDType, FixedType, BinaryType)
 _UNORDERABLE = (VariantType, GeometryType, GeographyType)
-_STARTS = (Operation.STARTS_WITH, Operation.NOT_STARTS_WITH)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -179,18 +178,6 @@ class Transform:
         source column)."""
         return self == other
 
-    def project(self, name: str, pred: BoundPredicate) -> BooleanExpression | None:
-        """Inclusive projection of ``pred`` (on this transform's source column) onto the
-        partition field ``name``: if a row matches ``pred``, its partition value matches the
-        result. None when the partition value cannot narrow the rows (read as ``true``)."""
-        return None
-
-    def strict_project(self, name: str, pred: BoundPredicate) -> BooleanExpression | None:
-        """Strict projection: if a partition value matches the result, every row with that
-        partition value matches ``pred``. None when no partition value guarantees it (read
-        as ``false``)."""
-        return None
-
     @property
     def is_void(self) -> bool:
         return False
@@ -225,14 +212,6 @@ class Identity(Transform):
 
     def satisfies_order_of(self, other: Transform, source_type: IcebergType | None = None) -> bool:
         return other.preserves_order
-
-    def project(self, name: str, pred: BoundPredicate) -> BooleanExpression | None:
-        """The same predicate on the partition value, which is the source value (exact)."""
-        return P.remove_transform(name, pred)
-
-    def strict_project(self, name: str, pred: BoundPredicate) -> BooleanExpression | None:
-        """The same predicate on the partition value (exact)."""
-        return P.remove_transform(name, pred)
 
 
 @dataclass(frozen=True)
@@ -289,29 +268,6 @@ class Bucket(Transform):
 
     def to_human_string(self, source_type: IcebergType, value: Any) -> str:
         return "null" if value is None else str(value)
-
-    def project(self, name: str, pred: BoundPredicate) -> BooleanExpression | None:
-        """``x = v`` gives ``bucket = bucket(v)``, ``IN`` the set of buckets; hashing keeps
-        no order, so ranges and negations cannot be projected."""
-        t = pred.term.type
-        if pred.op.is_unary:
-            return P.keep_unary(name, pred)
-        if pred.op is Operation.EQ:
-            return predicate(pred.op, name, self.apply(t, pred.literal))
-        if pred.op is Operation.IN:
-            return P.transform_set(name, pred, lambda v: self.apply(t, v))
-        return None
-
-    def strict_project(self, name: str, pred: BoundPredicate) -> BooleanExpression | None:
-        """``x != v`` holds for a whole bucket other than ``bucket(v)``; likewise NOT IN."""
-        t = pred.term.type
-        if pred.op.is_unary:
-            return P.keep_unary(name, pred)
-        if pred.op is Operation.NOT_EQ:
-            return predicate(pred.op, name, self.apply(t, pred.literal))
-        if pred.op is Operation.NOT_IN:
-            return P.transform_set(name, pred, lambda v: self.apply(t, v))
-        return None
 
 
 @dataclass(frozen=True)
@@ -374,47 +330,6 @@ class Truncate(Transform):
             return other.width <= self.width
         return other.width % self.width == 0
 
-    def _step(self, source_type: IcebergType) -> Any:
-        if isinstance(source_type, DecimalType):
-            return Decimal(1).scaleb(-source_type.scale)
-        return 1
-
-    def project(self, name: str, pred: BoundPredicate) -> BooleanExpression | None:
-        """Numbers: comparisons through the floor to a multiple of W (``x < v`` gives
-        ``<= trunc(v - 1)``). Strings and binary: comparisons through the prefix; a string
-        prefix shorter than W stays a starts-with, one of exactly W becomes ``=``."""
-        t = pred.term.type
-        apply = lambda v: self.apply(t, v)  # noqa: E731
-        if pred.op.is_unary:
-            return P.keep_unary(name, pred)
-        if pred.op is Operation.IN:
-            return P.transform_set(name, pred, apply)
-        if pred.op.is_set:
-            return None  # NOT IN: a partition holds values inside and outside the set
-        if isinstance(t, StringType) and pred.op in _STARTS:
-            return P.project_starts_with(name, pred, self.width, strict=False)
-        if isinstance(t, StringType | BinaryType):
-            return P.truncate_array(name, pred, apply)
-        return P.truncate_ordered(name, pred, apply, self._step(t))
-
-    def strict_project(self, name: str, pred: BoundPredicate) -> BooleanExpression | None:
-        """Numbers: ``x < v`` holds for partitions ``< trunc(v)``, ``x <= v`` for partitions
-        ``< trunc(v + 1)``, ``x != v`` for partitions ``!= trunc(v)``. Strings and binary: a
-        prefix strictly below/above the cut literal decides the comparison."""
-        t = pred.term.type
-        apply = lambda v: self.apply(t, v)  # noqa: E731
-        if pred.op.is_unary:
-            return P.keep_unary(name, pred)
-        if pred.op is Operation.NOT_IN:
-            return P.transform_set(name, pred, apply)
-        if pred.op.is_set:
-            return None  # IN: neighbouring values share a partition
-        if isinstance(t, StringType) and pred.op in _STARTS:
-            return P.project_starts_with(name, pred, self.width, strict=True)
-        if isinstance(t, StringType | BinaryType):
-            return P.truncate_array_strict(name, pred, apply)
-        return P.truncate_ordered_strict(name, pred, apply, self._step(t))
-
 
 # --- time transforms ---------------------------------------------------------------------------
 
@@ -464,42 +379,6 @@ class _TimeTransform(Transform):
         if isinstance(other, _TimeTransform):
             return _GRANULARITY[self.name] <= _GRANULARITY[other.name]
         return False
-
-    def _is_identity_on(self, source_type: IcebergType) -> bool:
-        return isinstance(self, Day) and isinstance(source_type, DateType)
-
-    def project(self, name: str, pred: BoundPredicate) -> BooleanExpression | None:
-        """Comparisons through the (flooring, monotone) ordinal: ``ts < v`` gives
-        ``ordinal <= f(v - 1 unit)``, ``ts >= v`` gives ``ordinal >= f(v)``, IN the set of
-        ordinals. Negative ordinals are widened by one to also find files written by Iceberg
-        0.10 and earlier (see ``_projection.fix_inclusive_time``)."""
-        t = pred.term.type
-        apply = lambda v: self.apply(t, v)  # noqa: E731
-        if pred.op.is_unary:
-            return P.keep_unary(name, pred)
-        if pred.op is Operation.IN:
-            projected = P.transform_set(name, pred, apply)
-        elif pred.op.is_literal:
-            projected = P.truncate_ordered(name, pred, apply, 1)
-        else:
-            return None  # NOT IN: an ordinal holds values inside and outside the set
-        return projected if self._is_identity_on(t) else P.fix_inclusive_time(projected)
-
-    def strict_project(self, name: str, pred: BoundPredicate) -> BooleanExpression | None:
-        """``ts < v`` holds for ordinals ``< f(v)``, ``ts <= v`` for ``< f(v + 1 unit)``,
-        ``ts != v`` for ``!= f(v)``, NOT IN for the ordinals outside the set; narrowed for
-        pre-1970 values of old writers (``_projection.fix_strict_time``)."""
-        t = pred.term.type
-        apply = lambda v: self.apply(t, v)  # noqa: E731
-        if pred.op.is_unary:
-            return P.keep_unary(name, pred)
-        if pred.op is Operation.NOT_IN:
-            projected = P.transform_set(name, pred, apply)
-        elif pred.op.is_literal:
-            projected = P.truncate_ordered_strict(name, pred, apply, 1)
-        else:
-            return None  # IN: neighbouring values share an ordinal
-        return projected if self._is_identity_on(t) else P.fix_strict_time(projected)
 
     def _apply_arrow(self, source_type: IcebergType, array: pa.Array) -> pa.Array:
         days = _arrow_days(source_type, array)

@@ -45,9 +45,9 @@ from sqlglot import exp
 from icesql.catalog.table import Table
 from icesql.errors import CommitConflictError, NotSupportedError
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
-from icesql.metadata.manifest import EQUALITY_DELETES, POSITION_DELETES
 from icesql.scan.delete_loaders import DeleteLoader
 from icesql.scan.planner import FileScanTask, plan_scan
+from icesql.spec.content_file import EQUALITY_DELETES, POSITION_DELETES
 from icesql.sql.dialect import DIALECT
 from icesql.sql.predicates import exact_filter
 from icesql.statements.insert import target_table

@@ -21,7 +21,7 @@ from sqlglot import exp
 from icesql.catalog.base import CommitStateUnknownError
 from icesql.catalog.table import Table
 from icesql.errors import NoSuchTableError, NotSupportedError, ProgrammingError
-from icesql.metadata.manifest import DataFile
+from icesql.spec.content_file import DataFile
 from icesql.sql.translate import duckdb_errors
 from icesql.statements.assign import Assignment, arity_error
 from icesql.statements.names import name_parts, table_identifier

@@ -38,8 +38,8 @@ from sqlglot import exp
 from icesql.catalog.table import Table
 from icesql.errors import ProgrammingError
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression, and_, equal, is_nan, is_null
-from icesql.metadata.manifest import DataFile
 from icesql.spec.arrow import to_arrow_scalar
+from icesql.spec.content_file import DataFile
 from icesql.spec.schema import NestedField
 from icesql.spec.transforms import Identity
 from icesql.statements.partition_values import cast_partition_value, partition_text

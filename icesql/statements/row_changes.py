@@ -50,9 +50,9 @@ from sqlglot import exp
 from icesql.catalog.base import CommitStateUnknownError
 from icesql.catalog.table import Table
 from icesql.errors import InternalError, NotSupportedError
-from icesql.metadata.manifest import DataFile
 from icesql.scan.planner import FileScanTask
 from icesql.scan.source import TableScan
+from icesql.spec.content_file import DataFile
 from icesql.spec.schema import Schema
 from icesql.sql.translate import duckdb_errors
 from icesql.write.commit import commit

@@ -26,7 +26,7 @@ import pyarrow as pa
 
 from icesql.errors import InternalError, NotSupportedError
 from icesql.io import FileIO
-from icesql.metadata.manifest import DataFile
+from icesql.spec.content_file import DataFile
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.reserved import ROW_LINEAGE_FIELDS
 from icesql.spec.schema import Schema

@@ -36,16 +36,10 @@ from icesql.expressions.residuals import residual_evaluator
 from icesql.expressions.strict_metrics import strict_metrics_evaluator
 from icesql.expressions.tree import BooleanExpression
 from icesql.io import FileIO
-from icesql.metadata.manifest import (
-    DATA,
-    STATUS_DELETED,
-    STATUS_EXISTING,
-    DataFile,
-    ManifestEntry,
-    read_manifest,
-)
-from icesql.metadata.manifest_list import CONTENT_DATA, ManifestFile
+from icesql.metadata.manifest import STATUS_DELETED, STATUS_EXISTING, ManifestEntry, read_manifest
 from icesql.metadata.table_metadata import TableMetadata
+from icesql.spec.content_file import DATA, DataFile
+from icesql.spec.manifest_file import CONTENT_DATA, ManifestFile
 
 __all__ = ["FileKey", "ManifestFilter", "SplitFileError", "file_key", "rows_must_match"]
 

@@ -21,8 +21,8 @@ import pyarrow.parquet as pq
 
 from icesql.errors import OperationalError
 from icesql.io import FileIO
-from icesql.metadata.manifest import DATA, DataFile
 from icesql.spec.arrow import schema_to_arrow
+from icesql.spec.content_file import DATA, DataFile
 from icesql.spec.schema import Schema
 from icesql.spec.types import UnknownType
 from icesql.write.metrics import FileMetricsCollector, MetricsConfig

@@ -38,10 +38,10 @@ from pyroaring import BitMap64
 
 from icesql.catalog.table import Table
 from icesql.errors import InternalError
-from icesql.metadata.manifest import POSITION_DELETES, DataFile
 from icesql.metadata.puffin import write_deletion_vector_puffin
 from icesql.scan.delete_index import referenced_data_file
 from icesql.scan.delete_loaders import DeleteLoader
+from icesql.spec.content_file import POSITION_DELETES, DataFile
 from icesql.spec.reserved import FILE_PATH_FIELD_ID, POS_FIELD_ID, POSITION_DELETE_SCHEMA
 from icesql.write.metrics import FULL, MetricsConfig
 from icesql.write.parquet import ParquetDataWriter

@@ -32,22 +32,12 @@ from typing import Any
 from icesql.errors import InternalError
 from icesql.expressions.tree import BooleanExpression
 from icesql.io import FileIO
-from icesql.metadata.manifest import (
-    DATA,
-    STATUS_ADDED,
-    DataFile,
-    ManifestEntry,
-    write_manifest,
-)
-from icesql.metadata.manifest_list import (
-    CONTENT_DATA,
-    CONTENT_DELETES,
-    ManifestFile,
-    read_manifest_list,
-    write_manifest_list,
-)
+from icesql.metadata.manifest import STATUS_ADDED, ManifestEntry, write_manifest
+from icesql.metadata.manifest_list import read_manifest_list, write_manifest_list
 from icesql.metadata.snapshots import MAIN_BRANCH, Snapshot
 from icesql.metadata.table_metadata import TableMetadata
+from icesql.spec.content_file import DATA, DataFile
+from icesql.spec.manifest_file import CONTENT_DATA, CONTENT_DELETES, ManifestFile
 from icesql.write.manifest_filter import ManifestFilter, file_key
 from icesql.write.properties import TableProperties
 from icesql.write.summary import snapshot_summary

@@ -5,7 +5,7 @@ is the parent's total plus what was added minus what was removed. As in Java's
 ``SnapshotProducer``, a snapshot without a parent starts from zero, and a total the parent
 does not record is left out rather than guessed::
 
-    >>> from icesql.metadata.manifest import DataFile
+    >>> from icesql.spec.content_file import DataFile
     >>> f = DataFile(file_path="a.parquet", file_format="PARQUET", partition=(),
     ...              record_count=3, file_size_in_bytes=100)
     >>> s = snapshot_summary("append", added=[f], previous=None)
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from icesql.metadata.manifest import DATA, EQUALITY_DELETES, POSITION_DELETES, DataFile
+from icesql.spec.content_file import DATA, EQUALITY_DELETES, POSITION_DELETES, DataFile
 
 __all__ = ["ENGINE_NAME", "snapshot_summary"]
 

@@ -27,18 +27,12 @@ from dataclasses import dataclass, field
 from icesql.errors import CommitConflictError
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
 from icesql.io import FileIO
-from icesql.metadata.manifest import (
-    DATA,
-    EQUALITY_DELETES,
-    STATUS_ADDED,
-    STATUS_DELETED,
-    DataFile,
-    read_manifest,
-)
+from icesql.metadata.manifest import STATUS_ADDED, STATUS_DELETED, read_manifest
 from icesql.metadata.manifest_list import read_manifest_list
 from icesql.metadata.snapshots import MAIN_BRANCH, Snapshot
 from icesql.metadata.table_metadata import TableMetadata
 from icesql.scan.planner import file_filter
+from icesql.spec.content_file import DATA, EQUALITY_DELETES, DataFile
 
 __all__ = ["SERIALIZABLE", "SNAPSHOT", "Validation"]
 

@@ -15,6 +15,7 @@ MODULES = [
     "icesql.expressions.visitors",
     "icesql.expressions.evaluator",
     "icesql.expressions.projections",
+    "icesql.expressions.transform_projections",
     "icesql.expressions.inclusive_metrics",
     "icesql.expressions.strict_metrics",
     "icesql.sql.predicates",

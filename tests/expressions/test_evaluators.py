@@ -36,8 +36,8 @@ from icesql.expressions.tree import (
     or_,
     starts_with,
 )
-from icesql.metadata.manifest import DataFile
-from icesql.metadata.manifest_list import FieldSummary, ManifestFile
+from icesql.spec.content_file import DataFile
+from icesql.spec.manifest_file import FieldSummary, ManifestFile
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.transforms import Day, Identity

@@ -16,7 +16,6 @@ import pytest
 from icesql.expressions.projections import inclusive_projection, strict_projection
 from icesql.expressions.tree import (
     BooleanExpression,
-    Operation,
     and_,
     equal,
     greater_than,
@@ -32,7 +31,6 @@ from icesql.expressions.tree import (
     not_null,
     not_starts_with,
     or_,
-    predicate,
     starts_with,
 )
 from icesql.spec.partitioning import PartitionField, PartitionSpec
@@ -245,17 +243,3 @@ def test_and_or_combine_and_several_fields_on_one_column() -> None:
     assert str(strict_projection(schema, spec)(greater_than("ts", "2017-12-01 10:00:00"))) == (
         "(ts_day > 17501 OR ts_hour > 420034)"
     )
-
-
-def test_transform_methods_return_none_where_not_projectable() -> None:
-    from icesql.expressions.binding import bind
-    from icesql.spec.types import NestedField
-
-    schema = Schema((NestedField(1, "x", INT),))
-    bound = bind(schema, less_than("x", 5))
-    assert Bucket(4).project("p", bound) is None
-    assert Bucket(4).strict_project("p", bound) is None
-    assert Void().project("p", bound) is None
-    assert str(Identity().project("p", bound)) == "p < 5"
-    assert Truncate(10).strict_project("p", bind(schema, equal("x", 5))) is None
-    assert predicate(Operation.IS_NULL, "p") == Truncate(10).project("p", bind(schema, is_null("x")))

@@ -11,9 +11,9 @@ from __future__ import annotations
 from spark_support import assert_same_rows
 
 import icesql
-from icesql.metadata.manifest import POSITION_DELETES, DataFile
 from icesql.metadata.puffin import write_deletion_vector_puffin
 from icesql.scan.planner import plan_files
+from icesql.spec.content_file import POSITION_DELETES, DataFile
 from icesql.write.commit import commit
 from icesql.write.snapshot import Change, operation_for
 

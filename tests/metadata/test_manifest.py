@@ -17,21 +17,15 @@ from hypothesis import strategies as st
 from icesql.errors import CorruptFileError, InternalError
 from icesql.io import FileIO
 from icesql.metadata._avro import read_header
-from icesql.metadata.manifest import (
-    DataFile,
-    ManifestEntry,
-    open_manifest,
-    read_manifest,
-    write_manifest,
-)
+from icesql.metadata.manifest import ManifestEntry, open_manifest, read_manifest, write_manifest
 from icesql.metadata.manifest_list import (
-    FieldSummary,
-    ManifestFile,
     manifest_list_schema,
     read_manifest_list,
     write_manifest_list,
 )
 from icesql.metadata.snapshots import Snapshot
+from icesql.spec.content_file import DataFile
+from icesql.spec.manifest_file import FieldSummary, ManifestFile
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.types import DateType, DecimalType, IntegerType, UUIDType

@@ -21,11 +21,13 @@ import pytest
 
 from icesql.io import FileIO
 from icesql.metadata.builder import new_table_metadata
-from icesql.metadata.manifest import DataFile, ManifestEntry, write_manifest
-from icesql.metadata.manifest_list import ManifestFile, write_manifest_list
+from icesql.metadata.manifest import ManifestEntry, write_manifest
+from icesql.metadata.manifest_list import write_manifest_list
 from icesql.metadata.snapshots import Snapshot, SnapshotRef
 from icesql.metadata.table_metadata import TableMetadata
 from icesql.spec.arrow import schema_to_arrow, to_arrow_array
+from icesql.spec.content_file import DataFile
+from icesql.spec.manifest_file import ManifestFile
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.types import DoubleType, FloatType, PrimitiveType, UUIDType

@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from icesql.io import FileIO
-from icesql.metadata.manifest import EQUALITY_DELETES, POSITION_DELETES, DataFile
 from icesql.metadata.puffin import write_deletion_vector_puffin
 from icesql.scan.apply_deletes import DeleteApplier
 from icesql.scan.delete_loaders import DeleteLoader
 from icesql.scan.reader import ReadContext
+from icesql.spec.content_file import EQUALITY_DELETES, POSITION_DELETES, DataFile
 from icesql.spec.schema import Schema
 from icesql.spec.types import IntegerType, NestedField
 

@@ -9,14 +9,7 @@ import pytest
 
 import icesql
 from icesql.io import FileIO
-from icesql.metadata.manifest import (
-    DATA,
-    EQUALITY_DELETES,
-    POSITION_DELETES,
-    STATUS_ADDED,
-    DataFile,
-    ManifestEntry,
-)
+from icesql.metadata.manifest import STATUS_ADDED, ManifestEntry
 from icesql.scan.apply_deletes import EqualityDeletes, position_keep_mask
 from icesql.scan.delete_index import (
     FILE_PATH_FIELD_ID,
@@ -24,6 +17,7 @@ from icesql.scan.delete_index import (
     referenced_data_file,
 )
 from icesql.scan.delete_loaders import DeleteLoader
+from icesql.spec.content_file import DATA, EQUALITY_DELETES, POSITION_DELETES, DataFile
 from icesql.spec.types import DoubleType, IntegerType, NestedField, StringType
 
 PARTITIONED, UNPARTITIONED = 0, 1

@@ -8,8 +8,8 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from icesql.metadata.manifest import EQUALITY_DELETES, DataFile
 from icesql.scan.equality_metrics import may_delete_from, may_meet
+from icesql.spec.content_file import EQUALITY_DELETES, DataFile
 from icesql.spec.types import DecimalType, DoubleType, IntegerType, LongType, StringType
 from icesql.spec.values import to_bytes
 

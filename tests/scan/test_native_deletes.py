@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import icesql
-from icesql.metadata.manifest import DataFile
 from icesql.scan import native_deletes, native_read
 from icesql.scan.apply_deletes import background_pool
+from icesql.spec.content_file import DataFile
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.transforms import parse_transform

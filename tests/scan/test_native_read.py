@@ -17,11 +17,11 @@ import pyarrow.parquet as pq
 import pytest
 
 import icesql
-from icesql.metadata.manifest import DataFile
 from icesql.scan.native_read import default_literal, duckdb_type
 from icesql.scan.source import NAME_MAPPING_PROPERTY, TableScan
 from icesql.scan.time_travel import select_version
 from icesql.spec.arrow import schema_to_arrow, type_to_arrow
+from icesql.spec.content_file import DataFile
 from icesql.spec.name_mapping import create_mapping_from_schema
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema

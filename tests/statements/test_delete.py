@@ -12,8 +12,8 @@ from table_support import append_before_commit, last_snapshot, metadata_version,
 
 import icesql
 from icesql.errors import CommitConflictError
-from icesql.metadata.manifest import DATA
 from icesql.scan.planner import plan_files
+from icesql.spec.content_file import DATA
 from icesql.statements.row_changes import (
     RowChanges,
     iter_batches,

@@ -147,19 +147,11 @@ def test_previous_versions_max_bounds_the_metadata_log(con):
 def test_appends_keep_existing_delete_manifests(con, tmp_path):
     """An append must carry the parent's delete manifests forward unchanged (a Spark
     merge-on-read DELETE may have written them); written here by hand for a unit test."""
-    from icesql.metadata.manifest import (
-        POSITION_DELETES,
-        STATUS_ADDED,
-        DataFile,
-        ManifestEntry,
-        write_manifest,
-    )
-    from icesql.metadata.manifest_list import (
-        CONTENT_DELETES,
-        read_manifest_list,
-        write_manifest_list,
-    )
+    from icesql.metadata.manifest import STATUS_ADDED, ManifestEntry, write_manifest
+    from icesql.metadata.manifest_list import read_manifest_list, write_manifest_list
     from icesql.metadata.snapshots import Snapshot
+    from icesql.spec.content_file import POSITION_DELETES, DataFile
+    from icesql.spec.manifest_file import CONTENT_DELETES
 
     con.execute("CREATE TABLE db.t (id BIGINT) USING iceberg")
     con.execute("INSERT INTO db.t VALUES (1), (2)")

@@ -9,9 +9,11 @@ from deletes_support import deletion_vector
 
 import icesql
 from icesql.expressions.tree import ALWAYS_TRUE, equal
-from icesql.metadata.manifest import POSITION_DELETES, STATUS_DELETED, DataFile, read_manifest
-from icesql.metadata.manifest_list import CONTENT_DELETES, read_manifest_list
+from icesql.metadata.manifest import STATUS_DELETED, read_manifest
+from icesql.metadata.manifest_list import read_manifest_list
 from icesql.scan.planner import plan_files
+from icesql.spec.content_file import POSITION_DELETES, DataFile
+from icesql.spec.manifest_file import CONTENT_DELETES
 from icesql.write.commit import commit
 from icesql.write.snapshot import Change
 

@@ -10,10 +10,10 @@ from pyroaring import BitMap64
 
 import icesql
 from icesql.errors import InternalError
-from icesql.metadata.manifest import POSITION_DELETES, DataFile
 from icesql.metadata.puffin import read_deletion_vector, read_puffin_footer
 from icesql.scan.delete_loaders import DeleteLoader
 from icesql.scan.planner import plan_files
+from icesql.spec.content_file import POSITION_DELETES, DataFile
 from icesql.spec.reserved import FILE_PATH_FIELD_ID, POS_FIELD_ID
 from icesql.spec.types import LongType, StringType
 from icesql.spec.values import from_bytes

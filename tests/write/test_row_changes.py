@@ -7,16 +7,11 @@ import pytest
 import icesql
 from icesql.errors import CommitConflictError
 from icesql.expressions.tree import equal
-from icesql.metadata.manifest import (
-    POSITION_DELETES,
-    STATUS_DELETED,
-    STATUS_EXISTING,
-    DataFile,
-    read_manifest,
-)
+from icesql.metadata.manifest import STATUS_DELETED, STATUS_EXISTING, read_manifest
 from icesql.metadata.manifest_list import read_manifest_list
 from icesql.metadata.puffin import write_deletion_vector_puffin
 from icesql.scan.planner import plan_files
+from icesql.spec.content_file import POSITION_DELETES, DataFile
 from icesql.write.commit import commit
 from icesql.write.snapshot import Change, operation_for
 from icesql.write.validation import SNAPSHOT, Validation

@@ -1,6 +1,16 @@
-"""icesql: Spark SQL over Apache Iceberg tables, embedded in Python (PEP 249)."""
+"""icesql: Spark SQL over Apache Iceberg tables, embedded in Python (PEP 249).
 
-from icesql.dbapi import Connection, Cursor, connect
+The root is lazy (PEP 562): ``connect``, ``Connection``, ``Cursor`` and the PEP 249 type
+objects load the engine (DuckDB, sqlglot, pyarrow) on first use, so importing a light
+submodule such as ``icesql.spec.types`` stays cheap. The exceptions are plain classes and
+load at once.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from icesql.errors import (
     CommitConflictError,
     DatabaseError,
@@ -14,26 +24,43 @@ from icesql.errors import (
     ProgrammingError,
     Warning,
 )
-from icesql.types import (
-    BINARY,
-    DATETIME,
-    NUMBER,
-    ROWID,
-    STRING,
-    Binary,
-    Date,
-    DateFromTicks,
-    Time,
-    TimeFromTicks,
-    Timestamp,
-    TimestampFromTicks,
-)
+
+if TYPE_CHECKING:
+    from icesql.dbapi import Connection, Cursor, connect
+    from icesql.types import (
+        BINARY,
+        DATETIME,
+        NUMBER,
+        ROWID,
+        STRING,
+        Binary,
+        Date,
+        DateFromTicks,
+        Time,
+        TimeFromTicks,
+        Timestamp,
+        TimestampFromTicks,
+    )
 
 apilevel = "2.0"
 threadsafety = 1
 paramstyle = "qmark"
 
 __version__ = "0.1.0"
+
+# name -> the module that defines it, imported on first access
+_LAZY = {
+    "Connection": "icesql.dbapi",
+    "Cursor": "icesql.dbapi",
+    "connect": "icesql.dbapi",
+    **{
+        name: "icesql.types"
+        for name in (
+            "BINARY", "DATETIME", "NUMBER", "ROWID", "STRING", "Binary", "Date",
+            "DateFromTicks", "Time", "TimeFromTicks", "Timestamp", "TimestampFromTicks",
+        )
+    },
+}
 
 __all__ = [
     "BINARY",
@@ -66,3 +93,17 @@ __all__ = [
     "paramstyle",
     "threadsafety",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a lazy public name from its module and keep it on the package."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'icesql' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

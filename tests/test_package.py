@@ -1,0 +1,53 @@
+"""The package root: every PEP 249 name is there, and importing it (or a light submodule)
+loads no engine. Imports are measured in a fresh interpreter, since this one has loaded
+everything already."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import icesql
+
+HEAVY = ("duckdb", "sqlglot", "pyarrow")
+
+
+def _loaded_after(statement: str) -> list[str]:
+    """The heavy libraries a fresh interpreter has loaded after running ``statement``."""
+    report = f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
+    code = f"{statement}\nimport json, sys\n{report}"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize("statement", [
+    "import icesql",
+    "import icesql.spec.types",
+    "import icesql.spec.schema",
+    "import icesql.expressions.tree",
+    "from icesql import Error, ProgrammingError, apilevel",
+])
+def test_light_imports_load_no_engine(statement: str) -> None:
+    assert _loaded_after(statement) == []
+
+
+def test_lazy_names_load_on_first_use() -> None:
+    assert "duckdb" in _loaded_after("import icesql; icesql.connect")
+
+
+def test_every_public_name_resolves_and_is_listed() -> None:
+    for name in icesql.__all__:
+        assert getattr(icesql, name) is not None, name
+    assert set(icesql.__all__) <= set(dir(icesql))
+    assert icesql.Cursor.__module__ == "icesql.dbapi"
+    assert icesql.STRING == "STRING" and icesql.NUMBER == "DECIMAL(9,2)"
+    assert issubclass(icesql.CommitConflictError, icesql.OperationalError)
+
+
+def test_unknown_attribute_raises_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="no attribute 'connnect'"):
+        icesql.connnect  # noqa: B018

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from icesql._version import __version__ as __version__
 from icesql.errors import (
     CommitConflictError,
     DatabaseError,
@@ -45,8 +46,6 @@ if TYPE_CHECKING:
 apilevel = "2.0"
 threadsafety = 1
 paramstyle = "qmark"
-
-__version__ = "0.1.0"
 
 # name -> the module that defines it, imported on first access
 _LAZY = {

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from icesql._version import __version__
 from icesql.spec.content_file import DATA, EQUALITY_DELETES, POSITION_DELETES, DataFile
 
 __all__ = ["ENGINE_NAME", "snapshot_summary"]
@@ -32,12 +33,6 @@ _TOTALS = (
     ("total-position-deletes", "added-position-deletes", "removed-position-deletes"),
     ("total-equality-deletes", "added-equality-deletes", "removed-equality-deletes"),
 )
-
-
-def _engine_version() -> str:
-    from icesql import __version__
-
-    return __version__
 
 
 def _file_counts(files: Iterable[DataFile], prefix: str, removed: bool) -> dict[str, int]:
@@ -110,7 +105,7 @@ def snapshot_summary(
         if value >= 0:
             out[total] = str(value)
     out["engine-name"] = ENGINE_NAME
-    out["engine-version"] = _engine_version()
+    out["engine-version"] = __version__
     if extra:
         out.update(extra)
     return out

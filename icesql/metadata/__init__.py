@@ -3,8 +3,10 @@
 * ``table_metadata`` — the ``*.metadata.json`` document (v1-v3), views over its JSON;
   ``snapshots`` / ``statistics`` hold the small objects inside it; ``builder`` makes the
   next version.
-* ``manifest_list`` — a snapshot's list of manifests (``ManifestFile`` rows).
-* ``manifest`` — the data/delete file entries of one manifest, with inheritance applied.
+* ``manifest_list`` — a snapshot's list of manifests (``ManifestFile`` rows, modelled in
+  ``icesql.spec.manifest_file``).
+* ``manifest`` — the data/delete file entries of one manifest (``DataFile``, modelled in
+  ``icesql.spec.content_file``), with inheritance applied.
 * ``puffin`` — Puffin footers and ``deletion-vector-v1`` blobs.
 
 Format code only: no planning, no SQL. Damaged files raise ``CorruptFileError`` naming the

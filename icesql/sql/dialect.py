@@ -2,10 +2,12 @@
 
 sqlglot already knows ``VERSION AS OF`` / ``TIMESTAMP AS OF`` / ``FOR SYSTEM_TIME AS OF``;
 this dialect adds what Iceberg users also write and sqlglot does not parse
-(``FOR SYSTEM_VERSION AS OF``), the Iceberg type names ``FIXED(L)`` and ``TIMESTAMP_NS``, and
-hands every ``ALTER TABLE`` (and ``SHOW``) on as a ``Command`` for ``icesql.sql.extensions``
-to parse with one grammar, and ``SET`` / ``RESET`` as a ``Command`` holding their raw text. Parse errors become ``ProgrammingError`` naming the line and
-column of the user's own text.
+(``FOR SYSTEM_VERSION AS OF``), the Iceberg type names ``FIXED(L)`` and ``TIMESTAMP_NS``,
+every ``ALTER TABLE`` form (Iceberg's SQL extensions such as ``ADD PARTITION FIELD`` and
+``WRITE ORDERED BY`` included) and ``SHOW``, each a phrase in an entry table of the parser
+(``ALTER_TABLE_PARSERS``, ``SHOW_PARSERS``) that builds a typed node of
+``icesql.sql.nodes``; ``SET`` / ``RESET`` stay a ``Command`` holding their raw text. Parse
+errors become ``ProgrammingError`` naming the line and column of the user's own text.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 from icesql.errors import NotSupportedError, ProgrammingError
+from icesql.sql import nodes
+from icesql.sql.extensions import ExtensionsParser
 from icesql.sql.spark.time_formats import spark_to_strftime
 
 # meta keys the parser leaves for icesql.sql.names: a function's name and arguments as written,
@@ -55,8 +59,10 @@ class IcebergSpark(Spark):
             "TIMESTAMP_NS": TokenType.TIMESTAMP_NS,
             "RESET": TokenType.COMMAND,  # RESET [key]: the rest of the text is the key
         }
+        # SHOW is parsed (SHOW_PARSERS), so its words are tokens, not one Command string
+        COMMANDS = Spark.Tokenizer.COMMANDS - {TokenType.SHOW}
 
-    class Parser(Spark.Parser):
+    class Parser(ExtensionsParser):
         VERSION_PHRASES = {
             ("FOR", "SYSTEM_VERSION"): "VERSION",
             **Spark.Parser.VERSION_PHRASES,
@@ -65,6 +71,42 @@ class IcebergSpark(Spark):
             **Spark.Parser.STATEMENT_PARSERS,
             # SET key = value keeps its raw text, as Spark reads it (icesql.statements.settings)
             TokenType.SET: lambda self: self._parse_as_command(self._prev),
+            TokenType.SHOW: lambda self: self._parse_show(),
+        }
+        # ALTER TABLE t <phrase> ...: tried in order (so ALTER COLUMN before ALTER); sqlglot's
+        # ALTER_PARSERS keep serving the other ALTER statements
+        ALTER_TABLE_PARSERS = {
+            # Iceberg's SQL extensions
+            "ADD PARTITION FIELD": lambda self: self._parse_add_partition_field(),
+            "DROP PARTITION FIELD": lambda self: self._parse_drop_partition_field(),
+            "REPLACE PARTITION FIELD": lambda self: self._parse_replace_partition_field(),
+            "WRITE": lambda self: self._parse_write_order(),
+            "SET IDENTIFIER FIELDS": lambda self: self._parse_identifier_fields(nodes.SetIdentifierFields),
+            "DROP IDENTIFIER FIELDS": lambda self: self._parse_identifier_fields(nodes.DropIdentifierFields),
+            # Spark's own
+            "ADD COLUMNS": lambda self: self._parse_add_columns(),
+            "ADD COLUMN": lambda self: self._parse_add_columns(),
+            "DROP COLUMNS": lambda self: self._parse_drop_columns(),
+            "DROP COLUMN": lambda self: self._parse_drop_columns(),
+            "RENAME COLUMN": lambda self: self._parse_rename_column(),
+            "RENAME TO": lambda self: self._parse_rename_table(),
+            "ALTER COLUMN": lambda self: self._parse_alter_column(),
+            "ALTER": lambda self: self._parse_alter_column(),
+            "CHANGE COLUMN": lambda self: self._parse_alter_column(),
+            "SET TBLPROPERTIES": lambda self: self._parse_set_table_properties(),
+            "UNSET TBLPROPERTIES": lambda self: self._parse_unset_table_properties(),
+        }
+        SHOW_PARSERS = {
+            "NAMESPACES": lambda self: self._parse_show_in(nodes.ShowNamespaces),
+            "DATABASES": lambda self: self._parse_show_in(nodes.ShowNamespaces),
+            "SCHEMAS": lambda self: self._parse_show_in(nodes.ShowNamespaces),
+            "TABLES": lambda self: self._parse_show_in(nodes.ShowTables),
+            "CREATE TABLE": lambda self: self._parse_show_create_table(),
+            "TBLPROPERTIES": lambda self: self._parse_show_table_properties(),
+        }
+        EXPRESSION_PARSERS = {
+            **Spark.Parser.EXPRESSION_PARSERS,
+            nodes.TransformTerm: lambda self: self._parse_partition_term(),
         }
         COLUMN_OPERATORS = {
             **Spark.Parser.COLUMN_OPERATORS,
@@ -76,11 +118,22 @@ class IcebergSpark(Spark):
         }
 
         def _parse_alter(self) -> exp.Expr:
-            # every ALTER TABLE goes to icesql.sql.extensions, one grammar for the family
+            # every ALTER TABLE goes through ALTER_TABLE_PARSERS, one grammar for the family
             # (sqlglot parses only some of its forms and degrades Iceberg's to a Command)
             if self._curr is not None and self._curr.token_type == TokenType.TABLE:
-                return self._parse_as_command(self._prev)
-            return super()._parse_alter()
+                return self._parse_alter_table_action(self.ALTER_TABLE_PARSERS)
+            index = self._index
+            statement = super()._parse_alter()
+            if isinstance(statement, exp.Command):  # not an ALTER sqlglot knows either
+                self._retreat(index)
+                raise self._syntax_error("TABLE")
+            return statement
+
+        def _parse_show(self) -> exp.Expr:
+            entry = self._find_phrase(self.SHOW_PARSERS)
+            if entry is None:
+                self._refuse_show()
+            return entry(self)  # type: ignore[misc]
 
         def validate_expression(self, expression, args=None):  # noqa: ANN001, ANN201 - sqlglot's
             if args is not None:
@@ -124,8 +177,8 @@ class IcebergSpark(Spark):
             return node
 
         def _warn_unsupported(self) -> None:
-            # Commands (ALTER TABLE, SHOW ...) are parsed by icesql.sql.extensions, which
-            # reports its own errors; sqlglot's fallback warning would only be noise
+            # the Commands left (SET, RESET, EXPLAIN, CALL ...) are read or refused by their
+            # handlers; sqlglot's fallback warning would only be noise
             pass
 
         def _positioned_placeholder(self) -> exp.Placeholder:
@@ -173,6 +226,25 @@ def number_parameters(statement: exp.Expr) -> int:
     for i, node in enumerate(marks):
         node.meta["icesql_param"] = i
     return len(marks)
+
+
+def parse_term(text: str) -> nodes.Term:
+    """One transform term (``bucket(16, id)``, ``days(ts)``, ``st.a``), e.g. from the text
+    of a ``PARTITIONED BY`` item sqlglot parsed."""
+    try:
+        (transform,) = DIALECT.parser().parse_into(nodes.TransformTerm, DIALECT.tokenize(text), text)
+    except ParseError as e:
+        raise ProgrammingError(_describe_parse_error(text, e)) from None
+    except TokenError as e:
+        raise ProgrammingError(f"syntax error: {e}") from None
+    return transform.term  # type: ignore[union-attr]
+
+
+def command_parts(node: exp.Command) -> tuple[str, str]:
+    """The first word and the rest of a sqlglot ``Command``'s text."""
+    rest = node.args.get("expression")
+    text = rest.name if isinstance(rest, exp.Expr) else str(rest or "")
+    return str(node.this), text
 
 
 def parse_one(sql: str) -> exp.Expr:

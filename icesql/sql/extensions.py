@@ -1,202 +1,29 @@
-"""The statements sqlglot leaves as an opaque ``Command``: ``ALTER TABLE`` and ``SHOW``.
+"""The parse methods behind the ``ALTER TABLE`` and ``SHOW`` entries of icesql's dialect.
 
-The dialect hands every ``ALTER TABLE`` here (Iceberg's SQL extensions such as
-``ADD PARTITION FIELD`` and ``WRITE ORDERED BY`` included), so one grammar covers the
-family; ``grammar/alter_table.ebnf`` and ``grammar/show.ebnf`` are its written form. The
-parser is a small recursive descent over sqlglot's tokens and returns frozen dataclasses::
+``IcebergSpark.Parser`` (``icesql.sql.dialect``) routes ``ALTER TABLE t <phrase>`` through its
+``ALTER_TABLE_PARSERS`` table and ``SHOW <phrase>`` through ``SHOW_PARSERS``; each entry
+calls one method here, which reads on from sqlglot's own token cursor and returns a typed
+node of ``icesql.sql.nodes``. ``grammar/alter_table.ebnf`` and ``grammar/show.ebnf`` are the
+written form. Column types are read by sqlglot's type parser, as in ``CREATE TABLE``.
 
-    >>> parse_command("ALTER", "TABLE db.t ADD PARTITION FIELD bucket(16, id) AS shard")
-    AddPartitionField(table=('db', 't'), term=Term(transform='bucket[16]', column=('id',)), name='shard')
-
-Column types are parsed by sqlglot (``exp.DataType``), so ``ADD COLUMN c STRUCT<a: INT>``
-means what it means in ``CREATE TABLE``. Errors are ``ProgrammingError`` naming the column
-of the statement where parsing stopped.
+Spark refuses what it cannot parse, and so do we: a syntax error is a ``ProgrammingError``
+naming the token where parsing stopped, its line and column, and what was expected.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 
 from sqlglot import exp
-from sqlglot.errors import ParseError, TokenError
+from sqlglot.dialects.spark import Spark
 from sqlglot.tokens import Token, TokenType
 
 from icesql.errors import NotSupportedError, ProgrammingError
+from icesql.sql import nodes
 
-__all__ = [
-    "AddColumn",
-    "AddColumns",
-    "AddPartitionField",
-    "AlterColumn",
-    "DropColumns",
-    "DropIdentifierFields",
-    "DropPartitionField",
-    "RenameColumn",
-    "RenameTable",
-    "ReplacePartitionField",
-    "SetIdentifierFields",
-    "SetTableProperties",
-    "ShowCreateTable",
-    "ShowNamespaces",
-    "ShowTables",
-    "ShowTableProperties",
-    "SortTerm",
-    "Term",
-    "UnsetTableProperties",
-    "WriteDistributionAndOrdering",
-    "parse_command",
-]
+__all__ = ["ExtensionsParser"]
 
-Name = tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Term:
-    """A column and the transform applied to it (spec transform text, e.g. ``bucket[16]``)."""
-
-    transform: str
-    column: Name
-
-
-@dataclass(frozen=True)
-class SortTerm:
-    term: Term
-    direction: str = "asc"
-    null_order: str | None = None  # None: the direction's default
-
-
-@dataclass(frozen=True)
-class Position:
-    """``FIRST`` (after is None) or ``AFTER <column>``."""
-
-    after: str | None = None
-
-
-@dataclass(frozen=True)
-class AddColumn:
-    path: Name
-    type: exp.DataType = field(compare=False)
-    not_null: bool = False
-    comment: str | None = None
-    position: Position | None = None
-
-
-@dataclass(frozen=True)
-class AddColumns:
-    table: Name
-    columns: tuple[AddColumn, ...]
-
-
-@dataclass(frozen=True)
-class DropColumns:
-    table: Name
-    paths: tuple[Name, ...]
-    if_exists: bool = False
-
-
-@dataclass(frozen=True)
-class RenameColumn:
-    table: Name
-    path: Name
-    new_name: str
-
-
-@dataclass(frozen=True)
-class AlterColumn:
-    table: Name
-    path: Name
-    type: exp.DataType | None = field(default=None, compare=False)
-    comment: str | None = None
-    drop_not_null: bool = False
-    set_not_null: bool = False
-    position: Position | None = None
-
-
-@dataclass(frozen=True)
-class SetTableProperties:
-    table: Name
-    properties: tuple[tuple[str, str], ...]
-
-
-@dataclass(frozen=True)
-class UnsetTableProperties:
-    table: Name
-    keys: tuple[str, ...]
-    if_exists: bool = False
-
-
-@dataclass(frozen=True)
-class RenameTable:
-    table: Name
-    new_name: Name
-
-
-@dataclass(frozen=True)
-class AddPartitionField:
-    table: Name
-    term: Term
-    name: str | None = None
-
-
-@dataclass(frozen=True)
-class DropPartitionField:
-    table: Name
-    term: Term | None = None
-    name: str | None = None  # a bare identifier may name a field or an identity column
-
-
-@dataclass(frozen=True)
-class ReplacePartitionField:
-    table: Name
-    old: DropPartitionField
-    term: Term
-    name: str | None = None
-
-
-@dataclass(frozen=True)
-class WriteDistributionAndOrdering:
-    """``distribution`` is the ``write.distribution-mode`` to set (None: leave it)."""
-
-    table: Name
-    distribution: str | None
-    order: tuple[SortTerm, ...]
-
-
-@dataclass(frozen=True)
-class SetIdentifierFields:
-    table: Name
-    paths: tuple[Name, ...]
-
-
-@dataclass(frozen=True)
-class DropIdentifierFields:
-    table: Name
-    paths: tuple[Name, ...]
-
-
-@dataclass(frozen=True)
-class ShowNamespaces:
-    parent: Name | None = None
-    pattern: str | None = None
-
-
-@dataclass(frozen=True)
-class ShowTables:
-    namespace: Name | None = None
-    pattern: str | None = None
-
-
-@dataclass(frozen=True)
-class ShowCreateTable:
-    table: Name
-
-
-@dataclass(frozen=True)
-class ShowTableProperties:
-    table: Name
-    key: str | None = None
-
-
+# Spark's transform names (and Iceberg's singular aliases) -> spec transform names
 _TRANSFORMS = {
     "identity": "identity",
     "bucket": "bucket",
@@ -214,413 +41,6 @@ _TRANSFORMS = {
     "void": "void",
 }
 
-
-def parse_command(keyword: str, text: str) -> object:
-    """Parse a ``Command`` (``keyword`` is its first word, ``text`` the rest)."""
-    try:
-        return _Parser(keyword.upper(), text).statement()
-    except TokenError as e:
-        raise ProgrammingError(f"syntax error in {keyword} statement: {e}") from None
-
-
-def command_parts(node: exp.Command) -> tuple[str, str]:
-    """The first word and the rest of a sqlglot ``Command``'s text."""
-    rest = node.args.get("expression")
-    text = rest.name if isinstance(rest, exp.Expr) else str(rest or "")
-    return str(node.this), text
-
-
-class _Parser:
-    def __init__(self, keyword: str, text: str):
-        from icesql.sql.dialect import DIALECT
-
-        self.keyword = keyword
-        self.text = text
-        self.dialect = DIALECT
-        self.tokens: list[Token] = [t for t in DIALECT.tokenize(text) if t.token_type != TokenType.SEMICOLON]
-        self.pos = 0
-
-    # --- token helpers ---------------------------------------------------------------------
-
-    @property
-    def current(self) -> Token | None:
-        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
-
-    def error(self, expected: str) -> ProgrammingError:
-        tok = self.current
-        where = f"near '{tok.text}' (column {tok.start + len(self.keyword) + 2})" if tok else "at the end"
-        return ProgrammingError(
-            f"syntax error in {self.keyword} statement {where}: expected {expected}\n"
-            f"  {self.keyword} {self.text.strip()}"
-        )
-
-    def peek_word(self, offset: int = 0) -> str | None:
-        i = self.pos + offset
-        if i >= len(self.tokens):
-            return None
-        tok = self.tokens[i]
-        if tok.token_type in (TokenType.STRING, TokenType.IDENTIFIER):
-            return None
-        return tok.text.upper()
-
-    def match(self, *words: str) -> bool:
-        """Consume ``words`` if the next tokens are exactly these keywords."""
-        for i, w in enumerate(words):
-            if self.peek_word(i) != w:
-                return False
-        self.pos += len(words)
-        return True
-
-    def expect(self, *words: str) -> None:
-        if not self.match(*words):
-            raise self.error(" ".join(words))
-
-    def match_type(self, token_type: TokenType) -> Token | None:
-        tok = self.current
-        if tok is not None and tok.token_type == token_type:
-            self.pos += 1
-            return tok
-        return None
-
-    def expect_type(self, token_type: TokenType, what: str) -> Token:
-        tok = self.match_type(token_type)
-        if tok is None:
-            raise self.error(what)
-        return tok
-
-    def identifier(self) -> str:
-        tok = self.current
-        if tok is None or tok.token_type in _PUNCTUATION or tok.token_type in (
-            TokenType.STRING,
-            TokenType.NUMBER,
-        ):
-            raise self.error("a name")
-        self.pos += 1
-        return tok.text
-
-    def name(self) -> Name:
-        parts = [self.identifier()]
-        while self.match_type(TokenType.DOT):
-            parts.append(self.identifier())
-        return tuple(parts)
-
-    def string(self) -> str:
-        return self.expect_type(TokenType.STRING, "a quoted string").text
-
-    def number(self) -> int:
-        tok = self.expect_type(TokenType.NUMBER, "a number")
-        try:
-            return int(tok.text)
-        except ValueError:
-            raise self.error("an integer") from None
-
-    def end(self) -> None:
-        if self.current is not None:
-            raise self.error("the end of the statement")
-
-    def data_type(self) -> exp.DataType:
-        """A Spark SQL type, handed to sqlglot: scan to the end of ``NAME(...)<...>``."""
-        tok = self.current
-        if tok is None:
-            raise self.error("a type")
-        start = tok.start
-        i = start
-        text = self.text
-        while i < len(text) and (text[i].isalnum() or text[i] == "_"):
-            i += 1
-        for opener, closer in (("(", ")"), ("<", ">")):
-            j = i
-            while j < len(text) and text[j].isspace():
-                j += 1
-            if j < len(text) and text[j] == opener:
-                i = _skip_balanced(text, j, opener, closer)
-        while self.current is not None and self.current.start < i:
-            self.pos += 1
-        try:
-            return exp.DataType.build(text[start:i], dialect=self.dialect)
-        except (ParseError, ValueError):
-            raise ProgrammingError(f"invalid type {text[start:i]!r} in {self.keyword} statement") from None
-
-    # --- statements ------------------------------------------------------------------------
-
-    def statement(self) -> object:
-        if self.keyword == "SHOW":
-            return self.show()
-        if self.keyword == "ALTER":
-            self.expect("TABLE")
-            table = self.name()
-            return self.alter_table(table)
-        raise NotSupportedError(f"{self.keyword} statements are not supported")
-
-    def show(self) -> object:
-        if self.match("NAMESPACES") or self.match("DATABASES") or self.match("SCHEMAS"):
-            parent = self.name() if (self.match("IN") or self.match("FROM")) else None
-            return ShowNamespaces(parent, self.pattern())
-        if self.match("TABLES"):
-            namespace = self.name() if (self.match("IN") or self.match("FROM")) else None
-            return ShowTables(namespace, self.pattern())
-        if self.match("CREATE", "TABLE"):
-            table = self.name()
-            self.match("AS", "SERDE")
-            self.end()
-            return ShowCreateTable(table)
-        if self.match("TBLPROPERTIES"):
-            table = self.name()
-            key = None
-            if self.match_type(TokenType.L_PAREN):
-                key = self.property_key()
-                self.expect_type(TokenType.R_PAREN, "')'")
-            self.end()
-            return ShowTableProperties(table, key)
-        raise NotSupportedError(
-            f"SHOW {self.text.strip()} is not supported (SHOW NAMESPACES, TABLES, CREATE TABLE"
-            " and TBLPROPERTIES are)"
-        )
-
-    def pattern(self) -> str | None:
-        self.match("LIKE")
-        pattern = self.string() if self.current is not None else None
-        self.end()
-        return pattern
-
-    def property_key(self) -> str:
-        tok = self.current
-        if tok is not None and tok.token_type == TokenType.STRING:
-            self.pos += 1
-            return tok.text
-        return ".".join(self.name())
-
-    def property_value(self) -> str:
-        tok = self.current
-        if tok is None:
-            raise self.error("a property value")
-        self.pos += 1
-        if tok.token_type == TokenType.STRING:
-            return tok.text
-        return tok.text.lower() if tok.text.upper() in ("TRUE", "FALSE") else tok.text
-
-    def alter_table(self, table: Name) -> object:
-        if self.match("ADD", "PARTITION", "FIELD"):
-            term = self.term()
-            name = self.identifier() if self.match("AS") else None
-            self.end()
-            return AddPartitionField(table, term, name)
-        if self.match("DROP", "PARTITION", "FIELD"):
-            old = self.partition_field_ref(table)
-            self.end()
-            return old
-        if self.match("REPLACE", "PARTITION", "FIELD"):
-            old = self.partition_field_ref(table)
-            self.expect("WITH")
-            term = self.term()
-            name = self.identifier() if self.match("AS") else None
-            self.end()
-            return ReplacePartitionField(table, old, term, name)
-        if self.match("WRITE"):
-            return self.write_spec(table)
-        if self.match("SET", "IDENTIFIER", "FIELDS"):
-            return SetIdentifierFields(table, self.name_list())
-        if self.match("DROP", "IDENTIFIER", "FIELDS"):
-            return DropIdentifierFields(table, self.name_list())
-        if self.match("ADD", "COLUMNS") or self.match("ADD", "COLUMN"):
-            return AddColumns(table, self.column_specs())
-        if self.match("DROP", "COLUMNS") or self.match("DROP", "COLUMN"):
-            if_exists = self.match("IF", "EXISTS")
-            if self.match_type(TokenType.L_PAREN):
-                paths = self.name_list(closing=True)
-            else:
-                paths = self.name_list()
-            return DropColumns(table, paths, if_exists)
-        if self.match("RENAME", "COLUMN"):
-            path = self.name()
-            self.expect("TO")
-            new_name = self.identifier()
-            self.end()
-            return RenameColumn(table, path, new_name)
-        if self.match("RENAME", "TO"):
-            new_name = self.name()
-            self.end()
-            return RenameTable(table, new_name)
-        if self.match("ALTER", "COLUMN") or self.match("ALTER") or self.match("CHANGE", "COLUMN"):
-            return self.alter_column(table)
-        if self.match("SET", "TBLPROPERTIES"):
-            return SetTableProperties(table, self.property_list())
-        if self.match("UNSET", "TBLPROPERTIES"):
-            if_exists = self.match("IF", "EXISTS")
-            self.expect_type(TokenType.L_PAREN, "'('")
-            keys = [self.property_key()]
-            while self.match_type(TokenType.COMMA):
-                keys.append(self.property_key())
-            self.expect_type(TokenType.R_PAREN, "')'")
-            self.end()
-            return UnsetTableProperties(table, tuple(keys), if_exists)
-        for verb, expected in (
-            ("ADD", "COLUMN, COLUMNS or PARTITION FIELD"),
-            ("DROP", "COLUMN, COLUMNS, PARTITION FIELD or IDENTIFIER FIELDS"),
-            ("RENAME", "COLUMN or TO"),
-        ):
-            if self.peek_word() == verb and self.peek_word(1) not in ("BRANCH", "TAG"):
-                self.pos += 1
-                raise self.error(expected)
-        for verb in ("CREATE", "REPLACE", "DROP"):
-            for ref in ("BRANCH", "TAG"):
-                if self.peek_word() == verb and ref in (self.peek_word(1), self.peek_word(3), self.peek_word(4)):
-                    raise NotSupportedError(f"ALTER TABLE ... {verb} {ref} is not supported yet")
-        raise self.error(
-            "an ALTER TABLE action (ADD/DROP/RENAME/ALTER COLUMN, ADD/DROP/REPLACE PARTITION FIELD,"
-            " WRITE ..., SET/UNSET TBLPROPERTIES, RENAME TO, SET/DROP IDENTIFIER FIELDS)"
-        )
-
-    def name_list(self, closing: bool = False) -> tuple[Name, ...]:
-        names = [self.name()]
-        while self.match_type(TokenType.COMMA):
-            names.append(self.name())
-        if closing:
-            self.expect_type(TokenType.R_PAREN, "')'")
-        self.end()
-        return tuple(names)
-
-    def property_list(self) -> tuple[tuple[str, str], ...]:
-        self.expect_type(TokenType.L_PAREN, "'('")
-        out = []
-        while True:
-            key = self.property_key()
-            self.match_type(TokenType.EQ)
-            out.append((key, self.property_value()))
-            if not self.match_type(TokenType.COMMA):
-                break
-        self.expect_type(TokenType.R_PAREN, "')'")
-        self.end()
-        return tuple(out)
-
-    def column_specs(self) -> tuple[AddColumn, ...]:
-        if self.match_type(TokenType.L_PAREN):
-            specs = [self.column_spec()]
-            while self.match_type(TokenType.COMMA):
-                specs.append(self.column_spec())
-            self.expect_type(TokenType.R_PAREN, "')'")
-        else:
-            specs = [self.column_spec()]
-            while self.match_type(TokenType.COMMA):
-                specs.append(self.column_spec())
-        self.end()
-        return tuple(specs)
-
-    def column_spec(self) -> AddColumn:
-        path = self.name()
-        dtype = self.data_type()
-        not_null = self.match("NOT", "NULL")
-        comment = self.string() if self.match("COMMENT") else None
-        return AddColumn(path, dtype, not_null, comment, self.position())
-
-    def position(self) -> Position | None:
-        if self.match("FIRST"):
-            return Position(None)
-        if self.match("AFTER"):
-            return Position(self.identifier())
-        return None
-
-    def alter_column(self, table: Name) -> AlterColumn:
-        path = self.name()
-        if self.match("TYPE"):
-            out = AlterColumn(table, path, type=self.data_type())
-            if self.match("COMMENT"):
-                out = AlterColumn(table, path, type=out.type, comment=self.string())
-        elif self.match("COMMENT"):
-            out = AlterColumn(table, path, comment=self.string())
-        elif self.match("DROP", "NOT", "NULL"):
-            out = AlterColumn(table, path, drop_not_null=True)
-        elif self.match("SET", "NOT", "NULL"):
-            out = AlterColumn(table, path, set_not_null=True)
-        else:
-            position = self.position()
-            if position is None:
-                raise self.error("TYPE, COMMENT, DROP NOT NULL, SET NOT NULL, FIRST or AFTER")
-            out = AlterColumn(table, path, position=position)
-        self.end()
-        return out
-
-    def term(self) -> Term:
-        """``col`` | ``transform(col)`` | ``bucket(N, col)`` | ``truncate(N, col)``."""
-        first = self.name()
-        if len(first) != 1 or not self.match_type(TokenType.L_PAREN):
-            return Term("identity", first)
-        func = first[0].lower()
-        if func not in _TRANSFORMS:
-            raise ProgrammingError(
-                f"unknown partition transform {first[0]!r}; expected one of"
-                " identity, bucket, truncate, years, months, days, hours, void"
-            )
-        transform = _TRANSFORMS[func]
-        width: int | None = None
-        column: Name | None = None
-        while True:
-            tok = self.current
-            if tok is not None and tok.token_type == TokenType.NUMBER:
-                width = self.number()
-            else:
-                column = self.name()
-            if not self.match_type(TokenType.COMMA):
-                break
-        self.expect_type(TokenType.R_PAREN, "')'")
-        if column is None:
-            raise ProgrammingError(f"partition transform {func} needs a column")
-        if transform in ("bucket", "truncate"):
-            if width is None or width <= 0:
-                raise ProgrammingError(f"{func}(N, column) needs a positive N")
-            return Term(f"{transform}[{width}]", column)
-        if width is not None:
-            raise ProgrammingError(f"transform {func} takes only a column")
-        return Term(transform, column)
-
-    def partition_field_ref(self, table: Name) -> DropPartitionField:
-        start = self.pos
-        term = self.term()
-        if term.transform == "identity" and len(term.column) == 1 and self.pos == start + 1:
-            return DropPartitionField(table, term, term.column[0])
-        return DropPartitionField(table, term, None)
-
-    def write_spec(self, table: Name) -> WriteDistributionAndOrdering:
-        distribution: str | None = None
-        order: tuple[SortTerm, ...] = ()
-        if self.match("UNORDERED"):
-            self.end()
-            return WriteDistributionAndOrdering(table, "none", ())
-        if self.match("DISTRIBUTED", "BY", "PARTITION"):
-            distribution = "hash"
-            if self.match("LOCALLY", "ORDERED", "BY"):
-                order = self.sort_terms()
-            self.end()
-            return WriteDistributionAndOrdering(table, distribution, order)
-        if self.match("LOCALLY", "ORDERED", "BY"):
-            order = self.sort_terms()
-            self.end()
-            return WriteDistributionAndOrdering(table, None, order)
-        if self.match("ORDERED", "BY"):
-            order = self.sort_terms()
-            self.end()
-            return WriteDistributionAndOrdering(table, "range", order)
-        raise self.error("ORDERED BY, LOCALLY ORDERED BY, DISTRIBUTED BY PARTITION or UNORDERED")
-
-    def sort_terms(self) -> tuple[SortTerm, ...]:
-        terms = []
-        while True:
-            term = self.term()
-            direction = "asc"
-            if self.match("DESC"):
-                direction = "desc"
-            else:
-                self.match("ASC")
-            null_order = None
-            if self.match("NULLS", "FIRST"):
-                null_order = "nulls-first"
-            elif self.match("NULLS", "LAST"):
-                null_order = "nulls-last"
-            terms.append(SortTerm(term, direction, null_order))
-            if not self.match_type(TokenType.COMMA):
-                return tuple(terms)
-
-
 _PUNCTUATION = {
     TokenType.DOT,
     TokenType.COMMA,
@@ -631,33 +51,398 @@ _PUNCTUATION = {
     TokenType.GT,
     TokenType.SEMICOLON,
 }
+_QUOTED = (TokenType.STRING, TokenType.IDENTIFIER)
+
+_ALTER_ACTIONS = (
+    "an ALTER TABLE action (ADD/DROP/RENAME/ALTER COLUMN, ADD/DROP/REPLACE PARTITION FIELD,"
+    " WRITE ..., SET/UNSET TBLPROPERTIES, RENAME TO, SET/DROP IDENTIFIER FIELDS)"
+)
+
+Entry = Callable[["ExtensionsParser"], exp.Expr]
 
 
-def _skip_balanced(text: str, i: int, opener: str, closer: str) -> int:
-    """The index after the ``closer`` matching ``text[i] == opener`` (quotes skipped)."""
-    depth = 0
-    quote: str | None = None
-    while i < len(text):
-        c = text[i]
-        if quote:
-            if c == quote:
-                quote = None
-        elif c in "'\"`":
-            quote = c
-        elif c == opener:
-            depth += 1
-        elif c == closer:
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    raise ProgrammingError(f"unbalanced {opener}{closer} in type: {text}")
+class ExtensionsParser(Spark.Parser):
+    """sqlglot's Spark parser plus the methods the dialect's entry tables name."""
+
+    # --- dispatch -----------------------------------------------------------------------------
+
+    def _find_phrase(self, entries: Mapping[str, Entry]) -> Entry | None:
+        """The first entry whose key (words) the next tokens spell, consumed; else None.
+        Keys are tried in order, so ``ALTER COLUMN`` is listed before ``ALTER``."""
+        for phrase, entry in entries.items():
+            if self._match_words(*phrase.split(" ")):
+                return entry
+        return None
+
+    def _parse_alter_table_action(self, entries: Mapping[str, Entry]) -> exp.Alter:
+        """``TABLE name <action>`` after ``ALTER``: sqlglot's ``exp.Alter`` with one action."""
+        self._advance()  # TABLE
+        table = nodes.table_name(self._parse_name_parts())
+        entry = self._find_phrase(entries)
+        if entry is None:
+            self._refuse_alter_action()
+        action = entry(self)  # type: ignore[misc]
+        self._expect_end()
+        return self.expression(exp.Alter(this=table, kind="TABLE", actions=[action]))
+
+    def _refuse_alter_action(self) -> None:
+        for verb, expected in (
+            ("ADD", "COLUMN, COLUMNS or PARTITION FIELD"),
+            ("DROP", "COLUMN, COLUMNS, PARTITION FIELD or IDENTIFIER FIELDS"),
+            ("RENAME", "COLUMN or TO"),
+        ):
+            if self._peek_word() == verb and self._peek_word(1) not in ("BRANCH", "TAG"):
+                self._advance()
+                raise self._syntax_error(expected)
+        for verb in ("CREATE", "REPLACE", "DROP"):
+            for ref in ("BRANCH", "TAG"):
+                if self._peek_word() == verb and ref in (
+                    self._peek_word(1), self._peek_word(3), self._peek_word(4)
+                ):
+                    raise NotSupportedError(f"ALTER TABLE ... {verb} {ref} is not supported yet")
+        raise self._syntax_error(_ALTER_ACTIONS)
+
+    def _refuse_show(self) -> None:
+        rest = self._find_sql(self._curr, self._tokens[-1]) if self._curr else ""
+        raise NotSupportedError(
+            f"SHOW {rest} is not supported (SHOW NAMESPACES, TABLES, CREATE TABLE"
+            " and TBLPROPERTIES are)"
+        )
+
+    # --- tokens -------------------------------------------------------------------------------
+
+    def _peek_word(self, offset: int = 0) -> str | None:
+        """The next token (``offset`` further on) as an upper-case keyword; None when it is
+        quoted (a string or a back-quoted name is never a keyword) or past the end."""
+        token = seq_token(self._tokens, self._index + offset)
+        if not token or token.token_type in _QUOTED:
+            return None
+        return token.text.upper()
+
+    def _match_words(self, *words: str) -> bool:
+        """Consume ``words`` if the next tokens are exactly these keywords."""
+        if all(self._peek_word(i) == w for i, w in enumerate(words)):
+            self._advance(len(words))
+            return True
+        return False
+
+    def _expect_words(self, *words: str) -> None:
+        if not self._match_words(*words):
+            raise self._syntax_error(" ".join(words))
+
+    def _expect_token(self, token_type: TokenType, what: str) -> Token:
+        if not self._match(token_type):
+            raise self._syntax_error(what)
+        return self._prev
+
+    def _expect_end(self) -> None:
+        if self._curr:
+            raise self._syntax_error("the end of the statement")
+
+    def _syntax_error(self, expected: str) -> ProgrammingError:
+        first = self._tokens[0]
+        statement = self._find_sql(first, self._tokens[-1])
+        if first.token_type in (TokenType.ALTER, TokenType.SHOW):
+            keyword = first.text.upper()
+        else:  # a PARTITIONED BY item, parsed on its own
+            keyword, statement = "PARTITIONED BY", f"PARTITIONED BY {statement}"
+        token = self._curr
+        if not token:
+            where = "at the end"
+        else:
+            column = token.start - self.sql.rfind("\n", 0, token.start)
+            where = f"near '{token.text}' (line {token.line}, column {column})"
+        return ProgrammingError(
+            f"syntax error in {keyword} statement {where}: expected {expected}\n  {statement}"
+        )
+
+    # --- names, strings, numbers, types -------------------------------------------------------
+
+    def _parse_name_part(self) -> exp.Identifier:
+        token = self._curr
+        if not token or token.token_type in _PUNCTUATION or token.token_type in (
+            TokenType.STRING,
+            TokenType.NUMBER,
+        ):
+            raise self._syntax_error("a name")
+        self._advance()
+        return exp.Identifier(this=token.text, quoted=token.token_type == TokenType.IDENTIFIER)
+
+    def _parse_name_parts(self) -> list[exp.Identifier]:
+        parts = [self._parse_name_part()]
+        while self._match(TokenType.DOT):
+            parts.append(self._parse_name_part())
+        return parts
+
+    def _parse_column_path(self) -> exp.Expr:
+        return nodes.column_path(self._parse_name_parts())
+
+    def _parse_column_paths(self, closing: bool = False) -> list[exp.Expr]:
+        paths = [self._parse_column_path()]
+        while self._match(TokenType.COMMA):
+            paths.append(self._parse_column_path())
+        if closing:
+            self._expect_token(TokenType.R_PAREN, "')'")
+        return paths
+
+    def _parse_string_literal(self) -> exp.Literal:
+        return exp.Literal.string(self._expect_token(TokenType.STRING, "a quoted string").text)
+
+    def _parse_integer(self) -> int:
+        token = self._expect_token(TokenType.NUMBER, "a number")
+        try:
+            return int(token.text)
+        except ValueError:
+            raise self._syntax_error("an integer") from None
+
+    def _parse_column_type(self) -> exp.DataType:
+        token = self._curr
+        if not token:
+            raise self._syntax_error("a type")
+        dtype = self.EXPRESSION_PARSERS[exp.DataType](self)
+        if not isinstance(dtype, exp.DataType):
+            raise ProgrammingError(f"invalid type {token.text!r} in ALTER statement")
+        return dtype
+
+    # --- transforms ---------------------------------------------------------------------------
+
+    def _parse_transform_term(self) -> nodes.TransformTerm:
+        """``col`` | ``transform(col)`` | ``bucket(N, col)`` | ``truncate(N, col)``."""
+        first = self._parse_name_parts()
+        if len(first) != 1 or not self._match(TokenType.L_PAREN):
+            return self.expression(nodes.TransformTerm(this=nodes.column_path(first), kind="identity"))
+        written = first[0].name
+        func = written.lower()
+        if func not in _TRANSFORMS:
+            raise ProgrammingError(
+                f"unknown partition transform {written!r}; expected one of"
+                " identity, bucket, truncate, years, months, days, hours, void"
+            )
+        kind = _TRANSFORMS[func]
+        width: int | None = None
+        column: exp.Expr | None = None
+        while True:
+            if self._curr and self._curr.token_type == TokenType.NUMBER:
+                width = self._parse_integer()
+            else:
+                column = self._parse_column_path()
+            if not self._match(TokenType.COMMA):
+                break
+        self._expect_token(TokenType.R_PAREN, "')'")
+        if column is None:
+            raise ProgrammingError(f"partition transform {func} needs a column")
+        if kind in ("bucket", "truncate"):
+            if width is None or width <= 0:
+                raise ProgrammingError(f"{func}(N, column) needs a positive N")
+            return self.expression(nodes.TransformTerm(this=column, kind=kind, width=width))
+        if width is not None:
+            raise ProgrammingError(f"transform {func} takes only a column")
+        return self.expression(nodes.TransformTerm(this=column, kind=kind))
+
+    def _parse_partition_term(self) -> nodes.TransformTerm:
+        """One transform and nothing after it (a ``PARTITIONED BY`` item)."""
+        transform = self._parse_transform_term()
+        self._expect_end()
+        return transform
+
+    def _parse_alias_name(self) -> exp.Identifier | None:
+        return self._parse_name_part() if self._match_words("AS") else None
+
+    # --- partition fields ---------------------------------------------------------------------
+
+    def _parse_add_partition_field(self) -> nodes.AddPartitionField:
+        transform = self._parse_transform_term()
+        return self.expression(
+            nodes.AddPartitionField(this=transform, alias=self._parse_alias_name())
+        )
+
+    def _parse_drop_partition_field(self) -> nodes.DropPartitionField:
+        start = self._index
+        transform = self._parse_transform_term()
+        bare = self._index == start + 1  # one name: a field name, or an identity column
+        field = transform.this.this.copy() if bare else None
+        return self.expression(nodes.DropPartitionField(this=transform, field=field))
+
+    def _parse_replace_partition_field(self) -> nodes.ReplacePartitionField:
+        old = self._parse_drop_partition_field()
+        self._expect_words("WITH")
+        transform = self._parse_transform_term()
+        return self.expression(
+            nodes.ReplacePartitionField(
+                this=old, expression=transform, alias=self._parse_alias_name()
+            )
+        )
+
+    # --- write order --------------------------------------------------------------------------
+
+    def _parse_write_order(self) -> nodes.WriteDistributionAndOrdering:
+        if self._match_words("UNORDERED"):
+            return self.expression(nodes.WriteDistributionAndOrdering(distribution="none"))
+        if self._match_words("DISTRIBUTED", "BY", "PARTITION"):
+            order = self._parse_write_order_fields() if self._match_words("LOCALLY", "ORDERED", "BY") else []
+            return self.expression(
+                nodes.WriteDistributionAndOrdering(distribution="hash", expressions=order)
+            )
+        if self._match_words("LOCALLY", "ORDERED", "BY"):
+            return self.expression(
+                nodes.WriteDistributionAndOrdering(expressions=self._parse_write_order_fields())
+            )
+        if self._match_words("ORDERED", "BY"):
+            return self.expression(
+                nodes.WriteDistributionAndOrdering(
+                    distribution="range", expressions=self._parse_write_order_fields()
+                )
+            )
+        raise self._syntax_error("ORDERED BY, LOCALLY ORDERED BY, DISTRIBUTED BY PARTITION or UNORDERED")
+
+    def _parse_write_order_fields(self) -> list[nodes.WriteOrderField]:
+        fields = []
+        while True:
+            transform = self._parse_transform_term()
+            desc = self._match_words("DESC")
+            if not desc:
+                self._match_words("ASC")
+            nulls = None
+            if self._match_words("NULLS", "FIRST"):
+                nulls = "first"
+            elif self._match_words("NULLS", "LAST"):
+                nulls = "last"
+            fields.append(self.expression(nodes.WriteOrderField(this=transform, desc=desc, nulls=nulls)))
+            if not self._match(TokenType.COMMA):
+                return fields
+
+    # --- columns ------------------------------------------------------------------------------
+
+    def _parse_add_columns(self) -> nodes.AddColumns:
+        wrapped = self._match(TokenType.L_PAREN)
+        columns = [self._parse_new_column()]
+        while self._match(TokenType.COMMA):
+            columns.append(self._parse_new_column())
+        if wrapped:
+            self._expect_token(TokenType.R_PAREN, "')'")
+        return self.expression(nodes.AddColumns(expressions=columns))
+
+    def _parse_new_column(self) -> nodes.NewColumn:
+        path = self._parse_column_path()
+        kind = self._parse_column_type()
+        not_null = self._match_words("NOT", "NULL")
+        comment = self._parse_string_literal() if self._match_words("COMMENT") else None
+        return self.expression(
+            nodes.NewColumn(
+                this=path,
+                kind=kind,
+                not_null=not_null,
+                comment=comment,
+                position=self._parse_column_position(),
+            )
+        )
+
+    def _parse_column_position(self) -> exp.ColumnPosition | None:
+        if self._match_words("FIRST"):
+            return self.expression(exp.ColumnPosition(position="FIRST"))
+        if self._match_words("AFTER"):
+            return self.expression(exp.ColumnPosition(this=self._parse_name_part(), position="AFTER"))
+        return None
+
+    def _parse_drop_columns(self) -> nodes.DropColumns:
+        exists = self._match_words("IF", "EXISTS")
+        closing = self._match(TokenType.L_PAREN)
+        paths = self._parse_column_paths(closing=closing)
+        return self.expression(nodes.DropColumns(expressions=paths, exists=exists))
+
+    def _parse_rename_column(self) -> nodes.RenameColumn:
+        path = self._parse_column_path()
+        self._expect_words("TO")
+        return self.expression(nodes.RenameColumn(this=path, to=self._parse_name_part()))
+
+    def _parse_rename_table(self) -> nodes.RenameTable:
+        return self.expression(nodes.RenameTable(this=nodes.table_name(self._parse_name_parts())))
+
+    def _parse_alter_column(self) -> nodes.AlterColumn:
+        path = self._parse_column_path()
+        if self._match_words("TYPE"):
+            kind = self._parse_column_type()
+            comment = self._parse_string_literal() if self._match_words("COMMENT") else None
+            return self.expression(nodes.AlterColumn(this=path, kind=kind, comment=comment))
+        if self._match_words("COMMENT"):
+            return self.expression(nodes.AlterColumn(this=path, comment=self._parse_string_literal()))
+        if self._match_words("DROP", "NOT", "NULL"):
+            return self.expression(nodes.AlterColumn(this=path, drop_not_null=True))
+        if self._match_words("SET", "NOT", "NULL"):
+            return self.expression(nodes.AlterColumn(this=path, set_not_null=True))
+        position = self._parse_column_position()
+        if position is None:
+            raise self._syntax_error("TYPE, COMMENT, DROP NOT NULL, SET NOT NULL, FIRST or AFTER")
+        return self.expression(nodes.AlterColumn(this=path, position=position))
+
+    def _parse_identifier_fields(self, node: type[nodes.AlterTableAction]) -> nodes.AlterTableAction:
+        return self.expression(node(expressions=self._parse_column_paths()))
+
+    # --- properties ---------------------------------------------------------------------------
+
+    def _parse_property_key(self) -> exp.Literal:
+        if self._match(TokenType.STRING):
+            return exp.Literal.string(self._prev.text)
+        return exp.Literal.string(".".join(p.name for p in self._parse_name_parts()))
+
+    def _parse_property_value(self) -> exp.Literal:
+        token = self._curr
+        if not token:
+            raise self._syntax_error("a property value")
+        self._advance()
+        if token.token_type == TokenType.STRING:
+            return exp.Literal.string(token.text)
+        text = token.text.lower() if token.text.upper() in ("TRUE", "FALSE") else token.text
+        return exp.Literal.string(text)
+
+    def _parse_set_table_properties(self) -> nodes.SetTableProperties:
+        self._expect_token(TokenType.L_PAREN, "'('")
+        properties = []
+        while True:
+            key = self._parse_property_key()
+            self._match(TokenType.EQ)
+            properties.append(exp.Property(this=key, value=self._parse_property_value()))
+            if not self._match(TokenType.COMMA):
+                break
+        self._expect_token(TokenType.R_PAREN, "')'")
+        return self.expression(nodes.SetTableProperties(expressions=properties))
+
+    def _parse_unset_table_properties(self) -> nodes.UnsetTableProperties:
+        exists = self._match_words("IF", "EXISTS")
+        self._expect_token(TokenType.L_PAREN, "'('")
+        keys = [self._parse_property_key()]
+        while self._match(TokenType.COMMA):
+            keys.append(self._parse_property_key())
+        self._expect_token(TokenType.R_PAREN, "')'")
+        return self.expression(nodes.UnsetTableProperties(expressions=keys, exists=exists))
+
+    # --- SHOW ---------------------------------------------------------------------------------
+
+    def _parse_show_in(self, node: type[exp.Show]) -> exp.Show:
+        """``[IN|FROM name] [[LIKE] 'pattern']`` of SHOW NAMESPACES / TABLES."""
+        within = None
+        if self._match_words("IN") or self._match_words("FROM"):
+            within = nodes.table_name(self._parse_name_parts())
+        self._match_words("LIKE")
+        like = self._parse_string_literal() if self._curr else None
+        self._expect_end()
+        return self.expression(node(this=within, like=like))
+
+    def _parse_show_create_table(self) -> nodes.ShowCreateTable:
+        table = nodes.table_name(self._parse_name_parts())
+        self._match_words("AS", "SERDE")
+        self._expect_end()
+        return self.expression(nodes.ShowCreateTable(this=table))
+
+    def _parse_show_table_properties(self) -> nodes.ShowTableProperties:
+        table = nodes.table_name(self._parse_name_parts())
+        key = None
+        if self._match(TokenType.L_PAREN):
+            key = self._parse_property_key()
+            self._expect_token(TokenType.R_PAREN, "')'")
+        self._expect_end()
+        return self.expression(nodes.ShowTableProperties(this=table, expression=key))
 
 
-def parse_term(text: str) -> Term:
-    """One transform term (``bucket(16, id)``, ``days(ts)``, ``st.a``), e.g. from the text
-    of a ``PARTITIONED BY`` item sqlglot parsed."""
-    parser = _Parser("PARTITIONED BY", text)
-    term = parser.term()
-    parser.end()
-    return term
+def seq_token(tokens: list[Token], index: int) -> Token | None:
+    return tokens[index] if 0 <= index < len(tokens) else None

@@ -2,8 +2,8 @@
 SHOW, DESCRIBE, ALTER.
 
 ``statement_handler`` is the engine's table of handlers by statement type; each handler
-takes ``(engine, statement, params)`` and returns a ``Result``. Statements sqlglot cannot
-parse arrive as a ``Command`` and are parsed by ``icesql.sql.extensions`` first.
+takes ``(engine, statement, params)`` and returns a ``Result``. ``ALTER TABLE`` and ``SHOW``
+arrive as the typed nodes of ``icesql.sql.nodes``; ``SET`` / ``RESET`` as a ``Command``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ Handler = Callable[["Engine", exp.Expr, Sequence[object]], "Result"]
 
 
 def _handlers() -> list[tuple[type, Handler]]:
-    from icesql.statements import commands, ddl, delete, insert, merge, show, update
+    from icesql.statements import alter, commands, ddl, delete, insert, merge, show, update
 
     return [
         (exp.Create, ddl.create),
@@ -30,6 +30,8 @@ def _handlers() -> list[tuple[type, Handler]]:
         (exp.Delete, delete.delete),
         (exp.Update, update.update),
         (exp.Describe, show.describe),
+        (exp.Alter, alter.alter),
+        (exp.Show, show.show),
         (exp.Command, commands.command),
     ]
 

@@ -12,14 +12,17 @@ leaves it, ``DISTRIBUTED BY PARTITION`` sets ``hash``, ``UNORDERED`` sets ``none
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from sqlglot import exp
+
 from icesql.catalog.table import Table
-from icesql.errors import NoSuchTableError, ProgrammingError
+from icesql.errors import NoSuchTableError, NotSupportedError, ProgrammingError
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
-from icesql.sql import extensions as ext
-from icesql.statements.names import table_identifier
+from icesql.sql import nodes
+from icesql.statements.names import name_parts, table_identifier
 from icesql.statements.results import done
 from icesql.statements.terms import default_partition_name, new_sort_order, source_field
 from icesql.statements.types import column_field, iceberg_type
@@ -52,12 +55,17 @@ if TYPE_CHECKING:
 __all__ = ["alter"]
 
 
-def alter(engine: Engine, parsed: object) -> Result:
-    identifier = table_identifier(parsed.table, engine.catalog.name, engine.default_namespace)  # type: ignore[attr-defined]
+def alter(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Result:
+    assert isinstance(statement, exp.Alter)
+    actions = statement.args.get("actions") or []
+    if statement.args.get("kind") != "TABLE" or len(actions) != 1:  # ALTER VIEW ... (sqlglot's)
+        raise NotSupportedError("ALTER statements are not supported yet")
+    parsed = actions[0]
+    identifier = table_identifier(name_parts(statement.this), engine.catalog.name, engine.default_namespace)
     if not engine.catalog.table_exists(identifier):
         raise NoSuchTableError(f"[TABLE_OR_VIEW_NOT_FOUND] table not found: {'.'.join(identifier)}")
     table = engine.catalog.load_table(identifier)
-    if isinstance(parsed, ext.RenameTable):
+    if isinstance(parsed, nodes.RenameTable):
         target = table_identifier(parsed.new_name, engine.catalog.name, identifier[:-1])
         engine.catalog.rename_table(identifier, target)
         return done()
@@ -68,11 +76,11 @@ def alter(engine: Engine, parsed: object) -> Result:
 
 
 def _change(table: Table, parsed: object) -> Change | None:
-    if isinstance(parsed, ext.SetTableProperties | ext.UnsetTableProperties):
+    if isinstance(parsed, nodes.SetTableProperties | nodes.UnsetTableProperties):
         return _properties(table, parsed)
-    if isinstance(parsed, ext.AddPartitionField | ext.DropPartitionField | ext.ReplacePartitionField):
+    if isinstance(parsed, nodes.AddPartitionField | nodes.DropPartitionField | nodes.ReplacePartitionField):
         return _partitioning(table, parsed)
-    if isinstance(parsed, ext.WriteDistributionAndOrdering):
+    if isinstance(parsed, nodes.WriteDistributionAndOrdering):
         return _ordering(table, parsed)
     schema = _new_schema(table, parsed)
     if schema is None:
@@ -90,30 +98,27 @@ def _change(table: Table, parsed: object) -> Change | None:
 def _new_schema(table: Table, parsed: object) -> Schema | None:
     md, name = table.metadata, table.name
     schema = md.schema()
-    if isinstance(parsed, ext.AddColumns):
+    if isinstance(parsed, nodes.AddColumns):
         last = md.last_column_id
         for column in parsed.columns:
             field = column_field_of(column)
-            position = column.position
             schema, last = su.add_column(
-                schema, column.path, field, last, name,
-                first=position is not None and position.after is None,
-                after=position.after if position is not None else None,
+                schema, column.path, field, last, name, first=column.first, after=column.after
             )
         return schema
-    if isinstance(parsed, ext.DropColumns):
+    if isinstance(parsed, nodes.DropColumns):
         for path in parsed.paths:
             if parsed.if_exists and not _exists(schema, path):
                 continue
             schema = su.delete_column(schema, path, md.spec(), name)
         return schema
-    if isinstance(parsed, ext.RenameColumn):
+    if isinstance(parsed, nodes.RenameColumn):
         return su.rename_column(schema, parsed.path, parsed.new_name, name)
-    if isinstance(parsed, ext.AlterColumn):
+    if isinstance(parsed, nodes.AlterColumn):
         return _alter_column(table, schema, parsed)
-    if isinstance(parsed, ext.SetIdentifierFields):
+    if isinstance(parsed, nodes.SetIdentifierFields):
         return su.set_identifier_fields(schema, parsed.paths, name)
-    if isinstance(parsed, ext.DropIdentifierFields):
+    if isinstance(parsed, nodes.DropIdentifierFields):
         current = set(schema.identifier_field_ids)
         drop = set()
         for path in parsed.paths:
@@ -128,10 +133,8 @@ def _new_schema(table: Table, parsed: object) -> Schema | None:
     raise ProgrammingError(f"unsupported ALTER TABLE action {type(parsed).__name__}")
 
 
-def column_field_of(column: ext.AddColumn):  # noqa: ANN201 - a NestedField with placeholder ids
-    from sqlglot import exp
-
-    node = exp.ColumnDef(this=exp.to_identifier(column.path[-1]), kind=column.type)
+def column_field_of(column: nodes.NewColumn):  # noqa: ANN201 - a NestedField with placeholder ids
+    node = exp.ColumnDef(this=exp.to_identifier(column.path[-1]), kind=column.data_type)
     field = column_field(node)
     return type(field)(field.field_id, field.name, field.type, column.not_null, column.comment)
 
@@ -144,10 +147,10 @@ def _exists(schema: Schema, path) -> bool:  # noqa: ANN001
         return False
 
 
-def _alter_column(table: Table, schema: Schema, parsed: ext.AlterColumn) -> Schema:
+def _alter_column(table: Table, schema: Schema, parsed: nodes.AlterColumn) -> Schema:
     md, name = table.metadata, table.name
-    if parsed.type is not None:
-        schema = su.promote_type(schema, parsed.path, iceberg_type(parsed.type), md.format_version, md.specs, name)
+    if parsed.data_type is not None:
+        schema = su.promote_type(schema, parsed.path, iceberg_type(parsed.data_type), md.format_version, md.specs, name)
     if parsed.comment is not None:
         schema = su.update_doc(schema, parsed.path, parsed.comment, name)
     if parsed.drop_not_null:
@@ -159,8 +162,8 @@ def _alter_column(table: Table, schema: Schema, parsed: ext.AlterColumn) -> Sche
                 f"cannot alter {name}: cannot change column nullability of {'.'.join(parsed.path)!r}:"
                 " optional -> required is an incompatible change"
             )
-    if parsed.position is not None:
-        schema = su.move_column(schema, parsed.path, parsed.position.after is None, parsed.position.after, name)
+    if parsed.first or parsed.after is not None:
+        schema = su.move_column(schema, parsed.path, parsed.first, parsed.after, name)
     return schema
 
 
@@ -170,7 +173,7 @@ def _alter_column(table: Table, schema: Schema, parsed: ext.AlterColumn) -> Sche
 def _properties(table: Table, parsed: object) -> Change:
     md = table.metadata
     updates: list[Update] = []
-    if isinstance(parsed, ext.SetTableProperties):
+    if isinstance(parsed, nodes.SetTableProperties):
         props = dict(parsed.properties)
         version = props.pop(FORMAT_VERSION, None)
         _no_reserved(props, table.name)
@@ -190,7 +193,7 @@ def _properties(table: Table, parsed: object) -> Change:
         if props:
             updates.append(SetProperties(props))
     else:
-        assert isinstance(parsed, ext.UnsetTableProperties)
+        assert isinstance(parsed, nodes.UnsetTableProperties)
         _no_reserved(dict.fromkeys(parsed.keys, ""), table.name)
         updates.append(RemoveProperties(tuple(parsed.keys)))
     return Change(updates=tuple(updates))
@@ -205,11 +208,11 @@ def _no_reserved(props: dict[str, str], table: str) -> None:
 # --- partitioning ----------------------------------------------------------------------------
 
 
-def _find_partition_field(table: Table, spec: PartitionSpec, ref: ext.DropPartitionField) -> PartitionField:
+def _find_partition_field(table: Table, spec: PartitionSpec, ref: nodes.DropPartitionField) -> PartitionField:
     schema = table.metadata.schema()
-    if ref.name is not None:
+    if ref.field_name is not None:
         for f in spec.fields:
-            if f.name == ref.name:
+            if f.name == ref.field_name:
                 return f
     if ref.term is not None:
         try:
@@ -219,7 +222,7 @@ def _find_partition_field(table: Table, spec: PartitionSpec, ref: ext.DropPartit
         for f in spec.fields:
             if f.source_id == source_id and str(f.transform) == ref.term.transform:
                 return f
-    wanted = ref.name or f"{ref.term.transform}({'.'.join(ref.term.column)})"  # type: ignore[union-attr]
+    wanted = ref.field_name or f"{ref.term.transform}({'.'.join(ref.term.column)})"
     names = ", ".join(f.name for f in spec.fields) or "none"
     raise ProgrammingError(f"cannot alter {table.name}: no partition field {wanted} (fields: {names})")
 
@@ -229,15 +232,15 @@ def _partitioning(table: Table, parsed: object) -> Change:
     schema = md.schema()
     spec = md.spec()
     last = md.last_partition_id
-    if isinstance(parsed, ext.DropPartitionField | ext.ReplacePartitionField):
-        old = parsed if isinstance(parsed, ext.DropPartitionField) else parsed.old
+    if isinstance(parsed, nodes.DropPartitionField | nodes.ReplacePartitionField):
+        old = parsed if isinstance(parsed, nodes.DropPartitionField) else parsed.old
         spec = remove_partition_field(md, spec, _find_partition_field(table, spec, old), table.name)
-    if isinstance(parsed, ext.AddPartitionField | ext.ReplacePartitionField):
+    if isinstance(parsed, nodes.AddPartitionField | nodes.ReplacePartitionField):
         term = parsed.term
         source_id = source_field(schema, term.column)
-        name = parsed.name or default_partition_name(term, schema.find_column_name(source_id), evolving=True)
+        name = parsed.field_name or default_partition_name(term, schema.find_column_name(source_id), evolving=True)
         spec, last = add_partition_field(
-            md, spec, source_id, term.transform, name, parsed.name is not None, table.name, last
+            md, spec, source_id, term.transform, name, parsed.field_name is not None, table.name, last
         )
     return Change(
         updates=(AddSpec(spec), SetDefaultSpec()),
@@ -252,7 +255,7 @@ def _partitioning(table: Table, parsed: object) -> Change:
 # --- write order -----------------------------------------------------------------------------
 
 
-def _ordering(table: Table, parsed: ext.WriteDistributionAndOrdering) -> Change:
+def _ordering(table: Table, parsed: nodes.WriteDistributionAndOrdering) -> Change:
     md = table.metadata
     order = new_sort_order(md.schema(), parsed.order)
     updates: list[Update] = [AddSortOrder(order), SetDefaultSortOrder()]

@@ -1,5 +1,5 @@
-"""Statements sqlglot leaves as a ``Command``: parsed by ``icesql.sql.extensions`` and
-dispatched by the type of what that parser returns."""
+"""Statements sqlglot's Spark keeps as a ``Command``: ``SET`` / ``RESET`` (read from their raw
+text by ``icesql.statements.settings``), the rest refused by name."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from icesql.errors import NotSupportedError
-from icesql.sql import extensions as ext
+from icesql.sql.dialect import command_parts
 
 if TYPE_CHECKING:
     from icesql.engine import Engine, Result
@@ -17,17 +17,10 @@ if TYPE_CHECKING:
 
 def command(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Result:
     assert isinstance(statement, exp.Command)
-    keyword, text = ext.command_parts(statement)
+    keyword, _ = command_parts(statement)
     if keyword.upper() in ("SET", "RESET"):
         from icesql.statements import settings
 
         handler = settings.set_ if keyword.upper() == "SET" else settings.reset
         return handler(engine.settings, statement)
-    if keyword.upper() not in ("ALTER", "SHOW"):
-        raise NotSupportedError(f"{keyword.upper()} statements are not supported yet")
-    parsed = ext.parse_command(keyword, text)
-    from icesql.statements import alter, show
-
-    if isinstance(parsed, ext.ShowNamespaces | ext.ShowTables | ext.ShowCreateTable | ext.ShowTableProperties):
-        return show.show(engine, parsed)
-    return alter.alter(engine, parsed)
+    raise NotSupportedError(f"{keyword.upper()} statements are not supported yet")

@@ -33,7 +33,8 @@ from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortOrder
 from icesql.spec.types import NestedField, UnknownType, VariantType
-from icesql.sql.extensions import Term, parse_term
+from icesql.sql.dialect import parse_term
+from icesql.sql.nodes import Term
 from icesql.statements import types as sql_types
 from icesql.statements.insert import as_query, write_query
 from icesql.statements.names import name_parts, namespace_identifier, table_identifier

@@ -27,7 +27,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from icesql.errors import NotSupportedError, ProgrammingError
-from icesql.sql.extensions import command_parts
+from icesql.sql.dialect import command_parts
 
 if TYPE_CHECKING:
     from icesql.engine import Result

@@ -24,7 +24,7 @@ from icesql.spec.partitioning import PartitionField
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import ASC, NULLS_FIRST, SortOrder
 from icesql.spec.types import NestedField, StructType
-from icesql.sql import extensions as ext
+from icesql.sql import nodes
 from icesql.statements.names import name_parts, namespace_identifier, table_identifier
 from icesql.statements.results import rows
 from icesql.statements.types import spark_ddl_type, spark_type
@@ -54,17 +54,17 @@ def _pattern(pattern: str | None) -> re.Pattern[str] | None:
     return re.compile("^(?:" + "|".join(parts) + ")$", re.IGNORECASE)
 
 
-def show(engine: Engine, parsed: object) -> Result:
+def show(engine: Engine, parsed: exp.Expr, params: Sequence[object]) -> Result:
     catalog = engine.catalog
-    if isinstance(parsed, ext.ShowNamespaces):
-        parent = namespace_identifier(parsed.parent, catalog.name) if parsed.parent else ()
+    if isinstance(parsed, nodes.ShowNamespaces):
+        parent = namespace_identifier(parsed.namespace, catalog.name) if parsed.namespace else ()
         if parent and not catalog.namespace_exists(parent):
             raise NoSuchNamespaceError(f"[SCHEMA_NOT_FOUND] namespace not found: {'.'.join(parent)}")
         pattern = _pattern(parsed.pattern)
         names = [".".join(ns) for ns in sorted(catalog.list_namespaces(parent))]
         names = [n for n in names if pattern is None or pattern.match(n.rsplit(".", 1)[-1])]
         return rows([("namespace", _S)], [(n,) for n in names])
-    if isinstance(parsed, ext.ShowTables):
+    if isinstance(parsed, nodes.ShowTables):
         namespace = (
             namespace_identifier(parsed.namespace, catalog.name)
             if parsed.namespace
@@ -80,15 +80,16 @@ def show(engine: Engine, parsed: object) -> Result:
             if pattern is None or pattern.match(t[-1])
         ]
         return rows([("namespace", _S), ("tableName", _S), ("isTemporary", pa.bool_())], data)
-    if isinstance(parsed, ext.ShowCreateTable):
+    if isinstance(parsed, nodes.ShowCreateTable):
         table = _load(engine, parsed.table)
         return rows([("createtab_stmt", _S)], [(show_create_table(table, catalog.name),)])
-    if isinstance(parsed, ext.ShowTableProperties):
+    if isinstance(parsed, nodes.ShowTableProperties):
         table = _load(engine, parsed.table)
         props = spark_properties(table)
-        if parsed.key is not None:
-            value = props.get(parsed.key, f"Table {table.name} does not have property: {parsed.key}")
-            return rows([("key", _S), ("value", _S)], [(parsed.key, value)])
+        key = parsed.property_key
+        if key is not None:
+            value = props.get(key, f"Table {table.name} does not have property: {key}")
+            return rows([("key", _S), ("value", _S)], [(key, value)])
         return rows([("key", _S), ("value", _S)], sorted(props.items()))
     raise AssertionError(parsed)
 

@@ -20,7 +20,7 @@ from icesql.spec.partitioning import PARTITION_DATA_ID_START, PartitionField, Pa
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortField, SortOrder
 from icesql.spec.transforms import parse_transform
-from icesql.sql.extensions import SortTerm, Term
+from icesql.sql.nodes import SortTerm, Term
 from icesql.write.spec_update import check_partition_names
 
 __all__ = [

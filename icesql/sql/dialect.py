@@ -133,7 +133,7 @@ class IcebergSpark(Spark):
             entry = self._find_phrase(self.SHOW_PARSERS)
             if entry is None:
                 self._refuse_show()
-            return entry(self)  # type: ignore[misc]
+            return entry(self)
 
         def validate_expression(self, expression, args=None):  # noqa: ANN001, ANN201 - sqlglot's
             if args is not None:

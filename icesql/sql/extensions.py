@@ -13,6 +13,7 @@ naming the token where parsing stopped, its line and column, and what was expect
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import NoReturn
 
 from sqlglot import exp
 from sqlglot.dialects.spark import Spark
@@ -81,11 +82,11 @@ class ExtensionsParser(Spark.Parser):
         entry = self._find_phrase(entries)
         if entry is None:
             self._refuse_alter_action()
-        action = entry(self)  # type: ignore[misc]
+        action = entry(self)
         self._expect_end()
         return self.expression(exp.Alter(this=table, kind="TABLE", actions=[action]))
 
-    def _refuse_alter_action(self) -> None:
+    def _refuse_alter_action(self) -> NoReturn:
         for verb, expected in (
             ("ADD", "COLUMN, COLUMNS or PARTITION FIELD"),
             ("DROP", "COLUMN, COLUMNS, PARTITION FIELD or IDENTIFIER FIELDS"),
@@ -102,7 +103,7 @@ class ExtensionsParser(Spark.Parser):
                     raise NotSupportedError(f"ALTER TABLE ... {verb} {ref} is not supported yet")
         raise self._syntax_error(_ALTER_ACTIONS)
 
-    def _refuse_show(self) -> None:
+    def _refuse_show(self) -> NoReturn:
         rest = self._find_sql(self._curr, self._tokens[-1]) if self._curr else ""
         raise NotSupportedError(
             f"SHOW {rest} is not supported (SHOW NAMESPACES, TABLES, CREATE TABLE"
@@ -114,7 +115,8 @@ class ExtensionsParser(Spark.Parser):
     def _peek_word(self, offset: int = 0) -> str | None:
         """The next token (``offset`` further on) as an upper-case keyword; None when it is
         quoted (a string or a back-quoted name is never a keyword) or past the end."""
-        token = seq_token(self._tokens, self._index + offset)
+        index = self._index + offset
+        token = self._tokens[index] if index < len(self._tokens) else None
         if not token or token.token_type in _QUOTED:
             return None
         return token.text.upper()
@@ -442,7 +444,3 @@ class ExtensionsParser(Spark.Parser):
             self._expect_token(TokenType.R_PAREN, "')'")
         self._expect_end()
         return self.expression(nodes.ShowTableProperties(this=table, expression=key))
-
-
-def seq_token(tokens: list[Token], index: int) -> Token | None:
-    return tokens[index] if 0 <= index < len(tokens) else None

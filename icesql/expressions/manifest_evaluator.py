@@ -15,14 +15,14 @@ from collections.abc import Callable
 from typing import Any
 
 from icesql.expressions.binding import bind
+from icesql.expressions.bounds import decode_bounds
 from icesql.expressions.projections import inclusive_projection
 from icesql.expressions.tree import BooleanExpression, BoundReference
 from icesql.expressions.visitors import BoundPredicateVisitor, visit
 from icesql.spec.manifest_file import FieldSummary, ManifestFile
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema
-from icesql.spec.types import DoubleType, FloatType, UUIDType
-from icesql.spec.values import from_bytes
+from icesql.spec.types import DoubleType, FloatType
 
 __all__ = ["IN_PREDICATE_LIMIT", "ROWS_CANNOT_MATCH", "ROWS_MIGHT_MATCH", "manifest_evaluator"]
 
@@ -54,6 +54,7 @@ def _is_float(term: BoundReference) -> bool:
 class _ManifestVisitor(BoundPredicateVisitor[bool]):
     def __init__(self, summaries: tuple[FieldSummary, ...]):
         self.summaries = summaries
+        self._decoded: dict[int | None, tuple[Any, Any] | None] = {}
 
     def _summary(self, term: BoundReference) -> FieldSummary | None:
         pos = term.position
@@ -62,19 +63,15 @@ class _ManifestVisitor(BoundPredicateVisitor[bool]):
         return self.summaries[pos]
 
     def _bounds(self, term: BoundReference) -> tuple[Any, Any] | None:
-        """(lower, upper) decoded, None if absent or unusable."""
+        """(lower, upper) decoded once per field (``icesql.expressions.bounds``), None if
+        absent or unusable."""
+        pos = term.position
+        if pos in self._decoded:
+            return self._decoded[pos]
         s = self._summary(term)
-        if s is None or s.lower_bound is None or s.upper_bound is None:
-            return None
-        if isinstance(term.type, UUIDType):
-            return None  # writers have disagreed on UUID order
-        try:
-            lower, upper = from_bytes(term.type, s.lower_bound), from_bytes(term.type, s.upper_bound)
-        except Exception:  # noqa: BLE001 - an undecodable bound only costs pruning
-            return None
-        if lower != lower or upper != upper:
-            return None  # NaN bounds (old writers) say nothing
-        return lower, upper
+        bounds = None if s is None else decode_bounds(term.type, s.lower_bound, s.upper_bound)
+        self._decoded[pos] = bounds
+        return bounds
 
     def _all_null_or_nan(self, term: BoundReference) -> bool:
         s = self._summary(term)

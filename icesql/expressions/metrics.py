@@ -3,17 +3,18 @@
 A manifest entry stores, per field id: value counts (nulls and NaNs included), null counts,
 NaN counts and lower/upper bounds (Appendix D bytes). Data and delete files store the same
 metrics, for the rows they hold or delete, so one reader serves both. Anything missing or
-undecodable reads as "unknown", which only ever costs pruning.
+undecodable reads as "unknown", which only ever costs pruning; bounds are decoded by the one
+rule of ``icesql.expressions.bounds``, once per file and column.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from icesql.expressions.bounds import decode_bound
 from icesql.expressions.tree import BoundReference
 from icesql.spec.content_file import DataFile
-from icesql.spec.types import DoubleType, FloatType, PrimitiveType, UUIDType
-from icesql.spec.values import from_bytes
+from icesql.spec.types import DoubleType, FloatType
 
 __all__ = ["FileMetrics"]
 
@@ -21,7 +22,7 @@ __all__ = ["FileMetrics"]
 class FileMetrics:
     """Typed access to one file's metrics; created per file, so evaluators stay thread-safe."""
 
-    __slots__ = ("file", "_lower", "_upper", "_values", "_nulls", "_nans")
+    __slots__ = ("file", "_lower", "_upper", "_values", "_nulls", "_nans", "_decoded")
 
     def __init__(self, file: DataFile):
         self.file = file
@@ -30,6 +31,7 @@ class FileMetrics:
         self._nans = file.nan_value_counts or {}
         self._lower = file.lower_bounds or {}
         self._upper = file.upper_bounds or {}
+        self._decoded: dict[int, Any] = {}  # field id (upper: ~field id) -> bound
 
     @property
     def record_count(self) -> int:
@@ -73,21 +75,14 @@ class FileMetrics:
 
     def lower(self, term: BoundReference) -> Any:
         """The decoded lower bound, or None when absent or unusable."""
-        return self._decode(term, self._lower.get(term.field_id))
+        return self._bound(term, term.field_id, self._lower)
 
     def upper(self, term: BoundReference) -> Any:
-        return self._decode(term, self._upper.get(term.field_id))
+        return self._bound(term, ~term.field_id, self._upper)
 
-    @staticmethod
-    def _decode(term: BoundReference, data: bytes | None) -> Any:
-        if data is None or not isinstance(term.type, PrimitiveType):
-            return None
-        if isinstance(term.type, UUIDType):
-            return None  # writers have disagreed on UUID order (signed vs unsigned)
-        try:
-            value = from_bytes(term.type, data)
-        except Exception:  # noqa: BLE001 - an undecodable bound only costs pruning
-            return None
-        if isinstance(value, float) and value != value:
-            return None  # NaN bounds (old writers) say nothing
+    def _bound(self, term: BoundReference, key: int, bounds: dict[int, bytes]) -> Any:
+        decoded = self._decoded
+        if key in decoded:
+            return decoded[key]
+        value = decoded[key] = decode_bound(term.type, bounds.get(term.field_id))
         return value

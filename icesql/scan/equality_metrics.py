@@ -8,7 +8,8 @@ while at most one side holds NULLs, rules the pair out.
 
 Only types whose bounds order exactly like their values are compared (integers, dates,
 times, timestamps, decimals); floats (NaN), strings (writers' collations differ) and the
-rest always count as "may overlap", as does any missing or undecodable statistic.
+rest always count as "may overlap", as does any missing or undecodable statistic and a
+bound written under an earlier type (``icesql.expressions.bounds``, ``promoted=False``).
 
 >>> from icesql.spec.content_file import DataFile
 >>> from icesql.spec.types import IntegerType
@@ -32,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from icesql.expressions.bounds import decode_bounds
 from icesql.spec.content_file import DataFile
 from icesql.spec.types import (
     DateType,
@@ -45,7 +47,6 @@ from icesql.spec.types import (
     TimestamptzType,
     TimeType,
 )
-from icesql.spec.values import from_bytes
 
 __all__ = ["may_delete_from", "may_meet"]
 
@@ -61,8 +62,6 @@ _ORDERED = (
     DecimalType,
 )
 _EXACT = Context(prec=80)  # unscaling a decimal(38, s) bound must not round it
-_WIDTHS = {IntegerType: 4, DateType: 4, LongType: 8, TimeType: 8, TimestampType: 8,
-           TimestamptzType: 8, TimestampNanoType: 8, TimestamptzNanoType: 8}
 
 
 def may_delete_from(
@@ -136,14 +135,8 @@ def _may_hold_nulls(file: DataFile, field_id: int) -> bool:
 
 
 def _range(file: DataFile, field_id: int, t: IcebergType) -> tuple[Any, Any] | None:
+    """The file's bounds of the column as written under ``t`` (a promoted column's older
+    bounds are not compared), None where unknown."""
     lower = (file.lower_bounds or {}).get(field_id)
     upper = (file.upper_bounds or {}).get(field_id)
-    if lower is None or upper is None:
-        return None
-    width = _WIDTHS.get(type(t))
-    if width is not None and (len(lower) != width or len(upper) != width):
-        return None  # written under another type (int promoted to long): not comparable
-    try:
-        return from_bytes(t, lower), from_bytes(t, upper)
-    except Exception:  # noqa: BLE001 - an undecodable bound only costs pruning
-        return None
+    return decode_bounds(t, lower, upper, promoted=False)

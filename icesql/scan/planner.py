@@ -17,19 +17,12 @@ connection, and the manifests a scan needs are read in parallel.
 
 from __future__ import annotations
 
-import logging
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
 
-from icesql.expressions.binding import bind
-from icesql.expressions.evaluator import evaluate_bound
-from icesql.expressions.inclusive_metrics import inclusive_metrics_evaluator
-from icesql.expressions.manifest_evaluator import manifest_evaluator
-from icesql.expressions.projections import inclusive_projection
-from icesql.expressions.residuals import residual_evaluator
+from icesql.expressions.file_filter import FileFilter, FileVerdict
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
 from icesql.io import FileIO
 from icesql.metadata.manifest import ManifestEntry, read_manifest
@@ -38,10 +31,7 @@ from icesql.metadata.table_metadata import Snapshot, TableMetadata
 from icesql.scan.delete_index import attach_deletes
 from icesql.spec.content_file import EQUALITY_DELETES, DataFile
 from icesql.spec.manifest_file import ManifestFile
-from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema
-
-log = logging.getLogger(__name__)
 
 STATUS_DELETED = 2
 CONTENT_DATA = 0
@@ -161,13 +151,12 @@ def plan_scan(
     (bound to ``schema``, default the current schema, or unbound). Each task carries the
     delete files that apply to it (``icesql.scan.delete_index``)."""
     schema = schema or metadata.schema()
-    bound = bind(schema, row_filter, case_sensitive)
+    filters = FileFilter(schema, metadata.specs, row_filter, case_sensitive)
     metrics = ScanMetrics()
     if snapshot is None:
-        return ScanPlan(None, bound, [], metrics)
+        return ScanPlan(None, filters.bound, [], metrics)
     cache = cache or ManifestCache()
     manifests = cache.manifests(io, snapshot)
-    filters = _SpecFilters(metadata, schema, bound)
     metrics.manifests_total = len(manifests)
 
     wanted: list[ManifestFile] = []
@@ -195,41 +184,22 @@ def plan_scan(
     pairs = [*zip(data_manifests, data_entries), *zip(delete_manifests, delete_entries)]
     for manifest, entries in pairs:
         is_data = manifest.content == CONTENT_DATA
+        spec_id = manifest.partition_spec_id
         for entry in entries:
-            kept = filters.keep(manifest.partition_spec_id, entry.data_file, metrics, is_data)
-            if not kept:
+            f = entry.data_file
+            verdict = filters.may_match(spec_id, f)
+            _count_file(verdict, is_data, metrics)
+            if verdict is not FileVerdict.MAY_MATCH:
                 continue
             if is_data:
-                residual = filters.residual(manifest.partition_spec_id, entry.data_file)
-                data_tasks.append(
-                    FileScanTask(
-                        entry.data_file,
-                        manifest.partition_spec_id,
-                        entry.sequence_number,
-                        residual,
-                    )
-                )
+                residual = filters.residual(spec_id, f.partition)
+                data_tasks.append(FileScanTask(f, spec_id, entry.sequence_number, residual))
             else:
-                deletes.append((entry, manifest.partition_spec_id))
+                deletes.append((entry, spec_id))
 
     tasks, applied = attach_deletes(data_tasks, deletes, metadata)
     metrics.delete_files_applied = applied
-    return ScanPlan(snapshot.snapshot_id, bound, tasks, metrics)
-
-
-def file_filter(
-    metadata: TableMetadata, row_filter: BooleanExpression, schema: Schema | None = None
-) -> Callable[[int, DataFile], bool]:
-    """``may_match(spec_id, file)``: whether a data or delete file may hold (or delete) rows
-    matching ``row_filter`` — the planner's partition and metrics pruning, for callers that
-    judge files found elsewhere (commit conflict validation)."""
-    schema = schema or metadata.schema()
-    filters = _SpecFilters(metadata, schema, bind(schema, row_filter, False))
-
-    def may_match(spec_id: int, file: DataFile) -> bool:
-        return filters.keep(spec_id, file, ScanMetrics(), file.content == CONTENT_DATA)
-
-    return may_match
+    return ScanPlan(snapshot.snapshot_id, filters.bound, tasks, metrics)
 
 
 def _read_all(
@@ -251,6 +221,23 @@ def _has_live_files(manifest: ManifestFile) -> bool | None:
     return added + existing > 0
 
 
+def _count_file(verdict: FileVerdict, is_data: bool, metrics: ScanMetrics) -> None:
+    """Count one file judged by the filter (a delete file is skipped, or not, for either
+    reason)."""
+    if not is_data:
+        metrics.delete_files_total += 1
+        if verdict is not FileVerdict.MAY_MATCH:
+            metrics.delete_files_skipped += 1
+        return
+    metrics.data_files_total += 1
+    if verdict is FileVerdict.MAY_MATCH:
+        metrics.data_files_read += 1
+    elif verdict is FileVerdict.PARTITION_CANNOT_MATCH:
+        metrics.data_files_skipped_by_partition += 1
+    else:
+        metrics.data_files_skipped_by_metrics += 1
+
+
 def _count_skipped_manifest(manifest: ManifestFile, metrics: ScanMetrics) -> None:
     live = (manifest.added_files_count or 0) + (manifest.existing_files_count or 0)
     if manifest.content == CONTENT_DATA:
@@ -259,87 +246,3 @@ def _count_skipped_manifest(manifest: ManifestFile, metrics: ScanMetrics) -> Non
     else:
         metrics.delete_files_total += live
         metrics.delete_files_skipped += live
-
-
-def _partition_may_match(partition_filter: BooleanExpression, partition: tuple[Any, ...]) -> bool:
-    try:
-        return evaluate_bound(partition_filter, partition)
-    except Exception:  # noqa: BLE001 - a tuple that does not fit its spec is read, not judged
-        return True
-
-
-class _SpecFilters:
-    """The row filter's evaluators per partition spec, built once per spec on first use."""
-
-    def __init__(self, metadata: TableMetadata, schema: Schema, bound: BooleanExpression):
-        self.metadata = metadata
-        self.schema = schema
-        self.bound = bound
-        self.filtering = bound != ALWAYS_TRUE
-        self._metrics = inclusive_metrics_evaluator(schema, bound) if self.filtering else None
-        self._by_spec: dict[int, tuple[Any, ...] | None] = {}
-
-    def _spec(self, spec_id: int) -> tuple[Any, ...] | None:
-        if spec_id not in self._by_spec:
-            spec: PartitionSpec | None = self.metadata.spec_by_id(spec_id)
-            self._by_spec[spec_id] = None if spec is None else self._build(spec)
-        return self._by_spec[spec_id]
-
-    def _build(self, spec: PartitionSpec) -> tuple[Any, ...] | None:
-        try:
-            partition_type = spec.partition_type(self.schema)
-            projected = inclusive_projection(self.schema, spec)(self.bound)
-            partition_filter = bind(partition_type, projected, case_sensitive=True)
-            return (
-                manifest_evaluator(self.schema, spec, self.bound),
-                partition_filter,
-                residual_evaluator(self.schema, spec, self.bound),
-            )
-        except Exception as e:  # noqa: BLE001 - a spec we cannot project only costs pruning
-            log.debug("no partition pruning for spec %s: %s", spec.spec_id, e)
-            return None
-
-    def manifest_may_match(self, manifest: ManifestFile) -> bool:
-        built = self._spec(manifest.partition_spec_id) if self.filtering else None
-        return True if built is None else built[0](manifest)
-
-    def keep(
-        self, spec_id: int, file: DataFile, metrics: ScanMetrics, is_data: bool
-    ) -> bool:
-        """Count the file and say whether it may hold (or delete) a matching row."""
-        if is_data:
-            metrics.data_files_total += 1
-        else:
-            metrics.delete_files_total += 1
-        if self.filtering:
-            built = self._spec(spec_id)
-            if built is not None and not _partition_may_match(built[1], file.partition):
-                if is_data:
-                    metrics.data_files_skipped_by_partition += 1
-                else:
-                    metrics.delete_files_skipped += 1
-                return False
-            # an equality delete's other columns are not the deleted rows' values: only
-            # data and position delete files may be pruned by metrics (iceberg#4311)
-            prunable = is_data or file.content != EQUALITY_DELETES
-            if prunable and self._metrics is not None and not self._metrics(file):
-                if is_data:
-                    metrics.data_files_skipped_by_metrics += 1
-                else:
-                    metrics.delete_files_skipped += 1
-                return False
-        if is_data:
-            metrics.data_files_read += 1
-        return True
-
-    def residual(self, spec_id: int, file: DataFile) -> BooleanExpression:
-        if not self.filtering:
-            return ALWAYS_TRUE
-        built = self._spec(spec_id)
-        residual: Callable[[Any], BooleanExpression] | None = None if built is None else built[2]
-        if residual is None:
-            return self.bound
-        try:
-            return residual(file.partition)
-        except Exception:  # noqa: BLE001 - a tuple that does not fit its spec keeps it all
-            return self.bound

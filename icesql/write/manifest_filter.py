@@ -9,8 +9,9 @@ Spark SQL makes) filter the parent's manifests the same way (``ManifestFilterMan
   ``ReplacePartitions``), data and delete files alike;
 * files all of whose rows match the change's row filter (``Change.delete_filter``: Java's
   ``overwriteByRowFilter``), judged by the partition tuple (residual of the filter) and the
-  file's metrics. A data file that may hold matching rows but not only those cannot be
-  removed: the commit fails. A delete file that only partly matches is kept;
+  file's metrics (``icesql.expressions.file_filter``). A data file that may hold matching
+  rows but not only those cannot be removed: the commit fails. A delete file that only
+  partly matches is kept;
 * delete files older than every live data file (data sequence number below the smallest
   one left in the table): they can no longer apply to any row;
 * deletion vectors of data files this commit removes (they would dangle).
@@ -30,10 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from icesql.errors import CommitConflictError, ProgrammingError
-from icesql.expressions.inclusive_metrics import inclusive_metrics_evaluator
-from icesql.expressions.manifest_evaluator import manifest_evaluator
-from icesql.expressions.residuals import residual_evaluator
-from icesql.expressions.strict_metrics import strict_metrics_evaluator
+from icesql.expressions.file_filter import FileFilter, RowsMatch
 from icesql.expressions.tree import BooleanExpression
 from icesql.io import FileIO
 from icesql.metadata.manifest import STATUS_DELETED, STATUS_EXISTING, ManifestEntry, read_manifest
@@ -67,53 +65,15 @@ def _is_dv(f: DataFile) -> bool:
     return f.file_format.upper() == "PUFFIN"
 
 
-class _RowFilter:
-    """Java's ``PartitionAndMetricsEvaluator``: may / must the rows of a file match the
-    filter? The filter's residual for the file's partition is judged by its metrics."""
-
-    def __init__(self, md: TableMetadata, row_filter: BooleanExpression):
-        self.md = md
-        self.schema = md.schema()
-        self.row_filter = row_filter
-        self._specs: dict[int, Any] = {}
-        self._by_partition: dict[tuple[int, tuple[Any, ...]], tuple[Any, Any]] = {}
-
-    def _spec(self, spec_id: int) -> tuple[Any, Any]:
-        found = self._specs.get(spec_id)
-        if found is None:
-            spec = self.md.spec_by_id(spec_id)
-            found = self._specs[spec_id] = (
-                manifest_evaluator(self.schema, spec, self.row_filter),
-                residual_evaluator(self.schema, spec, self.row_filter),
-            )
-        return found
-
-    def manifest_may_match(self, manifest: ManifestFile) -> bool:
-        return bool(self._spec(manifest.partition_spec_id)[0](manifest))
-
-    def _evaluators(self, spec_id: int, partition: tuple[Any, ...]) -> tuple[Any, Any]:
-        key = (spec_id, partition)
-        found = self._by_partition.get(key)
-        if found is None:
-            residual = self._spec(spec_id)[1](partition)
-            found = self._by_partition[key] = (
-                inclusive_metrics_evaluator(self.schema, residual, True),
-                strict_metrics_evaluator(self.schema, residual, True),
-            )
-        return found
-
-    def might_match(self, spec_id: int, f: DataFile) -> bool:
-        return bool(self._evaluators(spec_id, f.partition)[0](f))
-
-    def must_match(self, spec_id: int, f: DataFile) -> bool:
-        return bool(self._evaluators(spec_id, f.partition)[1](f))
+def _row_filter(md: TableMetadata, row_filter: BooleanExpression) -> FileFilter:
+    return FileFilter(md.schema(), md.specs, row_filter)
 
 
 def rows_must_match(md: TableMetadata, row_filter: BooleanExpression) -> Callable[[int, DataFile], bool]:
     """``must_match(spec_id, file)``: does every row of the file match ``row_filter``? The
     rule ``Change.delete_filter`` removes files by (a DELETE asks it first, to know whether
     it can remove whole files without reading them)."""
-    return _RowFilter(md, row_filter).must_match
+    return _row_filter(md, row_filter).must_match
 
 
 class ManifestFilter:
@@ -149,7 +109,7 @@ class ManifestFilter:
         Raises ``CommitConflictError`` when a named file is not live in ``md`` (a concurrent
         commit removed it) and ``SplitFileError`` when the row filter would split a data file.
         """
-        row_filter = _RowFilter(md, self.delete_filter) if self.delete_filter is not None else None
+        row_filter = None if self.delete_filter is None else _row_filter(md, self.delete_filter)
         data = [m for m in manifests if m.content == CONTENT_DATA]
         deletes = [m for m in manifests if m.content != CONTENT_DATA]
         kept_data, removed_data = self._filter(data, write, row_filter, None, frozenset())
@@ -177,7 +137,7 @@ class ManifestFilter:
         self,
         manifests: Sequence[ManifestFile],
         write: WriteManifest,
-        row_filter: _RowFilter | None,
+        row_filter: FileFilter | None,
         min_sequence: int | None,
         removed_paths: frozenset[str],
     ) -> tuple[list[ManifestFile], list[DataFile]]:
@@ -201,7 +161,7 @@ class ManifestFilter:
         return kept, removed
 
     def _may_remove(
-        self, m: ManifestFile, row_filter: _RowFilter | None, removed_paths: frozenset[str]
+        self, m: ManifestFile, row_filter: FileFilter | None, removed_paths: frozenset[str]
     ) -> bool:
         """Whether ``m`` may hold a file to remove, or (a delete manifest) is opened to age
         out old deletes because data files are removed."""
@@ -218,7 +178,7 @@ class ManifestFilter:
         self,
         m: ManifestFile,
         write: WriteManifest,
-        row_filter: _RowFilter | None,
+        row_filter: FileFilter | None,
         min_sequence: int | None,
         removed_paths: frozenset[str],
     ) -> tuple[ManifestFile, tuple[DataFile, ...]]:
@@ -239,9 +199,10 @@ class ManifestFilter:
                 )
                 or (not is_data and _is_dv(f) and f.referenced_data_file in removed_paths)
             )
-            if not marked and row_filter is not None and row_filter.might_match(spec_id, f):
-                marked = row_filter.must_match(spec_id, f)
-                if not marked and is_data:
+            if not marked and row_filter is not None:
+                match = row_filter.rows_match(spec_id, f)
+                marked = match is RowsMatch.ALL
+                if match is RowsMatch.SOME and is_data:
                     raise SplitFileError(
                         f"cannot overwrite rows of {self.table} matching {self.delete_filter}:"
                         f" data file {f.file_path} holds rows that match and rows that do not"

@@ -16,7 +16,8 @@ configures ``OverwriteFiles`` (copy-on-write) and ``RowDelta`` (merge-on-read) p
   condition, removed since is a conflict.
 
 Anything else (appends to other partitions, unrelated deletes) lets the commit be retried
-on the new base. "May match" is the planner's inclusive partition and metrics pruning.
+on the new base. "May match" is the planner's inclusive partition and metrics pruning
+(``icesql.expressions.file_filter``).
 """
 
 from __future__ import annotations
@@ -25,13 +26,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from icesql.errors import CommitConflictError
+from icesql.expressions.file_filter import FileFilter, FileVerdict
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
 from icesql.io import FileIO
 from icesql.metadata.manifest import STATUS_ADDED, STATUS_DELETED, read_manifest
 from icesql.metadata.manifest_list import read_manifest_list
 from icesql.metadata.snapshots import MAIN_BRANCH, Snapshot
 from icesql.metadata.table_metadata import TableMetadata
-from icesql.scan.planner import file_filter
 from icesql.spec.content_file import DATA, EQUALITY_DELETES, DataFile
 
 __all__ = ["SERIALIZABLE", "SNAPSHOT", "Validation"]
@@ -62,7 +63,11 @@ class Validation:
         new = _snapshots_since(md, self.from_snapshot_id, table)
         if not new:
             return
-        may_match = file_filter(md, self.conflict_filter)
+        conflicts = FileFilter(md.schema(), md.specs, self.conflict_filter)
+
+        def may_match(spec_id: int, f: DataFile) -> bool:
+            return conflicts.may_match(spec_id, f) is FileVerdict.MAY_MATCH
+
         touched = self.referenced_data_files | {f.file_path for f in removed if f.content == DATA}
         removed_data = [f for f in removed if f.content == DATA]
         for snapshot in new:

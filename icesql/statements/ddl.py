@@ -51,7 +51,7 @@ from icesql.write.properties import (
     RESERVED,
     TableProperties,
 )
-from icesql.write.snapshot import Change
+from icesql.write.snapshot import Change, SnapshotOperation
 from icesql.write.updates import (
     AddSchema,
     AddSortOrder,
@@ -296,7 +296,7 @@ def _create_new_table(
     files, rows, _ = write_query(engine, table, None, params, result=result)
     try:
         committer.create_table(
-            catalog, identifier, metadata, Change(operation="append", added_files=tuple(files))
+            catalog, identifier, metadata, Change(operation=SnapshotOperation.APPEND, added_files=tuple(files))
         )
     except CommitStateUnknownError:
         raise  # the files may be part of the table now
@@ -417,7 +417,7 @@ def _replace_with(
     )
     files, rows, _ = write_query(engine, table, None, params, target=target, result=result)
     change = Change(
-        operation="overwrite",
+        operation=SnapshotOperation.OVERWRITE,
         added_files=tuple(files),
         keep_existing=False,
         updates=tuple(updates),

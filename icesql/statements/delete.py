@@ -64,7 +64,7 @@ from icesql.statements.row_changes import (
 )
 from icesql.write.commit import commit
 from icesql.write.manifest_filter import SplitFileError, rows_must_match
-from icesql.write.snapshot import DELETE, Change
+from icesql.write.snapshot import Change, SnapshotOperation
 
 if TYPE_CHECKING:
     from icesql.engine import Engine, Result
@@ -111,7 +111,7 @@ def _delete_files_only(engine: Engine, table: Table, expr: BooleanExpression) ->
     count = _rows_in(table, plan.tasks)
     # Java's deleteFromRowFilter: the filter removes the files (and their DVs, and delete
     # files of covered partitions) anew on each commit attempt, with no validation
-    change = Change(operation=DELETE, delete_filter=expr)
+    change = Change(operation=SnapshotOperation.DELETE, delete_filter=expr)
     try:
         committed = commit(engine.catalog, table, change).metadata
     except SplitFileError as e:

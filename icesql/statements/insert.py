@@ -29,7 +29,7 @@ from icesql.statements.overwrite import overwrite_change, partition_clause
 from icesql.statements.results import done
 from icesql.write.commit import commit
 from icesql.write.data_writer import DataWriter, WriteTarget
-from icesql.write.snapshot import Change
+from icesql.write.snapshot import Change, SnapshotOperation
 
 if TYPE_CHECKING:
     from icesql.engine import Engine, Result
@@ -146,7 +146,7 @@ def insert(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Res
     if statement.args.get("overwrite"):
         change = overwrite_change(table, files, clause, engine.settings.partition_overwrite_mode)
     else:
-        change = Change(operation="append", added_files=tuple(files))
+        change = Change(operation=SnapshotOperation.APPEND, added_files=tuple(files))
     if change is None:
         return done(rows)
     try:

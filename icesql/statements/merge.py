@@ -44,7 +44,7 @@ from icesql.statements.row_changes import (
     run_target_query,
     target_table_node,
 )
-from icesql.write.snapshot import APPEND, OVERWRITE
+from icesql.write.snapshot import SnapshotOperation
 
 if TYPE_CHECKING:
     from icesql.engine import Engine, Result
@@ -329,7 +329,7 @@ def merge(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Resu
     lineage = md.format_version >= 3
     plan = plan_merge(statement, target, md.schema(), source_columns(engine, statement, params), lineage)
     result, scan = run_target_query(engine, plan.query, params)
-    empty = APPEND if plan.insert_only else OVERWRITE
+    empty = SnapshotOperation.APPEND if plan.insert_only else SnapshotOperation.OVERWRITE
     changes = apply_changes(engine, result, scan, "merge", _Collector(plan, table.name), empty)
     return done(changes.affected_rows)
 

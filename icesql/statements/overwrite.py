@@ -43,7 +43,7 @@ from icesql.spec.content_file import DataFile
 from icesql.spec.schema import NestedField
 from icesql.spec.transforms import Identity
 from icesql.statements.partition_values import cast_partition_value, partition_text
-from icesql.write.snapshot import Change
+from icesql.write.snapshot import Change, SnapshotOperation
 
 __all__ = ["PartitionClause", "overwrite_change", "partition_clause"]
 
@@ -123,8 +123,14 @@ def overwrite_change(
             return None
         summary = {REPLACE_PARTITIONS: "true"}
         if table.metadata.spec().is_unpartitioned():
-            return Change(operation="overwrite", added_files=added, delete_filter=ALWAYS_TRUE, summary=summary)
+            return Change(
+                operation=SnapshotOperation.OVERWRITE, added_files=added, delete_filter=ALWAYS_TRUE,
+                summary=summary,
+            )
         dropped = frozenset((f.spec_id, f.partition) for f in added)
-        return Change(operation="overwrite", added_files=added, dropped_partitions=dropped, summary=summary)
-    operation = "overwrite" if added else "delete"
+        return Change(
+            operation=SnapshotOperation.OVERWRITE, added_files=added, dropped_partitions=dropped,
+            summary=summary,
+        )
+    operation = SnapshotOperation.OVERWRITE if added else SnapshotOperation.DELETE
     return Change(operation=operation, added_files=added, delete_filter=clause.row_filter())

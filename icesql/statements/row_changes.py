@@ -58,7 +58,7 @@ from icesql.sql.translate import duckdb_errors
 from icesql.write.commit import commit
 from icesql.write.data_writer import DataWriter, WriteTarget
 from icesql.write.properties import COPY_ON_WRITE, MERGE_ON_READ, TableProperties
-from icesql.write.snapshot import OVERWRITE, Change, operation_for
+from icesql.write.snapshot import Change, SnapshotOperation, operation_for
 from icesql.write.validation import Validation
 
 if TYPE_CHECKING:
@@ -155,7 +155,7 @@ def apply_changes(
     scan: TableScan,
     command: str,
     collect: Callable[[RowChanges, pa.RecordBatch], None],
-    empty_operation: str | None = OVERWRITE,
+    empty_operation: SnapshotOperation | None = SnapshotOperation.OVERWRITE,
 ) -> RowChanges:
     """Stream the target query's batches into a new ``RowChanges`` (``collect`` says what
     each batch removes and writes) and commit them; on failure the files written are deleted
@@ -240,7 +240,9 @@ class RowChanges:
         return self._writer
 
     # -- committing ------------------------------------------------------------------------
-    def commit(self, engine: Engine, empty_operation: str | None = OVERWRITE) -> None:
+    def commit(
+        self, engine: Engine, empty_operation: SnapshotOperation | None = SnapshotOperation.OVERWRITE
+    ) -> None:
         """One commit of everything collected; when nothing changed, an empty snapshot with
         operation ``empty_operation`` (what Spark commits then), or nothing when it is None."""
         removed: list[DataFile] = []

@@ -2,7 +2,9 @@
 
 Each attempt starts from the table as the catalog has it now: the change's requirements
 are checked, its updates replayed, its snapshot produced (``SnapshotProducer``), and the
-catalog asked to swap the metadata atomically. When another commit won the race
+catalog asked to swap the metadata atomically. The change lands on its branch
+(``Change.branch``, default ``main``): its snapshot's parent, the validation's history and
+the ref moved are that branch's. When another commit won the race
 (``CommitFailedError``), the attempt's manifest list is deleted and the change is retried
 on the re-read table, with exponential backoff, within ``commit.retry.num-retries`` (4),
 ``commit.retry.min-wait-ms`` (100), ``commit.retry.max-wait-ms`` (60000) and
@@ -23,7 +25,6 @@ import time
 from icesql.catalog.base import Catalog, CommitFailedError, CommitStateUnknownError, Identifier
 from icesql.catalog.table import Table
 from icesql.errors import CommitConflictError
-from icesql.metadata.snapshots import MAIN_BRANCH, SnapshotRef
 from icesql.metadata.table_metadata import TableMetadata
 from icesql.write.properties import TableProperties
 from icesql.write.snapshot import Change, SnapshotProducer
@@ -40,22 +41,8 @@ def _build(base: TableMetadata, base_path: str | None, change: Change, producer:
         view = TableMetadata(builder.raw, base.path)
         snapshot = producer.produce(view, attempt)
         builder.add_snapshot(snapshot)
-        builder.set_ref(MAIN_BRANCH, _main_ref(view, snapshot.snapshot_id))
+        builder.set_branch_snapshot(change.branch, snapshot.snapshot_id)
     return builder.build(previous_metadata_file=base_path), snapshot
-
-
-def _main_ref(md: TableMetadata, snapshot_id: int) -> SnapshotRef:
-    current = md.refs.get(MAIN_BRANCH)
-    if current is None:
-        return SnapshotRef(snapshot_id)
-    return SnapshotRef(
-        snapshot_id,
-        current.type,
-        current.min_snapshots_to_keep,
-        current.max_snapshot_age_ms,
-        current.max_ref_age_ms,
-        current.extra,
-    )
 
 
 def commit(catalog: Catalog, table: Table, change: Change) -> Table:
@@ -73,7 +60,9 @@ def commit(catalog: Catalog, table: Table, change: Change) -> Table:
         try:
             check_requirements(base.metadata, change.requirements, base.name)
             if change.validation is not None:
-                change.validation.check(base.metadata, base.io, base.name, change.removed_files)
+                change.validation.check(
+                    base.metadata, base.io, base.name, change.removed_files, change.branch
+                )
             metadata, snapshot = _build(base.metadata, base.metadata_location, change, producer, attempt)
             committed = catalog.commit_table(base, metadata)
         except CommitFailedError as e:

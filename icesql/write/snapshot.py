@@ -8,6 +8,9 @@ manifest list must be rewritten"), with the next sequence number, the parent's m
 carried forward (data and delete manifests alike) and, in v3, the table's ``next-row-id``
 as the snapshot's ``first-row-id``.
 
+The snapshot lands on the change's branch (``Change.branch``, ``main`` unless told): its
+parent is that branch's head, and the branch is moved to it; other refs stay where they are.
+
 Removing files (a DELETE, an overwrite, a replaced deletion vector) rewrites only the
 manifests that hold them, as Java's ``ManifestFilterManager`` does
 (``icesql.write.manifest_filter``: the removed entries become DELETED, the other live ones
@@ -22,6 +25,7 @@ counting it. File names follow Java's ``SnapshotProducer``:
 
 from __future__ import annotations
 
+import enum
 import time
 import uuid
 from collections import defaultdict
@@ -29,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from icesql.errors import InternalError
+from icesql.errors import InternalError, ProgrammingError
 from icesql.expressions.tree import BooleanExpression
 from icesql.io import FileIO
 from icesql.metadata.manifest import STATUS_ADDED, ManifestEntry, write_manifest
@@ -43,25 +47,54 @@ from icesql.write.properties import TableProperties
 from icesql.write.summary import snapshot_summary
 from icesql.write.updates import Requirement, Update
 
-__all__ = ["Change", "SnapshotProducer", "file_key", "new_snapshot_id", "operation_for"]
+__all__ = [
+    "Change",
+    "SnapshotOperation",
+    "SnapshotProducer",
+    "branch_head",
+    "file_key",
+    "new_snapshot_id",
+    "operation_for",
+]
 
-APPEND = "append"
-OVERWRITE = "overwrite"
-DELETE = "delete"
-REPLACE = "replace"
+
+class SnapshotOperation(str, enum.Enum):
+    """The ``operation`` a snapshot's summary records (spec: "Snapshots")."""
+
+    APPEND = "append"
+    REPLACE = "replace"
+    OVERWRITE = "overwrite"
+    DELETE = "delete"
+
+    def __str__(self) -> str:
+        return self.value
 
 
-def operation_for(added: Sequence[DataFile], removed: Sequence[DataFile]) -> str:
+def operation_for(added: Sequence[DataFile], removed: Sequence[DataFile]) -> SnapshotOperation:
     """The snapshot operation Java records for files added and removed: ``append`` for new
     data only, ``delete`` when nothing but removals and delete files, else ``overwrite``."""
     adds_data = any(f.content == DATA for f in added)
     adds_deletes = any(f.content != DATA for f in added)
     removes_data = any(f.content == DATA for f in removed)
     if adds_data and not adds_deletes and not removed:
-        return APPEND
+        return SnapshotOperation.APPEND
     if not adds_data:
-        return DELETE
-    return OVERWRITE if (adds_deletes or removes_data or removed) else APPEND
+        return SnapshotOperation.DELETE
+    if adds_deletes or removes_data or removed:
+        return SnapshotOperation.OVERWRITE
+    return SnapshotOperation.APPEND
+
+
+def branch_head(md: TableMetadata, branch: str, table: str = "") -> Snapshot | None:
+    """The snapshot a commit to ``branch`` builds on: the branch's head, or for a branch
+    that does not exist yet the current snapshot (Java's ``SnapshotUtil.latestSnapshot``: a
+    new branch forks from it). A tag cannot be committed to."""
+    ref = md.refs.get(branch)
+    if ref is None:
+        return md.current_snapshot()
+    if not ref.is_branch:
+        raise ProgrammingError(f"cannot commit to {table or 'the table'}: {branch!r} is a tag")
+    return md.snapshot_by_id(ref.snapshot_id)
 
 
 @dataclass(frozen=True)
@@ -69,11 +102,11 @@ class Change:
     """One atomic change to a table, as plain data handed to ``icesql.write.commit.commit``.
 
     ``updates`` are applied first (schema, spec, properties ...); then, when ``operation``
-    is set, a snapshot is added to ``main`` holding ``added_files`` (data and delete files)
+    is set, a snapshot is added to ``branch`` (``branch_head``) holding ``added_files`` (data and delete files)
     on top of the parent's files (``keep_existing``) or alone (a REPLACE TABLE), without
     ``removed_files``. ``requirements`` must hold on the table the change lands on, and
     ``validation`` (``icesql.write.validation``) on the commits made since the statement
-    read the table; appends have neither and always re-apply.
+    read the table (its history on ``branch``); appends have neither and always re-apply.
 
     Besides ``removed_files``, whole files can be removed by what they hold, decided anew on
     each attempt's base (``icesql.write.manifest_filter``): ``delete_filter`` removes every
@@ -82,7 +115,7 @@ class Change:
     ``(spec id, partition)`` tuples (a dynamic partition overwrite).
     """
 
-    operation: str | None = None
+    operation: SnapshotOperation | None = None
     added_files: tuple[DataFile, ...] = ()
     removed_files: tuple[DataFile, ...] = ()
     keep_existing: bool = True
@@ -92,6 +125,11 @@ class Change:
     validation: Any = None  # icesql.write.validation.Validation
     delete_filter: BooleanExpression | None = None
     dropped_partitions: frozenset[tuple[int, tuple[Any, ...]]] = frozenset()
+    branch: str = MAIN_BRANCH
+
+    def __post_init__(self) -> None:
+        if self.operation is not None and not isinstance(self.operation, SnapshotOperation):
+            object.__setattr__(self, "operation", SnapshotOperation(self.operation))
 
     @property
     def adds_snapshot(self) -> bool:
@@ -136,7 +174,7 @@ class SnapshotProducer:
         sid = self.snapshot_id
         version = md.format_version
         meta_dir = TableProperties(md.properties, self.table).metadata_location(md.location)
-        parent = md.snapshot_for_ref(MAIN_BRANCH)
+        parent = branch_head(md, change.branch, self.table)
         new = self._new_manifests(md, meta_dir, sid)
         existing: list[ManifestFile] = []
         if parent is not None and change.keep_existing:
@@ -162,7 +200,7 @@ class SnapshotProducer:
             first_row_id,
         )
         summary = snapshot_summary(
-            change.operation or APPEND,
+            (change.operation or SnapshotOperation.APPEND).value,
             added=change.added_files,
             removed=self.removed,
             previous=None if parent is None or not change.keep_existing else parent.summary,

@@ -34,12 +34,14 @@ from icesql.metadata.manifest_list import read_manifest_list
 from icesql.metadata.snapshots import MAIN_BRANCH, Snapshot
 from icesql.metadata.table_metadata import TableMetadata
 from icesql.spec.content_file import DATA, EQUALITY_DELETES, DataFile
+from icesql.write.snapshot import SnapshotOperation, branch_head
 
 __all__ = ["SERIALIZABLE", "SNAPSHOT", "Validation"]
 
 SERIALIZABLE = "serializable"
 SNAPSHOT = "snapshot"
-_DATA_CONFLICT_OPERATIONS = frozenset({"append", "overwrite"})  # Java: not "replace"
+# Java: not "replace"
+_DATA_CONFLICT_OPERATIONS = frozenset({SnapshotOperation.APPEND, SnapshotOperation.OVERWRITE})
 
 
 @dataclass(frozen=True)
@@ -56,11 +58,16 @@ class Validation:
             raise ValueError(f"unknown isolation level {self.isolation!r}")
 
     def check(
-        self, md: TableMetadata, io: FileIO, table: str, removed: tuple[DataFile, ...] = ()
+        self,
+        md: TableMetadata,
+        io: FileIO,
+        table: str,
+        removed: tuple[DataFile, ...] = (),
+        branch: str = MAIN_BRANCH,
     ) -> None:
-        """Raise ``CommitConflictError`` if a commit on ``md`` since ``from_snapshot_id``
-        conflicts with this change, which removes ``removed``."""
-        new = _snapshots_since(md, self.from_snapshot_id, table)
+        """Raise ``CommitConflictError`` if a commit to ``branch`` of ``md`` since
+        ``from_snapshot_id`` conflicts with this change, which removes ``removed``."""
+        new = _snapshots_since(md, self.from_snapshot_id, table, branch)
         if not new:
             return
         conflicts = FileFilter(md.schema(), md.specs, self.conflict_filter)
@@ -107,9 +114,11 @@ def _conflict(table: str, what: str) -> None:
     raise CommitConflictError(f"cannot commit to {table}: conflict with a concurrent commit: {what}")
 
 
-def _snapshots_since(md: TableMetadata, start: int | None, table: str) -> list[Snapshot]:
-    """Snapshots on ``main`` committed after ``start``, oldest first."""
-    head = md.snapshot_for_ref(MAIN_BRANCH)
+def _snapshots_since(
+    md: TableMetadata, start: int | None, table: str, branch: str
+) -> list[Snapshot]:
+    """Snapshots on ``branch`` committed after ``start``, oldest first."""
+    head = branch_head(md, branch, table)
     if head is None or head.snapshot_id == start:
         return []
     out: list[Snapshot] = []

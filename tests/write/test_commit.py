@@ -9,6 +9,7 @@ import pytest
 
 import icesql
 from icesql.errors import CommitConflictError
+from icesql.metadata.snapshots import SnapshotRef
 from icesql.write.commit import commit
 from icesql.write.data_writer import DataWriter, WriteTarget
 from icesql.write.snapshot import Change
@@ -185,3 +186,137 @@ def test_appends_keep_existing_delete_manifests(con, tmp_path):
     assert head.summary["total-delete-files"] == "1"
     assert head.summary["total-position-deletes"] == "1"
     assert head.summary["total-records"] == "3"
+
+
+# ---------------------------------------------------------------------------------------------
+# Commits to a branch other than main (Change.branch)
+
+
+def _branch_table(con, name="b"):
+    """db.t with ids 1, 2 on main, branch ``name`` made there (through the metadata builder),
+    then id 10 appended to main only: the branch and main have diverged."""
+    con.execute(
+        "CREATE TABLE db.t (id BIGINT) USING iceberg TBLPROPERTIES ('commit.retry.min-wait-ms'='1')"
+    )
+    con.execute("INSERT INTO db.t VALUES (1), (2)")
+    table = con.catalog.load_table(T)
+    fork = table.metadata.current_snapshot().snapshot_id
+    md = table.metadata.builder().set_branch_snapshot(name, fork).build(
+        previous_metadata_file=table.metadata_location
+    )
+    con.catalog.commit_table(table, md)
+    con.execute("INSERT INTO db.t VALUES (10)")
+    return con.catalog.load_table(T), fork
+
+
+def _ids(con, ref=None):
+    suffix = f".branch_{ref}" if ref else ""
+    return sorted(r[0] for r in con.execute(f"SELECT id FROM db.t{suffix}").fetchall())
+
+
+def _branch_files(table, name):
+    from icesql.scan.planner import plan_files
+
+    md = table.metadata
+    return [t.data_file for t in plan_files(md, md.snapshot_for_ref(name), table.io)]
+
+
+def test_an_append_to_a_branch_leaves_main_alone(con):
+    table, fork = _branch_table(con)
+    main_head = table.metadata.current_snapshot().snapshot_id
+    change = Change(operation="append", added_files=_files_for(table, [3]), branch="b")
+    md = commit(con.catalog, table, change).metadata
+    head = md.snapshot_for_ref("b")
+    assert head.parent_snapshot_id == fork
+    assert head.operation == "append" and head.summary["total-records"] == "3"
+    assert md.current_snapshot().snapshot_id == main_head  # main untouched
+    assert md.refs["main"].snapshot_id == main_head
+    assert [e.snapshot_id for e in md.snapshot_log][-1] == main_head  # only main is logged
+    assert _ids(con, "b") == [1, 2, 3]
+    assert _ids(con) == [1, 2, 10]
+
+
+def test_a_row_level_delete_on_a_branch_validates_against_the_branch(con):
+    from icesql.expressions.tree import equal
+    from icesql.write.snapshot import operation_for
+    from icesql.write.validation import Validation
+
+    table, fork = _branch_table(con)
+    removed = tuple(_branch_files(table, "b"))  # copy-on-write DELETE FROM db.t WHERE id = 1
+    added = _files_for(table, [2])
+    validation = Validation(fork, equal("id", 1), referenced_data_files=frozenset(f.file_path for f in removed))
+    # main gains a row matching the condition since the branch was read: no conflict, main's
+    # commits are not the branch's history
+    con.execute("INSERT INTO db.t VALUES (1)")
+    change = Change(
+        operation=operation_for(added, removed), added_files=added, removed_files=removed,
+        validation=validation, branch="b",
+    )
+    md = commit(con.catalog, table, change).metadata
+    head = md.snapshot_for_ref("b")
+    assert head.parent_snapshot_id == fork and head.operation == "overwrite"
+    assert _ids(con, "b") == [2]
+    assert _ids(con) == [1, 1, 2, 10]
+
+
+def test_a_concurrent_commit_to_the_branch_conflicts(con):
+    from icesql.expressions.tree import equal
+    from icesql.write.validation import Validation
+
+    table, fork = _branch_table(con)
+    removed = tuple(_branch_files(table, "b"))
+    # another writer appends a row matching the condition to the branch meanwhile
+    commit(con.catalog, table, Change(operation="append", added_files=_files_for(table, [1]), branch="b"))
+    version = con.catalog.current_version(T)[0]
+    change = Change(
+        operation="overwrite", added_files=_files_for(table, [2]), removed_files=removed,
+        validation=Validation(fork, equal("id", 1)), branch="b",
+    )
+    with pytest.raises(CommitConflictError, match="added data file"):
+        commit(con.catalog, table, change)
+    assert con.catalog.current_version(T)[0] == version
+
+
+def test_a_metadata_only_delete_on_a_branch_filters_the_branch_files(con):
+    from icesql.expressions.tree import ALWAYS_TRUE
+
+    table, fork = _branch_table(con)
+    md = commit(con.catalog, table, Change(operation="delete", delete_filter=ALWAYS_TRUE, branch="b")).metadata
+    assert md.snapshot_for_ref("b").parent_snapshot_id == fork
+    assert md.snapshot_for_ref("b").summary["total-records"] == "0"
+    assert _ids(con, "b") == []
+    assert _ids(con) == [1, 2, 10]
+
+
+def test_a_lost_race_on_a_branch_is_retried_on_the_new_branch_head(con):
+    table, fork = _branch_table(con)  # a stale table: the competitor commits next
+    first = commit(con.catalog, table, Change(operation="append", added_files=_files_for(table, [3]), branch="b"))
+    md = commit(con.catalog, table, Change(operation="append", added_files=_files_for(table, [4]), branch="b")).metadata
+    head = md.snapshot_for_ref("b")
+    assert head.parent_snapshot_id == first.metadata.snapshot_for_ref("b").snapshot_id
+    assert _ids(con, "b") == [1, 2, 3, 4]
+    assert _ids(con) == [1, 2, 10]
+
+
+def test_a_new_branch_forks_from_the_current_snapshot_and_a_tag_is_refused(con):
+    table, fork = _branch_table(con)
+    main_head = table.metadata.current_snapshot().snapshot_id
+    md = commit(con.catalog, table, Change(operation="append", added_files=_files_for(table, [5]), branch="new")).metadata
+    assert md.snapshot_for_ref("new").parent_snapshot_id == main_head
+    assert md.refs["new"].is_branch
+    assert _ids(con, "new") == [1, 2, 5, 10]
+    table = con.catalog.load_table(T)
+    tagged = table.metadata.builder().set_ref("t1", SnapshotRef(fork, "tag")).build(
+        previous_metadata_file=table.metadata_location
+    )
+    table = con.catalog.commit_table(table, tagged)
+    with pytest.raises(icesql.ProgrammingError, match="'t1' is a tag"):
+        commit(con.catalog, table, Change(operation="append", added_files=_files_for(table, [6]), branch="t1"))
+
+
+def test_the_operation_is_an_enum():
+    from icesql.write.snapshot import SnapshotOperation
+
+    assert Change(operation="delete").operation is SnapshotOperation.DELETE
+    with pytest.raises(ValueError):
+        Change(operation="upsert")

@@ -4,7 +4,7 @@ A manifest entry stores, per field id: value counts (nulls and NaNs included), n
 NaN counts and lower/upper bounds (Appendix D bytes). Data and delete files store the same
 metrics, for the rows they hold or delete, so one reader serves both. Anything missing or
 undecodable reads as "unknown", which only ever costs pruning; bounds are decoded by the one
-rule of ``icesql.expressions.bounds``, once per file and column.
+rule of ``icesql.expressions.bounds``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ __all__ = ["FileMetrics"]
 class FileMetrics:
     """Typed access to one file's metrics; created per file, so evaluators stay thread-safe."""
 
-    __slots__ = ("file", "_lower", "_upper", "_values", "_nulls", "_nans", "_decoded")
+    __slots__ = ("file", "_lower", "_upper", "_values", "_nulls", "_nans")
 
     def __init__(self, file: DataFile):
         self.file = file
@@ -31,7 +31,6 @@ class FileMetrics:
         self._nans = file.nan_value_counts or {}
         self._lower = file.lower_bounds or {}
         self._upper = file.upper_bounds or {}
-        self._decoded: dict[int, Any] = {}  # field id (upper: ~field id) -> bound
 
     @property
     def record_count(self) -> int:
@@ -75,14 +74,7 @@ class FileMetrics:
 
     def lower(self, term: BoundReference) -> Any:
         """The decoded lower bound, or None when absent or unusable."""
-        return self._bound(term, term.field_id, self._lower)
+        return decode_bound(term.type, self._lower.get(term.field_id))
 
     def upper(self, term: BoundReference) -> Any:
-        return self._bound(term, ~term.field_id, self._upper)
-
-    def _bound(self, term: BoundReference, key: int, bounds: dict[int, bytes]) -> Any:
-        decoded = self._decoded
-        if key in decoded:
-            return decoded[key]
-        value = decoded[key] = decode_bound(term.type, bounds.get(term.field_id))
-        return value
+        return decode_bound(term.type, self._upper.get(term.field_id))

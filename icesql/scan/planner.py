@@ -36,6 +36,7 @@ from icesql.spec.schema import Schema
 STATUS_DELETED = 2
 CONTENT_DATA = 0
 MAX_MANIFEST_READERS = 8
+MAY_MATCH = FileVerdict.MAY_MATCH
 
 
 @dataclass(frozen=True)
@@ -185,17 +186,18 @@ def plan_scan(
     for manifest, entries in pairs:
         is_data = manifest.content == CONTENT_DATA
         spec_id = manifest.partition_spec_id
+        skipped: list[FileVerdict] = []
         for entry in entries:
             f = entry.data_file
             verdict = filters.may_match(spec_id, f)
-            _count_file(verdict, is_data, metrics)
-            if verdict is not FileVerdict.MAY_MATCH:
-                continue
-            if is_data:
+            if verdict is not MAY_MATCH:
+                skipped.append(verdict)
+            elif is_data:
                 residual = filters.residual(spec_id, f.partition)
                 data_tasks.append(FileScanTask(f, spec_id, entry.sequence_number, residual))
             else:
                 deletes.append((entry, spec_id))
+        _count_files(len(entries), skipped, is_data, metrics)
 
     tasks, applied = attach_deletes(data_tasks, deletes, metadata)
     metrics.delete_files_applied = applied
@@ -221,21 +223,20 @@ def _has_live_files(manifest: ManifestFile) -> bool | None:
     return added + existing > 0
 
 
-def _count_file(verdict: FileVerdict, is_data: bool, metrics: ScanMetrics) -> None:
-    """Count one file judged by the filter (a delete file is skipped, or not, for either
-    reason)."""
+def _count_files(
+    judged: int, skipped: Sequence[FileVerdict], is_data: bool, metrics: ScanMetrics
+) -> None:
+    """Count the files of one manifest judged by the filter, ``skipped`` saying why each
+    one skipped was (a delete file is skipped, or not, for either reason)."""
     if not is_data:
-        metrics.delete_files_total += 1
-        if verdict is not FileVerdict.MAY_MATCH:
-            metrics.delete_files_skipped += 1
+        metrics.delete_files_total += judged
+        metrics.delete_files_skipped += len(skipped)
         return
-    metrics.data_files_total += 1
-    if verdict is FileVerdict.MAY_MATCH:
-        metrics.data_files_read += 1
-    elif verdict is FileVerdict.PARTITION_CANNOT_MATCH:
-        metrics.data_files_skipped_by_partition += 1
-    else:
-        metrics.data_files_skipped_by_metrics += 1
+    by_partition = skipped.count(FileVerdict.PARTITION_CANNOT_MATCH)
+    metrics.data_files_total += judged
+    metrics.data_files_read += judged - len(skipped)
+    metrics.data_files_skipped_by_partition += by_partition
+    metrics.data_files_skipped_by_metrics += len(skipped) - by_partition
 
 
 def _count_skipped_manifest(manifest: ManifestFile, metrics: ScanMetrics) -> None:

@@ -10,7 +10,10 @@
 * ``manifest_evaluator`` — manifests skipped by their partition summaries;
 * ``inclusive_metrics`` / ``strict_metrics`` — files skipped, or wholly matched, by their
   column metrics (data and delete files alike);
-* ``residuals`` — the part of a filter a file's partition leaves undecided.
+* ``residuals`` — the part of a filter a file's partition leaves undecided;
+* ``bounds`` — the one rule that decodes lower / upper bounds for every evaluator;
+* ``file_filter`` — all of the above as one file-pruning component (may match, must match,
+  residual) for the scan planner, commits and commit validation.
 
 Semantics are SQL's (see ``tree``): pruning with these evaluators never drops a file that
 holds a row the SQL predicate keeps.

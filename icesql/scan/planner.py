@@ -8,6 +8,7 @@ partition tuple of its own partition spec. Planning prunes at every level with t
 2. entries, by their partition tuple (the same projection, evaluated on the tuple);
 3. entries, by column metrics (value / null / NaN counts, lower / upper bounds).
 
+The filter's evaluators are ``icesql.expressions.file_filter``'s, which commits use too.
 Delete files are pruned by the same evaluators (their metrics describe deleted rows); the
 ones left are matched to the data files they apply to (``FileScanTask.delete_files``).
 Pruning only ever drops files without a matching row: the engine still evaluates the whole

@@ -18,6 +18,7 @@ MODULES = [
     "icesql.expressions.transform_projections",
     "icesql.expressions.inclusive_metrics",
     "icesql.expressions.strict_metrics",
+    "icesql.expressions.bounds",
     "icesql.sql.predicates",
     "icesql.sql.semantics",
     "icesql.sql.spark.numbers",

@@ -58,16 +58,13 @@ __all__ = [
 ]
 
 
-class SnapshotOperation(str, enum.Enum):
+class SnapshotOperation(enum.StrEnum):
     """The ``operation`` a snapshot's summary records (spec: "Snapshots")."""
 
     APPEND = "append"
     REPLACE = "replace"
     OVERWRITE = "overwrite"
     DELETE = "delete"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 def operation_for(added: Sequence[DataFile], removed: Sequence[DataFile]) -> SnapshotOperation:

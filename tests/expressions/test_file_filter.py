@@ -15,8 +15,8 @@ from icesql.expressions.tree import (
     less_than,
     or_,
 )
-from icesql.metadata.manifest import EQUALITY_DELETES, POSITION_DELETES, DataFile
-from icesql.metadata.manifest_list import FieldSummary, ManifestFile
+from icesql.spec.content_file import EQUALITY_DELETES, POSITION_DELETES, DataFile
+from icesql.spec.manifest_file import FieldSummary, ManifestFile
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.transforms import Identity

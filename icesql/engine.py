@@ -25,13 +25,11 @@ from icesql.scan.metadata_tables import MetadataTables
 from icesql.scan.planner import ManifestCache
 from icesql.scan.source import TableScan
 from icesql.scan.time_travel import select_version
-from icesql.sql.columns import used_columns
+from icesql.sql.binding import TableSource, bind_query
 from icesql.sql.dialect import DIALECT, number_parameters, parse
-from icesql.sql.metadata_columns import SPARK_TYPES as META_SPARK_TYPES
-from icesql.sql.metadata_columns import hide_metadata_columns, referenced_metadata_columns
+from icesql.sql.metadata_columns import hide_metadata_columns
 from icesql.sql.names import name_select_items
 from icesql.sql.predicates import pushed_filters
-from icesql.sql.semantics import mark_operand_types
 from icesql.sql.tables import (
     TableReference,
     drop_table_prefixes,
@@ -161,28 +159,24 @@ class Engine:
                 target_view = view
         for ref, view, _ in bound:
             _replace_with_view(ref, view)
-        # pruning filters per scan (the SQL keeps its WHERE/ON: DuckDB evaluates all of it)
-        meta = referenced_metadata_columns(statement)  # _file, _pos, ...: hidden columns
-        filters = pushed_filters(
-            statement, {view: scan.version.schema for _, view, scan in bound}, params, DIALECT, meta
-        )
-        labels = {view: _scan_label(ref) for ref, view, _ in bound}
-        typed = {
-            view: {f.name: spark_type(f.type) for f in scan.read_schema.fields}
+        # one binding pass: the columns each scan reads, the conditions that may prune its
+        # files, the types Spark's rewrites read (the SQL keeps its WHERE/ON: DuckDB
+        # evaluates all of it)
+        binding = bind_query(statement, {
+            view: TableSource(scan.version.schema,
+                              {f.name: spark_type(f.type) for f in scan.read_schema.fields})
             for _, view, scan in bound
-        }
-        for columns in typed.values():
-            for name in meta:
-                if name in META_SPARK_TYPES:
-                    columns.setdefault(name, META_SPARK_TYPES[name])
-        used = used_columns(statement, {view: list(cols) for view, cols in typed.items()}, DIALECT)
-        mark_operand_types(statement, typed, DIALECT)
+        })
+        meta = list(binding.metadata_columns)  # _file, _pos, ...: hidden columns
+        filters = pushed_filters(binding, params)
+        labels = {view: _scan_label(ref) for ref, view, _ in bound}
         scans = []
         for _, view, scan in bound:
+            used = binding.tables[view].columns
             scan = TableScan(
                 scan.table,
                 scan.version,
-                sorted(used[view]) if used is not None else None,
+                sorted(used) if used is not None else None,
                 self.manifest_cache,
                 row_filter=filters.get(view, ALWAYS_TRUE),
                 metadata_columns=meta,

@@ -1,10 +1,10 @@
 """From SQL conditions to the Iceberg filters that prune each table scan's files.
 
-For every SELECT scope, the WHERE clause and the ON conditions of its joins are turned into
-an Iceberg expression per scanned table, bound to that table's schema. Pruning is only an
-optimisation: the engine still evaluates the whole SQL predicate, so a pushed filter only
-has to keep every row the SQL could keep (a *superset*), and what cannot be converted is
-simply not pushed:
+For every SELECT scope of the query's qualified tree (``icesql.sql.binding``), the WHERE
+clause and the ON conditions of its joins are turned into an Iceberg expression per scanned
+table, bound to that table's schema. Pruning is only an optimisation: the engine still
+evaluates the whole SQL predicate, so a pushed filter only has to keep every row the SQL
+could keep (a *superset*), and what cannot be converted is simply not pushed:
 
 * AND pushes the conjuncts that convert; OR pushes only when both sides convert;
 * NOT is pushed down here, with SQL's three-valued logic (``NOT (a = 1 AND f(b))`` is
@@ -13,17 +13,21 @@ simply not pushed:
   literal does not convert; literals must fit the column type exactly or be widened safely
   (``icesql.expressions.literals``).
 
-Where a condition may be pushed (``JoinScope``): WHERE to tables that no outer join pads
-with nulls, and to padded tables only when a top-level conjunct rejects nulls of that table
-(``b.x = 1``, not ``b.x IS NULL``); the ON of an inner join to both sides; the ON of an
-outer join only to its non-preserved side; the ON of a full join nowhere. Each scope pushes
-only to its own tables, so subqueries keep their conditions to themselves::
+Where a condition may be pushed (``JoinScope``), decided once per query by the binding pass
+(``pushable_conditions``): WHERE to tables that no outer join pads with nulls, and to padded
+tables only when a top-level conjunct rejects nulls of that table (``b.x = 1``, not
+``b.x IS NULL``); the ON of an inner join to both sides; the ON of an outer join only to its
+non-preserved side; the ON of a full join nowhere. Each scope pushes only to its own tables,
+so subqueries keep their conditions to themselves. The conversion (``pushed_filters``) then
+reads the parameter values::
 
-    >>> from icesql.sql.dialect import DIALECT, parse_one
+    >>> from icesql.sql.binding import TableSource, bind_query
+    >>> from icesql.sql.dialect import parse_one
     >>> from icesql.spec.types import IntegerType, NestedField, StringType
     >>> s = Schema((NestedField(1, "id", IntegerType()), NestedField(2, "name", StringType())))
     >>> q = parse_one("SELECT * FROM v WHERE id > 5 AND name LIKE 'ab%' AND length(name) = 3")
-    >>> {k: str(v) for k, v in pushed_filters(q, {"v": s}, (), DIALECT).items()}
+    >>> bound = bind_query(q, {"v": TableSource(s)})
+    >>> {k: str(v) for k, v in pushed_filters(bound, ()).items()}
     {'v': "(id > 5 AND name STARTS WITH 'ab')"}
 """
 
@@ -31,13 +35,14 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 from sqlglot.optimizer.qualify import qualify
-from sqlglot.optimizer.scope import Scope, traverse_scope
+from sqlglot.optimizer.scope import Scope
 
 from icesql.errors import ProgrammingError
 from icesql.expressions.binding import bind_predicate
@@ -54,7 +59,10 @@ from icesql.expressions.tree import (
 )
 from icesql.spec.schema import Schema
 
-__all__ = ["exact_filter", "pushed_filters"]
+if TYPE_CHECKING:
+    from icesql.sql.binding import BoundQuery
+
+__all__ = ["Pushable", "exact_filter", "pushable_conditions", "pushed_filters"]
 
 log = logging.getLogger(__name__)
 
@@ -87,36 +95,47 @@ class NotLiteral(Exception):
     """The node is not a constant the planner can evaluate."""
 
 
-def pushed_filters(
-    statement: exp.Expr,
-    schemas: dict[str, Schema],
-    params: Sequence[object],
-    dialect: object,
-    hidden_columns: Sequence[str] = (),
-) -> dict[str, BooleanExpression]:
-    """Per scanned view name (lower-case), the bound Iceberg filter that may prune its files;
-    views with nothing to push are left out. ``hidden_columns`` (``_file``, ``_pos``...) are
-    columns every view also has; conditions on them are not pushed. Never raises: anything
-    that cannot be analysed pushes nothing."""
+@dataclass(frozen=True)
+class Pushable:
+    """A condition of the qualified tree (``icesql.sql.binding``) that may prune the files of
+    the table the query calls ``alias``. ``scope`` numbers the SELECT it belongs to: the
+    conditions of one SELECT are combined before those of the next."""
+
+    alias: str
+    condition: exp.Expr
+    scope: int
+
+
+def pushable_conditions(scopes: Sequence[Scope], views: Collection[str]) -> dict[str, list[Pushable]]:
+    """Per scanned view name (lower-case, one of ``views``), the conditions of the qualified
+    query that may be pushed to it, in order; views with none are left out."""
+    out: dict[str, list[Pushable]] = {}
+    for index, scope in enumerate(scopes):
+        for view, alias, condition in _scope_conditions(scope, views):
+            out.setdefault(view, []).append(Pushable(alias, condition, index))
+    return out
+
+
+def pushed_filters(bound: BoundQuery, params: Sequence[object]) -> dict[str, BooleanExpression]:
+    """Per scanned view name (lower-case), the bound Iceberg filter that may prune its files:
+    the pushable conditions the binding pass found, converted with the parameter values;
+    views with nothing to push are left out. Never raises: anything that cannot be converted
+    pushes nothing."""
     try:
-        columns = {
-            name: {**{c: "INT" for c in hidden_columns}, **{f.name: "INT" for f in s.fields}}
-            for name, s in schemas.items()
-        }
-        qualified = qualify(
-            statement.copy(),
-            dialect=dialect,
-            schema=columns,
-            validate_qualify_columns=True,
-            expand_stars=False,
-            quote_identifiers=False,
-        )
-        lowered = {name.lower(): s for name, s in schemas.items()}
         out: dict[str, BooleanExpression] = {}
-        for scope in traverse_scope(qualified):
-            for view, expr in _scope_filters(scope, lowered, params).items():
-                out[view] = and_(out.get(view, ALWAYS_TRUE), expr)
-        return {k: v for k, v in out.items() if v != ALWAYS_TRUE}
+        for view, table in bound.tables.items():
+            total, scope, found = ALWAYS_TRUE, -1, ALWAYS_TRUE
+            for pushable in table.pushable:
+                if pushable.scope != scope:
+                    total, scope, found = and_(total, found), pushable.scope, ALWAYS_TRUE
+                converter = _Converter(pushable.alias, table.schema, params)
+                converted = converter.convert(pushable.condition, negate=False)
+                if converted is not None and converted != ALWAYS_TRUE:
+                    found = and_(found, converted)
+            total = and_(total, found)
+            if total != ALWAYS_TRUE:
+                out[view] = total
+        return out
     except Exception as e:  # noqa: BLE001 - any failure only means "prune nothing"
         log.debug("predicate pushdown skipped: %s", e)
         return {}
@@ -126,29 +145,28 @@ def pushed_filters(
 # Where a condition may go
 
 
-def _scope_filters(
-    scope: Scope, schemas: dict[str, Schema], params: Sequence[object]
-) -> dict[str, BooleanExpression]:
+def _scope_conditions(scope: Scope, views: Collection[str]) -> list[tuple[str, str, exp.Expr]]:
+    """(view, alias, condition) for each condition of the scope that may go to a view."""
     select = scope.expression
     if not isinstance(select, exp.Select):
-        return {}
-    views = {
+        return []
+    aliases = {
         alias: source.name.lower()
         for alias, source in scope.sources.items()
-        if isinstance(source, exp.Table) and source.name.lower() in schemas
+        if isinstance(source, exp.Table) and source.name.lower() in views
         and not source.args.get("pivots")  # WHERE sees the pivoted rows, not the table's
     }
-    if not views:
-        return {}
+    if not aliases:
+        return []
     from_ = select.args.get("from_") or select.args.get("from")
     if from_ is None or not isinstance(from_.this, exp.Table | exp.Subquery):
-        return {}
+        return []
     order = [from_.this.alias_or_name]
     padded: set[str] = set()
     on_targets: list[tuple[exp.Expr, list[str]]] = []
     for join in select.args.get("joins") or []:
         if not isinstance(join.this, exp.Table | exp.Subquery):
-            return {}  # nested join trees: keep it simple, push nothing in this scope
+            return []  # nested join trees: keep it simple, push nothing in this scope
         right = join.this.alias_or_name
         side, kind = (join.side or "").upper(), (join.kind or "").upper()
         on = join.args.get("on")
@@ -172,15 +190,12 @@ def _scope_filters(
             padded.add(right)
         order.append(right)
 
-    found: dict[str, BooleanExpression] = {}
+    found: list[tuple[str, str, exp.Expr]] = []
 
     def push(alias: str, condition: exp.Expr) -> None:
-        view = views.get(alias)
-        if view is None:
-            return
-        converted = _Converter(alias, schemas[view], params).convert(condition, negate=False)
-        if converted is not None and converted != ALWAYS_TRUE:
-            found[view] = and_(found.get(view, ALWAYS_TRUE), converted)
+        view = aliases.get(alias)
+        if view is not None:
+            found.append((view, alias, condition))
 
     where = select.args.get("where")
     if where is not None:

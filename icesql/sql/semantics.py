@@ -2,8 +2,8 @@
 
 Each rule is a pure rewrite of one node kind, kept by area in ``icesql.sql.spark``. Rules
 that depend on an argument's type (a cast of a DOUBLE to INT truncates in Spark but rounds in
-DuckDB) read the types that ``mark_operand_types`` found on a qualified, type-annotated copy
-of the statement.
+DuckDB) read the types that the binding pass (``icesql.sql.binding``) found on its qualified,
+type-annotated copy of the statement and recorded here (``record_operand_types``).
 
 >>> from icesql.sql.dialect import parse_one
 >>> apply_spark_semantics(parse_one("SELECT dayofweek(d) FROM t")).sql("duckdb")
@@ -12,16 +12,10 @@ of the statement.
 
 from __future__ import annotations
 
-import logging
-
 from sqlglot import exp
-from sqlglot.optimizer.annotate_types import annotate_types
-from sqlglot.optimizer.qualify import qualify
 
 from icesql.sql.spark import aggregates, arrays, datetimes, numbers, relations, text
 from icesql.sql.spark.base import TYPES_KEY, Rule, arg_key
-
-log = logging.getLogger(__name__)
 
 _AREAS = (numbers, text, datetimes, arrays, aggregates, relations)
 RULES: dict[type, list[Rule]] = {}
@@ -44,22 +38,18 @@ def _needs_types(node: exp.Expr) -> bool:
     return False
 
 
-def mark_operand_types(
-    statement: exp.Expr, schemas: dict[str, dict[str, str]], dialect: object
-) -> None:
-    """Record on the nodes whose rules read types the types of their direct arguments."""
+def typed_nodes(statement: exp.Expr) -> list[exp.Expr]:
+    """The nodes of ``statement`` whose rules read their arguments' types, each numbered in its
+    ``meta`` so that a qualified copy (``icesql.sql.binding``) can find it again."""
     nodes = [n for n in statement.walk() if _needs_types(n)]
-    if not nodes:
-        return
     for i, node in enumerate(nodes):
         node.meta[_ID_KEY] = i
-    try:
-        typed = qualify(statement.copy(), dialect=dialect, schema=schemas,
-                        validate_qualify_columns=False, quote_identifiers=False)
-        annotate_types(typed, schema=schemas, dialect=dialect)
-    except Exception as e:  # noqa: BLE001 - unknown types only leave the rules inactive
-        log.debug("type annotation skipped: %s", e)
-        return
+    return nodes
+
+
+def record_operand_types(typed: exp.Expr, nodes: list[exp.Expr]) -> None:
+    """Record on each of ``nodes`` (from ``typed_nodes``) the types of its direct arguments,
+    read from ``typed``: a type-annotated copy of the statement the nodes belong to."""
     for node in typed.walk():
         index = node.meta.get(_ID_KEY)
         if index is None or index >= len(nodes) or not _needs_types(node):

@@ -27,6 +27,7 @@ from icesql.spec.types import (
     TimestampType,
     TimestamptzType,
 )
+from icesql.sql.binding import TableSource, bind_query
 from icesql.sql.dialect import DIALECT, number_parameters, parse_one
 from icesql.sql.predicates import pushed_filters
 
@@ -50,7 +51,7 @@ T = Schema(
 def pushed(sql: str, params: tuple = (), views: tuple[str, ...] = ("t",)) -> dict[str, str]:
     statement = parse_one(sql)
     number_parameters(statement)
-    filters = pushed_filters(statement, {v: T for v in views}, params, DIALECT)
+    filters = pushed_filters(bind_query(statement, {v: TableSource(T) for v in views}), params)
     return {k: str(v) for k, v in filters.items()}
 
 
@@ -189,9 +190,12 @@ def test_metadata_columns_do_not_stop_the_rest_from_being_pushed() -> None:
     """A row-level DELETE selects ``_file, _pos``: its condition still prunes the scan and is
     its conflict filter; conditions on the hidden columns themselves stay with DuckDB."""
     statement = parse_one("SELECT _file, _pos FROM t WHERE id = 5 AND _pos > 2 AND length(name) > 0")
-    assert pushed_filters(statement, {"t": T}, (), DIALECT) == {}  # without knowing them: nothing
-    filters = pushed_filters(statement, {"t": T}, (), DIALECT, ["_file", "_pos"])
+    bound = bind_query(statement, {"t": TableSource(T)})
+    assert bound.metadata_columns == ("_file", "_pos")  # the binder knows them from the text
+    filters = pushed_filters(bound, ())
     assert {k: str(v) for k, v in filters.items()} == {"t": "id = 5"}
+    # a column neither the schema nor the metadata columns know: nothing
+    assert pushed("SELECT _file, _nope FROM t WHERE id = 5") == {}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,163 @@
+"""One binding pass per query: the statement qualified and typed once, and what the engine
+needs read from that one tree.
+
+sqlglot's qualifier resolves every column of the query to its source with the scanned
+tables' schemas, and ``annotate_types`` types its nodes. One qualified copy then serves
+every reader that used to qualify a copy of its own:
+
+* column pruning (``icesql.sql.columns``): the top-level columns each scan reads;
+* predicate pushdown (``icesql.sql.predicates``): the conditions that may prune each scan's
+  files, converted with the parameter values afterwards (``pushed_filters``);
+* Spark semantics (``icesql.sql.semantics``): the argument types the rewrites read, recorded
+  on the statement's own nodes.
+
+DuckDB runs the statement, not the qualified copy: qualifying lower-cases names and expands
+stars, which would change the result's column names. For the same reason the statement is
+named (``icesql.sql.names``) before it is bound, from the text as written. Types are
+inferred only when some rewrite reads them: annotating costs about as much as qualifying.
+
+>>> from icesql.sql.dialect import parse_one
+>>> from icesql.spec.types import LongType, NestedField, StringType
+>>> s = Schema((NestedField(1, "id", LongType()), NestedField(2, "name", StringType()),
+...             NestedField(3, "note", StringType())))
+>>> bound = bind_query(parse_one("SELECT upper(name) FROM v WHERE id > 5"), {"v": TableSource(s)})
+>>> sorted(bound.tables["v"].columns)
+['id', 'name']
+>>> [p.condition.sql() for p in bound.tables["v"].pushable]
+['v.id > 5']
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from sqlglot import exp
+from sqlglot.optimizer.annotate_types import annotate_types
+from sqlglot.optimizer.qualify import qualify
+from sqlglot.optimizer.scope import Scope, traverse_scope
+from sqlglot.schema import ensure_schema
+
+from icesql.spec.schema import Schema
+from icesql.sql.columns import used_columns
+from icesql.sql.dialect import DIALECT
+from icesql.sql.metadata_columns import SPARK_TYPES, referenced_metadata_columns
+from icesql.sql.predicates import Pushable, pushable_conditions
+from icesql.sql.semantics import record_operand_types, typed_nodes
+
+__all__ = ["BoundQuery", "BoundTable", "TableSource", "bind_query"]
+
+log = logging.getLogger(__name__)
+
+UNKNOWN_TYPE = "UNKNOWN"
+A = TypeVar("A")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class TableSource:
+    """A scanned table as the binder sees it: the schema of the snapshot it reads and, for the
+    rewrites that read types, its columns' Spark type names (``BIGINT``); a column without
+    one is of unknown type."""
+
+    schema: Schema
+    types: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class BoundTable:
+    """What the query asks of one scanned table."""
+
+    schema: Schema
+    columns: frozenset[str] | None  # lower-cased top-level columns it reads; None: all
+    pushable: tuple[Pushable, ...]  # conditions that may prune its files, in order
+
+
+@dataclass(frozen=True)
+class BoundQuery:
+    """The query's one qualified tree and what was read from it."""
+
+    tree: exp.Expr | None  # qualified (typed where a rewrite reads types); None: not qualified
+    tables: Mapping[str, BoundTable]  # per scanned view name, lower-case
+    metadata_columns: tuple[str, ...]  # ``_file``, ``_pos``...: the hidden columns it names
+    resolved: bool  # every column resolved to its source, so pruning and pushdown apply
+
+
+def bind_query(statement: exp.Expr, sources: Mapping[str, TableSource]) -> BoundQuery:
+    """Qualify ``statement`` once over the scanned views ``sources`` (view name -> table),
+    type it where a rewrite reads types, and record those types on the statement's nodes.
+
+    Never raises: what cannot be bound only leaves scans reading every column, pruning
+    nothing, and the type-reading rewrites inactive.
+    """
+    metadata = tuple(referenced_metadata_columns(statement))
+    nodes = typed_nodes(statement)
+    views = {name.lower(): source for name, source in sources.items()}
+    if not views and not nodes:
+        return BoundQuery(None, {}, metadata, False)  # nothing to read from a qualified tree
+    columns = {view: _column_types(source, metadata) for view, source in views.items()}
+    tree: exp.Expr | None = None
+    scopes: list[Scope] | None = None
+    try:
+        schema = ensure_schema(columns, dialect=DIALECT)
+        tree = qualify(
+            statement.copy(),
+            dialect=DIALECT,
+            schema=schema,
+            validate_qualify_columns=False,  # checked below, over the scopes the readers use
+            quote_identifiers=False,
+        )
+        scopes = traverse_scope(tree)
+    except Exception as e:  # noqa: BLE001 - an unqualified query only reads everything
+        log.debug("binding skipped: %s", e)
+    resolved = scopes is not None and _all_resolved(scopes)
+    used = _read(used_columns, scopes, columns) if resolved else None
+    pushable = _read(pushable_conditions, scopes, views) if resolved else None
+    if tree is not None and nodes:
+        try:
+            annotate_types(tree, schema=schema, dialect=DIALECT)
+            record_operand_types(tree, nodes)
+        except Exception as e:  # noqa: BLE001 - unknown types only leave the rules inactive
+            log.debug("type annotation skipped: %s", e)
+    tables = {
+        view: BoundTable(
+            source.schema,
+            frozenset(used[view]) if used is not None else None,
+            tuple((pushable or {}).get(view, ())),
+        )
+        for view, source in views.items()
+    }
+    return BoundQuery(tree, tables, metadata, resolved)
+
+
+def _column_types(source: TableSource, metadata: Sequence[str]) -> dict[str, str]:
+    """The view's columns and their Spark type names: the schema's, then the metadata
+    columns the query names (a data column of the same name hides its twin)."""
+    types = {f.name: source.types.get(f.name, UNKNOWN_TYPE) for f in source.schema.fields}
+    for name in metadata:
+        types.setdefault(name, SPARK_TYPES.get(name, UNKNOWN_TYPE))
+    return types
+
+
+def _all_resolved(scopes: Sequence[Scope]) -> bool:
+    """sqlglot's ``validate_qualify_columns``, over scopes already traversed: no column is
+    left without a source, and none names a source its SELECT cannot see."""
+    for scope in scopes:
+        if not isinstance(scope.expression, exp.Select):
+            continue
+        if scope.unqualified_columns:
+            return False
+        if scope.external_columns and not scope.is_correlated_subquery and not scope.pivots:
+            return False
+    return True
+
+
+def _read(reader: Callable[[Sequence[Scope], A], R], scopes: Sequence[Scope], arg: A) -> R | None:
+    """One reader of the scopes; a reader that fails only means "read all, prune nothing"."""
+    try:
+        return reader(scopes, arg)
+    except Exception as e:  # noqa: BLE001
+        log.debug("%s skipped: %s", getattr(reader, "__name__", reader), e)
+        return None

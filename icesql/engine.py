@@ -25,7 +25,7 @@ from icesql.scan.metadata_tables import MetadataTables
 from icesql.scan.planner import ManifestCache
 from icesql.scan.source import TableScan
 from icesql.scan.time_travel import select_version
-from icesql.sql.binding import TableSource, bind_query
+from icesql.sql.bound_query import TableSource, bind_query
 from icesql.sql.dialect import DIALECT, number_parameters, parse
 from icesql.sql.metadata_columns import hide_metadata_columns
 from icesql.sql.names import name_select_items

@@ -1,6 +1,6 @@
 """Which columns of each scanned table a query uses, so scans read only those.
 
-Read from the scopes of the query's qualified tree (``icesql.sql.binding``), where every
+Read from the scopes of the query's qualified tree (``icesql.sql.bound_query``), where every
 column names its source; anything not resolved to a source makes us give up and read every
 column, which costs speed, never rows.
 """

@@ -1,6 +1,6 @@
 """From SQL conditions to the Iceberg filters that prune each table scan's files.
 
-For every SELECT scope of the query's qualified tree (``icesql.sql.binding``), the WHERE
+For every SELECT scope of the query's qualified tree (``icesql.sql.bound_query``), the WHERE
 clause and the ON conditions of its joins are turned into an Iceberg expression per scanned
 table, bound to that table's schema. Pruning is only an optimisation: the engine still
 evaluates the whole SQL predicate, so a pushed filter only has to keep every row the SQL
@@ -21,7 +21,7 @@ non-preserved side; the ON of a full join nowhere. Each scope pushes only to its
 so subqueries keep their conditions to themselves. The conversion (``pushed_filters``) then
 reads the parameter values::
 
-    >>> from icesql.sql.binding import TableSource, bind_query
+    >>> from icesql.sql.bound_query import TableSource, bind_query
     >>> from icesql.sql.dialect import parse_one
     >>> from icesql.spec.types import IntegerType, NestedField, StringType
     >>> s = Schema((NestedField(1, "id", IntegerType()), NestedField(2, "name", StringType())))
@@ -60,7 +60,7 @@ from icesql.expressions.tree import (
 from icesql.spec.schema import Schema
 
 if TYPE_CHECKING:
-    from icesql.sql.binding import BoundQuery
+    from icesql.sql.bound_query import BoundQuery
 
 __all__ = ["Pushable", "exact_filter", "pushable_conditions", "pushed_filters"]
 
@@ -97,7 +97,7 @@ class NotLiteral(Exception):
 
 @dataclass(frozen=True)
 class Pushable:
-    """A condition of the qualified tree (``icesql.sql.binding``) that may prune the files of
+    """A condition of the qualified tree (``icesql.sql.bound_query``) that may prune the files of
     the table the query calls ``alias``. ``scope`` numbers the SELECT it belongs to: the
     conditions of one SELECT are combined before those of the next."""
 
@@ -106,7 +106,9 @@ class Pushable:
     scope: int
 
 
-def pushable_conditions(scopes: Sequence[Scope], views: Collection[str]) -> dict[str, list[Pushable]]:
+def pushable_conditions(
+    scopes: Sequence[Scope], views: Collection[str]
+) -> dict[str, list[Pushable]]:
     """Per scanned view name (lower-case, one of ``views``), the conditions of the qualified
     query that may be pushed to it, in order; views with none are left out."""
     out: dict[str, list[Pushable]] = {}

@@ -2,7 +2,7 @@
 
 Each rule is a pure rewrite of one node kind, kept by area in ``icesql.sql.spark``. Rules
 that depend on an argument's type (a cast of a DOUBLE to INT truncates in Spark but rounds in
-DuckDB) read the types that the binding pass (``icesql.sql.binding``) found on its qualified,
+DuckDB) read the types that the binding pass (``icesql.sql.bound_query``) found on its qualified,
 type-annotated copy of the statement and recorded here (``record_operand_types``).
 
 >>> from icesql.sql.dialect import parse_one
@@ -40,7 +40,7 @@ def _needs_types(node: exp.Expr) -> bool:
 
 def typed_nodes(statement: exp.Expr) -> list[exp.Expr]:
     """The nodes of ``statement`` whose rules read their arguments' types, each numbered in its
-    ``meta`` so that a qualified copy (``icesql.sql.binding``) can find it again."""
+    ``meta`` so that a qualified copy (``icesql.sql.bound_query``) can find it again."""
     nodes = [n for n in statement.walk() if _needs_types(n)]
     for i, node in enumerate(nodes):
         node.meta[_ID_KEY] = i

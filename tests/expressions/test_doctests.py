@@ -19,7 +19,7 @@ MODULES = [
     "icesql.expressions.inclusive_metrics",
     "icesql.expressions.strict_metrics",
     "icesql.expressions.bounds",
-    "icesql.sql.binding",
+    "icesql.sql.bound_query",
     "icesql.sql.predicates",
     "icesql.sql.semantics",
     "icesql.sql.spark.numbers",

@@ -7,7 +7,7 @@ import pytest
 
 from icesql.spec.schema import Schema
 from icesql.spec.types import IntegerType, NestedField
-from icesql.sql.binding import TableSource, bind_query
+from icesql.sql.bound_query import TableSource, bind_query
 from icesql.sql.dialect import parse_one
 
 SCHEMAS = {"v1": ["a", "b", "c", "s", "arr"], "v2": ["a", "z", "w"]}

@@ -27,7 +27,7 @@ from icesql.spec.types import (
     TimestampType,
     TimestamptzType,
 )
-from icesql.sql.binding import TableSource, bind_query
+from icesql.sql.bound_query import TableSource, bind_query
 from icesql.sql.dialect import DIALECT, number_parameters, parse_one
 from icesql.sql.predicates import pushed_filters
 

@@ -1,6 +1,6 @@
 """What the rewrite rules share: argument types, Spark's type families, refusals.
 
-Types come from the binding pass (``icesql.sql.binding``): before the rules run, its typed
+Types come from the binding pass (``icesql.sql.bound_query``): before the rules run, its typed
 copy of the statement records on each node of a ``TYPED`` kind the types of its direct
 arguments (``meta[TYPES_KEY]``), keyed by argument name (``this``, ``expression``) or, for a
 list argument, name and position (``expressions.1``). A type sqlglot cannot infer is absent,

@@ -13,7 +13,7 @@ import sqlglot.optimizer.qualify
 import icesql
 from icesql.spec.schema import Schema
 from icesql.spec.types import DoubleType, LongType, NestedField, StringType
-from icesql.sql.binding import TableSource, bind_query
+from icesql.sql.bound_query import TableSource, bind_query
 from icesql.sql.dialect import parse_one
 from icesql.sql.spark.base import TYPES_KEY
 
@@ -89,7 +89,9 @@ def test_the_statement_itself_is_left_as_written() -> None:
     before = statement.sql()
     bound = bind_query(statement, {"v": TableSource(S, TYPES)})
     assert statement.sql() == before  # DuckDB runs it: its names and stars stay as written
-    assert bound.tree.sql() == "SELECT v.id AS id, v.name AS name, v.x AS x FROM v AS v WHERE v.id > 1"
+    assert bound.tree.sql() == (
+        "SELECT v.id AS id, v.name AS name, v.x AS x FROM v AS v WHERE v.id > 1"
+    )
     assert bound.resolved and bound.tables["v"].columns == {"id", "name", "x"}
 
 

@@ -51,6 +51,11 @@ __all__ = [
     "VariantType",
     "DEFAULT_CRS",
     "DEFAULT_ALGORITHM",
+    "INT32_MAX",
+    "INT32_MIN",
+    "INT64_MAX",
+    "INT64_MIN",
+    "PRIMITIVE_TYPES",
     "is_primitive",
     "is_nested",
     "type_from_json",
@@ -62,6 +67,8 @@ __all__ = [
 DEFAULT_CRS = "OGC:CRS84"
 DEFAULT_ALGORITHM = "spherical"
 MAX_DECIMAL_PRECISION = 38
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1  # the values of an int (and of a date, in days)
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1  # the values of a long, time or timestamp
 
 
 class IcebergType:
@@ -364,6 +371,15 @@ class MapType(NestedType):
 
     def __str__(self) -> str:
         return f"map<{self.key_type}, {self.value_type}>"
+
+
+PRIMITIVE_TYPES: tuple[type[PrimitiveType], ...] = (
+    BooleanType, IntegerType, LongType, FloatType, DoubleType, DecimalType, DateType, TimeType,
+    TimestampType, TimestamptzType, TimestampNanoType, TimestamptzNanoType, StringType,
+    UUIDType, FixedType, BinaryType, UnknownType, VariantType, GeometryType, GeographyType,
+)
+"""Every primitive type class: each per-type table (``icesql.spec.dispatch``) has a case for
+each, so a type added here fails at import in every table that does not handle it yet."""
 
 
 def is_primitive(t: IcebergType) -> bool:

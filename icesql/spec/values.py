@@ -45,7 +45,12 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from icesql.errors import NotSupportedError
+from icesql.spec.dispatch import PerPrimitiveType
 from icesql.spec.types import (
+    INT32_MAX,
+    INT32_MIN,
+    INT64_MAX,
+    INT64_MIN,
     BinaryType,
     BooleanType,
     DateType,
@@ -69,6 +74,7 @@ from icesql.spec.types import (
     TimeType,
     UnknownType,
     UUIDType,
+    VariantType,
 )
 
 __all__ = [
@@ -106,12 +112,13 @@ MICROS_PER_DAY = 86_400 * MICROS_PER_SECOND
 NANOS_PER_DAY = MICROS_PER_DAY * 1000
 _ONE_MICRO = dt.timedelta(microseconds=1)
 
-_INT32 = (-(2**31), 2**31 - 1)
-_INT64 = (-(2**63), 2**63 - 1)
-
 _TIMESTAMP_MICRO = (TimestampType, TimestamptzType)
 _TIMESTAMP_NANO = (TimestampNanoType, TimestamptzNanoType)
+_TIMESTAMPS = _TIMESTAMP_MICRO + _TIMESTAMP_NANO
 _WITH_ZONE = (TimestamptzType, TimestamptzNanoType)
+_BYTES = (FixedType, BinaryType, GeometryType, GeographyType)
+_OPAQUE = (VariantType, GeometryType, GeographyType)  # no value model beyond WKB bytes
+_NESTED = (StructType, ListType, MapType)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -196,41 +203,72 @@ def _check_decimal(t: DecimalType, value: Any) -> Decimal:
 # ---------------------------------------------------------------------------------------------
 # Binary single-value serialization (Appendix D)
 
-_PACKED = {
-    IntegerType: "<i",
-    LongType: "<q",
-    FloatType: "<f",
-    DoubleType: "<d",
-    DateType: "<i",
-    TimeType: "<q",
-    TimestampType: "<q",
-    TimestamptzType: "<q",
-    TimestampNanoType: "<q",
-    TimestamptzNanoType: "<q",
-}
+def _packer(fmt: str) -> Any:
+    pack = struct.Struct(fmt).pack
+    return lambda t, value: pack(value)
+
+
+def _no_binary(t: IcebergType, _: Any) -> Any:
+    raise NotSupportedError(f"type {t} has no binary single-value serialization")
+
+
+_TO_BYTES: PerPrimitiveType[Any] = PerPrimitiveType("binary single-value serialization", {
+    BooleanType: lambda t, value: b"\x01" if value else b"\x00",
+    (IntegerType, DateType): _packer("<i"),
+    (LongType, TimeType) + _TIMESTAMPS: _packer("<q"),
+    FloatType: _packer("<f"),
+    DoubleType: _packer("<d"),
+    DecimalType: lambda t, value: int_to_min_bytes(unscaled_decimal(value, t.scale)),
+    StringType: lambda t, value: value.encode("utf-8"),
+    UUIDType: lambda t, value: _as_uuid(value).bytes,
+    _BYTES: lambda t, value: bytes(value),
+    (UnknownType, VariantType): _no_binary,
+})
 
 
 def to_bytes(t: IcebergType, value: Any) -> bytes:
     """Serialize one value per Appendix D (little-endian numbers, minimal big-endian decimals,
     big-endian uuid, raw UTF-8/bytes). Types without a binary form raise NotSupportedError.
     """
-    fmt = _PACKED.get(type(t))
-    if fmt is not None:
-        try:
-            return struct.pack(fmt, value)
-        except struct.error as e:
-            raise ValueError(f"cannot serialize {value!r} as {t}: {e}") from None
-    if isinstance(t, BooleanType):
-        return b"\x01" if value else b"\x00"
-    if isinstance(t, StringType):
-        return value.encode("utf-8")
-    if isinstance(t, UUIDType):
-        return _as_uuid(value).bytes
-    if isinstance(t, DecimalType):
-        return int_to_min_bytes(unscaled_decimal(value, t.scale))
-    if isinstance(t, FixedType | BinaryType | GeometryType | GeographyType):
-        return bytes(value)
-    raise NotSupportedError(f"type {t} has no binary single-value serialization")
+    try:
+        return _TO_BYTES(t, value)
+    except struct.error as e:
+        raise ValueError(f"cannot serialize {value!r} as {t}: {e}") from None
+
+
+_INT, _FLOAT = struct.Struct("<i").unpack, struct.Struct("<f").unpack
+_LONG, _DOUBLE = struct.Struct("<q").unpack, struct.Struct("<d").unpack
+
+
+def _boolean_from_bytes(t: IcebergType, data: bytes) -> bool:
+    if len(data) != 1:
+        raise ValueError(f"cannot decode {data.hex()} as boolean")
+    return data[0] != 0
+
+
+# Bounds are not rewritten when a type is promoted: a 4-byte long (double) bound was written
+# as an int (float), a 4-byte timestamp bound as a date (v3), read as midnight of that day.
+_FROM_BYTES: PerPrimitiveType[Any] = PerPrimitiveType("binary single-value serialization", {
+    BooleanType: _boolean_from_bytes,
+    (IntegerType, DateType): lambda t, data: _INT(data)[0],
+    LongType: lambda t, data: (_INT if len(data) == 4 else _LONG)(data)[0],
+    FloatType: lambda t, data: _FLOAT(data)[0],
+    DoubleType: lambda t, data: (_FLOAT if len(data) == 4 else _DOUBLE)(data)[0],
+    TimestampType: lambda t, data: (
+        _INT(data)[0] * MICROS_PER_DAY if len(data) == 4 else _LONG(data)[0]
+    ),
+    TimestampNanoType: lambda t, data: (
+        _INT(data)[0] * NANOS_PER_DAY if len(data) == 4 else _LONG(data)[0]
+    ),
+    (TimeType, TimestamptzType, TimestamptzNanoType): lambda t, data: _LONG(data)[0],
+    DecimalType: lambda t, data: decimal_from_unscaled(
+        int.from_bytes(data, "big", signed=True), t.scale
+    ),
+    StringType: lambda t, data: data.decode("utf-8"),
+    UUIDType: lambda t, data: uuid.UUID(bytes=data),
+    _BYTES: lambda t, data: data,
+    (UnknownType, VariantType): _no_binary,
+})
 
 
 def from_bytes(t: IcebergType, data: bytes) -> Any:
@@ -242,32 +280,10 @@ def from_bytes(t: IcebergType, data: bytes) -> Any:
     into micro- or nanoseconds at midnight.
     """
     data = bytes(data)
-    if isinstance(t, LongType) and len(data) == 4:
-        return struct.unpack("<i", data)[0]
-    if isinstance(t, DoubleType) and len(data) == 4:
-        return struct.unpack("<f", data)[0]
-    if isinstance(t, TimestampType | TimestampNanoType) and len(data) == 4:
-        per_day = 86_400_000_000 if isinstance(t, TimestampType) else 86_400_000_000_000
-        return struct.unpack("<i", data)[0] * per_day
-    fmt = _PACKED.get(type(t))
-    if fmt is not None:
-        try:
-            return struct.unpack(fmt, data)[0]
-        except struct.error as e:
-            raise ValueError(f"cannot decode {data.hex()} as {t}: {e}") from None
-    if isinstance(t, BooleanType):
-        if len(data) != 1:
-            raise ValueError(f"cannot decode {data.hex()} as boolean")
-        return data[0] != 0
-    if isinstance(t, StringType):
-        return data.decode("utf-8")
-    if isinstance(t, UUIDType):
-        return uuid.UUID(bytes=data)
-    if isinstance(t, DecimalType):
-        return decimal_from_unscaled(int.from_bytes(data, "big", signed=True), t.scale)
-    if isinstance(t, FixedType | BinaryType | GeometryType | GeographyType):
-        return data
-    raise NotSupportedError(f"type {t} has no binary single-value serialization")
+    try:
+        return _FROM_BYTES(t, data)
+    except struct.error as e:
+        raise ValueError(f"cannot decode {data.hex()} as {t}: {e}") from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -353,46 +369,44 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _decimal_to_json(t: DecimalType, value: Any) -> str:
+    d = _check_decimal(t, value)
+    d = d.copy_abs() if d.is_zero() else d
+    return format(d, "f") if t.scale >= 0 else str(d)
+
+
+def _no_json(t: IcebergType, _: Any) -> Any:
+    raise NotSupportedError(f"type {t} has no JSON single-value serialization in icesql")
+
+
+_TO_JSON: PerPrimitiveType[Any] = PerPrimitiveType("JSON single-value serialization", {
+    BooleanType: lambda t, value: bool(value),
+    (IntegerType, LongType): lambda t, value: int(value),
+    (FloatType, DoubleType): lambda t, value: float(value),
+    DecimalType: _decimal_to_json,
+    DateType: lambda t, value: iso_date(value),
+    TimeType: lambda t, value: _iso_time_of_day(value, 6),
+    _TIMESTAMPS: iso_timestamp,
+    StringType: lambda t, value: str(value),
+    UUIDType: lambda t, value: str(_as_uuid(value)),
+    (FixedType, BinaryType): lambda t, value: bytes(value).hex(),
+    StructType: lambda t, value: {
+        str(f.field_id): to_json_value(f.type, value[f.field_id])
+        for f in t.fields
+        if value.get(f.field_id) is not None
+    },
+    ListType: lambda t, value: [to_json_value(t.element_type, v) for v in value],
+    MapType: lambda t, value: {
+        "keys": [to_json_value(t.key_type, k) for k in value],
+        "values": [to_json_value(t.value_type, v) for v in value.values()],
+    },
+    (UnknownType,) + _OPAQUE: _no_json,
+})
+
+
 def to_json_value(t: IcebergType, value: Any) -> Any:
     """Serialize one value to its JSON single-value form (None -> None)."""
-    if value is None:
-        return None
-    if isinstance(t, BooleanType):
-        return bool(value)
-    if isinstance(t, IntegerType | LongType):
-        return int(value)
-    if isinstance(t, FloatType | DoubleType):
-        return float(value)
-    if isinstance(t, DecimalType):
-        d = _check_decimal(t, value)
-        d = d.copy_abs() if d.is_zero() else d
-        return format(d, "f") if t.scale >= 0 else str(d)
-    if isinstance(t, DateType):
-        return iso_date(value)
-    if isinstance(t, TimeType):
-        return _iso_time_of_day(value, 6)
-    if isinstance(t, _TIMESTAMP_MICRO + _TIMESTAMP_NANO):
-        return iso_timestamp(t, value)
-    if isinstance(t, StringType):
-        return str(value)
-    if isinstance(t, UUIDType):
-        return str(_as_uuid(value))
-    if isinstance(t, FixedType | BinaryType):
-        return bytes(value).hex()
-    if isinstance(t, StructType):
-        return {
-            str(f.field_id): to_json_value(f.type, value[f.field_id])
-            for f in t.fields
-            if value.get(f.field_id) is not None
-        }
-    if isinstance(t, ListType):
-        return [to_json_value(t.element_type, v) for v in value]
-    if isinstance(t, MapType):
-        return {
-            "keys": [to_json_value(t.key_type, k) for k in value],
-            "values": [to_json_value(t.value_type, v) for v in value.values()],
-        }
-    raise NotSupportedError(f"type {t} has no JSON single-value serialization in icesql")
+    return None if value is None else _TO_JSON(t, value)
 
 
 def from_json_value(t: IcebergType, obj: Any) -> Any:
@@ -404,68 +418,9 @@ def from_json_value(t: IcebergType, obj: Any) -> Any:
     if obj is None:
         return None
     try:
-        return _from_json_value(t, obj)
+        return _FROM_JSON(t, obj)
     except (TypeError, InvalidOperation, KeyError, AttributeError) as e:
         raise ValueError(f"cannot read {obj!r} as a {t} value: {e}") from None
-
-
-def _from_json_value(t: IcebergType, obj: Any) -> Any:
-    if isinstance(t, BooleanType):
-        if not isinstance(obj, bool):
-            raise ValueError(f"cannot read {obj!r} as a boolean value")
-        return obj
-    if isinstance(t, IntegerType | LongType):
-        bounds = _INT32 if isinstance(t, IntegerType) else _INT64
-        if not _is_int(obj) or not bounds[0] <= obj <= bounds[1]:
-            raise ValueError(f"cannot read {obj!r} as a {t} value")
-        return obj
-    if isinstance(t, FloatType | DoubleType):
-        if not (_is_int(obj) or isinstance(obj, float)):
-            raise ValueError(f"cannot read {obj!r} as a {t} value")
-        return float(obj)
-    if isinstance(t, DecimalType):
-        d = Decimal(_text(t, obj))
-        if d.as_tuple().exponent != -t.scale:
-            raise ValueError(f"cannot read {obj!r} as a {t} value: the scale does not match")
-        return d
-    if isinstance(t, DateType):
-        return date_to_days(dt.date.fromisoformat(_text(t, obj)))
-    if isinstance(t, TimeType):
-        return _parse_time(_text(t, obj))
-    if isinstance(t, _TIMESTAMP_MICRO + _TIMESTAMP_NANO):
-        return _parse_timestamp(t, _text(t, obj))
-    if isinstance(t, StringType):
-        return _text(t, obj)
-    if isinstance(t, UUIDType):
-        return uuid.UUID(_text(t, obj))
-    if isinstance(t, FixedType | BinaryType):
-        data = bytes.fromhex(_text(t, obj))
-        if isinstance(t, FixedType) and len(data) != t.length:
-            raise ValueError(f"cannot read {obj!r} as a {t} value: wrong length")
-        return data
-    if isinstance(t, StructType):
-        if not isinstance(obj, dict):
-            raise ValueError(f"cannot read {obj!r} as a struct value")
-        return {
-            f.field_id: from_json_value(f.type, obj[str(f.field_id)])
-            for f in t.fields
-            if str(f.field_id) in obj
-        }
-    if isinstance(t, ListType):
-        if not isinstance(obj, list):
-            raise ValueError(f"cannot read {obj!r} as a list value")
-        return [from_json_value(t.element_type, v) for v in obj]
-    if isinstance(t, MapType):
-        keys, values = obj["keys"], obj["values"]
-        if not isinstance(keys, list) or not isinstance(values, list) or len(keys) != len(values):
-            raise ValueError(f"cannot read {obj!r} as a map value")
-        return {
-            from_json_value(t.key_type, k): from_json_value(t.value_type, v)
-            for k, v in zip(keys, values)
-        }
-    if isinstance(t, UnknownType):
-        raise ValueError(f"unknown-typed values must be null, got {obj!r}")
-    raise NotSupportedError(f"type {t} has no JSON single-value serialization in icesql")
 
 
 def _text(t: IcebergType, obj: Any) -> str:
@@ -474,8 +429,115 @@ def _text(t: IcebergType, obj: Any) -> str:
     return obj
 
 
+def _not_json(t: IcebergType, obj: Any) -> ValueError:
+    return ValueError(f"cannot read {obj!r} as a {t} value")
+
+
+def _boolean_from_json(t: IcebergType, obj: Any) -> bool:
+    if not isinstance(obj, bool):
+        raise ValueError(f"cannot read {obj!r} as a boolean value")
+    return obj
+
+
+def _integer_from_json(t: IcebergType, obj: Any) -> int:
+    lo, hi = (INT32_MIN, INT32_MAX) if isinstance(t, IntegerType) else (INT64_MIN, INT64_MAX)
+    if not _is_int(obj) or not lo <= obj <= hi:
+        raise _not_json(t, obj)
+    return obj
+
+
+def _floating_from_json(t: IcebergType, obj: Any) -> float:
+    if not (_is_int(obj) or isinstance(obj, float)):
+        raise _not_json(t, obj)
+    return float(obj)
+
+
+def _decimal_from_json(t: DecimalType, obj: Any) -> Decimal:
+    d = Decimal(_text(t, obj))
+    if d.as_tuple().exponent != -t.scale:
+        raise ValueError(f"cannot read {obj!r} as a {t} value: the scale does not match")
+    return d
+
+
+def _bytes_from_json(t: IcebergType, obj: Any) -> bytes:
+    data = bytes.fromhex(_text(t, obj))
+    if isinstance(t, FixedType) and len(data) != t.length:
+        raise ValueError(f"cannot read {obj!r} as a {t} value: wrong length")
+    return data
+
+
+def _struct_from_json(t: StructType, obj: Any) -> dict[int, Any]:
+    if not isinstance(obj, dict):
+        raise ValueError(f"cannot read {obj!r} as a struct value")
+    return {
+        f.field_id: from_json_value(f.type, obj[str(f.field_id)])
+        for f in t.fields
+        if str(f.field_id) in obj
+    }
+
+
+def _list_from_json(t: ListType, obj: Any) -> list[Any]:
+    if not isinstance(obj, list):
+        raise ValueError(f"cannot read {obj!r} as a list value")
+    return [from_json_value(t.element_type, v) for v in obj]
+
+
+def _map_from_json(t: MapType, obj: Any) -> dict[Any, Any]:
+    keys, values = obj["keys"], obj["values"]
+    if not isinstance(keys, list) or not isinstance(values, list) or len(keys) != len(values):
+        raise ValueError(f"cannot read {obj!r} as a map value")
+    return {
+        from_json_value(t.key_type, k): from_json_value(t.value_type, v)
+        for k, v in zip(keys, values)
+    }
+
+
+def _unknown_from_json(t: IcebergType, obj: Any) -> Any:
+    raise ValueError(f"unknown-typed values must be null, got {obj!r}")
+
+
+_FROM_JSON: PerPrimitiveType[Any] = PerPrimitiveType("JSON single-value serialization", {
+    BooleanType: _boolean_from_json,
+    (IntegerType, LongType): _integer_from_json,
+    (FloatType, DoubleType): _floating_from_json,
+    DecimalType: _decimal_from_json,
+    DateType: lambda t, obj: date_to_days(dt.date.fromisoformat(_text(t, obj))),
+    TimeType: lambda t, obj: _parse_time(_text(t, obj)),
+    _TIMESTAMPS: lambda t, obj: _parse_timestamp(t, _text(t, obj)),
+    StringType: _text,
+    UUIDType: lambda t, obj: uuid.UUID(_text(t, obj)),
+    (FixedType, BinaryType): _bytes_from_json,
+    StructType: _struct_from_json,
+    ListType: _list_from_json,
+    MapType: _map_from_json,
+    UnknownType: _unknown_from_json,
+    _OPAQUE: _no_json,
+})
+
+
 # ---------------------------------------------------------------------------------------------
 # Python-native conversions
+
+
+def _same(t: IcebergType, value: Any) -> Any:
+    return value
+
+
+_TO_PYTHON: PerPrimitiveType[Any] = PerPrimitiveType("conversion to Python", {
+    DateType: lambda t, value: days_to_date(value),
+    TimeType: lambda t, value: micros_to_time(value),
+    _TIMESTAMP_MICRO: lambda t, value: micros_to_datetime(value, isinstance(t, _WITH_ZONE)),
+    _TIMESTAMP_NANO: lambda t, value: micros_to_datetime(value // 1000, isinstance(t, _WITH_ZONE)),
+    StructType: lambda t, value: {
+        f.name: to_python(f.type, value.get(f.field_id)) for f in t.fields
+    },
+    ListType: lambda t, value: [to_python(t.element_type, v) for v in value],
+    MapType: lambda t, value: {
+        to_python(t.key_type, k): to_python(t.value_type, v) for k, v in value.items()
+    },
+    (BooleanType, IntegerType, LongType, FloatType, DoubleType, DecimalType, StringType,
+     UUIDType, UnknownType, VariantType) + _BYTES: _same,
+})
 
 
 def to_python(t: IcebergType, value: Any) -> Any:
@@ -485,23 +547,7 @@ def to_python(t: IcebergType, value: Any) -> Any:
     ``datetime.datetime``; timestamptz -> UTC-aware datetime. Nanosecond timestamps become
     datetimes floored to the microsecond (Python datetimes have no nanoseconds).
     """
-    if value is None:
-        return None
-    if isinstance(t, DateType):
-        return days_to_date(value)
-    if isinstance(t, TimeType):
-        return micros_to_time(value)
-    if isinstance(t, _TIMESTAMP_MICRO):
-        return micros_to_datetime(value, isinstance(t, _WITH_ZONE))
-    if isinstance(t, _TIMESTAMP_NANO):
-        return micros_to_datetime(value // 1000, isinstance(t, _WITH_ZONE))
-    if isinstance(t, StructType):
-        return {f.name: to_python(f.type, value.get(f.field_id)) for f in t.fields}
-    if isinstance(t, ListType):
-        return [to_python(t.element_type, v) for v in value]
-    if isinstance(t, MapType):
-        return {to_python(t.key_type, k): to_python(t.value_type, v) for k, v in value.items()}
-    return value
+    return None if value is None else _TO_PYTHON(t, value)
 
 
 def from_python(t: IcebergType, value: Any) -> Any:
@@ -515,7 +561,7 @@ def from_python(t: IcebergType, value: Any) -> Any:
     if value is None:
         return None
     try:
-        return _from_python(t, value)
+        return _FROM_PYTHON(t, value)
     except (TypeError, InvalidOperation, OverflowError, struct.error) as e:
         raise ValueError(f"cannot convert {value!r} to {t}: {e}") from None
 
@@ -524,69 +570,70 @@ def _mismatch(t: IcebergType, value: Any) -> ValueError:
     return ValueError(f"cannot convert {value!r} ({type(value).__name__}) to {t}")
 
 
-def _from_python(t: IcebergType, value: Any) -> Any:  # noqa: C901 - one branch per type
-    if isinstance(t, BooleanType):
-        if isinstance(value, bool):
-            return value
+def _boolean_from_python(t: IcebergType, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise _mismatch(t, value)
+
+
+def _integer_from_python(t: IcebergType, value: Any) -> int:
+    lo, hi = (INT32_MIN, INT32_MAX) if isinstance(t, IntegerType) else (INT64_MIN, INT64_MAX)
+    if _is_int(value) and lo <= value <= hi:
+        return int(value)
+    raise _mismatch(t, value)
+
+
+def _floating_from_python(t: IcebergType, value: Any) -> float:
+    if _is_int(value) or isinstance(value, float | Decimal):
+        return float(value)
+    raise _mismatch(t, value)
+
+
+def _date_from_python(t: IcebergType, value: Any) -> int:
+    if isinstance(value, dt.datetime):
         raise _mismatch(t, value)
-    if isinstance(t, IntegerType | LongType):
-        bounds = _INT32 if isinstance(t, IntegerType) else _INT64
-        if _is_int(value) and bounds[0] <= value <= bounds[1]:
-            return int(value)
+    if isinstance(value, dt.date):
+        return date_to_days(value)
+    if isinstance(value, str):
+        return date_to_days(dt.date.fromisoformat(value.strip()))
+    if _is_int(value):
+        return value
+    raise _mismatch(t, value)
+
+
+def _time_from_python(t: IcebergType, value: Any) -> int:
+    if isinstance(value, dt.time):
+        return time_to_micros(value)
+    if isinstance(value, str):
+        return _parse_time(value)
+    if _is_int(value) and 0 <= value < MICROS_PER_DAY:
+        return value
+    raise _mismatch(t, value)
+
+
+def _string_from_python(t: IcebergType, value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    raise _mismatch(t, value)
+
+
+def _bytes_from_python(t: IcebergType, value: Any) -> bytes:
+    if isinstance(value, bytes | bytearray | memoryview):
+        data = bytes(value)
+        if isinstance(t, FixedType) and len(data) != t.length:
+            raise ValueError(f"{t} needs exactly {t.length} bytes, got {len(data)}")
+        return data
+    raise _mismatch(t, value)
+
+
+def _struct_from_python(t: StructType, value: Any) -> dict[int, Any]:
+    if not isinstance(value, dict):
         raise _mismatch(t, value)
-    if isinstance(t, FloatType | DoubleType):
-        if _is_int(value) or isinstance(value, float):
-            return float(value)
-        if isinstance(value, Decimal):
-            return float(value)
-        raise _mismatch(t, value)
-    if isinstance(t, DecimalType):
-        return _decimal_from_python(t, value)
-    if isinstance(t, DateType):
-        if isinstance(value, dt.datetime):
-            raise _mismatch(t, value)
-        if isinstance(value, dt.date):
-            return date_to_days(value)
-        if isinstance(value, str):
-            return date_to_days(dt.date.fromisoformat(value.strip()))
-        if _is_int(value):
-            return value
-        raise _mismatch(t, value)
-    if isinstance(t, TimeType):
-        if isinstance(value, dt.time):
-            return time_to_micros(value)
-        if isinstance(value, str):
-            return _parse_time(value)
-        if _is_int(value) and 0 <= value < MICROS_PER_DAY:
-            return value
-        raise _mismatch(t, value)
-    if isinstance(t, _TIMESTAMP_MICRO + _TIMESTAMP_NANO):
-        return _timestamp_from_python(t, value)
-    if isinstance(t, StringType):
-        if isinstance(value, str):
-            return value
-        raise _mismatch(t, value)
-    if isinstance(t, UUIDType):
-        return _as_uuid(value)
-    if isinstance(t, FixedType | BinaryType | GeometryType | GeographyType):
-        if isinstance(value, bytes | bytearray | memoryview):
-            data = bytes(value)
-            if isinstance(t, FixedType) and len(data) != t.length:
-                raise ValueError(f"{t} needs exactly {t.length} bytes, got {len(data)}")
-            return data
-        raise _mismatch(t, value)
-    if isinstance(t, StructType):
-        if not isinstance(value, dict):
-            raise _mismatch(t, value)
-        out = {}
-        for f in t.fields:
-            v = value.get(f.field_id, value.get(f.name))
-            out[f.field_id] = from_python(f.type, v)
-        return out
-    if isinstance(t, ListType):
-        return [from_python(t.element_type, v) for v in value]
-    if isinstance(t, MapType):
-        return {from_python(t.key_type, k): from_python(t.value_type, v) for k, v in value.items()}
+    return {f.field_id: from_python(f.type, value.get(f.field_id, value.get(f.name)))
+            for f in t.fields}
+
+
+def _no_python(t: IcebergType, value: Any) -> Any:
     raise NotSupportedError(f"icesql has no value conversion for type {t}")
 
 
@@ -622,7 +669,7 @@ def _timestamp_from_python(t: IcebergType, value: Any) -> int:
         result = value
     else:
         raise _mismatch(t, value)
-    if not _INT64[0] <= result <= _INT64[1]:
+    if not INT64_MIN <= result <= INT64_MAX:
         raise ValueError(f"{value!r} is out of range for {t}")
     return result
 
@@ -635,6 +682,26 @@ def _as_uuid(value: Any) -> uuid.UUID:
     if isinstance(value, bytes | bytearray) and len(value) == 16:
         return uuid.UUID(bytes=bytes(value))
     raise ValueError(f"cannot convert {value!r} to uuid")
+
+
+_FROM_PYTHON: PerPrimitiveType[Any] = PerPrimitiveType("conversion from Python", {
+    BooleanType: _boolean_from_python,
+    (IntegerType, LongType): _integer_from_python,
+    (FloatType, DoubleType): _floating_from_python,
+    DecimalType: _decimal_from_python,
+    DateType: _date_from_python,
+    TimeType: _time_from_python,
+    _TIMESTAMPS: _timestamp_from_python,
+    StringType: _string_from_python,
+    UUIDType: lambda t, value: _as_uuid(value),
+    _BYTES: _bytes_from_python,
+    StructType: _struct_from_python,
+    ListType: lambda t, value: [from_python(t.element_type, v) for v in value],
+    MapType: lambda t, value: {
+        from_python(t.key_type, k): from_python(t.value_type, v) for k, v in value.items()
+    },
+    (UnknownType, VariantType): _no_python,
+})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -699,30 +766,28 @@ def _shortest_float32(value: float) -> float:
     return value
 
 
+def _timestamp_human(t: IcebergType, value: int) -> str:
+    nanos = isinstance(t, _TIMESTAMP_NANO)
+    days, rem = divmod(value, NANOS_PER_DAY if nanos else MICROS_PER_DAY)
+    text = f"{iso_date(days)}T{_java_time(rem if nanos else rem * 1000)}"
+    return text + "Z" if isinstance(t, _WITH_ZONE) else text
+
+
+_HUMAN: PerPrimitiveType[Any] = PerPrimitiveType("human string", {
+    BooleanType: lambda t, value: "true" if value else "false",
+    DateType: lambda t, value: iso_date(value),
+    TimeType: lambda t, value: _java_time(value * 1000),
+    _TIMESTAMPS: _timestamp_human,
+    (FixedType, BinaryType): lambda t, value: base64.b64encode(bytes(value)).decode("ascii"),
+    FloatType: lambda t, value: _java_double(_shortest_float32(value)),
+    DoubleType: lambda t, value: _java_double(value),
+    (IntegerType, LongType, DecimalType, StringType, UUIDType, UnknownType) + _OPAQUE + _NESTED:
+        lambda t, value: str(value),
+})
+
+
 def human_string(t: IcebergType, value: Any) -> str:
     """The identity transform's human string for a convention value, as Java prints it
     (``null`` for None; dates ISO; timestamps as java.time prints them; binary as base64).
     """
-    if value is None:
-        return "null"
-    if isinstance(t, BooleanType):
-        return "true" if value else "false"
-    if isinstance(t, DateType):
-        return iso_date(value)
-    if isinstance(t, TimeType):
-        return _java_time(value * 1000)
-    if isinstance(t, _TIMESTAMP_MICRO + _TIMESTAMP_NANO):
-        per_day = NANOS_PER_DAY if isinstance(t, _TIMESTAMP_NANO) else MICROS_PER_DAY
-        days, rem = divmod(value, per_day)
-        nanos_of_day = rem if isinstance(t, _TIMESTAMP_NANO) else rem * 1000
-        text = f"{iso_date(days)}T{_java_time(nanos_of_day)}"
-        return text + "Z" if isinstance(t, _WITH_ZONE) else text
-    if isinstance(t, FixedType | BinaryType):
-        return base64.b64encode(bytes(value)).decode("ascii")
-    if isinstance(t, FloatType):
-        return _java_double(_shortest_float32(value))
-    if isinstance(t, DoubleType):
-        return _java_double(value)
-    if isinstance(t, DecimalType):
-        return str(value)
-    return str(value)
+    return "null" if value is None else _HUMAN(t, value)

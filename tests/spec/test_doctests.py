@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 MODULES = ["types", "values", "schema", "transforms", "partitioning", "sorting", "arrow",
-           "name_mapping"]
+           "name_mapping", "dispatch"]
 
 
 def _spec_names() -> dict:

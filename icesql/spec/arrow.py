@@ -20,6 +20,7 @@ from typing import Any
 import pyarrow as pa
 
 from icesql.errors import NotSupportedError
+from icesql.spec.dispatch import PerPrimitiveType, constant
 from icesql.spec.schema import Schema
 from icesql.spec.types import (
     BinaryType,
@@ -61,24 +62,28 @@ __all__ = [
 
 FIELD_ID_KEY = b"PARQUET:field_id"
 
-_PRIMITIVES: dict[IcebergType, pa.DataType] = {
-    BooleanType(): pa.bool_(),
-    IntegerType(): pa.int32(),
-    LongType(): pa.int64(),
-    FloatType(): pa.float32(),
-    DoubleType(): pa.float64(),
-    DateType(): pa.date32(),
-    TimeType(): pa.time64("us"),
-    TimestampType(): pa.timestamp("us"),
-    TimestamptzType(): pa.timestamp("us", tz="UTC"),
-    TimestampNanoType(): pa.timestamp("ns"),
-    TimestamptzNanoType(): pa.timestamp("ns", tz="UTC"),
-    StringType(): pa.string(),
-    UUIDType(): pa.binary(16),
-    BinaryType(): pa.binary(),
-    UnknownType(): pa.null(),
-    VariantType(): pa.binary(),
-}
+_ARROW_TYPES: PerPrimitiveType[Any] = PerPrimitiveType("Arrow type", {
+    BooleanType: constant(pa.bool_()),
+    IntegerType: constant(pa.int32()),
+    LongType: constant(pa.int64()),
+    FloatType: constant(pa.float32()),
+    DoubleType: constant(pa.float64()),
+    DecimalType: lambda t: pa.decimal128(t.precision, t.scale),
+    DateType: constant(pa.date32()),
+    TimeType: constant(pa.time64("us")),
+    TimestampType: constant(pa.timestamp("us")),
+    TimestamptzType: constant(pa.timestamp("us", tz="UTC")),
+    TimestampNanoType: constant(pa.timestamp("ns")),
+    TimestamptzNanoType: constant(pa.timestamp("ns", tz="UTC")),
+    StringType: constant(pa.string()),
+    UUIDType: constant(pa.binary(16)),
+    FixedType: lambda t: pa.binary(t.length),
+    (BinaryType, VariantType, GeometryType, GeographyType): constant(pa.binary()),
+    UnknownType: constant(pa.null()),
+    StructType: lambda t: pa.struct([field_to_arrow(f) for f in t.fields]),
+    ListType: lambda t: pa.list_(field_to_arrow(t.element_field)),
+    MapType: lambda t: pa.map_(field_to_arrow(t.key_field), field_to_arrow(t.value_field)),
+})
 
 
 def _metadata(field_id: int) -> dict[bytes, bytes]:
@@ -93,21 +98,7 @@ def field_to_arrow(f: NestedField) -> pa.Field:
 
 def type_to_arrow(t: IcebergType) -> pa.DataType:
     """The Arrow type icesql uses for an Iceberg type (nested children carry field ids)."""
-    if t in _PRIMITIVES:
-        return _PRIMITIVES[t]
-    if isinstance(t, DecimalType):
-        return pa.decimal128(t.precision, t.scale)
-    if isinstance(t, FixedType):
-        return pa.binary(t.length)
-    if isinstance(t, GeometryType | GeographyType):
-        return pa.binary()
-    if isinstance(t, StructType):
-        return pa.struct([field_to_arrow(f) for f in t.fields])
-    if isinstance(t, ListType):
-        return pa.list_(field_to_arrow(t.element_field))
-    if isinstance(t, MapType):
-        return pa.map_(field_to_arrow(t.key_field), field_to_arrow(t.value_field))
-    raise NotSupportedError(f"no Arrow type for Iceberg type {t}")
+    return _ARROW_TYPES(t)
 
 
 def schema_to_arrow(schema: Schema) -> pa.Schema:
@@ -115,20 +106,29 @@ def schema_to_arrow(schema: Schema) -> pa.Schema:
     return pa.schema([field_to_arrow(f) for f in schema.fields])
 
 
+def _same(t: IcebergType, value: Any) -> Any:
+    return value
+
+
+_ARROW_VALUES: PerPrimitiveType[Any] = PerPrimitiveType("Arrow value", {
+    UUIDType: lambda t, value: value.bytes if hasattr(value, "bytes") else bytes(value),
+    StructType: lambda t, value: {
+        f.name: _arrow_py(f.type, value.get(f.field_id)) for f in t.fields
+    },
+    ListType: lambda t, value: [_arrow_py(t.element_type, v) for v in value],
+    MapType: lambda t, value: [
+        (_arrow_py(t.key_type, k), _arrow_py(t.value_type, v)) for k, v in value.items()
+    ],
+    (BooleanType, IntegerType, LongType, FloatType, DoubleType, DecimalType, DateType, TimeType,
+     TimestampType, TimestamptzType, TimestampNanoType, TimestamptzNanoType, StringType,
+     FixedType, BinaryType, UnknownType, VariantType, GeometryType, GeographyType): _same,
+})
+
+
 def _arrow_py(t: IcebergType, value: Any) -> Any:
     """A convention value in the shape pyarrow builds from: ints stay ints (exact, also for
     nanoseconds), structs keyed by name, maps as key/value pairs, uuids as bytes."""
-    if value is None:
-        return None
-    if isinstance(t, UUIDType):
-        return value.bytes if hasattr(value, "bytes") else bytes(value)
-    if isinstance(t, StructType):
-        return {f.name: _arrow_py(f.type, value.get(f.field_id)) for f in t.fields}
-    if isinstance(t, ListType):
-        return [_arrow_py(t.element_type, v) for v in value]
-    if isinstance(t, MapType):
-        return [(_arrow_py(t.key_type, k), _arrow_py(t.value_type, v)) for k, v in value.items()]
-    return value
+    return None if value is None else _ARROW_VALUES(t, value)
 
 
 def to_arrow_scalar(t: IcebergType, value: Any) -> pa.Scalar:

@@ -32,6 +32,7 @@ import pyarrow.compute as pc
 
 from icesql.errors import NotSupportedError
 from icesql.spec.arrow import type_to_arrow
+from icesql.spec.dispatch import PerPrimitiveType
 from icesql.spec.types import (
     BinaryType,
     BooleanType,
@@ -93,6 +94,29 @@ _UNORDERABLE = (VariantType, GeometryType, GeographyType)
 # Appendix B: 32-bit hash
 
 
+def _float_hash_bytes(t: IcebergType, value: Any) -> bytes:
+    v = float(value)
+    if v != v:
+        return struct.pack("<q", 0x7FF8000000000000)  # every NaN hashes alike
+    return struct.pack("<d", 0.0 if v == 0 else v)  # -0.0 hashes as 0.0
+
+
+def _no_hash(t: IcebergType, value: Any) -> bytes:
+    raise NotSupportedError(f"the Iceberg spec defines no hash for type {t}")
+
+
+_HASH_BYTES: PerPrimitiveType[Any] = PerPrimitiveType("Murmur3 hash", {
+    _INT_LIKE: lambda t, value: struct.pack("<q", value),
+    _NANOS: lambda t, value: struct.pack("<q", value // 1000),
+    BooleanType: lambda t, value: struct.pack("<q", 1 if value else 0),
+    (FloatType, DoubleType): _float_hash_bytes,
+    DecimalType: lambda t, value: int_to_min_bytes(unscaled_decimal(value, t.scale)),
+    (StringType, UUIDType, FixedType, BinaryType): to_bytes,
+    _UNORDERABLE: _no_hash,
+    UnknownType: lambda t, value: None,
+})
+
+
 def murmur3_hash(t: IcebergType, value: Any) -> int | None:
     """The spec's 32-bit Murmur3 (x86, seed 0) hash of a convention value (Appendix B).
 
@@ -100,27 +124,10 @@ def murmur3_hash(t: IcebergType, value: Any) -> int | None:
     timestamps first floored to micros); decimals as their minimal big-endian unscaled bytes;
     booleans, floats and doubles follow the spec's table for types not valid for bucketing.
     """
-    if value is None or isinstance(t, UnknownType):
+    if value is None:
         return None
-    if isinstance(t, _NANOS):
-        value = value // 1000
-    if isinstance(t, _INT_LIKE + _NANOS):
-        data = struct.pack("<q", value)
-    elif isinstance(t, BooleanType):
-        data = struct.pack("<q", 1 if value else 0)
-    elif isinstance(t, FloatType | DoubleType):
-        v = float(value)
-        if v != v:
-            data = struct.pack("<q", 0x7FF8000000000000)
-        else:
-            data = struct.pack("<d", 0.0 if v == 0 else v)
-    elif isinstance(t, DecimalType):
-        data = int_to_min_bytes(unscaled_decimal(value, t.scale))
-    elif isinstance(t, StringType | UUIDType | FixedType | BinaryType):
-        data = to_bytes(t, value)
-    else:
-        raise NotSupportedError(f"the Iceberg spec defines no hash for type {t}")
-    return mmh3.hash(data, 0, signed=True)
+    data = _HASH_BYTES(t, value)
+    return None if data is None else mmh3.hash(data, 0, signed=True)
 
 
 # ---------------------------------------------------------------------------------------------

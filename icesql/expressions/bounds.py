@@ -25,27 +25,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from icesql.spec.types import (
-    DateType,
-    IcebergType,
-    IntegerType,
-    LongType,
-    PrimitiveType,
-    TimestampNanoType,
-    TimestampType,
-    TimestamptzNanoType,
-    TimestamptzType,
-    TimeType,
-    UUIDType,
-)
-from icesql.spec.values import from_bytes
+from icesql.spec.types import IcebergType, PrimitiveType, UUIDType
+from icesql.spec.values import binary_width, from_bytes
 
 __all__ = ["decode_bound", "decode_bounds"]
-
-# the byte width each fixed-width type writes its own bounds with
-_WIDTHS = {IntegerType: 4, DateType: 4, LongType: 8, TimeType: 8, TimestampType: 8,
-           TimestamptzType: 8, TimestampNanoType: 8, TimestamptzNanoType: 8}
-
 
 def decode_bound(t: IcebergType, data: bytes | None, promoted: bool = True) -> Any:
     """The bound ``data`` of a column of type ``t``, or None when unknown or unusable (module
@@ -53,7 +36,7 @@ def decode_bound(t: IcebergType, data: bytes | None, promoted: bool = True) -> A
     if data is None or not isinstance(t, PrimitiveType) or isinstance(t, UUIDType):
         return None
     if not promoted:
-        width = _WIDTHS.get(type(t))
+        width = binary_width(t)  # the width t writes its own bounds with, if fixed
         if width is not None and len(data) != width:
             return None
     try:

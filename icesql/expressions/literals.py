@@ -35,7 +35,12 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from icesql.errors import ProgrammingError
+from icesql.spec.dispatch import PerPrimitiveType
 from icesql.spec.types import (
+    INT32_MAX,
+    INT32_MIN,
+    INT64_MAX,
+    INT64_MIN,
     BinaryType,
     BooleanType,
     DateType,
@@ -43,6 +48,8 @@ from icesql.spec.types import (
     DoubleType,
     FixedType,
     FloatType,
+    GeographyType,
+    GeometryType,
     IcebergType,
     IntegerType,
     LongType,
@@ -52,7 +59,9 @@ from icesql.spec.types import (
     TimestamptzNanoType,
     TimestamptzType,
     TimeType,
+    UnknownType,
     UUIDType,
+    VariantType,
 )
 from icesql.spec.values import MICROS_PER_DAY, date_to_days
 
@@ -62,8 +71,6 @@ EXACT = "exact"
 BELOW = "below"
 NEAREST = "nearest"
 
-INT_RANGE = (-(2**31), 2**31 - 1)
-LONG_RANGE = (-(2**63), 2**63 - 1)
 _EXACT_DOUBLE_INTS = 2**53
 _EPOCH_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 _DATE = re.compile(r"\s*(\d{4}-\d{2}-\d{2})\s*")
@@ -90,11 +97,8 @@ def convert_literal(value: Any, t: IcebergType) -> tuple[Any, str]:
     """
     if value is None:
         raise UnrepresentableLiteral("a null literal never matches")
-    converter = _CONVERTERS.get(type(t))
-    if converter is None:
-        raise UnrepresentableLiteral(f"literals of type {t} are not pushed down")
     try:
-        return converter(value, t)
+        return _CONVERTERS(t, value)
     except (ValueError, InvalidOperation, OverflowError, struct.error) as e:
         raise UnrepresentableLiteral(f"cannot use {value!r} as a {t} literal: {e}") from None
 
@@ -118,7 +122,7 @@ def _as_number(value: Any) -> int | Decimal | float:
 
 
 def _integral(value: Any, t: IcebergType) -> tuple[int, str]:
-    lo, hi = INT_RANGE if isinstance(t, IntegerType) else LONG_RANGE
+    lo, hi = (INT32_MIN, INT32_MAX) if isinstance(t, IntegerType) else (INT64_MIN, INT64_MAX)
     n = _as_number(value)
     if isinstance(n, float):
         if not math.isfinite(n) or abs(n) >= _EXACT_DOUBLE_INTS:
@@ -281,21 +285,27 @@ def parse_timestamp_micros(text: str) -> tuple[int, bool]:
     return micros, zone is not None
 
 
-_CONVERTERS = {
-    BooleanType: _boolean,
-    IntegerType: _integral,
-    LongType: _integral,
-    FloatType: _double,
-    DoubleType: _double,
-    DecimalType: _decimal,
-    DateType: _date,
-    TimeType: _time,
-    TimestampType: _timestamp,
-    TimestamptzType: _timestamp,
-    TimestampNanoType: _nanos,
-    TimestamptzNanoType: _nanos,
-    StringType: _string,
-    UUIDType: _uuid,
-    FixedType: _binary,
-    BinaryType: _binary,
-}
+def _not_pushed(value: Any, t: IcebergType) -> tuple[Any, str]:
+    raise UnrepresentableLiteral(f"literals of type {t} are not pushed down")
+
+
+def _converter(convert: Any) -> Any:
+    return lambda t, value: convert(value, t)
+
+
+_CONVERTERS: PerPrimitiveType[Any] = PerPrimitiveType("literal conversion", {
+    cls: _converter(convert) for cls, convert in {
+        BooleanType: _boolean,
+        (IntegerType, LongType): _integral,
+        (FloatType, DoubleType): _double,
+        DecimalType: _decimal,
+        DateType: _date,
+        TimeType: _time,
+        (TimestampType, TimestamptzType): _timestamp,
+        (TimestampNanoType, TimestamptzNanoType): _nanos,
+        StringType: _string,
+        UUIDType: _uuid,
+        (FixedType, BinaryType): _binary,
+        (UnknownType, VariantType, GeometryType, GeographyType): _not_pushed,
+    }.items()
+})

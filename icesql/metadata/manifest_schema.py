@@ -12,6 +12,7 @@ from typing import Any
 
 from icesql.errors import NotSupportedError
 from icesql.metadata._avro import avro_field, avro_int_map, avro_list, compatible_name
+from icesql.spec.dispatch import PerPrimitiveType
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.types import (
@@ -22,6 +23,8 @@ from icesql.spec.types import (
     DoubleType,
     FixedType,
     FloatType,
+    GeographyType,
+    GeometryType,
     IcebergType,
     IntegerType,
     LongType,
@@ -31,7 +34,9 @@ from icesql.spec.types import (
     TimestamptzNanoType,
     TimestamptzType,
     TimeType,
+    UnknownType,
     UUIDType,
+    VariantType,
 )
 
 __all__ = [
@@ -47,21 +52,53 @@ DEFAULT_BLOCK_SIZE = 64 * 1024 * 1024  # v1 block_size_in_bytes, always written 
 # (field id, name in the partition record, Iceberg result type)
 PartitionField = tuple[int, str, IcebergType]
 
-_SIMPLE_AVRO: dict[type, Any] = {
-    BooleanType: "boolean",
-    IntegerType: "int",
-    LongType: "long",
-    FloatType: "float",
-    DoubleType: "double",
-    StringType: "string",
-    BinaryType: "bytes",
-    DateType: {"type": "int", "logicalType": "date"},
-    TimeType: {"type": "long", "logicalType": "time-micros"},
-    TimestampType: {"type": "long", "logicalType": "timestamp-micros", "adjust-to-utc": False},
-    TimestamptzType: {"type": "long", "logicalType": "timestamp-micros", "adjust-to-utc": True},
-    TimestampNanoType: {"type": "long", "logicalType": "timestamp-nanos", "adjust-to-utc": False},
-    TimestamptzNanoType: {"type": "long", "logicalType": "timestamp-nanos", "adjust-to-utc": True},
-}
+def _simple(avro: Any) -> Any:
+    return lambda t, named: dict(avro) if isinstance(avro, dict) else avro
+
+
+def _fixed(name: str, named: set[str], **props: Any) -> Any:
+    """A named Avro ``fixed``; one seen before is referenced by name, since Avro forbids
+    defining a name twice in one schema."""
+    if name in named:
+        return name
+    named.add(name)
+    return {"type": "fixed", "name": name, **props}
+
+
+def _not_in_manifest(t: IcebergType, named: set[str]) -> Any:
+    raise NotSupportedError(f"partition values of type {t} cannot be written to a manifest")
+
+
+_AVRO_TYPES: PerPrimitiveType[Any] = PerPrimitiveType("Avro partition type", {
+    BooleanType: _simple("boolean"),
+    IntegerType: _simple("int"),
+    LongType: _simple("long"),
+    FloatType: _simple("float"),
+    DoubleType: _simple("double"),
+    StringType: _simple("string"),
+    BinaryType: _simple("bytes"),
+    DateType: _simple({"type": "int", "logicalType": "date"}),
+    TimeType: _simple({"type": "long", "logicalType": "time-micros"}),
+    TimestampType: _simple(
+        {"type": "long", "logicalType": "timestamp-micros", "adjust-to-utc": False}
+    ),
+    TimestamptzType: _simple(
+        {"type": "long", "logicalType": "timestamp-micros", "adjust-to-utc": True}
+    ),
+    TimestampNanoType: _simple(
+        {"type": "long", "logicalType": "timestamp-nanos", "adjust-to-utc": False}
+    ),
+    TimestamptzNanoType: _simple(
+        {"type": "long", "logicalType": "timestamp-nanos", "adjust-to-utc": True}
+    ),
+    DecimalType: lambda t, named: _fixed(
+        f"decimal_{t.precision}_{t.scale}", named, size=decimal_required_bytes(t.precision),
+        logicalType="decimal", precision=t.precision, scale=t.scale,
+    ),
+    UUIDType: lambda t, named: _fixed("uuid_fixed", named, size=16, logicalType="uuid"),
+    FixedType: lambda t, named: _fixed(f"fixed_{t.length}", named, size=t.length),
+    (UnknownType, VariantType, GeometryType, GeographyType): _not_in_manifest,
+})
 
 
 def decimal_required_bytes(precision: int) -> int:
@@ -70,31 +107,9 @@ def decimal_required_bytes(precision: int) -> int:
 
 
 def avro_type(t: IcebergType, named: set[str]) -> Any:
-    """The Avro type of a primitive partition type; a named ``fixed`` seen before is
-    referenced by name, since Avro forbids defining a name twice in one schema."""
-    simple = _SIMPLE_AVRO.get(type(t))
-    if simple is not None:
-        return dict(simple) if isinstance(simple, dict) else simple
-    if isinstance(t, DecimalType):
-        name, fixed = (
-            f"decimal_{t.precision}_{t.scale}",
-            {
-                "size": decimal_required_bytes(t.precision),
-                "logicalType": "decimal",
-                "precision": t.precision,
-                "scale": t.scale,
-            },
-        )
-    elif isinstance(t, UUIDType):
-        name, fixed = "uuid_fixed", {"size": 16, "logicalType": "uuid"}
-    elif isinstance(t, FixedType):
-        name, fixed = f"fixed_{t.length}", {"size": t.length}
-    else:
-        raise NotSupportedError(f"partition values of type {t} cannot be written to a manifest")
-    if name in named:
-        return name
-    named.add(name)
-    return {"type": "fixed", "name": name, **fixed}
+    """The Avro type of a primitive partition type (Appendix A); ``named`` collects the
+    names of the ``fixed`` types defined so far in the schema."""
+    return _AVRO_TYPES(t, named)
 
 
 def partition_fields(spec: PartitionSpec | dict[str, Any], schema: Schema) -> list[PartitionField]:

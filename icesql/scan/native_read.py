@@ -36,7 +36,7 @@ import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 from fsspec.implementations.local import LocalFileSystem
@@ -49,6 +49,7 @@ from icesql.scan.field_ids import footer_row_count, has_field_ids
 from icesql.scan.native_deletes import KeepMask, anti_join, positional, sql_string, start_masks
 from icesql.scan.planner import FileScanTask
 from icesql.spec.content_file import EQUALITY_DELETES, DataFile
+from icesql.spec.dispatch import PerPrimitiveType
 from icesql.spec.schema import Schema
 from icesql.spec.types import (
     BinaryType,
@@ -58,38 +59,47 @@ from icesql.spec.types import (
     DoubleType,
     FixedType,
     FloatType,
+    GeographyType,
+    GeometryType,
     IcebergType,
     IntegerType,
+    ListType,
     LongType,
+    MapType,
     NestedField,
     StringType,
+    StructType,
     TimestampNanoType,
     TimestampType,
     TimestamptzNanoType,
     TimestamptzType,
     TimeType,
+    UnknownType,
     UUIDType,
+    VariantType,
 )
 from icesql.spec.values import to_json_value
 
 __all__ = ["NativeRead", "duckdb_type", "split_native"]
 
-_DUCKDB_TYPES: dict[IcebergType, str] = {
-    BooleanType(): "BOOLEAN",
-    IntegerType(): "INTEGER",
-    LongType(): "BIGINT",
-    FloatType(): "FLOAT",
-    DoubleType(): "DOUBLE",
-    DateType(): "DATE",
-    TimeType(): "TIME",
-    TimestampType(): "TIMESTAMP",
-    TimestamptzType(): "TIMESTAMP WITH TIME ZONE",
-    TimestampNanoType(): "TIMESTAMP_NS",
-    TimestamptzNanoType(): "TIMESTAMPTZ_NS",
-    StringType(): "VARCHAR",
-    UUIDType(): "BLOB",  # the stream hands uuids over as fixed_size_binary(16)
-    BinaryType(): "BLOB",
-}
+_DUCKDB_TYPES: PerPrimitiveType[Any] = PerPrimitiveType("DuckDB type", {
+    BooleanType: "BOOLEAN",
+    IntegerType: "INTEGER",
+    LongType: "BIGINT",
+    FloatType: "FLOAT",
+    DoubleType: "DOUBLE",
+    DecimalType: lambda t: f"DECIMAL({t.precision},{t.scale})",
+    DateType: "DATE",
+    TimeType: "TIME",
+    TimestampType: "TIMESTAMP",
+    TimestamptzType: "TIMESTAMP WITH TIME ZONE",
+    TimestampNanoType: "TIMESTAMP_NS",
+    TimestamptzNanoType: "TIMESTAMPTZ_NS",
+    StringType: "VARCHAR",
+    (UUIDType, FixedType, BinaryType): "BLOB",  # the stream hands uuids over as binary(16)
+    # None: DuckDB's reader cannot produce these from the file by field id
+    (UnknownType, VariantType, GeometryType, GeographyType, StructType, ListType, MapType): None,
+})
 _GLOB_CHARS = re.compile(r"[*?\[\]{}]")
 MAX_GROUPS = 128  # read_parquet calls per scan, not counting the splits below
 MASK_GROUPS_PER_THREAD = 4  # positional scans per DuckDB thread over files with position deletes
@@ -103,13 +113,31 @@ MAX_TAG_CHECK = 1 << 22  # (delete file, data file) pairs judged by metrics per 
 def duckdb_type(t: IcebergType) -> str | None:
     """The DuckDB type the Arrow stream gives a column of type ``t``; None where DuckDB's
     reader cannot produce it from the file by field id (nested and opaque types)."""
-    if t in _DUCKDB_TYPES:
-        return _DUCKDB_TYPES[t]
-    if isinstance(t, DecimalType):
-        return f"DECIMAL({t.precision},{t.scale})"
-    if isinstance(t, FixedType):
-        return "BLOB"
-    return None
+    name = _DUCKDB_TYPES[t]
+    return name(t) if callable(name) else name
+
+
+def _float_literal(t: IcebergType, value: Any) -> str | None:
+    number = float(value)
+    return sql_string(repr(number)) if math.isfinite(number) else None
+
+
+def _blob_literal(t: IcebergType, value: Any) -> str:
+    raw = value.bytes if isinstance(t, UUIDType) else bytes(value)
+    return sql_string("".join(f"\\x{b:02X}" for b in raw))
+
+
+_DEFAULT_LITERALS: PerPrimitiveType[Any] = PerPrimitiveType("DuckDB default value", {
+    (FloatType, DoubleType): _float_literal,
+    (BinaryType, FixedType, UUIDType): _blob_literal,
+    BooleanType: lambda t, value: sql_string("true" if value else "false"),
+    (IntegerType, LongType, DecimalType, DateType, TimeType, TimestampType, TimestamptzType,
+     TimestampNanoType, TimestamptzNanoType, StringType): lambda t, value: sql_string(
+        str(to_json_value(t, value))
+    ),
+    (UnknownType, VariantType, GeometryType, GeographyType, StructType, ListType, MapType):
+        lambda t, value: None,
+})
 
 
 def default_literal(t: IcebergType, value: object) -> str | None:
@@ -119,18 +147,7 @@ def default_literal(t: IcebergType, value: object) -> str | None:
     >>> default_literal(DecimalType(9, 2), None), default_literal(DateType(), 0)
     ('NULL', "'1970-01-01'")
     """
-    if value is None:
-        return "NULL"
-    if isinstance(t, FloatType | DoubleType):
-        number = float(value)  # type: ignore[arg-type]
-        return sql_string(repr(number)) if math.isfinite(number) else None
-    if isinstance(t, BinaryType | FixedType | UUIDType):
-        raw = value.bytes if isinstance(t, UUIDType) else bytes(value)  # type: ignore[union-attr, arg-type]
-        return sql_string("".join(f"\\x{b:02X}" for b in raw))
-    if duckdb_type(t) is None:
-        return None
-    text = to_json_value(t, value)
-    return sql_string(str(text).lower() if isinstance(t, BooleanType) else str(text))
+    return "NULL" if value is None else _DEFAULT_LITERALS(t, value)
 
 
 @dataclass(frozen=True)

@@ -92,6 +92,7 @@ __all__ = [
     "decimal_from_unscaled",
     "unscaled_decimal",
     "int_to_min_bytes",
+    "binary_width",
     "to_bytes",
     "from_bytes",
     "to_json_value",
@@ -269,6 +270,22 @@ _FROM_BYTES: PerPrimitiveType[Any] = PerPrimitiveType("binary single-value seria
     _BYTES: lambda t, data: data,
     (UnknownType, VariantType): _no_binary,
 })
+
+
+_WIDTHS: PerPrimitiveType[Any] = PerPrimitiveType("binary single-value width", {
+    BooleanType: 1,
+    (IntegerType, DateType, FloatType): 4,
+    (LongType, DoubleType, TimeType) + _TIMESTAMPS: 8,
+    UUIDType: 16,
+    (DecimalType, StringType, FixedType, BinaryType, UnknownType, VariantType, GeometryType,
+     GeographyType): None,
+})
+
+
+def binary_width(t: IcebergType) -> int | None:
+    """The length of ``to_bytes(t, v)`` when it is the same for every value of ``t`` (a bound
+    of another length was written under another type, before a promotion), else None."""
+    return _WIDTHS[t]
 
 
 def from_bytes(t: IcebergType, data: bytes) -> Any:

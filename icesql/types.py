@@ -11,6 +11,10 @@ import datetime
 
 import pyarrow as pa
 
+from icesql.errors import NotSupportedError
+from icesql.spec.arrow import arrow_to_iceberg_type
+from icesql.sql.spark_type_names import SMALLINT, TINYINT, spark_primitive_name
+
 
 class DBAPITypeObject:
     def __init__(self, name: str, *prefixes: str):
@@ -39,38 +43,28 @@ ROWID = DBAPITypeObject("ROWID", "ROWID")
 
 def type_code(t: pa.DataType) -> str:
     """The Spark SQL name of an Arrow result type."""
-    if pa.types.is_boolean(t):
-        return "BOOLEAN"
-    if pa.types.is_integer(t):
+    if pa.types.is_integer(t):  # Spark's tinyint/smallint, and DuckDB's unsigned integers
         unsigned = "U" if pa.types.is_unsigned_integer(t) else ""
-        return unsigned + {8: "TINYINT", 16: "SMALLINT", 32: "INT", 64: "BIGINT"}[t.bit_width]
-    if pa.types.is_float32(t):
-        return "FLOAT"
-    if pa.types.is_floating(t):
+        return unsigned + {8: TINYINT, 16: SMALLINT, 32: "INT", 64: "BIGINT"}[t.bit_width].upper()
+    if pa.types.is_float16(t):
         return "DOUBLE"
-    if pa.types.is_decimal(t):
+    if pa.types.is_decimal(t):  # also wider than Iceberg's 38 digits
         return f"DECIMAL({t.precision},{t.scale})"
-    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
-        return "STRING"
-    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
-        return "BINARY"
-    if pa.types.is_date(t):
-        return "DATE"
-    if pa.types.is_timestamp(t):
-        return "TIMESTAMP" if t.tz else "TIMESTAMP_NTZ"
-    if pa.types.is_time(t):
-        return "TIME"
     if pa.types.is_struct(t):
         return "STRUCT<" + ",".join(f"{f.name}:{type_code(f.type)}" for f in t) + ">"
     if pa.types.is_map(t):
         return f"MAP<{type_code(t.key_type)},{type_code(t.item_type)}>"
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
         return f"ARRAY<{type_code(t.value_type)}>"
-    if pa.types.is_null(t):
-        return "VOID"
     if pa.types.is_duration(t) or pa.types.is_interval(t):
         return "INTERVAL"
-    return str(t).upper()
+    if pa.types.is_dictionary(t):
+        return str(t).upper()
+    try:
+        iceberg = arrow_to_iceberg_type(t)
+    except (NotSupportedError, ValueError):
+        return str(t).upper()
+    return spark_primitive_name(iceberg).upper()
 
 
 def Date(year: int, month: int, day: int) -> datetime.date:  # noqa: N802 - PEP 249 name

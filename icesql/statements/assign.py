@@ -28,6 +28,8 @@ from icesql.errors import DataError, IntegrityError, ProgrammingError
 from icesql.spec.arrow import type_to_arrow
 from icesql.spec.schema import Schema
 from icesql.spec.types import (
+    INT32_MIN,
+    INT64_MIN,
     BinaryType,
     BooleanType,
     DateType,
@@ -279,10 +281,8 @@ def _to_integer(array: pa.Array, want: pa.DataType) -> pa.Array:
         if not all(math.isfinite(v) for v in values[~pc.is_null(array).to_numpy(zero_copy_only=False)]):
             raise pa.ArrowInvalid("overflow: NaN or infinity")
         array = pc.trunc(array)
-        bound = 2**31 if want == pa.int32() else 2**63
-        if pc.any(pc.greater_equal(array, float(bound))).as_py() or pc.any(
-            pc.less(array, float(-bound))
-        ).as_py():
+        lo = float(INT32_MIN if want == pa.int32() else INT64_MIN)  # exact; -lo is max + 1
+        if pc.any(pc.greater_equal(array, -lo)).as_py() or pc.any(pc.less(array, lo)).as_py():
             raise pa.ArrowInvalid("integer overflow")
         return pc.cast(array, want, safe=False)
     if pa.types.is_decimal(source):

@@ -26,6 +26,10 @@ from sqlglot import exp
 
 from icesql.errors import DataError, ProgrammingError
 from icesql.spec.types import (
+    INT32_MAX,
+    INT32_MIN,
+    INT64_MAX,
+    INT64_MIN,
     BinaryType,
     BooleanType,
     DateType,
@@ -63,7 +67,7 @@ _TIMESTAMP = re.compile(
 )
 _TIME = re.compile(r"(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{0,9}))?)?")
 _OFFSET = re.compile(r"(?:UTC|GMT|UT)?([+-])(\d{1,2})(?::?(\d{2}))?(?::?(\d{2}))?")
-_INT_RANGES = {IntegerType: (-(2**31), 2**31 - 1), LongType: (-(2**63), 2**63 - 1)}
+_INT_RANGES = {IntegerType: (INT32_MIN, INT32_MAX), LongType: (INT64_MIN, INT64_MAX)}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Spark SQL types to Iceberg types and back, and Java's fresh field-id assignment.
+"""Spark SQL types to Iceberg types, and Java's fresh field-id assignment (the names back,
+``spark_type``/``spark_ddl_type``, are ``icesql.sql.spark_type_names``'s, re-exported).
 
 ``TIMESTAMP`` is Spark's local-time-zone timestamp, so it becomes ``timestamptz``;
 ``TIMESTAMP_NTZ`` becomes ``timestamp``; ``TINYINT``/``SMALLINT`` widen to ``int`` and
@@ -38,13 +39,13 @@ from icesql.spec.types import (
     StructType,
     TimestampNanoType,
     TimestampType,
-    TimestamptzNanoType,
     TimestamptzType,
     TimeType,
     UnknownType,
     UUIDType,
     VariantType,
 )
+from icesql.sql.spark_type_names import spark_ddl_type, spark_type
 from icesql.write.field_ids import fresh_schema_fields
 
 __all__ = [
@@ -152,53 +153,3 @@ def struct_fields(dt: exp.DataType) -> list[NestedField]:
         elif isinstance(child, exp.DataType):  # unnamed (not Spark syntax)
             raise ProgrammingError(f"struct fields need names: {dt.sql(dialect='spark')}")
     return out
-
-
-# ---------------------------------------------------------------------------------------------
-# Iceberg -> Spark names
-
-
-def _spark_primitive(t: IcebergType) -> str:
-    if isinstance(t, DecimalType):
-        return f"decimal({t.precision},{t.scale})"
-    return {
-        BooleanType: "boolean",
-        IntegerType: "int",
-        LongType: "bigint",
-        FloatType: "float",
-        DoubleType: "double",
-        DateType: "date",
-        TimeType: "time",
-        TimestampType: "timestamp_ntz",
-        TimestamptzType: "timestamp",
-        TimestampNanoType: "timestamp_ntz",
-        TimestamptzNanoType: "timestamp",
-        StringType: "string",
-        UUIDType: "string",
-        FixedType: "binary",
-        BinaryType: "binary",
-        UnknownType: "void",
-        VariantType: "variant",
-    }.get(type(t), str(t))
-
-
-def spark_type(t: IcebergType) -> str:
-    """Spark's ``DESCRIBE`` spelling: ``struct<a:int,b:string>``, ``map<string,int>``."""
-    if isinstance(t, StructType):
-        return "struct<" + ",".join(f"{f.name}:{spark_type(f.type)}" for f in t.fields) + ">"
-    if isinstance(t, ListType):
-        return f"array<{spark_type(t.element_type)}>"
-    if isinstance(t, MapType):
-        return f"map<{spark_type(t.key_type)},{spark_type(t.value_type)}>"
-    return _spark_primitive(t)
-
-
-def spark_ddl_type(t: IcebergType) -> str:
-    """Spark's ``SHOW CREATE TABLE`` spelling: ``STRUCT<a: INT, b: STRING>``."""
-    if isinstance(t, StructType):
-        return "STRUCT<" + ", ".join(f"{f.name}: {spark_ddl_type(f.type)}" for f in t.fields) + ">"
-    if isinstance(t, ListType):
-        return f"ARRAY<{spark_ddl_type(t.element_type)}>"
-    if isinstance(t, MapType):
-        return f"MAP<{spark_ddl_type(t.key_type)}, {spark_ddl_type(t.value_type)}>"
-    return _spark_primitive(t).upper()

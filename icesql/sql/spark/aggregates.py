@@ -17,8 +17,22 @@ import decimal
 
 from sqlglot import exp
 
+from icesql.spec.types import (
+    BinaryType,
+    BooleanType,
+    DateType,
+    DoubleType,
+    FloatType,
+    IntegerType,
+    LongType,
+    StringType,
+    TimestampType,
+    TimestamptzType,
+    UnknownType,
+)
 from icesql.sql.dialect import FUNCTION_ARGS
 from icesql.sql.spark.base import arg_data_type, call, literal_int, refuse
+from icesql.sql.spark_type_names import SMALLINT, TINYINT, spark_primitive_name
 
 
 def _approx_percentile(node: exp.ApproxQuantile) -> exp.Expr:
@@ -119,17 +133,27 @@ def _typeof(node: exp.Typeof) -> exp.Expr:
     return exp.Literal.string(spark_type_name(found))
 
 
+_T = exp.DataType.Type
+_SMALL_INTS = {_T.TINYINT: TINYINT, _T.SMALLINT: SMALLINT}
+# the types of an inferred (DuckDB-side) expression: TIMESTAMP is a local timestamp here
+_ICEBERG_TYPES = {
+    _T.INT: IntegerType(), _T.BIGINT: LongType(), _T.FLOAT: FloatType(),
+    _T.DOUBLE: DoubleType(), _T.BOOLEAN: BooleanType(), _T.DATE: DateType(),
+    _T.TEXT: StringType(), _T.VARCHAR: StringType(), _T.CHAR: StringType(),
+    _T.BINARY: BinaryType(), _T.VARBINARY: BinaryType(), _T.TIMESTAMPTZ: TimestamptzType(),
+    _T.TIMESTAMPLTZ: TimestamptzType(), _T.TIMESTAMP: TimestampType(),
+    _T.TIMESTAMPNTZ: TimestampType(), _T.NULL: UnknownType(),
+}
+
+
 def spark_type_name(data_type: exp.DataType) -> str:
     """A type as Spark's ``DataType.simpleString`` names it (``int``, ``array<string>``)."""
     kind = data_type.this
     T = exp.DataType.Type
-    simple = {T.TINYINT: "tinyint", T.SMALLINT: "smallint", T.INT: "int", T.BIGINT: "bigint",
-              T.FLOAT: "float", T.DOUBLE: "double", T.BOOLEAN: "boolean", T.DATE: "date",
-              T.TEXT: "string", T.VARCHAR: "string", T.CHAR: "string", T.BINARY: "binary",
-              T.VARBINARY: "binary", T.TIMESTAMPTZ: "timestamp", T.TIMESTAMPLTZ: "timestamp",
-              T.TIMESTAMP: "timestamp_ntz", T.TIMESTAMPNTZ: "timestamp_ntz", T.NULL: "void"}
-    if kind in simple:
-        return simple[kind]
+    if kind in _SMALL_INTS:
+        return _SMALL_INTS[kind]
+    if kind in _ICEBERG_TYPES:
+        return spark_primitive_name(_ICEBERG_TYPES[kind])
     params = data_type.expressions
     if kind == T.DECIMAL:
         digits = [p.this.name if isinstance(p, exp.DataTypeParam) else p.name for p in params]

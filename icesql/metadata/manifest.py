@@ -34,7 +34,7 @@ from icesql.metadata.manifest_schema import (
     manifest_entry_schema,
     partition_fields,
 )
-from icesql.spec.content_file import DATA, EQUALITY_DELETES, POSITION_DELETES, DataFile
+from icesql.spec.content_file import DATA, POSITION_DELETES, DataFile
 from icesql.spec.manifest_file import CONTENT_DATA, CONTENT_DELETES, FieldSummary, ManifestFile
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema
@@ -50,12 +50,6 @@ __all__ = [
     "open_manifest",
     "read_manifest",
     "write_manifest",
-    # Re-exported from icesql.spec.content_file for branches written before the model moved
-    # there (issue #15); removed once they have merged.
-    "DATA",
-    "EQUALITY_DELETES",
-    "POSITION_DELETES",
-    "DataFile",
 ]
 
 STATUS_EXISTING = 0

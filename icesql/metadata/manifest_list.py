@@ -26,7 +26,6 @@ from icesql.metadata._avro import (
 from icesql.metadata.snapshots import Snapshot
 from icesql.spec.manifest_file import (
     CONTENT_DATA,
-    CONTENT_DELETES,
     UNASSIGNED_SEQUENCE_NUMBER,
     FieldSummary,
     ManifestFile,
@@ -37,13 +36,6 @@ __all__ = [
     "manifest_list_schema",
     "read_manifest_list",
     "write_manifest_list",
-    # Re-exported from icesql.spec.manifest_file for branches written before the models
-    # moved there (issue #15); removed once they have merged.
-    "CONTENT_DATA",
-    "CONTENT_DELETES",
-    "UNASSIGNED_SEQUENCE_NUMBER",
-    "FieldSummary",
-    "ManifestFile",
 ]
 
 

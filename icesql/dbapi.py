@@ -14,9 +14,10 @@ import pyarrow as pa
 
 from icesql.catalog.base import Catalog
 from icesql.catalog.filesystem import FileSystemCatalog
-from icesql.engine import Engine, Result
+from icesql.engine import Engine
 from icesql.errors import InterfaceError, NotSupportedError, ProgrammingError
 from icesql.io import FileIO
+from icesql.session import Result
 from icesql.sql.translate import duckdb_errors
 from icesql.types import type_code
 

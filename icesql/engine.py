@@ -10,7 +10,6 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import duckdb
 import pyarrow as pa
@@ -25,6 +24,7 @@ from icesql.scan.metadata_tables import MetadataTables
 from icesql.scan.planner import ManifestCache
 from icesql.scan.source import TableScan
 from icesql.scan.time_travel import select_version
+from icesql.session import DML_TARGET, Result, Settings
 from icesql.sql.bound_query import TableSource, bind_query
 from icesql.sql.dialect import DIALECT, number_parameters, parse
 from icesql.sql.metadata_columns import hide_metadata_columns
@@ -38,12 +38,9 @@ from icesql.sql.tables import (
 )
 from icesql.sql.translate import duckdb_errors, to_duckdb_sql
 from icesql.statements import statement_handler
-from icesql.statements.settings import Settings
 from icesql.statements.types import spark_type
 
 QUERY_TYPES = (exp.Query,)
-# meta key of the table node a row-level statement changes: ``Result.target`` is its scan
-DML_TARGET = "icesql_dml_target"
 # How far DuckDB's pipelines run ahead of the rows fetched (a per-connection setting, 10 MiB by
 # default in DuckDB 2.0: about 20 files of 20,000 rows read before the first row). 1 MiB keeps
 # fetchone lazy and measured no slower fetching 20M rows whole.
@@ -51,30 +48,10 @@ STREAMING_BUFFER = "1MB"
 _view_ids = itertools.count()
 
 
-@dataclass
-class Result:
-    """What a statement produced: rows as an Arrow stream, or a count of affected rows."""
-
-    reader: pa.RecordBatchReader | None = None
-    rowcount: int = -1
-    scans: list[TableScan] = field(default_factory=list)
-    duck_cursor: duckdb.DuckDBPyConnection | None = None
-    target: TableScan | None = None  # the scan of the table node marked DML_TARGET
-
-    def close(self) -> None:
-        for scan in self.scans:
-            scan.release()
-        if self.duck_cursor is not None:
-            try:
-                self.duck_cursor.close()
-            except duckdb.Error:
-                pass
-            self.duck_cursor = None
-
-
 class Engine:
     """One per connection: the catalog, a DuckDB database, caches of immutable files and the
-    session's settings (``SET``)."""
+    session's settings (``SET``). It is the ``icesql.session.Session`` the statement handlers
+    work in, and dispatches each statement to its handler."""
 
     def __init__(self, catalog: Catalog, default_namespace: Sequence[str] = ("default",)):
         self.catalog = catalog

@@ -2,21 +2,21 @@
 SHOW, DESCRIBE, ALTER.
 
 ``statement_handler`` is the engine's table of handlers by statement type; each handler
-takes ``(engine, statement, params)`` and returns a ``Result``. ``ALTER TABLE`` and ``SHOW``
-arrive as the typed nodes of ``icesql.sql.nodes``; ``SET`` / ``RESET`` as a ``Command``.
+takes ``(session, statement, params)`` and returns a ``Result``: the session
+(``icesql.session.Session``) is all a handler sees of its connection, never the engine.
+``ALTER TABLE`` and ``SHOW`` arrive as the typed nodes of ``icesql.sql.nodes``; ``SET`` /
+``RESET`` as a ``Command``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-if TYPE_CHECKING:
-    from icesql.engine import Engine, Result
+from icesql.session import Result, Session
 
-Handler = Callable[["Engine", exp.Expr, Sequence[object]], "Result"]
+Handler = Callable[[Session, exp.Expr, Sequence[object]], Result]
 
 
 def _handlers() -> list[tuple[type, Handler]]:

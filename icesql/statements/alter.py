@@ -13,12 +13,12 @@ leaves it, ``DISTRIBUTED BY PARTITION`` sets ``hash``, ``UNORDERED`` sets ``none
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
 from icesql.catalog.table import Table
 from icesql.errors import NoSuchTableError, NotSupportedError, ProgrammingError
+from icesql.session import Result, Session
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.sql import nodes
@@ -49,29 +49,26 @@ from icesql.write.updates import (
     UpgradeFormatVersion,
 )
 
-if TYPE_CHECKING:
-    from icesql.engine import Engine, Result
-
 __all__ = ["alter"]
 
 
-def alter(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Result:
+def alter(session: Session, statement: exp.Expr, params: Sequence[object]) -> Result:
     assert isinstance(statement, exp.Alter)
     actions = statement.args.get("actions") or []
     if statement.args.get("kind") != "TABLE" or len(actions) != 1:  # ALTER VIEW ... (sqlglot's)
         raise NotSupportedError("ALTER statements are not supported yet")
     parsed = actions[0]
-    identifier = table_identifier(name_parts(statement.this), engine.catalog.name, engine.default_namespace)
-    if not engine.catalog.table_exists(identifier):
+    identifier = table_identifier(name_parts(statement.this), session.catalog.name, session.default_namespace)
+    if not session.catalog.table_exists(identifier):
         raise NoSuchTableError(f"[TABLE_OR_VIEW_NOT_FOUND] table not found: {'.'.join(identifier)}")
-    table = engine.catalog.load_table(identifier)
+    table = session.catalog.load_table(identifier)
     if isinstance(parsed, nodes.RenameTable):
-        target = table_identifier(parsed.new_name, engine.catalog.name, identifier[:-1])
-        engine.catalog.rename_table(identifier, target)
+        target = table_identifier(parsed.new_name, session.catalog.name, identifier[:-1])
+        session.catalog.rename_table(identifier, target)
         return done()
     change = _change(table, parsed)
     if change is not None:
-        commit(engine.catalog, table, change)
+        commit(session.catalog, table, change)
     return done()
 
 

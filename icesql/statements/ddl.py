@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import getpass
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlglot import exp
 
@@ -28,6 +28,7 @@ from icesql.errors import (
 )
 from icesql.metadata.builder import new_table_metadata
 from icesql.metadata.table_metadata import TableMetadata
+from icesql.session import Result, Session
 from icesql.spec.arrow import arrow_to_iceberg_type
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
@@ -69,28 +70,25 @@ from icesql.write.updates import (
     apply_updates,
 )
 
-if TYPE_CHECKING:
-    from icesql.engine import Engine, Result
-
 __all__ = ["create", "drop"]
 
 _NAMESPACE_KINDS = ("NAMESPACE", "DATABASE", "SCHEMA")
 
 
-def create(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Result:
+def create(session: Session, statement: exp.Expr, params: Sequence[object]) -> Result:
     assert isinstance(statement, exp.Create)
     kind = (statement.args.get("kind") or "").upper()
     if kind in _NAMESPACE_KINDS:
-        return _create_namespace(engine, statement)
+        return _create_namespace(session, statement)
     if kind == "TABLE":
-        return _create_table(engine, statement, params)
+        return _create_table(session, statement, params)
     raise NotSupportedError(f"CREATE {kind} is not supported (tables and namespaces are)")
 
 
-def drop(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Result:
+def drop(session: Session, statement: exp.Expr, params: Sequence[object]) -> Result:
     assert isinstance(statement, exp.Drop)
     kind = (statement.args.get("kind") or "").upper()
-    catalog = engine.catalog
+    catalog = session.catalog
     exists = bool(statement.args.get("exists"))
     for node in statement.args.get("expressions") or statement.args.get("tables") or [statement.this]:
         parts = name_parts(node)
@@ -105,7 +103,7 @@ def drop(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Resul
                     catalog.drop_table(table)
             catalog.drop_namespace(namespace)
         elif kind == "TABLE":
-            identifier = table_identifier(parts, catalog.name, engine.default_namespace)
+            identifier = table_identifier(parts, catalog.name, session.default_namespace)
             if not catalog.table_exists(identifier):
                 if exists:
                     continue
@@ -116,16 +114,16 @@ def drop(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Resul
     return done()
 
 
-def _create_namespace(engine: Engine, statement: exp.Create) -> Result:
-    namespace = namespace_identifier(name_parts(statement.this), engine.catalog.name)
+def _create_namespace(session: Session, statement: exp.Create) -> Result:
+    namespace = namespace_identifier(name_parts(statement.this), session.catalog.name)
     properties: dict[str, str] = {}
     for prop in (statement.args.get("properties") or exp.Properties()).expressions:
         properties[prop.name or type(prop).__name__] = prop.text("value") or prop.sql(dialect="spark")
-    if engine.catalog.namespace_exists(namespace):
+    if session.catalog.namespace_exists(namespace):
         if statement.args.get("exists"):
             return done()
         raise AlreadyExistsError(f"[SCHEMA_ALREADY_EXISTS] namespace already exists: {'.'.join(namespace)}")
-    engine.catalog.create_namespace(namespace, properties or None)
+    session.catalog.create_namespace(namespace, properties or None)
     return done()
 
 
@@ -238,9 +236,9 @@ def _optional(t: Any) -> Any:
     return t
 
 
-def _create_table(engine: Engine, statement: exp.Create, params: Sequence[object]) -> Result:
-    catalog = engine.catalog
-    identifier = table_identifier(name_parts(statement.this), catalog.name, engine.default_namespace)
+def _create_table(session: Session, statement: exp.Create, params: Sequence[object]) -> Result:
+    catalog = session.catalog
+    identifier = table_identifier(name_parts(statement.this), catalog.name, session.default_namespace)
     name = ".".join(identifier)
     spec = _TableSpec(statement, catalog.default_table_location(identifier))
     query = statement.args.get("expression")
@@ -255,24 +253,24 @@ def _create_table(engine: Engine, statement: exp.Create, params: Sequence[object
     if query is None and spec.fields is None:
         raise ProgrammingError(f"cannot create {name}: no columns given")
     if exists:
-        return _replace_table(engine, catalog.load_table(identifier), spec, query, params)
+        return _replace_table(session, catalog.load_table(identifier), spec, query, params)
 
     result = None
     fields = spec.fields
     if query is not None:
-        result = engine.query(as_query(query), params)
+        result = session.query(as_query(query), params)
         fields = _query_fields(result.reader.schema)
     try:
-        return _create_new_table(engine, identifier, spec, fields, result, params)
+        return _create_new_table(session, identifier, spec, fields, result, params)
     finally:
         if result is not None:
             result.close()
 
 
 def _create_new_table(
-    engine: Engine, identifier: tuple[str, ...], spec: _TableSpec, fields: Any, result: Any, params: Sequence[object]
+    session: Session, identifier: tuple[str, ...], spec: _TableSpec, fields: Any, result: Any, params: Sequence[object]
 ) -> Result:
-    catalog = engine.catalog
+    catalog = session.catalog
     name = ".".join(identifier)
     props = _stored_properties(spec)
     version = _format_version(props, 2)
@@ -293,7 +291,7 @@ def _create_new_table(
         committer.create_table(catalog, identifier, metadata)
         return done()
     table = Table(identifier, metadata, "", _io(catalog))
-    files, rows, _ = write_query(engine, table, None, params, result=result)
+    files, rows, _ = write_query(session, table, None, params, result=result)
     try:
         committer.create_table(
             catalog, identifier, metadata, Change(operation=SnapshotOperation.APPEND, added_files=tuple(files))
@@ -353,22 +351,22 @@ def _replacement_spec(base: TableMetadata, schema: Schema, terms: Sequence[Term]
 
 
 def _replace_table(
-    engine: Engine, table: Table, spec: _TableSpec, query: exp.Expr | None, params: Sequence[object]
+    session: Session, table: Table, spec: _TableSpec, query: exp.Expr | None, params: Sequence[object]
 ) -> Result:
     result = None
     fields = spec.fields
     if query is not None:
-        result = engine.query(as_query(query), params)
+        result = session.query(as_query(query), params)
         fields = _query_fields(result.reader.schema)
     try:
-        return _replace_with(engine, table, spec, fields, result, params)
+        return _replace_with(session, table, spec, fields, result, params)
     finally:
         if result is not None:
             result.close()
 
 
 def _replace_with(
-    engine: Engine, table: Table, spec: _TableSpec, fields: Any, result: Any, params: Sequence[object]
+    session: Session, table: Table, spec: _TableSpec, fields: Any, result: Any, params: Sequence[object]
 ) -> Result:
     base = table.metadata
     name = table.name
@@ -401,7 +399,7 @@ def _replace_with(
         AssertLastAssignedPartitionId(base.last_partition_id),
     )
     if result is None:
-        committer.commit(engine.catalog, table, Change(updates=tuple(updates), requirements=requirements))
+        committer.commit(session.catalog, table, Change(updates=tuple(updates), requirements=requirements))
         return done()
     view = TableMetadata(apply_updates(base.builder(), updates).raw, base.path)
     new_schema, order = view.schema(), view.sort_order()
@@ -415,7 +413,7 @@ def _replace_with(
         properties=props_view,
         metrics=MetricsConfig.for_table(new_schema, view.properties, order),
     )
-    files, rows, _ = write_query(engine, table, None, params, target=target, result=result)
+    files, rows, _ = write_query(session, table, None, params, target=target, result=result)
     change = Change(
         operation=SnapshotOperation.OVERWRITE,
         added_files=tuple(files),
@@ -424,7 +422,7 @@ def _replace_with(
         requirements=requirements,
     )
     try:
-        committer.commit(engine.catalog, table, change)
+        committer.commit(session.catalog, table, change)
     except CommitStateUnknownError:
         raise  # the files may be part of the table now
     except BaseException:

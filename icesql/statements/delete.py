@@ -36,7 +36,6 @@ counted on the snapshot the commit landed on.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -47,6 +46,7 @@ from icesql.errors import CommitConflictError, NotSupportedError
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
 from icesql.scan.delete_loaders import DeleteLoader
 from icesql.scan.planner import FileScanTask, plan_scan
+from icesql.session import Result, Session
 from icesql.spec.content_file import EQUALITY_DELETES, POSITION_DELETES
 from icesql.sql.dialect import DIALECT
 from icesql.sql.predicates import exact_filter
@@ -66,13 +66,10 @@ from icesql.write.commit import commit
 from icesql.write.manifest_filter import SplitFileError, rows_must_match
 from icesql.write.snapshot import Change, SnapshotOperation
 
-if TYPE_CHECKING:
-    from icesql.engine import Engine, Result
-
 __all__ = ["delete"]
 
 
-def delete(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Result:
+def delete(session: Session, statement: exp.Expr, params: Sequence[object]) -> Result:
     """``DELETE FROM t [AS a] [WHERE ...]`` (module docstring)."""
     assert isinstance(statement, exp.Delete)
     for key in ("using", "returning", "limit", "order", "cluster"):
@@ -80,7 +77,7 @@ def delete(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Res
             raise NotSupportedError(f"DELETE ... {key.upper()} is not supported")
     node = statement.this
     check_target_node(node)
-    table, _ = target_table(engine, node)
+    table, _ = target_table(session, node)
     where = statement.args.get("where")
     condition = where.this if where is not None else None
     if condition is None:
@@ -89,22 +86,22 @@ def delete(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Res
         alias = node.alias or node.name
         expr = exact_filter(condition, alias, table.metadata.schema(), params, DIALECT)
     if expr is not None:
-        deleted = _delete_files_only(engine, table, expr)
+        deleted = _delete_files_only(session, table, expr)
         if deleted is not None:
             return done(deleted)
-    return done(_delete_rows(engine, table, node, condition, params))
+    return done(_delete_rows(session, table, node, condition, params))
 
 
 # ---------------------------------------------------------------------------------------------
 # Metadata only
 
 
-def _delete_files_only(engine: Engine, table: Table, expr: BooleanExpression) -> int | None:
+def _delete_files_only(session: Session, table: Table, expr: BooleanExpression) -> int | None:
     """Remove the files ``expr`` covers whole and return the rows deleted (-1: not known),
     or None when some file may also hold rows that stay."""
     md = table.metadata
     snapshot = md.current_snapshot()
-    plan = plan_scan(md, snapshot, table.io, engine.manifest_cache, table.name, expr, md.schema())
+    plan = plan_scan(md, snapshot, table.io, session.manifest_cache, table.name, expr, md.schema())
     must_match = rows_must_match(md, expr)
     if not all(must_match(t.spec_id, t.data_file) for t in plan.tasks):
         return None
@@ -113,7 +110,7 @@ def _delete_files_only(engine: Engine, table: Table, expr: BooleanExpression) ->
     # files of covered partitions) anew on each commit attempt, with no validation
     change = Change(operation=SnapshotOperation.DELETE, delete_filter=expr)
     try:
-        committed = commit(engine.catalog, table, change).metadata
+        committed = commit(session.catalog, table, change).metadata
     except SplitFileError as e:
         raise CommitConflictError(
             f"cannot delete from {table.name}: a concurrent commit added data file {e.path},"
@@ -126,7 +123,7 @@ def _delete_files_only(engine: Engine, table: Table, expr: BooleanExpression) ->
     # other commits landed first: count what the filter removed from the snapshot before ours
     try:
         parent = committed.snapshot_by_id(parent_id) if parent_id is not None else None
-        landed = plan_scan(committed, parent, table.io, engine.manifest_cache, table.name, expr, committed.schema())
+        landed = plan_scan(committed, parent, table.io, session.manifest_cache, table.name, expr, committed.schema())
         return _rows_in(table, landed.tasks)
     except Exception:  # noqa: BLE001 - the commit stands; the count only informs
         return -1
@@ -154,7 +151,7 @@ def _rows_in(table: Table, tasks: Sequence[FileScanTask]) -> int:
 
 
 def _delete_rows(
-    engine: Engine, table: Table, node: exp.Table, condition: exp.Expr | None, params: Sequence[object]
+    session: Session, table: Table, node: exp.Table, condition: exp.Expr | None, params: Sequence[object]
 ) -> int:
     target, alias = target_table_node(node, table)
     select = exp.Select(
@@ -163,9 +160,9 @@ def _delete_rows(
     )
     if condition is not None:
         select.set("where", exp.Where(this=condition.copy()))
-    result, scan = run_target_query(engine, select, params)
+    result, scan = run_target_query(session, select, params)
 
     def collect(changes: RowChanges, batch: pa.RecordBatch) -> None:
         changes.remove(batch.column(0), batch.column(1))
 
-    return apply_changes(engine, result, scan, "delete", collect).removed_rows
+    return apply_changes(session, result, scan, "delete", collect).removed_rows

@@ -13,7 +13,6 @@ columns they fill before the conversion.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 import pyarrow as pa
 from sqlglot import exp
@@ -21,6 +20,7 @@ from sqlglot import exp
 from icesql.catalog.base import CommitStateUnknownError
 from icesql.catalog.table import Table
 from icesql.errors import NoSuchTableError, NotSupportedError, ProgrammingError
+from icesql.session import Result, Session
 from icesql.spec.content_file import DataFile
 from icesql.sql.translate import duckdb_errors
 from icesql.statements.assign import Assignment, arity_error
@@ -30,9 +30,6 @@ from icesql.statements.results import done
 from icesql.write.commit import commit
 from icesql.write.data_writer import DataWriter, WriteTarget
 from icesql.write.snapshot import Change, SnapshotOperation
-
-if TYPE_CHECKING:
-    from icesql.engine import Engine, Result
 
 __all__ = ["as_query", "insert", "target_table", "write_query"]
 
@@ -47,7 +44,7 @@ def as_query(source: exp.Expr) -> exp.Expr:
 
 
 def write_query(
-    engine: Engine,
+    session: Session,
     table: Table,
     query: exp.Expr | None,
     params: Sequence[object],
@@ -66,7 +63,7 @@ def write_query(
     """
     if result is None:
         assert query is not None
-        result = engine.query(query, params)
+        result = session.query(query, params)
     writer: DataWriter | None = None
     try:
         reader = result.reader
@@ -106,28 +103,28 @@ def write_query(
         result.close()
 
 
-def target_table(engine: Engine, node: exp.Expr) -> tuple[Table, list[str] | None]:
+def target_table(session: Session, node: exp.Expr) -> tuple[Table, list[str] | None]:
     """The table a DML statement writes (no branch writes yet) and its column list, if any."""
     columns = None
     if isinstance(node, exp.Schema):
         columns = [c.name for c in node.expressions]
         node = node.this
-    identifier = table_identifier(name_parts(node), engine.catalog.name, engine.default_namespace)
-    if not engine.catalog.table_exists(identifier):
+    identifier = table_identifier(name_parts(node), session.catalog.name, session.default_namespace)
+    if not session.catalog.table_exists(identifier):
         suffix = identifier[-1].lower()
         if len(identifier) > 2 and suffix.startswith(("branch_", "tag_")):
             raise NotSupportedError(f"writing to a branch ({'.'.join(identifier)}) is not supported yet")
         raise NoSuchTableError(f"table not found: {'.'.join(identifier)}")
-    return engine.catalog.load_table(identifier), columns
+    return session.catalog.load_table(identifier), columns
 
 
-def insert(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Result:
+def insert(session: Session, statement: exp.Expr, params: Sequence[object]) -> Result:
     """``INSERT {INTO | OVERWRITE} [TABLE] t [PARTITION (...)] [(columns)] VALUES ... | query``:
     one commit, an append or an overwrite."""
     assert isinstance(statement, exp.Insert)
     if statement.args.get("by_name"):
         raise NotSupportedError("INSERT INTO ... BY NAME is not supported yet")
-    table, columns = target_table(engine, statement.this)
+    table, columns = target_table(session, statement.this)
     if statement.args.get("exists"):
         raise ProgrammingError(
             f"cannot write to {table.name}: IF NOT EXISTS is not supported for Iceberg tables"
@@ -142,15 +139,15 @@ def insert(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Res
                 f" static partition column {name} is also specified in the column list"
             )
     query = as_query(statement.expression)
-    files, rows, _ = write_query(engine, table, query, params, columns, static=clause.scalars())
+    files, rows, _ = write_query(session, table, query, params, columns, static=clause.scalars())
     if statement.args.get("overwrite"):
-        change = overwrite_change(table, files, clause, engine.settings.partition_overwrite_mode)
+        change = overwrite_change(table, files, clause, session.settings.partition_overwrite_mode)
     else:
         change = Change(operation=SnapshotOperation.APPEND, added_files=tuple(files))
     if change is None:
         return done(rows)
     try:
-        commit(engine.catalog, table, change)
+        commit(session.catalog, table, change)
     except CommitStateUnknownError:
         raise  # the files may be part of the table now
     except BaseException:

@@ -26,13 +26,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
 
 from icesql.errors import DataError, NotSupportedError, ProgrammingError
+from icesql.session import Result, Session
 from icesql.spec.schema import Schema
 from icesql.sql.dialect import DIALECT
 from icesql.statements.assign import Assignment
@@ -45,9 +45,6 @@ from icesql.statements.row_changes import (
     target_table_node,
 )
 from icesql.write.snapshot import SnapshotOperation
-
-if TYPE_CHECKING:
-    from icesql.engine import Engine, Result
 
 __all__ = ["merge", "MergePlan", "plan_merge"]
 
@@ -317,20 +314,20 @@ def plan_merge(
     return MergePlan(query, tuple(clauses), value_columns, check, lineage)
 
 
-def merge(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Result:
+def merge(session: Session, statement: exp.Expr, params: Sequence[object]) -> Result:
     """``MERGE INTO t USING s ON ... WHEN ...``: one commit (module docstring)."""
     assert isinstance(statement, exp.Merge)
     node = statement.this
     if not isinstance(node, exp.Table):
         raise ProgrammingError(f"MERGE INTO needs a table, got {node.sql(dialect=DIALECT)}")
-    table, _ = target_table(engine, node)
+    table, _ = target_table(session, node)
     target, _ = target_table_node(node, table)
     md = table.metadata
     lineage = md.format_version >= 3
-    plan = plan_merge(statement, target, md.schema(), source_columns(engine, statement, params), lineage)
-    result, scan = run_target_query(engine, plan.query, params)
+    plan = plan_merge(statement, target, md.schema(), source_columns(session, statement, params), lineage)
+    result, scan = run_target_query(session, plan.query, params)
     empty = SnapshotOperation.APPEND if plan.insert_only else SnapshotOperation.OVERWRITE
-    changes = apply_changes(engine, result, scan, "merge", _Collector(plan, table.name), empty)
+    changes = apply_changes(session, result, scan, "merge", _Collector(plan, table.name), empty)
     return done(changes.affected_rows)
 
 
@@ -368,7 +365,7 @@ class _Collector:
             changes.write(assignment.convert(values), row_ids)
 
 
-def source_columns(engine: Engine, statement: exp.Merge, params: Sequence[object]) -> list[str] | None:
+def source_columns(session: Session, statement: exp.Merge, params: Sequence[object]) -> list[str] | None:
     """The source's column names, when a ``*`` clause needs them (a zero-row query)."""
     whens = statement.args.get("whens")
     stars = whens is not None and any(
@@ -380,7 +377,7 @@ def source_columns(engine: Engine, statement: exp.Merge, params: Sequence[object
         return None
     source = statement.args["using"].copy()
     probe = exp.select(exp.Star()).from_(source).limit(0)
-    result = engine.query(probe, params)
+    result = session.query(probe, params)
     try:
         assert result.reader is not None
         return [n for n in result.reader.schema.names]

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pyarrow as pa
 
-from icesql.engine import Result
+from icesql.session import Result
 
 __all__ = ["done", "rows"]
 

@@ -7,7 +7,7 @@ query whose FROM names the target table; the query selects the target's hidden `
 * ``target_table_node(node, table)`` — the statement's table node, copied and marked so that
   ``run_target_query`` can hand back the scan of *that* reference (the target may also be read
   by a subquery), with the alias to qualify its columns with;
-* ``run_target_query(engine, select, params)`` — starts the query: its ``Result`` and the
+* ``run_target_query(session, select, params)`` — starts the query: its ``Result`` and the
   target ``TableScan`` (its table, snapshot and planned files are what the change is based
   on); ``iter_batches(result)`` streams the rows with DuckDB's errors translated, and
   ``apply_changes`` runs the whole collect / commit / clean-up-on-failure cycle.
@@ -39,7 +39,6 @@ without files; ``append`` for a MERGE Spark plans as an append); None commits no
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -52,6 +51,7 @@ from icesql.catalog.table import Table
 from icesql.errors import InternalError, NotSupportedError
 from icesql.scan.planner import FileScanTask
 from icesql.scan.source import TableScan
+from icesql.session import DML_TARGET, Result, Session
 from icesql.spec.content_file import DataFile
 from icesql.spec.schema import Schema
 from icesql.sql.translate import duckdb_errors
@@ -60,9 +60,6 @@ from icesql.write.data_writer import DataWriter, WriteTarget
 from icesql.write.properties import COPY_ON_WRITE, MERGE_ON_READ, TableProperties
 from icesql.write.snapshot import Change, SnapshotOperation, operation_for
 from icesql.write.validation import Validation
-
-if TYPE_CHECKING:
-    from icesql.engine import Engine, Result
 
 __all__ = [
     "COPY_ON_WRITE",
@@ -100,8 +97,6 @@ def target_table_node(node: exp.Table, table: Table) -> tuple[exp.Table, str]:
     """A copy of the statement's table node marked as the target, and the alias its columns
     are qualified with (the statement's alias, else the table name). A table with a data
     column named like a metadata column the statement needs is refused."""
-    from icesql.engine import DML_TARGET
-
     check_target_node(node)
     clashes = [f.name for f in table.metadata.schema().fields if f.name.lower() in METADATA_NAMES]
     if clashes:
@@ -122,9 +117,9 @@ def metadata_column(alias: str, name: str) -> exp.Column:
     return exp.column(name, table=alias)
 
 
-def run_target_query(engine: Engine, select: exp.Expr, params: Sequence[object]) -> tuple[Result, TableScan]:
+def run_target_query(session: Session, select: exp.Expr, params: Sequence[object]) -> tuple[Result, TableScan]:
     """Start the statement's query; its result and the scan of the marked target table."""
-    result = engine.query(select, params)
+    result = session.query(select, params)
     if result.target is None:
         result.close()
         raise InternalError("the row-level query does not read its target table")
@@ -150,7 +145,7 @@ def iter_batches(result: Result) -> Iterator[pa.RecordBatch]:
 
 
 def apply_changes(
-    engine: Engine,
+    session: Session,
     result: Result,
     scan: TableScan,
     command: str,
@@ -165,7 +160,7 @@ def apply_changes(
         changes = RowChanges(scan, command)
         for batch in iter_batches(result):
             collect(changes, batch)
-        changes.commit(engine, empty_operation)
+        changes.commit(session, empty_operation)
     except CommitStateUnknownError:
         raise  # the files may be part of the table now
     except BaseException:
@@ -241,7 +236,7 @@ class RowChanges:
 
     # -- committing ------------------------------------------------------------------------
     def commit(
-        self, engine: Engine, empty_operation: SnapshotOperation | None = SnapshotOperation.OVERWRITE
+        self, session: Session, empty_operation: SnapshotOperation | None = SnapshotOperation.OVERWRITE
     ) -> None:
         """One commit of everything collected; when nothing changed, an empty snapshot with
         operation ``empty_operation`` (what Spark commits then), or nothing when it is None."""
@@ -282,7 +277,7 @@ class RowChanges:
                 referenced,
             ),
         )
-        commit(engine.catalog, self.table, change)
+        commit(session.catalog, self.table, change)
 
     def _copy_rows(self, task: FileScanTask, gone: BitMap64) -> None:
         """Write the rows of ``task``'s file that stay (copy-on-write)."""

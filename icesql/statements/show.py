@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import pyarrow as pa
 from sqlglot import exp
 
 from icesql.catalog.table import Table
 from icesql.errors import NoSuchNamespaceError, NoSuchTableError
+from icesql.session import Result, Session
 from icesql.spec.partitioning import PartitionField
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import ASC, NULLS_FIRST, SortOrder
@@ -30,20 +30,17 @@ from icesql.statements.results import rows
 from icesql.statements.types import spark_ddl_type, spark_type
 from icesql.write.properties import RESERVED
 
-if TYPE_CHECKING:
-    from icesql.engine import Engine, Result
-
 __all__ = ["describe", "show", "spark_properties", "transform_sql"]
 
 _HIDDEN = frozenset({"provider", "location", "owner", "comment", "external", "is_managed_location"})
 _S = pa.string()
 
 
-def _load(engine: Engine, parts: Sequence[str]) -> Table:
-    identifier = table_identifier(parts, engine.catalog.name, engine.default_namespace)
-    if not engine.catalog.table_exists(identifier):
+def _load(session: Session, parts: Sequence[str]) -> Table:
+    identifier = table_identifier(parts, session.catalog.name, session.default_namespace)
+    if not session.catalog.table_exists(identifier):
         raise NoSuchTableError(f"[TABLE_OR_VIEW_NOT_FOUND] table not found: {'.'.join(identifier)}")
-    return engine.catalog.load_table(identifier)
+    return session.catalog.load_table(identifier)
 
 
 def _pattern(pattern: str | None) -> re.Pattern[str] | None:
@@ -54,8 +51,8 @@ def _pattern(pattern: str | None) -> re.Pattern[str] | None:
     return re.compile("^(?:" + "|".join(parts) + ")$", re.IGNORECASE)
 
 
-def show(engine: Engine, parsed: exp.Expr, params: Sequence[object]) -> Result:
-    catalog = engine.catalog
+def show(session: Session, parsed: exp.Expr, params: Sequence[object]) -> Result:
+    catalog = session.catalog
     if isinstance(parsed, nodes.ShowNamespaces):
         parent = namespace_identifier(parsed.namespace, catalog.name) if parsed.namespace else ()
         if parent and not catalog.namespace_exists(parent):
@@ -68,7 +65,7 @@ def show(engine: Engine, parsed: exp.Expr, params: Sequence[object]) -> Result:
         namespace = (
             namespace_identifier(parsed.namespace, catalog.name)
             if parsed.namespace
-            else tuple(engine.default_namespace)
+            else tuple(session.default_namespace)
         )
         if not catalog.namespace_exists(namespace):
             raise NoSuchNamespaceError(f"[SCHEMA_NOT_FOUND] namespace not found: {'.'.join(namespace)}")
@@ -81,10 +78,10 @@ def show(engine: Engine, parsed: exp.Expr, params: Sequence[object]) -> Result:
         ]
         return rows([("namespace", _S), ("tableName", _S), ("isTemporary", pa.bool_())], data)
     if isinstance(parsed, nodes.ShowCreateTable):
-        table = _load(engine, parsed.table)
+        table = _load(session, parsed.table)
         return rows([("createtab_stmt", _S)], [(show_create_table(table, catalog.name),)])
     if isinstance(parsed, nodes.ShowTableProperties):
-        table = _load(engine, parsed.table)
+        table = _load(session, parsed.table)
         props = spark_properties(table)
         key = parsed.property_key
         if key is not None:
@@ -174,10 +171,10 @@ def show_create_table(table: Table, catalog_name: str) -> str:
     return out
 
 
-def describe(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Result:
+def describe(session: Session, statement: exp.Expr, params: Sequence[object]) -> Result:
     """``DESCRIBE [TABLE] [EXTENDED] t``: Spark's rows (col_name, data_type, comment)."""
     assert isinstance(statement, exp.Describe)
-    table = _load(engine, name_parts(statement.this))
+    table = _load(session, name_parts(statement.this))
     md = table.metadata
     schema = md.schema()
     extended = (statement.args.get("style") or "").upper() in ("EXTENDED", "FORMATTED")
@@ -204,7 +201,7 @@ def describe(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> R
         data += [
             ("", "", ""),
             ("# Detailed Table Information", "", ""),
-            ("Name", f"{engine.catalog.name}.{table.name}", ""),
+            ("Name", f"{session.catalog.name}.{table.name}", ""),
             ("Type", "MANAGED", ""),
             ("Location", md.location, ""),
             ("Provider", "iceberg", ""),

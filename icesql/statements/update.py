@@ -23,12 +23,12 @@ The cursor's ``rowcount`` is the number of rows updated.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import pyarrow as pa
 from sqlglot import exp
 
 from icesql.errors import CommitConflictError, NotSupportedError, ProgrammingError
+from icesql.session import Result, Session
 from icesql.spec.schema import Schema
 from icesql.spec.types import ListType, MapType, NestedField, StructType
 from icesql.sql.dialect import DIALECT
@@ -46,15 +46,12 @@ from icesql.statements.row_changes import (
     target_table_node,
 )
 
-if TYPE_CHECKING:
-    from icesql.engine import Engine, Result
-
 __all__ = ["update"]
 
 Path = tuple[str, ...]
 
 
-def update(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Result:
+def update(session: Session, statement: exp.Expr, params: Sequence[object]) -> Result:
     """``UPDATE t [AS a] SET ... [WHERE ...]`` (module docstring)."""
     assert isinstance(statement, exp.Update)
     for key in ("from_", "from", "returning", "order", "limit", "joins"):
@@ -62,7 +59,7 @@ def update(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Res
             raise NotSupportedError(f"UPDATE ... {key.rstrip('_').upper()} is not supported")
     node = statement.this
     check_target_node(node)
-    table, _ = target_table(engine, node)
+    table, _ = target_table(session, node)
     schema = table.metadata.schema()
     target, alias = target_table_node(node, table)
     assigned = _assignments(statement.expressions, alias, schema, table.name)
@@ -76,7 +73,7 @@ def update(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Res
     where = statement.args.get("where")
     if where is not None:
         select.set("where", where.copy())
-    result, scan = run_target_query(engine, select, params)
+    result, scan = run_target_query(session, select, params)
     try:
         if [f.field_id for f in scan.version.schema.fields] != [f.field_id for f in schema.fields]:
             raise CommitConflictError(f"cannot update {table.name}: its schema changed concurrently")
@@ -92,7 +89,7 @@ def update(engine: Engine, statement: exp.Expr, params: Sequence[object]) -> Res
         changes.write(assignment.convert(batch), batch.column(n + 2) if lineage else None)
         changes.remove(batch.column(n), batch.column(n + 1))
 
-    return done(apply_changes(engine, result, scan, "update", collect).removed_rows)
+    return done(apply_changes(session, result, scan, "update", collect).removed_rows)
 
 
 def _assignments(

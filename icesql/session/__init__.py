@@ -1,0 +1,42 @@
+"""The session the statement handlers work in: what one connection holds, seen from below.
+
+A handler (``icesql.statements``) needs the connection's catalog, its current namespace, its
+caches of immutable files, its settings (``SET``) and a way to run a query through the scan
+path; ``Session`` names exactly that, and the engine implements it. So the handlers depend on
+this small interface and the engine on the handlers, never the other way round.
+
+This layer holds what both sides share: ``Result`` (what a statement produced), the
+``Settings`` store, and ``DML_TARGET`` (the mark of the table a row-level statement changes).
+It imports nothing from ``icesql.engine``, ``icesql.statements`` or the fronts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from icesql.session.result import DML_TARGET, Result
+from icesql.session.settings import Settings
+
+if TYPE_CHECKING:
+    from sqlglot import exp
+
+    from icesql.catalog.base import Catalog
+    from icesql.scan.planner import ManifestCache
+
+__all__ = ["DML_TARGET", "Result", "Session", "Settings"]
+
+
+@runtime_checkable
+class Session(Protocol):
+    """What a statement handler may use of its connection."""
+
+    catalog: Catalog
+    default_namespace: tuple[str, ...]  # the namespace of unqualified table names
+    manifest_cache: ManifestCache  # manifests already read, shared by the connection's queries
+    settings: Settings
+
+    def query(self, statement: exp.Expr, params: Sequence[object]) -> Result:
+        """Run a query (SELECT ...) through the scan path; its rows as an Arrow stream, and
+        ``Result.target`` the scan of the table node marked ``DML_TARGET``, if any."""
+        ...

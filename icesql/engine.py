@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -18,14 +20,14 @@ from sqlglot import exp
 from icesql.catalog.base import Catalog
 from icesql.catalog.table import Table
 from icesql.errors import Error, NotSupportedError, ProgrammingError
-from icesql.expressions.tree import ALWAYS_TRUE
+from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
 from icesql.scan.explain import explain_scans
 from icesql.scan.metadata_tables import MetadataTables
 from icesql.scan.planner import ManifestCache
 from icesql.scan.source import TableScan
-from icesql.scan.time_travel import select_version
+from icesql.scan.time_travel import ReadVersion, select_version
 from icesql.session import DML_TARGET, Result, Settings
-from icesql.sql.bound_query import TableSource, bind_query
+from icesql.sql.bound_query import BoundQuery, TableSource, bind_query
 from icesql.sql.dialect import DIALECT, number_parameters, parse
 from icesql.sql.metadata_columns import hide_metadata_columns
 from icesql.sql.names import name_select_items
@@ -45,7 +47,51 @@ QUERY_TYPES = (exp.Query,)
 # default in DuckDB 2.0: about 20 files of 20,000 rows read before the first row). 1 MiB keeps
 # fetchone lazy and measured no slower fetching 20M rows whole.
 STREAMING_BUFFER = "1MB"
+BATCH_ROWS = 64 * 1024  # rows per batch of a query's Arrow stream
 _view_ids = itertools.count()
+_T = TypeVar("_T")
+
+
+@dataclass
+class _BoundScan:
+    """A table reference bound to a snapshot, and the view that stands for it in the query."""
+
+    ref: TableReference
+    view: str
+    scan: TableScan  # every column, no filter: the plan step narrows it
+
+
+@dataclass
+class _Binding:
+    """What binding a query found: its scans, the metadata tables it reads (built as Arrow
+    tables), the view of the DML target, and the query bound once over its scans (the
+    columns each reads, the conditions that may prune its files, the metadata columns the
+    query names)."""
+
+    scans: list[_BoundScan] = field(default_factory=list)
+    metadata_views: dict[str, pa.Table] = field(default_factory=dict)
+    target_view: str | None = None
+    query: BoundQuery | None = None
+
+    @property
+    def hidden(self) -> list[str]:
+        """The metadata columns the query names (``_file``, ``_pos``, ...)."""
+        return list(self.query.metadata_columns) if self.query is not None else []
+
+
+@dataclass
+class _QueryPlan:
+    """A bound query whose scans are planned: what the run step hands to DuckDB."""
+
+    statement: exp.Expr  # tables replaced by views, metadata columns hidden from stars
+    scans: dict[str, TableScan]  # by view, in query order
+    metadata_views: dict[str, pa.Table]
+    labels: dict[str, str]  # by view: how EXPLAIN names the scan
+    target_view: str | None
+
+    def release(self) -> None:
+        for scan in self.scans.values():
+            scan.release()
 
 
 class Engine:
@@ -77,19 +123,13 @@ class Engine:
 
     def execute_statement(self, statement: exp.Expr, params: Sequence[object] = ()) -> Result:
         explained = _explained_query(statement)
-        if explained is not None:
-            count = number_parameters(explained)
-            if count != len(params):
-                raise ProgrammingError(
-                    f"the statement has {count} parameter marker(s) but {len(params)} value(s)"
-                    " were given"
-                )
-            return self.query(explained, params, explain=True)
-        count = number_parameters(statement)
+        count = number_parameters(explained if explained is not None else statement)
         if count != len(params):
             raise ProgrammingError(
                 f"the statement has {count} parameter marker(s) but {len(params)} value(s) were given"
             )
+        if explained is not None:
+            return self.explain(explained, params)
         if isinstance(statement, QUERY_TYPES):
             return self.query(statement, params)
         handler = statement_handler(statement)  # DDL, INSERT, SHOW, DESCRIBE, ALTER, SET
@@ -97,10 +137,36 @@ class Engine:
             return handler(self, statement, params)
         raise NotSupportedError(f"{_statement_kind(statement)} statements are not supported yet")
 
-    # -- SELECT ----------------------------------------------------------------------------
-    def query(self, statement: exp.Expr, params: Sequence[object], explain: bool = False) -> Result:
-        """Run a query; with ``explain``, plan it and return the Iceberg scan plans and
-        DuckDB's plan as one ``plan`` text instead of rows."""
+    # -- queries: bind -> push filters -> plan -> run -------------------------------------
+    def query(self, statement: exp.Expr, params: Sequence[object]) -> Result:
+        """Run a query: its rows as an Arrow stream, and ``target`` the scan of the table
+        node marked ``DML_TARGET`` (the table a row-level statement changes), if any."""
+        plan = self._plan_query(statement, params)
+        cursor, reader = self._run(plan, params, lambda r: r.to_arrow_reader(BATCH_ROWS))
+        scans = list(plan.scans.values())
+        target = plan.scans.get(plan.target_view) if plan.target_view is not None else None
+        return Result(reader=reader, scans=scans, duck_cursor=cursor, target=target)
+
+    def explain(self, statement: exp.Expr, params: Sequence[object]) -> Result:
+        """Plan a query without running it: the Iceberg scan plans and DuckDB's plan as one
+        ``plan`` text."""
+        plan = self._plan_query(statement, params)
+        cursor, duck_plan = self._run(plan, params, _plan_text, explain=True)
+        plan.release()
+        cursor.close()
+        text = explain_scans([(plan.labels[v], scan) for v, scan in plan.scans.items()])
+        text = f"{text}\n\n== DuckDB plan ==\n{duck_plan}".lstrip()
+        reader = pa.table({"plan": [text]}).to_reader()
+        return Result(reader=reader, scans=list(plan.scans.values()))
+
+    def _plan_query(self, statement: exp.Expr, params: Sequence[object]) -> _QueryPlan:
+        binding = self._bind(statement, params)
+        return self._plan(statement, binding, _push_filters(binding, params))
+
+    def _bind(self, statement: exp.Expr, params: Sequence[object]) -> _Binding:
+        """Resolve each table reference (catalog prefix, branch/tag suffix, time travel) to
+        a snapshot and replace it by a view (in place); then bind the query once over the
+        scanned views (qualified, and typed where Spark's rewrites read types)."""
         name_select_items(statement)  # Spark's names for unaliased items, from the text as written
         refs = [
             resolve_reference(
@@ -109,91 +175,97 @@ class Engine:
             for node in table_nodes(statement)
         ]
         drop_table_prefixes(statement, refs, self.catalog.name)
+        binding = _Binding()
         tables: dict[tuple[str, ...], Table] = {}
-        target_view = None
-        bound: list[tuple[TableReference, str, TableScan]] = []
-        metadata_views: list[tuple[str, pa.Table]] = []
         for ref in refs:
             table = tables.get(ref.identifier)
             if table is None:
                 table = tables[ref.identifier] = self.catalog.load_table(ref.identifier)
-            version = select_version(
-                table.metadata,
-                table.name,
-                version=ref.travel.version,
-                timestamp_ms=self._timestamp_ms(ref.travel.timestamp, params),
-                ref=ref.travel.ref,
-                ref_kind=ref.travel.ref_kind,
-            )
+            version = self._version(ref, table, params)
             view = f"__icesql_scan_{next(_view_ids)}"
             if ref.metadata_table is not None:
                 tables_ = MetadataTables(table, version.snapshot, self.manifest_cache)
-                metadata_views.append((view, tables_.build(ref.metadata_table)))
+                binding.metadata_views[view] = tables_.build(ref.metadata_table)
                 _replace_with_view(ref, view, default_alias=ref.metadata_table)
                 continue
-            bound.append((ref, view, TableScan(table, version, cache=self.manifest_cache)))
+            scan = TableScan(table, version, cache=self.manifest_cache)
+            binding.scans.append(_BoundScan(ref, view, scan))
             if ref.node.meta.get(DML_TARGET):
-                target_view = view
-        for ref, view, _ in bound:
-            _replace_with_view(ref, view)
-        # one binding pass: the columns each scan reads, the conditions that may prune its
-        # files, the types Spark's rewrites read (the SQL keeps its WHERE/ON: DuckDB
-        # evaluates all of it)
-        binding = bind_query(statement, {
-            view: TableSource(scan.version.schema,
-                              {f.name: spark_type(f.type) for f in scan.read_schema.fields})
-            for _, view, scan in bound
-        })
-        meta = list(binding.metadata_columns)  # _file, _pos, ...: hidden columns
-        filters = pushed_filters(binding, params)
-        labels = {view: _scan_label(ref) for ref, view, _ in bound}
-        scans = []
-        for _, view, scan in bound:
-            used = binding.tables[view].columns
+                binding.target_view = view
+        for bound in binding.scans:
+            _replace_with_view(bound.ref, bound.view)
+        sources = {}
+        for bound in binding.scans:
+            types = {f.name: spark_type(f.type) for f in bound.scan.read_schema.fields}
+            sources[bound.view] = TableSource(bound.scan.version.schema, types)
+        binding.query = bind_query(statement, sources)
+        return binding
+
+    def _plan(
+        self, statement: exp.Expr, binding: _Binding, filters: dict[str, BooleanExpression]
+    ) -> _QueryPlan:
+        """Each scan narrowed to the columns the query uses and to its pushed filter, and
+        planned now, so that planning errors surface here and not inside DuckDB's stream;
+        stars over scans with metadata columns leave those out."""
+        assert binding.query is not None
+        scans = {}
+        for bound in binding.scans:
+            used = binding.query.tables[bound.view].columns
             scan = TableScan(
-                scan.table,
-                scan.version,
+                bound.scan.table,
+                bound.scan.version,
                 sorted(used) if used is not None else None,
                 self.manifest_cache,
-                row_filter=filters.get(view, ALWAYS_TRUE),
-                metadata_columns=meta,
+                row_filter=filters.get(bound.view, ALWAYS_TRUE),
+                metadata_columns=binding.hidden,
             )
-            # plan now, so that planning errors surface here and not inside DuckDB's stream
             scan.tasks()
-            scans.append((view, scan))
-        hide_metadata_columns(
-            statement,
-            {v: s.metadata_columns.names for v, s in scans if s.metadata_columns is not None},
-        )
-        sql, values = to_duckdb_sql(statement, params)
+            scans[bound.view] = scan
+        hidden = {
+            v: s.metadata_columns.names for v, s in scans.items() if s.metadata_columns is not None
+        }
+        hide_metadata_columns(statement, hidden)
+        labels = {bound.view: _scan_label(bound.ref) for bound in binding.scans}
+        return _QueryPlan(statement, scans, binding.metadata_views, labels, binding.target_view)
+
+    def _run(
+        self,
+        plan: _QueryPlan,
+        params: Sequence[object],
+        take: Callable[[duckdb.DuckDBPyRelation], _T],
+        explain: bool = False,
+    ) -> tuple[duckdb.DuckDBPyConnection, _T]:
+        """Hand the planned query to DuckDB on a cursor of its own, the scans registered,
+        and ``take`` what the caller needs of the relation (DuckDB's errors translated).
+        On failure the scans are released and the cursor closed."""
         cursor = self.duck.cursor()
         cursor.execute(f"SET streaming_buffer_size = '{STREAMING_BUFFER}'")
         try:
-            for view, arrow_table in metadata_views:
+            for view, arrow_table in plan.metadata_views.items():
                 cursor.register(view, arrow_table)
-            with duckdb_errors([s for _, s in scans]):
-                for view, scan in scans:
+            with duckdb_errors(list(plan.scans.values())):
+                sql, values = to_duckdb_sql(plan.statement, params)
+                for view, scan in plan.scans.items():
                     sql = _register_scan(cursor, view, scan, self.settings.native_parquet, sql)
                 if explain:
                     sql = "EXPLAIN " + sql
                 relation = cursor.sql(sql, params=values) if values else cursor.sql(sql)
-                if explain:
-                    duck_plan = "\n".join(str(row[-1]) for row in relation.fetchall())
-                    for _, scan in scans:
-                        scan.release()
-                    text = explain_scans([(labels[v], scan) for v, scan in scans])
-                    text = f"{text}\n\n== DuckDB plan ==\n{duck_plan}".lstrip()
-                    cursor.close()
-                    table = pa.table({"plan": [text]})
-                    return Result(reader=table.to_reader(), scans=[s for _, s in scans])
-                reader = relation.to_arrow_reader(64 * 1024)
+                return cursor, take(relation)
         except Error:
-            for _, scan in scans:
-                scan.release()
+            plan.release()
             cursor.close()
             raise
-        target = next((s for v, s in scans if v == target_view), None)
-        return Result(reader=reader, scans=[s for _, s in scans], duck_cursor=cursor, target=target)
+
+    def _version(self, ref: TableReference, table: Table, params: Sequence[object]) -> ReadVersion:
+        """The snapshot and schema ``ref`` reads: its time travel, else the current state."""
+        return select_version(
+            table.metadata,
+            table.name,
+            version=ref.travel.version,
+            timestamp_ms=self._timestamp_ms(ref.travel.timestamp, params),
+            ref=ref.travel.ref,
+            ref_kind=ref.travel.ref_kind,
+        )
 
     def _timestamp_ms(self, node: exp.Expr | None, params: Sequence[object]) -> int | None:
         """Evaluate a ``TIMESTAMP AS OF`` expression in the session time zone (UTC)."""
@@ -218,6 +290,13 @@ class Engine:
 _EXPLAIN_MODES = ("EXTENDED", "FORMATTED", "CODEGEN", "COST")
 
 
+def _push_filters(binding: _Binding, params: Sequence[object]) -> dict[str, BooleanExpression]:
+    """Per scan view, the Iceberg filter that prunes its files (the SQL keeps its WHERE/ON:
+    DuckDB evaluates all of it)."""
+    assert binding.query is not None
+    return pushed_filters(binding.query, params)
+
+
 def _register_scan(
     cursor: duckdb.DuckDBPyConnection, view: str, scan: TableScan, native_parquet: bool, sql: str
 ) -> str:
@@ -239,6 +318,11 @@ def _register_scan(
     subquery = "(" + " UNION ALL ".join(parts) + ")"
     # the view is always a table with an alias (_replace_with_view), never a qualifier
     return re.sub(rf'(?<![\w."]){view}(?= AS )', lambda _: subquery, sql)
+
+
+def _plan_text(relation: duckdb.DuckDBPyRelation) -> str:
+    """DuckDB's plan, from the rows of an ``EXPLAIN``."""
+    return "\n".join(str(row[-1]) for row in relation.fetchall())
 
 
 def _explained_query(statement: exp.Expr) -> exp.Expr | None:

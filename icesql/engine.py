@@ -1,14 +1,18 @@
 """Statement dispatch: one parsed statement in, one result (an Arrow stream) out.
 
-SELECT: each Iceberg table reference is resolved (catalog prefix, branch/tag suffix, time
-travel), bound to a snapshot and schema, and replaced by a registered ``TableScan`` that
-DuckDB consumes as an Arrow stream; DuckDB executes the rest of the query.
+A query runs in four steps, shared by EXPLAIN and (through ``Session.query``) by the
+row-level statements: bind (each Iceberg table reference resolved -- catalog prefix,
+branch/tag suffix, time travel -- to a snapshot and replaced by a view), push filters (per
+scan, the Iceberg filter that prunes its files), plan (each scan narrowed to the columns the
+query uses, and planned) and run: the files DuckDB reads itself go into the translated query
+tree as a subquery in place of the view, the rest reach DuckDB as a registered Arrow stream,
+and DuckDB executes the rest of the query. Any other statement goes to its handler in
+``icesql.statements``, which sees the engine only as an ``icesql.session.Session``.
 """
 
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -244,9 +248,12 @@ class Engine:
             for view, arrow_table in plan.metadata_views.items():
                 cursor.register(view, arrow_table)
             with duckdb_errors(list(plan.scans.values())):
-                sql, values = to_duckdb_sql(plan.statement, params)
+                sources = {}
                 for view, scan in plan.scans.items():
-                    sql = _register_scan(cursor, view, scan, self.settings.native_parquet, sql)
+                    source = _register_scan(cursor, view, scan, self.settings.native_parquet)
+                    if source is not None:
+                        sources[view] = source
+                sql, values = to_duckdb_sql(plan.statement, params, sources)
                 if explain:
                     sql = "EXPLAIN " + sql
                 relation = cursor.sql(sql, params=values) if values else cursor.sql(sql)
@@ -298,26 +305,29 @@ def _push_filters(binding: _Binding, params: Sequence[object]) -> dict[str, Bool
 
 
 def _register_scan(
-    cursor: duckdb.DuckDBPyConnection, view: str, scan: TableScan, native_parquet: bool, sql: str
-) -> str:
-    """Make ``view`` in ``sql`` read the scan's rows: the files DuckDB reads itself with
+    cursor: duckdb.DuckDBPyConnection, view: str, scan: TableScan, native_parquet: bool
+) -> exp.Expr | None:
+    """Register what DuckDB reads the scan's rows from: the files DuckDB reads itself with
     ``read_parquet`` (unless ``native_parquet`` is off) unioned with the Arrow stream of the
-    rest. Returns ``sql`` with the view replaced by that subquery: a view would cost DuckDB
-    a second bind of it, which is most of the planning of a scan of many files."""
+    rest. Returns that union, which the query reads in place of the view (a view would cost
+    DuckDB a second bind of it, which is most of the planning of a scan of many files); None
+    when the whole scan is registered as the view."""
     native = scan.native_read(view) if native_parquet else None
     if native is None:
         cursor.register(view, scan)
-        return sql
+        return None
     for name, relation in native.relations:
         cursor.register(name, relation)
-    parts = [native.sql]
+    # the read_parquet SQL the scan built, kept as one leaf that is written out as it is:
+    # parsing it back into a tree would cost more than planning a small scan (6 ms for 4 files)
+    source: exp.Expr = exp.Var(this=native.sql)
     if scan.streamed_tasks():
         stream = f"{view}_stream"
         cursor.register(stream, scan)
-        parts.append(f'SELECT * FROM "{stream}"')
-    subquery = "(" + " UNION ALL ".join(parts) + ")"
-    # the view is always a table with an alias (_replace_with_view), never a qualifier
-    return re.sub(rf'(?<![\w."]){view}(?= AS )', lambda _: subquery, sql)
+        stream_table = exp.Table(this=exp.to_identifier(stream, quoted=True))
+        rest = exp.Select(expressions=[exp.Star()]).from_(stream_table, copy=False)
+        source = exp.union(source, rest, distinct=False, copy=False)
+    return source
 
 
 def _plan_text(relation: duckdb.DuckDBPyRelation) -> str:

@@ -7,7 +7,7 @@ bound by DuckDB, never pasted into the text.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -33,9 +33,16 @@ if TYPE_CHECKING:
     from icesql.scan.source import TableScan
 
 
-def to_duckdb_sql(statement: exp.Expr, params: Sequence[object]) -> tuple[str, list[object]]:
-    """DuckDB SQL for ``statement`` and the parameter values it still uses, renumbered."""
+def to_duckdb_sql(
+    statement: exp.Expr, params: Sequence[object], sources: Mapping[str, exp.Expr] | None = None
+) -> tuple[str, list[object]]:
+    """DuckDB SQL for ``statement`` and the parameter values it still uses, renumbered.
+
+    ``sources`` maps table names to DuckDB queries the translated statement reads in their
+    place, as subqueries under the table's alias."""
     tree = apply_spark_semantics(statement)
+    if sources:
+        _read_sources(tree, sources)
     values: list[object] = []
     for node in list(tree.find_all(exp.Placeholder)):
         index = node.meta.get("icesql_param")
@@ -48,6 +55,13 @@ def to_duckdb_sql(statement: exp.Expr, params: Sequence[object]) -> tuple[str, l
     except UnsupportedError as e:
         # sqlglot knows it cannot say this in DuckDB: refuse rather than drop the construct
         raise NotSupportedError(f"not supported: {e}") from None
+
+
+def _read_sources(tree: exp.Expr, sources: Mapping[str, exp.Expr]) -> None:
+    for node in list(tree.find_all(exp.Table)):
+        source = sources.get(node.name) if not node.args.get("db") else None
+        if source is not None:
+            node.replace(exp.Subquery(this=source.copy(), alias=node.args.get("alias")))
 
 
 _ERROR_TYPES: list[tuple[type, type[Error]]] = [

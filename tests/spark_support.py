@@ -317,8 +317,8 @@ def normalize_value(value: Any) -> Any:
         return NAN
     if isinstance(value, dt.datetime):
         if value.tzinfo is None:
-            return value.replace(tzinfo=dt.timezone.utc)
-        return value.astimezone(dt.timezone.utc)
+            return value.replace(tzinfo=dt.UTC)
+        return value.astimezone(dt.UTC)
     return value
 
 
@@ -370,7 +370,7 @@ def _sort_key(value: Any) -> tuple:
     if isinstance(value, dt.datetime):
         return (4, value.timestamp())
     if isinstance(value, dt.date):
-        return (4, dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc).timestamp())
+        return (4, dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC).timestamp())
     if isinstance(value, list):
         return (5, tuple(_sort_key(item) for item in value))
     if isinstance(value, dict):

@@ -72,7 +72,7 @@ BELOW = "below"
 NEAREST = "nearest"
 
 _EXACT_DOUBLE_INTS = 2**53
-_EPOCH_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_EPOCH_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _DATE = re.compile(r"\s*(\d{4}-\d{2}-\d{2})\s*")
 _TIMESTAMP = re.compile(
     r"\s*(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?"
@@ -259,7 +259,7 @@ def _binary(value: Any, t: IcebergType) -> tuple[bytes, str]:
 def _datetime_micros(value: dt.datetime) -> int:
     """Micros since the epoch; a naive datetime is in the session time zone, UTC."""
     if value.tzinfo is None:
-        value = value.replace(tzinfo=dt.timezone.utc)
+        value = value.replace(tzinfo=dt.UTC)
     delta = value - _EPOCH_UTC
     return (delta.days * 86_400 + delta.seconds) * 10**6 + delta.microseconds
 

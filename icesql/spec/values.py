@@ -107,7 +107,7 @@ __all__ = [
 
 EPOCH_DATE = dt.date(1970, 1, 1)
 EPOCH_DATETIME = dt.datetime(1970, 1, 1)
-EPOCH_DATETIME_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+EPOCH_DATETIME_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 MICROS_PER_SECOND = 1_000_000
 MICROS_PER_DAY = 86_400 * MICROS_PER_SECOND
 NANOS_PER_DAY = MICROS_PER_DAY * 1000
@@ -675,7 +675,7 @@ def _timestamp_from_python(t: IcebergType, value: Any) -> int:
         if value.tzinfo is not None and not isinstance(t, _WITH_ZONE):
             raise ValueError(f"{t} takes a datetime without time zone, got {value!r}")
         if value.tzinfo is None and isinstance(t, _WITH_ZONE):
-            value = value.replace(tzinfo=dt.timezone.utc)
+            value = value.replace(tzinfo=dt.UTC)
         micros = datetime_to_micros(value)
         result = micros * 1000 if nanos else micros
     elif isinstance(value, dt.date):

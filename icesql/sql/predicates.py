@@ -495,13 +495,13 @@ def _cast(value: Any, to: exp.DataType) -> Any:
             micros, zoned = parse_timestamp_micros(value)
             if zoned and kind not in _ZONED:
                 raise NotLiteral("a zone offset cast to a timestamp without time zone")
-            return dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(
+            return dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(
                 microseconds=micros
             )
         if isinstance(value, dt.datetime):
             return value
         if isinstance(value, dt.date):
-            return dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)
+            return dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC)
     elif kind == exp.DataType.Type.DECIMAL:
         return _decimal_cast(value, to)
     elif kind in _INT_TYPES:

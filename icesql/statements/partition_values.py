@@ -142,7 +142,7 @@ def _parameter_text(value: object) -> str | bytes | None:
         return java_double_string(value)
     if isinstance(value, dt.datetime):
         if value.tzinfo is not None:
-            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+            value = value.astimezone(dt.UTC).replace(tzinfo=None)
         return value.isoformat(sep=" ")
     return str(value)
 

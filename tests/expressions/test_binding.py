@@ -91,7 +91,7 @@ def b(expr) -> str:
         (equal("dec", Decimal("1.5")), "dec = 1.50"),
         (less_than("dec", Decimal("1.555")), "dec <= 1.55"),
         (equal("d", dt.date(2024, 1, 2)), "d = '2024-01-02'"),
-        (less_than("d", dt.datetime(2024, 1, 2, 10, tzinfo=dt.timezone.utc)), "d <= '2024-01-02'"),
+        (less_than("d", dt.datetime(2024, 1, 2, 10, tzinfo=dt.UTC)), "d <= '2024-01-02'"),
         (equal("s", "5"), "s = '5'"),
         (equal("i", "5"), "i = 5"),
         (Not(or_(equal("i", 1), is_null("s"))), "(i != 1 AND s IS NOT NULL)"),

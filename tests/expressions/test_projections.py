@@ -81,8 +81,8 @@ def days(text: str) -> int:
 
 
 def micros(text: str) -> int:
-    d = dt.datetime.fromisoformat(text).replace(tzinfo=dt.timezone.utc)
-    return int((d - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)) / dt.timedelta(microseconds=1))
+    d = dt.datetime.fromisoformat(text).replace(tzinfo=dt.UTC)
+    return int((d - dt.datetime(1970, 1, 1, tzinfo=dt.UTC)) / dt.timedelta(microseconds=1))
 
 
 INT, LONG, DEC = IntegerType(), LongType(), DecimalType(9, 2)

@@ -190,7 +190,7 @@ def _snapshots(spark, table: str) -> list[Snapshot]:
         f"SELECT snapshot_id, committed_at FROM {table}.snapshots ORDER BY committed_at"
     ).collect()
     return [
-        Snapshot(row.snapshot_id, row.committed_at.replace(tzinfo=dt.timezone.utc)) for row in rows
+        Snapshot(row.snapshot_id, row.committed_at.replace(tzinfo=dt.UTC)) for row in rows
     ]
 
 

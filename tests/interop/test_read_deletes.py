@@ -354,7 +354,7 @@ def test_equality_deletes_on_typed_columns_with_deletion_vectors(spark, con):
         " IF(id % 5 = 0, NULL, concat('s', id)) FROM range(0, 20)"
     )
     spark.sql(f"DELETE FROM {table} WHERE id IN (1, 2)")  # a DV
-    utc = dt.timezone.utc
+    utc = dt.UTC
     # one delete file per month partition (the path holds months since 1970)
     _commit_equality_delete(
         spark,

@@ -503,7 +503,7 @@ def _mapped_rows(start: int, count: int) -> pa.Table:
         "old": [f"o{i % 4}" if i % 5 else None for i in ids],
         "id": ids,
         "extra": [f"e{i}" for i in ids],
-        "ts": [dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(hours=7 * i)
+        "ts": [dt.datetime(2024, 1, 1, tzinfo=dt.UTC) + dt.timedelta(hours=7 * i)
                for i in ids],
         "st": [None if i % 6 == 0 else {"p": i, "q": f"q{i}"} for i in ids],
         "li": [[i, i + 1] if i % 3 else None for i in ids],

@@ -29,7 +29,7 @@ def test_struct_map_bytes_nan_and_timestamps_normalise_alike():
         [("k", 1)],  # pyarrow's to_pylist() form of a map
         b"\x01",
         float("nan"),
-        dt.datetime(1969, 12, 31, 23, 59, 59, tzinfo=dt.timezone.utc),
+        dt.datetime(1969, 12, 31, 23, 59, 59, tzinfo=dt.UTC),
         [{"x": 1}],
     )
     ss.assert_same_rows([spark_row], [icesql_row], ordered=True)

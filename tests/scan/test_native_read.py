@@ -161,7 +161,7 @@ def test_renamed_promoted_dropped_and_added_columns(make_table, warehouse) -> No
     rows = _same(con, "db.evolved").to_pylist()
     defaults = {
         "with_default": Decimal("2.5"),
-        "ts_default": dt.datetime(1970, 1, 1, 0, 0, 1, tzinfo=dt.timezone.utc),
+        "ts_default": dt.datetime(1970, 1, 1, 0, 0, 1, tzinfo=dt.UTC),
         "flag_default": True,
     }
     assert rows[0] == {"id": 1, "n_long": 5, "f": 1.25, "d": Decimal("3.10"),

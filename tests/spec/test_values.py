@@ -223,7 +223,7 @@ def test_to_python():
     assert to_python(TimeType(), 81068000001) == dt.time(22, 31, 8, 1)
     assert to_python(TimestampType(), -1) == dt.datetime(1969, 12, 31, 23, 59, 59, 999999)
     tz = to_python(TimestamptzType(), MICROS_2017_11_16_223108)
-    assert tz == dt.datetime(2017, 11, 16, 22, 31, 8, tzinfo=dt.timezone.utc)
+    assert tz == dt.datetime(2017, 11, 16, 22, 31, 8, tzinfo=dt.UTC)
     assert tz.tzinfo is not None
     assert to_python(TimestampType(), 0).tzinfo is None
     assert to_python(TimestampNanoType(), -1) == dt.datetime(1969, 12, 31, 23, 59, 59, 999999)
@@ -277,7 +277,7 @@ def test_from_python(t, pyvalue, value):
         (DecimalType(5, 2), Decimal("1.234")),  # would need rounding
         (DecimalType(3, 2), Decimal("10.00")),  # too many digits for the precision
         (DateType(), dt.datetime(2020, 1, 1)),
-        (TimestampType(), dt.datetime(2020, 1, 1, tzinfo=dt.timezone.utc)),
+        (TimestampType(), dt.datetime(2020, 1, 1, tzinfo=dt.UTC)),
         (StringType(), b"bytes"),
         (FixedType(3), b"ab"),
         (UUIDType(), "not-a-uuid"),

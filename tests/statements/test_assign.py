@@ -219,7 +219,7 @@ def test_nanosecond_timestamp_of_today_to_date():
 
 def test_timestamps_with_and_without_zone_convert_in_utc():
     naive = dt.datetime(2024, 1, 1, 12, 0)
-    aware = naive.replace(tzinfo=dt.timezone.utc)
+    aware = naive.replace(tzinfo=dt.UTC)
     assert _store(TimestampType(), [aware], pa.timestamp("us", "UTC")) == [naive]
     assert _store(TimestamptzType(), [naive], pa.timestamp("us")) == [aware]
     assert _store(TimestampType(), [dt.date(2024, 1, 1)], pa.date32()) == [dt.datetime(2024, 1, 1)]

@@ -66,7 +66,7 @@ def test_implicit_casts_match_spark(con):
     for r in rows:
         con.execute(f"INSERT INTO db.c VALUES {r}")
     got = con.execute("SELECT * FROM db.c ORDER BY a").fetchall()
-    utc = dt.timezone.utc
+    utc = dt.UTC
     assert got == [
         (-1, "true", None, None, None, None, None),
         (1, "5", None, None, None, None, None),

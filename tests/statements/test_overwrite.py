@@ -265,10 +265,10 @@ def test_partition_values_are_cast_as_spark_casts_them(tmp_path):
         " ts = TIMESTAMP '2020-01-01 10:00:00', tn = '2020-01-01', b = 0, bn = 'hi') SELECT 2"
     )
     con.execute("INSERT INTO db.c PARTITION (d = ?, x = ?, s = ?, f = ?, ts = ?, tn = ?, b = ?, bn = ?) SELECT 3",
-                [dt.date(2021, 2, 3), Decimal("7.125"), "p", 0.25, dt.datetime(2021, 1, 1, tzinfo=dt.timezone.utc),
+                [dt.date(2021, 2, 3), Decimal("7.125"), "p", 0.25, dt.datetime(2021, 1, 1, tzinfo=dt.UTC),
                  dt.datetime(2021, 1, 1, 12), True, b"\x00"])
     rows = {r[0]: r[1:] for r in con.execute("SELECT * FROM db.c").fetchall()}
-    utc = dt.timezone.utc
+    utc = dt.UTC
     assert rows[1][:4] == (dt.date(2020, 1, 1), Decimal("1.01"), "1.50", math.inf)
     assert rows[1][4:] == (dt.datetime(2020, 1, 1, 8, tzinfo=utc), dt.datetime(2020, 1, 1, 10, 0, 1, 500000), True, b"\x01\x02")
     assert rows[2] == (dt.date(2020, 1, 5), Decimal("2.00"), "1000.0", -1.5, dt.datetime(2020, 1, 1, 10, tzinfo=utc),

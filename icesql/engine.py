@@ -28,14 +28,15 @@ from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
 from icesql.scan.explain import explain_scans
 from icesql.scan.metadata_tables import MetadataTables
 from icesql.scan.planner import ManifestCache
-from icesql.scan.source import TableScan
+from icesql.scan.table_scan import TableScan
 from icesql.scan.time_travel import ReadVersion, select_version
 from icesql.session import DML_TARGET, Result, Settings
 from icesql.sql.bound_query import BoundQuery, TableSource, bind_query
 from icesql.sql.dialect import DIALECT, number_parameters, parse
 from icesql.sql.metadata_columns import hide_metadata_columns
-from icesql.sql.names import name_select_items
+from icesql.sql.output_names import name_select_items
 from icesql.sql.predicates import pushed_filters
+from icesql.sql.spark_types import spark_type
 from icesql.sql.tables import (
     TableReference,
     drop_table_prefixes,
@@ -44,7 +45,6 @@ from icesql.sql.tables import (
 )
 from icesql.sql.translate import duckdb_errors, to_duckdb_sql
 from icesql.statements import statement_handler
-from icesql.statements.types import spark_type
 
 QUERY_TYPES = (exp.Query,)
 # How far DuckDB's pipelines run ahead of the rows fetched (a per-connection setting, 10 MiB by

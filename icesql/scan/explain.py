@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from icesql.scan.source import TableScan
+from icesql.scan.table_scan import TableScan
 
 __all__ = ["explain_scans"]
 

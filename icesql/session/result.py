@@ -10,7 +10,7 @@ import duckdb
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from icesql.scan.source import TableScan
+    from icesql.scan.table_scan import TableScan
 
 __all__ = ["DML_TARGET", "Result"]
 

@@ -13,7 +13,7 @@ every reader that used to qualify a copy of its own:
 
 DuckDB runs the statement, not the qualified copy: qualifying lower-cases names and expands
 stars, which would change the result's column names. For the same reason the statement is
-named (``icesql.sql.names``) before it is bound, from the text as written. Types are
+named (``icesql.sql.output_names``) before it is bound, from the text as written. Types are
 inferred only when some rewrite reads them: annotating costs about as much as qualifying.
 
 >>> from icesql.sql.dialect import parse_one

@@ -25,7 +25,7 @@ from icesql.sql import nodes
 from icesql.sql.extensions import ExtensionsParser
 from icesql.sql.spark.time_formats import spark_to_strftime
 
-# meta keys the parser leaves for icesql.sql.names: a function's name and arguments as written,
+# meta keys the parser leaves for icesql.sql.output_names: a function's name and arguments as written,
 # and the mark of a typed numeric literal (1L, 1.5D), which sqlglot parses as a cast
 FUNCTION_NAME = "spark_name"
 FUNCTION_ARGS = "spark_args"

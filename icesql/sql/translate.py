@@ -30,7 +30,7 @@ from icesql.sql.spark.base import RUNTIME_REFUSAL
 from icesql.sql.spark.function_names import SPARK_FUNCTIONS
 
 if TYPE_CHECKING:
-    from icesql.scan.source import TableScan
+    from icesql.scan.table_scan import TableScan
 
 
 def to_duckdb_sql(

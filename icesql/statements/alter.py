@@ -22,10 +22,10 @@ from icesql.session import Result, Session
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.sql import nodes
-from icesql.statements.names import name_parts, table_identifier
+from icesql.sql.identifiers import name_parts, table_identifier
+from icesql.sql.spark_types import column_field, iceberg_type
+from icesql.sql.transform_terms import default_partition_name, new_sort_order, source_field
 from icesql.statements.results import done
-from icesql.statements.terms import default_partition_name, new_sort_order, source_field
-from icesql.statements.types import column_field, iceberg_type
 from icesql.write import schema_update as su
 from icesql.write.commit import commit
 from icesql.write.properties import DISTRIBUTION_MODE, FORMAT_VERSION, RESERVED

@@ -34,13 +34,13 @@ from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortOrder
 from icesql.spec.types import NestedField, UnknownType, VariantType
+from icesql.sql import spark_types as sql_types
 from icesql.sql.dialect import parse_term
+from icesql.sql.identifiers import name_parts, namespace_identifier, table_identifier
 from icesql.sql.nodes import Term
-from icesql.statements import types as sql_types
+from icesql.sql.transform_terms import new_partition_spec
 from icesql.statements.insert import as_query, write_query
-from icesql.statements.names import name_parts, namespace_identifier, table_identifier
 from icesql.statements.results import done
-from icesql.statements.terms import new_partition_spec
 from icesql.write import commit as committer
 from icesql.write.data_writer import WriteTarget
 from icesql.write.field_ids import fresh_schema_fields

@@ -3,7 +3,7 @@ as one append (or, for INSERT OVERWRITE, one overwrite: ``icesql.statements.over
 
 The source (``VALUES`` or a query, which may read Iceberg tables, the target included) runs
 through the engine's query path as an Arrow stream; each batch is converted to the table's
-columns by Spark's store assignment rules (``icesql.statements.assign``) and handed to the
+columns by Spark's store assignment rules (``icesql.sql.store_assignment``) and handed to the
 data writer, so the source is never held in memory. Only when every row has been written
 does the commit happen; an error on the way deletes the files written so far and leaves
 the table unchanged. Static values of a PARTITION clause are added to every batch as the
@@ -22,9 +22,9 @@ from icesql.catalog.table import Table
 from icesql.errors import NoSuchTableError, NotSupportedError, ProgrammingError
 from icesql.session import Result, Session
 from icesql.spec.content_file import DataFile
+from icesql.sql.identifiers import name_parts, table_identifier
+from icesql.sql.store_assignment import Assignment, arity_error
 from icesql.sql.translate import duckdb_errors
-from icesql.statements.assign import Assignment, arity_error
-from icesql.statements.names import name_parts, table_identifier
 from icesql.statements.overwrite import overwrite_change, partition_clause
 from icesql.statements.results import done
 from icesql.write.commit import commit

@@ -10,7 +10,7 @@ rows (``CASE WHEN action = k``), so an expression that would fail elsewhere is n
 
 The rows stream back in batches: positions of updated and deleted target rows are
 collected per data file, updated and inserted rows are converted by Spark's store
-assignment (``icesql.statements.assign``) and written as new data files on the fly. Spark's
+assignment (``icesql.sql.store_assignment``) and written as new data files on the fly. Spark's
 cardinality rule — a target row matched by two source rows is an error when any MATCHED
 clause other than a lone unconditional DELETE exists — is checked on the way, per data file
 position. The collected changes are committed by ``icesql.statements.row_changes`` as
@@ -35,7 +35,7 @@ from icesql.errors import DataError, NotSupportedError, ProgrammingError
 from icesql.session import Result, Session
 from icesql.spec.schema import Schema
 from icesql.sql.dialect import DIALECT
-from icesql.statements.assign import Assignment
+from icesql.sql.store_assignment import Assignment
 from icesql.statements.insert import target_table
 from icesql.statements.results import done
 from icesql.statements.row_changes import (

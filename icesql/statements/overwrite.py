@@ -2,7 +2,7 @@
 
 ``PARTITION (p = v, q)`` may name only columns the table partitions by identity (Spark's
 ``NON_PARTITION_COLUMN`` otherwise). A column given a value is *static*: the value (cast as
-``icesql.statements.partition_values`` says) fills that column of every row, and the query
+``icesql.sql.partition_values`` says) fills that column of every row, and the query
 supplies the other columns, in table order or by the statement's column list, which must not
 name a static column. A column named without a value is left to the query.
 
@@ -42,7 +42,7 @@ from icesql.spec.arrow import to_arrow_scalar
 from icesql.spec.content_file import DataFile
 from icesql.spec.schema import NestedField
 from icesql.spec.transforms import Identity
-from icesql.statements.partition_values import cast_partition_value, partition_text
+from icesql.sql.partition_values import cast_partition_value, partition_text
 from icesql.write.snapshot import Change, SnapshotOperation
 
 __all__ = ["PartitionClause", "overwrite_change", "partition_clause"]

@@ -50,7 +50,7 @@ from icesql.catalog.base import CommitStateUnknownError
 from icesql.catalog.table import Table
 from icesql.errors import InternalError, NotSupportedError
 from icesql.scan.planner import FileScanTask
-from icesql.scan.source import TableScan
+from icesql.scan.table_scan import TableScan
 from icesql.session import DML_TARGET, Result, Session
 from icesql.spec.content_file import DataFile
 from icesql.spec.schema import Schema

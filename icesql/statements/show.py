@@ -25,9 +25,9 @@ from icesql.spec.schema import Schema
 from icesql.spec.sorting import ASC, NULLS_FIRST, SortOrder
 from icesql.spec.types import NestedField, StructType
 from icesql.sql import nodes
-from icesql.statements.names import name_parts, namespace_identifier, table_identifier
+from icesql.sql.identifiers import name_parts, namespace_identifier, table_identifier
+from icesql.sql.spark_types import spark_ddl_type, spark_type
 from icesql.statements.results import rows
-from icesql.statements.types import spark_ddl_type, spark_type
 from icesql.write.properties import RESERVED
 
 __all__ = ["describe", "show", "spark_properties", "transform_sql"]

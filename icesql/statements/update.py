@@ -8,7 +8,7 @@ The statement becomes one query over the target (``icesql.statements.rowlevel``)
 so DuckDB evaluates the SET expressions on the old row, as Spark does. Each result row
 removes the old row (``_file``, ``_pos``) and adds its new version
 (``icesql.statements.row_changes``), converted to the
-table's types by Spark's store assignment rules (``icesql.statements.assign``: errors name
+table's types by Spark's store assignment rules (``icesql.sql.store_assignment``: errors name
 the table and the column; they are found before a row is read when the types cannot be
 assigned at all). In v3 the new version keeps the old ``_row_id`` with a null
 ``_last_updated_sequence_number`` (spec "Row Lineage"). ``write.update.mode`` chooses
@@ -32,7 +32,7 @@ from icesql.session import Result, Session
 from icesql.spec.schema import Schema
 from icesql.spec.types import ListType, MapType, NestedField, StructType
 from icesql.sql.dialect import DIALECT
-from icesql.statements.assign import Assignment
+from icesql.sql.store_assignment import Assignment
 from icesql.statements.insert import target_table
 from icesql.statements.results import done
 from icesql.statements.row_changes import (

@@ -29,7 +29,7 @@ MODULES = [
     "icesql.sql.spark.relations",
     "icesql.sql.spark.aggregates",
     "icesql.sql.spark.time_formats",
-    "icesql.sql.names",
+    "icesql.sql.output_names",
 ]
 
 

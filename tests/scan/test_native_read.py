@@ -18,7 +18,7 @@ import pytest
 
 import icesql
 from icesql.scan.native_read import default_literal, duckdb_type
-from icesql.scan.source import NAME_MAPPING_PROPERTY, TableScan
+from icesql.scan.table_scan import NAME_MAPPING_PROPERTY, TableScan
 from icesql.scan.time_travel import select_version
 from icesql.spec.arrow import schema_to_arrow, type_to_arrow
 from icesql.spec.content_file import DataFile

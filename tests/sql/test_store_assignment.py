@@ -1,4 +1,4 @@
-"""Spark's ANSI store assignment (``statements/assign.py``), against ``can_assign`` and
+"""Spark's ANSI store assignment (``sql/store_assignment.py``), against ``can_assign`` and
 ``Assignment`` directly: which source types are accepted before any row is read, and what
 each row becomes (truncation, half-up rounding, overflow and NOT NULL errors)."""
 
@@ -31,7 +31,7 @@ from icesql.spec.types import (
     TimestamptzType,
     UUIDType,
 )
-from icesql.statements.assign import Assignment, arity_error, can_assign
+from icesql.sql.store_assignment import Assignment, arity_error, can_assign
 
 TABLE = "db.t"
 

@@ -6,7 +6,7 @@ from sqlglot import exp
 
 import icesql
 from icesql.sql.dialect import parse_one
-from icesql.sql.names import name_select_items, spark_name
+from icesql.sql.output_names import name_select_items, spark_name
 
 
 @pytest.mark.parametrize(

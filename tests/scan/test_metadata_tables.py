@@ -188,7 +188,7 @@ def test_data_files_carry_their_metrics(table):
     assert _columns(con, "data_files") == FILE_COLUMNS
     rows = _rows(con, "SELECT * FROM db.t.data_files")
     assert {r["content"] for r in rows} == {0}
-    ids = {r["file_path"]: pq.read_table(r["file_path"]).column("id").to_pylist() for r in rows}
+    ids = {r["file_path"]: pq.ParquetFile(r["file_path"]).read().column("id").to_pylist() for r in rows}
     assert sorted(sorted(v) for v in ids.values()) == [[1, 2], [3], [4]]
     for r in rows:
         values = ids[r["file_path"]]
@@ -206,11 +206,11 @@ def test_delete_files_point_at_the_deleted_row(table):
     (row,) = _rows(con, "SELECT * FROM db.t.delete_files")
     assert row["content"] == 1  # position deletes
     assert row["partition"] == {"p": "a"} and row["record_count"] == 1
-    deletes = pq.read_table(row["file_path"]).to_pylist()
+    deletes = pq.ParquetFile(row["file_path"]).read().to_pylist()
     (target,) = {d["file_path"] for d in deletes}
     assert row["referenced_data_file"] == target
     # the row deleted is id 1: position 0 of the file holding ids 1 and 2
-    assert pq.read_table(target).column("id").to_pylist()[deletes[0]["pos"]] == 1
+    assert pq.ParquetFile(target).read().column("id").to_pylist()[deletes[0]["pos"]] == 1
     all_files = {r["file_path"] for r in _rows(con, "SELECT file_path FROM db.t.files")}
     data = {r["file_path"] for r in _rows(con, "SELECT file_path FROM db.t.data_files")}
     assert all_files == data | {row["file_path"]} and target in data

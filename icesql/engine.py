@@ -36,7 +36,7 @@ from icesql.sql.dialect import DIALECT, number_parameters, parse
 from icesql.sql.metadata_columns import hide_metadata_columns
 from icesql.sql.output_names import name_select_items
 from icesql.sql.predicates import pushed_filters
-from icesql.sql.spark_types import spark_type
+from icesql.sql.spark_type_names import spark_type
 from icesql.sql.tables import (
     TableReference,
     drop_table_prefixes,

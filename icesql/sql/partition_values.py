@@ -49,7 +49,7 @@ from icesql.spec.types import (
     UUIDType,
 )
 from icesql.spec.values import EPOCH_DATE, java_double_string
-from icesql.sql.spark_types import spark_type
+from icesql.sql.spark_type_names import spark_type
 
 __all__ = ["cast_partition_value", "partition_text"]
 

@@ -1,5 +1,5 @@
 """Spark SQL types to Iceberg types, and Java's fresh field-id assignment (the names back,
-``spark_type``/``spark_ddl_type``, are ``icesql.sql.spark_type_names``'s, re-exported).
+``spark_type``/``spark_ddl_type``, are ``icesql.sql.spark_type_names``'s).
 
 ``TIMESTAMP`` is Spark's local-time-zone timestamp, so it becomes ``timestamptz``;
 ``TIMESTAMP_NTZ`` becomes ``timestamp``; ``TINYINT``/``SMALLINT`` widen to ``int`` and
@@ -45,15 +45,12 @@ from icesql.spec.types import (
     UUIDType,
     VariantType,
 )
-from icesql.sql.spark_type_names import spark_ddl_type, spark_type
 from icesql.write.field_ids import fresh_schema_fields
 
 __all__ = [
     "column_field",
     "fresh_schema_fields",
     "iceberg_type",
-    "spark_ddl_type",
-    "spark_type",
     "struct_fields",
 ]
 

@@ -54,7 +54,7 @@ from icesql.spec.types import (
     UUIDType,
 )
 from icesql.spec.values import java_double_string, java_float_string
-from icesql.sql.spark_types import spark_type
+from icesql.sql.spark_type_names import spark_type
 from icesql.write.parquet import arrow_write_schema
 
 __all__ = ["Assignment", "arity_error"]

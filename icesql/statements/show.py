@@ -26,7 +26,7 @@ from icesql.spec.sorting import ASC, NULLS_FIRST, SortOrder
 from icesql.spec.types import NestedField, StructType
 from icesql.sql import nodes
 from icesql.sql.identifiers import name_parts, namespace_identifier, table_identifier
-from icesql.sql.spark_types import spark_ddl_type, spark_type
+from icesql.sql.spark_type_names import spark_ddl_type, spark_type
 from icesql.statements.results import rows
 from icesql.write.properties import RESERVED
 

@@ -28,7 +28,7 @@ from icesql.errors import (
 
 if TYPE_CHECKING:
     from icesql.dbapi import Connection, Cursor, connect
-    from icesql.types import (
+    from icesql.dbapi_types import (
         BINARY,
         DATETIME,
         NUMBER,
@@ -53,7 +53,7 @@ _LAZY = {
     "Cursor": "icesql.dbapi",
     "connect": "icesql.dbapi",
     **{
-        name: "icesql.types"
+        name: "icesql.dbapi_types"
         for name in (
             "BINARY", "DATETIME", "NUMBER", "ROWID", "STRING", "Binary", "Date",
             "DateFromTicks", "Time", "TimeFromTicks", "Timestamp", "TimestampFromTicks",

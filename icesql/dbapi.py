@@ -14,12 +14,12 @@ import pyarrow as pa
 
 from icesql.catalog.base import Catalog
 from icesql.catalog.filesystem import FileSystemCatalog
+from icesql.dbapi_types import type_code
 from icesql.engine import Engine
 from icesql.errors import InterfaceError, NotSupportedError, ProgrammingError
 from icesql.io import FileIO
 from icesql.session import Result
 from icesql.sql.translate import duckdb_errors
-from icesql.types import type_code
 
 
 class Connection:

@@ -33,7 +33,7 @@ from icesql.scan.time_travel import ReadVersion, select_version
 from icesql.session import DML_TARGET, Result, Settings
 from icesql.sql.bound_query import BoundQuery, TableSource, bind_query
 from icesql.sql.dialect import DIALECT, number_parameters, parse
-from icesql.sql.metadata_columns import hide_metadata_columns
+from icesql.sql.hidden_columns import hide_metadata_columns
 from icesql.sql.output_names import name_select_items
 from icesql.sql.predicates import pushed_filters
 from icesql.sql.spark_type_names import spark_type

@@ -27,12 +27,12 @@ from collections.abc import Callable
 from typing import Any
 
 from icesql.expressions.binding import bind
+from icesql.expressions.file_metrics import FileMetrics
 from icesql.expressions.manifest_evaluator import (
     IN_PREDICATE_LIMIT,
     ROWS_CANNOT_MATCH,
     ROWS_MIGHT_MATCH,
 )
-from icesql.expressions.metrics import FileMetrics
 from icesql.expressions.tree import BooleanExpression, BoundReference
 from icesql.expressions.visitors import BoundPredicateVisitor, visit
 from icesql.spec.content_file import DataFile

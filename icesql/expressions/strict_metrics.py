@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from icesql.expressions.binding import bind
-from icesql.expressions.metrics import FileMetrics
+from icesql.expressions.file_metrics import FileMetrics
 from icesql.expressions.tree import BooleanExpression, BoundReference
 from icesql.expressions.visitors import BoundPredicateVisitor, visit
 from icesql.spec.content_file import DataFile

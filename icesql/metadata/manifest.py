@@ -26,7 +26,8 @@ from typing import Any
 
 from icesql.errors import CorruptFileError, DataError, InternalError
 from icesql.io import FileIO
-from icesql.metadata._avro import compatible_name, read_avro, schema_json, write_avro
+from icesql.metadata.avro.container import read_avro, schema_json, write_avro
+from icesql.metadata.avro.schema import compatible_name
 from icesql.metadata.manifest_schema import (
     DEFAULT_BLOCK_SIZE,
     PartitionField,

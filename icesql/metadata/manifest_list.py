@@ -17,12 +17,8 @@ from typing import Any
 
 from icesql.errors import CorruptFileError, InternalError
 from icesql.io import FileIO
-from icesql.metadata._avro import (
-    avro_field,
-    avro_list,
-    read_avro,
-    write_avro,
-)
+from icesql.metadata.avro.container import read_avro, write_avro
+from icesql.metadata.avro.schema import avro_field, avro_list
 from icesql.metadata.snapshots import Snapshot
 from icesql.spec.manifest_file import (
     CONTENT_DATA,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from icesql.errors import NotSupportedError
-from icesql.metadata._avro import avro_field, avro_int_map, avro_list, compatible_name
+from icesql.metadata.avro.schema import avro_field, avro_int_map, avro_list, compatible_name
 from icesql.spec.dispatch import PerPrimitiveType
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from icesql.metadata._json import extra_keys, get_int, get_str, json_object
+from icesql.metadata.json_fields import extra_keys, get_int, get_str, json_object
 
 __all__ = ["BlobMetadata", "EncryptionKey", "PartitionStatisticsFile", "StatisticsFile"]
 

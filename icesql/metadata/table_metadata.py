@@ -30,7 +30,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from icesql.errors import CorruptFileError, NotSupportedError, ProgrammingError
-from icesql.metadata._json import get_int, get_str, json_object
+from icesql.metadata.json_fields import get_int, get_str, json_object
 from icesql.metadata.snapshots import (
     MAIN_BRANCH,
     MetadataLogEntry,

@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 
 from icesql.scan.apply_deletes import background_pool
 from icesql.scan.delete_loaders import DeleteLoader
-from icesql.scan.field_ids import footer_row_groups
+from icesql.scan.parquet_footer import footer_row_groups
 from icesql.scan.planner import FileScanTask
 
 __all__ = ["KEEP_COLUMN", "KeepMask", "anti_join", "positional", "start_masks"]

@@ -45,8 +45,8 @@ from icesql.errors import CorruptFileError, Error, OperationalError
 from icesql.io import FileIO
 from icesql.scan.apply_deletes import DeleteApplier, extra_delete_column
 from icesql.scan.equality_metrics import may_meet
-from icesql.scan.field_ids import footer_row_count, has_field_ids
 from icesql.scan.native_deletes import KeepMask, anti_join, positional, sql_string, start_masks
+from icesql.scan.parquet_footer import footer_row_count, has_field_ids
 from icesql.scan.planner import FileScanTask
 from icesql.spec.content_file import EQUALITY_DELETES, DataFile
 from icesql.spec.dispatch import PerPrimitiveType

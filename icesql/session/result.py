@@ -1,18 +1,19 @@
-"""What a statement produced: rows as an Arrow stream, or a count of affected rows."""
+"""What a statement produced: rows as an Arrow stream, or a count of affected rows; ``done``
+and ``rows`` make the results of statements that are not queries."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import duckdb
+import pyarrow as pa
 
 if TYPE_CHECKING:
-    import pyarrow as pa
-
     from icesql.scan.table_scan import TableScan
 
-__all__ = ["DML_TARGET", "Result"]
+__all__ = ["DML_TARGET", "Result", "done", "rows"]
 
 # meta key of the table node a row-level statement changes: ``Result.target`` is its scan
 DML_TARGET = "icesql_dml_target"
@@ -37,3 +38,17 @@ class Result:
             except duckdb.Error:
                 pass
             self.duck_cursor = None
+
+
+def done(rowcount: int = -1) -> Result:
+    """A statement that returns no rows (DDL: -1; INSERT: the rows written)."""
+    return Result(rowcount=rowcount)
+
+
+def rows(schema: pa.Schema | Sequence[tuple[str, pa.DataType]], data: Sequence[Sequence[object]]) -> Result:
+    """A small result set, e.g. SHOW TABLES."""
+    if not isinstance(schema, pa.Schema):
+        schema = pa.schema(list(schema))
+    columns = [pa.array([r[i] for r in data], type=f.type) for i, f in enumerate(schema)]
+    table = pa.Table.from_arrays(columns, schema=schema)
+    return Result(reader=table.to_reader(), rowcount=-1)

@@ -43,7 +43,7 @@ from sqlglot.schema import ensure_schema
 from icesql.spec.schema import Schema
 from icesql.sql.columns import used_columns
 from icesql.sql.dialect import DIALECT
-from icesql.sql.metadata_columns import SPARK_TYPES, referenced_metadata_columns
+from icesql.sql.hidden_columns import SPARK_TYPES, referenced_metadata_columns
 from icesql.sql.predicates import Pushable, pushable_conditions
 from icesql.sql.semantics import record_operand_types, typed_nodes
 

@@ -6,7 +6,7 @@
 ``CHAR``/``VARCHAR`` to ``string``, as Iceberg's Spark catalog does. Beyond Spark, icesql
 accepts ``UUID``, ``FIXED(L)``, ``TIME``, ``TIMESTAMP_NS`` and ``VARIANT``.
 
-Field ids are assigned by ``icesql.write.field_ids.fresh_schema_fields`` (Java's order), so
+Field ids are assigned by ``icesql.write.fresh_ids.fresh_schema_fields`` (Java's order), so
 Spark and icesql give the same table the same ids::
 
     >>> st = exp.DataType.build("STRUCT<a: INT, b: STRUCT<c: INT>, d: INT>", dialect="spark")
@@ -45,7 +45,7 @@ from icesql.spec.types import (
     UUIDType,
     VariantType,
 )
-from icesql.write.field_ids import fresh_schema_fields
+from icesql.write.fresh_ids import fresh_schema_fields
 
 __all__ = [
     "column_field",

@@ -19,13 +19,13 @@ from sqlglot import exp
 from icesql.catalog.table import Table
 from icesql.errors import NoSuchTableError, NotSupportedError, ProgrammingError
 from icesql.session import Result, Session
+from icesql.session.result import done
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.sql import nodes
 from icesql.sql.identifiers import name_parts, table_identifier
 from icesql.sql.spark_types import column_field, iceberg_type
 from icesql.sql.transform_terms import default_partition_name, new_sort_order, source_field
-from icesql.statements.results import done
 from icesql.write import schema_update as su
 from icesql.write.commit import commit
 from icesql.write.properties import DISTRIBUTION_MODE, FORMAT_VERSION, RESERVED

@@ -29,6 +29,7 @@ from icesql.errors import (
 from icesql.metadata.builder import new_table_metadata
 from icesql.metadata.table_metadata import TableMetadata
 from icesql.session import Result, Session
+from icesql.session.result import done
 from icesql.spec.arrow import arrow_to_iceberg_type
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
@@ -40,11 +41,10 @@ from icesql.sql.identifiers import name_parts, namespace_identifier, table_ident
 from icesql.sql.nodes import Term
 from icesql.sql.transform_terms import new_partition_spec
 from icesql.statements.insert import as_query, write_query
-from icesql.statements.results import done
 from icesql.write import commit as committer
+from icesql.write.column_metrics import MetricsConfig
 from icesql.write.data_writer import WriteTarget
-from icesql.write.field_ids import fresh_schema_fields
-from icesql.write.metrics import MetricsConfig
+from icesql.write.fresh_ids import fresh_schema_fields
 from icesql.write.properties import (
     DEFAULT_PARQUET_COMPRESSION,
     FORMAT_VERSION,

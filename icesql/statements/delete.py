@@ -47,11 +47,11 @@ from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
 from icesql.scan.delete_loaders import DeleteLoader
 from icesql.scan.planner import FileScanTask, plan_scan
 from icesql.session import Result, Session
+from icesql.session.result import done
 from icesql.spec.content_file import EQUALITY_DELETES, POSITION_DELETES
 from icesql.sql.dialect import DIALECT
 from icesql.sql.predicates import exact_filter
 from icesql.statements.insert import target_table
-from icesql.statements.results import done
 from icesql.statements.row_changes import (
     FILE_COLUMN,
     POS_COLUMN,

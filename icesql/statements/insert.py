@@ -21,12 +21,12 @@ from icesql.catalog.base import CommitStateUnknownError
 from icesql.catalog.table import Table
 from icesql.errors import NoSuchTableError, NotSupportedError, ProgrammingError
 from icesql.session import Result, Session
+from icesql.session.result import done
 from icesql.spec.content_file import DataFile
 from icesql.sql.identifiers import name_parts, table_identifier
 from icesql.sql.store_assignment import Assignment, arity_error
 from icesql.sql.translate import duckdb_errors
 from icesql.statements.overwrite import overwrite_change, partition_clause
-from icesql.statements.results import done
 from icesql.write.commit import commit
 from icesql.write.data_writer import DataWriter, WriteTarget
 from icesql.write.snapshot import Change, SnapshotOperation

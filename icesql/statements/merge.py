@@ -33,11 +33,11 @@ from sqlglot import exp
 
 from icesql.errors import DataError, NotSupportedError, ProgrammingError
 from icesql.session import Result, Session
+from icesql.session.result import done
 from icesql.spec.schema import Schema
 from icesql.sql.dialect import DIALECT
 from icesql.sql.store_assignment import Assignment
 from icesql.statements.insert import target_table
-from icesql.statements.results import done
 from icesql.statements.row_changes import (
     RowChanges,
     apply_changes,

@@ -14,9 +14,9 @@ from sqlglot import exp
 
 from icesql.errors import ProgrammingError
 from icesql.session import Result
+from icesql.session.result import done, rows
 from icesql.session.settings import KNOWN, UNDEFINED, Settings
 from icesql.sql.dialect import command_parts
-from icesql.statements.results import done, rows
 
 __all__ = ["reset", "set_"]
 

@@ -20,6 +20,7 @@ from sqlglot import exp
 from icesql.catalog.table import Table
 from icesql.errors import NoSuchNamespaceError, NoSuchTableError
 from icesql.session import Result, Session
+from icesql.session.result import rows
 from icesql.spec.partitioning import PartitionField
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import ASC, NULLS_FIRST, SortOrder
@@ -27,7 +28,6 @@ from icesql.spec.types import NestedField, StructType
 from icesql.sql import nodes
 from icesql.sql.identifiers import name_parts, namespace_identifier, table_identifier
 from icesql.sql.spark_type_names import spark_ddl_type, spark_type
-from icesql.statements.results import rows
 from icesql.write.properties import RESERVED
 
 __all__ = ["describe", "show", "spark_properties", "transform_sql"]

@@ -32,7 +32,7 @@ from icesql.spec.reserved import ROW_LINEAGE_FIELDS
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortOrder
 from icesql.spec.types import GeographyType, GeometryType, VariantType
-from icesql.write.metrics import MetricsConfig
+from icesql.write.column_metrics import MetricsConfig
 from icesql.write.parquet import ParquetDataWriter, arrow_write_schema
 from icesql.write.properties import TableProperties
 from icesql.write.sorting import partition_keys, sort_indices

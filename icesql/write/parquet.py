@@ -8,7 +8,7 @@ batches must already have been cast to the table's types.
 
 The writer streams: each ``write`` appends row groups, and ``bytes_written`` tells a
 rolling writer when the file has reached its target size. ``close`` returns the
-``DataFile`` with its metrics (``icesql.write.metrics``).
+``DataFile`` with its metrics (``icesql.write.column_metrics``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from icesql.spec.arrow import schema_to_arrow
 from icesql.spec.content_file import DATA, DataFile
 from icesql.spec.schema import Schema
 from icesql.spec.types import UnknownType
-from icesql.write.metrics import FileMetricsCollector, MetricsConfig
+from icesql.write.column_metrics import FileMetricsCollector, MetricsConfig
 
 __all__ = ["ParquetDataWriter", "arrow_write_schema"]
 

@@ -43,7 +43,7 @@ from icesql.scan.delete_index import referenced_data_file
 from icesql.scan.delete_loaders import DeleteLoader
 from icesql.spec.content_file import POSITION_DELETES, DataFile
 from icesql.spec.reserved import FILE_PATH_FIELD_ID, POS_FIELD_ID, POSITION_DELETE_SCHEMA
-from icesql.write.metrics import FULL, MetricsConfig
+from icesql.write.column_metrics import FULL, MetricsConfig
 from icesql.write.parquet import ParquetDataWriter
 from icesql.write.properties import TableProperties
 

@@ -44,7 +44,7 @@ from icesql.spec.types import (
     UnknownType,
     is_primitive,
 )
-from icesql.write.field_ids import fresh_schema_fields
+from icesql.write.fresh_ids import fresh_schema_fields
 
 __all__ = [
     "add_column",

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from icesql.io import FileIO
-from icesql.metadata._avro import iceberg_schema
+from icesql.metadata.avro.schema import iceberg_schema
 from icesql.metadata.manifest import read_manifest
 from icesql.metadata.manifest_list import manifest_list_schema, read_manifest_list
 from icesql.metadata.manifest_schema import manifest_entry_schema, partition_fields

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from icesql.errors import CorruptFileError, InternalError
 from icesql.io import FileIO
-from icesql.metadata._avro import read_header
+from icesql.metadata.avro.container import read_header
 from icesql.metadata.manifest import ManifestEntry, open_manifest, read_manifest, write_manifest
 from icesql.metadata.manifest_list import (
     manifest_list_schema,
@@ -688,7 +688,7 @@ def write_raw_manifest(
             "file_size_in_bytes": 1,
         },
     }
-    from icesql.metadata._avro import write_avro  # raw values, annotated header, like Java
+    from icesql.metadata.avro.container import write_avro  # raw values, annotated header, like Java
 
     meta = {"format-version": "2", "content": "data", "partition-spec-id": "0"}
     if spec_fields is not None:

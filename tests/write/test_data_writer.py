@@ -12,7 +12,12 @@ from icesql.spec.schema import Schema
 from icesql.spec.transforms import Bucket
 from icesql.spec.types import BinaryType, IntegerType, LongType, NestedField, StringType
 from icesql.spec.values import from_bytes
-from icesql.write.metrics import MetricsConfig, parse_metrics_mode, truncate_lower, truncate_upper
+from icesql.write.column_metrics import (
+    MetricsConfig,
+    parse_metrics_mode,
+    truncate_lower,
+    truncate_upper,
+)
 
 T = ("db", "t")
 

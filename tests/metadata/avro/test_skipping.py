@@ -10,8 +10,8 @@ import fastavro
 import pytest
 
 from icesql.errors import CorruptFileError
-from icesql.metadata._avro import _write_long, read_avro
-from icesql.metadata._avro_skip import compile_skipping
+from icesql.metadata.avro.container import _write_long, read_avro
+from icesql.metadata.avro.skipping import compile_skipping
 
 KV = {"type": "record", "name": "kv", "fields": [
     {"name": "key", "type": "int"}, {"name": "value", "type": "long"}]}

@@ -1,4 +1,5 @@
-"""Avro container plumbing shared by the manifest and manifest-list readers and writers.
+"""Avro container files: the plumbing shared by the manifest and manifest-list readers and
+writers.
 
 fastavro turns logical types into ``datetime``/``Decimal`` objects and loses precision or
 range on the way (nanosecond timestamps, years past 9999), while icesql's value convention
@@ -21,7 +22,8 @@ from typing import Any
 import fastavro
 
 from icesql.errors import CorruptFileError, Error
-from icesql.metadata import _avro_skip
+from icesql.metadata.avro import skipping
+from icesql.metadata.avro.schema import iceberg_schema
 
 MAGIC = b"Obj\x01"
 SYNC_SIZE = 16
@@ -142,17 +144,17 @@ def read_avro(data: bytes, path: str, skip: frozenset[str] = frozenset()) -> Avr
 
     The records iterator decodes lazily and also raises ``CorruptFileError`` (naming
     ``path``) for a truncated or damaged data block. Record fields named in ``skip`` may be
-    left out of the records: ``icesql.metadata._avro_skip`` passes over them where it
+    left out of the records: ``icesql.metadata.avro.skipping`` passes over them where it
     supports the schema and codec; otherwise fastavro decodes everything, so callers must
     not rely on their absence either way.
     """
     try:
         meta, sync, start = read_header(data)
-        schema, plain_text, skipping = _schemas(meta[SCHEMA_KEY], skip)
+        schema, plain_text, decoder = _schemas(meta[SCHEMA_KEY], skip)
         metadata = {k: v.decode("utf-8", "replace") for k, v in meta.items()}
         codec = metadata.get("avro.codec", "null")
-        if skipping is not None and codec in ("null", "deflate"):
-            records = _avro_skip.records(data, start, sync, codec, skipping)
+        if decoder is not None and codec in ("null", "deflate"):
+            records = skipping.records(data, start, sync, codec, decoder)
             return AvroFile(metadata, schema, _guarded(records, path))
         if plain_text is not None:
             meta = dict(meta)
@@ -171,15 +173,15 @@ def read_avro(data: bytes, path: str, skip: frozenset[str] = frozenset()) -> Avr
 @functools.lru_cache(maxsize=64)
 def _schemas(
     text: bytes, skip: frozenset[str]
-) -> tuple[dict[str, Any], bytes | None, _avro_skip.Decoder | None]:
+) -> tuple[dict[str, Any], bytes | None, skipping.Decoder | None]:
     """For a header's schema text: the schema, the plain schema's text if it differs, and
     a decoder skipping ``skip`` (None without fields to skip or for an unsupported schema).
     Cached (the manifests of a table share one schema), so callers must not modify them."""
     schema = json.loads(text.decode("utf-8"))
     plain, changed = strip_logical_types(schema)
     plain_text = schema_json(plain).encode("utf-8") if changed else None
-    skipping = _avro_skip.compile_skipping(plain, skip) if skip else None
-    return schema, plain_text, skipping
+    decoder = skipping.compile_skipping(plain, skip) if skip else None
+    return schema, plain_text, decoder
 
 
 def _guarded(reader: Iterator[dict[str, Any]], path: str) -> Iterator[dict[str, Any]]:
@@ -213,141 +215,3 @@ def write_avro(
     ordered.setdefault(ICEBERG_SCHEMA_KEY, schema_json(iceberg_schema(schema)).encode("utf-8"))
     ordered["avro.codec"] = meta.get("avro.codec", codec.encode())
     return encode_header(ordered, sync) + data[start:]
-
-
-# ---------------------------------------------------------------------------------------------
-# The Iceberg schema of an Avro schema built here (for the ``iceberg.schema`` key)
-
-_LOGICAL_TO_ICEBERG = {"date": "date", "time-micros": "time"}
-
-
-def iceberg_schema(record: dict[str, Any]) -> dict[str, Any]:
-    """The Iceberg JSON schema (schema-id 0) of a record schema built by this package."""
-    return {"type": "struct", "schema-id": 0, "fields": _iceberg_fields(record, {})}
-
-
-def _iceberg_fields(record: dict[str, Any], named: dict[str, Any]) -> list[dict[str, Any]]:
-    out = []
-    for f in record["fields"]:
-        t = f["type"]
-        required = not (isinstance(t, list) and "null" in t)
-        if isinstance(t, list):
-            t = next(x for x in t if x != "null")
-        field: dict[str, Any] = {
-            "id": f["field-id"],
-            "name": f.get("iceberg-field-name", f["name"]),
-            "required": required,
-            "type": _iceberg_type(t, named),
-        }
-        if "doc" in f:
-            field["doc"] = f["doc"]
-        out.append(field)
-    return out
-
-
-def _iceberg_type(t: Any, named: dict[str, Any]) -> Any:
-    if isinstance(t, str):
-        return named.get(t) or {"bytes": "binary"}.get(t, t)
-    kind, logical = t["type"], t.get("logicalType")
-    if "name" in t and kind == "fixed":
-        named[t["name"]] = result = _iceberg_primitive(kind, logical, t)
-        return result
-    if kind == "record":
-        return {"type": "struct", "fields": _iceberg_fields(t, named)}
-    if kind == "array" and logical == "map":
-        key, value = t["items"]["fields"]
-        return {
-            "type": "map",
-            "key-id": key["field-id"],
-            "key": _iceberg_type(key["type"], named),
-            "value-id": value["field-id"],
-            "value": _iceberg_type(value["type"], named),
-            "value-required": True,
-        }
-    if kind == "array":
-        return {
-            "type": "list",
-            "element-id": t["element-id"],
-            "element": _iceberg_type(t["items"], named),
-            "element-required": True,
-        }
-    return _iceberg_primitive(kind, logical, t)
-
-
-def _iceberg_primitive(kind: str, logical: str | None, t: dict[str, Any]) -> str:
-    if logical == "decimal":
-        return f"decimal({t['precision']}, {t['scale']})"
-    if logical == "uuid":
-        return "uuid"
-    if logical in ("timestamp-micros", "timestamp-nanos"):
-        name = "timestamptz" if t.get("adjust-to-utc") else "timestamp"
-        return name + ("_ns" if logical == "timestamp-nanos" else "")
-    if logical in _LOGICAL_TO_ICEBERG:
-        return _LOGICAL_TO_ICEBERG[logical]
-    if kind == "fixed":
-        return f"fixed[{t['size']}]"
-    return {"bytes": "binary"}.get(kind, kind)
-
-
-# ---------------------------------------------------------------------------------------------
-# Schema building in the shape of Java's AvroSchemaUtil
-
-
-def avro_field(
-    name: str, avro_type: Any, field_id: int, optional: bool = False, doc: str | None = None
-) -> dict[str, Any]:
-    """One record field: optional fields are a union with null that defaults to null."""
-    out: dict[str, Any] = {"name": name, "type": ["null", avro_type] if optional else avro_type}
-    if doc is not None:
-        out["doc"] = doc
-    if optional:
-        out["default"] = None
-    out["field-id"] = field_id
-    return out
-
-
-def avro_int_map(key_id: int, value_id: int, value_type: str) -> dict[str, Any]:
-    """An int-keyed map, stored as an array of key/value records (logical type ``map``)."""
-    return {
-        "type": "array",
-        "items": {
-            "type": "record",
-            "name": f"k{key_id}_v{value_id}",
-            "fields": [
-                {"name": "key", "type": "int", "field-id": key_id},
-                {"name": "value", "type": value_type, "field-id": value_id},
-            ],
-        },
-        "logicalType": "map",
-    }
-
-
-def avro_list(element_id: int, element_type: Any) -> dict[str, Any]:
-    return {"type": "array", "items": element_type, "element-id": element_id}
-
-
-def compatible_name(name: str) -> str:
-    """Java's ``AvroSchemaUtil.makeCompatibleName``: invalid characters become ``_xHEX``."""
-    if not name:
-        return name
-    if _valid_first(name[0]) and all(_valid_rest(c) for c in name[1:]):
-        return name
-    out = [
-        name[0]
-        if _valid_first(name[0])
-        else ("_" + name[0] if name[0].isdigit() else _escape(name[0]))
-    ]
-    out += [c if _valid_rest(c) else _escape(c) for c in name[1:]]
-    return "".join(out)
-
-
-def _valid_first(c: str) -> bool:
-    return c == "_" or ("a" <= c <= "z") or ("A" <= c <= "Z")
-
-
-def _valid_rest(c: str) -> bool:
-    return _valid_first(c) or ("0" <= c <= "9")
-
-
-def _escape(c: str) -> str:
-    return "_x" + format(ord(c), "X")

@@ -11,9 +11,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from icesql.scan import field_ids
+from icesql.scan import parquet_footer
 from icesql.scan.conform import FIELD_ID_KEY
-from icesql.scan.field_ids import has_field_ids
+from icesql.scan.parquet_footer import has_field_ids
 
 
 def _field(name: str, t: pa.DataType, fid: int | None = None) -> pa.Field:
@@ -66,13 +66,13 @@ def test_agrees_with_pyarrow(tmp_path: Path, name: str, options: dict) -> None:
     assert has_field_ids(str(path)) == _pyarrow_says(path)
     assert has_field_ids(str(path)) == (name in ("all ids", "last column only", "id 0",
                                                 "after nested columns"))
-    assert field_ids.footer_row_count(str(path)) == 5
-    assert field_ids.footer_row_groups(str(path)) == pq.read_metadata(path).num_row_groups
+    assert parquet_footer.footer_row_count(str(path)) == 5
+    assert parquet_footer.footer_row_groups(str(path)) == pq.read_metadata(path).num_row_groups
 
 
 def test_a_schema_past_the_first_footer_read(tmp_path: Path, monkeypatch) -> None:
     """The footer's first bytes end before the schema does: the rest is read."""
-    monkeypatch.setattr(field_ids, "FOOTER_PREFIX", 40)
+    monkeypatch.setattr(parquet_footer, "FOOTER_PREFIX", 40)
     schema = pa.schema([_field(f"c{i}", pa.int32(), 50 if i == 29 else None) for i in range(30)])
     path = tmp_path / "wide.parquet"
     pq.write_table(_rows(schema, 1), path)
@@ -105,8 +105,8 @@ def test_unreadable_files_are_not_taken_to_have_ids(tmp_path: Path) -> None:
 
 def test_answers_are_cached_until_the_file_changes(tmp_path: Path, monkeypatch) -> None:
     reads = []
-    footer = field_ids._read_footer
-    monkeypatch.setattr(field_ids, "_read_footer", lambda *a: reads.append(a) or footer(*a))
+    footer = parquet_footer._read_footer
+    monkeypatch.setattr(parquet_footer, "_read_footer", lambda *a: reads.append(a) or footer(*a))
     path = tmp_path / "f.parquet"
     pq.write_table(_rows(SCHEMAS["no ids"], 3), path)
     assert not has_field_ids(str(path)) and not has_field_ids(str(path))
@@ -122,5 +122,5 @@ def test_answers_are_cached_until_the_file_changes(tmp_path: Path, monkeypatch) 
 def test_row_count_is_the_footers(tmp_path: Path, rows: int) -> None:
     path = tmp_path / "f.parquet"
     pq.write_table(_rows(SCHEMAS["after nested columns"], rows), path, row_group_size=100)
-    assert field_ids.footer_row_count(str(path)) == pq.read_metadata(path).num_rows == rows
-    assert field_ids.footer_row_count(str(tmp_path / "missing.parquet")) is None
+    assert parquet_footer.footer_row_count(str(path)) == pq.read_metadata(path).num_rows == rows
+    assert parquet_footer.footer_row_count(str(tmp_path / "missing.parquet")) is None

@@ -7,17 +7,16 @@ Results stay Arrow streams until fetched, so ``fetchone()`` on a huge table read
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
 
 from icesql.catalog.base import Catalog
-from icesql.catalog.filesystem import FileSystemCatalog
+from icesql.catalog.loader import load_catalog
 from icesql.dbapi_types import type_code
 from icesql.engine import Engine
-from icesql.errors import InterfaceError, NotSupportedError, ProgrammingError
-from icesql.io import FileIO
+from icesql.errors import InterfaceError, ProgrammingError
 from icesql.session import Result
 from icesql.sql.translate import duckdb_errors
 
@@ -53,6 +52,7 @@ class Connection:
     def close(self) -> None:
         if self._engine is not None:
             self._engine.close()
+            self.catalog.close()
             self._engine = None
 
     @property
@@ -262,22 +262,29 @@ def _check_params(parameters: Sequence[Any] | None) -> Sequence[Any]:
 def connect(
     warehouse: str | None = None,
     *,
-    catalog: str = "filesystem",
+    catalog: str | None = None,
     uri: str | None = None,
     name: str = "local",
+    properties: Mapping[str, str] | None = None,
     storage_options: dict | None = None,
-    **properties: Any,
 ) -> Connection:
     """Open a DB-API connection to an Iceberg catalog.
+
+    ``connect("warehouse/")`` opens the file-system (Spark ``hadoop``) catalog on a folder or
+    fsspec URL; ``connect(catalog="sql", uri="sqlite:///catalog.db", warehouse=...)`` a SQL
+    catalog. ``catalog`` is the catalog type (``hadoop``, ``sql``/``jdbc``; inferred from
+    ``uri`` when left out), ``name`` the catalog's name (``spark.sql.catalog.<name>``; the
+    ``catalog_name`` of a SQL catalog's rows), and ``properties`` Iceberg catalog properties,
+    taken verbatim.
 
     >>> con = connect("/tmp/icesql-doctest-warehouse")
     >>> con.execute("SELECT 1 + 1").fetchone()
     (2,)
     """
-    io = FileIO(storage_options)
-    kind = (catalog or "filesystem").lower()
-    if kind in ("filesystem", "hadoop", "file"):
-        if warehouse is None:
-            raise ProgrammingError("connect() needs a warehouse path for the file-system catalog")
-        return Connection(FileSystemCatalog(str(warehouse), io, name=name))
-    raise NotSupportedError(f"catalog type {catalog!r} is not supported yet (use 'filesystem')")
+    props = dict(properties or {})
+    for key, value in (("type", catalog), ("uri", uri), ("warehouse", warehouse)):
+        if value is not None:
+            props[key] = str(value)
+    if "type" not in props and "uri" not in props and "warehouse" not in props:
+        raise ProgrammingError("connect() needs a warehouse path, or a catalog uri")
+    return Connection(load_catalog(name, props, storage_options))

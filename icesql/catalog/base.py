@@ -15,7 +15,12 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
 from icesql.catalog.table import Table
-from icesql.errors import CommitConflictError, NotSupportedError, OperationalError
+from icesql.errors import (
+    CommitConflictError,
+    NoSuchNamespaceError,
+    NotSupportedError,
+    OperationalError,
+)
 
 if TYPE_CHECKING:
     from icesql.metadata.table_metadata import TableMetadata
@@ -53,6 +58,9 @@ class Catalog(ABC):
     def load_table(self, identifier: Identifier) -> Table:
         """The table's current metadata; raises NoSuchTableError naming the table."""
 
+    def close(self) -> None:  # noqa: B027 - most catalogs hold nothing to release
+        """Release what the catalog holds open (a database connection, HTTP sessions)."""
+
     # --- writing (catalogs that cannot write keep these defaults) ----------------------------
 
     def _read_only(self, what: str) -> NotSupportedError:
@@ -65,6 +73,23 @@ class Catalog(ABC):
     def drop_namespace(self, namespace: Identifier) -> None:
         """Drop an empty namespace; NoSuchNamespaceError / ProgrammingError if not empty."""
         raise self._read_only("drop namespaces")
+
+    def namespace_properties(self, namespace: Identifier) -> dict[str, str]:
+        """A namespace's properties (NoSuchNamespaceError naming it if it does not exist);
+        catalogs that store none return an empty dict."""
+        if not self.namespace_exists(namespace):
+            raise NoSuchNamespaceError(f"namespace not found: {'.'.join(namespace)}")
+        return {}
+
+    def update_namespace_properties(
+        self, namespace: Identifier, removals: set[str] = frozenset(), updates: dict[str, str] | None = None
+    ) -> None:
+        """Remove and set namespace properties in one step."""
+        raise self._read_only("store namespace properties")
+
+    def register_table(self, identifier: Identifier, metadata_location: str) -> Table:
+        """Add an existing table (its metadata file) under ``identifier``."""
+        raise self._read_only("register tables")
 
     def default_table_location(self, identifier: Identifier) -> str:
         """Where a new table's files go unless a location is given."""

@@ -6,7 +6,7 @@ Iceberg reads it and then looks for newer versions, and so do we, so a stale or 
 never hides a commit.
 
 A commit creates ``v<N+1>.metadata.json`` only if it does not exist yet (a hard link of a
-fully written temp file, see ``_fs_commit``): of two writers based on version N exactly one
+fully written temp file, see ``exclusive_files``): of two writers based on version N exactly one
 wins, the other gets ``CommitFailedError`` and retries on the new version. Renaming over
 the file, as the spec's scheme does on HDFS, would silently replace the winner on POSIX.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from icesql.catalog import _fs_commit
+from icesql.catalog import exclusive_files, metadata_files
 from icesql.catalog.base import Catalog, CommitFailedError, CommitStateUnknownError, Identifier
 from icesql.catalog.table import Table
 from icesql.errors import (
@@ -185,15 +185,15 @@ class FileSystemCatalog(Catalog):
         if self.io.isdir(parent) and self._is_table_dir(parent):
             raise ProgrammingError(f"cannot create table {name}: {'.'.join(identifier[:-1])} is a table")
         mdir = self.metadata_dir(identifier)
-        gzip = _gzip(metadata)
+        gzip = metadata_files.compressed(metadata)
         path = f"{mdir}/{metadata_file_name(1, 'gzip' if gzip else None)}"
         if self._existing_version_path(mdir, 1) is not None:
             raise AlreadyExistsError(f"table already exists: {name}")
         try:
-            _fs_commit.publish_exclusive(self.io, path, _fs_commit.serialize(metadata, gzip))
+            exclusive_files.publish_exclusive(self.io, path, metadata_files.serialize(metadata, gzip))
         except AlreadyExistsError:
             raise AlreadyExistsError(f"table already exists: {name}") from None
-        _fs_commit.write_version_hint(self.io, mdir, 1)
+        exclusive_files.write_version_hint(self.io, mdir, 1)
         return Table(identifier, TableMetadata(metadata.raw, path), path, self.io)
 
     def commit_table(self, base: Table, metadata: TableMetadata) -> Table:
@@ -210,13 +210,13 @@ class FileSystemCatalog(Catalog):
                 f" {version} is current; another commit won"
             )
         mdir = self.metadata_dir(identifier)
-        gzip = _gzip(metadata)
+        gzip = metadata_files.compressed(metadata)
         path = f"{mdir}/{metadata_file_name(version + 1, 'gzip' if gzip else None)}"
         other = "gzip" if not gzip else None
         if self.io.exists(f"{mdir}/{metadata_file_name(version + 1, other)}"):
             raise CommitFailedError(f"cannot commit to {name}: version {version + 1} exists already")
         try:
-            _fs_commit.publish_exclusive(self.io, path, _fs_commit.serialize(metadata, gzip))
+            exclusive_files.publish_exclusive(self.io, path, metadata_files.serialize(metadata, gzip))
         except AlreadyExistsError:
             raise CommitFailedError(
                 f"cannot commit to {name}: version {version + 1} was created by another commit"
@@ -226,9 +226,9 @@ class FileSystemCatalog(Catalog):
                 raise CommitStateUnknownError(f"commit to {name} may have succeeded: {e}") from e
             raise
         # committed: from here on nothing may raise a retryable failure
-        _fs_commit.write_version_hint(self.io, mdir, version + 1)
+        exclusive_files.write_version_hint(self.io, mdir, version + 1)
         committed = Table(identifier, TableMetadata(metadata.raw, path), path, self.io)
-        _fs_commit.delete_dropped_metadata(self.io, base.metadata, committed.metadata, current_path)
+        metadata_files.delete_dropped_metadata(self.io, base.metadata, committed.metadata, current_path)
         return committed
 
     def drop_table(self, identifier: Identifier, purge: bool = False) -> None:
@@ -236,7 +236,7 @@ class FileSystemCatalog(Catalog):
         file the table references (which may live elsewhere)."""
         table = self.load_table(identifier)
         if purge:
-            _fs_commit.delete_table_files(table)
+            metadata_files.delete_table_files(table)
         self.io.delete(self._path(identifier), recursive=True)
 
     def rename_table(self, source: Identifier, target: Identifier) -> None:
@@ -246,7 +246,3 @@ class FileSystemCatalog(Catalog):
             " (Spark: 'Cannot rename Hadoop tables')"
         )
 
-
-def _gzip(metadata: TableMetadata) -> bool:
-    codec = str((metadata.properties or {}).get("write.metadata.compression-codec", "none"))
-    return codec.lower() == "gzip"

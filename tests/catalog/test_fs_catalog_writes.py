@@ -8,7 +8,7 @@ import os
 import pytest
 
 import icesql
-from icesql.catalog import _fs_commit
+from icesql.catalog import exclusive_files
 from icesql.catalog.base import CommitFailedError
 from icesql.catalog.filesystem import FileSystemCatalog
 from icesql.errors import (
@@ -86,7 +86,7 @@ def test_a_version_created_behind_our_back_is_not_replaced(catalog, tmp_path):
     path = tmp_path / "db" / "t" / "metadata" / "v2.metadata.json"
     path.write_text("{}")  # someone else's commit, landed just now
     with pytest.raises(AlreadyExistsError):
-        _fs_commit.publish_exclusive(FileIO(), str(path), b'{"mine": true}')
+        exclusive_files.publish_exclusive(FileIO(), str(path), b'{"mine": true}')
     assert path.read_text() == "{}"
     leftovers = [n for n in os.listdir(path.parent) if n.endswith(".tmp")]
     assert leftovers == []

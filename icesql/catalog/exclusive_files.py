@@ -1,4 +1,4 @@
-"""The file operations behind the file-system catalog's commit.
+"""The atomic file operations behind the file-system catalog's commit.
 
 ``publish_exclusive`` is the atomic step. On a local file system it writes the whole
 document to a private temp file and then hard-links it to the version's name: ``link(2)``
@@ -10,25 +10,15 @@ to ``FileIO.create_exclusive``.
 
 from __future__ import annotations
 
-import gzip
 import os
 import uuid
 
 from fsspec.implementations.local import LocalFileSystem
 
-from icesql.catalog.table import Table
 from icesql.errors import AlreadyExistsError, OperationalError
 from icesql.io import FileIO
-from icesql.metadata.manifest import read_manifest
-from icesql.metadata.manifest_list import read_manifest_list
-from icesql.metadata.table_metadata import TableMetadata
 
 VERSION_HINT = "version-hint.text"
-
-
-def serialize(metadata: TableMetadata, compress: bool = False) -> bytes:
-    data = metadata.to_json().encode("utf-8")
-    return gzip.compress(data) if compress else data
 
 
 def publish_exclusive(io: FileIO, path: str, data: bytes) -> None:
@@ -84,59 +74,3 @@ def write_version_hint(io: FileIO, metadata_dir: str, version: int) -> None:
             io.write_bytes(path, data)
     except Exception:  # noqa: BLE001 - the commit already succeeded; a stale hint is harmless
         pass
-
-
-def delete_dropped_metadata(
-    io: FileIO, base: TableMetadata, new: TableMetadata, base_path: str
-) -> None:
-    """``write.metadata.delete-after-commit.enabled``: delete the previous metadata files
-    that fell out of the metadata log (``write.metadata.previous-versions-max``)."""
-    enabled = str(new.properties.get("write.metadata.delete-after-commit.enabled", "false"))
-    if enabled.lower() != "true":
-        return
-    kept = {e.metadata_file for e in new.metadata_log}
-    dropped = {e.metadata_file for e in base.metadata_log} - kept
-    if base_path not in kept:
-        dropped.add(base_path)
-    for path in dropped:
-        try:
-            io.delete(path)
-        except Exception:  # noqa: BLE001 - committed already; leftovers are only garbage
-            pass
-
-
-def delete_table_files(table: Table) -> None:
-    """Delete every file the table's metadata references (DROP TABLE ... PURGE)."""
-    md, io = table.metadata, table.io
-    seen: set[str] = set()
-    doomed: list[str] = []
-
-    def add(path: str | None) -> None:
-        if path and path not in seen:
-            seen.add(path)
-            doomed.append(path)
-
-    for snapshot in md.snapshots:
-        try:
-            manifests = read_manifest_list(io, snapshot.manifest_list, snapshot)
-        except OperationalError:
-            continue  # already gone
-        for manifest in manifests:
-            if manifest.manifest_path in seen:
-                continue
-            try:
-                for entry in read_manifest(io, manifest):
-                    add(entry.data_file.file_path)
-            except OperationalError:
-                pass
-            add(manifest.manifest_path)
-        add(snapshot.manifest_list)
-    for stats in (*md.statistics, *md.partition_statistics):
-        add(getattr(stats, "statistics_path", None) or getattr(stats, "path", None))
-    for entry in md.metadata_log:
-        add(entry.metadata_file)
-    for path in doomed:
-        try:
-            io.delete(path)
-        except Exception:  # noqa: BLE001 - purge is best effort for files already missing
-            pass

@@ -1,0 +1,171 @@
+"""Catalogs that keep, per table, a pointer to its current metadata file (SQL, Glue, Hive).
+
+Creating or committing writes the whole next metadata file under a fresh name
+(``<NNNNN>-<uuid>.metadata.json``, as Java and PyIceberg name them) and then asks the store
+to move the table's pointer from the version the change was based on to that file, in one
+atomic step: a SQL ``UPDATE ... WHERE metadata_location = <expected>`` affecting one row, a
+Glue ``UpdateTable`` with the expected version. A store that answers "not moved" is a lost
+race (``CommitFailedError``: the new file is deleted and the writer retries); a store that
+does not answer is an unknown outcome (``CommitStateUnknownError``: nothing is deleted,
+since the new file may be current). A subclass supplies the four pointer operations.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+
+from icesql.catalog import metadata_files
+from icesql.catalog.base import Catalog, CommitFailedError, CommitStateUnknownError, Identifier
+from icesql.catalog.table import Table
+from icesql.errors import (
+    AlreadyExistsError,
+    NoSuchNamespaceError,
+    NoSuchTableError,
+    ProgrammingError,
+)
+from icesql.io import FileIO
+from icesql.metadata.table_metadata import TableMetadata, parse_table_metadata
+
+__all__ = ["MetastoreCatalog"]
+
+_BAD_PARTS = ("", ".", "..")
+
+
+class MetastoreCatalog(Catalog):
+    """The metadata-file side of a pointer-swapping catalog; subclasses keep the pointers."""
+
+    def __init__(self, name: str, warehouse: str | None, io: FileIO | None = None) -> None:
+        self.name = name
+        self.warehouse = warehouse.rstrip("/") if warehouse else None
+        self.io = io or FileIO()
+
+    # -- the pointers a subclass keeps ----------------------------------------------------
+    @abstractmethod
+    def _pointer(self, identifier: Identifier) -> str | None:
+        """The table's current metadata location, or None when there is no such table."""
+
+    @abstractmethod
+    def _insert_pointer(self, identifier: Identifier, location: str) -> None:
+        """Add a table pointing at ``location``; AlreadyExistsError when the name is taken."""
+
+    @abstractmethod
+    def _swap_pointer(self, identifier: Identifier, expected: str, location: str) -> bool:
+        """Point the table at ``location`` if it points at ``expected``; False if it did not
+        (another commit won). Raises CommitStateUnknownError when the outcome is unknown."""
+
+    @abstractmethod
+    def _delete_pointer(self, identifier: Identifier) -> bool:
+        """Remove the table's pointer; False when there was none."""
+
+    # -- names ----------------------------------------------------------------------------
+    def describe(self, identifier: Identifier) -> str:
+        """``db.t`` in catalog ``name``: how errors name a table or namespace."""
+        return f"{'.'.join(identifier)} (catalog {self.name!r})"
+
+    def check_identifier(self, identifier: Identifier, what: str = "table") -> None:
+        """Names become folders of the default location: no empty, ``.``/``..`` or path-like
+        part, and no ``.`` inside a namespace level (levels are stored joined by ``.``)."""
+        for i, part in enumerate(identifier):
+            is_namespace_level = what == "namespace" or i < len(identifier) - 1
+            if (
+                part in _BAD_PARTS
+                or any(c in part for c in "/\\\0")
+                or "%2f" in part.lower()
+                or (is_namespace_level and "." in part)
+            ):
+                raise ProgrammingError(f"invalid name part {part!r} in {what} {self.describe(identifier)}")
+        if what == "table" and len(identifier) < 2:
+            raise ProgrammingError(
+                f"invalid table name {self.describe(identifier)}: tables are named namespace.table"
+            )
+
+    # -- tables ---------------------------------------------------------------------------
+    def table_exists(self, identifier: Identifier) -> bool:
+        return len(identifier) >= 2 and self._pointer(identifier) is not None
+
+    def load_table(self, identifier: Identifier) -> Table:
+        location = self._pointer(identifier) if len(identifier) >= 2 else None
+        if location is None:
+            raise NoSuchTableError(f"table not found: {self.describe(identifier)}")
+        metadata = parse_table_metadata(self.io.read_bytes(location), path=location)
+        return Table(identifier, metadata, location, self.io)
+
+    def default_table_location(self, identifier: Identifier) -> str:
+        """``<warehouse>/<namespace levels>/<table>``, the layout of Java's JdbcCatalog."""
+        self.check_identifier(identifier)
+        if self.warehouse is None:
+            raise ProgrammingError(
+                f"cannot place table {self.describe(identifier)}: the catalog has no warehouse;"
+                " connect with warehouse=... or give the table a LOCATION"
+            )
+        return "/".join((self.warehouse, *identifier))
+
+    def create_table(self, identifier: Identifier, metadata: TableMetadata) -> Table:
+        self.check_identifier(identifier)
+        if not self.namespace_exists(identifier[:-1]):
+            raise NoSuchNamespaceError(f"namespace not found: {self.describe(identifier[:-1])}")
+        if self.table_exists(identifier):
+            raise AlreadyExistsError(f"table already exists: {self.describe(identifier)}")
+        location = self._write(metadata, None)
+        try:
+            self._insert_pointer(identifier, location)
+        except CommitStateUnknownError:
+            raise
+        except BaseException:
+            self._discard(location)
+            raise
+        return Table(identifier, TableMetadata(metadata.raw, location), location, self.io)
+
+    def register_table(self, identifier: Identifier, metadata_location: str) -> Table:
+        self.check_identifier(identifier)
+        if not self.namespace_exists(identifier[:-1]):
+            raise NoSuchNamespaceError(f"namespace not found: {self.describe(identifier[:-1])}")
+        metadata = parse_table_metadata(self.io.read_bytes(metadata_location), path=metadata_location)
+        self._insert_pointer(identifier, metadata_location)
+        return Table(identifier, metadata, metadata_location, self.io)
+
+    def commit_table(self, base: Table, metadata: TableMetadata) -> Table:
+        identifier = base.identifier
+        location = self._write(metadata, base.metadata_location)
+        try:
+            swapped = self._swap_pointer(identifier, base.metadata_location, location)
+        except CommitStateUnknownError:
+            raise
+        except BaseException:
+            self._discard(location)
+            raise
+        if not swapped:
+            self._discard(location)
+            if self._pointer(identifier) is None:
+                raise NoSuchTableError(
+                    f"table not found: {self.describe(identifier)} (dropped while committing)"
+                )
+            raise CommitFailedError(
+                f"cannot commit to {self.describe(identifier)}: based on {base.metadata_location},"
+                " which is no longer current; another commit won"
+            )
+        committed = Table(identifier, TableMetadata(metadata.raw, location), location, self.io)
+        metadata_files.delete_dropped_metadata(
+            self.io, base.metadata, committed.metadata, base.metadata_location
+        )
+        return committed
+
+    def drop_table(self, identifier: Identifier, purge: bool = False) -> None:
+        table = self.load_table(identifier) if purge else None
+        if not self._delete_pointer(identifier):
+            raise NoSuchTableError(f"table not found: {self.describe(identifier)}")
+        if table is not None:
+            metadata_files.delete_table_files(table)
+
+    # -- files ----------------------------------------------------------------------------
+    def _write(self, metadata: TableMetadata, previous: str | None) -> str:
+        location = metadata_files.new_metadata_location(metadata, previous)
+        data = metadata_files.serialize(metadata, metadata_files.compressed(metadata))
+        self.io.create_exclusive(location, data)
+        return location
+
+    def _discard(self, location: str) -> None:
+        try:
+            self.io.delete(location)
+        except Exception:  # noqa: BLE001 - an orphan metadata file is garbage, not damage
+            pass

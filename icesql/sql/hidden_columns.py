@@ -46,28 +46,42 @@ def hide_metadata_columns(
     statement: exp.Expr, views: Mapping[str, Sequence[str]]
 ) -> exp.Expr:
     """Exclude the metadata columns of ``views`` (view name -> its metadata column names)
-    from every star of a SELECT that reads only such views directly (in place)."""
+    from every star of a SELECT that reads only tables directly (in place): ``v.*`` leaves
+    out ``v``'s, a bare ``*`` over a join each source's, by qualified name (``v._pos``);
+    a table not in ``views`` has none to leave out."""
     if not views:
         return statement
     lowered = {v.lower(): names for v, names in views.items()}
     for select in statement.find_all(exp.Select):
         sources = _direct_tables(select)
-        if not sources or any(s not in lowered for s in sources):
+        if not sources:
             continue
-        hidden = list(dict.fromkeys(n for s in sources for n in lowered[s]))
+        hidden = {q: list(lowered.get(name, ())) for name, q in sources}
         for e in select.expressions:
-            star = e.this if isinstance(e, exp.Column) and isinstance(e.this, exp.Star) else e
-            if isinstance(star, exp.Star) and not star.args.get("except_"):
-                star.set("except_", [exp.column(n) for n in hidden])
+            qualifier = None
+            star = e
+            if isinstance(e, exp.Column) and isinstance(e.this, exp.Star):
+                star, qualifier = e.this, e.table.lower()
+            if not isinstance(star, exp.Star) or star.args.get("except_"):
+                continue
+            if qualifier is not None:
+                excluded = [exp.column(n) for n in hidden.get(qualifier, ())]
+            elif len(sources) == 1:
+                excluded = [exp.column(n) for n in hidden[sources[0][1]]]
+            else:
+                excluded = [exp.column(n, table=q) for q, names in hidden.items() for n in names]
+            if excluded:
+                star.set("except_", excluded)
     return statement
 
 
-def _direct_tables(select: exp.Select) -> list[str] | None:
-    """The table names a SELECT reads in its FROM and JOINs; None if any is not a table."""
+def _direct_tables(select: exp.Select) -> list[tuple[str, str]] | None:
+    """(table name, qualifier: its alias or name) of each table a SELECT reads in its FROM
+    and JOINs, lower-cased; None if any of them is not a table."""
     from_ = select.args.get("from_") or select.args.get("from")
     if from_ is None:
         return None
     nodes = [from_.this, *(j.this for j in select.args.get("joins") or [])]
     if not all(isinstance(n, exp.Table) for n in nodes):
         return None
-    return [n.name.lower() for n in nodes]
+    return [(n.name.lower(), n.alias_or_name.lower()) for n in nodes]

@@ -140,7 +140,9 @@ class DeleteLoader:
             pf = _open_position_file(self.io, delete.file_path, with_paths)
             names = {field_id(f): f.name for f in pf.schema_arrow}
             if not any(isinstance(i, int) for i in names):  # no ids: the spec's names
-                names = {FILE_PATH_FIELD_ID: "file_path", POS_FIELD_ID: "pos"}
+                present = {f.name for f in pf.schema_arrow}
+                spec_names = {FILE_PATH_FIELD_ID: "file_path", POS_FIELD_ID: "pos"}
+                names = {i: n for i, n in spec_names.items() if n in present}
             path_col, pos_col = names.get(FILE_PATH_FIELD_ID), names.get(POS_FIELD_ID)
             if path_col is None or pos_col is None:
                 raise CorruptFileError(

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 import icesql
-from icesql.io import FileIO
 from icesql.metadata.manifest import STATUS_ADDED, ManifestEntry
 from icesql.scan.apply_deletes import EqualityDeletes, position_keep_mask
 from icesql.scan.delete_index import (
@@ -16,7 +14,6 @@ from icesql.scan.delete_index import (
     DeleteFileIndex,
     referenced_data_file,
 )
-from icesql.scan.delete_loaders import DeleteLoader
 from icesql.spec.content_file import DATA, EQUALITY_DELETES, POSITION_DELETES, DataFile
 from icesql.spec.types import DoubleType, IntegerType, NestedField, StringType
 
@@ -154,26 +151,6 @@ def test_equality_deletes_match_nan_to_nan():
     assert deletes.deleted([ids, pa.array([nan, 1.0])]).tolist() == [True, False]
 
 
-def test_position_delete_rows_split_by_data_file(tmp_path):
-    meta = {b"PARQUET:field_id": b"2147483546"}, {b"PARQUET:field_id": b"2147483545"}
-    schema = pa.schema([
-        pa.field("file_path", pa.string(), False, metadata=meta[0]),
-        pa.field("pos", pa.int64(), False, metadata=meta[1]),
-    ])
-    path = str(tmp_path / "pos.parquet")
-    rows = pa.table([["b", "a", "b", "a", "b"], [7, 3, 1, 3, 4]], schema=schema)
-    pq.write_table(rows, path, row_group_size=2)  # several chunks
-    delete = _file(path, POSITION_DELETES)
-    loader = DeleteLoader(FileIO())
-    assert loader.deleted_positions("b", [delete]).tolist() == [1, 4, 7]
-    assert loader.deleted_positions("a", [delete]).tolist() == [3]
-    assert loader.deleted_positions("c", [delete]).tolist() == []
-    assert loader.files_read == 1
-    with pytest.raises(icesql.OperationalError, match="position delete file .*missing"):
-        missing = _file(str(tmp_path / "missing.parquet"), POSITION_DELETES)
-        DeleteLoader(FileIO()).deleted_positions("a", [missing])
-
-
 def test_equality_keys_fall_back_to_python_tuples(monkeypatch):
     import duckdb
 
@@ -194,28 +171,3 @@ def test_equality_keys_fall_back_to_python_tuples(monkeypatch):
     ids = pa.array([1, 1, None, None], pa.int32())
     names = pa.array(["a", None, None, "a"])
     assert two.deleted([ids, names]).tolist() == [True, False, True, False]
-
-
-def test_delete_files_in_other_formats_are_refused_by_name():
-    avro = _file("s3://b/t/data/del.avro", POSITION_DELETES, fmt="AVRO")
-    with pytest.raises(icesql.NotSupportedError, match="del.avro is AVRO"):
-        DeleteLoader(FileIO()).deleted_positions("d", [avro])
-
-
-def test_a_shared_delete_file_is_read_once_by_concurrent_readers(tmp_path):
-    from concurrent.futures import ThreadPoolExecutor
-
-    meta = {b"PARQUET:field_id": b"2147483546"}, {b"PARQUET:field_id": b"2147483545"}
-    schema = pa.schema([
-        pa.field("file_path", pa.string(), False, metadata=meta[0]),
-        pa.field("pos", pa.int64(), False, metadata=meta[1]),
-    ])
-    path = str(tmp_path / "pos.parquet")
-    paths = [f"d{i % 8}" for i in range(50_000)]
-    pq.write_table(pa.table([paths, list(range(50_000))], schema=schema), path)
-    delete = _file(path, POSITION_DELETES)
-    loader = DeleteLoader(FileIO())
-    with ThreadPoolExecutor(8) as pool:
-        found = list(pool.map(lambda i: loader.deleted_positions(f"d{i}", [delete]), range(8)))
-    assert [len(p) for p in found] == [6250] * 8
-    assert loader.files_read == 1

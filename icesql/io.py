@@ -1,16 +1,20 @@
-"""File access through fsspec, so local paths, ``file://`` and ``memory://`` (and later
-object stores) behave alike for every reader and writer in icesql."""
+"""File access through fsspec, so local paths, ``file://``, ``memory://`` and object stores
+(``s3://``, ``gs://``, ``abfs://``, configured by Iceberg's property names, see
+``icesql.storage_properties``) behave alike for every reader and writer in icesql."""
 
 from __future__ import annotations
 
+import inspect
 import os
+from collections.abc import Mapping
 from typing import IO
 
 import fsspec
 from fsspec.core import url_to_fs
 from fsspec.implementations.local import LocalFileSystem
 
-from icesql.errors import AlreadyExistsError, OperationalError
+from icesql.errors import AlreadyExistsError, NotSupportedError, OperationalError
+from icesql.storage_properties import S3_PROTOCOLS, fsspec_options, protocol_of
 
 
 def _strip_file_scheme(path: str) -> str:
@@ -18,23 +22,38 @@ def _strip_file_scheme(path: str) -> str:
         return path[len("file://"):] or "/"
     if path.startswith("file:"):
         return path[len("file:"):]
+    if path.startswith("s3n://"):  # Hadoop's old scheme: the same objects as s3://
+        return "s3://" + path[len("s3n://"):]
     return path
 
 
 class FileIO:
-    """A tiny facade over fsspec file systems, cached per protocol."""
+    """A tiny facade over fsspec file systems, cached per protocol.
 
-    def __init__(self, storage_options: dict | None = None):
+    ``properties`` are Iceberg storage properties (``s3.endpoint``, ...); ``storage_options``
+    are fsspec arguments given as they are, and win over what the properties say.
+    """
+
+    def __init__(
+        self, storage_options: dict | None = None, properties: Mapping[str, str] | None = None
+    ):
         self._options = storage_options or {}
+        self.properties = dict(properties or {})
         self._fs: dict[str, fsspec.AbstractFileSystem] = {}
 
     def fs(self, path: str) -> tuple[fsspec.AbstractFileSystem, str]:
         """The file system for ``path`` and the path as that file system names it."""
         path = _strip_file_scheme(path)
-        protocol = path.split("://", 1)[0] if "://" in path else "file"
+        protocol = protocol_of(path)
         fs = self._fs.get(protocol)
         if fs is None:
-            fs, _ = url_to_fs(path, **self._options)
+            options = {**fsspec_options(protocol, self.properties), **self._options}
+            try:
+                fs, _ = url_to_fs(path, **options)
+            except ImportError as e:
+                raise NotSupportedError(
+                    f"cannot open {path}: {protocol}:// needs an fsspec implementation ({e})"
+                ) from e
             self._fs[protocol] = fs
         return fs, fs._strip_protocol(path) if protocol != "file" else path
 
@@ -65,8 +84,10 @@ class FileIO:
     def create_exclusive(self, path: str, data: bytes) -> None:
         """Write ``path`` only if it does not exist yet: the atomic step of a commit.
 
-        Local files use O_CREAT|O_EXCL, which never replaces an existing file. Other file
-        systems get a check-then-write, which is only as safe as the store allows.
+        Local files use O_CREAT|O_EXCL, which never replaces an existing file; S3 a
+        conditional PUT (``If-None-Match: *``, s3fs's ``mode="create"``); ``memory://``,
+        which lives in one process, a check-then-write. Other stores have no such write
+        through fsspec and refuse.
         """
         fs, p = self.fs(path)
         parent = p.rsplit("/", 1)[0]
@@ -85,7 +106,15 @@ class FileIO:
             finally:
                 os.close(fd)
             return
-        if fs.exists(p):
+        if protocol_of(path) in S3_PROTOCOLS:
+            _put_if_absent(fs, p, path, data)
+            return
+        if fs.protocol not in ("memory", ("memory",)):
+            raise NotSupportedError(
+                f"cannot create {path} atomically: {protocol_of(path)}:// offers no"
+                " create-if-absent through fsspec; commit through a SQL or REST catalog instead"
+            )
+        if fs.exists(p):  # one process owns a memory:// file system
             raise AlreadyExistsError(f"file exists already: {path}")
         with fs.open(p, "wb") as f:
             f.write(data)
@@ -121,3 +150,16 @@ class FileIO:
     def makedirs(self, path: str) -> None:
         fs, p = self.fs(path)
         fs.makedirs(p, exist_ok=True)
+
+
+def _put_if_absent(fs: fsspec.AbstractFileSystem, p: str, path: str, data: bytes) -> None:
+    """S3's conditional PUT: ``If-None-Match: *`` fails with 412 when the key exists."""
+    if "mode" not in inspect.signature(fs.pipe_file).parameters:
+        raise NotSupportedError(
+            f"cannot create {path} atomically: this s3fs has no conditional writes"
+            " (pip install 's3fs>=2024.12.0')"
+        )
+    try:
+        fs.pipe_file(p, data, mode="create")
+    except FileExistsError as e:
+        raise AlreadyExistsError(f"file exists already: {path}") from e

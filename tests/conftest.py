@@ -3,6 +3,9 @@
 * ``spark_warehouse`` — the session's warehouse folder (``str``); ``icesql.connect(it)`` and
   Spark's catalog ``local`` (``type=hadoop``, also Spark's default catalog) see the same tables.
 * ``spark`` — the SparkSession (``local[2]``, time zone UTC), started once, on first use.
+* ``s3_server`` — a local S3-compatible server (moto's, on 127.0.0.1), started once; its
+  ``properties`` are the Iceberg storage properties that reach it, ``requests`` what it served;
+  ``s3_bucket`` — a new empty bucket on it.
 
 A test that uses either fixture gets the ``spark`` marker automatically (select or deselect
 them with ``-m spark`` / ``-m "not spark"``). Spark tests are skipped only when no Java is
@@ -11,7 +14,9 @@ installed; any other failure to start Spark fails them. Helpers: ``tests/spark_s
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 import time
 
 import pytest
@@ -45,3 +50,75 @@ def spark(spark_warehouse: str, tmp_path_factory: pytest.TempPathFactory):
     session = spark_support.start_spark(spark_warehouse, tmp_path_factory.mktemp("spark-scratch"))
     yield session
     session.stop()
+
+
+class S3Server:
+    """A local S3-compatible server (moto's) on 127.0.0.1, and the requests it served."""
+
+    def __init__(self) -> None:
+        from moto.server import ThreadedMotoServer
+
+        self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+        self._server.start()
+        self.endpoint = f"http://127.0.0.1:{self._server._server.server_port}"
+        self.requests: list[tuple[str, str]] = []  # (method, path), as the access log has them
+        log = logging.getLogger("werkzeug")
+        log.setLevel(logging.INFO)
+        log.propagate = False
+        log.addHandler(_RequestLog(self.requests))
+
+    @property
+    def properties(self) -> dict[str, str]:
+        """Iceberg's storage properties for this server, as a catalog would carry them."""
+        return {
+            "s3.endpoint": self.endpoint,
+            "s3.access-key-id": "testing",
+            "s3.secret-access-key": "testing",
+            "s3.region": "us-east-1",
+        }
+
+    def create_bucket(self) -> str:
+        import uuid
+
+        import boto3
+
+        name = f"bucket-{uuid.uuid4().hex[:12]}"
+        boto3.client(
+            "s3", endpoint_url=self.endpoint, aws_access_key_id="testing",
+            aws_secret_access_key="testing", region_name="us-east-1",
+        ).create_bucket(Bucket=name)
+        return name
+
+    def stop(self) -> None:
+        self._server.stop()
+
+
+_ACCESS_LINE = re.compile(r'"(GET|PUT|HEAD|POST|DELETE) (\S+) HTTP')
+
+
+class _RequestLog(logging.Handler):
+    """Reads the server's access log into (method, path) pairs."""
+
+    def __init__(self, requests: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.requests = requests
+
+    def emit(self, record: logging.LogRecord) -> None:
+        m = _ACCESS_LINE.search(record.getMessage())
+        if m:
+            self.requests.append((m.group(1), m.group(2).split("?", 1)[0]))
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    pytest.importorskip("moto.server")
+    pytest.importorskip("s3fs")
+    server = S3Server()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def s3_bucket(s3_server: S3Server) -> str:
+    """A new, empty bucket on the session's local S3 server."""
+    return s3_server.create_bucket()

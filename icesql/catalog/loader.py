@@ -64,7 +64,7 @@ def load_catalog(
     """The catalog ``name`` that ``properties`` describe."""
     props = {k: str(v) for k, v in properties.items() if v is not None}
     kind = catalog_type(name, props)
-    io = FileIO(storage_options)
+    io = FileIO(storage_options, props)
     warehouse = props.get("warehouse")
     if kind == "hadoop":
         if not warehouse:

@@ -161,7 +161,7 @@ class MetastoreCatalog(Catalog):
     def _write(self, metadata: TableMetadata, previous: str | None) -> str:
         location = metadata_files.new_metadata_location(metadata, previous)
         data = metadata_files.serialize(metadata, metadata_files.compressed(metadata))
-        self.io.create_exclusive(location, data)
+        self.io.write_bytes(location, data)  # a fresh name: nothing to race for but the pointer
         return location
 
     def _discard(self, location: str) -> None:

@@ -43,8 +43,9 @@ def manifest(path: str = "m.avro", **kw) -> ManifestFile:
     counts = dict(
         added_files_count=2, existing_files_count=1, deleted_files_count=0,
         added_rows_count=20, existing_rows_count=10, deleted_rows_count=0,
+        added_snapshot_id=SNAPSHOT,
     )  # fmt: skip
-    return ManifestFile(path, 100, 0, added_snapshot_id=SNAPSHOT, **{**counts, **kw})
+    return ManifestFile(path, 100, 0, **{**counts, **kw})
 
 
 def test_v3_manifest_list_assigns_first_row_ids_like_the_spec_example(tmp_path: Path) -> None:
@@ -218,3 +219,110 @@ def test_truncated_manifest_list(tmp_path: Path) -> None:
     path.write_bytes(path.read_bytes()[:-100])
     with pytest.raises(CorruptFileError, match="l.avro"):
         read_manifest_list(FileIO(), str(path))
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_round_trip_and_fastavro_reads_the_same_records(tmp_path: Path, version: int) -> None:
+    summaries = (FieldSummary(True, False, b"\x01\x00\x00\x00", b"\x09\x00\x00\x00"),
+                 FieldSummary(False, None, None, None))  # fmt: skip
+    m = manifest(partitions=summaries, key_metadata=b"k", sequence_number=None,
+                 min_sequence_number=None)  # fmt: skip
+    path = tmp_path / "l.avro"
+    written = write_manifest_list(
+        FileIO(), str(path), [m], version, SNAPSHOT, None, 6,
+        first_row_id=40 if version >= 3 else None,
+    )  # fmt: skip
+    assert written.length == path.stat().st_size
+    [back] = read_manifest_list(FileIO(), str(path))
+    seq = 0 if version == 1 else 6  # v1 lists have no sequence numbers (Appendix E: 0)
+    expected = replace(m, sequence_number=seq, min_sequence_number=seq,
+                       first_row_id=40 if version >= 3 else None)  # fmt: skip
+    assert back == expected
+    if version >= 2:  # a v1 list stores no sequence numbers, so none are assigned
+        assert written.manifests[0] == expected
+    with open(path, "rb") as f:  # the reference reader sees the same values under the spec names
+        [rec] = list(fastavro.reader(f))
+    assert rec["manifest_path"] == "m.avro" and rec["added_snapshot_id"] == SNAPSHOT
+    assert (rec["added_files_count"], rec["existing_rows_count"]) == (2, 10)
+    assert rec["partitions"][0] == {"contains_null": True, "contains_nan": False,
+                                    "lower_bound": b"\x01\x00\x00\x00",
+                                    "upper_bound": b"\x09\x00\x00\x00"}  # fmt: skip
+    assert rec["key_metadata"] == b"k"
+    assert ("sequence_number" in rec) is (version >= 2)
+    assert ("first_row_id" in rec) is (version >= 3)
+    if version >= 2:
+        assert (rec["sequence_number"], rec["min_sequence_number"], rec["content"]) == (6, 6, 0)
+
+
+def test_unassigned_marker_minus_one_is_assigned_and_assigned_numbers_are_kept(
+    tmp_path: Path,
+) -> None:
+    new = manifest("new.avro", sequence_number=-1, min_sequence_number=-1)
+    old = manifest("old.avro", sequence_number=2, min_sequence_number=1, added_snapshot_id=5)
+    written = write_manifest_list(FileIO(), str(tmp_path / "l.avro"), [new, old], 2, SNAPSHOT, 5, 7)
+    assert [(m.sequence_number, m.min_sequence_number) for m in written.manifests] == [
+        (7, 7),
+        (2, 1),
+    ]
+    assert written.next_row_id is None  # only v3 counts row ids
+
+
+def test_added_snapshot_id_defaults_to_the_new_snapshot(tmp_path: Path) -> None:
+    m = manifest(added_snapshot_id=None, sequence_number=None, min_sequence_number=None)
+    written = write_manifest_list(FileIO(), str(tmp_path / "l.avro"), [m], 2, SNAPSHOT, None, 1)
+    assert written.manifests[0].added_snapshot_id == SNAPSHOT
+    assert header(tmp_path / "l.avro")["parent-snapshot-id"] == "null"
+
+
+@pytest.mark.parametrize(
+    "version, manifests, first_row_id, message",
+    [
+        (4, [], None, "format version 4"),
+        (0, [], None, "format version 0"),
+        (3, [], None, "needs the snapshot's first-row-id"),
+        (3, [manifest(content=1, first_row_id=3)], 0, "delete manifest m.avro has a first_row_id"),
+        (3, [manifest(added_rows_count=None)], 0, "manifest m.avro has no row counts"),
+        (2, [manifest(added_files_count=None, deleted_rows_count=None)], None,
+         "manifest m.avro lacks added_files_count, deleted_rows_count"),
+    ],
+)  # fmt: skip
+def test_write_refuses_what_java_refuses(
+    tmp_path: Path, version: int, manifests: list, first_row_id, message: str
+) -> None:
+    path = tmp_path / "l.avro"
+    with pytest.raises(InternalError, match=message):
+        write_manifest_list(FileIO(), str(path), manifests, version, SNAPSHOT, None, 1,
+                            first_row_id)  # fmt: skip
+    assert not path.exists()
+
+
+def test_v1_counts_may_be_unknown(tmp_path: Path) -> None:
+    m = manifest(added_files_count=None, added_rows_count=None, existing_rows_count=None)
+    write_manifest_list(FileIO(), str(tmp_path / "l.avro"), [m], 1, SNAPSHOT, None, 0)
+    [back] = read_manifest_list(FileIO(), str(tmp_path / "l.avro"))
+    assert (back.added_files_count, back.added_rows_count, back.existing_files_count) == (
+        None,
+        None,
+        1,
+    )
+
+
+def test_read_needs_a_path_or_a_v1_snapshot_with_manifests() -> None:
+    with pytest.raises(InternalError, match="needs a path or a v1 snapshot"):
+        read_manifest_list(FileIO(), None)
+    with pytest.raises(InternalError, match="needs a path or a v1 snapshot"):
+        read_manifest_list(FileIO(), None, Snapshot(1, 1, "l.avro"))
+
+
+def test_a_record_missing_a_required_field_is_corrupt(tmp_path: Path) -> None:
+    schema = {
+        "type": "record",
+        "name": "manifest_file",
+        "fields": [{"name": "manifest_path", "type": "string", "field-id": 500}],
+    }
+    path = tmp_path / "short.avro"
+    with open(path, "wb") as f:
+        fastavro.writer(f, schema, [{"manifest_path": "m.avro"}])
+    with pytest.raises(CorruptFileError, match="short.avro") as info:
+        read_manifest_list(FileIO(), str(path))
+    assert "manifest_length" in str(info.value) and info.value.path == str(path)

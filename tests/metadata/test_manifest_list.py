@@ -14,6 +14,7 @@ import pytest
 from icesql.errors import CorruptFileError, InternalError
 from icesql.io import FileIO
 from icesql.metadata.avro.container import read_header
+from icesql.metadata.avro.schema import iceberg_schema
 from icesql.metadata.manifest import ManifestEntry, read_manifest, write_manifest
 from icesql.metadata.manifest_list import (
     manifest_list_schema,
@@ -31,6 +32,10 @@ SCHEMA = Schema.from_json(
     {"type": "struct", "fields": [{"id": 1, "name": "id", "required": True, "type": "long"}]}
 )
 UNPARTITIONED = PartitionSpec(0, ())
+# Avro schemas and iceberg.schema keys of manifest lists Java (Iceberg 1.10.2) wrote
+JAVA_SCHEMAS = json.loads(
+    (Path(__file__).parent / "fixtures" / "java" / "avro_schemas.json").read_text()
+)
 
 
 def header(path: Path) -> dict[str, str]:
@@ -326,3 +331,11 @@ def test_a_record_missing_a_required_field_is_corrupt(tmp_path: Path) -> None:
     with pytest.raises(CorruptFileError, match="short.avro") as info:
         read_manifest_list(FileIO(), str(path))
     assert "manifest_length" in str(info.value) and info.value.path == str(path)
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_manifest_list_schema_is_javas(version: int) -> None:
+    java = JAVA_SCHEMAS[f"manifest_list_v{version}"]
+    ours = manifest_list_schema(version)
+    assert ours == json.loads(java["avro.schema"])
+    assert iceberg_schema(ours) == json.loads(java["iceberg.schema"])

@@ -17,7 +17,9 @@ __all__ = ["BlobMetadata", "EncryptionKey", "PartitionStatisticsFile", "Statisti
 
 
 def _str_map(obj: Mapping[str, Any], key: str) -> dict[str, str]:
-    value = obj.get(key) or {}
+    value = obj.get(key)
+    if value is None:
+        return {}
     if not isinstance(value, Mapping):
         raise ValueError(f"field {key!r} must be an object, got {value!r}")
     return dict(value)
@@ -92,7 +94,9 @@ class StatisticsFile:
     @staticmethod
     def from_json(obj: Any) -> StatisticsFile:
         obj = json_object(obj, "statistics file")
-        blobs = obj.get("blob-metadata") or []
+        blobs = obj.get("blob-metadata")
+        if blobs is None:
+            blobs = []
         if not isinstance(blobs, list):
             raise ValueError(f"'blob-metadata' must be a list, got {blobs!r}")
         return StatisticsFile(

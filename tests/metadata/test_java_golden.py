@@ -1,8 +1,9 @@
 """Oracles from the reference implementation: files Spark 3.5 + Iceberg 1.10.2 wrote.
 
 ``fixtures/java`` holds the Avro schemas (and ``iceberg.schema`` keys) of Java-written
-manifests and manifest lists for v1-v3, and one v3 table's metadata, manifest list,
-manifests and deletion-vector Puffin file (``DELETE ... WHERE id % 3 = 0`` over ids 0..999).
+manifests and manifest lists for v1-v3 (compared in test_manifest_list.py and
+test_manifest_schema.py), and one v3 table's metadata, manifest list, manifests and
+deletion-vector Puffin file (``DELETE ... WHERE id % 3 = 0`` over ids 0..999), used here.
 """
 
 from __future__ import annotations
@@ -11,46 +12,17 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
-
 from icesql.io import FileIO
-from icesql.metadata.avro.schema import iceberg_schema
 from icesql.metadata.manifest import read_manifest
-from icesql.metadata.manifest_list import manifest_list_schema, read_manifest_list
-from icesql.metadata.manifest_schema import manifest_entry_schema, partition_fields
+from icesql.metadata.manifest_list import read_manifest_list
 from icesql.metadata.puffin import (
     read_deletion_vector,
     read_puffin_footer,
     write_deletion_vector_puffin,
 )
 from icesql.metadata.table_metadata import parse_table_metadata
-from icesql.spec.partitioning import PartitionSpec
-from icesql.spec.schema import Schema
 
 JAVA = Path(__file__).parent / "fixtures" / "java"
-SCHEMAS = json.loads((JAVA / "avro_schemas.json").read_text())
-
-
-@pytest.mark.parametrize("version", [1, 2, 3])
-def test_manifest_list_schema_is_javas(version: int) -> None:
-    java = SCHEMAS[f"manifest_list_v{version}"]
-    ours = manifest_list_schema(version)
-    assert ours == json.loads(java["avro.schema"])
-    assert iceberg_schema(ours) == json.loads(java["iceberg.schema"])
-
-
-@pytest.mark.parametrize(
-    "name", ["manifest_v1", "manifest_v2", "manifest_v3", "delete_manifest_v3"]
-)
-def test_manifest_entry_schema_is_javas(name: str) -> None:
-    java = SCHEMAS[name]
-    schema = Schema.from_json(json.loads(java["schema"]))
-    spec = PartitionSpec.from_json(
-        {"spec-id": int(java["partition-spec-id"]), "fields": json.loads(java["partition-spec"])}
-    )
-    ours = manifest_entry_schema(int(java["format-version"]), partition_fields(spec, schema))
-    assert ours == json.loads(java["avro.schema"])
-    assert iceberg_schema(ours) == json.loads(java["iceberg.schema"])
 
 
 def test_java_v3_table_reads_with_inheritance() -> None:

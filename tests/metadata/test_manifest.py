@@ -1,5 +1,6 @@
-"""Manifests and manifest lists: write -> read round trips per format version, the spec's
-inheritance rules, partition value normalisation, exact schemas, and damaged files."""
+"""Manifests: write -> read round trips per format version (through a manifest list, as a
+snapshot reads them), the spec's inheritance rules, partition value normalisation, exact
+entry schemas, and damaged files. The manifest list itself: test_manifest_list.py."""
 
 from __future__ import annotations
 
@@ -19,11 +20,9 @@ from icesql.io import FileIO
 from icesql.metadata.avro.container import read_header
 from icesql.metadata.manifest import ManifestEntry, open_manifest, read_manifest, write_manifest
 from icesql.metadata.manifest_list import (
-    manifest_list_schema,
     read_manifest_list,
     write_manifest_list,
 )
-from icesql.metadata.snapshots import Snapshot
 from icesql.spec.content_file import DataFile
 from icesql.spec.manifest_file import FieldSummary, ManifestFile
 from icesql.spec.partitioning import PartitionSpec
@@ -226,78 +225,6 @@ def test_v3_data_files_of_a_manifest_without_first_row_id_stay_null(tmp_path: Pa
     assert entry.data_file.first_row_id is None
 
 
-def test_v3_manifest_list_assigns_first_row_ids_like_the_spec_example(tmp_path: Path) -> None:
-    def mf(path: str, added: int, existing: int, first_row_id=None, content=0) -> ManifestFile:
-        return ManifestFile(
-            path, 100, 0, content, None, None, SNAPSHOT, 1, 1, 0, added, existing, 0,
-            first_row_id=first_row_id,
-        )  # fmt: skip
-
-    old = replace_seq(mf("existing", 75, 0, first_row_id=925), 3, 1)
-    manifests = [
-        old,
-        mf("added1", 100, 25),
-        mf("deletes", 7, 0, content=1),
-        mf("added2", 0, 100),
-        mf("added3", 125, 25),
-    ]
-    io = FileIO()
-    written = write_manifest_list(
-        io, str(tmp_path / "l.avro"), manifests, 3, SNAPSHOT, 5, 8, first_row_id=1000
-    )
-    assert [m.first_row_id for m in written.manifests] == [925, 1000, None, 1125, 1225]
-    assert written.next_row_id == 1375
-    listed = read_manifest_list(io, str(tmp_path / "l.avro"))
-    assert [m.first_row_id for m in listed] == [925, 1000, None, 1125, 1225]
-    assert [m.sequence_number for m in listed] == [3, 8, 8, 8, 8]
-    meta = header(tmp_path / "l.avro")
-    assert (meta["snapshot-id"], meta["parent-snapshot-id"]) == (str(SNAPSHOT), "5")
-    assert (meta["sequence-number"], meta["first-row-id"], meta["format-version"]) == (
-        "8",
-        "1000",
-        "3",
-    )
-
-
-def replace_seq(m: ManifestFile, seq: int, snapshot: int) -> ManifestFile:
-    return replace(m, sequence_number=seq, min_sequence_number=seq, added_snapshot_id=snapshot)
-
-
-def test_manifest_list_rejects_unassigned_sequence_from_another_snapshot(tmp_path: Path) -> None:
-    m = ManifestFile("x", 1, 0, 0, None, None, 123, 0, 0, 0, 0, 0, 0)
-    with pytest.raises(InternalError, match="unassigned sequence number"):
-        write_manifest_list(FileIO(), str(tmp_path / "l.avro"), [m], 2, SNAPSHOT, None, 3)
-
-
-def test_v1_manifest_list_header_and_parent(tmp_path: Path) -> None:
-    m = ManifestFile("x", 1, 0, added_snapshot_id=SNAPSHOT, added_files_count=1)
-    write_manifest_list(FileIO(), str(tmp_path / "l.avro"), [m], 1, SNAPSHOT, None, 0)
-    meta = header(tmp_path / "l.avro")
-    assert {k: v for k, v in meta.items() if not k.startswith(("avro.", "iceberg."))} == {
-        "snapshot-id": str(SNAPSHOT),
-        "parent-snapshot-id": "null",  # Java's String.valueOf(null)
-        "format-version": "1",
-    }
-    iceberg_schema = json.loads(meta["iceberg.schema"])
-    assert iceberg_schema["fields"][3] == {
-        "id": 503,
-        "name": "added_snapshot_id",
-        "required": True,
-        "type": "long",
-        "doc": "Snapshot ID that added the manifest",
-    }
-    [back] = read_manifest_list(FileIO(), str(tmp_path / "l.avro"))
-    assert back == m
-    with pytest.raises(InternalError, match="v1"):
-        write_manifest_list(
-            FileIO(), str(tmp_path / "l2.avro"), [replace_content(m)], 1, SNAPSHOT, None, 0
-        )
-
-
-def replace_content(m: ManifestFile) -> ManifestFile:
-    return replace(m, content=1)
-
-
 def test_partition_summaries(tmp_path: Path) -> None:
     io, manifest, _, [m] = commit(tmp_path, 2, entries_v2())
     day, ts, amount, key, bucket, cat = m.partitions
@@ -415,43 +342,6 @@ def test_exact_entry_schema_per_version(tmp_path: Path) -> None:
             assert (meta["content"], meta["schema-id"]) == ("data", "3")
 
 
-def test_exact_manifest_list_schema_per_version() -> None:
-    def fields(v: int) -> list[tuple[str, int, bool]]:
-        return [
-            (f["name"], f["field-id"], isinstance(f["type"], list))
-            for f in manifest_list_schema(v)["fields"]
-        ]
-
-    assert fields(1) == [
-        ("manifest_path", 500, False), ("manifest_length", 501, False),
-        ("partition_spec_id", 502, False), ("added_snapshot_id", 503, False),
-        ("added_files_count", 504, True), ("existing_files_count", 505, True),
-        ("deleted_files_count", 506, True), ("partitions", 507, True),
-        ("added_rows_count", 512, True), ("existing_rows_count", 513, True),
-        ("deleted_rows_count", 514, True), ("key_metadata", 519, True),
-    ]  # fmt: skip
-    v2 = [
-        ("manifest_path", 500, False), ("manifest_length", 501, False),
-        ("partition_spec_id", 502, False), ("content", 517, False),
-        ("sequence_number", 515, False), ("min_sequence_number", 516, False),
-        ("added_snapshot_id", 503, False), ("added_files_count", 504, False),
-        ("existing_files_count", 505, False), ("deleted_files_count", 506, False),
-        ("added_rows_count", 512, False), ("existing_rows_count", 513, False),
-        ("deleted_rows_count", 514, False), ("partitions", 507, True),
-        ("key_metadata", 519, True),
-    ]  # fmt: skip
-    assert fields(2) == v2
-    assert fields(3) == v2 + [("first_row_id", 520, True)]
-    summary = manifest_list_schema(2)["fields"][13]["type"][1]
-    assert summary["element-id"] == 508 and summary["items"]["name"] == "r508"
-    assert [(f["name"], f["field-id"]) for f in summary["items"]["fields"]] == [
-        ("contains_null", 509),
-        ("contains_nan", 518),
-        ("lower_bound", 510),
-        ("upper_bound", 511),
-    ]
-
-
 def test_reads_java_style_logical_types(tmp_path: Path) -> None:
     """A manifest as Java writes it (fastavro stands in): values come back normalised."""
     part_fields = [
@@ -485,55 +375,6 @@ def test_partition_tuple_follows_spec_order_by_field_id(tmp_path: Path) -> None:
     m = ManifestFile(str(path), path.stat().st_size, 0, sequence_number=1, added_snapshot_id=1)
     [entry] = read_manifest(FileIO(), m)
     assert entry.data_file.partition == (1, 2)
-
-
-def test_old_java_count_names_are_read(tmp_path: Path) -> None:
-    schema = {
-        "type": "record",
-        "name": "manifest_file",
-        "fields": [
-            {"name": "manifest_path", "type": "string", "field-id": 500},
-            {"name": "manifest_length", "type": "long", "field-id": 501},
-            {"name": "partition_spec_id", "type": "int", "field-id": 502},
-            {"name": "added_snapshot_id", "type": ["null", "long"], "field-id": 503},
-            {"name": "added_data_files_count", "type": ["null", "int"], "field-id": 504},
-            {"name": "existing_data_files_count", "type": ["null", "int"], "field-id": 505},
-            {"name": "deleted_data_files_count", "type": ["null", "int"], "field-id": 506},
-        ],
-    }
-    rec = {
-        "manifest_path": "m.avro",
-        "manifest_length": 5,
-        "partition_spec_id": 0,
-        "added_snapshot_id": None,
-        "added_data_files_count": 2,
-        "existing_data_files_count": 0,
-        "deleted_data_files_count": 1,
-    }
-    path = tmp_path / "old.avro"
-    with open(path, "wb") as f:
-        fastavro.writer(f, schema, [rec])
-    snap = Snapshot(77, 1, str(path))
-    [m] = read_manifest_list(FileIO(), str(path), snap)
-    assert (m.added_files_count, m.existing_files_count, m.deleted_files_count) == (2, 0, 1)
-    assert (m.added_snapshot_id, m.sequence_number, m.content) == (77, 0, 0)
-    assert m.partitions is None and not m.has_existing_files and m.has_deleted_files
-
-
-def test_v1_snapshot_with_manifest_paths(tmp_path: Path) -> None:
-    entries = [ManifestEntry(1, 5, None, None, data_file("a", (), spec_id=0))]
-    path = tmp_path / "m0.avro"
-    write_manifest(FileIO(), str(path), UNPARTITIONED, SCHEMA, 1, 5, entries)
-    snap = Snapshot(5, 1, manifests=(str(path),))
-    [m] = read_manifest_list(FileIO(), None, snap)
-    assert (m.manifest_path, m.manifest_length, m.added_snapshot_id) == (
-        str(path),
-        path.stat().st_size,
-        5,
-    )
-    assert m.added_files_count is None and m.has_added_files
-    [entry] = read_manifest(FileIO(), m)
-    assert entry.data_file.file_path.endswith("a.parquet") and entry.sequence_number == 0
 
 
 def test_delete_manifest_fields(tmp_path: Path) -> None:
@@ -599,17 +440,6 @@ def test_bad_magic_and_truncated_header(tmp_path: Path) -> None:
             read_manifest_list(io, str(path))
         with pytest.raises(CorruptFileError, match="bad.avro"):
             list(read_manifest(io, ManifestFile(str(path), len(content), 0)))
-
-
-def test_truncated_manifest_list(tmp_path: Path) -> None:
-    manifests = [
-        ManifestFile(f"m{i}.avro", 1, 0, 0, 1, 1, SNAPSHOT, 1, 0, 0, 1, 0, 0) for i in range(500)
-    ]
-    path = tmp_path / "l.avro"
-    write_manifest_list(FileIO(), str(path), manifests, 2, SNAPSHOT, None, 1)
-    path.write_bytes(path.read_bytes()[:-100])
-    with pytest.raises(CorruptFileError, match="l.avro"):
-        read_manifest_list(FileIO(), str(path))
 
 
 def test_ten_thousand_entries_round_trip_in_order(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from icesql.errors import CorruptFileError, NotSupportedError, ProgrammingError
-from icesql.metadata.snapshots import Snapshot, SnapshotRef
+from icesql.metadata.snapshots import SnapshotRef
 from icesql.metadata.table_metadata import TableMetadata, parse_table_metadata
 from icesql.spec.types import DecimalType
 
@@ -181,14 +181,6 @@ def test_v3_row_lineage_and_keys() -> None:
     key = md.encryption_keys[0]
     assert (key.key_id, key.encrypted_by_id, dict(key.properties)) == ("k1", "kms-1", {"x": "y"})
     assert md.schema().find_field(2).initial_default == 1510871468123456789
-
-
-def test_snapshot_to_json_writes_operation_first_and_skips_v1_sequence() -> None:
-    s = Snapshot(5, 10, "l.avro", summary={"added-records": "1", "operation": "append"})
-    out = s.to_json()
-    assert "sequence-number" not in out
-    assert list(out["summary"]) == ["operation", "added-records"]
-    assert Snapshot.from_json(out) == s
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""Data files: rolling at the target size, compression, metrics modes, sorting, routing."""
+"""Data files: rolling at the target size, compression, metrics modes end to end, sorting,
+routing (column_metrics itself: test_column_metrics.py)."""
 
 from __future__ import annotations
 
@@ -8,16 +9,9 @@ import pytest
 import icesql
 from icesql.metadata.manifest import read_manifest
 from icesql.metadata.manifest_list import read_manifest_list
-from icesql.spec.schema import Schema
 from icesql.spec.transforms import Bucket
-from icesql.spec.types import BinaryType, IntegerType, LongType, NestedField, StringType
+from icesql.spec.types import IntegerType, LongType, StringType
 from icesql.spec.values import from_bytes
-from icesql.write.column_metrics import (
-    MetricsConfig,
-    parse_metrics_mode,
-    truncate_lower,
-    truncate_upper,
-)
 
 T = ("db", "t")
 
@@ -138,27 +132,6 @@ def test_bounds_decode_to_the_extremes(con):
     assert from_bytes(LongType(), f.lower_bounds[1]) == -7
     assert from_bytes(LongType(), f.upper_bounds[1]) == 9
     assert f.null_value_counts == {1: 1, 2: 1} and f.nan_value_counts == {2: 1}
-
-
-def test_truncation_like_java():
-    s = StringType()
-    assert truncate_lower(s, "ünïcödé", 3) == "ünï"
-    assert truncate_upper(s, "ünïcödé", 3) == "ünð"
-    assert truncate_upper(s, "a\U0010ffff\U0010ffffb", 3) == "b"
-    assert truncate_upper(s, "\U0010ffff" * 4, 2) is None
-    assert truncate_upper(s, "ab", 16) == "ab"
-    b = BinaryType()
-    assert truncate_upper(b, b"\x01\xff\x02", 2) == b"\x02"
-    assert truncate_upper(b, b"\xff\xff\x00", 2) is None
-    assert truncate_lower(b, b"\x01\x02\x03", 2) == b"\x01\x02"
-
-
-def test_metrics_config_parsing():
-    schema = Schema((NestedField(1, "a", LongType()), NestedField(2, "b", StringType())))
-    config = MetricsConfig.for_table(schema, {"write.metadata.metrics.column.b": "truncate(8)"})
-    assert str(config.mode(1)) == "truncate(16)" and str(config.mode(2)) == "truncate(8)"
-    with pytest.raises(icesql.ProgrammingError, match="write.metadata.metrics.default"):
-        parse_metrics_mode("truncate(0)")
 
 
 def test_insert_select_streams_from_an_iceberg_table(con):

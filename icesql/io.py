@@ -72,6 +72,8 @@ class FileIO:
             return fs.cat_file(p)
         except FileNotFoundError as e:
             raise OperationalError(f"file not found: {path}") from e
+        except Exception as e:  # noqa: BLE001 - a store's own errors (unreachable, denied)
+            raise OperationalError(f"cannot read {path}: {e}") from e
 
     def write_bytes(self, path: str, data: bytes) -> None:
         fs, p = self.fs(path)

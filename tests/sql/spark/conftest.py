@@ -2,7 +2,8 @@
 
 ``spark_rules(sql)`` is the DuckDB text of a Spark statement after the binding pass recorded
 its argument types and the Spark-semantics rules ran; ``duck_answer(sql)`` runs that text in a
-fresh DuckDB connection (time zone UTC, as the engine's) and returns the rows. ``tables`` are
+fresh DuckDB connection (time zone UTC, as the engine's) and returns the rows
+(``duck_named_answer``: the column names and the rows). ``tables`` are
 ``name -> (Spark column types, rows)``, created in DuckDB and shown to the binder with their
 Spark types, so rules that read a column's type see it.
 """
@@ -13,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import duckdb
 import pytest
+from sqlglot import exp
 
 from icesql.spec.schema import Schema
 from icesql.spec.types import NestedField
@@ -20,7 +22,6 @@ from icesql.sql.bound_query import TableSource, bind_query
 from icesql.sql.dialect import parse_one
 from icesql.sql.spark_types import iceberg_type
 from icesql.sql.translate import to_duckdb_sql
-from sqlglot import exp
 
 Tables = Mapping[str, tuple[Mapping[str, str], Sequence[tuple]]]
 
@@ -40,6 +41,10 @@ def rewrite(sql: str, tables: Tables | None = None) -> str:
 
 
 def answer(sql: str, tables: Tables | None = None) -> list[tuple]:
+    return named_answer(sql, tables)[1]
+
+
+def named_answer(sql: str, tables: Tables | None = None) -> tuple[list[str], list[tuple]]:
     con = duckdb.connect()
     try:
         con.execute("SET TimeZone = 'UTC'")
@@ -49,7 +54,9 @@ def answer(sql: str, tables: Tables | None = None) -> list[tuple]:
             con.execute(f"CREATE TABLE {name} ({', '.join(f'{c} {t}' for c, t in duck_types.items())})")
             for row in rows:
                 con.execute(f"INSERT INTO {name} VALUES ({', '.join('?' for _ in row)})", list(row))
-        return con.execute(rewrite(sql, tables)).fetchall()
+        cursor = con.execute(rewrite(sql, tables))
+        rows = cursor.fetchall()
+        return [d[0] for d in cursor.description], rows
     finally:
         con.close()
 
@@ -62,3 +69,8 @@ def spark_rules() -> Callable[..., str]:
 @pytest.fixture
 def duck_answer() -> Callable[..., list[tuple]]:
     return answer
+
+
+@pytest.fixture
+def duck_named_answer() -> Callable[..., tuple[list[str], list[tuple]]]:
+    return named_answer

@@ -80,6 +80,7 @@ import icesql
         ("get(array(1, 2, 3), 0)", 1),
         ("get(array(1, 2, 3), 3)", None),
         ("get(array(1, 2, 3), -1)", None),
+        ("get(array(1, 2), -1)", None),
         ("exists(array(1, 2, 3), x -> x % 2 == 0)", True),
         ("exists(array(1, NULL, 3), x -> x % 2 == 0)", None),
         ("exists(array(0, NULL, 2, 3, NULL), x -> x IS NULL)", True),

@@ -143,6 +143,11 @@ def _from_utc_timestamp(node: exp.AtTimeZone) -> exp.Expr:
 
 
 def _to_utc_timestamp(node: exp.FromTimeZone) -> exp.Expr:
+    # ts's wall clock (a TIMESTAMP, in the session's zone) read in the zone; a TIMESTAMP
+    # literal is a TIMESTAMPTZ here, which AT TIME ZONE would turn the other way
+    value = node.this
+    if not (isinstance(value, exp.Cast) and value.to.this == exp.DataType.Type.TIMESTAMP):
+        node.set("this", exp.Cast(this=value, to=exp.DataType.build("TIMESTAMP")))
     return node if isinstance(node.parent, exp.Cast) else exp.cast(node, _TIMESTAMPTZ)
 
 

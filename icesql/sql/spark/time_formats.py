@@ -40,10 +40,11 @@ def spark_to_strftime(pattern: str) -> str:
     while i < len(pattern):
         char = pattern[i]
         if char == "'":
-            end = pattern.find("'", i + 1)
+            end = _closing_quote(pattern, i + 1)
             if end == -1:
                 refuse(f"datetime pattern {pattern!r}", "an unterminated quote")
-            text = pattern[i + 1:end] if end > i + 1 else "'"  # '' is a quote
+            # '' alone is a quote; inside quoted text, '' is a quote too (o''clock)
+            text = pattern[i + 1:end].replace("''", "'") if end > i + 1 else "'"
             out.append(text.replace("%", "%%"))
             i = end + 1
             continue
@@ -61,3 +62,17 @@ def spark_to_strftime(pattern: str) -> str:
         out.append("%%" if char == "%" else char)
         i += 1
     return "".join(out)
+
+
+def _closing_quote(pattern: str, start: int) -> int:
+    """The position of the quote that ends quoted text begun before ``start`` (a doubled
+    quote inside it is text, as java.time reads it), or -1."""
+    i = start
+    while i < len(pattern):
+        if pattern[i] == "'":
+            if pattern[i + 1:i + 2] != "'":
+                return i
+            i += 2
+            continue
+        i += 1
+    return -1

@@ -1,0 +1,136 @@
+"""Spark's date and time functions in DuckDB: DATE results where DuckDB gives TIMESTAMP,
+Spark's day-of-week numbering, whole seconds rounded down, NULL for text or dates that do
+not exist, months_between.
+
+Spark's answers are those of the Spark 3.5 SQL function reference (its examples, with the
+session time zone UTC) and of the queries checked against Spark in
+``tests/interop/test_sql_compat.py``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+
+import pytest
+
+UTC = datetime.UTC
+
+
+def _ts(*parts: int) -> datetime.datetime:
+    return datetime.datetime(*parts, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    "expr, spark_answer",
+    [
+        ("dayofweek(DATE '2009-07-30')", 5),
+        ("dayofweek(DATE '2024-01-07')", 1),  # a Sunday
+        ("dayofweek(DATE '2024-01-13')", 7),
+        ("weekday(DATE '2009-07-30')", 3),
+        ("weekday(DATE '2024-01-07')", 6),
+        ("weekday(DATE '2024-01-08')", 0),
+        ("date_add(DATE '2016-07-30', 1)", datetime.date(2016, 7, 31)),
+        ("date_add(DATE '2024-02-28', 2)", datetime.date(2024, 3, 1)),
+        ("date_sub(DATE '2016-07-30', 1)", datetime.date(2016, 7, 29)),
+        ("add_months(DATE '2016-08-31', 1)", datetime.date(2016, 9, 30)),
+        ("add_months(DATE '2024-01-31', 1)", datetime.date(2024, 2, 29)),
+        ("trunc(DATE '2019-08-04', 'week')", datetime.date(2019, 7, 29)),
+        ("trunc(DATE '2019-08-04', 'quarter')", datetime.date(2019, 7, 1)),
+        ("trunc(DATE '2009-02-12', 'MM')", datetime.date(2009, 2, 1)),
+        ("trunc(DATE '2015-10-27', 'YEAR')", datetime.date(2015, 1, 1)),
+        ("trunc(DATE '2024-05-17', 'YY')", datetime.date(2024, 1, 1)),
+        ("trunc(DATE '2024-05-17', 'Q')", None),  # not one of trunc's units
+        ("trunc(DATE '2024-05-17', 'DAY')", None),
+        ("date_trunc('YEAR', TIMESTAMP '2015-03-05 09:32:05.359')", _ts(2015, 1, 1)),
+        ("date_trunc('MM', TIMESTAMP '2015-03-05 09:32:05.359')", _ts(2015, 3, 1)),
+        ("date_trunc('DD', TIMESTAMP '2015-03-05 09:32:05.359')", _ts(2015, 3, 5)),
+        ("date_trunc('HOUR', TIMESTAMP '2015-03-05 09:32:05.359')", _ts(2015, 3, 5, 9)),
+        ("date_trunc('MILLISECOND', TIMESTAMP '2015-03-05 09:32:05.123456')",
+         _ts(2015, 3, 5, 9, 32, 5, 123000)),
+        ("date_trunc('FORTNIGHT', TIMESTAMP '2015-03-05 09:32:05')", None),
+        ("unix_seconds(TIMESTAMP '1970-01-01 00:00:01Z')", 1),
+        ("unix_seconds(TIMESTAMP '1969-12-31 23:59:59.5')", -1),
+        ("unix_millis(TIMESTAMP '1970-01-01 00:00:01Z')", 1000),
+        ("unix_millis(TIMESTAMP '1969-12-31 23:59:59.9995')", -1),
+        ("unix_timestamp(TIMESTAMP '1969-12-31 23:59:59.5')", 0),
+        ("unix_timestamp('2016-04-08', 'yyyy-MM-dd')",
+         int(datetime.datetime(2016, 4, 8, tzinfo=UTC).timestamp())),
+        ("unix_timestamp('x', 'yyyy')", None),
+        ("unix_timestamp(DATE '1970-01-02')", 86400),
+        ("to_timestamp('2016-12-31 00:12:00')", _ts(2016, 12, 31, 0, 12)),
+        ("to_timestamp('2016-12-31', 'yyyy-MM-dd')", _ts(2016, 12, 31)),
+        ("to_timestamp('31.12.2016', 'yyyy-MM-dd')", None),
+        ("to_timestamp('not a time')", None),
+        ("from_utc_timestamp(TIMESTAMP '2016-08-31 00:00:00', 'Asia/Seoul')", _ts(2016, 8, 31, 9)),
+        ("to_utc_timestamp(TIMESTAMP '2016-08-31 00:00:00', 'Asia/Seoul')", _ts(2016, 8, 30, 15)),
+        ("to_utc_timestamp('2016-08-31', 'Asia/Seoul')", _ts(2016, 8, 30, 15)),
+        ("from_utc_timestamp('2016-08-31', 'Asia/Seoul')", _ts(2016, 8, 31, 9)),
+        ("make_date(2013, 7, 15)", datetime.date(2013, 7, 15)),
+        ("make_date(2019, 7, NULL)", None),
+        ("make_date(2024, 2, 30)", None),
+        ("make_timestamp(2019, 13, 1, 10, 11, 12)", None),
+        ("extract(DOW FROM DATE '2024-01-07')", 1),
+        ("extract(DAYOFWEEK FROM DATE '2009-07-30')", 5),
+        ("extract(DOW_ISO FROM DATE '2024-01-07')", 7),
+        ("extract(SECOND FROM TIMESTAMP '2024-01-01 00:00:30.25')", decimal.Decimal("30.250000")),
+        ("date_part('SECONDS', TIMESTAMP '2019-10-01 00:00:01.000001')", decimal.Decimal("1.000001")),
+        ("date_part('dow', DATE '2024-01-13')", 7),
+        ("date_part('YEAR', DATE '2024-01-13')", 2024),
+        ("DATE '2024-01-31' + INTERVAL 1 MONTH", datetime.date(2024, 2, 29)),
+        ("DATE '2024-03-01' - INTERVAL 1 DAY", datetime.date(2024, 2, 29)),
+        ("DATE '2024-01-01' + INTERVAL 2 WEEKS", datetime.date(2024, 1, 15)),
+        ("date_from_unix_date(1)", datetime.date(1970, 1, 2)),
+        ("date_from_unix_date(-1)", datetime.date(1969, 12, 31)),
+        ("timestamp_seconds(1230219000)", _ts(2008, 12, 25, 15, 30)),
+        ("timestamp_millis(1230219000123)", _ts(2008, 12, 25, 15, 30, 0, 123000)),
+        ("timestamp_micros(1230219000123123)", _ts(2008, 12, 25, 15, 30, 0, 123123)),
+        ("months_between(TIMESTAMP '1997-02-28 10:30:00', TIMESTAMP '1996-10-30 00:00:00')",
+         3.94959677),
+        ("months_between(TIMESTAMP '1997-02-28 10:30:00', TIMESTAMP '1996-10-30 00:00:00', false)",
+         3.9495967741935485),
+        ("months_between(TIMESTAMP '2024-02-29 13:45:30', TIMESTAMP '2024-01-15 00:00:00')",
+         1.47010529),
+        ("months_between(DATE '2024-03-31', DATE '2024-02-29')", 1.0),  # both month ends
+        ("months_between(DATE '2024-01-15', DATE '2024-03-15')", -2.0),
+    ],
+)
+def test_spark_answer(duck_answer, expr, spark_answer):
+    assert duck_answer(f"SELECT {expr}") == [(spark_answer,)]
+
+
+@pytest.mark.parametrize(
+    "expr, python_type",
+    [
+        ("date_add(DATE '2024-01-01', 1)", datetime.date),
+        ("add_months(DATE '2024-01-01', 1)", datetime.date),
+        ("trunc(DATE '2024-05-17', 'MM')", datetime.date),
+        ("DATE '2024-01-01' + INTERVAL 1 DAY", datetime.date),
+        ("date_from_unix_date(1)", datetime.date),
+        ("to_timestamp('2016-12-31')", datetime.datetime),
+        ("timestamp_millis(1)", datetime.datetime),
+    ],
+)
+def test_results_have_sparks_types(duck_answer, expr, python_type):
+    # Spark's DATE results are DATEs (DuckDB's date + interval is a TIMESTAMP); Spark's
+    # TIMESTAMP is DuckDB's TIMESTAMPTZ, an aware datetime
+    (value,) = duck_answer(f"SELECT {expr}")[0]
+    assert type(value) is python_type
+    if python_type is datetime.datetime:
+        assert value.utcoffset() == datetime.timedelta(0)
+
+
+@pytest.mark.parametrize("zone_function, wall_clock", [
+    ("from_utc_timestamp", _ts(2016, 8, 31, 9)), ("to_utc_timestamp", _ts(2016, 8, 30, 15)),
+])
+def test_zone_shifts_of_a_timestamp_column(duck_answer, zone_function, wall_clock):
+    tables = {"t": ({"ts": "TIMESTAMP"}, [(_ts(2016, 8, 31),)])}
+    assert duck_answer(f"SELECT {zone_function}(ts, 'Asia/Seoul') FROM t", tables) == [(wall_clock,)]
+
+
+def test_a_timestamp_column_plus_an_interval_stays_a_timestamp(duck_answer):
+    # only a DATE operand (its type from the binder) is cast back to DATE
+    tables = {"t": ({"d": "DATE", "ts": "TIMESTAMP"},
+                    [(datetime.date(2024, 1, 31), _ts(2024, 1, 31, 12))])}
+    rows = duck_answer("SELECT d + INTERVAL 1 MONTH, ts + INTERVAL 1 MONTH FROM t", tables)
+    assert rows == [(datetime.date(2024, 2, 29), _ts(2024, 2, 29, 12))]

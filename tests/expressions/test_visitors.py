@@ -95,7 +95,7 @@ def _bound(op: Operation) -> BoundPredicate:
     return BoundPredicate(op, TERM, 7)
 
 
-class _Dispatch(BoundPredicateVisitor[tuple]):
+class _Combine(BoundPredicateVisitor[tuple]):
     def visit_true(self):
         return ("true",)
 
@@ -109,12 +109,17 @@ class _Dispatch(BoundPredicateVisitor[tuple]):
         return ("or", left, right)
 
 
-for _op in Operation:  # one method per operator, reporting its name and arguments
-    def _method(self, *args, _name=f"visit_{_op.name.lower()}"):
-        return (_name, *args)
+def _reporter(name: str):
+    def method(self, *args):
+        return (name, *args)
 
-    setattr(_Dispatch, f"visit_{_op.name.lower()}", _method)
-_Dispatch.__abstractmethods__ = frozenset()
+    return method
+
+
+# one method per operator, reporting its name and the arguments it was given
+_Dispatch = type("_Dispatch", (_Combine,), {
+    f"visit_{op.name.lower()}": _reporter(f"visit_{op.name.lower()}") for op in Operation
+})
 
 
 @pytest.mark.parametrize("op", list(Operation), ids=lambda op: op.name)

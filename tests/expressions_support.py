@@ -214,7 +214,7 @@ def count_matches_in_parquet(path: str, exprs: list[BooleanExpression]) -> list[
     counts = ", ".join(f"count(*) FILTER (WHERE {to_sql(e)})" for e in exprs)
     con = duckdb.connect()
     try:
-        return list(con.execute(f"SELECT {counts} FROM read_parquet('{path}')").fetchone())
+        return list(con.execute(f"SELECT {counts} FROM read_parquet('{path}')").fetchall()[0])
     finally:
         con.close()
 

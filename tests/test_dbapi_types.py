@@ -59,8 +59,9 @@ DUCKDB_RESULTS = {
 
 
 def _duckdb_type(expression: str) -> pa.DataType:
-    result = duckdb.sql(f"SELECT {expression} AS v").arrow()
-    return (result.read_all() if hasattr(result, "read_all") else result).schema.field("v").type
+    with duckdb.connect() as con:
+        schema = con.sql(f"SELECT {expression} AS v").to_arrow_table().schema
+    return schema.field("v").type
 
 
 @pytest.mark.parametrize(("expression", "code"), DUCKDB_RESULTS.items())

@@ -99,7 +99,8 @@ def test_flipped_operator_swaps_the_operands(op: Operation) -> None:
 
 
 def _duck(sql: str, value: float) -> bool:
-    return bool(duckdb.execute(f"SELECT {sql}", [value]).fetchone()[0])
+    with duckdb.connect() as con:
+        return bool(con.execute(f"SELECT {sql}", [value]).fetchall()[0][0])
 
 
 @pytest.mark.parametrize(

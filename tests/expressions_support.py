@@ -265,3 +265,16 @@ def parquet_predicates() -> list[BooleanExpression]:
               t.or_(t.is_null("s"), t.starts_with("s", "b")),
               t.not_(t.greater_than_or_equal("i", 5))]
     return preds
+
+
+def write_parquet_files(folder: Any) -> dict[str, DataFile]:
+    """Every table of ``PARQUET_TABLES`` written to ``folder`` (a path), by name."""
+    return {name: write_parquet_file(str(folder / f"{name}.parquet"), PARQUET_SCHEMA,
+                                     parquet_table(name)) for name in PARQUET_TABLES}
+
+
+# for a file of one value, no null and no NaN, the bounds answer these operators exactly
+EXACT_ON_ONE_VALUE = frozenset({
+    Operation.LT, Operation.LT_EQ, Operation.GT, Operation.GT_EQ, Operation.EQ, Operation.NOT_EQ,
+    Operation.IN, Operation.STARTS_WITH,
+})

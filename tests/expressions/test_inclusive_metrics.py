@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 from expressions_support import (
+    EXACT_ON_ONE_VALUE,
     FILE_42,
     FILE_ABC,
     METRICS_FILE,
@@ -20,8 +21,7 @@ from expressions_support import (
     data_file,
     int_bytes,
     parquet_predicates,
-    parquet_table,
-    write_parquet_file,
+    write_parquet_files,
 )
 
 from icesql.errors import ProgrammingError
@@ -33,7 +33,6 @@ from icesql.expressions.inclusive_metrics import (
 from icesql.expressions.manifest_evaluator import IN_PREDICATE_LIMIT
 from icesql.expressions.tree import (
     ALWAYS_TRUE,
-    Operation,
     and_,
     equal,
     greater_than,
@@ -152,13 +151,7 @@ def test_names_bind_case_insensitively_unless_asked() -> None:
 
 @pytest.fixture(scope="module")
 def parquet_files(tmp_path_factory: pytest.TempPathFactory):
-    folder = tmp_path_factory.mktemp("inclusive")
-    return {name: write_parquet_file(str(folder / f"{name}.parquet"), PARQUET_SCHEMA,
-                                     parquet_table(name)) for name in PARQUET_TABLES}
-
-
-_EXACT_OPS = {Operation.LT, Operation.LT_EQ, Operation.GT, Operation.GT_EQ, Operation.EQ,
-              Operation.NOT_EQ, Operation.IN, Operation.STARTS_WITH}
+    return write_parquet_files(tmp_path_factory.mktemp("inclusive"))
 
 
 @pytest.mark.parametrize("name", list(PARQUET_TABLES))
@@ -171,8 +164,7 @@ def test_never_prunes_a_parquet_file_holding_a_match(parquet_files, name: str) -
         if not might and matches:
             wrong.append(f"{expr}: pruned, but DuckDB finds {matches} rows")
         pruned += not might
-        # one value, no null, no NaN: the bounds say everything these operators ask
-        if name == "one_value" and getattr(expr, "op", None) in _EXACT_OPS and might != (matches > 0):
+        if name == "one_value" and getattr(expr, "op", None) in EXACT_ON_ONE_VALUE and might != (matches > 0):
             wrong.append(f"{expr}: {might}, but DuckDB finds {matches} rows")
     assert wrong == []
     assert pruned > 0  # the metrics decide something about every file here

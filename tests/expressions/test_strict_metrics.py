@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 from expressions_support import (
+    EXACT_ON_ONE_VALUE,
     FILE_42,
     FILE_ABC,
     METRICS_FILE,
@@ -19,8 +20,7 @@ from expressions_support import (
     count_matches_in_parquet,
     data_file,
     parquet_predicates,
-    parquet_table,
-    write_parquet_file,
+    write_parquet_files,
 )
 
 from icesql.expressions.strict_metrics import (
@@ -30,7 +30,6 @@ from icesql.expressions.strict_metrics import (
 )
 from icesql.expressions.tree import (
     ALWAYS_FALSE,
-    Operation,
     and_,
     equal,
     greater_than,
@@ -114,13 +113,7 @@ def test_missing_null_count_proves_nothing() -> None:
 
 @pytest.fixture(scope="module")
 def parquet_files(tmp_path_factory: pytest.TempPathFactory):
-    folder = tmp_path_factory.mktemp("strict")
-    return {name: write_parquet_file(str(folder / f"{name}.parquet"), PARQUET_SCHEMA,
-                                     parquet_table(name)) for name in PARQUET_TABLES}
-
-
-_EXACT_OPS = {Operation.LT, Operation.LT_EQ, Operation.GT, Operation.GT_EQ, Operation.EQ,
-              Operation.NOT_EQ, Operation.IN, Operation.STARTS_WITH}
+    return write_parquet_files(tmp_path_factory.mktemp("strict"))
 
 
 @pytest.mark.parametrize("name", list(PARQUET_TABLES))
@@ -134,9 +127,8 @@ def test_never_claims_all_rows_of_a_parquet_file_with_a_non_match(parquet_files,
         if must and matches != file.record_count:
             wrong.append(f"{expr}: all rows match, but DuckDB finds {matches} of 5")
         decided += must
-        # one value, no null, no NaN: the bounds say everything these operators ask
         exact = matches == file.record_count
-        if name == "one_value" and getattr(expr, "op", None) in _EXACT_OPS and must != exact:
+        if name == "one_value" and getattr(expr, "op", None) in EXACT_ON_ONE_VALUE and must != exact:
             wrong.append(f"{expr}: {must}, but DuckDB finds {matches} of 5")
     assert wrong == []
     # every column of "mixed" holds a null: no predicate matches all of its rows

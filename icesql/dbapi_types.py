@@ -17,12 +17,20 @@ from icesql.sql.spark_type_names import SMALLINT, TINYINT, spark_primitive_name
 
 
 class DBAPITypeObject:
-    def __init__(self, name: str, *prefixes: str):
+    """Equal to the type codes whose name is one of ``names``, parameters aside:
+    ``NUMBER == "DECIMAL(9,2)"``, ``DATETIME == "TIMESTAMP_NTZ"``, but ``NUMBER != "INTERVAL"``."""
+
+    def __init__(self, name: str, *names: str):
         self.name = name
-        self.prefixes = prefixes
+        self.names = names
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, str) and other.upper().startswith(self.prefixes)
+        if not isinstance(other, str):
+            return False
+        code = other.upper()
+        # a name matches the whole code or its head before a parameter list or suffix
+        # (DECIMAL(9,2), TIMESTAMP_NTZ, TIME32[MS]), never part of a longer word (INTERVAL)
+        return any(code.startswith(n) and not code[len(n):len(n) + 1].isalpha() for n in self.names)
 
     def __hash__(self) -> int:
         return hash(self.name)

@@ -14,9 +14,10 @@ schema or partition struct and converts the literals to that field's value conve
 Semantics are SQL's (three-valued): a predicate matches a row when it is TRUE. Comparisons,
 ``IN`` and ``STARTS WITH`` never match a null; unlike Java Iceberg, neither do their
 negations (``!=``, ``NOT IN``, ``NOT STARTS WITH``) nor ``NOT NAN``, so that ``NOT`` pushed
-down by ``rewrite_not`` is exactly SQL's ``NOT``. Comparisons follow IEEE 754 for NaN (NaN
-matches only ``!=`` and ``NOT IN``); the SQL layer adds ``IS NAN`` where its engine orders
-NaN above every number.
+down by ``rewrite_not`` is exactly SQL's ``NOT``. NaN is ordered as Spark and DuckDB order
+it: above every number and equal to itself, so a NaN matches ``>``, ``>=``, ``!=`` and
+``NOT IN`` of numbers (which keeps ``NOT x < 5`` equal to ``x >= 5``); binding turns ``= NaN``
+into ``IS NAN``.
 """
 
 from __future__ import annotations

@@ -9,13 +9,7 @@ import pytest
 
 from icesql.errors import ProgrammingError
 from icesql.expressions.binding import bind
-from icesql.expressions.literals import (
-    BELOW,
-    EXACT,
-    NEAREST,
-    UnrepresentableLiteral,
-    convert_literal,
-)
+from icesql.expressions.literals import UnrepresentableLiteral
 from icesql.expressions.tree import (
     Not,
     equal,
@@ -42,10 +36,6 @@ from icesql.spec.types import (
     IntegerType,
     NestedField,
     StringType,
-    TimestampNanoType,
-    TimestampType,
-    TimestamptzType,
-    UUIDType,
 )
 
 S = Schema(
@@ -125,17 +115,3 @@ def test_unknown_column() -> None:
     with pytest.raises(ProgrammingError, match="nope"):
         bind(S, equal("nope", 1))
 
-
-def test_convert_literal_timestamps_and_relations() -> None:
-    assert convert_literal("2024-01-01 02:00:00+02:00", TimestamptzType()) == (1704067200000000, EXACT)
-    assert convert_literal("2024-01-01", TimestampType()) == (1704067200000000, EXACT)
-    assert convert_literal(dt.datetime(2024, 1, 1), TimestamptzType()) == (1704067200000000, EXACT)
-    assert convert_literal(Decimal("0.1"), DoubleType())[1] == NEAREST
-    assert convert_literal(5.75, IntegerType()) == (5, BELOW)
-    assert convert_literal("f79c3e09-677c-4bbd-a479-3f349cb785e7", UUIDType())[1] == EXACT
-    for bad, t in [("2024-01-01 10:00+02:00", TimestampType()),
-                   ("2024-01-01 10:00:00.1234567", TimestamptzType()),
-                   ("2024-01-01T00:00:00", TimestampNanoType()),
-                   ("yesterday", DateType())]:
-        with pytest.raises(UnrepresentableLiteral):
-            convert_literal(bad, t)

@@ -79,4 +79,8 @@ def load_catalog(
         from icesql.catalog.sql import SqlCatalog
 
         return SqlCatalog(name, uri, warehouse, io, props)
+    if kind == "glue":
+        from icesql.catalog.glue import GlueCatalog
+
+        return GlueCatalog(name, warehouse, io, props)
     raise NotSupportedError(f"catalog {name!r}: catalog type {kind!r} is not supported yet")

@@ -1,4 +1,4 @@
-"""CREATE / DROP / SHOW / DESCRIBE: the metadata Spark's catalog would write, and its rows."""
+"""CREATE / DROP: the metadata Spark's catalog would write (SHOW / DESCRIBE: test_show.py)."""
 
 from __future__ import annotations
 
@@ -148,31 +148,3 @@ def test_namespaces_and_drops(con):
     con.execute("DROP NAMESPACE db CASCADE")
     con.execute("DROP DATABASE IF EXISTS db")
     assert con.execute("SHOW NAMESPACES").fetchall() == [("other",)]
-
-
-def test_describe_and_show_like_spark(con):
-    con.execute(
-        "CREATE TABLE db.t (id BIGINT NOT NULL COMMENT 'the id', st STRUCT<a: INT, b: STRING>,"
-        " m MAP<STRING, INT>, ts TIMESTAMP, n TIMESTAMP_NTZ) USING iceberg PARTITIONED BY (bucket(4, id), days(ts))"
-        " TBLPROPERTIES ('foo'='bar')"
-    )
-    rows = con.execute("DESCRIBE db.t").fetchall()
-    assert rows == [
-        ("id", "bigint", "the id"), ("st", "struct<a:int,b:string>", None), ("m", "map<string,int>", None),
-        ("ts", "timestamp", None), ("n", "timestamp_ntz", None), ("", "", ""), ("# Partitioning", "", ""),
-        ("Part 0", "bucket(4, id)", ""), ("Part 1", "days(ts)", ""),
-    ]
-    extended = dict((r[0], r[1]) for r in con.execute("DESCRIBE TABLE EXTENDED db.t").fetchall())
-    assert extended["_partition"] == "struct<id_bucket:int,ts_day:date>"
-    assert extended["Table Properties"] == (
-        "[current-snapshot-id=none,foo=bar,format=iceberg/parquet,format-version=2,"
-        "write.parquet.compression-codec=zstd]"
-    )
-    assert con.execute("SHOW TBLPROPERTIES db.t ('foo')").fetchall() == [("foo", "bar")]
-    (ddl,) = con.execute("SHOW CREATE TABLE db.t").fetchone()
-    assert ddl.startswith("CREATE TABLE local.db.t (\n  id BIGINT NOT NULL COMMENT 'the id',\n  st STRUCT<a: INT, b: STRING>,")
-    assert "PARTITIONED BY (bucket(4, id), days(ts))\n" in ddl
-    # what SHOW CREATE TABLE prints creates the same table again
-    con.execute("DROP TABLE db.t")
-    con.execute(ddl.replace("local.db.t", "db.t").split("TBLPROPERTIES")[0])
-    assert con.execute("DESCRIBE db.t").fetchall() == rows

@@ -1,20 +1,32 @@
-"""Commits that remove files and add delete files, and their conflict validation."""
+"""``statements.row_changes``: the target of a row-level statement (node checks, marking,
+its query and scan), ``RowChanges`` collecting removed positions and new rows, and its one
+commit as copy-on-write or merge-on-read, with abort on failure."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pyarrow as pa
 import pytest
+import sqlglot
+from sqlglot import exp
 
 import icesql
-from icesql.errors import CommitConflictError
-from icesql.expressions.tree import equal
-from icesql.metadata.manifest import STATUS_DELETED, STATUS_EXISTING, read_manifest
-from icesql.metadata.manifest_list import read_manifest_list
-from icesql.metadata.puffin import write_deletion_vector_puffin
-from icesql.scan.planner import plan_files
-from icesql.spec.content_file import POSITION_DELETES, DataFile
-from icesql.write.commit import commit
-from icesql.write.snapshot import Change, operation_for
-from icesql.write.validation import SNAPSHOT, Validation
+from icesql.errors import CommitConflictError, InternalError, NotSupportedError
+from icesql.session import DML_TARGET
+from icesql.sql.dialect import DIALECT
+from icesql.statements.row_changes import (
+    COPY_ON_WRITE,
+    MERGE_ON_READ,
+    RowChanges,
+    apply_changes,
+    check_target_node,
+    iter_batches,
+    metadata_column,
+    run_target_query,
+    target_table_node,
+)
+from icesql.write.snapshot import SnapshotOperation
 
 T = ("db", "t")
 
@@ -26,189 +38,335 @@ def con(tmp_path):
     connection.close()
 
 
-def _table(con, version=2, partitioned=True):
-    part = "PARTITIONED BY (p)" if partitioned else ""
-    con.execute(
-        f"CREATE TABLE db.t (id BIGINT, p STRING) USING iceberg {part}"
-        f" TBLPROPERTIES ('format-version'='{version}', 'commit.retry.min-wait-ms'='1')"
-    )
-    con.execute("INSERT INTO db.t VALUES (1, 'a'), (2, 'a'), (3, 'b')")
-    con.execute("INSERT INTO db.t VALUES (4, 'b'), (5, 'c')")
+def _table(con, version: int = 2, **props: str):
+    """db.t: ids 1-3 in one file, 4-5 in another."""
+    properties = {"format-version": str(version), **props}
+    tblprops = ", ".join(f"'{k}'='{v}'" for k, v in properties.items())
+    con.execute(f"CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg TBLPROPERTIES ({tblprops})")
+    con.execute("INSERT INTO db.t VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    con.execute("INSERT INTO db.t VALUES (4, 'd'), (5, 'e')")
     return con.catalog.load_table(T)
 
 
-def _live(table):
-    md = table.metadata
-    return [t.data_file for t in plan_files(md, md.current_snapshot(), table.io)]
+def _node(sql: str) -> exp.Expr:
+    return sqlglot.parse_one(f"SELECT * FROM {sql}", dialect=DIALECT).args["from_"].this
 
 
-def _file_with(table, value):
-    """The data file of partition ``value`` holding the most rows."""
-    files = [f for f in _live(table) if f.partition == (value,)]
-    return max(files, key=lambda f: f.record_count)
-
-
-def _ids(con):
-    return sorted(r[0] for r in con.execute("SELECT id FROM db.t").fetchall())
-
-
-def _dv(table, data_file, positions, name="dv.puffin"):
-    path = f"{table.metadata.location}/data/{name}"
-    [(offset, length, card)] = write_deletion_vector_puffin(table.io, path, [(data_file.file_path, positions)])
-    return DataFile(
-        file_path=path, file_format="PUFFIN", partition=data_file.partition, record_count=card,
-        file_size_in_bytes=table.io.size(path),
-        content=POSITION_DELETES, referenced_data_file=data_file.file_path,
-        content_offset=offset, content_size_in_bytes=length, spec_id=data_file.spec_id,
-    )
-
-
-def _all_entries(table):
-    snap = table.metadata.current_snapshot()
-    for m in read_manifest_list(table.io, snap.manifest_list, snap):
-        yield from ((m, e) for e in read_manifest(table.io, m))
-
-
-def test_operation_follows_javas_rules():
-    data = DataFile(file_path="d", file_format="PARQUET", partition=(), record_count=1, file_size_in_bytes=1)
-    dv = DataFile(file_path="x", file_format="PUFFIN", partition=(), record_count=1,
-                  file_size_in_bytes=1, content=POSITION_DELETES)
-    assert operation_for([data], []) == "append"
-    assert operation_for([], [data]) == "delete"
-    assert operation_for([dv], []) == "delete"
-    assert operation_for([data], [data]) == "overwrite"
-    assert operation_for([data, dv], []) == "overwrite"
-
-
-def test_removing_a_data_file_rewrites_only_its_manifest(con):
-    table = _table(con)
-    victim = _file_with(table, "a")
-    committed = commit(con.catalog, table, Change(operation="delete", removed_files=(victim,)))
-    assert _ids(con) == [3, 4, 5]
-    summary = committed.metadata.current_snapshot().summary
-    assert summary["operation"] == "delete"
-    assert summary["deleted-data-files"] == "1"
-    assert summary["deleted-records"] == "2"
-    assert summary["total-records"] == "3"
-    assert summary["total-data-files"] == "3"
-    entries = list(_all_entries(committed))
-    sid = committed.metadata.current_snapshot().snapshot_id
-    deleted = [e for _, e in entries if e.status == STATUS_DELETED]
-    assert [e.data_file.file_path for e in deleted] == [victim.file_path]
-    assert deleted[0].snapshot_id == sid and deleted[0].sequence_number == 1
-    rewritten = [m for m, e in entries if e.status == STATUS_EXISTING]
-    assert {m.added_snapshot_id for m in rewritten} == {sid}
-    # the second INSERT's manifest was carried over untouched
-    assert any(m.added_snapshot_id != sid for m, _ in entries)
-
-
-def test_removing_a_file_twice_is_a_conflict_and_changes_nothing(con, tmp_path):
-    table = _table(con)
-    victim = _file_with(table, "b")
-    commit(con.catalog, table, Change(operation="delete", removed_files=(victim,)))
-    before = con.catalog.load_table(T).metadata_location
-    with pytest.raises(CommitConflictError, match=victim.file_path.rsplit("/", 1)[-1]):
-        commit(con.catalog, con.catalog.load_table(T), Change(operation="delete", removed_files=(victim,)))
-    assert con.catalog.load_table(T).metadata_location == before
-    meta = tmp_path / "db" / "t" / "metadata"
-    assert len([n for n in meta.iterdir() if n.name.startswith("snap-")]) == 3
-
-
-def test_v3_row_ids_survive_a_manifest_rewrite(con):
-    table = _table(con, version=3)
-    before = dict(con.execute("SELECT id, _row_id FROM db.t").fetchall())
-    victim = _file_with(table, "a")
-    commit(con.catalog, table, Change(operation="delete", removed_files=(victim,)))
-    after = dict(con.execute("SELECT id, _row_id FROM db.t").fetchall())
-    assert after == {k: v for k, v in before.items() if k not in (1, 2)}
-
-
-def test_a_deletion_vector_is_added_then_replaced(con):
-    table = _table(con, version=3, partitioned=False)
-    target = max(_live(table), key=lambda f: f.record_count)
-    first = _dv(table, target, [0])
-    table = commit(con.catalog, table, Change(operation=operation_for([first], []), added_files=(first,)))
-    assert _ids(con) == [2, 3, 4, 5]
-    summary = table.metadata.current_snapshot().summary
-    assert summary["operation"] == "delete"
-    assert summary["added-dvs"] == "1" and summary["added-position-deletes"] == "1"
-    merged = _dv(table, target, [0, 2], name="dv2.puffin")
-    table = commit(
-        con.catalog, table,
-        Change(operation="delete", added_files=(merged,), removed_files=(first,)),
-    )
-    assert _ids(con) == [2, 4, 5]
-    summary = table.metadata.current_snapshot().summary
-    assert summary["removed-dvs"] == "1" and summary["total-position-deletes"] == "2"
-    deletes = [(m.content, e.status) for m, e in _all_entries(table) if e.data_file.content]
-    assert sorted(deletes) == [(1, 1), (1, 2)]
-
-
-def test_serializable_delete_conflicts_with_a_matching_append(con):
-    table = _table(con)
-    start = table.metadata.current_snapshot().snapshot_id
-    con.execute("INSERT INTO db.t VALUES (6, 'a')")  # lands between read and commit
-    change = Change(
-        operation="delete",
-        removed_files=(_file_with(table, "a"),),
-        validation=Validation(start, equal("p", "a")),
-    )
-    with pytest.raises(CommitConflictError, match="added data file .* may hold rows matching"):
-        commit(con.catalog, table, change)
-    assert _ids(con) == [1, 2, 3, 4, 5, 6]
-
-
-def test_appends_elsewhere_or_under_snapshot_isolation_are_retried(con):
-    table = _table(con)
-    start = table.metadata.current_snapshot().snapshot_id
-    con.execute("INSERT INTO db.t VALUES (7, 'z')")
-    change = Change(
-        operation="delete",
-        removed_files=(_file_with(table, "a"),),
-        validation=Validation(start, equal("p", "a")),
-    )
-    commit(con.catalog, table, change)
-    assert _ids(con) == [3, 4, 5, 7]
+def _target_query(con, where: str = "", table_sql: str = "db.t"):
+    """``SELECT _file, _pos FROM <target> [WHERE ...]``: its result and the target scan."""
     table = con.catalog.load_table(T)
-    start = table.metadata.current_snapshot().snapshot_id
-    con.execute("INSERT INTO db.t VALUES (8, 'b')")
-    change = Change(
-        operation="delete",
-        removed_files=(_file_with(table, "b"),),
-        validation=Validation(start, equal("p", "b"), isolation=SNAPSHOT),
+    target, alias = target_table_node(_node(table_sql), table)
+    select = exp.Select(
+        expressions=[metadata_column(alias, "_file"), metadata_column(alias, "_pos")],
+        from_=exp.From(this=target),
     )
-    commit(con.catalog, table, change)
-    assert 8 in _ids(con)
+    if where:
+        select.set("where", exp.Where(this=sqlglot.parse_one(where, dialect=DIALECT)))
+    return run_target_query(con.engine, select, ())
 
 
-def test_a_concurrent_dv_for_a_referenced_file_conflicts(con):
-    table = _table(con, version=3, partitioned=False)
-    start = table.metadata.current_snapshot().snapshot_id
-    target = max(_live(table), key=lambda f: f.record_count)
-    theirs = _dv(table, target, [1], name="theirs.puffin")
-    commit(con.catalog, table, Change(operation="delete", added_files=(theirs,)))
-    ours = _dv(table, target, [0], name="ours.puffin")
-    change = Change(
-        operation="delete",
-        added_files=(ours,),
-        validation=Validation(start, equal("id", 1), isolation=SNAPSHOT,
-                              referenced_data_files=frozenset({target.file_path})),
-    )
-    with pytest.raises(CommitConflictError, match="added delete file"):
-        commit(con.catalog, table, change)
-    assert _ids(con) == [1, 3, 4, 5]
+def _changes(con, command: str = "delete", where: str = "") -> tuple[RowChanges, list]:
+    """A ``RowChanges`` over the target query, and the batches it read."""
+    result, scan = _target_query(con, where)
+    batches = list(iter_batches(result))
+    return RowChanges(scan, command), batches
 
 
-def test_a_referenced_file_removed_concurrently_conflicts(con):
+def _rows(con, columns: str = "id, s"):
+    return con.execute(f"SELECT {columns} FROM db.t ORDER BY id").fetchall()
+
+
+def _snapshot(con):
+    return con.catalog.load_table(T).metadata.current_snapshot()
+
+
+def _data_files(con) -> set[str]:
+    return {r[0] for r in con.execute("SELECT file_path FROM db.t.data_files").fetchall()}
+
+
+def _files_on_disk(con) -> set[str]:
+    location = Path(con.catalog.load_table(T).metadata.location, "data")
+    return {str(p) for p in location.rglob("*") if p.is_file()}
+
+
+# -- the target node -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sql", "message"),
+    [
+        ("(SELECT 1 AS id) AS q", "must be a table, not"),
+        ("db.t VERSION AS OF 1", "time travel"),
+        ("db.t TIMESTAMP AS OF '2020-01-01'", "time travel"),
+    ],
+)
+def test_targets_other_than_a_plain_table_are_refused(sql, message) -> None:
+    with pytest.raises(NotSupportedError, match=message):
+        check_target_node(_node(sql))
+
+
+@pytest.mark.parametrize(("sql", "alias"), [("db.t", "t"), ("db.t AS x", "x"), ("db.t y", "y")])
+def test_target_table_node_marks_a_copy_and_names_its_alias(con, sql, alias) -> None:
     table = _table(con)
-    start = table.metadata.current_snapshot().snapshot_id
-    target = _file_with(table, "c")
-    commit(con.catalog, table, Change(operation="delete", removed_files=(target,)))
-    ours = _dv(table, target, [0])
-    change = Change(
-        operation="delete",
-        added_files=(ours,),
-        validation=Validation(start, equal("id", 5), referenced_data_files=frozenset({target.file_path})),
-    )
-    with pytest.raises(CommitConflictError, match="removed data file"):
-        commit(con.catalog, table, change)
+    node = _node(sql)
+    target, got = target_table_node(node, table)
+    assert got == alias and target.alias == alias
+    assert target.meta.get(DML_TARGET) is True
+    assert target is not node and not node.meta.get(DML_TARGET)  # the statement is untouched
+    assert metadata_column(got, "_pos").sql(dialect=DIALECT) == f"{alias}._pos"
+
+
+def test_a_data_column_named_like_a_metadata_column_is_refused(con) -> None:
+    con.execute("CREATE TABLE db.t (id BIGINT, _POS INT, _row_id BIGINT) USING iceberg")
+    table = con.catalog.load_table(T)
+    with pytest.raises(NotSupportedError, match=r"_POS, _row_id hide the metadata columns"):
+        target_table_node(_node("db.t"), table)
+
+
+def test_run_target_query_returns_the_scan_of_the_marked_table(con) -> None:
+    _table(con)
+    result, scan = _target_query(con, "id IN (2, 5)")
+    assert result.target is scan and scan.table.name.endswith("t")
+    got = pa.Table.from_batches(list(iter_batches(result)))
+    # id 2 is the second row of the first file, id 5 the second of the other
+    assert got.column(1).to_pylist() == [1, 1]
+    assert len(set(got.column(0).to_pylist())) == 2
+
+
+def test_a_query_without_the_marked_target_is_an_internal_error(con) -> None:
+    _table(con)
+    select = sqlglot.parse_one("SELECT id FROM db.t", dialect=DIALECT)
+    with pytest.raises(InternalError, match="does not read its target"):
+        run_target_query(con.engine, select, ())
+
+
+def test_iter_batches_skips_empty_batches_and_closes_the_result(con) -> None:
+    _table(con)
+    result, _ = _target_query(con, "id > 100")
+    assert list(iter_batches(result)) == []
+    assert result.reader is None or result.duck_cursor is None
+
+
+def test_the_target_query_raises_the_scan_s_own_error(con) -> None:
+    """DuckDB wraps an error raised inside a scan's stream; the scan's error comes out."""
+    _table(con)
+    gone = sorted(_data_files(con))[0]
+    Path(gone).unlink()
+    with pytest.raises(icesql.OperationalError, match="data file not found") as info:
+        result, _ = _target_query(con, "s <> 'x'")  # reads column s: the file is opened
+        list(iter_batches(result))
+    assert gone in str(info.value)
+
+
+# -- RowChanges ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("props", "command", "mode", "isolation"),
+    [
+        ({}, "delete", COPY_ON_WRITE, "serializable"),
+        ({"write.delete.mode": "merge-on-read"}, "delete", MERGE_ON_READ, "serializable"),
+        ({"write.delete.mode": "merge-on-read"}, "update", COPY_ON_WRITE, "serializable"),
+        ({"write.merge.isolation-level": "Snapshot"}, "merge", COPY_ON_WRITE, "snapshot"),
+    ],
+)
+def test_mode_and_isolation_come_from_the_command_s_properties(
+    con, props, command, mode, isolation
+) -> None:
+    _table(con, **props)
+    changes, _ = _changes(con, command)
+    assert (changes.mode, changes.isolation) == (mode, isolation)
+
+
+def test_a_bad_mode_property_is_refused_by_name(con) -> None:
+    _table(con, **{"write.delete.mode": "in-place"})
+    with pytest.raises(icesql.ProgrammingError, match="write.delete.mode"):
+        _changes(con)
+
+
+def test_remove_counts_distinct_positions_per_file(con) -> None:
+    _table(con)
+    changes, batches = _changes(con, where="id IN (1, 2, 4)")
+    read = pa.Table.from_batches(batches)
+    files, positions = read.column(0).combine_chunks(), read.column(1).combine_chunks()
+    assert len(files) == 3
+    changes.remove(files, positions)
+    changes.remove(files, positions)  # the same rows again (a MERGE matching twice)
+    changes.remove(pa.array([], pa.string()), pa.array([], pa.int64()))
+    assert changes.removed_rows == 3
+    changes.count(7)
+    assert changes.affected_rows == 7
+
+
+def test_removing_a_row_of_an_unplanned_file_is_an_internal_error(con) -> None:
+    _table(con)
+    changes, _ = _changes(con)
+    with pytest.raises(InternalError, match="/elsewhere.parquet"):
+        changes.remove(pa.array(["/elsewhere.parquet"]), pa.array([0], pa.int64()))
+
+
+def _remove_where(con, where: str) -> RowChanges:
+    changes, batches = _changes(con, where=where)
+    for b in batches:
+        changes.remove(b.column(0), b.column(1))
+    return changes
+
+
+def test_copy_on_write_rewrites_the_files_that_lost_rows(con) -> None:
+    _table(con)
+    before = _data_files(con)
+    changes = _remove_where(con, "id = 2")
+    changes.commit(con.engine)
+    assert _rows(con) == [(1, "a"), (3, "c"), (4, "d"), (5, "e")]
+    after = _data_files(con)
+    assert len(after) == 2 and len(before & after) == 1  # the untouched file stays
+    snap = _snapshot(con)
+    assert snap.summary["operation"] == "overwrite"
+    assert snap.summary["deleted-data-files"] == "1" and snap.summary["added-data-files"] == "1"
+    assert snap.summary["deleted-records"] == "3" and snap.summary["added-records"] == "2"
+
+
+def test_copy_on_write_of_a_whole_file_only_removes_it(con) -> None:
+    _table(con)
+    _remove_where(con, "id >= 4").commit(con.engine)
+    assert [r[0] for r in _rows(con)] == [1, 2, 3]
+    assert _snapshot(con).summary["operation"] == "delete"
+    assert len(_data_files(con)) == 1
+
+
+@pytest.mark.parametrize(("version", "kind"), [(2, "PARQUET"), (3, "PUFFIN")])
+def test_merge_on_read_writes_position_deletes_or_dvs(con, version, kind) -> None:
+    _table(con, version, **{"write.delete.mode": "merge-on-read"})
+    before = _data_files(con)
+    _remove_where(con, "id IN (1, 3)").commit(con.engine)
+    assert [r[0] for r in _rows(con)] == [2, 4, 5]
+    assert _data_files(con) == before  # no data file rewritten
+    deletes = con.execute(
+        "SELECT file_format, record_count FROM db.t.delete_files"
+    ).fetchall()
+    assert deletes == [(kind, 2)]
+    assert _snapshot(con).summary["operation"] == "delete"
+
+
+def test_merge_on_read_v3_replaces_the_file_s_deletion_vector(con) -> None:
+    _table(con, 3, **{"write.delete.mode": "merge-on-read"})
+    _remove_where(con, "id = 1").commit(con.engine)
+    _remove_where(con, "id = 2").commit(con.engine)
+    assert [r[0] for r in _rows(con)] == [3, 4, 5]
+    assert con.execute("SELECT record_count FROM db.t.delete_files").fetchall() == [(2,)]
+
+
+def test_written_rows_are_added_in_the_same_commit(con) -> None:
+    _table(con)
+    changes = _remove_where(con, "id = 5")
+    changes.write(pa.record_batch([pa.array([50], pa.int64()), pa.array(["E"])], names=["id", "s"]))
+    changes.write(pa.record_batch([pa.array([], pa.int64()), pa.array([], pa.string())],
+                                  names=["id", "s"]))
+    changes.commit(con.engine)
+    assert _rows(con)[-2:] == [(4, "d"), (50, "E")]
+    assert len(con.catalog.load_table(T).metadata.snapshots) == 3  # one commit
+
+
+def test_v3_written_rows_keep_the_row_ids_they_are_given(con) -> None:
+    _table(con, 3)
+    before = dict(con.execute("SELECT id, _row_id FROM db.t").fetchall())
+    changes, batches = _changes(con, "update", "id = 2")
+    for b in batches:
+        changes.remove(b.column(0), b.column(1))
+    new = pa.record_batch([pa.array([20, 6], pa.int64()), pa.array(["B", "f"])], names=["id", "s"])
+    changes.write(new, pa.array([before[2], None], pa.int64()))  # an update and an insert
+    changes.commit(con.engine)
+    seq = _snapshot(con).sequence_number
+    got = {r[0]: r[1:] for r in con.execute(
+        "SELECT id, _row_id, _last_updated_sequence_number FROM db.t").fetchall()}
+    assert got[20] == (before[2], seq)  # same lineage id, updated now
+    assert got[6][0] not in before.values() and got[6][1] == seq
+    assert got[1] == (before[1], 1)  # a copied row keeps its id and its sequence number
+
+
+def test_nothing_changed_commits_the_empty_operation_or_nothing(con) -> None:
+    _table(con)
+    first = _snapshot(con).snapshot_id
+    changes, _ = _changes(con, where="id > 100")
+    changes.commit(con.engine, None)
+    assert _snapshot(con).snapshot_id == first
+    changes.commit(con.engine, SnapshotOperation.APPEND)
+    snap = _snapshot(con)
+    assert snap.snapshot_id != first and snap.parent_snapshot_id == first
+    assert snap.summary["operation"] == "append"
+    changes.commit(con.engine)
+    assert _snapshot(con).summary["operation"] == "overwrite"
+    assert [r[0] for r in _rows(con)] == [1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize(
+    ("isolation", "concurrent", "conflict"),
+    [
+        ("serializable", (1, "again"), True),  # may match the statement's id = 1
+        ("serializable", (6, "f"), False),  # its metrics rule out id = 1
+        ("snapshot", (1, "again"), False),  # snapshot isolation ignores new data files
+    ],
+)
+def test_the_commit_is_validated_from_the_snapshot_read(con, isolation, concurrent, conflict):
+    """A concurrent append matching the scan's filter conflicts under serializable; after a
+    failed commit, ``abort`` deletes the rewritten file."""
+    _table(con, **{"write.delete.isolation-level": isolation})
+    changes = _remove_where(con, "id = 1")
+    con.execute("INSERT INTO db.t VALUES (?, ?)", concurrent)  # lands between read and commit
+    if not conflict:
+        changes.commit(con.engine)
+        rows = _rows(con)
+        assert (1, "a") not in rows and concurrent in rows and len(rows) == 5
+        return
+    with pytest.raises(CommitConflictError, match="added data file"):
+        changes.commit(con.engine)
+    assert _files_on_disk(con) - _data_files(con)  # the rewrite of the file that held id 1
+    changes.abort()
+    assert _files_on_disk(con) == _data_files(con)
+    assert [r[0] for r in _rows(con)] == [1, 1, 2, 3, 4, 5]
+
+
+def test_apply_changes_commits_what_collect_says(con) -> None:
+    _table(con)
+    result, scan = _target_query(con, "id IN (1, 4)")
+
+    def collect(changes: RowChanges, batch: pa.RecordBatch) -> None:
+        changes.remove(batch.column(0), batch.column(1))
+        changes.count(batch.num_rows)
+
+    changes = apply_changes(con.engine, result, scan, "delete", collect)
+    assert changes.removed_rows == 2 and changes.affected_rows == 2
+    assert [r[0] for r in _rows(con)] == [2, 3, 5]
+
+
+def test_apply_changes_aborts_when_collect_fails(con) -> None:
+    _table(con)
+    first = _snapshot(con).snapshot_id
+    result, scan = _target_query(con)
+
+    def collect(changes: RowChanges, batch: pa.RecordBatch) -> None:
+        changes.remove(batch.column(0), batch.column(1))
+        raise ValueError("collect failed")
+
+    with pytest.raises(ValueError, match="collect failed"):
+        apply_changes(con.engine, result, scan, "delete", collect)
+    assert _snapshot(con).snapshot_id == first and result.duck_cursor is None
+
+
+def test_apply_changes_aborts_when_the_commit_fails(con, tmp_path) -> None:
+    """The files written before a failed commit are deleted; nothing is left behind."""
+    _table(con)
+    result, scan = _target_query(con, "id = 2")
+    other = icesql.connect(str(tmp_path))
+
+    def collect(changes: RowChanges, batch: pa.RecordBatch) -> None:
+        changes.remove(batch.column(0), batch.column(1))
+        changes.write(pa.record_batch([pa.array([20], pa.int64()), pa.array(["B"])],
+                                      names=["id", "s"]))
+        other.execute("INSERT INTO db.t VALUES (2, 'again')")  # lands before our commit
+
+    with pytest.raises(CommitConflictError):
+        apply_changes(con.engine, result, scan, "update", collect)
+    other.close()
+    assert _files_on_disk(con) == _data_files(con)
+    assert [r[0] for r in _rows(con)] == [1, 2, 2, 3, 4, 5]

@@ -1,0 +1,177 @@
+"""``read_data_file``: one Parquet file read as batches of the read schema, columns matched by
+field id (spec "Column Projection"), names assigned by a name mapping where the file has no
+ids, and file errors that name the file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from icesql.errors import CorruptFileError, NotSupportedError, OperationalError
+from icesql.io import FileIO
+from icesql.scan.reader import ROW_COUNT_COLUMN, ReadContext, open_parquet, read_data_file
+from icesql.spec.arrow import schema_to_arrow
+from icesql.spec.name_mapping import create_mapping_from_schema
+from icesql.spec.schema import Schema
+from icesql.spec.types import (
+    IntegerType,
+    ListType,
+    LongType,
+    MapType,
+    NestedField,
+    StringType,
+    StructType,
+)
+
+ID = NestedField(1, "id", LongType())
+NAME = NestedField(2, "name", StringType())
+
+
+def _write(path: Path, schema: Schema, columns: dict[str, list]) -> str:
+    arrow = schema_to_arrow(schema)
+    pq.write_table(pa.table(columns, schema=arrow), path, row_group_size=2)
+    return str(path)
+
+
+def _read(schema: Schema, path: str, rows: int, **kwargs) -> pa.Table:
+    ctx_args = {k: kwargs.pop(k) for k in ("name_mapping", "batch_rows") if k in kwargs}
+    ctx = ReadContext(schema, FileIO(), **ctx_args)
+    batches = list(read_data_file(ctx, path, rows, **kwargs))
+    for b in batches:
+        assert b.schema == ctx.arrow_schema
+    return pa.Table.from_batches(batches, ctx.arrow_schema)
+
+
+def test_columns_are_matched_by_field_id_not_name_or_order(tmp_path) -> None:
+    """A renamed column (same id) reads under its new name; file order does not matter."""
+    file_schema = Schema((NestedField(2, "old_name", StringType()), ID))
+    path = _write(tmp_path / "f.parquet", file_schema, {"old_name": ["a", "b"], "id": [1, 2]})
+    got = _read(Schema((ID, NAME)), path, 2)
+    assert got.to_pylist() == [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}]
+
+
+def test_a_column_the_file_lacks_reads_as_its_initial_default_or_null(tmp_path) -> None:
+    path = _write(tmp_path / "f.parquet", Schema((ID,)), {"id": [1, 2, 3]})
+    added = NestedField(5, "added", StringType())
+    with_default = NestedField(6, "d", IntegerType(), initial_default=42)
+    got = _read(Schema((ID, added, with_default)), path, 3)
+    assert got.column("added").to_pylist() == [None] * 3
+    assert got.column("d").to_pylist() == [42] * 3
+    assert got.schema.field("d").type == pa.int32()
+
+
+def test_identity_partition_value_fills_a_column_the_file_lacks(tmp_path) -> None:
+    path = _write(tmp_path / "f.parquet", Schema((ID,)), {"id": [1, 2]})
+    got = _read(Schema((ID, NAME)), path, 2, identity_partition={2: (NAME, "eu")})
+    assert got.column("name").to_pylist() == ["eu", "eu"]
+
+
+def test_the_file_value_wins_over_the_identity_partition_value(tmp_path) -> None:
+    path = _write(tmp_path / "f.parquet", Schema((ID, NAME)), {"id": [1], "name": ["own"]})
+    got = _read(Schema((ID, NAME)), path, 1, identity_partition={2: (NAME, "eu")})
+    assert got.column("name").to_pylist() == ["own"]
+
+
+def test_only_missing_columns_still_give_one_row_per_file_row(tmp_path) -> None:
+    """No column is read from the file, yet the row count is the file's, in batches."""
+    path = _write(tmp_path / "f.parquet", Schema((ID,)), {"id": list(range(5))})
+    got = _read(Schema((NAME,)), path, 999, batch_rows=2)  # the footer's count, not 999
+    assert got.num_rows == 5 and got.column("name").null_count == 5
+
+
+@pytest.mark.parametrize(("count", "batch_rows", "sizes"), [(5, 2, [2, 2, 1]), (0, 2, []),
+                                                            (4, 4, [4])])
+def test_no_columns_give_null_batches_of_the_record_count(count, batch_rows, sizes) -> None:
+    """No file is opened at all: the manifest's record count decides (the path is bogus)."""
+    ctx = ReadContext(Schema(()), FileIO(), batch_rows=batch_rows)
+    batches = list(read_data_file(ctx, "/no/such/file.parquet", count))
+    assert [b.num_rows for b in batches] == sizes
+    for b in batches:
+        assert b.schema.names == [ROW_COUNT_COLUMN] and b.column(0).null_count == b.num_rows
+
+
+def test_batches_stream_at_most_batch_rows(tmp_path) -> None:
+    path = _write(tmp_path / "f.parquet", Schema((ID,)), {"id": list(range(7))})
+    ctx = ReadContext(Schema((ID,)), FileIO(), batch_rows=3)
+    sizes = [b.num_rows for b in read_data_file(ctx, path, 7)]
+    assert sum(sizes) == 7 and max(sizes) <= 3
+
+
+def test_int_file_column_is_promoted_to_long(tmp_path) -> None:
+    path = _write(tmp_path / "f.parquet", Schema((NestedField(1, "id", IntegerType()),)),
+                  {"id": [1, None]})
+    got = _read(Schema((ID,)), path, 2)
+    assert got.schema.field("id").type == pa.int64() and got.column("id").to_pylist() == [1, None]
+
+
+NESTED = Schema(
+    (
+        ID,
+        NestedField(3, "s", StructType((NestedField(4, "x", IntegerType()),))),
+        NestedField(5, "l", ListType(6, StringType(), False)),
+        NestedField(7, "m", MapType(8, StringType(), 9, LongType(), False)),
+    )
+)
+
+
+def _write_without_ids(path: Path, columns: dict[str, pa.Array]) -> str:
+    pq.write_table(pa.table(columns), path)
+    assert not any(f.metadata for f in pq.read_schema(path))
+    return str(path)
+
+
+def _nested_columns() -> dict[str, pa.Array]:
+    return {
+        "m": pa.array([[("k", 1)]], pa.map_(pa.string(), pa.int64())),
+        "l": pa.array([["a", "b"]], pa.list_(pa.string())),
+        "s": pa.array([{"x": 3}], pa.struct([("x", pa.int32())])),
+        "id": pa.array([10], pa.int64()),
+    }
+
+
+def test_a_name_mapping_gives_ids_to_a_file_without_them(tmp_path) -> None:
+    """Nested fields too: struct children, list ``element``, map ``key`` and ``value``."""
+    path = _write_without_ids(tmp_path / "f.parquet", _nested_columns())
+    mapping = create_mapping_from_schema(NESTED)
+    got = _read(NESTED, path, 1, name_mapping=mapping)
+    assert got.to_pylist() == [{"id": 10, "s": {"x": 3}, "l": ["a", "b"], "m": [("k", 1)]}]
+
+
+def test_a_name_the_mapping_lacks_reads_as_missing(tmp_path) -> None:
+    path = _write_without_ids(tmp_path / "f.parquet", {"id": pa.array([1], pa.int64()),
+                                                       "other": pa.array(["z"])})
+    mapping = create_mapping_from_schema(Schema((ID,)))
+    got = _read(Schema((ID, NAME)), path, 1, name_mapping=mapping)
+    assert got.to_pylist() == [{"id": 1, "name": None}]
+
+
+def test_a_file_without_ids_or_mapping_is_refused_by_name(tmp_path) -> None:
+    path = _write_without_ids(tmp_path / "f.parquet", {"id": pa.array([1], pa.int64())})
+    with pytest.raises(NotSupportedError, match="schema.name-mapping.default") as info:
+        _read(Schema((ID,)), path, 1)
+    assert path in str(info.value)
+
+
+def test_missing_file_is_an_operational_error_naming_it(tmp_path) -> None:
+    path = str(tmp_path / "gone.parquet")
+    with pytest.raises(OperationalError, match="data file not found") as info:
+        open_parquet(FileIO(), path)
+    assert not isinstance(info.value, CorruptFileError) and path in str(info.value)
+
+
+@pytest.mark.parametrize("content", [b"", b"PAR1 not really parquet", b"x" * 100])
+def test_corrupt_file_is_a_corrupt_file_error_naming_it(tmp_path, content) -> None:
+    path = tmp_path / "bad.parquet"
+    path.write_bytes(content)
+    with pytest.raises(CorruptFileError) as info:
+        _read(Schema((ID,)), str(path), 1)
+    assert info.value.path == str(path) and str(path) in str(info.value)
+
+
+def test_open_parquet_reads_the_footer(tmp_path) -> None:
+    path = _write(tmp_path / "f.parquet", Schema((ID,)), {"id": [1, 2, 3]})
+    pf = open_parquet(FileIO(), path)
+    assert pf.metadata.num_rows == 3 and pf.metadata.num_row_groups == 2

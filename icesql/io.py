@@ -14,7 +14,12 @@ from fsspec.core import url_to_fs
 from fsspec.implementations.local import LocalFileSystem
 
 from icesql.errors import AlreadyExistsError, NotSupportedError, OperationalError
-from icesql.storage_properties import S3_PROTOCOLS, fsspec_options, protocol_of
+from icesql.storage_properties import (
+    OBJECT_STORE_PROTOCOLS,
+    S3_PROTOCOLS,
+    fsspec_options,
+    protocol_of,
+)
 
 
 def _strip_file_scheme(path: str) -> str:
@@ -136,7 +141,9 @@ class FileIO:
             entries = fs.ls(p, detail=False)
         except FileNotFoundError:
             return []
-        return sorted(e.rstrip("/").rsplit("/", 1)[-1] for e in entries)
+        here = p.rstrip("/")
+        # an object store lists a folder's own marker object (``<path>/``) as an entry
+        return sorted(e.rstrip("/").rsplit("/", 1)[-1] for e in entries if e.rstrip("/") != here)
 
     def size(self, path: str) -> int:
         fs, p = self.fs(path)
@@ -150,7 +157,14 @@ class FileIO:
             pass
 
     def makedirs(self, path: str) -> None:
+        """Make a folder; in an object store, the empty ``<path>/`` marker object that Hadoop's
+        S3A writes, so an empty namespace still exists."""
         fs, p = self.fs(path)
+        if protocol_of(path) in OBJECT_STORE_PROTOCOLS:
+            if not fs.isdir(p):
+                fs.pipe_file(p.rstrip("/") + "/", b"")
+                fs.invalidate_cache(p)
+            return
         fs.makedirs(p, exist_ok=True)
 
 

@@ -17,7 +17,7 @@ What is not set falls back to the store's own environment (``AWS_ACCESS_KEY_ID``
 ``AZURE_STORAGE_*`` ...), which the fsspec implementations read themselves.
 
 >>> fsspec_options("s3", {"s3.endpoint": "http://127.0.0.1:9000", "s3.path-style-access": "true"})
-{'client_kwargs': {'endpoint_url': 'http://127.0.0.1:9000'}, 'config_kwargs': {'s3': {'addressing_style': 'path'}}}
+{'use_listings_cache': False, 'client_kwargs': {'endpoint_url': 'http://127.0.0.1:9000'}, 'config_kwargs': {'s3': {'addressing_style': 'path'}}}
 """
 
 from __future__ import annotations
@@ -25,11 +25,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["ADLS_PROTOCOLS", "GCS_PROTOCOLS", "S3_PROTOCOLS", "fsspec_options", "protocol_of"]
+__all__ = [
+    "ADLS_PROTOCOLS",
+    "GCS_PROTOCOLS",
+    "OBJECT_STORE_PROTOCOLS",
+    "S3_PROTOCOLS",
+    "fsspec_options",
+    "protocol_of",
+]
 
 S3_PROTOCOLS = frozenset({"s3", "s3a", "s3n"})
 GCS_PROTOCOLS = frozenset({"gs", "gcs"})
 ADLS_PROTOCOLS = frozenset({"abfs", "abfss", "az", "adl"})
+OBJECT_STORE_PROTOCOLS = S3_PROTOCOLS | GCS_PROTOCOLS | ADLS_PROTOCOLS
+# fsspec caches folder listings; a catalog must see other writers' commits at once
+_NO_LISTINGS_CACHE = {"use_listings_cache": False}
 
 _TRUE = ("true", "1", "yes")
 
@@ -42,14 +52,14 @@ def protocol_of(path: str) -> str:
 def fsspec_options(protocol: str, properties: Mapping[str, str]) -> dict[str, Any]:
     """The fsspec file system arguments that ``properties`` mean for ``protocol``."""
     if protocol in S3_PROTOCOLS:
-        return _s3(properties)
+        return _NO_LISTINGS_CACHE | _s3(properties)
     if protocol in GCS_PROTOCOLS:
-        return _renamed(properties, {
+        return _NO_LISTINGS_CACHE | _renamed(properties, {
             "gcs.project-id": "project", "gcs.oauth2.token": "token",
             "gcs.service.host": "endpoint_url",
         }) | ({"token": "anon"} if _flag(properties, "gcs.no-auth") else {})
     if protocol in ADLS_PROTOCOLS:
-        return _renamed(properties, {
+        return _NO_LISTINGS_CACHE | _renamed(properties, {
             "adls.account-name": "account_name", "adls.account-key": "account_key",
             "adls.sas-token": "sas_token", "adls.connection-string": "connection_string",
             "adls.tenant-id": "tenant_id", "adls.client-id": "client_id",

@@ -1,0 +1,272 @@
+"""The Iceberg REST catalog client (the REST OpenAPI spec), for Polaris, Unity, Nessie,
+Lakekeeper, Gravitino, S3 Tables, Glue's REST endpoint and ``icesql serve``.
+
+On connect, ``GET /v1/config`` gives the server's ``defaults`` (under the client's
+properties) and ``overrides`` (over them), among them the path ``prefix``. Tables load with
+``snapshots=all``; a table's ``config`` (vended credentials, when the server offers them for
+the ``X-Iceberg-Access-Delegation`` header every request carries) configures the FileIO its
+files are read and written with. A commit sends requirements and updates
+(``icesql.catalog.rest_changes``): 409 is a lost race (``CommitFailedError``: icesql's commit
+loop re-reads and retries), any 5xx or a connection that fails after the request was sent is
+an unknown outcome (``CommitStateUnknownError``: never retried, never cleaned up). Namespace
+levels are joined by the spec's ``%1F`` separator in paths.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from collections.abc import Mapping
+from typing import Any
+
+from icesql.catalog.base import (
+    Catalog,
+    CommitFailedError,
+    CommitStateUnknownError,
+    Identifier,
+)
+from icesql.catalog.rest_changes import table_changes
+from icesql.catalog.rest_http import HttpResponse, RestHttp, error_message
+from icesql.catalog.table import Table
+from icesql.errors import (
+    AlreadyExistsError,
+    NoSuchNamespaceError,
+    NoSuchTableError,
+    NotSupportedError,
+    OperationalError,
+    ProgrammingError,
+)
+from icesql.io import FileIO
+from icesql.metadata.table_metadata import TableMetadata
+
+__all__ = ["RestCatalog"]
+
+NAMESPACE_SEPARATOR = "\x1f"
+
+
+class RestCatalog(Catalog):
+    """Namespaces and tables served by an Iceberg REST catalog."""
+
+    def __init__(
+        self,
+        name: str,
+        uri: str,
+        warehouse: str | None = None,
+        properties: Mapping[str, str] | None = None,
+        storage_options: dict | None = None,
+    ) -> None:
+        self.name = name
+        props = {k: str(v) for k, v in (properties or {}).items()}
+        self._http = RestHttp(uri, props, name)
+        query = {"warehouse": warehouse} if warehouse else None
+        config = self._ok(self._call("GET", "/v1/config", query), "read the catalog's config")
+        self.properties = {
+            **(config.get("defaults") or {}),
+            **props,
+            **({"warehouse": warehouse} if warehouse else {}),
+            **(config.get("overrides") or {}),
+        }
+        prefix = str(self.properties.get("prefix") or "").strip("/")
+        self._prefix = f"/v1/{prefix}" if prefix else "/v1"
+        self.warehouse = self.properties.get("warehouse")
+        self._storage_options = storage_options
+        self.io = FileIO(storage_options, self.properties)
+
+    def close(self) -> None:
+        self._http.close()
+
+    # -- plumbing -------------------------------------------------------------------------
+    def _call(self, method: str, path: str, query: Mapping[str, str] | None = None, body: Any = None) -> HttpResponse:
+        try:
+            return self._http.request(method, path, query, body)
+        except OSError as e:
+            raise OperationalError(f"REST catalog {self.name!r} ({self._http.uri}): {method} {path}: {e}") from e
+
+    def _ok(self, response: HttpResponse, what: str) -> Any:
+        if 200 <= response.status < 300:
+            return response.body if response.body is not None else {}
+        raise self._error(response, what)
+
+    def _error(self, response: HttpResponse, what: str) -> Exception:
+        text = f"REST catalog {self.name!r}: cannot {what}: {error_message(response.body)} ({response.status})"
+        kind = response.body.get("error", {}).get("type", "") if isinstance(response.body, dict) else ""
+        if response.status == 404:
+            return NoSuchNamespaceError(text) if "Namespace" in kind else NoSuchTableError(text)
+        if response.status == 409:
+            return AlreadyExistsError(text)
+        if response.status in (400, 422):
+            return ProgrammingError(text)
+        if response.status == 406 or (response.status == 501):
+            return NotSupportedError(text)
+        return OperationalError(text)
+
+    def _ns(self, namespace: Identifier) -> str:
+        for part in namespace:
+            if not part or NAMESPACE_SEPARATOR in part:
+                raise ProgrammingError(f"invalid name part {part!r} in namespace {'.'.join(namespace)}")
+        return urllib.parse.quote(NAMESPACE_SEPARATOR.join(namespace), safe="")
+
+    def _table_path(self, identifier: Identifier) -> str:
+        if len(identifier) < 2 or not identifier[-1]:
+            raise ProgrammingError(f"invalid table name {'.'.join(identifier)}: tables are named namespace.table")
+        name = urllib.parse.quote(identifier[-1], safe="")
+        return f"{self._prefix}/namespaces/{self._ns(identifier[:-1])}/tables/{name}"
+
+    def _describe(self, identifier: Identifier) -> str:
+        return f"{'.'.join(identifier)} (catalog {self.name!r})"
+
+    def _table(self, identifier: Identifier, result: Mapping[str, Any]) -> Table:
+        location = result.get("metadata-location")
+        metadata = TableMetadata(result["metadata"], location)
+        config = dict(result.get("config") or {})
+        for credential in result.get("storage-credentials") or []:
+            config.update(credential.get("config") or {})
+        io = FileIO(self._storage_options, {**self.properties, **config}) if config else self.io
+        return Table(identifier, metadata, location, io)
+
+    def _paged(self, path: str, key: str, query: Mapping[str, str] | None, what: str) -> list[Any]:
+        items: list[Any] = []
+        params = dict(query or {})
+        while True:
+            body = self._ok(self._call("GET", path, params), what)
+            items.extend(body.get(key) or [])
+            token = body.get("next-page-token")
+            if not token:
+                return items
+            params["pageToken"] = token
+
+    # -- namespaces -----------------------------------------------------------------------
+    def list_namespaces(self, parent: Identifier = ()) -> list[Identifier]:
+        query = {"parent": NAMESPACE_SEPARATOR.join(parent)} if parent else None
+        found = self._paged(f"{self._prefix}/namespaces", "namespaces", query, "list namespaces")
+        return sorted(tuple(ns) for ns in found)
+
+    def namespace_exists(self, namespace: Identifier) -> bool:
+        if not namespace:
+            return True
+        response = self._call("GET", f"{self._prefix}/namespaces/{self._ns(namespace)}")
+        if response.status == 404:
+            return False
+        self._ok(response, f"load namespace {self._describe(namespace)}")
+        return True
+
+    def namespace_properties(self, namespace: Identifier) -> dict[str, str]:
+        body = self._ok(
+            self._call("GET", f"{self._prefix}/namespaces/{self._ns(namespace)}"),
+            f"load namespace {self._describe(namespace)}",
+        )
+        return dict(sorted((body.get("properties") or {}).items()))
+
+    def create_namespace(self, namespace: Identifier, properties: dict[str, str] | None = None) -> None:
+        body = {"namespace": list(namespace), "properties": dict(properties or {})}
+        self._ok(self._call("POST", f"{self._prefix}/namespaces", body=body),
+                 f"create namespace {self._describe(namespace)}")
+
+    def drop_namespace(self, namespace: Identifier) -> None:
+        response = self._call("DELETE", f"{self._prefix}/namespaces/{self._ns(namespace)}")
+        if response.status == 409:
+            raise ProgrammingError(
+                f"cannot drop namespace {self._describe(namespace)}: it is not empty"
+                f" ({error_message(response.body)})"
+            )
+        self._ok(response, f"drop namespace {self._describe(namespace)}")
+
+    def update_namespace_properties(
+        self, namespace: Identifier, removals: set[str] = frozenset(), updates: dict[str, str] | None = None
+    ) -> None:
+        body = {"removals": sorted(removals), "updates": dict(updates or {})}
+        self._ok(self._call("POST", f"{self._prefix}/namespaces/{self._ns(namespace)}/properties", body=body),
+                 f"update the properties of namespace {self._describe(namespace)}")
+
+    # -- tables ---------------------------------------------------------------------------
+    def list_tables(self, namespace: Identifier) -> list[Identifier]:
+        found = self._paged(f"{self._prefix}/namespaces/{self._ns(namespace)}/tables", "identifiers",
+                            None, f"list the tables of {self._describe(namespace)}")
+        return sorted((*t["namespace"], t["name"]) for t in found)
+
+    def table_exists(self, identifier: Identifier) -> bool:
+        if len(identifier) < 2:
+            return False
+        response = self._call("GET", self._table_path(identifier), {"snapshots": "refs"})
+        if response.status == 404:
+            return False
+        self._ok(response, f"load table {self._describe(identifier)}")
+        return True
+
+    def load_table(self, identifier: Identifier) -> Table:
+        if len(identifier) < 2:
+            raise NoSuchTableError(f"table not found: {self._describe(identifier)} (tables are named namespace.table)")
+        response = self._call("GET", self._table_path(identifier), {"snapshots": "all"})
+        if response.status == 404:
+            raise NoSuchTableError(f"table not found: {self._describe(identifier)}: {error_message(response.body)}")
+        return self._table(identifier, self._ok(response, f"load table {self._describe(identifier)}"))
+
+    def default_table_location(self, identifier: Identifier) -> str:
+        """The namespace's ``location`` property, else ``<warehouse>/<namespace levels>``,
+        then the table's name (the server may still refuse a location it does not allow)."""
+        base = self.namespace_properties(identifier[:-1]).get("location")
+        if not base:
+            if not self.warehouse or "://" not in str(self.warehouse) and not str(self.warehouse).startswith("/"):
+                raise ProgrammingError(
+                    f"cannot place table {self._describe(identifier)}: the server gives no"
+                    " location for its namespace; give the table a LOCATION"
+                )
+            base = "/".join((str(self.warehouse).rstrip("/"), *identifier[:-1]))
+        return f"{str(base).rstrip('/')}/{identifier[-1]}"
+
+    def create_table(self, identifier: Identifier, metadata: TableMetadata) -> Table:
+        """One commit asserting the table does not exist and carrying its first version."""
+        requirements, updates = table_changes(None, metadata)
+        try:
+            return self._commit(identifier, requirements, updates)
+        except CommitFailedError as e:
+            raise AlreadyExistsError(f"table already exists: {self._describe(identifier)} ({e})") from None
+
+    def commit_table(self, base: Table, metadata: TableMetadata) -> Table:
+        requirements, updates = table_changes(base.metadata, metadata)
+        return self._commit(base.identifier, requirements, updates)
+
+    def _commit(self, identifier: Identifier, requirements: list, updates: list) -> Table:
+        body = {
+            "identifier": {"namespace": list(identifier[:-1]), "name": identifier[-1]},
+            "requirements": requirements,
+            "updates": updates,
+        }
+        try:
+            response = self._http.request("POST", self._table_path(identifier), body=body)
+        except OSError as e:  # sent, maybe applied: the answer was lost
+            raise CommitStateUnknownError(
+                f"commit to {self._describe(identifier)} may have succeeded: {e}"
+            ) from e
+        if response.status == 409:
+            raise CommitFailedError(
+                f"cannot commit to {self._describe(identifier)}: {error_message(response.body)}"
+            )
+        if response.status >= 500:
+            raise CommitStateUnknownError(
+                f"commit to {self._describe(identifier)} may have succeeded: the server answered"
+                f" {response.status}: {error_message(response.body)}"
+            )
+        if response.status == 404:
+            raise NoSuchTableError(f"table not found: {self._describe(identifier)}: {error_message(response.body)}")
+        return self._table(identifier, self._ok(response, f"commit to {self._describe(identifier)}"))
+
+    def register_table(self, identifier: Identifier, metadata_location: str) -> Table:
+        body = {"name": identifier[-1], "metadata-location": metadata_location}
+        path = f"{self._prefix}/namespaces/{self._ns(identifier[:-1])}/register"
+        return self._table(identifier, self._ok(self._call("POST", path, body=body),
+                                                f"register table {self._describe(identifier)}"))
+
+    def drop_table(self, identifier: Identifier, purge: bool = False) -> None:
+        query = {"purgeRequested": "true"} if purge else None
+        response = self._call("DELETE", self._table_path(identifier), query)
+        if response.status == 404:
+            raise NoSuchTableError(f"table not found: {self._describe(identifier)}")
+        self._ok(response, f"drop table {self._describe(identifier)}")
+
+    def rename_table(self, source: Identifier, target: Identifier) -> None:
+        body = {
+            "source": {"namespace": list(source[:-1]), "name": source[-1]},
+            "destination": {"namespace": list(target[:-1]), "name": target[-1]},
+        }
+        self._ok(self._call("POST", f"{self._prefix}/tables/rename", body=body),
+                 f"rename {self._describe(source)} to {'.'.join(target)}")

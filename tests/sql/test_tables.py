@@ -12,7 +12,7 @@ def resolve(sql, params=()):
     statement = parse_one(sql)
     number_parameters(statement)
     (node,) = table_nodes(statement)
-    return resolve_reference(node, EXISTING.__contains__, "local", ("default",), params)
+    return resolve_reference(node, {"local": EXISTING.__contains__}, "local", ("default",), params)
 
 
 def test_plain_and_catalog_prefixed_names():
@@ -60,9 +60,9 @@ def test_ctes_and_table_functions_are_not_tables():
 
 def _without_prefixes(sql):
     statement = parse_one(sql)
-    refs = [resolve_reference(n, EXISTING.__contains__, "local", ("default",))
+    refs = [resolve_reference(n, {"local": EXISTING.__contains__}, "local", ("default",))
             for n in table_nodes(statement)]
-    drop_table_prefixes(statement, refs, "local")
+    drop_table_prefixes(statement, refs)
     return statement.sql(dialect="spark")
 
 

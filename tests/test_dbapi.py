@@ -271,6 +271,6 @@ def test_catalog_configuration_errors_name_the_catalog_and_write_nothing(tmp_pat
         icesql.connect(str(tmp_path), name="a", catalogs={"a": {"warehouse": str(tmp_path)}})
     with pytest.raises(icesql.ProgrammingError, match="spark_conf: no Iceberg catalog"):
         icesql.connect(spark_conf={"spark.sql.catalog.d": "io.delta.sql.DeltaCatalog"})
-    with pytest.raises(icesql.NotSupportedError, match="catalog 'g': catalog type 'glue'"):
-        icesql.connect(catalogs={"s": {"uri": f"sqlite:///{tmp_path}/c.db"}, "g": {"type": "glue"}})
+    with pytest.raises(icesql.NotSupportedError, match="catalog 'h': catalog type 'hive'"):
+        icesql.connect(catalogs={"s": {"uri": f"sqlite:///{tmp_path}/c.db"}, "h": {"type": "hive"}})
     assert list(tmp_path.iterdir()) == []

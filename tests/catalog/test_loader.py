@@ -30,8 +30,8 @@ def test_catalog_type(properties, kind):
 def test_unknown_and_unsupported_types_name_the_catalog_and_type(tmp_path):
     with pytest.raises(ProgrammingError, match="catalog 'prod': unknown catalog type 'nessie'"):
         load_catalog("prod", {"type": "nessie", "uri": "x"})
-    with pytest.raises(NotSupportedError, match="catalog 'prod': catalog type 'glue' is not supported"):
-        load_catalog("prod", {"type": "glue"})
+    with pytest.raises(NotSupportedError, match="catalog 'prod': catalog type 'hive' is not supported"):
+        load_catalog("prod", {"type": "hive", "uri": "thrift://x:9083"})
     with pytest.raises(NotSupportedError, match="catalog 'x': catalog-impl 'com.Foo' is not supported"):
         load_catalog("x", {"catalog-impl": "com.Foo"})
     with pytest.raises(ProgrammingError, match="catalog 'w': the file-system catalog needs a warehouse"):

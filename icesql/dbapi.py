@@ -7,26 +7,31 @@ Results stay Arrow streams until fetched, so ``fetchone()`` on a huge table read
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
 
 from icesql.catalog.base import Catalog
-from icesql.catalog.loader import load_catalog
+from icesql.catalog.config import CatalogConfig, pyiceberg_catalogs, spark_catalogs
+from icesql.catalog.loader import load_catalogs
 from icesql.dbapi_types import type_code
 from icesql.engine import Engine
 from icesql.errors import InterfaceError, ProgrammingError
 from icesql.session import Result
+from icesql.sql.identifiers import catalog_named
 from icesql.sql.translate import duckdb_errors
 
 
 class Connection:
-    """A DB-API connection to one Iceberg catalog."""
+    """A DB-API connection to Iceberg catalogs: ``catalog`` the default one (unqualified names
+    use it), ``catalogs`` all of them by name (``prod.db.t`` names table ``db.t`` of ``prod``)."""
 
-    def __init__(self, catalog: Catalog):
-        self._engine: Engine | None = Engine(catalog)
+    def __init__(self, catalog: Catalog, others: Sequence[Catalog] = ()):
+        self._engine: Engine | None = Engine(catalog, others=others)
         self.catalog = catalog
+        self.catalogs: dict[str, Catalog] = dict(self._engine.catalogs)
 
     @property
     def engine(self) -> Engine:
@@ -52,7 +57,8 @@ class Connection:
     def close(self) -> None:
         if self._engine is not None:
             self._engine.close()
-            self.catalog.close()
+            for catalog in self.catalogs.values():
+                catalog.close()
             self._engine = None
 
     @property
@@ -267,8 +273,12 @@ def connect(
     name: str = "local",
     properties: Mapping[str, str] | None = None,
     storage_options: dict | None = None,
+    catalogs: Mapping[str, Mapping[str, str]] | None = None,
+    default: str | None = None,
+    spark_conf: Mapping[str, str] | str | os.PathLike[str] | None = None,
+    pyiceberg_config: str | os.PathLike[str] | None = None,
 ) -> Connection:
-    """Open a DB-API connection to an Iceberg catalog.
+    """Open a DB-API connection to one or more Iceberg catalogs.
 
     ``connect("warehouse/")`` opens the file-system (Spark ``hadoop``) catalog on a folder or
     fsspec URL; ``connect(catalog="sql", uri="sqlite:///catalog.db", warehouse=...)`` a SQL
@@ -277,14 +287,74 @@ def connect(
     ``catalog_name`` of a SQL catalog's rows), and ``properties`` Iceberg catalog properties,
     taken verbatim.
 
+    More catalogs come from ``catalogs`` (name -> properties), ``spark_conf`` (a
+    ``spark-defaults.conf`` path or a dict of Spark properties: every
+    ``spark.sql.catalog.<name>`` that is Iceberg's) and ``pyiceberg_config`` (a
+    ``.pyiceberg.yaml`` path); with none of these and no catalog of its own, ``connect()``
+    reads the ``.pyiceberg.yaml`` and ``PYICEBERG_*`` variables PyIceberg would read.
+    ``default`` names the catalog unqualified names use; otherwise the catalog of the
+    arguments above, else the source's own default (``spark.sql.defaultCatalog``, PyIceberg's
+    ``default-catalog``), else the first configured.
+
     >>> con = connect("/tmp/icesql-doctest-warehouse")
     >>> con.execute("SELECT 1 + 1").fetchone()
     (2,)
     """
+    sources = _CatalogSources()
     props = dict(properties or {})
     for key, value in (("type", catalog), ("uri", uri), ("warehouse", warehouse)):
         if value is not None:
             props[key] = str(value)
-    if "type" not in props and "uri" not in props and "warehouse" not in props:
-        raise ProgrammingError("connect() needs a warehouse path, or a catalog uri")
-    return Connection(load_catalog(name, props, storage_options))
+    if props:
+        sources.add("connect()", CatalogConfig({name: props}, name))
+    if catalogs:
+        sources.add("catalogs=", CatalogConfig({n: dict(p) for n, p in catalogs.items()}))
+    if spark_conf is not None:
+        sources.add("spark_conf", spark_catalogs(spark_conf), required=True)
+    if pyiceberg_config is not None:
+        sources.add("pyiceberg_config", pyiceberg_catalogs(pyiceberg_config), required=True)
+    if not sources.configs and not (catalogs or spark_conf is not None):
+        sources.add(".pyiceberg.yaml", pyiceberg_catalogs())
+    if not sources.configs:
+        raise ProgrammingError(
+            "connect() needs a warehouse path, a catalog uri, catalogs=, spark_conf= or a"
+            " .pyiceberg.yaml"
+        )
+    chosen = sources.default_name(default)
+    built = load_catalogs(
+        {chosen: sources.configs[chosen]}
+        | {n: p for n, p in sources.configs.items() if n != chosen},
+        storage_options,
+    )
+    return Connection(built[0], built[1:])
+
+
+class _CatalogSources:
+    """The catalogs ``connect`` was given, from each source, and the defaults they name."""
+
+    def __init__(self) -> None:
+        self.configs: dict[str, dict[str, str]] = {}
+        self._source: dict[str, str] = {}
+        self._defaults: list[str] = []
+
+    def add(self, source: str, config: CatalogConfig, required: bool = False) -> None:
+        if required and not config.catalogs:
+            raise ProgrammingError(f"{source}: no Iceberg catalog is configured there")
+        for name, props in config.catalogs.items():
+            if name in self.configs:
+                raise ProgrammingError(
+                    f"catalog {name!r} is configured twice ({self._source[name]} and {source})"
+                )
+            self.configs[name] = props
+            self._source[name] = source
+        if config.default:
+            self._defaults.append(config.default)
+
+    def default_name(self, default: str | None) -> str:
+        """The default catalog: ``default``, else the first a source names, else the first."""
+        wanted = default or (self._defaults[0] if self._defaults else next(iter(self.configs)))
+        found = catalog_named(wanted, {n: n for n in self.configs})
+        if found is None:
+            known = ", ".join(self.configs)
+            raise ProgrammingError(f"default catalog {wanted!r} is not configured (catalogs: {known})")
+        return found

@@ -99,12 +99,26 @@ class _QueryPlan:
 
 
 class Engine:
-    """One per connection: the catalog, a DuckDB database, caches of immutable files and the
+    """One per connection: the catalogs, a DuckDB database, caches of immutable files and the
     session's settings (``SET``). It is the ``icesql.session.Session`` the statement handlers
-    work in, and dispatches each statement to its handler."""
+    work in, and dispatches each statement to its handler.
 
-    def __init__(self, catalog: Catalog, default_namespace: Sequence[str] = ("default",)):
+    ``catalog`` is the current catalog (the one unqualified names use; ``USE`` changes it);
+    ``others`` are further catalogs a name reaches with their name as prefix (``prod.db.t``).
+    """
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        default_namespace: Sequence[str] = ("default",),
+        others: Sequence[Catalog] = (),
+    ):
         self.catalog = catalog
+        self.catalogs: dict[str, Catalog] = {catalog.name: catalog}
+        for other in others:
+            if other.name in self.catalogs:
+                raise ProgrammingError(f"two catalogs are named {other.name!r}")
+            self.catalogs[other.name] = other
         self.default_namespace = tuple(default_namespace)
         self.manifest_cache = ManifestCache()
         self.settings = Settings()
@@ -172,19 +186,19 @@ class Engine:
         a snapshot and replace it by a view (in place); then bind the query once over the
         scanned views (qualified, and typed where Spark's rewrites read types)."""
         name_select_items(statement)  # Spark's names for unaliased items, from the text as written
+        exists = {name: catalog.table_exists for name, catalog in self.catalogs.items()}
         refs = [
-            resolve_reference(
-                node, self.catalog.table_exists, self.catalog.name, self.default_namespace, params
-            )
+            resolve_reference(node, exists, self.catalog.name, self.default_namespace, params)
             for node in table_nodes(statement)
         ]
-        drop_table_prefixes(statement, refs, self.catalog.name)
+        drop_table_prefixes(statement, refs)
         binding = _Binding()
-        tables: dict[tuple[str, ...], Table] = {}
+        tables: dict[tuple[str, tuple[str, ...]], Table] = {}
         for ref in refs:
-            table = tables.get(ref.identifier)
+            key = (ref.catalog, ref.identifier)
+            table = tables.get(key)
             if table is None:
-                table = tables[ref.identifier] = self.catalog.load_table(ref.identifier)
+                table = tables[key] = self.catalogs[ref.catalog].load_table(ref.identifier)
             version = self._version(ref, table, params)
             view = f"__icesql_scan_{next(_view_ids)}"
             if ref.metadata_table is not None:

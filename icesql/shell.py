@@ -1,7 +1,10 @@
 """The ``icesql`` command: run Spark SQL against a warehouse and print aligned tables.
 
 ``icesql WAREHOUSE -c "SQL"`` runs statements and exits; without ``-c`` statements come from
-standard input (``;``-separated) or, at a terminal, from a simple prompt.
+standard input (``;``-separated) or, at a terminal, from a simple prompt. Catalogs are
+configured as ``icesql.connect`` takes them: ``--catalog sql --uri sqlite:///c.db``, Spark's
+``--conf spark.sql.catalog.prod.type=hadoop`` or ``--spark-conf spark-defaults.conf``, or
+``--pyiceberg-config .pyiceberg.yaml``.
 """
 
 from __future__ import annotations
@@ -10,10 +13,11 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
+from icesql.catalog.config import read_spark_defaults
 from icesql.dbapi import Connection, connect
-from icesql.errors import Error
+from icesql.errors import Error, ProgrammingError
 from icesql.sql.dialect import split_statements
 
 MAX_ROWS = 1000
@@ -104,17 +108,9 @@ def interactive(con: Connection) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="icesql", description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "warehouse",
-        nargs="?",
-        default=os.environ.get("ICESQL_WAREHOUSE", "."),
-        help="warehouse folder of the file-system catalog (default: $ICESQL_WAREHOUSE or .)",
-    )
-    parser.add_argument("-c", "--command", action="append", help="SQL to run (repeatable)")
-    args = parser.parse_args(argv)
+    args = _parser().parse_args(argv)
     try:
-        con = connect(args.warehouse)
+        con = connect(**_connect_arguments(args))
     except Error as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
@@ -124,6 +120,63 @@ def main(argv: Sequence[str] | None = None) -> int:
         if sys.stdin.isatty():
             return interactive(con)
         return run_script(con, sys.stdin.read(), sys.stdout, sys.stderr)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="icesql", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "warehouse",
+        nargs="?",
+        help="warehouse folder of the file-system catalog (default, when no other catalog is"
+        " configured: $ICESQL_WAREHOUSE or .)",
+    )
+    parser.add_argument("-c", "--command", action="append", help="SQL to run (repeatable)")
+    group = parser.add_argument_group("catalogs (as icesql.connect takes them)")
+    group.add_argument("--catalog", metavar="TYPE", help="catalog type: hadoop, sql (jdbc), ...")
+    group.add_argument("--uri", help="catalog uri, e.g. sqlite:///catalog.db")
+    group.add_argument("--warehouse", dest="warehouse_option", metavar="PATH", help="warehouse location")
+    group.add_argument("--name", default="local", help="the catalog's name (default: local)")
+    group.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark property (spark.sql.catalog.<name>.<key>, spark.sql.defaultCatalog) or an"
+        " Iceberg catalog property of the catalog above (repeatable)",
+    )
+    group.add_argument("--spark-conf", metavar="FILE", help="a spark-defaults.conf to read catalogs from")
+    group.add_argument("--pyiceberg-config", metavar="FILE", help="a .pyiceberg.yaml to read catalogs from")
+    group.add_argument("--default", metavar="NAME", help="the catalog unqualified names use")
+    return parser
+
+
+def _connect_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """``connect`` keywords from the command line: ``--conf spark.*`` keys join (and win over)
+    the ``--spark-conf`` file, as Spark's ``--conf`` does; other keys are properties of the
+    catalog of ``--catalog``/``--uri``/``--warehouse``."""
+    if args.warehouse and args.warehouse_option and args.warehouse != args.warehouse_option:
+        raise ProgrammingError(f"two warehouses given: {args.warehouse} and --warehouse {args.warehouse_option}")
+    spark = dict(read_spark_defaults(args.spark_conf)) if args.spark_conf else {}
+    props: dict[str, str] = {}
+    for item in args.conf:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ProgrammingError(f"--conf takes KEY=VALUE, got {item!r}")
+        (spark if key.strip().startswith("spark.") else props)[key.strip()] = value.strip()
+    warehouse = args.warehouse or args.warehouse_option
+    own = warehouse or args.catalog or args.uri or props
+    if not own and not spark and not args.pyiceberg_config:
+        warehouse = os.environ.get("ICESQL_WAREHOUSE", ".")
+    return {
+        "warehouse": warehouse,
+        "catalog": args.catalog,
+        "uri": args.uri,
+        "name": args.name,
+        "properties": props or None,
+        "spark_conf": spark if args.spark_conf or spark else None,
+        "pyiceberg_config": args.pyiceberg_config,
+        "default": args.default,
+    }
 
 
 if __name__ == "__main__":

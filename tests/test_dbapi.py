@@ -7,6 +7,7 @@ import pyarrow as pa
 import pytest
 
 import icesql
+from icesql.errors import NoSuchNamespaceError
 
 
 @pytest.fixture
@@ -152,3 +153,124 @@ def test_closed_cursor_and_connection(con, tmp_path):
 def test_unknown_catalog_type_is_not_supported():
     with pytest.raises(icesql.NotSupportedError, match="catalog type"):
         icesql.connect(catalog="hive", uri="thrift://x")
+
+
+# -- several catalogs ----------------------------------------------------------------------
+
+
+def _sqlite_tables(db):
+    import sqlite3
+
+    with sqlite3.connect(db) as c:
+        return sorted(c.execute(
+            "SELECT catalog_name, table_namespace, table_name, metadata_location FROM iceberg_tables"
+        ).fetchall())
+
+
+def _hadoop_tables(warehouse):
+    return sorted(p.parent.parent.relative_to(warehouse).parts
+                  for p in warehouse.glob("**/metadata/version-hint.text"))
+
+
+@pytest.fixture
+def two(tmp_path):
+    """A hadoop folder (``local``, the default) and a SQLite SQL catalog (``prod``)."""
+    catalogs = {
+        "local": {"type": "hadoop", "warehouse": str(tmp_path / "fs")},
+        "prod": {"type": "jdbc", "uri": f"sqlite:///{tmp_path}/c.db", "warehouse": str(tmp_path / "sq")},
+    }
+    with icesql.connect(catalogs=catalogs, default="local") as connection:
+        connection.execute("CREATE NAMESPACE db")
+        connection.execute("CREATE TABLE db.u (id INT, name STRING)")
+        connection.execute("INSERT INTO local.db.u VALUES (1, 'one'), (2, 'two')")
+        connection.execute("CREATE NAMESPACE prod.db")
+        connection.execute("CREATE TABLE prod.db.t (id INT, v DOUBLE)")
+        connection.execute("INSERT INTO prod.db.t VALUES (1, 1.5), (2, 2.5), (3, 3.5)")
+        yield connection
+
+
+def test_two_catalogs_join_and_each_write_lands_in_its_catalog(two, tmp_path):
+    assert sorted(two.catalogs) == ["local", "prod"] and two.catalog.name == "local"
+    rows = two.execute(
+        "SELECT u.name, t.v FROM prod.db.t JOIN local.db.u u ON t.id = u.id ORDER BY t.id"
+    ).fetchall()
+    assert rows == [("one", 1.5), ("two", 2.5)]
+    assert _hadoop_tables(tmp_path / "fs") == [("db", "u")]
+    (row,) = _sqlite_tables(tmp_path / "c.db")
+    assert row[:3] == ("prod", "db", "t") and f"{tmp_path}/sq/db/t/metadata/" in row[3]
+    before = row[3]
+    two.execute("UPDATE prod.db.t SET v = 0 WHERE id = 3")
+    two.execute("DELETE FROM prod.db.t WHERE id = 1")
+    two.execute("MERGE INTO prod.db.t t USING (SELECT 5 AS id) s ON t.id = s.id"
+                " WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, 5.0)")
+    two.execute("ALTER TABLE prod.db.t ADD COLUMN note STRING")
+    assert two.execute("SELECT id, v, note FROM prod.db.t ORDER BY id").fetchall() == [
+        (2, 2.5, None), (3, 0.0, None), (5, 5.0, None)]
+    (after,) = _sqlite_tables(tmp_path / "c.db")
+    assert after[3] != before  # the SQL catalog's pointer moved; the hadoop table did not
+    assert len(list((tmp_path / "fs/db/u/metadata").glob("v*.metadata.json"))) == 2
+    assert not (tmp_path / "fs/db/t").exists()
+
+
+def test_time_travel_metadata_tables_and_show_in_the_other_catalog(two):
+    (first,) = two.execute("SELECT snapshot_id FROM prod.db.t.snapshots").fetchall()[0:1]
+    two.execute("INSERT INTO prod.db.t VALUES (4, 4.5)")
+    assert two.execute(f"SELECT count(*) FROM prod.db.t VERSION AS OF {first[0]}").fetchone() == (3,)
+    assert two.execute("SELECT count(*) FROM prod.db.t").fetchone() == (4,)
+    assert two.execute("SHOW TABLES IN prod.db").fetchall() == [("db", "t", False)]
+    assert two.execute("SHOW NAMESPACES IN prod").fetchall() == [("db",)]
+    rows = dict((r[0], r[1]) for r in two.execute("DESCRIBE EXTENDED prod.db.t").fetchall())
+    assert rows["Name"] == "prod.db.t"
+    assert two.execute("SHOW CREATE TABLE prod.db.t").fetchone()[0].startswith("CREATE TABLE prod.db.t")
+
+
+def test_ddl_on_qualified_names_and_use(two, tmp_path):
+    two.execute("CREATE TABLE prod.db.c AS SELECT id FROM local.db.u")
+    assert [r[2] for r in _sqlite_tables(tmp_path / "c.db")] == ["c", "t"]
+    two.execute("ALTER TABLE prod.db.c RENAME TO db.c2")  # stays in prod
+    with pytest.raises(icesql.NotSupportedError, match="stays in its catalog"):
+        two.execute("ALTER TABLE prod.db.c2 RENAME TO local.db.c3")
+    two.execute("USE prod")
+    assert two.execute("SELECT count(*) FROM db.c2").fetchone() == (2,)  # now in prod
+    two.execute("USE prod.db")
+    assert two.execute("SELECT count(*) FROM t").fetchone() == (3,)
+    two.execute("DROP TABLE c2")
+    assert [r[2] for r in _sqlite_tables(tmp_path / "c.db")] == ["t"]
+    with pytest.raises(NoSuchNamespaceError, match="namespace not found in catalog 'local': nope"):
+        two.execute("USE local.nope")
+    two.execute("USE local.db")
+    assert two.execute("SELECT count(*) FROM u").fetchone() == (2,)
+    two.execute("USE NAMESPACE db")
+    two.execute("DROP NAMESPACE prod.db CASCADE")
+    assert _sqlite_tables(tmp_path / "c.db") == []
+    assert _hadoop_tables(tmp_path / "fs") == [("db", "u")]
+
+
+def test_spark_conf_dict_and_default_catalog(tmp_path):
+    conf = {
+        "spark.sql.catalog.a": "org.apache.iceberg.spark.SparkCatalog",
+        "spark.sql.catalog.a.type": "hadoop",
+        "spark.sql.catalog.a.warehouse": str(tmp_path / "a"),
+        "spark.sql.catalog.b": "org.apache.iceberg.spark.SparkCatalog",
+        "spark.sql.catalog.b.type": "hadoop",
+        "spark.sql.catalog.b.warehouse": str(tmp_path / "b"),
+        "spark.sql.defaultCatalog": "b",
+    }
+    with icesql.connect(spark_conf=conf) as con:
+        assert con.catalog.name == "b"
+        con.execute("CREATE NAMESPACE db")  # in b, the default
+    assert (tmp_path / "b" / "db").is_dir() and not (tmp_path / "a").exists()
+    with icesql.connect(spark_conf=conf, default="a") as con:
+        assert con.catalog.name == "a"
+
+
+def test_catalog_configuration_errors_name_the_catalog_and_write_nothing(tmp_path):
+    with pytest.raises(icesql.ProgrammingError, match="default catalog 'nope' is not configured"):
+        icesql.connect(catalogs={"a": {"warehouse": str(tmp_path)}}, default="nope")
+    with pytest.raises(icesql.ProgrammingError, match="catalog 'a' is configured twice"):
+        icesql.connect(str(tmp_path), name="a", catalogs={"a": {"warehouse": str(tmp_path)}})
+    with pytest.raises(icesql.ProgrammingError, match="spark_conf: no Iceberg catalog"):
+        icesql.connect(spark_conf={"spark.sql.catalog.d": "io.delta.sql.DeltaCatalog"})
+    with pytest.raises(icesql.NotSupportedError, match="catalog 'h': catalog type 'hive'"):
+        icesql.connect(catalogs={"s": {"uri": f"sqlite:///{tmp_path}/c.db"}, "h": {"type": "hive"}})
+    assert list(tmp_path.iterdir()) == []

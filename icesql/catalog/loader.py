@@ -17,7 +17,7 @@ from icesql.catalog.filesystem import FileSystemCatalog
 from icesql.errors import NotSupportedError, ProgrammingError
 from icesql.io import FileIO
 
-__all__ = ["CATALOG_TYPES", "catalog_type", "load_catalog"]
+__all__ = ["CATALOG_TYPES", "catalog_type", "load_catalog", "load_catalogs"]
 
 CATALOG_TYPES = {
     "hadoop": "hadoop", "filesystem": "hadoop", "file": "hadoop",
@@ -62,25 +62,52 @@ def load_catalog(
     name: str, properties: Mapping[str, str], storage_options: dict | None = None
 ) -> Catalog:
     """The catalog ``name`` that ``properties`` describe."""
+    return _build(*_checked(name, properties), storage_options)
+
+
+def load_catalogs(
+    configs: Mapping[str, Mapping[str, str]], storage_options: dict | None = None
+) -> list[Catalog]:
+    """Every catalog of ``configs`` (name -> properties), in order. All configurations are
+    checked before the first catalog is built, so a bad one (unknown type, missing uri)
+    leaves nothing written (a SQL catalog creates its tables when it is built)."""
+    checked = [_checked(name, props) for name, props in configs.items()]
+    built: list[Catalog] = []
+    try:
+        for name, kind, props in checked:
+            built.append(_build(name, kind, props, storage_options))
+    except BaseException:
+        for catalog in built:
+            catalog.close()
+        raise
+    return built
+
+
+def _checked(name: str, properties: Mapping[str, str]) -> tuple[str, str, dict[str, str]]:
+    """The catalog's kind and properties, refused with the catalog's name when they cannot
+    make a catalog."""
     props = {k: str(v) for k, v in properties.items() if v is not None}
     kind = catalog_type(name, props)
-    io = FileIO(storage_options, props)
-    warehouse = props.get("warehouse")
-    if kind == "hadoop":
-        if not warehouse:
-            raise ProgrammingError(f"catalog {name!r}: the file-system catalog needs a warehouse path")
-        return FileSystemCatalog(warehouse, io, name=name)
-    if kind == "sql":
-        uri = props.get("uri")
-        if not uri:
-            raise ProgrammingError(
-                f"catalog {name!r}: the SQL catalog needs a uri (e.g. sqlite:///catalog.db)"
-            )
-        from icesql.catalog.sql import SqlCatalog
+    if kind == "hadoop" and not props.get("warehouse"):
+        raise ProgrammingError(f"catalog {name!r}: the file-system catalog needs a warehouse path")
+    if kind == "sql" and not props.get("uri"):
+        raise ProgrammingError(
+            f"catalog {name!r}: the SQL catalog needs a uri (e.g. sqlite:///catalog.db)"
+        )
+    if kind not in ("hadoop", "sql", "glue"):
+        raise NotSupportedError(f"catalog {name!r}: catalog type {kind!r} is not supported yet")
+    return name, kind, props
 
-        return SqlCatalog(name, uri, warehouse, io, props)
+
+def _build(name: str, kind: str, props: dict[str, str], storage_options: dict | None) -> Catalog:
+    io = FileIO(storage_options, props)
+    if kind == "hadoop":
+        return FileSystemCatalog(props["warehouse"], io, name=name)
     if kind == "glue":
         from icesql.catalog.glue import GlueCatalog
 
-        return GlueCatalog(name, warehouse, io, props)
-    raise NotSupportedError(f"catalog {name!r}: catalog type {kind!r} is not supported yet")
+        return GlueCatalog(name, props.get("warehouse"), io, props)
+    from icesql.catalog.sql import SqlCatalog
+
+    return SqlCatalog(name, props["uri"], props.get("warehouse"), io, props)
+

@@ -1,6 +1,6 @@
 """The session the statement handlers work in: what one connection holds, seen from below.
 
-A handler (``icesql.statements``) needs the connection's catalog, its current namespace, its
+A handler (``icesql.statements``) needs the connection's catalogs, its current namespace, its
 caches of immutable files, its settings (``SET``) and a way to run a query through the scan
 path; ``Session`` names exactly that, and the engine implements it. So the handlers depend on
 this small interface and the engine on the handlers, never the other way round.
@@ -12,7 +12,7 @@ It imports nothing from ``icesql.engine``, ``icesql.statements`` or the fronts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from icesql.session.result import DML_TARGET, Result
@@ -31,7 +31,8 @@ __all__ = ["DML_TARGET", "Result", "Session", "Settings"]
 class Session(Protocol):
     """What a statement handler may use of its connection."""
 
-    catalog: Catalog
+    catalog: Catalog  # the current catalog: the one unqualified names use (USE changes it)
+    catalogs: Mapping[str, Catalog]  # every catalog of the connection, by name
     default_namespace: tuple[str, ...]  # the namespace of unqualified table names
     manifest_cache: ManifestCache  # manifests already read, shared by the connection's queries
     settings: Settings

@@ -1,15 +1,15 @@
 """Finding the Iceberg tables a statement reads, and what version of each it asks for.
 
 A table reference in Spark SQL carries more than a name: an optional catalog prefix
-(``local.db.t``), a branch or tag suffix (``db.t.branch_b1``, ``db.t.tag_t1``), a metadata
+(``local.db.t``, ``prod.db.t``: one of the connection's catalogs, else the current one), a branch or tag suffix (``db.t.branch_b1``, ``db.t.tag_t1``), a metadata
 table suffix (``db.t.snapshots``) and a time-travel clause (``VERSION AS OF``, ``TIMESTAMP
 AS OF``, ``FOR SYSTEM_VERSION|SYSTEM_TIME AS OF``). Which reading applies depends on what
-exists, so resolution takes a predicate that asks the catalog.
+exists, so resolution takes, per catalog name, a predicate that asks that catalog.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -50,6 +50,7 @@ class TableReference:
     identifier: tuple[str, ...]
     travel: TimeTravel
     metadata_table: str | None = None
+    catalog: str = ""  # the name of the catalog that holds the table
 
     @property
     def name(self) -> str:
@@ -76,22 +77,24 @@ def table_nodes(statement: exp.Expr) -> list[exp.Table]:
 
 def resolve_reference(
     node: exp.Table,
-    table_exists: Callable[[tuple[str, ...]], bool],
-    catalog_name: str,
+    catalogs: Mapping[str, Callable[[tuple[str, ...]], bool]],
+    current: str,
     default_namespace: Sequence[str] = ("default",),
     params: Sequence[object] = (),
 ) -> TableReference:
-    """Turn a parsed table node into the table it names and the version it asks for."""
+    """Turn a parsed table node into the catalog and table it names and the version it asks
+    for. ``catalogs`` maps each catalog's name to its ``table_exists``; ``current`` names the
+    catalog of names without a catalog prefix."""
     parts = tuple(p.name for p in node.parts)
     if not parts or any(p == "" for p in parts):
         raise ProgrammingError(f"invalid table name: {node.sql(dialect='spark')}")
     travel = _time_travel(node, params)
-    candidates = _name_candidates(parts, catalog_name, tuple(default_namespace))
-    for identifier, suffix in candidates:
-        if not table_exists(identifier):
+    candidates = _name_candidates(parts, list(catalogs), current, tuple(default_namespace))
+    for catalog, identifier, suffix in candidates:
+        if not catalogs[catalog](identifier):
             continue
         if suffix is None:
-            return TableReference(node, identifier, travel)
+            return TableReference(node, identifier, travel, catalog=catalog)
         lowered = suffix.lower()
         if lowered.startswith("branch_") or lowered.startswith("tag_"):
             kind, ref = suffix.split("_", 1)
@@ -99,15 +102,14 @@ def resolve_reference(
                 raise ProgrammingError(
                     f"cannot combine {kind.lower()} {ref!r} with time travel on {'.'.join(identifier)}"
                 )
-            return TableReference(node, identifier, TimeTravel(ref=ref, ref_kind=kind.lower()))
+            travel = TimeTravel(ref=ref, ref_kind=kind.lower())
+            return TableReference(node, identifier, travel, catalog=catalog)
         if lowered in METADATA_TABLES:
-            return TableReference(node, identifier, travel, metadata_table=lowered)
+            return TableReference(node, identifier, travel, lowered, catalog)
     raise NoSuchTableError(f"table not found: {'.'.join(parts)}")
 
 
-def drop_table_prefixes(
-    statement: exp.Expr, refs: Sequence[TableReference], catalog_name: str
-) -> None:
+def drop_table_prefixes(statement: exp.Expr, refs: Sequence[TableReference]) -> None:
     """Rewrite columns qualified by a table's full name (``db.t.c``, ``local.db.t.c``,
     ``db.t.*``), as Spark accepts them, to ``t.c``: the only name DuckDB binds for the table.
 
@@ -122,7 +124,7 @@ def drop_table_prefixes(
             continue  # db.t.branch_b: the suffix is not part of a column's qualifier
         full = tuple(p.lower() for p in ref.identifier)
         short[full] = ref.identifier[-1]
-        short[(catalog_name.lower(), *full)] = ref.identifier[-1]
+        short[(ref.catalog.lower(), *full)] = ref.identifier[-1]
     if not short:
         return
     for column in list(statement.find_all(exp.Column)):
@@ -140,22 +142,24 @@ def drop_table_prefixes(
 
 
 def _name_candidates(
-    parts: tuple[str, ...], catalog_name: str, default_ns: tuple[str, ...]
-) -> list[tuple[tuple[str, ...], str | None]]:
-    """Readings of a dotted name, most literal first: (identifier, suffix or None)."""
-    stripped = [parts]
-    if len(parts) >= 3 and parts[0].lower() == catalog_name.lower():
-        stripped.insert(0, parts[1:])  # `local.db.t` names the connection's own catalog
-    out: list[tuple[tuple[str, ...], str | None]] = []
-    for p in stripped:
+    parts: tuple[str, ...], catalogs: Sequence[str], current: str, default_ns: tuple[str, ...]
+) -> list[tuple[str, tuple[str, ...], str | None]]:
+    """Readings of a dotted name, most literal first: (catalog, identifier, suffix or None)."""
+    readings = [(current, parts)]
+    if len(parts) >= 3:
+        named = next((c for c in catalogs if c.lower() == parts[0].lower()), None)
+        if named is not None:
+            readings.insert(0, (named, parts[1:]))  # `prod.db.t`: table db.t of catalog prod
+    out: list[tuple[str, tuple[str, ...], str | None]] = []
+    for catalog, p in readings:
         if len(p) == 1:
-            out.append(((*default_ns, p[0]), None))
+            out.append((catalog, (*default_ns, p[0]), None))
             continue
-        out.append((p, None))
+        out.append((catalog, p, None))
         if len(p) >= 3:
-            out.append((p[:-1], p[-1]))
+            out.append((catalog, p[:-1], p[-1]))
         else:
-            out.append(((*default_ns, p[0]), p[1]))
+            out.append((catalog, (*default_ns, p[0]), p[1]))
     return out
 
 

@@ -1,5 +1,5 @@
 """Handlers of the statements that are not queries: DDL, INSERT, DELETE, UPDATE, MERGE,
-SHOW, DESCRIBE, ALTER.
+SHOW, DESCRIBE, ALTER, USE.
 
 ``statement_handler`` is the engine's table of handlers by statement type; each handler
 takes ``(session, statement, params)`` and returns a ``Result``: the session
@@ -20,7 +20,7 @@ Handler = Callable[[Session, exp.Expr, Sequence[object]], Result]
 
 
 def _handlers() -> list[tuple[type, Handler]]:
-    from icesql.statements import alter, commands, ddl, delete, insert, merge, show, update
+    from icesql.statements import alter, commands, ddl, delete, insert, merge, show, update, use
 
     return [
         (exp.Create, ddl.create),
@@ -32,6 +32,7 @@ def _handlers() -> list[tuple[type, Handler]]:
         (exp.Describe, show.describe),
         (exp.Alter, alter.alter),
         (exp.Show, show.show),
+        (exp.Use, use.use),
         (exp.Command, commands.command),
     ]
 

@@ -23,9 +23,10 @@ from icesql.session.result import done
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.sql import nodes
-from icesql.sql.identifiers import name_parts, table_identifier
+from icesql.sql.identifiers import catalog_and_table, name_parts
 from icesql.sql.spark_types import column_field, iceberg_type
 from icesql.sql.transform_terms import default_partition_name, new_sort_order, source_field
+from icesql.statements.names import table_name
 from icesql.write import schema_update as su
 from icesql.write.commit import commit
 from icesql.write.properties import DISTRIBUTION_MODE, FORMAT_VERSION, RESERVED
@@ -58,17 +59,24 @@ def alter(session: Session, statement: exp.Expr, params: Sequence[object]) -> Re
     if statement.args.get("kind") != "TABLE" or len(actions) != 1:  # ALTER VIEW ... (sqlglot's)
         raise NotSupportedError("ALTER statements are not supported yet")
     parsed = actions[0]
-    identifier = table_identifier(name_parts(statement.this), session.catalog.name, session.default_namespace)
-    if not session.catalog.table_exists(identifier):
+    catalog, identifier = table_name(session, name_parts(statement.this))
+    if not catalog.table_exists(identifier):
         raise NoSuchTableError(f"[TABLE_OR_VIEW_NOT_FOUND] table not found: {'.'.join(identifier)}")
-    table = session.catalog.load_table(identifier)
+    table = catalog.load_table(identifier)
     if isinstance(parsed, nodes.RenameTable):
-        target = table_identifier(parsed.new_name, session.catalog.name, identifier[:-1])
-        session.catalog.rename_table(identifier, target)
+        target_catalog, target = catalog_and_table(
+            parsed.new_name, session.catalogs, catalog, identifier[:-1]
+        )
+        if target_catalog is not catalog:
+            raise NotSupportedError(
+                f"cannot rename {table.name} of catalog {catalog.name!r} into catalog"
+                f" {target_catalog.name!r}: a rename stays in its catalog"
+            )
+        catalog.rename_table(identifier, target)
         return done()
     change = _change(table, parsed)
     if change is not None:
-        commit(session.catalog, table, change)
+        commit(catalog, table, change)
     return done()
 
 

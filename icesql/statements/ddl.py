@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from icesql.catalog.base import CommitStateUnknownError
+from icesql.catalog.base import Catalog, CommitStateUnknownError
 from icesql.catalog.table import Table
 from icesql.errors import (
     AlreadyExistsError,
@@ -37,10 +37,11 @@ from icesql.spec.sorting import SortOrder
 from icesql.spec.types import NestedField, UnknownType, VariantType
 from icesql.sql import spark_types as sql_types
 from icesql.sql.dialect import parse_term
-from icesql.sql.identifiers import name_parts, namespace_identifier, table_identifier
+from icesql.sql.identifiers import name_parts
 from icesql.sql.nodes import Term
 from icesql.sql.transform_terms import new_partition_spec
 from icesql.statements.insert import as_query, write_query
+from icesql.statements.names import namespace_name, table_name
 from icesql.write import commit as committer
 from icesql.write.column_metrics import MetricsConfig
 from icesql.write.data_writer import WriteTarget
@@ -88,12 +89,11 @@ def create(session: Session, statement: exp.Expr, params: Sequence[object]) -> R
 def drop(session: Session, statement: exp.Expr, params: Sequence[object]) -> Result:
     assert isinstance(statement, exp.Drop)
     kind = (statement.args.get("kind") or "").upper()
-    catalog = session.catalog
     exists = bool(statement.args.get("exists"))
     for node in statement.args.get("expressions") or statement.args.get("tables") or [statement.this]:
         parts = name_parts(node)
         if kind in _NAMESPACE_KINDS:
-            namespace = namespace_identifier(parts, catalog.name)
+            catalog, namespace = namespace_name(session, parts)
             if not catalog.namespace_exists(namespace):
                 if exists:
                     continue
@@ -103,7 +103,7 @@ def drop(session: Session, statement: exp.Expr, params: Sequence[object]) -> Res
                     catalog.drop_table(table)
             catalog.drop_namespace(namespace)
         elif kind == "TABLE":
-            identifier = table_identifier(parts, catalog.name, session.default_namespace)
+            catalog, identifier = table_name(session, parts)
             if not catalog.table_exists(identifier):
                 if exists:
                     continue
@@ -115,15 +115,15 @@ def drop(session: Session, statement: exp.Expr, params: Sequence[object]) -> Res
 
 
 def _create_namespace(session: Session, statement: exp.Create) -> Result:
-    namespace = namespace_identifier(name_parts(statement.this), session.catalog.name)
+    catalog, namespace = namespace_name(session, name_parts(statement.this))
     properties: dict[str, str] = {}
     for prop in (statement.args.get("properties") or exp.Properties()).expressions:
         properties[prop.name or type(prop).__name__] = prop.text("value") or prop.sql(dialect="spark")
-    if session.catalog.namespace_exists(namespace):
+    if catalog.namespace_exists(namespace):
         if statement.args.get("exists"):
             return done()
         raise AlreadyExistsError(f"[SCHEMA_ALREADY_EXISTS] namespace already exists: {'.'.join(namespace)}")
-    session.catalog.create_namespace(namespace, properties or None)
+    catalog.create_namespace(namespace, properties or None)
     return done()
 
 
@@ -237,8 +237,7 @@ def _optional(t: Any) -> Any:
 
 
 def _create_table(session: Session, statement: exp.Create, params: Sequence[object]) -> Result:
-    catalog = session.catalog
-    identifier = table_identifier(name_parts(statement.this), catalog.name, session.default_namespace)
+    catalog, identifier = table_name(session, name_parts(statement.this))
     name = ".".join(identifier)
     spec = _TableSpec(statement, catalog.default_table_location(identifier))
     query = statement.args.get("expression")
@@ -253,7 +252,7 @@ def _create_table(session: Session, statement: exp.Create, params: Sequence[obje
     if query is None and spec.fields is None:
         raise ProgrammingError(f"cannot create {name}: no columns given")
     if exists:
-        return _replace_table(session, catalog.load_table(identifier), spec, query, params)
+        return _replace_table(session, catalog, catalog.load_table(identifier), spec, query, params)
 
     result = None
     fields = spec.fields
@@ -261,16 +260,21 @@ def _create_table(session: Session, statement: exp.Create, params: Sequence[obje
         result = session.query(as_query(query), params)
         fields = _query_fields(result.reader.schema)
     try:
-        return _create_new_table(session, identifier, spec, fields, result, params)
+        return _create_new_table(session, catalog, identifier, spec, fields, result, params)
     finally:
         if result is not None:
             result.close()
 
 
 def _create_new_table(
-    session: Session, identifier: tuple[str, ...], spec: _TableSpec, fields: Any, result: Any, params: Sequence[object]
+    session: Session,
+    catalog: Catalog,
+    identifier: tuple[str, ...],
+    spec: _TableSpec,
+    fields: Any,
+    result: Any,
+    params: Sequence[object],
 ) -> Result:
-    catalog = session.catalog
     name = ".".join(identifier)
     props = _stored_properties(spec)
     version = _format_version(props, 2)
@@ -351,7 +355,9 @@ def _replacement_spec(base: TableMetadata, schema: Schema, terms: Sequence[Term]
 
 
 def _replace_table(
-    session: Session, table: Table, spec: _TableSpec, query: exp.Expr | None, params: Sequence[object]
+    session: Session,
+    catalog: Catalog,
+    table: Table, spec: _TableSpec, query: exp.Expr | None, params: Sequence[object]
 ) -> Result:
     result = None
     fields = spec.fields
@@ -359,14 +365,20 @@ def _replace_table(
         result = session.query(as_query(query), params)
         fields = _query_fields(result.reader.schema)
     try:
-        return _replace_with(session, table, spec, fields, result, params)
+        return _replace_with(session, catalog, table, spec, fields, result, params)
     finally:
         if result is not None:
             result.close()
 
 
 def _replace_with(
-    session: Session, table: Table, spec: _TableSpec, fields: Any, result: Any, params: Sequence[object]
+    session: Session,
+    catalog: Catalog,
+    table: Table,
+    spec: _TableSpec,
+    fields: Any,
+    result: Any,
+    params: Sequence[object],
 ) -> Result:
     base = table.metadata
     name = table.name
@@ -399,7 +411,7 @@ def _replace_with(
         AssertLastAssignedPartitionId(base.last_partition_id),
     )
     if result is None:
-        committer.commit(session.catalog, table, Change(updates=tuple(updates), requirements=requirements))
+        committer.commit(catalog, table, Change(updates=tuple(updates), requirements=requirements))
         return done()
     view = TableMetadata(apply_updates(base.builder(), updates).raw, base.path)
     new_schema, order = view.schema(), view.sort_order()
@@ -422,7 +434,7 @@ def _replace_with(
         requirements=requirements,
     )
     try:
-        committer.commit(session.catalog, table, change)
+        committer.commit(catalog, table, change)
     except CommitStateUnknownError:
         raise  # the files may be part of the table now
     except BaseException:

@@ -41,6 +41,7 @@ import numpy as np
 import pyarrow as pa
 from sqlglot import exp
 
+from icesql.catalog.base import Catalog
 from icesql.catalog.table import Table
 from icesql.errors import CommitConflictError, NotSupportedError
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
@@ -77,7 +78,7 @@ def delete(session: Session, statement: exp.Expr, params: Sequence[object]) -> R
             raise NotSupportedError(f"DELETE ... {key.upper()} is not supported")
     node = statement.this
     check_target_node(node)
-    table, _ = target_table(session, node)
+    catalog, table, _ = target_table(session, node)
     where = statement.args.get("where")
     condition = where.this if where is not None else None
     if condition is None:
@@ -86,17 +87,19 @@ def delete(session: Session, statement: exp.Expr, params: Sequence[object]) -> R
         alias = node.alias or node.name
         expr = exact_filter(condition, alias, table.metadata.schema(), params, DIALECT)
     if expr is not None:
-        deleted = _delete_files_only(session, table, expr)
+        deleted = _delete_files_only(session, catalog, table, expr)
         if deleted is not None:
             return done(deleted)
-    return done(_delete_rows(session, table, node, condition, params))
+    return done(_delete_rows(session, catalog, table, node, condition, params))
 
 
 # ---------------------------------------------------------------------------------------------
 # Metadata only
 
 
-def _delete_files_only(session: Session, table: Table, expr: BooleanExpression) -> int | None:
+def _delete_files_only(
+    session: Session, catalog: Catalog, table: Table, expr: BooleanExpression
+) -> int | None:
     """Remove the files ``expr`` covers whole and return the rows deleted (-1: not known),
     or None when some file may also hold rows that stay."""
     md = table.metadata
@@ -110,7 +113,7 @@ def _delete_files_only(session: Session, table: Table, expr: BooleanExpression) 
     # files of covered partitions) anew on each commit attempt, with no validation
     change = Change(operation=SnapshotOperation.DELETE, delete_filter=expr)
     try:
-        committed = commit(session.catalog, table, change).metadata
+        committed = commit(catalog, table, change).metadata
     except SplitFileError as e:
         raise CommitConflictError(
             f"cannot delete from {table.name}: a concurrent commit added data file {e.path},"
@@ -151,7 +154,12 @@ def _rows_in(table: Table, tasks: Sequence[FileScanTask]) -> int:
 
 
 def _delete_rows(
-    session: Session, table: Table, node: exp.Table, condition: exp.Expr | None, params: Sequence[object]
+    session: Session,
+    catalog: Catalog,
+    table: Table,
+    node: exp.Table,
+    condition: exp.Expr | None,
+    params: Sequence[object],
 ) -> int:
     target, alias = target_table_node(node, table)
     select = exp.Select(
@@ -165,4 +173,4 @@ def _delete_rows(
     def collect(changes: RowChanges, batch: pa.RecordBatch) -> None:
         changes.remove(batch.column(0), batch.column(1))
 
-    return apply_changes(session, result, scan, "delete", collect).removed_rows
+    return apply_changes(catalog, result, scan, "delete", collect).removed_rows

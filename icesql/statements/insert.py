@@ -17,15 +17,16 @@ from collections.abc import Mapping, Sequence
 import pyarrow as pa
 from sqlglot import exp
 
-from icesql.catalog.base import CommitStateUnknownError
+from icesql.catalog.base import Catalog, CommitStateUnknownError
 from icesql.catalog.table import Table
 from icesql.errors import NoSuchTableError, NotSupportedError, ProgrammingError
 from icesql.session import Result, Session
 from icesql.session.result import done
 from icesql.spec.content_file import DataFile
-from icesql.sql.identifiers import name_parts, table_identifier
+from icesql.sql.identifiers import name_parts
 from icesql.sql.store_assignment import Assignment, arity_error
 from icesql.sql.translate import duckdb_errors
+from icesql.statements.names import table_name
 from icesql.statements.overwrite import overwrite_change, partition_clause
 from icesql.write.commit import commit
 from icesql.write.data_writer import DataWriter, WriteTarget
@@ -103,19 +104,22 @@ def write_query(
         result.close()
 
 
-def target_table(session: Session, node: exp.Expr) -> tuple[Table, list[str] | None]:
-    """The table a DML statement writes (no branch writes yet) and its column list, if any."""
+def target_table(
+    session: Session, node: exp.Expr
+) -> tuple[Catalog, Table, list[str] | None]:
+    """The catalog and table a DML statement writes (no branch writes yet) and its column
+    list, if any."""
     columns = None
     if isinstance(node, exp.Schema):
         columns = [c.name for c in node.expressions]
         node = node.this
-    identifier = table_identifier(name_parts(node), session.catalog.name, session.default_namespace)
-    if not session.catalog.table_exists(identifier):
+    catalog, identifier = table_name(session, name_parts(node))
+    if not catalog.table_exists(identifier):
         suffix = identifier[-1].lower()
         if len(identifier) > 2 and suffix.startswith(("branch_", "tag_")):
             raise NotSupportedError(f"writing to a branch ({'.'.join(identifier)}) is not supported yet")
         raise NoSuchTableError(f"table not found: {'.'.join(identifier)}")
-    return session.catalog.load_table(identifier), columns
+    return catalog, catalog.load_table(identifier), columns
 
 
 def insert(session: Session, statement: exp.Expr, params: Sequence[object]) -> Result:
@@ -124,7 +128,7 @@ def insert(session: Session, statement: exp.Expr, params: Sequence[object]) -> R
     assert isinstance(statement, exp.Insert)
     if statement.args.get("by_name"):
         raise NotSupportedError("INSERT INTO ... BY NAME is not supported yet")
-    table, columns = target_table(session, statement.this)
+    catalog, table, columns = target_table(session, statement.this)
     if statement.args.get("exists"):
         raise ProgrammingError(
             f"cannot write to {table.name}: IF NOT EXISTS is not supported for Iceberg tables"
@@ -147,7 +151,7 @@ def insert(session: Session, statement: exp.Expr, params: Sequence[object]) -> R
     if change is None:
         return done(rows)
     try:
-        commit(session.catalog, table, change)
+        commit(catalog, table, change)
     except CommitStateUnknownError:
         raise  # the files may be part of the table now
     except BaseException:

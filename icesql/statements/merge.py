@@ -320,14 +320,14 @@ def merge(session: Session, statement: exp.Expr, params: Sequence[object]) -> Re
     node = statement.this
     if not isinstance(node, exp.Table):
         raise ProgrammingError(f"MERGE INTO needs a table, got {node.sql(dialect=DIALECT)}")
-    table, _ = target_table(session, node)
+    catalog, table, _ = target_table(session, node)
     target, _ = target_table_node(node, table)
     md = table.metadata
     lineage = md.format_version >= 3
     plan = plan_merge(statement, target, md.schema(), source_columns(session, statement, params), lineage)
     result, scan = run_target_query(session, plan.query, params)
     empty = SnapshotOperation.APPEND if plan.insert_only else SnapshotOperation.OVERWRITE
-    changes = apply_changes(session, result, scan, "merge", _Collector(plan, table.name), empty)
+    changes = apply_changes(catalog, result, scan, "merge", _Collector(plan, table.name), empty)
     return done(changes.affected_rows)
 
 

@@ -46,7 +46,7 @@ import pyarrow.compute as pc
 from pyroaring import BitMap64
 from sqlglot import exp
 
-from icesql.catalog.base import CommitStateUnknownError
+from icesql.catalog.base import Catalog, CommitStateUnknownError
 from icesql.catalog.table import Table
 from icesql.errors import InternalError, NotSupportedError
 from icesql.scan.planner import FileScanTask
@@ -145,7 +145,7 @@ def iter_batches(result: Result) -> Iterator[pa.RecordBatch]:
 
 
 def apply_changes(
-    session: Session,
+    catalog: Catalog,
     result: Result,
     scan: TableScan,
     command: str,
@@ -153,14 +153,14 @@ def apply_changes(
     empty_operation: SnapshotOperation | None = SnapshotOperation.OVERWRITE,
 ) -> RowChanges:
     """Stream the target query's batches into a new ``RowChanges`` (``collect`` says what
-    each batch removes and writes) and commit them; on failure the files written are deleted
+    each batch removes and writes) and commit them to ``catalog``, the target's; on failure the files written are deleted
     (not after an unknown commit outcome) and the result is always closed."""
     changes: RowChanges | None = None
     try:
         changes = RowChanges(scan, command)
         for batch in iter_batches(result):
             collect(changes, batch)
-        changes.commit(session, empty_operation)
+        changes.commit(catalog, empty_operation)
     except CommitStateUnknownError:
         raise  # the files may be part of the table now
     except BaseException:
@@ -236,7 +236,7 @@ class RowChanges:
 
     # -- committing ------------------------------------------------------------------------
     def commit(
-        self, session: Session, empty_operation: SnapshotOperation | None = SnapshotOperation.OVERWRITE
+        self, catalog: Catalog, empty_operation: SnapshotOperation | None = SnapshotOperation.OVERWRITE
     ) -> None:
         """One commit of everything collected; when nothing changed, an empty snapshot with
         operation ``empty_operation`` (what Spark commits then), or nothing when it is None."""
@@ -277,7 +277,7 @@ class RowChanges:
                 referenced,
             ),
         )
-        commit(session.catalog, self.table, change)
+        commit(catalog, self.table, change)
 
     def _copy_rows(self, task: FileScanTask, gone: BitMap64) -> None:
         """Write the rows of ``task``'s file that stay (copy-on-write)."""

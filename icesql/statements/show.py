@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import pyarrow as pa
 from sqlglot import exp
 
+from icesql.catalog.base import Catalog
 from icesql.catalog.table import Table
 from icesql.errors import NoSuchNamespaceError, NoSuchTableError
 from icesql.session import Result, Session
@@ -26,8 +27,9 @@ from icesql.spec.schema import Schema
 from icesql.spec.sorting import ASC, NULLS_FIRST, SortOrder
 from icesql.spec.types import NestedField, StructType
 from icesql.sql import nodes
-from icesql.sql.identifiers import name_parts, namespace_identifier, table_identifier
+from icesql.sql.identifiers import catalog_named, name_parts
 from icesql.sql.spark_type_names import spark_ddl_type, spark_type
+from icesql.statements.names import namespace_name, table_name
 from icesql.write.properties import RESERVED
 
 __all__ = ["describe", "show", "spark_properties", "transform_sql"]
@@ -36,11 +38,11 @@ _HIDDEN = frozenset({"provider", "location", "owner", "comment", "external", "is
 _S = pa.string()
 
 
-def _load(session: Session, parts: Sequence[str]) -> Table:
-    identifier = table_identifier(parts, session.catalog.name, session.default_namespace)
-    if not session.catalog.table_exists(identifier):
+def _load(session: Session, parts: Sequence[str]) -> tuple[Catalog, Table]:
+    catalog, identifier = table_name(session, parts)
+    if not catalog.table_exists(identifier):
         raise NoSuchTableError(f"[TABLE_OR_VIEW_NOT_FOUND] table not found: {'.'.join(identifier)}")
-    return session.catalog.load_table(identifier)
+    return catalog, catalog.load_table(identifier)
 
 
 def _pattern(pattern: str | None) -> re.Pattern[str] | None:
@@ -52,9 +54,11 @@ def _pattern(pattern: str | None) -> re.Pattern[str] | None:
 
 
 def show(session: Session, parsed: exp.Expr, params: Sequence[object]) -> Result:
-    catalog = session.catalog
     if isinstance(parsed, nodes.ShowNamespaces):
-        parent = namespace_identifier(parsed.namespace, catalog.name) if parsed.namespace else ()
+        catalog, parent = namespace_name(session, parsed.namespace or ())
+        named = catalog_named(parent[0], session.catalogs) if len(parent) == 1 else None
+        if named is not None and not catalog.namespace_exists(parent):
+            catalog, parent = named, ()  # SHOW NAMESPACES IN prod: the top of catalog prod
         if parent and not catalog.namespace_exists(parent):
             raise NoSuchNamespaceError(f"[SCHEMA_NOT_FOUND] namespace not found: {'.'.join(parent)}")
         pattern = _pattern(parsed.pattern)
@@ -62,11 +66,10 @@ def show(session: Session, parsed: exp.Expr, params: Sequence[object]) -> Result
         names = [n for n in names if pattern is None or pattern.match(n.rsplit(".", 1)[-1])]
         return rows([("namespace", _S)], [(n,) for n in names])
     if isinstance(parsed, nodes.ShowTables):
-        namespace = (
-            namespace_identifier(parsed.namespace, catalog.name)
-            if parsed.namespace
-            else tuple(session.default_namespace)
-        )
+        if parsed.namespace:
+            catalog, namespace = namespace_name(session, parsed.namespace)
+        else:
+            catalog, namespace = session.catalog, tuple(session.default_namespace)
         if not catalog.namespace_exists(namespace):
             raise NoSuchNamespaceError(f"[SCHEMA_NOT_FOUND] namespace not found: {'.'.join(namespace)}")
         pattern = _pattern(parsed.pattern)
@@ -78,10 +81,10 @@ def show(session: Session, parsed: exp.Expr, params: Sequence[object]) -> Result
         ]
         return rows([("namespace", _S), ("tableName", _S), ("isTemporary", pa.bool_())], data)
     if isinstance(parsed, nodes.ShowCreateTable):
-        table = _load(session, parsed.table)
+        catalog, table = _load(session, parsed.table)
         return rows([("createtab_stmt", _S)], [(show_create_table(table, catalog.name),)])
     if isinstance(parsed, nodes.ShowTableProperties):
-        table = _load(session, parsed.table)
+        _, table = _load(session, parsed.table)
         props = spark_properties(table)
         key = parsed.property_key
         if key is not None:
@@ -174,7 +177,7 @@ def show_create_table(table: Table, catalog_name: str) -> str:
 def describe(session: Session, statement: exp.Expr, params: Sequence[object]) -> Result:
     """``DESCRIBE [TABLE] [EXTENDED] t``: Spark's rows (col_name, data_type, comment)."""
     assert isinstance(statement, exp.Describe)
-    table = _load(session, name_parts(statement.this))
+    catalog, table = _load(session, name_parts(statement.this))
     md = table.metadata
     schema = md.schema()
     extended = (statement.args.get("style") or "").upper() in ("EXTENDED", "FORMATTED")
@@ -201,7 +204,7 @@ def describe(session: Session, statement: exp.Expr, params: Sequence[object]) ->
         data += [
             ("", "", ""),
             ("# Detailed Table Information", "", ""),
-            ("Name", f"{session.catalog.name}.{table.name}", ""),
+            ("Name", f"{catalog.name}.{table.name}", ""),
             ("Type", "MANAGED", ""),
             ("Location", md.location, ""),
             ("Provider", "iceberg", ""),

@@ -7,7 +7,15 @@ from sqlglot import exp
 
 from icesql.errors import ProgrammingError
 from icesql.sql.dialect import parse_one
-from icesql.sql.identifiers import name_parts, namespace_identifier, table_identifier
+from icesql.sql.identifiers import (
+    catalog_and_namespace,
+    catalog_and_table,
+    catalog_named,
+    name_parts,
+)
+
+ONE = {"local": "local"}  # a single-catalog connection: catalogs by name (here, their names)
+TWO = {"local": "local", "Prod": "prod"}
 
 
 @pytest.mark.parametrize(
@@ -58,11 +66,11 @@ def test_a_non_name_or_an_empty_part_is_refused_naming_it():
     ],
 )
 def test_table_identifier(parts, identifier):
-    assert table_identifier(parts, "local", ("default",)) == identifier
+    assert catalog_and_table(parts, ONE, "local", ("default",)) == ("local", identifier)
 
 
 def test_table_identifier_uses_a_nested_default_namespace():
-    assert table_identifier(["t"], "local", ["a", "b"]) == ("a", "b", "t")
+    assert catalog_and_table(["t"], ONE, "local", ["a", "b"]) == ("local", ("a", "b", "t"))
 
 
 @pytest.mark.parametrize(
@@ -76,4 +84,31 @@ def test_table_identifier_uses_a_nested_default_namespace():
     ],
 )
 def test_namespace_identifier(parts, namespace):
-    assert namespace_identifier(parts, "local") == namespace
+    assert catalog_and_namespace(parts, ONE, "local") == ("local", namespace)
+
+
+@pytest.mark.parametrize(
+    ("parts", "resolved"),
+    [
+        (("prod", "db", "t"), ("prod", ("db", "t"))),  # a catalog's name selects it
+        (("PROD", "db", "t"), ("prod", ("db", "t"))),  # case-insensitively
+        (("local", "db", "t"), ("local", ("db", "t"))),
+        (("db", "t"), ("local", ("db", "t"))),  # no catalog prefix: the current catalog
+        (("t",), ("local", ("default", "t"))),
+        (("other", "db", "t"), ("local", ("other", "db", "t"))),  # not a catalog: a namespace
+        (("prod", "t"), ("local", ("prod", "t"))),  # a catalog prefix needs a namespace after it
+    ],
+)
+def test_table_names_across_catalogs(parts, resolved):
+    assert catalog_and_table(parts, TWO, "local", ("default",)) == resolved
+
+
+def test_namespace_names_across_catalogs():
+    assert catalog_and_namespace(("prod", "db"), TWO, "local") == ("prod", ("db",))
+    assert catalog_and_namespace(("prod",), TWO, "local") == ("local", ("prod",))
+    assert catalog_and_namespace(("db",), TWO, "prod") == ("prod", ("db",))  # after USE prod
+
+
+def test_catalog_named_is_case_insensitive():
+    assert catalog_named("prod", TWO) == "prod" and catalog_named("LOCAL", TWO) == "local"
+    assert catalog_named("nope", TWO) is None

@@ -12,7 +12,7 @@ def resolve(sql, params=()):
     statement = parse_one(sql)
     number_parameters(statement)
     (node,) = table_nodes(statement)
-    return resolve_reference(node, EXISTING.__contains__, "local", ("default",), params)
+    return resolve_reference(node, {"local": EXISTING.__contains__}, "local", ("default",), params)
 
 
 def test_plain_and_catalog_prefixed_names():
@@ -60,9 +60,9 @@ def test_ctes_and_table_functions_are_not_tables():
 
 def _without_prefixes(sql):
     statement = parse_one(sql)
-    refs = [resolve_reference(n, EXISTING.__contains__, "local", ("default",))
+    refs = [resolve_reference(n, {"local": EXISTING.__contains__}, "local", ("default",))
             for n in table_nodes(statement)]
-    drop_table_prefixes(statement, refs, "local")
+    drop_table_prefixes(statement, refs)
     return statement.sql(dialect="spark")
 
 
@@ -82,3 +82,28 @@ def _without_prefixes(sql):
 )
 def test_full_table_names_in_column_references(sql, expected):
     assert _without_prefixes(sql) == expected
+
+
+def test_a_catalog_prefix_selects_that_catalog():
+    catalogs = {"local": EXISTING.__contains__, "prod": {("db", "t"), ("db", "p")}.__contains__}
+
+    def ref(sql):
+        (node,) = table_nodes(parse_one(sql))
+        r = resolve_reference(node, catalogs, "local")
+        return r.catalog, r.identifier, r.metadata_table, r.travel.ref
+
+    assert ref("select * from prod.db.p") == ("prod", ("db", "p"), None, None)
+    assert ref("select * from PROD.db.t.snapshots") == ("prod", ("db", "t"), "snapshots", None)
+    assert ref("select * from prod.db.t.branch_b") == ("prod", ("db", "t"), None, "b")
+    assert ref("select * from db.t") == ("local", ("db", "t"), None, None)
+    assert ref("select * from local.db.t") == ("local", ("db", "t"), None, None)
+    with pytest.raises(NoSuchTableError, match="db.p"):
+        ref("select * from db.p")  # only in prod: unqualified names use the current catalog
+
+
+def test_column_prefixes_name_the_tables_own_catalog():
+    catalogs = {"local": EXISTING.__contains__, "prod": {("db", "p")}.__contains__}
+    statement = parse_one("SELECT prod.db.p.a, local.db.t.b FROM prod.db.p JOIN db.t ON true")
+    refs = [resolve_reference(n, catalogs, "local") for n in table_nodes(statement)]
+    drop_table_prefixes(statement, refs)
+    assert statement.sql(dialect="spark").startswith("SELECT p.a, t.b FROM")

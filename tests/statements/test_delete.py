@@ -232,12 +232,12 @@ def test_a_concurrent_append_to_the_deleted_partition(con, tmp_path, isolation, 
     if conflicts:
         files = _files(con)
         with pytest.raises(CommitConflictError, match="added data file"):
-            changes.commit(engine)
+            changes.commit(engine.catalog)
         changes.abort()
         assert _files(con) == files
         assert _ids(con) == [1, 2, 3, 4, 5, 6, 7]
     else:
-        changes.commit(engine)
+        changes.commit(engine.catalog)
         assert _ids(con) == [3, 4, 6, 7]
 
 

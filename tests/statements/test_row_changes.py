@@ -216,7 +216,7 @@ def test_copy_on_write_rewrites_the_files_that_lost_rows(con) -> None:
     _table(con)
     before = _data_files(con)
     changes = _remove_where(con, "id = 2")
-    changes.commit(con.engine)
+    changes.commit(con.catalog)
     assert _rows(con) == [(1, "a"), (3, "c"), (4, "d"), (5, "e")]
     after = _data_files(con)
     assert len(after) == 2 and len(before & after) == 1  # the untouched file stays
@@ -228,7 +228,7 @@ def test_copy_on_write_rewrites_the_files_that_lost_rows(con) -> None:
 
 def test_copy_on_write_of_a_whole_file_only_removes_it(con) -> None:
     _table(con)
-    _remove_where(con, "id >= 4").commit(con.engine)
+    _remove_where(con, "id >= 4").commit(con.catalog)
     assert [r[0] for r in _rows(con)] == [1, 2, 3]
     assert _snapshot(con).summary["operation"] == "delete"
     assert len(_data_files(con)) == 1
@@ -238,7 +238,7 @@ def test_copy_on_write_of_a_whole_file_only_removes_it(con) -> None:
 def test_merge_on_read_writes_position_deletes_or_dvs(con, version, kind) -> None:
     _table(con, version, **{"write.delete.mode": "merge-on-read"})
     before = _data_files(con)
-    _remove_where(con, "id IN (1, 3)").commit(con.engine)
+    _remove_where(con, "id IN (1, 3)").commit(con.catalog)
     assert [r[0] for r in _rows(con)] == [2, 4, 5]
     assert _data_files(con) == before  # no data file rewritten
     deletes = con.execute(
@@ -250,8 +250,8 @@ def test_merge_on_read_writes_position_deletes_or_dvs(con, version, kind) -> Non
 
 def test_merge_on_read_v3_replaces_the_file_s_deletion_vector(con) -> None:
     _table(con, 3, **{"write.delete.mode": "merge-on-read"})
-    _remove_where(con, "id = 1").commit(con.engine)
-    _remove_where(con, "id = 2").commit(con.engine)
+    _remove_where(con, "id = 1").commit(con.catalog)
+    _remove_where(con, "id = 2").commit(con.catalog)
     assert [r[0] for r in _rows(con)] == [3, 4, 5]
     assert con.execute("SELECT record_count FROM db.t.delete_files").fetchall() == [(2,)]
 
@@ -262,7 +262,7 @@ def test_written_rows_are_added_in_the_same_commit(con) -> None:
     changes.write(pa.record_batch([pa.array([50], pa.int64()), pa.array(["E"])], names=["id", "s"]))
     changes.write(pa.record_batch([pa.array([], pa.int64()), pa.array([], pa.string())],
                                   names=["id", "s"]))
-    changes.commit(con.engine)
+    changes.commit(con.catalog)
     assert _rows(con)[-2:] == [(4, "d"), (50, "E")]
     assert len(con.catalog.load_table(T).metadata.snapshots) == 3  # one commit
 
@@ -275,7 +275,7 @@ def test_v3_written_rows_keep_the_row_ids_they_are_given(con) -> None:
         changes.remove(b.column(0), b.column(1))
     new = pa.record_batch([pa.array([20, 6], pa.int64()), pa.array(["B", "f"])], names=["id", "s"])
     changes.write(new, pa.array([before[2], None], pa.int64()))  # an update and an insert
-    changes.commit(con.engine)
+    changes.commit(con.catalog)
     seq = _snapshot(con).sequence_number
     got = {r[0]: r[1:] for r in con.execute(
         "SELECT id, _row_id, _last_updated_sequence_number FROM db.t").fetchall()}
@@ -288,13 +288,13 @@ def test_nothing_changed_commits_the_empty_operation_or_nothing(con) -> None:
     _table(con)
     first = _snapshot(con).snapshot_id
     changes, _ = _changes(con, where="id > 100")
-    changes.commit(con.engine, None)
+    changes.commit(con.catalog, None)
     assert _snapshot(con).snapshot_id == first
-    changes.commit(con.engine, SnapshotOperation.APPEND)
+    changes.commit(con.catalog, SnapshotOperation.APPEND)
     snap = _snapshot(con)
     assert snap.snapshot_id != first and snap.parent_snapshot_id == first
     assert snap.summary["operation"] == "append"
-    changes.commit(con.engine)
+    changes.commit(con.catalog)
     assert _snapshot(con).summary["operation"] == "overwrite"
     assert [r[0] for r in _rows(con)] == [1, 2, 3, 4, 5]
 
@@ -314,12 +314,12 @@ def test_the_commit_is_validated_from_the_snapshot_read(con, isolation, concurre
     changes = _remove_where(con, "id = 1")
     con.execute("INSERT INTO db.t VALUES (?, ?)", concurrent)  # lands between read and commit
     if not conflict:
-        changes.commit(con.engine)
+        changes.commit(con.catalog)
         rows = _rows(con)
         assert (1, "a") not in rows and concurrent in rows and len(rows) == 5
         return
     with pytest.raises(CommitConflictError, match="added data file"):
-        changes.commit(con.engine)
+        changes.commit(con.catalog)
     assert _files_on_disk(con) - _data_files(con)  # the rewrite of the file that held id 1
     changes.abort()
     assert _files_on_disk(con) == _data_files(con)
@@ -334,7 +334,7 @@ def test_apply_changes_commits_what_collect_says(con) -> None:
         changes.remove(batch.column(0), batch.column(1))
         changes.count(batch.num_rows)
 
-    changes = apply_changes(con.engine, result, scan, "delete", collect)
+    changes = apply_changes(con.catalog, result, scan, "delete", collect)
     assert changes.removed_rows == 2 and changes.affected_rows == 2
     assert [r[0] for r in _rows(con)] == [2, 3, 5]
 
@@ -349,7 +349,7 @@ def test_apply_changes_aborts_when_collect_fails(con) -> None:
         raise ValueError("collect failed")
 
     with pytest.raises(ValueError, match="collect failed"):
-        apply_changes(con.engine, result, scan, "delete", collect)
+        apply_changes(con.catalog, result, scan, "delete", collect)
     assert _snapshot(con).snapshot_id == first and result.duck_cursor is None
 
 
@@ -366,7 +366,7 @@ def test_apply_changes_aborts_when_the_commit_fails(con, tmp_path) -> None:
         other.execute("INSERT INTO db.t VALUES (2, 'again')")  # lands before our commit
 
     with pytest.raises(CommitConflictError):
-        apply_changes(con.engine, result, scan, "update", collect)
+        apply_changes(con.catalog, result, scan, "update", collect)
     other.close()
     assert _files_on_disk(con) == _data_files(con)
     assert [r[0] for r in _rows(con)] == [1, 2, 2, 3, 4, 5]

@@ -94,7 +94,9 @@ def _checked(name: str, properties: Mapping[str, str]) -> tuple[str, str, dict[s
         raise ProgrammingError(
             f"catalog {name!r}: the SQL catalog needs a uri (e.g. sqlite:///catalog.db)"
         )
-    if kind not in ("hadoop", "sql", "glue"):
+    if kind == "rest" and not props.get("uri"):
+        raise ProgrammingError(f"catalog {name!r}: the REST catalog needs a uri (http://...)")
+    if kind not in ("hadoop", "sql", "glue", "rest"):
         raise NotSupportedError(f"catalog {name!r}: catalog type {kind!r} is not supported yet")
     return name, kind, props
 
@@ -107,6 +109,10 @@ def _build(name: str, kind: str, props: dict[str, str], storage_options: dict | 
         from icesql.catalog.glue import GlueCatalog
 
         return GlueCatalog(name, props.get("warehouse"), io, props)
+    if kind == "rest":
+        from icesql.catalog.rest import RestCatalog
+
+        return RestCatalog(name, props["uri"], props.get("warehouse"), props, storage_options)
     from icesql.catalog.sql import SqlCatalog
 
     return SqlCatalog(name, props["uri"], props.get("warehouse"), io, props)

@@ -55,9 +55,9 @@ def test_load_catalogs_builds_each_by_name_in_order(tmp_path):
 
 def test_one_bad_configuration_leaves_nothing_written(tmp_path):
     """The SQL catalog creates its tables when built: a later bad catalog must stop that."""
-    with pytest.raises(NotSupportedError, match="catalog 'later': catalog type 'rest'"):
+    with pytest.raises(NotSupportedError, match="catalog 'later': catalog type 'hive'"):
         load_catalogs({
             "db": {"uri": f"sqlite:///{tmp_path}/c.db"},
-            "later": {"uri": "http://127.0.0.1:1/catalog"},
+            "later": {"uri": "thrift://127.0.0.1:1"},
         })
     assert list(tmp_path.iterdir()) == []

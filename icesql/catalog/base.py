@@ -40,6 +40,7 @@ class Catalog(ABC):
     """A catalog maps ``namespace.table`` names to the location of their current metadata."""
 
     name: str
+    custom_locations = True  # whether CREATE TABLE ... LOCATION may place a table anywhere
 
     @abstractmethod
     def list_namespaces(self, parent: Identifier = ()) -> list[Identifier]:

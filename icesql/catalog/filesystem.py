@@ -40,6 +40,8 @@ def metadata_file_name(version: int, codec: str | None = None) -> str:
 class FileSystemCatalog(Catalog):
     """Namespaces are folders; a folder with a ``metadata/`` of version files is a table."""
 
+    custom_locations = False  # a table is its folder: its name is where it lives
+
     def __init__(self, warehouse: str, io: FileIO | None = None, name: str = "local"):
         self.warehouse = warehouse.rstrip("/") or "/"
         self.io = io or FileIO()

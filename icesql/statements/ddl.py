@@ -134,7 +134,7 @@ def _create_namespace(session: Session, statement: exp.Create) -> Result:
 class _TableSpec:
     """What a CREATE TABLE statement asks for, before ids are assigned."""
 
-    def __init__(self, statement: exp.Create, location: str):
+    def __init__(self, statement: exp.Create):
         self.fields: list[NestedField] | None = None
         self.terms: list[Term] = []
         self.properties: dict[str, str] = {}
@@ -148,12 +148,19 @@ class _TableSpec:
                 raise NotSupportedError(f"table constraint {others[0].sql(dialect='spark')} is not supported")
         for prop in (statement.args.get("properties") or exp.Properties()).expressions:
             self._property(prop)
-        if self.location is not None and self.location.rstrip("/") != location.rstrip("/"):
-            given = self.location
-            raise ProgrammingError(
-                f"cannot set a custom location for a table of the file-system catalog:"
-                f" expected {location} but got {given}"
-            )
+
+    def place(self, catalog: Catalog, identifier: tuple[str, ...]) -> None:
+        """Settle the table's location: the LOCATION given (where the catalog allows one),
+        else the catalog's default."""
+        if self.location is None:
+            self.location = catalog.default_table_location(identifier)
+        elif not catalog.custom_locations:
+            expected = catalog.default_table_location(identifier)
+            if self.location.rstrip("/") != expected.rstrip("/"):
+                raise ProgrammingError(
+                    f"cannot set a custom location for a table of the file-system catalog:"
+                    f" expected {expected} but got {self.location}"
+                )
 
     def _property(self, prop: exp.Expr) -> None:
         if isinstance(prop, exp.FileFormatProperty):
@@ -239,7 +246,7 @@ def _optional(t: Any) -> Any:
 def _create_table(session: Session, statement: exp.Create, params: Sequence[object]) -> Result:
     catalog, identifier = table_name(session, name_parts(statement.this))
     name = ".".join(identifier)
-    spec = _TableSpec(statement, catalog.default_table_location(identifier))
+    spec = _TableSpec(statement)
     query = statement.args.get("expression")
     replace = bool(statement.args.get("replace"))
     exists = catalog.table_exists(identifier)
@@ -252,7 +259,16 @@ def _create_table(session: Session, statement: exp.Create, params: Sequence[obje
     if query is None and spec.fields is None:
         raise ProgrammingError(f"cannot create {name}: no columns given")
     if exists:
-        return _replace_table(session, catalog, catalog.load_table(identifier), spec, query, params)
+        table = catalog.load_table(identifier)
+        if spec.location is not None:
+            spec.place(catalog, identifier)
+            if spec.location.rstrip("/") != table.metadata.location.rstrip("/"):
+                raise NotSupportedError(
+                    f"cannot replace {name} at {spec.location}: REPLACE TABLE keeps the table's"
+                    f" location ({table.metadata.location})"
+                )
+        return _replace_table(session, catalog, table, spec, query, params)
+    spec.place(catalog, identifier)
 
     result = None
     fields = spec.fields
@@ -283,8 +299,9 @@ def _create_new_table(
     partition_spec = new_partition_spec(schema, spec.terms)
     stored = {"owner": _owner(), PARQUET_COMPRESSION: DEFAULT_PARQUET_COMPRESSION, **props}
     TableProperties(stored, name).parquet_compression  # noqa: B018 - validates the codec
+    assert spec.location is not None
     metadata = new_table_metadata(
-        catalog.default_table_location(identifier),
+        spec.location,
         schema,
         partition_spec,
         SortOrder(0, ()),

@@ -108,6 +108,7 @@ def delete_table_files(table: Table) -> None:
         add(getattr(stats, "statistics_path", None) or getattr(stats, "path", None))
     for entry in md.metadata_log:
         add(entry.metadata_file)
+    add(table.metadata_location)  # the current version is not in its own log
     for path in doomed:
         try:
             io.delete(path)

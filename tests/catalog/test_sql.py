@@ -14,7 +14,6 @@ from icesql.errors import (
     AlreadyExistsError,
     NoSuchNamespaceError,
     NoSuchTableError,
-    NotSupportedError,
     ProgrammingError,
 )
 from icesql.metadata.builder import new_table_metadata
@@ -214,19 +213,6 @@ def test_views_of_a_v1_catalog_are_not_tables(catalog, db_path):
         )
     assert catalog.list_tables(("db",)) == []
     assert not catalog.table_exists(("db", "v"))
-
-
-def test_uris_name_the_database(tmp_path):
-    from icesql.catalog.sql_database import sqlite_path
-
-    assert sqlite_path("sqlite:///rel/c.db") == "rel/c.db"
-    assert sqlite_path("sqlite:////abs/c.db") == "/abs/c.db"
-    assert sqlite_path("sqlite://") == ":memory:"
-    assert sqlite_path("jdbc:sqlite:file:/abs/c.db") == "/abs/c.db"
-    assert sqlite_path("jdbc:sqlite:/abs/c.db") == "/abs/c.db"
-    assert sqlite_path("postgresql://h/db") is None
-    with pytest.raises(NotSupportedError, match="JDBC URLs"):
-        SqlCatalog("local", "jdbc:postgresql://h/db")
 
 
 def test_sqlalchemy_urls_reach_the_same_tables(db_path, tmp_path):

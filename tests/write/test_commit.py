@@ -321,14 +321,6 @@ def test_a_new_branch_forks_from_the_current_snapshot_and_a_tag_is_refused(con):
         commit(con.catalog, table, Change(operation="append", added_files=_files_for(table, [6]), branch="t1"))
 
 
-def test_the_operation_is_an_enum():
-    from icesql.write.snapshot import SnapshotOperation
-
-    assert Change(operation="delete").operation is SnapshotOperation.DELETE
-    with pytest.raises(ValueError):
-        Change(operation="upsert")
-
-
 # ---------------------------------------------------------------------------------------------
 # Commits that remove files and add delete files, and their conflict validation
 # (moved here from tests/statements/test_row_changes.py, which now tests statements/row_changes)
@@ -370,17 +362,6 @@ def _all_entries(table):
     snap = table.metadata.current_snapshot()
     for m in read_manifest_list(table.io, snap.manifest_list, snap):
         yield from ((m, e) for e in read_manifest(table.io, m))
-
-
-def test_operation_follows_javas_rules():
-    data = DataFile(file_path="d", file_format="PARQUET", partition=(), record_count=1, file_size_in_bytes=1)
-    dv = DataFile(file_path="x", file_format="PUFFIN", partition=(), record_count=1,
-                  file_size_in_bytes=1, content=POSITION_DELETES)
-    assert operation_for([data], []) == "append"
-    assert operation_for([], [data]) == "delete"
-    assert operation_for([dv], []) == "delete"
-    assert operation_for([data], [data]) == "overwrite"
-    assert operation_for([data, dv], []) == "overwrite"
 
 
 def test_removing_a_data_file_rewrites_only_its_manifest(con):

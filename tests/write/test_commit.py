@@ -20,7 +20,7 @@ from icesql.write.commit import commit
 from icesql.write.data_writer import DataWriter, WriteTarget
 from icesql.write.snapshot import Change, operation_for
 from icesql.write.updates import AddSchema, AssertCurrentSchemaId, SetCurrentSchema
-from icesql.write.validation import SNAPSHOT, Validation
+from icesql.write.validation import Validation
 
 T = ("db", "t")
 
@@ -244,10 +244,6 @@ def test_an_append_to_a_branch_leaves_main_alone(con):
 
 
 def test_a_row_level_delete_on_a_branch_validates_against_the_branch(con):
-    from icesql.expressions.tree import equal
-    from icesql.write.snapshot import operation_for
-    from icesql.write.validation import Validation
-
     table, fork = _branch_table(con)
     removed = tuple(_branch_files(table, "b"))  # copy-on-write DELETE FROM db.t WHERE id = 1
     added = _files_for(table, [2])
@@ -267,9 +263,6 @@ def test_a_row_level_delete_on_a_branch_validates_against_the_branch(con):
 
 
 def test_a_concurrent_commit_to_the_branch_conflicts(con):
-    from icesql.expressions.tree import equal
-    from icesql.write.validation import Validation
-
     table, fork = _branch_table(con)
     removed = tuple(_branch_files(table, "b"))
     # another writer appends a row matching the condition to the branch meanwhile
@@ -322,8 +315,8 @@ def test_a_new_branch_forks_from_the_current_snapshot_and_a_tag_is_refused(con):
 
 
 # ---------------------------------------------------------------------------------------------
-# Commits that remove files and add delete files, and their conflict validation
-# (moved here from tests/statements/test_row_changes.py, which now tests statements/row_changes)
+# Commits that remove files and add delete files (moved here from
+# tests/statements/test_row_changes.py; their conflict validation is in test_validation.py)
 
 def _table(con, version=2, partitioned=True):
     part = "PARTITIONED BY (p)" if partitioned else ""
@@ -426,73 +419,3 @@ def test_a_deletion_vector_is_added_then_replaced(con):
     assert summary["removed-dvs"] == "1" and summary["total-position-deletes"] == "2"
     deletes = [(m.content, e.status) for m, e in _all_entries(table) if e.data_file.content]
     assert sorted(deletes) == [(1, 1), (1, 2)]
-
-
-def test_serializable_delete_conflicts_with_a_matching_append(con):
-    table = _table(con)
-    start = table.metadata.current_snapshot().snapshot_id
-    con.execute("INSERT INTO db.t VALUES (6, 'a')")  # lands between read and commit
-    change = Change(
-        operation="delete",
-        removed_files=(_file_with(table, "a"),),
-        validation=Validation(start, equal("p", "a")),
-    )
-    with pytest.raises(CommitConflictError, match="added data file .* may hold rows matching"):
-        commit(con.catalog, table, change)
-    assert _ids(con) == [1, 2, 3, 4, 5, 6]
-
-
-def test_appends_elsewhere_or_under_snapshot_isolation_are_retried(con):
-    table = _table(con)
-    start = table.metadata.current_snapshot().snapshot_id
-    con.execute("INSERT INTO db.t VALUES (7, 'z')")
-    change = Change(
-        operation="delete",
-        removed_files=(_file_with(table, "a"),),
-        validation=Validation(start, equal("p", "a")),
-    )
-    commit(con.catalog, table, change)
-    assert _ids(con) == [3, 4, 5, 7]
-    table = con.catalog.load_table(T)
-    start = table.metadata.current_snapshot().snapshot_id
-    con.execute("INSERT INTO db.t VALUES (8, 'b')")
-    change = Change(
-        operation="delete",
-        removed_files=(_file_with(table, "b"),),
-        validation=Validation(start, equal("p", "b"), isolation=SNAPSHOT),
-    )
-    commit(con.catalog, table, change)
-    assert 8 in _ids(con)
-
-
-def test_a_concurrent_dv_for_a_referenced_file_conflicts(con):
-    table = _table(con, version=3, partitioned=False)
-    start = table.metadata.current_snapshot().snapshot_id
-    target = max(_live(table), key=lambda f: f.record_count)
-    theirs = _dv(table, target, [1], name="theirs.puffin")
-    commit(con.catalog, table, Change(operation="delete", added_files=(theirs,)))
-    ours = _dv(table, target, [0], name="ours.puffin")
-    change = Change(
-        operation="delete",
-        added_files=(ours,),
-        validation=Validation(start, equal("id", 1), isolation=SNAPSHOT,
-                              referenced_data_files=frozenset({target.file_path})),
-    )
-    with pytest.raises(CommitConflictError, match="added delete file"):
-        commit(con.catalog, table, change)
-    assert _ids(con) == [1, 3, 4, 5]
-
-
-def test_a_referenced_file_removed_concurrently_conflicts(con):
-    table = _table(con)
-    start = table.metadata.current_snapshot().snapshot_id
-    target = _file_with(table, "c")
-    commit(con.catalog, table, Change(operation="delete", removed_files=(target,)))
-    ours = _dv(table, target, [0])
-    change = Change(
-        operation="delete",
-        added_files=(ours,),
-        validation=Validation(start, equal("id", 5), referenced_data_files=frozenset({target.file_path})),
-    )
-    with pytest.raises(CommitConflictError, match="removed data file"):
-        commit(con.catalog, table, change)

@@ -47,3 +47,17 @@ def append_before_commit(con, monkeypatch, warehouse: str, statement: str, ident
 
     monkeypatch.setattr(con.catalog, "commit_table", commit_table)
     return written
+
+
+def live_data_files(table) -> list:
+    """The data files of the table's current snapshot, as the planner finds them."""
+    from icesql.scan.planner import plan_files
+
+    md = table.metadata
+    return [t.data_file for t in plan_files(md, md.current_snapshot(), table.io)]
+
+
+def largest_file_of(table, value):
+    """The data file of the (single-field) partition ``value`` holding the most rows."""
+    files = [f for f in live_data_files(table) if f.partition == (value,)]
+    return max(files, key=lambda f: f.record_count)

@@ -6,13 +6,14 @@ import os
 
 import pyarrow as pa
 import pytest
+from deletes_support import deletion_vector
+from table_support import largest_file_of, live_data_files
 
 import icesql
 from icesql.errors import CommitConflictError
 from icesql.expressions.tree import equal
 from icesql.metadata.manifest import STATUS_DELETED, STATUS_EXISTING, read_manifest
 from icesql.metadata.manifest_list import read_manifest_list
-from icesql.metadata.puffin import write_deletion_vector_puffin
 from icesql.metadata.snapshots import SnapshotRef
 from icesql.scan.planner import plan_files
 from icesql.spec.content_file import POSITION_DELETES, DataFile
@@ -158,7 +159,6 @@ def test_appends_keep_existing_delete_manifests(con, tmp_path):
     from icesql.metadata.manifest import STATUS_ADDED, ManifestEntry, write_manifest
     from icesql.metadata.manifest_list import read_manifest_list, write_manifest_list
     from icesql.metadata.snapshots import Snapshot
-    from icesql.spec.content_file import POSITION_DELETES, DataFile
     from icesql.spec.manifest_file import CONTENT_DELETES
 
     con.execute("CREATE TABLE db.t (id BIGINT) USING iceberg")
@@ -222,8 +222,6 @@ def _ids(con, ref=None):
 
 
 def _branch_files(table, name):
-    from icesql.scan.planner import plan_files
-
     md = table.metadata
     return [t.data_file for t in plan_files(md, md.snapshot_for_ref(name), table.io)]
 
@@ -329,28 +327,6 @@ def _table(con, version=2, partitioned=True):
     return con.catalog.load_table(T)
 
 
-def _live(table):
-    md = table.metadata
-    return [t.data_file for t in plan_files(md, md.current_snapshot(), table.io)]
-
-
-def _file_with(table, value):
-    """The data file of partition ``value`` holding the most rows."""
-    files = [f for f in _live(table) if f.partition == (value,)]
-    return max(files, key=lambda f: f.record_count)
-
-
-def _dv(table, data_file, positions, name="dv.puffin"):
-    path = f"{table.metadata.location}/data/{name}"
-    [(offset, length, card)] = write_deletion_vector_puffin(table.io, path, [(data_file.file_path, positions)])
-    return DataFile(
-        file_path=path, file_format="PUFFIN", partition=data_file.partition, record_count=card,
-        file_size_in_bytes=table.io.size(path),
-        content=POSITION_DELETES, referenced_data_file=data_file.file_path,
-        content_offset=offset, content_size_in_bytes=length, spec_id=data_file.spec_id,
-    )
-
-
 def _all_entries(table):
     snap = table.metadata.current_snapshot()
     for m in read_manifest_list(table.io, snap.manifest_list, snap):
@@ -359,7 +335,7 @@ def _all_entries(table):
 
 def test_removing_a_data_file_rewrites_only_its_manifest(con):
     table = _table(con)
-    victim = _file_with(table, "a")
+    victim = largest_file_of(table, "a")
     committed = commit(con.catalog, table, Change(operation="delete", removed_files=(victim,)))
     assert _ids(con) == [3, 4, 5]
     summary = committed.metadata.current_snapshot().summary
@@ -381,7 +357,7 @@ def test_removing_a_data_file_rewrites_only_its_manifest(con):
 
 def test_removing_a_file_twice_is_a_conflict_and_changes_nothing(con, tmp_path):
     table = _table(con)
-    victim = _file_with(table, "b")
+    victim = largest_file_of(table, "b")
     commit(con.catalog, table, Change(operation="delete", removed_files=(victim,)))
     before = con.catalog.load_table(T).metadata_location
     with pytest.raises(CommitConflictError, match=victim.file_path.rsplit("/", 1)[-1]):
@@ -394,7 +370,7 @@ def test_removing_a_file_twice_is_a_conflict_and_changes_nothing(con, tmp_path):
 def test_v3_row_ids_survive_a_manifest_rewrite(con):
     table = _table(con, version=3)
     before = dict(con.execute("SELECT id, _row_id FROM db.t").fetchall())
-    victim = _file_with(table, "a")
+    victim = largest_file_of(table, "a")
     commit(con.catalog, table, Change(operation="delete", removed_files=(victim,)))
     after = dict(con.execute("SELECT id, _row_id FROM db.t").fetchall())
     assert after == {k: v for k, v in before.items() if k not in (1, 2)}
@@ -402,14 +378,14 @@ def test_v3_row_ids_survive_a_manifest_rewrite(con):
 
 def test_a_deletion_vector_is_added_then_replaced(con):
     table = _table(con, version=3, partitioned=False)
-    target = max(_live(table), key=lambda f: f.record_count)
-    first = _dv(table, target, [0])
+    target = max(live_data_files(table), key=lambda f: f.record_count)
+    first = deletion_vector(table, target, [0], name="dv.puffin")
     table = commit(con.catalog, table, Change(operation=operation_for([first], []), added_files=(first,)))
     assert _ids(con) == [2, 3, 4, 5]
     summary = table.metadata.current_snapshot().summary
     assert summary["operation"] == "delete"
     assert summary["added-dvs"] == "1" and summary["added-position-deletes"] == "1"
-    merged = _dv(table, target, [0, 2], name="dv2.puffin")
+    merged = deletion_vector(table, target, [0, 2], name="dv2.puffin")
     table = commit(
         con.catalog, table,
         Change(operation="delete", added_files=(merged,), removed_files=(first,)),

@@ -9,13 +9,13 @@ conflict there leaves the table as it was, a non-conflict is retried on the new 
 from __future__ import annotations
 
 import pytest
+from deletes_support import deletion_vector
+from table_support import largest_file_of, live_data_files
 
 import icesql
 from icesql.errors import CommitConflictError
 from icesql.expressions.tree import ALWAYS_TRUE, equal
-from icesql.metadata.puffin import write_deletion_vector_puffin
 from icesql.metadata.snapshots import SnapshotRef
-from icesql.scan.planner import plan_files
 from icesql.spec.content_file import EQUALITY_DELETES, POSITION_DELETES, DataFile
 from icesql.write.commit import commit
 from icesql.write.snapshot import Change
@@ -40,28 +40,6 @@ def _table(con, version=2, partitioned=True):
     con.execute("INSERT INTO db.t VALUES (1, 'a'), (2, 'a'), (3, 'b')")
     con.execute("INSERT INTO db.t VALUES (4, 'b'), (5, 'c')")
     return con.catalog.load_table(T)
-
-
-def _live(table):
-    md = table.metadata
-    return [t.data_file for t in plan_files(md, md.current_snapshot(), table.io)]
-
-
-def _file_with(table, value):
-    """The data file of partition ``value`` holding the most rows."""
-    files = [f for f in _live(table) if f.partition == (value,)]
-    return max(files, key=lambda f: f.record_count)
-
-
-def _dv(table, data_file, positions, name="dv.puffin"):
-    path = f"{table.metadata.location}/data/{name}"
-    [(offset, length, card)] = write_deletion_vector_puffin(table.io, path, [(data_file.file_path, positions)])
-    return DataFile(
-        file_path=path, file_format="PUFFIN", partition=data_file.partition, record_count=card,
-        file_size_in_bytes=table.io.size(path),
-        content=POSITION_DELETES, referenced_data_file=data_file.file_path,
-        content_offset=offset, content_size_in_bytes=length, spec_id=data_file.spec_id,
-    )
 
 
 def _delete_file(table, partition, content=POSITION_DELETES, name="del.parquet"):
@@ -120,7 +98,7 @@ def test_a_data_file_appended_since(con, condition, isolation, conflicts):
         _check(con, validation)
         return
     message = _conflict(con, validation)
-    path = next(f.file_path for f in _live(_now(con)) if f.record_count == 1 and f.partition == ("a",))
+    path = next(f.file_path for f in live_data_files(_now(con)) if f.record_count == 1 and f.partition == ("a",))
     assert f"snapshot {appended.snapshot_id} (append) added data file {path}" in message
     assert message.endswith(f"that may hold rows matching {condition}")
 
@@ -129,7 +107,7 @@ def test_data_added_by_a_replace_never_conflicts(con):
     """A compaction (``replace``) adds no rows: Java validates only appends and overwrites."""
     table = _table(con)
     start = table.metadata.current_snapshot_id
-    moved = _file_with(table, "a")
+    moved = largest_file_of(table, "a")
     commit(con.catalog, table, Change(operation="replace", added_files=(moved,)))
     assert _now(con).metadata.current_snapshot().operation == "replace"
     _check(con, Validation(start, equal("p", "a")))
@@ -166,7 +144,7 @@ def test_data_added_by_an_overwrite_conflicts(con):
 def test_a_data_file_removed_since(con, isolation, condition, referenced, by_removal, conflicts):
     table = _table(con)
     start = table.metadata.current_snapshot_id
-    target = _file_with(table, "c")
+    target = largest_file_of(table, "c")
     commit(con.catalog, table, Change(operation="delete", removed_files=(target,)))
     made = _now(con).metadata.current_snapshot()
     validation = Validation(
@@ -193,8 +171,8 @@ def test_a_data_file_removed_since(con, isolation, condition, referenced, by_rem
 def test_a_deletion_vector_for_a_referenced_file_conflicts(con, isolation):
     table = _table(con, version=3, partitioned=False)
     start = table.metadata.current_snapshot_id
-    target, other = sorted(_live(table), key=lambda f: -f.record_count)
-    theirs = _dv(table, target, [1], name="theirs.puffin")
+    target, other = sorted(live_data_files(table), key=lambda f: -f.record_count)
+    theirs = deletion_vector(table, target, [1], name="theirs.puffin")
     commit(con.catalog, table, Change(operation="delete", added_files=(theirs,)))
     made = _now(con).metadata.current_snapshot()
     # referenced by the change, or a data file the change removes: a conflict
@@ -231,7 +209,7 @@ def test_a_partition_scoped_delete_file_conflicts_with_removed_files_of_its_part
     added = _delete_file(table, partition, content)
     commit(con.catalog, table, Change(operation="delete", added_files=(added,)))
     made = _now(con).metadata.current_snapshot()
-    removed = (_file_with(table, removes),) if removes else ()
+    removed = (largest_file_of(table, removes),) if removes else ()
     validation = Validation(start, equal("id", 100))
     if not conflicts:
         _check(con, validation, removed)
@@ -245,7 +223,7 @@ def test_a_global_equality_delete_applies_to_every_removed_file(con):
     start = table.metadata.current_snapshot_id
     added = _delete_file(table, (), EQUALITY_DELETES)
     commit(con.catalog, table, Change(operation="delete", added_files=(added,)))
-    message = _conflict(con, Validation(start, equal("id", 100)), (_live(table)[0],))
+    message = _conflict(con, Validation(start, equal("id", 100)), (live_data_files(table)[0],))
     assert f"added delete file {added.file_path}" in message
     _check(con, Validation(start, equal("id", 100)))  # nothing removed: nothing to undo
 
@@ -257,7 +235,7 @@ def test_a_matching_delete_file_conflicts_for_a_change_that_references_files(con
     start = table.metadata.current_snapshot_id
     added = _delete_file(table, ("b",))
     commit(con.catalog, table, Change(operation="delete", added_files=(added,)))
-    referenced = frozenset({_file_with(table, "a").file_path})
+    referenced = frozenset({largest_file_of(table, "a").file_path})
     message = _conflict(con, Validation(start, equal("p", "b"), referenced_data_files=referenced))
     assert f"added delete file {added.file_path}" in message
     _check(con, Validation(start, equal("p", "a"), referenced_data_files=referenced))
@@ -318,7 +296,7 @@ def test_a_branch_is_checked_against_its_own_history(con):
     _check(con, validation, branch="b")
     _conflict(con, validation, branch="main")
     table = _now(con)
-    extra = _live(table)[0]
+    extra = live_data_files(table)[0]
     commit(con.catalog, table, Change(operation="append", added_files=(extra,), branch="b"))
     on_b = _now(con).metadata.snapshot_for_ref("b")
     message = _conflict(con, Validation(fork, ALWAYS_TRUE), branch="b")
@@ -342,7 +320,7 @@ def test_serializable_delete_conflicts_with_a_matching_append(con):
     con.execute("INSERT INTO db.t VALUES (6, 'a')")  # lands between read and commit
     change = Change(
         operation="delete",
-        removed_files=(_file_with(table, "a"),),
+        removed_files=(largest_file_of(table, "a"),),
         validation=Validation(start, equal("p", "a")),
     )
     with pytest.raises(CommitConflictError, match="added data file .* may hold rows matching"):
@@ -356,7 +334,7 @@ def test_appends_elsewhere_or_under_snapshot_isolation_are_retried(con):
     con.execute("INSERT INTO db.t VALUES (7, 'z')")
     change = Change(
         operation="delete",
-        removed_files=(_file_with(table, "a"),),
+        removed_files=(largest_file_of(table, "a"),),
         validation=Validation(start, equal("p", "a")),
     )
     commit(con.catalog, table, change)
@@ -366,7 +344,7 @@ def test_appends_elsewhere_or_under_snapshot_isolation_are_retried(con):
     con.execute("INSERT INTO db.t VALUES (8, 'b')")
     change = Change(
         operation="delete",
-        removed_files=(_file_with(table, "b"),),
+        removed_files=(largest_file_of(table, "b"),),
         validation=Validation(start, equal("p", "b"), isolation=SNAPSHOT),
     )
     commit(con.catalog, table, change)
@@ -376,10 +354,10 @@ def test_appends_elsewhere_or_under_snapshot_isolation_are_retried(con):
 def test_a_concurrent_dv_for_a_referenced_file_conflicts(con):
     table = _table(con, version=3, partitioned=False)
     start = table.metadata.current_snapshot().snapshot_id
-    target = max(_live(table), key=lambda f: f.record_count)
-    theirs = _dv(table, target, [1], name="theirs.puffin")
+    target = max(live_data_files(table), key=lambda f: f.record_count)
+    theirs = deletion_vector(table, target, [1], name="theirs.puffin")
     commit(con.catalog, table, Change(operation="delete", added_files=(theirs,)))
-    ours = _dv(table, target, [0], name="ours.puffin")
+    ours = deletion_vector(table, target, [0], name="ours.puffin")
     change = Change(
         operation="delete",
         added_files=(ours,),
@@ -394,9 +372,9 @@ def test_a_concurrent_dv_for_a_referenced_file_conflicts(con):
 def test_a_referenced_file_removed_concurrently_conflicts(con):
     table = _table(con)
     start = table.metadata.current_snapshot().snapshot_id
-    target = _file_with(table, "c")
+    target = largest_file_of(table, "c")
     commit(con.catalog, table, Change(operation="delete", removed_files=(target,)))
-    ours = _dv(table, target, [0])
+    ours = deletion_vector(table, target, [0], name="dv.puffin")
     change = Change(
         operation="delete",
         added_files=(ours,),

@@ -63,6 +63,8 @@ class IcebergSpark(Spark):
         COMMANDS = Spark.Tokenizer.COMMANDS - {TokenType.SHOW}
 
     class Parser(ExtensionsParser):
+        # Spark's USE NAMESPACE a.b (sqlglot knows USE DATABASE / SCHEMA / CATALOG)
+        USABLES = {**Spark.Parser.USABLES, "NAMESPACE": ()}
         VERSION_PHRASES = {
             ("FOR", "SYSTEM_VERSION"): "VERSION",
             **Spark.Parser.VERSION_PHRASES,

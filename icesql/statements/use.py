@@ -30,10 +30,7 @@ def use(session: Session, statement: exp.Expr, params: Sequence[object]) -> Resu
     node = statement.this
     if node is None:
         raise ProgrammingError("USE needs a catalog or namespace name")
-    if isinstance(node, exp.Table) and node.name.upper() == "NAMESPACE" and node.alias:
-        kind, parts = "NAMESPACE", (node.alias,)  # sqlglot reads `USE NAMESPACE db` as an alias
-    else:
-        parts = name_parts(node)
+    parts = name_parts(node)
     catalog, namespace = session.catalog, parts
     if kind == "CATALOG" or kind not in _NAMESPACE_KINDS:
         named = catalog_named(parts[0], session.catalogs)

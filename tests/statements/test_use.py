@@ -87,9 +87,6 @@ def test_a_failed_use_names_what_is_missing_and_changes_nothing(con, sql, error,
     assert _state(con) == ("prod", ("sales",))
 
 
-@pytest.mark.xfail(strict=True, reason="USE NAMESPACE with a multi-part name (Spark: `USE NAMESPACE"
-                   " a.b`) is a syntax error: the parser reads `NAMESPACE` as a table name aliased"
-                   " by the first part only")
 def test_use_namespace_takes_a_multi_part_name(con):
     con.execute("USE NAMESPACE a.b")
     assert _state(con) == ("local", ("a", "b"))

@@ -40,6 +40,18 @@ class Runner:
     def __init__(self, ds: Dataset, sizes: Sizes, args: argparse.Namespace):
         self.ds, self.sizes, self.args = ds, sizes, args
         self.runs: dict[str, dict[str, list[Run]]] = {}
+        self.s3: Any = None  # benchmarks.s3.S3Copy, made for the first s3 scenario
+        self.max_gets: dict[str, int] = {}  # per s3 scenario: most GETs of one data file in a run
+
+    def _prepare(self, s: Scenario) -> None:
+        if s.extra.get("s3") and self.s3 is None:
+            from benchmarks.s3 import s3_copy
+
+            self.s3 = s3_copy(self.ds, _log)
+            self.ds.info["s3"] = {
+                "warehouse": self.s3.warehouse, "properties": self.s3.properties,
+                "metadata": self.s3.metadata, "files": self.s3.files,
+            }
 
     def _measure(
         self, s: Scenario, side: str, repeats: int, limit: float | None = None
@@ -55,7 +67,14 @@ class Runner:
         request = make(self.ds, self.sizes)
         runs: list[Run] = []
         for i in range(repeats):
+            counting = side == "icesql" and s.extra.get("s3")
+            if counting:
+                self.s3.requests.clear()
             run = run_worker(request, rss_limit_mb=limit)
+            if counting:
+                gets = self.s3.data_gets()
+                most = max(gets.values(), default=0)
+                self.max_gets[s.name] = max(self.max_gets.get(s.name, 0), most)
             runs.append(run)
             _log(
                 f"  {s.name} {side} #{i + 1}: "
@@ -66,6 +85,7 @@ class Runner:
         return runs
 
     def measure(self, s: Scenario) -> dict[str, list[Run]]:
+        self._prepare(s)
         repeats = s.repeats or self.args.repeats
         limit = self.args.memory_limit_mb if s.kind == "stream" else None
         sides: dict[str, list[Run]] = {"icesql": [], "baseline": [], "reference": []}
@@ -163,6 +183,13 @@ def evaluate(s: Scenario, sides: dict[str, list[Run]], runner: Runner) -> Row:
         _judge_files(s, runner, row)
     elif s.kind == "stream":
         _judge_stream(runner, row)
+    if s.extra.get("s3"):
+        most = runner.max_gets.get(s.name, 0)
+        row.notes.append(f"GETs of one data file in one icesql query: at most {most}")
+        if most > 1:
+            row.notes.append("MISMATCH: a data file was fetched more than once in one query")
+        row.notes.append("DuckDB has no httpfs here (its extensions download at run time): it"
+                         " reads the objects through the same fsspec file system, from Python")
     if any("MISMATCH" in n for n in row.notes):
         row.status = MISS
     return row

@@ -166,6 +166,45 @@ def _pyarrow_write(ds: Dataset, sizes: Sizes) -> Request:
     }
 
 
+def _s3(ds: Dataset) -> dict[str, Any]:
+    """The base table's copy in a bucket of the local S3 server (``benchmarks.s3``)."""
+    return ds.info["s3"]
+
+
+def _icesql_s3(sql: str | Callable[[Sizes], str]) -> RequestFn:
+    def make(ds: Dataset, sizes: Sizes) -> Request:
+        text = sql(sizes) if callable(sql) else sql
+        s3 = _s3(ds)
+        args = {"warehouse": s3["warehouse"], "sql": text.format(t=_table(BASE)),
+                "properties": s3["properties"]}
+        return {"task": "icesql_query", "args": args}
+
+    return make
+
+
+def _duckdb_s3(sql: str | Callable[[Sizes], str], files: Callable[[Dataset, Sizes], list[str]]) -> RequestFn:
+    def make(ds: Dataset, sizes: Sizes) -> Request:
+        text = sql(sizes) if callable(sql) else sql
+        args = {"files": files(ds, sizes), "sql": text, "properties": _s3(ds)["properties"]}
+        return {"task": "duckdb_parquet", "args": args}
+
+    return make
+
+
+def _pyiceberg_s3(sql: str, columns: tuple[str, ...]) -> RequestFn:
+    def make(ds: Dataset, sizes: Sizes) -> Request:
+        s3 = _s3(ds)
+        args = {"metadata": s3["metadata"], "sql": sql, "columns": list(columns), "row_filter": "",
+                "properties": s3["properties"]}
+        return {"task": "pyiceberg_query", "args": args}
+
+    return make
+
+
+def _s3_files(ds: Dataset, sizes: Sizes) -> list[str]:
+    return _s3(ds)["files"]
+
+
 AGG_COLS = config.AGGREGATE_COLUMNS
 PART_COLS = ("l_shipmode", "l_extendedprice", "l_shipdate")
 KEY_COLS = ("l_orderkey", "l_quantity")
@@ -263,6 +302,19 @@ SCENARIOS: tuple[Scenario, ...] = (
         "pyarrow read + write Parquet",
         _pyarrow_write,
         repeats=None,
+    ),
+    Scenario(
+        "s3_full_aggregate",
+        "the full aggregate on s3:// (a local S3-compatible server)",
+        "ratio",
+        1.25,
+        "<= 1.25x DuckDB read_parquet of the same objects",
+        _icesql_s3(config.AGGREGATE),
+        "DuckDB read_parquet over the same S3 objects (through fsspec)",
+        _duckdb_s3(config.AGGREGATE, _s3_files),
+        pyiceberg=_pyiceberg_s3(config.AGGREGATE, AGG_COLS),
+        expected_rows=_rows_of(BASE),
+        extra={"s3": True},
     ),
     Scenario(
         "streaming_count",

@@ -49,12 +49,14 @@ def _rows(table: Any) -> list[list[str]]:
 
 
 @task
-def icesql_query(warehouse: str, sql: str, settings: tuple[str, ...] = ()) -> dict[str, Any]:
+def icesql_query(
+    warehouse: str, sql: str, settings: tuple[str, ...] = (), properties: dict | None = None
+) -> dict[str, Any]:
     """The query through icesql's DB-API, fully fetched as Arrow (after ``SET`` statements
-    from ``settings``, not timed)."""
+    from ``settings``, not timed); ``properties`` configure the store (``s3.endpoint``...)."""
     import icesql
 
-    con = icesql.connect(warehouse)
+    con = icesql.connect(warehouse, properties=properties)
     for statement in settings:
         con.execute(statement)
     start = time.perf_counter()
@@ -64,11 +66,17 @@ def icesql_query(warehouse: str, sql: str, settings: tuple[str, ...] = ()) -> di
 
 
 @task
-def duckdb_parquet(files: list[str], sql: str) -> dict[str, Any]:
-    """DuckDB's own Parquet reader over exactly ``files``: the physical limit of a scan."""
+def duckdb_parquet(files: list[str], sql: str, properties: dict | None = None) -> dict[str, Any]:
+    """DuckDB's own Parquet reader over exactly ``files``: the physical limit of a scan.
+    Object-store files are read through the fsspec file system icesql would use (DuckDB's
+    httpfs extension is downloaded at run time, which this machine cannot do)."""
     import duckdb
 
     con = duckdb.connect()
+    if properties:
+        from icesql.io import FileIO
+
+        con.register_filesystem(FileIO(properties=properties).fs(files[0])[0])
     start = time.perf_counter()
     result = con.sql(sql.format(t=f"read_parquet({files!r})")).to_arrow_table()
     seconds = time.perf_counter() - start
@@ -93,13 +101,15 @@ def duckdb_arrow_stream(files: list[str], sql: str, columns: list[str]) -> dict[
 
 
 @task
-def pyiceberg_query(metadata: str, sql: str, columns: list[str], row_filter: str) -> dict[str, Any]:
+def pyiceberg_query(
+    metadata: str, sql: str, columns: list[str], row_filter: str, properties: dict | None = None
+) -> dict[str, Any]:
     """PyIceberg's ``scan(...).to_arrow()`` (what its users do), then DuckDB on the result."""
     import duckdb
     from pyiceberg.table import StaticTable
 
     start = time.perf_counter()
-    table = StaticTable.from_metadata(metadata)
+    table = StaticTable.from_metadata(metadata, properties or {})
     scan = table.scan(
         selected_fields=tuple(columns), **({"row_filter": row_filter} if row_filter else {})
     )

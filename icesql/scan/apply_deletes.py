@@ -112,7 +112,8 @@ class DeleteApplier:
         """Batches of ``data_file`` shaped as ``ctx.schema`` without the deleted rows."""
         if not delete_files:
             path, count = data_file.file_path, data_file.record_count
-            yield from read_data_file(ctx, path, count, identity_partition)
+            size = data_file.file_size_in_bytes
+            yield from read_data_file(ctx, path, count, identity_partition, size)
             return
         for batch, _, _ in self.read_positioned(
             ctx, data_file, delete_files, identity_partition, positions=False
@@ -145,7 +146,8 @@ class DeleteApplier:
         target = ctx.arrow_schema if ctx.schema.fields else None
         width = len(ctx.schema.fields)
         offset = 0
-        for batch in read_data_file(read_ctx, path, count, identity_partition):
+        size = data_file.file_size_in_bytes
+        for batch in read_data_file(read_ctx, path, count, identity_partition, size):
             rows = batch.num_rows
             keep = position_keep_mask(deleted, offset, rows) if len(deleted) else None
             where = np.arange(offset, offset + rows, dtype=np.int64) if positions else None

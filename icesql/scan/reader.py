@@ -29,6 +29,10 @@ from icesql.spec.schema import Schema
 from icesql.spec.types import NestedField
 
 BATCH_ROWS = 64 * 1024
+# An object-store file up to this size is fetched whole, in one GET: a footer read and then
+# the column chunks would cost two round trips or more for a few MiB. A larger one is read
+# by range: its footer, then the projected column chunks, coalesced (pre_buffer), no byte twice.
+WHOLE_FILE_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -45,12 +49,16 @@ class ReadContext:
         return schema_to_arrow(self.schema)
 
 
-def open_parquet(io: FileIO, path: str) -> pq.ParquetFile:
+def open_parquet(io: FileIO, path: str, size: int | None = None) -> pq.ParquetFile:
+    """The Parquet file at ``path``; ``size`` (the manifest's file size) lets a small remote
+    file be fetched in one request."""
     fs, local = io.fs(path)
     try:
         if isinstance(fs, LocalFileSystem):  # Arrow's own local reader is the fastest
             return pq.ParquetFile(local, pre_buffer=True)
-        return pq.ParquetFile(io.open(path), pre_buffer=True)
+        if size is not None and size <= WHOLE_FILE_BYTES:
+            return pq.ParquetFile(pa.BufferReader(io.read_bytes(path)))
+        return pq.ParquetFile(_random_access(fs, local), pre_buffer=True)
     except FileNotFoundError:
         raise OperationalError(f"data file not found: {path}") from None
     except OperationalError:
@@ -59,23 +67,33 @@ def open_parquet(io: FileIO, path: str) -> pq.ParquetFile:
         raise CorruptFileError(path, str(e)) from None
 
 
+def _random_access(fs: object, path: str) -> pa.NativeFile:
+    """A file Arrow reads by ranges (ReadAt), not through fsspec's read-ahead buffer, which
+    would fetch the bytes after the footer, then the column chunks again."""
+    from pyarrow.fs import FSSpecHandler, PyFileSystem
+
+    return PyFileSystem(FSSpecHandler(fs)).open_input_file(path)
+
+
 def read_data_file(
     ctx: ReadContext,
     path: str,
     record_count: int,
     identity_partition: dict[int, tuple[NestedField, object]] | None = None,
+    size: int | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """Batches of one data file, columns matched by field id to ``ctx.schema``.
 
     ``identity_partition`` maps a source field id to (field, value) for identity-partitioned
-    columns, used when the file itself does not hold the column (spec: Column Projection).
+    columns, used when the file itself does not hold the column (spec: Column Projection);
+    ``size`` is the file's size in bytes, as its manifest entry gives it.
     """
     target = ctx.arrow_schema
     fields = ctx.schema.fields
     if not fields:
         yield from _row_count_batches(record_count, ctx.batch_rows)
         return
-    pf = open_parquet(ctx.io, path)
+    pf = open_parquet(ctx.io, path, size)
     file_fields = _file_fields(pf.schema_arrow, ctx.name_mapping, path)
     by_id = children_by_id(file_fields)
     read_columns: list[str] = []

@@ -114,3 +114,23 @@ def test_a_query_reads_each_data_file_once(s3_server, s3_bucket):
     data_gets = {p: n for p, n in gets.items() if p.endswith(".parquet")}
     assert len(data_gets) == 3
     assert set(data_gets.values()) == {1}, data_gets
+
+
+def test_a_large_file_is_read_by_ranges_without_refetching(s3_server, s3_bucket, monkeypatch):
+    """Above ``WHOLE_FILE_BYTES`` a file is read by ranges: its footer, then its column
+    chunks coalesced; fsspec's read-ahead would fetch the same bytes again."""
+    from icesql.scan import reader
+
+    warehouse = f"s3://{s3_bucket}/wh"
+    con = icesql.connect(warehouse, properties=s3_server.properties)
+    con.execute("CREATE NAMESPACE db")
+    con.execute("CREATE TABLE db.t (id BIGINT, s STRING, x DOUBLE) USING iceberg")
+    con.execute("INSERT INTO db.t SELECT id, 'v' || id, id / 2 FROM range(50000) AS r(id)")
+    monkeypatch.setattr(reader, "WHOLE_FILE_BYTES", 0)
+    s3_server.requests.clear()
+    assert con.execute("SELECT count(*), sum(x), max(s) FROM db.t").fetchall() == [
+        (50000, sum(range(50000)) / 2, "v9999"),
+    ]
+    gets = Counter(path for method, path in s3_server.requests if method == "GET")
+    data_gets = [n for p, n in gets.items() if p.endswith(".parquet")]
+    assert data_gets == [2]  # the footer, then every needed column chunk in one range

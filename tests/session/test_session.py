@@ -20,6 +20,7 @@ class _CatalogOnly:
 
     def __init__(self, catalog: FileSystemCatalog):
         self.catalog = catalog
+        self.catalogs = {catalog.name: catalog}
         self.default_namespace = ("default",)
         self.manifest_cache = ManifestCache()
         self.settings = Settings()

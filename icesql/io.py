@@ -102,16 +102,9 @@ class FileIO:
             fs.makedirs(parent, exist_ok=True)
         if isinstance(fs, LocalFileSystem):
             try:
-                fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                write_new_local_file(p, data)
             except FileExistsError as e:
                 raise AlreadyExistsError(f"file exists already: {path}") from e
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-                os.fsync(fd)
-            finally:
-                os.close(fd)
             return
         if protocol_of(path) in S3_PROTOCOLS:
             _put_if_absent(fs, p, path, data)
@@ -179,3 +172,16 @@ def _put_if_absent(fs: fsspec.AbstractFileSystem, p: str, path: str, data: bytes
         fs.pipe_file(p, data, mode="create")
     except FileExistsError as e:
         raise AlreadyExistsError(f"file exists already: {path}") from e
+
+
+def write_new_local_file(path: str, data: bytes) -> None:
+    """Create the local file ``path`` (FileExistsError if it exists), write all of ``data``
+    and fsync it: the durable write of a commit's files."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)

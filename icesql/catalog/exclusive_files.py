@@ -16,7 +16,7 @@ import uuid
 from fsspec.implementations.local import LocalFileSystem
 
 from icesql.errors import AlreadyExistsError, OperationalError
-from icesql.io import FileIO
+from icesql.io import FileIO, write_new_local_file
 
 VERSION_HINT = "version-hint.text"
 
@@ -32,14 +32,7 @@ def publish_exclusive(io: FileIO, path: str, data: bytes) -> None:
     os.makedirs(folder, exist_ok=True)
     temp = os.path.join(folder, f".{uuid.uuid4()}.metadata.json.tmp")
     try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        write_new_local_file(temp, data)
         try:
             os.link(temp, local)
         except FileExistsError:

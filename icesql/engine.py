@@ -13,6 +13,7 @@ and DuckDB executes the rest of the query. Any other statement goes to its handl
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -377,6 +378,8 @@ def _replace_with_view(ref: TableReference, view: str, default_alias: str | None
 
 
 def _statement_kind(statement: exp.Expr) -> str:
+    """How a refusal names the statement: its leading words as written (``TRUNCATE TABLE``,
+    ``LOAD DATA``), from the node's class name where sqlglot parsed it."""
     if isinstance(statement, exp.Command):
         return str(statement.this).upper()
-    return type(statement).__name__.upper()
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", type(statement).__name__).upper()

@@ -90,7 +90,8 @@ def test_queries_do_not_commit(con, tmp_path):
 @pytest.mark.parametrize(
     ("sql", "construct"),
     [
-        ("TRUNCATE TABLE db.t", "TRUNCATE"),
+        ("TRUNCATE TABLE db.t", "^TRUNCATE TABLE statements"),
+        ("LOAD DATA INPATH '/x' INTO TABLE db.t", "^LOAD DATA statements"),
         ("CACHE TABLE db.t", "CACHE"),
         ("ANALYZE TABLE db.t COMPUTE STATISTICS", "ANALYZE"),
         ("REFRESH TABLE db.t", "REFRESH"),

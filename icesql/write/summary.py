@@ -89,7 +89,7 @@ def snapshot_summary(
     ]
     for key in order:
         value = counts.get(key, 0)
-        if value > 0 or (key == "added-files-size" and added):
+        if value > 0:  # Java sets each count only above 0 (SnapshotSummary.Builder)
             out[key] = str(value)
     partitions = {(f.spec_id, f.partition) for f in (*added, *removed)}
     out["changed-partition-count"] = str(len(partitions))

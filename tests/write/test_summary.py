@@ -89,3 +89,11 @@ def test_partitions_of_different_specs_count_apart():
 def test_extra_keys_are_kept():
     s = snapshot_summary("append", added=[_file("a", 1, 1)], extra={"spark.app.id": "x"})
     assert s["spark.app.id"] == "x" and s["total-records"] == "1"
+
+
+def test_counts_of_zero_are_left_out_as_java_does():
+    """SnapshotSummary.Builder sets each count only above 0: a file of 0 bytes adds no
+    ``added-files-size`` key (totals are always written)."""
+    s = snapshot_summary("append", added=[_file("empty", 0, 0)])
+    assert "added-files-size" not in s and "added-records" not in s
+    assert s["added-data-files"] == "1" and s["total-files-size"] == "0"

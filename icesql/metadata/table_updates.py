@@ -1,9 +1,9 @@
-"""The REST catalog protocol's table updates and requirements: JSON both ways, and applied.
+"""The REST catalog protocol's table updates: JSON both ways, and applied to metadata.
 
 A commit in the Iceberg REST spec (``CommitTableRequest``) is a list of *requirements* (what
 must still hold of the table's current metadata) and a list of *updates* (the changes, in
-order). This module is that vocabulary as frozen dataclasses, one per ``action`` / ``type`` of
-the spec's ``TableUpdate`` / ``TableRequirement``, so that a REST server applies what a client
+order). This module is that vocabulary as frozen dataclasses, one per ``action`` of the spec's
+``TableUpdate`` (the requirements are in ``table_requirements``, re-exported here), so that a REST server applies what a client
 sends and a REST client serializes what it commits, with one definition of each::
 
     >>> u = parse_update({"action": "set-properties", "updates": {"owner": "ana"}})
@@ -11,8 +11,6 @@ sends and a REST client serializes what it commits, with one definition of each:
     SetPropertiesUpdate(updates={'owner': 'ana'})
     >>> u.to_json()
     {'action': 'set-properties', 'updates': {'owner': 'ana'}}
-    >>> parse_requirement({"type": "assert-current-schema-id", "current-schema-id": 0})
-    AssertCurrentSchemaId(current_schema_id=0)
 
 Updates are applied through ``MetadataBuilder``, which keeps the invariants Java's
 ``TableMetadata.Builder`` keeps (ids reused or assigned one above the highest, counters that
@@ -34,11 +32,24 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from icesql.errors import CommitConflictError, InternalError, NotSupportedError, ProgrammingError
+from icesql.errors import InternalError, NotSupportedError
 from icesql.metadata.builder import MetadataBuilder, new_table_metadata
 from icesql.metadata.snapshots import Snapshot, SnapshotRef
 from icesql.metadata.statistics import PartitionStatisticsFile, StatisticsFile
 from icesql.metadata.table_metadata import TableMetadata
+from icesql.metadata.table_requirements import (
+    AssertCreate,
+    InvalidUpdateError,
+    RequirementFailedError,
+    TableRequirement,
+    check_table_requirements,
+    parse_requirement,
+    request_field,
+    request_int,
+    request_int_list,
+    request_parsed,
+    request_str_map,
+)
 from icesql.spec.partitioning import UNPARTITIONED_SPEC, PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import UNSORTED_ORDER, SortOrder
@@ -58,59 +69,6 @@ __all__ = [
 
 LAST_ADDED = -1
 DEFAULT_FORMAT_VERSION = 2  # what Java creates when the request names none
-
-
-class InvalidUpdateError(ProgrammingError):
-    """An update or requirement that is malformed, unknown, or cannot apply to the table."""
-
-
-class RequirementFailedError(CommitConflictError):
-    """A requirement of the commit does not hold for the table's current metadata."""
-
-
-# --------------------------------------------------------------------------------------------
-# JSON field readers that name the update and the key
-# --------------------------------------------------------------------------------------------
-
-
-def _field(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
-    if key not in obj:
-        raise InvalidUpdateError(f"{what}: missing required field {key!r}")
-    value = obj[key]
-    if not isinstance(value, kind):
-        raise InvalidUpdateError(f"{what}: field {key!r} has the wrong type: {value!r}")
-    return value
-
-
-def _int(obj: Mapping[str, Any], key: str, what: str) -> int:
-    value = _field(obj, key, int, what)
-    if isinstance(value, bool):
-        raise InvalidUpdateError(f"{what}: field {key!r} must be an integer, got {value!r}")
-    return value
-
-
-def _int_list(obj: Mapping[str, Any], key: str, what: str) -> tuple[int, ...]:
-    values = _field(obj, key, list, what)
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-        raise InvalidUpdateError(f"{what}: field {key!r} must be a list of integers")
-    return tuple(values)
-
-
-def _str_map(obj: Mapping[str, Any], key: str, what: str) -> dict[str, str]:
-    values = _field(obj, key, dict, what)
-    if not all(isinstance(k, str) and isinstance(v, str) for k, v in values.items()):
-        raise InvalidUpdateError(f"{what}: field {key!r} must map strings to strings")
-    return dict(values)
-
-
-def _parsed(parse: Callable[[Any], Any], obj: Any, what: str) -> Any:
-    """A nested spec object (schema, snapshot, ...) parsed by its own model."""
-    try:
-        return parse(obj)
-    except InvalidUpdateError:
-        raise
-    except (ValueError, TypeError, KeyError, AttributeError, ProgrammingError) as e:
-        raise InvalidUpdateError(f"{what}: {e}") from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -172,7 +130,7 @@ class AssignUUIDUpdate(TableUpdate):
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> AssignUUIDUpdate:
-        return AssignUUIDUpdate(_field(obj, "uuid", str, what))
+        return AssignUUIDUpdate(request_field(obj, "uuid", str, what))
 
     def _body(self) -> dict[str, Any]:
         return {"uuid": self.uuid}
@@ -193,7 +151,7 @@ class UpgradeFormatVersionUpdate(TableUpdate):
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> UpgradeFormatVersionUpdate:
-        return UpgradeFormatVersionUpdate(_int(obj, "format-version", what))
+        return UpgradeFormatVersionUpdate(request_int(obj, "format-version", what))
 
     def _body(self) -> dict[str, Any]:
         return {"format-version": self.format_version}
@@ -210,8 +168,8 @@ class AddSchemaUpdate(TableUpdate):
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> AddSchemaUpdate:
-        schema = _parsed(Schema.from_json, _field(obj, "schema", dict, what), what)
-        last = _int(obj, "last-column-id", what) if obj.get("last-column-id") is not None else None
+        schema = request_parsed(Schema.from_json, request_field(obj, "schema", dict, what), what)
+        last = request_int(obj, "last-column-id", what) if obj.get("last-column-id") is not None else None
         return AddSchemaUpdate(schema, last)
 
     def _body(self) -> dict[str, Any]:
@@ -234,7 +192,7 @@ class SetCurrentSchemaUpdate(TableUpdate):
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> SetCurrentSchemaUpdate:
-        return SetCurrentSchemaUpdate(_int(obj, "schema-id", what))
+        return SetCurrentSchemaUpdate(request_int(obj, "schema-id", what))
 
     def _body(self) -> dict[str, Any]:
         return {"schema-id": self.schema_id}
@@ -251,7 +209,7 @@ class AddPartitionSpecUpdate(TableUpdate):
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> AddPartitionSpecUpdate:
         return AddPartitionSpecUpdate(
-            _parsed(PartitionSpec.from_json, _field(obj, "spec", dict, what), what)
+            request_parsed(PartitionSpec.from_json, request_field(obj, "spec", dict, what), what)
         )
 
     def _body(self) -> dict[str, Any]:
@@ -268,7 +226,7 @@ class SetDefaultSpecUpdate(TableUpdate):
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> SetDefaultSpecUpdate:
-        return SetDefaultSpecUpdate(_int(obj, "spec-id", what))
+        return SetDefaultSpecUpdate(request_int(obj, "spec-id", what))
 
     def _body(self) -> dict[str, Any]:
         return {"spec-id": self.spec_id}
@@ -285,7 +243,7 @@ class AddSortOrderUpdate(TableUpdate):
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> AddSortOrderUpdate:
         return AddSortOrderUpdate(
-            _parsed(SortOrder.from_json, _field(obj, "sort-order", dict, what), what)
+            request_parsed(SortOrder.from_json, request_field(obj, "sort-order", dict, what), what)
         )
 
     def _body(self) -> dict[str, Any]:
@@ -302,7 +260,7 @@ class SetDefaultSortOrderUpdate(TableUpdate):
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> SetDefaultSortOrderUpdate:
-        return SetDefaultSortOrderUpdate(_int(obj, "sort-order-id", what))
+        return SetDefaultSortOrderUpdate(request_int(obj, "sort-order-id", what))
 
     def _body(self) -> dict[str, Any]:
         return {"sort-order-id": self.sort_order_id}
@@ -320,7 +278,7 @@ class AddSnapshotUpdate(TableUpdate):
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> AddSnapshotUpdate:
         return AddSnapshotUpdate(
-            _parsed(Snapshot.from_json, _field(obj, "snapshot", dict, what), what)
+            request_parsed(Snapshot.from_json, request_field(obj, "snapshot", dict, what), what)
         )
 
     def _body(self) -> dict[str, Any]:
@@ -338,9 +296,9 @@ class SetSnapshotRefUpdate(TableUpdate):
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> SetSnapshotRefUpdate:
-        name = _field(obj, "ref-name", str, what)
+        name = request_field(obj, "ref-name", str, what)
         body = {k: v for k, v in obj.items() if k not in ("action", "ref-name")}
-        return SetSnapshotRefUpdate(name, _parsed(SnapshotRef.from_json, body, what))
+        return SetSnapshotRefUpdate(name, request_parsed(SnapshotRef.from_json, body, what))
 
     def _body(self) -> dict[str, Any]:
         return {"ref-name": self.ref_name, **self.ref.to_json()}
@@ -356,7 +314,7 @@ class RemoveSnapshotsUpdate(TableUpdate):
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> RemoveSnapshotsUpdate:
-        return RemoveSnapshotsUpdate(_int_list(obj, "snapshot-ids", what))
+        return RemoveSnapshotsUpdate(request_int_list(obj, "snapshot-ids", what))
 
     def _body(self) -> dict[str, Any]:
         return {"snapshot-ids": list(self.snapshot_ids)}
@@ -372,7 +330,7 @@ class RemoveSnapshotRefUpdate(TableUpdate):
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> RemoveSnapshotRefUpdate:
-        return RemoveSnapshotRefUpdate(_field(obj, "ref-name", str, what))
+        return RemoveSnapshotRefUpdate(request_field(obj, "ref-name", str, what))
 
     def _body(self) -> dict[str, Any]:
         return {"ref-name": self.ref_name}
@@ -388,7 +346,7 @@ class SetLocationUpdate(TableUpdate):
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> SetLocationUpdate:
-        return SetLocationUpdate(_field(obj, "location", str, what))
+        return SetLocationUpdate(request_field(obj, "location", str, what))
 
     def _body(self) -> dict[str, Any]:
         return {"location": self.location}
@@ -404,7 +362,7 @@ class SetPropertiesUpdate(TableUpdate):
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> SetPropertiesUpdate:
-        return SetPropertiesUpdate(_str_map(obj, "updates", what))
+        return SetPropertiesUpdate(request_str_map(obj, "updates", what))
 
     def _body(self) -> dict[str, Any]:
         return {"updates": dict(self.updates)}
@@ -420,7 +378,7 @@ class RemovePropertiesUpdate(TableUpdate):
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> RemovePropertiesUpdate:
-        removals = _field(obj, "removals", list, what)
+        removals = request_field(obj, "removals", list, what)
         if not all(isinstance(k, str) for k in removals):
             raise InvalidUpdateError(f"{what}: field 'removals' must be a list of strings")
         return RemovePropertiesUpdate(tuple(removals))
@@ -439,8 +397,8 @@ class SetStatisticsUpdate(TableUpdate):
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> SetStatisticsUpdate:
-        stats = _field(obj, "statistics", dict, what)
-        return SetStatisticsUpdate(_parsed(StatisticsFile.from_json, stats, what))
+        stats = request_field(obj, "statistics", dict, what)
+        return SetStatisticsUpdate(request_parsed(StatisticsFile.from_json, stats, what))
 
     def _body(self) -> dict[str, Any]:
         # the deprecated top-level snapshot-id is still written: older servers require it
@@ -457,7 +415,7 @@ class RemoveStatisticsUpdate(TableUpdate):
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> RemoveStatisticsUpdate:
-        return RemoveStatisticsUpdate(_int(obj, "snapshot-id", what))
+        return RemoveStatisticsUpdate(request_int(obj, "snapshot-id", what))
 
     def _body(self) -> dict[str, Any]:
         return {"snapshot-id": self.snapshot_id}
@@ -473,8 +431,8 @@ class SetPartitionStatisticsUpdate(TableUpdate):
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> SetPartitionStatisticsUpdate:
-        stats = _field(obj, "partition-statistics", dict, what)
-        return SetPartitionStatisticsUpdate(_parsed(PartitionStatisticsFile.from_json, stats, what))
+        stats = request_field(obj, "partition-statistics", dict, what)
+        return SetPartitionStatisticsUpdate(request_parsed(PartitionStatisticsFile.from_json, stats, what))
 
     def _body(self) -> dict[str, Any]:
         return {"partition-statistics": self.partition_statistics.to_json()}
@@ -490,7 +448,7 @@ class RemovePartitionStatisticsUpdate(TableUpdate):
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> RemovePartitionStatisticsUpdate:
-        return RemovePartitionStatisticsUpdate(_int(obj, "snapshot-id", what))
+        return RemovePartitionStatisticsUpdate(request_int(obj, "snapshot-id", what))
 
     def _body(self) -> dict[str, Any]:
         return {"snapshot-id": self.snapshot_id}
@@ -506,7 +464,7 @@ class RemovePartitionSpecsUpdate(TableUpdate):
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> RemovePartitionSpecsUpdate:
-        return RemovePartitionSpecsUpdate(_int_list(obj, "spec-ids", what))
+        return RemovePartitionSpecsUpdate(request_int_list(obj, "spec-ids", what))
 
     def _body(self) -> dict[str, Any]:
         return {"spec-ids": list(self.spec_ids)}
@@ -522,7 +480,7 @@ class RemoveSchemasUpdate(TableUpdate):
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> RemoveSchemasUpdate:
-        return RemoveSchemasUpdate(_int_list(obj, "schema-ids", what))
+        return RemoveSchemasUpdate(request_int_list(obj, "schema-ids", what))
 
     def _body(self) -> dict[str, Any]:
         return {"schema-ids": list(self.schema_ids)}
@@ -550,217 +508,6 @@ def parse_update(obj: Any) -> TableUpdate:
     if parse is None:
         raise InvalidUpdateError(f"unknown table update action {action!r}")
     return parse(obj, f"table update {action!r}")
-
-
-# --------------------------------------------------------------------------------------------
-# Requirements
-# --------------------------------------------------------------------------------------------
-
-
-class TableRequirement:
-    """One ``TableRequirement``: ``check`` raises ``RequirementFailedError`` unless it holds
-    for ``metadata`` (None when the table does not exist)."""
-
-    type: ClassVar[str]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, **self._body()}
-
-    def _body(self) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def check(self, metadata: TableMetadata | None) -> None:
-        raise NotImplementedError
-
-
-_REQUIREMENTS: dict[str, Callable[[Mapping[str, Any], str], TableRequirement]] = {}
-
-
-def _requirement(kind: str):
-    def register(cls):
-        cls.type = kind
-        _REQUIREMENTS[kind] = cls._from_json
-        return cls
-
-    return register
-
-
-def _failed(message: str) -> RequirementFailedError:
-    return RequirementFailedError(f"Requirement failed: {message}")
-
-
-def _existing(metadata: TableMetadata | None) -> TableMetadata:
-    if metadata is None:
-        raise _failed("current table metadata is missing")
-    return metadata
-
-
-@_requirement("assert-create")
-@dataclass(frozen=True)
-class AssertCreate(TableRequirement):
-    @staticmethod
-    def _from_json(obj: Mapping[str, Any], what: str) -> AssertCreate:
-        return AssertCreate()
-
-    def _body(self) -> dict[str, Any]:
-        return {}
-
-    def check(self, metadata: TableMetadata | None) -> None:
-        if metadata is not None:
-            raise _failed("table already exists")
-
-
-@_requirement("assert-table-uuid")
-@dataclass(frozen=True)
-class AssertTableUUID(TableRequirement):
-    uuid: str
-
-    @staticmethod
-    def _from_json(obj: Mapping[str, Any], what: str) -> AssertTableUUID:
-        return AssertTableUUID(_field(obj, "uuid", str, what))
-
-    def _body(self) -> dict[str, Any]:
-        return {"uuid": self.uuid}
-
-    def check(self, metadata: TableMetadata | None) -> None:
-        actual = _existing(metadata).table_uuid
-        if actual != self.uuid:
-            raise _failed(f"table UUID does not match: expected {self.uuid} != {actual}")
-
-
-@_requirement("assert-ref-snapshot-id")
-@dataclass(frozen=True)
-class AssertRefSnapshotId(TableRequirement):
-    """``snapshot_id`` None: the ref must not exist (it is about to be created)."""
-
-    ref: str
-    snapshot_id: int | None
-
-    @staticmethod
-    def _from_json(obj: Mapping[str, Any], what: str) -> AssertRefSnapshotId:
-        ref = _field(obj, "ref", str, what)
-        if "snapshot-id" not in obj:
-            raise InvalidUpdateError(f"{what}: missing required field 'snapshot-id'")
-        snapshot_id = None if obj["snapshot-id"] is None else _int(obj, "snapshot-id", what)
-        return AssertRefSnapshotId(ref, snapshot_id)
-
-    def _body(self) -> dict[str, Any]:
-        return {"ref": self.ref, "snapshot-id": self.snapshot_id}
-
-    def check(self, metadata: TableMetadata | None) -> None:
-        current = _existing(metadata).refs.get(self.ref)
-        if current is not None:
-            kind = "branch" if current.is_branch else "tag"
-            if self.snapshot_id is None:
-                raise _failed(f"{kind} {self.ref} was created concurrently")
-            if current.snapshot_id != self.snapshot_id:
-                raise _failed(
-                    f"{kind} {self.ref} has changed: expected id {self.snapshot_id}"
-                    f" != {current.snapshot_id}"
-                )
-        elif self.snapshot_id is not None:
-            raise _failed(f"branch or tag {self.ref} is missing, expected {self.snapshot_id}")
-
-
-def _check_id(what: str, expected: int, actual: int) -> None:
-    if actual != expected:
-        raise _failed(f"{what} changed: expected id {expected} != {actual}")
-
-
-@_requirement("assert-last-assigned-field-id")
-@dataclass(frozen=True)
-class AssertLastAssignedFieldId(TableRequirement):
-    last_assigned_field_id: int
-
-    @staticmethod
-    def _from_json(obj: Mapping[str, Any], what: str) -> AssertLastAssignedFieldId:
-        return AssertLastAssignedFieldId(_int(obj, "last-assigned-field-id", what))
-
-    def _body(self) -> dict[str, Any]:
-        return {"last-assigned-field-id": self.last_assigned_field_id}
-
-    def check(self, metadata: TableMetadata | None) -> None:
-        actual = _existing(metadata).last_column_id
-        _check_id("last assigned field id", self.last_assigned_field_id, actual)
-
-
-@_requirement("assert-current-schema-id")
-@dataclass(frozen=True)
-class AssertCurrentSchemaId(TableRequirement):
-    current_schema_id: int
-
-    @staticmethod
-    def _from_json(obj: Mapping[str, Any], what: str) -> AssertCurrentSchemaId:
-        return AssertCurrentSchemaId(_int(obj, "current-schema-id", what))
-
-    def _body(self) -> dict[str, Any]:
-        return {"current-schema-id": self.current_schema_id}
-
-    def check(self, metadata: TableMetadata | None) -> None:
-        actual = _existing(metadata).current_schema_id
-        _check_id("current schema", self.current_schema_id, actual)
-
-
-@_requirement("assert-last-assigned-partition-id")
-@dataclass(frozen=True)
-class AssertLastAssignedPartitionId(TableRequirement):
-    last_assigned_partition_id: int
-
-    @staticmethod
-    def _from_json(obj: Mapping[str, Any], what: str) -> AssertLastAssignedPartitionId:
-        return AssertLastAssignedPartitionId(_int(obj, "last-assigned-partition-id", what))
-
-    def _body(self) -> dict[str, Any]:
-        return {"last-assigned-partition-id": self.last_assigned_partition_id}
-
-    def check(self, metadata: TableMetadata | None) -> None:
-        actual = _existing(metadata).last_partition_id
-        _check_id("last assigned partition id", self.last_assigned_partition_id, actual)
-
-
-@_requirement("assert-default-spec-id")
-@dataclass(frozen=True)
-class AssertDefaultSpecId(TableRequirement):
-    default_spec_id: int
-
-    @staticmethod
-    def _from_json(obj: Mapping[str, Any], what: str) -> AssertDefaultSpecId:
-        return AssertDefaultSpecId(_int(obj, "default-spec-id", what))
-
-    def _body(self) -> dict[str, Any]:
-        return {"default-spec-id": self.default_spec_id}
-
-    def check(self, metadata: TableMetadata | None) -> None:
-        actual = _existing(metadata).default_spec_id
-        _check_id("default partition spec", self.default_spec_id, actual)
-
-
-@_requirement("assert-default-sort-order-id")
-@dataclass(frozen=True)
-class AssertDefaultSortOrderId(TableRequirement):
-    default_sort_order_id: int
-
-    @staticmethod
-    def _from_json(obj: Mapping[str, Any], what: str) -> AssertDefaultSortOrderId:
-        return AssertDefaultSortOrderId(_int(obj, "default-sort-order-id", what))
-
-    def _body(self) -> dict[str, Any]:
-        return {"default-sort-order-id": self.default_sort_order_id}
-
-    def check(self, metadata: TableMetadata | None) -> None:
-        actual = _existing(metadata).default_sort_order_id
-        _check_id("default sort order", self.default_sort_order_id, actual)
-
-
-def parse_requirement(obj: Any) -> TableRequirement:
-    """The ``TableRequirement`` a JSON object describes (``InvalidUpdateError`` if none)."""
-    if not isinstance(obj, Mapping):
-        raise InvalidUpdateError(f"a table requirement must be a JSON object, got {obj!r}")
-    kind = obj.get("type")
-    parse = _REQUIREMENTS.get(kind) if isinstance(kind, str) else None
-    if parse is None:
-        raise InvalidUpdateError(f"unknown table requirement type {kind!r}")
-    return parse(obj, f"table requirement {kind!r}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -814,14 +561,6 @@ class TableCommit:
         out["requirements"] = [r.to_json() for r in self.requirements]
         out["updates"] = [u.to_json() for u in self.updates]
         return out
-
-
-def check_table_requirements(
-    metadata: TableMetadata | None, requirements: Sequence[TableRequirement]
-) -> None:
-    """Raise ``RequirementFailedError`` naming the first requirement ``metadata`` fails."""
-    for requirement in requirements:
-        requirement.check(metadata)
 
 
 def apply_table_updates(

@@ -11,6 +11,7 @@ import doctest
 
 import pytest
 
+import icesql.metadata.table_requirements as table_requirements
 import icesql.metadata.table_updates as table_updates
 from icesql.errors import NotSupportedError
 from icesql.metadata.builder import new_table_metadata
@@ -112,6 +113,7 @@ REQUIREMENTS = [
 
 def test_doctests() -> None:
     assert doctest.testmod(table_updates).failed == 0
+    assert doctest.testmod(table_requirements).failed == 0
 
 
 @pytest.mark.parametrize("obj", UPDATES, ids=lambda o: o["action"])

@@ -4,7 +4,8 @@
 standard input (``;``-separated) or, at a terminal, from a simple prompt. Catalogs are
 configured as ``icesql.connect`` takes them: ``--catalog sql --uri sqlite:///c.db``, Spark's
 ``--conf spark.sql.catalog.prod.type=hadoop`` or ``--spark-conf spark-defaults.conf``, or
-``--pyiceberg-config .pyiceberg.yaml``.
+``--pyiceberg-config .pyiceberg.yaml``. ``icesql serve --warehouse W ...`` runs an Iceberg REST
+catalog server instead (``icesql.server``); a warehouse folder named ``serve`` is ``./serve``.
 """
 
 from __future__ import annotations
@@ -107,7 +108,70 @@ def interactive(con: Connection) -> int:
             buffer = []
 
 
+def serve_main(argv: Sequence[str]) -> int:
+    """``icesql serve``: serve the REST catalog until SIGINT/SIGTERM, then shut down gracefully."""
+    import logging
+    import signal
+    import threading
+
+    from icesql.server import DEFAULT_URI, open_server
+
+    parser = argparse.ArgumentParser(
+        prog="icesql serve", description="Serve an Iceberg REST catalog over a SQL catalog."
+    )
+    parser.add_argument("--warehouse", required=True, help="where new tables go (and may only go)")
+    parser.add_argument("--uri", default=DEFAULT_URI, help=f"SQL catalog database (default {DEFAULT_URI})")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8181, help="port (default 8181; 0 = any free)")
+    parser.add_argument("--name", default="rest", help="catalog_name of the tables' rows (default rest)")
+    auth = parser.add_mutually_exclusive_group()
+    auth.add_argument("--token", help="require this bearer token (default $ICESQL_SERVE_TOKEN)")
+    auth.add_argument("--credentials", help="file of client_id:secret lines for /v1/oauth/tokens")
+    args = parser.parse_args(argv)
+    credentials = None
+    if args.credentials:
+        try:
+            with open(args.credentials, encoding="utf-8") as f:
+                pairs = [line.strip().split(":", 1) for line in f if line.strip()]
+        except OSError as e:
+            print(f"error: cannot read credentials: {e}", file=sys.stderr)
+            return 1
+        if any(len(p) != 2 for p in pairs):
+            print("error: credentials lines must be client_id:secret", file=sys.stderr)
+            return 1
+        credentials = dict(pairs)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
+    try:
+        server = open_server(
+            args.warehouse, args.uri, args.host, args.port,
+            token=args.token or os.environ.get("ICESQL_SERVE_TOKEN") or None,
+            credentials=credentials, name=args.name,
+        )
+    except (Error, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+
+    def stop(signum: int, frame: object) -> None:
+        threading.Thread(target=server.stop, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    print(
+        f"icesql serve: http://{args.host}:{server.port} (warehouse {args.warehouse},"
+        f" catalog {args.uri})",
+        file=sys.stderr, flush=True,
+    )
+    server.serve_forever()
+    server.stop()  # joins requests in flight (idempotent after the signal's stop)
+    server.router.service.catalog.close()
+    print("icesql serve: stopped", file=sys.stderr, flush=True)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["serve"]:
+        return serve_main(argv[1:])
     args = _parser().parse_args(argv)
     try:
         con = connect(**_connect_arguments(args))

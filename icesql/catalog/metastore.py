@@ -21,6 +21,7 @@ from icesql.errors import (
     AlreadyExistsError,
     NoSuchNamespaceError,
     NoSuchTableError,
+    NotSupportedError,
     ProgrammingError,
 )
 from icesql.io import FileIO
@@ -52,6 +53,16 @@ class MetastoreCatalog(Catalog):
     def _swap_pointer(self, identifier: Identifier, expected: str, location: str) -> bool:
         """Point the table at ``location`` if it points at ``expected``; False if it did not
         (another commit won). Raises CommitStateUnknownError when the outcome is unknown."""
+
+    def _swap_pointers(self, swaps: list[tuple[Identifier, str, str]]) -> int | None:
+        """Several ``_swap_pointer`` in one atomic step: None when all moved, else the index
+        of a pointer that had moved on (and then none was moved). Stores without
+        multi-row transactions commit one table at a time only."""
+        if len(swaps) == 1:
+            return None if self._swap_pointer(*swaps[0]) else 0
+        raise NotSupportedError(
+            f"catalog {self.name!r} ({type(self).__name__}) cannot commit several tables atomically"
+        )
 
     @abstractmethod
     def _delete_pointer(self, identifier: Identifier) -> bool:
@@ -148,6 +159,42 @@ class MetastoreCatalog(Catalog):
         metadata_files.delete_dropped_metadata(
             self.io, base.metadata, committed.metadata, base.metadata_location
         )
+        return committed
+
+    def commit_tables(self, changes: list[tuple[Table, TableMetadata]]) -> list[Table]:
+        """Commit several tables at once, all or nothing (the REST spec's multi-table
+        transaction); CommitFailedError naming the table whose base is no longer current."""
+        written: list[str] = []
+        try:
+            for base, metadata in changes:
+                written.append(self._write(metadata, base.metadata_location))
+            swaps = [(b.identifier, b.metadata_location, loc) for (b, _), loc in zip(changes, written)]
+            failed = self._swap_pointers(swaps)
+        except CommitStateUnknownError:
+            raise
+        except BaseException:
+            for location in written:
+                self._discard(location)
+            raise
+        if failed is not None:
+            for location in written:
+                self._discard(location)
+            identifier = changes[failed][0].identifier
+            if self._pointer(identifier) is None:
+                raise NoSuchTableError(
+                    f"table not found: {self.describe(identifier)} (dropped while committing)"
+                )
+            raise CommitFailedError(
+                f"cannot commit to {self.describe(identifier)}: another commit won;"
+                " no table of the transaction was changed"
+            )
+        committed = []
+        for (base, metadata), location in zip(changes, written):
+            table = Table(base.identifier, TableMetadata(metadata.raw, location), location, self.io)
+            metadata_files.delete_dropped_metadata(
+                self.io, base.metadata, table.metadata, base.metadata_location
+            )
+            committed.append(table)
         return committed
 
     def drop_table(self, identifier: Identifier, purge: bool = False) -> None:

@@ -16,7 +16,9 @@ tables gets them, in the V1 layout, unless ``init_catalog_tables=false``.
 
 A commit is ``UPDATE iceberg_tables SET metadata_location = <new>,
 previous_metadata_location = <expected> WHERE ... AND metadata_location = <expected>``: one
-row changed is a commit, none a lost race.
+row changed is a commit, none a lost race. Several tables commit together (the REST spec's
+multi-table transaction) as several such UPDATEs in one database transaction that is rolled
+back unless each changed its row.
 """
 
 from __future__ import annotations
@@ -25,7 +27,12 @@ from collections.abc import Mapping
 
 from icesql.catalog.base import CommitStateUnknownError, Identifier
 from icesql.catalog.metastore import MetastoreCatalog
-from icesql.catalog.sql_database import Database, DuplicateKeyError, open_database
+from icesql.catalog.sql_database import (
+    Database,
+    DuplicateKeyError,
+    NoRowChangedError,
+    open_database,
+)
 from icesql.errors import (
     AlreadyExistsError,
     Error,
@@ -166,6 +173,38 @@ class SqlCatalog(MetastoreCatalog):
                 return True
             raise
         return count == 1
+
+    def _swap_pointers(self, swaps: list[tuple[Identifier, str, str]]) -> int | None:
+        """Every conditional UPDATE in one database transaction that rolls back unless each
+        changed exactly one row: the tables of a multi-table commit move together or not."""
+        sql = (
+            "UPDATE iceberg_tables SET metadata_location = :location,"
+            f" previous_metadata_location = :expected WHERE {_TABLE}"
+            f" AND metadata_location = :expected{self._type_filter()}"
+        )
+        statements = [
+            (sql, {**self._key(identifier), "location": location, "expected": expected})
+            for identifier, expected, location in swaps
+        ]
+        try:
+            self.db.change(statements, each_one=True)
+        except NoRowChangedError as e:
+            return e.index
+        except Error as e:
+            try:
+                moved = [self._pointer(i) == location for i, _, location in swaps]
+            except Error:
+                raise CommitStateUnknownError(
+                    f"multi-table commit in catalog {self.name!r} may have succeeded: {e}"
+                ) from e
+            if all(moved):
+                return None
+            if any(moved):
+                raise CommitStateUnknownError(
+                    f"multi-table commit in catalog {self.name!r} partly visible: {e}"
+                ) from e
+            raise
+        return None
 
     def _delete_pointer(self, identifier: Identifier) -> bool:
         sql = f"DELETE FROM iceberg_tables WHERE {_TABLE}{self._type_filter()}"

@@ -20,7 +20,7 @@ from typing import Any
 
 from icesql.errors import NotSupportedError, OperationalError
 
-__all__ = ["Database", "DuplicateKeyError", "open_database", "sqlite_path"]
+__all__ = ["Database", "DuplicateKeyError", "NoRowChangedError", "open_database", "sqlite_path"]
 
 Params = Mapping[str, Any]
 BUSY_TIMEOUT_S = 30.0  # how long a SQLite writer waits for another process's lock
@@ -28,6 +28,20 @@ BUSY_TIMEOUT_S = 30.0  # how long a SQLite writer waits for another process's lo
 
 class DuplicateKeyError(Exception):
     """An insert hit the primary key of an existing row."""
+
+
+class NoRowChangedError(Exception):
+    """A statement of an all-or-nothing transaction changed no row; nothing was changed."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__(f"statement {index} changed no row")
+        self.index = index
+
+
+def _counted(index: int, count: int, each_one: bool) -> int:
+    if each_one and count != 1:
+        raise NoRowChangedError(index)
+    return count
 
 
 class Database(ABC):
@@ -39,8 +53,10 @@ class Database(ABC):
     def query(self, sql: str, params: Params | None = None) -> list[tuple[Any, ...]]: ...
 
     @abstractmethod
-    def change(self, statements: Sequence[tuple[str, Params]]) -> list[int]:
-        """Run ``statements`` in one transaction; the rows each affected."""
+    def change(self, statements: Sequence[tuple[str, Params]], each_one: bool = False) -> list[int]:
+        """Run ``statements`` in one transaction; the rows each affected. With ``each_one``,
+        a statement changing other than one row rolls everything back (NoRowChangedError):
+        several compare-and-swaps that land together or not at all."""
 
     @abstractmethod
     def close(self) -> None:
@@ -100,14 +116,17 @@ class _SQLite(Database):
             except sqlite3.Error as e:
                 raise _error(self.uri, e) from e
 
-    def change(self, statements: Sequence[tuple[str, Params]]) -> list[int]:
+    def change(self, statements: Sequence[tuple[str, Params]], each_one: bool = False) -> list[int]:
         with self._lock:
             try:
                 self._con.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as e:
                 raise _error(self.uri, e) from e
             try:
-                counts = [self._con.execute(sql, dict(params)).rowcount for sql, params in statements]
+                counts = [
+                    _counted(i, self._con.execute(sql, dict(params)).rowcount, each_one)
+                    for i, (sql, params) in enumerate(statements)
+                ]
                 self._con.execute("COMMIT")
                 return counts
             except BaseException as e:
@@ -145,10 +164,13 @@ class _SQLAlchemy(Database):
         except self._sa.exc.SQLAlchemyError as e:
             raise _error(self.uri, e) from e
 
-    def change(self, statements: Sequence[tuple[str, Params]]) -> list[int]:
+    def change(self, statements: Sequence[tuple[str, Params]], each_one: bool = False) -> list[int]:
         try:
-            with self._engine.begin() as con:
-                return [con.execute(self._sa.text(sql), dict(p)).rowcount for sql, p in statements]
+            with self._engine.begin() as con:  # an exception inside rolls back
+                return [
+                    _counted(i, con.execute(self._sa.text(sql), dict(p)).rowcount, each_one)
+                    for i, (sql, p) in enumerate(statements)
+                ]
         except self._sa.exc.IntegrityError as e:
             raise DuplicateKeyError(str(e)) from e
         except self._sa.exc.SQLAlchemyError as e:

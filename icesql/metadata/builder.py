@@ -246,6 +246,26 @@ class MetadataBuilder:
         self.raw["default-sort-order-id"] = order_id
         return self
 
+    def remove_schemas(self, schema_ids: Iterable[int]) -> MetadataBuilder:
+        """Drop unused schemas; the current one cannot go (Java refuses it too)."""
+        ids = set(schema_ids)
+        if self._view().current_schema_id in ids:
+            raise InternalError(f"cannot remove the current schema {self._view().current_schema_id}")
+        if "schemas" in self.raw:
+            self.raw["schemas"] = [s for s in self.raw["schemas"] if s["schema-id"] not in ids]
+        return self
+
+    def remove_partition_specs(self, spec_ids: Iterable[int]) -> MetadataBuilder:
+        """Drop unused partition specs; the default one cannot go."""
+        ids = set(spec_ids)
+        default = self._view().default_spec_id
+        if default in ids:
+            raise InternalError(f"cannot remove the default partition spec {default}")
+        if "partition-specs" in self.raw:
+            specs = self.raw["partition-specs"]
+            self.raw["partition-specs"] = [s for s in specs if s["spec-id"] not in ids]
+        return self
+
     # --- snapshots and refs ------------------------------------------------------------------
 
     def add_snapshot(self, snapshot: Snapshot) -> MetadataBuilder:

@@ -1,0 +1,53 @@
+"""``icesql serve``: an Iceberg REST catalog server over the SQL catalog.
+
+Spark's ``RESTCatalog``, PyIceberg's ``RestCatalog`` and icesql commit to the same tables
+through it; the tables live in a SQL catalog database (Java's ``JdbcCatalog`` layout, SQLite by
+default), so icesql and PyIceberg may also open that database directly. ``service`` holds the
+REST operations (no HTTP), ``httpd`` the routes, auth and error model on the standard
+library's threading HTTP server. This package is a front: it uses the catalog, metadata and
+spec layers and nothing imports it but the ``icesql`` command.
+
+    >>> from icesql.server import open_server
+    >>> server = open_server("/tmp/wh", "sqlite:///:memory:", port=0)
+    >>> server.port > 0
+    True
+    >>> server.stop()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from icesql.catalog.sql import SqlCatalog
+from icesql.io import FileIO
+from icesql.server.httpd import Auth, RestCatalogServer
+from icesql.server.service import RestCatalogService
+
+__all__ = ["Auth", "RestCatalogServer", "RestCatalogService", "open_server"]
+
+DEFAULT_URI = "sqlite:///catalog.db"
+
+
+def open_server(
+    warehouse: str,
+    uri: str = DEFAULT_URI,
+    host: str = "127.0.0.1",
+    port: int = 8181,
+    token: str | None = None,
+    credentials: Mapping[str, str] | None = None,
+    name: str = "rest",
+    properties: Mapping[str, str] | None = None,
+) -> RestCatalogServer:
+    """A bound (not yet serving) REST catalog server: call ``serve_forever()``, then ``stop()``.
+
+    ``warehouse`` is where the server places new tables (``<warehouse>/<namespace>/<table>``)
+    and the only place table locations may point to; ``uri`` the SQL catalog database whose
+    rows named ``name`` hold the tables."""
+    props = {k: str(v) for k, v in (properties or {}).items()}
+    catalog = SqlCatalog(name, uri, warehouse, FileIO(None, props), props)
+    service = RestCatalogService(catalog, warehouse)
+    try:
+        return RestCatalogServer(service, Auth(token, credentials), host, port)
+    except BaseException:
+        catalog.close()
+        raise

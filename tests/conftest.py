@@ -3,6 +3,8 @@
 * ``spark_warehouse`` — the session's warehouse folder (``str``); ``icesql.connect(it)`` and
   Spark's catalog ``local`` (``type=hadoop``, also Spark's default catalog) see the same tables.
 * ``spark`` — the SparkSession (``local[2]``, time zone UTC), started once, on first use.
+* ``rest`` / ``rest_with_token`` — a real ``icesql serve`` REST catalog on 127.0.0.1 (without
+  and with auth), over a SQLite catalog in the test's tmp_path (``tests/rest_support.py``).
 * ``s3_server`` — a local S3-compatible server (moto's, on 127.0.0.1), started once; its
   ``properties`` are the Iceberg storage properties that reach it, ``requests`` what it served;
   ``s3_bucket`` — a new empty bucket on it.
@@ -122,3 +124,26 @@ def s3_server():
 def s3_bucket(s3_server: S3Server) -> str:
     """A new, empty bucket on the session's local S3 server."""
     return s3_server.create_bucket()
+
+
+REST_TOKEN = "s3cr3t-token"
+
+
+@pytest.fixture
+def rest(tmp_path):
+    """A real ``icesql serve`` on 127.0.0.1 (a free port) over a SQLite catalog in tmp_path."""
+    from rest_support import start_rest_server, stop_rest_server
+
+    server = start_rest_server(tmp_path)
+    yield server
+    stop_rest_server(server)
+
+
+@pytest.fixture
+def rest_with_token(tmp_path):
+    """The same, requiring ``REST_TOKEN`` or the client credentials ``client:client-secret``."""
+    from rest_support import start_rest_server, stop_rest_server
+
+    server = start_rest_server(tmp_path, token=REST_TOKEN, credentials={"client": "client-secret"})
+    yield server
+    stop_rest_server(server)

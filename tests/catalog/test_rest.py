@@ -1,11 +1,26 @@
-"""The REST catalog client: what it does before any server answers."""
+"""The REST catalog client against a real ``icesql serve`` (and PyIceberg's RestCatalog as the
+other client of the same server); a tiny proxy in front of the server injects the answers a
+flaky or contended server gives (409, 500, a lost answer)."""
 
 from __future__ import annotations
 
+import http.client
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pyarrow as pa
 import pytest
+from conftest import REST_TOKEN
 
 import icesql
-from icesql.errors import OperationalError
+from icesql.catalog.base import CommitStateUnknownError
+from icesql.catalog.rest import RestCatalog
+from icesql.errors import OperationalError, ProgrammingError
+
+
+def _connect(uri: str, **properties: str) -> icesql.Connection:
+    return icesql.connect(catalog="rest", uri=uri, name="rest", properties=properties)
 
 
 def test_an_unreachable_server_is_named():
@@ -16,3 +31,193 @@ def test_an_unreachable_server_is_named():
 def test_a_uri_that_is_not_http_is_refused():
     with pytest.raises(OperationalError, match="not an http"):
         icesql.connect(catalog="rest", uri="ftp://x/catalog")
+
+
+def test_every_statement_through_the_server_and_pyiceberg_sees_it(rest):
+    con = _connect(rest.uri)
+    assert isinstance(con.catalog, RestCatalog)
+    con.execute("CREATE NAMESPACE db")
+    con.execute(
+        "CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (s)"
+        " TBLPROPERTIES ('write.delete.mode' = 'merge-on-read')"
+    )
+    con.execute("INSERT INTO db.t VALUES (1, 'a'), (2, 'b'), (3, 'a')")
+    con.execute("DELETE FROM db.t WHERE id = 2")
+    con.execute("ALTER TABLE db.t ADD COLUMN x INT")
+    con.execute("UPDATE db.t SET x = 5 WHERE id = 3")
+    con.execute("CREATE TABLE db.c AS SELECT * FROM db.t")
+    con.execute("ALTER TABLE db.c RENAME TO db.d")
+    assert con.execute("SHOW TABLES IN db").fetchall() == [("db", "d", False), ("db", "t", False)]
+    first = con.execute("SELECT snapshot_id FROM db.t.snapshots ORDER BY committed_at").fetchone()[0]
+    assert con.execute(f"SELECT id FROM db.t VERSION AS OF {first} ORDER BY id").fetchall() == [
+        (1,), (2,), (3,),
+    ]
+
+    from pyiceberg.catalog.rest import RestCatalog as PyIcebergRest
+
+    theirs = PyIcebergRest("rest", uri=rest.uri)
+    table = theirs.load_table("db.t")
+    assert table.scan().to_arrow().sort_by("id").to_pylist() == [
+        {"id": 1, "s": "a", "x": None}, {"id": 3, "s": "a", "x": 5},
+    ]
+    assert theirs.load_table("db.d").scan().to_arrow().num_rows == 2
+    table.append(pa.table({"id": pa.array([4], pa.int64()), "s": ["c"], "x": pa.array([7], pa.int32())}))
+    assert con.execute("SELECT id, x FROM db.t ORDER BY id").fetchall() == [(1, None), (3, 5), (4, 7)]
+    con.execute("DROP TABLE db.d PURGE")
+    assert [t for _, t, _ in con.execute("SHOW TABLES IN db").fetchall()] == ["t"]
+
+
+def test_racing_connections_commit_every_row(rest):
+    con = _connect(rest.uri)
+    con.execute("CREATE NAMESPACE db")
+    con.execute("CREATE TABLE db.t (writer INT, i INT) USING iceberg")
+    errors: list[BaseException] = []
+
+    def writer(w: int) -> None:
+        other = _connect(rest.uri)
+        try:
+            for i in range(5):
+                other.execute("INSERT INTO db.t VALUES (?, ?)", [w, i])
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert con.execute("SELECT count(*), count(DISTINCT writer * 10 + i) FROM db.t").fetchone() == (15, 15)
+    history = con.execute("SELECT snapshot_id, parent_id FROM db.t.history ORDER BY made_current_at").fetchall()
+    assert [p for _, p in history] == [None] + [s for s, _ in history[:-1]]
+
+
+def test_tokens_and_client_credentials(rest_with_token):
+    with pytest.raises(OperationalError, match=r"REST catalog 'rest'.*\(401\)"):
+        _connect(rest_with_token.uri)
+    with pytest.raises(OperationalError, match=r"REST catalog 'rest'.*\(401\)"):
+        _connect(rest_with_token.uri, token="wrong")
+    by_token = _connect(rest_with_token.uri, token=REST_TOKEN)
+    by_token.execute("CREATE NAMESPACE db")
+    by_credential = _connect(rest_with_token.uri, credential="client:client-secret")
+    assert by_credential.execute("SHOW NAMESPACES").fetchall() == [("db",)]
+    with pytest.raises(OperationalError, match="OAuth2 token request"):
+        _connect(rest_with_token.uri, credential="client:wrong")
+
+
+def test_path_like_names_are_refused_and_nothing_is_made(rest):
+    con = _connect(rest.uri)
+    with pytest.raises(ProgrammingError, match=r"REST catalog 'rest'.*invalid name part 'a/b'.*\(400\)"):
+        con.execute("CREATE NAMESPACE `a/b`")
+    assert con.execute("SHOW NAMESPACES").fetchall() == []
+
+
+class FaultProxy:
+    """Forwards to the server; ``fault(method, path)`` may answer instead: an int status (the
+    request never reaches the server), or "lose" (forwarded, then the answer is dropped)."""
+
+    def __init__(self, upstream: str, fault: Callable[[str, str], int | str | None]) -> None:
+        host, port = upstream.split("//", 1)[1].split(":")
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def _handle(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else None
+                action = fault(self.command, self.path)
+                if isinstance(action, int):
+                    data = b'{"error": {"message": "injected", "type": "Injected", "code": %d}}' % action
+                    self.send_response(action)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
+                upstream = http.client.HTTPConnection(host, int(port), timeout=30)
+                headers = {k: v for k, v in self.headers.items() if k.lower() != "host"}
+                upstream.request(self.command, self.path, body=body, headers=headers)
+                response = upstream.getresponse()
+                data = response.read()
+                upstream.close()
+                if action == "lose":
+                    self.close_connection = True
+                    self.connection.close()
+                    return
+                self.send_response(response.status)
+                for key, value in response.getheaders():
+                    if key.lower() not in ("transfer-encoding", "connection", "content-length"):
+                        self.send_header(key, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = do_DELETE = do_HEAD = _handle
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.uri = f"http://127.0.0.1:{self.server.server_port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _is_commit(method: str, path: str) -> bool:
+    return method == "POST" and "/tables/t" in path and not path.endswith("/metrics")
+
+
+@pytest.fixture
+def table_behind_proxy(rest):
+    con = _connect(rest.uri)
+    con.execute("CREATE NAMESPACE db")
+    con.execute("CREATE TABLE db.t (id INT) USING iceberg")
+    con.execute("INSERT INTO db.t VALUES (1)")
+    return con
+
+
+def test_a_409_is_a_lost_race_retried(rest, table_behind_proxy):
+    answers = [409, 409]
+    proxy = FaultProxy(rest.uri, lambda m, p: answers.pop(0) if _is_commit(m, p) and answers else None)
+    try:
+        con = _connect(proxy.uri)
+        con.execute("INSERT INTO db.t VALUES (2)")
+        assert answers == []  # both refusals were met, and the third attempt committed
+    finally:
+        proxy.close()
+    assert table_behind_proxy.execute("SELECT id FROM db.t ORDER BY id").fetchall() == [(1,), (2,)]
+
+
+def test_a_500_on_commit_is_an_unknown_outcome_never_retried(rest, table_behind_proxy):
+    seen: list[str] = []
+
+    def fault(method: str, path: str) -> int | None:
+        if _is_commit(method, path):
+            seen.append(path)
+            return 500
+        return None
+
+    proxy = FaultProxy(rest.uri, fault)
+    try:
+        con = _connect(proxy.uri)
+        with pytest.raises(CommitStateUnknownError, match=r"db\.t \(catalog 'rest'\) may have succeeded"):
+            con.execute("INSERT INTO db.t VALUES (2)")
+        assert len(seen) == 1  # not retried blindly
+    finally:
+        proxy.close()
+    assert table_behind_proxy.execute("SELECT id FROM db.t").fetchall() == [(1,)]
+
+
+def test_a_lost_answer_is_unknown_though_the_commit_landed(rest, table_behind_proxy):
+    proxy = FaultProxy(rest.uri, lambda m, p: "lose" if _is_commit(m, p) else None)
+    try:
+        con = _connect(proxy.uri)
+        with pytest.raises(CommitStateUnknownError, match="may have succeeded"):
+            con.execute("INSERT INTO db.t VALUES (2)")
+    finally:
+        proxy.close()
+    # the server applied it: nothing was cleaned up, so the new snapshot's files are all there
+    assert table_behind_proxy.execute("SELECT id FROM db.t ORDER BY id").fetchall() == [(1,), (2,)]

@@ -21,6 +21,7 @@ import uuid
 from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -217,6 +218,19 @@ def _overflow(source: pa.DataType, target: IcebergType, column: str, table: str)
     )
 
 
+_TICKS_PER_DAY = {"s": 86_400, "ms": 86_400_000, "us": MICROS_PER_DAY, "ns": MICROS_PER_DAY * 1000}
+
+
+def _timestamp_to_date(array: pa.Array) -> pa.Array:
+    """The UTC day of each timestamp, by integer floor division of its ticks (a float would
+    lose nanosecond counts past 2**53, about 104 days after 1970)."""
+    ticks = pc.cast(array, pa.int64())
+    nulls = pc.is_null(ticks).to_numpy(zero_copy_only=False)
+    values = pc.fill_null(ticks, 0).to_numpy(zero_copy_only=False)
+    days = np.floor_divide(values, _TICKS_PER_DAY[array.type.unit]).astype(np.int32)
+    return pa.array(days, type=pa.int32(), mask=nulls if nulls.any() else None).cast(pa.date32())
+
+
 def _convert(array: pa.Array, f: NestedField, column: str, table: str) -> pa.Array:
     target = f.type
     want = type_to_arrow(target)
@@ -250,15 +264,7 @@ def _convert(array: pa.Array, f: NestedField, column: str, table: str) -> pa.Arr
             return pc.cast(array, want)
         if isinstance(target, DateType):
             if pa.types.is_timestamp(source):
-                micros = pc.cast(pc.cast(array, pa.timestamp(source.unit, source.tz)), pa.int64())
-                unit = {"s": 1, "ms": 1000, "us": 1, "ns": 1}[source.unit]
-                if source.unit == "ns":
-                    micros = pc.floor(pc.divide(pc.cast(micros, pa.float64()), 1000.0))
-                    micros = pc.cast(micros, pa.int64())
-                elif source.unit != "us":
-                    micros = pc.multiply(micros, 1_000_000 // unit if source.unit == "s" else 1000)
-                days = pc.floor(pc.divide(pc.cast(micros, pa.float64()), float(MICROS_PER_DAY)))
-                return pc.cast(pc.cast(days, pa.int32()), pa.date32())
+                return _timestamp_to_date(array)
             return pc.cast(array, want)
         if isinstance(target, _TIMESTAMPS):
             if pa.types.is_timestamp(source) and source.tz is not None and want.tz is None:

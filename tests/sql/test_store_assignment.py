@@ -208,11 +208,6 @@ def test_nanosecond_timestamp_near_the_epoch_to_date():
     assert _store(DateType(), near, pa.timestamp("ns")) == [dt.date(1969, 12, 31), dt.date(1970, 1, 2)]
 
 
-@pytest.mark.xfail(
-    strict=True, raises=DataError,
-    reason="assign._convert casts the nanosecond count to float64 with a safe cast, which Arrow"
-    " refuses beyond 2**53 ns (~104 days from 1970): reported as CAST_OVERFLOW_IN_TABLE_INSERT",
-)
 def test_nanosecond_timestamp_of_today_to_date():
     assert _store(DateType(), _TS, pa.timestamp("ns")) == [dt.date(1969, 12, 31), dt.date(2024, 3, 1)]
 
@@ -299,3 +294,11 @@ def test_sliced_list_input_keeps_its_own_rows():
     batch = pa.record_batch([array], schema=source)
     out = Assignment(TABLE, _one("c", ListType(2, LongType(), False)), source).convert(batch)
     assert out.column(0).to_pylist() == [[2, 3], [4]]
+
+
+@pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
+def test_timestamps_of_every_unit_to_date_floor_to_the_utc_day(unit):
+    values = [dt.datetime(1969, 12, 31, 23, 59, 59), None, dt.datetime(1900, 1, 1, 0, 0, 1),
+              dt.datetime(2262, 4, 11)]
+    expected = [None if v is None else v.date() for v in values]
+    assert _store(DateType(), values, pa.timestamp(unit)) == expected

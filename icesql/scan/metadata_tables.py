@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from icesql.catalog.table import Table
 from icesql.errors import NotSupportedError
-from icesql.metadata.manifest import ManifestEntry
+from icesql.metadata.manifest import ManifestEntry, read_manifest
 from icesql.metadata.table_metadata import Snapshot
 from icesql.scan.planner import ManifestCache
 from icesql.spec.arrow import to_arrow_array, type_to_arrow
@@ -260,7 +260,10 @@ class MetadataTables:
         return self._files_of((1, 2))
 
     def _entries(self) -> pa.Table:
-        entries = self._live_entries()
+        """Every entry of the snapshot's manifests, DELETED ones (status 2) included, as
+        Java's ``ManifestReader.entries()`` gives them: read here, not from the cache of live
+        entries that planning keeps."""
+        entries = [e for m in self._manifest_files() for e in read_manifest(self.table.io, m)]
         arrays, names = _data_file_arrays(self.table, [e.data_file for e in entries])
         data_file = pa.StructArray.from_arrays(arrays, names=names)
         return pa.table({

@@ -265,11 +265,6 @@ def test_unknown_metadata_table_is_refused_by_name(table):
         con.execute("SELECT * FROM db.t.partitions")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Java's entries table reads ManifestReader.entries(), DELETED (status 2) entries"
-    " included; metadata_tables._entries reads the manifest cache's live entries only",
-)
 def test_entries_show_files_removed_by_the_current_snapshot(tmp_path):
     con = icesql.connect(str(tmp_path))
     con.execute("CREATE TABLE db.d (id BIGINT, p STRING) USING iceberg PARTITIONED BY (p)")

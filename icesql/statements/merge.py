@@ -230,6 +230,26 @@ def _join_kind(clauses: Sequence[Clause]) -> str:
     return ""
 
 
+def name_target_by_its_alias(statement: exp.Merge, catalog: str) -> None:
+    """Spark names an unaliased target in the ON clause, conditions and assignments by any
+    tail of its full name (``t.id``, ``db.t.id``, ``cat.db.t.id``): rewrite the longer forms
+    to ``t.id``, the name the classifying query gives the target."""
+    target = statement.this
+    if not isinstance(target, exp.Table) or target.args.get("alias") is not None:
+        return  # an aliased target is named by its alias only
+    full = [p.name.lower() for p in target.parts]
+    if not target.args.get("catalog"):
+        full.insert(0, catalog.lower())
+    parts = [statement.args.get("on"), *(statement.args.get("whens") or exp.Whens()).expressions]
+    for node in parts:
+        for column in list(node.find_all(exp.Column)) if node is not None else []:
+            qualifier = [p.name.lower() for p in column.parts[:-1]]
+            if len(qualifier) >= 2 and full[-len(qualifier):] == qualifier:
+                column.set("catalog", None)
+                column.set("db", None)
+                column.set("table", exp.to_identifier(target.name))
+
+
 def plan_merge(
     statement: exp.Merge,
     target: exp.Table,
@@ -321,6 +341,7 @@ def merge(session: Session, statement: exp.Expr, params: Sequence[object]) -> Re
     if not isinstance(node, exp.Table):
         raise ProgrammingError(f"MERGE INTO needs a table, got {node.sql(dialect=DIALECT)}")
     catalog, table, _ = target_table(session, node)
+    name_target_by_its_alias(statement, catalog.name)
     target, _ = target_table_node(node, table)
     md = table.metadata
     lineage = md.format_version >= 3

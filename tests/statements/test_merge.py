@@ -58,6 +58,18 @@ def test_every_clause_kind_in_order(con):
     assert _rows(con) == [(2, "a", 220), (4, "b", -40), (5, "c", -50), (6, "c", 600)]
 
 
+@pytest.mark.parametrize("name", ["t", "db.t", "local.db.t"])
+def test_an_unaliased_target_is_named_by_any_tail_of_its_name(con, name):
+    """Spark resolves ``t.v``, ``db.t.v`` and ``local.db.t.v`` to the target's column."""
+    con.execute(
+        f"MERGE INTO db.t USING db.s s ON {name}.id = s.id"
+        f" WHEN MATCHED AND {name}.cat = 'a' THEN UPDATE SET {name}.v = s.v + {name}.v"
+        " WHEN NOT MATCHED AND s.cat IS NOT NULL THEN INSERT (id, cat, v) VALUES (s.id, s.cat, s.v)"
+    )
+    assert _rows(con) == [(1, "a", 10), (2, "a", 220), (3, "b", 30), (4, "b", 40), (5, "c", 50),
+                          (6, "c", 600)]
+
+
 def test_upsert_with_stars(con):
     con.execute(
         "MERGE INTO db.t t USING (SELECT id, cat, v FROM db.s) s ON t.id = s.id"

@@ -4,8 +4,11 @@ the failure text, --icesql-as-of and --icesql-ref, ini keys, fixtures, JUnit XML
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 from data_checks_support import Shop, duck_count, make_shop, rows_of
@@ -239,3 +242,26 @@ def test_costs_nothing_to_a_run_that_does_not_use_it(pytester: pytest.Pytester) 
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     assert sys.modules.get("icesql.pytest_plugin") is not None
+
+
+def test_the_example_project_runs_and_catches_a_bad_row(pytester: pytest.Pytester) -> None:
+    example = Path(__file__).resolve().parents[1] / "examples" / "data_checks"
+    shutil.copytree(example, pytester.path, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("warehouse", "__pycache__", ".pytest_cache"))
+    args = ["-rA", "-p", "no:cacheprovider"]
+    # in subprocesses: an in-process run unloads the modules it imported, which the example's
+    # conftest would import again next to the copies other code still holds
+    clean = pytester.runpytest_subprocess(*args)
+    clean.assert_outcomes(passed=23)
+    insert = "INSERT INTO shop.orders VALUES (5, 42, 'lost', -3.00, current_timestamp())"
+    subprocess.run([sys.executable, "-c", f"import icesql; icesql.connect('warehouse')"
+                    f".execute({insert!r})"], cwd=pytester.path, check=True)
+    dirty = pytester.runpytest_subprocess(*args)
+    failed = {node for node, verdict in _outcomes(dirty).items() if verdict == "failed"}
+    assert failed == {
+        "checks/test_orders.sql::amounts_are_positive",
+        "checks/test_orders.sql::every_customer_known",
+        "checks/shop.checks.toml::shop.orders::accepted_values(status)",
+        "checks/shop.checks.toml::shop.orders::relationships(customer_id)",
+        "checks/shop.checks.toml::shop.orders::expression(amount > 0)",
+    }

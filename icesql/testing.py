@@ -15,7 +15,7 @@ branch, tag, snapshot or point in time (``pytest --icesql-ref audit``) without e
 >>> assert_unique(con, "db.t", "id")
 Traceback (most recent call last):
 ...
-icesql.testing.RowsFailure: unique(id) on db.t: 1 row breaks the check
+icesql.testing.RowsFailure: unique(id) on db.t: 1 value occurs more than once
 ...
 
 A check that cannot run (a missing table, bad SQL) raises the engine's error, never a

@@ -138,38 +138,45 @@ class _Opener:
 
 
 # -- collected checks ------------------------------------------------------------------------
-class SqlCheckFile(pytest.File):
+class _CheckFile(pytest.File):
+    """A check file: one item per check, its markers applied; unreadable files are
+    collection errors naming the file and line."""
+
+    item_class: type[_CheckItem]  # set below, once the item classes exist
+
+    def read(self, text: str) -> list[Any]:
+        raise NotImplementedError
+
+    def collect(self) -> Iterator[pytest.Item]:
+        from icesql.checks import CheckFileError
+
+        try:
+            checks = self.read(self.path.read_text(encoding="utf-8"))
+        except CheckFileError as e:
+            raise self.CollectError(f"{self.path}:{e.line}: {e.reason}") from None
+        for check in checks:
+            item = self.item_class.from_parent(self, name=check.name, check=check)
+            for mark in check.marks:
+                item.add_marker(mark)
+            yield item
+
+
+class SqlCheckFile(_CheckFile):
     """A ``test_*.sql`` file: one item per statement."""
 
-    def collect(self) -> Iterator[pytest.Item]:
-        from icesql.checks.sql_files import SqlCheckFileError, read_sql_checks
+    def read(self, text: str) -> list[SqlCheck]:
+        from icesql.checks.sql_files import read_sql_checks
 
-        try:
-            checks = read_sql_checks(self.path.read_text(encoding="utf-8"))
-        except SqlCheckFileError as e:
-            raise self.CollectError(f"{self.path}:{e.line}: {e.reason}") from None
-        for check in checks:
-            item = SqlCheckItem.from_parent(self, name=check.name, check=check)
-            for mark in check.marks:
-                item.add_marker(mark)
-            yield item
+        return read_sql_checks(text)
 
 
-class TomlCheckFile(pytest.File):
+class TomlCheckFile(_CheckFile):
     """A ``*.checks.toml`` file: one item per declared check."""
 
-    def collect(self) -> Iterator[pytest.Item]:
-        from icesql.checks.toml_files import TomlCheckFileError, read_toml_checks
+    def read(self, text: str) -> list[TomlCheck]:
+        from icesql.checks.toml_files import read_toml_checks
 
-        try:
-            checks = read_toml_checks(self.path.read_text(encoding="utf-8"))
-        except TomlCheckFileError as e:
-            raise self.CollectError(f"{self.path}:{e.line}: {e.reason}") from None
-        for check in checks:
-            item = TomlCheckItem.from_parent(self, name=check.name, check=check)
-            for mark in check.marks:
-                item.add_marker(mark)
-            yield item
+        return read_toml_checks(text)
 
 
 class _CheckItem(pytest.Item):
@@ -243,3 +250,7 @@ class TomlCheckItem(_CheckItem):
 
     def find_failure(self, checks: DataChecks) -> CheckFailure | None:
         return checks.failure(self.check.check, **self.check.arguments)
+
+
+SqlCheckFile.item_class = SqlCheckItem
+TomlCheckFile.item_class = TomlCheckItem

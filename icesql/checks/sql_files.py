@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from icesql.checks import CheckFileError
+
 __all__ = ["SqlCheck", "SqlCheckFileError", "read_sql_checks"]
 
 _DIRECTIVE = re.compile(r"--\s*(name|mark|expect)\s*:\s*(.*?)\s*$", re.IGNORECASE)
@@ -26,13 +28,8 @@ _EXPECT = re.compile(r"(\d+)\s*rows?", re.IGNORECASE)
 _NAME = re.compile(r"[A-Za-z0-9_.\-]+")
 
 
-class SqlCheckFileError(ValueError):
-    """A check file that cannot be read as checks; ``line`` is 1-based."""
-
-    def __init__(self, message: str, line: int):
-        super().__init__(f"line {line}: {message}")
-        self.line = line
-        self.reason = message
+class SqlCheckFileError(CheckFileError):
+    """A test_*.sql file that cannot be read as checks."""
 
 
 @dataclass(frozen=True)

@@ -25,19 +25,16 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
+from icesql.checks import CheckFileError
+
 __all__ = ["TomlCheck", "TomlCheckFileError", "read_toml_checks"]
 
 KINDS = ("not_null", "unique", "accepted_values", "relationships", "row_count", "freshness",
          "schema", "exact_schema", "expression")
 
 
-class TomlCheckFileError(ValueError):
-    """A checks file that cannot be read as checks; ``line`` is 1-based (0: unknown)."""
-
-    def __init__(self, message: str, line: int = 0):
-        super().__init__(f"line {line}: {message}" if line else message)
-        self.line = line
-        self.reason = message
+class TomlCheckFileError(CheckFileError):
+    """A *.checks.toml file that cannot be read as checks."""
 
 
 @dataclass(frozen=True)

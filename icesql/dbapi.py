@@ -16,6 +16,7 @@ import pyarrow as pa
 from icesql.catalog.base import Catalog
 from icesql.catalog.config import CatalogConfig, pyiceberg_catalogs, spark_catalogs
 from icesql.catalog.loader import load_catalogs
+from icesql.dbapi_frames import to_pandas, to_polars
 from icesql.dbapi_types import type_code
 from icesql.engine import Engine
 from icesql.errors import InterfaceError, ProgrammingError
@@ -139,6 +140,32 @@ class Cursor:
         reader = self.fetch_record_batch()
         with duckdb_errors(self._scans()):
             return reader.read_all()
+
+    def arrow(self) -> pa.Table:
+        """The remaining rows as one ``pyarrow.Table`` (DuckDB's name for ``fetch_arrow_table``)."""
+        return self.fetch_arrow_table()
+
+    def df(self) -> Any:
+        """The remaining rows as a pandas DataFrame, Arrow-backed dtypes (``icesql[pandas]``).
+
+        Every column keeps its type: integers with NULLs stay integers, decimals stay exact
+        (see ``icesql.dbapi_frames``).
+        """
+        return to_pandas(self.fetch_arrow_table())
+
+    def fetchdf(self) -> Any:
+        """The same as ``df()``, under DuckDB's other name for it."""
+        return to_pandas(self.fetch_arrow_table(), "Cursor.fetchdf()")
+
+    def pl(self) -> Any:
+        """The remaining rows as a polars DataFrame (``icesql[polars]``)."""
+        return to_polars(self.fetch_arrow_table())
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        """The Arrow PyCapsule stream of the remaining rows, so that
+        ``pa.RecordBatchReader.from_stream(cur)``, ``pl.DataFrame(cur)`` or DuckDB read them
+        without a copy. Like ``fetch_record_batch`` the rows are streamed, and read once."""
+        return self.fetch_record_batch().__arrow_c_stream__(requested_schema)
 
     def fetch_record_batch(self, rows_per_batch: int | None = None) -> pa.RecordBatchReader:
         """The remaining rows as a streamed ``pyarrow.RecordBatchReader``."""

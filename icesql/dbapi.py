@@ -22,6 +22,7 @@ from icesql.engine import Engine
 from icesql.errors import InterfaceError, ProgrammingError
 from icesql.session import Result
 from icesql.sql.identifiers import catalog_named
+from icesql.sql.python_sources import caller_scope
 from icesql.sql.translate import duckdb_errors
 
 
@@ -46,6 +47,24 @@ class Connection:
     def execute(self, sql: str, parameters: Sequence[Any] | None = None) -> Cursor:
         """Shortcut for ``cursor().execute(...)``; returns the cursor."""
         return self.cursor().execute(sql, parameters)
+
+    def register(self, name: str, obj: Any) -> None:
+        """Name a Python object holding rows (pandas or polars DataFrame, polars LazyFrame,
+        pyarrow Table / Dataset / RecordBatchReader, anything with ``__arrow_c_stream__``) so
+        that SQL reads it as table ``name``. Unregistered objects are found too, as variables
+        of the caller; an Iceberg table of the same name always wins.
+
+        >>> import pyarrow as pa
+        >>> con = connect("/tmp/icesql-doctest-warehouse")
+        >>> con.register("people", pa.table({"name": ["ada", "bob"]}))
+        >>> con.execute("SELECT count(*) FROM people").fetchall()
+        [(2,)]
+        """
+        self.engine.register(name, obj)
+
+    def unregister(self, name: str) -> None:
+        """Forget a name given to ``register`` (one never registered is ignored)."""
+        self.engine.unregister(name)
 
     def commit(self) -> None:
         """Nothing to do: each statement has committed on its own when it returned."""
@@ -102,7 +121,9 @@ class Cursor:
         self._check_open()
         self._reset()
         params = _check_params(parameters)
-        result = self.connection.engine.execute(operation, params)
+        engine = self.connection.engine
+        python = caller_scope(engine.registered)
+        result = engine.execute(operation, params, python)
         self._result = result
         self._rowcount = result.rowcount
         if result.reader is not None:

@@ -16,11 +16,13 @@ import pyarrow as pa
 from icesql.catalog.base import Catalog
 from icesql.catalog.config import CatalogConfig, pyiceberg_catalogs, spark_catalogs
 from icesql.catalog.loader import load_catalogs
+from icesql.dbapi_frames import to_pandas, to_polars
 from icesql.dbapi_types import type_code
 from icesql.engine import Engine
 from icesql.errors import InterfaceError, ProgrammingError
 from icesql.session import Result
 from icesql.sql.identifiers import catalog_named
+from icesql.sql.python_sources import caller_scope
 from icesql.sql.translate import duckdb_errors
 
 
@@ -45,6 +47,24 @@ class Connection:
     def execute(self, sql: str, parameters: Sequence[Any] | None = None) -> Cursor:
         """Shortcut for ``cursor().execute(...)``; returns the cursor."""
         return self.cursor().execute(sql, parameters)
+
+    def register(self, name: str, obj: Any) -> None:
+        """Name a Python object holding rows (pandas or polars DataFrame, polars LazyFrame,
+        pyarrow Table / Dataset / RecordBatchReader, anything with ``__arrow_c_stream__``) so
+        that SQL reads it as table ``name``. Unregistered objects are found too, as variables
+        of the caller; an Iceberg table of the same name always wins.
+
+        >>> import pyarrow as pa
+        >>> con = connect("/tmp/icesql-doctest-warehouse")
+        >>> con.register("people", pa.table({"name": ["ada", "bob"]}))
+        >>> con.execute("SELECT count(*) FROM people").fetchall()
+        [(2,)]
+        """
+        self.engine.register(name, obj)
+
+    def unregister(self, name: str) -> None:
+        """Forget a name given to ``register`` (one never registered is ignored)."""
+        self.engine.unregister(name)
 
     def commit(self) -> None:
         """Nothing to do: each statement has committed on its own when it returned."""
@@ -101,7 +121,9 @@ class Cursor:
         self._check_open()
         self._reset()
         params = _check_params(parameters)
-        result = self.connection.engine.execute(operation, params)
+        engine = self.connection.engine
+        python = caller_scope(engine.registered)
+        result = engine.execute(operation, params, python)
         self._result = result
         self._rowcount = result.rowcount
         if result.reader is not None:
@@ -139,6 +161,32 @@ class Cursor:
         reader = self.fetch_record_batch()
         with duckdb_errors(self._scans()):
             return reader.read_all()
+
+    def arrow(self) -> pa.Table:
+        """The remaining rows as one ``pyarrow.Table`` (DuckDB's name for ``fetch_arrow_table``)."""
+        return self.fetch_arrow_table()
+
+    def df(self) -> Any:
+        """The remaining rows as a pandas DataFrame, Arrow-backed dtypes (``icesql[pandas]``).
+
+        Every column keeps its type: integers with NULLs stay integers, decimals stay exact
+        (see ``icesql.dbapi_frames``).
+        """
+        return to_pandas(self.fetch_arrow_table())
+
+    def fetchdf(self) -> Any:
+        """The same as ``df()``, under DuckDB's other name for it."""
+        return to_pandas(self.fetch_arrow_table(), "Cursor.fetchdf()")
+
+    def pl(self) -> Any:
+        """The remaining rows as a polars DataFrame (``icesql[polars]``)."""
+        return to_polars(self.fetch_arrow_table())
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        """The Arrow PyCapsule stream of the remaining rows, so that
+        ``pa.RecordBatchReader.from_stream(cur)``, ``pl.DataFrame(cur)`` or DuckDB read them
+        without a copy. Like ``fetch_record_batch`` the rows are streamed, and read once."""
+        return self.fetch_record_batch().__arrow_c_stream__(requested_schema)
 
     def fetch_record_batch(self, rows_per_batch: int | None = None) -> pa.RecordBatchReader:
         """The remaining rows as a streamed ``pyarrow.RecordBatchReader``."""

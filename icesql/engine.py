@@ -16,7 +16,7 @@ import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -24,7 +24,7 @@ from sqlglot import exp
 
 from icesql.catalog.base import Catalog
 from icesql.catalog.table import Table
-from icesql.errors import Error, NotSupportedError, ProgrammingError
+from icesql.errors import Error, NoSuchTableError, NotSupportedError, ProgrammingError
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
 from icesql.scan.explain import explain_scans
 from icesql.scan.metadata_tables import MetadataTables
@@ -37,6 +37,7 @@ from icesql.sql.dialect import DIALECT, number_parameters, parse
 from icesql.sql.hidden_columns import hide_metadata_columns
 from icesql.sql.output_names import name_select_items
 from icesql.sql.predicates import pushed_filters
+from icesql.sql.python_sources import PythonScope, PythonSource, is_table_like, scannable
 from icesql.sql.spark_type_names import spark_type
 from icesql.sql.tables import (
     TableReference,
@@ -75,6 +76,7 @@ class _Binding:
 
     scans: list[_BoundScan] = field(default_factory=list)
     metadata_views: dict[str, pa.Table] = field(default_factory=dict)
+    python_views: dict[str, Any] = field(default_factory=dict)  # Python objects, by view
     target_view: str | None = None
     query: BoundQuery | None = None
 
@@ -91,6 +93,7 @@ class _QueryPlan:
     statement: exp.Expr  # tables replaced by views, metadata columns hidden from stars
     scans: dict[str, TableScan]  # by view, in query order
     metadata_views: dict[str, pa.Table]
+    python_views: dict[str, Any]  # Python objects DuckDB scans (icesql.sql.python_sources)
     labels: dict[str, str]  # by view: how EXPLAIN names the scan
     target_view: str | None
 
@@ -125,12 +128,40 @@ class Engine:
         self.settings = Settings()
         self.duck = duckdb.connect(":memory:")
         self.duck.execute("SET GLOBAL TimeZone = 'UTC'")
+        self.registered: dict[str, Any] = {}  # Connection.register(name, obj)
+        self._python = PythonScope(self.registered)  # the running statement's scope
+
+    # -- Python objects as tables ----------------------------------------------------------
+    def register(self, name: str, obj: Any) -> None:
+        """Let SQL name ``obj`` (a DataFrame, Arrow table or stream) as table ``name``; an
+        Iceberg table of the same name still wins (``icesql.sql.python_sources``)."""
+        if not name or "." in name:
+            raise ProgrammingError(f"cannot register {name!r}: give a plain name, no dots")
+        if not is_table_like(obj):
+            scannable(obj, name)  # raises, naming what it is
+        self.registered[name] = obj
+
+    def unregister(self, name: str) -> None:
+        """Forget a registered name; one never registered is ignored, as DuckDB does."""
+        self.registered.pop(name, None)
 
     def close(self) -> None:
         self.duck.close()
 
     # -- entry point ---------------------------------------------------------------------
-    def execute(self, sql: str, params: Sequence[object] = ()) -> Result:
+    def execute(
+        self, sql: str, params: Sequence[object] = (), python: PythonScope | None = None
+    ) -> Result:
+        """Run one statement; ``python`` is where names that are no Iceberg table are looked
+        up (the caller's variables), else only the registered objects are."""
+        if python is not None:
+            self._python = python
+        try:
+            return self._execute(sql, params)
+        finally:
+            self._python = PythonScope(self.registered)
+
+    def _execute(self, sql: str, params: Sequence[object]) -> Result:
         statements = parse(sql)
         if not statements:
             raise ProgrammingError("no statement to execute")
@@ -188,12 +219,23 @@ class Engine:
         scanned views (qualified, and typed where Spark's rewrites read types)."""
         name_select_items(statement)  # Spark's names for unaliased items, from the text as written
         exists = {name: catalog.table_exists for name, catalog in self.catalogs.items()}
-        refs = [
-            resolve_reference(node, exists, self.catalog.name, self.default_namespace, params)
-            for node in table_nodes(statement)
-        ]
-        drop_table_prefixes(statement, refs)
         binding = _Binding()
+        refs = []
+        python_sources = {}
+        for node in table_nodes(statement):
+            try:
+                refs.append(
+                    resolve_reference(node, exists, self.catalog.name, self.default_namespace, params)
+                )
+            except NoSuchTableError:
+                source = self._python_source(node)
+                if source is None:
+                    raise
+                view = f"__icesql_python_{next(_view_ids)}"
+                binding.python_views[view] = source.obj
+                python_sources[view] = source.table_source()
+                _replace_node(node, view, source.name)
+        drop_table_prefixes(statement, refs)
         tables: dict[tuple[str, tuple[str, ...]], Table] = {}
         for ref in refs:
             key = (ref.catalog, ref.identifier)
@@ -217,8 +259,15 @@ class Engine:
         for bound in binding.scans:
             types = {f.name: spark_type(f.type) for f in bound.scan.read_schema.fields}
             sources[bound.view] = TableSource(bound.scan.version.schema, types)
+        sources.update({v: s for v, s in python_sources.items() if s is not None})
         binding.query = bind_query(statement, sources)
         return binding
+
+    def _python_source(self, node: exp.Table) -> PythonSource | None:
+        """The Python object an unqualified name without time travel stands for, if any."""
+        if len(node.parts) != 1 or node.args.get("version") is not None:
+            return None
+        return self._python.lookup(node.parts[0].name)
 
     def _plan(
         self, statement: exp.Expr, binding: _Binding, filters: dict[str, BooleanExpression]
@@ -245,7 +294,10 @@ class Engine:
         }
         hide_metadata_columns(statement, hidden)
         labels = {bound.view: _scan_label(bound.ref) for bound in binding.scans}
-        return _QueryPlan(statement, scans, binding.metadata_views, labels, binding.target_view)
+        return _QueryPlan(
+            statement, scans, binding.metadata_views, binding.python_views, labels,
+            binding.target_view,
+        )
 
     def _run(
         self,
@@ -262,6 +314,8 @@ class Engine:
         try:
             for view, arrow_table in plan.metadata_views.items():
                 cursor.register(view, arrow_table)
+            for view, obj in plan.python_views.items():
+                cursor.register(view, obj)
             with duckdb_errors(list(plan.scans.values())):
                 sources = {}
                 for view, scan in plan.scans.items():
@@ -374,6 +428,12 @@ def _replace_with_view(ref: TableReference, view: str, default_alias: str | None
     alias = node.args.get("alias")
     if alias is None:
         alias = exp.TableAlias(this=exp.to_identifier(default_alias or ref.identifier[-1]))
+    node.replace(exp.Table(this=exp.to_identifier(view), alias=alias))
+
+
+def _replace_node(node: exp.Table, view: str, name: str) -> None:
+    """Put ``view`` in place of a table node, which keeps answering to its alias or name."""
+    alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name))
     node.replace(exp.Table(this=exp.to_identifier(view), alias=alias))
 
 

@@ -34,7 +34,15 @@ from icesql.spec.arrow import arrow_to_iceberg_type
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortOrder
-from icesql.spec.types import NestedField, UnknownType, VariantType
+from icesql.spec.types import (
+    NestedField,
+    TimestampNanoType,
+    TimestampType,
+    TimestamptzNanoType,
+    TimestamptzType,
+    UnknownType,
+    VariantType,
+)
 from icesql.sql import spark_types as sql_types
 from icesql.sql.dialect import parse_term
 from icesql.sql.identifiers import name_parts
@@ -226,9 +234,30 @@ def _query_fields(arrow_schema: Any) -> list[NestedField]:
     """CTAS columns: the query's names and types, all optional (Spark's ``asNullable``)."""
     out = []
     for f in arrow_schema:
-        t = arrow_to_iceberg_type(f.type, [1])
+        try:
+            t = arrow_to_iceberg_type(f.type, [1])
+        except NotSupportedError as e:
+            raise NotSupportedError(
+                f"cannot create a column `{f.name}` of type {f.type}: {e}; cast it in the query"
+                " (e.g. an unsigned 64-bit column to DECIMAL(20,0))"
+            ) from None
         out.append(NestedField(0, f.name, _optional(t), False))
     return out
+
+
+def _spark_timestamps(fields: list[NestedField], format_version: int) -> list[NestedField]:
+    """Below format version 3 a CTAS column of nanosecond timestamps (a pandas
+    ``datetime64[ns]``, DuckDB's ``TIMESTAMP_NS``) takes Spark's microsecond type, as Spark
+    reading the same data would; a value with sub-microsecond digits then fails the write,
+    naming its column. Version 3 tables keep nanoseconds."""
+    if format_version >= 3:
+        return fields
+    micros = {TimestampNanoType: TimestampType(), TimestamptzNanoType: TimestamptzType()}
+    return [
+        NestedField(f.field_id, f.name, micros[type(f.type)], f.required, f.doc)
+        if type(f.type) in micros else f
+        for f in fields
+    ]
 
 
 def _optional(t: Any) -> Any:
@@ -294,6 +323,8 @@ def _create_new_table(
     name = ".".join(identifier)
     props = _stored_properties(spec)
     version = _format_version(props, 2)
+    if result is not None:
+        fields = _spark_timestamps(fields, version)
     schema = Schema(fresh_schema_fields(fields, 1), 0)
     _check_schema(schema, version, name)
     partition_spec = new_partition_spec(schema, spec.terms)
@@ -405,6 +436,8 @@ def _replace_with(
         raise ProgrammingError(
             f"cannot replace {name}: cannot downgrade format version {base.format_version} to {version}"
         )
+    if result is not None:
+        fields = _spark_timestamps(fields, version)
     schema = Schema(
         fresh_schema_fields(fields, base.last_column_id + 1, base.schema()), 0
     )

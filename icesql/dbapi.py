@@ -189,7 +189,10 @@ class Cursor:
         return self.fetch_record_batch().__arrow_c_stream__(requested_schema)
 
     def fetch_record_batch(self, rows_per_batch: int | None = None) -> pa.RecordBatchReader:
-        """The remaining rows as a streamed ``pyarrow.RecordBatchReader``."""
+        """The remaining rows as a streamed ``pyarrow.RecordBatchReader``; with
+        ``rows_per_batch``, batches of exactly that many rows but the last (DuckDB's rule)."""
+        if rows_per_batch is not None and rows_per_batch < 1:
+            raise ProgrammingError(f"rows_per_batch must be at least 1, got {rows_per_batch}")
         reader = self._reader()
         pending = self._pending_batch()
         scans = self._scans()
@@ -205,7 +208,8 @@ class Cursor:
                         return
                 yield batch
 
-        return pa.RecordBatchReader.from_batches(reader.schema, batches())
+        stream = batches() if rows_per_batch is None else _rebatch(batches(), rows_per_batch)
+        return pa.RecordBatchReader.from_batches(reader.schema, stream)
 
     def __iter__(self) -> Iterator[tuple]:
         while (row := self.fetchone()) is not None:
@@ -290,6 +294,23 @@ class Cursor:
 
 
 _ROW_CHUNK = 1024
+
+
+def _rebatch(batches: Iterator[pa.RecordBatch], rows: int) -> Iterator[pa.RecordBatch]:
+    """``batches`` cut and joined into batches of ``rows`` rows (the last may be shorter),
+    holding at most one batch's worth beyond ``rows`` at a time."""
+    held: list[pa.RecordBatch] = []
+    count = 0
+    for batch in batches:
+        held.append(batch)
+        count += batch.num_rows
+        while count >= rows:
+            table = pa.Table.from_batches(held).combine_chunks()
+            yield table.slice(0, rows).to_batches()[0]
+            rest = table.slice(rows)
+            held, count = rest.to_batches(), rest.num_rows
+    if count:
+        yield pa.Table.from_batches(held).combine_chunks().to_batches()[0]
 
 
 def _to_rows(batch: pa.RecordBatch) -> list[tuple]:

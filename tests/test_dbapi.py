@@ -274,3 +274,14 @@ def test_catalog_configuration_errors_name_the_catalog_and_write_nothing(tmp_pat
     with pytest.raises(icesql.NotSupportedError, match="catalog 'h': catalog type 'hive'"):
         icesql.connect(catalogs={"s": {"uri": f"sqlite:///{tmp_path}/c.db"}, "h": {"type": "hive"}})
     assert list(tmp_path.iterdir()) == []
+
+
+def test_fetch_record_batch_cuts_batches_of_the_rows_asked(tmp_path):
+    con = icesql.connect(str(tmp_path))
+    cur = con.execute("SELECT id FROM range(100000)")
+    sizes = [b.num_rows for b in cur.fetch_record_batch(rows_per_batch=30000)]
+    assert sizes == [30000, 30000, 30000, 10000]
+    cur = con.execute("SELECT id FROM range(10)")
+    assert [b.num_rows for b in cur.fetch_record_batch(rows_per_batch=3)] == [3, 3, 3, 1]
+    with pytest.raises(icesql.ProgrammingError, match="rows_per_batch"):
+        con.execute("SELECT 1").fetch_record_batch(rows_per_batch=0)

@@ -12,6 +12,7 @@ well be the table's current version.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from icesql.catalog.table import Table
@@ -24,6 +25,10 @@ from icesql.errors import (
 
 if TYPE_CHECKING:
     from icesql.metadata.table_metadata import TableMetadata
+    from icesql.metadata.table_requirements import TableRequirement
+    from icesql.metadata.table_updates import TableUpdate
+
+COMMIT_ATTEMPTS = 4  # swaps lost to other writers before ``commit`` gives up
 
 Identifier = tuple[str, ...]
 
@@ -100,6 +105,33 @@ class Catalog(ABC):
         """Register a new table whose first metadata version is ``metadata``; raises
         AlreadyExistsError when the name is taken (nothing is written then)."""
         raise self._read_only("create tables")
+
+    def commit(
+        self,
+        identifier: Identifier,
+        requirements: Sequence[TableRequirement],
+        updates: Sequence[TableUpdate],
+    ) -> Table:
+        """The REST spec's commit, on any catalog: ``requirements`` checked on the table's
+        current metadata, ``updates`` applied to it, and the result swapped in atomically. A
+        swap lost to another writer starts over on the new current metadata, the requirements
+        checked again, so a change that no longer holds fails (``RequirementFailedError``, a
+        ``CommitConflictError``) and one that still holds lands."""
+        from icesql.metadata.table_requirements import check_table_requirements
+        from icesql.metadata.table_updates import apply_table_updates
+
+        for attempt in range(1, COMMIT_ATTEMPTS + 1):
+            base = self.load_table(identifier)
+            check_table_requirements(base.metadata, requirements)
+            metadata = apply_table_updates(
+                base.metadata, updates, previous_metadata_file=base.metadata_location
+            )
+            try:
+                return self.commit_table(base, metadata)
+            except CommitFailedError:
+                if attempt == COMMIT_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")
 
     def commit_table(self, base: Table, metadata: TableMetadata) -> Table:
         """Atomically replace ``base`` (the version the change was made from) by

@@ -15,8 +15,8 @@ levels are joined by the spec's ``%1F`` separator in paths.
 from __future__ import annotations
 
 import urllib.parse
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from icesql.catalog.base import (
     Catalog,
@@ -37,6 +37,10 @@ from icesql.errors import (
 )
 from icesql.io import FileIO
 from icesql.metadata.table_metadata import TableMetadata
+
+if TYPE_CHECKING:
+    from icesql.metadata.table_requirements import TableRequirement
+    from icesql.metadata.table_updates import TableUpdate
 
 __all__ = ["RestCatalog"]
 
@@ -224,6 +228,17 @@ class RestCatalog(Catalog):
     def commit_table(self, base: Table, metadata: TableMetadata) -> Table:
         requirements, updates = table_changes(base.metadata, metadata)
         return self._commit(base.identifier, requirements, updates)
+
+    def commit(
+        self,
+        identifier: Identifier,
+        requirements: Sequence[TableRequirement],
+        updates: Sequence[TableUpdate],
+    ) -> Table:
+        """Sent as they are: the server checks and applies them on its current metadata."""
+        return self._commit(
+            identifier, [r.to_json() for r in requirements], [u.to_json() for u in updates]
+        )
 
     def _commit(self, identifier: Identifier, requirements: list, updates: list) -> Table:
         body = {

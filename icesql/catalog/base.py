@@ -133,6 +133,15 @@ class Catalog(ABC):
                     raise
         raise AssertionError("unreachable")
 
+    def commit_transaction(
+        self, changes: Sequence[tuple[Identifier, Sequence[TableRequirement], Sequence[TableUpdate]]]
+    ) -> None:
+        """Several tables' commits in REST terms, all or nothing (the spec's multi-table
+        transaction); catalogs that cannot swap several pointers at once refuse."""
+        raise NotSupportedError(
+            f"catalog {self.name!r} ({type(self).__name__}) cannot commit several tables at once"
+        )
+
     def commit_table(self, base: Table, metadata: TableMetadata) -> Table:
         """Atomically replace ``base`` (the version the change was made from) by
         ``metadata``; CommitFailedError when ``base`` is no longer current."""

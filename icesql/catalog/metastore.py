@@ -13,9 +13,16 @@ since the new file may be current). A subclass supplies the four pointer operati
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Sequence
 
 from icesql.catalog import metadata_files
-from icesql.catalog.base import Catalog, CommitFailedError, CommitStateUnknownError, Identifier
+from icesql.catalog.base import (
+    COMMIT_ATTEMPTS,
+    Catalog,
+    CommitFailedError,
+    CommitStateUnknownError,
+    Identifier,
+)
 from icesql.catalog.table import Table
 from icesql.errors import (
     AlreadyExistsError,
@@ -26,6 +33,8 @@ from icesql.errors import (
 )
 from icesql.io import FileIO
 from icesql.metadata.table_metadata import TableMetadata, parse_table_metadata
+from icesql.metadata.table_requirements import TableRequirement, check_table_requirements
+from icesql.metadata.table_updates import TableUpdate, apply_table_updates
 
 __all__ = ["MetastoreCatalog"]
 
@@ -160,6 +169,26 @@ class MetastoreCatalog(Catalog):
             self.io, base.metadata, committed.metadata, base.metadata_location
         )
         return committed
+
+    def commit_transaction(
+        self, changes: Sequence[tuple[Identifier, Sequence[TableRequirement], Sequence[TableUpdate]]]
+    ) -> None:
+        """Each change checked and applied on its table's current metadata, then all swapped
+        in one step (``commit_tables``); a lost swap starts over, requirements checked again."""
+        for attempt in range(1, COMMIT_ATTEMPTS + 1):
+            staged = []
+            for identifier, requirements, updates in changes:
+                base = self.load_table(identifier)
+                check_table_requirements(base.metadata, requirements)
+                staged.append((base, apply_table_updates(
+                    base.metadata, updates, previous_metadata_file=base.metadata_location
+                )))
+            try:
+                self.commit_tables(staged)
+                return
+            except CommitFailedError:
+                if attempt == COMMIT_ATTEMPTS:
+                    raise
 
     def commit_tables(self, changes: list[tuple[Table, TableMetadata]]) -> list[Table]:
         """Commit several tables at once, all or nothing (the REST spec's multi-table

@@ -205,17 +205,26 @@ class RestCatalog(Catalog):
         return self._table(identifier, self._ok(response, f"load table {self._describe(identifier)}"))
 
     def default_table_location(self, identifier: Identifier) -> str:
-        """The namespace's ``location`` property, else ``<warehouse>/<namespace levels>``,
-        then the table's name (the server may still refuse a location it does not allow)."""
+        """Where the server would put the table: the namespace's ``location`` property, else
+        the location of a staged create (``stage-create``, which stores nothing), else
+        ``<warehouse>/<namespace levels>``; then the table's name."""
         base = self.namespace_properties(identifier[:-1]).get("location")
-        if not base:
-            if not self.warehouse or "://" not in str(self.warehouse) and not str(self.warehouse).startswith("/"):
-                raise ProgrammingError(
-                    f"cannot place table {self._describe(identifier)}: the server gives no"
-                    " location for its namespace; give the table a LOCATION"
-                )
-            base = "/".join((str(self.warehouse).rstrip("/"), *identifier[:-1]))
-        return f"{str(base).rstrip('/')}/{identifier[-1]}"
+        if base:
+            return f"{str(base).rstrip('/')}/{identifier[-1]}"
+        staged = self._call("POST", f"{self._prefix}/namespaces/{self._ns(identifier[:-1])}/tables",
+                            body={"name": identifier[-1], "stage-create": True,
+                                  "schema": {"type": "struct", "schema-id": 0, "fields": []}})
+        if 200 <= staged.status < 300 and isinstance(staged.body, dict):
+            location = (staged.body.get("metadata") or {}).get("location")
+            if location:
+                return str(location)
+        warehouse = str(self.warehouse or "")
+        if "://" not in warehouse and not warehouse.startswith("/"):
+            raise ProgrammingError(
+                f"cannot place table {self._describe(identifier)}: the server gives no"
+                f" location for it ({error_message(staged.body)}); give the table a LOCATION"
+            )
+        return "/".join((warehouse.rstrip("/"), *identifier))
 
     def create_table(self, identifier: Identifier, metadata: TableMetadata) -> Table:
         """One commit asserting the table does not exist and carrying its first version."""
@@ -264,6 +273,32 @@ class RestCatalog(Catalog):
         if response.status == 404:
             raise NoSuchTableError(f"table not found: {self._describe(identifier)}: {error_message(response.body)}")
         return self._table(identifier, self._ok(response, f"commit to {self._describe(identifier)}"))
+
+    def commit_transaction(
+        self, changes: Sequence[tuple[Identifier, Sequence[TableRequirement], Sequence[TableUpdate]]]
+    ) -> None:
+        """Several tables' commits, all or nothing: the spec's ``/transactions/commit``."""
+        body = {"table-changes": [
+            {
+                "identifier": {"namespace": list(identifier[:-1]), "name": identifier[-1]},
+                "requirements": [r.to_json() for r in requirements],
+                "updates": [u.to_json() for u in updates],
+            }
+            for identifier, requirements, updates in changes
+        ]}
+        names = ", ".join(".".join(i) for i, _, _ in changes)
+        try:
+            response = self._http.request("POST", f"{self._prefix}/transactions/commit", body=body)
+        except OSError as e:
+            raise CommitStateUnknownError(f"transaction on {names} (catalog {self.name!r}) may have succeeded: {e}") from e
+        if response.status == 409:
+            raise CommitFailedError(f"cannot commit the transaction on {names} (catalog {self.name!r}): {error_message(response.body)}")
+        if response.status >= 500:
+            raise CommitStateUnknownError(
+                f"transaction on {names} (catalog {self.name!r}) may have succeeded: the server"
+                f" answered {response.status}: {error_message(response.body)}"
+            )
+        self._ok(response, f"commit the transaction on {names}")
 
     def register_table(self, identifier: Identifier, metadata_location: str) -> Table:
         body = {"name": identifier[-1], "metadata-location": metadata_location}

@@ -56,3 +56,34 @@ def test_a_requirement_that_no_longer_holds_fails_and_changes_nothing(con):
         )
     assert con.catalog.load_table(("db", "t")).metadata_location == before
     assert _properties(con) == {"a": "1"}
+
+
+def test_a_transaction_commits_all_tables_or_none(con):
+    con.execute("CREATE TABLE db.u (id BIGINT) USING iceberg")
+    t_uuid = con.catalog.load_table(("db", "t")).metadata.table_uuid
+    u_before = con.catalog.load_table(("db", "u")).metadata_location
+    change_t = (("db", "t"), [AssertTableUUID(t_uuid)], [SetPropertiesUpdate({"b": "t"})])
+    stale_u = (("db", "u"), [AssertTableUUID("00000000-0000-0000-0000-000000000000")],
+               [SetPropertiesUpdate({"b": "u"})])
+    if type(con.catalog).__name__ == "FileSystemCatalog":
+        with pytest.raises(icesql.NotSupportedError, match="cannot commit several tables at once"):
+            con.catalog.commit_transaction([change_t])
+        return
+    with pytest.raises(CommitConflictError, match="UUID"):
+        con.catalog.commit_transaction([change_t, stale_u])
+    assert _properties(con) == {"a": "1"}  # t unchanged: u's requirement failed
+    assert con.catalog.load_table(("db", "u")).metadata_location == u_before
+    u_uuid = con.catalog.load_table(("db", "u")).metadata.table_uuid
+    con.catalog.commit_transaction(
+        [change_t, (("db", "u"), [AssertTableUUID(u_uuid)], [SetPropertiesUpdate({"b": "u"})])]
+    )
+    assert _properties(con) == {"a": "1", "b": "t"}
+    assert con.catalog.load_table(("db", "u")).metadata.properties["b"] == "u"
+
+
+def test_the_rest_client_asks_the_server_where_a_table_goes(rest):
+    con = icesql.connect(catalog="rest", uri=rest.uri, name="rest")
+    con.execute("CREATE NAMESPACE db")
+    location = con.catalog.default_table_location(("db", "new"))
+    assert location.rstrip("/").endswith("/db/new") and location.startswith(rest.warehouse)
+    assert con.execute("SHOW TABLES IN db").fetchall() == []  # a staged create stores nothing

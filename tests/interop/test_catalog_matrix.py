@@ -1,6 +1,6 @@
 """Every kind of statement works the same on every catalog and store: the same script runs on
-the file-system catalog (a folder, and a bucket), the SQL catalog (a folder, and a bucket) and
-Glue, and after each step the table holds what a plain DuckDB table given the same statements
+the file-system catalog (a folder, and a bucket), the SQL catalog (a folder, and a bucket),
+Glue, and a REST catalog (``icesql serve``), and after each step the table holds what a plain DuckDB table given the same statements
 holds."""
 
 from __future__ import annotations
@@ -42,6 +42,9 @@ CHECK = "SELECT * FROM {t} ORDER BY id"
 
 
 def _catalog(kind: str, request: pytest.FixtureRequest, tmp_path) -> dict:
+    if kind == "rest-local":
+        rest = request.getfixturevalue("rest")
+        return {"catalog": "rest", "uri": rest.uri, "name": "rest"}
     if kind in ("hadoop-local", "sql-local"):
         warehouse = str(tmp_path / "wh")
         storage: dict[str, str] = {}
@@ -65,7 +68,9 @@ def _catalog(kind: str, request: pytest.FixtureRequest, tmp_path) -> dict:
     return {"catalog": "glue", "warehouse": warehouse, "properties": {**storage, **glue}}
 
 
-@pytest.mark.parametrize("kind", ["hadoop-local", "hadoop-s3", "sql-local", "sql-s3", "glue-s3"])
+@pytest.mark.parametrize(
+    "kind", ["hadoop-local", "hadoop-s3", "sql-local", "sql-s3", "glue-s3", "rest-local"]
+)
 def test_the_same_script_on_every_catalog(kind, request, tmp_path):
     con = icesql.connect(**_catalog(kind, request, tmp_path))
     namespace = f"ns_{uuid.uuid4().hex[:8]}"

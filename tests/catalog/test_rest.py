@@ -116,7 +116,12 @@ class FaultProxy:
     """Forwards to the server; ``fault(method, path)`` may answer instead: an int status (the
     request never reaches the server), or "lose" (forwarded, then the answer is dropped)."""
 
-    def __init__(self, upstream: str, fault: Callable[[str, str], int | str | None]) -> None:
+    def __init__(
+        self,
+        upstream: str,
+        fault: Callable[[str, str], int | str | None],
+        rewrite: Callable[[str, str, bytes], bytes] | None = None,
+    ) -> None:
         host, port = upstream.split("//", 1)[1].split(":")
 
         class Handler(BaseHTTPRequestHandler):
@@ -147,6 +152,8 @@ class FaultProxy:
                     self.close_connection = True
                     self.connection.close()
                     return
+                if rewrite is not None:
+                    data = rewrite(self.command, self.path, data)
                 self.send_response(response.status)
                 for key, value in response.getheaders():
                     if key.lower() not in ("transfer-encoding", "connection", "content-length"):
@@ -221,3 +228,28 @@ def test_a_lost_answer_is_unknown_though_the_commit_landed(rest, table_behind_pr
         proxy.close()
     # the server applied it: nothing was cleaned up, so the new snapshot's files are all there
     assert table_behind_proxy.execute("SELECT id FROM db.t ORDER BY id").fetchall() == [(1,), (2,)]
+
+
+def test_vended_credentials_configure_the_tables_files(rest, table_behind_proxy):
+    """A LoadTableResult's ``config`` (and ``storage-credentials``) is what the server vends
+    for the table's files: it reaches the FileIO of that table only."""
+    import json
+
+    def vend(method: str, path: str, data: bytes) -> bytes:
+        if method == "GET" and path.split("?")[0].endswith("/tables/t"):
+            body = json.loads(data)
+            body["config"] = {"s3.access-key-id": "vended-id"}
+            body["storage-credentials"] = [{"prefix": "s3://", "config": {"s3.session-token": "tok"}}]
+            return json.dumps(body).encode()
+        return data
+
+    proxy = FaultProxy(rest.uri, lambda m, p: None, vend)
+    try:
+        con = _connect(proxy.uri)
+        table = con.catalog.load_table(("db", "t"))
+        assert table.io.properties["s3.access-key-id"] == "vended-id"
+        assert table.io.properties["s3.session-token"] == "tok"
+        assert "s3.access-key-id" not in con.catalog.io.properties
+        assert con.execute("SELECT id FROM db.t").fetchall() == [(1,)]
+    finally:
+        proxy.close()

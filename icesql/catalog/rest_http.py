@@ -6,7 +6,10 @@ at the OAuth2 token endpoint (``oauth2-server-uri``, else ``<uri>/v1/oauth/token
 client-credentials grant and ``scope`` (default ``catalog``), and exchanged again shortly
 before it expires or when the server answers 401. ``header.<Name>`` properties become
 request headers, as in Java and PyIceberg. Python's ``http.client`` is enough for this: one
-connection per thread, kept alive across requests, re-opened when the server closed it.
+connection per thread, kept alive across requests, re-opened when the server closed it. Only
+reads (GET, HEAD) are ever sent twice: a change (a commit) goes on a connection of its own
+whenever the kept one was used before, so a dropped connection is never mistaken for a change
+that can be repeated.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from icesql.errors import OperationalError
 __all__ = ["HttpResponse", "RestHttp", "error_message"]
 
 DEFAULT_TIMEOUT_S = 60.0
+_IDEMPOTENT = frozenset({"GET", "HEAD"})
 _REFRESH_MARGIN_S = 60.0
 
 
@@ -111,6 +115,11 @@ class RestHttp:
         parsed = urllib.parse.urlsplit(url)
         target = parsed.path + (f"?{parsed.query}" if parsed.query else "")
         same_server = (parsed.hostname, parsed.port) == (self._host, self._port)
+        idempotent = method in _IDEMPOTENT
+        if same_server and not idempotent and getattr(self._local, "reused", False):
+            # a kept-alive connection may have been closed by the server meanwhile, and a
+            # change cannot be sent twice to find out: it goes on a connection of its own
+            self._drop_connection()
         for attempt in (0, 1):
             con = self._connection() if same_server else self._new_connection(parsed)
             try:
@@ -119,8 +128,9 @@ class RestHttp:
                 payload = raw.read()
             except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as e:
                 self._drop_connection()
-                # a kept-alive connection the server closed: only the first write can tell
-                if attempt == 0 and same_server and getattr(self._local, "reused", False):
+                # a kept-alive connection the server closed: only the first write can tell,
+                # and only a request that may be repeated is sent again
+                if attempt == 0 and same_server and idempotent and getattr(self._local, "reused", False):
                     continue
                 raise ConnectionError(f"{method} {url}: {e}") from e
             except OSError:

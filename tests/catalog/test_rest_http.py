@@ -1,0 +1,162 @@
+"""The REST client's HTTP: kept-alive connections, JSON bodies, bearer tokens and the OAuth2
+client-credentials exchange, against a small local HTTP server that records what it got."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from icesql.catalog.rest_http import RestHttp, error_message
+from icesql.errors import OperationalError
+
+
+class Recorder:
+    """Answers every request with ``answer(method, path, headers, body)`` -> (status, json)."""
+
+    def __init__(self, answer, close_after_each: bool = False) -> None:
+        self.requests: list[tuple[str, str, dict, bytes]] = []
+        self.connections = 0
+        recorder = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def setup(self) -> None:
+                super().setup()
+                recorder.connections += 1
+
+            def _handle(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                recorder.requests.append((self.command, self.path, headers, body))
+                status, payload = answer(self.command, self.path, headers, body)
+                data = json.dumps(payload).encode() if payload is not None else b""
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                if close_after_each:  # without saying so: an idle timeout's silent close
+                    self.close_connection = True
+
+            do_GET = do_POST = do_DELETE = _handle
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.uri = f"http://127.0.0.1:{self.server.server_port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def echo():
+    server = Recorder(lambda m, p, h, b: (200, {"path": p, "body": json.loads(b) if b else None}))
+    yield server
+    server.close()
+
+
+def test_requests_reuse_one_connection_and_carry_json(echo):
+    http = RestHttp(echo.uri, {"header.X-Custom": "1"}, "c")
+    for i in range(3):
+        response = http.request("GET", "/v1/x", {"q": f"a b{i}"})
+        assert response.status == 200 and response.body == {"path": f"/v1/x?q=a+b{i}", "body": None}
+    assert echo.connections == 1
+    assert http.request("POST", "/v1/y", body={"i": 1}).body == {"path": "/v1/y", "body": {"i": 1}}
+    headers = echo.requests[0][2]
+    assert headers["content-type"] == "application/json"
+    assert headers["x-custom"] == "1"
+    assert headers["x-iceberg-access-delegation"] == "vended-credentials"
+    assert "authorization" not in headers
+    http.close()
+
+
+def test_a_connection_the_server_closed_is_opened_again():
+    server = Recorder(lambda m, p, h, b: (200, {"path": p}), close_after_each=True)
+    try:
+        http = RestHttp(server.uri, {}, "c")
+        assert [http.request("GET", f"/v1/{i}").body for i in range(3)] == [
+            {"path": f"/v1/{i}"} for i in range(3)
+        ]
+        assert server.connections == 3 and len(server.requests) == 3  # none sent twice
+    finally:
+        server.close()
+
+
+def test_a_bearer_token_is_sent(echo):
+    RestHttp(echo.uri, {"token": "t0k"}, "c").request("GET", "/v1/config")
+    assert echo.requests[-1][2]["authorization"] == "Bearer t0k"
+
+
+def test_client_credentials_are_exchanged_and_renewed_on_401():
+    issued: list[str] = []
+
+    def answer(method, path, headers, body):
+        if path == "/v1/oauth/tokens":
+            form = urllib.parse.parse_qs(body.decode())
+            assert form["grant_type"] == ["client_credentials"] and form["client_id"] == ["me"]
+            if form["client_secret"] != ["pw"]:
+                return 401, {"error": "invalid_client", "error_description": "bad secret"}
+            issued.append(f"token-{len(issued)}")
+            return 200, {"access_token": issued[-1], "token_type": "bearer", "expires_in": 3600}
+        if headers.get("authorization") != f"Bearer {issued[-1]}":
+            return 401, {"error": {"message": "expired", "type": "NotAuthorizedException", "code": 401}}
+        return 200, {"ok": True}
+
+    server = Recorder(answer)
+    try:
+        http = RestHttp(server.uri, {"credential": "me:pw", "scope": "PRINCIPAL_ROLE:ALL"}, "c")
+        assert http.request("GET", "/v1/config").body == {"ok": True}
+        issued.append("rotated")  # the server forgets the token it gave
+        assert http.request("GET", "/v1/config").body == {"ok": True}  # renewed once, retried
+        assert issued[-1] == "token-2" or issued[-1].startswith("token-")
+        bad = RestHttp(server.uri, {"credential": "me:wrong"}, "prod")
+        with pytest.raises(OperationalError, match=r"REST catalog 'prod': the OAuth2 token request.*\(401\)"):
+            bad.request("GET", "/v1/config")
+    finally:
+        server.close()
+
+
+def test_error_messages_read_the_error_model():
+    assert error_message({"error": {"message": "no table", "type": "NoSuchTableException"}}) == (
+        "NoSuchTableException: no table"
+    )
+    assert error_message("plain text") == "plain text"
+    assert error_message({"odd": 1}) == '{"odd": 1}'
+
+
+def test_only_http_urls_are_taken():
+    with pytest.raises(OperationalError, match="not an http"):
+        RestHttp("file:///x", {}, "c")
+
+
+def test_a_change_is_never_sent_twice():
+    """The server drops the connection without answering a POST: the client reports it and
+    does not send the POST again, which could apply a commit twice."""
+
+    def answer(method, path, headers, body):
+        return 200, {"ok": method}
+
+    server = Recorder(answer)
+    try:
+        http = RestHttp(server.uri, {}, "c")
+        assert http.request("GET", "/v1/config").body == {"ok": "GET"}
+        assert http.request("POST", "/v1/commit", body={}).body == {"ok": "POST"}
+        assert server.connections == 2  # the POST did not ride the kept-alive connection
+        server.server.shutdown()  # stop answering: the next POST finds nobody
+        server.server.server_close()
+        posts = len([r for r in server.requests if r[0] == "POST"])
+        with pytest.raises(OSError):
+            http.request("POST", "/v1/commit", body={})
+        assert len([r for r in server.requests if r[0] == "POST"]) == posts
+    finally:
+        server.close()

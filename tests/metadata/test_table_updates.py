@@ -1,4 +1,4 @@
-"""The REST spec's table updates and requirements: JSON both ways, checks, and application.
+"""The REST spec's table updates and commit requests: JSON both ways, and application.
 
 The JSON objects follow the spec's schemas (``open-api/rest-catalog-open-api.yaml``:
 ``AddSchemaUpdate`` ... ``RemoveSchemasUpdate``, ``AssertCreate`` ... ``AssertDefaultSortOrderId``)
@@ -98,17 +98,6 @@ UPDATES = [
     {"action": "remove-partition-specs", "spec-ids": [0]},
     {"action": "remove-schemas", "schema-ids": [0]},
 ]
-REQUIREMENTS = [
-    {"type": "assert-create"},
-    {"type": "assert-table-uuid", "uuid": "2cc52516-5e73-41f2-b139-545d41a4e151"},
-    {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 3055729675574597004},
-    {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": None},
-    {"type": "assert-last-assigned-field-id", "last-assigned-field-id": 3},
-    {"type": "assert-current-schema-id", "current-schema-id": 0},
-    {"type": "assert-last-assigned-partition-id", "last-assigned-partition-id": 1000},
-    {"type": "assert-default-spec-id", "default-spec-id": 0},
-    {"type": "assert-default-sort-order-id", "default-sort-order-id": 0},
-]
 
 
 def test_doctests() -> None:
@@ -121,15 +110,13 @@ def test_every_update_reads_and_writes_the_specs_json(obj) -> None:
     assert parse_update(obj).to_json() == obj
 
 
-@pytest.mark.parametrize("obj", REQUIREMENTS, ids=lambda o: o["type"])
-def test_every_requirement_reads_and_writes_the_specs_json(obj) -> None:
-    assert parse_requirement(obj).to_json() == obj
-
-
 def test_a_commit_request_round_trips_with_and_without_identifier() -> None:
     body = {
         "identifier": {"namespace": ["db", "x"], "name": "t"},
-        "requirements": REQUIREMENTS[1:3],
+        "requirements": [
+            {"type": "assert-table-uuid", "uuid": "2cc52516-5e73-41f2-b139-545d41a4e151"},
+            {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 3055729675574597004},
+        ],
         "updates": UPDATES[14:17],
     }
     commit = TableCommit.from_json(body)
@@ -159,11 +146,7 @@ def test_malformed_updates_are_client_errors_naming_the_problem(obj, message) ->
         parse_update(obj)
 
 
-def test_bad_requirements_and_commits() -> None:
-    with pytest.raises(InvalidUpdateError, match="unknown table requirement type 'assert-nothing'"):
-        parse_requirement({"type": "assert-nothing"})
-    with pytest.raises(InvalidUpdateError, match="'snapshot-id'"):
-        parse_requirement({"type": "assert-ref-snapshot-id", "ref": "main"})
+def test_bad_commits() -> None:
     with pytest.raises(InvalidUpdateError, match="list of updates"):
         TableCommit.from_json({"requirements": []})
     with pytest.raises(InvalidUpdateError, match="invalid table identifier"):
@@ -279,26 +262,6 @@ def test_updates_that_cannot_apply_are_client_errors() -> None:
                           "type": "branch"})
     with pytest.raises(InvalidUpdateError, match="never reassigned"):
         _apply(_table(), {"action": "assign-uuid", "uuid": "00000000-0000-0000-0000-000000000000"})
-
-
-def test_requirements_on_a_missing_or_changed_table() -> None:
-    md = _table()
-    check_table_requirements(None, [parse_requirement({"type": "assert-create"})])
-    with pytest.raises(RequirementFailedError, match="Requirement failed: table already exists"):
-        parse_requirement({"type": "assert-create"}).check(md)
-    with pytest.raises(RequirementFailedError, match="current table metadata is missing"):
-        parse_requirement({"type": "assert-current-schema-id", "current-schema-id": 0}).check(None)
-    with pytest.raises(RequirementFailedError, match="table UUID does not match"):
-        parse_requirement({"type": "assert-table-uuid", "uuid": "x"}).check(md)
-    for obj, message in [
-        ({"type": "assert-current-schema-id", "current-schema-id": 1}, "current schema changed: expected id 1 != 0"),
-        ({"type": "assert-last-assigned-field-id", "last-assigned-field-id": 9}, "last assigned field id changed"),
-        ({"type": "assert-default-spec-id", "default-spec-id": 2}, "default partition spec changed"),
-        ({"type": "assert-last-assigned-partition-id", "last-assigned-partition-id": 1}, "partition id changed"),
-        ({"type": "assert-default-sort-order-id", "default-sort-order-id": 1}, "default sort order changed"),
-    ]:
-        with pytest.raises(RequirementFailedError, match=message):
-            parse_requirement(obj).check(md)
 
 
 def _create_commit(format_version: int) -> TableCommit:

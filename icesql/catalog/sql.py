@@ -324,6 +324,9 @@ class SqlCatalog(MetastoreCatalog):
         )
         statements = [(delete, {**key, "key": k}) for k in (*removals, *updates)]
         statements += [self._insert_property(namespace, k, v) for k, v in updates.items()]
+        kept = set(self.namespace_properties(namespace)) - set(removals) | set(updates)
+        if not kept:  # a namespace exists through its rows: removing every property keeps one
+            statements.append(self._insert_property(namespace, EXISTS_PROPERTY, "true"))
         self.db.change(statements)
 
     def _insert_property(self, namespace: Identifier, key: str, value: str) -> tuple[str, dict[str, str]]:

@@ -253,3 +253,10 @@ def test_connect_infers_the_catalog_from_the_uri_and_names_bad_types(db_path):
     with pytest.raises(icesql.ProgrammingError, match="no warehouse"):
         con.execute("CREATE TABLE db.t (id INT)")
     assert _rows(db_path, "SELECT count(*) FROM iceberg_tables") == [(0,)]
+
+
+def test_removing_every_property_keeps_the_namespace(catalog):
+    catalog.create_namespace(("db",), {"owner": "me"})
+    catalog.update_namespace_properties(("db",), removals={"owner"})
+    assert catalog.namespace_exists(("db",))
+    assert catalog.namespace_properties(("db",)) == {"exists": "true"}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -130,6 +131,8 @@ class Engine:
         self.duck.execute("SET GLOBAL TimeZone = 'UTC'")
         self.registered: dict[str, Any] = {}  # Connection.register(name, obj)
         self._python = PythonScope(self.registered)  # the running statement's scope
+        # the cursors statements run on, for interrupt(): DuckDB interrupts one connection only
+        self._cursors: weakref.WeakSet[duckdb.DuckDBPyConnection] = weakref.WeakSet()
 
     # -- Python objects as tables ----------------------------------------------------------
     def register(self, name: str, obj: Any) -> None:
@@ -147,6 +150,22 @@ class Engine:
 
     def close(self) -> None:
         self.duck.close()
+
+    def interrupt(self) -> None:
+        """Stop the statement another thread is running (the shell's Ctrl-C): its DuckDB work
+        fails with an error, so a write stops before its commit and commits nothing. DuckDB's
+        ``interrupt()`` reaches only the connection it is called on, hence every open cursor."""
+        while True:
+            try:
+                cursors = [self.duck, *self._cursors]
+                break
+            except RuntimeError:  # the statement opened a cursor while this one copied the set
+                continue
+        for cursor in cursors:
+            try:
+                cursor.interrupt()
+            except duckdb.Error:
+                pass  # closed meanwhile
 
     # -- entry point ---------------------------------------------------------------------
     def execute(
@@ -310,6 +329,7 @@ class Engine:
         and ``take`` what the caller needs of the relation (DuckDB's errors translated).
         On failure the scans are released and the cursor closed."""
         cursor = self.duck.cursor()
+        self._cursors.add(cursor)
         cursor.execute(f"SET streaming_buffer_size = '{STREAMING_BUFFER}'")
         try:
             for view, arrow_table in plan.metadata_views.items():
@@ -353,6 +373,7 @@ class Engine:
             exp.select(exp.func("epoch_ms", exp.cast(node.copy(), "TIMESTAMPTZ"))), params
         )
         cursor = self.duck.cursor()
+        self._cursors.add(cursor)
         try:
             with duckdb_errors([]):
                 row = cursor.execute(sql, values).fetchone()

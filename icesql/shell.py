@@ -1,7 +1,8 @@
 """The ``icesql`` command: run Spark SQL against a warehouse and print aligned tables.
 
-``icesql WAREHOUSE -c "SQL"`` runs statements and exits; without ``-c`` statements come from
-standard input (``;``-separated) or, at a terminal, from a simple prompt. Catalogs are
+``icesql WAREHOUSE -c "SQL"`` (or ``-f FILE``) runs statements and exits; without them statements
+come from standard input (``;``-separated) or, at a terminal, from the interactive prompt of
+``icesql.cli`` (history, completion, dot-commands). Catalogs are
 configured as ``icesql.connect`` takes them: ``--catalog sql --uri sqlite:///c.db``, Spark's
 ``--conf spark.sql.catalog.prod.type=hadoop`` or ``--spark-conf spark-defaults.conf``, or
 ``--pyiceberg-config .pyiceberg.yaml``. ``icesql serve --warehouse W ...`` runs an Iceberg REST
@@ -14,98 +15,18 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any
 
 from icesql.catalog.config import read_spark_defaults
-from icesql.dbapi import Connection, connect
+from icesql.cli.app import add_arguments, run
+from icesql.cli.formatting import Format, render
+from icesql.dbapi import connect
 from icesql.errors import Error, ProgrammingError
-from icesql.sql.dialect import split_statements
-
-MAX_ROWS = 1000
-
-
-def format_value(value: object) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, bytes):
-        return "0x" + value.hex()
-    if isinstance(value, float) and value != value:
-        return "NaN"
-    return str(value)
 
 
 def format_table(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """An aligned text table: numbers right-aligned, everything else left-aligned."""
-    cells = [[format_value(v) for v in row] for row in rows]
-    widths = [len(c) for c in columns]
-    for row in cells:
-        for i, v in enumerate(row):
-            widths[i] = max(widths[i], len(v))
-    numeric = [
-        bool(rows) and all(isinstance(r[i], (int, float)) or r[i] is None for r in rows)
-        for i in range(len(columns))
-    ]
-
-    def line(values: Sequence[str]) -> str:
-        return "| " + " | ".join(
-            v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)
-        ) + " |"
-
-    sep = "+-" + "-+-".join("-" * w for w in widths) + "-+"
-    out = [sep, line(columns), sep, *(line(r) for r in cells), sep]
-    return "\n".join(out)
-
-
-def run_statement(con: Connection, sql: str, out: TextIO) -> None:
-    cur = con.cursor()
-    cur.execute(sql)
-    if cur.description is None:
-        if cur.rowcount >= 0:
-            print(f"{cur.rowcount} row(s) affected", file=out)
-        else:
-            print("OK", file=out)
-        return
-    rows = cur.fetchmany(MAX_ROWS + 1)
-    shown = rows[:MAX_ROWS]
-    print(format_table([d[0] for d in cur.description], shown), file=out)
-    more = " (more not shown)" if len(rows) > MAX_ROWS else ""
-    print(f"{len(shown)} row(s){more}", file=out)
-
-
-def run_script(con: Connection, text: str, out: TextIO, err: TextIO) -> int:
-    """Run every statement of ``text``; stops at the first error and returns 1."""
-    try:
-        statements = split_statements(text)
-    except Error as e:
-        print(f"error: {e}", file=err)
-        return 1
-    for statement in statements:
-        try:
-            run_statement(con, statement, out)
-        except Error as e:
-            print(f"error: {e}", file=err)
-            return 1
-    return 0
-
-
-def interactive(con: Connection) -> int:
-    print("icesql — Spark SQL over Iceberg. End statements with ';'. Ctrl-D to quit.")
-    buffer: list[str] = []
-    while True:
-        try:
-            line = input("icesql> " if not buffer else "   ...> ")
-        except EOFError:
-            print()
-            return 0
-        except KeyboardInterrupt:
-            print()
-            buffer = []
-            continue
-        buffer.append(line)
-        text = "\n".join(buffer)
-        if text.strip().endswith(";"):
-            run_script(con, text, sys.stdout, sys.stdout)
-            buffer = []
+    """An aligned text table (the ``table`` mode of ``icesql.cli.formatting``)."""
+    return render(columns, rows, Format("table"))
 
 
 def serve_main(argv: Sequence[str]) -> int:
@@ -179,11 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     with con:
-        if args.command:
-            return max(run_script(con, c, sys.stdout, sys.stderr) for c in args.command)
-        if sys.stdin.isatty():
-            return interactive(con)
-        return run_script(con, sys.stdin.read(), sys.stdout, sys.stderr)
+        return run(con, args, lambda warehouse: connect(warehouse, name=args.name))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -195,6 +112,7 @@ def _parser() -> argparse.ArgumentParser:
         " configured: $ICESQL_WAREHOUSE or .)",
     )
     parser.add_argument("-c", "--command", action="append", help="SQL to run (repeatable)")
+    add_arguments(parser)
     group = parser.add_argument_group("catalogs (as icesql.connect takes them)")
     group.add_argument("--catalog", metavar="TYPE", help="catalog type: hadoop, sql (jdbc), ...")
     group.add_argument("--uri", help="catalog uri, e.g. sqlite:///catalog.db")

@@ -200,7 +200,7 @@ def parse(sql: str) -> list[exp.Expr]:
     try:
         statements = sqlglot.parse(sql, dialect=DIALECT)
     except ParseError as e:
-        raise ProgrammingError(_describe_parse_error(sql, e)) from None
+        raise _parse_error(sql, e) from None
     except TokenError as e:
         raise ProgrammingError(f"syntax error: {e}") from None
     return [s for s in statements if s is not None]
@@ -236,7 +236,7 @@ def parse_term(text: str) -> nodes.Term:
     try:
         (transform,) = DIALECT.parser().parse_into(nodes.TransformTerm, DIALECT.tokenize(text), text)
     except ParseError as e:
-        raise ProgrammingError(_describe_parse_error(text, e)) from None
+        raise _parse_error(text, e) from None
     except TokenError as e:
         raise ProgrammingError(f"syntax error: {e}") from None
     return transform.term  # type: ignore[union-attr]
@@ -257,6 +257,19 @@ def parse_one(sql: str) -> exp.Expr:
             " (use executescript or split on ';')"
         )
     return statements[0]
+
+
+def _parse_error(sql: str, e: ParseError) -> ProgrammingError:
+    """The user's error, with ``position`` (line, column, both from 1, where the failing token
+    starts) and ``length`` (its width) for a front that points at it, e.g. the shell's caret."""
+    error = ProgrammingError(_describe_parse_error(sql, e))
+    first = e.errors[0] if e.errors else {}
+    line, col = first.get("line"), first.get("col")
+    if line and col:
+        near = (first.get("highlight") or "").strip()
+        error.position = (line, max(col - len(near), 0) + 1)  # type: ignore[attr-defined]
+        error.length = max(len(near), 1)  # type: ignore[attr-defined]
+    return error
 
 
 def _describe_parse_error(sql: str, e: ParseError) -> str:

@@ -1,0 +1,185 @@
+"""Running statements and meta-commands against one connection and printing their results.
+
+Every statement runs on a worker thread while the main thread waits, so Ctrl-C (a
+``KeyboardInterrupt`` in the main thread) can call the engine's ``interrupt()``: DuckDB stops,
+the statement fails, a write stops before its commit, and the shell carries on. The worker is
+always waited for, so no statement is left running behind the prompt.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import replace
+
+from icesql.cli.diagnostics import describe, describe_internal
+from icesql.cli.formatting import HUMAN_MODES, TABULAR_MODES, render
+from icesql.cli.output import Output
+from icesql.cli.script import Unit, units
+from icesql.cli.settings import Settings
+from icesql.dbapi import Connection, Cursor
+from icesql.errors import Error
+
+STREAM_ROWS = 1000  # rows per chunk when csv/tsv/jsonl results are streamed
+_QUERY_START = re.compile(r"^\s*(\(\s*)*(SELECT|WITH|FROM|VALUES|TABLE)\b", re.IGNORECASE)
+
+
+class Shell:
+    """One connection, its settings and its output; runs scripts, statements and meta-commands."""
+
+    def __init__(
+        self,
+        con: Connection,
+        output: Output,
+        settings: Settings | None = None,
+        interactive: bool = False,
+        connect: Callable[[str], Connection] | None = None,
+    ):
+        self.con = con
+        self.original = con  # closed by its owner; a connection .open made is closed here
+        self.output = output
+        self.settings = settings or Settings()
+        self.interactive = interactive
+        self.connect = connect  # for .open WAREHOUSE
+        self.quitting = False
+        self.depth = 0  # .read nesting
+
+    # -- scripts and units ------------------------------------------------------------------
+    def run_text(self, text: str) -> int:
+        """Run each statement and meta-command of ``text``; 1 at the first failure (a script
+        stops there; at the prompt the next input runs anyway), else 0."""
+        status = 0
+        try:
+            for unit in units(text):
+                if not self.run_unit(unit):
+                    status = 1
+                    if not self.interactive:
+                        return status
+                if self.quitting:
+                    break
+        except Error as e:
+            self.error(describe(e))
+            return 1
+        return status
+
+    def run_unit(self, unit: Unit) -> bool:
+        if unit.kind == "meta":
+            from icesql.cli.meta import run_meta
+
+            return run_meta(self, unit.text)
+        return self.run_sql(unit.text)
+
+    def run_sql(self, sql: str, shown_as: str | None = None) -> bool:
+        """Run one statement and print its result; ``shown_as`` is the text errors point into
+        (a meta-command's own SQL is not the user's)."""
+        statement = sql
+        if self.settings.explain and _QUERY_START.match(sql):
+            statement = f"EXPLAIN {sql}"
+        started = time.perf_counter()
+        ok = self.interruptible(lambda: self._execute(statement), shown_as or sql)
+        if self.settings.timer:
+            self.error(f"Run Time: {time.perf_counter() - started:.3f} s")
+        return ok
+
+    # -- running ----------------------------------------------------------------------------
+    def interruptible(self, work: Callable[[], None], sql: str | None = None) -> bool:
+        """Run ``work`` on a worker thread; Ctrl-C interrupts the engine and waits for it."""
+        failure: list[BaseException] = []
+        finished = threading.Event()
+
+        def target() -> None:
+            try:
+                work()
+            except BaseException as e:  # noqa: BLE001 - reported by the main thread
+                failure.append(e)
+            finally:
+                finished.set()
+
+        # waited for on an Event: an interrupted Thread.join marks a running thread stopped
+        threading.Thread(target=target, name="icesql-statement", daemon=True).start()
+        interrupted = False
+        while not finished.is_set():
+            try:
+                finished.wait(0.05)
+            except KeyboardInterrupt:
+                interrupted = True
+                self.con.engine.interrupt()
+        if not failure:
+            return True
+        error = failure[0]
+        if interrupted:
+            self.error("interrupted: the statement was stopped and nothing was committed")
+        elif isinstance(error, Error):
+            self.error(describe(error, sql))
+            if self.settings.debug:
+                self.error(describe_internal(error, debug=True))
+        else:
+            self.error(describe_internal(error, self.settings.debug))
+        return False
+
+    def _execute(self, sql: str) -> None:
+        cursor = self.con.cursor()
+        try:
+            cursor.execute(sql)
+            if cursor.description is None:
+                if self.settings.format.mode in HUMAN_MODES:
+                    done = f"{cursor.rowcount} row(s) affected" if cursor.rowcount >= 0 else "OK"
+                    self.output.write(done)
+                return
+            self.print_result(cursor)
+        finally:
+            cursor.close()
+
+    def print_result(self, cursor: Cursor) -> None:
+        """The cursor's rows in the current mode: human modes show up to ``maxrows`` rows and a
+        count; csv, tsv and jsonl stream every row; json writes one array."""
+        fmt = self.settings.format
+        columns = [d[0] for d in cursor.description or ()]
+        if fmt.mode in HUMAN_MODES:
+            limit = self.settings.maxrows
+            rows = cursor.fetchmany(limit + 1) if limit > 0 else cursor.fetchall()
+            shown = rows[:limit] if limit > 0 else rows
+            footer = ""
+            if fmt.mode in ("table", "box"):
+                more = " (more not shown; .maxrows N shows more)" if len(rows) > len(shown) else ""
+                footer = f"\n{len(shown)} row(s){more}"
+            fold = None
+            if fmt.mode in TABULAR_MODES:
+                line_fmt = replace(fmt, mode="line")
+                fold = lambda: render(columns, shown, line_fmt) + footer  # noqa: E731
+            self.output.write(render(columns, shown, fmt) + footer, fold=fold)
+        elif fmt.mode == "json":
+            self.output.write(render(columns, cursor.fetchall(), fmt))
+        else:
+            first = True
+            while True:
+                rows = cursor.fetchmany(STREAM_ROWS)
+                if not rows and not first:
+                    self.output.write("")  # ends a .once
+                    break
+                chunk_fmt = fmt if first else replace(fmt, headers=False)
+                text = render(columns, rows, chunk_fmt)
+                last = len(rows) < STREAM_ROWS
+                self.output.write(text, last=last)
+                first = False
+                if last:
+                    break
+
+    def close(self) -> None:
+        """Close what the shell opened: ``.output`` files and a connection from ``.open``."""
+        self.output.close()
+        if self.con is not self.original:
+            self.con.close()
+
+    # -- messages ---------------------------------------------------------------------------
+    def error(self, text: str) -> None:
+        print(text, file=self.output.err, flush=True)
+
+    def say(self, text: str) -> None:
+        """A message of a meta-command: with the results in human modes, on stderr otherwise."""
+        if self.settings.format.mode in HUMAN_MODES:
+            self.output.write(text)
+        else:
+            self.error(text)

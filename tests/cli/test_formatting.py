@@ -1,0 +1,101 @@
+"""Each output mode: numbers right-aligned, NULL distinct, values a program reads back in the
+data modes."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import decimal
+import io
+import json
+
+import pytest
+
+from icesql.cli.formatting import MODES, Format, cell_text, numeric_columns, render
+
+COLUMNS = ["id", "name"]
+ROWS = [(1, "a"), (100, None)]
+
+
+def test_table_aligns_numbers_right_and_text_left() -> None:
+    assert render(COLUMNS, ROWS, Format("table")).splitlines() == [
+        "+-----+------+",
+        "|  id | name |",
+        "+-----+------+",
+        "|   1 | a    |",
+        "| 100 | NULL |",
+        "+-----+------+",
+    ]
+
+
+def test_box_draws_lines() -> None:
+    assert render(COLUMNS, ROWS, Format("box")).splitlines() == [
+        "┌─────┬──────┐",
+        "│  id │ name │",
+        "├─────┼──────┤",
+        "│   1 │ a    │",
+        "│ 100 │ NULL │",
+        "└─────┴──────┘",
+    ]
+
+
+def test_markdown_marks_numeric_columns_right_aligned() -> None:
+    assert render(COLUMNS, ROWS, Format("markdown")).splitlines()[:2] == [
+        "|  id | name |", "|----:|------|"]
+
+
+def test_nullvalue_and_headers_apply() -> None:
+    text = render(COLUMNS, ROWS, Format("table", headers=False, nullvalue="∅"))
+    assert text.splitlines() == ["+-----+---+", "|   1 | a |", "| 100 | ∅ |", "+-----+---+"]
+
+
+def test_csv_round_trips_quotes_commas_and_nulls() -> None:
+    rows = [(1, 'c,"q"'), (2, None), (3, "two\nlines")]
+    text = render(COLUMNS, rows, Format("csv"))
+    assert list(csv.reader(io.StringIO(text))) == [
+        ["id", "name"], ["1", 'c,"q"'], ["2", ""], ["3", "two\nlines"]]
+    assert render(COLUMNS, rows[:1], Format("tsv")).splitlines()[0] == "id\tname"
+
+
+def test_json_and_jsonl_keep_types() -> None:
+    rows = [(1, decimal.Decimal("2.50"), dt.date(2024, 1, 2), [1, 2], {"k": None}, float("nan"))]
+    cols = ["i", "d", "day", "arr", "m", "f"]
+    (obj,) = json.loads(render(cols, rows, Format("json")))
+    assert obj == {"i": 1, "d": 2.5, "day": "2024-01-02", "arr": [1, 2], "m": {"k": None}, "f": "NaN"}
+    assert json.loads(render(cols, rows, Format("jsonl"))) == obj
+    assert render(cols, [], Format("json")) == "[]"
+
+
+def test_line_mode_one_value_per_line() -> None:
+    assert render(COLUMNS, ROWS, Format("line")) == "  id = 1\nname = a\n\n  id = 100\nname = NULL"
+
+
+def test_html_escapes_and_right_aligns_numbers() -> None:
+    text = render(["x", "n"], [("<b>", 2)], Format("html"))
+    assert "<td>&lt;b&gt;</td>" in text and '<td align="right">2</td>' in text
+
+
+def test_multi_line_cells_span_rows_in_tables() -> None:
+    assert render(["plan"], [("a\nbb",)], Format("table")).splitlines() == [
+        "+------+", "| plan |", "+------+", "| a    |", "| bb   |", "+------+"]
+
+
+def test_cell_text_of_special_values() -> None:
+    assert cell_text(b"\x01\xff") == "0x01ff"
+    assert cell_text(True) == "true"
+    assert cell_text(float("-inf")) == "-Infinity"
+    assert cell_text([1, None]) == "[1,null]"
+
+
+def test_booleans_are_not_numbers() -> None:
+    assert numeric_columns(2, [(True, 1.5), (None, None)]) == [False, True]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_every_mode_renders_an_empty_result(mode: str) -> None:
+    assert isinstance(render(COLUMNS, [], Format(mode)), str)
+
+
+def test_unknown_mode_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown output mode 'xml'"):
+        render(COLUMNS, ROWS, Format("xml"))

@@ -1,0 +1,99 @@
+"""Statements run interruptibly; results follow the settings (mode, maxrows, explain, timer)."""
+
+from __future__ import annotations
+
+import _thread
+import io
+import threading
+
+import pytest
+
+import icesql
+from icesql.cli.formatting import Format
+from icesql.cli.output import Output
+from icesql.cli.runner import Shell
+from icesql.cli.settings import Settings
+
+LONG_QUERY = "SELECT sum(a.id * b.id) FROM range(1000000) a, range(1000000) b"
+
+
+@pytest.fixture
+def shell(tmp_path):
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE NAMESPACE db")
+    con.execute("CREATE TABLE db.t (id INT, s STRING)")
+    con.execute("INSERT INTO db.t VALUES (1, 'a'), (2, 'b'), (3, NULL)")
+    out = Shell(con, Output(io.StringIO(), io.StringIO()))
+    yield out
+    out.close()
+    con.close()
+
+
+def _out(shell: Shell) -> str:
+    return shell.output.stdout.getvalue()  # type: ignore[attr-defined]
+
+
+def _err(shell: Shell) -> str:
+    return shell.output.err.getvalue()  # type: ignore[attr-defined]
+
+
+def test_maxrows_limits_human_modes_only(shell: Shell) -> None:
+    shell.settings.maxrows = 2
+    assert shell.run_text("SELECT id FROM db.t ORDER BY id;") == 0
+    assert "2 row(s) (more not shown" in _out(shell) and "|  3 |" not in _out(shell)
+    shell.settings.format = Format("csv")
+    shell.run_text("SELECT id FROM db.t ORDER BY id")
+    assert _out(shell).endswith("id\n1\n2\n3\n")
+
+
+def test_csv_streams_in_chunks_with_one_header(shell: Shell, monkeypatch) -> None:
+    monkeypatch.setattr("icesql.cli.runner.STREAM_ROWS", 2)
+    shell.settings.format = Format("csv")
+    assert shell.run_text("SELECT id, s FROM db.t ORDER BY id") == 0
+    assert _out(shell) == "id,s\n1,a\n2,b\n3,\n"
+
+
+def test_statements_without_rows_report_counts(shell: Shell) -> None:
+    shell.run_text("INSERT INTO db.t VALUES (4, 'd'); CREATE NAMESPACE n2")
+    assert _out(shell) == "1 row(s) affected\nOK\n"
+
+
+def test_a_script_stops_at_its_first_error(shell: Shell) -> None:
+    assert shell.run_text("SELECT 1 AS a; SELECT * FROM db.nope; SELECT 2 AS b") == 1
+    assert "| a |" in _out(shell) and "| b |" not in _out(shell)
+    assert _err(shell).startswith("error: table not found: db.nope")
+
+
+def test_explain_and_timer(shell: Shell) -> None:
+    shell.settings.explain = shell.settings.timer = True
+    shell.run_text("SELECT id FROM db.t WHERE id = 2")
+    assert "DuckDB plan" in _out(shell) and "Run Time:" in _err(shell)
+
+
+def _interrupt_soon(delay: float = 0.7) -> threading.Timer:
+    timer = threading.Timer(delay, _thread.interrupt_main)
+    timer.start()
+    return timer
+
+
+def test_ctrl_c_stops_a_long_query_and_the_shell_goes_on(shell: Shell) -> None:
+    _interrupt_soon()
+    assert shell.run_text(LONG_QUERY) == 1
+    assert "interrupted" in _err(shell)
+    assert shell.run_text("SELECT count(*) AS n FROM db.t") == 0
+    assert "| 3 |" in _out(shell)
+
+
+def test_an_interrupted_write_commits_nothing(shell: Shell) -> None:
+    before = shell.con.execute("SELECT count(*) FROM db.t.snapshots").fetchone()
+    _interrupt_soon()
+    insert = ("INSERT INTO db.t SELECT CAST(a.id AS INT), 'x' FROM range(1000000) a,"
+              " range(1000000) b WHERE a.id * b.id = -1")
+    assert shell.run_text(insert) == 1
+    assert "interrupted" in _err(shell)
+    assert shell.con.execute("SELECT count(*) FROM db.t.snapshots").fetchone() == before
+    assert shell.con.execute("SELECT count(*) FROM db.t").fetchone() == (3,)
+
+
+def test_settings_default() -> None:
+    assert Settings().format.mode == "table" and Settings().maxrows == 1000

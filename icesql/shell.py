@@ -15,13 +15,15 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from icesql.catalog.config import read_spark_defaults
 from icesql.cli.app import add_arguments, run
 from icesql.cli.formatting import Format, render
-from icesql.dbapi import connect
-from icesql.errors import Error, ProgrammingError
+from icesql.errors import ProgrammingError
+
+if TYPE_CHECKING:
+    from icesql.dbapi import Connection
 
 
 def format_table(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
@@ -94,13 +96,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["serve"]:
         return serve_main(argv[1:])
     args = _parser().parse_args(argv)
-    try:
-        con = connect(**_connect_arguments(args))
-    except Error as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    with con:
-        return run(con, args, lambda warehouse: connect(warehouse, name=args.name))
+    return run(args, lambda: _connect(args))
+
+
+def _connect(args: argparse.Namespace) -> Connection:
+    # imported here: the prompt appears while the engine loads (icesql.cli.app)
+    from icesql.dbapi import connect
+
+    return connect(**_connect_arguments(args))
 
 
 def _parser() -> argparse.ArgumentParser:

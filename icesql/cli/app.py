@@ -1,18 +1,28 @@
 """The command line after the catalog options: output and script options, and what runs
-(``-c``, ``-f``, piped input, or the interactive prompt, imported only at a terminal)."""
+(``-c``, ``-f``, piped input, or the interactive prompt, imported only at a terminal).
+
+At the prompt the connection (and the engine it imports: DuckDB, sqlglot, pyarrow) is opened on
+a background thread while prompt_toolkit starts, so the prompt appears at once; the first
+statement waits for it.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from icesql._version import __version__
 from icesql.cli.formatting import MODES, Format
 from icesql.cli.output import Output
 from icesql.cli.runner import Shell
 from icesql.cli.settings import Settings
-from icesql.dbapi import Connection
+from icesql.errors import Error
+
+if TYPE_CHECKING:
+    from icesql.dbapi import Connection
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,33 +40,88 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--version", action="version", version=f"icesql {__version__}")
 
 
-def run(con: Connection, args: argparse.Namespace, connect: Callable[[str], Connection]) -> int:
-    """Run what the command line asks on ``con``; the exit status (1 after an error)."""
+class Opening:
+    """A connection being opened on a background thread; ``result()`` waits for it."""
+
+    def __init__(self, open_connection: Callable[[], Connection]):
+        self._done = threading.Event()
+        self._con: Connection | None = None
+        self._error: BaseException | None = None
+
+        def target() -> None:
+            try:
+                self._con = open_connection()
+            except BaseException as e:  # noqa: BLE001 - raised by result()
+                self._error = e
+            finally:
+                self._done.set()
+
+        threading.Thread(target=target, name="icesql-connect", daemon=True).start()
+
+    def ready(self) -> Connection | None:
+        """The connection if it is open already, else None (never waits)."""
+        return self._con if self._done.is_set() else None
+
+    def result(self) -> Connection:
+        while not self._done.wait(0.05):
+            pass
+        if self._error is not None:
+            raise self._error
+        assert self._con is not None
+        return self._con
+
+
+def run(args: argparse.Namespace, open_connection: Callable[[], Connection]) -> int:
+    """Run what the command line asks; the exit status (1 after an error)."""
     settings = Settings(format=Format(args.mode or "table"), debug=args.debug)
     output = Output(sys.stdout, sys.stderr)
     scripted = bool(args.command or args.file)
-    interactive = not scripted and sys.stdin.isatty()
-    shell = Shell(con, output, settings, interactive=interactive, connect=connect)
-    try:
-        if interactive:
-            from icesql.cli.prompt import interact
 
-            return interact(shell)
-        if not scripted:
-            return shell.run_text(sys.stdin.read())
-        for text in args.command or ():
-            if shell.run_text(text) or shell.quitting:
-                return 1 if not shell.quitting else 0
-        for path in args.file:
-            source = sys.stdin.read() if path == "-" else _read(path, shell)
-            if source is None or shell.run_text(source) or shell.quitting:
-                return 1 if not shell.quitting else 0
-        return 0
-    finally:
-        shell.close()
+    def reopen(warehouse: str) -> Connection:  # .open WAREHOUSE
+        from icesql.dbapi import connect
+
+        return connect(warehouse, name=args.name)
+
+    if not scripted and sys.stdin.isatty():
+        from icesql.cli.prompt import interact, preload
+
+        preload()
+        opening = Opening(open_connection)
+        status = interact(opening, lambda con: Shell(con, output, settings, True, reopen))
+        con = opening.ready()
+        if con is not None:
+            con.close()
+        return status
+    try:
+        con = open_connection()
+    except Error as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    with con:
+        shell = Shell(con, output, settings, interactive=False, connect=reopen)
+        try:
+            return _run_scripts(shell, args)
+        finally:
+            shell.close()
+
+
+def _run_scripts(shell: Shell, args: argparse.Namespace) -> int:
+    if not (args.command or args.file):
+        return shell.run_text(sys.stdin.read())
+    texts: list[Callable[[], str | None]] = [lambda c=c: c for c in args.command or ()]
+    texts += [lambda p=p: _read(p, shell) for p in args.file]
+    for text in texts:
+        source = text()
+        if source is None or shell.run_text(source):
+            return 1
+        if shell.quitting:
+            break
+    return 0
 
 
 def _read(path: str, shell: Shell) -> str | None:
+    if path == "-":
+        return sys.stdin.read()
     try:
         with open(path, encoding="utf-8") as f:
             return f.read()

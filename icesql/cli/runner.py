@@ -13,14 +13,17 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from icesql.cli.diagnostics import describe, describe_internal
 from icesql.cli.formatting import HUMAN_MODES, TABULAR_MODES, render
 from icesql.cli.output import Output
 from icesql.cli.script import Unit, units
 from icesql.cli.settings import Settings
-from icesql.dbapi import Connection, Cursor
 from icesql.errors import Error
+
+if TYPE_CHECKING:
+    from icesql.dbapi import Connection, Cursor
 
 STREAM_ROWS = 1000  # rows per chunk when csv/tsv/jsonl results are streamed
 _QUERY_START = re.compile(r"^\s*(\(\s*)*(SELECT|WITH|FROM|VALUES|TABLE)\b", re.IGNORECASE)

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from icesql.errors import Error
-from icesql.sql.dialect import DIALECT, split_statements
 
 
 @dataclass(frozen=True)
@@ -35,6 +34,8 @@ def is_complete(text: str) -> bool:
         return True
     if ";" not in text:
         return False
+    from icesql.sql.dialect import DIALECT  # sqlglot: not needed before the first statement
+
     try:
         tokens = DIALECT.tokenize(text)
     except Exception:  # an unterminated string or comment: more is coming
@@ -63,6 +64,8 @@ def units(text: str) -> Iterator[Unit]:
 
 
 def _statements(text: str, line: int) -> Iterator[Unit]:
+    from icesql.sql.dialect import split_statements
+
     try:
         pieces = split_statements(text)
     except Error:
@@ -77,6 +80,8 @@ def _statements(text: str, line: int) -> Iterator[Unit]:
 
 
 def _has_tokens(text: str) -> bool:
+    from icesql.sql.dialect import DIALECT
+
     try:
         return bool(DIALECT.tokenize(text))
     except Exception:

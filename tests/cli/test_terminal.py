@@ -1,0 +1,139 @@
+"""The interactive shell in a real terminal (tmux): completion of a table and a column, a
+multi-line statement, history recall with Up after a restart, ``.mode csv``, a syntax error
+with its caret, Ctrl-C during a long query and then a new query.
+
+Skipped where tmux is not installed (``.ci/run`` installs it)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+import icesql
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)")
+
+
+class Terminal:
+    """One shell in a detached tmux session; ``type`` sends literal text, ``keys`` key names."""
+
+    def __init__(self, warehouse: Path, history: Path):
+        self.name = f"icesql-test-{uuid.uuid4().hex[:8]}"
+        command = (f"env ICESQL_HISTORY={history} PAGER= {sys.executable} -m icesql.shell"
+                   f" {warehouse}")
+        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", "150", "-y", "50",
+                        command], check=True)
+        self.wait_for("icesql>")
+
+    def type(self, text: str) -> None:
+        # a trailing ';' ends a tmux command: escape it
+        subprocess.run(["tmux", "send-keys", "-t", self.name, "-l",
+                        text[:-1] + "\\;" if text.endswith(";") else text], check=True)
+
+    def keys(self, *names: str) -> None:
+        subprocess.run(["tmux", "send-keys", "-t", self.name, *names], check=True)
+
+    def screen(self) -> str:
+        return subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name],
+                              capture_output=True, text=True, check=True).stdout
+
+    def wait_for(self, text: str, timeout: float = 20.0, count: int = 1) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if screen.count(text) >= count:
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"{text!r} not on screen after {timeout}s:\n{self.screen()}")
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "kill-session", "-t", self.name], check=False,
+                       capture_output=True)
+
+
+@pytest.fixture
+def warehouse(tmp_path) -> Path:
+    with icesql.connect(str(tmp_path / "wh")) as con:
+        con.execute("CREATE NAMESPACE db")
+        con.execute("CREATE TABLE db.events (event_id INT, kind STRING)")
+        con.execute("INSERT INTO db.events VALUES (1, 'click'), (2, 'view')")
+    return tmp_path / "wh"
+
+
+@pytest.fixture
+def terminal(warehouse, tmp_path):
+    term = Terminal(warehouse, tmp_path / "history")
+    yield term
+    term.close()
+
+
+def test_completion_of_a_table_and_a_column(terminal: Terminal) -> None:
+    terminal.type("SELECT * FROM db.ev")
+    terminal.keys("Tab")
+    terminal.wait_for("FROM db.events")
+    terminal.type(" WHERE ki")
+    terminal.keys("Tab")
+    terminal.wait_for("WHERE kind")
+    terminal.type(" = 'view';")
+    terminal.keys("Enter")
+    screen = terminal.wait_for("1 row(s)")
+    assert "|        2 | view |" in screen
+
+
+def test_multi_line_statement_and_csv_mode(terminal: Terminal) -> None:
+    terminal.type(".mode csv")
+    terminal.keys("Enter")
+    terminal.type("SELECT event_id")
+    terminal.keys("Enter")
+    terminal.wait_for("   ...>")
+    terminal.type("FROM db.events ORDER BY 1;")
+    terminal.keys("Enter")
+    screen = terminal.wait_for("event_id\n1\n2\n")
+    assert "+--" not in screen
+
+
+def test_syntax_error_shows_a_caret(terminal: Terminal) -> None:
+    terminal.type("SELEC 1;")
+    terminal.keys("Enter")
+    screen = terminal.wait_for("^")
+    assert "error: syntax error at line 1, column 7" in screen
+    assert "  SELEC 1\n        ^" in screen
+    assert "Traceback" not in screen
+
+
+def test_ctrl_c_interrupts_a_long_query_then_a_new_one_runs(terminal: Terminal) -> None:
+    terminal.type("SELECT 1 AS warm;")  # the engine has loaded: Ctrl-C reaches the query
+    terminal.keys("Enter")
+    terminal.wait_for("1 row(s)")
+    terminal.type("SELECT sum(a.id * b.id) FROM range(1000000) a, range(1000000) b;")
+    terminal.keys("Enter")
+    time.sleep(1.0)
+    terminal.keys("C-c")
+    terminal.wait_for("interrupted")
+    terminal.type("SELECT 40 + 2 AS answer;")
+    terminal.keys("Enter")
+    assert "|     42 |" in terminal.wait_for("|     42 |")
+
+
+def test_history_is_recalled_with_up_after_a_restart(warehouse, tmp_path) -> None:
+    first = Terminal(warehouse, tmp_path / "history")
+    try:
+        first.type("SELECT 'remember me' AS note;")
+        first.keys("Enter")
+        first.wait_for("1 row(s)")
+        first.keys("C-d")
+    finally:
+        first.close()
+    second = Terminal(warehouse, tmp_path / "history")
+    try:
+        second.keys("Up")
+        second.wait_for("icesql> SELECT 'remember me' AS note;")
+    finally:
+        second.close()

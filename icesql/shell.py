@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from icesql.catalog.config import read_spark_defaults
 from icesql.cli.app import add_arguments, run
 from icesql.cli.formatting import Format, render
-from icesql.errors import ProgrammingError
+from icesql.errors import Error, ProgrammingError
 
 if TYPE_CHECKING:
     from icesql.dbapi import Connection

@@ -30,7 +30,11 @@ class Terminal:
                    f" {warehouse}")
         subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", "150", "-y", "50",
                         command], check=True)
-        self.wait_for("icesql>")
+        try:
+            self.wait_for("icesql>")
+        except AssertionError:
+            self.close()  # no session outlives a failed start
+            raise
 
     def type(self, text: str) -> None:
         # a trailing ';' ends a tmux command: escape it

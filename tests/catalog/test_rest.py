@@ -253,3 +253,15 @@ def test_vended_credentials_configure_the_tables_files(rest, table_behind_proxy)
         assert con.execute("SELECT id FROM db.t").fetchall() == [(1,)]
     finally:
         proxy.close()
+
+
+def test_register_a_table_by_its_metadata_file(rest):
+    con = _connect(rest.uri)
+    con.execute("CREATE NAMESPACE db")
+    con.execute("CREATE TABLE db.t (id INT) USING iceberg")
+    con.execute("INSERT INTO db.t VALUES (1), (2)")
+    location = con.catalog.load_table(("db", "t")).metadata_location
+    con.catalog.register_table(("db", "again"), location)
+    assert con.execute("SELECT id FROM db.again ORDER BY id").fetchall() == [(1,), (2,)]
+    with pytest.raises(icesql.Error, match="again"):
+        con.catalog.register_table(("db", "again"), location)

@@ -6,9 +6,12 @@ Three concerns, each usable on its own (facts behind them: /work/shared/SPARK.md
   ``ICESQL_SPARK_JARS`` (comma-separated paths) wins; otherwise the Iceberg 1.10.2 Spark runtime
   jar from the ``snowpark_connect_deps_iceberg`` package plus a Jackson jar relocated to
   ``org.apache.iceberg.shaded.com.fasterxml.jackson`` (that runtime jar was built without it).
-  The relocated jar is built once into ``ICESQL_TEST_JAR_CACHE`` (default
+  When Debian's HttpClient 5.2 jars are installed, a third jar lets Spark use Iceberg's
+  ``RESTCatalog``: httpclient5 + httpcore5 + httpcore5-h2 with the one 5.4 method Iceberg 1.10
+  calls added (:func:`relocated_httpclient_jar`), relocated to ``org.apache.iceberg.shaded``.
+  Relocated jars are built once into ``ICESQL_TEST_JAR_CACHE`` (default
   ``~/.cache/icesql-test-jars``) with Debian's jarjar when present, else in pure Python by
-  rewriting class-file constant pools. Jars are never committed.
+  rewriting class-file constant pools (``classfile_support.py``). Jars are never committed.
 * **Session.** :func:`start_spark` builds a ``local[2]`` session whose catalog ``local``
   (``type=hadoop``) is the default catalog and points at the warehouse icesql opens, so one
   SQL text (``SELECT * FROM db.t``) means the same table to both engines.
@@ -24,14 +27,15 @@ import hashlib
 import math
 import os
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
+
+import classfile_support
 
 # --------------------------------------------------------------------------------------------
 # Jars
@@ -41,8 +45,13 @@ ICEBERG_RUNTIME_JAR = "iceberg-spark-runtime-3.5_2.12-1.10.2.jar"
 JACKSON_VERSION = "2.15.2"
 JACKSON_ARTIFACTS = ("jackson-core", "jackson-databind", "jackson-annotations")
 JACKSON_PACKAGE = "com.fasterxml.jackson"
-SHADED_PREFIX = "org.apache.iceberg.shaded."
+SHADED_PREFIX = classfile_support.SHADED_PREFIX
 JARJAR = Path("/usr/share/java/jarjar.jar")
+HTTPCLIENT_JAR_DIR = Path("/usr/share/java")
+HTTPCLIENT_ARTIFACTS = ("httpclient5", "httpcore5", "httpcore5-h2")
+HTTPCLIENT_PACKAGE = "org.apache.hc"
+_TLS_SOCKET_STRATEGY = "org/apache/hc/client5/http/ssl/TlsSocketStrategy"
+_CONNECTION_MANAGER_BUILDER = "org/apache/hc/client5/http/impl/io/PoolingHttpClientConnectionManagerBuilder"
 # Bump when the way the relocated jar is built changes, so stale caches are not reused.
 _RELOCATION_RECIPE = "1"
 
@@ -82,11 +91,17 @@ def _pyspark_jackson_jars() -> list[Path]:
     return paths
 
 
-def _merge_jackson(sources: Sequence[Path], out: Path) -> None:
-    """One jar of the Jackson classes, without ``META-INF/`` (multi-release versions,
-    services, manifests) and without ``module-info.class`` — neither survives relocation."""
-    seen: set[str] = set()
+def _merge_jars(
+    sources: Sequence[Path], out: Path, patches: dict[str, Callable[[bytes], bytes]] | None = None,
+    extra: dict[str, bytes] | None = None,
+) -> None:
+    """One jar of the sources' entries, without ``META-INF/`` (multi-release versions,
+    services, manifests) and without ``module-info.class`` — neither survives relocation.
+    ``patches`` rewrites named entries on the way; ``extra`` adds entries."""
+    patches, seen = patches or {}, set(extra or {})
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as merged:
+        for name, data in (extra or {}).items():
+            merged.writestr(name, data)
         for source in sources:
             with zipfile.ZipFile(source) as jar:
                 for name in jar.namelist():
@@ -98,12 +113,15 @@ def _merge_jackson(sources: Sequence[Path], out: Path) -> None:
                     ):
                         continue
                     seen.add(name)
-                    merged.writestr(name, jar.read(name))
+                    data = jar.read(name)
+                    merged.writestr(name, patches.pop(name)(data) if name in patches else data)
+    if patches:
+        raise FileNotFoundError(f"entries to patch not found in {[s.name for s in sources]}: {list(patches)}")
 
 
-def _relocate_with_jarjar(java: str, merged: Path, out: Path) -> None:
+def _relocate_with_jarjar(java: str, merged: Path, out: Path, package: str) -> None:
     rules = out.with_suffix(".rules.txt")
-    rules.write_text(f"rule {JACKSON_PACKAGE}.** {SHADED_PREFIX}{JACKSON_PACKAGE}.@1\n")
+    rules.write_text(f"rule {package}.** {SHADED_PREFIX}{package}.@1\n")
     try:
         subprocess.run(
             [java, "-jar", str(JARJAR), "process", str(rules), str(merged), str(out)],
@@ -115,66 +133,22 @@ def _relocate_with_jarjar(java: str, merged: Path, out: Path) -> None:
         rules.unlink(missing_ok=True)
 
 
-# Relocation of a class file touches only CONSTANT_Utf8 entries: class names
-# (``com/fasterxml/jackson/...``), descriptors and signatures (``Lcom/fasterxml/jackson/...;``)
-# and string literals naming classes (``com.fasterxml.jackson...``). Every other constant keeps
-# its size and index, so the rest of the class file is copied byte for byte.
-_SLASHED = (JACKSON_PACKAGE.replace(".", "/") + "/").encode()
-_DOTTED = (JACKSON_PACKAGE + ".").encode()
-_SHADED_SLASHED = (SHADED_PREFIX.replace(".", "/")).encode() + _SLASHED
-_SHADED_DOTTED = SHADED_PREFIX.encode() + _DOTTED
-# Constant-pool tag -> payload size in bytes (JVMS §4.4); Utf8 (1) is length-prefixed.
-_CONSTANT_SIZES = {3: 4, 4: 4, 5: 8, 6: 8, 7: 2, 8: 2, 9: 4, 10: 4, 11: 4, 12: 4, 15: 3, 16: 2,
-                   17: 4, 18: 4, 19: 2, 20: 2}
-
-
-def _relocate_utf8(value: bytes) -> bytes:
-    # Replace through a placeholder so an already-shaded name is never shaded twice.
-    marker = b"\x00SHADED\x00"
-    value = value.replace(_SHADED_SLASHED, marker + b"/").replace(_SHADED_DOTTED, marker + b".")
-    value = value.replace(_SLASHED, _SHADED_SLASHED).replace(_DOTTED, _SHADED_DOTTED)
-    return value.replace(marker + b"/", _SHADED_SLASHED).replace(marker + b".", _SHADED_DOTTED)
-
-
-def relocate_class_file(data: bytes) -> bytes:
-    """Rewrite one ``.class`` file's constant pool so Jackson names point at the shaded package."""
-    if data[:4] != b"\xca\xfe\xba\xbe":
-        raise ValueError("not a class file")
-    (count,) = struct.unpack_from(">H", data, 8)
-    out = [data[:10]]
-    pos, index = 10, 1
-    while index < count:
-        tag = data[pos]
-        if tag == 1:
-            (length,) = struct.unpack_from(">H", data, pos + 1)
-            value = _relocate_utf8(data[pos + 3 : pos + 3 + length])
-            if len(value) > 0xFFFF:
-                raise ValueError("relocated constant longer than 65535 bytes")
-            out.append(struct.pack(">BH", 1, len(value)) + value)
-            pos += 3 + length
-        else:
-            size = _CONSTANT_SIZES[tag]
-            out.append(data[pos : pos + 1 + size])
-            pos += 1 + size
-        index += 2 if tag in (5, 6) else 1  # long and double take two slots
-    out.append(data[pos:])
-    return b"".join(out)
-
-
-def _relocate_in_python(merged: Path, out: Path) -> None:
-    slashed = _SLASHED.decode()
+def _relocate_in_python(merged: Path, out: Path, package: str) -> None:
     with zipfile.ZipFile(merged) as source, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dest:
         for name in source.namelist():
             data = source.read(name)
             if name.endswith(".class"):
-                data = relocate_class_file(data)
-            if name.startswith(slashed):
-                name = _SHADED_SLASHED.decode() + name[len(slashed):]
-            dest.writestr(name, data)
+                data = classfile_support.relocate_class_file(data, package)
+            dest.writestr(classfile_support.relocate_path(name, package), data)
 
 
-def relocated_jackson_jar(cache_dir: Path | None = None, *, use_jarjar: bool | None = None) -> Path:
-    """The Jackson jar relocated under ``org.apache.iceberg.shaded``, built once and cached.
+def _cached_relocated_jar(
+    cache_dir: Path | None, stem: str, sources: Sequence[Path], package: str,
+    use_jarjar: bool | None, merge: Callable[[Sequence[Path], Path], None] = _merge_jars,
+) -> Path:
+    """``sources`` merged by ``merge`` and relocated from ``package`` to under
+    ``org.apache.iceberg.shaded``, cached as ``<stem>-<key>.jar`` keyed by the recipe version and
+    the sources' names and sizes.
 
     ``use_jarjar=None`` uses jarjar when ``/usr/share/java/jarjar.jar`` and Java exist and
     falls back to the pure-Python relocation otherwise (also when jarjar fails).
@@ -182,11 +156,10 @@ def relocated_jackson_jar(cache_dir: Path | None = None, *, use_jarjar: bool | N
     renames it into place atomically, so readers never see a partial jar.
     """
     cache_dir = cache_dir or jar_cache_dir()
-    sources = _pyspark_jackson_jars()
     key = hashlib.sha256(_RELOCATION_RECIPE.encode())
     for source in sources:
         key.update(source.name.encode() + str(source.stat().st_size).encode())
-    target = cache_dir / f"jackson-{JACKSON_VERSION}-iceberg-shaded-{key.hexdigest()[:12]}.jar"
+    target = cache_dir / f"{stem}-{key.hexdigest()[:12]}.jar"
     if target.is_file():
         return target
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -195,25 +168,80 @@ def relocated_jackson_jar(cache_dir: Path | None = None, *, use_jarjar: bool | N
         use_jarjar = JARJAR.is_file() and java is not None
     with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".build-") as work:
         merged, built = Path(work) / "merged.jar", Path(work) / "relocated.jar"
-        _merge_jackson(sources, merged)
+        merge(sources, merged)
         if use_jarjar:
             try:
-                _relocate_with_jarjar(java or "java", merged, built)
+                _relocate_with_jarjar(java or "java", merged, built, package)
             except (OSError, subprocess.CalledProcessError) as err:
-                print(f"jarjar failed ({err}); relocating Jackson in Python", file=sys.stderr)
-                _relocate_in_python(merged, built)
+                print(f"jarjar failed ({err}); relocating {package} in Python", file=sys.stderr)
+                _relocate_in_python(merged, built, package)
         else:
-            _relocate_in_python(merged, built)
+            _relocate_in_python(merged, built, package)
         os.replace(built, target)
     return target
 
 
+def relocated_jackson_jar(cache_dir: Path | None = None, *, use_jarjar: bool | None = None) -> Path:
+    """The Jackson jar relocated under ``org.apache.iceberg.shaded``, built once and cached
+    (``use_jarjar``: see :func:`_cached_relocated_jar`)."""
+    return _cached_relocated_jar(
+        cache_dir, f"jackson-{JACKSON_VERSION}-iceberg-shaded", _pyspark_jackson_jars(),
+        JACKSON_PACKAGE, use_jarjar,
+    )
+
+
+def debian_httpclient_jars() -> list[Path] | None:
+    """Debian's HttpClient 5 jars (``libhttpclient5-java``, ``libhttpcore5-java``), or None
+    when any is missing."""
+    paths = [HTTPCLIENT_JAR_DIR / f"{name}.jar" for name in HTTPCLIENT_ARTIFACTS]
+    return [p.resolve() for p in paths] if all(p.is_file() for p in paths) else None
+
+
+def _merge_httpclient(sources: Sequence[Path], out: Path) -> None:
+    """HttpClient 5.2 as Iceberg 1.10's ``HTTPClient`` links against it: 5.4's
+    ``PoolingHttpClientConnectionManagerBuilder.setTlsSocketStrategy(TlsSocketStrategy)`` added
+    (it returns ``this``: the TLS strategy is ignored, so only plain http works) with an empty
+    ``TlsSocketStrategy`` interface for its parameter type."""
+    tls, builder = _TLS_SOCKET_STRATEGY, _CONNECTION_MANAGER_BUILDER
+    descriptor = f"(L{tls};)L{builder};"
+    _merge_jars(
+        sources, out,
+        patches={f"{builder}.class": lambda data: classfile_support.add_return_this_method(
+            data, "setTlsSocketStrategy", descriptor)},
+        extra={f"{tls}.class": classfile_support.interface_class_file(tls)},
+    )
+
+
+def relocated_httpclient_jar(
+    cache_dir: Path | None = None, *, use_jarjar: bool | None = None
+) -> Path | None:
+    """HttpClient 5 (client, core, h2) patched for Iceberg 1.10 and relocated under
+    ``org.apache.iceberg.shaded``, built once and cached; None without Debian's jars. The
+    Iceberg runtime jar of ``snowpark_connect_deps_iceberg`` lacks it, and Spark's
+    ``RESTCatalog`` needs it."""
+    sources = debian_httpclient_jars()
+    if sources is None:
+        return None
+    return _cached_relocated_jar(
+        cache_dir, "httpclient5-iceberg-shaded", sources, HTTPCLIENT_PACKAGE, use_jarjar,
+        merge=_merge_httpclient,
+    )
+
+
 def spark_jars() -> list[str]:
-    """Jars for ``spark.jars``: ``$ICESQL_SPARK_JARS`` if set, else runtime + relocated Jackson."""
+    """Jars for ``spark.jars``: ``$ICESQL_SPARK_JARS`` if set, else runtime + relocated Jackson
+    (+ relocated HttpClient 5 when Debian's jars are installed)."""
     configured = os.environ.get("ICESQL_SPARK_JARS", "").strip()
     if configured:
         return [part.strip() for part in configured.split(",") if part.strip()]
-    return [str(iceberg_runtime_jar()), str(relocated_jackson_jar())]
+    jars = [iceberg_runtime_jar(), relocated_jackson_jar(), relocated_httpclient_jar()]
+    return [str(jar) for jar in jars if jar is not None]
+
+
+def spark_rest_catalog_available() -> bool:
+    """Whether Spark can use Iceberg's ``RESTCatalog``: the jar list is the user's own
+    (``$ICESQL_SPARK_JARS``, e.g. Maven's complete runtime), or Debian's HttpClient 5 is here."""
+    return bool(os.environ.get("ICESQL_SPARK_JARS", "").strip()) or debian_httpclient_jars() is not None
 
 
 # --------------------------------------------------------------------------------------------

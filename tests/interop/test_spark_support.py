@@ -1,13 +1,16 @@
-"""The harness itself, without starting Spark: normalisation rules, ORDER BY detection and the
-pure-Python Jackson relocation."""
+"""The harness itself, without starting Spark: normalisation rules, ORDER BY detection, the
+pure-Python Jackson relocation and the HttpClient 5 jar's class-file edits (checked with
+``javap`` when a JDK is installed; ``test_rest_spark.py`` loads them in Spark's JVM)."""
 
 from __future__ import annotations
 
 import datetime as dt
-import struct
+import shutil
+import subprocess
 import zipfile
 from decimal import Decimal
 
+import classfile_support
 import pytest
 import spark_support as ss
 from pyspark.sql import Row
@@ -67,21 +70,6 @@ def test_top_level_order_by(sql, ordered):
     assert ss.has_top_level_order_by(sql) is ordered
 
 
-def _class_names(data: bytes) -> list[bytes]:
-    (count,) = struct.unpack_from(">H", data, 8)
-    pos, index, names = 10, 1, []
-    while index < count:
-        tag = data[pos]
-        if tag == 1:
-            (length,) = struct.unpack_from(">H", data, pos + 1)
-            names.append(data[pos + 3 : pos + 3 + length])
-            pos += 3 + length
-        else:
-            pos += 1 + ss._CONSTANT_SIZES[tag]
-        index += 2 if tag in (5, 6) else 1
-    return names
-
-
 def test_python_relocation_rewrites_every_jackson_name(tmp_path):
     jar = ss.relocated_jackson_jar(tmp_path, use_jarjar=False)
     with zipfile.ZipFile(jar) as z:
@@ -89,7 +77,7 @@ def test_python_relocation_rewrites_every_jackson_name(tmp_path):
         assert "org/apache/iceberg/shaded/com/fasterxml/jackson/core/JsonFactoryBuilder.class" in names
         assert all(n.startswith("org/apache/iceberg/shaded/com/fasterxml/jackson/") for n in names)
         data = z.read("org/apache/iceberg/shaded/com/fasterxml/jackson/databind/ObjectMapper.class")
-    constants = _class_names(data)
+    constants = classfile_support.utf8_constants(data)
     assert b"org/apache/iceberg/shaded/com/fasterxml/jackson/databind/ObjectMapper" in constants
     unshaded = [
         c for c in constants
@@ -97,3 +85,70 @@ def test_python_relocation_rewrites_every_jackson_name(tmp_path):
     ]
     assert not unshaded
     assert not [c for c in constants if b"shaded/org/apache/iceberg/shaded" in c]
+
+
+def _javap(*args: str) -> str:
+    javap = shutil.which("javap")
+    if javap is None:
+        pytest.skip("javap (a JDK) not installed")
+    done = subprocess.run([javap, *args], capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def test_empty_interface_class_file_is_what_javap_reads(tmp_path):
+    name = "org/example/Strategy"
+    data = classfile_support.interface_class_file(name)
+    assert classfile_support.class_name(data) == name
+    (tmp_path / "Strategy.class").write_bytes(data)
+    out = _javap("-v", str(tmp_path / "Strategy.class"))
+    assert "public interface org.example.Strategy" in out
+    assert "major version: 52" in out
+    assert "flags: (0x0601) ACC_PUBLIC, ACC_INTERFACE, ACC_ABSTRACT" in out
+
+
+def test_added_method_returns_this_and_keeps_every_other_member(tmp_path):
+    jars = ss.debian_httpclient_jars()
+    if jars is None:
+        pytest.skip("Debian's libhttpclient5-java / libhttpcore5-java not installed")
+    builder = ss._CONNECTION_MANAGER_BUILDER
+    with zipfile.ZipFile(jars[0]) as z:
+        original = z.read(f"{builder}.class")
+    descriptor = f"(L{ss._TLS_SOCKET_STRATEGY};)L{builder};"
+    patched = classfile_support.add_return_this_method(original, "setTlsSocketStrategy", descriptor)
+    for label, data in (("before", original), ("after", patched)):
+        (tmp_path / label).mkdir()
+        (tmp_path / label / "B.class").write_bytes(data)
+    before = _javap("-p", "-c", str(tmp_path / "before" / "B.class"))
+    after = _javap("-p", "-c", str(tmp_path / "after" / "B.class"))
+    added = (  # javap puts a blank line between members; the new method comes last
+        "\n  public org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder "
+        "setTlsSocketStrategy(org.apache.hc.client5.http.ssl.TlsSocketStrategy);\n"
+        "    Code:\n       0: aload_0\n       1: areturn\n"
+    )
+    assert added not in before and added in after
+    assert after.replace(added, "") == before  # every other member unchanged
+    assert "stack=1, locals=2, args_size=2" in _javap("-v", str(tmp_path / "after" / "B.class"))
+
+
+def test_httpclient_jar_is_relocated_and_patched(tmp_path):
+    if ss.debian_httpclient_jars() is None:
+        pytest.skip("Debian's libhttpclient5-java / libhttpcore5-java not installed")
+    jar = ss.relocated_httpclient_jar(tmp_path, use_jarjar=False)
+    assert ss.relocated_httpclient_jar(tmp_path) == jar  # cached: built once
+    shaded = "org/apache/iceberg/shaded/org/apache/hc/"
+    with zipfile.ZipFile(jar) as z:
+        names = z.namelist()
+        assert all(n.startswith(shaded) for n in names)
+        assert not [n for n in names if "module-info" in n or n.startswith("META-INF/")]
+        for part in ("client5/http/impl/classic/HttpClients", "core5/http/HttpHost",
+                     "core5/http2/HttpVersionPolicy", "client5/http/ssl/TlsSocketStrategy"):
+            assert f"{shaded}{part}.class" in names
+        builder = z.read(f"org/apache/iceberg/shaded/{ss._CONNECTION_MANAGER_BUILDER}.class")
+    constants = classfile_support.utf8_constants(builder)
+    assert b"setTlsSocketStrategy" in constants
+    assert f"(L{shaded}client5/http/ssl/TlsSocketStrategy;)".encode() in b"".join(constants)
+    assert not [c for c in constants if b"org/apache/hc" in c.replace(shaded.encode(), b"")]
+    out = _javap("-p", "-cp", str(jar), (shaded + "client5/http/impl/io/"
+                 "PoolingHttpClientConnectionManagerBuilder").replace("/", "."))
+    assert ("setTlsSocketStrategy(org.apache.iceberg.shaded.org.apache.hc.client5.http.ssl."
+            "TlsSocketStrategy)") in out

@@ -2,7 +2,9 @@
 
 * ``spark_warehouse`` — the session's warehouse folder (``str``); ``icesql.connect(it)`` and
   Spark's catalog ``local`` (``type=hadoop``, also Spark's default catalog) see the same tables.
-* ``spark`` — the SparkSession (``local[2]``, time zone UTC), started once, on first use.
+* ``spark`` — the SparkSession (``local[2]``, time zone UTC), started once, on first use. Its
+  catalog ``rest`` is Iceberg's ``RESTCatalog`` at ``spark_rest``, a session-wide
+  ``icesql serve`` (usable when ``spark_support.spark_rest_catalog_available()``).
 * ``rest`` / ``rest_with_token`` — a real ``icesql serve`` REST catalog on 127.0.0.1 (without
   and with auth), over a SQLite catalog in the test's tmp_path (``tests/rest_support.py``).
 * ``s3_server`` — a local S3-compatible server (moto's, on 127.0.0.1), started once; its
@@ -48,8 +50,22 @@ def spark_warehouse(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 @pytest.fixture(scope="session")
-def spark(spark_warehouse: str, tmp_path_factory: pytest.TempPathFactory):
-    session = spark_support.start_spark(spark_warehouse, tmp_path_factory.mktemp("spark-scratch"))
+def spark_rest(tmp_path_factory: pytest.TempPathFactory):
+    """The ``icesql serve`` behind the shared session's catalog ``rest`` (started before Spark,
+    stopped after it), over a SQLite catalog in its own temp folder."""
+    from rest_support import start_rest_server, stop_rest_server
+
+    server = start_rest_server(tmp_path_factory.mktemp("spark-rest"))
+    yield server
+    stop_rest_server(server)
+
+
+@pytest.fixture(scope="session")
+def spark(spark_warehouse: str, spark_rest, tmp_path_factory: pytest.TempPathFactory):
+    rest = spark_support.rest_catalog_conf(spark_rest.uri, spark_rest.warehouse)
+    session = spark_support.start_spark(
+        spark_warehouse, tmp_path_factory.mktemp("spark-scratch"), extra=rest
+    )
     yield session
     session.stop()
 

@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,9 @@ HTTPCLIENT_JAR_DIR = Path("/usr/share/java")
 HTTPCLIENT_ARTIFACTS = ("httpclient5", "httpcore5", "httpcore5-h2")
 HTTPCLIENT_PACKAGE = "org.apache.hc"
 _TLS_SOCKET_STRATEGY = "org/apache/hc/client5/http/ssl/TlsSocketStrategy"
-_CONNECTION_MANAGER_BUILDER = "org/apache/hc/client5/http/impl/io/PoolingHttpClientConnectionManagerBuilder"
+_CONNECTION_MANAGER_BUILDER = (
+    "org/apache/hc/client5/http/impl/io/PoolingHttpClientConnectionManagerBuilder"
+)
 # Bump when the way the relocated jar is built changes, so stale caches are not reused.
 _RELOCATION_RECIPE = "1"
 
@@ -116,7 +118,8 @@ def _merge_jars(
                     data = jar.read(name)
                     merged.writestr(name, patches.pop(name)(data) if name in patches else data)
     if patches:
-        raise FileNotFoundError(f"entries to patch not found in {[s.name for s in sources]}: {list(patches)}")
+        names = [s.name for s in sources]
+        raise FileNotFoundError(f"entries to patch not found in {names}: {list(patches)}")
 
 
 def _relocate_with_jarjar(java: str, merged: Path, out: Path, package: str) -> None:
@@ -249,12 +252,17 @@ def spark_rest_catalog_available() -> bool:
 # --------------------------------------------------------------------------------------------
 
 CATALOG = "local"
+REST_CATALOG = "rest"
 
 
-def spark_conf(warehouse: str | os.PathLike[str], scratch: str | os.PathLike[str]) -> dict[str, str]:
+def spark_conf(
+    warehouse: str | os.PathLike[str], scratch: str | os.PathLike[str],
+    extra: Mapping[str, str] | None = None,
+) -> dict[str, str]:
     """The session settings of SPARK.md; ``local`` is also the default catalog so that
     ``db.t`` resolves to the Iceberg table in both engines. ``scratch`` receives Spark's own
-    temp files and its (unused) built-in warehouse, keeping the working tree clean."""
+    temp files and its (unused) built-in warehouse, keeping the working tree clean; ``extra``
+    settings are added last (e.g. :func:`rest_catalog_conf`)."""
     return {
         "spark.jars": ",".join(spark_jars()),
         "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
@@ -270,17 +278,36 @@ def spark_conf(warehouse: str | os.PathLike[str], scratch: str | os.PathLike[str
         "spark.executor.extraJavaOptions": "-Duser.timezone=UTC",
         "spark.local.dir": str(scratch),
         "spark.sql.warehouse.dir": str(Path(scratch) / "spark-warehouse"),
+        **(extra or {}),
     }
 
 
-def start_spark(warehouse: str | os.PathLike[str], scratch: str | os.PathLike[str]):
-    """A fresh ``local[2]`` SparkSession over ``warehouse`` (stop it with ``.stop()``)."""
+def rest_catalog_conf(uri: str, warehouse: str, name: str = REST_CATALOG) -> dict[str, str]:
+    """Settings of a Spark catalog ``name`` that is Iceberg's ``RESTCatalog`` at ``uri``
+    (an ``icesql serve``). Spark's table cache is off: other processes commit too, and each
+    statement must load the table's current metadata."""
+    prefix = f"spark.sql.catalog.{name}"
+    return {
+        prefix: "org.apache.iceberg.spark.SparkCatalog",
+        f"{prefix}.type": "rest",
+        f"{prefix}.uri": uri,
+        f"{prefix}.warehouse": warehouse,
+        f"{prefix}.cache-enabled": "false",
+    }
+
+
+def start_spark(
+    warehouse: str | os.PathLike[str], scratch: str | os.PathLike[str],
+    extra: Mapping[str, str] | None = None,
+):
+    """A fresh ``local[2]`` SparkSession over ``warehouse`` (stop it with ``.stop()``), with
+    the ``extra`` settings of :func:`spark_conf`."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.master("local[2]").appName("icesql-tests")
-    for key, value in spark_conf(warehouse, scratch).items():
+    for key, value in spark_conf(warehouse, scratch, extra).items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")

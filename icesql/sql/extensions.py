@@ -42,6 +42,8 @@ _TRANSFORMS = {
     "void": "void",
 }
 
+_TIME_UNITS = {"DAYS": 86_400_000, "HOURS": 3_600_000, "MINUTES": 60_000}
+
 _PUNCTUATION = {
     TokenType.DOT,
     TokenType.COMMA,
@@ -56,7 +58,8 @@ _QUOTED = (TokenType.STRING, TokenType.IDENTIFIER)
 
 _ALTER_ACTIONS = (
     "an ALTER TABLE action (ADD/DROP/RENAME/ALTER COLUMN, ADD/DROP/REPLACE PARTITION FIELD,"
-    " WRITE ..., SET/UNSET TBLPROPERTIES, RENAME TO, SET/DROP IDENTIFIER FIELDS)"
+    " WRITE ..., SET/UNSET TBLPROPERTIES, RENAME TO, SET/DROP IDENTIFIER FIELDS,"
+    " CREATE/REPLACE/DROP BRANCH|TAG)"
 )
 
 Entry = Callable[["ExtensionsParser"], exp.Expr]
@@ -89,18 +92,14 @@ class ExtensionsParser(Spark.Parser):
     def _refuse_alter_action(self) -> NoReturn:
         for verb, expected in (
             ("ADD", "COLUMN, COLUMNS or PARTITION FIELD"),
-            ("DROP", "COLUMN, COLUMNS, PARTITION FIELD or IDENTIFIER FIELDS"),
+            ("DROP", "COLUMN, COLUMNS, PARTITION FIELD, IDENTIFIER FIELDS, BRANCH or TAG"),
+            ("CREATE", "BRANCH, TAG or OR REPLACE BRANCH|TAG"),
+            ("REPLACE", "BRANCH, TAG or PARTITION FIELD"),
             ("RENAME", "COLUMN or TO"),
         ):
-            if self._peek_word() == verb and self._peek_word(1) not in ("BRANCH", "TAG"):
+            if self._peek_word() == verb:
                 self._advance()
                 raise self._syntax_error(expected)
-        for verb in ("CREATE", "REPLACE", "DROP"):
-            for ref in ("BRANCH", "TAG"):
-                if self._peek_word() == verb and ref in (
-                    self._peek_word(1), self._peek_word(3), self._peek_word(4)
-                ):
-                    raise NotSupportedError(f"ALTER TABLE ... {verb} {ref} is not supported yet")
         raise self._syntax_error(_ALTER_ACTIONS)
 
     def _refuse_show(self) -> NoReturn:
@@ -417,6 +416,49 @@ class ExtensionsParser(Spark.Parser):
             keys.append(self._parse_property_key())
         self._expect_token(TokenType.R_PAREN, "')'")
         return self.expression(nodes.UnsetTableProperties(expressions=keys, exists=exists))
+
+    # --- branches and tags ---------------------------------------------------------------------
+
+    def _parse_create_ref(self, kind: str, create: bool, replace: bool) -> nodes.CreateOrReplaceRef:
+        """The rest of ``CREATE [OR REPLACE] | REPLACE BRANCH|TAG`` (Iceberg's
+        ``createReplaceBranchClause`` / ``createReplaceTagClause``)."""
+        exists = not replace and self._match_words("IF", "NOT", "EXISTS")
+        name = self._parse_name_part()
+        version = self._parse_integer() if self._match_words("AS", "OF", "VERSION") else None
+        retain = self._parse_duration() if self._match_words("RETAIN") else None
+        min_snapshots = max_age = None
+        if kind == "branch" and self._match_words("WITH", "SNAPSHOT", "RETENTION"):
+            if self._peek_word(1) == "SNAPSHOTS":
+                min_snapshots = self._parse_integer()
+                self._advance()  # SNAPSHOTS
+            if min_snapshots is None or self._curr:
+                max_age = self._parse_duration()
+        return self.expression(
+            nodes.CreateOrReplaceRef(
+                this=name,
+                kind=kind,
+                create=create,
+                replace=replace,
+                exists=exists,
+                version=version,
+                retain=retain,
+                min_snapshots=min_snapshots,
+                max_snapshot_age=max_age,
+            )
+        )
+
+    def _parse_duration(self) -> int:
+        """``n DAYS|HOURS|MINUTES`` in milliseconds (Iceberg's ``timeUnit``)."""
+        amount = self._parse_integer()
+        unit = _TIME_UNITS.get(self._peek_word() or "")
+        if unit is None:
+            raise self._syntax_error("DAYS, HOURS or MINUTES")
+        self._advance()
+        return amount * unit
+
+    def _parse_drop_ref(self, kind: str) -> nodes.DropRef:
+        exists = self._match_words("IF", "EXISTS")
+        return self.expression(nodes.DropRef(this=self._parse_name_part(), kind=kind, exists=exists))
 
     # --- SHOW ---------------------------------------------------------------------------------
 

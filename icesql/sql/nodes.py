@@ -27,9 +27,11 @@ __all__ = [
     "AddPartitionField",
     "AlterColumn",
     "AlterTableAction",
+    "CreateOrReplaceRef",
     "DropColumns",
     "DropIdentifierFields",
     "DropPartitionField",
+    "DropRef",
     "NewColumn",
     "RenameColumn",
     "RenameTable",
@@ -337,6 +339,81 @@ class SetIdentifierFields(_Paths):
 
 class DropIdentifierFields(_Paths):
     pass
+
+
+# --- branches and tags (Iceberg's SQL extensions) ---------------------------------------------
+
+
+class CreateOrReplaceRef(AlterTableAction):
+    """``CREATE [OR REPLACE] | REPLACE BRANCH|TAG [IF NOT EXISTS] name [AS OF VERSION id]
+    [RETAIN n unit] [WITH SNAPSHOT RETENTION [n SNAPSHOTS] [n unit]]`` (the last only for a
+    branch); ``kind`` is ``branch`` or ``tag``, the durations are in milliseconds."""
+
+    arg_types = {
+        "this": True,
+        "kind": True,
+        "create": False,
+        "replace": False,
+        "exists": False,
+        "version": False,
+        "retain": False,
+        "min_snapshots": False,
+        "max_snapshot_age": False,
+    }
+
+    @property
+    def ref_name(self) -> str:
+        return self.this.name
+
+    @property
+    def kind(self) -> str:
+        return self.args["kind"]
+
+    @property
+    def create(self) -> bool:
+        return bool(self.args.get("create"))
+
+    @property
+    def replace(self) -> bool:
+        return bool(self.args.get("replace"))
+
+    @property
+    def if_not_exists(self) -> bool:
+        return bool(self.args.get("exists"))
+
+    @property
+    def snapshot_id(self) -> int | None:
+        return self.args.get("version")
+
+    @property
+    def max_ref_age_ms(self) -> int | None:
+        return self.args.get("retain")
+
+    @property
+    def min_snapshots_to_keep(self) -> int | None:
+        return self.args.get("min_snapshots")
+
+    @property
+    def max_snapshot_age_ms(self) -> int | None:
+        return self.args.get("max_snapshot_age")
+
+
+class DropRef(AlterTableAction):
+    """``DROP BRANCH|TAG [IF EXISTS] name``."""
+
+    arg_types = {"this": True, "kind": True, "exists": False}
+
+    @property
+    def ref_name(self) -> str:
+        return self.this.name
+
+    @property
+    def kind(self) -> str:
+        return self.args["kind"]
+
+    @property
+    def if_exists(self) -> bool:
+        return bool(self.args.get("exists"))
 
 
 # --- SHOW -------------------------------------------------------------------------------------

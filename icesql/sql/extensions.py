@@ -143,7 +143,7 @@ class ExtensionsParser(Spark.Parser):
     def _syntax_error(self, expected: str) -> ProgrammingError:
         first = self._tokens[0]
         statement = self._find_sql(first, self._tokens[-1])
-        if first.token_type in (TokenType.ALTER, TokenType.SHOW):
+        if first.token_type in (TokenType.ALTER, TokenType.SHOW, TokenType.EXECUTE):
             keyword = first.text.upper()
         else:  # a PARTITIONED BY item, parsed on its own
             keyword, statement = "PARTITIONED BY", f"PARTITIONED BY {statement}"
@@ -459,6 +459,36 @@ class ExtensionsParser(Spark.Parser):
     def _parse_drop_ref(self, kind: str) -> nodes.DropRef:
         exists = self._match_words("IF", "EXISTS")
         return self.expression(nodes.DropRef(this=self._parse_name_part(), kind=kind, exists=exists))
+
+    # --- CALL ------------------------------------------------------------------------------
+
+    def _parse_call(self) -> exp.Expr:
+        """``CALL name(arg, ...)`` (Iceberg's ``#call``: each argument an expression or
+        ``name => expression``); the tokenizer reads ``CALL`` as ``EXECUTE``, which Spark SQL
+        does not otherwise have."""
+        if self._prev.text.upper() != "CALL":
+            raise NotSupportedError(f"{self._prev.text.upper()} statements are not supported")
+        name = nodes.table_name(self._parse_name_parts())
+        self._expect_token(TokenType.L_PAREN, "'('")
+        arguments = []
+        if not self._match(TokenType.R_PAREN):
+            while True:
+                arguments.append(self._parse_call_argument())
+                if not self._match(TokenType.COMMA):
+                    break
+            self._expect_token(TokenType.R_PAREN, "',' or ')'")
+        self._expect_end()
+        return self.expression(nodes.Call(this=name, expressions=arguments))
+
+    def _parse_call_argument(self) -> nodes.CallArgument:
+        name = None
+        if self._next and self._next.token_type == TokenType.FARROW:
+            name = self._parse_name_part()
+            self._advance()  # =>
+        value = self._parse_assignment()
+        if value is None:
+            raise self._syntax_error("an argument value")
+        return self.expression(nodes.CallArgument(this=name, expression=value))
 
     # --- SHOW ---------------------------------------------------------------------------------
 

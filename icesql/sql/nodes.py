@@ -27,6 +27,8 @@ __all__ = [
     "AddPartitionField",
     "AlterColumn",
     "AlterTableAction",
+    "Call",
+    "CallArgument",
     "CreateOrReplaceRef",
     "DropColumns",
     "DropIdentifierFields",
@@ -461,3 +463,32 @@ class ShowTableProperties(exp.Show):
     @property
     def property_key(self) -> str | None:
         return _string(self.expression)
+
+
+# --- CALL (Iceberg's stored procedures) ------------------------------------------------------
+
+
+class CallArgument(exp.Expression):
+    """One argument of ``CALL``: ``expression`` the value as written, ``this`` the name of a
+    named argument (``name => value``) or None for a positional one."""
+
+    arg_types = {"this": False, "expression": True}
+
+    @property
+    def arg_name(self) -> str | None:
+        return self.this.name if self.this is not None else None
+
+
+class Call(exp.Expression):
+    """``CALL [catalog.]namespace.procedure(arg, ...)``: ``this`` the procedure's name as a
+    ``Table`` node, ``expressions`` the ``CallArgument`` nodes."""
+
+    arg_types = {"this": True, "expressions": False}
+
+    @property
+    def procedure(self) -> Name:
+        return name_of(self.this)
+
+    @property
+    def arguments(self) -> tuple[CallArgument, ...]:
+        return tuple(self.expressions)

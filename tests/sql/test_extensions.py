@@ -270,3 +270,27 @@ def test_entry_methods_shadow_none_of_sqlglots():
 
     own = {name for name in vars(ExtensionsParser) if name.startswith("_") and not name.startswith("__")}
     assert not {name for name in own if hasattr(Spark.Parser, name)}
+
+
+def test_call_parses_positional_and_named_arguments():
+    call = parse("CALL local.system.rollback_to_timestamp(table => 'db.t', TIMESTAMP => TIMESTAMP '2024-01-01')")[0]
+    assert type(call) is nodes.Call and call.procedure == ("local", "system", "rollback_to_timestamp")
+    assert [a.arg_name for a in call.arguments] == ["table", "TIMESTAMP"]
+    assert isinstance(call.arguments[1].expression, exp.Cast)
+    call = parse("call system.ancestors_of('db.t', -5, ?)")[0]
+    assert [a.arg_name for a in call.arguments] == [None, None, None]
+    assert parse("CALL system.x()")[0].arguments == ()
+
+
+@pytest.mark.parametrize(
+    ("sql", "error", "message"),
+    [
+        ("CALL system.x(", ProgrammingError, "CALL statement at the end: expected an argument value"),
+        ("CALL system.x(1 2)", ProgrammingError, "near '2' .*expected ',' or '\\)'"),
+        ("CALL system.x", ProgrammingError, "expected '\\('"),
+        ("EXECUTE IMMEDIATE 'SELECT 1'", NotSupportedError, "EXECUTE statements are not supported"),
+    ],
+)
+def test_call_errors(sql, error, message):
+    with pytest.raises(error, match=message):
+        parse(sql)

@@ -346,7 +346,19 @@ class DropIdentifierFields(_Paths):
 # --- branches and tags (Iceberg's SQL extensions) ---------------------------------------------
 
 
-class CreateOrReplaceRef(AlterTableAction):
+class _RefAction(AlterTableAction):
+    """A branch or tag statement: ``this`` the ref's name, ``kind`` ``branch`` or ``tag``."""
+
+    @property
+    def ref_name(self) -> str:
+        return self.this.name
+
+    @property
+    def kind(self) -> str:
+        return self.args["kind"]
+
+
+class CreateOrReplaceRef(_RefAction):
     """``CREATE [OR REPLACE] | REPLACE BRANCH|TAG [IF NOT EXISTS] name [AS OF VERSION id]
     [RETAIN n unit] [WITH SNAPSHOT RETENTION [n SNAPSHOTS] [n unit]]`` (the last only for a
     branch); ``kind`` is ``branch`` or ``tag``, the durations are in milliseconds."""
@@ -362,14 +374,6 @@ class CreateOrReplaceRef(AlterTableAction):
         "min_snapshots": False,
         "max_snapshot_age": False,
     }
-
-    @property
-    def ref_name(self) -> str:
-        return self.this.name
-
-    @property
-    def kind(self) -> str:
-        return self.args["kind"]
 
     @property
     def create(self) -> bool:
@@ -400,18 +404,10 @@ class CreateOrReplaceRef(AlterTableAction):
         return self.args.get("max_snapshot_age")
 
 
-class DropRef(AlterTableAction):
+class DropRef(_RefAction):
     """``DROP BRANCH|TAG [IF EXISTS] name``."""
 
     arg_types = {"this": True, "kind": True, "exists": False}
-
-    @property
-    def ref_name(self) -> str:
-        return self.this.name
-
-    @property
-    def kind(self) -> str:
-        return self.args["kind"]
 
     @property
     def if_exists(self) -> bool:

@@ -32,7 +32,7 @@ from icesql.scan.metadata_tables import MetadataTables
 from icesql.scan.planner import ManifestCache
 from icesql.scan.table_scan import TableScan
 from icesql.scan.time_travel import ReadVersion, select_version
-from icesql.session import DML_TARGET, Result, Settings
+from icesql.session import DML_TARGET, Result, Settings, read_branch
 from icesql.sql.bound_query import BoundQuery, TableSource, bind_query
 from icesql.sql.dialect import DIALECT, number_parameters, parse
 from icesql.sql.hidden_columns import hide_metadata_columns
@@ -353,7 +353,12 @@ class Engine:
             raise
 
     def _version(self, ref: TableReference, table: Table, params: Sequence[object]) -> ReadVersion:
-        """The snapshot and schema ``ref`` reads: its time travel, else the current state."""
+        """The snapshot and schema ``ref`` reads: its time travel, else the current state (the
+        write-audit-publish branch, when the session names one: ``icesql.session.wap``)."""
+        if ref.travel.is_current and ref.metadata_table is None:
+            branch = read_branch(self.settings, table.metadata)
+            if branch is not None:
+                return select_version(table.metadata, table.name, ref=branch, ref_kind="branch")
         return select_version(
             table.metadata,
             table.name,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from icesql.session.result import DML_TARGET, Result
 from icesql.session.settings import Settings
+from icesql.session.wap import WriteRef, read_branch, write_ref
 
 if TYPE_CHECKING:
     from sqlglot import exp
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from icesql.catalog.base import Catalog
     from icesql.scan.planner import ManifestCache
 
-__all__ = ["DML_TARGET", "Result", "Session", "Settings"]
+__all__ = ["DML_TARGET", "Result", "Session", "Settings", "WriteRef", "read_branch", "write_ref"]
 
 
 @runtime_checkable

@@ -3,8 +3,8 @@
 sqlglot already knows ``VERSION AS OF`` / ``TIMESTAMP AS OF`` / ``FOR SYSTEM_TIME AS OF``;
 this dialect adds what Iceberg users also write and sqlglot does not parse
 (``FOR SYSTEM_VERSION AS OF``), the Iceberg type names ``FIXED(L)`` and ``TIMESTAMP_NS``,
-every ``ALTER TABLE`` form (Iceberg's SQL extensions such as ``ADD PARTITION FIELD`` and
-``WRITE ORDERED BY`` included) and ``SHOW``, each a phrase in an entry table of the parser
+every ``ALTER TABLE`` form (Iceberg's SQL extensions such as ``ADD PARTITION FIELD``,
+``WRITE ORDERED BY`` and branches and tags included), ``CALL`` and ``SHOW``, each a phrase in an entry table of the parser
 (``ALTER_TABLE_PARSERS``, ``SHOW_PARSERS``) that builds a typed node of
 ``icesql.sql.nodes``; ``SET`` / ``RESET`` stay a ``Command`` holding their raw text. Parse
 errors become ``ProgrammingError`` naming the line and column of the user's own text.
@@ -58,9 +58,10 @@ class IcebergSpark(Spark):
             "FIXED": TokenType.FIXEDSTRING,
             "TIMESTAMP_NS": TokenType.TIMESTAMP_NS,
             "RESET": TokenType.COMMAND,  # RESET [key]: the rest of the text is the key
+            "CALL": TokenType.EXECUTE,  # parsed (STATEMENT_PARSERS), not a Command string
         }
         # SHOW is parsed (SHOW_PARSERS), so its words are tokens, not one Command string
-        COMMANDS = Spark.Tokenizer.COMMANDS - {TokenType.SHOW}
+        COMMANDS = Spark.Tokenizer.COMMANDS - {TokenType.SHOW, TokenType.EXECUTE}
 
     class Parser(ExtensionsParser):
         # Spark's USE NAMESPACE a.b (sqlglot knows USE DATABASE / SCHEMA / CATALOG)
@@ -74,6 +75,7 @@ class IcebergSpark(Spark):
             # SET key = value keeps its raw text, as Spark reads it (icesql.statements.settings)
             TokenType.SET: lambda self: self._parse_as_command(self._prev),
             TokenType.SHOW: lambda self: self._parse_show(),
+            TokenType.EXECUTE: lambda self: self._parse_call(),
         }
         # ALTER TABLE t <phrase> ...: tried in order (so ALTER COLUMN before ALTER); sqlglot's
         # ALTER_PARSERS keep serving the other ALTER statements
@@ -83,6 +85,14 @@ class IcebergSpark(Spark):
             "DROP PARTITION FIELD": lambda self: self._parse_drop_partition_field(),
             "REPLACE PARTITION FIELD": lambda self: self._parse_replace_partition_field(),
             "WRITE": lambda self: self._parse_write_order(),
+            "CREATE OR REPLACE BRANCH": lambda self: self._parse_create_ref("branch", True, True),
+            "CREATE BRANCH": lambda self: self._parse_create_ref("branch", True, False),
+            "REPLACE BRANCH": lambda self: self._parse_create_ref("branch", False, True),
+            "DROP BRANCH": lambda self: self._parse_drop_ref("branch"),
+            "CREATE OR REPLACE TAG": lambda self: self._parse_create_ref("tag", True, True),
+            "CREATE TAG": lambda self: self._parse_create_ref("tag", True, False),
+            "REPLACE TAG": lambda self: self._parse_create_ref("tag", False, True),
+            "DROP TAG": lambda self: self._parse_drop_ref("tag"),
             "SET IDENTIFIER FIELDS": lambda self: self._parse_identifier_fields(nodes.SetIdentifierFields),
             "DROP IDENTIFIER FIELDS": lambda self: self._parse_identifier_fields(nodes.DropIdentifierFields),
             # Spark's own

@@ -42,6 +42,8 @@ _TRANSFORMS = {
     "void": "void",
 }
 
+_TIME_UNITS = {"DAYS": 86_400_000, "HOURS": 3_600_000, "MINUTES": 60_000}
+
 _PUNCTUATION = {
     TokenType.DOT,
     TokenType.COMMA,
@@ -56,7 +58,8 @@ _QUOTED = (TokenType.STRING, TokenType.IDENTIFIER)
 
 _ALTER_ACTIONS = (
     "an ALTER TABLE action (ADD/DROP/RENAME/ALTER COLUMN, ADD/DROP/REPLACE PARTITION FIELD,"
-    " WRITE ..., SET/UNSET TBLPROPERTIES, RENAME TO, SET/DROP IDENTIFIER FIELDS)"
+    " WRITE ..., SET/UNSET TBLPROPERTIES, RENAME TO, SET/DROP IDENTIFIER FIELDS,"
+    " CREATE/REPLACE/DROP BRANCH|TAG)"
 )
 
 Entry = Callable[["ExtensionsParser"], exp.Expr]
@@ -89,18 +92,14 @@ class ExtensionsParser(Spark.Parser):
     def _refuse_alter_action(self) -> NoReturn:
         for verb, expected in (
             ("ADD", "COLUMN, COLUMNS or PARTITION FIELD"),
-            ("DROP", "COLUMN, COLUMNS, PARTITION FIELD or IDENTIFIER FIELDS"),
+            ("DROP", "COLUMN, COLUMNS, PARTITION FIELD, IDENTIFIER FIELDS, BRANCH or TAG"),
+            ("CREATE", "BRANCH, TAG or OR REPLACE BRANCH|TAG"),
+            ("REPLACE", "BRANCH, TAG or PARTITION FIELD"),
             ("RENAME", "COLUMN or TO"),
         ):
-            if self._peek_word() == verb and self._peek_word(1) not in ("BRANCH", "TAG"):
+            if self._peek_word() == verb:
                 self._advance()
                 raise self._syntax_error(expected)
-        for verb in ("CREATE", "REPLACE", "DROP"):
-            for ref in ("BRANCH", "TAG"):
-                if self._peek_word() == verb and ref in (
-                    self._peek_word(1), self._peek_word(3), self._peek_word(4)
-                ):
-                    raise NotSupportedError(f"ALTER TABLE ... {verb} {ref} is not supported yet")
         raise self._syntax_error(_ALTER_ACTIONS)
 
     def _refuse_show(self) -> NoReturn:
@@ -144,7 +143,7 @@ class ExtensionsParser(Spark.Parser):
     def _syntax_error(self, expected: str) -> ProgrammingError:
         first = self._tokens[0]
         statement = self._find_sql(first, self._tokens[-1])
-        if first.token_type in (TokenType.ALTER, TokenType.SHOW):
+        if first.token_type in (TokenType.ALTER, TokenType.SHOW, TokenType.EXECUTE):
             keyword = first.text.upper()
         else:  # a PARTITIONED BY item, parsed on its own
             keyword, statement = "PARTITIONED BY", f"PARTITIONED BY {statement}"
@@ -417,6 +416,79 @@ class ExtensionsParser(Spark.Parser):
             keys.append(self._parse_property_key())
         self._expect_token(TokenType.R_PAREN, "')'")
         return self.expression(nodes.UnsetTableProperties(expressions=keys, exists=exists))
+
+    # --- branches and tags ---------------------------------------------------------------------
+
+    def _parse_create_ref(self, kind: str, create: bool, replace: bool) -> nodes.CreateOrReplaceRef:
+        """The rest of ``CREATE [OR REPLACE] | REPLACE BRANCH|TAG`` (Iceberg's
+        ``createReplaceBranchClause`` / ``createReplaceTagClause``)."""
+        exists = not replace and self._match_words("IF", "NOT", "EXISTS")
+        name = self._parse_name_part()
+        version = self._parse_integer() if self._match_words("AS", "OF", "VERSION") else None
+        retain = self._parse_duration() if self._match_words("RETAIN") else None
+        min_snapshots = max_age = None
+        if kind == "branch" and self._match_words("WITH", "SNAPSHOT", "RETENTION"):
+            if self._peek_word(1) == "SNAPSHOTS":
+                min_snapshots = self._parse_integer()
+                self._advance()  # SNAPSHOTS
+            if min_snapshots is None or self._curr:
+                max_age = self._parse_duration()
+        return self.expression(
+            nodes.CreateOrReplaceRef(
+                this=name,
+                kind=kind,
+                create=create,
+                replace=replace,
+                exists=exists,
+                version=version,
+                retain=retain,
+                min_snapshots=min_snapshots,
+                max_snapshot_age=max_age,
+            )
+        )
+
+    def _parse_duration(self) -> int:
+        """``n DAYS|HOURS|MINUTES`` in milliseconds (Iceberg's ``timeUnit``)."""
+        amount = self._parse_integer()
+        unit = _TIME_UNITS.get(self._peek_word() or "")
+        if unit is None:
+            raise self._syntax_error("DAYS, HOURS or MINUTES")
+        self._advance()
+        return amount * unit
+
+    def _parse_drop_ref(self, kind: str) -> nodes.DropRef:
+        exists = self._match_words("IF", "EXISTS")
+        return self.expression(nodes.DropRef(this=self._parse_name_part(), kind=kind, exists=exists))
+
+    # --- CALL ------------------------------------------------------------------------------
+
+    def _parse_call(self) -> exp.Expr:
+        """``CALL name(arg, ...)`` (Iceberg's ``#call``: each argument an expression or
+        ``name => expression``); the tokenizer reads ``CALL`` as ``EXECUTE``, which Spark SQL
+        does not otherwise have."""
+        if self._prev.text.upper() != "CALL":
+            raise NotSupportedError(f"{self._prev.text.upper()} statements are not supported")
+        name = nodes.table_name(self._parse_name_parts())
+        self._expect_token(TokenType.L_PAREN, "'('")
+        arguments = []
+        if not self._match(TokenType.R_PAREN):
+            while True:
+                arguments.append(self._parse_call_argument())
+                if not self._match(TokenType.COMMA):
+                    break
+            self._expect_token(TokenType.R_PAREN, "',' or ')'")
+        self._expect_end()
+        return self.expression(nodes.Call(this=name, expressions=arguments))
+
+    def _parse_call_argument(self) -> nodes.CallArgument:
+        name = None
+        if self._next and self._next.token_type == TokenType.FARROW:
+            name = self._parse_name_part()
+            self._advance()  # =>
+        value = self._parse_assignment()
+        if value is None:
+            raise self._syntax_error("an argument value")
+        return self.expression(nodes.CallArgument(this=name, expression=value))
 
     # --- SHOW ---------------------------------------------------------------------------------
 

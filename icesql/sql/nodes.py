@@ -27,9 +27,13 @@ __all__ = [
     "AddPartitionField",
     "AlterColumn",
     "AlterTableAction",
+    "Call",
+    "CallArgument",
+    "CreateOrReplaceRef",
     "DropColumns",
     "DropIdentifierFields",
     "DropPartitionField",
+    "DropRef",
     "NewColumn",
     "RenameColumn",
     "RenameTable",
@@ -339,6 +343,77 @@ class DropIdentifierFields(_Paths):
     pass
 
 
+# --- branches and tags (Iceberg's SQL extensions) ---------------------------------------------
+
+
+class _RefAction(AlterTableAction):
+    """A branch or tag statement: ``this`` the ref's name, ``kind`` ``branch`` or ``tag``."""
+
+    @property
+    def ref_name(self) -> str:
+        return self.this.name
+
+    @property
+    def kind(self) -> str:
+        return self.args["kind"]
+
+
+class CreateOrReplaceRef(_RefAction):
+    """``CREATE [OR REPLACE] | REPLACE BRANCH|TAG [IF NOT EXISTS] name [AS OF VERSION id]
+    [RETAIN n unit] [WITH SNAPSHOT RETENTION [n SNAPSHOTS] [n unit]]`` (the last only for a
+    branch); ``kind`` is ``branch`` or ``tag``, the durations are in milliseconds."""
+
+    arg_types = {
+        "this": True,
+        "kind": True,
+        "create": False,
+        "replace": False,
+        "exists": False,
+        "version": False,
+        "retain": False,
+        "min_snapshots": False,
+        "max_snapshot_age": False,
+    }
+
+    @property
+    def create(self) -> bool:
+        return bool(self.args.get("create"))
+
+    @property
+    def replace(self) -> bool:
+        return bool(self.args.get("replace"))
+
+    @property
+    def if_not_exists(self) -> bool:
+        return bool(self.args.get("exists"))
+
+    @property
+    def snapshot_id(self) -> int | None:
+        return self.args.get("version")
+
+    @property
+    def max_ref_age_ms(self) -> int | None:
+        return self.args.get("retain")
+
+    @property
+    def min_snapshots_to_keep(self) -> int | None:
+        return self.args.get("min_snapshots")
+
+    @property
+    def max_snapshot_age_ms(self) -> int | None:
+        return self.args.get("max_snapshot_age")
+
+
+class DropRef(_RefAction):
+    """``DROP BRANCH|TAG [IF EXISTS] name``."""
+
+    arg_types = {"this": True, "kind": True, "exists": False}
+
+    @property
+    def if_exists(self) -> bool:
+        return bool(self.args.get("exists"))
+
+
 # --- SHOW -------------------------------------------------------------------------------------
 
 
@@ -384,3 +459,32 @@ class ShowTableProperties(exp.Show):
     @property
     def property_key(self) -> str | None:
         return _string(self.expression)
+
+
+# --- CALL (Iceberg's stored procedures) ------------------------------------------------------
+
+
+class CallArgument(exp.Expression):
+    """One argument of ``CALL``: ``expression`` the value as written, ``this`` the name of a
+    named argument (``name => value``) or None for a positional one."""
+
+    arg_types = {"this": False, "expression": True}
+
+    @property
+    def arg_name(self) -> str | None:
+        return self.this.name if self.this is not None else None
+
+
+class Call(exp.Expression):
+    """``CALL [catalog.]namespace.procedure(arg, ...)``: ``this`` the procedure's name as a
+    ``Table`` node, ``expressions`` the ``CallArgument`` nodes."""
+
+    arg_types = {"this": True, "expressions": False}
+
+    @property
+    def procedure(self) -> Name:
+        return name_of(self.this)
+
+    @property
+    def arguments(self) -> tuple[CallArgument, ...]:
+        return tuple(self.expressions)

@@ -1,5 +1,5 @@
 """Handlers of the statements that are not queries: DDL, INSERT, DELETE, UPDATE, MERGE,
-SHOW, DESCRIBE, ALTER, USE.
+SHOW, DESCRIBE, ALTER, USE, CALL (``icesql.statements.procedures``).
 
 ``statement_handler`` is the engine's table of handlers by statement type; each handler
 takes ``(session, statement, params)`` and returns a ``Result``: the session
@@ -20,7 +20,9 @@ Handler = Callable[[Session, exp.Expr, Sequence[object]], Result]
 
 
 def _handlers() -> list[tuple[type, Handler]]:
+    from icesql.sql.nodes import Call
     from icesql.statements import alter, commands, ddl, delete, insert, merge, show, update, use
+    from icesql.statements.procedures import call
 
     return [
         (exp.Create, ddl.create),
@@ -34,6 +36,7 @@ def _handlers() -> list[tuple[type, Handler]]:
         (exp.Show, show.show),
         (exp.Use, use.use),
         (exp.Command, commands.command),
+        (Call, call),
     ]
 
 

@@ -1,4 +1,5 @@
-"""ALTER TABLE: schema, partitioning, write order, identifier fields and properties.
+"""ALTER TABLE: schema, partitioning, write order, identifier fields, properties (branches
+and tags: ``icesql.statements.refs``).
 
 Each statement becomes one metadata-only commit: the new schema / spec / sort order is
 computed from the table as loaded (``icesql.write.schema_update`` and ``spec_update``), and
@@ -27,6 +28,7 @@ from icesql.sql.identifiers import catalog_and_table, name_parts
 from icesql.sql.spark_types import column_field, iceberg_type
 from icesql.sql.transform_terms import default_partition_name, new_sort_order, source_field
 from icesql.statements.names import table_name
+from icesql.statements.refs import change_ref
 from icesql.write import schema_update as su
 from icesql.write.commit import commit
 from icesql.write.properties import DISTRIBUTION_MODE, FORMAT_VERSION, RESERVED
@@ -73,6 +75,9 @@ def alter(session: Session, statement: exp.Expr, params: Sequence[object]) -> Re
                 f" {target_catalog.name!r}: a rename stays in its catalog"
             )
         catalog.rename_table(identifier, target)
+        return done()
+    if isinstance(parsed, nodes.CreateOrReplaceRef | nodes.DropRef):
+        change_ref(catalog, table, parsed)
         return done()
     change = _change(table, parsed)
     if change is not None:

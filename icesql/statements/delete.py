@@ -28,6 +28,10 @@ As Spark + Iceberg decide it (``SparkTable.canDeleteUsingMetadata``):
    between rewriting the files holding them (copy-on-write, the default) and deleting them
    by position (merge-on-read: deletion vectors in v3, position delete files in v2).
 
+Both land on the target's branch (``t.branch_b``, or the session's write-audit-publish
+branch); a write-audit-publish id stages the row-by-row commit only: like Spark's
+``SparkTable.deleteWhere``, a metadata-only delete commits to the branch.
+
 The cursor's ``rowcount`` is the number of rows deleted (-1 after a metadata-only delete of
 files with equality deletes, whose surviving rows cannot be counted without reading them),
 counted on the snapshot the commit landed on.
@@ -47,7 +51,7 @@ from icesql.errors import CommitConflictError, NotSupportedError
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
 from icesql.scan.delete_loaders import DeleteLoader
 from icesql.scan.planner import FileScanTask, plan_scan
-from icesql.session import Result, Session
+from icesql.session import Result, Session, WriteRef
 from icesql.session.result import done
 from icesql.spec.content_file import EQUALITY_DELETES, POSITION_DELETES
 from icesql.sql.dialect import DIALECT
@@ -65,7 +69,7 @@ from icesql.statements.row_changes import (
 )
 from icesql.write.commit import commit
 from icesql.write.manifest_filter import SplitFileError, rows_must_match
-from icesql.write.snapshot import Change, SnapshotOperation
+from icesql.write.snapshot import Change, SnapshotOperation, branch_head
 
 __all__ = ["delete"]
 
@@ -78,7 +82,7 @@ def delete(session: Session, statement: exp.Expr, params: Sequence[object]) -> R
             raise NotSupportedError(f"DELETE ... {key.upper()} is not supported")
     node = statement.this
     check_target_node(node)
-    catalog, table, _ = target_table(session, node)
+    catalog, table, _, ref = target_table(session, node)
     where = statement.args.get("where")
     condition = where.this if where is not None else None
     if condition is None:
@@ -87,10 +91,10 @@ def delete(session: Session, statement: exp.Expr, params: Sequence[object]) -> R
         alias = node.alias or node.name
         expr = exact_filter(condition, alias, table.metadata.schema(), params, DIALECT)
     if expr is not None:
-        deleted = _delete_files_only(session, catalog, table, expr)
+        deleted = _delete_files_only(session, catalog, table, expr, ref.branch)
         if deleted is not None:
             return done(deleted)
-    return done(_delete_rows(session, catalog, table, node, condition, params))
+    return done(_delete_rows(session, catalog, table, node, condition, params, ref))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -98,12 +102,12 @@ def delete(session: Session, statement: exp.Expr, params: Sequence[object]) -> R
 
 
 def _delete_files_only(
-    session: Session, catalog: Catalog, table: Table, expr: BooleanExpression
+    session: Session, catalog: Catalog, table: Table, expr: BooleanExpression, branch: str
 ) -> int | None:
-    """Remove the files ``expr`` covers whole and return the rows deleted (-1: not known),
-    or None when some file may also hold rows that stay."""
+    """Remove the files ``expr`` covers whole from ``branch`` and return the rows deleted
+    (-1: not known), or None when some file may also hold rows that stay."""
     md = table.metadata
-    snapshot = md.current_snapshot()
+    snapshot = branch_head(md, branch, table.name)
     plan = plan_scan(md, snapshot, table.io, session.manifest_cache, table.name, expr, md.schema())
     must_match = rows_must_match(md, expr)
     if not all(must_match(t.spec_id, t.data_file) for t in plan.tasks):
@@ -111,7 +115,7 @@ def _delete_files_only(
     count = _rows_in(table, plan.tasks)
     # Java's deleteFromRowFilter: the filter removes the files (and their DVs, and delete
     # files of covered partitions) anew on each commit attempt, with no validation
-    change = Change(operation=SnapshotOperation.DELETE, delete_filter=expr)
+    change = Change(operation=SnapshotOperation.DELETE, delete_filter=expr, branch=branch)
     try:
         committed = commit(catalog, table, change).metadata
     except SplitFileError as e:
@@ -120,7 +124,7 @@ def _delete_files_only(
             f" which holds rows matching {expr} and rows that may not, so they cannot be"
             " deleted by removing whole files; run the DELETE again"
         ) from e
-    parent_id = committed.current_snapshot().parent_snapshot_id
+    parent_id = branch_head(committed, branch, table.name).parent_snapshot_id
     if parent_id == (snapshot.snapshot_id if snapshot is not None else None):
         return count
     # other commits landed first: count what the filter removed from the snapshot before ours
@@ -160,6 +164,7 @@ def _delete_rows(
     node: exp.Table,
     condition: exp.Expr | None,
     params: Sequence[object],
+    ref: WriteRef,
 ) -> int:
     target, alias = target_table_node(node, table)
     select = exp.Select(
@@ -173,4 +178,4 @@ def _delete_rows(
     def collect(changes: RowChanges, batch: pa.RecordBatch) -> None:
         changes.remove(batch.column(0), batch.column(1))
 
-    return apply_changes(catalog, result, scan, "delete", collect).removed_rows
+    return apply_changes(catalog, result, scan, "delete", collect, ref=ref).removed_rows

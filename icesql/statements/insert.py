@@ -13,6 +13,7 @@ columns they fill before the conversion.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import pyarrow as pa
 from sqlglot import exp
@@ -20,7 +21,8 @@ from sqlglot import exp
 from icesql.catalog.base import Catalog, CommitStateUnknownError
 from icesql.catalog.table import Table
 from icesql.errors import NoSuchTableError, NotSupportedError, ProgrammingError
-from icesql.session import Result, Session
+from icesql.metadata.snapshots import MAIN_BRANCH
+from icesql.session import Result, Session, WriteRef, write_ref
 from icesql.session.result import done
 from icesql.spec.content_file import DataFile
 from icesql.sql.identifiers import name_parts
@@ -32,7 +34,7 @@ from icesql.write.commit import commit
 from icesql.write.data_writer import DataWriter, WriteTarget
 from icesql.write.snapshot import Change, SnapshotOperation
 
-__all__ = ["as_query", "insert", "target_table", "write_query"]
+__all__ = ["DmlTarget", "as_query", "insert", "target_table", "write_query"]
 
 
 def as_query(source: exp.Expr) -> exp.Expr:
@@ -104,22 +106,44 @@ def write_query(
         result.close()
 
 
-def target_table(
-    session: Session, node: exp.Expr
-) -> tuple[Catalog, Table, list[str] | None]:
-    """The catalog and table a DML statement writes (no branch writes yet) and its column
-    list, if any."""
+class DmlTarget(NamedTuple):
+    """The table a DML statement writes, its column list (if any) and where the commit lands."""
+
+    catalog: Catalog
+    table: Table
+    columns: list[str] | None
+    ref: WriteRef
+
+
+def target_table(session: Session, node: exp.Expr) -> DmlTarget:
+    """The catalog and table a DML statement writes, its column list, and the branch it
+    commits to: the ``t.branch_b`` suffix (an existing branch, as Spark's ``SparkTable``
+    requires), else the session's write-audit-publish branch or staging id
+    (``icesql.session.wap``), else ``main``. A tag takes no writes."""
     columns = None
     if isinstance(node, exp.Schema):
         columns = [c.name for c in node.expressions]
         node = node.this
     catalog, identifier = table_name(session, name_parts(node))
+    branch = None
     if not catalog.table_exists(identifier):
-        suffix = identifier[-1].lower()
-        if len(identifier) > 2 and suffix.startswith(("branch_", "tag_")):
-            raise NotSupportedError(f"writing to a branch ({'.'.join(identifier)}) is not supported yet")
-        raise NoSuchTableError(f"table not found: {'.'.join(identifier)}")
-    return catalog, catalog.load_table(identifier), columns
+        suffix = identifier[-1]
+        kind, _, ref = suffix.partition("_")
+        if len(identifier) < 3 or kind.lower() not in ("branch", "tag") or not ref:
+            raise NoSuchTableError(f"table not found: {'.'.join(identifier)}")
+        identifier = identifier[:-1]
+        if not catalog.table_exists(identifier):
+            raise NoSuchTableError(f"table not found: {'.'.join(identifier)}")
+        md = catalog.load_table(identifier).metadata
+        if kind.lower() == "tag":
+            raise ProgrammingError(
+                f"cannot write to {'.'.join(identifier)}: {ref!r} is a tag; only branches take writes"
+            )
+        if ref != MAIN_BRANCH and md.refs.get(ref) is None:
+            raise ProgrammingError(f"Cannot use branch (does not exist): {ref}")
+        branch = ref
+    table = catalog.load_table(identifier)
+    return DmlTarget(catalog, table, columns, write_ref(session.settings, table.metadata, branch))
 
 
 def insert(session: Session, statement: exp.Expr, params: Sequence[object]) -> Result:
@@ -128,7 +152,7 @@ def insert(session: Session, statement: exp.Expr, params: Sequence[object]) -> R
     assert isinstance(statement, exp.Insert)
     if statement.args.get("by_name"):
         raise NotSupportedError("INSERT INTO ... BY NAME is not supported yet")
-    catalog, table, columns = target_table(session, statement.this)
+    catalog, table, columns, ref = target_table(session, statement.this)
     if statement.args.get("exists"):
         raise ProgrammingError(
             f"cannot write to {table.name}: IF NOT EXISTS is not supported for Iceberg tables"
@@ -151,7 +175,7 @@ def insert(session: Session, statement: exp.Expr, params: Sequence[object]) -> R
     if change is None:
         return done(rows)
     try:
-        commit(catalog, table, change)
+        commit(catalog, table, ref.apply(change))
     except CommitStateUnknownError:
         raise  # the files may be part of the table now
     except BaseException:

@@ -340,7 +340,7 @@ def merge(session: Session, statement: exp.Expr, params: Sequence[object]) -> Re
     node = statement.this
     if not isinstance(node, exp.Table):
         raise ProgrammingError(f"MERGE INTO needs a table, got {node.sql(dialect=DIALECT)}")
-    catalog, table, _ = target_table(session, node)
+    catalog, table, _, ref = target_table(session, node)
     name_target_by_its_alias(statement, catalog.name)
     target, _ = target_table_node(node, table)
     md = table.metadata
@@ -348,7 +348,7 @@ def merge(session: Session, statement: exp.Expr, params: Sequence[object]) -> Re
     plan = plan_merge(statement, target, md.schema(), source_columns(session, statement, params), lineage)
     result, scan = run_target_query(session, plan.query, params)
     empty = SnapshotOperation.APPEND if plan.insert_only else SnapshotOperation.OVERWRITE
-    changes = apply_changes(catalog, result, scan, "merge", _Collector(plan, table.name), empty)
+    changes = apply_changes(catalog, result, scan, "merge", _Collector(plan, table.name), empty, ref)
     return done(changes.affected_rows)
 
 

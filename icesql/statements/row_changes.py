@@ -26,7 +26,9 @@ one Iceberg commit, by the table's ``write.<command>.mode``:
 * **merge-on-read** — the positions become deletion vectors (v3) or position delete files
   (v2) merged with the file's existing ones (``icesql.write.position_deletes``).
 
-The commit is validated against concurrent commits from the snapshot the statement read,
+The commit lands on the target's branch (``WriteRef``: a ``t.branch_b`` target or the
+session's write-audit-publish branch, whose head the query read) and is validated against
+concurrent commits to that branch from the snapshot the statement read,
 with the scan's filter as conflict filter, at ``write.<command>.isolation-level``
 (``icesql.write.validation``); the operation is Java's (``operation_for``). A statement that
 changed nothing still commits, as Spark does: an empty snapshot whose operation is
@@ -51,7 +53,7 @@ from icesql.catalog.table import Table
 from icesql.errors import InternalError, NotSupportedError
 from icesql.scan.planner import FileScanTask
 from icesql.scan.table_scan import TableScan
-from icesql.session import DML_TARGET, Result, Session
+from icesql.session import DML_TARGET, Result, Session, WriteRef
 from icesql.spec.content_file import DataFile
 from icesql.spec.schema import Schema
 from icesql.sql.translate import duckdb_errors
@@ -151,13 +153,15 @@ def apply_changes(
     command: str,
     collect: Callable[[RowChanges, pa.RecordBatch], None],
     empty_operation: SnapshotOperation | None = SnapshotOperation.OVERWRITE,
+    ref: WriteRef | None = None,
 ) -> RowChanges:
     """Stream the target query's batches into a new ``RowChanges`` (``collect`` says what
-    each batch removes and writes) and commit them to ``catalog``, the target's; on failure the files written are deleted
+    each batch removes and writes) and commit them to ``catalog``, the target's, on ``ref``
+    (default ``main``); on failure the files written are deleted
     (not after an unknown commit outcome) and the result is always closed."""
     changes: RowChanges | None = None
     try:
-        changes = RowChanges(scan, command)
+        changes = RowChanges(scan, command, ref)
         for batch in iter_batches(result):
             collect(changes, batch)
         changes.commit(catalog, empty_operation)
@@ -176,8 +180,9 @@ class RowChanges:
     """The outcome of one row-level statement on the target read by ``scan`` (module
     docstring); ``command`` is ``delete``, ``update`` or ``merge``."""
 
-    def __init__(self, scan: TableScan, command: str):
+    def __init__(self, scan: TableScan, command: str, ref: WriteRef | None = None):
         self.scan = scan
+        self.ref = ref or WriteRef()
         self.table = scan.table
         self.command = command
         props = TableProperties(self.table.metadata.properties, self.table.name)
@@ -277,7 +282,7 @@ class RowChanges:
                 referenced,
             ),
         )
-        commit(catalog, self.table, change)
+        commit(catalog, self.table, self.ref.apply(change))
 
     def _copy_rows(self, task: FileScanTask, gone: BitMap64) -> None:
         """Write the rows of ``task``'s file that stay (copy-on-write)."""

@@ -59,7 +59,7 @@ def update(session: Session, statement: exp.Expr, params: Sequence[object]) -> R
             raise NotSupportedError(f"UPDATE ... {key.rstrip('_').upper()} is not supported")
     node = statement.this
     check_target_node(node)
-    catalog, table, _ = target_table(session, node)
+    catalog, table, _, ref = target_table(session, node)
     schema = table.metadata.schema()
     target, alias = target_table_node(node, table)
     assigned = _assignments(statement.expressions, alias, schema, table.name)
@@ -89,7 +89,7 @@ def update(session: Session, statement: exp.Expr, params: Sequence[object]) -> R
         changes.write(assignment.convert(batch), batch.column(n + 2) if lineage else None)
         changes.remove(batch.column(n), batch.column(n + 1))
 
-    return done(apply_changes(catalog, result, scan, "update", collect).removed_rows)
+    return done(apply_changes(catalog, result, scan, "update", collect, ref=ref).removed_rows)
 
 
 def _assignments(

@@ -41,7 +41,8 @@ def _build(base: TableMetadata, base_path: str | None, change: Change, producer:
         view = TableMetadata(builder.raw, base.path)
         snapshot = producer.produce(view, attempt)
         builder.add_snapshot(snapshot)
-        builder.set_branch_snapshot(change.branch, snapshot.snapshot_id)
+        if not change.stage_only:
+            builder.set_branch_snapshot(change.branch, snapshot.snapshot_id)
     return builder.build(previous_metadata_file=base_path), snapshot
 
 

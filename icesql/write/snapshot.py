@@ -110,6 +110,9 @@ class Change:
     file all of whose rows match it (an INSERT OVERWRITE's static partition; a data file only
     partly matching fails the commit), ``dropped_partitions`` every file of those
     ``(spec id, partition)`` tuples (a dynamic partition overwrite).
+
+    ``stage_only`` adds the snapshot (its parent the branch head) without moving any ref:
+    write-audit-publish's staged commit, published later by a cherry-pick.
     """
 
     operation: SnapshotOperation | None = None
@@ -123,6 +126,7 @@ class Change:
     delete_filter: BooleanExpression | None = None
     dropped_partitions: frozenset[tuple[int, tuple[Any, ...]]] = frozenset()
     branch: str = MAIN_BRANCH
+    stage_only: bool = False
 
     def __post_init__(self) -> None:
         if self.operation is not None and not isinstance(self.operation, SnapshotOperation):

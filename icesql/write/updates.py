@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from icesql.errors import CommitConflictError, InternalError
 from icesql.metadata.builder import MetadataBuilder
+from icesql.metadata.snapshots import SnapshotRef
 from icesql.metadata.table_metadata import TableMetadata
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema
@@ -34,6 +35,7 @@ __all__ = [
     "AssertDefaultSpecId",
     "AssertLastAssignedFieldId",
     "AssertLastAssignedPartitionId",
+    "AssertRefSnapshotId",
     "AssertTableUUID",
     "RemoveProperties",
     "RemoveRef",
@@ -43,6 +45,7 @@ __all__ = [
     "SetDefaultSpec",
     "SetLocation",
     "SetProperties",
+    "SetRef",
     "Update",
     "UpgradeFormatVersion",
     "apply_updates",
@@ -114,6 +117,15 @@ class RemoveRef(Update):
     name: str
 
 
+@dataclass(frozen=True)
+class SetRef(Update):
+    """Point a branch or tag at a snapshot with its retention settings (moving ``main``
+    makes its snapshot current)."""
+
+    name: str
+    ref: SnapshotRef
+
+
 def apply_updates(builder: MetadataBuilder, updates: Sequence[Update]) -> MetadataBuilder:
     """Replay ``updates`` on ``builder`` in order."""
     last_schema = last_spec = last_order = None
@@ -138,6 +150,8 @@ def apply_updates(builder: MetadataBuilder, updates: Sequence[Update]) -> Metada
             builder.set_location(u.location)
         elif isinstance(u, UpgradeFormatVersion):
             builder.upgrade_format_version(u.format_version)
+        elif isinstance(u, SetRef):
+            builder.set_ref(u.name, u.ref)
         elif isinstance(u, RemoveRef):
             builder.remove_ref(u.name)
         else:
@@ -224,6 +238,31 @@ class AssertDefaultSortOrderId(Requirement):
     def check(self, md: TableMetadata, table: str) -> None:
         if md.default_sort_order_id != self.order_id:
             raise _conflict(table, "default sort order", self.order_id, md.default_sort_order_id)
+
+
+@dataclass(frozen=True)
+class AssertRefSnapshotId(Requirement):
+    """The ref still points where it did (None: it still does not exist), as the REST
+    protocol's ``assert-ref-snapshot-id``: a concurrent move of the ref fails the change."""
+
+    name: str
+    snapshot_id: int | None
+
+    def check(self, md: TableMetadata, table: str) -> None:
+        ref = md.refs.get(self.name)
+        actual = ref.snapshot_id if ref is not None else None
+        if actual == self.snapshot_id:
+            return
+        if self.snapshot_id is None:
+            what = f"created ref {self.name!r} (at snapshot {actual})"
+        elif actual is None:
+            what = f"removed ref {self.name!r}"
+        else:
+            what = f"moved ref {self.name!r} ({self.snapshot_id} -> {actual})"
+        raise CommitConflictError(
+            f"cannot commit to table {table}: a concurrent commit {what}; nothing was"
+            " committed, re-run the statement"
+        )
 
 
 def check_requirements(md: TableMetadata, requirements: Sequence[Requirement], table: str) -> None:

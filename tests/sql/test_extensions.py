@@ -94,6 +94,51 @@ def test_alter_table_forms(sql, node, fields):
     assert _fields(action, fields) == fields
 
 
+DAY, HOUR, MINUTE = 86_400_000, 3_600_000, 60_000
+
+
+@pytest.mark.parametrize(
+    ("sql", "fields"),
+    [
+        ("ALTER TABLE db.t CREATE BRANCH b", {"ref_name": "b", "kind": "branch", "create": True,
+         "replace": False, "if_not_exists": False, "snapshot_id": None, "max_ref_age_ms": None,
+         "min_snapshots_to_keep": None, "max_snapshot_age_ms": None}),
+        ("ALTER TABLE db.t CREATE BRANCH IF NOT EXISTS `audit-branch` AS OF VERSION 1234",
+         {"ref_name": "audit-branch", "if_not_exists": True, "snapshot_id": 1234}),
+        ("alter table db.t create or replace branch b retain 30 days"
+         " with snapshot retention 3 snapshots 2 hours",
+         {"create": True, "replace": True, "max_ref_age_ms": 30 * DAY,
+          "min_snapshots_to_keep": 3, "max_snapshot_age_ms": 2 * HOUR}),
+        ("ALTER TABLE db.t REPLACE BRANCH b AS OF VERSION 7 WITH SNAPSHOT RETENTION 5 MINUTES",
+         {"create": False, "replace": True, "snapshot_id": 7, "min_snapshots_to_keep": None,
+          "max_snapshot_age_ms": 5 * MINUTE}),
+        ("ALTER TABLE db.t CREATE BRANCH b WITH SNAPSHOT RETENTION 4 SNAPSHOTS",
+         {"min_snapshots_to_keep": 4, "max_snapshot_age_ms": None}),
+        ("ALTER TABLE db.t CREATE TAG `historical-tag` AS OF VERSION 1 RETAIN 365 DAYS",
+         {"ref_name": "historical-tag", "kind": "tag", "snapshot_id": 1, "max_ref_age_ms": 365 * DAY}),
+        ("ALTER TABLE db.t CREATE OR REPLACE TAG t1", {"kind": "tag", "create": True, "replace": True}),
+        ("ALTER TABLE db.t REPLACE TAG t1 RETAIN 2 HOURS", {"create": False, "max_ref_age_ms": 2 * HOUR}),
+    ],
+)
+def test_branch_and_tag_forms(sql, fields):
+    action = _action(sql)
+    assert type(action) is nodes.CreateOrReplaceRef
+    assert _fields(action, fields) == fields
+
+
+@pytest.mark.parametrize(
+    ("sql", "fields"),
+    [
+        ("ALTER TABLE db.t DROP BRANCH b", {"ref_name": "b", "kind": "branch", "if_exists": False}),
+        ("ALTER TABLE db.t DROP TAG IF EXISTS `t-1`", {"ref_name": "t-1", "kind": "tag", "if_exists": True}),
+    ],
+)
+def test_drop_branch_and_tag(sql, fields):
+    action = _action(sql)
+    assert type(action) is nodes.DropRef
+    assert _fields(action, fields) == fields
+
+
 def test_replace_partition_field_keeps_the_old_field_as_written():
     action = _action("ALTER TABLE db.t REPLACE PARTITION FIELD ts_day WITH hours(ts)")
     assert type(action.old) is nodes.DropPartitionField
@@ -183,7 +228,12 @@ def test_partitioned_by_items(text, term):
         ("ALTER TABLE db.t ADD PARTITION FIELD bucket(id)", ProgrammingError, "positive N"),
         ("ALTER TABLE db.t ADD PARTITION FIELD zorder(id)", ProgrammingError, "unknown partition transform"),
         ("ALTER TABLE db.t WRITE SIDEWAYS", ProgrammingError, "ORDERED BY"),
-        ("ALTER TABLE db.t CREATE TAG t1", NotSupportedError, "CREATE TAG"),
+        ("ALTER TABLE db.t CREATE TAG t1 WITH SNAPSHOT RETENTION 2 SNAPSHOTS", ProgrammingError,
+         "near 'WITH'.*expected the end of the statement"),
+        ("ALTER TABLE db.t CREATE BRANCH b RETAIN 2 WEEKS", ProgrammingError,
+         "near 'WEEKS'.*expected DAYS, HOURS or MINUTES"),
+        ("ALTER TABLE db.t REPLACE BRANCH IF NOT EXISTS b", ProgrammingError, "near 'NOT'"),
+        ("ALTER TABLE db.t CREATE VIEW v", ProgrammingError, "expected BRANCH, TAG"),
         ("SHOW FUNCTIONS", NotSupportedError, "SHOW FUNCTIONS"),
     ],
 )
@@ -220,3 +270,27 @@ def test_entry_methods_shadow_none_of_sqlglots():
 
     own = {name for name in vars(ExtensionsParser) if name.startswith("_") and not name.startswith("__")}
     assert not {name for name in own if hasattr(Spark.Parser, name)}
+
+
+def test_call_parses_positional_and_named_arguments():
+    call = parse("CALL local.system.rollback_to_timestamp(table => 'db.t', TIMESTAMP => TIMESTAMP '2024-01-01')")[0]
+    assert type(call) is nodes.Call and call.procedure == ("local", "system", "rollback_to_timestamp")
+    assert [a.arg_name for a in call.arguments] == ["table", "TIMESTAMP"]
+    assert isinstance(call.arguments[1].expression, exp.Cast)
+    call = parse("call system.ancestors_of('db.t', -5, ?)")[0]
+    assert [a.arg_name for a in call.arguments] == [None, None, None]
+    assert parse("CALL system.x()")[0].arguments == ()
+
+
+@pytest.mark.parametrize(
+    ("sql", "error", "message"),
+    [
+        ("CALL system.x(", ProgrammingError, "CALL statement at the end: expected an argument value"),
+        ("CALL system.x(1 2)", ProgrammingError, "near '2' .*expected ',' or '\\)'"),
+        ("CALL system.x", ProgrammingError, "expected '\\('"),
+        ("EXECUTE IMMEDIATE 'SELECT 1'", NotSupportedError, "EXECUTE statements are not supported"),
+    ],
+)
+def test_call_errors(sql, error, message):
+    with pytest.raises(error, match=message):
+        parse(sql)

@@ -188,8 +188,8 @@ def test_properties_and_upgrade(con):
 def test_syntax_errors_point_at_the_problem(con):
     with pytest.raises(icesql.ProgrammingError, match="near 'COLUM'"):
         con.execute("ALTER TABLE db.t ADD COLUM x INT")
-    with pytest.raises(icesql.NotSupportedError, match="CREATE BRANCH"):
-        con.execute("ALTER TABLE db.t CREATE BRANCH b1")
+    with pytest.raises(icesql.ProgrammingError, match="near 'BRANCHES'"):
+        con.execute("ALTER TABLE db.t CREATE BRANCHES b1")
     with pytest.raises(icesql.ProgrammingError, match="table not found: db.nope"):
         con.execute("ALTER TABLE db.nope ADD COLUMN x INT")
 

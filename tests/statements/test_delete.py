@@ -176,7 +176,7 @@ def test_subquery_conditions(con):
     [
         ("DELETE FROM db.missing WHERE id = 1", icesql.ProgrammingError, "table not found: db.missing"),
         ("DELETE FROM db.t WHERE nope = 1", icesql.ProgrammingError, "nope"),
-        ("DELETE FROM db.t.branch_b WHERE id = 1", icesql.NotSupportedError, "branch"),
+        ("DELETE FROM db.t.branch_b WHERE id = 1", icesql.ProgrammingError, r"branch \(does not exist\): b"),
         ("DELETE FROM db.t VERSION AS OF 1 WHERE id = 1", icesql.NotSupportedError, "time travel"),
     ],
 )

@@ -8,6 +8,7 @@ import pytest
 
 from icesql.errors import CommitConflictError, InternalError
 from icesql.metadata.builder import new_table_metadata
+from icesql.metadata.snapshots import SnapshotRef
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortField, SortOrder
@@ -22,13 +23,16 @@ from icesql.write.updates import (
     AssertDefaultSpecId,
     AssertLastAssignedFieldId,
     AssertLastAssignedPartitionId,
+    AssertRefSnapshotId,
     AssertTableUUID,
     RemoveProperties,
+    RemoveRef,
     SetCurrentSchema,
     SetDefaultSortOrder,
     SetDefaultSpec,
     SetLocation,
     SetProperties,
+    SetRef,
     Update,
     UpgradeFormatVersion,
     apply_updates,
@@ -114,3 +118,36 @@ def test_broken_requirements_name_the_change(requirement, message: str) -> None:
     with pytest.raises(CommitConflictError) as info:
         check_requirements(_base(), [AssertCurrentSchemaId(0), requirement], "db.t")
     assert message in str(info.value) and "db.t" in str(info.value)
+
+
+def _with_snapshot(md, snapshot_id: int):
+    from icesql.metadata.snapshots import Snapshot
+
+    snapshot = Snapshot(snapshot_id=snapshot_id, timestamp_ms=1, manifest_list="file:/w/t/m.avro",
+                        sequence_number=1, summary={"operation": "append"}, schema_id=0)
+    return md.builder().add_snapshot(snapshot).set_branch_snapshot("main", snapshot_id).build()
+
+
+def test_set_ref_and_remove_ref_replay_on_the_refs() -> None:
+    md = _with_snapshot(_base(), 5)
+    tag = SnapshotRef(5, "tag", max_ref_age_ms=60_000)
+    md = apply_updates(md.builder(), [SetRef("t1", tag), SetRef("b", SnapshotRef(5))]).build()
+    assert md.refs["t1"] == tag and md.refs["b"].is_branch
+    check_requirements(md, [AssertRefSnapshotId("b", 5), AssertRefSnapshotId("x", None)], "db.t")
+    md = apply_updates(md.builder(), [RemoveRef("t1")]).build()
+    assert set(md.refs) == {"main", "b"} and md.current_snapshot().snapshot_id == 5
+
+
+@pytest.mark.parametrize(
+    "requirement, message",
+    [
+        (AssertRefSnapshotId("b", 4), "moved ref 'b' (4 -> 5)"),
+        (AssertRefSnapshotId("b", None), "created ref 'b' (at snapshot 5)"),
+        (AssertRefSnapshotId("gone", 5), "removed ref 'gone'"),
+    ],
+)  # fmt: skip
+def test_a_ref_moved_by_another_commit_fails_the_change(requirement, message: str) -> None:
+    md = apply_updates(_with_snapshot(_base(), 5).builder(), [SetRef("b", SnapshotRef(5))]).build()
+    with pytest.raises(CommitConflictError) as info:
+        check_requirements(md, [requirement], "db.t")
+    assert message in str(info.value)

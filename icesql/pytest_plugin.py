@@ -49,7 +49,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         group.addoption(f"--icesql-{key}", dest=f"icesql_{key}", default=None, help=text)
         parser.addini(f"icesql_{key}", text, default=None)
     group.addoption("--icesql-ref", dest="icesql_ref", default=None, metavar="REF",
-                    help="read every table of every check at this branch, tag or snapshot id")
+                    help="read every table of every check at this branch, tag or snapshot id"
+                         " (tables without the branch or tag read their current state)")
     group.addoption("--icesql-as-of", dest="icesql_as_of", default=None, metavar="TIMESTAMP",
                     help="read every table of every check as it was at this time")
 
@@ -61,8 +62,19 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     opener = session.config.stash.get(_OPENER, None)
-    if opener is not None:
-        opener.close()
+    if opener is None:
+        return
+    checks = opener._checks
+    ref = session.config.getoption("icesql_ref")
+    if checks is not None and ref and not str(ref).isdigit() and not checks.ref_found:
+        # tables without the ref read main (as Spark's spark.wap.branch): a ref no table had
+        # is a misspelt one, and the run must not pass as if it had audited it
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        message = f"--icesql-ref {ref}: no table the checks read has a branch or tag {ref!r}"
+        if reporter is not None:
+            reporter.write_line(f"ERROR: {message}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    opener.close()
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

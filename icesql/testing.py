@@ -202,6 +202,7 @@ class DataChecks:
         self.connection = connection
         self.ref = ref
         self.as_of = as_of
+        self.ref_found = False  # whether some table read so far had the branch or tag ``ref``
 
     # -- running queries ---------------------------------------------------------------
     def sample(self, sql: str, keep: int = SHOWN_ROWS, *, pinned: bool = True) -> Sample:
@@ -223,6 +224,29 @@ class DataChecks:
         schema, batches = self._stream(sql, pinned)
         return pa.Table.from_batches(list(batches), schema=schema)
 
+    def _table_has_ref(self, table: str, ref: str) -> bool:
+        from sqlglot import exp
+
+        from icesql.sql.dialect import parse_one
+
+        node = parse_one(f"SELECT 1 FROM {table}").find(exp.Table)
+        return node is not None and self._has_ref(node, ref)
+
+    def _has_ref(self, node: Any, ref: str) -> bool:
+        """Whether the table ``node`` names has branch or tag ``ref`` (a table that cannot be
+        loaded says yes, so that reading it raises the error that names it)."""
+        from icesql.sql.identifiers import name_parts
+        from icesql.statements.names import table_name
+
+        engine = self.connection.engine
+        try:
+            catalog, identifier = table_name(engine, name_parts(node))
+            found = ref in catalog.load_table(identifier).metadata.refs
+        except Exception:  # noqa: BLE001 - not a loadable table: pin it, let the read say why
+            return True
+        self.ref_found = self.ref_found or found
+        return found
+
     def _stream(self, sql: str, pinned: bool) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
         from icesql.sql.dialect import parse_one
         from icesql.sql.pinning import pin_tables
@@ -230,7 +254,9 @@ class DataChecks:
 
         statement = parse_one(sql)
         if pinned:
-            statement = pin_tables(statement, version=self.ref, timestamp=self.as_of)
+            statement = pin_tables(
+                statement, version=self.ref, timestamp=self.as_of, has_ref=self._has_ref
+            )
         result = self.connection.engine.execute_statement(statement)
         if result.reader is None:
             result.close()
@@ -331,9 +357,11 @@ class DataChecks:
         elif self.ref is not None and str(self.ref).isdigit():
             sql = f"SELECT committed_at FROM {table}.snapshots WHERE snapshot_id = {int(self.ref)}"
         else:
-            ref = _literal(str(self.ref) if self.ref is not None else "main")
+            name = str(self.ref) if self.ref is not None else "main"
+            if name != "main" and not self._table_has_ref(table, name):
+                name = "main"  # a table without the branch or tag is read at its current state
             sql = (f"SELECT s.committed_at FROM {table}.snapshots s JOIN {table}.refs r"
-                   f" ON s.snapshot_id = r.snapshot_id WHERE r.name = {ref}")
+                   f" ON s.snapshot_id = r.snapshot_id WHERE r.name = {_literal(name)}")
         rows = self.sample(sql, pinned=False).rows
         return (_instant(rows[0][0]) if rows else None), sql
 

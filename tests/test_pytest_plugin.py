@@ -173,9 +173,38 @@ def test_ref_reads_a_snapshot_id(pytester: pytest.Pytester, shop: Shop) -> None:
     current.assert_outcomes(failed=3)
     clean = pytester.runpytest(*args, "--icesql-ref", str(shop.clean_snapshot))
     clean.assert_outcomes(passed=3)
-    unknown = pytester.runpytest(*args, "--icesql-ref", "audit")
-    unknown.assert_outcomes(errors=3)
-    unknown.stdout.fnmatch_lines(["*'audit' not found in table db.orders*"])
+    unknown = pytester.runpytest(*args, "--icesql-ref", "audit")  # no table has it: main is read
+    unknown.assert_outcomes(failed=3)
+    unknown.stdout.fnmatch_lines(["*--icesql-ref audit: no table the checks read has*"])
+    assert unknown.ret != 0
+
+
+def test_ref_audits_a_branch_before_it_is_published(pytester: pytest.Pytester, tmp_path) -> None:
+    """Write-audit-publish: a bad row written to branch ``audit`` of db.orders fails the
+    checks under ``--icesql-ref audit`` while main passes them; db.customers, which has no such
+    branch, is read at its current state (Spark's spark.wap.branch does the same)."""
+    import icesql
+
+    shop = make_shop(str(tmp_path / "own-shop"))  # this test moves refs: a shop of its own
+    con = icesql.connect(shop.warehouse)
+    con.execute(f"ALTER TABLE db.orders CREATE BRANCH audit AS OF VERSION {shop.clean_snapshot}")
+    con.execute(f"CALL system.rollback_to_snapshot('db.orders', {shop.clean_snapshot})")
+    con.execute("INSERT INTO db.orders.branch_audit VALUES (7, 99, 'new', 1.00)")
+    con.close()
+    pytester.makefile(".sql", test_refs="""
+        -- name: orders_have_customers
+        SELECT o.id FROM db.orders o LEFT JOIN db.customers c ON o.customer_id = c.id
+        WHERE c.id IS NULL;
+    """)
+    args = ["-rA", "-p", "no:cacheprovider", f"--icesql-warehouse={shop.warehouse}"]
+    pytester.runpytest(*args).assert_outcomes(passed=1)
+    audited = pytester.runpytest(*args, "--icesql-ref", "audit")
+    audited.assert_outcomes(failed=1)
+    audited.stdout.fnmatch_lines(["*1 row*"])
+    misspelt = pytester.runpytest(*args, "--icesql-ref", "nope")
+    misspelt.assert_outcomes(passed=1)  # read at main, but the run fails: nothing was audited
+    misspelt.stdout.fnmatch_lines(["*no table the checks read has a branch or tag 'nope'*"])
+    assert misspelt.ret == pytest.ExitCode.TESTS_FAILED
 
 
 def test_fixtures_share_one_connection_closed_at_the_end(pytester: pytest.Pytester,
@@ -265,3 +294,27 @@ def test_the_example_project_runs_and_catches_a_bad_row(pytester: pytest.Pyteste
         "checks/shop.checks.toml::shop.orders::relationships(customer_id)",
         "checks/shop.checks.toml::shop.orders::expression(amount > 0)",
     }
+
+
+def test_the_example_write_audit_publish_flow(pytester: pytest.Pytester) -> None:
+    """examples/data_checks/wap.py: a good batch is published to main, a bad one is held back
+    on the audit branch while main stays as it was."""
+    example = Path(__file__).resolve().parents[1] / "examples" / "data_checks"
+    shutil.copytree(example, pytester.path, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("warehouse", "__pycache__", ".pytest_cache"))
+
+    def wap(rows: str) -> int:
+        return subprocess.run([sys.executable, "wap.py", rows], cwd=pytester.path).returncode
+
+    def main_ids() -> list[int]:
+        import icesql
+
+        con = icesql.connect(str(pytester.path / "warehouse"))
+        ids = [r[0] for r in con.execute("SELECT id FROM shop.orders ORDER BY id").fetchall()]
+        con.close()
+        return ids
+
+    assert wap("(5, 2, 'new', 19.90, current_timestamp())") == 0
+    assert main_ids() == [1, 2, 3, 4, 5]
+    assert wap("(6, 42, 'lost', -3.00, current_timestamp())") == 1
+    assert main_ids() == [1, 2, 3, 4, 5]

@@ -6,7 +6,11 @@ audit step of write-audit-publish. The rewrite adds the time-travel clause the u
 have written (``VERSION AS OF`` / ``TIMESTAMP AS OF``) to each table node, so the one binding
 pass resolves it as usual and a missing ref or snapshot fails as it would when written out.
 
-References that already name their version keep it: an explicit ``VERSION AS OF`` /
+A branch or tag name pins only the tables that have it: the others read their current state,
+as Spark's ``spark.wap.branch`` falls back to ``main`` for a table without the branch (the
+caller says which tables have the ref, and should say so when none had it: a misspelt ref
+would otherwise read ``main`` everywhere). References that already name their version keep it:
+an explicit ``VERSION AS OF`` /
 ``TIMESTAMP AS OF`` and the ``t.branch_x`` / ``t.tag_x`` suffixes. CTE names and table
 functions are not tables and are left alone. Metadata tables (``t.snapshots``) are pinned too,
 as Spark reads them at a version. A snapshot id belongs to one table, so pinning to an id only
@@ -15,6 +19,7 @@ suits statements that read one table.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 from sqlglot import exp
@@ -30,10 +35,12 @@ def pin_tables(
     *,
     version: int | str | None = None,
     timestamp: str | datetime | None = None,
+    has_ref: Callable[[exp.Table, str], bool] | None = None,
 ) -> exp.Expr:
     """A copy of ``statement`` whose table references read ``version`` (a snapshot id, or a
     branch or tag name) or the snapshot current at ``timestamp``; one of the two, or neither
-    (the statement is returned unchanged).
+    (the statement is returned unchanged). With ``has_ref(node, name)``, a table without the
+    branch or tag ``version`` names is left to read its current state.
 
     >>> from icesql.sql.dialect import parse_one
     >>> q = parse_one("SELECT * FROM db.t JOIN db.u VERSION AS OF 1 USING (id)")
@@ -48,9 +55,12 @@ def pin_tables(
         return statement
     pinned = statement.copy()
     clause = _clause(version, timestamp)
-    for node in table_nodes(pinned):
-        if node.args.get("version") is not None or _names_a_ref(node):
-            continue
+    nodes = [
+        n for n in table_nodes(pinned) if n.args.get("version") is None and not _names_a_ref(n)
+    ]
+    if isinstance(version, str) and not version.isdigit() and has_ref is not None:
+        nodes = [n for n in nodes if has_ref(n, version)]
+    for node in nodes:
         node.set("version", clause.copy())
     return pinned
 

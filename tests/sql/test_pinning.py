@@ -63,3 +63,20 @@ def test_the_engine_reads_the_pinned_version(tmp_path) -> None:
         result.close()
     assert len(explicit) == 2 and len(con.execute(sql).fetchall()) == 4
     con.close()
+
+
+def test_a_ref_pins_only_the_tables_that_have_it():
+    from icesql.sql.dialect import parse_one
+    from icesql.sql.pinning import pin_tables
+
+    query = parse_one("SELECT * FROM db.orders o JOIN db.customers c ON o.cid = c.id")
+    with_audit = {"orders"}
+    pinned = pin_tables(query, version="audit", has_ref=lambda node, ref: node.name in with_audit)
+    assert pinned.sql("spark") == (
+        "SELECT * FROM db.orders VERSION AS OF 'audit' AS o JOIN db.customers AS c ON o.cid = c.id"
+    )
+    assert pin_tables(query, version="audti", has_ref=lambda node, ref: False).sql("spark") == (
+        query.sql("spark")  # the caller reports a ref no table had
+    )
+    by_id = pin_tables(query, version="123", has_ref=lambda node, ref: False)
+    assert by_id.sql("spark").count("VERSION AS OF '123'") == 2  # an id is no branch name

@@ -37,10 +37,26 @@ class S3Copy:
     metadata: str
     files: list[str]
     requests: list[tuple[str, str]] = field(default_factory=list)
+    sizes: dict[str, int] = field(default_factory=dict)  # bytes by file path
 
     def data_gets(self) -> Counter[str]:
         """GETs per data file since the log was last cleared."""
         return Counter(p for m, p in self.requests if m == "GET" and p.endswith(".parquet"))
+
+    def over_fetched(self) -> list[str]:
+        """Data files fetched in more requests than the reader's plan allows since the log was
+        cleared: one GET for a file up to ``WHOLE_FILE_BYTES``; for a larger one its footer,
+        then the projected column chunks, which Arrow coalesces into ranges of at most 32 MiB."""
+        from icesql.scan.reader import WHOLE_FILE_BYTES
+
+        gets = self.data_gets()
+        out = []
+        for path, size in self.sizes.items():
+            key = "/" + path.split("://", 1)[1]
+            allowed = 1 if size <= WHOLE_FILE_BYTES else 1 + -(-size // (32 << 20))
+            if gets.get(key, 0) > allowed:
+                out.append(f"{path} ({size} bytes): {gets[key]} GETs")
+        return out
 
 
 class _AccessLog(logging.Handler):
@@ -95,11 +111,11 @@ def s3_copy(ds: Dataset, log: Any = print) -> S3Copy:
     }, default="local")
     con.execute(f"CREATE NAMESPACE s3.{NAMESPACE}")
     con.execute(f"CREATE TABLE s3.{NAMESPACE}.{BASE} AS SELECT * FROM local.{NAMESPACE}.{BASE}")
-    files = [r[0] for r in con.execute(
-        f"SELECT file_path FROM s3.{NAMESPACE}.{BASE}.files ORDER BY file_path"
-    ).fetchall()]
+    sizes = dict(con.execute(
+        f"SELECT file_path, file_size_in_bytes FROM s3.{NAMESPACE}.{BASE}.files ORDER BY file_path"
+    ).fetchall())
     table = con.catalogs["s3"].load_table((NAMESPACE, BASE))
     con.close()
-    copy = S3Copy(warehouse, properties, table.metadata_location, files, _requests)
+    copy = S3Copy(warehouse, properties, table.metadata_location, list(sizes), _requests, sizes)
     _requests.clear()
     return copy

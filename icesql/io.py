@@ -124,8 +124,17 @@ class FileIO:
         return fs.exists(p)
 
     def isdir(self, path: str) -> bool:
+        """A folder; in an object store also an empty one that only its ``<path>/`` marker
+        object makes (s3fs before 2025 lists the marker as nothing)."""
         fs, p = self.fs(path)
-        return fs.isdir(p)
+        if fs.isdir(p):
+            return True
+        if protocol_of(path) not in OBJECT_STORE_PROTOCOLS:
+            return False
+        try:
+            return bool(fs.exists(p.rstrip("/") + "/"))
+        except OSError:
+            return False
 
     def listdir(self, path: str) -> list[str]:
         """Names (not paths) of the entries directly below ``path``; empty if it is missing."""

@@ -25,7 +25,7 @@ from typing import Any
 from benchmarks.config import BASE, NAMESPACE
 from benchmarks.datagen import Dataset
 
-_ACCESS_LINE = re.compile(r"(GET|PUT|HEAD|POST|DELETE) (/\S*) HTTP")
+_ACCESS_LINE = re.compile(r"(GET|PUT|HEAD|POST|DELETE) (/\S*) HTTP")  # werkzeug may colour it
 
 
 @dataclass
@@ -59,7 +59,10 @@ class S3Copy:
         return out
 
 
-class _AccessLog(logging.Handler):
+class AccessLog(logging.Handler):
+    """Reads a local S3 server's access log (werkzeug's, colour codes and all) into
+    (method, path) pairs; the test suite's ``s3_server`` fixture counts requests with it too."""
+
     def __init__(self, requests: list[tuple[str, str]]) -> None:
         super().__init__()
         self.requests = requests
@@ -88,7 +91,7 @@ def s3_copy(ds: Dataset, log: Any = print) -> S3Copy:
         access = logging.getLogger("werkzeug")  # the server's access log: counted, not printed
         access.setLevel(logging.INFO)
         access.propagate = False
-        access.handlers = [_AccessLog(_requests)]
+        access.handlers = [AccessLog(_requests)]
         _server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
         _server.start()
     endpoint = f"http://127.0.0.1:{_server._server.server_port}"

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import time
 
 import pytest
@@ -83,7 +82,9 @@ class S3Server:
         log = logging.getLogger("werkzeug")
         log.setLevel(logging.INFO)
         log.propagate = False
-        log.addHandler(_RequestLog(self.requests))
+        from benchmarks.s3 import AccessLog  # one reader of the server's access log
+
+        log.addHandler(AccessLog(self.requests))
 
     @property
     def properties(self) -> dict[str, str]:
@@ -109,22 +110,6 @@ class S3Server:
 
     def stop(self) -> None:
         self._server.stop()
-
-
-_ACCESS_LINE = re.compile(r"(GET|PUT|HEAD|POST|DELETE) (/\S*) HTTP")  # werkzeug may colour the line
-
-
-class _RequestLog(logging.Handler):
-    """Reads the server's access log into (method, path) pairs."""
-
-    def __init__(self, requests: list[tuple[str, str]]) -> None:
-        super().__init__()
-        self.requests = requests
-
-    def emit(self, record: logging.LogRecord) -> None:
-        m = _ACCESS_LINE.search(record.getMessage())
-        if m:
-            self.requests.append((m.group(1), m.group(2).split("?", 1)[0]))
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ Results stay Arrow streams until fetched, so ``fetchone()`` on a huge table read
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -20,7 +20,7 @@ from icesql.dbapi_frames import to_pandas, to_polars
 from icesql.dbapi_types import type_code
 from icesql.engine import Engine
 from icesql.errors import InterfaceError, ProgrammingError
-from icesql.session import Result
+from icesql.session import ProgressCallback, Result
 from icesql.sql.identifiers import catalog_named
 from icesql.sql.python_sources import caller_scope
 from icesql.sql.translate import duckdb_errors
@@ -65,6 +65,22 @@ class Connection:
     def unregister(self, name: str) -> None:
         """Forget a name given to ``register`` (one never registered is ignored)."""
         self.engine.unregister(name)
+
+    def add_progress_listener(self, callback: ProgressCallback) -> Callable[[], None]:
+        """Call ``callback(progress)`` (an ``icesql.session.Progress``: files and bytes planned
+        and read, rows and files written) as each statement of this connection progresses;
+        returns a function that removes it. Nobody listening costs nothing.
+
+        >>> con = connect("/tmp/icesql-doctest-warehouse")
+        >>> seen = []
+        >>> stop = con.add_progress_listener(seen.append)
+        >>> con.execute("SELECT 1").fetchall()
+        [(1,)]
+        >>> seen[-1].finished
+        True
+        >>> stop()
+        """
+        return self.engine.progress.add_listener(callback)
 
     def commit(self) -> None:
         """Nothing to do: each statement has committed on its own when it returned."""

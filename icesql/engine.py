@@ -33,6 +33,7 @@ from icesql.scan.planner import ManifestCache
 from icesql.scan.table_scan import TableScan
 from icesql.scan.time_travel import ReadVersion, select_version
 from icesql.session import DML_TARGET, Result, Settings, read_branch
+from icesql.session.progress import ProgressTracker
 from icesql.sql.bound_query import BoundQuery, TableSource, bind_query
 from icesql.sql.dialect import DIALECT, number_parameters, parse
 from icesql.sql.hidden_columns import hide_metadata_columns
@@ -127,6 +128,7 @@ class Engine:
         self.default_namespace = tuple(default_namespace)
         self.manifest_cache = ManifestCache()
         self.settings = Settings()
+        self.progress = ProgressTracker()  # Connection.add_progress_listener
         self.duck = duckdb.connect(":memory:")
         self.duck.execute("SET GLOBAL TimeZone = 'UTC'")
         self.registered: dict[str, Any] = {}  # Connection.register(name, obj)
@@ -175,10 +177,23 @@ class Engine:
         up (the caller's variables), else only the registered objects are."""
         if python is not None:
             self._python = python
+        progress = self.progress
+        progress.begin()
         try:
-            return self._execute(sql, params)
+            result = self._execute(sql, params)
+        except BaseException:
+            progress.finish()
+            raise
         finally:
             self._python = PythonScope(self.registered)
+        if not progress.active:
+            return result
+        if result.reader is None:
+            progress.finish()
+        else:  # a query's work goes on while its rows are read
+            result.reader = progress.watch(result.reader)
+            result.on_close.append(progress.finish)
+        return result
 
     def _execute(self, sql: str, params: Sequence[object]) -> Result:
         statements = parse(sql)
@@ -305,8 +320,11 @@ class Engine:
                 self.manifest_cache,
                 row_filter=filters.get(bound.view, ALWAYS_TRUE),
                 metadata_columns=binding.hidden,
+                progress=self.progress,
             )
-            scan.tasks()
+            tasks = scan.tasks()
+            if self.progress.active:
+                self.progress.planned(len(tasks), sum(t.data_file.file_size_in_bytes for t in tasks))
             scans[bound.view] = scan
         hidden = {
             v: s.metadata_columns.names for v, s in scans.items() if s.metadata_columns is not None
@@ -331,6 +349,9 @@ class Engine:
         cursor = self.duck.cursor()
         self._cursors.add(cursor)
         cursor.execute(f"SET streaming_buffer_size = '{STREAMING_BUFFER}'")
+        if self.progress.active and not explain:  # DuckDB tracks its progress on request
+            cursor.execute("SET enable_progress_bar = true")
+            cursor.execute("SET enable_progress_bar_print = false")
         try:
             for view, arrow_table in plan.metadata_views.items():
                 cursor.register(view, arrow_table)
@@ -342,6 +363,8 @@ class Engine:
                     source = _register_scan(cursor, view, scan, self.settings.native_parquet)
                     if source is not None:
                         sources[view] = source
+                        if self.progress.active and not explain:
+                            self.progress.duck_read(cursor, *_native_size(scan))
                 sql, values = to_duckdb_sql(plan.statement, params, sources)
                 if explain:
                     sql = "EXPLAIN " + sql
@@ -423,6 +446,13 @@ def _register_scan(
         rest = exp.Select(expressions=[exp.Star()]).from_(stream_table, copy=False)
         source = exp.union(source, rest, distinct=False, copy=False)
     return source
+
+
+def _native_size(scan: TableScan) -> tuple[int, int]:
+    """How many planned files DuckDB reads itself for ``scan``, and their bytes."""
+    streamed = {id(t) for t in scan.streamed_tasks()}
+    native = [t for t in scan.tasks() if id(t) not in streamed]
+    return len(native), sum(t.data_file.file_size_in_bytes for t in native)
 
 
 def _plan_text(relation: duckdb.DuckDBPyRelation) -> str:

@@ -21,6 +21,7 @@ from icesql.scan.native_read import NativeRead, split_native
 from icesql.scan.planner import FileScanTask, ManifestCache, ScanPlan, plan_scan
 from icesql.scan.reader import ROW_COUNT_COLUMN, ReadContext
 from icesql.scan.time_travel import ReadVersion
+from icesql.session.progress import ProgressTracker
 from icesql.spec.name_mapping import NameMapping
 from icesql.spec.schema import Schema
 from icesql.spec.types import NestedField
@@ -43,8 +44,10 @@ class TableScan:
         cache: ManifestCache | None = None,
         row_filter: BooleanExpression = ALWAYS_TRUE,
         metadata_columns: Sequence[str] = (),
+        progress: ProgressTracker | None = None,
     ):
         self.table = table
+        self.progress = progress  # told of each file the Arrow stream has read
         self.version = version
         self.cache = cache or ManifestCache()
         self.row_filter = row_filter
@@ -159,6 +162,9 @@ class TableScan:
                     )
                 else:
                     yield from self._with_metadata_columns(task, identity)
+                progress = self.progress
+                if progress is not None and progress.active:
+                    progress.file_read(task.data_file.file_size_in_bytes)
         except Exception as e:
             # DuckDB re-raises stream errors as its own type; keep ours to re-raise intact
             self._failed(e)

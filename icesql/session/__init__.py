@@ -6,8 +6,8 @@ path; ``Session`` names exactly that, and the engine implements it. So the handl
 this small interface and the engine on the handlers, never the other way round.
 
 This layer holds what both sides share: ``Result`` (what a statement produced), the
-``Settings`` store, and ``DML_TARGET`` (the mark of the table a row-level statement changes).
-It imports nothing from ``icesql.engine``, ``icesql.statements`` or the fronts.
+``Settings`` store, the ``ProgressTracker`` (how far a statement has got) and ``DML_TARGET``
+(the mark of the table a row-level statement changes). It imports nothing from ``icesql.engine``, ``icesql.statements`` or the fronts.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from icesql.session.progress import Progress, ProgressCallback, ProgressTracker
 from icesql.session.result import DML_TARGET, Result
 from icesql.session.settings import Settings
 from icesql.session.wap import WriteRef, read_branch, write_ref
@@ -25,7 +26,10 @@ if TYPE_CHECKING:
     from icesql.catalog.base import Catalog
     from icesql.scan.planner import ManifestCache
 
-__all__ = ["DML_TARGET", "Result", "Session", "Settings", "WriteRef", "read_branch", "write_ref"]
+__all__ = [
+    "DML_TARGET", "Progress", "ProgressCallback", "ProgressTracker", "Result", "Session",
+    "Settings", "WriteRef", "read_branch", "write_ref",
+]
 
 
 @runtime_checkable
@@ -37,6 +41,7 @@ class Session(Protocol):
     default_namespace: tuple[str, ...]  # the namespace of unqualified table names
     manifest_cache: ManifestCache  # manifests already read, shared by the connection's queries
     settings: Settings
+    progress: ProgressTracker  # told of files planned and read, rows and files written
 
     def query(self, statement: exp.Expr, params: Sequence[object]) -> Result:
         """Run a query (SELECT ...) through the scan path; its rows as an Arrow stream, and

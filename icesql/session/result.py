@@ -3,7 +3,7 @@ and ``rows`` make the results of statements that are not queries."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -28,8 +28,11 @@ class Result:
     scans: list[TableScan] = field(default_factory=list)
     duck_cursor: duckdb.DuckDBPyConnection | None = None
     target: TableScan | None = None  # the scan of the table node marked DML_TARGET
+    on_close: list[Callable[[], None]] = field(default_factory=list)  # e.g. progress's end
 
     def close(self) -> None:
+        while self.on_close:
+            self.on_close.pop()()
         for scan in self.scans:
             scan.release()
         if self.duck_cursor is not None:

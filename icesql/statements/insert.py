@@ -83,7 +83,8 @@ def write_query(
             columns = [*columns, *(n for n, _ in constants)]
             source = pa.schema([*source, *(pa.field(n, v.type) for n, v in constants)])
         assignment = Assignment(table.name, target.schema, source, columns)
-        writer = DataWriter(target)
+        progress = session.progress
+        writer = DataWriter(target, progress)
         with duckdb_errors(result.scans):
             while True:
                 try:
@@ -96,6 +97,8 @@ def write_query(
                         schema=source,
                     )
                 writer.write(assignment.convert(batch))
+        if progress.active:
+            progress.read_to_end()
         files = writer.close()
         return files, writer.rows, reader.schema
     except BaseException:

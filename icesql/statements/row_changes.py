@@ -236,7 +236,7 @@ class RowChanges:
 
     def _data_writer(self) -> DataWriter:
         if self._writer is None:
-            self._writer = DataWriter(self._target)
+            self._writer = DataWriter(self._target, self.scan.progress)
         return self._writer
 
     # -- committing ------------------------------------------------------------------------

@@ -26,6 +26,7 @@ import pyarrow as pa
 
 from icesql.errors import InternalError, NotSupportedError
 from icesql.io import FileIO
+from icesql.session.progress import ProgressTracker
 from icesql.spec.content_file import DataFile
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.reserved import ROW_LINEAGE_FIELDS
@@ -95,7 +96,7 @@ class DataWriter:
     """Writes batches shaped like ``arrow_write_schema(target.write_schema)``; ``close``
     returns the data files. On any error call ``abort`` to delete what was written."""
 
-    def __init__(self, target: WriteTarget):
+    def __init__(self, target: WriteTarget, progress: ProgressTracker | None = None):
         for fid in target.schema.field_ids():
             t = target.schema.find_type(fid)
             if isinstance(t, VariantType | GeometryType | GeographyType):
@@ -117,6 +118,7 @@ class DataWriter:
         self._buffered = 0
         self._ratio = 1.0  # Parquet bytes per Arrow byte, learnt from written row groups
         self.rows = 0
+        self.progress = progress  # told of the rows taken and each file finished
 
     # --- input ---------------------------------------------------------------------------
 
@@ -129,6 +131,8 @@ class DataWriter:
             # same types, other nullability or field metadata: buffered batches must agree
             batch = pa.RecordBatch.from_arrays(batch.columns, schema=self.arrow_schema)
         self.rows += batch.num_rows
+        if self.progress is not None and self.progress.active:
+            self.progress.rows_written(batch.num_rows)
         for values, rows in partition_keys(batch, self.target.schema, self.target.spec):
             part = batch if rows is None else batch.take(rows)
             state = self._partitions.get(values)
@@ -227,4 +231,7 @@ class DataWriter:
         if writer.record_count == 0:
             writer.abort()
             return
-        self._done.append(writer.close())
+        data_file = writer.close()
+        self._done.append(data_file)
+        if self.progress is not None and self.progress.active:
+            self.progress.file_written(data_file.file_size_in_bytes)

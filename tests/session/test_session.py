@@ -10,7 +10,7 @@ from sqlglot import exp
 from icesql.catalog.filesystem import FileSystemCatalog
 from icesql.engine import Engine
 from icesql.scan.planner import ManifestCache
-from icesql.session import Result, Session, Settings
+from icesql.session import ProgressTracker, Result, Session, Settings
 from icesql.sql.dialect import parse
 from icesql.statements import statement_handler
 
@@ -24,6 +24,7 @@ class _CatalogOnly:
         self.default_namespace = ("default",)
         self.manifest_cache = ManifestCache()
         self.settings = Settings()
+        self.progress = ProgressTracker()
 
     def query(self, statement: exp.Expr, params: Sequence[object]) -> Result:
         raise AssertionError("this session runs no queries")

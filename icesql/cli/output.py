@@ -25,6 +25,7 @@ class Output:
         self.err = err
         self._file: TextIO | None = None
         self._once: TextIO | None = None
+        self.before_write: Callable[[], None] | None = None  # e.g. erase a progress bar
 
     @property
     def stream(self) -> TextIO:
@@ -47,6 +48,8 @@ class Output:
     def write(self, text: str, fold: Callable[[], str] | None = None, last: bool = True) -> None:
         """Write one result (or a part of it, ``last=False``: ``.once`` stays open); ``fold``
         renders it narrower when it is wider than the terminal."""
+        if self.before_write is not None:
+            self.before_write()
         if text and self.at_terminal() and fold is not None:
             columns = shutil.get_terminal_size().columns
             if max(len(line) for line in text.splitlines()) > columns:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from icesql.cli.diagnostics import describe, describe_internal
 from icesql.cli.formatting import HUMAN_MODES, TABULAR_MODES, render
 from icesql.cli.output import Output
+from icesql.cli.progress_bar import ProgressBar
 from icesql.cli.script import Unit, units
 from icesql.cli.settings import Settings
 from icesql.errors import Error
@@ -81,14 +82,33 @@ class Shell:
         if self.settings.explain and _QUERY_START.match(sql):
             statement = f"EXPLAIN {sql}"
         started = time.perf_counter()
-        ok = self.interruptible(lambda: self._execute(statement), shown_as or sql)
+        ok = self.interruptible(lambda: self._execute(statement), shown_as or sql, progress=True)
         if self.settings.timer:
             self.error(f"Run Time: {time.perf_counter() - started:.3f} s")
         return ok
 
     # -- running ----------------------------------------------------------------------------
-    def interruptible(self, work: Callable[[], None], sql: str | None = None) -> bool:
-        """Run ``work`` on a worker thread; Ctrl-C interrupts the engine and waits for it."""
+    def interruptible(
+        self, work: Callable[[], None], sql: str | None = None, progress: bool = False
+    ) -> bool:
+        """Run ``work`` on a worker thread; Ctrl-C interrupts the engine and waits for it.
+        With ``progress``, at a terminal, a bar on stderr shows how far it has got."""
+        bar = self._progress_bar() if progress else None
+        remove = self.con.add_progress_listener(bar.update) if bar is not None else None
+        self.output.before_write = bar.stop if bar is not None else None
+        try:
+            return self._wait(work, sql, bar)
+        finally:
+            if remove is not None:
+                remove()
+            self.output.before_write = None
+
+    def _progress_bar(self) -> ProgressBar | None:
+        if not self.interactive or not _isatty(self.output.err):
+            return None
+        return ProgressBar(self.output.err)
+
+    def _wait(self, work: Callable[[], None], sql: str | None, bar: ProgressBar | None) -> bool:
         failure: list[BaseException] = []
         finished = threading.Event()
 
@@ -106,9 +126,13 @@ class Shell:
         while not finished.is_set():
             try:
                 finished.wait(0.05)
+                if bar is not None:
+                    bar.draw()
             except KeyboardInterrupt:
                 interrupted = True
                 self.con.engine.interrupt()
+        if bar is not None:
+            bar.stop()
         if not failure:
             return True
         error = failure[0]
@@ -186,3 +210,10 @@ class Shell:
             self.output.write(text)
         else:
             self.error(text)
+
+
+def _isatty(stream: object) -> bool:
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError):
+        return False

@@ -1,6 +1,7 @@
 """The interactive shell in a real terminal (tmux): completion of a table and a column, a
 multi-line statement, history recall with Up after a restart, ``.mode csv``, a syntax error
-with its caret, Ctrl-C during a long query and then a new query.
+with its caret, Ctrl-C during a long query and then a new query, the progress bar of a long
+scan, the pager of a wide result.
 
 Skipped where tmux is not installed (``.ci/run`` installs it)."""
 
@@ -24,9 +25,9 @@ pytestmark = pytest.mark.skipif(
 class Terminal:
     """One shell in a detached tmux session; ``type`` sends literal text, ``keys`` key names."""
 
-    def __init__(self, warehouse: Path, history: Path):
+    def __init__(self, warehouse: Path, history: Path, pager: str = ""):
         self.name = f"icesql-test-{uuid.uuid4().hex[:8]}"
-        command = (f"env ICESQL_HISTORY={history} PAGER= {sys.executable} -m icesql.shell"
+        command = (f"env ICESQL_HISTORY={history} PAGER='{pager}' {sys.executable} -m icesql.shell"
                    f" {warehouse}")
         subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", "150", "-y", "50",
                         command], check=True)
@@ -141,3 +142,59 @@ def test_history_is_recalled_with_up_after_a_restart(warehouse, tmp_path) -> Non
         second.wait_for("icesql> SELECT 'remember me' AS note;")
     finally:
         second.close()
+
+
+@pytest.fixture(scope="module")
+def big_warehouse(tmp_path_factory) -> Path:
+    """3M rows in 16 files: a scan whose query takes seconds (hashing every row)."""
+    path = tmp_path_factory.mktemp("big") / "wh"
+    with icesql.connect(str(path)) as con:
+        con.execute("CREATE NAMESPACE db")
+        con.execute("CREATE TABLE db.big (a BIGINT, b BIGINT)"
+                    " TBLPROPERTIES ('write.target-file-size-bytes' = '1000000')")
+        con.execute("INSERT INTO db.big SELECT id, id * 7 % 1000003 FROM range(3000000) AS r(id)")
+        assert con.execute("SELECT count(*) FROM db.big.files").fetchall()[0][0] > 8
+    return path
+
+
+def test_progress_bar_of_a_long_scan_appears_then_is_erased(big_warehouse, tmp_path) -> None:
+    term = Terminal(big_warehouse, tmp_path / "history")
+    try:
+        term.type("SELECT count(DISTINCT sha2(repeat(CAST(a AS STRING), 20), 256)) AS n"
+                  " FROM db.big;")
+        term.keys("Enter")
+        screen = term.wait_for(" files  ", timeout=30)
+        bar = next(line for line in screen.splitlines() if " files  " in line)
+        assert bar.startswith("[") and "%" in bar and "MiB" in bar
+        assert "/16 files" in bar or "files" in bar.split("%")[1]
+        screen = term.wait_for("1 row(s)", timeout=60)
+        assert "| 3000000 |" in screen
+        assert " files  " not in screen  # erased before the result was printed
+    finally:
+        term.close()
+
+
+def test_a_wide_result_goes_through_the_pager(warehouse, tmp_path) -> None:
+    """``$PAGER`` receives a table wider than the terminal (a script that saves its input
+    and prints a marker stands for ``less -S``); a narrow one is printed directly."""
+    saved = tmp_path / "paged.txt"
+    pager = tmp_path / "pager.sh"
+    pager.write_text(f"#!/bin/sh\ncat > {saved}\necho PAGER-WAS-HERE\n")
+    pager.chmod(0o755)
+    term = Terminal(warehouse, tmp_path / "history", pager=str(pager))
+    try:
+        term.type("SELECT 1 AS narrow;")
+        term.keys("Enter")
+        term.wait_for("1 row(s)")
+        assert not saved.exists()
+        wide = ", ".join(f"repeat('w', 30) AS wide_column_{i}" for i in range(8))
+        term.type(f"SELECT {wide};")
+        term.keys("Enter")
+        screen = term.wait_for("PAGER-WAS-HERE")
+        assert "| wide_column_0" not in screen  # the table went to the pager, not the screen
+        paged = saved.read_text()
+        assert "| wide_column_0 " in paged and "| wide_column_7 " in paged
+        assert "1 row(s)" in paged
+        assert max(len(line) for line in paged.splitlines()) > 150
+    finally:
+        term.close()

@@ -1,5 +1,7 @@
 """What the prompt offers at the cursor: keywords, Spark functions, catalogs, namespaces and
-tables, the columns of the tables the statement names, metadata tables after ``t.``.
+tables, the columns of the tables the statement names, metadata tables and ``branch_``/``tag_``
+names after ``t.``, branch and tag names after ``VERSION AS OF``, procedures after ``CALL
+[catalog.]system.`` (from the procedure registry, so new procedures are offered as they land).
 
 ``suggest(text_before_cursor, full_text, names)`` is a pure function of the text and a
 ``Names`` source (which asks the connection through icesql's own ``SHOW`` and ``DESCRIBE`` and
@@ -36,6 +38,12 @@ KEYWORDS = tuple(
 _TABLE_CONTEXT = {"FROM", "JOIN", "INTO", "UPDATE", "TABLE", "DESCRIBE", "MERGE", "USING",
                   "EXTENDED"}
 _NAMESPACE_CONTEXT = {"NAMESPACE", "DATABASE", "SCHEMA", "IN", "USE"}
+_VERSION_OF = re.compile(
+    r"((?:`[^`]+`|[\w$]+)(?:\.(?:`[^`]+`|[\w$]+))*)\s+(?:FOR\s+SYSTEM_VERSION|VERSION)\s+AS\s+OF"
+    r"\s+('?)[\w-]*$",
+    re.IGNORECASE,
+)
+_CALL = re.compile(r"(?:^|;)\s*CALL\s+((?:[\w$`]+\.)*)[\w$`]*$", re.IGNORECASE)
 _WORD = re.compile(r"[\w$`]*(?:\.[\w$`]*)*$")
 _TABLE_REF = re.compile(
     r"\b(?:FROM|JOIN|UPDATE|INTO|TABLE|DESCRIBE)\s+((?:`[^`]+`|[\w$]+)(?:\.(?:`[^`]+`|[\w$]+))*)"
@@ -89,6 +97,19 @@ class Names:
     def is_table(self, name: str) -> bool:
         return bool(self.columns(name))
 
+    def refs(self, table: str, kind: str) -> list[str]:
+        """The table's branches (``kind`` BRANCH) or tags (TAG), from its ``refs`` table."""
+        quoted = _quote(table)
+        return self._ask(f"SELECT name FROM {quoted}.refs WHERE type = '{kind}' ORDER BY name", 0)
+
+    def procedures(self) -> list[str]:
+        """The procedures ``CALL system.<name>`` runs, from the registry as it is now."""
+        if self.connection() is None:
+            return []
+        from icesql.statements.procedures import PROCEDURES
+
+        return sorted(PROCEDURES)
+
     def _ask(self, sql: str, column: int) -> list[str]:
         key = (sql, str(column))
         if key not in self._cache:
@@ -110,6 +131,9 @@ def _quote(name: str) -> str:
 def suggest(before: str, text: str, names: Names) -> list[Suggestion]:
     """Completions for the word before the cursor, best first."""
     word = _WORD.search(before).group(0)  # type: ignore[union-attr]
+    special = _version_or_call(before, word, names)
+    if special is not None:
+        return special
     if "." in word:
         prefix, partial = word.rsplit(".", 1)
         return _after_dot(prefix, partial, text, names)
@@ -131,6 +155,31 @@ def suggest(before: str, text: str, names: Names) -> list[Suggestion]:
     return _matching(options, word)
 
 
+def _version_or_call(before: str, word: str, names: Names) -> list[Suggestion] | None:
+    """Branch and tag names after ``t VERSION AS OF``, quoted; the ``system`` namespace and
+    its procedures after ``CALL``. None elsewhere."""
+    version = _VERSION_OF.search(before)
+    if version is not None:
+        table, quote = version.group(1), version.group(2)
+        refs = [(r, "branch") for r in names.refs(table, "BRANCH")]
+        refs += [(r, "tag") for r in names.refs(table, "TAG")]
+        found = _matching(refs, word)
+        return [Suggestion(f"{'' if quote else chr(39)}{s.text}'", s.length, s.kind) for s in found]
+    call = _CALL.search(before)
+    if call is None:
+        return None
+    qualifiers = [q.strip("`").lower() for q in call.group(1).split(".") if q]
+    partial = word.rsplit(".", 1)[-1]
+    catalogs = names.catalogs()
+    if qualifiers and qualifiers[-1] == "system" and len(qualifiers) <= 2:
+        return _matching([(p, "procedure") for p in names.procedures()], partial)
+    if not qualifiers:
+        return _matching([("system", "namespace"), *((c, "catalog") for c in catalogs)], partial)
+    if len(qualifiers) == 1 and qualifiers[0] in {c.lower() for c in catalogs}:
+        return _matching([("system", "namespace")], partial)
+    return []
+
+
 def _after_dot(prefix: str, partial: str, text: str, names: Names) -> list[Suggestion]:
     aliases = dict(_aliases(text))
     table = aliases.get(prefix.lower())
@@ -142,6 +191,9 @@ def _after_dot(prefix: str, partial: str, text: str, names: Names) -> list[Sugge
         from icesql.sql.tables import METADATA_TABLES
 
         options += [(m, "metadata table") for m in sorted(METADATA_TABLES)]
+        if partial.lower().startswith(("b", "t")):  # t.branch_<name>, t.tag_<name>
+            options += [(f"branch_{b}", "branch") for b in names.refs(prefix, "BRANCH")]
+            options += [(f"tag_{t}", "tag") for t in names.refs(prefix, "TAG")]
     else:  # a catalog or namespace: what is inside
         options += [(n, "namespace") for n in names.namespaces(prefix)]
         if prefix not in names.catalogs():

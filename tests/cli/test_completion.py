@@ -62,3 +62,56 @@ def test_names_are_cached_until_cleared(names: Names) -> None:
 
 def test_nothing_but_keywords_while_connecting() -> None:
     assert _texts("SELECT * FROM ", Names(lambda: None)) == []
+
+
+@pytest.fixture(scope="module")
+def refs(names: Names) -> Names:
+    con = names.connection()
+    con.execute("CREATE TABLE db.versioned (x INT)")
+    con.execute("INSERT INTO db.versioned VALUES (1)")
+    con.execute("ALTER TABLE db.versioned CREATE BRANCH audit")
+    con.execute("ALTER TABLE db.versioned CREATE BRANCH `dev-2`")
+    con.execute("ALTER TABLE db.versioned CREATE TAG nightly")
+    names.clear()
+    return names
+
+
+def test_branches_and_tags_after_version_as_of(refs: Names) -> None:
+    before = "SELECT * FROM db.versioned VERSION AS OF "
+    assert _texts(before, refs) == ["'audit'", "'dev-2'", "'main'", "'nightly'"]
+    assert _texts(before + "'a", refs) == ["audit'"]  # the quote typed already
+    assert _texts(before + "n", refs) == ["'nightly'"]
+    found = suggest("SELECT * FROM db.versioned FOR SYSTEM_VERSION AS OF 'm", "", refs)
+    assert [(s.text, s.length, s.kind) for s in found] == [("main'", 1, "branch")]
+    assert _texts("SELECT * FROM db.events VERSION AS OF ", refs) == []  # no snapshot yet
+    assert _texts("SELECT * FROM db.nothing VERSION AS OF ", refs) == []
+
+
+def test_branch_and_tag_suffixes_after_a_table(refs: Names) -> None:
+    assert _texts("SELECT * FROM db.versioned.branch_", refs) == [
+        "branch_audit", "branch_dev-2", "branch_main"]
+    assert _texts("SELECT * FROM db.versioned.tag_", refs) == ["tag_nightly"]
+
+
+def test_procedures_after_call_system(names: Names) -> None:
+    from icesql.statements.procedures import PROCEDURES
+
+    assert _texts("CALL ", names) == ["system", "local"]
+    assert _texts("CALL local.", names) == ["system"]
+    every = _texts("CALL system.", names)
+    assert every == sorted(PROCEDURES) and "rollback_to_snapshot" in every
+    assert _texts("CALL local.system.rollback_to_t", names) == ["rollback_to_timestamp"]
+    assert _texts("call system.fast", names) == ["fast_forward"]
+    assert _texts("CALL db.", names) == []  # procedures live in namespace system only
+
+
+def test_procedures_are_read_from_the_registry_as_it_is(names: Names, monkeypatch) -> None:
+    from icesql.statements import procedures
+
+    monkeypatch.setitem(procedures.PROCEDURES, "zz_new_procedure", procedures.PROCEDURES[
+        "fast_forward"])
+    assert _texts("CALL system.zz", names) == ["zz_new_procedure"]
+
+
+def test_a_column_named_call_is_no_call_statement(names: Names) -> None:
+    assert "FROM" in _texts("SELECT call FR", names)

@@ -36,11 +36,14 @@ Rows = Sequence[Sequence[object]]
 
 @dataclass(frozen=True)
 class Format:
-    """How to print a result set: the mode, whether to print the header, the text of NULL."""
+    """How to print a result set: the mode, whether to print the header, the text of NULL,
+    and ``.width``'s column widths for aligned modes (the DuckDB CLI's: ``n`` at least n wide
+    and left-aligned, ``-n`` at least n wide and right-aligned, 0 or none as the data asks)."""
 
     mode: str = "table"
     headers: bool = True
     nullvalue: str | None = None  # None: the mode's own (NULL, empty field, null)
+    widths: tuple[int, ...] = ()
 
     def null_text(self) -> str:
         if self.nullvalue is not None:
@@ -107,7 +110,12 @@ def _grid(columns: list[str], rows: Rows, fmt: Format) -> tuple[list[list[str]],
     for line in lines:
         for i, text in enumerate(line):
             widths[i] = max(widths[i], len(text))
-    return lines, widths, numeric_columns(len(columns), rows)
+    numeric = numeric_columns(len(columns), rows)
+    for i, asked in enumerate(fmt.widths[: len(columns)]):
+        if asked:
+            widths[i] = max(widths[i], abs(asked))
+            numeric[i] = asked < 0
+    return lines, widths, numeric
 
 
 def _align(values: Sequence[str], widths: Sequence[int], numeric: Sequence[bool]) -> list[str]:

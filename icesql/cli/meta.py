@@ -94,6 +94,18 @@ def _nullvalue(shell: Shell, args: str) -> bool:
     return True
 
 
+def _width(shell: Shell, args: str) -> bool:
+    """``.width N1 N2 ...``: the columns' minimum widths (negative: right-aligned, 0: as the
+    data asks), in table, box and markdown modes; ``.width`` alone resets them all."""
+    words = args.split()
+    try:
+        widths = tuple(int(w) for w in words)
+    except ValueError:
+        raise ValueError(f"takes column widths (whole numbers), got {args!r}") from None
+    shell.settings.format = replace(shell.settings.format, widths=widths)
+    return True
+
+
 def _maxrows(shell: Shell, args: str) -> bool:
     if not args.strip().isdigit():
         raise ValueError(f"takes a number of rows (0: no limit), got {args!r}")
@@ -237,6 +249,8 @@ COMMANDS: dict[str, tuple[str, Command, str]] = {
     ".headers": ("on|off", _headers, "show column names"),
     ".nullvalue": ("[TEXT]", _nullvalue, "text shown for NULL (no argument: the mode's own)"),
     ".maxrows": ("N", _maxrows, "rows shown in table modes (0: all)"),
+    ".width": ("[N1 N2 ...]", _width,
+               "minimum column widths (negative: right-aligned; none: reset)"),
     ".timer": ("on|off", _timer, "print the run time of each statement"),
     ".output": ("[FILE]", _output, "send results to FILE (no argument: back to stdout)"),
     ".once": ("FILE", _once, "send the next result to FILE"),

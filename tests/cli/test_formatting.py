@@ -99,3 +99,11 @@ def test_every_mode_renders_an_empty_result(mode: str) -> None:
 def test_unknown_mode_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown output mode 'xml'"):
         render(COLUMNS, ROWS, Format("xml"))
+
+
+def test_widths_apply_to_box_and_markdown_not_data_modes() -> None:
+    fmt = Format("box", widths=(-5,))
+    assert render(["a"], [("x",)], fmt).splitlines()[1] == "│     a │"
+    md = render(["a"], [("x",)], Format("markdown", widths=(4,)))
+    assert md.splitlines()[:2] == ["| a    |", "|------|"]
+    assert render(["a"], [("x",)], Format("csv", widths=(9,))) == "a\nx"

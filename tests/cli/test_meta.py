@@ -110,3 +110,27 @@ def test_open_switches_warehouse_and_quit(shell: Shell, tmp_path) -> None:
     shell.run_text("CREATE NAMESPACE fresh")
     assert (tmp_path / "other" / "fresh").is_dir()
     assert run_meta(shell, ".quit") and shell.quitting
+
+
+def test_width_sets_column_widths_and_resets(shell: Shell) -> None:
+    assert run_meta(shell, ".width 6 -8")
+    assert shell.settings.format.widths == (6, -8)
+    shell.run_text("SELECT 1 AS id, 'ab' AS kind, 'z' AS rest")
+    out, _ = _take(shell)
+    lines = out.splitlines()
+    assert lines[0] == "+--------+----------+------+"
+    assert lines[1] == "| id     |     kind | rest |"  # 6 wide left, 8 wide right, auto
+    assert lines[3] == "| 1      |       ab | z    |"
+    assert run_meta(shell, ".width 0 1")  # 0: as the data asks; narrower than data: data wins
+    shell.run_text("SELECT 10 AS id, 'abc' AS kind")
+    assert _take(shell)[0].splitlines()[1] == "| id | kind |"
+    assert run_meta(shell, ".width")
+    assert shell.settings.format.widths == ()
+    shell.run_text("SELECT 1 AS id")
+    assert _take(shell)[0].splitlines()[1] == "| id |"
+
+
+def test_width_refuses_what_is_no_number(shell: Shell) -> None:
+    assert not run_meta(shell, ".width 5 wide")
+    assert "takes column widths" in _take(shell)[1]
+    assert shell.settings.format.widths == ()

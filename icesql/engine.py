@@ -178,7 +178,7 @@ class Engine:
         if python is not None:
             self._python = python
         progress = self.progress
-        progress.begin()
+        statement = progress.begin()
         try:
             result = self._execute(sql, params)
         except BaseException:
@@ -191,8 +191,8 @@ class Engine:
         if result.reader is None:
             progress.finish()
         else:  # a query's work goes on while its rows are read
-            result.reader = progress.watch(result.reader)
-            result.on_close.append(progress.finish)
+            result.reader = progress.watch(result.reader, statement)
+            result.on_close.append(lambda: progress.finish(statement=statement))
         return result
 
     def _execute(self, sql: str, params: Sequence[object]) -> Result:

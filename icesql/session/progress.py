@@ -11,7 +11,7 @@ of them once the result has been read to its end.
 >>> seen = []
 >>> tracker = ProgressTracker()
 >>> remove = tracker.add_listener(seen.append)
->>> tracker.begin(); tracker.planned(2, 300); tracker.file_read(100); tracker.finish()
+>>> _ = tracker.begin(); tracker.planned(2, 300); tracker.file_read(100); tracker.finish()
 >>> seen[-1].files_done, seen[-1].bytes_done, seen[-1].finished
 (1, 100, True)
 >>> remove()
@@ -81,6 +81,7 @@ class ProgressTracker:
     def __init__(self) -> None:
         self._listeners: list[ProgressCallback] = []
         self._lock = threading.Lock()
+        self._statement = 0  # which statement the counters are of
         self._reset()
 
     def _reset(self) -> None:
@@ -127,16 +128,20 @@ class ProgressTracker:
         )
 
     # -- the statement's life ---------------------------------------------------------------
-    def begin(self) -> None:
-        """A statement starts: counters restart (only if somebody listens)."""
+    def begin(self) -> int:
+        """A statement starts: counters restart (only if somebody listens). Returns the
+        statement's number, for ``finish`` and ``watch``."""
         self.finish(report=False)
         with self._lock:
             self._reset()
+            self._statement += 1
             self._running = bool(self._listeners)
+            return self._statement
 
-    def finish(self, report: bool = True) -> None:
-        """The statement is over (its result closed or read to the end): a last report."""
-        if not self._running:
+    def finish(self, report: bool = True, statement: int | None = None) -> None:
+        """The statement is over (its result closed or read to the end): a last report.
+        ``statement`` (from ``begin``) ignores the end of one that is no longer followed."""
+        if not self._running or (statement is not None and statement != self._statement):
             return
         self._running = False
         if report:
@@ -179,15 +184,15 @@ class ProgressTracker:
         self._bytes_written += size
         self._notify(self.snapshot())
 
-    def watch(self, reader: pa.RecordBatchReader) -> pa.RecordBatchReader:
-        """``reader``, reporting the end of the statement when it is read to the end."""
+    def watch(self, reader: pa.RecordBatchReader, statement: int) -> pa.RecordBatchReader:
+        """``reader``, reporting the end of ``statement`` when it is read to the end."""
         import pyarrow as pa
 
         def batches() -> Iterator[pa.RecordBatch]:
             yield from reader
-            if self._running:
+            if self._running and statement == self._statement:
                 self.read_to_end()
-                self.finish()
+                self.finish(statement=statement)
 
         return pa.RecordBatchReader.from_batches(reader.schema, batches())
 

@@ -134,3 +134,16 @@ def test_duckdb_reads_are_reported_while_they_run(tmp_path) -> None:
         assert last.finished and last.files_done == last.files_planned >= 1
         if took > 1.0:  # long enough for the monitor to have reported the running query
             assert any(not p.finished and p.elapsed > 0.2 for p in seen)
+
+
+def test_closing_an_older_result_does_not_end_the_running_statement(con) -> None:
+    seen: list[Progress] = []
+    con.add_progress_listener(seen.append)
+    older = con.execute("SELECT * FROM db.t")
+    newer = con.cursor()
+    newer.execute("SELECT id FROM db.t WHERE kind = 'a'")
+    older.close()
+    assert not seen[-1].finished and seen[-1].files_planned == 4
+    assert len(newer.fetchall()) == 200
+    newer.close()
+    assert seen[-1].finished and seen[-1].files_done == 4

@@ -1,0 +1,54 @@
+"""Start-up stays light: what ``icesql --version`` and the interactive prompt import before the
+first statement, checked by module (``-X importtime``, ``sys.modules``), never by timing.
+
+The engine's libraries (DuckDB, pyarrow, sqlglot, fsspec, pandas, polars) cost most of a
+second to import; the prompt appears without them (the connection opens on a background
+thread, ``icesql.cli.app.Opening``) and ``--version`` never needs them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+HEAVY = ("duckdb", "pyarrow", "sqlglot", "fsspec", "pandas", "polars", "numpy", "fastavro")
+
+
+def _imported(*args: str) -> set[str]:
+    """The top-level packages a Python run imports, as ``-X importtime`` lists them."""
+    proc = subprocess.run([sys.executable, "-X", "importtime", *args],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    names = set()
+    for line in proc.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            names.add(line.rsplit("|", 1)[1].strip().split(".")[0])
+    assert "icesql" in names  # the listing was read at all
+    return names
+
+
+def test_version_imports_no_engine_library() -> None:
+    proc = subprocess.run([sys.executable, "-m", "icesql.shell", "--version"],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0 and proc.stdout.startswith("icesql ")
+    imported = _imported("-m", "icesql.shell", "--version")
+    assert not imported & set(HEAVY), sorted(imported & set(HEAVY))
+    assert "prompt_toolkit" not in imported and "pygments" not in imported
+
+
+def test_the_prompt_needs_no_engine_library() -> None:
+    """Everything the prompt imports before the first statement (its modules, the completer,
+    the dot-commands, the progress bar, prompt_toolkit and pygments preloaded) leaves the
+    engine's libraries to the background thread that opens the connection."""
+    code = (
+        "import sys\n"
+        "import icesql.shell, icesql.cli.prompt as p, icesql.cli.meta, icesql.cli.completion\n"
+        "import icesql.cli.progress_bar\n"
+        "p.preload()\n"
+        "p.session(icesql.cli.completion.Names(lambda: None))\n"
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
+        "print('prompt_toolkit' in sys.modules, 'pygments' in sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False, env={"ICESQL_HISTORY": "/dev/null", "PATH": ""})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.splitlines() == ["[]", "True True"]

@@ -229,7 +229,10 @@ class Engine:
         cursor, reader = self._run(plan, params, lambda r: r.to_arrow_reader(BATCH_ROWS))
         scans = list(plan.scans.values())
         target = plan.scans.get(plan.target_view) if plan.target_view is not None else None
-        return Result(reader=reader, scans=scans, duck_cursor=cursor, target=target)
+        result = Result(reader=reader, scans=scans, duck_cursor=cursor, target=target)
+        if self.progress.active:  # before the cursor closes, progress stops asking it
+            result.on_close.append(lambda: self.progress.forget(cursor))
+        return result
 
     def explain(self, statement: exp.Expr, params: Sequence[object]) -> Result:
         """Plan a query without running it: the Iceberg scan plans and DuckDB's plan as one
@@ -372,6 +375,7 @@ class Engine:
                 return cursor, take(relation)
         except Error:
             plan.release()
+            self.progress.forget(cursor)
             cursor.close()
             raise
 

@@ -9,7 +9,7 @@ the terminal.
 
 >>> from icesql.session.progress import Progress
 >>> bar_text(Progress(files_planned=8, files_done=2, bytes_planned=4 << 20, bytes_done=1 << 20), 60)
-'[#####               ]  25%  2/8 files  1.0/4.0 MiB'
+'[#####               ]   25%  2/8 files  1.0/4.0 MiB'
 """
 
 from __future__ import annotations

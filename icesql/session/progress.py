@@ -65,7 +65,7 @@ ProgressCallback = Callable[[Progress], None]
 
 @dataclass
 class _DuckRead:
-    cursor: Any  # a DuckDB connection: query_progress() is safe from another thread
+    cursor: Any  # a DuckDB connection (None once closed): asked for its query_progress()
     files: int
     bytes: int
 
@@ -81,6 +81,7 @@ class ProgressTracker:
     def __init__(self) -> None:
         self._listeners: list[ProgressCallback] = []
         self._lock = threading.Lock()
+        self._polling = threading.Lock()  # held while DuckDB is asked: see ``forget``
         self._statement = 0  # which statement the counters are of
         self._reset()
 
@@ -170,6 +171,14 @@ class ProgressTracker:
             self._ticker = threading.Thread(target=self._tick, name="icesql-progress", daemon=True)
             self._ticker.start()
 
+    def forget(self, cursor: Any) -> None:
+        """``cursor`` is about to close: stop asking it (waits for a question under way, as
+        DuckDB must not be asked about a connection while it closes)."""
+        with self._polling:
+            for read in self._duck:
+                if read.cursor is cursor:
+                    read.cursor = None  # its files still count
+
     def read_to_end(self) -> None:
         """A query was read to its end: DuckDB has read every file it was given."""
         self._duck_share = 1.0
@@ -210,13 +219,16 @@ class ProgressTracker:
 
     def _poll_duck(self) -> float | None:
         shares = []
-        for read in list(self._duck):
-            try:
-                percent = read.cursor.query_progress()
-            except Exception:  # noqa: BLE001 - a closed cursor: its query is over
-                continue
-            if percent is not None and percent >= 0:
-                shares.append(min(percent / 100.0, 1.0))
+        with self._polling:
+            for read in self._duck:
+                if read.cursor is None:
+                    continue
+                try:
+                    percent = read.cursor.query_progress()
+                except Exception:  # noqa: BLE001, S112 - a closed cursor: its query is over
+                    continue
+                if percent is not None and percent >= 0:
+                    shares.append(min(percent / 100.0, 1.0))
         return min(shares) if shares else None
 
     def _notify(self, progress: Progress) -> None:

@@ -43,7 +43,7 @@ class Output:
 
     def at_terminal(self) -> bool:
         stream = self.stream
-        return stream is self.stdout and _isatty(stream)
+        return stream is self.stdout and isatty(stream)
 
     def write(self, text: str, fold: Callable[[], str] | None = None, last: bool = True) -> None:
         """Write one result (or a part of it, ``last=False``: ``.once`` stays open); ``fold``
@@ -89,7 +89,8 @@ def _open(path: str) -> TextIO:
     return open(os.path.expanduser(path), "w", encoding="utf-8")  # noqa: SIM115 - kept open
 
 
-def _isatty(stream: TextIO) -> bool:
+def isatty(stream: TextIO) -> bool:
+    """Whether ``stream`` is a terminal (False for closed or file-like streams)."""
     try:
         return stream.isatty()
     except (AttributeError, ValueError):

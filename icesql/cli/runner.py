@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from icesql.cli.diagnostics import describe, describe_internal
 from icesql.cli.formatting import HUMAN_MODES, TABULAR_MODES, render
-from icesql.cli.output import Output
+from icesql.cli.output import Output, isatty
 from icesql.cli.progress_bar import ProgressBar
 from icesql.cli.script import Unit, units
 from icesql.cli.settings import Settings
@@ -104,7 +104,7 @@ class Shell:
             self.output.before_write = None
 
     def _progress_bar(self) -> ProgressBar | None:
-        if not self.interactive or not _isatty(self.output.err):
+        if not self.interactive or not isatty(self.output.err):
             return None
         return ProgressBar(self.output.err)
 
@@ -210,10 +210,3 @@ class Shell:
             self.output.write(text)
         else:
             self.error(text)
-
-
-def _isatty(stream: object) -> bool:
-    try:
-        return bool(stream.isatty())  # type: ignore[attr-defined]
-    except (AttributeError, ValueError):
-        return False

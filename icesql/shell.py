@@ -47,6 +47,7 @@ def serve_main(argv: Sequence[str]) -> int:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8181, help="port (default 8181; 0 = any free)")
     parser.add_argument("--name", default="rest", help="catalog_name of the tables' rows (default rest)")
+    parser.add_argument("--threads", type=int, default=8, help="requests served at once (default 8)")
     auth = parser.add_mutually_exclusive_group()
     auth.add_argument("--token", help="require this bearer token (default $ICESQL_SERVE_TOKEN)")
     auth.add_argument("--credentials", help="file of client_id:secret lines for /v1/oauth/tokens")
@@ -68,7 +69,7 @@ def serve_main(argv: Sequence[str]) -> int:
         server = open_server(
             args.warehouse, args.uri, args.host, args.port,
             token=args.token or os.environ.get("ICESQL_SERVE_TOKEN") or None,
-            credentials=credentials, name=args.name,
+            credentials=credentials, name=args.name, threads=args.threads,
         )
     except (Error, OSError) as e:
         print(f"error: {e}", file=sys.stderr)

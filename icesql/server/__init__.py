@@ -3,8 +3,8 @@
 Spark's ``RESTCatalog``, PyIceberg's ``RestCatalog`` and icesql commit to the same tables
 through it; the tables live in a SQL catalog database (Java's ``JdbcCatalog`` layout, SQLite by
 default), so icesql and PyIceberg may also open that database directly. ``service`` holds the
-REST operations (no HTTP), ``httpd`` the routes, auth and error model on the standard
-library's threading HTTP server. This package is a front: it uses the catalog, metadata and
+REST operations (no HTTP), ``routes`` the paths, auth and error model, ``wsgi`` the WSGI
+application and its server (waitress, the extra ``icesql[server]``). This package is a front: it uses the catalog, metadata and
 spec layers and nothing imports it but the ``icesql`` command.
 
     >>> from icesql.server import open_server
@@ -20,8 +20,9 @@ from collections.abc import Mapping
 
 from icesql.catalog.sql import SqlCatalog
 from icesql.io import FileIO
-from icesql.server.httpd import Auth, RestCatalogServer
+from icesql.server.routes import Auth, Router
 from icesql.server.service import RestCatalogService
+from icesql.server.wsgi import THREADS, RestCatalogServer
 
 __all__ = ["Auth", "RestCatalogServer", "RestCatalogService", "open_server"]
 
@@ -37,17 +38,18 @@ def open_server(
     credentials: Mapping[str, str] | None = None,
     name: str = "rest",
     properties: Mapping[str, str] | None = None,
+    threads: int = THREADS,
 ) -> RestCatalogServer:
     """A bound (not yet serving) REST catalog server: call ``serve_forever()``, then ``stop()``.
 
     ``warehouse`` is where the server places new tables (``<warehouse>/<namespace>/<table>``)
     and the only place table locations may point to; ``uri`` the SQL catalog database whose
-    rows named ``name`` hold the tables."""
+    rows named ``name`` hold the tables; ``threads`` how many requests are served at once."""
     props = {k: str(v) for k, v in (properties or {}).items()}
     catalog = SqlCatalog(name, uri, warehouse, FileIO(None, props), props)
     service = RestCatalogService(catalog, warehouse)
     try:
-        return RestCatalogServer(service, Auth(token, credentials), host, port)
+        return RestCatalogServer(Router(service, Auth(token, credentials)), host, port, threads)
     except BaseException:
         catalog.close()
         raise

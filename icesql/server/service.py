@@ -1,7 +1,7 @@
 """The Iceberg REST catalog's operations over a pointer-swapping catalog (the SQL catalog).
 
 Each method takes the decoded request (names, query values, the JSON body) and returns the
-JSON response body (or None for 204); failures are icesql errors that ``icesql.server.httpd``
+JSON response body (or None for 204); failures are icesql errors that ``icesql.server.routes``
 turns into the spec's ``ErrorModel``. Nothing here knows HTTP.
 
 Commits are checked and applied here, not trusted: the server loads the table's current

@@ -1,30 +1,19 @@
-"""The HTTP side of ``icesql serve``: routes, bearer-token auth, the spec's ErrorModel, logs.
+"""The routes of ``icesql serve``: paths to the service, bearer-token auth, the ErrorModel.
 
-Served by the standard library's ``ThreadingHTTPServer`` speaking HTTP/1.1 with keep-alive
-(the connection pools of Java's and PyIceberg's clients reuse connections): one thread per
-connection, which is plenty for a local catalog whose requests are one SQLite statement and
-one small metadata file each, and it adds no dependency. Every request body is read to its
-end before answering, even when it is ignored (``/metrics``), so a kept-alive connection
-never falls out of step.
-
-Errors are answered as ``{"error": {"message", "type", "code"}}`` with the status the spec
-gives them (400/401/403/404/406/409/422/500/503); an unexpected exception is logged with its
-traceback here and answered 500 without one. One log line per request: method, path,
-status, milliseconds. ``shutdown()`` stops accepting, lets requests in flight (commits)
-finish, and closes idle kept-alive connections.
+Independent of any HTTP server (``icesql.server.wsgi`` serves them): a ``Request`` is the
+method, the raw path, the query and the whole body. Errors are answered as
+``{"error": {"message", "type", "code"}}`` with the status the spec gives them
+(400/401/403/404/406/409/422/500/503), never with a traceback.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-import logging
 import secrets
-import socket
 import threading
 import time
 from collections.abc import Callable, Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote
 
@@ -49,14 +38,10 @@ from icesql.server.service import (
     UnprocessableError,
 )
 
-__all__ = ["Auth", "RestCatalogServer", "error_response"]
-
-log = logging.getLogger("icesql.server")
+__all__ = ["Auth", "Request", "Router", "error_response"]
 
 NAMESPACE_SEPARATOR = "\x1f"  # the spec's default separator of namespace levels (%1F)
 TOKEN_LIFETIME_S = 3600
-IDLE_TIMEOUT_S = 60  # a kept-alive connection with no request for this long is closed
-MAX_BODY = 64 * 1024 * 1024
 
 ENDPOINTS = [
     "GET /v1/{prefix}/namespaces",
@@ -167,12 +152,12 @@ class Auth:
         return token
 
 
-Route = Callable[["_Request"], tuple[int, Any]]
+Route = Callable[["Request"], tuple[int, Any]]
 
 
-class _Request:
-    """A decoded request: the path segments (percent-decoded one by one, so an encoded
-    ``/`` stays inside its segment and is refused as a name), query and body."""
+class Request:
+    """A decoded request: the path segments of the RAW path (percent-decoded one by one, so
+    an encoded ``/`` stays inside its segment and is refused as a name), query and body."""
 
     def __init__(self, method: str, path: str, query: str, body: bytes, headers: Mapping[str, str]):
         self.method = method
@@ -199,7 +184,7 @@ class Router:
         self.service = service
         self.auth = auth
 
-    def handle(self, request: _Request) -> tuple[int, Any]:
+    def handle(self, request: Request) -> tuple[int, Any]:
         seg, method = request.segments, request.method
         if len(seg) < 2 or seg[0] != "v1":
             raise _NotFound(f"no such endpoint: {method} /{'/'.join(seg)}")
@@ -254,7 +239,7 @@ class Router:
                 return 204, None
         raise _NotFound(f"no such endpoint: {method} /{'/'.join(seg)}")
 
-    def _token(self, request: _Request) -> tuple[int, Any]:
+    def _token(self, request: Request) -> tuple[int, Any]:
         """OAuth2 client credentials (and token exchange) -> a bearer token, RFC 6749 errors."""
         try:
             form = {k: v[-1] for k, v in parse_qs(request.body.decode("utf-8")).items()}
@@ -282,147 +267,3 @@ class Router:
             "expires_in": TOKEN_LIFETIME_S,
             "issued_token_type": "urn:ietf:params:oauth:token-type:access_token",
         }
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: RestCatalogServer
-    timeout = IDLE_TIMEOUT_S
-
-    def setup(self) -> None:
-        super().setup()
-        self.server.track(self.connection, busy=False)
-
-    def finish(self) -> None:
-        try:
-            super().finish()
-        finally:
-            self.server.untrack(self.connection)
-
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-        self._serve()
-
-    def do_POST(self) -> None:  # noqa: N802
-        self._serve()
-
-    def do_HEAD(self) -> None:  # noqa: N802
-        self._serve()
-
-    def do_DELETE(self) -> None:  # noqa: N802
-        self._serve()
-
-    def do_PUT(self) -> None:  # noqa: N802
-        self._serve()
-
-    def _read_body(self) -> bytes:
-        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-            chunks = []
-            while True:
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
-                if size == 0:
-                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                        pass
-                    return b"".join(chunks)
-                chunks.append(self.rfile.read(size))
-                self.rfile.readline()
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_BODY:
-            raise BadRequestError(f"request body of {length} bytes is too large")
-        return self.rfile.read(length) if length else b""
-
-    def _serve(self) -> None:
-        started = time.perf_counter()
-        self.server.track(self.connection, busy=True)
-        path, _, query = self.path.partition("?")
-        try:
-            try:
-                body = self._read_body()
-            except ValueError:
-                raise BadRequestError("malformed request body framing") from None
-            request = _Request(self.command, path, query, body, self.headers)
-            status, payload = self.server.router.handle(request)
-        except Exception as e:  # noqa: BLE001 - every failure becomes an ErrorModel
-            status, payload = error_response(e)
-            if status == 500 and not isinstance(e, Error):
-                log.exception("unexpected error in %s %s", self.command, path)
-            if status in (400, 401) and isinstance(e, BadRequestError) and "framing" in str(e):
-                self.close_connection = True
-        if self.server.stopping:
-            self.close_connection = True
-        self._send(status, payload)
-        self.server.track(self.connection, busy=False)
-        ms = (time.perf_counter() - started) * 1000
-        log.info("%s %s %d %.1fms", self.command, path, status, ms)
-
-    def _send(self, status: int, payload: Any) -> None:
-        data = b"" if payload is None or self.command == "HEAD" else json.dumps(payload).encode()
-        self.send_response(status)
-        if payload is not None:
-            self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        if self.close_connection:
-            self.send_header("Connection", "close")
-        self.end_headers()
-        if data:
-            self.wfile.write(data)
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's name
-        """The access log is the one line ``_serve`` writes; http.server's goes nowhere."""
-
-
-class RestCatalogServer(ThreadingHTTPServer):
-    """The REST catalog on ``(host, port)`` (port 0: any free one, see ``port``)."""
-
-    daemon_threads = False  # server_close() waits for requests in flight
-    block_on_close = True
-
-    def __init__(self, service: RestCatalogService, auth: Auth, host: str = "127.0.0.1", port: int = 8181):
-        self.router = Router(service, auth)
-        self.stopping = False
-        self._serving = threading.Event()
-        self._stop_lock = threading.Lock()
-        self._connections: dict[socket.socket, bool] = {}
-        self._guard = threading.Lock()
-        super().__init__((host, port), _Handler)
-
-    @property
-    def port(self) -> int:
-        return self.server_address[1]
-
-    def track(self, connection: socket.socket, busy: bool) -> None:
-        with self._guard:
-            self._connections[connection] = busy
-
-    def untrack(self, connection: socket.socket) -> None:
-        with self._guard:
-            self._connections.pop(connection, None)
-
-    def serve_forever(self, poll_interval: float = 0.5) -> None:
-        self._serving.set()
-        try:
-            super().serve_forever(poll_interval)
-        finally:
-            self._serving.clear()
-
-    def serve_in_background(self) -> threading.Thread:
-        """Serve from a new thread; returns once the server is accepting (tests, embedding)."""
-        thread = threading.Thread(target=self.serve_forever, name="icesql-serve", daemon=True)
-        thread.start()
-        self._serving.wait()
-        return thread
-
-    def stop(self) -> None:
-        """Graceful shutdown: no new connections, idle ones closed, requests in flight
-        finished (their threads are joined), then the listening socket closed."""
-        with self._stop_lock:
-            self.stopping = True
-            if self._serving.is_set():
-                self.shutdown()
-            with self._guard:
-                idle = [c for c, busy in self._connections.items() if not busy]
-            for connection in idle:
-                try:
-                    connection.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-            self.server_close()

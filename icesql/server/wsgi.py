@@ -1,0 +1,249 @@
+"""The HTTP side of ``icesql serve``: the routes as a WSGI application, served by waitress.
+
+Why waitress: it is a production WSGI server in pure Python (no compiler, the same on Linux,
+macOS and Windows) with a fixed pool of worker threads, HTTP/1.1 keep-alive (Java's and
+PyIceberg's connection pools reuse connections), chunked request bodies, and each request's
+body read whole before the application runs, so a body nobody needs (Spark's ``/metrics``
+reports) never leaves a kept-alive connection out of step. The catalog's operations are
+synchronous (one SQL statement and a small metadata file each): WSGI fits them, ASGI would
+only add a hop through an event loop. It is the optional extra ``icesql[server]``.
+
+One log line per request (method, path, status, milliseconds); an unexpected exception is
+logged here with its traceback and answered 500 without one. ``stop()`` is graceful: the
+listening socket is closed first (new connections are refused), requests already received
+(commits) run to the end and their answers are sent, idle kept-alive connections are closed,
+and only then do the worker threads stop.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from icesql.errors import Error, OperationalError
+from icesql.server.routes import Request, Router, error_response
+from icesql.server.service import BadRequestError
+
+__all__ = ["RestCatalogApp", "RestCatalogServer"]
+
+log = logging.getLogger("icesql.server")
+
+IDLE_TIMEOUT_S = 60  # a kept-alive connection with no request for this long is closed
+MAX_BODY = 64 * 1024 * 1024  # larger request bodies are refused (413) before the app runs
+DRAIN_TIMEOUT_S = 60.0  # how long stop() waits for requests in flight
+THREADS = 8  # worker threads: requests served at once (commits of one table serialise anyway)
+_LOOP_S = 0.5
+
+StartResponse = Callable[[str, list[tuple[str, str]]], Any]
+
+
+def _raw_target(environ: Mapping[str, Any]) -> tuple[str, str]:
+    """The path as the client sent it (still percent-encoded) and the query string.
+
+    WSGI's ``PATH_INFO`` is already decoded, which would turn a name's ``%2F`` into a path
+    separator; waitress keeps the request line as ``REQUEST_URI`` (gunicorn as ``RAW_URI``)."""
+    raw = environ.get("REQUEST_URI") or environ.get("RAW_URI")
+    if raw:
+        parts = urlsplit(raw)
+        return parts.path or "/", parts.query
+    return quote(environ.get("PATH_INFO") or "/", safe="/"), environ.get("QUERY_STRING", "")
+
+
+def _headers(environ: Mapping[str, Any]) -> dict[str, str]:
+    headers = {
+        "-".join(w.capitalize() for w in key[5:].split("_")): value
+        for key, value in environ.items()
+        if key.startswith("HTTP_")
+    }
+    for key, name in (("CONTENT_TYPE", "Content-Type"), ("CONTENT_LENGTH", "Content-Length")):
+        if environ.get(key):
+            headers[name] = environ[key]
+    return headers
+
+
+def _body(environ: Mapping[str, Any]) -> bytes:
+    """The whole request body (the server has de-chunked and bounded it)."""
+    try:
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        raise BadRequestError("malformed Content-Length header") from None
+    if length > MAX_BODY:
+        raise BadRequestError(f"request body of {length} bytes is too large")
+    return environ["wsgi.input"].read(length) if length > 0 else b""
+
+
+class RestCatalogApp:
+    """The WSGI application: every request through the ``Router``, answered as JSON."""
+
+    def __init__(self, router: Router) -> None:
+        self.router = router
+
+    def __call__(self, environ: Mapping[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        started = time.perf_counter()
+        method = environ["REQUEST_METHOD"]
+        path, query = _raw_target(environ)
+        try:
+            request = Request(method, path, query, _body(environ), _headers(environ))
+            status, payload = self.router.handle(request)
+        except Exception as e:  # noqa: BLE001 - every failure becomes an ErrorModel
+            status, payload = error_response(e)
+            if status == 500 and not isinstance(e, Error):
+                log.exception("unexpected error in %s %s", method, path)
+        data = b"" if payload is None or method == "HEAD" else json.dumps(payload).encode()
+        headers = [("Content-Length", str(len(data)))]
+        if payload is not None:
+            headers.append(("Content-Type", "application/json"))
+        start_response(f"{status} {HTTPStatus(status).phrase}", headers)
+        log.info("%s %s %d %.1fms", method, path, status, (time.perf_counter() - started) * 1000)
+        return [data]
+
+
+def _waitress() -> tuple[Any, type]:
+    """waitress's server module and a channel class that keeps connections alive after 204s."""
+    try:
+        import waitress.server
+        from waitress.channel import HTTPChannel
+        from waitress.task import WSGITask
+    except ImportError:
+        raise OperationalError(
+            "icesql serve needs the waitress WSGI server: pip install 'icesql[server]'"
+        ) from None
+
+    class KeepAliveTask(WSGITask):  # type: ignore[misc]
+        """waitress closes the connection after any response without a Content-Length, and a
+        204 may not carry one; but a 204 has no body by definition, so an HTTP/1.1
+        connection stays in step and is kept (Spark answers each scan and commit with a
+        ``/metrics`` POST whose answer is 204)."""
+
+        _bodiless = False
+
+        def build_response_header(self) -> bytes:
+            self._bodiless = (
+                self.version == "1.1"
+                and self.status[:3] in ("204", "304")
+                and self.request.headers.get("CONNECTION", "").lower() != "close"
+            )
+            try:
+                return super().build_response_header()
+            finally:
+                self._bodiless = False
+
+        def set_close_on_finish(self) -> None:
+            if not self._bodiless:
+                super().set_close_on_finish()
+
+    class KeepAliveChannel(HTTPChannel):  # type: ignore[misc]
+        task_class = KeepAliveTask
+
+    return waitress.server, KeepAliveChannel
+
+
+class RestCatalogServer:
+    """The REST catalog on ``(host, port)`` (port 0: any free one, see ``port``), bound at
+    construction; ``serve_forever()`` serves until ``stop()``."""
+
+    def __init__(
+        self, router: Router, host: str = "127.0.0.1", port: int = 8181, threads: int = THREADS
+    ) -> None:
+        server, channel_class = _waitress()
+        self.router = router
+        self._map: dict[int, Any] = {}
+        self._listener = server.create_server(
+            RestCatalogApp(router), map=self._map, host=host, port=port, threads=threads,
+            channel_timeout=IDLE_TIMEOUT_S, max_request_body_size=MAX_BODY, ident="icesql",
+            asyncore_use_poll=True,
+        )
+        self._listeners = [d for d in self._map.values() if isinstance(d, server.BaseWSGIServer)]
+        for listener in self._listeners:
+            listener.channel_class = channel_class
+        self._dispatcher = self._listeners[0].task_dispatcher
+        self._stopping = threading.Event()
+        self._serving = threading.Event()
+        self._finished = threading.Event()
+        self._closed = False
+        self._close_lock = threading.Lock()
+
+    @property
+    def port(self) -> int:
+        return int(self._listeners[0].effective_port)
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping.is_set()
+
+    def serve_forever(self) -> None:
+        """Serve until ``stop()``; returns once requests in flight are answered."""
+        from waitress import wasyncore
+
+        self._serving.set()
+        try:
+            while not self._stopping.is_set():
+                wasyncore.loop(timeout=_LOOP_S, map=self._map, use_poll=True, count=1)
+            self._drain(wasyncore)
+        finally:
+            self._close()
+            self._finished.set()
+
+    def serve_in_background(self) -> threading.Thread:
+        """Serve from a new thread; returns once the server is accepting (tests, embedding)."""
+        thread = threading.Thread(target=self.serve_forever, name="icesql-serve", daemon=True)
+        thread.start()
+        self._serving.wait()
+        return thread
+
+    def stop(self) -> None:
+        """Graceful shutdown (from any thread but the serving one; idempotent): no new
+        connections, requests in flight finished and answered, then the workers stopped."""
+        self._stopping.set()
+        if self._serving.is_set():
+            if not self._finished.is_set():
+                try:
+                    self._listeners[0].pull_trigger()  # wake the loop now, not at its timeout
+                except OSError:  # closed meanwhile: the loop has ended
+                    pass
+            self._finished.wait()
+        else:
+            self._close()
+
+    def _channels(self) -> Iterator[Any]:
+        from waitress.channel import HTTPChannel
+
+        return (d for d in list(self._map.values()) if isinstance(d, HTTPChannel))
+
+    def _drain(self, wasyncore: Any) -> None:
+        """In the serving thread: stop listening, then loop until every connection is closed,
+        closing each one as soon as it has no request in flight and nothing left to send."""
+        for listener in self._listeners:
+            wasyncore.dispatcher.close(listener)  # the listening socket (not the trigger)
+        deadline = time.monotonic() + DRAIN_TIMEOUT_S
+        while True:
+            busy = 0
+            for channel in self._channels():
+                if not channel.requests and not channel.total_outbufs_len:
+                    channel.will_close = True  # closed by the next loop (not readable now)
+                else:
+                    busy += 1
+            if not any(True for _ in self._channels()):
+                return
+            if time.monotonic() > deadline:
+                log.warning("stopping with %d request(s) still in flight", busy)
+                return
+            wasyncore.loop(timeout=0.05, map=self._map, use_poll=True, count=1)
+
+    def _close(self) -> None:
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+        for channel in list(self._map.values()):
+            try:
+                channel.close()
+            except OSError:
+                pass
+        self._dispatcher.shutdown(cancel_pending=True, timeout=DRAIN_TIMEOUT_S)

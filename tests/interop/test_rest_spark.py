@@ -184,6 +184,83 @@ def test_icesql_writes_through_the_server_and_spark_reads_them(spark, spark_rest
     con.close()
 
 
+def _rows(spark, con, query: str, table: str) -> set[tuple]:
+    """``_same``'s rows as a set of tuples (for exact expectations)."""
+    return {tuple(r) for r in _same(spark, con, query, table)}
+
+
+@needs_rest_spark
+def test_spark_branches_and_tags_through_the_server_and_icesql_reads_each_ref(spark, spark_rest):
+    t, table = "rest.refs.t", "refs.t"
+    spark.sql("CREATE NAMESPACE rest.refs")
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, s STRING) USING iceberg TBLPROPERTIES ({MOR})")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b')")
+    spark.sql(f"ALTER TABLE {t} CREATE TAG v1")
+    spark.sql(f"ALTER TABLE {t} CREATE BRANCH b")
+    spark.sql(f"INSERT INTO {t}.branch_b VALUES (3, 'on b')")
+    spark.sql(f"DELETE FROM {t}.branch_b WHERE id = 1")
+    spark.sql(f"INSERT INTO {t} VALUES (4, 'main')")
+    spark.sql(f"ALTER TABLE {t} CREATE TAG v2 RETAIN 30 DAYS")
+    spark.sql(f"ALTER TABLE {t} CREATE BRANCH audit AS OF VERSION {snapshot_ids(spark, t)[0]}")
+
+    con = _connect(spark_rest.uri)
+    refs = "SELECT name, type, snapshot_id, max_reference_age_in_ms FROM {t}.refs"
+    assert {r[0] for r in _same(spark, con, refs, table)} == {"main", "b", "v1", "v2", "audit"}
+    main, v1 = {(1, "a"), (2, "b"), (4, "main")}, {(1, "a"), (2, "b")}
+    assert _rows(spark, con, "SELECT * FROM {t}", table) == main
+    assert _rows(spark, con, "SELECT * FROM {t}.branch_b", table) == {(2, "b"), (3, "on b")}
+    assert _rows(spark, con, "SELECT * FROM {t}.tag_v1", table) == v1
+    assert _rows(spark, con, "SELECT * FROM {t} VERSION AS OF 'v2'", table) == main
+    assert _rows(spark, con, "SELECT * FROM {t}.branch_audit", table) == v1
+    # icesql writes to Spark's branch through the server; Spark reads it, main is untouched
+    con.execute(f"INSERT INTO {table}.branch_b VALUES (5, 'icesql on b')")
+    con.execute(f"DELETE FROM {table}.branch_b WHERE id = 2")
+    assert _rows(spark, con, "SELECT * FROM {t}.branch_b", table) == {
+        (3, "on b"), (5, "icesql on b")
+    }
+    assert _rows(spark, con, "SELECT * FROM {t}", table) == main
+    spark.sql(f"ALTER TABLE {t} DROP TAG v1")
+    assert "v1" not in {r[0] for r in _same(spark, con, refs, table)}
+    con.close()
+
+
+@needs_rest_spark
+def test_spark_replaces_tables_as_select_through_the_server(spark, spark_rest):
+    """RTAS: ``REPLACE TABLE ... AS SELECT`` and ``CREATE OR REPLACE TABLE ... AS SELECT``
+    (a staged create, or a replace commit that keeps the history) through the server."""
+    spark.sql("CREATE NAMESPACE rest.rtas")
+    spark.sql("CREATE TABLE rest.rtas.src (id BIGINT, s STRING) USING iceberg")
+    spark.sql("INSERT INTO rest.rtas.src VALUES (1, 'a'), (2, 'b'), (3, NULL)")
+    spark.sql("CREATE TABLE rest.rtas.t USING iceberg AS SELECT id, s FROM rest.rtas.src WHERE id < 3")
+    spark.sql(
+        "REPLACE TABLE rest.rtas.t USING iceberg PARTITIONED BY (s)"
+        " AS SELECT s, id * 10 AS x FROM rest.rtas.src"
+    )
+    spark.sql(
+        "CREATE OR REPLACE TABLE rest.rtas.fresh USING iceberg"
+        " TBLPROPERTIES ('format-version' = '3') AS SELECT id FROM rest.rtas.src WHERE id > 1"
+    )
+    spark.sql("CREATE OR REPLACE TABLE rest.rtas.fresh USING iceberg AS SELECT 'z' AS z")
+
+    con = _connect(spark_rest.uri)
+    assert _rows(spark, con, "SELECT * FROM {t}", "rtas.t") == {("a", 10), ("b", 20), (None, 30)}
+    assert [c.name for c in spark.table("rest.rtas.t").schema] == ["s", "x"]
+    assert con.execute("SELECT * FROM rtas.t LIMIT 0").description[1][0] == "x"
+    ids = snapshot_ids(spark, "rest.rtas.t")
+    assert _icesql_snapshot_ids(con, "rtas.t") == ids and len(ids) == 2  # the history is kept
+    assert _rows(spark, con, f"SELECT * FROM {{t}} VERSION AS OF {ids[0]}", "rtas.t") == {
+        (1, "a"), (2, "b")
+    }
+    assert _rows(spark, con, "SELECT * FROM {t}", "rtas.fresh") == {("z",)}
+    spec = "SELECT spec_id, count(*) FROM {t}.files GROUP BY spec_id"
+    assert len(_same(spark, con, spec, "rtas.t")) == 1
+    # icesql's own CREATE OR REPLACE ... AS SELECT through the server; Spark reads it
+    con.execute("CREATE OR REPLACE TABLE rtas.t USING iceberg AS SELECT id FROM rtas.src")
+    assert _rows(spark, con, "SELECT * FROM {t}", "rtas.t") == {(1,), (2,), (3,)}
+    assert len(snapshot_ids(spark, "rest.rtas.t")) == 3
+    con.close()
+
+
 # --------------------------------------------------------------------------------------------
 # Concurrency
 # --------------------------------------------------------------------------------------------

@@ -136,12 +136,22 @@ class MetastoreCatalog(Catalog):
             raise
         return Table(identifier, TableMetadata(metadata.raw, location), location, self.io)
 
-    def register_table(self, identifier: Identifier, metadata_location: str) -> Table:
+    def register_table(
+        self, identifier: Identifier, metadata_location: str, *, overwrite: bool = False
+    ) -> Table:
+        """Point ``identifier`` at an existing metadata file; with ``overwrite`` an existing
+        table's pointer is swapped to it (compare-and-swap: a concurrent commit wins, 409)."""
         self.check_identifier(identifier)
         if not self.namespace_exists(identifier[:-1]):
             raise NoSuchNamespaceError(f"namespace not found: {self.describe(identifier[:-1])}")
         metadata = parse_table_metadata(self.io.read_bytes(metadata_location), path=metadata_location)
-        self._insert_pointer(identifier, metadata_location)
+        current = self._pointer(identifier) if overwrite else None
+        if current is None:
+            self._insert_pointer(identifier, metadata_location)
+        elif not self._swap_pointer(identifier, current, metadata_location):
+            raise CommitFailedError(
+                f"table {self.describe(identifier)} changed while registering {metadata_location}"
+            )
         return Table(identifier, metadata, metadata_location, self.io)
 
     def commit_table(self, base: Table, metadata: TableMetadata) -> Table:

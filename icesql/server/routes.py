@@ -197,8 +197,10 @@ class Router:
             case "GET", ["config"]:
                 return 200, s.config(request.query.get("warehouse"), ENDPOINTS)
             case "GET", ["namespaces"]:
-                parent = request.query.get("parent")
-                return 200, s.list_namespaces(_namespace(parent) if parent else ())
+                parent, q = request.query.get("parent"), request.query
+                return 200, s.list_namespaces(
+                    _namespace(parent) if parent else (), q.get("pageToken"), q.get("pageSize")
+                )
             case "POST", ["namespaces"]:
                 return 200, s.create_namespace(request.json())
             case "GET", ["namespaces", ns]:
@@ -212,7 +214,8 @@ class Router:
             case "POST", ["namespaces", ns, "properties"]:
                 return 200, s.update_namespace_properties(_namespace(ns), request.json())
             case "GET", ["namespaces", ns, "tables"]:
-                return 200, s.list_tables(_namespace(ns))
+                q = request.query
+                return 200, s.list_tables(_namespace(ns), q.get("pageToken"), q.get("pageSize"))
             case "POST", ["namespaces", ns, "tables"]:
                 return 200, s.create_table(_namespace(ns), request.json())
             case "POST", ["namespaces", ns, "register"]:

@@ -19,7 +19,10 @@ catalog's ``check_identifier`` (no ``/``, ``\\``, NUL, ``..``, ``%2F``), and tab
 
 from __future__ import annotations
 
+import base64
+import binascii
 import dataclasses
+import json
 import posixpath
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -113,6 +116,44 @@ def _parse_identifier(value: Any, what: str) -> Identifier:
     return (*value["namespace"], value["name"])
 
 
+def _page(
+    items: list[Identifier], page_token: str | None, page_size: str | None
+) -> tuple[list[Identifier], str | None]:
+    """One page of sorted ``items`` and the token of the next (None at the end).
+
+    The spec's pagination: without ``pageToken`` every item in one answer; with it (empty to
+    start) at most ``pageSize`` items after the one the token names. The token is the last
+    item given (base64url JSON), so names created or dropped between pages neither repeat
+    nor shift the listing."""
+    if page_token is None:
+        return items, None
+    size = len(items) or 1
+    if page_size is not None:
+        try:
+            size = int(page_size)
+        except ValueError:
+            size = 0
+        if size < 1:
+            raise BadRequestError(f"pageSize must be a positive integer, got {page_size!r}")
+    if page_token:
+        try:
+            last = json.loads(base64.urlsafe_b64decode(page_token.encode("ascii")))
+            if not isinstance(last, list) or not all(isinstance(p, str) for p in last):
+                raise ValueError
+        except (ValueError, UnicodeEncodeError, binascii.Error):
+            raise BadRequestError(f"malformed pageToken {page_token!r}") from None
+        items = [i for i in items if i > tuple(last)]
+    page = items[:size]
+    if len(items) <= size:
+        return page, None
+    return page, base64.urlsafe_b64encode(json.dumps(list(page[-1])).encode()).decode("ascii")
+
+
+def _listing(key: str, items: list[Any], token: str | None, paged: bool) -> dict[str, Any]:
+    """A list answer; ``next-page-token`` only when the client asked for pages."""
+    return {key: items, "next-page-token": token} if paged else {key: items}
+
+
 def _normal(location: str) -> str:
     """A location with ``file:`` spelled away and ``.``/``..`` steps resolved."""
     scheme, sep, rest = location.partition("://")
@@ -175,10 +216,13 @@ class RestCatalogService:
         return {"defaults": {}, "overrides": {"warehouse": self.warehouse}, "endpoints": endpoints}
 
     # -- namespaces -------------------------------------------------------------------------
-    def list_namespaces(self, parent: Identifier) -> dict[str, Any]:
+    def list_namespaces(
+        self, parent: Identifier, page_token: str | None = None, page_size: str | None = None
+    ) -> dict[str, Any]:
         if parent:
             self.check_namespace(parent)
-        return {"namespaces": [list(n) for n in self.catalog.list_namespaces(parent)]}
+        page, token = _page(self.catalog.list_namespaces(parent), page_token, page_size)
+        return _listing("namespaces", [list(n) for n in page], token, page_token is not None)
 
     def create_namespace(self, body: Any) -> dict[str, Any]:
         body = _obj(body, "create namespace")
@@ -228,9 +272,13 @@ class RestCatalogService:
         }
 
     # -- tables -----------------------------------------------------------------------------
-    def list_tables(self, namespace: Identifier) -> dict[str, Any]:
+    def list_tables(
+        self, namespace: Identifier, page_token: str | None = None, page_size: str | None = None
+    ) -> dict[str, Any]:
         self.check_namespace(namespace)
-        return {"identifiers": [_identifier_json(t) for t in self.catalog.list_tables(namespace)]}
+        page, token = _page(sorted(self.catalog.list_tables(namespace)), page_token, page_size)
+        identifiers = [_identifier_json(t) for t in page]
+        return _listing("identifiers", identifiers, token, page_token is not None)
 
     def load_table(self, identifier: Identifier, snapshots: str | None = None) -> dict[str, Any]:
         self.check_table(identifier)
@@ -305,13 +353,15 @@ class RestCatalogService:
         name, location = body.get("name"), body.get("metadata-location")
         if not isinstance(name, str) or not isinstance(location, str):
             raise BadRequestError("register table: 'name' and 'metadata-location' must be strings")
-        if body.get("overwrite") is True:
-            raise NotSupportedError("register table with overwrite=true is not supported")
+        overwrite = body.get("overwrite", False)
+        if not isinstance(overwrite, bool):
+            raise BadRequestError("register table: 'overwrite' must be a boolean")
         identifier = self.check_table((*self.check_namespace(namespace), name))
         self.check_location(location, "metadata location")
-        if self.catalog.table_exists(identifier):
-            raise AlreadyExistsError(f"table already exists: {self.catalog.describe(identifier)}")
-        table = self.catalog.register_table(identifier, location)
+        with self._locked([identifier]):
+            if self.catalog.table_exists(identifier) and not overwrite:
+                raise AlreadyExistsError(f"table already exists: {self.catalog.describe(identifier)}")
+            table = self.catalog.register_table(identifier, location, overwrite=overwrite)
         return self._load_result(table.metadata, table.metadata_location)
 
     def drop_table(self, identifier: Identifier, purge: bool) -> None:

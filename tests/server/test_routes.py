@@ -264,3 +264,100 @@ def test_the_serve_command_logs_each_request_and_stops_gracefully(tmp_path):
             proc.kill()
     assert " GET /v1/config 200 " in log and "ms" in log
     assert "icesql serve: stopped" in log
+
+
+def _pages(rest, path, size, key):
+    """Every page of a listing by the spec's pageToken/pageSize, and the pages' lengths."""
+    items, lengths, token = [], [], ""
+    while token is not None:
+        sep = "&" if "?" in path else "?"
+        status, body = rest.request("GET", f"{path}{sep}pageToken={token}&pageSize={size}")
+        assert status == 200, body
+        items += body[key]
+        lengths.append(len(body[key]))
+        token = body["next-page-token"]
+    return items, lengths
+
+
+def test_listings_page_by_the_specs_page_token_and_size(rest):
+    for name in ("b", "a", "c", "e", "d"):
+        assert rest.request("POST", "namespaces", {"namespace": [name]})[0] == 200
+    for name in ("n1", "n2", "n3"):
+        assert rest.request("POST", "namespaces", {"namespace": ["a", name]})[0] == 200
+    for name in ("t3", "t1", "t2", "t5", "t4"):
+        assert rest.request("POST", "namespaces/a/tables", {"name": name, "schema": SCHEMA})[0] == 200
+    # without pageToken: everything at once, as before (and no next-page-token)
+    assert rest.request("GET", "namespaces")[1] == {"namespaces": [[n] for n in "abcde"]}
+    assert rest.request("GET", "namespaces?pageSize=2")[1] == {"namespaces": [[n] for n in "abcde"]}
+    items, lengths = _pages(rest, "namespaces", 2, "namespaces")
+    assert items == [[n] for n in "abcde"] and lengths == [2, 2, 1]
+    items, lengths = _pages(rest, "namespaces?parent=a", 2, "namespaces")
+    assert items == [["a", "n1"], ["a", "n2"], ["a", "n3"]] and lengths == [2, 1]
+    items, lengths = _pages(rest, "namespaces/a/tables", 3, "identifiers")
+    assert [i["name"] for i in items] == ["t1", "t2", "t3", "t4", "t5"] and lengths == [3, 2]
+    status, body = rest.request("GET", "namespaces/a/tables?pageToken=")
+    assert len(body["identifiers"]) == 5 and body["next-page-token"] is None
+    # the token names the last item given: a table dropped meanwhile shifts nothing
+    status, first = rest.request("GET", "namespaces/a/tables?pageToken=&pageSize=2")
+    assert rest.request("DELETE", "namespaces/a/tables/t1")[0] == 204
+    status, second = rest.request(
+        "GET", f"namespaces/a/tables?pageToken={first['next-page-token']}&pageSize=2"
+    )
+    assert [i["name"] for i in second["identifiers"]] == ["t3", "t4"]
+    for query in ("pageToken=&pageSize=0", "pageToken=&pageSize=x", "pageToken=%21%21%21"):
+        status, body = rest.request("GET", f"namespaces?{query}")
+        _error(body, 400, "BadRequestException")
+
+
+def test_register_with_overwrite_swaps_an_existing_table(rest):
+    created = _table(rest)
+    first = created["metadata-location"]
+    status, body = rest.request(
+        "POST", "namespaces/db/tables/t",
+        {"requirements": [], "updates": [{"action": "set-properties", "updates": {"k": "v"}}]},
+    )
+    assert status == 200
+    second = body["metadata-location"]
+    status, body = rest.request("POST", "namespaces/db/register", {"name": "t", "metadata-location": first})
+    _error(body, 409, "AlreadyExistsException")
+    for bad, code, kind in (
+        ({"overwrite": "yes", "metadata-location": first}, 400, "BadRequestException"),
+        ({"overwrite": True, "metadata-location": "/etc/x.metadata.json"}, 403, "ForbiddenException"),
+    ):
+        status, body = rest.request("POST", "namespaces/db/register", {"name": "t", **bad})
+        _error(body, code, kind)
+    assert _location(rest) == second
+    status, body = rest.request(
+        "POST", "namespaces/db/register", {"name": "t", "metadata-location": first, "overwrite": True}
+    )
+    assert status == 200 and body["metadata-location"] == first
+    assert _location(rest) == first
+    assert rest.request("GET", "namespaces/db/tables/t")[1]["metadata"]["properties"] == {}
+    # overwrite on a new name registers it
+    status, body = rest.request(
+        "POST", "namespaces/db/register", {"name": "u", "metadata-location": second, "overwrite": True}
+    )
+    assert status == 200 and _location(rest, "u") == second
+
+
+def test_more_bad_commits_change_nothing(rest_with_token):
+    rest = rest_with_token
+    _table(rest)
+    before = _location(rest)
+    good = {"requirements": [], "updates": [{"action": "set-properties", "updates": {"k": "v"}}]}
+    for body, code, kind in (
+        ({"requirements": [{"type": "assert-nothing"}], "updates": []}, 400, "BadRequestException"),
+        ([1, 2], 400, "BadRequestException"),
+        ({"requirements": [], "updates": [{"action": "set-properties"}]}, 400, "BadRequestException"),
+        ({"requirements": [{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 1}],
+          "updates": good["updates"]}, 409, "CommitFailedException"),
+    ):
+        status, answer = rest.request("POST", "namespaces/db/tables/t", body)
+        _error(answer, code, kind)
+    for token in (None, "wrong"):
+        status, answer = rest.request("POST", "namespaces/db/tables/t", good, token=token)
+        _error(answer, 401, "NotAuthorizedException")
+        status, answer = rest.request("DELETE", "namespaces/db/tables/t", token=token)
+        assert status == 401
+    assert _location(rest) == before
+    assert rest.request("GET", "namespaces/db/tables/t")[1]["metadata"]["properties"] == {}

@@ -45,6 +45,13 @@ class Runner:
         self.over_fetched: dict[str, list[str]] = {}  # per s3 scenario: files fetched too often
 
     def _prepare(self, s: Scenario) -> None:
+        if s.extra.get("rest_history") and "rest_history" not in self.ds.info:
+            from benchmarks.rest import build_history
+            from benchmarks.scenarios import rest_history_snapshots
+
+            folder = os.path.join(self.ds.root, "rest-history")
+            n = rest_history_snapshots(self.sizes)
+            self.ds.info["rest_history"] = build_history(folder, n, _log)
         if s.extra.get("s3") and self.s3 is None:
             from benchmarks.s3 import s3_copy
 
@@ -181,6 +188,8 @@ def evaluate(s: Scenario, sides: dict[str, list[Run]], runner: Runner) -> Row:
     _check_results(s, ice, base, pyi, runner, row)
     if s.kind == "ratio":
         row.status = PASS if row.ratio is not None and row.ratio <= s.target else MISS
+    elif s.kind == "info":
+        _note_commits(s, runner, row, ice, base)
     elif s.kind == "files":
         _judge_files(s, runner, row)
     elif s.kind == "stream":
@@ -220,6 +229,23 @@ def _check_results(
     theirs = next((r for r in pyi if r.ok), None)
     if theirs is not None and theirs.result != first.result:
         row.notes.append(f"differs from PyIceberg: {first.result} vs {theirs.result}")
+
+
+def _note_commits(s: Scenario, runner: Runner, row: Row, ice: list[Run], base: list[Run]) -> None:
+    """Commits per second of both sides, and any commit that failed."""
+    if "commits" not in s.extra:
+        return
+    n = s.extra["commits"](runner.sizes)
+    if row.icesql_s and row.baseline_s:
+        row.notes.append(
+            f"{n} commits: {n / row.icesql_s:.1f} commits/s through icesql serve,"
+            f" {n / row.baseline_s:.1f} commits/s to the SQL catalog directly"
+        )
+    for label, runs in (("icesql serve", ice), ("SQL catalog", base)):
+        failed = sum((r.extra or {}).get("failed", 0) for r in runs if r.ok)
+        if failed:
+            errors = next((r.extra or {}).get("errors") for r in runs if r.ok and r.extra)
+            row.notes.append(f"{label}: {failed} commit(s) failed, e.g. {errors}")
 
 
 def _judge_files(s: Scenario, runner: Runner, row: Row) -> None:

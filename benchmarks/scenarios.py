@@ -6,7 +6,8 @@ target, PyIceberg for context) and how its figure is judged:
 * ``ratio`` — median icesql seconds / median baseline seconds <= ``target``;
 * ``rss`` — icesql's peak RSS / the baseline's peak RSS (taken from another scenario's runs);
 * ``files`` — data files read (from EXPLAIN) equal the files whose metrics overlap the filter;
-* ``stream`` — completes under a memory limit the parent enforces, with the right count.
+* ``stream`` — completes under a memory limit the parent enforces, with the right count;
+* ``info`` — no target: the figures side by side with their floor (``icesql serve``).
 
 A delete scenario's baseline is icesql itself on the same data files without deletes,
 measured again in the same interleaved rounds. Both go to DuckDB's own ``read_parquet``,
@@ -35,7 +36,7 @@ RequestFn = Callable[[Dataset, Sizes], Request]
 class Scenario:
     name: str
     description: str
-    kind: str  # ratio | rss | files | stream
+    kind: str  # ratio | rss | files | stream | info
     target: float | None
     target_text: str
     icesql: RequestFn | None
@@ -205,7 +206,63 @@ def _s3_files(ds: Dataset, sizes: Sizes) -> list[str]:
     return _s3(ds)["files"]
 
 
-AGG_COLS = config.AGGREGATE_COLUMNS
+def rest_history_snapshots(sizes: Sizes) -> int:
+    """Snapshots of the REST scenarios' history table: 1,000 at full size, a few in smoke."""
+    return 1000 if sizes.rows >= 1_000_000 else 20
+
+
+def _commits_per_writer(sizes: Sizes, writers: int) -> int:
+    return (400 // writers) if sizes.rows >= 1_000_000 else 5
+
+
+def _rest_commits(via: str, writers: int) -> RequestFn:
+    def make(ds: Dataset, sizes: Sizes) -> Request:
+        folder = os.path.join(ds.root, f"rest-commits-{via}-{writers}")
+        args = {"folder": folder, "via": via, "writers": writers,
+                "commits": _commits_per_writer(sizes, writers)}
+        return {"task": "rest_commits", "args": args}
+
+    return make
+
+
+def _history_args(ds: Dataset, sizes: Sizes) -> dict[str, Any]:
+    h = ds.info["rest_history"]
+    return {"db_uri": h["db_uri"], "warehouse": h["warehouse"], "table": h["table"]}
+
+
+def _rest_load(task: str) -> RequestFn:
+    def make(ds: Dataset, sizes: Sizes) -> Request:
+        loads = 50 if sizes.rows >= 1_000_000 else 3
+        return {"task": task, "args": {**_history_args(ds, sizes), "loads": loads}}
+
+    return make
+
+
+def _select_via(via: str) -> RequestFn:
+    def make(ds: Dataset, sizes: Sizes) -> Request:
+        queries = 20 if sizes.rows >= 1_000_000 else 2
+        args = {**_history_args(ds, sizes), "via": via, "queries": queries}
+        return {"task": "icesql_select_via", "args": args}
+
+    return make
+
+
+def _rest_commit_scenario(writers: int) -> Scenario:
+    return Scenario(
+        f"rest_commits_{writers}w",
+        f"single-row INSERT commits to one table through icesql serve, {writers} writer"
+        f" process{'es' if writers > 1 else ''} at once",
+        "info",
+        None,
+        "informational: commits/s in the notes",
+        _rest_commits("rest", writers),
+        "the same commits to the SQL catalog directly (floor)",
+        _rest_commits("sql", writers),
+        extra={"commits": lambda sizes: writers * _commits_per_writer(sizes, writers)},
+    )
+
+
+AGG_COLS = config.AGGREGATE_COLUMNSAGG_COLS = config.AGGREGATE_COLUMNS
 PART_COLS = ("l_shipmode", "l_extendedprice", "l_shipdate")
 KEY_COLS = ("l_orderkey", "l_quantity")
 
@@ -315,6 +372,30 @@ SCENARIOS: tuple[Scenario, ...] = (
         pyiceberg=_pyiceberg_s3(config.AGGREGATE, AGG_COLS),
         expected_rows=_rows_of(BASE),
         extra={"s3": True},
+    ),
+    _rest_commit_scenario(1),
+    _rest_commit_scenario(4),
+    Scenario(
+        "rest_load_table",
+        "GET .../tables/t?snapshots=all, 1,000 snapshots (20 in smoke), per load",
+        "info",
+        None,
+        "informational",
+        _rest_load("rest_load_http"),
+        "SqlCatalog.load_table directly (floor: its row + the metadata JSON)",
+        _rest_load("sql_load"),
+        extra={"rest_history": True},
+    ),
+    Scenario(
+        "rest_select_tiny",
+        "icesql SELECT * of a 1-row table, 1,000 snapshots, via catalog=rest, per query",
+        "info",
+        None,
+        "informational",
+        _select_via("rest"),
+        "the same SELECT with catalog=sql on the same database (floor)",
+        _select_via("sql"),
+        extra={"rest_history": True},
     ),
     Scenario(
         "streaming_count",

@@ -222,6 +222,118 @@ def pyarrow_write(files: list[str], out: str) -> dict[str, Any]:
     return {"seconds": seconds, "result": [[str(rows)]]}
 
 
+@task
+def rest_commits(folder: str, via: str, writers: int, commits: int) -> dict[str, Any]:
+    """Single-row INSERT commits from ``writers`` processes at once into one fresh table,
+    through ``icesql serve`` (``via="rest"``) or to the SQL catalog directly (``"sql"``):
+    the wall time from the start signal to the last commit. Server start, table creation
+    and the writers' start-up are not timed; every acknowledged commit must be in the table."""
+    from benchmarks import rest
+
+    db_uri, warehouse = rest.fresh_catalog(folder)
+    server = rest.Server(db_uri, warehouse) if via == "rest" else None
+    table = f"{rest.NAMESPACE}.commits"
+    try:
+        con = rest.connect(via, db_uri, warehouse, server.uri if server else None)
+        con.execute(f"CREATE NAMESPACE {rest.NAMESPACE}")
+        con.execute(
+            f"CREATE TABLE {table} (writer INT, i INT) USING iceberg"
+            f" TBLPROPERTIES ({rest.RETRY_PROPERTIES})"
+        )
+        seconds, reports = rest.run_writers(
+            via, db_uri, warehouse, server.uri if server else None, table, writers, commits,
+            folder,
+        )
+        rows = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        snapshots = con.execute(f"SELECT count(*) FROM {table}.snapshots").fetchone()[0]
+        con.close()
+    finally:
+        if server is not None:
+            server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+    ok = sum(r["ok"] for r in reports)
+    failed = sum(r["failed"] for r in reports)
+    if rows != ok or snapshots != ok:
+        raise RuntimeError(f"{ok} commits acknowledged, but {rows} rows and {snapshots} snapshots")
+    errors = [e for r in reports for e in r["errors"]][:3]
+    return {"seconds": seconds, "result": [[str(ok)]], "commits": ok, "failed": failed,
+            "errors": errors}
+
+
+@task
+def rest_load_http(db_uri: str, warehouse: str, table: str, loads: int) -> dict[str, Any]:
+    """``GET .../tables/<t>?snapshots=all`` from a kept-alive connection, the answer parsed
+    (what every REST client does per load): seconds per load, after one untimed load."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    from benchmarks import rest
+
+    ns, name = table.split(".")
+    with rest.Server(db_uri, warehouse) as server:
+        address = urlsplit(server.uri)
+        conn = http.client.HTTPConnection(address.hostname, address.port, timeout=60)
+        path = f"/v1/namespaces/{ns}/tables/{name}?snapshots=all"
+
+        def load() -> dict[str, Any]:
+            conn.request("GET", path)
+            response = conn.getresponse()
+            body = json.loads(response.read())
+            if response.status != 200:
+                raise RuntimeError(f"GET {path}: {response.status} {body}")
+            return body
+
+        load()
+        start = time.perf_counter()
+        for _ in range(loads):
+            body = load()
+        seconds = (time.perf_counter() - start) / loads
+        conn.close()
+    return {"seconds": seconds, "result": [[str(len(body["metadata"]["snapshots"]))]]}
+
+
+@task
+def sql_load(db_uri: str, warehouse: str, table: str, loads: int) -> dict[str, Any]:
+    """The same table loaded from the SQL catalog directly (its row, the metadata JSON read
+    and parsed): the floor of a load. Seconds per load, after one untimed load."""
+    from benchmarks import rest
+
+    con = rest.connect("sql", db_uri, warehouse, None)
+    identifier = tuple(table.split("."))
+    con.catalog.load_table(identifier)
+    start = time.perf_counter()
+    for _ in range(loads):
+        loaded = con.catalog.load_table(identifier)
+    seconds = (time.perf_counter() - start) / loads
+    con.close()
+    return {"seconds": seconds, "result": [[str(len(loaded.metadata.raw["snapshots"]))]]}
+
+
+@task
+def icesql_select_via(
+    via: str, db_uri: str, warehouse: str, table: str, queries: int
+) -> dict[str, Any]:
+    """icesql's ``SELECT *`` of the table with ``catalog="rest"`` through ``icesql serve`` or
+    ``catalog="sql"`` on the same database: seconds per query (each loads the table), after
+    one untimed query."""
+    from benchmarks import rest
+
+    server = rest.Server(db_uri, warehouse) if via == "rest" else None
+    try:
+        con = rest.connect(via, db_uri, warehouse, server.uri if server else None)
+        sql = f"SELECT * FROM {table}"
+        con.execute(sql).fetchall()
+        start = time.perf_counter()
+        for _ in range(queries):
+            rows = con.execute(sql).fetchall()
+        seconds = (time.perf_counter() - start) / queries
+        con.close()
+    finally:
+        if server is not None:
+            server.stop()
+    return {"seconds": seconds, "result": [[str(v) for v in r] for r in rows]}
+
+
 def _run(request: dict[str, Any]) -> dict[str, Any]:
     fn = TASKS[request["task"]]
     profile = request.get("profile")

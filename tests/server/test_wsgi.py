@@ -144,3 +144,19 @@ def test_stop_finishes_and_acknowledges_a_commit_in_flight(rest, monkeypatch):
     with pytest.raises((OSError, http.client.HTTPException)):  # the idle one was closed
         _exchange(idle, "GET", "/v1/namespaces")
     idle.close()
+
+
+def test_without_waitress_serve_names_the_extra_to_install(tmp_path, monkeypatch, capsys):
+    import sys
+
+    from icesql.errors import OperationalError
+    from icesql.server import open_server
+    from icesql.shell import main
+
+    for module in ("waitress", "waitress.server", "waitress.channel", "waitress.task"):
+        monkeypatch.setitem(sys.modules, module, None)  # import fails as if not installed
+    with pytest.raises(OperationalError, match=r"pip install 'icesql\[server\]'"):
+        open_server(str(tmp_path / "wh"), f"sqlite:///{tmp_path / 'c.db'}", port=0)
+    argv = ["serve", "--warehouse", str(tmp_path / "wh"), "--uri", f"sqlite:///{tmp_path / 'c.db'}"]
+    assert main(argv) == 1
+    assert "pip install 'icesql[server]'" in capsys.readouterr().err

@@ -77,6 +77,25 @@ class Server:
         self.stop()
 
 
+SPARK_UNAVAILABLE = "Spark's RESTCatalog is not available here"
+
+
+def spark_support() -> Any:
+    """The test suite's Spark helpers (``tests/spark_support.py``: the Iceberg runtime and the
+    relocated HttpClient 5 jars, the session settings), when Spark can use the REST catalog."""
+    tests = os.path.join(REPO, "tests")
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
+    import spark_support as support
+
+    if support.java_executable() is None or not support.spark_rest_catalog_available():
+        raise RuntimeError(
+            f"{SPARK_UNAVAILABLE} (needs java and HttpClient 5: apt-get install"
+            " libhttpclient5-java libhttpcore5-java, or $ICESQL_SPARK_JARS)"
+        )
+    return support
+
+
 def connect(via: str, db_uri: str, warehouse: str, server_uri: str | None) -> Any:
     """icesql on the table: through the server (``rest``) or on the SQL catalog (``sql``)."""
     import icesql
@@ -135,6 +154,7 @@ def writer(request: dict[str, Any]) -> None:
     import icesql
 
     con = connect(request["via"], request["db_uri"], request["warehouse"], request["server_uri"])
+    con.execute(f"SELECT count(*) FROM {request['table']}").fetchall()  # warm: load, DuckDB
     print("ready", flush=True)
     while not os.path.exists(request["start"]):
         time.sleep(0.001)

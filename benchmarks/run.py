@@ -236,12 +236,15 @@ def _note_commits(s: Scenario, runner: Runner, row: Row, ice: list[Run], base: l
     if "commits" not in s.extra:
         return
     n = s.extra["commits"](runner.sizes)
+    labels = s.extra["labels"]
     if row.icesql_s and row.baseline_s:
         row.notes.append(
-            f"{n} commits: {n / row.icesql_s:.1f} commits/s through icesql serve,"
-            f" {n / row.baseline_s:.1f} commits/s to the SQL catalog directly"
+            f"{n} commits: {n / row.icesql_s:.1f} commits/s {labels[0]},"
+            f" {n / row.baseline_s:.1f} commits/s {labels[1]}"
         )
-    for label, runs in (("icesql serve", ice), ("SQL catalog", base)):
+    if s.extra.get("spark"):
+        row.notes.append("Spark's RSS is its Python driver's only: the JVM is another process")
+    for label, runs in zip(labels, (ice, base)):
         failed = sum((r.extra or {}).get("failed", 0) for r in runs if r.ok)
         if failed:
             errors = next((r.extra or {}).get("errors") for r in runs if r.ok and r.extra)

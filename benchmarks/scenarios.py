@@ -258,8 +258,17 @@ def _rest_commit_scenario(writers: int) -> Scenario:
         _rest_commits("rest", writers),
         "the same commits to the SQL catalog directly (floor)",
         _rest_commits("sql", writers),
-        extra={"commits": lambda sizes: writers * _commits_per_writer(sizes, writers)},
+        extra={
+            "commits": lambda sizes: writers * _commits_per_writer(sizes, writers),
+            "labels": ("through icesql serve", "to the SQL catalog directly"),
+        },
     )
+
+
+def _spark_commits(ds: Dataset, sizes: Sizes) -> Request:
+    folder = os.path.join(ds.root, "rest-commits-spark")
+    return {"task": "spark_rest_commits",
+            "args": {"folder": folder, "commits": _commits_per_writer(sizes, 1)}}
 
 
 AGG_COLS = config.AGGREGATE_COLUMNSAGG_COLS = config.AGGREGATE_COLUMNS
@@ -375,6 +384,22 @@ SCENARIOS: tuple[Scenario, ...] = (
     ),
     _rest_commit_scenario(1),
     _rest_commit_scenario(4),
+    Scenario(
+        "rest_commits_spark",
+        "single-row INSERT commits through icesql serve with Spark 3.5's RESTCatalog as the"
+        " client, 1 writer",
+        "info",
+        None,
+        "informational: commits/s in the notes",
+        _spark_commits,
+        "the same commits from one icesql process through icesql serve",
+        _rest_commits("rest", 1),
+        extra={
+            "commits": lambda sizes: _commits_per_writer(sizes, 1),
+            "labels": ("Spark through icesql serve", "icesql through icesql serve"),
+            "spark": True,
+        },
+    ),
     Scenario(
         "rest_load_table",
         "GET .../tables/t?snapshots=all, 1,000 snapshots (20 in smoke), per load",

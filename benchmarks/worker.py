@@ -261,6 +261,42 @@ def rest_commits(folder: str, via: str, writers: int, commits: int) -> dict[str,
 
 
 @task
+def spark_rest_commits(folder: str, commits: int) -> dict[str, Any]:
+    """Spark 3.5's Iceberg ``RESTCatalog`` as the client: ``commits`` single-row INSERTs
+    through ``icesql serve`` one after another. Spark's start, the table's creation and one
+    warm-up INSERT (Spark compiles its write path on the first) are not timed."""
+    from benchmarks import rest
+
+    support = rest.spark_support()
+    db_uri, warehouse = rest.fresh_catalog(folder)
+    server = rest.Server(db_uri, warehouse)
+    spark = None
+    table = f"rest.{rest.NAMESPACE}.commits"
+    try:
+        spark = support.start_spark(
+            os.path.join(folder, "spark-warehouse"), os.path.join(folder, "spark-scratch"),
+            extra=support.rest_catalog_conf(server.uri, warehouse),
+        )
+        spark.sql(f"CREATE NAMESPACE rest.{rest.NAMESPACE}")
+        spark.sql(f"CREATE TABLE {table} (writer INT, i INT) USING iceberg")
+        spark.sql(f"INSERT INTO {table} VALUES (-1, -1)")
+        start = time.perf_counter()
+        for i in range(commits):
+            spark.sql(f"INSERT INTO {table} VALUES (0, {i})")
+        seconds = time.perf_counter() - start
+        rows = spark.sql(f"SELECT count(*) FROM {table} WHERE writer = 0").collect()[0][0]
+    finally:
+        if spark is not None:
+            spark.stop()
+        server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+    if rows != commits:
+        raise RuntimeError(f"{commits} commits acknowledged, but {rows} rows")
+    return {"seconds": seconds, "result": [[str(commits)]], "commits": commits, "failed": 0,
+            "errors": []}
+
+
+@task
 def rest_load_http(db_uri: str, warehouse: str, table: str, loads: int) -> dict[str, Any]:
     """``GET .../tables/<t>?snapshots=all`` from a kept-alive connection, the answer parsed
     (what every REST client does per load): seconds per load, after one untimed load."""

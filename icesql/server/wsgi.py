@@ -173,10 +173,6 @@ class RestCatalogServer:
     def port(self) -> int:
         return int(self._listeners[0].effective_port)
 
-    @property
-    def stopping(self) -> bool:
-        return self._stopping.is_set()
-
     def serve_forever(self) -> None:
         """Serve until ``stop()``; returns once requests in flight are answered."""
         from waitress import wasyncore

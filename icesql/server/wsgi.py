@@ -78,6 +78,13 @@ def _body(environ: Mapping[str, Any]) -> bytes:
     return environ["wsgi.input"].read(length) if length > 0 else b""
 
 
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:  # e.g. 419, the spec's authentication timeout, unknown to http.HTTPStatus
+        return "Error"
+
+
 class RestCatalogApp:
     """The WSGI application: every request through the ``Router``, answered as JSON."""
 
@@ -99,7 +106,7 @@ class RestCatalogApp:
         headers = [("Content-Length", str(len(data)))]
         if payload is not None:
             headers.append(("Content-Type", "application/json"))
-        start_response(f"{status} {HTTPStatus(status).phrase}", headers)
+        start_response(f"{status} {_phrase(status)}", headers)
         log.info("%s %s %d %.1fms", method, path, status, (time.perf_counter() - started) * 1000)
         return [data]
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from icesql import relation
 from icesql.catalog.base import Catalog
 from icesql.catalog.config import CatalogConfig, pyiceberg_catalogs, spark_catalogs
 from icesql.catalog.loader import load_catalogs
@@ -22,7 +23,7 @@ from icesql.engine import Engine
 from icesql.errors import InterfaceError, ProgrammingError
 from icesql.session import ProgressCallback, Result
 from icesql.sql.identifiers import catalog_named
-from icesql.sql.python_sources import caller_scope
+from icesql.sql.python_sources import PythonScope, caller_scope
 from icesql.sql.translate import duckdb_errors
 
 
@@ -47,6 +48,23 @@ class Connection:
     def execute(self, sql: str, parameters: Sequence[Any] | None = None) -> Cursor:
         """Shortcut for ``cursor().execute(...)``; returns the cursor."""
         return self.cursor().execute(sql, parameters)
+
+    def sql(
+        self, query: str, params: Sequence[Any] | None = None
+    ) -> relation.Relation | None:
+        """``query`` as a lazy relation: it runs when read (``df()``, ``pl()``, ``arrow()``,
+        ``fetchall()``, ``show()``, or shown in a notebook as an HTML table with the column
+        types and row count). Statements that are not queries run at once: those returning
+        rows give a relation over them, the others None (``icesql.relation``).
+
+        >>> con = connect("/tmp/icesql-doctest-warehouse")
+        >>> rel = con.sql("SELECT id, id * 2 AS twice FROM range(3) t(id)")
+        >>> rel.fetchall()
+        [(0, 0), (1, 2), (2, 4)]
+        >>> rel.types
+        ['BIGINT', 'BIGINT']
+        """
+        return relation.sql(self, query, params, caller_scope(self.engine.registered))
 
     def register(self, name: str, obj: Any) -> None:
         """Name a Python object holding rows (pandas or polars DataFrame, polars LazyFrame,
@@ -135,11 +153,19 @@ class Cursor:
     # -- execution -------------------------------------------------------------------------
     def execute(self, operation: str, parameters: Sequence[Any] | None = None) -> Cursor:
         self._check_open()
+        return self._execute(operation, parameters, caller_scope(self.connection.engine.registered))
+
+    def _execute(
+        self, operation: str, parameters: Sequence[Any] | None, python: PythonScope
+    ) -> Cursor:
+        """``execute`` with names that are no Iceberg table looked up in ``python``."""
+        self._check_open()
         self._reset()
         params = _check_params(parameters)
-        engine = self.connection.engine
-        python = caller_scope(engine.registered)
-        result = engine.execute(operation, params, python)
+        return self._load(self.connection.engine.execute(operation, params, python))
+
+    def _load(self, result: Result) -> Cursor:
+        """Make ``result`` the cursor's current result (what ``execute`` produced)."""
         self._result = result
         self._rowcount = result.rowcount
         if result.reader is not None:

@@ -1,0 +1,268 @@
+"""``Connection.sql(query)``: a query as a lazy relation, for notebooks and scripts.
+
+A relation is a query, not a result: nothing runs when it is made, and each way of reading
+it (``df()``, ``pl()``, ``arrow()``, the Arrow stream, ``show()``) runs the query again, as
+DuckDB's relations do, so a relation made before an INSERT shows the rows after it.
+``fetchone``/``fetchmany``/``fetchall`` share one run that they read on from. Displaying it
+(``repr``, Jupyter's ``_repr_html_``, ``show()``) fetches only the rows it shows plus one, and
+takes the row count from ``SELECT count(*)`` over the query rather than from fetching
+everything; the shown preview is kept, so a notebook's several formats run the query once.
+
+Python objects a query names (DataFrames, Arrow data) are looked up where ``sql()`` was
+called, when it was called: a later run sees those objects, even from another frame.
+Statements that are not queries (DDL, DML, SHOW, CALL...) run at once, as in DuckDB: one
+that returns rows gives a relation over those rows, fetched whole (they are small: a
+listing, a plan, a procedure's output), others give None.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+from sqlglot import exp
+
+from icesql.cli.formatting import cell_text, is_numeric
+from icesql.dbapi_frames import to_pandas, to_polars
+from icesql.errors import Error
+from icesql.session import Result
+from icesql.sql.dialect import DIALECT, parse
+from icesql.sql.python_sources import PythonScope
+
+if TYPE_CHECKING:
+    from icesql.dbapi import Connection, Cursor
+
+__all__ = ["DISPLAY_ROWS", "Relation", "sql"]
+
+DISPLAY_ROWS = 20  # rows a relation's repr / _repr_html_ / show() prints by default
+
+
+def sql(
+    connection: Connection, query: str, params: Sequence[Any] | None, python: PythonScope
+) -> Relation | None:
+    """A lazy relation for a query; any other statement runs now (module docstring)."""
+    statements = parse(query)  # a syntax error is reported here, not on first use
+    if len(statements) == 1 and isinstance(statements[0], exp.Query):
+        return Relation(connection, query, params, python, statement=statements[0])
+    cursor = connection.cursor()._execute(query, params, python)
+    if cursor.description is None:
+        cursor.close()
+        return None
+    return Relation(connection, query, params, python, rows=cursor.fetch_arrow_table())
+
+
+@dataclass(frozen=True)
+class _Preview:
+    """What a display shows: the columns, their Spark types, the first rows, the row count
+    (None when it could not be counted, e.g. a Python stream already read)."""
+
+    columns: list[str]
+    types: list[str]
+    rows: list[tuple]
+    count: int | None
+
+    @property
+    def truncated(self) -> bool:
+        return self.count is None or self.count > len(self.rows)
+
+    def footer(self) -> str:
+        cols = f"{len(self.columns)} column{'s' if len(self.columns) != 1 else ''}"
+        if self.count is None:
+            return f"more than {len(self.rows)} rows (first {len(self.rows)} shown), {cols}"
+        rows = f"{self.count:,} row{'s' if self.count != 1 else ''}"
+        shown = f" (first {len(self.rows)} shown)" if self.truncated else ""
+        return f"{rows}{shown} x {cols}"
+
+
+class Relation:
+    """A query that runs when it is read (module docstring). Made by ``Connection.sql``."""
+
+    def __init__(
+        self,
+        connection: Connection,
+        query: str,
+        params: Sequence[Any] | None,
+        python: PythonScope,
+        statement: exp.Expr | None = None,
+        rows: pa.Table | None = None,
+    ):
+        self._connection = connection
+        self._query = query
+        self._params = list(params) if params is not None else None
+        self._python = python
+        self._statement = statement
+        self._rows = rows  # the rows of a statement already run (not a query)
+        self._fetching: Cursor | None = None  # the run fetchone/fetchmany/fetchall read on
+        self._preview: _Preview | None = None
+
+    @property
+    def query(self) -> str:
+        """The SQL text the relation runs."""
+        return self._query
+
+    # -- running ---------------------------------------------------------------------------
+    def _cursor(self, query: str | None = None) -> Cursor:
+        """A cursor on a new run of the query (or ``query``, e.g. its count). Every run of a
+        relation goes through here: the place to hand a progress callback to the run."""
+        cursor = self._connection.cursor()
+        if self._rows is not None and query is None:
+            return cursor._load(Result(reader=self._rows.to_reader()))
+        return cursor._execute(query or self._query, self._params, self._python)
+
+    def _count(self) -> int | None:
+        """The number of rows, by ``SELECT count(*)`` over the query; None when that run
+        fails (a Python stream the query reads can be read only once)."""
+        if self._rows is not None:
+            return self._rows.num_rows
+        assert self._statement is not None
+        counting = exp.select(exp.Count(this=exp.Star())).from_(
+            self._statement.copy().subquery("icesql_relation")
+        )
+        try:
+            with self._cursor(counting.sql(dialect=DIALECT)) as cursor:
+                row = cursor.fetchone()
+        except Error:
+            return None
+        return int(row[0]) if row else None
+
+    # -- results -----------------------------------------------------------------------------
+    def arrow(self) -> pa.Table:
+        """All rows as a ``pyarrow.Table`` (a new run of the query)."""
+        with self._cursor() as cursor:
+            return cursor.fetch_arrow_table()
+
+    fetch_arrow_table = arrow
+
+    def df(self) -> Any:
+        """All rows as a pandas DataFrame with Arrow-backed dtypes (``icesql[pandas]``)."""
+        return to_pandas(self.arrow(), "Relation.df()")
+
+    def fetchdf(self) -> Any:
+        """The same as ``df()``, under DuckDB's other name for it."""
+        return to_pandas(self.arrow(), "Relation.fetchdf()")
+
+    def pl(self) -> Any:
+        """All rows as a polars DataFrame (``icesql[polars]``)."""
+        return to_polars(self.arrow(), "Relation.pl()")
+
+    def fetch_record_batch(self, rows_per_batch: int | None = None) -> pa.RecordBatchReader:
+        """All rows as a streamed ``pyarrow.RecordBatchReader`` (a new run, whose cursor
+        the stream keeps open until it is read to the end)."""
+        cursor = self._cursor()
+        reader = cursor.fetch_record_batch(rows_per_batch)
+
+        def batches() -> Iterator[pa.RecordBatch]:
+            with cursor:
+                yield from reader
+
+        return pa.RecordBatchReader.from_batches(reader.schema, batches())
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        """The Arrow PyCapsule stream of a new run, so ``pa.table(rel)``, ``pl.DataFrame(rel)``
+        and DuckDB read the rows without a copy."""
+        return self.fetch_record_batch().__arrow_c_stream__(requested_schema)
+
+    def fetchone(self) -> tuple | None:
+        """The next row of the run the fetch methods share (started on the first call)."""
+        return self._fetch_cursor().fetchone()
+
+    def fetchmany(self, size: int = 1) -> list[tuple]:
+        return self._fetch_cursor().fetchmany(size)
+
+    def fetchall(self) -> list[tuple]:
+        """The remaining rows of the shared run (all of them on a fresh relation)."""
+        rows = self._fetch_cursor().fetchall()
+        self._fetching = None  # read to the end: the next fetch starts a new run
+        return rows
+
+    def _fetch_cursor(self) -> Cursor:
+        if self._fetching is None:
+            self._fetching = self._cursor()
+        return self._fetching
+
+    # -- what it looks like --------------------------------------------------------------------
+    @property
+    def columns(self) -> list[str]:
+        return self._shown().columns
+
+    @property
+    def types(self) -> list[str]:
+        """The columns' Spark SQL types (``BIGINT``, ``DECIMAL(10,2)``, ...)."""
+        return self._shown().types
+
+    def show(self, max_rows: int = DISPLAY_ROWS) -> None:
+        """Print the first ``max_rows`` rows as a table with the column types and row count."""
+        print(_text(self._shown(max_rows)))
+
+    def __repr__(self) -> str:
+        return _text(self._shown())
+
+    def _repr_html_(self) -> str:
+        """Jupyter's rendering: an HTML table with the column types and the row count."""
+        return _html(self._shown())
+
+    def _shown(self, max_rows: int = DISPLAY_ROWS) -> _Preview:
+        """The first ``max_rows`` rows and the count; kept for the default size, so the
+        several formats a notebook asks for run the query once."""
+        if max_rows == DISPLAY_ROWS and self._preview is not None:
+            return self._preview
+        with self._cursor() as cursor:
+            rows = cursor.fetchmany(max_rows + 1)
+            description = cursor.description or []
+        count = len(rows) if len(rows) <= max_rows else self._count()
+        preview = _Preview(
+            [d[0] for d in description], [str(d[1]) for d in description], rows[:max_rows], count
+        )
+        if max_rows == DISPLAY_ROWS:
+            self._preview = preview
+        return preview
+
+
+def _text(p: _Preview) -> str:
+    """The preview as a text table: names, types, a rule, the rows, the footer."""
+    cells = [[cell_text(v) for v in row] for row in p.rows]
+    widths = [
+        max([len(c), len(t), *(len(r[i]) for r in cells)])
+        for i, (c, t) in enumerate(zip(p.columns, p.types))
+    ]
+    numeric = [any(is_numeric(r[i]) for r in p.rows) for i in range(len(p.columns))]
+
+    def line(values: Sequence[str], align: bool = False) -> str:
+        parts = [
+            v.rjust(w) if align and num else v.ljust(w)
+            for v, w, num in zip(values, widths, numeric)
+        ]
+        return ("| " + " | ".join(parts) + " |").replace("\n", "\\n")
+
+    rule = "+-" + "-+-".join("-" * w for w in widths) + "-+"
+    out = [rule, line(p.columns), line(p.types), rule, *(line(r, True) for r in cells)]
+    if p.truncated:
+        out.append(line(["..." for _ in widths]))
+    out += [rule, p.footer()]
+    return "\n".join(out)
+
+
+def _html(p: _Preview) -> str:
+    e = html.escape
+    head = "".join(
+        f"<th>{e(c)}<br><span style=\"font-weight:normal;opacity:0.7\">{e(t)}</span></th>"
+        for c, t in zip(p.columns, p.types)
+    )
+    body = []
+    for row in p.rows:
+        tds = "".join(
+            f'<td style="text-align:right">{e(cell_text(v))}</td>' if is_numeric(v)
+            else f"<td>{e(cell_text(v))}</td>"
+            for v in row
+        )
+        body.append(f"<tr>{tds}</tr>")
+    if p.truncated:
+        body.append("<tr>" + "<td>&hellip;</td>" * len(p.columns) + "</tr>")
+    return (
+        '<table class="icesql-relation">'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        f"<p>{e(p.footer())}</p>"
+    )

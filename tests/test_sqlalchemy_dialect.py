@@ -79,3 +79,71 @@ def test_reflected_table_compiles_to_spark_sql(engine):
         # Spark's INSERT with a column list names every column
         c.execute(sa.insert(t).values(id=3, name="c", d=Decimal("3.25"), ts=None, tags=None, s=None))
         assert c.execute(sa.select(t.c.d).where(t.c.id == 3)).scalar() == Decimal("3.25")
+
+
+def test_to_sql_appends_and_creates_tables(engine):
+    with engine.connect() as c:
+        c.exec_driver_sql("CREATE TABLE db.small (id BIGINT, name STRING) USING iceberg")
+    frame = pd.DataFrame({"id": [5, 6], "name": ["e", "f"]})
+    frame.to_sql("small", engine, schema="db", if_exists="append", index=False, method="multi")
+    frame.assign(id=[7, 8]).to_sql("small", engine, schema="db", if_exists="append", index=False)
+    ids = pd.read_sql("SELECT id, name FROM db.small ORDER BY id", engine)
+    assert ids.to_dict("list") == {"id": [5, 6, 7, 8], "name": ["e", "f", "e", "f"]}
+    frame.to_sql("fresh", engine, schema="db", index=False)  # CREATE TABLE from the frame
+    columns = sa.inspect(engine).get_columns("fresh", "db")
+    assert [(c["name"], type(c["type"])) for c in columns] == [
+        ("id", sa.BigInteger), ("name", sa.String)
+    ]
+    assert pd.read_sql("SELECT count(*) AS n FROM db.fresh", engine)["n"].tolist() == [2]
+
+
+# jupysql's %sql magic in a real IPython shell, in a fresh interpreter (IPython's shell is a
+# process-wide singleton). jupysql probes Spark Connect when pyspark is installed and only
+# catches ModuleNotFoundError, while pyspark raises ImportError for its missing grpcio: the
+# script hides pyspark.sql.connect, as an environment without Spark Connect has it.
+JUPYSQL_SCRIPT = r"""
+import json, sys
+sys.modules["pyspark.sql.connect.dataframe"] = None
+from IPython.core.interactiveshell import InteractiveShell
+
+shell = InteractiveShell.instance()
+shell.run_line_magic("load_ext", "sql")
+shell.run_line_magic("config", "SqlMagic.named_parameters = 'enabled'")
+shell.run_line_magic("sql", "icesql:///" + sys.argv[1])
+shell.user_ns["low"] = 1
+cell = shell.run_cell("result = %sql SELECT id, name FROM db.t WHERE id > :low ORDER BY id")
+assert cell.success, cell.error_in_exec
+result = shell.user_ns["result"]
+frame = result.DataFrame()
+tables = shell.run_line_magic("sqlcmd", "tables --schema db")
+cell = shell.run_cell("%%sql\nSELECT count(*) AS n FROM db.t")
+print(json.dumps({
+    "rows": [list(r) for r in result],
+    "frame": frame.to_dict("list"),
+    "tables": str(tables),
+    "count": [list(r) for r in cell.result],
+}, default=str))
+"""
+
+
+def test_jupysql_magic_in_an_ipython_shell(engine, tmp_path):
+    import importlib.util
+    import json
+    import subprocess
+    import sys
+
+    for module in ("IPython", "sql"):
+        if importlib.util.find_spec(module) is None:
+            pytest.skip(f"{module} is not installed (the test extra has it)")
+    warehouse = engine.url.database
+    done = subprocess.run(
+        [sys.executable, "-c", JUPYSQL_SCRIPT, warehouse], capture_output=True, text=True,
+        cwd=tmp_path, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    answer = json.loads(next(ln for ln in done.stdout.splitlines() if ln.startswith("{")))
+    assert answer["rows"] == [[2, "b"]]  # :low bound as a parameter through the dialect
+    assert answer["frame"] == {"id": [2], "name": ["b"]}
+    cells = [ln.strip("| ") for ln in answer["tables"].splitlines() if ln.startswith("|")]
+    assert cells == ["Name", "t"]  # %sqlcmd tables: the inspector's table names of db
+    assert answer["count"] == [[2]]

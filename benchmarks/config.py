@@ -116,3 +116,14 @@ STREAM_COUNT = (
     " WHERE l_comment <> '' AND l_shipinstruct <> '' AND l_extendedprice >= 0"
 )
 STREAM_COLUMNS = ("l_comment", "l_shipinstruct", "l_extendedprice")
+
+
+def python_rows(sizes: Sizes) -> int:
+    """Rows of the Python-data scenarios: half the table (10M at the full size)."""
+    return sizes.rows // 2
+
+
+def frame_query(sizes: Sizes) -> str:
+    """Every column of the first half of the orders (``python_rows`` rows): a DataFrame of
+    10M rows at the full size."""
+    return f"SELECT * FROM {{t}} WHERE l_orderkey <= {sizes.rows // LINES_PER_ORDER // 2}"

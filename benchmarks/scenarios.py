@@ -297,6 +297,39 @@ def _delete_scenario(name: str, table: str, what: str, target: float) -> Scenari
     )
 
 
+def _python_insert(task: str, kind: str) -> RequestFn:
+    def make(ds: Dataset, sizes: Sizes) -> Request:
+        args = {"files": ds.files(BASE), "rows": config.python_rows(sizes), "kind": kind,
+                "scratch": os.path.join(ds.root, f"scratch_{task}_{kind}")}
+        return {"task": task, "args": args}
+
+    return make
+
+
+def _python_scenario(kind: str, what: str) -> Scenario:
+    return Scenario(
+        f"insert_{kind}",
+        f"INSERT INTO t SELECT * FROM <{what} in scope>, half the lineitem rows",
+        "ratio",
+        1.0,
+        "<= 1x PyIceberg table.append()",
+        _python_insert("icesql_insert_python", kind),
+        "PyIceberg table.append() of the same data",
+        _python_insert("pyiceberg_append", kind),
+    )
+
+
+def _frame(task: str) -> RequestFn:
+    def make(ds: Dataset, sizes: Sizes) -> Request:
+        sql = config.frame_query(sizes)
+        if task == "icesql_df":
+            return {"task": task, "args": {"warehouse": ds.warehouse,
+                                           "sql": sql.format(t=_table(BASE))}}
+        return {"task": task, "args": {"files": ds.files(BASE), "sql": sql}}
+
+    return make
+
+
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "full_aggregate",
@@ -421,6 +454,18 @@ SCENARIOS: tuple[Scenario, ...] = (
         "the same SELECT with catalog=sql on the same database (floor)",
         _select_via("sql"),
         extra={"rest_history": True},
+    ),
+    _python_scenario("pandas", "a pandas DataFrame"),
+    _python_scenario("arrow", "a pyarrow Table"),
+    Scenario(
+        "cursor_df",
+        "cur.df() of every column of half the lineitem rows (pandas, Arrow-backed dtypes)",
+        "ratio",
+        1.5,
+        "<= 1.5x DuckDB df() of the same query",
+        _frame("icesql_df"),
+        "DuckDB df(), read_parquet of the same files",
+        _frame("duckdb_df"),
     ),
     Scenario(
         "streaming_count",

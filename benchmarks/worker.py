@@ -370,6 +370,144 @@ def icesql_select_via(
     return {"seconds": seconds, "result": [[str(v) for v in r] for r in rows]}
 
 
+# -- Python data in and out (issue 28) ---------------------------------------------------------
+
+
+def _python_data(files: list[str], rows: int, kind: str) -> Any:
+    """The first ``rows`` rows of the lineitem files as the object a user holds: an Arrow
+    table as read, or a pandas DataFrame as a pandas user has one (floats for the decimals,
+    microsecond datetimes for the dates: what pandas makes of such data)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    parts, have = [], 0
+    for path in files:
+        if have >= rows:
+            break
+        part = pq.read_table(path)
+        parts.append(part)
+        have += part.num_rows
+    table = pa.concat_tables(parts).slice(0, rows).combine_chunks()
+    if kind == "arrow":
+        return table
+    frame = table.to_pandas()
+    for field in table.schema:
+        if pa.types.is_decimal(field.type):
+            frame[field.name] = frame[field.name].astype("float64")
+        elif pa.types.is_date(field.type):
+            frame[field.name] = frame[field.name].astype("datetime64[us]")
+    return frame
+
+
+def _arrow_schema(data: Any) -> Any:
+    import pyarrow as pa
+
+    if isinstance(data, pa.Table):
+        return data.schema
+    return pa.Schema.from_pandas(data, preserve_index=False)
+
+
+def _spark_ddl(schema: Any) -> str:
+    """Column definitions for the Arrow types ``_python_data`` produces."""
+    import pyarrow as pa
+
+    def name(t: Any) -> str:
+        if pa.types.is_decimal(t):
+            return f"DECIMAL({t.precision},{t.scale})"
+        if pa.types.is_timestamp(t):
+            return "TIMESTAMP_NTZ"
+        simple = {pa.int64(): "BIGINT", pa.int32(): "INT", pa.float64(): "DOUBLE",
+                  pa.date32(): "DATE", pa.string(): "STRING", pa.large_string(): "STRING"}
+        return simple[t]
+
+    return ", ".join(f"{f.name} {name(f.type)}" for f in schema)
+
+
+@task
+def icesql_insert_python(files: list[str], rows: int, kind: str, scratch: str) -> dict[str, Any]:
+    """``INSERT INTO t SELECT * FROM data`` with ``data`` a pandas DataFrame or an Arrow
+    table in the caller's scope, into a new unpartitioned zstd table (made before, not timed)."""
+    import icesql
+
+    data = _python_data(files, rows, kind)
+    shutil.rmtree(scratch, ignore_errors=True)
+    try:
+        con = icesql.connect(scratch)
+        con.execute(
+            f"CREATE TABLE bench.target ({_spark_ddl(_arrow_schema(data))}) USING iceberg"
+            " TBLPROPERTIES ('write.parquet.compression-codec' = 'zstd')"
+        )
+        con.register("data", data)
+        start = time.perf_counter()
+        written = con.execute("INSERT INTO bench.target SELECT * FROM data").rowcount
+        seconds = time.perf_counter() - start
+        con.close()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return {"seconds": seconds, "result": [[str(written)]]}
+
+
+@task
+def pyiceberg_append(files: list[str], rows: int, kind: str, scratch: str) -> dict[str, Any]:
+    """PyIceberg's ``table.append()`` of the same data into a new unpartitioned zstd table of
+    its SQL catalog (SQLite), as its users write a DataFrame: ``pa.Table.from_pandas(df)``
+    first (timed, icesql converts too)."""
+    import pyarrow as pa
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    data = _python_data(files, rows, kind)
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(scratch)
+    try:
+        catalog = SqlCatalog(
+            "bench", uri=f"sqlite:///{scratch}/catalog.db", warehouse=f"file://{scratch}"
+        )
+        catalog.create_namespace("bench")
+        table = catalog.create_table(
+            "bench.target", schema=_arrow_schema(data),
+            properties={"write.parquet.compression-codec": "zstd"},
+        )
+        start = time.perf_counter()
+        arrow = data if isinstance(data, pa.Table) else pa.Table.from_pandas(
+            data, preserve_index=False
+        )
+        table.append(arrow)
+        seconds = time.perf_counter() - start
+        written = table.current_snapshot().summary["added-records"]
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return {"seconds": seconds, "result": [[str(written)]]}
+
+
+def _frame_answer(frame: Any) -> list[list[str]]:
+    """Rows and the sum of ``l_orderkey``: the same for any DataFrame of the same rows."""
+    return [[str(len(frame)), str(int(frame["l_orderkey"].sum()))]]
+
+
+@task
+def icesql_df(warehouse: str, sql: str) -> dict[str, Any]:
+    """``cur.df()`` of the query: a pandas DataFrame with Arrow-backed dtypes."""
+    import icesql
+
+    con = icesql.connect(warehouse)
+    start = time.perf_counter()
+    frame = con.execute(sql).df()
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "result": _frame_answer(frame)}
+
+
+@task
+def duckdb_df(files: list[str], sql: str) -> dict[str, Any]:
+    """DuckDB's ``df()`` of the same query over exactly the table's Parquet files."""
+    import duckdb
+
+    con = duckdb.connect()
+    start = time.perf_counter()
+    frame = con.sql(sql.format(t=f"read_parquet({files!r})")).df()
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "result": _frame_answer(frame)}
+
+
 def _run(request: dict[str, Any]) -> dict[str, Any]:
     fn = TASKS[request["task"]]
     profile = request.get("profile")

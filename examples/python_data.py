@@ -59,6 +59,19 @@ def main(warehouse: str) -> None:
     reader = pa.RecordBatchReader.from_stream(con.execute("SELECT * FROM shop.orders"))
     print("columns:", reader.schema.names)
 
+    # a lazy relation: nothing runs until it is read; printed (or shown in Jupyter, where
+    # _repr_html_ renders it) with the column types and the row count, fetching only the
+    # rows it shows
+    by_region = con.sql(
+        "SELECT region, count(*) AS n, sum(amount) AS total FROM shop.orders"
+        " WHERE id > ? GROUP BY region ORDER BY region", (0,)
+    )
+    print(by_region)
+    html = by_region._repr_html_()  # what a notebook displays
+    print("html header:", html[html.index("<th>"):html.index("</th>") + 5])
+    print("relation as pandas:", by_region.df().to_dict("list"))
+    con.sql("SELECT id FROM shop.orders ORDER BY id").show(max_rows=3)
+
     # SQLAlchemy: pandas.read_sql with parameters, and the inspector
     engine = sa.create_engine(f"icesql:///{warehouse}")
     eu = pd.read_sql("SELECT id, amount FROM shop.orders WHERE region = ? ORDER BY id", engine,

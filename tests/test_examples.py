@@ -22,3 +22,9 @@ def test_python_data_example_runs(tmp_path):
     assert "streamed rows: 2" in out.stdout
     assert "columns: ['id', 'region', 'amount', 'ordered_at']" in out.stdout
     assert "['id', 'region', 'amount', 'ordered_at']" in out.stdout
+    # con.sql: the relation's text and HTML display, with types and the row count
+    assert "| region | n      | total         |" in out.stdout
+    assert "| STRING | BIGINT | DECIMAL(" in out.stdout
+    assert "2 rows x 3 columns" in out.stdout
+    assert 'html header: <th>region<br><span style="font-weight:normal;opacity:0.7">STRING' in out.stdout
+    assert "6 rows (first 3 shown) x 1 column" in out.stdout

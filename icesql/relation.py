@@ -8,8 +8,9 @@ DuckDB's relations do, so a relation made before an INSERT shows the rows after 
 takes the row count from ``SELECT count(*)`` over the query rather than from fetching
 everything; the shown preview is kept, so a notebook's several formats run the query once.
 
-Python objects a query names (DataFrames, Arrow data) are looked up where ``sql()`` was
-called, when it was called: a later run sees those objects, even from another frame.
+Python objects a query names (DataFrames, Arrow data) are looked up in the namespaces of the
+code that called ``sql()`` (kept by the relation), not of the code that reads it later, e.g.
+a notebook's display machinery.
 Statements that are not queries (DDL, DML, SHOW, CALL...) run at once, as in DuckDB: one
 that returns rows gives a relation over those rows, fetched whole (they are small: a
 listing, a plan, a procedure's output), others give None.

@@ -3,6 +3,7 @@ a terminal and in a notebook (``_repr_html_``, through IPython's own display for
 
 from __future__ import annotations
 
+import sys
 from decimal import Decimal
 
 import pyarrow as pa
@@ -156,3 +157,14 @@ def test_ipython_display_runs_the_query_once(con, monkeypatch):
     assert "<th>name<br>" in shown["text/html"] and "3 rows x 2 columns" in shown["text/html"]
     assert "| BIGINT | STRING |" in shown["text/plain"]
     assert runs == [None]  # both formats from one run (3 rows: no count needed)
+
+
+def test_missing_pandas_or_polars_names_the_extra(con, monkeypatch):
+    rel = con.sql("SELECT 1 AS x")
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    monkeypatch.setitem(sys.modules, "polars", None)
+    with pytest.raises(ImportError, match=r"Relation.df\(\) needs pandas.*icesql\[pandas\]"):
+        rel.df()
+    with pytest.raises(ImportError, match=r"Relation.pl\(\) needs polars.*icesql\[polars\]"):
+        rel.pl()
+    assert rel.fetchall() == [(1,)]

@@ -137,6 +137,16 @@ def test_insert_overwrite_and_ctas(con):
     assert fresh is not None
 
 
+def test_replace_table_as_select_from_a_dataframe(con):
+    first = pl.DataFrame({"id": [1], "name": ["a"]})  # noqa: F841 - read by name
+    con.execute("CREATE OR REPLACE TABLE db.r USING iceberg AS SELECT * FROM first")
+    second = pd.DataFrame({"id": [2, 3], "label": ["b", "c"]})  # noqa: F841
+    con.execute("CREATE OR REPLACE TABLE db.r USING iceberg AS SELECT * FROM second")
+    rows = pyiceberg_rows(con, "db.r")
+    assert rows.schema.names == ["id", "label"]
+    assert rows.to_pylist() == [{"id": 2, "label": "b"}, {"id": 3, "label": "c"}]
+
+
 def test_merge_from_a_registered_table(con):
     con.execute("INSERT INTO db.t VALUES (1, 'one'), (2, 'two')")
     con.register("changes", pl.DataFrame({"id": [2, 3], "name": ["TWO", "three"]}))

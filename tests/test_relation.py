@@ -110,6 +110,8 @@ def test_repr_has_names_types_and_row_count(con):
     assert lines[-1] == f"50 rows (first {DISPLAY_ROWS} shown) x 1 column"
     assert lines[-3] == "| ...    |" and lines[-4] == f"| {DISPLAY_ROWS - 1:>6} |"
     assert rel.types == ["BIGINT"] and rel.columns == ["id"]
+    bound = con.sql("SELECT id FROM db.t WHERE id >= ? ORDER BY id", (10,))  # counted with it
+    assert repr(bound).splitlines()[-1] == f"40 rows (first {DISPLAY_ROWS} shown) x 1 column"
 
 
 def test_show_prints_the_rows_asked_for(con, capsys):

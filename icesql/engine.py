@@ -174,7 +174,10 @@ class Engine:
         self, sql: str, params: Sequence[object] = (), python: PythonScope | None = None
     ) -> Result:
         """Run one statement; ``python`` is where names that are no Iceberg table are looked
-        up (the caller's variables), else only the registered objects are."""
+        up (the caller's variables), else only the registered objects are. A statement run
+        while another is (a relation read as a table runs its query when the outer statement
+        scans it) gives the outer one its scope back, for the binding passes still to come."""
+        outer = self._python
         if python is not None:
             self._python = python
         progress = self.progress
@@ -185,7 +188,7 @@ class Engine:
             progress.finish()
             raise
         finally:
-            self._python = PythonScope(self.registered)
+            self._python = outer
         if not progress.active:
             return result
         if result.reader is None:

@@ -80,6 +80,22 @@ def test_a_relation_is_a_table_in_later_sql(con):
     assert rows == [("n48",), ("n49",)]
 
 
+def test_a_relation_is_a_merge_source_beside_other_variables(con):
+    """The relation's own run, inside the MERGE, leaves the MERGE its caller's variables."""
+    changes = pa.table({"id": [1, 100], "name": ["ONE", "hundred"], "d": [None, None]})  # noqa: F841
+    source = con.sql("SELECT id, name, CAST(d AS DECIMAL(9,2)) AS d FROM changes")  # noqa: F841
+    con.execute(
+        "MERGE INTO db.t t USING source s ON t.id = s.id"
+        " WHEN MATCHED THEN UPDATE SET name = s.name WHEN NOT MATCHED THEN INSERT *"
+    )
+    assert con.execute("SELECT id, name FROM db.t WHERE id IN (0, 1, 100) ORDER BY id").fetchall() == [
+        (0, "n0"), (1, "ONE"), (100, "hundred")
+    ]
+    extra = pa.table({"id": [7]})  # noqa: F841
+    con.execute("CREATE TABLE db.u USING iceberg AS SELECT id FROM source UNION ALL SELECT id FROM extra")
+    assert con.execute("SELECT id FROM db.u ORDER BY id").fetchall() == [(1,), (7,), (100,)]
+
+
 def test_other_statements_run_at_once(con):
     assert con.sql("INSERT INTO db.t VALUES (100, 'x', 1)") is None
     assert con.execute("SELECT count(*) FROM db.t").fetchone() == (51,)

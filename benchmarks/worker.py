@@ -388,6 +388,11 @@ def _python_data(files: list[str], rows: int, kind: str) -> Any:
         parts.append(part)
         have += part.num_rows
     table = pa.concat_tables(parts).slice(0, rows).combine_chunks()
+    plain = pa.schema([  # some pyarrow releases read low-cardinality strings as dictionaries
+        f.with_type(f.type.value_type) if pa.types.is_dictionary(f.type) else f
+        for f in table.schema
+    ])
+    table = table.cast(plain)
     if kind == "arrow":
         return table
     frame = table.to_pandas()

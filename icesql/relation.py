@@ -52,7 +52,8 @@ def sql(
     if cursor.description is None:
         cursor.close()
         return None
-    return Relation(connection, query, params, python, rows=cursor.fetch_arrow_table())
+    with cursor:
+        return Relation(connection, query, params, python, rows=cursor.fetch_arrow_table())
 
 
 @dataclass(frozen=True)
@@ -224,9 +225,9 @@ class Relation:
 
 def _text(p: _Preview) -> str:
     """The preview as a text table: names, types, a rule, the rows, the footer."""
-    cells = [[cell_text(v) for v in row] for row in p.rows]
+    cells = [[_one_line(cell_text(v)) for v in row] for row in p.rows]
     widths = [
-        max([len(c), len(t), *(len(r[i]) for r in cells)])
+        max([len(_one_line(c)), len(t), *(len(r[i]) for r in cells)])
         for i, (c, t) in enumerate(zip(p.columns, p.types))
     ]
     numeric = [any(is_numeric(r[i]) for r in p.rows) for i in range(len(p.columns))]
@@ -236,14 +237,20 @@ def _text(p: _Preview) -> str:
             v.rjust(w) if align and num else v.ljust(w)
             for v, w, num in zip(values, widths, numeric)
         ]
-        return ("| " + " | ".join(parts) + " |").replace("\n", "\\n")
+        return "| " + " | ".join(parts) + " |"
 
     rule = "+-" + "-+-".join("-" * w for w in widths) + "-+"
-    out = [rule, line(p.columns), line(p.types), rule, *(line(r, True) for r in cells)]
+    names = [_one_line(c) for c in p.columns]
+    out = [rule, line(names), line(p.types), rule, *(line(r, True) for r in cells)]
     if p.truncated:
         out.append(line(["..." for _ in widths]))
     out += [rule, p.footer()]
     return "\n".join(out)
+
+
+def _one_line(text: str) -> str:
+    """A cell kept on its line, so the columns stay aligned."""
+    return text.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
 
 
 def _html(p: _Preview) -> str:

@@ -126,6 +126,11 @@ def test_repr_has_names_types_and_row_count(con):
     assert lines[-1] == f"50 rows (first {DISPLAY_ROWS} shown) x 1 column"
     assert lines[-3] == "| ...    |" and lines[-4] == f"| {DISPLAY_ROWS - 1:>6} |"
     assert rel.types == ["BIGINT"] and rel.columns == ["id"]
+    lines = repr(con.sql("SELECT 'a\nb' AS x, 'tab\there' AS `y\nz`")).splitlines()
+    assert lines[1:5] == [  # line breaks and tabs shown, so the columns stay aligned
+        "| x      | y\\nz      |", "| STRING | STRING    |", "+--------+-----------+",
+        "| a\\nb   | tab\\there |",
+    ]
     bound = con.sql("SELECT id FROM db.t WHERE id >= ? ORDER BY id", (10,))  # counted with it
     assert repr(bound).splitlines()[-1] == f"40 rows (first {DISPLAY_ROWS} shown) x 1 column"
 

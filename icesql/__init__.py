@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         Timestamp,
         TimestampFromTicks,
     )
+    from icesql.relation import Relation
 
 apilevel = "2.0"
 threadsafety = 1
@@ -52,6 +53,7 @@ _LAZY = {
     "Connection": "icesql.dbapi",
     "Cursor": "icesql.dbapi",
     "connect": "icesql.dbapi",
+    "Relation": "icesql.relation",
     **{
         name: "icesql.dbapi_types"
         for name in (
@@ -70,6 +72,7 @@ __all__ = [
     "Binary",
     "Connection",
     "Cursor",
+    "Relation",
     "Date",
     "DateFromTicks",
     "Time",

@@ -108,7 +108,8 @@ class Relation:
     # -- running ---------------------------------------------------------------------------
     def _cursor(self, query: str | None = None) -> Cursor:
         """A cursor on a new run of the query (or ``query``, e.g. its count). Every run of a
-        relation goes through here: the place to hand a progress callback to the run."""
+        relation goes through here, and through the connection's engine, so the connection's
+        progress listeners (``add_progress_listener``) follow it like any statement."""
         cursor = self._connection.cursor()
         if self._rows is not None and query is None:
             return cursor._load(Result(reader=self._rows.to_reader()))

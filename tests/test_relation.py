@@ -191,3 +191,16 @@ def test_missing_pandas_or_polars_names_the_extra(con, monkeypatch):
     with pytest.raises(ImportError, match=r"Relation.pl\(\) needs polars.*icesql\[polars\]"):
         rel.pl()
     assert rel.fetchall() == [(1,)]
+
+
+def test_a_relation_run_reports_progress_like_any_statement(con):
+    """Relations run through the connection, so its progress listeners (the shell's bar, a
+    notebook's) follow them: files planned and read, and a last report."""
+    seen = []
+    stop = con.add_progress_listener(seen.append)
+    rel = con.sql("SELECT count(*) FROM db.t")
+    assert seen == []  # nothing runs until it is read
+    assert rel.fetchall() == [(50,)]
+    stop()
+    assert seen and seen[-1].finished
+    assert seen[-1].files_planned >= 1 and seen[-1].files_done == seen[-1].files_planned

@@ -21,6 +21,7 @@ from icesql.dbapi_frames import to_pandas, to_polars
 from icesql.dbapi_types import type_code
 from icesql.engine import Engine
 from icesql.errors import InterfaceError, ProgrammingError
+from icesql.notebook_progress import NotebookProgress, in_kernel
 from icesql.session import ProgressCallback, Result
 from icesql.sql.identifiers import catalog_named
 from icesql.sql.python_sources import PythonScope, caller_scope
@@ -437,7 +438,10 @@ def connect(
         | {n: p for n, p in sources.configs.items() if n != chosen},
         storage_options,
     )
-    return Connection(built[0], built[1:])
+    connection = Connection(built[0], built[1:])
+    if in_kernel():  # a notebook: long statements show their progress under the cell
+        connection.add_progress_listener(NotebookProgress())
+    return connection
 
 
 class _CatalogSources:

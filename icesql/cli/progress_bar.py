@@ -26,19 +26,25 @@ DELAY = 1.0  # seconds a statement runs before its bar appears
 _ERASE = "\r\x1b[K"  # back to the line's start, clear to its end
 
 
-def bar_text(progress: Progress, width: int) -> str:
-    """One line of at most ``width`` characters; empty when there is nothing to show."""
+def progress_text(progress: Progress) -> str:
+    """Files and bytes read of those planned, rows and files written, without the bar itself
+    (the notebook display draws its own); empty when there is nothing to show."""
     parts = []
-    fraction = progress.fraction
-    if fraction is not None:
+    if progress.fraction is not None:
         parts.append(f"{progress.files_done}/{progress.files_planned} files")
         if progress.bytes_planned:
             parts.append(f"{_size(progress.bytes_done, progress.bytes_planned)}")
     if progress.rows_written or progress.files_written:
         parts.append(f"{progress.rows_written:,} rows, {progress.files_written} files written")
-    if not parts:
+    return "  ".join(parts)
+
+
+def bar_text(progress: Progress, width: int) -> str:
+    """One line of at most ``width`` characters; empty when there is nothing to show."""
+    tail = progress_text(progress)
+    if not tail:
         return ""
-    tail = "  ".join(parts)
+    fraction = progress.fraction
     if fraction is None:
         return tail[:width]
     percent = f"{int(fraction * 100):3d}%"

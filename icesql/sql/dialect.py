@@ -76,6 +76,7 @@ class IcebergSpark(Spark):
             TokenType.SET: lambda self: self._parse_as_command(self._prev),
             TokenType.SHOW: lambda self: self._parse_show(),
             TokenType.EXECUTE: lambda self: self._parse_call(),
+            TokenType.REPLACE: lambda self: self._parse_replace_table(),
         }
         # ALTER TABLE t <phrase> ...: tried in order (so ALTER COLUMN before ALTER); sqlglot's
         # ALTER_PARSERS keep serving the other ALTER statements

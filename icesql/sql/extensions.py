@@ -462,6 +462,17 @@ class ExtensionsParser(Spark.Parser):
 
     # --- CALL ------------------------------------------------------------------------------
 
+    def _parse_replace_table(self) -> exp.Expr:
+        """Spark's ``REPLACE TABLE t ... [AS SELECT ...]``: ``CREATE OR REPLACE`` that requires
+        the table to exist (``REPLACE_ONLY`` on the ``exp.Create``, read by the handler)."""
+        if self._curr is None or self._curr.token_type != TokenType.TABLE:
+            self.raise_error("REPLACE must be followed by TABLE")
+        create = self._parse_create()
+        if not isinstance(create, exp.Create):
+            self.raise_error("Invalid REPLACE TABLE statement")
+        create.set(nodes.REPLACE_ONLY, True)
+        return create
+
     def _parse_call(self) -> exp.Expr:
         """``CALL name(arg, ...)`` (Iceberg's ``#call``: each argument an expression or
         ``name => expression``); the tokenizer reads ``CALL`` as ``EXECUTE``, which Spark SQL

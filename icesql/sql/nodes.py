@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 __all__ = [
+    "REPLACE_ONLY",
     "AddColumns",
     "AddPartitionField",
     "AlterColumn",
@@ -59,6 +60,11 @@ Name = tuple[str, ...]
 
 
 # --- values the handlers build specs and sort orders from ------------------------------------
+
+
+# the arg of an ``exp.Create`` parsed from Spark's ``REPLACE TABLE`` (not ``CREATE OR REPLACE``):
+# the table must exist
+REPLACE_ONLY = "icesql_replace_only"
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ from icesql.spec.types import (
     UnknownType,
     VariantType,
 )
+from icesql.sql import nodes
 from icesql.sql import spark_types as sql_types
 from icesql.sql.dialect import parse_term
 from icesql.sql.identifiers import name_parts
@@ -279,6 +280,11 @@ def _create_table(session: Session, statement: exp.Create, params: Sequence[obje
     query = statement.args.get("expression")
     replace = bool(statement.args.get("replace"))
     exists = catalog.table_exists(identifier)
+    if not exists and statement.args.get(nodes.REPLACE_ONLY):
+        raise NoSuchTableError(
+            f"[CANNOT_REPLACE_MISSING_TABLE] table {name} cannot be replaced as it does not"
+            " exist: use CREATE OR REPLACE TABLE to create it"
+        )
     if exists and not replace:
         if statement.args.get("exists"):
             return done()

@@ -296,6 +296,10 @@ def test_ctas_rtas_and_gzip_metadata(spark, spark_warehouse, con):
     )
     ops = [r.operation for r in spark.sql(f"SELECT operation FROM {ns}.t.snapshots ORDER BY committed_at").collect()]
     assert ops == ["append", "overwrite"]
+    con.execute(f"REPLACE TABLE {ns}.t USING iceberg AS SELECT id FROM {ns}.src WHERE id > 1")
+    spark.sql(f"REFRESH TABLE {ns}.t")
+    assert sorted(spark.sql(f"SELECT * FROM {ns}.t").collect()) == [(2,), (3,)]
+    assert spark.sql(f"SELECT count(*) FROM {ns}.t.snapshots").collect() == [(3,)]
 
 
 def test_uuid_and_fixed_types(spark, con):

@@ -7,6 +7,7 @@ import json
 import pytest
 
 import icesql
+from icesql.errors import NoSuchTableError
 
 
 @pytest.fixture
@@ -126,6 +127,38 @@ def test_create_or_replace_keeps_history_and_column_ids(con):
     raw = _raw(con)
     assert raw["current-snapshot-id"] == -1 and len(raw["snapshots"]) == 2
     assert con.execute("SELECT * FROM db.t").fetchall() == []
+
+
+def test_replace_table_needs_the_table_and_keeps_its_history(con):
+    """Spark's ``REPLACE TABLE`` is ``CREATE OR REPLACE`` for a table that exists."""
+    with pytest.raises(NoSuchTableError, match=r"CANNOT_REPLACE_MISSING_TABLE.*db\.t"):
+        con.execute("REPLACE TABLE db.t USING iceberg AS SELECT 1 AS a")
+    assert not con.catalog.table_exists(("db", "t"))
+    con.execute("CREATE TABLE db.t (a INT, b STRING) USING iceberg")
+    con.execute("INSERT INTO db.t VALUES (1, 'x')")
+    con.execute("REPLACE TABLE db.t USING iceberg PARTITIONED BY (c) AS SELECT 2 AS a, 'y' AS c")
+    raw = _raw(con)
+    current = next(s for s in raw["schemas"] if s["schema-id"] == raw["current-schema-id"])
+    assert [(f["id"], f["name"]) for f in current["fields"]] == [(1, "a"), (3, "c")]
+    spec = next(s for s in raw["partition-specs"] if s["spec-id"] == raw["default-spec-id"])
+    assert [(f["source-id"], f["transform"]) for f in spec["fields"]] == [(3, "identity")]
+    assert [s["summary"]["operation"] for s in raw["snapshots"]] == ["append", "overwrite"]
+    assert con.execute("SELECT * FROM db.t").fetchall() == [(2, "y")]
+    con.execute("REPLACE TABLE db.t (z BIGINT) USING iceberg")
+    assert con.execute("SELECT * FROM db.t").fetchall() == []
+    assert [d[0] for d in con.execute("SELECT * FROM db.t").description] == ["z"]
+
+
+@pytest.mark.parametrize(
+    "sql, pattern",
+    [
+        ("REPLACE db.t", r"REPLACE must be followed by TABLE near .db."),
+        ("REPLACE TABLE", r"Expected table name"),
+    ],
+)
+def test_bad_replace_statements(con, sql, pattern):
+    with pytest.raises(icesql.ProgrammingError, match=pattern):
+        con.execute(sql)
 
 
 def test_namespaces_and_drops(con):

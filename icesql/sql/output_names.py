@@ -423,6 +423,12 @@ class _Printer:
             parts.append("ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING")
         return f"{function} OVER ({' '.join(parts)})"
 
+    def filtered(self, node: exp.Filter) -> str:
+        """``agg(x) FILTER (WHERE cond)``: Spark prints the condition as it prints any."""
+        where = node.expression
+        condition = where.this if isinstance(where, exp.Where) else where
+        return f"{self.sql(node.this)} FILTER (WHERE {self.sql(condition)})"
+
     def window_function(self, func: exp.Expr) -> tuple[str, str | None]:
         """The function's text and, for ranking and offset functions, their own frame."""
         rows_to_here = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
@@ -545,6 +551,7 @@ _PRINTERS: dict[type, Callable[[_Printer, exp.Expr], str]] = {
     exp.Interval: _Printer.interval,
     exp.BitwiseNot: _Printer.bitwise_not,
     exp.Window: _Printer.window,
+    exp.Filter: _Printer.filtered,
 }
 # ranking functions: Spark's name and, when not ROWS to the current row, their frame
 _RANKING: dict[type, tuple[str, str | None]] = {

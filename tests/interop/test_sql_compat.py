@@ -206,6 +206,11 @@ NAMES = [
     " min(i) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING), lag(i) OVER (ORDER BY k),"
     " lead(i, 2) OVER (ORDER BY k), first_value(i) OVER (ORDER BY k) FROM sqlc.vals",
     "SELECT sum(i) OVER w FROM sqlc.vals WINDOW w AS (PARTITION BY k)",
+    # sum and avg of a DECIMAL keep Spark's types (DECIMAL(p+10,s), DECIMAL(p+4,s+4))
+    "SELECT sum(dec), avg(dec), typeof(sum(dec)), typeof(avg(dec)), avg(dec) FILTER (WHERE dec > 0),"
+    " count(*) FILTER (WHERE dec IS NULL), avg(CAST(dec AS DECIMAL(38, 18))) FROM sqlc.vals",
+    "SELECT k, avg(dec) OVER (ORDER BY k), sum(dec) OVER (PARTITION BY i), avg(dec) OVER ()"
+    " FROM sqlc.vals",
     "SELECT k, I, K + 1, upper(S), v.i FROM sqlc.vals AS v",
     "SELECT sqlc.vals.l, l + 1, sqlc.vals.l * 2 FROM sqlc.vals",
     "SELECT * FROM sqlc.vals",

@@ -15,6 +15,8 @@ from icesql.sql.output_names import name_select_items, spark_name
         ("count(*)", "count(1)"),
         ("count(DISTINCT i)", "count(DISTINCT i)"),
         ("sum(DISTINCT i)", "sum(DISTINCT i)"),
+        ("sum(i) FILTER (WHERE i > 0)", "sum(i) FILTER (WHERE (i > 0))"),
+        ("count(*) FILTER (WHERE i IS NULL AND k = 1)", "count(1) FILTER (WHERE ((i IS NULL) AND (k = 1)))"),
         ("i + 1", "(i + 1)"),
         ("-i", "(- i)"),
         ("i div 2", "(i div 2)"),

@@ -127,10 +127,85 @@ def _typeof(node: exp.Typeof) -> exp.Expr:
             and "e" not in operand.this.lower():  # 1.5 is a DECIMAL literal in Spark
         _, digits, exponent = decimal.Decimal(operand.this).as_tuple()
         return exp.Literal.string(f"decimal({max(len(digits), -exponent)},{-exponent})")
-    found = arg_data_type(node)
+    # a cast (also one an earlier rule made, e.g. a decimal sum's) has the type it names
+    found = operand.args["to"] if isinstance(operand, exp.Cast) else arg_data_type(node)
     if found is None:
         refuse("typeof() of an expression of unknown type", "Spark's type names need the type")
-    return exp.Literal.string(spark_type_name(found))
+    name = exp.Literal.string(spark_type_name(found))
+    if operand.find(exp.AggFunc) is not None:
+        # keep the aggregate in the query: typeof(sum(x)) alone still makes it an aggregation
+        # (one row), which a bare literal would not
+        return exp.If(this=exp.Is(this=exp.paren(operand.copy()), expression=exp.Null()),
+                      true=name, false=name.copy())
+    return name
+
+
+def _decimal_operand(aggregate: exp.Expr) -> tuple[int, int] | None:
+    """Precision and scale of a sum's or avg's operand, when it is a DECIMAL."""
+    found = arg_data_type(aggregate)
+    if found is None or found.this != exp.DataType.Type.DECIMAL:
+        return None
+    digits = [int((p.this if isinstance(p, exp.DataTypeParam) else p).name)
+              for p in found.expressions]
+    return (digits[0] if digits else 10), (digits[1] if len(digits) > 1 else 0)
+
+
+def _dressed(aggregate: exp.Expr, filtered: exp.Filter | None, window: exp.Window | None) -> exp.Expr:
+    """``aggregate`` with the FILTER and OVER clauses of the call it stands in for."""
+    if filtered is not None:
+        aggregate = exp.Filter(this=aggregate, expression=filtered.expression.copy())
+    if window is not None:
+        outer = window.copy()
+        outer.set("this", aggregate)
+        aggregate = outer
+    return aggregate
+
+
+def _hugeint(value: exp.Expr | int) -> exp.Expr:
+    return exp.cast(exp.Literal.string(str(value)) if isinstance(value, int) else value, "HUGEINT")
+
+
+def _decimal_sum_avg(node: exp.Expr) -> exp.Expr:
+    """Spark's types for ``sum``/``avg`` of a DECIMAL(p, s): ``sum`` is DECIMAL(p + 10, s) and
+    ``avg`` DECIMAL(p + 4, s + 4), rounded half up (both bounded at 38 digits, NULL on overflow
+    as Spark without ANSI mode); DuckDB answers DECIMAL(38, s) and a DOUBLE. The rule sits on
+    the outermost node of ``agg [FILTER (...)] [OVER (...)]``, so the clauses stay with it."""
+    if isinstance(node.parent, (exp.Filter, exp.Window)) and node.arg_key == "this":
+        return node  # the enclosing FILTER / OVER carries the rule
+    window = node if isinstance(node, exp.Window) else None
+    inner = node.this if window is not None else node
+    filtered = inner if isinstance(inner, exp.Filter) else None
+    aggregate = filtered.this if filtered is not None else inner
+    if type(aggregate) not in (exp.Sum, exp.Avg) or isinstance(aggregate.this, exp.Distinct):
+        return node
+    operand = _decimal_operand(aggregate)
+    if operand is None:
+        return node
+    precision, scale = operand
+    if isinstance(aggregate, exp.Sum):
+        return exp.TryCast(this=node, to=exp.DataType.build(f"DECIMAL({min(precision + 10, 38)}, {scale})"))
+    if scale > 18:  # the exact division below keeps unscaled values within 38 digits
+        return node
+    total = _dressed(exp.Sum(this=aggregate.this.copy()), filtered, window)
+    count = _dressed(exp.Count(this=aggregate.this.copy()), filtered, window)
+    whole = call("trunc", total.copy())
+    fraction = exp.paren(exp.Sub(this=total, expression=whole.copy()))
+    # the sum as an integer at its scale, whole part and fraction apart so neither overflows
+    unscaled = exp.paren(exp.Add(
+        this=exp.Mul(this=_hugeint(whole), expression=_hugeint(10**scale)),
+        expression=_hugeint(exp.Mul(this=fraction, expression=_hugeint(10**scale))),
+    ))
+    # rounded half up (away from zero) to 4 more digits: (2 * 10^4 * sum + sign * n) // (2 * n)
+    numerator = exp.Add(
+        this=exp.Mul(this=unscaled, expression=_hugeint(2 * 10**4)),
+        expression=exp.Mul(this=call("sign", unscaled.copy()), expression=count.copy()),
+    )
+    rounded = exp.IntDiv(this=exp.paren(numerator),
+                         expression=exp.paren(exp.Mul(this=exp.Literal.number(2), expression=count)))
+    step = exp.cast(exp.Literal.string(f"{decimal.Decimal(1).scaleb(-(scale + 4)):f}"),
+                    f"DECIMAL({scale + 5}, {scale + 4})")
+    average = exp.Mul(this=exp.cast(rounded, "DECIMAL(38, 0)"), expression=step)
+    return exp.TryCast(this=average, to=exp.DataType.build(f"DECIMAL({min(precision + 4, 38)}, {scale + 4})"))
 
 
 _T = exp.DataType.Type
@@ -180,10 +255,14 @@ RULES = {
     exp.Skewness: _skewness,
     exp.Kurtosis: _kurtosis,
     exp.Typeof: _typeof,
+    exp.Sum: _decimal_sum_avg,
+    exp.Avg: _decimal_sum_avg,
+    exp.Filter: _decimal_sum_avg,
+    exp.Window: _decimal_sum_avg,
 }
 FUNCTIONS = {
     "every": _every,
     "some": _some,
 }
-TYPED = {exp.Typeof}
+TYPED = {exp.Typeof, exp.Sum, exp.Avg}
 TYPED_FUNCTIONS: set[str] = set()

@@ -1,5 +1,5 @@
 """Spark's aggregates in DuckDB: percentiles, first/last ignoring NULLs, every/some/any,
-population skewness and kurtosis, typeof's type names.
+population skewness and kurtosis, typeof's type names, sum and avg of decimals.
 
 Spark's answers are those of the Spark 3.5 SQL function reference (its examples); the
 moments are also computed here from their definitions.
@@ -8,6 +8,7 @@ moments are also computed here from their definitions.
 from __future__ import annotations
 
 import math
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
@@ -99,3 +100,61 @@ def test_typeof_of_a_column_names_its_spark_type(duck_answer):
 def test_refusals(spark_rules, query, message):
     with pytest.raises(icesql.NotSupportedError, match=message):
         spark_rules(query)
+
+
+def _spark_avg(values: list[Decimal], scale: int) -> Decimal | None:
+    """Spark's avg of a DECIMAL(p, s): the exact mean, rounded half up to s + 4 digits."""
+    present = [v for v in values if v is not None]
+    if not present:
+        return None
+    return (sum(present) / len(present)).quantize(Decimal(1).scaleb(-(scale + 4)), ROUND_HALF_UP)
+
+
+# ties at the fifth extra digit (1/8 = 0.125 -> 0.1250 stays; 0.00005 rounds away from zero),
+# negatives, NULLs, one value, a group of only NULLs
+DECIMAL_VALUES = [Decimal("1.25"), Decimal("2.50"), Decimal("3.10"), None, Decimal("-0.01")]
+DECIMAL_TIES = [Decimal("0.01"), Decimal("0.00"), Decimal("0.00"), Decimal("0.00"), Decimal("0.00"),
+                Decimal("0.00"), Decimal("0.00"), Decimal("0.00"), Decimal("0.00"), Decimal("0.00"),
+                Decimal("0.00"), Decimal("0.00"), Decimal("0.00"), Decimal("0.00"), Decimal("0.00"),
+                Decimal("0.00")]  # 0.01 / 16 = 0.000625 -> 0.000625 (exact at scale 6)
+
+
+@pytest.mark.parametrize("values", [DECIMAL_VALUES, DECIMAL_TIES,
+                                    [-v if v is not None else None for v in DECIMAL_TIES[:8]],
+                                    [Decimal("0.01")] * 3 + [Decimal("0.00")] * 3,
+                                    [None, None]])
+def test_sum_and_avg_of_a_decimal_have_spark_types_and_values(duck_named_answer, values):
+    tables = {"t": ({"x": "DECIMAL(10, 2)"}, [(v,) for v in values])}
+    names, rows = duck_named_answer(
+        "SELECT sum(x), avg(x), typeof(sum(x)), typeof(avg(x)) FROM t", tables)
+    present = [v for v in values if v is not None]
+    assert rows == [(sum(present) if present else None, _spark_avg(values, 2),
+                     "decimal(20,2)", "decimal(14,6)")]
+
+
+def test_avg_of_a_decimal_over_a_window_and_with_a_filter(duck_answer):
+    # (Spark refuses FILTER on a window aggregate, so the two are tested apart)
+    values = [Decimal("1.25"), Decimal("2.50"), Decimal("3.10"), None, Decimal("-0.01")]
+    tables = {"t": ({"k": "INT", "x": "DECIMAL(10, 2)"}, list(enumerate(values)))}
+    rows = duck_answer(
+        "SELECT k, avg(x) OVER (ORDER BY k), sum(x) OVER (), avg(x) OVER () FROM t ORDER BY k",
+        tables)
+    assert rows == [
+        (k, _spark_avg(values[: k + 1], 2), sum(v for v in values if v is not None),
+         _spark_avg(values, 2))
+        for k in range(len(values))
+    ]
+    assert duck_answer("SELECT avg(x) FILTER (WHERE x > 2), sum(x) FILTER (WHERE x < 0) FROM t",
+                       tables) == [(_spark_avg([Decimal("2.50"), Decimal("3.10")], 2), Decimal("-0.01"))]
+
+
+def test_sum_of_a_decimal_is_bounded_at_38_digits(duck_answer):
+    # DECIMAL(28, 0) sums to DECIMAL(38, 0) (p + 10), not DECIMAL(38, 0) by DuckDB's rule alone:
+    # check the bound with a sum that needs 29 digits
+    nines = Decimal("9" * 28)
+    tables = {"t": ({"x": "DECIMAL(28, 0)"}, [(nines,), (nines,)])}
+    twice = Decimal("1" + "9" * 27 + "8")  # (Python's default context would round 2 * nines)
+    assert duck_answer("SELECT sum(x), typeof(sum(x)) FROM t", tables) == [(twice, "decimal(38,0)")]
+    small = {"t": ({"x": "DECIMAL(3, 1)"}, [(Decimal("99.9"),), (Decimal("99.9"),)])}
+    assert duck_answer("SELECT sum(x), typeof(sum(x)), typeof(avg(x)) FROM t", small) == [
+        (Decimal("199.8"), "decimal(13,1)", "decimal(7,5)")]

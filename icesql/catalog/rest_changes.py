@@ -53,6 +53,16 @@ def table_changes(base: TableMetadata | None, new: TableMetadata) -> tuple[list[
         requirements.append({"type": "assert-last-assigned-partition-id", "last-assigned-partition-id": base.last_partition_id})
     if new.default_spec_id != base.default_spec_id:
         updates.append({"action": "set-default-spec", "spec-id": new.default_spec_id})
+    # removals (expire_snapshots' clean_expired_metadata) require what Java's UpdateRequirements
+    # requires: the default spec / current schema they kept is still that
+    removed_specs = sorted(base_specs - {s["spec-id"] for s in new.specs_json})
+    if removed_specs:
+        updates.append({"action": "remove-partition-specs", "spec-ids": removed_specs})
+        _require(requirements, {"type": "assert-default-spec-id", "default-spec-id": base.default_spec_id})
+    removed_schemas = sorted(base_schemas - {s.schema_id for s in new.schemas})
+    if removed_schemas:
+        updates.append({"action": "remove-schemas", "schema-ids": removed_schemas})
+        _require(requirements, {"type": "assert-current-schema-id", "current-schema-id": base.current_schema_id})
 
     base_orders = {o["order-id"] for o in base.sort_orders_json}
     new_orders = [o for o in new.sort_orders_json if o["order-id"] not in base_orders]
@@ -67,6 +77,11 @@ def table_changes(base: TableMetadata | None, new: TableMetadata) -> tuple[list[
     updates += _snapshot_updates(base, new, requirements)
     updates += _statistics_updates(base.raw, new.raw)
     return requirements, updates
+
+
+def _require(requirements: list[Json], requirement: Json) -> None:
+    if requirement not in requirements:
+        requirements.append(requirement)
 
 
 def _create_updates(new: TableMetadata) -> list[Json]:

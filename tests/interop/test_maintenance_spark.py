@@ -10,10 +10,16 @@ from __future__ import annotations
 
 import collections
 import os
+import random
 import time
 
 import pytest
-from maintenance_support import assert_every_reached_file_exists, local
+from maintenance_support import (
+    assert_every_reached_file_exists,
+    local,
+    random_expiry,
+    random_history,
+)
 from spark_support import assert_same_rows, table_location
 
 pytestmark = pytest.mark.spark
@@ -175,3 +181,28 @@ def test_remove_orphan_files_twins(spark, con):
     assert outputs[""][0] == ["/data/junk.parquet", "/data/part=a/junk.parquet",
                               "/metadata/stray-m0.avro", "/other/x.txt"]
     _compare(spark, con, ice, twin, "remove_orphan_files")
+
+
+def _spark_reads(spark, table: str) -> dict[str, list]:
+    spark.sql(f"REFRESH TABLE {table}")
+    refs = [r.name for r in spark.sql(f"SELECT name FROM {table}.refs").collect()]
+    return {ref: spark.sql(f"SELECT * FROM {table} VERSION AS OF '{ref}'").collect() for ref in refs}
+
+
+@pytest.mark.parametrize("seed", [10, 17, 18])  # v2 deletes; v3 DVs, branches; 4 refs
+def test_random_histories_expired_by_icesql_read_alike_in_spark(spark, con, seed):
+    """The property test's histories (tests/statements/procedures/test_expire_property.py),
+    checked by Spark: every ref reads the same before and after icesql's expiry."""
+    rng = random.Random(seed)
+    table = f"{NS}.r{seed}"
+    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {NS}")
+    spark.sql(f"DROP TABLE IF EXISTS {table}")
+    random_history(con, rng, table)
+    before = _spark_reads(spark, table)
+    call = random_expiry(con, rng, table)
+    con.execute(call).fetchall()
+    after = _spark_reads(spark, table)
+    assert sorted(after) == sorted(before), call
+    for ref, rows in before.items():
+        assert_same_rows(rows, after[ref], ordered=False, context=f"{ref} after {call}")
+    assert_every_reached_file_exists(con, f"r{seed}", NS)

@@ -9,9 +9,11 @@ import time
 
 import pyarrow as pa
 import pytest
-from maintenance_support import assert_every_reached_file_exists
+from maintenance_support import assert_every_reached_file_exists, reached_files
 
+import icesql
 from icesql.errors import NotSupportedError, ProgrammingError
+from icesql.io import FileIO
 from icesql.statements.procedures import orphans
 from icesql.statements.procedures.orphans import OrphanSearch, PrefixMismatchError, find_orphans
 from icesql.write.commit import commit
@@ -192,3 +194,32 @@ def test_schemes_and_authorities_compare_as_java_compares_them():
     assert find_orphans(["gs://bucket/t/data/a.parquet"], moved, _search("DELETE")) == [
         "gs://bucket/t/data/a.parquet"
     ]
+
+
+def test_on_an_object_store(s3_server, s3_bucket):
+    """Both maintenance procedures on S3 (a local S3-compatible server): listing, object
+    times and deletes go through fsspec's s3 file system."""
+    con = icesql.connect(f"s3://{s3_bucket}/wh", properties=s3_server.properties)
+    con.execute("CREATE NAMESPACE db")
+    con.execute("CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (s)"
+                " TBLPROPERTIES ('write.delete.mode' = 'merge-on-read')")
+    con.execute("INSERT INTO db.t VALUES (1, 'a'), (2, 'b'), (3, 'a')")
+    con.execute("DELETE FROM db.t WHERE id = 2")
+    con.execute("INSERT OVERWRITE db.t SELECT id + 10, s FROM db.t")
+    io = FileIO(properties=s3_server.properties)
+    location = con.catalog.load_table(("db", "t")).metadata.location
+    junk = [f"{location}/data/s=a/junk.parquet", f"{location}/metadata/junk.avro"]
+    for path in junk:
+        io.write_bytes(path, b"junk")
+    con.execute("SET spark.testing = true")
+    rows = con.execute("CALL system.remove_orphan_files(table => 'db.t',"
+                       " older_than => current_timestamp() + INTERVAL 1 MINUTE)").fetchall()
+    assert sorted(p for (p,) in rows) == sorted(junk)
+    assert not any(io.exists(p) for p in junk)
+    assert all(io.exists(p) for p in reached_files(con, ("db", "t")))
+    (counts,) = con.execute("CALL system.expire_snapshots(table => 'db.t',"
+                            " older_than => TIMESTAMP '2100-01-01 00:00:00')").fetchall()
+    assert counts == (2, 1, 0, 2, 2, 0)
+    assert all(io.exists(p) for p in reached_files(con, ("db", "t")))
+    assert sorted(con.execute("SELECT * FROM db.t").fetchall()) == [(11, "a"), (13, "a")]
+    con.close()

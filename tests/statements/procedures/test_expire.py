@@ -224,3 +224,33 @@ def test_merge_on_read_delete_files_are_counted_as_position_deletes(con, version
     assert row[1] == 1
     assert _rows(con, name="m") == [(3,), (4,)]
     assert_every_reached_file_exists(con, "m")
+
+
+def test_through_a_rest_catalog_the_removals_are_rest_updates(rest):
+    """The server applies remove-snapshots, remove-snapshot-ref, remove-partition-specs and
+    remove-schemas as icesql sent them."""
+    import icesql
+
+    con = icesql.connect(catalog="rest", uri=rest.uri, name="rest")
+    con.execute("CREATE NAMESPACE db")
+    con.execute("CREATE TABLE db.t (id BIGINT) USING iceberg")
+    con.execute("INSERT INTO db.t VALUES (1)")
+    con.execute("ALTER TABLE db.t CREATE TAG gone")
+    con.execute("ALTER TABLE db.t ADD COLUMN s STRING")
+    con.execute("ALTER TABLE db.t ADD PARTITION FIELD s")
+    con.execute("INSERT OVERWRITE db.t SELECT id, 'a' FROM db.t")
+    con.execute("INSERT INTO db.t VALUES (2, 'b')")
+    con.execute("ALTER TABLE db.t SET TBLPROPERTIES ('history.expire.max-ref-age-ms' = '1')")
+    con.execute("ALTER TABLE db.t CREATE BRANCH kept RETAIN 7 DAYS")
+    time.sleep(0.01)
+    (counts,) = con.execute(f"CALL system.expire_snapshots(table => 'db.t', older_than => {FUTURE},"
+                            " clean_expired_metadata => true)").fetchall()
+    assert counts[0] == 1 and counts[4] == 2  # the first data file; two manifest lists
+    fresh = icesql.connect(catalog="rest", uri=rest.uri, name="rest")
+    md = fresh.catalog.load_table(("db", "t")).metadata
+    assert set(md.refs) == {"main", "kept"}  # the tag outlived the table's 1 ms, not the branch its 7 days
+    assert [s.schema_id for s in md.schemas] == [md.current_schema_id]
+    assert [s["spec-id"] for s in md.specs_json] == [md.default_spec_id]
+    assert sorted(fresh.execute("SELECT * FROM db.t").fetchall()) == [(1, "a"), (2, "b")]
+    fresh.close()
+    con.close()

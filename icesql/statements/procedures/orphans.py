@@ -24,9 +24,11 @@ Steps, in an order that keeps every commit's files:
 5. Unless ``dry_run``, delete the orphans, ``max_concurrent_deletes`` at a time. The output
    names every orphan found (deleted or, with ``dry_run``, not).
 
-``file_list_view`` (a Spark view of files to compare instead of listing) is refused with
-``NotSupportedError``: icesql has no session views. ``prefix_listing`` is accepted: fsspec
-lists object stores by prefix either way.
+``file_list_view`` replaces step 1 as in Spark: the rows of the table (or anything icesql can
+``SELECT`` from) it names, whose ``file_path`` (string) starts with ``location`` and whose
+``last_modified`` (timestamp) is before ``older_than``, are the listed files. icesql has no
+session views, so the name is a table's. ``prefix_listing`` is accepted: fsspec lists object
+stores by prefix either way.
 """
 
 from __future__ import annotations
@@ -39,11 +41,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pyarrow as pa
+from sqlglot import exp
 
 from icesql.catalog.table import Table
-from icesql.errors import NotSupportedError
+from icesql.errors import ProgrammingError
 from icesql.io import FileIO
 from icesql.metadata import reachable
+from icesql.sql.dialect import parse_one
+from icesql.sql.translate import duckdb_errors
 from icesql.statements.procedures.base import (
     BOOLEAN,
     INT,
@@ -215,15 +220,20 @@ def find_orphans(listed: Sequence[str], valid: Iterable[str], search: OrphanSear
 
 
 def remove_orphans(
-    load: Callable[[], Table], search: OrphanSearch, dry_run: bool, max_workers: int
+    load: Callable[[], Table], search: OrphanSearch, dry_run: bool, max_workers: int,
+    given: Callable[[], list[str]] | None = None,
 ) -> list[str]:
-    """Steps 1-5 of the module docstring; ``load`` reads the table as the catalog has it now."""
+    """Steps 1-5 of the module docstring; ``load`` reads the table as the catalog has it now,
+    ``given`` (``file_list_view``) lists the files instead of the file system."""
     table = load()
-    hidden_ok = {
-        f"{field.name}=" for spec in table.metadata.specs for field in spec.fields
-        if field.name.startswith(("_", "."))
-    }  # fmt: skip
-    listed = list_files(table.io, search.location, search.older_than_ms, hidden_ok)
+    if given is not None:
+        listed = given()
+    else:
+        hidden_ok = {
+            f"{field.name}=" for spec in table.metadata.specs for field in spec.fields
+            if field.name.startswith(("_", "."))
+        }  # fmt: skip
+        listed = list_files(table.io, search.location, search.older_than_ms, hidden_ok)
     table = load()
     orphans = find_orphans(listed, valid_files(table), search)
     while orphans:
@@ -242,11 +252,6 @@ def _remove_orphan_files(call: Call) -> Sequence[Sequence[Any]]:
     workers = args.get("max_concurrent_deletes")
     if workers is not None and workers <= 0:
         raise call.error(f"max_concurrent_deletes should have value > 0, value: {workers}")
-    if args.get("file_list_view") is not None:
-        raise NotSupportedError(
-            f"procedure {call.procedure}: file_list_view is not supported (icesql has no session"
-            " views); leave it out to list the table's location"
-        )
     mode = args.get("prefix_mismatch_mode", "ERROR").upper()
     if mode not in PREFIX_MISMATCH_MODES:
         raise call.error(f"Invalid mode: {args['prefix_mismatch_mode']} (one of {', '.join(PREFIX_MISMATCH_MODES)})")
@@ -272,14 +277,54 @@ def _remove_orphan_files(call: Call) -> Sequence[Sequence[Any]]:
         equal_authorities=flatten(args.get("equal_authorities")),
         prefix_mismatch_mode=mode,
     )
+    view = args.get("file_list_view")
+    given = None if view is None else (lambda: _file_list(call, view, search))
     try:
         orphans = remove_orphans(
             lambda: catalog.load_table(table.identifier), search,
-            bool(args.get("dry_run", False)), workers or 4,
+            bool(args.get("dry_run", False)), workers or 4, given,
         )  # fmt: skip
     except PrefixMismatchError as e:
         raise call.error(str(e)) from None
     return [(path,) for path in orphans]
+
+
+def _file_list(call: Call, name: str, search: OrphanSearch) -> list[str]:
+    """The files ``file_list_view`` names (module docstring), Spark's checks applied."""
+    try:
+        source = parse_one(f"SELECT * FROM {name}").find(exp.Table)
+    except ProgrammingError:
+        source = None
+    if source is None or not name.strip():
+        raise call.error(f"cannot parse argument file_list_view as a table name: {name!r}")
+    result = call.session.query(exp.select("*").from_(source.copy()), ())
+    try:
+        assert result.reader is not None
+        with duckdb_errors(result.scans):
+            schema = result.reader.schema
+            columns = {f.name.lower(): f for f in schema}
+            for column, check, kind in (("file_path", pa.types.is_string, "a string"),
+                                        ("last_modified", pa.types.is_timestamp, "a timestamp")):
+                found = columns.get(column)
+                if found is None:
+                    raise call.error(f"{column} does not exist. Available: {', '.join(schema.names)}")
+                if not (check(found.type) or (column == "file_path" and pa.types.is_large_string(found.type))):
+                    raise call.error(f"Invalid {column} column: {found.type} is not {kind}")
+            path_at = schema.get_field_index(columns["file_path"].name)
+            time_at = schema.get_field_index(columns["last_modified"].name)
+            listed = []
+            for batch in result.reader:
+                for path, modified in zip(batch.column(path_at).to_pylist(),
+                                          batch.column(time_at).to_pylist(), strict=True):
+                    if path is None or modified is None or not path.startswith(search.location):
+                        continue
+                    if modified.tzinfo is None:
+                        modified = modified.replace(tzinfo=dt.UTC)
+                    if modified.timestamp() * 1000 < search.older_than_ms:
+                        listed.append(path)
+    finally:
+        result.close()
+    return listed
 
 
 def _testing(call: Call) -> bool:

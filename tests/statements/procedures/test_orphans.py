@@ -12,7 +12,7 @@ import pytest
 from maintenance_support import assert_every_reached_file_exists, reached_files
 
 import icesql
-from icesql.errors import NotSupportedError, ProgrammingError
+from icesql.errors import ProgrammingError
 from icesql.io import FileIO
 from icesql.statements.procedures import orphans
 from icesql.statements.procedures.orphans import OrphanSearch, PrefixMismatchError, find_orphans
@@ -111,7 +111,7 @@ def test_the_24_hour_guard_and_other_refusals(con, history):
         (", older_than => current_timestamp()", ProgrammingError, "interval less than 24 hours"),
         (", max_concurrent_deletes => 0", ProgrammingError, "max_concurrent_deletes should have value > 0"),
         (", prefix_mismatch_mode => 'maybe'", ProgrammingError, "Invalid mode: maybe"),
-        (", file_list_view => 'files'", NotSupportedError, "file_list_view"),
+        (", file_list_view => 'db.nope'", ProgrammingError, "db.nope"),
         (", dry_run => 'yes'", ProgrammingError, "cannot cast StringType to BooleanType"),
         (", equal_schemes => 's3a'", ProgrammingError, r"cannot cast StringType to MapType"),
     ]:
@@ -223,3 +223,26 @@ def test_on_an_object_store(s3_server, s3_bucket):
     assert all(io.exists(p) for p in reached_files(con, ("db", "t")))
     assert sorted(con.execute("SELECT * FROM db.t").fetchall()) == [(11, "a"), (13, "a")]
     con.close()
+
+
+def test_a_file_list_replaces_the_listing(con, history):
+    folder = _table_dir(con)
+    location = con.catalog.load_table(("db", "t")).metadata.location
+    junk = _write(f"{folder}/data/junk.parquet")
+    young = _write(f"{folder}/data/young.parquet", age=0)
+    con.execute("CREATE TABLE db.listing (file_path STRING, last_modified TIMESTAMP) USING iceberg")
+    on_disk = [p for p in _files(folder) if "/." not in p]
+    rows = [(f"{location.rstrip('/')}{p[len(folder.rstrip('/')):]}", "2000-01-01 00:00:00") for p in on_disk]
+    rows = [(p, "2100-01-01 00:00:00" if p.endswith("young.parquet") else t) for p, t in rows]
+    rows.append(("/elsewhere/not-under-the-location.parquet", "2000-01-01 00:00:00"))
+    con.execute("INSERT INTO db.listing VALUES " + ", ".join(f"('{p}', TIMESTAMP '{t}')" for p, t in rows))
+    # the files the table reaches are in the list, old: only the junk is an orphan
+    assert _orphans(con, ", file_list_view => 'db.listing'") == [junk]
+    assert os.path.exists(young) and not os.path.exists(junk)
+    assert sorted(con.execute("SELECT * FROM db.t").fetchall()) == [(0,), (1,), (2,)]
+    con.execute("CREATE TABLE db.bad (file_path STRING, last_modified DATE) USING iceberg")
+    with pytest.raises(ProgrammingError, match="Invalid last_modified column: date32.* is not a timestamp"):
+        _orphans(con, ", file_list_view => 'db.bad'")
+    con.execute("CREATE TABLE db.worse (path STRING) USING iceberg")
+    with pytest.raises(ProgrammingError, match="file_path does not exist. Available: path"):
+        _orphans(con, ", file_list_view => 'db.worse'")

@@ -206,3 +206,19 @@ def test_random_histories_expired_by_icesql_read_alike_in_spark(spark, con, seed
     for ref, rows in before.items():
         assert_same_rows(rows, after[ref], ordered=False, context=f"{ref} after {call}")
     assert_every_reached_file_exists(con, f"r{seed}", NS)
+    # Spark and icesql agree on what in the table icesql wrote is an orphan (nothing), every
+    # file of it made old
+    _age(local(table_location(spark, table)), 10 * 24 * 3600)
+    two_days_ago = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(time.time() - 2 * 24 * 3600))
+    orphans = (f"CALL system.remove_orphan_files(table => '{table}', dry_run => true,"
+               f" older_than => TIMESTAMP '{two_days_ago}')")
+    theirs = sorted(local(r[0]) for r in spark.sql(orphans).collect())
+    mine = sorted(local(r[0]) for r in con.execute(orphans).fetchall())
+    assert mine == theirs == [], call
+    # Spark expires what icesql kept; icesql reads what Spark left
+    spark.sql(f"CALL system.expire_snapshots(table => '{table}', older_than => TIMESTAMP"
+              " '2100-01-01 00:00:00', retain_last => 1)")
+    for ref, rows in _spark_reads(spark, table).items():
+        mine = con.execute(f"SELECT * FROM {table} VERSION AS OF '{ref}'").fetchall()
+        assert_same_rows(rows, mine, ordered=False, context=f"icesql reading {ref} after Spark expired")
+    assert_every_reached_file_exists(con, f"r{seed}", NS)

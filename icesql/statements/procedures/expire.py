@@ -27,7 +27,7 @@ deleted; icesql accepts it and holds the candidate paths in memory either way.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +36,7 @@ import pyarrow as pa
 from icesql.catalog.base import Catalog
 from icesql.catalog.table import Table
 from icesql.errors import CommitConflictError
+from icesql.io import FileIO
 from icesql.metadata import reachable
 from icesql.metadata.snapshots import MAIN_BRANCH, SnapshotRef
 from icesql.metadata.table_metadata import TableMetadata
@@ -121,7 +122,9 @@ class _Unchanged(Requirement):
             raise _Replan(f"table {table} changed while expiring its snapshots")
 
 
-def plan_expiry(md: TableMetadata, policy: ExpirePolicy, io: Any, fail: Any) -> ExpiryPlan:
+def plan_expiry(
+    md: TableMetadata, policy: ExpirePolicy, io: FileIO, fail: Callable[[str], Exception]
+) -> ExpiryPlan:
     """Which refs, snapshots (and specs, schemas) expire under ``policy`` (module docstring);
     ``fail(message)`` makes the error for a snapshot id a kept ref still points at."""
     if not md.snapshots:
@@ -193,7 +196,8 @@ def _kept_refs(md: TableMetadata, now: int, default_max_ref_age: int) -> dict[st
 
 
 def expire_snapshots(
-    catalog: Catalog, table: Table, policy: ExpirePolicy, fail: Any, max_workers: int = 4
+    catalog: Catalog, table: Table, policy: ExpirePolicy, fail: Callable[[str], Exception],
+    max_workers: int = 4,
 ) -> dict[str, int]:
     """Expire (module docstring); returns the number of files deleted per kind."""
     base, attempts = table, TableProperties(table.metadata.properties).commit_num_retries + 1

@@ -50,6 +50,11 @@ def test_by_default_nothing_younger_than_five_days_expires(con, history):
     assert con.catalog.current_version(("db", "t")) == version  # nothing to commit, no version
 
 
+def test_a_table_without_snapshots_has_nothing_to_expire(con):
+    assert _expire(con, f"'db.t', {FUTURE}") == (0, 0, 0, 0, 0, 0)
+    assert _rows(con) == []
+
+
 def test_older_than_and_retain_last(con, history):
     assert _expire(con, f"'db.t', {FUTURE}, 2") == (0, 0, 0, 0, 1, 0)
     assert [s.snapshot_id for s in _md(con).snapshots] == history[1:]

@@ -7,7 +7,9 @@ itself is reached through the manifests of the snapshots before it), and the sta
 partition-statistics files the table metadata records for it — the sets Java's Spark actions
 build from the ``all_manifests`` metadata table. Manifests are shared between snapshots, so
 each distinct one is read once; a manifest that cannot be read fails the walk, since files it
-lists would otherwise look unreachable.
+lists would otherwise look unreachable. ``same_file`` gives the key under which two spellings
+of one location compare equal (``file:/x``, ``file:///x`` and ``/x``; ``s3a://`` and ``s3://``),
+so a file one engine wrote and another re-listed is never taken for two.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ __all__ = [
     "content_files",
     "manifest_lists",
     "manifests",
+    "same_file",
     "statistics_files",
 ]
 
@@ -40,6 +43,17 @@ MANIFEST, MANIFEST_LIST, STATISTICS_FILE = "Manifest", "Manifest List", "Statist
 _CONTENT_KINDS = {
     DATA: DATA_FILE, POSITION_DELETES: POSITION_DELETE_FILE, EQUALITY_DELETES: EQUALITY_DELETE_FILE,
 }  # fmt: skip
+
+
+def same_file(path: str) -> str:
+    """The comparison key of a location (module docstring)."""
+    if path.startswith("file:"):
+        rest = path[len("file:"):]
+        return rest[2:] if rest.startswith("///") else rest
+    for scheme in ("s3a://", "s3n://"):
+        if path.startswith(scheme):
+            return "s3://" + path[len(scheme):]
+    return path
 
 
 def manifests(io: FileIO, md: TableMetadata, snapshot_ids: Iterable[int]) -> dict[str, ManifestFile]:

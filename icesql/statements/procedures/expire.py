@@ -55,6 +55,8 @@ from icesql.write.commit import commit
 from icesql.write.properties import TableProperties
 from icesql.write.snapshot import Change
 from icesql.write.updates import (
+    AssertCurrentSchemaId,
+    AssertDefaultSpecId,
     RemoveRef,
     RemoveSchemas,
     RemoveSnapshots,
@@ -206,10 +208,14 @@ def expire_snapshots(
         plan = plan_expiry(md, policy, base.io, fail)
         if plan.empty:
             return dict.fromkeys(_COUNTED, 0)
-        change = Change(
-            updates=plan.updates(),
-            requirements=(_Unchanged(frozenset(s.snapshot_id for s in md.snapshots), dict(md.refs)),),
-        )
+        requirements: list[Requirement] = [
+            _Unchanged(frozenset(s.snapshot_id for s in md.snapshots), dict(md.refs))
+        ]
+        if plan.spec_ids:
+            requirements.append(AssertDefaultSpecId(md.default_spec_id))
+        if plan.schema_ids:
+            requirements.append(AssertCurrentSchemaId(md.current_schema_id))
+        change = Change(updates=plan.updates(), requirements=tuple(requirements))
         try:
             committed = commit(catalog, base, change)
             break
@@ -230,24 +236,29 @@ def _delete_unreachable(
     kept_ids = [s.snapshot_id for s in after.snapshots]
     kept_set = set(kept_ids)
     expired_ids = [s.snapshot_id for s in before.snapshots if s.snapshot_id not in kept_set]
-    doomed: dict[str, str] = {}
+    same = reachable.same_file
+    doomed: dict[str, tuple[str, str]] = {}  # comparison key -> (path, kind)
+
+    def doom(paths: set[str], kept: set[str], kind: str) -> None:
+        kept_keys = {same(p) for p in kept}
+        doomed.update((same(p), (p, kind)) for p in paths if same(p) not in kept_keys)
+
     if expired_ids:
         kept_manifests = reachable.manifests(io, after, kept_ids)
+        kept_manifest_keys = {same(p) for p in kept_manifests}
         expired_manifests = reachable.manifests(io, before, expired_ids)
-        only_expired = [m for p, m in expired_manifests.items() if p not in kept_manifests]
-        candidates = dict(reachable.content_files(io, only_expired))
+        only_expired = [m for p, m in expired_manifests.items() if same(p) not in kept_manifest_keys]
+        candidates = {same(p): (p, kind) for p, kind in reachable.content_files(io, only_expired)}
         if candidates:
             for path, _ in reachable.content_files(io, kept_manifests.values()):
-                candidates.pop(path, None)
+                candidates.pop(same(path), None)
         doomed.update(candidates)
-        doomed.update(dict.fromkeys((m.manifest_path for m in only_expired), reachable.MANIFEST))
-        doomed.update(dict.fromkeys(
-            reachable.manifest_lists(before, expired_ids) - reachable.manifest_lists(after, kept_ids),
-            reachable.MANIFEST_LIST,
-        ))
-    stats = reachable.statistics_files(before, expired_ids) - reachable.statistics_files(after)
-    doomed.update(dict.fromkeys(stats, reachable.STATISTICS_FILE))
-    ordered = sorted(doomed.items(), key=lambda item: _DELETE_ORDER.index(item[1]))
+        doom({m.manifest_path for m in only_expired}, set(), reachable.MANIFEST)
+        doom(reachable.manifest_lists(before, expired_ids), reachable.manifest_lists(after, kept_ids),
+             reachable.MANIFEST_LIST)
+    doom(reachable.statistics_files(before, expired_ids), reachable.statistics_files(after),
+         reachable.STATISTICS_FILE)
+    ordered = sorted(doomed.values(), key=lambda item: _DELETE_ORDER.index(item[1]))
     deleted = delete_files(io, ordered, max_workers)
     counts = dict.fromkeys(_COUNTED, 0)
     for kind in deleted:

@@ -124,7 +124,7 @@ def list_files(io: FileIO, location: str, older_than_ms: int, hidden_ok: Iterabl
     ``location``; hidden paths skipped (module docstring), ``hidden_ok`` the name prefixes
     (``_field=``) of partition folders that are not hidden."""
     fs, root = io.fs(location)
-    root = root.rstrip("/")
+    root = fs._strip_protocol(root).rstrip("/")  # as the file system spells what it finds
     allowed = tuple(hidden_ok)
     try:
         found = fs.find(root, withdirs=False, detail=True)

@@ -246,3 +246,16 @@ def test_a_file_list_replaces_the_listing(con, history):
     con.execute("CREATE TABLE db.worse (path STRING) USING iceberg")
     with pytest.raises(ProgrammingError, match="file_path does not exist. Available: path"):
         _orphans(con, ", file_list_view => 'db.worse'")
+
+
+def test_a_warehouse_named_by_a_relative_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    con = icesql.connect("wh/")
+    con.execute("CREATE NAMESPACE db")
+    con.execute("CREATE TABLE db.t (id BIGINT) USING iceberg")
+    con.execute("INSERT INTO db.t VALUES (1)")
+    junk = _write("wh/db/t/data/junk.parquet")
+    _age("wh")
+    assert _orphans(con) == [junk]
+    assert con.execute("SELECT * FROM db.t").fetchall() == [(1,)]
+    con.close()

@@ -124,6 +124,11 @@ def _snapshot_updates(base: TableMetadata | None, new: TableMetadata, requiremen
     removed = sorted(base_ids - new_ids)
     if removed:
         updates.append({"action": "remove-snapshots", "snapshot-ids": removed})
+        # expiry was planned from every ref's head: a ref moved meanwhile (onto a removed
+        # snapshot, say) must fail the commit, not lose the ref
+        for name, ref in sorted(base.refs.items()) if base is not None else ():
+            _require(requirements, {"type": "assert-ref-snapshot-id", "ref": name,
+                                    "snapshot-id": ref.snapshot_id})
     base_refs = dict(base.refs) if base is not None else {}
     new_refs = dict(new.refs)
     for name, ref in sorted(new_refs.items()):
@@ -131,7 +136,7 @@ def _snapshot_updates(base: TableMetadata | None, new: TableMetadata, requiremen
         if old == ref:
             continue
         if base is not None:
-            requirements.append({
+            _require(requirements, {
                 "type": "assert-ref-snapshot-id", "ref": name,
                 "snapshot-id": old.snapshot_id if old is not None else None,
             })
@@ -146,8 +151,8 @@ def _snapshot_updates(base: TableMetadata | None, new: TableMetadata, requiremen
                 update[key] = value
         updates.append(update)
     for name in sorted(set(base_refs) - set(new_refs)):
-        requirements.append({"type": "assert-ref-snapshot-id", "ref": name,
-                             "snapshot-id": base_refs[name].snapshot_id})
+        _require(requirements, {"type": "assert-ref-snapshot-id", "ref": name,
+                                "snapshot-id": base_refs[name].snapshot_id})
         updates.append({"action": "remove-snapshot-ref", "ref-name": name})
     return updates
 

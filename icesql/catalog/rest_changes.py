@@ -53,6 +53,16 @@ def table_changes(base: TableMetadata | None, new: TableMetadata) -> tuple[list[
         requirements.append({"type": "assert-last-assigned-partition-id", "last-assigned-partition-id": base.last_partition_id})
     if new.default_spec_id != base.default_spec_id:
         updates.append({"action": "set-default-spec", "spec-id": new.default_spec_id})
+    # removals (expire_snapshots' clean_expired_metadata) require what Java's UpdateRequirements
+    # requires: the default spec / current schema they kept is still that
+    removed_specs = sorted(base_specs - {s["spec-id"] for s in new.specs_json})
+    if removed_specs:
+        updates.append({"action": "remove-partition-specs", "spec-ids": removed_specs})
+        _require(requirements, {"type": "assert-default-spec-id", "default-spec-id": base.default_spec_id})
+    removed_schemas = sorted(base_schemas - {s.schema_id for s in new.schemas})
+    if removed_schemas:
+        updates.append({"action": "remove-schemas", "schema-ids": removed_schemas})
+        _require(requirements, {"type": "assert-current-schema-id", "current-schema-id": base.current_schema_id})
 
     base_orders = {o["order-id"] for o in base.sort_orders_json}
     new_orders = [o for o in new.sort_orders_json if o["order-id"] not in base_orders]
@@ -67,6 +77,11 @@ def table_changes(base: TableMetadata | None, new: TableMetadata) -> tuple[list[
     updates += _snapshot_updates(base, new, requirements)
     updates += _statistics_updates(base.raw, new.raw)
     return requirements, updates
+
+
+def _require(requirements: list[Json], requirement: Json) -> None:
+    if requirement not in requirements:
+        requirements.append(requirement)
 
 
 def _create_updates(new: TableMetadata) -> list[Json]:
@@ -109,6 +124,11 @@ def _snapshot_updates(base: TableMetadata | None, new: TableMetadata, requiremen
     removed = sorted(base_ids - new_ids)
     if removed:
         updates.append({"action": "remove-snapshots", "snapshot-ids": removed})
+        # expiry was planned from every ref's head: a ref moved meanwhile (onto a removed
+        # snapshot, say) must fail the commit, not lose the ref
+        for name, ref in sorted(base.refs.items()) if base is not None else ():
+            _require(requirements, {"type": "assert-ref-snapshot-id", "ref": name,
+                                    "snapshot-id": ref.snapshot_id})
     base_refs = dict(base.refs) if base is not None else {}
     new_refs = dict(new.refs)
     for name, ref in sorted(new_refs.items()):
@@ -116,7 +136,7 @@ def _snapshot_updates(base: TableMetadata | None, new: TableMetadata, requiremen
         if old == ref:
             continue
         if base is not None:
-            requirements.append({
+            _require(requirements, {
                 "type": "assert-ref-snapshot-id", "ref": name,
                 "snapshot-id": old.snapshot_id if old is not None else None,
             })
@@ -131,8 +151,8 @@ def _snapshot_updates(base: TableMetadata | None, new: TableMetadata, requiremen
                 update[key] = value
         updates.append(update)
     for name in sorted(set(base_refs) - set(new_refs)):
-        requirements.append({"type": "assert-ref-snapshot-id", "ref": name,
-                             "snapshot-id": base_refs[name].snapshot_id})
+        _require(requirements, {"type": "assert-ref-snapshot-id", "ref": name,
+                                "snapshot-id": base_refs[name].snapshot_id})
         updates.append({"action": "remove-snapshot-ref", "ref-name": name})
     return updates
 

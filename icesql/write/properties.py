@@ -46,6 +46,11 @@ MERGE_ON_READ = "merge-on-read"
 ROW_LEVEL_COMMANDS = ("delete", "update", "merge")  # write.<command>.mode / .isolation-level
 ISOLATION_LEVELS = ("serializable", "snapshot")
 DEFAULT_FILE_FORMAT = "write.format.default"
+GC_ENABLED = "gc.enabled"
+MAX_SNAPSHOT_AGE_MS = "history.expire.max-snapshot-age-ms"
+MIN_SNAPSHOTS_TO_KEEP = "history.expire.min-snapshots-to-keep"
+MAX_REF_AGE_MS = "history.expire.max-ref-age-ms"
+_LONG_MAX = 2**63 - 1
 
 # Not stored in metadata: Java's TableProperties.RESERVED_PROPERTIES, and what Spark shows.
 RESERVED = frozenset(
@@ -164,6 +169,24 @@ class TableProperties:
     @property
     def metrics_max_inferred_columns(self) -> int:
         return self._int(METRICS_MAX_INFERRED, DEFAULT_METRICS_MAX_INFERRED)
+
+    @property
+    def gc_enabled(self) -> bool:
+        """``gc.enabled``: whether maintenance may delete files (false when the files are
+        shared with other tables)."""
+        return self._bool(GC_ENABLED, True)
+
+    @property
+    def max_snapshot_age_ms(self) -> int:
+        return self._int(MAX_SNAPSHOT_AGE_MS, 5 * 24 * 3600 * 1000, minimum=-_LONG_MAX)
+
+    @property
+    def min_snapshots_to_keep(self) -> int:
+        return self._int(MIN_SNAPSHOTS_TO_KEEP, 1, minimum=-(2**31))
+
+    @property
+    def max_ref_age_ms(self) -> int:
+        return self._int(MAX_REF_AGE_MS, _LONG_MAX, minimum=-_LONG_MAX)
 
     def row_level_mode(self, command: str) -> str:
         """``write.<command>.mode`` of a DELETE / UPDATE / MERGE: copy-on-write (default) or

@@ -39,6 +39,9 @@ __all__ = [
     "AssertTableUUID",
     "RemoveProperties",
     "RemoveRef",
+    "RemoveSchemas",
+    "RemoveSnapshots",
+    "RemoveSpecs",
     "Requirement",
     "SetCurrentSchema",
     "SetDefaultSortOrder",
@@ -126,6 +129,28 @@ class SetRef(Update):
     ref: SnapshotRef
 
 
+@dataclass(frozen=True)
+class RemoveSnapshots(Update):
+    """Expire snapshots: they leave ``snapshots`` with their statistics files, and the
+    snapshot log forgets the history before them."""
+
+    snapshot_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class RemoveSpecs(Update):
+    """Drop partition specs no manifest of a kept snapshot uses (never the default one)."""
+
+    spec_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class RemoveSchemas(Update):
+    """Drop schemas no kept snapshot was written with (never the current one)."""
+
+    schema_ids: tuple[int, ...]
+
+
 def apply_updates(builder: MetadataBuilder, updates: Sequence[Update]) -> MetadataBuilder:
     """Replay ``updates`` on ``builder`` in order."""
     last_schema = last_spec = last_order = None
@@ -154,6 +179,12 @@ def apply_updates(builder: MetadataBuilder, updates: Sequence[Update]) -> Metada
             builder.set_ref(u.name, u.ref)
         elif isinstance(u, RemoveRef):
             builder.remove_ref(u.name)
+        elif isinstance(u, RemoveSnapshots):
+            builder.remove_snapshots(u.snapshot_ids)
+        elif isinstance(u, RemoveSpecs):
+            builder.remove_partition_specs(u.spec_ids)
+        elif isinstance(u, RemoveSchemas):
+            builder.remove_schemas(u.schema_ids)
         else:
             raise InternalError(f"unknown metadata update {u!r}")
     return builder

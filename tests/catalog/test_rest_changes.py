@@ -109,3 +109,35 @@ def test_a_new_table_is_one_create_change(versions):
                                                    "SetPropertiesUpdate", "SetLocationUpdate"}
     props = next(u for u in updates if u["action"] == "set-properties")["updates"]
     assert props["owner"] == "a"
+
+
+def test_an_expiry_asserts_every_ref_and_the_kept_spec_and_schema(tmp_path):
+    """Removing snapshots (expire_snapshots) asserts every ref's head, so a ref moved in the
+    meantime fails the commit instead of being dropped with its snapshot; removing specs and
+    schemas asserts the default spec and current schema that were kept."""
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE NAMESPACE db")
+    con.execute("CREATE TABLE db.t (id BIGINT) USING iceberg")
+    con.execute("INSERT INTO db.t VALUES (1)")
+    con.execute("ALTER TABLE db.t CREATE TAG old")
+    con.execute("ALTER TABLE db.t ADD COLUMN s STRING")
+    con.execute("INSERT OVERWRITE db.t VALUES (2, 'b')")
+    con.execute("INSERT INTO db.t VALUES (3, 'c')")
+    base = con.catalog.load_table(("db", "t")).metadata
+    con.execute("ALTER TABLE db.t DROP TAG old")
+    con.execute("CALL system.expire_snapshots(table => 'db.t', older_than =>"
+                " TIMESTAMP '2100-01-01 00:00:00', clean_expired_metadata => true)")
+    middle = con.catalog.load_table(("db", "t")).metadata
+    requirements, updates = table_changes(
+        parse_table_metadata(base.to_json()), parse_table_metadata(middle.to_json())
+    )
+    assert {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": base.current_snapshot_id} in requirements
+    assert {"type": "assert-ref-snapshot-id", "ref": "old", "snapshot-id": base.refs["old"].snapshot_id} in requirements
+    assert {"type": "assert-current-schema-id", "current-schema-id": base.current_schema_id} in requirements
+    assert len(requirements) == len({json.dumps(r, sort_keys=True) for r in requirements})  # no repeats
+    actions = [u["action"] for u in updates]
+    assert "remove-snapshots" in actions and "remove-schemas" in actions
+    theirs = _pyiceberg(base)
+    for requirement in requirements:
+        REQUIREMENTS.validate_python(requirement).validate(theirs)
+    con.close()

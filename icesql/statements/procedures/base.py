@@ -9,7 +9,8 @@ date to ``timestamp``; a string never to a number or a timestamp). Every error n
 procedure and, where there is one, the argument.
 
 Values are evaluated once: literals and ``?`` parameters directly, any other expression
-(``TIMESTAMP '...'``, ``current_timestamp() - INTERVAL 1 DAY``) by the session's query path.
+(``TIMESTAMP '...'``, ``current_timestamp() - INTERVAL 1 DAY``, ``array(1, 2)``,
+``map('s3a', 's3')``) by the session's query path.
 """
 
 from __future__ import annotations
@@ -32,23 +33,35 @@ from icesql.sql.dialect import DIALECT, parse_one
 from icesql.sql.identifiers import catalog_and_table
 from icesql.sql.translate import duckdb_errors
 
-__all__ = ["LONG", "STRING", "TIMESTAMP", "Call", "Parameter", "Procedure", "bind"]
+__all__ = [
+    "BOOLEAN", "INT", "LONG", "LONG_ARRAY", "STRING", "STRING_MAP", "TIMESTAMP",
+    "Call", "Parameter", "Procedure", "bind",
+]  # fmt: skip
 
-STRING, LONG, TIMESTAMP = "string", "long", "timestamp"
+STRING, LONG, INT, BOOLEAN, TIMESTAMP = "string", "long", "int", "boolean", "timestamp"
+LONG_ARRAY, STRING_MAP = "array<long>", "map<string,string>"
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
-_SPARK_TYPES = {STRING: "StringType", LONG: "LongType", TIMESTAMP: "TimestampType"}
+_SPARK_TYPES = {
+    STRING: "StringType", LONG: "LongType", INT: "IntegerType", BOOLEAN: "BooleanType",
+    TIMESTAMP: "TimestampType", LONG_ARRAY: "ArrayType(LongType)",
+    STRING_MAP: "MapType(StringType,StringType)",
+}  # fmt: skip
 # argument type -> the parameter types it up-casts to (Spark's Cast.canUpCast, for these)
 _UP_CASTS = {
     "StringType": {STRING},
-    "ByteType": {LONG}, "ShortType": {LONG}, "IntegerType": {LONG}, "LongType": {LONG},
+    "ByteType": {LONG, INT}, "ShortType": {LONG, INT}, "IntegerType": {LONG, INT},
+    "LongType": {LONG}, "BooleanType": {BOOLEAN},
     "TimestampType": {TIMESTAMP}, "DateType": {TIMESTAMP},
+    "ArrayType(ByteType)": {LONG_ARRAY}, "ArrayType(ShortType)": {LONG_ARRAY},
+    "ArrayType(IntegerType)": {LONG_ARRAY}, "ArrayType(LongType)": {LONG_ARRAY},
+    "MapType(StringType,StringType)": {STRING_MAP},
 }  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Parameter:
     name: str
-    type: str  # STRING | LONG | TIMESTAMP
+    type: str  # STRING | LONG | INT | BOOLEAN | TIMESTAMP | LONG_ARRAY | STRING_MAP
     required: bool = True
 
 
@@ -151,6 +164,8 @@ def _evaluate(
     """The value of an argument expression and its Spark type name."""
     if isinstance(node, exp.Null):
         return None, "NullType"
+    if isinstance(node, exp.Boolean):
+        return node.this, "BooleanType"
     if isinstance(node, exp.Literal):
         if node.is_string:
             return node.this, "StringType"
@@ -193,6 +208,10 @@ def _python_type(value: object) -> str:
         return "TimestampType"
     if isinstance(value, dt.date):
         return "DateType"
+    if isinstance(value, list | tuple) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return "ArrayType(LongType)"
+    if isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        return "MapType(StringType,StringType)"
     return type(value).__name__
 
 
@@ -211,6 +230,10 @@ def _arrow_type(t: pa.DataType) -> str:
         return "DoubleType"
     if pa.types.is_boolean(t):
         return "BooleanType"
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return f"ArrayType({_arrow_type(t.value_type)})"
+    if pa.types.is_map(t):
+        return f"MapType({_arrow_type(t.key_type)},{_arrow_type(t.item_type)})"
     return str(t)
 
 
@@ -226,4 +249,9 @@ def _convert(value: Any, spark_type: str, parameter: Parameter, fail: Callable[[
         if value.tzinfo is None:
             value = value.replace(tzinfo=dt.UTC)  # the session time zone
         return (value - _EPOCH) // dt.timedelta(milliseconds=1)  # Spark's lossy micros -> millis
+    if parameter.type == STRING_MAP:
+        items = value.items() if isinstance(value, dict) else value  # Arrow maps: (key, value) pairs
+        return {k: v for k, v in items}
+    if parameter.type == LONG_ARRAY:
+        return list(value)
     return value

@@ -57,7 +57,7 @@ def test_expressions_are_evaluated_and_dates_up_cast_to_timestamps(con, history)
         ("CALL other.rollback_to_snapshot('db.t', 1)", ProgrammingError,
          "Procedure other.rollback_to_snapshot not found"),
         ("CALL nocat.system.ancestors_of('db.t')", ProgrammingError, "catalog 'nocat' not found"),
-        ("CALL system.expire_snapshots('db.t')", NotSupportedError, "system.expire_snapshots"),
+        ("CALL system.add_files('db.t', '`parquet`.`/nowhere`')", NotSupportedError, "system.add_files"),
         ("CALL system.rewrite_data_files(table => 'db.t')", NotSupportedError, "rewrite_data_files"),
     ],
 )  # fmt: skip

@@ -1,0 +1,41 @@
+"""The files a table's snapshots reach, by kind, and the key under which two spellings of one
+location are the same file."""
+
+from __future__ import annotations
+
+import pytest
+
+import icesql
+from icesql.metadata import reachable
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("file:/w/t/a.parquet", "/w/t/a.parquet"), ("file:///w/t/a.parquet", "/w/t/a.parquet"),
+     ("s3a://b/t/a.parquet", "s3://b/t/a.parquet"), ("s3n://b/t/a.parquet", "s3://b/t/a.parquet")],
+)  # fmt: skip
+def test_spellings_of_one_location_are_one_file(a, b):
+    assert reachable.same_file(a) == reachable.same_file(b)
+
+
+def test_different_files_stay_different():
+    keys = {reachable.same_file(p) for p in ("/w/a", "/w/b", "s3://b/w/a", "gs://b/w/a", "file:/w/b/")}
+    assert len(keys) == 5
+
+
+def test_kinds_of_a_merge_on_read_table(tmp_path):
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE NAMESPACE db")
+    con.execute("CREATE TABLE db.t (id BIGINT) USING iceberg TBLPROPERTIES ('write.delete.mode' = 'merge-on-read')")
+    con.execute("INSERT INTO db.t VALUES (1), (2)")
+    con.execute("DELETE FROM db.t WHERE id = 1")
+    table = con.catalog.load_table(("db", "t"))
+    md, io = table.metadata, table.io
+    first, second = (s.snapshot_id for s in md.snapshots)
+    assert len(reachable.manifest_lists(md, [first, second])) == 2
+    manifests = reachable.manifests(io, md, [first, second])
+    assert len(manifests) == 2  # the data manifest is shared; the delete manifest is new
+    kinds = sorted(kind for _, kind in reachable.content_files(io, manifests.values()))
+    assert kinds == [reachable.DATA_FILE, reachable.POSITION_DELETE_FILE]
+    assert reachable.statistics_files(md) == set()
+    con.close()

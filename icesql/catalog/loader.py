@@ -10,6 +10,7 @@ file-system catalog on ``warehouse``, as in PyIceberg.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 
 from icesql.catalog.base import Catalog
@@ -98,7 +99,18 @@ def _checked(name: str, properties: Mapping[str, str]) -> tuple[str, str, dict[s
         raise ProgrammingError(f"catalog {name!r}: the REST catalog needs a uri (http://...)")
     if kind not in ("hadoop", "sql", "glue", "rest"):
         raise NotSupportedError(f"catalog {name!r}: catalog type {kind!r} is not supported yet")
+    if kind in ("hadoop", "sql") and props.get("warehouse"):
+        props["warehouse"] = absolute_local_path(props["warehouse"])
     return name, kind, props
+
+
+def absolute_local_path(location: str) -> str:
+    """A local folder given relative to the working folder, made absolute (URLs and absolute
+    paths unchanged): table locations are written into metadata that other processes read,
+    Spark and icesql started elsewhere."""
+    if "://" in location or location.startswith("file:") or os.path.isabs(location):
+        return location
+    return os.path.abspath(location)
 
 
 def _build(name: str, kind: str, props: dict[str, str], storage_options: dict | None) -> Catalog:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+import icesql
 from icesql.catalog.filesystem import FileSystemCatalog
-from icesql.catalog.loader import catalog_type, load_catalog, load_catalogs
+from icesql.catalog.loader import absolute_local_path, catalog_type, load_catalog, load_catalogs
 from icesql.catalog.sql import SqlCatalog
 from icesql.errors import NotSupportedError, ProgrammingError
 
@@ -61,3 +62,32 @@ def test_one_bad_configuration_leaves_nothing_written(tmp_path):
             "later": {"uri": "thrift://127.0.0.1:1"},
         })
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("kind", ["hadoop", "sql"])
+def test_a_relative_local_warehouse_becomes_absolute_in_table_locations(tmp_path, monkeypatch, kind):
+    """Table metadata records where the table lives for every reader: a path relative to this
+    process's working folder would point elsewhere for Spark or a process started elsewhere."""
+    monkeypatch.chdir(tmp_path)
+    props = {"hadoop": {}, "sql": {"uri": f"sqlite:///{tmp_path / 'catalog.db'}"}}[kind]
+    con = icesql.connect("wh", catalog=kind, **props)
+    con.execute("CREATE NAMESPACE IF NOT EXISTS db")
+    con.execute("CREATE TABLE db.t (a INT) USING iceberg")
+    con.execute("INSERT INTO db.t VALUES (1)")
+    location = con.catalog.load_table(("db", "t")).metadata.location
+    assert location == str(tmp_path / "wh" / "db" / "t")
+    (path,) = con.execute("SELECT file_path FROM db.t.files").fetchone()
+    assert path.startswith(str(tmp_path / "wh" / "db" / "t" / "data"))
+    con.close()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # another working folder reads the same table
+    absolute = str(tmp_path / "wh") if kind == "hadoop" else "wh-unused"
+    other = icesql.connect(absolute, catalog=kind, **props)
+    assert other.execute("SELECT * FROM db.t").fetchall() == [(1,)]
+    other.close()
+
+
+@pytest.mark.parametrize("location", ["s3://bucket/wh", "file:/tmp/wh", "/tmp/wh", "memory://wh"])
+def test_urls_and_absolute_paths_are_kept(location):
+    assert absolute_local_path(location) == location

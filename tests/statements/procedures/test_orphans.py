@@ -254,8 +254,9 @@ def test_a_warehouse_named_by_a_relative_path(tmp_path, monkeypatch):
     con.execute("CREATE NAMESPACE db")
     con.execute("CREATE TABLE db.t (id BIGINT) USING iceberg")
     con.execute("INSERT INTO db.t VALUES (1)")
-    junk = _write("wh/db/t/data/junk.parquet")
+    assert con.catalog.load_table(("db", "t")).metadata.location == str(tmp_path / "wh/db/t")
+    _write("wh/db/t/data/junk.parquet")
     _age("wh")
-    assert _orphans(con) == [junk]
+    assert _orphans(con) == [str(tmp_path / "wh/db/t/data/junk.parquet")]
     assert con.execute("SELECT * FROM db.t").fetchall() == [(1,)]
     con.close()

@@ -285,7 +285,8 @@ class Engine:
             version = self._version(ref, table, params)
             view = f"__icesql_scan_{next(_view_ids)}"
             if ref.metadata_table is not None:
-                tables_ = MetadataTables(table, version.snapshot, self.manifest_cache)
+                tables_ = MetadataTables(table, version.snapshot, self.manifest_cache,
+                                         time_travel=not ref.travel.is_current)
                 binding.metadata_views[view] = tables_.build(ref.metadata_table)
                 _replace_with_view(ref, view, default_alias=ref.metadata_table)
                 continue

@@ -114,15 +114,18 @@ def _data_file_arrays(table: Table, files: list[DataFile]) -> tuple[list[pa.Arra
 
 class MetadataTables:
     """Builds one metadata table of one table version; ``time_travel`` says the version was
-    asked for (``VERSION AS OF`` ...), which the ``all_*`` tables refuse."""
+    asked for (``VERSION AS OF`` ...), which the ``all_*`` tables refuse. Without
+    ``readable_metrics`` (a query that neither names that column nor selects ``*``) the column
+    is left out: decoding every bound of every file is most of the cost of a files table."""
 
     def __init__(self, table: Table, snapshot: Snapshot | None, cache: ManifestCache,
-                 time_travel: bool = False):
+                 time_travel: bool = False, readable_metrics: bool = True):
         self.table = table
         self.metadata = table.metadata
         self.snapshot = snapshot
         self.cache = cache
         self.time_travel = time_travel
+        self.readable_metrics = readable_metrics
 
     def build(self, name: str) -> pa.Table:
         builder = getattr(self, f"_{name}", None)
@@ -272,8 +275,9 @@ class MetadataTables:
 
     def _files_table(self, files: list[DataFile]) -> pa.Table:
         arrays, names = _data_file_arrays(self.table, files)
-        arrays.append(readable_metrics(self.metadata.schema(), files))
-        names.append("readable_metrics")
+        if self.readable_metrics:
+            arrays.append(readable_metrics(self.metadata.schema(), files))
+            names.append("readable_metrics")
         return pa.Table.from_arrays(arrays, names=names)
 
     def _files_of(self, contents: Iterable[int] | None) -> pa.Table:
@@ -292,15 +296,17 @@ class MetadataTables:
         files = [e.data_file for e in entries]
         arrays, names = _data_file_arrays(self.table, files)
         data_file = pa.StructArray.from_arrays(arrays, names=names)
-        return pa.table({
+        columns = {
             "status": pa.array([e.status for e in entries], pa.int32()),
             "snapshot_id": pa.array([e.snapshot_id for e in entries], pa.int64()),
             "sequence_number": pa.array([e.sequence_number for e in entries], pa.int64()),
             "file_sequence_number": pa.array(
                 [e.file_sequence_number for e in entries], pa.int64()),
             "data_file": data_file,
-            "readable_metrics": readable_metrics(self.metadata.schema(), files),
-        })
+        }
+        if self.readable_metrics:
+            columns["readable_metrics"] = readable_metrics(self.metadata.schema(), files)
+        return pa.table(columns)
 
     def _entries(self) -> pa.Table:
         """Every entry of the snapshot's manifests, DELETED ones (status 2) included, as

@@ -7,8 +7,11 @@ deletion vectors, overwrites, branches and tags; and time travel on them where S
 
 from __future__ import annotations
 
+import pyarrow as pa
 import pytest
 import spark_support
+
+from .test_read_deletes import _commit_equality_delete
 
 NS = "mdt"
 
@@ -68,8 +71,12 @@ SETUP = [
     f"INSERT INTO {NS}.v1 VALUES (1, 'a'), (2, 'b')",
     f"INSERT INTO {NS}.v1 VALUES (3, 'c')",
     f"INSERT OVERWRITE {NS}.v1 SELECT * FROM {NS}.v1 WHERE id <> 2",
+    # equality deletes (committed through the Java API below: Spark SQL never writes them)
+    f"""CREATE TABLE {NS}.eq (id INT, cat STRING) USING iceberg PARTITIONED BY (cat)
+        TBLPROPERTIES ('format-version' = '2')""",
+    f"INSERT INTO {NS}.eq VALUES (1, 'a'), (2, 'a'), (3, 'b')",
 ]
-TABLES = ("v2", "v3", "nested", "v1")
+TABLES = ("v2", "v3", "nested", "v1", "eq")
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +86,8 @@ def md_tables(spark, spark_warehouse: str) -> dict[str, list[int]]:
         spark.sql(f"DROP TABLE IF EXISTS {NS}.{table}")
     for statement in SETUP:
         spark.sql(statement)
+    _commit_equality_delete(spark, f"{NS}.eq", {"id": (1, pa.array([2, 9], pa.int32()))}, [1],
+                            partition_path="cat=a")
     return {t: [r[0] for r in spark.sql(f"SELECT snapshot_id FROM {NS}.{t}.snapshots"
                                         " ORDER BY committed_at").collect()] for t in TABLES}
 
@@ -155,5 +164,6 @@ def test_the_tables_cover_what_they_claim(md_con) -> None:
     assert one(f"SELECT count(*) FROM {NS}.v3.position_deletes") >= 1
     assert one(f"SELECT count(*) FROM {NS}.v1.all_entries WHERE status = 2") >= 1
     assert one(f"SELECT count(*) FROM {NS}.v2.refs") == 3
+    assert one(f"SELECT sum(equality_delete_file_count) FROM {NS}.eq.partitions") == 1
     assert one(f"SELECT readable_metrics.`st.b`.upper_bound FROM {NS}.nested.files"
                " WHERE readable_metrics.id.lower_bound = 13") == "y"

@@ -11,6 +11,7 @@ import pyarrow as pa
 import pytest
 import spark_support
 
+from .spark_tables import PARTITIONED_TABLES
 from .test_read_deletes import _commit_equality_delete
 
 NS = "mdt"
@@ -114,6 +115,18 @@ def _assert_same(spark, con, sql: str, spark_sql: str | None = None) -> None:
 @pytest.mark.parametrize("table", TABLES)
 def test_select_star_equals_sparks(spark, md_con, table: str, name: str) -> None:
     _assert_same(spark, md_con, f"SELECT * FROM {NS}.{table}.{name}")
+
+
+# the session's shared fixture tables (spark_tables.py): every Spark-expressible primitive type,
+# nested types, every transform on its own, history with refs, v1 / v3, deletes and DVs
+SHARED = ("all_types", "nested", "history", "small_v1", "small_v3", "with_deletes", "with_dvs",
+          *PARTITIONED_TABLES)
+
+
+@pytest.mark.parametrize("table", SHARED)
+def test_shared_fixture_tables_equal_sparks(spark, spark_tables, icesql_connection, table) -> None:
+    for name in METADATA_TABLES:
+        _assert_same(spark, icesql_connection, f"SELECT * FROM db.{table}.{name}")
 
 
 TRAVELLING = ("entries", "files", "data_files", "delete_files", "manifests", "partitions",

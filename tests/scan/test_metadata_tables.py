@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import icesql
-from icesql.errors import NoSuchTableError
+from icesql.errors import NoSuchTableError, NotSupportedError
 
 FILE_COLUMNS = [
     "content", "file_path", "file_format", "spec_id", "partition", "record_count",
@@ -387,3 +387,25 @@ def test_readable_metrics_decode_the_bounds_by_column_name(tmp_path):
     assert str(metrics["d"]["upper_bound"]) == "3.50"
     entries = con.execute("SELECT readable_metrics.id.value_count FROM db.r.entries").fetchall()
     assert entries == [(2,)]
+
+
+def test_position_delete_files_that_store_rows_are_refused(tmp_path):
+    """A writer may store the deleted row beside file_path and pos (field id 2147483544);
+    icesql does not read it yet, so position_deletes refuses the file rather than show a
+    NULL row for it."""
+    import pyarrow as pa
+
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.w (id BIGINT) USING iceberg TBLPROPERTIES"
+                " ('format-version'='2', 'write.delete.mode'='merge-on-read')")
+    con.execute("INSERT INTO db.w VALUES (1), (2)")
+    con.execute("DELETE FROM db.w WHERE id = 1")
+    (path,) = con.execute("SELECT file_path FROM db.w.delete_files").fetchone()
+    written = pq.read_table(path)
+    row = pa.array([{"id": 1}], pa.struct([pa.field("id", pa.int64(), metadata={
+        b"PARQUET:field_id": b"1"})]))
+    field = pa.field("row", row.type, metadata={b"PARQUET:field_id": b"2147483544"})
+    pq.write_table(written.append_column(field, row), path)
+    with pytest.raises(NotSupportedError, match=r"stores the deleted rows \(column 'row'\)"):
+        con.execute("SELECT * FROM db.w.position_deletes")
+    assert con.execute("SELECT count(*) FROM db.w").fetchone()[0] == 1  # reads still apply it

@@ -409,3 +409,15 @@ def test_position_delete_files_that_store_rows_are_refused(tmp_path):
     with pytest.raises(NotSupportedError, match=r"stores the deleted rows \(column 'row'\)"):
         con.execute("SELECT * FROM db.w.position_deletes")
     assert con.execute("SELECT count(*) FROM db.w").fetchone()[0] == 1  # reads still apply it
+
+
+def test_new_metadata_tables_of_an_empty_table_are_empty(tmp_path):
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.e (id BIGINT, p STRING) USING iceberg PARTITIONED BY (p)"
+                " TBLPROPERTIES ('format-version'='3')")
+    for name in ("partitions", "position_deletes", "all_entries", "all_files", "all_data_files",
+                 "all_delete_files", "all_manifests"):
+        cur = con.execute(f"SELECT * FROM db.e.{name}")
+        assert cur.fetchall() == [], name
+    names = [d[0] for d in con.execute("SELECT * FROM db.e.position_deletes").description]
+    assert names[-2:] == ["content_offset", "content_size_in_bytes"]  # a v3 table's columns

@@ -127,3 +127,52 @@ def frame_query(sizes: Sizes) -> str:
     """Every column of the first half of the orders (``python_rows`` rows): a DataFrame of
     10M rows at the full size."""
     return f"SELECT * FROM {{t}} WHERE l_orderkey <= {sizes.rows // LINES_PER_ORDER // 2}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Data checks (issue 19): ``DATA_CHECKS`` SQL checks over the lineitem table, each one passing
+# when it returns no rows, in the SQL that Spark, DuckDB and icesql all read alike. Most hold
+# (as in a healthy suite); about one in twenty breaks on a few hundred rows, so verdicts and
+# offending-row counts can be compared between the engines.
+
+DATA_CHECKS = 200
+_COLUMNS = (
+    "l_orderkey", "l_partkey", "l_suppkey", "l_linenumber", "l_quantity", "l_extendedprice",
+    "l_discount", "l_tax", "l_returnflag", "l_linestatus", "l_shipdate", "l_commitdate",
+    "l_receiptdate", "l_shipinstruct", "l_shipmode", "l_comment",
+)
+_TABLE_WIDE = (
+    ("returnflag_accepted", "SELECT * FROM {t} WHERE l_returnflag NOT IN ('A', 'N', 'R')"),
+    ("linestatus_accepted", "SELECT * FROM {t} WHERE l_linestatus NOT IN ('F', 'O')"),
+    ("shipmode_accepted", "SELECT * FROM {t} WHERE l_shipmode NOT IN"
+     " ('AIR', 'FOB', 'MAIL', 'RAIL', 'REG AIR', 'SHIP', 'TRUCK')"),
+    ("quantity_positive", "SELECT * FROM {t} WHERE l_quantity <= 0"),
+    ("discount_in_range", "SELECT * FROM {t} WHERE l_discount < 0 OR l_discount > 0.10"),
+    ("received_after_shipping", "SELECT * FROM {t} WHERE l_receiptdate <= l_shipdate"),
+    ("line_numbers", "SELECT * FROM {t} WHERE l_linenumber < 1 OR l_linenumber > 4"),
+    ("order_line_unique", "SELECT l_orderkey, l_linenumber, count(*) AS n FROM {t}"
+     " GROUP BY l_orderkey, l_linenumber HAVING count(*) > 1"),
+)
+
+
+def data_checks(sizes: Sizes) -> list[tuple[str, str]]:
+    """(name, SQL with ``{t}`` for the table) of the ``DATA_CHECKS`` checks: one NOT NULL per
+    column and the table-wide rules (full scans), one rule per month partition (pruned to
+    its files), and the rest on narrow ``l_orderkey`` ranges (pruned by file metrics)."""
+    checks = [(f"not_null_{c}", f"SELECT * FROM {{t}} WHERE {c} IS NULL") for c in _COLUMNS]
+    checks += list(_TABLE_WIDE)
+    for m in range(sizes.months):
+        lo, hi = month_start(m), month_start(m + 1)
+        checks.append((f"month_{lo:%Y_%m}_tax", "SELECT * FROM {t} WHERE l_shipdate >= DATE"
+                       f" '{lo}' AND l_shipdate < DATE '{hi}' AND l_tax > 0.08"))
+    orders = sizes.rows // LINES_PER_ORDER
+    rest = DATA_CHECKS - len(checks)
+    width = max(1, orders // 5000)
+    for k in range(rest):
+        lo = 1 + (orders - width) * k // max(1, rest - 1)
+        # every 20th breaks: its range's fourth lines (about width rows) are offending rows
+        rule = "l_linenumber = 4" if k % 20 == 19 else "l_extendedprice <= 0"
+        checks.append((f"orders_{lo}", f"SELECT l_orderkey, l_linenumber, l_extendedprice"
+                       f" FROM {{t}} WHERE l_orderkey >= {lo} AND l_orderkey < {lo + width}"
+                       f" AND {rule}"))
+    return checks[:DATA_CHECKS]

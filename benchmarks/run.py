@@ -70,7 +70,7 @@ class Runner:
             "pyiceberg": s.pyiceberg,
             "reference": s.reference,
         }[side]
-        if make is None:
+        if make is None or (side == "reference" and s.extra.get("spark") and self.args.no_spark):
             return []
         request = make(self.ds, self.sizes)
         runs: list[Run] = []
@@ -194,6 +194,8 @@ def evaluate(s: Scenario, sides: dict[str, list[Run]], runner: Runner) -> Row:
         _judge_files(s, runner, row)
     elif s.kind == "stream":
         _judge_stream(runner, row)
+    elif s.kind == "overhead":
+        _judge_overhead(s, sides, row)
     if s.extra.get("s3"):
         most = runner.max_gets.get(s.name, 0)
         row.notes.append(
@@ -266,6 +268,29 @@ def _judge_files(s: Scenario, runner: Runner, row: Row) -> None:
     row.status = PASS if read == want else MISS
 
 
+def _judge_overhead(s: Scenario, sides: dict[str, list[Run]], row: Row) -> None:
+    """Milliseconds each check costs over its DuckDB query; the Spark session (a diagnostic
+    side) must reach the same verdicts and counts."""
+    n = s.extra["checks"]
+    per_check = (row.icesql_s - row.baseline_s) * 1000 / n if row.icesql_s and row.baseline_s else None
+    if per_check is None:
+        row.status, row.error = ERROR, "no figures to compare"
+        return
+    row.status = PASS if per_check <= s.target else MISS
+    row.notes.append(f"per-check overhead over DuckDB: {per_check:.2f} ms ({n} checks; icesql is"
+                     " the whole pytest session: collection, plugin, connection, reports)")
+    first = next(r for r in sides["icesql"] if r.ok)
+    failed = sum(1 for _, verdict, _ in first.result if verdict == "failed")
+    row.notes.append(f"{failed} of {n} checks fail (by design), the rest pass")
+    spark = next((r for r in sides.get("reference", []) if r.ok), None)
+    if spark is not None:
+        start = (spark.extra or {}).get("session_start_seconds")
+        if start is not None:
+            row.notes.append(f"Spark session start: {start:.1f} s of its total")
+        if spark.result != first.result:
+            row.notes.append("RESULT MISMATCH with Spark's verdicts or counts")
+
+
 def _judge_stream(runner: Runner, row: Row) -> None:
     limit = runner.args.memory_limit_mb
     size_mb = runner.ds.info["arrow_bytes"] / 2**20
@@ -292,6 +317,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--repeats", type=int, default=3, help="runs per side; the median is reported")
     p.add_argument("--pyiceberg-repeats", type=int, default=1, help="runs of the PyIceberg column")
     p.add_argument("--no-pyiceberg", action="store_true", help="skip the PyIceberg column")
+    p.add_argument("--no-spark", action="store_true",
+                   help="skip the Spark side of data_checks (a JVM, ~45 s even in smoke mode)")
     p.add_argument("--scenarios", default="", help="comma-separated subset (default all)")
     p.add_argument("--memory-limit-mb", type=float, default=700.0, help="limit of streaming_count")
     p.add_argument(

@@ -8,6 +8,8 @@ target, PyIceberg for context) and how its figure is judged:
 * ``files`` — data files read (from EXPLAIN) equal the files whose metrics overlap the filter;
 * ``stream`` — completes under a memory limit the parent enforces, with the right count;
 * ``info`` — no target: the figures side by side with their floor (``icesql serve``).
+* ``overhead`` — (median icesql seconds - median baseline seconds) / ``extra["checks"]``, in
+  milliseconds, <= ``target``: the cost each data check adds over running its query in DuckDB.
 
 A delete scenario's baseline is icesql itself on the same data files without deletes,
 measured again in the same interleaved rounds. Both go to DuckDB's own ``read_parquet``,
@@ -271,7 +273,27 @@ def _spark_commits(ds: Dataset, sizes: Sizes) -> Request:
             "args": {"folder": folder, "commits": _commits_per_writer(sizes, 1)}}
 
 
-AGG_COLS = config.AGGREGATE_COLUMNSAGG_COLS = config.AGGREGATE_COLUMNS
+def _checks(sizes: Sizes) -> list[list[str]]:
+    return [list(c) for c in config.data_checks(sizes)]
+
+
+def _pytest_checks(ds: Dataset, sizes: Sizes) -> Request:
+    args = {"warehouse": ds.warehouse, "folder": os.path.join(ds.root, "data_checks"),
+            "checks": _checks(sizes), "table": _table(BASE)}
+    return {"task": "icesql_pytest_checks", "args": args}
+
+
+def _duckdb_checks(ds: Dataset, sizes: Sizes) -> Request:
+    return {"task": "duckdb_checks", "args": {"files": ds.files(BASE), "checks": _checks(sizes)}}
+
+
+def _spark_checks(ds: Dataset, sizes: Sizes) -> Request:
+    args = {"warehouse": ds.warehouse, "checks": _checks(sizes), "table": _table(BASE),
+            "scratch": os.path.join(ds.root, "spark_scratch")}
+    return {"task": "spark_checks", "args": args}
+
+
+AGG_COLS = config.AGGREGATE_COLUMNS
 PART_COLS = ("l_shipmode", "l_extendedprice", "l_shipdate")
 KEY_COLS = ("l_orderkey", "l_quantity")
 
@@ -476,6 +498,20 @@ SCENARIOS: tuple[Scenario, ...] = (
         _icesql(BASE, config.STREAM_COUNT),
         "DuckDB read_parquet",
         _duckdb(config.STREAM_COUNT, _all_files),
+    ),
+    Scenario(
+        "data_checks",
+        f"pytest over {config.DATA_CHECKS} SQL checks (test_*.sql files) of lineitem",
+        "overhead",
+        5.0,
+        "<= 5 ms per check over DuckDB",
+        _pytest_checks,
+        f"DuckDB read_parquet, the same {config.DATA_CHECKS} queries",
+        _duckdb_checks,
+        reference=_spark_checks,
+        reference_label=(f"the same {config.DATA_CHECKS} queries in one local Spark session"
+                         " (Spark 3.5 + Iceberg 1.10, its start included)"),
+        extra={"checks": config.DATA_CHECKS, "spark": True},
     ),
 )
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 import time
@@ -511,6 +512,110 @@ def duckdb_df(files: list[str], sql: str) -> dict[str, Any]:
     frame = con.sql(sql.format(t=f"read_parquet({files!r})")).df()
     seconds = time.perf_counter() - start
     return {"seconds": seconds, "result": _frame_answer(frame)}
+
+
+_OFFENDING = re.compile(r": (\d+) rows? breaks? the check")
+
+
+def _write_check_files(folder: str, checks: list[list[str]], table: str) -> None:
+    """The checks as ``test_*.sql`` files of 20 statements each, and a ``pytest.ini`` that
+    makes the folder its own pytest project (its rootdir, no other configuration)."""
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    with open(os.path.join(folder, "pytest.ini"), "w") as f:
+        f.write("[pytest]\n")
+    for start in range(0, len(checks), 20):
+        with open(os.path.join(folder, f"test_checks_{start // 20:02d}.sql"), "w") as f:
+            for name, sql in checks[start:start + 20]:
+                f.write(f"-- name: {name}\n{sql.format(t=table)};\n\n")
+
+
+@task
+def icesql_pytest_checks(warehouse: str, folder: str, checks: list[list[str]],
+                         table: str) -> dict[str, Any]:
+    """``pytest`` (in this process, as its command runs it) over a folder of SQL check files
+    written before the clock starts; the result is each check's verdict and offending-row
+    count, read from the reports pytest makes."""
+    import pytest
+
+    _write_check_files(folder, checks, table)
+
+    class Verdicts:
+        def __init__(self) -> None:
+            self.seen: dict[str, list[Any]] = {}
+
+        def pytest_runtest_logreport(self, report: Any) -> None:
+            name = report.nodeid.rsplit("::", 1)[-1]
+            if report.failed:
+                m = _OFFENDING.search(report.longreprtext)
+                verdict = "failed" if report.when == "call" else "error"
+                self.seen.setdefault(name, [verdict, int(m.group(1)) if m else None])
+            elif report.when == "call":
+                self.seen.setdefault(name, ["passed", 0])
+
+    verdicts = Verdicts()
+    # icesql's plugin alone: other installed plugins (hypothesis' costs seconds at the end of
+    # a session) would be measured as if they were the data checks' overhead
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    args = [folder, "-q", "-p", "no:cacheprovider", "-p", "icesql.pytest_plugin",
+            f"--icesql-warehouse={warehouse}"]
+    start = time.perf_counter()
+    code = pytest.main(args, plugins=[verdicts])
+    seconds = time.perf_counter() - start
+    shutil.rmtree(folder, ignore_errors=True)
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        raise RuntimeError(f"pytest exited with {code!r}")
+    result = [[name, *verdicts.seen.get(name, ["missing", None])] for name, _ in checks]
+    return {"seconds": seconds, "result": result}
+
+
+def _verdicts(counts: dict[str, int], checks: list[list[str]]) -> list[list[Any]]:
+    return [[name, "failed" if counts[name] else "passed", counts[name]] for name, _ in checks]
+
+
+@task
+def duckdb_checks(files: list[str], checks: list[list[str]]) -> dict[str, Any]:
+    """The same checks as DuckDB queries over ``read_parquet`` of the table's files, one
+    connection: each query's rows streamed and counted, the first few kept, as a check does."""
+    import duckdb
+
+    con = duckdb.connect()
+    source = f"read_parquet({files!r})"
+    counts: dict[str, int] = {}
+    start = time.perf_counter()
+    for name, sql in checks:
+        reader = con.sql(sql.format(t=source)).fetch_record_batch()
+        n = 0
+        for batch in reader:
+            if not n:
+                batch.slice(0, 10).to_pylist()
+            n += batch.num_rows
+        counts[name] = n
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "result": _verdicts(counts, checks)}
+
+
+@task
+def spark_checks(warehouse: str, checks: list[list[str]], table: str,
+                 scratch: str) -> dict[str, Any]:
+    """The same checks in one local Spark session over the Iceberg table (what a data team
+    runs today): the session's start is timed too, and reported apart."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "tests"))
+    import spark_support
+
+    start = time.perf_counter()
+    spark = spark_support.start_spark(warehouse, scratch)
+    started = time.perf_counter() - start
+    counts: dict[str, int] = {}
+    try:
+        for name, sql in checks:
+            counts[name] = spark.sql(sql.format(t=table)).count()
+        seconds = time.perf_counter() - start
+    finally:
+        spark.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+    return {"seconds": seconds, "result": _verdicts(counts, checks),
+            "session_start_seconds": started}
 
 
 def _run(request: dict[str, Any]) -> dict[str, Any]:

@@ -276,6 +276,7 @@ class Engine:
                 python_sources[view] = source.table_source()
                 _replace_node(node, view, source.name)
         drop_table_prefixes(statement, refs)
+        metrics_read = _reads_readable_metrics(statement)
         tables: dict[tuple[str, tuple[str, ...]], Table] = {}
         for ref in refs:
             key = (ref.catalog, ref.identifier)
@@ -285,7 +286,9 @@ class Engine:
             version = self._version(ref, table, params)
             view = f"__icesql_scan_{next(_view_ids)}"
             if ref.metadata_table is not None:
-                tables_ = MetadataTables(table, version.snapshot, self.manifest_cache)
+                tables_ = MetadataTables(table, version.snapshot, self.manifest_cache,
+                                         time_travel=not ref.travel.is_current,
+                                         readable_metrics=metrics_read)
                 binding.metadata_views[view] = tables_.build(ref.metadata_table)
                 _replace_with_view(ref, view, default_alias=ref.metadata_table)
                 continue
@@ -484,6 +487,14 @@ def _explained_query(statement: exp.Expr) -> exp.Expr | None:
 def _scan_label(ref: TableReference) -> str:
     alias = ref.node.alias
     return f"{ref.name} AS {alias}" if alias and alias != ref.identifier[-1] else ref.name
+
+
+def _reads_readable_metrics(statement: exp.Expr) -> bool:
+    """Whether a query may read the ``readable_metrics`` column of a metadata table: it
+    selects a ``*`` or names the column (building it decodes every bound of every file)."""
+    if any(not isinstance(star.parent, exp.Count) for star in statement.find_all(exp.Star)):
+        return True
+    return any(i.name.lower() == "readable_metrics" for i in statement.find_all(exp.Identifier))
 
 
 def _replace_with_view(ref: TableReference, view: str, default_alias: str | None = None) -> None:

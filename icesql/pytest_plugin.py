@@ -151,26 +151,25 @@ class _Opener:
 
 # -- collected checks ------------------------------------------------------------------------
 class _CheckFile(pytest.File):
-    """A check file: one item per check, its markers applied; unreadable files are
-    collection errors naming the file and line."""
-
-    item_class: type[_CheckItem]  # set below, once the item classes exist
+    """A check file; an unreadable one is a collection error naming the file and line."""
 
     def read(self, text: str) -> list[Any]:
         raise NotImplementedError
 
-    def collect(self) -> Iterator[pytest.Item]:
+    def checks(self) -> list[Any]:
         from icesql.checks import CheckFileError
 
         try:
-            checks = self.read(self.path.read_text(encoding="utf-8"))
+            return self.read(self.path.read_text(encoding="utf-8"))
         except CheckFileError as e:
             raise self.CollectError(f"{self.path}:{e.line}: {e.reason}") from None
-        for check in checks:
-            item = self.item_class.from_parent(self, name=check.name, check=check)
-            for mark in check.marks:
-                item.add_marker(mark)
-            yield item
+
+
+def _item(parent: pytest.Collector, kind: type[_CheckItem], name: str, check: Any) -> pytest.Item:
+    item = kind.from_parent(parent, name=name, check=check)
+    for mark in check.marks:
+        item.add_marker(mark)
+    return item
 
 
 class SqlCheckFile(_CheckFile):
@@ -181,14 +180,45 @@ class SqlCheckFile(_CheckFile):
 
         return read_sql_checks(text)
 
+    def collect(self) -> Iterator[pytest.Item]:
+        for check in self.checks():
+            yield _item(self, SqlCheckItem, check.name, check)
+
 
 class TomlCheckFile(_CheckFile):
-    """A ``*.checks.toml`` file: one item per declared check."""
+    """A ``*.checks.toml`` file: one collector per table, one item per declared check.
+
+    The table is a collector of its own, not part of the item's name: pytest parses a node id
+    at ``::`` (``shop.checks.toml::db.orders::unique(id)``), and ``--lf`` / ``--ff`` match the
+    ids they cached only against nodes whose structure parses back the same way."""
 
     def read(self, text: str) -> list[TomlCheck]:
         from icesql.checks.toml_files import read_toml_checks
 
         return read_toml_checks(text)
+
+    def collect(self) -> Iterator[pytest.Collector]:
+        tables: dict[str, list[TomlCheck]] = {}
+        for check in self.checks():
+            tables.setdefault(check.table, []).append(check)
+        for table, declared in tables.items():
+            yield TomlTable.from_parent(self, name=table, checks=declared)
+
+
+class TomlTable(pytest.Collector):
+    """The checks one ``[tables."<name>"]`` section declares."""
+
+    def __init__(self, *, checks: list[TomlCheck], **kwargs: Any):
+        super().__init__(**kwargs)
+        self.checks = checks
+
+    def collect(self) -> Iterator[pytest.Item]:
+        for check in self.checks:
+            yield _item(self, TomlCheckItem, check.check_name, check)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        line = min((c.line for c in self.checks), default=1)
+        return self.path, line - 1, f"icesql checks of {self.name}"
 
 
 class _CheckItem(pytest.Item):
@@ -262,7 +292,3 @@ class TomlCheckItem(_CheckItem):
 
     def find_failure(self, checks: DataChecks) -> CheckFailure | None:
         return checks.failure(self.check.check, **self.check.arguments)
-
-
-SqlCheckFile.item_class = SqlCheckItem
-TomlCheckFile.item_class = TomlCheckItem

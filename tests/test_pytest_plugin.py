@@ -318,3 +318,22 @@ def test_the_example_write_audit_publish_flow(pytester: pytest.Pytester) -> None
     assert main_ids() == [1, 2, 3, 4, 5]
     assert wap("(6, 42, 'lost', -3.00, current_timestamp())") == 1
     assert main_ids() == [1, 2, 3, 4, 5]
+
+
+def test_last_failed_reruns_only_the_failed_checks(project: pytest.Pytester, shop: Shop) -> None:
+    """``pytest --lf``: the cache keeps the node ids of SQL/TOML items that failed or errored,
+    and the second run selects exactly those (the cacheprovider is on in this inner run)."""
+    first = project.runpytest("-rA", "-p", "cacheprovider")
+    expected = _expected(shop)
+    assert _outcomes(first) == expected
+    assert (project.path / ".pytest_cache").is_dir()
+    again = project.runpytest("-rA", "-p", "cacheprovider", "--lf")
+    not_passed = {node: v for node, v in expected.items() if v != "passed"}
+    assert _outcomes(again) == not_passed
+    again.stdout.fnmatch_lines([f"*run-last-failure: rerun previous {len(not_passed)} failures*"])
+    # the rows are fixed meanwhile (a check file edited to pass): --lf runs the rest, finds
+    # nothing failing, and the next --lf falls back to every item
+    project.makefile(".sql", test_shop="SELECT 1 WHERE false;\n")
+    project.path.joinpath("shop.checks.toml").write_text('[tables."db.customers"]\nunique = ["id"]\n')
+    fixed = project.runpytest("-rA", "-p", "cacheprovider", "--lf")
+    fixed.assert_outcomes(passed=2)

@@ -46,6 +46,12 @@ class TomlCheck:
     check: str
     arguments: dict[str, Any] = field(hash=False)
     marks: tuple[str, ...] = ()
+    table: str = ""  # the table section the check is declared in
+
+    @property
+    def check_name(self) -> str:
+        """The name without its table: the item's name under the table's collector."""
+        return self.name[len(self.table) + 2:] if self.table else self.name
 
 
 def read_toml_checks(text: str) -> list[TomlCheck]:
@@ -76,7 +82,8 @@ def read_toml_checks(text: str) -> list[TomlCheck]:
                 raise TomlCheckFileError(
                     f"unknown check {kind!r} on {table}; known: {', '.join(KINDS)}", where.of(kind))
             for name, check, arguments in _expand(table, kind, value, where.of(kind)):
-                out.append(TomlCheck(f"{table}::{name}", where.of(kind), check, arguments, marks))
+                out.append(TomlCheck(f"{table}::{name}", where.of(kind), check, arguments, marks,
+                                     table))
     return out
 
 

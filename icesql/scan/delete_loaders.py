@@ -34,7 +34,7 @@ from icesql.scan.delete_index import is_deletion_vector, referenced_data_file
 from icesql.scan.reader import ReadContext, read_data_file
 from icesql.spec.content_file import DataFile
 from icesql.spec.name_mapping import NameMapping
-from icesql.spec.reserved import FILE_PATH_FIELD_ID, POS_FIELD_ID
+from icesql.spec.reserved import FILE_PATH_FIELD_ID, POS_FIELD_ID, POSITION_DELETE_ROW_FIELD_ID
 from icesql.spec.schema import Schema
 from icesql.spec.types import NestedField
 
@@ -73,6 +73,15 @@ class DeleteLoader:
         if len(parts) == 1:
             return parts[0]
         return np.unique(np.concatenate(parts))
+
+    def position_rows(self, delete: DataFile) -> tuple[pa.Array, np.ndarray]:
+        """The (file_path, pos) rows of a Parquet position delete file, in file order."""
+        table = self._position_columns(delete, with_paths=True, refuse_rows=True)
+        paths = table.column(0).combine_chunks()
+        if pa.types.is_dictionary(paths.type):
+            paths = paths.dictionary_decode()
+        positions = table.column(1).to_numpy()
+        return paths.cast(pa.string()), np.asarray(positions, dtype=np.int64)
 
     def equality_rows(self, delete: DataFile, fields: Sequence[NestedField]) -> pa.Table:
         """The delete columns (``fields``, in ``equality_ids`` order) of an equality delete
@@ -131,14 +140,20 @@ class DeleteLoader:
         table = self._position_columns(delete, with_paths=True)
         return _split_by_path(table.column(0), table.column(1))
 
-    def _position_columns(self, delete: DataFile, with_paths: bool) -> pa.Table:
+    def _position_columns(self, delete: DataFile, with_paths: bool,
+                          refuse_rows: bool = False) -> pa.Table:
         """The (file_path, pos) columns of a position delete file, or ``pos`` alone.
         ``file_path`` is read dictionary-encoded: the strings repeat, and decoding them
-        dominates the read otherwise (12x here)."""
+        dominates the read otherwise (12x here). ``refuse_rows``: a file that also stores the
+        deleted rows is NotSupportedError (for readers that would have to show them)."""
         _require_parquet(delete, "position")
         try:
             pf = _open_position_file(self.io, delete.file_path, with_paths)
             names = {field_id(f): f.name for f in pf.schema_arrow}
+            if refuse_rows and (POSITION_DELETE_ROW_FIELD_ID in names or "row" in names.values()):
+                raise NotSupportedError(
+                    f"position delete file {delete.file_path} stores the deleted rows"
+                    " (column 'row'), which icesql does not read yet")
             if not any(isinstance(i, int) for i in names):  # no ids: the spec's names
                 present = {f.name for f in pf.schema_arrow}
                 spec_names = {FILE_PATH_FIELD_ID: "file_path", POS_FIELD_ID: "pos"}

@@ -1,8 +1,11 @@
 """Iceberg metadata tables (``db.t.snapshots``, ``db.t.files``, ...) with Spark's columns.
 
 Each is computed from the table metadata and its manifests as an Arrow table, with the same
-column names and types Spark + Iceberg 1.10 show. ``readable_metrics`` (a per-column
-decoding of the bounds) is not produced; a query naming it fails with an unknown column.
+column names and types Spark + Iceberg 1.10 show, ``readable_metrics`` included. Time travel
+(``VERSION AS OF``, ``TIMESTAMP AS OF``) picks the snapshot of the tables that read one
+snapshot (entries, files, manifests, partitions, position_deletes, ...); the history tables
+(snapshots, history, refs, metadata_log_entries) show the whole table whatever the version, and
+the ``all_*`` tables, which read every snapshot, refuse a version as Spark does.
 """
 
 from __future__ import annotations
@@ -12,10 +15,11 @@ from collections.abc import Callable, Iterable
 import pyarrow as pa
 
 from icesql.catalog.table import Table
-from icesql.errors import NotSupportedError
+from icesql.errors import NotSupportedError, ProgrammingError
 from icesql.metadata.manifest import ManifestEntry, read_manifest
 from icesql.metadata.table_metadata import Snapshot
 from icesql.scan.planner import ManifestCache
+from icesql.scan.readable_metrics import readable_metrics
 from icesql.spec.arrow import to_arrow_array, type_to_arrow
 from icesql.spec.content_file import DataFile
 from icesql.spec.manifest_file import ManifestFile
@@ -37,21 +41,32 @@ def partition_type(table: Table) -> StructType:
     return StructType(tuple(fields[k] for k in sorted(fields)))
 
 
-def _partition_array(table: Table, files: list[DataFile]) -> pa.Array:
-    struct = partition_type(table)
+def _partition_keys(table: Table, files: list[DataFile], struct: StructType) -> list[tuple]:
+    """Each file's partition tuple coerced to ``struct`` (the union of the specs' fields, by
+    field id): a field the file's spec lacks is NULL."""
     positions = {
-        spec.spec_id: [f.field_id for f in spec.fields] for spec in table.metadata.specs
+        spec.spec_id: {f.field_id: i for i, f in enumerate(spec.fields)}
+        for spec in table.metadata.specs
     }
-    columns = []
-    for field in struct.fields:
-        values = []
-        for data_file in files:
-            ids = positions.get(data_file.spec_id, [])
-            i = ids.index(field.field_id) if field.field_id in ids else None
-            values.append(data_file.partition[i] if i is not None else None)
-        columns.append(to_arrow_array(field.type, values))
+    keys = []
+    for data_file in files:
+        index = positions.get(data_file.spec_id, {})
+        keys.append(tuple(
+            data_file.partition[index[f.field_id]] if f.field_id in index else None
+            for f in struct.fields
+        ))
+    return keys
+
+
+def _partition_struct(struct: StructType, keys: list[tuple]) -> pa.StructArray:
+    columns = [to_arrow_array(f.type, [k[i] for k in keys]) for i, f in enumerate(struct.fields)]
     arrow_fields = [pa.field(f.name, type_to_arrow(f.type)) for f in struct.fields]
     return pa.StructArray.from_arrays(columns, fields=arrow_fields)
+
+
+def _partition_array(table: Table, files: list[DataFile]) -> pa.Array:
+    struct = partition_type(table)
+    return _partition_struct(struct, _partition_keys(table, files, struct))
 
 
 def _map(d: dict | None) -> list[tuple] | None:
@@ -83,6 +98,7 @@ DATA_FILE_COLUMNS: list[tuple[str, pa.DataType, Callable[[DataFile], object]]] =
 
 
 def _data_file_arrays(table: Table, files: list[DataFile]) -> tuple[list[pa.Array], list[str]]:
+    """The columns of the data_file struct (entries) and of the files tables, in Spark's order."""
     arrays, names = [], []
     partitioned = bool(partition_type(table).fields)
     for name, arrow_type, get in DATA_FILE_COLUMNS:
@@ -97,18 +113,28 @@ def _data_file_arrays(table: Table, files: list[DataFile]) -> tuple[list[pa.Arra
 
 
 class MetadataTables:
-    """Builds one metadata table of one table version."""
+    """Builds one metadata table of one table version; ``time_travel`` says the version was
+    asked for (``VERSION AS OF`` ...), which the ``all_*`` tables refuse. Without
+    ``readable_metrics`` (a query that neither names that column nor selects ``*``) the column
+    is left out: decoding every bound of every file is most of the cost of a files table."""
 
-    def __init__(self, table: Table, snapshot: Snapshot | None, cache: ManifestCache):
+    def __init__(self, table: Table, snapshot: Snapshot | None, cache: ManifestCache,
+                 time_travel: bool = False, readable_metrics: bool = True):
         self.table = table
         self.metadata = table.metadata
         self.snapshot = snapshot
         self.cache = cache
+        self.time_travel = time_travel
+        self.readable_metrics = readable_metrics
 
     def build(self, name: str) -> pa.Table:
         builder = getattr(self, f"_{name}", None)
         if builder is None:
             raise NotSupportedError(f"metadata table {self.table.name}.{name} is not supported yet")
+        if name.startswith("all_") and self.time_travel:
+            raise ProgrammingError(
+                f"cannot select a snapshot of {self.table.name}.{name}: it covers every"
+                " snapshot of the table (Spark: Cannot select snapshot in table)")
         return builder()
 
     # -- table-level history ---------------------------------------------------------------
@@ -186,7 +212,9 @@ class MetadataTables:
         return self.cache.manifests(self.table.io, self.snapshot)
 
     def _manifests(self) -> pa.Table:
-        ms = self._manifest_files()
+        return self._manifests_table(list(self._manifest_files()))
+
+    def _manifests_table(self, ms: list[ManifestFile]) -> pa.Table:
         summary_type = pa.list_(pa.struct([
             ("contains_null", pa.bool_()), ("contains_nan", pa.bool_()),
             ("lower_bound", pa.string()), ("upper_bound", pa.string()),
@@ -245,10 +273,15 @@ class MetadataTables:
                     out.append(entry)
         return out
 
-    def _files_of(self, contents: Iterable[int] | None) -> pa.Table:
-        files = [e.data_file for e in self._live_entries(contents)]
+    def _files_table(self, files: list[DataFile]) -> pa.Table:
         arrays, names = _data_file_arrays(self.table, files)
+        if self.readable_metrics:
+            arrays.append(readable_metrics(self.metadata.schema(), files))
+            names.append("readable_metrics")
         return pa.Table.from_arrays(arrays, names=names)
+
+    def _files_of(self, contents: Iterable[int] | None) -> pa.Table:
+        return self._files_table([e.data_file for e in self._live_entries(contents)])
 
     def _files(self) -> pa.Table:
         return self._files_of(None)
@@ -259,18 +292,161 @@ class MetadataTables:
     def _delete_files(self) -> pa.Table:
         return self._files_of((1, 2))
 
-    def _entries(self) -> pa.Table:
-        """Every entry of the snapshot's manifests, DELETED ones (status 2) included, as
-        Java's ``ManifestReader.entries()`` gives them: read here, not from the cache of live
-        entries that planning keeps."""
-        entries = [e for m in self._manifest_files() for e in read_manifest(self.table.io, m)]
-        arrays, names = _data_file_arrays(self.table, [e.data_file for e in entries])
+    def _entries_table(self, entries: list[ManifestEntry]) -> pa.Table:
+        files = [e.data_file for e in entries]
+        arrays, names = _data_file_arrays(self.table, files)
         data_file = pa.StructArray.from_arrays(arrays, names=names)
-        return pa.table({
+        columns = {
             "status": pa.array([e.status for e in entries], pa.int32()),
             "snapshot_id": pa.array([e.snapshot_id for e in entries], pa.int64()),
             "sequence_number": pa.array([e.sequence_number for e in entries], pa.int64()),
             "file_sequence_number": pa.array(
                 [e.file_sequence_number for e in entries], pa.int64()),
             "data_file": data_file,
-        })
+        }
+        if self.readable_metrics:
+            columns["readable_metrics"] = readable_metrics(self.metadata.schema(), files)
+        return pa.table(columns)
+
+    def _entries(self) -> pa.Table:
+        """Every entry of the snapshot's manifests, DELETED ones (status 2) included, as
+        Java's ``ManifestReader.entries()`` gives them: read here, not from the cache of live
+        entries that planning keeps."""
+        return self._entries_table(
+            [e for m in self._manifest_files() for e in read_manifest(self.table.io, m)])
+
+    # -- every snapshot: the all_* tables --------------------------------------------------
+    def _all_manifest_files(self) -> list[ManifestFile]:
+        """Each manifest any snapshot lists, once (by path), in snapshot order."""
+        seen: dict[str, ManifestFile] = {}
+        for snapshot in self.metadata.snapshots:
+            for m in self.cache.manifests(self.table.io, snapshot):
+                seen.setdefault(m.manifest_path, m)
+        return list(seen.values())
+
+    def _all_files_of(self, contents: Iterable[int] | None) -> pa.Table:
+        """The live entries of every manifest of every snapshot: a file listed by several
+        manifests appears once per manifest, as in Java's AllFilesTable."""
+        wanted = None if contents is None else set(contents)
+        files = [
+            e.data_file for m in self._all_manifest_files()
+            for e in self.cache.live_entries(self.table.io, m)
+            if wanted is None or e.data_file.content in wanted
+        ]
+        return self._files_table(files)
+
+    def _all_files(self) -> pa.Table:
+        return self._all_files_of(None)
+
+    def _all_data_files(self) -> pa.Table:
+        return self._all_files_of((0,))
+
+    def _all_delete_files(self) -> pa.Table:
+        return self._all_files_of((1, 2))
+
+    def _all_entries(self) -> pa.Table:
+        return self._entries_table(
+            [e for m in self._all_manifest_files() for e in read_manifest(self.table.io, m)])
+
+    def _all_manifests(self) -> pa.Table:
+        """Each snapshot's manifests, with the snapshot as ``reference_snapshot_id``."""
+        rows: list[tuple[ManifestFile, int]] = [
+            (m, s.snapshot_id) for s in self.metadata.snapshots
+            for m in self.cache.manifests(self.table.io, s)
+        ]
+        table = self._manifests_table([m for m, _ in rows])
+        return table.append_column(
+            "reference_snapshot_id", pa.array([sid for _, sid in rows], pa.int64()))
+
+    # -- partitions and position deletes ---------------------------------------------------
+    def _partitions(self) -> pa.Table:
+        return partitions_table(self.table, self._live_entries())
+
+    def _position_deletes(self) -> pa.Table:
+        return position_deletes_table(
+            self.table, [e.data_file for e in self._live_entries((1,))])
+
+
+
+def partitions_table(table: Table, entries: list[ManifestEntry]) -> pa.Table:
+    """Java's PartitionsTable: the live files grouped by their partition (coerced to the
+    union of the specs' fields), with the data and delete counts, the spec of the last file
+    seen, and the newest snapshot that added a file to it."""
+    metadata = table.metadata
+    struct = partition_type(table)
+    keys = _partition_keys(table, [e.data_file for e in entries], struct)
+    groups: dict[tuple, list] = {}
+    for entry, key in zip(entries, keys):
+        f = entry.data_file
+        # [spec, records, files, bytes, pos records, pos files, eq records, eq files, at, id]
+        g = groups.setdefault(key, [None, 0, 0, 0, 0, 0, 0, 0, None, None])
+        snapshot = metadata.snapshot_by_id(entry.snapshot_id) if entry.snapshot_id else None
+        if snapshot is not None and (g[8] is None or snapshot.timestamp_ms > g[8]):
+            g[8], g[9] = snapshot.timestamp_ms, snapshot.snapshot_id
+        g[0] = f.spec_id
+        if f.content == 0:
+            g[1] += f.record_count
+            g[2] += 1
+            g[3] += f.file_size_in_bytes
+        elif f.content == 1:
+            g[4] += f.record_count
+            g[5] += 1
+        else:
+            g[6] += f.record_count
+            g[7] += 1
+    stats = list(groups.values())
+    columns: dict[str, pa.Array] = {}
+    if struct.fields:
+        columns["partition"] = _partition_struct(struct, list(groups))
+        columns["spec_id"] = pa.array([g[0] for g in stats], pa.int32())
+    names = [("record_count", pa.int64()), ("file_count", pa.int32()),
+             ("total_data_file_size_in_bytes", pa.int64()),
+             ("position_delete_record_count", pa.int64()), ("position_delete_file_count", pa.int32()),
+             ("equality_delete_record_count", pa.int64()), ("equality_delete_file_count", pa.int32())]
+    for i, (name, arrow_type) in enumerate(names, start=1):
+        columns[name] = pa.array([g[i] for g in stats], arrow_type)
+    columns["last_updated_at"] = pa.array([g[8] for g in stats], pa.int64()).cast(TS)
+    columns["last_updated_snapshot_id"] = pa.array([g[9] for g in stats], pa.int64())
+    return pa.table(columns)
+
+
+def position_deletes_table(table: Table, deletes: list[DataFile]) -> pa.Table:
+    """Java's PositionDeletesTable: one row per deleted position of every live position delete
+    file and deletion vector. ``row`` (the deleted row, which a writer may store) is NULL:
+    Spark does not store it, and a file that does is refused rather than shown without it."""
+    from icesql.scan.delete_index import is_deletion_vector, referenced_data_file
+    from icesql.scan.delete_loaders import DeleteLoader
+
+    loader = DeleteLoader(table.io)
+    schema = table.metadata.schema()
+    struct = partition_type(table)
+    keys = _partition_keys(table, deletes, struct)
+    paths, positions, owners = [], [], []
+    for i, delete in enumerate(deletes):
+        if is_deletion_vector(delete):
+            target = referenced_data_file(delete) or ""
+            pos = loader.deleted_positions(target, [delete])
+            file_paths = pa.array([target] * len(pos), pa.string())
+        else:
+            file_paths, pos = loader.position_rows(delete)
+        paths.append(file_paths)
+        positions.append(pa.array(pos, pa.int64()))
+        owners += [i] * len(pos)
+    take = pa.array(owners, pa.int64())
+    n = len(owners)
+    row_type = pa.struct([pa.field(f.name, type_to_arrow(f.type)) for f in schema.fields])
+    columns: dict[str, pa.Array | pa.ChunkedArray] = {
+        "file_path": pa.chunked_array(paths, pa.string()),
+        "pos": pa.chunked_array(positions, pa.int64()),
+        "row": pa.nulls(n, row_type),
+    }
+    if struct.fields:
+        columns["partition"] = _partition_struct(struct, keys).take(take)
+    columns["spec_id"] = pa.array([d.spec_id for d in deletes], pa.int32()).take(take)
+    columns["delete_file_path"] = pa.array([d.file_path for d in deletes], pa.string()).take(take)
+    if table.metadata.format_version >= 3:
+        columns["content_offset"] = pa.array(
+            [d.content_offset for d in deletes], pa.int64()).take(take)
+        columns["content_size_in_bytes"] = pa.array(
+            [d.content_size_in_bytes for d in deletes], pa.int64()).take(take)
+    return pa.table(columns)

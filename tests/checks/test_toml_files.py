@@ -49,6 +49,9 @@ def test_every_check_is_one_record() -> None:
     assert by_name["db.orders::expression(amount >= 0)"].arguments["sql"] == (
         "SELECT * FROM db.orders WHERE NOT (amount >= 0)")
     assert {c.marks for c in checks} == {("nightly",), ()}
+    # the plugin collects a table, then its checks: the name splits back at its "::"
+    assert [(c.table, c.check_name) for c in checks[:1] + checks[-1:]] == [
+        ("db.orders", "not_null(id)"), ("events", "freshness")]
 
 
 @pytest.mark.parametrize("text, line, message", [

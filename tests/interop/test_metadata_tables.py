@@ -48,4 +48,4 @@ def test_unpartitioned_tables_have_no_partition_column(spark, spark_tables, ices
     expected = spark.sql("SELECT * FROM local.db.small_v1.files").columns
     actual = [d[0] for d in icesql_connection.execute("SELECT * FROM db.small_v1.files").description]
     assert "partition" not in actual
-    assert actual == [c for c in expected if c != "readable_metrics"]
+    assert actual == expected

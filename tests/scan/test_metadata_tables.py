@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import icesql
-from icesql.errors import NotSupportedError
+from icesql.errors import NoSuchTableError, NotSupportedError
 
 FILE_COLUMNS = [
     "content", "file_path", "file_format", "spec_id", "partition", "record_count",
@@ -26,6 +26,7 @@ FILE_COLUMNS = [
     "equality_ids", "sort_order_id", "first_row_id", "referenced_data_file", "content_offset",
     "content_size_in_bytes",
 ]
+FILES_TABLE_COLUMNS = FILE_COLUMNS + ["readable_metrics"]  # the files tables; data_file is the rest
 
 
 @pytest.fixture(scope="module")
@@ -172,7 +173,7 @@ def test_manifest_paths_are_the_ones_in_the_manifest_list(table):
 
 def test_files_are_the_parquet_files_on_disk(table):
     con, location = table
-    assert _columns(con, "files") == FILE_COLUMNS
+    assert _columns(con, "files") == FILES_TABLE_COLUMNS
     rows = _rows(con, "SELECT * FROM db.t.files")
     on_disk = _parquet(location)
     assert sorted(r["file_path"] for r in rows) == sorted(p for ps in on_disk.values() for p in ps)
@@ -185,7 +186,7 @@ def test_files_are_the_parquet_files_on_disk(table):
 
 def test_data_files_carry_their_metrics(table):
     con, _ = table
-    assert _columns(con, "data_files") == FILE_COLUMNS
+    assert _columns(con, "data_files") == FILES_TABLE_COLUMNS
     rows = _rows(con, "SELECT * FROM db.t.data_files")
     assert {r["content"] for r in rows} == {0}
     ids = {r["file_path"]: pq.ParquetFile(r["file_path"]).read().column("id").to_pylist() for r in rows}
@@ -202,7 +203,7 @@ def test_data_files_carry_their_metrics(table):
 
 def test_delete_files_point_at_the_deleted_row(table):
     con, _ = table
-    assert _columns(con, "delete_files") == FILE_COLUMNS
+    assert _columns(con, "delete_files") == FILES_TABLE_COLUMNS
     (row,) = _rows(con, "SELECT * FROM db.t.delete_files")
     assert row["content"] == 1  # position deletes
     assert row["partition"] == {"p": "a"} and row["record_count"] == 1
@@ -219,7 +220,7 @@ def test_delete_files_point_at_the_deleted_row(table):
 def test_entries_give_the_sequence_number_of_the_adding_commit(table):
     con, location = table
     assert _columns(con, "entries") == ["status", "snapshot_id", "sequence_number", "file_sequence_number",
-                                        "data_file"]
+                                        "data_file", "readable_metrics"]
     snaps = _metadata(location)["snapshots"]
     seq = {s["snapshot-id"]: s["sequence-number"] for s in snaps}
     rows = _rows(con, "SELECT * FROM db.t.entries")
@@ -246,7 +247,7 @@ def test_unpartitioned_tables_have_no_partition_column(tmp_path):
     con.execute("CREATE TABLE db.u (id BIGINT) USING iceberg")
     con.execute("INSERT INTO db.u VALUES (1)")
     names = [d[0] for d in con.execute("SELECT * FROM db.u.files").description]
-    assert names == [c for c in FILE_COLUMNS if c != "partition"]
+    assert names == [c for c in FILES_TABLE_COLUMNS if c != "partition"]
     (summaries,) = con.execute("SELECT partition_summaries FROM db.u.manifests").fetchall()[0]
     assert summaries == []
 
@@ -259,10 +260,11 @@ def test_empty_table_has_empty_file_tables(tmp_path):
     assert con.execute("SELECT count(*) FROM db.e.metadata_log_entries").fetchall() == [(1,)]
 
 
-def test_unknown_metadata_table_is_refused_by_name(table):
+def test_unknown_metadata_table_is_a_missing_table(table):
+    """Every metadata table of Iceberg 1.10 exists; any other suffix names no table."""
     con, _ = table
-    with pytest.raises(NotSupportedError, match=r"db\.t\.partitions"):
-        con.execute("SELECT * FROM db.t.partitions")
+    with pytest.raises(NoSuchTableError, match=r"db\.t\.partition\b"):
+        con.execute("SELECT * FROM db.t.partition")
 
 
 def test_entries_show_files_removed_by_the_current_snapshot(tmp_path):
@@ -272,3 +274,150 @@ def test_entries_show_files_removed_by_the_current_snapshot(tmp_path):
     con.execute("DELETE FROM db.d WHERE p = 'b'")  # drops the whole file of partition b
     statuses = sorted(r[0] for r in con.execute("SELECT status FROM db.d.entries").fetchall())
     assert statuses == [0, 2]
+
+
+def _manifest_list(path: str) -> list[dict]:
+    with open(path, "rb") as f:
+        return list(fastavro.reader(f))
+
+
+def test_partitions_count_files_and_deletes_per_partition(table):
+    """Partition a: the file of ids 1, 2 and the delete of id 1 (snapshot 3); partition b: the
+    files of ids 3 (snapshot 1) and 4 (snapshot 2); sizes from the files on disk."""
+    con, location = table
+    assert _columns(con, "partitions") == [
+        "partition", "spec_id", "record_count", "file_count", "total_data_file_size_in_bytes",
+        "position_delete_record_count", "position_delete_file_count",
+        "equality_delete_record_count", "equality_delete_file_count", "last_updated_at",
+        "last_updated_snapshot_id",
+    ]
+    snaps = _metadata(location)["snapshots"]
+    on_disk = _parquet(location)
+    data = {p: [f for f in files if not f.endswith("-deletes.parquet")] for p, files in on_disk.items()}
+    rows = {r["partition"]["p"]: r for r in _rows(con, "SELECT * FROM db.t.partitions")}
+    assert set(rows) == {"a", "b"}
+    a, b = rows["a"], rows["b"]
+    assert (a["record_count"], a["file_count"], a["position_delete_record_count"],
+            a["position_delete_file_count"], a["equality_delete_file_count"]) == (2, 1, 1, 1, 0)
+    assert (b["record_count"], b["file_count"], b["position_delete_file_count"]) == (2, 2, 0)
+    for name, row in rows.items():
+        assert row["total_data_file_size_in_bytes"] == sum(os.path.getsize(f) for f in data[f"p={name}"])
+        assert row["spec_id"] == 0
+    assert (a["last_updated_snapshot_id"], _ms(a["last_updated_at"])) == (
+        snaps[2]["snapshot-id"], snaps[2]["timestamp-ms"])
+    assert (b["last_updated_snapshot_id"], _ms(b["last_updated_at"])) == (
+        snaps[1]["snapshot-id"], snaps[1]["timestamp-ms"])
+    first = snaps[0]["snapshot-id"]
+    past = _rows(con, f"SELECT * FROM db.t.partitions VERSION AS OF {first}")
+    assert sorted((r["partition"]["p"], r["record_count"]) for r in past) == [("a", 2), ("b", 1)]
+
+
+def test_position_deletes_list_each_deleted_position(table):
+    con, _ = table
+    assert _columns(con, "position_deletes") == [
+        "file_path", "pos", "row", "partition", "spec_id", "delete_file_path"]  # v2: no offsets
+    (delete,) = _rows(con, "SELECT file_path FROM db.t.delete_files")
+    written = pq.ParquetFile(delete["file_path"]).read().to_pylist()
+    rows = _rows(con, "SELECT * FROM db.t.position_deletes")
+    assert [(r["file_path"], r["pos"]) for r in rows] == [(d["file_path"], d["pos"]) for d in written]
+    assert all(r["row"] is None and r["partition"] == {"p": "a"} and r["spec_id"] == 0
+               and r["delete_file_path"] == delete["file_path"] for r in rows)
+
+
+def test_position_deletes_of_deletion_vectors(tmp_path):
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.v (id BIGINT) USING iceberg TBLPROPERTIES"
+                " ('format-version'='3', 'write.delete.mode'='merge-on-read')")
+    con.execute("INSERT INTO db.v SELECT id FROM range(10)")
+    con.execute("DELETE FROM db.v WHERE id IN (2, 7)")
+    (dv,) = _rows(con, "SELECT * FROM db.v.delete_files")
+    assert dv["file_format"] == "PUFFIN"
+    rows = _rows(con, "SELECT * FROM db.v.position_deletes ORDER BY pos")
+    assert list(rows[0]) == ["file_path", "pos", "row", "spec_id", "delete_file_path",
+                             "content_offset", "content_size_in_bytes"]
+    data = pq.ParquetFile(dv["referenced_data_file"]).read().column("id").to_pylist()
+    assert [data[r["pos"]] for r in rows] == [2, 7]
+    assert {(r["file_path"], r["delete_file_path"], r["content_offset"],
+             r["content_size_in_bytes"]) for r in rows} == {
+        (dv["referenced_data_file"], dv["file_path"], dv["content_offset"],
+         dv["content_size_in_bytes"])}
+
+
+def test_all_tables_cover_every_snapshot(tmp_path):
+    """After an overwrite, the files it removed are gone from files but stay in all_files;
+    all_manifests lists each snapshot's manifest list, all_entries every entry of them."""
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.o (id BIGINT) USING iceberg")
+    con.execute("INSERT INTO db.o VALUES (1), (2)")
+    con.execute("INSERT INTO db.o VALUES (3)")
+    con.execute("INSERT OVERWRITE db.o SELECT id FROM db.o WHERE id > 1")
+    live = {r[0] for r in con.execute("SELECT file_path FROM db.o.files").fetchall()}
+    every = [r[0] for r in con.execute("SELECT file_path FROM db.o.all_data_files").fetchall()]
+    on_disk = {str(p) for p in (tmp_path / "db" / "o" / "data").rglob("*.parquet")}
+    assert set(every) == on_disk and live < on_disk
+    snaps = _metadata(tmp_path / "db" / "o")["snapshots"]
+    expected = sorted((m["manifest_path"], s["snapshot-id"]) for s in snaps
+                      for m in _manifest_list(s["manifest-list"]))
+    got = con.execute("SELECT path, reference_snapshot_id FROM db.o.all_manifests").fetchall()
+    assert sorted(got) == expected
+    assert [d[0] for d in con.execute("SELECT * FROM db.o.all_manifests").description][-1] == (
+        "reference_snapshot_id")
+    statuses = con.execute("SELECT status, count(*) FROM db.o.all_entries GROUP BY status"
+                           " ORDER BY status").fetchall()
+    assert dict(statuses)[2] >= 1  # the overwrite's DELETED entries
+    for name in ("all_files", "all_data_files", "all_delete_files", "all_entries", "all_manifests"):
+        with pytest.raises(icesql.ProgrammingError, match=f"cannot select a snapshot of db.o.{name}"):
+            con.execute(f"SELECT * FROM db.o.{name} VERSION AS OF {snaps[0]['snapshot-id']}")
+
+
+def test_readable_metrics_decode_the_bounds_by_column_name(tmp_path):
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.r (id BIGINT, s STRING, st STRUCT<b: DOUBLE, a: DATE>,"
+                " d DECIMAL(9, 2)) USING iceberg")
+    con.execute("INSERT INTO db.r VALUES (5, 'x', named_struct('b', 1.5, 'a', DATE '2024-01-02'),"
+                " 1.25), (9, NULL, NULL, 3.50)")
+    cur = con.execute("SELECT readable_metrics, lower_bounds, null_value_counts FROM db.r.files")
+    metrics, lower, nulls = cur.fetchone()
+    assert list(metrics) == ["d", "id", "s", "st.a", "st.b"]  # full names, sorted
+    assert metrics["id"]["lower_bound"] == struct.unpack("<q", lower[1])[0] == 5
+    assert metrics["id"]["upper_bound"] == 9
+    assert metrics["s"]["null_value_count"] == nulls[2] == 1
+    assert metrics["st.b"]["lower_bound"] == 1.5 and metrics["st.b"]["nan_value_count"] == 0
+    assert str(metrics["st.a"]["lower_bound"]) == "2024-01-02"
+    assert str(metrics["d"]["upper_bound"]) == "3.50"
+    entries = con.execute("SELECT readable_metrics.id.value_count FROM db.r.entries").fetchall()
+    assert entries == [(2,)]
+
+
+def test_position_delete_files_that_store_rows_are_refused(tmp_path):
+    """A writer may store the deleted row beside file_path and pos (field id 2147483544);
+    icesql does not read it yet, so position_deletes refuses the file rather than show a
+    NULL row for it."""
+    import pyarrow as pa
+
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.w (id BIGINT) USING iceberg TBLPROPERTIES"
+                " ('format-version'='2', 'write.delete.mode'='merge-on-read')")
+    con.execute("INSERT INTO db.w VALUES (1), (2)")
+    con.execute("DELETE FROM db.w WHERE id = 1")
+    (path,) = con.execute("SELECT file_path FROM db.w.delete_files").fetchone()
+    written = pq.read_table(path)
+    row = pa.array([{"id": 1}], pa.struct([pa.field("id", pa.int64(), metadata={
+        b"PARQUET:field_id": b"1"})]))
+    field = pa.field("row", row.type, metadata={b"PARQUET:field_id": b"2147483544"})
+    pq.write_table(written.append_column(field, row), path)
+    with pytest.raises(NotSupportedError, match=r"stores the deleted rows \(column 'row'\)"):
+        con.execute("SELECT * FROM db.w.position_deletes")
+    assert con.execute("SELECT count(*) FROM db.w").fetchone()[0] == 1  # reads still apply it
+
+
+def test_new_metadata_tables_of_an_empty_table_are_empty(tmp_path):
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.e (id BIGINT, p STRING) USING iceberg PARTITIONED BY (p)"
+                " TBLPROPERTIES ('format-version'='3')")
+    for name in ("partitions", "position_deletes", "all_entries", "all_files", "all_data_files",
+                 "all_delete_files", "all_manifests"):
+        cur = con.execute(f"SELECT * FROM db.e.{name}")
+        assert cur.fetchall() == [], name
+    names = [d[0] for d in con.execute("SELECT * FROM db.e.position_deletes").description]
+    assert names[-2:] == ["content_offset", "content_size_in_bytes"]  # a v3 table's columns

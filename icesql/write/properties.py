@@ -51,6 +51,11 @@ MAX_SNAPSHOT_AGE_MS = "history.expire.max-snapshot-age-ms"
 MIN_SNAPSHOTS_TO_KEEP = "history.expire.min-snapshots-to-keep"
 MAX_REF_AGE_MS = "history.expire.max-ref-age-ms"
 _LONG_MAX = 2**63 - 1
+MANIFEST_MERGE_ENABLED = "commit.manifest-merge.enabled"
+MANIFEST_MIN_MERGE_COUNT = "commit.manifest.min-count-to-merge"
+DEFAULT_MANIFEST_MIN_MERGE_COUNT = 100
+MANIFEST_TARGET_SIZE = "commit.manifest.target-size-bytes"
+DEFAULT_MANIFEST_TARGET_SIZE = 8 * 1024 * 1024
 
 # Not stored in metadata: Java's TableProperties.RESERVED_PROPERTIES, and what Spark shows.
 RESERVED = frozenset(
@@ -165,6 +170,18 @@ class TableProperties:
     @property
     def commit_total_timeout_ms(self) -> int:
         return self._int(COMMIT_TOTAL_TIMEOUT_MS, 30 * 60_000)
+
+    @property
+    def manifest_merge_enabled(self) -> bool:
+        return self._bool(MANIFEST_MERGE_ENABLED, True)
+
+    @property
+    def manifest_min_merge_count(self) -> int:
+        return self._int(MANIFEST_MIN_MERGE_COUNT, DEFAULT_MANIFEST_MIN_MERGE_COUNT)
+
+    @property
+    def manifest_target_size_bytes(self) -> int:
+        return self._int(MANIFEST_TARGET_SIZE, DEFAULT_MANIFEST_TARGET_SIZE, minimum=1)
 
     @property
     def metrics_max_inferred_columns(self) -> int:

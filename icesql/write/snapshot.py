@@ -19,7 +19,8 @@ files, old delete files and dangling deletion vectors are dropped as Java drops 
 parent's manifests go through that filter on every attempt, against the base the attempt
 lands on. A file to remove that the base no longer holds means a concurrent commit removed
 it: the change fails with ``CommitConflictError`` rather than resurrecting or double
-counting it. File names follow Java's ``SnapshotProducer``:
+counting it. The manifests are then merged as Java's ``MergingSnapshotProducer`` merges
+them (``icesql.write.manifest_merge``), data and delete manifests apart. File names follow Java's ``SnapshotProducer``:
 ``<commit uuid>-m<N>.avro`` and ``snap-<snapshot id>-<attempt>-<commit uuid>.avro``.
 """
 
@@ -43,6 +44,7 @@ from icesql.metadata.table_metadata import TableMetadata
 from icesql.spec.content_file import DATA, DataFile
 from icesql.spec.manifest_file import CONTENT_DATA, CONTENT_DELETES, ManifestFile
 from icesql.write.manifest_filter import ManifestFilter, file_key
+from icesql.write.manifest_merge import ManifestMerger
 from icesql.write.properties import TableProperties
 from icesql.write.summary import snapshot_summary
 from icesql.write.updates import Requirement, Update
@@ -158,6 +160,7 @@ class SnapshotProducer:
         self._filter = ManifestFilter(
             io, table, change.removed_files, change.delete_filter, change.dropped_partitions
         )
+        self._merger: ManifestMerger | None = None
         self.removed: list[DataFile] = []  # what the last attempt removed
         self._list_paths: list[str] = []
         self._uses: dict[str, list[str]] = {}  # manifest list -> the new manifests it names
@@ -172,6 +175,8 @@ class SnapshotProducer:
                 self.snapshot_id = new_snapshot_id()
             self._manifests.clear()  # entries are stamped with the snapshot id
             self._filter.reset()
+            if self._merger is not None:
+                self._merger.reset()
         sid = self.snapshot_id
         version = md.format_version
         meta_dir = TableProperties(md.properties, self.table).metadata_location(md.location)
@@ -185,15 +190,16 @@ class SnapshotProducer:
             return self._write(md, meta_dir, sid, spec_id, entries, content)
 
         existing, self.removed = self._filter.apply(md, existing, write)
+        manifests = self._merge(md, [*new, *existing], sid, write)
         sequence = md.last_sequence_number + 1 if version >= 2 else 0
         first_row_id = (md.next_row_id or 0) if version >= 3 else None
         list_path = f"{meta_dir}/snap-{sid}-{attempt}-{self.commit_uuid}.avro"
         self._list_paths.append(list_path)
-        self._uses[list_path] = [m.manifest_path for m in [*new, *existing]]
+        self._uses[list_path] = [m.manifest_path for m in manifests]
         written = write_manifest_list(
             self.io,
             list_path,
-            [*new, *existing],
+            manifests,
             version,
             sid,
             parent.snapshot_id if parent is not None else None,
@@ -221,6 +227,20 @@ class SnapshotProducer:
             first_row_id=first_row_id,
             added_rows=added_rows,
         )
+
+    def _merge(
+        self,
+        md: TableMetadata,
+        manifests: list[ManifestFile],
+        sid: int,
+        write: Any,
+    ) -> list[ManifestFile]:
+        """Data manifests, then delete manifests, each merged (``icesql.write.manifest_merge``)."""
+        if self._merger is None:
+            self._merger = ManifestMerger(self.io, TableProperties(md.properties, self.table))
+        data = [m for m in manifests if m.content == CONTENT_DATA]
+        deletes = [m for m in manifests if m.content != CONTENT_DATA]
+        return [*self._merger.merge(data, sid, write), *self._merger.merge(deletes, sid, write)]
 
     def _new_manifests(self, md: TableMetadata, meta_dir: str, sid: int) -> list[ManifestFile]:
         version = md.format_version

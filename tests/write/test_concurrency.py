@@ -43,7 +43,10 @@ def test_four_processes_commit_100_appends(tmp_path):
     con.execute(
         "CREATE TABLE db.t (worker INT, i INT, s STRING) USING iceberg PARTITIONED BY (worker)"
         " TBLPROPERTIES ('commit.retry.num-retries'='50', 'commit.retry.min-wait-ms'='5',"
-        " 'commit.retry.max-wait-ms'='200')"
+        " 'commit.retry.max-wait-ms'='200',"
+        # the 100th commit would merge the manifests (tests/write/test_manifest_merge.py) and
+        # drop its own m0 manifest; this test counts one m0 manifest per append
+        " 'commit.manifest.min-count-to-merge'='1000')"
     )
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(WRITERS) as pool:

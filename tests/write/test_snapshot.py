@@ -224,7 +224,10 @@ def test_data_and_delete_files_go_to_manifests_of_their_content(con, tmp_path):
     assert snap.summary["added-delete-files"] == "2"
     assert snap.summary["added-position-deletes"] == "2"
     assert snap.summary["added-equality-deletes"] == "4"
-    manifests = read_manifest_list(table.io, snap.manifest_list, snap)[:2]
+    # Java's order: data manifests (new first), then delete manifests
+    listed = read_manifest_list(table.io, snap.manifest_list, snap)
+    manifests = [m for m in listed if m.added_snapshot_id == snap.snapshot_id]
+    assert [m.content for m in listed] == [CONTENT_DATA] * (len(listed) - 1) + [CONTENT_DELETES]
     assert [m.content for m in manifests] == [CONTENT_DATA, CONTENT_DELETES]
     assert [m.manifest_path.rsplit("-", 1)[1] for m in manifests] == ["m0.avro", "m1.avro"]
     by_content = {m.content: [e.data_file.file_path for e in read_manifest(table.io, m)]

@@ -57,6 +57,8 @@ class WriteTarget:
     metrics: MetricsConfig
     operation_id: str = field(default_factory=lambda: str(uuid.uuid4()))
     row_lineage: bool = False
+    # the sort_order_id files record when ``sort_order`` is not one of the table's (0)
+    recorded_sort_order_id: int | None = None
 
     @property
     def write_schema(self) -> Schema:
@@ -214,7 +216,11 @@ class DataWriter:
             compression=props.parquet_compression,
             compression_level=props.parquet_compression_level,
             page_size=props.page_size_bytes,
-            sort_order_id=t.sort_order.order_id,
+            sort_order_id=(
+                t.sort_order.order_id
+                if t.recorded_sort_order_id is None
+                else t.recorded_sort_order_id
+            ),
         )
         state.writer = writer
         self._open.append(writer)

@@ -115,6 +115,11 @@ class Change:
 
     ``stage_only`` adds the snapshot (its parent the branch head) without moving any ref:
     write-audit-publish's staged commit, published later by a cherry-pick.
+
+    ``data_sequence_number`` gives the added files that data sequence number instead of the
+    new snapshot's (Java's ``RewriteFiles.dataSequenceNumber``: a compaction keeps the
+    sequence number of the snapshot it read, so equality deletes committed since still apply
+    to the rewritten rows).
     """
 
     operation: SnapshotOperation | None = None
@@ -129,6 +134,7 @@ class Change:
     dropped_partitions: frozenset[tuple[int, tuple[Any, ...]]] = frozenset()
     branch: str = MAIN_BRANCH
     stage_only: bool = False
+    data_sequence_number: int | None = None
 
     def __post_init__(self) -> None:
         if self.operation is not None and not isinstance(self.operation, SnapshotOperation):
@@ -253,7 +259,8 @@ class SnapshotProducer:
             by_spec[(content, f.spec_id)].append(f)
         out = []
         for (content, spec_id), files in sorted(by_spec.items()):
-            entries = [ManifestEntry(STATUS_ADDED, sid, None, None, f) for f in files]
+            seq = self.change.data_sequence_number if version >= 2 else None
+            entries = [ManifestEntry(STATUS_ADDED, sid, seq, None, f) for f in files]
             out.append(self._write(md, meta_dir, sid, spec_id, entries, content))
         self._manifests[version] = out
         return out

@@ -36,7 +36,7 @@ from icesql.metadata.table_metadata import TableMetadata
 from icesql.spec.content_file import DATA, EQUALITY_DELETES, DataFile
 from icesql.write.snapshot import SnapshotOperation, branch_head
 
-__all__ = ["SERIALIZABLE", "SNAPSHOT", "Validation"]
+__all__ = ["SERIALIZABLE", "SNAPSHOT", "RewriteValidation", "Validation"]
 
 SERIALIZABLE = "serializable"
 SNAPSHOT = "snapshot"
@@ -100,6 +100,50 @@ class Validation:
                     if hit or (self.referenced_data_files and may_match(spec_id, f)):
                         _conflict(table, f"{where} added delete file {f.file_path}"
                                   " for rows this statement changes")
+
+
+@dataclass(frozen=True)
+class RewriteValidation:
+    """What a compaction (``rewrite_data_files``) read, checked as Java's ``BaseRewriteFiles``
+    does: no row-level delete committed since ``from_snapshot_id`` may apply to a data file
+    it rewrites — the rewrite would resurrect the deleted rows. Equality deletes are ignored
+    when the new files keep the starting sequence number (``ignore_equality_deletes``): they
+    still apply to the rewritten rows. Data files removed since fail the commit in the
+    manifest filter (``CommitConflictError``); appends never conflict."""
+
+    from_snapshot_id: int | None
+    ignore_equality_deletes: bool = True
+
+    def check(
+        self,
+        md: TableMetadata,
+        io: FileIO,
+        table: str,
+        removed: tuple[DataFile, ...] = (),
+        branch: str = MAIN_BRANCH,
+    ) -> None:
+        """Raise ``CommitConflictError`` when a delete committed since applies to ``removed``."""
+        new = _snapshots_since(md, self.from_snapshot_id, table, branch)
+        replaced = [f for f in removed if f.content == DATA]
+        if not new or not replaced:
+            return
+        paths = {f.file_path for f in replaced}
+        for snapshot in new:
+            for status, spec_id, f in _changed_files(io, snapshot):
+                if f.content == DATA or status != STATUS_ADDED:
+                    continue
+                if f.content == EQUALITY_DELETES:
+                    if self.ignore_equality_deletes:
+                        continue
+                    hit = _may_apply(f, spec_id, replaced)
+                elif f.referenced_data_file is not None:
+                    hit = f.referenced_data_file in paths
+                else:
+                    hit = _may_apply(f, spec_id, replaced)
+                if hit:
+                    where = f"snapshot {snapshot.snapshot_id} ({snapshot.operation or 'unknown'})"
+                    _conflict(table, f"{where} added delete file {f.file_path} for data files"
+                              " this rewrite replaces")
 
 
 def _may_apply(delete: DataFile, spec_id: int, data_files: list[DataFile]) -> bool:

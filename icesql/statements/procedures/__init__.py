@@ -3,7 +3,8 @@
 The registry maps each procedure's name to its ``Procedure`` (``base``): one module per
 family — ``snapshots`` (rollback_to_snapshot, rollback_to_timestamp, set_current_snapshot,
 fast_forward, ancestors_of), ``publish`` (cherrypick_snapshot, publish_changes), ``tables``
-(register_table), ``expire`` (expire_snapshots), ``orphans`` (remove_orphan_files). ``call`` resolves the procedure in the ``system`` namespace of the named
+(register_table), ``expire`` (expire_snapshots), ``orphans`` (remove_orphan_files),
+``rewrite`` (rewrite_data_files). ``call`` resolves the procedure in the ``system`` namespace of the named
 (else the current) catalog, binds the arguments as Spark does and returns its output rows.
 Iceberg's other procedures are known by name and refused with ``NotSupportedError``.
 """
@@ -18,17 +19,19 @@ from icesql.errors import NotSupportedError, ProgrammingError
 from icesql.session import Result, Session
 from icesql.sql import nodes
 from icesql.sql.identifiers import catalog_named
-from icesql.statements.procedures import expire, orphans, publish, snapshots, tables
+from icesql.statements.procedures import expire, orphans, publish, rewrite, snapshots, tables
 from icesql.statements.procedures.base import Call, Procedure, bind
 
 __all__ = ["NOT_BUILT", "PROCEDURES", "call"]
 
 PROCEDURES: dict[str, Procedure] = {
-    p.name: p for family in (snapshots, publish, tables, expire, orphans) for p in family.PROCEDURES
+    p.name: p
+    for family in (snapshots, publish, tables, expire, orphans, rewrite)
+    for p in family.PROCEDURES
 }
 # Iceberg 1.10's other Spark procedures
 NOT_BUILT = frozenset({
-    "rewrite_data_files", "rewrite_manifests",
+    "rewrite_manifests",
     "rewrite_position_delete_files", "add_files", "snapshot", "migrate",
     "create_changelog_view", "compute_table_stats", "compute_partition_stats", "rewrite_table_path",
 })  # fmt: skip

@@ -1,0 +1,483 @@
+"""``rewrite_data_files``: compaction as Spark's ``RewriteDataFilesSparkAction`` plans and
+commits it, file group by file group.
+
+Planning (Java's ``BinPackRewriteFilePlanner`` / ``SizeBasedFileRewritePlanner``): the data
+files of the current snapshot that may match ``where`` are candidates; without
+``rewrite-all`` a file is selected when its size is outside [``min-file-size-bytes``
+(0.75 x target), ``max-file-size-bytes`` (1.8 x target)], when ``delete-file-threshold`` or
+more delete files apply to it, or when its file-scoped deletes remove at least
+``delete-ratio-threshold`` (0.3) of its rows. Selected files are grouped by partition (files
+of an older spec together), packed in order into groups of at most
+``max-file-group-size-bytes`` (100 GiB), and a group is rewritten when it has at least
+``min-input-files`` (5) files, more than one file and more bytes than the target, more
+bytes than the group limit, or a file with too many deletes; ``rewrite-all`` rewrites them
+all. ``max-files-to-rewrite`` caps the files; ``rewrite-job-order`` orders the groups.
+
+Rewriting streams each group's rows with every delete applied (so the new files carry no
+deletes; in v3 each row keeps its ``_row_id`` and ``_last_updated_sequence_number``) into
+a data writer of the table's current spec, bounded by ``target-file-size-bytes`` (the
+table's ``write.target-file-size-bytes``) — nothing holds more than a writer's buffers.
+The ``sort`` strategy writes each output file sorted by ``sort_order`` (or the table's sort
+order); Spark additionally range-partitions a group before writing, so its files' ranges do
+not overlap — ours may. Z-order is not supported (``NotSupportedError``).
+
+Committing (Java's ``RewriteFiles``): one ``replace`` snapshot removing the rewritten data
+files and the deletes scoped to them (deletion vectors, file-scoped position deletes),
+whose new files keep the data sequence number of the snapshot the rewrite read
+(``use-starting-sequence-number``, default true), validated by
+``icesql.write.validation.RewriteValidation``: a position delete or deletion vector
+committed meanwhile for a rewritten file, or a rewritten file removed meanwhile, fails the
+commit. With ``partial-progress.enabled`` the groups are committed in up to
+``partial-progress.max-commits`` (10) commits; a commit that fails is counted in
+``failed_data_files_count`` and the others stand, unless more than
+``partial-progress.max-failed-commits`` fail. ``max-concurrent-file-group-rewrites`` is
+accepted; groups are rewritten one after the other.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from icesql.catalog.base import Catalog
+from icesql.catalog.table import Table
+from icesql.errors import CommitConflictError, NotSupportedError, ProgrammingError
+from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
+from icesql.metadata.manifest import read_manifest
+from icesql.metadata.manifest_list import read_manifest_list
+from icesql.scan.planner import FileScanTask, ManifestCache, plan_scan
+from icesql.scan.table_scan import TableScan
+from icesql.scan.time_travel import ReadVersion
+from icesql.spec.content_file import POSITION_DELETES, DataFile
+from icesql.spec.manifest_file import CONTENT_DATA
+from icesql.spec.sorting import SortOrder
+from icesql.sql import nodes
+from icesql.sql.dialect import DIALECT, parse_one
+from icesql.sql.predicates import exact_filter
+from icesql.sql.transform_terms import new_sort_order
+from icesql.statements.procedures.base import MAP, STRING, Call, Parameter, Procedure
+from icesql.write.commit import commit
+from icesql.write.data_writer import DataWriter, WriteTarget
+from icesql.write.properties import TableProperties
+from icesql.write.snapshot import Change, SnapshotOperation
+from icesql.write.validation import RewriteValidation
+
+__all__ = ["PROCEDURES"]
+
+_LINEAGE = ("_row_id", "_last_updated_sequence_number")
+_GIB = 1024**3
+# options of Iceberg 1.10's RewriteDataFiles, its planner and runners
+_OPTIONS = frozenset({
+    "target-file-size-bytes", "min-file-size-bytes", "max-file-size-bytes", "min-input-files",
+    "rewrite-all", "max-file-group-size-bytes", "delete-file-threshold", "delete-ratio-threshold",
+    "max-files-to-rewrite", "partial-progress.enabled", "partial-progress.max-commits",
+    "partial-progress.max-failed-commits", "max-concurrent-file-group-rewrites",
+    "use-starting-sequence-number", "rewrite-job-order", "remove-dangling-deletes",
+    "output-spec-id", "compression-factor", "shuffle-partitions-per-file",
+})  # fmt: skip
+_JOB_ORDERS = ("none", "bytes-asc", "bytes-desc", "files-asc", "files-desc")
+
+_OUTPUT = pa.schema([
+    pa.field("rewritten_data_files_count", pa.int32(), nullable=False),
+    pa.field("added_data_files_count", pa.int32(), nullable=False),
+    pa.field("rewritten_bytes_count", pa.int64(), nullable=False),
+    pa.field("failed_data_files_count", pa.int32(), nullable=False),
+    pa.field("removed_delete_files_count", pa.int32(), nullable=False),
+])  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True)
+class _Options:
+    target: int
+    min_size: int
+    max_size: int
+    min_input_files: int
+    rewrite_all: bool
+    max_group_size: int
+    delete_file_threshold: int
+    delete_ratio: float
+    max_files: int | None
+    partial_progress: bool
+    max_commits: int
+    max_failed_commits: int
+    starting_sequence: bool
+    job_order: str
+    remove_dangling: bool
+
+
+def _options(call: Call, table: Table, strategy: str) -> _Options:
+    given = {str(k).lower(): str(v) for k, v in call.args.get("options", {}).items()}
+    unknown = sorted(set(given) - _OPTIONS)
+    if unknown:
+        raise call.error(
+            f"Cannot use options {unknown}, they are not supported by the action or the rewriter"
+            f" (supported: {', '.join(sorted(_OPTIONS))})"
+        )
+    if strategy != "sort":
+        for key in ("compression-factor", "shuffle-partitions-per-file"):
+            if key in given:
+                raise call.error(f"Cannot use option {key!r} with strategy {strategy}")
+
+    def number(key: str, default: int, minimum: int = 0) -> int:
+        text = given.get(key)
+        if text is None:
+            return default
+        try:
+            value = int(text)
+        except ValueError:
+            raise call.error(f"option {key!r} is {text!r}; expected an integer") from None
+        if value < minimum:
+            raise call.error(f"option {key!r} is {value}; it must be >= {minimum}")
+        return value
+
+    def flag(key: str, default: bool) -> bool:
+        text = given.get(key)
+        if text is None:
+            return default
+        if text.strip().lower() not in ("true", "false"):
+            raise call.error(f"option {key!r} is {text!r}; expected true or false")
+        return text.strip().lower() == "true"
+
+    props = TableProperties(table.metadata.properties, table.name)
+    target = number("target-file-size-bytes", props.target_file_size_bytes, 1)
+    min_size = number("min-file-size-bytes", int(target * 0.75))
+    max_size = number("max-file-size-bytes", int(target * 1.8), 1)
+    if not min_size <= target <= max_size:
+        raise call.error(
+            f"min-file-size-bytes ({min_size}) <= target-file-size-bytes ({target}) <="
+            f" max-file-size-bytes ({max_size}) does not hold"
+        )
+    ratio_text = given.get("delete-ratio-threshold")
+    ratio = 0.3
+    if ratio_text is not None:
+        try:
+            ratio = float(ratio_text)
+        except ValueError:
+            raise call.error(f"option 'delete-ratio-threshold' is {ratio_text!r}") from None
+        if not 0 < ratio <= 1:
+            raise call.error(f"'delete-ratio-threshold' is set to {ratio} but must be in (0, 1]")
+    spec_text = given.get("output-spec-id")
+    if spec_text is not None and number("output-spec-id", 0) != table.metadata.default_spec_id:
+        raise NotSupportedError(
+            f"procedure {call.procedure}: option output-spec-id other than the table's default"
+            f" spec ({table.metadata.default_spec_id}) is not supported"
+        )
+    order = given.get("rewrite-job-order", "none").strip().lower()
+    if order not in _JOB_ORDERS:
+        raise call.error(f"Invalid rewrite job order name: {order} (one of {', '.join(_JOB_ORDERS)})")
+    max_commits = number("partial-progress.max-commits", 10, 1)
+    return _Options(
+        target=target,
+        min_size=min_size,
+        max_size=max_size,
+        min_input_files=number("min-input-files", 5, 1),
+        rewrite_all=flag("rewrite-all", False),
+        max_group_size=number("max-file-group-size-bytes", 100 * _GIB, 1),
+        delete_file_threshold=number("delete-file-threshold", 2**31 - 1),
+        delete_ratio=ratio,
+        max_files=number("max-files-to-rewrite", 0, 1) if "max-files-to-rewrite" in given else None,
+        partial_progress=flag("partial-progress.enabled", False),
+        max_commits=max_commits,
+        max_failed_commits=number("partial-progress.max-failed-commits", max_commits),
+        starting_sequence=flag("use-starting-sequence-number", True),
+        job_order=order,
+        remove_dangling=flag("remove-dangling-deletes", False),
+    )
+
+
+# --- planning -------------------------------------------------------------------------------
+
+
+def _file_scoped(task: FileScanTask) -> list[DataFile]:
+    path = task.data_file.file_path
+    return [d for d in task.delete_files if d.referenced_data_file == path]
+
+
+def _too_many_deletes(task: FileScanTask, o: _Options) -> bool:
+    return len(task.delete_files) >= o.delete_file_threshold
+
+
+def _too_high_delete_ratio(task: FileScanTask, o: _Options) -> bool:
+    deleted = sum(d.record_count for d in _file_scoped(task))
+    rows = task.data_file.record_count
+    return rows > 0 and deleted / rows >= o.delete_ratio
+
+
+def _selected(task: FileScanTask, o: _Options) -> bool:
+    size = task.data_file.file_size_in_bytes
+    return (
+        size < o.min_size
+        or size > o.max_size
+        or _too_many_deletes(task, o)
+        or _too_high_delete_ratio(task, o)
+    )
+
+
+def _pack(tasks: list[FileScanTask], limit: int) -> list[list[FileScanTask]]:
+    """Java's ``ListPacker(limit, 1, false).pack``: in order, one open bin at a time."""
+    bins: list[list[FileScanTask]] = []
+    current: list[FileScanTask] = []
+    weight = 0
+    for t in tasks:
+        size = t.data_file.file_size_in_bytes
+        if current and weight + size > limit:
+            bins.append(current)
+            current, weight = [], 0
+        current.append(t)
+        weight += size
+    if current:
+        bins.append(current)
+    return bins
+
+
+def _worth_rewriting(group: list[FileScanTask], o: _Options) -> bool:
+    size = sum(t.data_file.file_size_in_bytes for t in group)
+    return (
+        o.rewrite_all
+        or (len(group) > 1 and len(group) >= o.min_input_files)
+        or (len(group) > 1 and size > o.target)
+        or size > o.max_group_size
+        or any(_too_many_deletes(t, o) or _too_high_delete_ratio(t, o) for t in group)
+    )
+
+
+def plan_groups(table: Table, tasks: Sequence[FileScanTask], o: _Options) -> list[list[FileScanTask]]:
+    """The file groups to rewrite (module docstring)."""
+    spec_id = table.metadata.default_spec_id
+    by_partition: dict[tuple[Any, ...], list[FileScanTask]] = {}
+    for t in tasks:
+        if o.rewrite_all or _selected(t, o):
+            key = t.data_file.partition if t.spec_id == spec_id else ("<other specs>",)
+            by_partition.setdefault(key, []).append(t)
+    groups = [
+        g
+        for files in by_partition.values()
+        for g in _pack(files, o.max_group_size)
+        if _worth_rewriting(g, o)
+    ]
+    if o.max_files is not None:
+        kept, count = [], 0
+        for g in groups:
+            if count + len(g) > o.max_files:
+                break
+            kept.append(g)
+            count += len(g)
+        groups = kept
+    if o.job_order != "none":
+        by, direction = o.job_order.split("-")
+
+        def key(g: list[FileScanTask]) -> int:
+            return sum(t.data_file.file_size_in_bytes for t in g) if by == "bytes" else len(g)
+
+        groups.sort(key=key, reverse=direction == "desc")
+    return groups
+
+
+# --- the procedure --------------------------------------------------------------------------
+
+
+def _where(call: Call, table: Table) -> BooleanExpression:
+    text = call.args.get("where")
+    if text is None:
+        return ALWAYS_TRUE
+    try:
+        select = parse_one(f"SELECT * FROM __t WHERE {text}")
+    except ProgrammingError as e:
+        raise call.error(f"cannot parse where {text!r}: {e}") from None
+    where = select.args.get("where")
+    found = None if where is None else exact_filter(
+        where.this, "__t", table.metadata.schema(), (), DIALECT
+    )
+    if found is None:
+        raise call.error(f"Cannot convert where {text!r} to an Iceberg filter")
+    return found
+
+
+def _sort_order(call: Call, table: Table, strategy: str) -> SortOrder | None:
+    text = call.args.get("sort_order")
+    md = table.metadata
+    if strategy != "sort":
+        if text is not None:
+            raise call.error("Cannot set a sort_order with the binpack strategy")
+        return None
+    if text is None:
+        order = md.sort_order()
+        if order.is_unsorted():
+            raise call.error(
+                "Cannot sort data without a valid sort order, table has no sort order and"
+                " none was given"
+            )
+        return order
+    if "zorder" in text.lower():
+        raise NotSupportedError(f"procedure {call.procedure}: sort_order {text!r}: z-order is not supported")
+    try:
+        parsed = parse_one(f"ALTER TABLE __t WRITE LOCALLY ORDERED BY {text}")
+        found = parsed.find(nodes.WriteDistributionAndOrdering)
+    except ProgrammingError as e:
+        raise call.error(f"cannot parse sort_order {text!r}: {e}") from None
+    if found is None:
+        raise call.error(f"cannot parse sort_order {text!r}")
+    return new_sort_order(md.schema(), found.order, max(o.order_id for o in md.sort_orders) + 1)
+
+
+def _rewrite_data_files(call: Call) -> Sequence[Sequence[Any]]:
+    catalog, table = call.table()
+    strategy = str(call.args.get("strategy", "binpack")).lower()
+    if strategy not in ("binpack", "sort"):
+        raise call.error(f"unsupported strategy: {strategy}. Only binpack or sort is supported")
+    order = _sort_order(call, table, strategy)
+    o = _options(call, table, strategy)
+    row_filter = _where(call, table)
+    md = table.metadata
+    snapshot = md.current_snapshot()
+    if snapshot is None:
+        return [(0, 0, 0, 0, 0)]
+    cache = ManifestCache()
+    plan = plan_scan(md, snapshot, table.io, cache, table.name, row_filter, md.schema())
+    groups = plan_groups(table, plan.tasks, o)
+    if not groups:
+        return [(0, 0, 0, 0, 0)]
+    n_commits = min(o.max_commits, len(groups)) if o.partial_progress else 1
+    per_commit = math.ceil(len(groups) / n_commits)
+    batches = [groups[i : i + per_commit] for i in range(0, len(groups), per_commit)]
+    version = ReadVersion(snapshot, md.schema())
+    rewritten = added = removed_deletes = failed = failed_commits = 0
+    rewritten_bytes = 0
+    for batch in batches:
+        tasks = [t for g in batch for t in g]
+        writer_files: list[DataFile] = []
+        writers: list[DataWriter] = []
+        try:
+            for group in batch:
+                writer = _writer(table, order, o.target)
+                writers.append(writer)
+                _copy(table, version, cache, group, writer)
+                writer_files.extend(writer.close())
+            scoped = {(d.file_path, d.content_offset): d for t in tasks for d in _file_scoped(t)}
+            change = Change(
+                operation=SnapshotOperation.REPLACE,
+                added_files=tuple(writer_files),
+                removed_files=(*(t.data_file for t in tasks), *scoped.values()),
+                validation=RewriteValidation(snapshot.snapshot_id, o.starting_sequence),
+                data_sequence_number=snapshot.sequence_number if o.starting_sequence else None,
+            )
+            table = commit(catalog, table, change)
+        except CommitConflictError:
+            for w in writers:
+                w.abort()
+            if not o.partial_progress:
+                raise
+            failed_commits += 1
+            failed += len(tasks)
+            if failed_commits > o.max_failed_commits:
+                raise
+            table = catalog.load_table(table.identifier)
+            continue
+        except BaseException:
+            for w in writers:
+                w.abort()
+            raise
+        rewritten += len(tasks)
+        rewritten_bytes += sum(t.data_file.file_size_in_bytes for t in tasks)
+        added += len(writer_files)
+        removed_deletes += len(scoped)
+    if o.remove_dangling and rewritten:
+        removed_deletes += _remove_dangling_deletes(catalog, table)
+    return [(rewritten, added, rewritten_bytes, failed, removed_deletes)]
+
+
+def _writer(table: Table, order: SortOrder | None, target_size: int) -> DataWriter:
+    """A writer of the table's spec; files sorted by ``order`` (record its id when it is
+    one of the table's orders, else 0) or, without one, by the table's order."""
+    target = WriteTarget.for_table(table, row_lineage=True)
+    props = dict(target.properties.values)
+    props["write.target-file-size-bytes"] = str(target_size)
+    recorded = None
+    if order is not None:
+        known = [o for o in table.metadata.sort_orders if o.fields == order.fields]
+        recorded = known[0].order_id if known else 0
+    target = dataclasses.replace(
+        target,
+        properties=TableProperties(props, table.name),
+        sort_order=order if order is not None else target.sort_order,
+        recorded_sort_order_id=recorded,
+    )
+    return DataWriter(target)
+
+
+def _copy(
+    table: Table,
+    version: Any,
+    cache: ManifestCache,
+    group: list[FileScanTask],
+    writer: DataWriter,
+) -> None:
+    """Stream the live rows of ``group`` (deletes applied) into ``writer``."""
+    lineage = table.metadata.format_version >= 3
+    scan = TableScan(table, version, None, cache, metadata_columns=_LINEAGE if lineage else ())
+    scan.restrict_to(group)
+    names = [f.name for f in table.metadata.schema().fields]
+    for batch in scan.batches():
+        if batch.num_rows:
+            writer.write(batch.select([*names, *(_LINEAGE if lineage else ())]))
+
+
+def _remove_dangling_deletes(catalog: Catalog, table: Table) -> int:
+    """Java's ``RemoveDanglingDeletesSparkAction`` after a rewrite: delete files that can no
+    longer apply to a live data file of their partition (sequence number too low, or a
+    deletion vector of a removed file), removed in one more ``replace`` commit."""
+    md = table.metadata
+    snapshot = md.current_snapshot()
+    if snapshot is None:
+        return 0
+    plan = plan_scan(md, snapshot, table.io, ManifestCache(), table.name)
+    live_paths = {t.data_file.file_path for t in plan.tasks}
+    min_seq: dict[tuple[int, tuple[Any, ...]], int] = {}
+    for t in plan.tasks:
+        key = (t.spec_id, t.data_file.partition)
+        seq = t.data_sequence_number or 0
+        min_seq[key] = min(seq, min_seq.get(key, seq))
+    everywhere = min(min_seq.values(), default=None)
+    dangling: list[DataFile] = []
+    for m in read_manifest_list(table.io, snapshot.manifest_list, snapshot):
+        if m.content == CONTENT_DATA:
+            continue
+        spec = md.spec_by_id(m.partition_spec_id)
+        for e in read_manifest(table.io, m):
+            if not e.is_live:
+                continue
+            f = e.data_file
+            if f.referenced_data_file is not None:
+                gone = f.referenced_data_file not in live_paths
+            else:
+                key = (m.partition_spec_id, f.partition)
+                lowest = everywhere if spec is not None and not spec.fields else min_seq.get(key)
+                seq = e.sequence_number or 0
+                # position deletes apply to data of a sequence number <= theirs, equality < theirs
+                gone = lowest is None or (seq < lowest if f.content == POSITION_DELETES else seq <= lowest)
+            if gone:
+                dangling.append(f)
+    if not dangling:
+        return 0
+    commit(catalog, table, Change(operation=SnapshotOperation.REPLACE, removed_files=tuple(dangling)))
+    return len(dangling)
+
+
+PROCEDURES = (
+    Procedure(
+        "rewrite_data_files",
+        (
+            Parameter("table", STRING),
+            Parameter("strategy", STRING, required=False),
+            Parameter("sort_order", STRING, required=False),
+            Parameter("options", MAP, required=False),
+            Parameter("where", STRING, required=False),
+        ),
+        _OUTPUT,
+        _rewrite_data_files,
+    ),
+)

@@ -1,0 +1,189 @@
+"""CALL system.rewrite_data_files: which files Java's bin-pack planner picks, that the rows stay
+the same with deletes applied and gone, the replace commit at the starting sequence number,
+the conflict rules of RewriteFiles, and the errors for bad or unsupported arguments."""
+
+from __future__ import annotations
+
+import pyarrow.parquet as pq
+import pytest
+from table_support import append_before_commit
+
+import icesql
+from icesql.errors import CommitConflictError, NotSupportedError, ProgrammingError
+from icesql.metadata.manifest import read_manifest
+from icesql.metadata.manifest_list import read_manifest_list
+from icesql.spec.manifest_file import CONTENT_DATA
+
+T = ("db", "r")
+MODES = [(2, "merge-on-read"), (3, "merge-on-read"), (2, "copy-on-write"), (3, "copy-on-write")]
+
+
+@pytest.fixture
+def con(tmp_path):
+    connection = icesql.connect(str(tmp_path))
+    yield connection
+    connection.close()
+
+
+def _create(con, version=2, mode="merge-on-read", inserts=6):
+    con.execute(
+        "CREATE TABLE db.r (id BIGINT, p INT, s STRING) USING iceberg PARTITIONED BY (p)"
+        f" TBLPROPERTIES ('format-version'='{version}', 'write.delete.mode'='{mode}',"
+        f" 'write.update.mode'='{mode}')"
+    )
+    for i in range(inserts):
+        con.execute(f"INSERT INTO db.r VALUES ({i}, {i % 2}, 's{i}'), ({i + 100}, {i % 2}, 't{i}')")
+
+
+def _rows(con):
+    return sorted(con.execute("SELECT * FROM db.r").fetchall())
+
+
+def _call(con, args="'db.r'"):
+    return con.execute(f"CALL system.rewrite_data_files({args})").fetchall()
+
+
+def _live(con):
+    t = con.catalog.load_table(T)
+    s = t.metadata.current_snapshot()
+    out = []
+    for m in read_manifest_list(t.io, s.manifest_list, s):
+        for e in read_manifest(t.io, m):
+            if e.is_live:
+                out.append((m.content, e))
+    return t, s, out
+
+
+@pytest.mark.parametrize("version, mode", MODES)
+def test_rewrite_applies_deletes_and_keeps_rows(con, version, mode):
+    _create(con, version, mode)
+    con.execute("DELETE FROM db.r WHERE id IN (1, 102)")
+    con.execute("UPDATE db.r SET s = 'u' WHERE id = 4")
+    before = _rows(con)
+    lineage = sorted(con.execute("SELECT id, _row_id FROM db.r").fetchall()) if version >= 3 else None
+    start = con.catalog.load_table(T).metadata.current_snapshot()
+    t0, _, files0 = _live(con)
+    data0 = [e for c, e in files0 if c == CONTENT_DATA]
+    deletes0 = [e for c, e in files0 if c != CONTENT_DATA]
+    [row] = _call(con, "table => 'db.r', options => map('min-input-files', '2')")
+    rewritten, added, nbytes, failed, removed_deletes = row
+    assert (rewritten, added, failed) == (len(data0), 2, 0)
+    assert nbytes == sum(e.data_file.file_size_in_bytes for e in data0)
+    assert removed_deletes == len(deletes0)
+    assert _rows(con) == before
+    if lineage is not None:
+        assert sorted(con.execute("SELECT id, _row_id FROM db.r").fetchall()) == lineage
+    t, snap, files = _live(con)
+    assert snap.summary["operation"] == "replace"
+    assert all(c == CONTENT_DATA for c, _ in files) and len(files) == 2  # no deletes left
+    # the new files keep the sequence number of the snapshot the rewrite read
+    assert {e.sequence_number for _, e in files} == {start.sequence_number}
+    assert {e.file_sequence_number for _, e in files} == {snap.sequence_number}
+
+
+def test_bin_pack_selection_follows_java(con):
+    _create(con, inserts=4)  # two partitions, two small files each
+    # fewer than min-input-files (5) per partition and less than the target: nothing to do
+    assert _call(con) == [(0, 0, 0, 0, 0)]
+    assert _call(con, "table => 'db.r', options => map('min-input-files', '3')") == [(0, 0, 0, 0, 0)]
+    # more bytes than the target in a group of several files
+    [row] = _call(con, "table => 'db.r', options => map('target-file-size-bytes', '1000')")
+    assert row[:2] == (4, 2)
+    # one file per partition now: a single file is never rewritten unless rewrite-all
+    assert _call(con, "table => 'db.r', options => map('min-input-files', '1')") == [(0, 0, 0, 0, 0)]
+    assert _call(con, "table => 'db.r', options => map('rewrite-all', 'true')")[0][:2] == (2, 2)
+
+
+def test_where_limits_the_files(con):
+    _create(con)
+    [row] = _call(con, "table => 'db.r', where => 'p = 1 and id > 0', options =>"
+                  " map('min-input-files', '2')")
+    assert row[:2] == (3, 1)
+    files = con.execute("SELECT partition.p, count(*) FROM db.r.files GROUP BY 1 ORDER BY 1").fetchall()
+    assert files == [(0, 3), (1, 1)]
+
+
+def test_delete_file_threshold_selects_a_lone_file(con):
+    _create(con, mode="merge-on-read", inserts=1)
+    con.execute("DELETE FROM db.r WHERE id = 0")
+    small = "'min-file-size-bytes', '0', 'delete-ratio-threshold', '1'"
+    assert _call(con, f"table => 'db.r', options => map({small})") == [(0, 0, 0, 0, 0)]
+    # one delete file reaches the threshold; a delete of half its rows reaches the ratio
+    [row] = _call(con, f"table => 'db.r', options => map({small}, 'delete-file-threshold', '1')")
+    assert row[:2] == (1, 1) and row[4] == 1
+    assert _rows(con) == [(100, 0, "t0")]
+    con.execute("INSERT INTO db.r VALUES (5, 0, 'x'), (6, 0, 'y')")
+    con.execute("DELETE FROM db.r WHERE id = 5")
+    [row] = _call(con, "table => 'db.r', options => map('min-file-size-bytes', '0')")
+    assert row[:2] == (1, 1)  # the new file: half its rows deleted (ratio 0.3 by default)
+
+
+def test_sort_strategy_writes_sorted_files(con):
+    _create(con)
+    _call(con, "'db.r', 'sort', 'id DESC NULLS LAST', map('rewrite-all', 'true')")
+    for path, order_id in con.execute("SELECT file_path, sort_order_id FROM db.r.files").fetchall():
+        assert order_id == 0  # not one of the table's sort orders
+        ids = pq.read_table(path).column("id").to_pylist()
+        assert ids == sorted(ids, reverse=True)
+    con.execute("ALTER TABLE db.r WRITE ORDERED BY id")
+    _call(con, "table => 'db.r', strategy => 'sort', options => map('rewrite-all', 'true')")
+    orders = {r[0] for r in con.execute("SELECT sort_order_id FROM db.r.files").fetchall()}
+    assert orders == {con.catalog.load_table(T).metadata.default_sort_order_id}
+
+
+def test_concurrent_delete_of_a_rewritten_file_fails_the_commit(con, monkeypatch, tmp_path):
+    _create(con, mode="merge-on-read")
+    before_version = con.catalog.load_table(T).metadata.current_snapshot().snapshot_id
+    append_before_commit(con, monkeypatch, str(tmp_path), "DELETE FROM db.r WHERE id = 3", T)
+    with pytest.raises(CommitConflictError, match="delete file"):
+        _call(con, "table => 'db.r', options => map('min-input-files', '2')")
+    # the rewrite changed nothing: the concurrent delete is the last snapshot
+    t = con.catalog.load_table(T)
+    assert t.metadata.current_snapshot().parent_snapshot_id == before_version
+    assert 3 not in [r[0] for r in _rows(con)]
+
+
+def test_concurrent_append_does_not_conflict(con, monkeypatch, tmp_path):
+    _create(con)
+    append_before_commit(con, monkeypatch, str(tmp_path), "INSERT INTO db.r VALUES (9, 1, 'n')", T)
+    [row] = _call(con, "table => 'db.r', options => map('min-input-files', '2')")
+    assert row[:2] == (6, 2)
+    assert (9, 1, "n") in _rows(con) and len(_rows(con)) == 13
+
+
+def test_partial_progress_commits_groups_apart(con):
+    _create(con)
+    before = len(con.catalog.load_table(T).metadata.snapshots)
+    [row] = _call(con, "table => 'db.r', options => map('min-input-files', '2',"
+                  " 'partial-progress.enabled', 'true', 'max-concurrent-file-group-rewrites', '4')")
+    assert row[:2] == (6, 2)
+    assert len(con.catalog.load_table(T).metadata.snapshots) == before + 2  # one per group
+
+
+def test_remove_dangling_deletes(con):
+    _create(con, mode="merge-on-read", inserts=2)
+    con.execute("DELETE FROM db.r WHERE id = 0")
+    [row] = _call(con, "table => 'db.r', options => map('rewrite-all', 'true', 'remove-dangling-deletes', 'true')")
+    assert row[4] >= 1
+    assert con.execute("SELECT count(*) FROM db.r.delete_files").fetchall() == [(0,)]
+
+
+@pytest.mark.parametrize(
+    "args, error, match",
+    [
+        ("'db.r', 'sort', 'zorder(id, p)'", NotSupportedError, "z-order"),
+        ("'db.r', 'foo'", ProgrammingError, "unsupported strategy"),
+        ("table => 'db.r', options => map('foo', '1')", ProgrammingError, r"Cannot use options \['foo'\]"),
+        ("table => 'db.r', options => map('min-input-files', 'x')", ProgrammingError, "min-input-files"),
+        ("table => 'db.r', options => map('output-spec-id', '7')", NotSupportedError, "output-spec-id"),
+        ("'db.r', 'sort'", ProgrammingError, "no sort order"),
+        ("table => 'db.r', where => 'nope(id)'", ProgrammingError, "Cannot convert where"),
+        ("'db.missing'", ProgrammingError, "not found"),
+    ],
+)
+def test_bad_arguments_change_nothing(con, args, error, match):
+    _create(con, inserts=2)
+    version = con.catalog.current_version(T)
+    with pytest.raises(error, match=match):
+        _call(con, args)
+    assert con.catalog.current_version(T) == version

@@ -58,7 +58,7 @@ def test_expressions_are_evaluated_and_dates_up_cast_to_timestamps(con, history)
          "Procedure other.rollback_to_snapshot not found"),
         ("CALL nocat.system.ancestors_of('db.t')", ProgrammingError, "catalog 'nocat' not found"),
         ("CALL system.add_files('db.t', '`parquet`.`/nowhere`')", NotSupportedError, "system.add_files"),
-        ("CALL system.rewrite_data_files(table => 'db.t')", NotSupportedError, "rewrite_data_files"),
+        ("CALL system.compute_table_stats(table => 'db.t')", NotSupportedError, "compute_table_stats"),
     ],
 )  # fmt: skip
 def test_errors_name_the_procedure_and_argument(con, history, sql, error, message):

@@ -1,0 +1,122 @@
+"""Table maintenance twins: Spark runs rewrite_data_files on one table, icesql on its twin
+(v2 and v3, copy-on-write and merge-on-read with deletes present); Spark reads both the same
+afterwards, the outputs agree, and each engine compacts what the other compacted. Manifest
+merging: the same appends leave as many manifests in icesql's twin as in Spark's."""
+
+from __future__ import annotations
+
+import pytest
+from spark_support import assert_same_rows
+
+import icesql
+
+NS = "maint"
+CASES = [(2, "merge-on-read"), (3, "merge-on-read"), (2, "copy-on-write"), (3, "copy-on-write")]
+
+
+def _twins(spark, name: str, version: int, mode: str) -> list[str]:
+    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS local.{NS}")
+    names = [f"{name}_spark", f"{name}_ice"]
+    for n in names:
+        spark.sql(f"DROP TABLE IF EXISTS local.{NS}.{n}")
+        spark.sql(
+            f"CREATE TABLE local.{NS}.{n} (id BIGINT, p INT, s STRING) USING iceberg"
+            f" PARTITIONED BY (p) TBLPROPERTIES ('format-version'='{version}',"
+            f" 'write.delete.mode'='{mode}', 'write.update.mode'='{mode}')"
+        )
+        for i in range(6):
+            spark.sql(
+                f"INSERT INTO local.{NS}.{n} VALUES ({i}, {i % 2}, 's{i}'), ({i + 100}, {i % 2}, 't{i}')"
+            )
+        spark.sql(f"DELETE FROM local.{NS}.{n} WHERE id IN (1, 102)")
+        spark.sql(f"UPDATE local.{NS}.{n} SET s = 'u' WHERE id = 4")
+    return names
+
+
+def _spark_rows(spark, table: str) -> list[tuple]:
+    spark.sql(f"REFRESH TABLE local.{NS}.{table}")  # icesql may have committed since
+    return sorted(tuple(r) for r in spark.sql(f"SELECT * FROM local.{NS}.{table}").collect())
+
+
+def _files(spark, table: str) -> tuple[int, int]:
+    spark.sql(f"REFRESH TABLE local.{NS}.{table}")
+    data = spark.sql(f"SELECT count(*) FROM local.{NS}.{table}.data_files").collect()[0][0]
+    deletes = spark.sql(f"SELECT count(*) FROM local.{NS}.{table}.delete_files").collect()[0][0]
+    return data, deletes
+
+
+@pytest.mark.parametrize("version, mode", CASES)
+def test_rewrite_data_files_twins(spark, spark_warehouse, version, mode):
+    sp, ice = _twins(spark, f"rdf_v{version}_{mode[:1]}", version, mode)
+    assert _spark_rows(spark, sp) == _spark_rows(spark, ice)
+    before = _files(spark, ice)
+    options = "map('min-input-files', '2')"
+    [spark_out] = spark.sql(
+        f"CALL local.system.rewrite_data_files(table => '{NS}.{sp}', options => {options})"
+    ).collect()
+    con = icesql.connect(spark_warehouse)
+    try:
+        [ice_out] = con.execute(
+            f"CALL system.rewrite_data_files(table => '{NS}.{ice}', options => {options})"
+        ).fetchall()
+    finally:
+        con.close()
+    spark_out = tuple(spark_out)
+    # the same output: same files and bytes rewritten, one new file per partition, the same
+    # delete files removed (a v2 position delete file newer than the rewritten files stays)
+    assert ice_out == spark_out and ice_out[0] == before[0]
+    assert _spark_rows(spark, sp) == _spark_rows(spark, ice)
+    assert _files(spark, sp) == _files(spark, ice)
+    assert _files(spark, ice)[0] == 2
+    op = spark.sql(
+        f"SELECT operation FROM local.{NS}.{ice}.snapshots ORDER BY committed_at DESC LIMIT 1"
+    ).collect()[0][0]
+    assert op == "replace"
+    # each engine compacts what the other compacted, and the rows stay
+    spark.sql(f"REFRESH TABLE local.{NS}.{ice}")
+    spark.sql(f"INSERT INTO local.{NS}.{ice} VALUES (50, 0, 'n'), (51, 1, 'n')")
+    spark.sql(f"INSERT INTO local.{NS}.{sp} VALUES (50, 0, 'n'), (51, 1, 'n')")
+    spark.sql(
+        f"CALL local.system.rewrite_data_files(table => '{NS}.{ice}',"
+        " options => map('rewrite-all', 'true'))"
+    )
+    con = icesql.connect(spark_warehouse)
+    try:
+        con.execute(
+            f"CALL system.rewrite_data_files(table => '{NS}.{sp}', options => map('rewrite-all', 'true'))"
+        )
+        assert_same_rows(
+            _spark_rows(spark, ice), con.execute(f"SELECT * FROM {NS}.{sp}").fetchall(), ordered=False
+        )
+    finally:
+        con.close()
+    assert _spark_rows(spark, sp) == _spark_rows(spark, ice)
+    assert _files(spark, sp) == _files(spark, ice)
+
+
+def test_manifest_merging_matches_spark(spark, spark_warehouse):
+    """Spark's INSERTs (Java's MergeAppend) and icesql's, min-count-to-merge 10: the same
+    manifest count after every commit."""
+    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS local.{NS}")
+    for n in ("mm_spark", "mm_ice"):
+        spark.sql(f"DROP TABLE IF EXISTS local.{NS}.{n}")
+        spark.sql(
+            f"CREATE TABLE local.{NS}.{n} (id BIGINT) USING iceberg"
+            " TBLPROPERTIES ('format-version'='2', 'commit.manifest.min-count-to-merge'='10')"
+        )
+    con = icesql.connect(spark_warehouse)
+    spark_counts, ice_counts = [], []
+    try:
+        for i in range(25):
+            spark.sql(f"INSERT INTO local.{NS}.mm_spark VALUES ({i})")
+            con.execute(f"INSERT INTO {NS}.mm_ice VALUES ({i})")
+            for n, counts in (("mm_spark", spark_counts), ("mm_ice", ice_counts)):
+                spark.sql(f"REFRESH TABLE local.{NS}.{n}")
+                counts.append(
+                    spark.sql(f"SELECT count(*) FROM local.{NS}.{n}.manifests").collect()[0][0]
+                )
+    finally:
+        con.close()
+    assert ice_counts == spark_counts
+    assert max(ice_counts) == 9  # merging happened
+    assert _spark_rows(spark, "mm_ice") == _spark_rows(spark, "mm_spark")

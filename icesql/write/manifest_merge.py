@@ -23,6 +23,7 @@ merge into one: after 1,000 single-file INSERTs a table has 10 manifests, as wit
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from icesql.io import FileIO
 from icesql.metadata.manifest import (
@@ -35,28 +36,36 @@ from icesql.metadata.manifest import (
 from icesql.spec.manifest_file import ManifestFile
 from icesql.write.properties import TableProperties
 
-__all__ = ["ManifestMerger", "pack_end"]
+__all__ = ["ManifestMerger", "pack", "pack_end"]
+
+T = TypeVar("T")
 
 # writes a manifest of (spec id, entries, content) for the snapshot being produced
 WriteManifest = Callable[[int, Sequence[ManifestEntry], int], ManifestFile]
 
 
-def pack_end(items: Sequence[ManifestFile], target: int) -> list[list[ManifestFile]]:
-    """Java's ``ListPacker(target, 1, false).packEnd``: bins filled from the end of
-    ``items``, one open bin at a time, each bin and the bins kept in the items' order. An
-    item larger than ``target`` gets a bin of its own."""
-    bins: list[list[ManifestFile]] = []
-    current: list[ManifestFile] = []
-    weight = 0
-    for item in reversed(items):
-        size = item.manifest_length
-        if current and weight + size > target:
+def pack(items: Sequence[T], weight: Callable[[T], int], target: int) -> list[list[T]]:
+    """Java's ``ListPacker(target, 1, false).pack``: bins filled in order, one open bin at a
+    time, of at most ``target`` total weight; an item heavier than ``target`` gets its own."""
+    bins: list[list[T]] = []
+    current: list[T] = []
+    total = 0
+    for item in items:
+        w = weight(item)
+        if current and total + w > target:
             bins.append(current)
-            current, weight = [], 0
+            current, total = [], 0
         current.append(item)
-        weight += size
+        total += w
     if current:
         bins.append(current)
+    return bins
+
+
+def pack_end(items: Sequence[ManifestFile], target: int) -> list[list[ManifestFile]]:
+    """Java's ``ListPacker(target, 1, false).packEnd``: ``pack`` from the end of ``items``,
+    each bin and the bins kept in the items' order."""
+    bins = pack(list(reversed(items)), lambda m: m.manifest_length, target)
     return [bin_[::-1] for bin_ in reversed(bins)]
 
 

@@ -62,6 +62,7 @@ from icesql.sql.transform_terms import new_sort_order
 from icesql.statements.procedures.base import MAP, STRING, Call, Parameter, Procedure
 from icesql.write.commit import commit
 from icesql.write.data_writer import DataWriter, WriteTarget
+from icesql.write.manifest_merge import pack
 from icesql.write.properties import TableProperties
 from icesql.write.snapshot import Change, SnapshotOperation
 from icesql.write.validation import RewriteValidation
@@ -217,23 +218,6 @@ def _selected(task: FileScanTask, o: _Options) -> bool:
     )
 
 
-def _pack(tasks: list[FileScanTask], limit: int) -> list[list[FileScanTask]]:
-    """Java's ``ListPacker(limit, 1, false).pack``: in order, one open bin at a time."""
-    bins: list[list[FileScanTask]] = []
-    current: list[FileScanTask] = []
-    weight = 0
-    for t in tasks:
-        size = t.data_file.file_size_in_bytes
-        if current and weight + size > limit:
-            bins.append(current)
-            current, weight = [], 0
-        current.append(t)
-        weight += size
-    if current:
-        bins.append(current)
-    return bins
-
-
 def _worth_rewriting(group: list[FileScanTask], o: _Options) -> bool:
     size = sum(t.data_file.file_size_in_bytes for t in group)
     return (
@@ -256,7 +240,7 @@ def plan_groups(table: Table, tasks: Sequence[FileScanTask], o: _Options) -> lis
     groups = [
         g
         for files in by_partition.values()
-        for g in _pack(files, o.max_group_size)
+        for g in pack(files, lambda t: t.data_file.file_size_in_bytes, o.max_group_size)
         if _worth_rewriting(g, o)
     ]
     if o.max_files is not None:

@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from icesql.errors import InternalError, ProgrammingError
+from icesql.errors import CommitConflictError, InternalError, ProgrammingError
 from icesql.expressions.tree import BooleanExpression
 from icesql.io import FileIO
 from icesql.metadata.manifest import STATUS_ADDED, ManifestEntry, write_manifest
@@ -45,6 +45,7 @@ from icesql.spec.content_file import DATA, DataFile
 from icesql.spec.manifest_file import CONTENT_DATA, CONTENT_DELETES, ManifestFile
 from icesql.write.manifest_filter import ManifestFilter, file_key
 from icesql.write.manifest_merge import ManifestMerger
+from icesql.write.manifest_rewrite import ManifestRewrite, rewrite_group
 from icesql.write.properties import TableProperties
 from icesql.write.summary import snapshot_summary
 from icesql.write.updates import Requirement, Update
@@ -120,6 +121,10 @@ class Change:
     new snapshot's (Java's ``RewriteFiles.dataSequenceNumber``: a compaction keeps the
     sequence number of the snapshot it read, so equality deletes committed since still apply
     to the rewritten rows).
+
+    ``rewritten_manifests`` replaces groups of the parent's manifests by new ones holding the
+    same entries (``rewrite_manifests``; ``icesql.write.manifest_rewrite``), without
+    filtering or merging: Java's ``BaseRewriteManifests``.
     """
 
     operation: SnapshotOperation | None = None
@@ -135,6 +140,7 @@ class Change:
     branch: str = MAIN_BRANCH
     stage_only: bool = False
     data_sequence_number: int | None = None
+    rewritten_manifests: tuple[ManifestRewrite, ...] = ()
 
     def __post_init__(self) -> None:
         if self.operation is not None and not isinstance(self.operation, SnapshotOperation):
@@ -167,6 +173,7 @@ class SnapshotProducer:
             io, table, change.removed_files, change.delete_filter, change.dropped_partitions
         )
         self._merger: ManifestMerger | None = None
+        self._rewritten: list[ManifestFile] | None = None  # rewrite_manifests' new manifests
         self.removed: list[DataFile] = []  # what the last attempt removed
         self._list_paths: list[str] = []
         self._uses: dict[str, list[str]] = {}  # manifest list -> the new manifests it names
@@ -183,6 +190,7 @@ class SnapshotProducer:
             self._filter.reset()
             if self._merger is not None:
                 self._merger.reset()
+            self._rewritten = None
         sid = self.snapshot_id
         version = md.format_version
         meta_dir = TableProperties(md.properties, self.table).metadata_location(md.location)
@@ -195,8 +203,13 @@ class SnapshotProducer:
         def write(spec_id: int, entries: Sequence[ManifestEntry], content: int) -> ManifestFile:
             return self._write(md, meta_dir, sid, spec_id, entries, content)
 
-        existing, self.removed = self._filter.apply(md, existing, write)
-        manifests = self._merge(md, [*new, *existing], sid, write)
+        extra = dict(change.summary)
+        if change.rewritten_manifests:
+            manifests = self._replace_manifests(existing, write, extra)
+            self.removed = []
+        else:
+            existing, self.removed = self._filter.apply(md, existing, write)
+            manifests = self._merge(md, [*new, *existing], sid, write)
         sequence = md.last_sequence_number + 1 if version >= 2 else 0
         first_row_id = (md.next_row_id or 0) if version >= 3 else None
         list_path = f"{meta_dir}/snap-{sid}-{attempt}-{self.commit_uuid}.avro"
@@ -217,7 +230,7 @@ class SnapshotProducer:
             added=change.added_files,
             removed=self.removed,
             previous=None if parent is None or not change.keep_existing else parent.summary,
-            extra=change.summary,
+            extra=extra,
         )
         added_rows = None
         if version >= 3:
@@ -233,6 +246,32 @@ class SnapshotProducer:
             first_row_id=first_row_id,
             added_rows=added_rows,
         )
+
+    def _replace_manifests(
+        self, existing: list[ManifestFile], write: Any, summary: dict[str, str]
+    ) -> list[ManifestFile]:
+        """The parent's manifests with the change's groups rewritten (Java's
+        ``BaseRewriteManifests``); a replaced manifest no longer there is a conflict."""
+        present = {m.manifest_path for m in existing}
+        replaced = {m.manifest_path for r in self.change.rewritten_manifests for m in r.manifests}
+        missing = sorted(replaced - present)
+        if missing:
+            raise CommitConflictError(
+                f"cannot commit to {self.table}: manifest {missing[0]} is no longer in the"
+                " table (a concurrent commit replaced it)"
+            )
+        if self._rewritten is None:
+            self._rewritten = [
+                m for r in self.change.rewritten_manifests for m in rewrite_group(self.io, r, write)
+            ]
+        kept = [m for m in existing if m.manifest_path not in replaced]
+        summary.update({
+            "manifests-created": str(len(self._rewritten)),
+            "manifests-kept": str(len(kept)),
+            "manifests-replaced": str(len(replaced)),
+            "entries-processed": "0",
+        })  # fmt: skip
+        return [*self._rewritten, *kept]
 
     def _merge(
         self,

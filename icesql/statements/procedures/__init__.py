@@ -4,7 +4,7 @@ The registry maps each procedure's name to its ``Procedure`` (``base``): one mod
 family — ``snapshots`` (rollback_to_snapshot, rollback_to_timestamp, set_current_snapshot,
 fast_forward, ancestors_of), ``publish`` (cherrypick_snapshot, publish_changes), ``tables``
 (register_table), ``expire`` (expire_snapshots), ``orphans`` (remove_orphan_files),
-``rewrite`` (rewrite_data_files). ``call`` resolves the procedure in the ``system`` namespace of the named
+``rewrite`` (rewrite_data_files, rewrite_manifests). ``call`` resolves the procedure in the ``system`` namespace of the named
 (else the current) catalog, binds the arguments as Spark does and returns its output rows.
 Iceberg's other procedures are known by name and refused with ``NotSupportedError``.
 """
@@ -31,7 +31,6 @@ PROCEDURES: dict[str, Procedure] = {
 }
 # Iceberg 1.10's other Spark procedures
 NOT_BUILT = frozenset({
-    "rewrite_manifests",
     "rewrite_position_delete_files", "add_files", "snapshot", "migrate",
     "create_changelog_view", "compute_table_stats", "compute_partition_stats", "rewrite_table_path",
 })  # fmt: skip

@@ -1,4 +1,4 @@
-"""``rewrite_data_files``: compaction as Spark's ``RewriteDataFilesSparkAction`` plans and
+"""``rewrite_data_files`` and ``rewrite_manifests``: compaction as Spark's ``RewriteDataFilesSparkAction`` plans and
 commits it, file group by file group.
 
 Planning (Java's ``BinPackRewriteFilePlanner`` / ``SizeBasedFileRewritePlanner``): the data
@@ -59,10 +59,19 @@ from icesql.sql import nodes
 from icesql.sql.dialect import DIALECT, parse_one
 from icesql.sql.predicates import exact_filter
 from icesql.sql.transform_terms import new_sort_order
-from icesql.statements.procedures.base import MAP, STRING, Call, Parameter, Procedure
+from icesql.statements.procedures.base import (
+    BOOLEAN,
+    INT,
+    MAP,
+    STRING,
+    Call,
+    Parameter,
+    Procedure,
+)
 from icesql.write.commit import commit
 from icesql.write.data_writer import DataWriter, WriteTarget
 from icesql.write.manifest_merge import pack
+from icesql.write.manifest_rewrite import ManifestRewrite
 from icesql.write.properties import TableProperties
 from icesql.write.snapshot import Change, SnapshotOperation
 from icesql.write.validation import RewriteValidation
@@ -451,7 +460,57 @@ def _remove_dangling_deletes(catalog: Catalog, table: Table) -> int:
     return len(dangling)
 
 
+def _rewrite_manifests(call: Call) -> Sequence[Sequence[Any]]:
+    """Spark's ``RewriteManifestsSparkAction``: the data manifests, then the delete manifests,
+    of one spec (``spec_id``, default the table's) are each rewritten into
+    ceil(total bytes / ``commit.manifest.target-size-bytes``) manifests clustered by
+    partition (``icesql.write.manifest_rewrite``), unless that is one manifest again; one
+    ``replace`` commit. ``use_caching`` tunes Spark's job and is accepted."""
+    catalog, table = call.table()
+    md = table.metadata
+    spec_id = call.args.get("spec_id", md.default_spec_id)
+    if md.spec_by_id(spec_id) is None:
+        raise call.error(f"Cannot find spec id {spec_id} in table {table.name}")
+    snapshot = md.current_snapshot()
+    if snapshot is None:
+        return [(0, 0)]
+    target = TableProperties(md.properties, table.name).manifest_target_size_bytes
+    manifests = read_manifest_list(table.io, snapshot.manifest_list, snapshot)
+    groups = []
+    for data in (True, False):
+        matching = tuple(
+            m for m in manifests
+            if (m.content == CONTENT_DATA) == data and m.partition_spec_id == spec_id
+        )
+        if not matching:
+            continue
+        count = -(-sum(m.manifest_length for m in matching) // target)
+        if count == 1 and len(matching) == 1:
+            continue
+        groups.append(ManifestRewrite(matching, count))
+    if not groups:
+        return [(0, 0)]
+    committed = commit(
+        catalog, table, Change(operation=SnapshotOperation.REPLACE, rewritten_manifests=tuple(groups))
+    )
+    created = committed.metadata.current_snapshot().summary.get("manifests-created", "0")
+    return [(sum(len(g.manifests) for g in groups), int(created))]
+
+
 PROCEDURES = (
+    Procedure(
+        "rewrite_manifests",
+        (
+            Parameter("table", STRING),
+            Parameter("use_caching", BOOLEAN, required=False),
+            Parameter("spec_id", INT, required=False),
+        ),
+        pa.schema([
+            pa.field("rewritten_manifests_count", pa.int32(), nullable=False),
+            pa.field("added_manifests_count", pa.int32(), nullable=False),
+        ]),
+        _rewrite_manifests,
+    ),
     Procedure(
         "rewrite_data_files",
         (

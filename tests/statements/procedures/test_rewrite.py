@@ -187,3 +187,71 @@ def test_bad_arguments_change_nothing(con, args, error, match):
     with pytest.raises(error, match=match):
         _call(con, args)
     assert con.catalog.current_version(T) == version
+
+
+# --- rewrite_manifests ----------------------------------------------------------------------
+
+
+def _manifest_counts(con):
+    return dict(con.execute("SELECT content, count(*) FROM db.r.manifests GROUP BY 1").fetchall())
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_rewrite_manifests_clusters_entries_and_keeps_them(con, version):
+    _create(con, version, "merge-on-read", inserts=8)
+    con.execute("DELETE FROM db.r WHERE id IN (1, 102)")
+    lineage = "_row_id, _last_updated_sequence_number" if version >= 3 else "id"
+    before = sorted(con.execute(f"SELECT *, {lineage} FROM db.r").fetchall())
+    entries_before = sorted(
+        (e.data_file.file_path, e.snapshot_id, e.sequence_number, e.file_sequence_number)
+        for _, e in _live(con)[2]
+    )
+    assert _manifest_counts(con) == {0: 8, 1: 1}
+    assert con.execute("CALL system.rewrite_manifests('db.r')").fetchall() == [(8, 1)]
+    assert _manifest_counts(con) == {0: 1, 1: 1}  # a lone delete manifest is left as it is
+    t, snap, files = _live(con)
+    assert snap.summary["operation"] == "replace"
+    assert snap.summary["manifests-replaced"] == "8" and snap.summary["manifests-kept"] == "1"
+    assert snap.summary["total-records"] == "16" and snap.summary["total-data-files"] == "8"
+    entries_after = sorted(
+        (e.data_file.file_path, e.snapshot_id, e.sequence_number, e.file_sequence_number)
+        for _, e in files
+    )
+    assert entries_after == entries_before
+    assert sorted(con.execute(f"SELECT *, {lineage} FROM db.r").fetchall()) == before
+    # one manifest already: nothing to do, no commit
+    version_before = con.catalog.current_version(T)
+    assert con.execute("CALL system.rewrite_manifests(table => 'db.r', use_caching => false)").fetchall() == [(0, 0)]
+    assert con.catalog.current_version(T) == version_before
+
+
+def test_rewrite_manifests_splits_by_target_size_in_partition_order(con):
+    _create(con, inserts=8)
+    con.execute("ALTER TABLE db.r SET TBLPROPERTIES ('commit.manifest.target-size-bytes'='12000')")
+    t, snap, _ = _live(con)
+    total = sum(m.manifest_length for m in read_manifest_list(t.io, snap.manifest_list, snap))
+    expected = -(-total // 12000)
+    assert expected >= 2
+    assert con.execute("CALL system.rewrite_manifests('db.r')").fetchall() == [(8, expected)]
+    t, snap, _ = _live(con)
+    ranges = []
+    for m in read_manifest_list(t.io, snap.manifest_list, snap):
+        parts = [e.data_file.partition[0] for e in read_manifest(t.io, m)]
+        assert parts == sorted(parts)
+        ranges.append((parts[0], parts[-1]))
+    assert ranges == sorted(ranges)
+
+
+def test_rewrite_manifests_loses_to_a_concurrent_rewrite(con, monkeypatch, tmp_path):
+    _create(con, inserts=3)
+    append_before_commit(con, monkeypatch, str(tmp_path), "CALL system.rewrite_manifests('db.r')", T)
+    with pytest.raises(CommitConflictError, match="no longer in the table"):
+        con.execute("CALL system.rewrite_manifests('db.r')")
+    assert _manifest_counts(con) == {0: 1}
+    assert len(_rows(con)) == 6
+
+
+def test_rewrite_manifests_bad_spec_id(con):
+    _create(con, inserts=2)
+    with pytest.raises(ProgrammingError, match="Cannot find spec id 5"):
+        con.execute("CALL system.rewrite_manifests(table => 'db.r', spec_id => 5)")

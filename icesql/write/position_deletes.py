@@ -29,7 +29,7 @@ the commit's ``Validation``; ``abort`` deletes every file written.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -47,7 +47,7 @@ from icesql.write.column_metrics import FULL, MetricsConfig
 from icesql.write.parquet import ParquetDataWriter
 from icesql.write.properties import TableProperties
 
-__all__ = ["DeleteWriteResult", "PositionDeleteWriter", "as_positions"]
+__all__ = ["DeleteWriteResult", "PositionDeleteWriter", "as_positions", "write_position_delete_file"]
 
 ROWS_PER_ROW_GROUP = 1 << 20  # (file_path, pos) rows per Parquet write
 _POSITION_IDS = (FILE_PATH_FIELD_ID, POS_FIELD_ID)
@@ -197,36 +197,16 @@ class PositionDeleteWriter:
 
     def _write_position_file(self, data_file: DataFile, positions: np.ndarray) -> DataFile:
         path = f"{self._partition_folder(data_file)}/{self._name('parquet')}"
-        props = self.properties
-        writer = ParquetDataWriter(
-            self.table.io,
-            path,
-            POSITION_DELETE_SCHEMA,
-            data_file.spec_id,
-            data_file.partition,
-            MetricsConfig(FULL, {}),
-            compression=props.parquet_compression,
-            compression_level=props.parquet_compression_level,
-            page_size=props.page_size_bytes,
-            sort_order_id=None,
-        )
         self._written.append(path)
-        try:
+
+        def chunks() -> Iterator[pa.Table]:
             for start in range(0, len(positions), ROWS_PER_ROW_GROUP):
                 chunk = positions[start : start + ROWS_PER_ROW_GROUP]
                 names = pa.repeat(pa.scalar(data_file.file_path, pa.string()), len(chunk))
-                writer.write(pa.table([names, pa.array(chunk, pa.int64())], schema=writer.arrow_schema))
-            written = writer.close()
-        except BaseException:
-            writer.abort()
-            raise
-        return replace(
-            written,
-            content=POSITION_DELETES,
-            referenced_data_file=data_file.file_path,
-            value_counts=_without(written.value_counts),
-            null_value_counts=_without(written.null_value_counts),
-            nan_value_counts=_without(written.nan_value_counts),
+                yield pa.table([names, pa.array(chunk, pa.int64())], names=["file_path", "pos"])
+
+        return write_position_delete_file(
+            self.table, path, data_file.spec_id, data_file.partition, chunks(), data_file.file_path
         )
 
     def _write_vectors(self, vectors: list[tuple[DataFile, np.ndarray]]) -> list[DataFile]:
@@ -250,6 +230,46 @@ class PositionDeleteWriter:
             )
             for (data_file, _), (offset, length, cardinality) in zip(vectors, blobs)
         ]
+
+
+def write_position_delete_file(
+    table: Table,
+    path: str,
+    spec_id: int,
+    partition: tuple,
+    chunks: Iterable[pa.Table],
+    referenced: str | None,
+) -> DataFile:
+    """Write one Parquet position delete file of ``(file_path, pos)`` rows, already sorted,
+    with Java's metrics (module docstring); ``referenced`` names its one data file, if one."""
+    props = TableProperties(table.metadata.properties, table.name)
+    writer = ParquetDataWriter(
+        table.io,
+        path,
+        POSITION_DELETE_SCHEMA,
+        spec_id,
+        partition,
+        MetricsConfig(FULL, {}),
+        compression=props.parquet_compression,
+        compression_level=props.parquet_compression_level,
+        page_size=props.page_size_bytes,
+        sort_order_id=None,
+    )
+    try:
+        for chunk in chunks:
+            writer.write(pa.table(chunk.columns, schema=writer.arrow_schema))
+        written = writer.close()
+    except BaseException:
+        writer.abort()
+        raise
+    return replace(
+        written,
+        content=POSITION_DELETES,
+        referenced_data_file=referenced,
+        value_counts=_without(written.value_counts),
+        null_value_counts=_without(written.null_value_counts),
+        nan_value_counts=_without(written.nan_value_counts),
+    )
 
 
 def _without(counts: dict[int, int] | None) -> dict[int, int] | None:

@@ -120,7 +120,8 @@ class Change:
     ``data_sequence_number`` gives the added files that data sequence number instead of the
     new snapshot's (Java's ``RewriteFiles.dataSequenceNumber``: a compaction keeps the
     sequence number of the snapshot it read, so equality deletes committed since still apply
-    to the rewritten rows).
+    to the rewritten rows); ``data_sequence_numbers`` does so per added file path (a rewrite
+    of position delete files keeps the highest sequence number of the files it merges).
 
     ``rewritten_manifests`` replaces groups of the parent's manifests by new ones holding the
     same entries (``rewrite_manifests``; ``icesql.write.manifest_rewrite``), without
@@ -140,6 +141,7 @@ class Change:
     branch: str = MAIN_BRANCH
     stage_only: bool = False
     data_sequence_number: int | None = None
+    data_sequence_numbers: Mapping[str, int] = field(default_factory=dict)  # by file path
     rewritten_manifests: tuple[ManifestRewrite, ...] = ()
 
     def __post_init__(self) -> None:
@@ -299,7 +301,10 @@ class SnapshotProducer:
         out = []
         for (content, spec_id), files in sorted(by_spec.items()):
             seq = self.change.data_sequence_number if version >= 2 else None
-            entries = [ManifestEntry(STATUS_ADDED, sid, seq, None, f) for f in files]
+            seqs = self.change.data_sequence_numbers if version >= 2 else {}
+            entries = [
+                ManifestEntry(STATUS_ADDED, sid, seqs.get(f.file_path, seq), None, f) for f in files
+            ]
             out.append(self._write(md, meta_dir, sid, spec_id, entries, content))
         self._manifests[version] = out
         return out

@@ -119,48 +119,75 @@ class _Options:
     remove_dangling: bool
 
 
-def _options(call: Call, table: Table, strategy: str) -> _Options:
-    given = {str(k).lower(): str(v) for k, v in call.args.get("options", {}).items()}
-    unknown = sorted(set(given) - _OPTIONS)
-    if unknown:
-        raise call.error(
-            f"Cannot use options {unknown}, they are not supported by the action or the rewriter"
-            f" (supported: {', '.join(sorted(_OPTIONS))})"
-        )
-    if strategy != "sort":
-        for key in ("compression-factor", "shuffle-partitions-per-file"):
-            if key in given:
-                raise call.error(f"Cannot use option {key!r} with strategy {strategy}")
+@dataclasses.dataclass(frozen=True)
+class _Given:
+    """A procedure's ``options`` map, checked against the options it knows."""
 
-    def number(key: str, default: int, minimum: int = 0) -> int:
-        text = given.get(key)
+    call: Call
+    values: dict[str, str]
+
+    @staticmethod
+    def of(call: Call, known: frozenset[str]) -> _Given:
+        values = {str(k).lower(): str(v) for k, v in call.args.get("options", {}).items()}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise call.error(
+                f"Cannot use options {unknown}, they are not supported by the action or the"
+                f" rewriter (supported: {', '.join(sorted(known))})"
+            )
+        return _Given(call, values)
+
+    def number(self, key: str, default: int, minimum: int = 0) -> int:
+        text = self.values.get(key)
         if text is None:
             return default
         try:
             value = int(text)
         except ValueError:
-            raise call.error(f"option {key!r} is {text!r}; expected an integer") from None
+            raise self.call.error(f"option {key!r} is {text!r}; expected an integer") from None
         if value < minimum:
-            raise call.error(f"option {key!r} is {value}; it must be >= {minimum}")
+            raise self.call.error(f"option {key!r} is {value}; it must be >= {minimum}")
         return value
 
-    def flag(key: str, default: bool) -> bool:
-        text = given.get(key)
+    def flag(self, key: str, default: bool) -> bool:
+        text = self.values.get(key)
         if text is None:
             return default
         if text.strip().lower() not in ("true", "false"):
-            raise call.error(f"option {key!r} is {text!r}; expected true or false")
+            raise self.call.error(f"option {key!r} is {text!r}; expected true or false")
         return text.strip().lower() == "true"
 
+    def sizes(self, default_target: int) -> tuple[int, int, int]:
+        """target, min and max file size (Java's ``SizeBasedFileRewritePlanner``)."""
+        target = self.number("target-file-size-bytes", default_target, 1)
+        min_size = self.number("min-file-size-bytes", int(target * 0.75))
+        max_size = self.number("max-file-size-bytes", int(target * 1.8), 1)
+        if not min_size <= target <= max_size:
+            raise self.call.error(
+                f"min-file-size-bytes ({min_size}) <= target-file-size-bytes ({target}) <="
+                f" max-file-size-bytes ({max_size}) does not hold"
+            )
+        return target, min_size, max_size
+
+    def job_order(self) -> str:
+        order = self.values.get("rewrite-job-order", "none").strip().lower()
+        if order not in _JOB_ORDERS:
+            raise self.call.error(
+                f"Invalid rewrite job order name: {order} (one of {', '.join(_JOB_ORDERS)})"
+            )
+        return order
+
+
+def _options(call: Call, table: Table, strategy: str) -> _Options:
+    g = _Given.of(call, _OPTIONS)
+    given, number, flag = g.values, g.number, g.flag
+    if strategy != "sort":
+        for key in ("compression-factor", "shuffle-partitions-per-file"):
+            if key in given:
+                raise call.error(f"Cannot use option {key!r} with strategy {strategy}")
+
     props = TableProperties(table.metadata.properties, table.name)
-    target = number("target-file-size-bytes", props.target_file_size_bytes, 1)
-    min_size = number("min-file-size-bytes", int(target * 0.75))
-    max_size = number("max-file-size-bytes", int(target * 1.8), 1)
-    if not min_size <= target <= max_size:
-        raise call.error(
-            f"min-file-size-bytes ({min_size}) <= target-file-size-bytes ({target}) <="
-            f" max-file-size-bytes ({max_size}) does not hold"
-        )
+    target, min_size, max_size = g.sizes(props.target_file_size_bytes)
     ratio_text = given.get("delete-ratio-threshold")
     ratio = 0.3
     if ratio_text is not None:
@@ -176,9 +203,7 @@ def _options(call: Call, table: Table, strategy: str) -> _Options:
             f"procedure {call.procedure}: option output-spec-id other than the table's default"
             f" spec ({table.metadata.default_spec_id}) is not supported"
         )
-    order = given.get("rewrite-job-order", "none").strip().lower()
-    if order not in _JOB_ORDERS:
-        raise call.error(f"Invalid rewrite job order name: {order} (one of {', '.join(_JOB_ORDERS)})")
+    order = g.job_order()
     max_commits = number("partial-progress.max-commits", 10, 1)
     return _Options(
         target=target,

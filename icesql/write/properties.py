@@ -19,6 +19,8 @@ from icesql.errors import ProgrammingError
 
 TARGET_FILE_SIZE = "write.target-file-size-bytes"
 DEFAULT_TARGET_FILE_SIZE = 512 * 1024 * 1024
+DELETE_TARGET_FILE_SIZE = "write.delete.target-file-size-bytes"
+DEFAULT_DELETE_TARGET_FILE_SIZE = 64 * 1024 * 1024
 PARQUET_COMPRESSION = "write.parquet.compression-codec"
 DEFAULT_PARQUET_COMPRESSION = "zstd"  # Java's default for tables created since 1.4 (Spark's)
 PARQUET_COMPRESSION_LEVEL = "write.parquet.compression-level"
@@ -112,6 +114,10 @@ class TableProperties:
     @property
     def target_file_size_bytes(self) -> int:
         return self._int(TARGET_FILE_SIZE, DEFAULT_TARGET_FILE_SIZE, minimum=1)
+
+    @property
+    def delete_target_file_size_bytes(self) -> int:
+        return self._int(DELETE_TARGET_FILE_SIZE, DEFAULT_DELETE_TARGET_FILE_SIZE, minimum=1)
 
     @property
     def row_group_size_bytes(self) -> int:

@@ -4,7 +4,8 @@ The registry maps each procedure's name to its ``Procedure`` (``base``): one mod
 family — ``snapshots`` (rollback_to_snapshot, rollback_to_timestamp, set_current_snapshot,
 fast_forward, ancestors_of), ``publish`` (cherrypick_snapshot, publish_changes), ``tables``
 (register_table), ``expire`` (expire_snapshots), ``orphans`` (remove_orphan_files),
-``rewrite`` (rewrite_data_files, rewrite_manifests). ``call`` resolves the procedure in the ``system`` namespace of the named
+``rewrite`` (rewrite_data_files, rewrite_manifests), ``rewrite_deletes``
+(rewrite_position_delete_files). ``call`` resolves the procedure in the ``system`` namespace of the named
 (else the current) catalog, binds the arguments as Spark does and returns its output rows.
 Iceberg's other procedures are known by name and refused with ``NotSupportedError``.
 """
@@ -19,19 +20,27 @@ from icesql.errors import NotSupportedError, ProgrammingError
 from icesql.session import Result, Session
 from icesql.sql import nodes
 from icesql.sql.identifiers import catalog_named
-from icesql.statements.procedures import expire, orphans, publish, rewrite, snapshots, tables
+from icesql.statements.procedures import (
+    expire,
+    orphans,
+    publish,
+    rewrite,
+    rewrite_deletes,
+    snapshots,
+    tables,
+)
 from icesql.statements.procedures.base import Call, Procedure, bind
 
 __all__ = ["NOT_BUILT", "PROCEDURES", "call"]
 
 PROCEDURES: dict[str, Procedure] = {
     p.name: p
-    for family in (snapshots, publish, tables, expire, orphans, rewrite)
+    for family in (snapshots, publish, tables, expire, orphans, rewrite, rewrite_deletes)
     for p in family.PROCEDURES
 }
 # Iceberg 1.10's other Spark procedures
 NOT_BUILT = frozenset({
-    "rewrite_position_delete_files", "add_files", "snapshot", "migrate",
+    "add_files", "snapshot", "migrate",
     "create_changelog_view", "compute_table_stats", "compute_partition_stats", "rewrite_table_path",
 })  # fmt: skip
 

@@ -298,7 +298,8 @@ def plan_groups(table: Table, tasks: Sequence[FileScanTask], o: _Options) -> lis
 # --- the procedure --------------------------------------------------------------------------
 
 
-def _where(call: Call, table: Table) -> BooleanExpression:
+def where_filter(call: Call, table: Table) -> BooleanExpression:
+    """The procedure's ``where`` argument as an Iceberg filter (ALWAYS_TRUE without one)."""
     text = call.args.get("where")
     if text is None:
         return ALWAYS_TRUE
@@ -349,7 +350,7 @@ def _rewrite_data_files(call: Call) -> Sequence[Sequence[Any]]:
         raise call.error(f"unsupported strategy: {strategy}. Only binpack or sort is supported")
     order = _sort_order(call, table, strategy)
     o = _options(call, table, strategy)
-    row_filter = _where(call, table)
+    row_filter = where_filter(call, table)
     md = table.metadata
     snapshot = md.current_snapshot()
     if snapshot is None:

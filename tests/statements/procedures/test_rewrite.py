@@ -255,3 +255,67 @@ def test_rewrite_manifests_bad_spec_id(con):
     _create(con, inserts=2)
     with pytest.raises(ProgrammingError, match="Cannot find spec id 5"):
         con.execute("CALL system.rewrite_manifests(table => 'db.r', spec_id => 5)")
+
+
+# --- rewrite_position_delete_files ----------------------------------------------------------
+
+
+def _deleted_v2(con):
+    _create(con, 2, "merge-on-read", inserts=4)
+    for i in (0, 1, 2, 3, 100, 101):
+        con.execute(f"DELETE FROM db.r WHERE id = {i}")
+
+
+def _content_counts(con):
+    return dict(con.execute("SELECT content, count(*) FROM db.r.files GROUP BY 1").fetchall())
+
+
+def test_rewrite_position_delete_files_merges_per_partition(con):
+    _deleted_v2(con)
+    before = _rows(con)
+    assert _content_counts(con) == {0: 4, 1: 4}
+    t, _, files = _live(con)
+    deletes = [e for c, e in files if c != CONTENT_DATA]
+    [row] = con.execute(
+        "CALL system.rewrite_position_delete_files(table => 'db.r', options => map('min-input-files', '2'))"
+    ).fetchall()
+    assert row[:3] == (4, 2, sum(e.data_file.file_size_in_bytes for e in deletes))
+    assert _content_counts(con) == {0: 4, 1: 2}
+    assert _rows(con) == before
+    t, snap, files = _live(con)
+    assert snap.summary["operation"] == "replace"
+    assert row[3] == sum(e.data_file.file_size_in_bytes for c, e in files if c != CONTENT_DATA)
+    by_partition = {}
+    for e in deletes:
+        p = e.data_file.partition
+        by_partition[p] = max(by_partition.get(p, 0), e.sequence_number)
+    for c, e in files:
+        if c != CONTENT_DATA:  # the highest sequence number of the files it replaced
+            assert e.sequence_number == by_partition[e.data_file.partition]
+            assert e.data_file.referenced_data_file is None  # names two data files
+    # nothing left worth rewriting
+    assert con.execute("CALL system.rewrite_position_delete_files('db.r')").fetchall() == [(0, 0, 0, 0)]
+
+
+def test_rewrite_position_delete_files_drops_dangling_deletes(con):
+    _deleted_v2(con)
+    con.execute("CALL system.rewrite_position_delete_files(table => 'db.r', options => map('min-input-files', '2'))")
+    before = _rows(con)
+    # rewrite the data of partition 0: its position delete file now names no live data file
+    con.execute("CALL system.rewrite_data_files(table => 'db.r', where => 'p = 0', options => map('rewrite-all', 'true'))")
+    assert _content_counts(con) == {0: 3, 1: 2}
+    [row] = con.execute(
+        "CALL system.rewrite_position_delete_files(table => 'db.r', options => map('rewrite-all', 'true'))"
+    ).fetchall()
+    assert row[:2] == (2, 1)  # the dangling file is removed, not rewritten
+    assert _content_counts(con) == {0: 3, 1: 1}
+    assert _rows(con) == before
+
+
+def test_rewrite_position_delete_files_refuses_v3_conversion_and_bad_options(con):
+    _create(con, 3, "merge-on-read", inserts=2)
+    con.execute("DELETE FROM db.r WHERE id = 0")
+    # deletion vectors only: nothing to rewrite
+    assert con.execute("CALL system.rewrite_position_delete_files('db.r')").fetchall() == [(0, 0, 0, 0)]
+    with pytest.raises(ProgrammingError, match="Cannot use options"):
+        con.execute("CALL system.rewrite_position_delete_files('db.r', map('delete-file-threshold', '1'))")

@@ -1,0 +1,192 @@
+"""``rewrite_position_delete_files``: compacting Parquet position delete files as Spark's
+``RewritePositionDeleteFilesSparkAction`` does (v2 tables).
+
+Planning is the size-based bin-pack of ``rewrite_data_files`` over the live position delete
+files (target ``write.delete.target-file-size-bytes``, 64 MiB; ``min-file-size-bytes``,
+``max-file-size-bytes``, ``min-input-files``, ``rewrite-all``, ``max-file-group-size-bytes``,
+``rewrite-job-order``), grouped by partition. Each group becomes one position delete file of
+its partition holding the group's ``(file_path, pos)`` rows sorted, without the *dangling*
+ones — rows of data files no longer in the table; a group left with none is removed
+outright. A new file keeps the highest data sequence number of the files it replaces, so it
+applies to exactly the data files they applied to. One ``replace`` commit (a replaced file
+removed meanwhile fails it); ``partial-progress.*`` and ``max-concurrent-file-group-rewrites``
+are accepted, groups are committed together. Deletion vectors (v3) are one per data file
+already; a v3 table's remaining Parquet position delete files are not converted to deletion
+vectors here (``NotSupportedError``).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from icesql.errors import NotSupportedError
+from icesql.expressions.file_filter import FileFilter, FileVerdict
+from icesql.metadata.manifest import ManifestEntry, read_manifest
+from icesql.metadata.manifest_list import read_manifest_list
+from icesql.scan.planner import ManifestCache, plan_scan
+from icesql.spec.content_file import POSITION_DELETES, DataFile
+from icesql.spec.manifest_file import CONTENT_DATA
+from icesql.statements.procedures.base import MAP, STRING, Call, Parameter, Procedure
+from icesql.statements.procedures.rewrite import _GIB, _Given, where_filter
+from icesql.write.commit import commit
+from icesql.write.manifest_merge import pack
+from icesql.write.position_deletes import write_position_delete_file
+from icesql.write.properties import TableProperties
+from icesql.write.snapshot import Change, SnapshotOperation
+
+__all__ = ["PROCEDURES"]
+
+_OPTIONS = frozenset({
+    "target-file-size-bytes", "min-file-size-bytes", "max-file-size-bytes", "min-input-files",
+    "rewrite-all", "max-file-group-size-bytes", "partial-progress.enabled",
+    "partial-progress.max-commits", "partial-progress.max-failed-commits",
+    "max-concurrent-file-group-rewrites", "rewrite-job-order",
+})  # fmt: skip
+_OUTPUT = pa.schema([
+    pa.field("rewritten_delete_files_count", pa.int32(), nullable=False),
+    pa.field("added_delete_files_count", pa.int32(), nullable=False),
+    pa.field("rewritten_bytes_count", pa.int64(), nullable=False),
+    pa.field("added_bytes_count", pa.int64(), nullable=False),
+])  # fmt: skip
+
+
+def _is_parquet_position_delete(f: DataFile) -> bool:
+    return f.content == POSITION_DELETES and f.file_format.upper() != "PUFFIN"
+
+
+def _rewrite_position_delete_files(call: Call) -> Sequence[Sequence[Any]]:
+    catalog, table = call.table()
+    md = table.metadata
+    g = _Given.of(call, _OPTIONS)
+    props = TableProperties(md.properties, table.name)
+    target, min_size, max_size = g.sizes(props.delete_target_file_size_bytes)
+    min_input = g.number("min-input-files", 5, 1)
+    rewrite_all = g.flag("rewrite-all", False)
+    max_group = g.number("max-file-group-size-bytes", 100 * _GIB, 1)
+    order = g.job_order()
+    g.flag("partial-progress.enabled", False)
+    row_filter = where_filter(call, table)
+    snapshot = md.current_snapshot()
+    if snapshot is None:
+        return [(0, 0, 0, 0)]
+    filters = FileFilter(md.schema(), md.specs, row_filter)
+    candidates: list[tuple[int, ManifestEntry]] = []
+    for m in read_manifest_list(table.io, snapshot.manifest_list, snapshot):
+        if m.content == CONTENT_DATA:
+            continue
+        for e in read_manifest(table.io, m):
+            f = e.data_file
+            if not e.is_live or not _is_parquet_position_delete(f):
+                continue
+            if filters.may_match(m.partition_spec_id, f) is not FileVerdict.MAY_MATCH:
+                continue
+            candidates.append((m.partition_spec_id, e))
+    if candidates and md.format_version >= 3:
+        raise NotSupportedError(
+            f"procedure {call.procedure}: converting the Parquet position delete files of v3"
+            f" table {table.name} into deletion vectors is not supported"
+        )
+    by_partition: dict[tuple[int, tuple[Any, ...]], list[ManifestEntry]] = {}
+    for spec_id, e in candidates:
+        size = e.data_file.file_size_in_bytes
+        if rewrite_all or size < min_size or size > max_size:
+            by_partition.setdefault((spec_id, e.data_file.partition), []).append(e)
+    groups = []
+    for key, entries in by_partition.items():
+        for group in pack(entries, lambda e: e.data_file.file_size_in_bytes, max_group):
+            size = sum(e.data_file.file_size_in_bytes for e in group)
+            if (
+                rewrite_all
+                or (len(group) > 1 and len(group) >= min_input)
+                or (len(group) > 1 and size > target)
+                or size > max_group
+            ):
+                groups.append((key, group))
+    if order != "none":
+        by, direction = order.split("-")
+        groups.sort(
+            key=lambda kg: sum(e.data_file.file_size_in_bytes for e in kg[1]) if by == "bytes" else len(kg[1]),
+            reverse=direction == "desc",
+        )
+    if not groups:
+        return [(0, 0, 0, 0)]
+    live = {t.data_file.file_path for t in plan_scan(md, snapshot, table.io, ManifestCache(), table.name).tasks}
+    data_location = props.data_location(md.location)
+    operation = str(uuid.uuid4())
+    added: list[DataFile] = []
+    seqs: dict[str, int] = {}
+    try:
+        for n, ((spec_id, partition), group) in enumerate(groups, 1):
+            rows = _live_rows(table, group, live)
+            if rows.num_rows == 0:
+                continue
+            spec = md.spec_by_id(spec_id)
+            folder = data_location
+            if spec is not None and spec.fields:
+                folder = f"{data_location}/{spec.partition_path(partition, md.schema())}"
+            path = f"{folder}/00000-{n}-{operation}-00001-deletes.parquet"
+            paths = pc.unique(rows.column("file_path"))
+            referenced = paths[0].as_py() if len(paths) == 1 else None
+            chunks = rows.to_batches(max_chunksize=1 << 20)
+            f = write_position_delete_file(
+                table, path, spec_id, partition, (pa.Table.from_batches([b]) for b in chunks), referenced
+            )
+            added.append(f)
+            seqs[f.file_path] = max(e.sequence_number or 0 for e in group)
+        removed = tuple(e.data_file for _, group in groups for e in group)
+        commit(
+            catalog,
+            table,
+            Change(
+                operation=SnapshotOperation.REPLACE,
+                added_files=tuple(added),
+                removed_files=removed,
+                data_sequence_numbers=seqs,
+            ),
+        )
+    except BaseException:
+        for f in added:
+            try:
+                table.io.delete(f.file_path)
+            except Exception:  # noqa: BLE001 - cleanup must not mask the original error
+                pass
+        raise
+    return [(
+        len(removed),
+        len(added),
+        sum(f.file_size_in_bytes for f in removed),
+        sum(f.file_size_in_bytes for f in added),
+    )]  # fmt: skip
+
+
+def _live_rows(table: Any, group: Sequence[ManifestEntry], live: set[str]) -> pa.Table:
+    """The group's ``(file_path, pos)`` rows of live data files, sorted, distinct."""
+    parts = []
+    for e in group:
+        with table.io.open(e.data_file.file_path) as source:
+            t = pq.read_table(source, columns=["file_path", "pos"])
+        parts.append(t.select(["file_path", "pos"]))
+    rows = pa.concat_tables(parts) if parts else pa.table({"file_path": [], "pos": []})
+    rows = rows.filter(pc.is_in(rows.column("file_path"), value_set=pa.array(sorted(live), pa.string())))
+    rows = rows.group_by(["file_path", "pos"]).aggregate([])
+    return rows.sort_by([("file_path", "ascending"), ("pos", "ascending")])
+
+
+PROCEDURES = (
+    Procedure(
+        "rewrite_position_delete_files",
+        (
+            Parameter("table", STRING),
+            Parameter("options", MAP, required=False),
+            Parameter("where", STRING, required=False),
+        ),
+        _OUTPUT,
+        _rewrite_position_delete_files,
+    ),
+)

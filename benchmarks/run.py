@@ -196,6 +196,14 @@ def evaluate(s: Scenario, sides: dict[str, list[Run]], runner: Runner) -> Row:
         _judge_stream(runner, row)
     elif s.kind == "overhead":
         _judge_overhead(s, sides, row)
+    if s.extra.get("read_speedup"):
+        first = next(r for r in ice if r.ok)
+        before, after = (first.extra or {}).get("read_before_s"), (first.extra or {}).get("read_after_s")
+        if before and after:
+            row.notes.append(
+                f"full aggregate on the table: {before:.3f} s before the rewrite, {after:.3f} s"
+                f" after ({before / after:.2f}x faster)"
+            )
     if s.extra.get("s3"):
         most = runner.max_gets.get(s.name, 0)
         row.notes.append(

@@ -169,6 +169,24 @@ def _pyarrow_write(ds: Dataset, sizes: Sizes) -> Request:
     }
 
 
+REWRITE_OPTIONS = "map('min-input-files', '2')"
+
+
+def _rewrite(task: str) -> RequestFn:
+    def request(ds: Dataset, sizes: Sizes) -> Request:
+        args = {
+            "warehouse": ds.warehouse,
+            "source": _table(POS),
+            "target": f"{SCRATCH}.rewrite_target_{task}",
+            "options": REWRITE_OPTIONS,
+        }
+        if task == "icesql_rewrite":
+            args["read_sql"] = config.AGGREGATE
+        return {"task": task, "args": args}
+
+    return request
+
+
 def _s3(ds: Dataset) -> dict[str, Any]:
     """The base table's copy in a bucket of the local S3 server (``benchmarks.s3``)."""
     return ds.info["s3"]
@@ -488,6 +506,17 @@ SCENARIOS: tuple[Scenario, ...] = (
         _frame("icesql_df"),
         "DuckDB df(), read_parquet of the same files",
         _frame("duckdb_df"),
+    ),
+    Scenario(
+        "rewrite_data_files",
+        "CALL rewrite_data_files on lineitem_pos (10% position deletes), on a metadata copy",
+        "ratio",
+        1.0,
+        "<= 1.0x Spark local's rewrite_data_files",
+        _rewrite("icesql_rewrite"),
+        "Spark local[2] + Iceberg 1.10 rewrite_data_files (session start not timed)",
+        _rewrite("spark_rewrite"),
+        extra={"read_speedup": True},
     ),
     Scenario(
         "streaming_count",

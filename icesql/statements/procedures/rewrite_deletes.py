@@ -7,7 +7,9 @@ files (target ``write.delete.target-file-size-bytes``, 64 MiB; ``min-file-size-b
 ``rewrite-job-order``), grouped by partition. Each group becomes one position delete file of
 its partition holding the group's ``(file_path, pos)`` rows sorted, without the *dangling*
 ones — rows of data files no longer in the table; a group left with none is removed
-outright. A new file keeps the highest data sequence number of the files it replaces, so it
+outright. As Java writes them (``write.delete.granularity``, default ``file``), the output is
+one file per data file the rows name (``referenced_data_file`` set), or with ``partition``
+one file per group. A new file keeps the highest data sequence number of the files it replaces, so it
 applies to exactly the data files they applied to. One ``replace`` commit (a replaced file
 removed meanwhile fails it); ``partial-progress.*`` and ``max-concurrent-file-group-rewrites``
 are accepted, groups are committed together. Deletion vectors (v3) are one per data file
@@ -42,6 +44,8 @@ from icesql.write.snapshot import Change, SnapshotOperation
 
 __all__ = ["PROCEDURES"]
 
+DELETE_GRANULARITY = "write.delete.granularity"
+
 _OPTIONS = frozenset({
     "target-file-size-bytes", "min-file-size-bytes", "max-file-size-bytes", "min-input-files",
     "rewrite-all", "max-file-group-size-bytes", "partial-progress.enabled",
@@ -71,6 +75,9 @@ def _rewrite_position_delete_files(call: Call) -> Sequence[Sequence[Any]]:
     max_group = g.number("max-file-group-size-bytes", 100 * _GIB, 1)
     order = g.job_order()
     g.flag("partial-progress.enabled", False)
+    granularity = str(md.properties.get(DELETE_GRANULARITY, "file")).strip().lower()
+    if granularity not in ("file", "partition"):
+        raise call.error(f"table property {DELETE_GRANULARITY} is {granularity!r}; expected file or partition")
     row_filter = where_filter(call, table)
     snapshot = md.current_snapshot()
     if snapshot is None:
@@ -130,15 +137,21 @@ def _rewrite_position_delete_files(call: Call) -> Sequence[Sequence[Any]]:
             folder = data_location
             if spec is not None and spec.fields:
                 folder = f"{data_location}/{spec.partition_path(partition, md.schema())}"
-            path = f"{folder}/00000-{n}-{operation}-00001-deletes.parquet"
-            paths = pc.unique(rows.column("file_path"))
-            referenced = paths[0].as_py() if len(paths) == 1 else None
-            chunks = rows.to_batches(max_chunksize=1 << 20)
-            f = write_position_delete_file(
-                table, path, spec_id, partition, (pa.Table.from_batches([b]) for b in chunks), referenced
-            )
-            added.append(f)
-            seqs[f.file_path] = max(e.sequence_number or 0 for e in group)
+            if granularity == "file":  # one file per data file, as Java's default writes
+                paths = pc.unique(rows.column("file_path")).to_pylist()
+                parts = [(p, rows.filter(pc.equal(rows.column("file_path"), p))) for p in paths]
+            else:
+                distinct = pc.unique(rows.column("file_path"))
+                parts = [(distinct[0].as_py() if len(distinct) == 1 else None, rows)]
+            for k, (referenced, part) in enumerate(parts, 1):
+                path = f"{folder}/00000-{n}-{operation}-{k:05d}-deletes.parquet"
+                chunks = part.to_batches(max_chunksize=1 << 20)
+                f = write_position_delete_file(
+                    table, path, spec_id, partition,
+                    (pa.Table.from_batches([b]) for b in chunks), referenced,
+                )
+                added.append(f)
+                seqs[f.file_path] = max(e.sequence_number or 0 for e in group)
         removed = tuple(e.data_file for _, group in groups for e in group)
         commit(
             catalog,

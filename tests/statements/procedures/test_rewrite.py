@@ -272,6 +272,7 @@ def _content_counts(con):
 
 def test_rewrite_position_delete_files_merges_per_partition(con):
     _deleted_v2(con)
+    con.execute("ALTER TABLE db.r SET TBLPROPERTIES ('write.delete.granularity'='partition')")
     before = _rows(con)
     assert _content_counts(con) == {0: 4, 1: 4}
     t, _, files = _live(con)
@@ -299,6 +300,7 @@ def test_rewrite_position_delete_files_merges_per_partition(con):
 
 def test_rewrite_position_delete_files_drops_dangling_deletes(con):
     _deleted_v2(con)
+    con.execute("ALTER TABLE db.r SET TBLPROPERTIES ('write.delete.granularity'='partition')")
     con.execute("CALL system.rewrite_position_delete_files(table => 'db.r', options => map('min-input-files', '2'))")
     before = _rows(con)
     # rewrite the data of partition 0: its position delete file now names no live data file
@@ -309,6 +311,23 @@ def test_rewrite_position_delete_files_drops_dangling_deletes(con):
     ).fetchall()
     assert row[:2] == (2, 1)  # the dangling file is removed, not rewritten
     assert _content_counts(con) == {0: 3, 1: 1}
+    assert _rows(con) == before
+
+
+def test_rewrite_position_delete_files_file_granularity_by_default(con):
+    _deleted_v2(con)
+    con.execute("ALTER TABLE db.r SET TBLPROPERTIES ('write.delete.granularity'='partition')")
+    con.execute("DELETE FROM db.r WHERE id = 4")  # a file naming two data files
+    con.execute("CALL system.rewrite_position_delete_files(table => 'db.r', options => map('min-input-files', '2'))")
+    con.execute("ALTER TABLE db.r UNSET TBLPROPERTIES ('write.delete.granularity')")
+    before = _rows(con)
+    [row] = con.execute(
+        "CALL system.rewrite_position_delete_files(table => 'db.r', options => map('rewrite-all', 'true'))"
+    ).fetchall()
+    assert row[:2] == (2, 4)  # one file per data file, as Java writes them
+    t, _, files = _live(con)
+    refs = [e.data_file.referenced_data_file for c, e in files if c != CONTENT_DATA]
+    assert None not in refs and len(set(refs)) == 4
     assert _rows(con) == before
 
 

@@ -204,6 +204,7 @@ def evaluate(s: Scenario, sides: dict[str, list[Run]], runner: Runner) -> Row:
                 f"full aggregate on the table: {before:.3f} s before the rewrite, {after:.3f} s"
                 f" after ({before / after:.2f}x faster)"
             )
+        row.notes.append("baseline RSS is Spark's Python driver only, not its JVM")
     if s.extra.get("s3"):
         most = runner.max_gets.get(s.name, 0)
         row.notes.append(

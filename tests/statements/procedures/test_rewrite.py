@@ -338,3 +338,34 @@ def test_rewrite_position_delete_files_refuses_v3_conversion_and_bad_options(con
     assert con.execute("CALL system.rewrite_position_delete_files('db.r')").fetchall() == [(0, 0, 0, 0)]
     with pytest.raises(ProgrammingError, match="Cannot use options"):
         con.execute("CALL system.rewrite_position_delete_files('db.r', map('delete-file-threshold', '1'))")
+
+
+def test_partial_progress_counts_a_failed_commit_and_keeps_the_others(con, monkeypatch, tmp_path):
+    _create(con, mode="merge-on-read")
+    # id 3 lives in partition 1, whose group commits second: only that commit conflicts
+    append_before_commit(con, monkeypatch, str(tmp_path), "DELETE FROM db.r WHERE id = 3", T)
+    [row] = _call(con, "table => 'db.r', options => map('min-input-files', '2',"
+                  " 'partial-progress.enabled', 'true')")
+    rewritten, added, _, failed, _ = row
+    assert (rewritten, added, failed) == (3, 1, 3)
+    counts = dict(con.execute("SELECT partition.p, count(*) FROM db.r.data_files GROUP BY 1").fetchall())
+    assert counts == {0: 1, 1: 3}
+    assert 3 not in [r[0] for r in _rows(con)] and len(_rows(con)) == 11
+    # without partial progress the same conflict fails the whole rewrite
+    append_before_commit(con, monkeypatch, str(tmp_path), "DELETE FROM db.r WHERE id = 5", T)
+    with pytest.raises(CommitConflictError):
+        _call(con, "table => 'db.r', options => map('min-input-files', '2')")
+
+
+def test_rewrite_moves_old_spec_files_into_the_current_spec(con):
+    _create(con, inserts=4)
+    con.execute("ALTER TABLE db.r DROP PARTITION FIELD p")
+    con.execute("ALTER TABLE db.r ADD PARTITION FIELD bucket(2, id)")
+    con.execute("INSERT INTO db.r VALUES (7, 1, 'x')")
+    before = _rows(con)
+    [row] = _call(con, "table => 'db.r', options => map('rewrite-all', 'true')")
+    assert row[0] == 5
+    t = con.catalog.load_table(T)
+    specs = {r[0] for r in con.execute("SELECT spec_id FROM db.r.data_files").fetchall()}
+    assert specs == {t.metadata.default_spec_id}
+    assert _rows(con) == before

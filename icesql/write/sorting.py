@@ -27,7 +27,7 @@ from icesql.spec.schema import Schema
 from icesql.spec.sorting import ASC, NULLS_FIRST, SortOrder
 from icesql.spec.types import IcebergType, StructType, UUIDType
 
-__all__ = ["column_array", "partition_keys", "sort_indices"]
+__all__ = ["column_array", "partition_keys", "sort_indices", "sort_keys"]
 
 
 def _struct_path(schema: Schema, field_id: int) -> list[int]:
@@ -110,15 +110,22 @@ def partition_keys(
     ]
 
 
+def sort_keys(batch: pa.RecordBatch, schema: Schema, order: SortOrder) -> list[pa.Array]:
+    """The values ``batch`` sorts by, one array per field of ``order`` (its transform
+    applied, in a type Arrow and DuckDB compare as Iceberg orders them)."""
+    return [
+        _comparable(f.transform.apply_arrow(schema.find_type(f.source_id), column_array(batch, schema, f.source_id)))
+        for f in order.fields
+    ]
+
+
 def sort_indices(batch: pa.RecordBatch | pa.Table, schema: Schema, order: SortOrder) -> pa.Array:
     """Row indices that put ``batch`` in ``order`` (transforms, directions, null orders)."""
     arrays: list[pa.Array] = []
     keys: list[tuple[str, str]] = []
     if isinstance(batch, pa.Table):
         batch = batch.combine_chunks().to_batches()[0] if batch.num_rows else batch
-    for i, f in enumerate(order.fields):
-        source_type = schema.find_type(f.source_id)
-        value = _comparable(f.transform.apply_arrow(source_type, column_array(batch, schema, f.source_id)))
+    for i, (f, value) in enumerate(zip(order.fields, sort_keys(batch, schema, order))):
         is_null = pc.is_null(value)
         arrays += [is_null, value]
         keys += [

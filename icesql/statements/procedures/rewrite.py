@@ -17,9 +17,10 @@ Rewriting streams each group's rows with every delete applied (so the new files 
 deletes; in v3 each row keeps its ``_row_id`` and ``_last_updated_sequence_number``) into
 a data writer of the table's current spec, bounded by ``target-file-size-bytes`` (the
 table's ``write.target-file-size-bytes``) — nothing holds more than a writer's buffers.
-The ``sort`` strategy writes each output file sorted by ``sort_order`` (or the table's sort
-order); Spark additionally range-partitions a group before writing, so its files' ranges do
-not overlap — ours may. Z-order is not supported (``NotSupportedError``).
+The ``sort`` strategy sorts each whole group by ``sort_order`` (or the table's sort order)
+in DuckDB, out of core, and cuts the sorted stream into files, so — as with Spark's
+range-partitioned sort — each file holds its own range of keys. Z-order is not supported
+(``NotSupportedError``).
 
 Committing (Java's ``RewriteFiles``): one ``replace`` snapshot removing the rewritten data
 files and the deletes scoped to them (deletion vectors, file-scoped position deletes),
@@ -37,11 +38,13 @@ accepted; groups are rewritten one after the other.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from icesql.catalog.base import Catalog
 from icesql.catalog.table import Table
@@ -54,7 +57,8 @@ from icesql.scan.table_scan import TableScan
 from icesql.scan.time_travel import ReadVersion
 from icesql.spec.content_file import POSITION_DELETES, DataFile
 from icesql.spec.manifest_file import CONTENT_DATA
-from icesql.spec.sorting import SortOrder
+from icesql.spec.schema import Schema
+from icesql.spec.sorting import ASC, NULLS_FIRST, SortOrder
 from icesql.sql import nodes
 from icesql.sql.dialect import DIALECT, parse_one
 from icesql.sql.predicates import exact_filter
@@ -74,6 +78,7 @@ from icesql.write.manifest_merge import pack
 from icesql.write.manifest_rewrite import ManifestRewrite
 from icesql.write.properties import TableProperties
 from icesql.write.snapshot import Change, SnapshotOperation
+from icesql.write.sorting import sort_keys
 from icesql.write.validation import RewriteValidation
 
 __all__ = ["PROCEDURES"]
@@ -374,7 +379,7 @@ def _rewrite_data_files(call: Call) -> Sequence[Sequence[Any]]:
             for group in batch:
                 writer = _writer(table, order, o.target)
                 writers.append(writer)
-                _copy(table, version, cache, group, writer)
+                _copy(table, version, cache, group, writer, order)
                 writer_files.extend(writer.close())
             scoped = {(d.file_path, d.content_offset): d for t in tasks for d in _file_scoped(t)}
             change = Change(
@@ -410,22 +415,19 @@ def _rewrite_data_files(call: Call) -> Sequence[Sequence[Any]]:
 
 
 def _writer(table: Table, order: SortOrder | None, target_size: int) -> DataWriter:
-    """A writer of the table's spec; files sorted by ``order`` (record its id when it is
-    one of the table's orders, else 0) or, without one, by the table's order."""
+    """A writer of the table's spec and ``target_size`` files. Rows of the sort strategy
+    arrive globally sorted (``_copy``): the writer keeps their order, cutting files at the
+    target size, and the files record ``order``'s id when it is one of the table's orders
+    (else 0)."""
     target = WriteTarget.for_table(table, row_lineage=True)
     props = dict(target.properties.values)
     props["write.target-file-size-bytes"] = str(target_size)
-    recorded = None
+    changes: dict[str, Any] = {"properties": TableProperties(props, table.name)}
     if order is not None:
         known = [o for o in table.metadata.sort_orders if o.fields == order.fields]
-        recorded = known[0].order_id if known else 0
-    target = dataclasses.replace(
-        target,
-        properties=TableProperties(props, table.name),
-        sort_order=order if order is not None else target.sort_order,
-        recorded_sort_order_id=recorded,
-    )
-    return DataWriter(target)
+        changes["sort_order"] = SortOrder(0, ())
+        changes["recorded_sort_order_id"] = known[0].order_id if known else 0
+    return DataWriter(dataclasses.replace(target, **changes))
 
 
 def _copy(
@@ -434,15 +436,73 @@ def _copy(
     cache: ManifestCache,
     group: list[FileScanTask],
     writer: DataWriter,
+    order: SortOrder | None,
 ) -> None:
-    """Stream the live rows of ``group`` (deletes applied) into ``writer``."""
+    """Stream the live rows of ``group`` (deletes applied) into ``writer``; with ``order``,
+    through DuckDB's ORDER BY (out of core), as Spark sorts a whole file group."""
     lineage = table.metadata.format_version >= 3
     scan = TableScan(table, version, None, cache, metadata_columns=_LINEAGE if lineage else ())
     scan.restrict_to(group)
-    names = [f.name for f in table.metadata.schema().fields]
-    for batch in scan.batches():
-        if batch.num_rows:
-            writer.write(batch.select([*names, *(_LINEAGE if lineage else ())]))
+    schema = table.metadata.schema()
+    names = [*(f.name for f in schema.fields), *(_LINEAGE if lineage else ())]
+    batches = (b.select(names) for b in scan.batches() if b.num_rows)
+    if order is None:
+        for batch in batches:
+            writer.write(batch)
+        return
+    for batch in _globally_sorted(batches, schema, order, writer.arrow_schema):
+        writer.write(batch)
+
+
+def _globally_sorted(
+    batches: Iterator[pa.RecordBatch], schema: Schema, order: SortOrder, out: pa.Schema
+) -> Iterator[pa.RecordBatch]:
+    """``batches`` in ``order``: each batch gets its sort keys (the order's transforms,
+    computed by Arrow) as extra columns, DuckDB sorts the stream, spilling to a temporary
+    folder beyond its memory limit, and the keys are dropped again."""
+    import tempfile
+
+    import duckdb
+
+    first = next(batches, None)
+    if first is None:
+        return
+    keys: list[str] = []
+    directions: list[str] = []
+    for i, f in enumerate(order.fields):
+        keys += [f"__icesql_null{i}", f"__icesql_key{i}"]
+        directions += [
+            "DESC" if f.null_order == NULLS_FIRST else "ASC",
+            "ASC" if f.direction == ASC else "DESC",
+        ]
+
+    def with_keys(batch: pa.RecordBatch) -> pa.RecordBatch:
+        values = sort_keys(batch, schema, order)
+        columns = [*batch.columns]
+        for value in values:
+            columns += [pc.is_null(value), value]
+        return pa.RecordBatch.from_arrays(columns, names=[*batch.schema.names, *keys])
+
+    head = with_keys(first)
+    source = pa.RecordBatchReader.from_batches(
+        head.schema, itertools.chain([head], (with_keys(b) for b in batches))
+    )
+    with tempfile.TemporaryDirectory(prefix="icesql-sort-") as spill:
+        con = duckdb.connect(":memory:")
+        try:
+            con.execute(f"SET temp_directory = '{spill}'")
+            con.register("__icesql_group", source)
+            by = ", ".join(f'"{k}" {d}' for k, d in zip(keys, directions))
+            columns = ", ".join(f'"{n}"' for n in out.names)
+            reader = con.sql(f"SELECT {columns} FROM __icesql_group ORDER BY {by}").to_arrow_reader(
+                64 * 1024
+            )
+            for batch in reader:
+                yield pa.RecordBatch.from_arrays(
+                    [c.cast(f.type) for c, f in zip(batch.columns, out)], schema=out
+                )
+        finally:
+            con.close()
 
 
 def _remove_dangling_deletes(catalog: Catalog, table: Table) -> int:

@@ -369,3 +369,24 @@ def test_rewrite_moves_old_spec_files_into_the_current_spec(con):
     specs = {r[0] for r in con.execute("SELECT spec_id FROM db.r.data_files").fetchall()}
     assert specs == {t.metadata.default_spec_id}
     assert _rows(con) == before
+
+
+def test_sort_strategy_sorts_the_whole_group_across_files(con):
+    con.execute("CREATE TABLE db.r (id BIGINT, s STRING) USING iceberg")
+    for k in range(4):  # four files, each a spread of ids
+        values = ", ".join(f"({(i * 37 + k * 11) % 4000}, 'row {i} of {k}')" for i in range(1000))
+        con.execute(f"INSERT INTO db.r VALUES {values}")
+    before = sorted(con.execute("SELECT * FROM db.r").fetchall())
+    [row] = _call(con, "table => 'db.r', strategy => 'sort', sort_order => 'id ASC NULLS LAST',"
+                  " options => map('rewrite-all', 'true', 'target-file-size-bytes', '12000',"
+                  " 'min-file-size-bytes', '0')")
+    assert row[0] == 4 and row[1] >= 2
+    ranges = []
+    for (path,) in con.execute("SELECT file_path FROM db.r.data_files").fetchall():
+        ids = pq.read_table(path).column("id").to_pylist()
+        assert ids == sorted(ids)
+        ranges.append((ids[0], ids[-1]))
+    ranges.sort()
+    # as Spark's range-partitioned sort: the files' ranges do not overlap
+    assert all(a[1] <= b[0] for a, b in zip(ranges, ranges[1:]))
+    assert sorted(con.execute("SELECT * FROM db.r").fetchall()) == before

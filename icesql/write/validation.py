@@ -33,7 +33,9 @@ from icesql.metadata.manifest import STATUS_ADDED, STATUS_DELETED, read_manifest
 from icesql.metadata.manifest_list import read_manifest_list
 from icesql.metadata.snapshots import MAIN_BRANCH, Snapshot
 from icesql.metadata.table_metadata import TableMetadata
+from icesql.scan.delete_index import referenced_data_file
 from icesql.spec.content_file import DATA, EQUALITY_DELETES, DataFile
+from icesql.spec.reserved import FILE_PATH_FIELD_ID
 from icesql.write.snapshot import SnapshotOperation, branch_head
 
 __all__ = ["SERIALIZABLE", "SNAPSHOT", "RewriteValidation", "Validation"]
@@ -136,14 +138,26 @@ class RewriteValidation:
                     if self.ignore_equality_deletes:
                         continue
                     hit = _may_apply(f, spec_id, replaced)
-                elif f.referenced_data_file is not None:
-                    hit = f.referenced_data_file in paths
-                else:
-                    hit = _may_apply(f, spec_id, replaced)
+                elif (named := referenced_data_file(f)) is not None:
+                    hit = named in paths  # a DV or a file-scoped position delete file
+                else:  # partition-scoped: by partition and its file_path bounds
+                    hit = _may_apply(f, spec_id, replaced) and _path_in_bounds(f, replaced)
                 if hit:
                     where = f"snapshot {snapshot.snapshot_id} ({snapshot.operation or 'unknown'})"
                     _conflict(table, f"{where} added delete file {f.file_path} for data files"
                               " this rewrite replaces")
+
+
+def _path_in_bounds(delete: DataFile, data_files: list[DataFile]) -> bool:
+    """Whether a position delete file's ``file_path`` bounds may hold one of ``data_files``
+    (no bounds: it may)."""
+    lower = (delete.lower_bounds or {}).get(FILE_PATH_FIELD_ID)
+    upper = (delete.upper_bounds or {}).get(FILE_PATH_FIELD_ID)
+    for d in data_files:
+        path = d.file_path.encode("utf-8")
+        if (lower is None or lower <= path) and (upper is None or path <= upper):
+            return True
+    return False
 
 
 def _may_apply(delete: DataFile, spec_id: int, data_files: list[DataFile]) -> bool:

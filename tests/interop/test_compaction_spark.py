@@ -201,3 +201,37 @@ def test_sort_rewrite_spark_reads_and_resorts(spark, spark_warehouse):
         " sort_order => 'id ASC NULLS FIRST', options => map('rewrite-all', 'true'))"
     )
     assert _spark_rows(spark, sp) == _spark_rows(spark, ice)
+
+
+def test_concurrent_spark_delete_conflicts_with_icesql_rewrite(spark, spark_warehouse):
+    """Spark's position delete files name their data file only by equal file_path bounds
+    (referenced_data_file null): one committed during icesql's rewrite of that file fails the
+    rewrite (Java's RewriteFiles rule); one in a partition the rewrite leaves alone does not."""
+    from icesql.errors import CommitConflictError
+
+    _, ice = _twins(spark, "conc_v2", 2, "merge-on-read")
+    con = icesql.connect(spark_warehouse)
+    real = con.catalog.commit_table
+    pending = [f"DELETE FROM local.{NS}.{ice} WHERE id = 3"]
+
+    def commit_table(table, metadata):
+        if pending:
+            spark.sql(pending.pop())
+        return real(table, metadata)
+
+    con.catalog.commit_table = commit_table
+    try:
+        with pytest.raises(CommitConflictError, match="delete file"):
+            con.execute(
+                f"CALL system.rewrite_data_files(table => '{NS}.{ice}', options => map('min-input-files', '2'))"
+            )
+        pending.append(f"DELETE FROM local.{NS}.{ice} WHERE id = 5")  # partition 1
+        [out] = con.execute(
+            f"CALL system.rewrite_data_files(table => '{NS}.{ice}', where => 'p = 0',"
+            " options => map('min-input-files', '2'))"
+        ).fetchall()
+        assert out[0] > 0
+    finally:
+        con.close()
+    ids = [r[0] for r in _spark_rows(spark, ice)]
+    assert 3 not in ids and 5 not in ids and 0 in ids

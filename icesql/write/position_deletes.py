@@ -47,7 +47,13 @@ from icesql.write.column_metrics import FULL, MetricsConfig
 from icesql.write.parquet import ParquetDataWriter
 from icesql.write.properties import TableProperties
 
-__all__ = ["DeleteWriteResult", "PositionDeleteWriter", "as_positions", "write_position_delete_file"]
+__all__ = [
+    "DeleteWriteResult",
+    "PositionDeleteWriter",
+    "as_positions",
+    "write_deletion_vectors",
+    "write_position_delete_file",
+]
 
 ROWS_PER_ROW_GROUP = 1 << 20  # (file_path, pos) rows per Parquet write
 _POSITION_IDS = (FILE_PATH_FIELD_ID, POS_FIELD_ID)
@@ -212,24 +218,32 @@ class PositionDeleteWriter:
     def _write_vectors(self, vectors: list[tuple[DataFile, np.ndarray]]) -> list[DataFile]:
         path = f"{self.data_location}/{self._name('puffin')}"
         self._written.append(path)
-        bitmaps = [(f.file_path, BitMap64(p.astype(np.uint64))) for f, p in vectors]
-        blobs = write_deletion_vector_puffin(self.table.io, path, bitmaps)
-        size = self.table.io.size(path)
-        return [
-            DataFile(
-                content=POSITION_DELETES,
-                file_path=path,
-                file_format="PUFFIN",
-                partition=data_file.partition,
-                record_count=cardinality,
-                file_size_in_bytes=size,
-                referenced_data_file=data_file.file_path,
-                content_offset=offset,
-                content_size_in_bytes=length,
-                spec_id=data_file.spec_id,
-            )
-            for (data_file, _), (offset, length, cardinality) in zip(vectors, blobs)
-        ]
+        return write_deletion_vectors(self.table, path, vectors)
+
+
+def write_deletion_vectors(
+    table: Table, path: str, vectors: Sequence[tuple[DataFile, np.ndarray]]
+) -> list[DataFile]:
+    """Write one Puffin file of deletion vectors, one per data file with its sorted deleted
+    positions; the DV entries, each naming its data file, blob offset and length."""
+    bitmaps = [(f.file_path, BitMap64(p.astype(np.uint64))) for f, p in vectors]
+    blobs = write_deletion_vector_puffin(table.io, path, bitmaps)
+    size = table.io.size(path)
+    return [
+        DataFile(
+            content=POSITION_DELETES,
+            file_path=path,
+            file_format="PUFFIN",
+            partition=data_file.partition,
+            record_count=cardinality,
+            file_size_in_bytes=size,
+            referenced_data_file=data_file.file_path,
+            content_offset=offset,
+            content_size_in_bytes=length,
+            spec_id=data_file.spec_id,
+        )
+        for (data_file, _), (offset, length, cardinality) in zip(vectors, blobs)
+    ]
 
 
 def write_position_delete_file(

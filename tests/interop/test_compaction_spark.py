@@ -235,3 +235,26 @@ def test_concurrent_spark_delete_conflicts_with_icesql_rewrite(spark, spark_ware
         con.close()
     ids = [r[0] for r in _spark_rows(spark, ice)]
     assert 3 not in ids and 5 not in ids and 0 in ids
+
+
+def test_v2_deletes_become_dvs_after_an_upgrade_twins(spark, spark_warehouse):
+    sp, ice = _twins(spark, "dvconv", 2, "merge-on-read")
+    for n in (sp, ice):
+        spark.sql(f"ALTER TABLE local.{NS}.{n} SET TBLPROPERTIES ('format-version'='3')")
+        spark.sql(f"DELETE FROM local.{NS}.{n} WHERE id = 0")
+    options = "map('rewrite-all', 'true')"
+    [spark_out] = spark.sql(
+        f"CALL local.system.rewrite_position_delete_files('{NS}.{sp}', {options})"
+    ).collect()
+    con = icesql.connect(spark_warehouse)
+    try:
+        [ice_out] = con.execute(
+            f"CALL system.rewrite_position_delete_files('{NS}.{ice}', {options})"
+        ).fetchall()
+    finally:
+        con.close()
+    assert ice_out[:2] == tuple(spark_out)[:2] and ice_out[0] > 0
+    assert _spark_rows(spark, sp) == _spark_rows(spark, ice)
+    assert _files(spark, sp) == _files(spark, ice)
+    formats = spark.sql(f"SELECT DISTINCT file_format FROM local.{NS}.{ice}.delete_files").collect()
+    assert [r[0] for r in formats] == ["PUFFIN"]

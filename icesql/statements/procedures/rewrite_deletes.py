@@ -1,5 +1,5 @@
 """``rewrite_position_delete_files``: compacting Parquet position delete files as Spark's
-``RewritePositionDeleteFilesSparkAction`` does (v2 tables).
+``RewritePositionDeleteFilesSparkAction`` does (v2), or turning them into deletion vectors (v3).
 
 Planning is the size-based bin-pack of ``rewrite_data_files`` over the live position delete
 files (target ``write.delete.target-file-size-bytes``, 64 MiB; ``min-file-size-bytes``,
@@ -12,9 +12,10 @@ one file per data file the rows name (``referenced_data_file`` set), or with ``p
 one file per group. A new file keeps the highest data sequence number of the files it replaces, so it
 applies to exactly the data files they applied to. One ``replace`` commit (a replaced file
 removed meanwhile fails it); ``partial-progress.*`` and ``max-concurrent-file-group-rewrites``
-are accepted, groups are committed together. Deletion vectors (v3) are one per data file
-already; a v3 table's remaining Parquet position delete files are not converted to deletion
-vectors here (``NotSupportedError``).
+are accepted, groups are committed together. In a v3 table (deletion vectors are one per
+data file already) the chosen groups' Parquet position delete files, left from v2, become
+deletion vectors instead, as Java's action does on v3 (there the groups hold the DVs too,
+each rewritten into the data file's new DV).
 """
 
 from __future__ import annotations
@@ -27,10 +28,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from icesql.errors import NotSupportedError
 from icesql.expressions.file_filter import FileFilter, FileVerdict
 from icesql.metadata.manifest import ManifestEntry, read_manifest
 from icesql.metadata.manifest_list import read_manifest_list
+from icesql.scan.delete_loaders import DeleteLoader
 from icesql.scan.planner import ManifestCache, plan_scan
 from icesql.spec.content_file import POSITION_DELETES, DataFile
 from icesql.spec.manifest_file import CONTENT_DATA
@@ -38,7 +39,7 @@ from icesql.statements.procedures.base import MAP, STRING, Call, Parameter, Proc
 from icesql.statements.procedures.rewrite import _GIB, _Given, where_filter
 from icesql.write.commit import commit
 from icesql.write.manifest_merge import pack
-from icesql.write.position_deletes import write_position_delete_file
+from icesql.write.position_deletes import write_deletion_vectors, write_position_delete_file
 from icesql.write.properties import TableProperties
 from icesql.write.snapshot import Change, SnapshotOperation
 
@@ -89,16 +90,15 @@ def _rewrite_position_delete_files(call: Call) -> Sequence[Sequence[Any]]:
             continue
         for e in read_manifest(table.io, m):
             f = e.data_file
-            if not e.is_live or not _is_parquet_position_delete(f):
+            if not e.is_live or f.content != POSITION_DELETES:
+                continue
+            if md.format_version < 3 and not _is_parquet_position_delete(f):
                 continue
             if filters.may_match(m.partition_spec_id, f) is not FileVerdict.MAY_MATCH:
                 continue
             candidates.append((m.partition_spec_id, e))
-    if candidates and md.format_version >= 3:
-        raise NotSupportedError(
-            f"procedure {call.procedure}: converting the Parquet position delete files of v3"
-            f" table {table.name} into deletion vectors is not supported"
-        )
+    if not any(_is_parquet_position_delete(e.data_file) for _, e in candidates):
+        return [(0, 0, 0, 0)]  # v3: the v2 deletes were all turned into DVs already
     by_partition: dict[tuple[int, tuple[Any, ...]], list[ManifestEntry]] = {}
     for spec_id, e in candidates:
         size = e.data_file.file_size_in_bytes
@@ -123,6 +123,9 @@ def _rewrite_position_delete_files(call: Call) -> Sequence[Sequence[Any]]:
         )
     if not groups:
         return [(0, 0, 0, 0)]
+    if md.format_version >= 3:
+        chosen = [(spec_id, e) for (spec_id, _), group in groups for e in group]
+        return _to_deletion_vectors(catalog, table, snapshot, chosen)
     live = {t.data_file.file_path for t in plan_scan(md, snapshot, table.io, ManifestCache(), table.name).tasks}
     data_location = props.data_location(md.location)
     operation = str(uuid.uuid4())
@@ -176,6 +179,60 @@ def _rewrite_position_delete_files(call: Call) -> Sequence[Sequence[Any]]:
         sum(f.file_size_in_bytes for f in removed),
         sum(f.file_size_in_bytes for f in added),
     )]  # fmt: skip
+
+
+def _to_deletion_vectors(
+    catalog: Any, table: Any, snapshot: Any, candidates: list[tuple[int, ManifestEntry]]
+) -> Sequence[Sequence[Any]]:
+    """A v3 table's chosen Parquet position delete files become deletion vectors (Java's
+    action on v3): every live data file they apply to gets one DV holding all its deleted
+    positions (its previous DV merged in, and replaced); rows of data files no longer in the
+    table are dropped. The DVs keep the highest sequence number of the files they replace."""
+    md = table.metadata
+    tasks = plan_scan(md, snapshot, table.io, ManifestCache(), table.name).tasks
+    loader = DeleteLoader(table.io)
+    vectors: list[tuple[DataFile, Any]] = []
+    replaced_dvs: list[DataFile] = []
+    chosen = {(e.data_file.file_path, e.data_file.content_offset) for _, e in candidates}
+    for task in tasks:
+        positional = [d for d in task.delete_files if d.content == POSITION_DELETES]
+        if not any((d.file_path, d.content_offset) in chosen for d in positional):
+            continue
+        positions = loader.deleted_positions(task.data_file.file_path, positional)
+        if len(positions):
+            vectors.append((task.data_file, positions))
+        replaced_dvs += [d for d in positional if not _is_parquet_position_delete(d)]
+    removed_by_key = {(d.file_path, d.content_offset): d for d in replaced_dvs}
+    removed_by_key.update({(e.data_file.file_path, e.data_file.content_offset): e.data_file for _, e in candidates})
+    removed = tuple(removed_by_key.values())
+    seq = max(e.sequence_number or 0 for _, e in candidates)
+    added: list[DataFile] = []
+    path = None
+    if vectors:
+        location = TableProperties(md.properties, table.name).data_location(md.location)
+        path = f"{location}/00000-0-{uuid.uuid4()}-00001-deletes.puffin"
+    try:
+        if path is not None:
+            added = write_deletion_vectors(table, path, vectors)
+        commit(
+            catalog,
+            table,
+            Change(
+                operation=SnapshotOperation.REPLACE,
+                added_files=tuple(added),
+                removed_files=removed,
+                data_sequence_number=seq,
+            ),
+        )
+    except BaseException:
+        if path is not None:
+            try:
+                table.io.delete(path)
+            except Exception:  # noqa: BLE001 - cleanup must not mask the original error
+                pass
+        raise
+    size = table.io.size(path) if path is not None else 0
+    return [(len(removed), len(added), sum(f.file_size_in_bytes for f in removed), size)]
 
 
 def _live_rows(table: Any, group: Sequence[ManifestEntry], live: set[str]) -> pa.Table:

@@ -331,11 +331,29 @@ def test_rewrite_position_delete_files_file_granularity_by_default(con):
     assert _rows(con) == before
 
 
-def test_rewrite_position_delete_files_refuses_v3_conversion_and_bad_options(con):
-    _create(con, 3, "merge-on-read", inserts=2)
-    con.execute("DELETE FROM db.r WHERE id = 0")
+def test_rewrite_position_delete_files_turns_v2_deletes_into_dvs_after_an_upgrade(con):
+    _deleted_v2(con)
+    con.execute("ALTER TABLE db.r SET TBLPROPERTIES ('format-version'='3')")
+    con.execute("DELETE FROM db.r WHERE id = 102")  # a DV merging its file's Parquet deletes
+    before = _rows(con)
+    counts = _content_counts(con)
+    # as in v2, groups of too few files are left alone
+    assert con.execute("CALL system.rewrite_position_delete_files('db.r')").fetchall() == [(0, 0, 0, 0)]
+    [row] = con.execute(
+        "CALL system.rewrite_position_delete_files('db.r', map('rewrite-all', 'true'))"
+    ).fetchall()
+    # every position delete file (three Parquet, one DV) is rewritten: a DV per data file
+    assert counts[1] == 4 and row[:2] == (4, 4)
+    t, snap, files = _live(con)
+    deletes = [e.data_file for c, e in files if c != CONTENT_DATA]
+    assert len(deletes) == 4 and all(d.file_format == "PUFFIN" for d in deletes)
+    assert _rows(con) == before
     # deletion vectors only: nothing to rewrite
     assert con.execute("CALL system.rewrite_position_delete_files('db.r')").fetchall() == [(0, 0, 0, 0)]
+
+
+def test_rewrite_position_delete_files_bad_options(con):
+    _create(con, 3, "merge-on-read", inserts=2)
     with pytest.raises(ProgrammingError, match="Cannot use options"):
         con.execute("CALL system.rewrite_position_delete_files('db.r', map('delete-file-threshold', '1'))")
 

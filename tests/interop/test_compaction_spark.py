@@ -10,7 +10,7 @@ from spark_support import assert_same_rows
 
 import icesql
 
-NS = "maint"
+NS = "compact"
 CASES = [(2, "merge-on-read"), (3, "merge-on-read"), (2, "copy-on-write"), (3, "copy-on-write")]
 
 

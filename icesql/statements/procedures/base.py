@@ -34,13 +34,12 @@ from icesql.sql.identifiers import catalog_and_table
 from icesql.sql.translate import duckdb_errors
 
 __all__ = [
-    "BOOLEAN", "INT", "LONG", "LONG_ARRAY", "MAP", "STRING", "STRING_MAP", "TIMESTAMP",
+    "BOOLEAN", "INT", "LONG", "LONG_ARRAY", "STRING", "STRING_MAP", "TIMESTAMP",
     "Call", "Parameter", "Procedure", "bind",
 ]  # fmt: skip
 
 STRING, LONG, INT, BOOLEAN, TIMESTAMP = "string", "long", "int", "boolean", "timestamp"
 LONG_ARRAY, STRING_MAP = "array<long>", "map<string,string>"
-MAP = STRING_MAP
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _SPARK_TYPES = {
     STRING: "StringType", LONG: "LongType", INT: "IntegerType", BOOLEAN: "BooleanType",

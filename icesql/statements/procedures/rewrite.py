@@ -66,8 +66,8 @@ from icesql.sql.transform_terms import new_sort_order
 from icesql.statements.procedures.base import (
     BOOLEAN,
     INT,
-    MAP,
     STRING,
+    STRING_MAP,
     Call,
     Parameter,
     Procedure,
@@ -603,7 +603,7 @@ PROCEDURES = (
             Parameter("table", STRING),
             Parameter("strategy", STRING, required=False),
             Parameter("sort_order", STRING, required=False),
-            Parameter("options", MAP, required=False),
+            Parameter("options", STRING_MAP, required=False),
             Parameter("where", STRING, required=False),
         ),
         _OUTPUT,

@@ -35,7 +35,7 @@ from icesql.scan.delete_loaders import DeleteLoader
 from icesql.scan.planner import ManifestCache, plan_scan
 from icesql.spec.content_file import POSITION_DELETES, DataFile
 from icesql.spec.manifest_file import CONTENT_DATA
-from icesql.statements.procedures.base import MAP, STRING, Call, Parameter, Procedure
+from icesql.statements.procedures.base import STRING, STRING_MAP, Call, Parameter, Procedure
 from icesql.statements.procedures.rewrite import _GIB, _Given, where_filter
 from icesql.write.commit import commit
 from icesql.write.manifest_merge import pack
@@ -253,7 +253,7 @@ PROCEDURES = (
         "rewrite_position_delete_files",
         (
             Parameter("table", STRING),
-            Parameter("options", MAP, required=False),
+            Parameter("options", STRING_MAP, required=False),
             Parameter("where", STRING, required=False),
         ),
         _OUTPUT,

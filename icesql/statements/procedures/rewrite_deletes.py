@@ -156,22 +156,9 @@ def _rewrite_position_delete_files(call: Call) -> Sequence[Sequence[Any]]:
                 added.append(f)
                 seqs[f.file_path] = max(e.sequence_number or 0 for e in group)
         removed = tuple(e.data_file for _, group in groups for e in group)
-        commit(
-            catalog,
-            table,
-            Change(
-                operation=SnapshotOperation.REPLACE,
-                added_files=tuple(added),
-                removed_files=removed,
-                data_sequence_numbers=seqs,
-            ),
-        )
+        _replace(catalog, table, added, removed, data_sequence_numbers=seqs)
     except BaseException:
-        for f in added:
-            try:
-                table.io.delete(f.file_path)
-            except Exception:  # noqa: BLE001 - cleanup must not mask the original error
-                pass
+        _delete_quietly(table, {f.file_path for f in added})
         raise
     return [(
         len(removed),
@@ -214,25 +201,33 @@ def _to_deletion_vectors(
     try:
         if path is not None:
             added = write_deletion_vectors(table, path, vectors)
-        commit(
-            catalog,
-            table,
-            Change(
-                operation=SnapshotOperation.REPLACE,
-                added_files=tuple(added),
-                removed_files=removed,
-                data_sequence_number=seq,
-            ),
-        )
+        _replace(catalog, table, added, removed, data_sequence_number=seq)
     except BaseException:
-        if path is not None:
-            try:
-                table.io.delete(path)
-            except Exception:  # noqa: BLE001 - cleanup must not mask the original error
-                pass
+        _delete_quietly(table, {path} if path is not None else set())
         raise
     size = table.io.size(path) if path is not None else 0
     return [(len(removed), len(added), sum(f.file_size_in_bytes for f in removed), size)]
+
+
+def _replace(
+    catalog: Any, table: Any, added: Sequence[DataFile], removed: Sequence[DataFile], **seqs: Any
+) -> None:
+    """One ``replace`` commit of new delete files for old ones."""
+    change = Change(
+        operation=SnapshotOperation.REPLACE,
+        added_files=tuple(added),
+        removed_files=tuple(removed),
+        **seqs,
+    )
+    commit(catalog, table, change)
+
+
+def _delete_quietly(table: Any, paths: set[str]) -> None:
+    for path in paths:
+        try:
+            table.io.delete(path)
+        except Exception:  # noqa: BLE001 - cleanup must not mask the original error
+            pass
 
 
 def _live_rows(table: Any, group: Sequence[ManifestEntry], live: set[str]) -> pa.Table:

@@ -93,11 +93,11 @@ def bind_query(statement: exp.Expr, sources: Mapping[str, TableSource]) -> Bound
     nothing, and the type-reading rewrites inactive.
     """
     metadata = tuple(referenced_metadata_columns(statement))
-    nodes = typed_nodes(statement)
     views = {name.lower(): source for name, source in sources.items()}
+    columns = {view: _column_types(source, metadata) for view, source in views.items()}
+    nodes = typed_nodes(statement, _decimals_possible(statement, columns))
     if not views and not nodes:
         return BoundQuery(None, {}, metadata, False)  # nothing to read from a qualified tree
-    columns = {view: _column_types(source, metadata) for view, source in views.items()}
     tree: exp.Expr | None = None
     scopes: list[Scope] | None = None
     try:
@@ -130,6 +130,20 @@ def bind_query(statement: exp.Expr, sources: Mapping[str, TableSource]) -> Bound
         for view, source in views.items()
     }
     return BoundQuery(tree, tables, metadata, resolved)
+
+
+def _decimals_possible(statement: exp.Expr, columns: dict[str, dict[str, str]]) -> bool:
+    """Whether a DECIMAL can reach the query: a column of that type (or of a type unknown), a
+    cast to it, or a literal Spark reads as one (``1.5``)."""
+    for types in columns.values():
+        if any("decimal" in t.lower() or t == UNKNOWN_TYPE for t in types.values()):
+            return True
+    if any(t.this == exp.DataType.Type.DECIMAL for t in statement.find_all(exp.DataType)):
+        return True
+    return any(
+        lit.is_number and "." in lit.this and "e" not in lit.this.lower()
+        for lit in statement.find_all(exp.Literal)
+    )
 
 
 def _column_types(source: TableSource, metadata: Sequence[str]) -> dict[str, str]:

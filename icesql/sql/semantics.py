@@ -26,6 +26,8 @@ FUNCTIONS: dict[str, Rule] = {
     name: rule for area in _AREAS for name, rule in area.FUNCTIONS.items()
 }
 _TYPED_FUNCTIONS = {name for area in _AREAS for name in area.TYPED_FUNCTIONS}
+# nodes whose rules act only on DECIMAL operands (sum, avg): typed only if decimals can occur
+_DECIMAL_ONLY = tuple(t for area in _AREAS for t in getattr(area, "DECIMAL_ONLY", ()))
 _ID_KEY = "icesql_node"
 
 
@@ -38,10 +40,13 @@ def _needs_types(node: exp.Expr) -> bool:
     return False
 
 
-def typed_nodes(statement: exp.Expr) -> list[exp.Expr]:
+def typed_nodes(statement: exp.Expr, decimals: bool = True) -> list[exp.Expr]:
     """The nodes of ``statement`` whose rules read their arguments' types, each numbered in its
-    ``meta`` so that a qualified copy (``icesql.sql.bound_query``) can find it again."""
-    nodes = [n for n in statement.walk() if _needs_types(n)]
+    ``meta`` so that a qualified copy (``icesql.sql.bound_query``) can find it again. Without
+    ``decimals`` (no DECIMAL can reach the query) the rules for decimals alone need none:
+    annotating types costs about as much as qualifying, so a plain ``sum(x)`` does not pay it."""
+    nodes = [n for n in statement.walk()
+             if _needs_types(n) and (decimals or not isinstance(n, _DECIMAL_ONLY))]
     for i, node in enumerate(nodes):
         node.meta[_ID_KEY] = i
     return nodes

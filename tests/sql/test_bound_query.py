@@ -78,6 +78,22 @@ def test_a_query_is_qualified_once(con, calls, sql, rows) -> None:
     assert calls["annotate_types"] == (1 if "CAST" in sql else 0), sql
 
 
+@pytest.mark.parametrize(
+    "sql, annotated",
+    [
+        ("SELECT sum(x), avg(x) FROM db.t", 0),  # no DECIMAL can occur: no types needed
+        ("SELECT sum(d), avg(d) FROM db.dec", 1),  # a DECIMAL column: Spark's result types
+        ("SELECT sum(x * 1.5) FROM db.t", 1),  # 1.5 is a DECIMAL literal in Spark
+        ("SELECT avg(CAST(x AS DECIMAL(9, 2))) FROM db.t", 1),
+    ],
+)
+def test_types_are_inferred_for_sums_only_where_decimals_occur(con, calls, sql, annotated) -> None:
+    con.execute("CREATE TABLE IF NOT EXISTS db.dec (d DECIMAL(9, 2)) USING iceberg")
+    calls.clear()
+    con.execute(sql).fetchall()
+    assert calls["annotate_types"] == annotated, sql
+
+
 def test_explain_is_qualified_once(con, calls) -> None:
     (plan,) = con.execute("EXPLAIN SELECT name FROM db.t WHERE id = 2").fetchone()
     assert "db.t" in plan

@@ -265,4 +265,5 @@ FUNCTIONS = {
     "some": _some,
 }
 TYPED = {exp.Typeof, exp.Sum, exp.Avg}
+DECIMAL_ONLY = (exp.Sum, exp.Avg)
 TYPED_FUNCTIONS: set[str] = set()

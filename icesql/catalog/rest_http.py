@@ -136,6 +136,10 @@ class RestHttp:
             except OSError:
                 self._drop_connection()
                 raise
+            except http.client.HTTPException as e:  # an answer cut off or garbled (a server
+                # killed mid-response): the request may have been applied, as for a lost answer
+                self._drop_connection()
+                raise ConnectionError(f"{method} {url}: incomplete answer: {e!r}") from e
             if not same_server:
                 con.close()
             self._local.reused = True

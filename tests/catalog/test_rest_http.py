@@ -4,6 +4,7 @@ client-credentials exchange, against a small local HTTP server that records what
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -160,3 +161,31 @@ def test_a_change_is_never_sent_twice():
         assert len([r for r in server.requests if r[0] == "POST"]) == posts
     finally:
         server.close()
+
+
+def test_an_answer_cut_off_midway_is_a_lost_answer():
+    """A server killed while answering (headers sent, part of the body not): the client
+    reports a connection error (an OSError, which a commit turns into 'state unknown'), not
+    http.client's own exception, and opens a new connection for the next request."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def serve() -> None:
+        for answer in (b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"cut\": ",
+                       b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"):
+            conn, _ = listener.accept()
+            with conn:
+                conn.recv(65536)
+                conn.sendall(answer)
+                if answer.endswith(b"{}"):
+                    conn.recv(1)  # keep the connection until the client has read
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        http = RestHttp(f"http://127.0.0.1:{port}", {}, "c")
+        with pytest.raises(ConnectionError, match="POST .*/v1/commit: incomplete answer"):
+            http.request("POST", "/v1/commit", body={})
+        assert http.request("GET", "/v1/config").body == {}
+    finally:
+        listener.close()

@@ -127,6 +127,16 @@ def s3_bucket(s3_server: S3Server) -> str:
     return s3_server.create_bucket()
 
 
+@pytest.fixture
+def con(tmp_path):
+    """A connection to a fresh file-system warehouse in tmp_path (modules with a table to set up
+    override it)."""
+    import icesql
+
+    with icesql.connect(str(tmp_path)) as connection:
+        yield connection
+
+
 REST_TOKEN = "s3cr3t-token"
 
 

@@ -10,12 +10,6 @@ import icesql
 from icesql.errors import NoSuchNamespaceError
 
 
-@pytest.fixture
-def con(tmp_path):
-    with icesql.connect(str(tmp_path)) as connection:
-        yield connection
-
-
 def test_module_globals():
     assert icesql.apilevel == "2.0"
     assert icesql.paramstyle == "qmark"

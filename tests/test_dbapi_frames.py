@@ -23,12 +23,6 @@ QUERY = (
 )
 
 
-@pytest.fixture
-def con(tmp_path):
-    with icesql.connect(str(tmp_path)) as connection:
-        yield connection
-
-
 def test_df_keeps_every_value_and_type(con):
     df = con.execute(QUERY).df()
     assert list(df.columns) == ["i", "n", "s", "d", "ts", "dt", "f"]

@@ -25,13 +25,6 @@ T = ("db", "t")
 MODES = [(v, m) for v in (2, 3) for m in ("copy-on-write", "merge-on-read")]
 
 
-@pytest.fixture
-def con(tmp_path):
-    connection = icesql.connect(str(tmp_path))
-    yield connection
-    connection.close()
-
-
 def _create(con, version: int, mode: str, partitioned: bool = True) -> None:
     part = "PARTITIONED BY (p)" if partitioned else ""
     con.execute(

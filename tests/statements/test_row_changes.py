@@ -31,13 +31,6 @@ from icesql.write.snapshot import SnapshotOperation
 T = ("db", "t")
 
 
-@pytest.fixture
-def con(tmp_path):
-    connection = icesql.connect(str(tmp_path))
-    yield connection
-    connection.close()
-
-
 def _table(con, version: int = 2, **props: str):
     """db.t: ids 1-3 in one file, 4-5 in another."""
     properties = {"format-version": str(version), **props}

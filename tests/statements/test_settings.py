@@ -10,13 +10,6 @@ import icesql
 MODE = "spark.sql.sources.partitionOverwriteMode"
 
 
-@pytest.fixture
-def con(tmp_path):
-    connection = icesql.connect(str(tmp_path))
-    yield connection
-    connection.close()
-
-
 def _rows(con, sql):
     cur = con.execute(sql)
     return cur.fetchall() if cur.description else None

@@ -15,13 +15,6 @@ T = ("db", "t")
 MODES = [(v, m) for v in (2, 3) for m in ("copy-on-write", "merge-on-read")]
 
 
-@pytest.fixture
-def con(tmp_path):
-    connection = icesql.connect(str(tmp_path))
-    yield connection
-    connection.close()
-
-
 def _create(con, version: int = 2, mode: str = "copy-on-write") -> None:
     con.execute(
         "CREATE TABLE db.t (id INT NOT NULL, p STRING, x DOUBLE, amount DECIMAL(6,2),"

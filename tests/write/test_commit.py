@@ -26,13 +26,6 @@ from icesql.write.validation import Validation
 T = ("db", "t")
 
 
-@pytest.fixture
-def con(tmp_path):
-    connection = icesql.connect(str(tmp_path))
-    yield connection
-    connection.close()
-
-
 def _files_for(table, ids):
     writer = DataWriter(WriteTarget.for_table(table))
     writer.write(pa.record_batch([pa.array(ids, pa.int64())], names=["id"]))

@@ -16,13 +16,6 @@ from icesql.spec.values import from_bytes
 T = ("db", "t")
 
 
-@pytest.fixture
-def con(tmp_path):
-    connection = icesql.connect(str(tmp_path))
-    yield connection
-    connection.close()
-
-
 def _data_files(con):
     table = con.catalog.load_table(T)
     snap = table.metadata.current_snapshot()

@@ -20,13 +20,6 @@ from icesql.write.snapshot import Change
 T = ("db", "t")
 
 
-@pytest.fixture
-def con(tmp_path):
-    connection = icesql.connect(str(tmp_path))
-    yield connection
-    connection.close()
-
-
 def _table(con, version=2):
     con.execute(
         "CREATE TABLE db.t (id BIGINT, p STRING) USING iceberg PARTITIONED BY (p)"

@@ -6,9 +6,7 @@ from __future__ import annotations
 import time
 
 import pyarrow as pa
-import pytest
 
-import icesql
 from icesql.metadata.manifest import STATUS_ADDED, STATUS_EXISTING, read_manifest
 from icesql.metadata.manifest_list import read_manifest_list
 from icesql.scan.planner import ManifestCache, plan_scan
@@ -19,13 +17,6 @@ from icesql.write.manifest_merge import pack_end
 from icesql.write.snapshot import Change, SnapshotOperation
 
 T = ("db", "t")
-
-
-@pytest.fixture
-def con(tmp_path):
-    connection = icesql.connect(str(tmp_path))
-    yield connection
-    connection.close()
 
 
 def _manifests(con, table=T):

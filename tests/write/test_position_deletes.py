@@ -8,7 +8,6 @@ import pyarrow.parquet as pq
 import pytest
 from pyroaring import BitMap64
 
-import icesql
 from icesql.errors import InternalError
 from icesql.metadata.puffin import read_deletion_vector, read_puffin_footer
 from icesql.scan.delete_loaders import DeleteLoader
@@ -20,13 +19,6 @@ from icesql.spec.values import from_bytes
 from icesql.write.position_deletes import PositionDeleteWriter, as_positions
 
 T = ("db", "t")
-
-
-@pytest.fixture
-def con(tmp_path):
-    connection = icesql.connect(str(tmp_path))
-    yield connection
-    connection.close()
 
 
 def _table(con, version: int):

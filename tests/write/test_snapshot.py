@@ -11,7 +11,6 @@ import fastavro
 import pyarrow as pa
 import pytest
 
-import icesql
 from icesql.errors import CommitConflictError, InternalError, ProgrammingError
 from icesql.metadata.manifest import STATUS_ADDED, read_manifest
 from icesql.metadata.manifest_list import read_manifest_list
@@ -29,13 +28,6 @@ from icesql.write.snapshot import (
 )
 
 T = ("db", "t")
-
-
-@pytest.fixture
-def con(tmp_path):
-    connection = icesql.connect(str(tmp_path))
-    yield connection
-    connection.close()
 
 
 def _table(con, version=2, rows=((1,), (2,))):

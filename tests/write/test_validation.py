@@ -12,7 +12,6 @@ import pytest
 from deletes_support import deletion_vector
 from table_support import largest_file_of, live_data_files
 
-import icesql
 from icesql.errors import CommitConflictError
 from icesql.expressions.tree import ALWAYS_TRUE, equal
 from icesql.metadata.snapshots import SnapshotRef
@@ -22,13 +21,6 @@ from icesql.write.snapshot import Change
 from icesql.write.validation import SERIALIZABLE, SNAPSHOT, Validation
 
 T = ("db", "t")
-
-
-@pytest.fixture
-def con(tmp_path):
-    connection = icesql.connect(str(tmp_path))
-    yield connection
-    connection.close()
 
 
 def _table(con, version=2, partitioned=True):

@@ -33,7 +33,6 @@ from benchmarks.iceberg_files import (
     TableLayout,
     commit_table,
     write_data_file,
-    write_deletion_vectors,
     write_equality_deletes,
     write_position_deletes,
 )
@@ -45,10 +44,12 @@ from benchmarks.lineitem import (
     deleted_positions,
     rows,
 )
+from icesql.io import FileIO
 from icesql.spec.arrow import schema_to_arrow
 from icesql.spec.content_file import DataFile
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.transforms import parse_transform
+from icesql.write.position_deletes import write_deletion_vectors
 
 POSITION_FRACTION = 0.10
 EQUALITY_FRACTION = 0.01
@@ -176,7 +177,9 @@ def _generate(root: str, sizes: Sizes, log: Any) -> dict[str, Any]:
     per = sizes.files_per_month
     for m in range(sizes.months):  # one Puffin file per month, as one write task per partition
         group = [(data_files[k], positions[k]) for k in range(m * per, (m + 1) * per)]
-        dv_files += write_deletion_vectors(f"{dv_dir}/data/deletes/{m:04d}-dv.puffin", group)
+        dv_files += write_deletion_vectors(
+            FileIO(), f"{dv_dir}/data/deletes/{m:04d}-dv.puffin", group
+        )
     add(
         DV, TableLayout(dv_dir, SCHEMA, SPEC, 3, [data_files], dv_files, props), deleted, files_info
     )

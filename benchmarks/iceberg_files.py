@@ -25,7 +25,6 @@ from icesql.io import FileIO
 from icesql.metadata.builder import new_table_metadata
 from icesql.metadata.manifest import STATUS_ADDED, ManifestEntry, write_manifest
 from icesql.metadata.manifest_list import write_manifest_list
-from icesql.metadata.puffin import write_deletion_vector_puffin
 from icesql.metadata.snapshots import Snapshot, SnapshotRef
 from icesql.spec.content_file import EQUALITY_DELETES, POSITION_DELETES, DataFile
 from icesql.spec.manifest_file import CONTENT_DATA, CONTENT_DELETES
@@ -135,31 +134,6 @@ def write_position_deletes(path: str, data_file: DataFile, positions: np.ndarray
         file_size_in_bytes=os.path.getsize(path),
         referenced_data_file=data_file.file_path,
     )
-
-
-def write_deletion_vectors(
-    path: str, vectors: Sequence[tuple[DataFile, np.ndarray]]
-) -> list[DataFile]:
-    """One Puffin file with a deletion vector per data file (as one Java write task does)."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    spans = write_deletion_vector_puffin(
-        FileIO(), path, [(f.file_path, pos.tolist()) for f, pos in vectors]
-    )
-    size = os.path.getsize(path)
-    return [
-        DataFile(
-            file_path=path,
-            file_format="PUFFIN",
-            content=POSITION_DELETES,
-            partition=f.partition,
-            record_count=cardinality,
-            file_size_in_bytes=size,
-            referenced_data_file=f.file_path,
-            content_offset=offset,
-            content_size_in_bytes=length,
-        )
-        for (f, _), (offset, length, cardinality) in zip(vectors, spans, strict=True)
-    ]
 
 
 def write_equality_deletes(

@@ -38,6 +38,7 @@ from pyroaring import BitMap64
 
 from icesql.catalog.table import Table
 from icesql.errors import InternalError
+from icesql.io import FileIO
 from icesql.metadata.puffin import write_deletion_vector_puffin
 from icesql.scan.delete_index import referenced_data_file
 from icesql.scan.delete_loaders import DeleteLoader
@@ -218,17 +219,17 @@ class PositionDeleteWriter:
     def _write_vectors(self, vectors: list[tuple[DataFile, np.ndarray]]) -> list[DataFile]:
         path = f"{self.data_location}/{self._name('puffin')}"
         self._written.append(path)
-        return write_deletion_vectors(self.table, path, vectors)
+        return write_deletion_vectors(self.table.io, path, vectors)
 
 
 def write_deletion_vectors(
-    table: Table, path: str, vectors: Sequence[tuple[DataFile, np.ndarray]]
+    io: FileIO, path: str, vectors: Sequence[tuple[DataFile, np.ndarray]]
 ) -> list[DataFile]:
     """Write one Puffin file of deletion vectors, one per data file with its sorted deleted
     positions; the DV entries, each naming its data file, blob offset and length."""
     bitmaps = [(f.file_path, BitMap64(p.astype(np.uint64))) for f, p in vectors]
-    blobs = write_deletion_vector_puffin(table.io, path, bitmaps)
-    size = table.io.size(path)
+    blobs = write_deletion_vector_puffin(io, path, bitmaps)
+    size = io.size(path)
     return [
         DataFile(
             content=POSITION_DELETES,

@@ -200,7 +200,7 @@ def _to_deletion_vectors(
         path = f"{location}/00000-0-{uuid.uuid4()}-00001-deletes.puffin"
     try:
         if path is not None:
-            added = write_deletion_vectors(table, path, vectors)
+            added = write_deletion_vectors(table.io, path, vectors)
         _replace(catalog, table, added, removed, data_sequence_number=seq)
     except BaseException:
         _delete_quietly(table, {path} if path is not None else set())

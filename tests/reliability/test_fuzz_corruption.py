@@ -202,7 +202,7 @@ def _read(warehouse: str, table: str) -> tuple[list | None, BaseException | None
 COUNTS: dict[str, int] = {}
 
 
-@fuzz_settings(examples=120)
+@fuzz_settings(examples=100)
 @given(data=st.data())
 def test_corrupt_files_give_a_clear_error_or_the_right_rows(tables, data) -> None:
     warehouse, by_table = tables

@@ -174,8 +174,23 @@ def scalar(tables: tuple[str, ...]) -> st.SearchStrategy[Pair]:
         same("floor(a.x)") if False else same("a.amt * 2"),
         ("isnan(a.x)", "coalesce(isnan(a.x), false)"),
     ])
+    def cut(t: tuple[str, Pair, Pair]) -> Pair:
+        name, (s, d), (n, m) = t
+        if name == "locate":  # Spark: 0 for a NULL start or one below 1
+            found = f"strpos(substring({d}, {m}), 'b')"
+            return (f"locate('b', {s}, {n})",
+                    f"CASE WHEN ({m}) IS NULL THEN 0 WHEN {d} IS NULL THEN NULL WHEN {m} < 1 THEN 0"
+                    f" WHEN {found} = 0 THEN 0 ELSE {found} + {m} - 1 END")
+        # Spark: a length below 1 is '' (DuckDB counts a negative one from the end)
+        return (f"{name}({s}, {n})",
+                f"CASE WHEN ({m}) IS NULL THEN NULL ELSE {name}({d}, greatest({m}, 0)) END")
+
+    lengths = st.one_of(column_of(["k", "l", "w"], tables),
+                        st.integers(-3, 5).map(lambda n: same(str(n))))
+    cuts = st.tuples(st.sampled_from(["left", "right", "locate"]), column_of(["s", "name"], tables),
+                     lengths).map(cut)
     return st.one_of(
-        int_expr(tables), string_expr(tables), date_expr(), dbl,
+        int_expr(tables), string_expr(tables), date_expr(), dbl, cuts, cuts,
         st.tuples(st.sampled_from(["year", "month", "dayofmonth"]), date_expr()).map(date_part),
         st.tuples(date_expr(), date_expr()).map(
             lambda t: (f"datediff({t[0][0]}, {t[1][0]})", f"date_diff('day', {t[1][1]}, {t[0][1]})")),

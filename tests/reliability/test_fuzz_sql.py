@@ -167,6 +167,10 @@ def scalar(tables: tuple[str, ...]) -> st.SearchStrategy[Pair]:
     dbl = st.sampled_from([
         same("a.x"),
         ("CAST(a.x AS INT)", "CAST(trunc(a.x) AS INT)"),  # Spark truncates, DuckDB rounds
+        # Spark (ANSI off) saturates out of range and casts NaN to 0, as the JVM does
+        ("CAST(a.x * 1e8D AS INT)",
+         "CASE WHEN isnan(a.x) THEN 0 WHEN a.x * 1e8 >= 2147483647 THEN 2147483647"
+         " WHEN a.x * 1e8 <= -2147483648 THEN -2147483648 ELSE CAST(trunc(a.x * 1e8) AS INT) END"),
         same("CAST(a.amt AS DOUBLE)"),
         same("(a.amt + a.amt)"),
         ("(a.id / a.k)", "(CAST(a.id AS DOUBLE) / nullif(a.k, 0))"),  # Spark: NULL on zero

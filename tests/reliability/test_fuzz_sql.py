@@ -52,19 +52,14 @@ def _value(rng: random.Random, column: str, type_: str) -> str:
     return rng.choice(["true", "false"])
 
 
-@pytest.fixture(scope="module")
-def engines(tmp_path_factory):
-    """icesql over tables ``db.a`` and ``db.b`` (a few files each), and DuckDB with views ``a``
-    and ``b`` over the same data files."""
+def _create_tables(con: icesql.Connection, namespace: str) -> dict[str, list[str]]:
+    """Tables ``a`` and ``b`` of seeded random rows, a few files each; their data files."""
     rng = random.Random(2323)
-    warehouse = str(tmp_path_factory.mktemp("sql-fuzz"))
-    con = icesql.connect(warehouse)
-    con.execute("CREATE NAMESPACE db")
-    duck = duckdb.connect()
-    duck.execute("SET TimeZone = 'UTC'")
+    con.execute(f"CREATE NAMESPACE {namespace}")
+    out = {}
     for name, columns, batches in (("a", A_COLUMNS, 4), ("b", B_COLUMNS, 2)):
         ddl = ", ".join(f"{c} {t}" for c, t in columns.items())
-        con.execute(f"CREATE TABLE db.{name} ({ddl}) USING iceberg")
+        con.execute(f"CREATE TABLE {namespace}.{name} ({ddl}) USING iceberg")
         for batch in range(batches):
             rows = []
             for n in range(rng.randint(3, 8)):
@@ -72,12 +67,26 @@ def engines(tmp_path_factory):
                 if name == "a":
                     values[0] = str(batch * 100 + n)  # id: unique, so ORDER BY id is total
                 rows.append("(" + ", ".join(values) + ")")
-            con.execute(f"INSERT INTO db.{name} VALUES {', '.join(rows)}")
-        t = con.catalog.load_table(("db", name))
+            con.execute(f"INSERT INTO {namespace}.{name} VALUES {', '.join(rows)}")
+        t = con.catalog.load_table((namespace, name))
         md = t.metadata
-        files = [f"'{task.data_file.file_path}'" for task in plan_scan(md, md.current_snapshot(), t.io).tasks]
+        out[name] = [task.data_file.file_path
+                     for task in plan_scan(md, md.current_snapshot(), t.io).tasks]
+    return out
+
+
+@pytest.fixture(scope="module")
+def engines(tmp_path_factory):
+    """icesql over tables ``db.a`` and ``db.b``, and DuckDB with views ``a`` and ``b`` over
+    the same data files."""
+    con = icesql.connect(str(tmp_path_factory.mktemp("sql-fuzz")))
+    duck = duckdb.connect()
+    duck.execute("SET TimeZone = 'UTC'")
+    for name, paths in _create_tables(con, "db").items():
+        columns = A_COLUMNS if name == "a" else B_COLUMNS
+        files = ", ".join(f"'{p}'" for p in paths)
         duck.execute(f"CREATE VIEW {name} AS SELECT {', '.join(columns)} FROM "
-                     f"read_parquet([{', '.join(files)}], hive_partitioning = false)")
+                     f"read_parquet([{files}], hive_partitioning = false)")
     yield con, duck
     con.close()
 
@@ -310,3 +319,32 @@ def test_icesql_answers_as_duckdb_on_the_same_files(engines, query: tuple[str, s
     got = con.execute(spark_sql).fetchall()
     assert normal_rows(_rounded(got), ordered) == normal_rows(_rounded(expected), ordered), (
         f"\nicesql: {spark_sql}\nduckdb: {duck_sql}")
+
+
+@pytest.fixture(scope="module")
+def spark_engines(spark, spark_warehouse):
+    """icesql and Spark over the same tables ``fuzz_sql.a`` / ``fuzz_sql.b``."""
+    spark.sql("DROP NAMESPACE IF EXISTS fuzz_sql CASCADE")
+    con = icesql.connect(spark_warehouse)
+    _create_tables(con, "fuzz_sql")
+    spark.sql("REFRESH TABLE fuzz_sql.a")
+    yield con, spark
+    con.close()
+
+
+@fuzz_settings(examples=25)
+@given(query=queries())
+def test_icesql_answers_as_spark(spark_engines, query: tuple[str, str, bool]) -> None:
+    """The same grammar against Spark itself, fewer examples: checks the DuckDB oracle's
+    spelling of Spark's meaning, and icesql beside it."""
+    con, spark = spark_engines
+    spark_sql = query[0].replace("db.", "fuzz_sql.")
+    try:
+        expected = [tuple(r) for r in spark.sql(spark_sql).collect()]
+    except Exception as e:  # noqa: BLE001 - Spark's refusal, any of its exception types
+        event(f"Spark refuses: {type(e).__name__}")
+        with pytest.raises(icesql.Error):
+            con.execute(spark_sql).fetchall()
+        return
+    got = con.execute(spark_sql).fetchall()
+    assert normal_rows(_rounded(got), query[2]) == normal_rows(_rounded(expected), query[2]), spark_sql

@@ -18,14 +18,15 @@ from decimal import Decimal
 import duckdb
 import pytest
 from fuzz_support import fuzz_settings, normal_rows
-from hypothesis import given
+from hypothesis import event, given
 from hypothesis import strategies as st
 
 import icesql
+from icesql.expressions.file_filter import FileFilter, RowsMatch
 from icesql.scan.planner import plan_scan
 from icesql.sql.bound_query import TableSource, bind_query
-from icesql.sql.dialect import parse_one
-from icesql.sql.predicates import pushed_filters
+from icesql.sql.dialect import DIALECT, parse_one
+from icesql.sql.predicates import exact_filter, pushed_filters
 
 COLUMNS = "i INT, l BIGINT, s STRING, d DATE, ts TIMESTAMP, amt DECIMAL(10,2), f DOUBLE"
 INTS = [None, -3, -1, 0, 1, 2, 3, 7]
@@ -159,3 +160,32 @@ def test_planner_never_skips_a_matching_file(table, predicate: str) -> None:
     expected = duck.execute(f"SELECT i, l, s, d, ts, amt, f FROM {source} WHERE {where}").fetchall()
     got = con.execute(f"SELECT i, l, s, d, ts, amt, f FROM db.p WHERE {predicate}").fetchall()
     assert normal_rows(got) == normal_rows(expected), predicate
+
+
+@fuzz_settings(examples=40)
+@given(predicate=PREDICATES)
+def test_whole_file_verdicts_of_an_exact_filter_hold(table, predicate: str) -> None:
+    """What a DELETE relies on to drop or keep whole files unread: where the condition
+    converts exactly (``exact_filter``), a file judged to match in all rows holds only
+    matching rows, and one judged to match none holds none."""
+    con, t, files = table
+    md = t.metadata
+    condition = parse_one(f"SELECT 1 FROM v WHERE {predicate}").args["where"].this
+    exact = exact_filter(condition, "v", md.schema(), (), DIALECT)
+    if exact is None:
+        event("not exact")
+        return
+    duck = duckdb.connect()
+    duck.execute("SET TimeZone = 'UTC'")
+    where = duckdb_predicate(predicate)
+    verdicts = FileFilter(md.schema(), md.specs, exact)
+    for task in plan_scan(md, md.current_snapshot(), t.io).tasks:
+        f = task.data_file
+        verdict = verdicts.rows_match(task.spec_id, f)
+        event(f"rows match: {verdict.value}")
+        if verdict is RowsMatch.SOME:
+            continue
+        (n,) = duck.execute(f"SELECT count(*) FROM read_parquet('{f.file_path}', "
+                            f"hive_partitioning = false) WHERE {where}").fetchone()
+        wanted = f.record_count if verdict is RowsMatch.ALL else 0
+        assert n == wanted, f"{predicate} ({exact}): {f.file_path} judged {verdict.value}, {n} match"

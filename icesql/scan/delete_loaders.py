@@ -173,7 +173,7 @@ class DeleteLoader:
             raise OperationalError(
                 f"cannot read position delete file {delete.file_path}: file not found"
             ) from e
-        except (pa.ArrowInvalid, OSError) as e:
+        except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as e:  # a damaged footer's names
             raise CorruptFileError(delete.file_path, str(e)) from None
         self._count()
         return table.unify_dictionaries() if with_paths else table

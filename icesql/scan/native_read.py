@@ -46,7 +46,7 @@ from icesql.io import FileIO
 from icesql.scan.apply_deletes import DeleteApplier, extra_delete_column
 from icesql.scan.equality_metrics import may_meet
 from icesql.scan.native_deletes import KeepMask, anti_join, positional, sql_string, start_masks
-from icesql.scan.parquet_footer import footer_row_count, has_field_ids
+from icesql.scan.parquet_footer import footer_decodes, footer_row_count, has_field_ids
 from icesql.scan.planner import FileScanTask
 from icesql.spec.content_file import EQUALITY_DELETES, DataFile
 from icesql.spec.dispatch import PerPrimitiveType
@@ -154,24 +154,42 @@ def default_literal(t: IcebergType, value: object) -> str | None:
 class NativeRead:
     """The SQL that reads some data files of a scan with DuckDB's own Parquet reader, those
     files (local paths, as DuckDB names them in its errors), and the keep-masks the SQL
-    names, to register before running it."""
+    names, to register before running it. ``delete_paths``: the equality delete files the
+    SQL reads too, for naming a damaged one."""
 
     sql: str
     paths: tuple[str, ...]
     relations: tuple[tuple[str, KeepMask], ...] = ()
     with_deletes: int = 0  # how many of the files have deletes applied in DuckDB
+    delete_paths: tuple[str, ...] = ()
 
     def file_error(self, message: str) -> Error | None:
-        """Our error for a DuckDB error message about one of these files, else None."""
+        """Our error for a DuckDB error message about one of these files, else None. DuckDB
+        does not name the file in every decoding failure (a damaged Parquet footer gives
+        ``TProtocolException: Invalid data``): then the file whose footer does not decode
+        is the one named."""
         missing = re.search(r'No files found that match the pattern "([^"]*)"', message)
         if missing and missing.group(1) in self.paths:
             return OperationalError(f"data file not found: {missing.group(1)}")
-        if "IO Error" not in message and "Invalid Input Error" not in message:
+        damaged = _PARQUET_DAMAGE.search(message) is not None
+        if "IO Error" not in message and "Invalid Input Error" not in message and not damaged:
             return None
-        for path in self.paths:
+        files = (*self.paths, *self.delete_paths)
+        for path in files:
             if path in message:
                 return CorruptFileError(path, message)
+        if damaged:
+            for path in files:
+                if not footer_decodes(path):
+                    return CorruptFileError(path, message)
         return None
+
+
+# what DuckDB says of a Parquet file it cannot decode (its Thrift footer, pages or magic)
+_PARQUET_DAMAGE = re.compile(
+    r"TProtocolException|don't know what type|invalid TType|Parquet file|magic bytes|"
+    r"Footer length|Could not read enough bytes|Prefetch registered|Invalid unicode"
+)
 
 
 _Column = tuple[NestedField, str, str]  # (field, DuckDB type, initial-default literal)
@@ -354,7 +372,10 @@ def split_native(
     files = [f for b in buckets.values() for f in b.files]
     with_deletes = sum(1 for t, _, _ in files if t.delete_files)
     sql = " UNION ALL ".join(f"({r})" for r in plain)
-    return NativeRead(sql, tuple(p for _, p, _ in files), relations, with_deletes), streamed
+    delete_paths = tuple(p for specs in groups.values() for _, paths, _ in specs for p in paths)
+    return NativeRead(
+        sql, tuple(p for _, p, _ in files), relations, with_deletes, delete_paths
+    ), streamed
 
 
 def _reads(

@@ -249,3 +249,26 @@ def _skip(buf: bytes, pos: int, kind: int) -> int:
 def _skip_element(buf: bytes, pos: int, kind: int) -> int:
     """Like ``_skip`` for an element of a list, set or map, where a boolean is one byte."""
     return pos + 1 if kind in (_TRUE, _FALSE) else _skip(buf, pos, kind)
+
+
+def footer_decodes(path: str) -> bool:
+    """Whether DuckDB and Arrow both decode the whole footer of the local Parquet file
+    ``path`` (schema and row groups): how a failed read that DuckDB did not pin on a file
+    finds the damaged one."""
+    import duckdb
+    import pyarrow.parquet as pq
+
+    try:
+        literal = "'" + path.replace("'", "''") + "'"
+        with duckdb.connect() as con:
+            con.execute(f"SELECT count(*) FROM parquet_metadata({literal})").fetchall()
+            con.execute(f"SELECT count(*) FROM parquet_schema({literal})").fetchall()
+        meta = pq.read_metadata(path)
+        meta.schema.to_arrow_schema()
+        for i in range(meta.num_row_groups):
+            group = meta.row_group(i)
+            for j in range(group.num_columns):
+                group.column(j).path_in_schema  # noqa: B018 - decoding it is the check
+    except Exception:  # noqa: BLE001 - any failure to decode means damaged
+        return False
+    return True

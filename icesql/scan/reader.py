@@ -63,7 +63,7 @@ def open_parquet(io: FileIO, path: str, size: int | None = None) -> pq.ParquetFi
         raise OperationalError(f"data file not found: {path}") from None
     except OperationalError:
         raise
-    except (pa.ArrowInvalid, OSError) as e:
+    except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as e:  # a damaged footer's names
         raise CorruptFileError(path, str(e)) from None
 
 

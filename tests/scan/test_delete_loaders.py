@@ -172,3 +172,19 @@ def test_a_position_file_without_field_ids_is_read_by_the_specs_column_names(tmp
     path = str(tmp_path / "noids.parquet")
     pq.write_table(pa.table({"file_path": ["d", "e", "d"], "pos": [8, 1, 3]}), path)
     assert DeleteLoader(FileIO()).deleted_positions("d", [_file(path)]).tolist() == [3, 8]
+
+
+def test_a_position_file_whose_footer_names_are_not_utf8_is_corrupt(tmp_path):
+    """Found by tests/reliability/test_fuzz_corruption.py: a flipped byte in a column name of
+    the footer made pyarrow raise a raw UnicodeDecodeError out of ``ParquetFile``."""
+    deletes = _position_file(str(tmp_path / "p.parquet"), ["d"], [1])
+    raw = bytearray((tmp_path / "p.parquet").read_bytes())
+    footer = len(raw) - 8 - int.from_bytes(raw[-8:-4], "little")
+    for at in range(footer, len(raw)):  # every name in the footer, so no reader decodes one
+        if raw[at:at + 9] == b"file_path":
+            raw[at] ^= 0xFF  # 'f' becomes a byte no UTF-8 text starts with
+    (tmp_path / "p.parquet").write_bytes(bytes(raw))
+    with pytest.raises(CorruptFileError, match="p.parquet"):
+        DeleteLoader(FileIO()).deleted_positions("d", [deletes])
+    with pytest.raises(CorruptFileError, match="p.parquet"):
+        DeleteLoader(FileIO()).position_rows(deletes)

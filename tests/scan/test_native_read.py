@@ -356,3 +356,57 @@ def test_files_without_metrics_read_natively(warehouse) -> None:
 )
 def test_default_literals(t, value, literal) -> None:
     assert default_literal(t, value) == literal
+
+
+def _garble_footer(path: str) -> None:
+    """Flip the first byte of a Parquet file's Thrift footer after which icesql's own footer
+    reader still sends the file to DuckDB, whose error then names no file
+    (``TProtocolException: Invalid data`` and the like)."""
+    from icesql.scan.parquet_footer import footer_row_count
+
+    raw = Path(path).read_bytes()
+    footer = len(raw) - 8 - int.from_bytes(raw[-8:-4], "little")
+    for at in range(footer, len(raw) - 8):
+        damaged = bytearray(raw)
+        damaged[at] ^= 0xFF
+        Path(path).write_bytes(bytes(damaged))
+        try:
+            duckdb.connect().execute(f"SELECT * FROM read_parquet('{path}')").fetchall()
+        except duckdb.Error as e:
+            if path not in str(e) and Path(path).name not in str(e) and footer_row_count(path):
+                return
+    raise AssertionError("no flip of the footer gives an error naming no file")
+
+
+def test_a_damaged_footer_duckdb_does_not_name_is_pinned_on_its_file(tmp_path) -> None:
+    """Found by tests/reliability/test_fuzz_corruption.py: the error was a DatabaseError
+    without the file's name."""
+    from icesql.errors import CorruptFileError
+
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE NAMESPACE db")
+    con.execute("CREATE TABLE db.t (id INT) USING iceberg")
+    con.execute("INSERT INTO db.t VALUES (1), (2)")
+    con.execute("INSERT INTO db.t VALUES (3)")
+    from table_support import live_data_files
+
+    damaged = sorted(f.file_path for f in live_data_files(con.catalog.load_table(("db", "t"))))[0]
+    _garble_footer(damaged.removeprefix("file://"))
+    with pytest.raises(CorruptFileError) as info:
+        icesql.connect(str(tmp_path)).execute("SELECT * FROM db.t").fetchall()
+    assert info.value.path == damaged.removeprefix("file://")
+
+
+def test_a_damaged_equality_delete_file_is_named(tmp_path) -> None:
+    from icesql.errors import CorruptFileError
+    from icesql.scan.native_read import NativeRead
+
+    good, bad = str(tmp_path / "data.parquet"), str(tmp_path / "eq.parquet")
+    pq.write_table(pa.table({"id": [1]}), good)
+    pq.write_table(pa.table({"id": [1]}), bad)
+    _garble_footer(bad)
+    read = NativeRead("", (good,), delete_paths=(bad,))
+    error = read.file_error("Invalid Error: TProtocolException: Invalid data")
+    assert isinstance(error, CorruptFileError) and error.path == bad
+    assert NativeRead("", (good,)).file_error("TProtocolException: Invalid data") is None
+    assert read.file_error("Conversion Error: Could not convert string 'x' to INT32") is None

@@ -175,3 +175,17 @@ def test_open_parquet_reads_the_footer(tmp_path) -> None:
     path = _write(tmp_path / "f.parquet", Schema((ID,)), {"id": [1, 2, 3]})
     pf = open_parquet(FileIO(), path)
     assert pf.metadata.num_rows == 3 and pf.metadata.num_row_groups == 2
+
+
+def test_footer_names_that_are_not_utf8_are_a_corrupt_file_error(tmp_path) -> None:
+    """Found by the corruption fuzz: pyarrow raised a raw UnicodeDecodeError."""
+    path = _write(tmp_path / "f.parquet", Schema((ID,)), {"id": [1, 2, 3]})
+    raw = bytearray(Path(path).read_bytes())
+    footer = len(raw) - 8 - int.from_bytes(raw[-8:-4], "little")
+    for at in range(footer, len(raw) - 1):
+        if raw[at:at + 2] == b"id":
+            raw[at] ^= 0xFF
+    Path(path).write_bytes(bytes(raw))
+    with pytest.raises(CorruptFileError) as info:
+        open_parquet(FileIO(), path)
+    assert info.value.path == path

@@ -242,7 +242,31 @@ def _months_between(node: exp.MonthsBetween) -> exp.Expr:
     return exp.Case(ifs=[exp.If(this=same_day, true=whole)], default=diff)
 
 
+_INTERVAL_PARTS = (("year", "to_years"), ("month", "to_months"), ("week", "to_weeks"),
+                   ("day", "to_days"), ("hour", "to_hours"), ("minute", "to_minutes"))
+
+
+def _make_interval(node: exp.MakeInterval) -> exp.Expr:
+    # sqlglot pastes the arguments into an interval string, which only literals survive;
+    # a computed one is summed from DuckDB's to_* constructors (NULL if any part is)
+    parts = {key: node.args.get(key) for key, _ in _INTERVAL_PARTS}
+    second = node.args.get("second")
+    if all(isinstance(v, exp.Literal) for v in (*parts.values(), second) if v is not None):
+        return node
+    terms = [call(fn, exp.cast(parts[key], "BIGINT"))
+             for key, fn in _INTERVAL_PARTS if parts[key] is not None]
+    if second is not None:  # Spark's seconds are DECIMAL(18, 6): whole microseconds
+        micros = exp.Mul(this=exp.cast(second, "DECIMAL(18, 6)"),
+                         expression=exp.Literal.number(1_000_000))
+        terms.append(call("to_microseconds", exp.cast(micros, "BIGINT")))
+    total: exp.Expr = terms[0] if terms else call("to_days", exp.Literal.number(0))
+    for term in terms[1:]:
+        total = exp.Add(this=total, expression=term)
+    return exp.Paren(this=total)
+
+
 RULES = {
+    exp.MakeInterval: _make_interval,
     exp.UnixSeconds: _unix_seconds,
     exp.UnixMillis: _unix_millis,
     exp.StrToUnix: _unix_timestamp,

@@ -37,12 +37,33 @@ def _cast(node: exp.Cast) -> exp.Expr:
     operand = arg_type(node)
     if target not in INTEGRAL or operand is None:
         return node
+    if operand in FLOATING and target in _SATURATED:
+        return _saturating(node, target)
     if operand in FRACTIONAL:
         node.set("this", exp.func("trunc", node.this))
     elif operand in TEXTUAL:
         as_decimal = exp.TryCast(this=node.this, to=exp.DataType.build("DECIMAL(38, 9)"))
         node.set("this", exp.func("trunc", as_decimal))
     return node
+
+
+# Spark (ANSI off) casts a double to INT / BIGINT as the JVM does: NaN is 0, values beyond
+# the type's range are its bounds; DuckDB's cast of them fails (NULL under TRY_CAST)
+_SATURATED = {T.INT: (-(2**31), 2**31 - 1), T.BIGINT: (-(2**63), 2**63 - 1)}
+
+
+def _saturating(node: exp.Cast, target: T) -> exp.Expr:
+    low, high = _SATURATED[target]
+    value = node.this
+    node.set("this", exp.func("trunc", value.copy()))
+    bound = exp.Literal.number  # the bounds compare as doubles: 2^63-1 is 2^63 there
+    return exp.Case(ifs=[
+        exp.If(this=exp.func("isnan", value.copy()), true=exp.Literal.number(0)),
+        exp.If(this=exp.GTE(this=value.copy(), expression=exp.cast(bound(high), "DOUBLE")),
+               true=exp.cast(bound(high), target.value)),
+        exp.If(this=exp.LTE(this=value, expression=exp.cast(bound(low), "DOUBLE")),
+               true=exp.cast(bound(low), target.value)),
+    ], default=node)
 
 
 def _nonzero(divisor: exp.Expr) -> exp.Expr:

@@ -48,6 +48,37 @@ def _substring(node: exp.Substring) -> exp.Expr:
     return node
 
 
+def _left_right(node: exp.Left | exp.Right) -> exp.Expr:
+    # Spark: a length below 1 gives ''; DuckDB's left/right count a negative one from the end
+    length = node.expression
+    if isinstance(length, exp.Literal) and not length.is_string:
+        if int(length.this) < 0:
+            node.set("expression", exp.Literal.number(0))
+        return node
+    node.set("expression", exp.Case(
+        ifs=[exp.If(this=exp.LT(this=length.copy(), expression=exp.Literal.number(0)),
+                    true=exp.Literal.number(0))],
+        default=length))
+    return node
+
+
+def _locate(node: exp.StrPosition) -> exp.Expr:
+    # Spark's locate(substr, str, pos): 0 for a NULL pos or one below 1 (then NULL only for a
+    # NULL substr or str); DuckDB searches from the string's start or answers NULL
+    position = node.args.get("position")
+    if position is None or (isinstance(position, exp.Literal) and not position.is_string
+                            and int(position.this) >= 1):
+        return node
+    zero = exp.Literal.number(0)
+    either_null = exp.Or(this=exp.Is(this=node.this.copy(), expression=exp.Null()),
+                         expression=exp.Is(this=node.args["substr"].copy(), expression=exp.Null()))
+    return exp.Case(ifs=[
+        exp.If(this=exp.Is(this=position.copy(), expression=exp.Null()), true=zero),
+        exp.If(this=either_null, true=exp.Null()),
+        exp.If(this=exp.LT(this=position.copy(), expression=exp.Literal.number(1)), true=zero.copy()),
+    ], default=node)
+
+
 def _is_null(node: exp.Anonymous) -> exp.Expr:
     if len(node.expressions) != 1:
         return node
@@ -318,6 +349,9 @@ RULES = {
     exp.Concat: _concat,
     exp.DPipe: _concat,
     exp.Substring: _substring,
+    exp.Left: _left_right,
+    exp.Right: _left_right,
+    exp.StrPosition: _locate,
     exp.Format: _format_string,
     exp.RegexpReplace: _regexp_replace,
     exp.SubstringIndex: _substring_index,

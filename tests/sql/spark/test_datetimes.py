@@ -134,3 +134,13 @@ def test_a_timestamp_column_plus_an_interval_stays_a_timestamp(duck_answer):
                     [(datetime.date(2024, 1, 31), _ts(2024, 1, 31, 12))])}
     rows = duck_answer("SELECT d + INTERVAL 1 MONTH, ts + INTERVAL 1 MONTH FROM t", tables)
     assert rows == [(datetime.date(2024, 2, 29), _ts(2024, 2, 29, 12))]
+
+
+def test_make_interval_of_computed_arguments(duck_answer):
+    """Issue 23: the arguments were pasted into an interval string, which failed (DataError)
+    for anything but literals; Spark answers, and NULL when any argument is NULL."""
+    rows = duck_answer(
+        "SELECT CAST(TIMESTAMP '2024-01-01 00:00:00' + make_interval(0, n, 1, 1, n, 3, 4.5)"
+        " AS STRING), make_interval(0, 0, 0, 0, n) IS NULL, make_interval(1, CAST(NULL AS INT))"
+        " IS NULL FROM VALUES (2), (NULL) AS t(n) ORDER BY n NULLS LAST")
+    assert rows == [("2024-03-09 02:03:04.5", False, True), (None, True, True)]

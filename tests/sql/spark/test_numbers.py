@@ -29,6 +29,14 @@ D = decimal.Decimal
         ("CAST('abc' AS INT)", None),
         ("CAST('99999999999' AS INT)", None),
         ("CAST(CAST(NULL AS DOUBLE) AS INT)", None),
+        # found while fuzzing, checked against Spark 3.5 (ANSI off): a double out of range
+        # is the type's bound, NaN is 0 (the JVM's d2i / d2l), not NULL
+        ("CAST(1e20D AS INT)", 2**31 - 1),
+        ("CAST(-1e20D AS BIGINT)", -(2**63)),
+        ("CAST(CAST('Infinity' AS DOUBLE) AS BIGINT)", 2**63 - 1),
+        ("CAST(CAST('NaN' AS DOUBLE) AS INT)", 0),
+        ("CAST(2147483647.5D AS INT)", 2**31 - 1),
+        ("CAST(-2147483648.9D AS INT)", -(2**31)),
         # modulo, div and pmod: NULL for a zero divisor, pmod's sign is the divisor's
         ("pmod(10, 3)", 1),
         ("pmod(-10, 3)", 2),

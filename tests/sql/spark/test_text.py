@@ -24,6 +24,18 @@ from icesql.sql.spark.base import RUNTIME_REFUSAL
         ("substring('hello', 0, 2)", "he"),
         ("substring('hello', 1, 2)", "he"),
         ("substr('hello', -3, 2)", "ll"),
+        # found by tests/reliability/test_fuzz_sql.py, checked against Spark 3.5: a length
+        # below 1 is '' (DuckDB counted it from the end), a start below 1 or NULL is 0
+        ("left('abc', -1)", ""),
+        ("right('abc', -1)", ""),
+        ("left('abc', 0)", ""),
+        ("right('abc', 5)", "abc"),
+        ("left(NULL, -1)", None),
+        ("locate('b', 'abc', 0)", 0),
+        ("locate('b', 'abc', -1)", 0),
+        ("locate('b', 'abc', NULL)", 0),
+        ("locate('b', 'abcb', 3)", 4),
+        ("locate('b', 'abc')", 2),
         ("isnull(1)", False),
         ("isnull(NULL)", True),
         ("isnotnull(1)", True),
@@ -95,6 +107,14 @@ def test_spark_answer(duck_answer, expr, spark_answer):
 def test_substring_with_computed_start_zero(duck_answer):
     rows = duck_answer("SELECT substring('hello', p, 2) FROM range(0, 2) t(p) ORDER BY p")
     assert rows == [("he",), ("he",)]
+
+
+def test_left_right_and_locate_with_computed_arguments(duck_answer):
+    rows = duck_answer(
+        "SELECT left(s, n), right(s, n), locate('b', s, n), locate('b', NULL, n) FROM VALUES"
+        " ('abc', -1, 1), ('abcb', 3, 2), ('abc', NULL, 3), (NULL, 0, 4) AS t(s, n, k) ORDER BY k")
+    assert rows == [("", "", 0, None), ("abc", "bcb", 4, None), (None, None, 0, 0),
+                    (None, None, None, None)]
 
 
 def test_double_column_in_concat_is_written_as_java_writes_it(duck_answer):

@@ -7,11 +7,7 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Mapping
-from typing import IO
-
-import fsspec
-from fsspec.core import url_to_fs
-from fsspec.implementations.local import LocalFileSystem
+from typing import IO, TYPE_CHECKING
 
 from icesql.errors import AlreadyExistsError, NotSupportedError, OperationalError
 from icesql.storage_properties import (
@@ -20,6 +16,9 @@ from icesql.storage_properties import (
     fsspec_options,
     protocol_of,
 )
+
+if TYPE_CHECKING:
+    import fsspec
 
 
 def _strip_file_scheme(path: str) -> str:
@@ -52,6 +51,8 @@ class FileIO:
         protocol = protocol_of(path)
         fs = self._fs.get(protocol)
         if fs is None:
+            from fsspec.core import url_to_fs  # fsspec and asyncio load on the first file used
+
             options = {**fsspec_options(protocol, self.properties), **self._options}
             try:
                 fs, _ = url_to_fs(path, **options)
@@ -63,6 +64,8 @@ class FileIO:
         return fs, fs._strip_protocol(path) if protocol != "file" else path
 
     def open(self, path: str, mode: str = "rb") -> IO[bytes]:
+        from fsspec.implementations.local import LocalFileSystem
+
         fs, p = self.fs(path)
         try:
             if mode == "rb" and isinstance(fs, LocalFileSystem):
@@ -100,7 +103,7 @@ class FileIO:
         parent = p.rsplit("/", 1)[0]
         if parent:
             fs.makedirs(parent, exist_ok=True)
-        if isinstance(fs, LocalFileSystem):
+        if is_local_fs(fs):
             try:
                 write_new_local_file(p, data)
             except FileExistsError as e:
@@ -194,3 +197,11 @@ def write_new_local_file(path: str, data: bytes) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def is_local_fs(fs: object) -> bool:
+    """Whether ``fs`` is fsspec's local file system (imported here, not at module load:
+    whoever holds a file system has loaded fsspec already)."""
+    from fsspec.implementations.local import LocalFileSystem
+
+    return isinstance(fs, LocalFileSystem)

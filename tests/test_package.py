@@ -12,7 +12,8 @@ import pytest
 
 import icesql
 
-HEAVY = ("duckdb", "sqlglot", "pyarrow")
+HEAVY = ("duckdb", "sqlglot", "pyarrow", "numpy", "pandas", "polars", "pyspark", "prompt_toolkit",
+         "fastavro", "fsspec")
 
 
 def _loaded_after(statement: str) -> list[str]:
@@ -37,6 +38,14 @@ def test_light_imports_load_no_engine(statement: str) -> None:
 
 def test_lazy_names_load_on_first_use() -> None:
     assert "duckdb" in _loaded_after("import icesql; icesql.connect")
+
+
+def test_the_engine_loads_no_file_system_avro_or_front_end_library() -> None:
+    """A connection's modules load fsspec (and asyncio) with the first file opened and
+    fastavro with the first manifest read; the fronts and data frame libraries never."""
+    loaded = _loaded_after("import icesql.dbapi")
+    assert {"duckdb", "sqlglot", "pyarrow"} <= set(loaded)
+    assert not {"fastavro", "fsspec", "pandas", "polars", "pyspark", "prompt_toolkit"} & set(loaded)
 
 
 def test_every_public_name_resolves_and_is_listed() -> None:

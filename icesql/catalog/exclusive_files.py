@@ -13,10 +13,8 @@ from __future__ import annotations
 import os
 import uuid
 
-from fsspec.implementations.local import LocalFileSystem
-
 from icesql.errors import AlreadyExistsError, OperationalError
-from icesql.io import FileIO, write_new_local_file
+from icesql.io import FileIO, is_local_fs, write_new_local_file
 
 VERSION_HINT = "version-hint.text"
 
@@ -25,7 +23,7 @@ def publish_exclusive(io: FileIO, path: str, data: bytes) -> None:
     """Make ``path`` exist with ``data`` if, and only if, it did not exist; else raise
     ``AlreadyExistsError``. Nothing is left behind on failure."""
     fs, local = io.fs(path)
-    if not isinstance(fs, LocalFileSystem):
+    if not is_local_fs(fs):
         io.create_exclusive(path, data)
         return
     folder = os.path.dirname(local)
@@ -58,7 +56,7 @@ def write_version_hint(io: FileIO, metadata_dir: str, version: int) -> None:
     data = str(version).encode()
     try:
         fs, local = io.fs(path)
-        if isinstance(fs, LocalFileSystem):
+        if is_local_fs(fs):
             temp = f"{local}.{uuid.uuid4()}.tmp"
             with open(temp, "wb") as f:
                 f.write(data)

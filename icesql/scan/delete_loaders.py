@@ -24,10 +24,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from fsspec.implementations.local import LocalFileSystem
 
 from icesql.errors import CorruptFileError, DataError, NotSupportedError, OperationalError
-from icesql.io import FileIO
+from icesql.io import FileIO, is_local_fs
 from icesql.metadata.puffin import read_deletion_vector
 from icesql.scan.conform import field_id
 from icesql.scan.delete_index import is_deletion_vector, referenced_data_file
@@ -213,7 +212,7 @@ def _open_position_file(io: FileIO, path: str, with_paths: bool) -> pq.ParquetFi
     coalesced background reads pay off on object stores, but cost a file of 12k positions
     0.28 ms to read instead of 0.17."""
     fs, local = io.fs(path)
-    is_local = isinstance(fs, LocalFileSystem)
+    is_local = is_local_fs(fs)
 
     def source() -> object:
         return local if is_local else io.open(path)

@@ -39,10 +39,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import numpy as np
-from fsspec.implementations.local import LocalFileSystem
 
 from icesql.errors import CorruptFileError, Error, OperationalError
-from icesql.io import FileIO
+from icesql.io import FileIO, is_local_fs
 from icesql.scan.apply_deletes import DeleteApplier, extra_delete_column
 from icesql.scan.equality_metrics import may_meet
 from icesql.scan.native_deletes import KeepMask, anti_join, positional, sql_string, start_masks
@@ -561,7 +560,7 @@ def _local_file(path: str, file_format: str, io: FileIO) -> str | None:
     if file_format.upper() != "PARQUET":
         return None
     fs, local = io.fs(path)
-    if not isinstance(fs, LocalFileSystem) or _GLOB_CHARS.search(local):
+    if not is_local_fs(fs) or _GLOB_CHARS.search(local):
         return None
     return local if has_field_ids(local) else None  # DuckDB would read NULLs
 

@@ -11,10 +11,9 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from fsspec.implementations.local import LocalFileSystem
 
 from icesql.errors import CorruptFileError, NotSupportedError, OperationalError
-from icesql.io import FileIO
+from icesql.io import FileIO, is_local_fs
 from icesql.scan.conform import (
     FIELD_ID_KEY,
     children_by_id,
@@ -54,7 +53,7 @@ def open_parquet(io: FileIO, path: str, size: int | None = None) -> pq.ParquetFi
     file be fetched in one request."""
     fs, local = io.fs(path)
     try:
-        if isinstance(fs, LocalFileSystem):  # Arrow's own local reader is the fastest
+        if is_local_fs(fs):  # Arrow's own local reader is the fastest
             return pq.ParquetFile(local, pre_buffer=True)
         if size is not None and size <= WHOLE_FILE_BYTES:
             return pq.ParquetFile(pa.BufferReader(io.read_bytes(path)))

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from icesql.errors import ProgrammingError
 from icesql.metadata.snapshots import MAIN_BRANCH
 from icesql.metadata.table_metadata import TableMetadata
 from icesql.session.settings import Settings
-from icesql.write.snapshot import Change
+
+if TYPE_CHECKING:
+    from icesql.write.snapshot import Change
 
 __all__ = ["WAP_BRANCH", "WAP_ENABLED", "WAP_ID", "WAP_ID_SUMMARY", "WriteRef", "read_branch", "write_ref"]
 

@@ -41,7 +41,9 @@ from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortOrder
 from icesql.spec.types import (
     BinaryType,
+    DecimalType,
     DoubleType,
+    FixedType,
     FloatType,
     GeographyType,
     GeometryType,
@@ -55,7 +57,7 @@ from icesql.spec.types import (
     VariantType,
     is_primitive,
 )
-from icesql.spec.values import to_bytes
+from icesql.spec.values import decimal_from_unscaled, to_bytes
 from icesql.write.properties import (
     DEFAULT_METRICS_MAX_INFERRED,
     METRICS_COLUMN_PREFIX,
@@ -260,7 +262,12 @@ def leaf_columns(schema: Schema) -> list[LeafColumn]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Collecting bounds and NaN counts from the Arrow data of one file
+# Collecting bounds and NaN counts of one file
+
+# Values up to this many bytes take their bounds from the Parquet footer: pyarrow drops (never
+# truncates) the min/max of a column chunk holding a value longer than its
+# ``max_statistics_size`` (4096), so longer values are measured from the data instead.
+STATS_SAFE_BYTES = 1024
 
 
 def _order_key(t: IcebergType, v: Any) -> Any:
@@ -269,9 +276,24 @@ def _order_key(t: IcebergType, v: Any) -> Any:
     return v
 
 
+def _from_statistic(t: IcebergType, raw: Any) -> Any:
+    """A Parquet statistic's physical value (``min_raw``) as the value ``to_bytes`` takes."""
+    if isinstance(t, DecimalType):
+        unscaled = raw if isinstance(raw, int) else int.from_bytes(raw, "big", signed=True)
+        return decimal_from_unscaled(unscaled, t.scale)
+    if isinstance(t, StringType):
+        return bytes(raw).decode("utf-8")
+    if isinstance(raw, bytearray | memoryview):
+        return bytes(raw)
+    return raw
+
+
 class FileMetricsCollector:
-    """Bounds and NaN counts of one file, merged batch by batch; counts and sizes come from
-    the Parquet footer when the file is closed (``metrics``)."""
+    """Metrics of one file. Counts, sizes and most bounds come from the Parquet footer when
+    the file is closed (``metrics``); what the footer cannot give exactly is measured from
+    the data as it is written (``add``): NaN counts and bounds of floats (Parquet's float
+    statistics leave -0.0 and NaN to the writer's choice), and the bounds of strings and
+    binaries longer than ``STATS_SAFE_BYTES``."""
 
     def __init__(self, schema: Schema, config: MetricsConfig):
         self.schema = schema
@@ -280,26 +302,40 @@ class FileMetricsCollector:
         self._lower: dict[int, Any] = {}
         self._upper: dict[int, Any] = {}
         self._nans: dict[int, int] = {}
-        self._tracked = [
+        tracked = [
             leaf
             for leaf in self.leaves
             if leaf.path is not None
             and self.config.mode(leaf.field.field_id).counts
             and not isinstance(leaf.field.type, _NO_BOUNDS)  # no order Parquet stats could use
         ]
+        self._floats = [leaf for leaf in tracked if isinstance(leaf.field.type, FloatType | DoubleType)]
+        self._long = [
+            leaf for leaf in tracked
+            if isinstance(leaf.field.type, StringType | BinaryType | FixedType)
+            and self.config.mode(leaf.field.field_id).bounds
+        ]
+        # per ``add``: its first row, and the fields whose bounds it measured from the data
+        self._added: list[tuple[int, frozenset[int]]] = []
+        self._rows = 0
 
-    def add(self, batch: pa.RecordBatch) -> None:
-        for leaf in self._tracked:
-            fid, t = leaf.field.field_id, leaf.field.type
-            array = batch.column(leaf.path[0])
-            if len(leaf.path) > 1:
-                array = pc.struct_field(array, list(leaf.path[1:]))
-            if isinstance(t, FloatType | DoubleType):
-                self._add_float(fid, t, array)
-            elif self.config.mode(fid).bounds:
-                self._add_bounds(fid, t, array)
+    def add(self, batch: pa.RecordBatch | pa.Table) -> None:
+        """Measure rows about to be written (in file order)."""
+        for leaf in self._floats:
+            self._add_float(leaf.field.field_id, leaf.field.type, _leaf_array(batch, leaf))
+        measured = set()
+        for leaf in self._long:
+            array = _leaf_array(batch, leaf)
+            if array.null_count == len(array):
+                continue
+            longest = pc.max(pc.binary_length(array)).as_py()
+            if longest is not None and longest > STATS_SAFE_BYTES:
+                self._add_bounds(leaf.field.field_id, leaf.field.type, array)
+                measured.add(leaf.field.field_id)
+        self._added.append((self._rows, frozenset(measured)))
+        self._rows += batch.num_rows
 
-    def _add_float(self, fid: int, t: IcebergType, array: pa.Array) -> None:
+    def _add_float(self, fid: int, t: IcebergType, array: pa.Array | pa.ChunkedArray) -> None:
         values = array.drop_null().to_numpy(zero_copy_only=False)
         nan = np.isnan(values)
         self._nans[fid] = self._nans.get(fid, 0) + int(nan.sum())
@@ -315,14 +351,8 @@ class FileMetricsCollector:
             hi = 0.0
         self._merge(fid, t, lo, hi)
 
-    def _add_bounds(self, fid: int, t: IcebergType, array: pa.Array) -> None:
-        if array.null_count == len(array):
-            return
-        if pa.types.is_timestamp(array.type) or pa.types.is_time(array.type):
-            array = array.cast(pa.int64())
-        elif pa.types.is_date32(array.type):
-            array = array.cast(pa.int32())
-        elif pa.types.is_fixed_size_binary(array.type):
+    def _add_bounds(self, fid: int, t: IcebergType, array: pa.Array | pa.ChunkedArray) -> None:
+        if pa.types.is_fixed_size_binary(array.type):
             array = array.cast(pa.binary())
         result = pc.min_max(array)
         lo, hi = result["min"].as_py(), result["max"].as_py()
@@ -337,6 +367,43 @@ class FileMetricsCollector:
         cur = self._upper.get(fid)
         if cur is None or _order_key(t, hi) > _order_key(t, cur):
             self._upper[fid] = hi
+
+    def _measured(self, fid: int, first: int, rows: int) -> bool:
+        """Whether every row of ``first .. first + rows`` had ``fid``'s bounds measured."""
+        for i, (start, fids) in enumerate(self._added):
+            end = self._added[i + 1][0] if i + 1 < len(self._added) else self._rows
+            if end > first and start < first + rows and fid not in fids:
+                return False
+        return True
+
+    def _footer_bounds(self, footer: Any, missing: set[int]) -> None:
+        """Merge the bounds of the footer's column statistics into the measured ones. A
+        chunk without min/max (but with values) that the data did not cover leaves its field
+        without bounds, as Java's ``ParquetMetrics`` does: no bound is better than a wrong one."""
+        unbounded: set[int] = set()
+        first = 0
+        for rg_index in range(footer.num_row_groups):
+            rg = footer.row_group(rg_index)
+            for j, leaf in enumerate(self.leaves):
+                fid, t = leaf.field.field_id, leaf.field.type
+                if (
+                    leaf.path is None
+                    or fid in missing
+                    or not self.config.mode(fid).bounds
+                    or isinstance(t, _NO_BOUNDS + (FloatType, DoubleType))
+                ):
+                    continue
+                stats = rg.column(j).statistics
+                if stats is not None and stats.has_min_max:
+                    self._merge(fid, t, _from_statistic(t, stats.min_raw),
+                                _from_statistic(t, stats.max_raw))  # fmt: skip
+                elif stats is None or stats.null_count < rg.num_rows:
+                    if not self._measured(fid, first, rg.num_rows):
+                        unbounded.add(fid)
+            first += rg.num_rows
+        for fid in unbounded:
+            self._lower.pop(fid, None)
+            self._upper.pop(fid, None)
 
     def metrics(self, footer: Any) -> dict[str, dict[int, Any]]:
         """The manifest metrics maps, given the written file's pyarrow ``FileMetaData``."""
@@ -363,6 +430,7 @@ class FileMetricsCollector:
         for fid in missing:
             values.pop(fid, None)
             nulls.pop(fid, None)
+        self._footer_bounds(footer, missing)
         lower: dict[int, bytes] = {}
         upper: dict[int, bytes] = {}
         for fid, lo in self._lower.items():
@@ -384,3 +452,11 @@ class FileMetricsCollector:
             "lower_bounds": lower,
             "upper_bounds": upper,
         }
+
+
+def _leaf_array(batch: pa.RecordBatch | pa.Table, leaf: LeafColumn) -> Any:
+    assert leaf.path is not None
+    array = batch.column(leaf.path[0])
+    if len(leaf.path) > 1:
+        array = pc.struct_field(array, list(leaf.path[1:]))
+    return array

@@ -8,6 +8,13 @@ sorted and records the order's id (as Spark's writes do); without one, ``sort_or
 0. Memory stays bounded: buffers are flushed when they reach a row group's worth of data or
 when all buffers together pass a limit, never holding the whole input.
 
+Row groups are encoded on a small thread pool (``ParquetDataWriter.submit``; pyarrow
+releases the GIL): the caller goes on reading and routing rows while a row group is
+written, and the files of several partitions are written at once. A file has one row group
+in flight at most, and all row groups in flight together stay under ``MAX_IN_FLIGHT_BYTES``.
+The rolling decisions (room left in a file, when to close it) wait for the file's previous
+row group, so files are cut exactly where a sequential writer would cut them.
+
 With ``row_lineage`` (v3 rewrites of existing rows), batches carry two more columns after the
 table's, ``_row_id`` and ``_last_updated_sequence_number``, written with their reserved field
 ids (spec "Row Lineage": a moved row keeps its id; null values are inherited on read).
@@ -18,7 +25,10 @@ under ``write.data.path`` (default ``<location>/data``) and the partition path J
 
 from __future__ import annotations
 
+import os
 import uuid
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +52,8 @@ __all__ = ["DataWriter", "WriteTarget"]
 
 MAX_BUFFERED_BYTES = 256 * 1024 * 1024  # all partitions together
 MAX_ROW_GROUP_BYTES = 64 * 1024 * 1024  # in-memory (Arrow) size of one flushed row group
+WRITE_THREADS = max(1, min(4, os.cpu_count() or 1))
+MAX_IN_FLIGHT_BYTES = WRITE_THREADS * MAX_ROW_GROUP_BYTES  # submitted, not yet written
 
 
 @dataclass(frozen=True)
@@ -92,6 +104,8 @@ class _Partition:
     batches: list[pa.RecordBatch] = field(default_factory=list)
     nbytes: int = 0
     writer: ParquetDataWriter | None = None
+    # Arrow bytes of the row group in flight and the file's size before it (for ``_ratio``)
+    submitted: tuple[int, int] | None = None
 
 
 class DataWriter:
@@ -119,6 +133,9 @@ class DataWriter:
         self._count = 0
         self._buffered = 0
         self._ratio = 1.0  # Parquet bytes per Arrow byte, learnt from written row groups
+        self._executor: ThreadPoolExecutor | None = None
+        self._in_flight: deque[tuple[ParquetDataWriter, int]] = deque()
+        self._in_flight_bytes = 0
         self.rows = 0
         self.progress = progress  # told of the rows taken and each file finished
 
@@ -150,13 +167,17 @@ class DataWriter:
 
     def close(self) -> list[DataFile]:
         """Flush everything and finish every file; the data files, in write order."""
-        for state in list(self._partitions.values()):
-            self._flush(state)
-            self._finish(state)
+        try:
+            for state in list(self._partitions.values()):
+                self._flush(state)
+                self._finish(state)
+        finally:
+            self._shutdown()
         return list(self._done)
 
     def abort(self) -> None:
         """Delete every file this writer created (best effort)."""
+        self._shutdown()
         for writer in self._open:
             writer.abort()
         for data_file in self._done:
@@ -180,22 +201,59 @@ class DataWriter:
             table = table.take(sort_indices(table, self.target.schema, self.target.sort_order))
         offset = 0
         while offset < table.num_rows:
-            writer = state.writer or self._new_writer(state)
-            room = max(self.target_size - writer.bytes_written, 1)
+            writer = self._current(state)
+            before = writer.bytes_written
+            room = max(self.target_size - before, 1)
             row_bytes = max(table.nbytes / max(table.num_rows, 1), 1.0) * self._ratio
             rows = max(1, min(table.num_rows - offset, int(room / row_bytes) or 1))
             rows = min(rows, max(1, int(MAX_ROW_GROUP_BYTES / max(row_bytes / self._ratio, 1.0))))
             chunk = table.slice(offset, rows)
-            before = writer.bytes_written
-            writer.write(chunk)
-            written = writer.bytes_written - before
-            if chunk.nbytes and written:
-                self._ratio = max(written / chunk.nbytes, 1e-3)
+            self._submit(state, writer, chunk, before)
             offset += rows
-            if writer.bytes_written >= self.target_size:
-                self._finish(state)
         if self.sorted:
             self._finish(state)
+
+    def _current(self, state: _Partition) -> ParquetDataWriter:
+        """The partition's open file once its row group in flight is written (learning the
+        compression ratio from it), or a new file when that one reached the target size."""
+        self._settle(state)
+        if state.writer is not None and state.writer.bytes_written >= self.target_size:
+            self._finish(state)
+        return state.writer or self._new_writer(state)
+
+    def _settle(self, state: _Partition) -> None:
+        if state.writer is None or state.submitted is None:
+            return
+        nbytes, before = state.submitted
+        state.submitted = None
+        written = state.writer.bytes_written - before  # waits for the row group
+        if nbytes and written:
+            self._ratio = max(written / nbytes, 1e-3)
+
+    def _submit(
+        self, state: _Partition, writer: ParquetDataWriter, chunk: pa.Table, before: int
+    ) -> None:
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(WRITE_THREADS, thread_name_prefix="icesql-write")
+        writer.submit(chunk, self._executor)
+        state.submitted = (chunk.nbytes, before)
+        self._in_flight.append((writer, chunk.nbytes))
+        self._in_flight_bytes += chunk.nbytes
+        while self._in_flight:
+            oldest, nbytes = self._in_flight[0]
+            if oldest.in_flight and self._in_flight_bytes <= MAX_IN_FLIGHT_BYTES:
+                break
+            self._in_flight.popleft()
+            self._in_flight_bytes -= nbytes
+            oldest.wait()  # at once when written; else the bound on memory makes us wait
+
+    def _shutdown(self) -> None:
+        """Wait for every row group in flight (errors surface where the files are used)."""
+        self._in_flight.clear()
+        self._in_flight_bytes = 0
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+            self._executor = None
 
     def _new_writer(self, state: _Partition) -> ParquetDataWriter:
         t = self.target
@@ -230,6 +288,7 @@ class DataWriter:
         writer = state.writer
         if writer is None:
             return
+        self._settle(state)
         state.writer = None
         if writer not in self._open:
             raise InternalError(f"data file {writer.path} finished twice")

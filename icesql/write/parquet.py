@@ -8,12 +8,16 @@ batches must already have been cast to the table's types.
 
 The writer streams: each ``write`` appends row groups, and ``bytes_written`` tells a
 rolling writer when the file has reached its target size. ``close`` returns the
-``DataFile`` with its metrics (``icesql.write.column_metrics``).
+``DataFile`` with its metrics (``icesql.write.column_metrics``). ``submit`` hands a row
+group to a thread pool instead: Parquet encoding and the metrics pass release the GIL, so
+the caller goes on producing rows (and other files encode) while this one is written; a
+file keeps at most one row group in flight, and every read of its state waits for it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Executor, Future
 from typing import Any
 
 import pyarrow as pa
@@ -69,6 +73,7 @@ class ParquetDataWriter:
         )
         self._metrics = FileMetricsCollector(self._write_schema, metrics)
         self.record_count = 0
+        self._pending: Future[None] | None = None
         fs, fs_path = io.fs(path)
         parent = fs_path.rsplit("/", 1)[0]
         try:
@@ -93,27 +98,56 @@ class ParquetDataWriter:
 
     @property
     def bytes_written(self) -> int:
-        """Bytes flushed to the file so far (whole row groups)."""
+        """Bytes flushed to the file so far (whole row groups, the one in flight included)."""
+        self.wait()
         return self._sink.tell()
 
     def write(self, batch: pa.RecordBatch | pa.Table) -> None:
         """Append rows (one row group per call); ``batch`` must have the table's types."""
+        self.wait()
+        table = self._prepare(batch)
+        if table is not None:
+            self._write_row_group(table)
+
+    def submit(self, batch: pa.RecordBatch | pa.Table, executor: Executor) -> None:
+        """``write`` on ``executor``: returns once the previous row group of this file is
+        written; its errors surface from the next ``wait`` (every other method waits)."""
+        self.wait()
+        table = self._prepare(batch)
+        if table is not None:
+            self._pending = executor.submit(self._write_row_group, table)
+
+    @property
+    def in_flight(self) -> bool:
+        """Whether a submitted row group is still being written."""
+        return self._pending is not None and not self._pending.done()
+
+    def wait(self) -> None:
+        """Wait for the row group in flight; its error (an OperationalError) is raised here."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def _prepare(self, batch: pa.RecordBatch | pa.Table) -> pa.Table | None:
         if batch.num_rows == 0:
-            return
+            return None
         if batch.schema.names != self.arrow_schema.names:
             batch = batch.select(self.arrow_schema.names)
         table = pa.Table.from_batches([batch]) if isinstance(batch, pa.RecordBatch) else batch
+        self.record_count += table.num_rows
+        return table
+
+    def _write_row_group(self, table: pa.Table) -> None:
         table = table.cast(self.arrow_schema)
-        for chunk in table.to_batches():
-            self._metrics.add(chunk)
+        self._metrics.add(table)
         try:
             self._writer.write_table(table, row_group_size=max(table.num_rows, 1))
         except (OSError, pa.ArrowException) as e:
             raise OperationalError(f"cannot write data file {self.path}: {e}") from e
-        self.record_count += table.num_rows
 
     def close(self) -> DataFile:
         """Finish the file and describe it for a manifest."""
+        self.wait()
         try:
             self._writer.close()
             size = self._sink.tell()
@@ -137,6 +171,10 @@ class ParquetDataWriter:
 
     def abort(self) -> None:
         """Close and delete the file (best effort): nothing will reference it."""
+        try:
+            self.wait()
+        except Exception:  # noqa: BLE001 - already failing; cleanup must not mask the cause
+            pass
         try:
             self._writer.close()
             self._sink.close()

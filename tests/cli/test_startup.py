@@ -52,3 +52,24 @@ def test_the_prompt_needs_no_engine_library() -> None:
                           check=False, env={"ICESQL_HISTORY": "/dev/null", "PATH": ""})
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.splitlines() == ["[]", "True True"]
+
+
+def test_a_command_line_query_loads_no_writer_file_system_or_prompt(tmp_path) -> None:
+    """``icesql W -c "SELECT 1"``: the engine and its parser, nothing a query of no table
+    does not need (the write path, fsspec and asyncio, fastavro, the prompt)."""
+    code = (
+        "import sys, runpy\n"
+        f"sys.argv = ['icesql', {str(tmp_path)!r}, '-c', 'SELECT 1 AS one']\n"
+        "try:\n"
+        "    runpy.run_module('icesql.shell', run_name='__main__')\n"
+        "except SystemExit as e:\n"
+        "    assert not e.code, e.code\n"
+        "light = ('fastavro', 'fsspec', 'asyncio', 'prompt_toolkit', 'pygments', 'pandas',\n"
+        "         'polars', 'icesql.write', 'icesql.statements.insert')\n"
+        "print(sorted(m for m in light if m in sys.modules), 'duckdb' in sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.splitlines()[1:] == ["| one |", "+-----+", "|   1 |", "+-----+", "1 row(s)",
+                                            "[] True"], proc.stdout

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import math
 import struct
+from decimal import Decimal
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -19,7 +20,11 @@ from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortField, SortOrder
 from icesql.spec.types import (
     BinaryType,
+    BooleanType,
+    DateType,
+    DecimalType,
     DoubleType,
+    FixedType,
     IntegerType,
     ListType,
     LongType,
@@ -27,8 +32,12 @@ from icesql.spec.types import (
     NestedField,
     StringType,
     StructType,
+    TimestampType,
+    TimeType,
     UnknownType,
+    UUIDType,
 )
+from icesql.spec.values import from_bytes
 from icesql.write.column_metrics import (
     FileMetricsCollector,
     MetricsConfig,
@@ -227,3 +236,77 @@ def test_binary_upper_bound_dropped_when_it_cannot_be_incremented() -> None:
     table = pa.table({"b": [b"\x00", b"\xff" * 20]}, schema=schema_to_arrow(schema))
     metrics, _ = _metrics(schema, table, {})
     assert metrics["lower_bounds"] == {1: b"\x00"} and metrics["upper_bounds"] == {}
+
+
+def _aligned_metrics(schema: Schema, table: pa.Table, props: dict, rows: int) -> dict:
+    """Metrics as ``ParquetDataWriter`` takes them: one ``add`` per row group."""
+    collector = FileMetricsCollector(schema, MetricsConfig.for_table(schema, props))
+    for batch in table.to_batches(max_chunksize=rows):
+        collector.add(batch)
+    buf = io.BytesIO()
+    pq.write_table(table, buf, row_group_size=rows, store_decimal_as_integer=True)
+    return collector.metrics(pq.ParquetFile(buf).metadata)
+
+
+def test_bounds_from_the_footer_are_the_extremes_of_every_type() -> None:
+    """Bounds of non-float columns come from the row groups' statistics: decoded, they are the
+    exact extremes of the values in Iceberg's order (signed numbers and decimals, unsigned
+    bytes, code points), with strings and binaries beyond pyarrow's statistics size measured
+    from the data."""
+    f = NestedField
+    schema = Schema((
+        f(1, "i", IntegerType()), f(2, "d", DateType()), f(3, "ts", TimestampType()),
+        f(4, "t", TimeType()), f(5, "dec", DecimalType(9, 2)), f(6, "big", DecimalType(30, 3)),
+        f(7, "s", StringType()), f(8, "b", BinaryType()), f(9, "fx", FixedType(2)),
+        f(10, "u", UUIDType()), f(11, "bo", BooleanType()),
+        f(12, "st", StructType((f(13, "x", StringType()),))),
+    ))  # fmt: skip
+    values = {
+        "i": [3, -2**31, None, 2**31 - 1], "d": [-719162, 2932896, 0, None],
+        "ts": [0, -2**63 + 1, 2**63 - 1, None], "t": [86_399_999_999, 0, None, 1],
+        "dec": [Decimal("-9999999.99"), Decimal("0.01"), None, Decimal("9999999.99")],
+        "big": [Decimal("-" + "9" * 27 + ".999"), Decimal("1.000"), None, Decimal("5.5")],
+        "s": ["é", "z" * 5000, "a\U0001f600", None], "b": [b"\xff" * 5000, b"\x00", b"\x7f", None],
+        "fx": [b"\x80\x00", b"\x7f\xff", None, b"\x00\x01"],
+        "u": [b"\xff" * 16, b"\x00" * 16, None, b"\x80" + b"\x00" * 15],
+        "bo": [True, None, True, False], "st": [{"x": "q"}, {"x": "Q"}, None, {"x": None}],
+    }  # fmt: skip
+    arrow = schema_to_arrow(schema)
+    columns = []
+    for name, vals in values.items():
+        t = arrow.field(name).type
+        if pa.types.is_temporal(t):
+            columns.append(pa.array(vals, pa.int32() if pa.types.is_date(t) else pa.int64()).cast(t))
+        else:
+            columns.append(pa.array(vals, t))
+    table = pa.Table.from_arrays(columns, schema=arrow)
+    for rows in (1, 2, 4):
+        metrics = _aligned_metrics(schema, table, {"write.metadata.metrics.default": "full"}, rows)
+        lower, upper = metrics["lower_bounds"], metrics["upper_bounds"]
+        assert set(lower) == set(upper) == {*range(1, 12), 13}, rows
+        for field in (*schema.fields[:11], schema.fields[11].type.fields[0]):
+            vals = values["st"] if field.field_id == 13 else values[field.name]
+            if field.field_id == 13:
+                vals = [v and v["x"] for v in vals]
+            present = [v for v in vals if v is not None]
+            decoded = (from_bytes(field.type, lower[field.field_id]),
+                       from_bytes(field.type, upper[field.field_id]))  # fmt: skip
+            if isinstance(field.type, UUIDType):
+                decoded = (decoded[0].bytes, decoded[1].bytes)
+            assert decoded == (min(present), max(present)), (field.name, rows)
+
+
+def test_a_row_group_without_statistics_that_the_data_did_not_cover_gets_no_bounds() -> None:
+    """Rows measured apart from their row group (not how the writer adds them): where the
+    footer has no min/max for a chunk holding values, the field gets no bounds, never
+    bounds that leave some value out."""
+    schema = Schema((NestedField(1, "s", StringType()), NestedField(2, "n", LongType())))
+    table = pa.table({"s": ["m", "b" * 5000], "n": [1, 2]}, schema=schema_to_arrow(schema))
+    collector = FileMetricsCollector(schema, MetricsConfig.for_table(schema, {}))
+    for batch in table.to_batches(max_chunksize=1):
+        collector.add(batch)
+    buf = io.BytesIO()
+    pq.write_table(table, buf)  # one row group: its statistics for s are dropped
+    metrics = collector.metrics(pq.ParquetFile(buf).metadata)
+    assert set(metrics["lower_bounds"]) == set(metrics["upper_bounds"]) == {2}
+    assert metrics["value_counts"] == {1: 2, 2: 2}

@@ -172,3 +172,61 @@ def test_row_lineage_columns_are_written_with_reserved_ids_and_read_back(con):
     ).fetchall()
     # the new file's first_row_id is 2 (next-row-id), its data sequence number 2
     assert rows == [(1, 0, 1), (2, 1, 1), (10, 7, 1), (20, 3, 2), (30, 1, 2)]
+
+
+def _write_partitioned(tmp_path, name: str) -> list:
+    """Files of a bucketed, rolling INSERT (several files per partition, several partitions)."""
+    with icesql.connect(str(tmp_path / name)) as c:
+        c.execute(
+            "CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (bucket(3, id))"
+            " TBLPROPERTIES ('write.target-file-size-bytes'='6000',"
+            " 'write.parquet.row-group-size-bytes'='2000')"
+        )
+        c.execute(f"INSERT INTO db.t VALUES {_values(6000)}")
+        assert c.execute("SELECT count(*), sum(id) FROM db.t").fetchone() == (6000, 17997000)
+        return sorted(
+            ((f.partition, f.record_count, f.file_size_in_bytes, f.split_offsets,
+              f.value_counts, f.null_value_counts, f.lower_bounds, f.upper_bounds,
+              f.column_sizes) for f in _data_files(c)),  # fmt: skip
+            key=repr,
+        )
+
+
+def test_threaded_writes_cut_files_as_a_sequential_writer_does(tmp_path, monkeypatch):
+    """Row groups written on the pool give the files (rows, sizes, row groups, metrics) that
+    writing each row group before taking the next rows gives."""
+    from icesql.write.parquet import ParquetDataWriter
+
+    threaded = _write_partitioned(tmp_path, "threaded")
+    assert len({f[0] for f in threaded}) == 3 and len(threaded) >= 9
+    assert any(len(f[3]) > 1 for f in threaded)  # several row groups per file
+    monkeypatch.setattr(ParquetDataWriter, "submit", lambda self, batch, executor: self.write(batch))
+    assert _write_partitioned(tmp_path, "sequential") == threaded
+
+
+def test_a_failed_row_group_write_fails_the_insert_and_leaves_no_file(con, monkeypatch):
+    from icesql.write.parquet import ParquetDataWriter
+
+    con.execute(
+        "CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg"
+        " TBLPROPERTIES ('write.target-file-size-bytes'='8000',"
+        " 'write.parquet.row-group-size-bytes'='2000')"
+    )
+    con.execute("INSERT INTO db.t VALUES (0, 'kept')")
+    written = ParquetDataWriter._write_row_group
+    calls = []
+
+    def failing(self, table):
+        calls.append(self.path)
+        if len(set(calls)) == 3:
+            raise icesql.OperationalError(f"cannot write data file {self.path}: disk full")
+        written(self, table)
+
+    monkeypatch.setattr(ParquetDataWriter, "_write_row_group", failing)
+    with pytest.raises(icesql.OperationalError, match="disk full"):
+        con.execute(f"INSERT INTO db.t VALUES {_values(5000)}")
+    assert len(calls) > 3  # the failure came from the pool after other files were written
+    table = con.catalog.load_table(T)
+    data = table.io.listdir(f"{table.metadata.location}/data")
+    assert len(data) == 1, data  # only the committed file
+    assert con.execute("SELECT * FROM db.t").fetchall() == [(0, "kept")]

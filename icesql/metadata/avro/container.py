@@ -19,8 +19,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import fastavro
-
 from icesql.errors import CorruptFileError, Error
 from icesql.metadata.avro import skipping
 from icesql.metadata.avro.schema import iceberg_schema
@@ -160,6 +158,8 @@ def read_avro(data: bytes, path: str, skip: frozenset[str] = frozenset()) -> Avr
             meta = dict(meta)
             meta[SCHEMA_KEY] = plain_text
             data = encode_header(meta, sync) + data[start:]
+        import fastavro  # loaded on the first Avro file, not at import
+
         reader = fastavro.reader(io.BytesIO(data))
     except Error:
         raise
@@ -207,6 +207,8 @@ def write_avro(
     header carries ``schema`` as given and ``metadata`` in order."""
     plain, _ = strip_logical_types(schema)
     buf = io.BytesIO()
+    import fastavro
+
     fastavro.writer(buf, plain, records, metadata=dict(metadata), codec=codec)
     data = buf.getvalue()
     meta, sync, start = read_header(data)

@@ -26,9 +26,11 @@ metrics for the first 100 only, and sorted columns always get at least ``truncat
 
 from __future__ import annotations
 
+import json
 import math
 import re
-from collections.abc import Iterator, Mapping
+import uuid as _uuid
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +43,10 @@ from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortOrder
 from icesql.spec.types import (
     BinaryType,
+    BooleanType,
+    DecimalType,
     DoubleType,
+    FixedType,
     FloatType,
     GeographyType,
     GeometryType,
@@ -51,11 +56,17 @@ from icesql.spec.types import (
     NestedField,
     StringType,
     StructType,
+    TimestampNanoType,
+    TimestampType,
+    TimestamptzNanoType,
+    TimestamptzType,
+    TimeType,
     UnknownType,
+    UUIDType,
     VariantType,
     is_primitive,
 )
-from icesql.spec.values import to_bytes
+from icesql.spec.values import decimal_from_unscaled, to_bytes
 from icesql.write.properties import (
     DEFAULT_METRICS_MAX_INFERRED,
     METRICS_COLUMN_PREFIX,
@@ -67,6 +78,7 @@ __all__ = [
     "MetricsConfig",
     "MetricsMode",
     "FileMetricsCollector",
+    "footer_metrics",
     "LeafColumn",
     "leaf_columns",
     "parse_metrics_mode",
@@ -384,3 +396,121 @@ class FileMetricsCollector:
             "lower_bounds": lower,
             "upper_bounds": upper,
         }
+
+
+# ---------------------------------------------------------------------------------------------
+# Metrics of a file written elsewhere, from its footer alone (add_files)
+
+
+def footer_metrics(
+    footer: Any, schema: Schema, config: MetricsConfig, ids: Sequence[int | None]
+) -> dict[str, dict[int, Any]]:
+    """The manifest metrics of an existing Parquet file from its pyarrow ``FileMetaData``
+    only, as Java's ``ParquetUtil.fileMetrics`` gives them to ``add_files``: counts and sizes
+    as for a written file, bounds from the column chunks' statistics (truncated by the metrics
+    mode), no NaN counts (those need the data). ``ids[j]`` is the table field id of column
+    chunk ``j`` (by the file's ids or the name mapping), None for a column the table lacks."""
+    tracked = {leaf.field.field_id for leaf in leaf_columns(schema) if leaf.path is not None}
+    sizes: dict[int, int] = {}
+    values: dict[int, int] = {}
+    nulls: dict[int, int] = {}
+    lower: dict[int, Any] = {}
+    upper: dict[int, Any] = {}
+    missing: set[int] = set()
+    for rg_index in range(footer.num_row_groups):
+        rg = footer.row_group(rg_index)
+        for j, fid in enumerate(ids):
+            if fid is None or not config.mode(fid).counts:
+                continue
+            chunk = rg.column(j)
+            sizes[fid] = sizes.get(fid, 0) + chunk.total_compressed_size
+            if fid not in tracked:
+                continue
+            stats = chunk.statistics
+            if stats is None or not stats.has_null_count:
+                missing.add(fid)
+                continue
+            values[fid] = values.get(fid, 0) + chunk.num_values
+            nulls[fid] = nulls.get(fid, 0) + stats.null_count
+            t = schema.find_type(fid)
+            if (
+                not config.mode(fid).bounds
+                or not stats.has_min_max
+                or isinstance(t, _NO_BOUNDS)
+                or chunk.physical_type == "INT96"
+            ):
+                continue
+            lo, hi = _stat_value(t, chunk, stats.min_raw), _stat_value(t, chunk, stats.max_raw)
+            if lo is None or hi is None:
+                continue
+            if fid not in lower or _order_key(t, lo) < _order_key(t, lower[fid]):
+                lower[fid] = lo
+            if fid not in upper or _order_key(t, hi) > _order_key(t, upper[fid]):
+                upper[fid] = hi
+    for fid in missing:
+        values.pop(fid, None)
+        nulls.pop(fid, None)
+    lower_bytes: dict[int, bytes] = {}
+    upper_bytes: dict[int, bytes] = {}
+    for fid, lo in lower.items():
+        if fid in missing:
+            continue
+        t = schema.find_type(fid)
+        length = config.mode(fid).length
+        lower_bytes[fid] = to_bytes(t, truncate_lower(t, lo, length))
+        hi = truncate_upper(t, upper[fid], length)
+        if hi is not None:
+            upper_bytes[fid] = to_bytes(t, hi)
+    return {
+        "column_sizes": sizes,
+        "value_counts": values,
+        "null_value_counts": nulls,
+        "nan_value_counts": {},
+        "lower_bounds": lower_bytes,
+        "upper_bounds": upper_bytes,
+    }
+
+
+_TIME_UNITS = {"milliseconds": 1_000_000, "microseconds": 1_000, "nanoseconds": 1}  # in ns
+
+
+def _stat_value(t: IcebergType, chunk: Any, raw: Any) -> Any:
+    """A statistics value (physical) as the Iceberg value ``to_bytes`` takes; None when the
+    file's type cannot give a bound of ``t`` (the bound is then left out, never wrong)."""
+    physical = chunk.physical_type
+    logical = chunk.statistics.logical_type
+    if isinstance(t, StringType):
+        return raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    if isinstance(t, BinaryType | FixedType):
+        return bytes(raw) if isinstance(raw, bytes | bytearray) else None
+    if isinstance(t, UUIDType):
+        return _uuid.UUID(bytes=bytes(raw)) if isinstance(raw, bytes) and len(raw) == 16 else None
+    if isinstance(t, DecimalType):
+        if isinstance(raw, bytes):
+            unscaled = int.from_bytes(raw, "big", signed=True)
+        elif isinstance(raw, int):
+            unscaled = raw
+        else:
+            return None
+        scale = _logical(logical).get("scale", 0)
+        return decimal_from_unscaled(unscaled, t.scale) if scale == t.scale else None
+    if isinstance(t, FloatType | DoubleType):
+        return float(raw)
+    if isinstance(t, BooleanType):
+        return bool(raw)
+    if isinstance(t, TimestampType | TimestamptzType | TimestampNanoType | TimestamptzNanoType | TimeType):
+        if physical != "INT64" and not (isinstance(t, TimeType) and physical == "INT32"):
+            return None
+        nanos = _TIME_UNITS.get(_logical(logical).get("timeUnit", ""))
+        if nanos is None:
+            return None
+        wanted = 1 if isinstance(t, TimestampNanoType | TimestamptzNanoType) else 1_000
+        return int(raw) * nanos // wanted
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw  # int, long, date (days)
+    return None
+
+
+def _logical(logical: Any) -> dict[str, Any]:
+    """A Parquet logical type's parameters (``timeUnit``, ``scale``); empty without one."""
+    return json.loads(logical.to_json()) if logical is not None else {}

@@ -167,7 +167,7 @@ class MetadataTables:
             "made_current_at": pa.array([e.timestamp_ms for e in log], pa.int64()).cast(TS),
             "snapshot_id": pa.array([e.snapshot_id for e in log], pa.int64()),
             "parent_id": pa.array(parents, pa.int64()),
-            "is_current_ancestor": pa.array([e.snapshot_id in ancestors for e in log]),
+            "is_current_ancestor": pa.array([e.snapshot_id in ancestors for e in log], pa.bool_()),
         })
 
     def _refs(self) -> pa.Table:

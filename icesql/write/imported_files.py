@@ -6,7 +6,7 @@ or ``.`` are hidden; a partitioned table's files sit in hive-style folders
 ``<field>=<value>/...``, one level per partition field of the table's (identity) spec,
 the value unescaped (``%XX``) and ``__HIVE_DEFAULT_PARTITION__`` meaning null; an
 unpartitioned table takes the files directly in the folder. Each file's ``DataFile``
-comes from its footer alone: row count, split offsets, and the metrics
+comes from its footer alone: row count and the metrics
 ``column_metrics.footer_metrics`` derives, columns matched to the table by the file's
 field ids or else by the table's name mapping.
 """
@@ -42,7 +42,6 @@ from icesql.spec.types import (
     StringType,
 )
 from icesql.write.column_metrics import MetricsConfig, footer_metrics
-from icesql.write.parquet import split_offsets
 
 __all__ = ["SourcePartition", "imported_data_file", "source_partitions"]
 
@@ -196,7 +195,8 @@ def imported_data_file(
         partition=tuple(partition),
         record_count=footer.num_rows,
         file_size_in_bytes=size,
-        split_offsets=split_offsets(footer),
+        split_offsets=None,  # Java's TableMigrationUtil records none
+        sort_order_id=0,  # unsorted: nothing says an imported file follows the table's order
         spec_id=spec_id,
         **metrics,
     )

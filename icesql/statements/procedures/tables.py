@@ -88,7 +88,9 @@ def _source(call: Call) -> str:
             f"procedure {call.procedure}: {parts[0].lower()} source files are not supported"
             " (only `parquet`)"
         )
-    return parts[1]
+    folder = parts[1]
+    # Spark qualifies a path without a scheme by its default file system: the local one
+    return folder if "://" in folder or folder.startswith("file:") else f"file:{folder}"
 
 
 def _add_files(call: Call) -> Sequence[Sequence[Any]]:
@@ -140,7 +142,11 @@ def _add_files(call: Call) -> Sequence[Sequence[Any]]:
                 " multiple references to the same file within the same table; set"
                 " check_duplicate_files => false to force the import"
             )
-    table = commit(catalog, table, Change(operation=SnapshotOperation.APPEND, added_files=tuple(files)))
+    # Spark appends the files as whole manifests, whose summary has no partition metrics
+    change = Change(
+        operation=SnapshotOperation.APPEND, added_files=tuple(files), partition_metrics=False
+    )
+    table = commit(catalog, table, change)
     current = table.metadata.current_snapshot()
     summary = current.summary if current is not None else {}
     changed = summary.get("changed-partition-count")

@@ -352,29 +352,9 @@ class FileMetricsCollector:
 
     def metrics(self, footer: Any) -> dict[str, dict[int, Any]]:
         """The manifest metrics maps, given the written file's pyarrow ``FileMetaData``."""
-        sizes: dict[int, int] = {}
-        values: dict[int, int] = {}
-        nulls: dict[int, int] = {}
-        missing: set[int] = set()
-        for rg_index in range(footer.num_row_groups):
-            rg = footer.row_group(rg_index)
-            for j, leaf in enumerate(self.leaves):
-                fid = leaf.field.field_id
-                if not self.config.mode(fid).counts:
-                    continue
-                chunk = rg.column(j)
-                sizes[fid] = sizes.get(fid, 0) + chunk.total_compressed_size
-                if leaf.path is None:
-                    continue
-                stats = chunk.statistics
-                if stats is None or not stats.has_null_count:
-                    missing.add(fid)
-                    continue
-                values[fid] = values.get(fid, 0) + chunk.num_values
-                nulls[fid] = nulls.get(fid, 0) + stats.null_count
-        for fid in missing:
-            values.pop(fid, None)
-            nulls.pop(fid, None)
+        ids = [leaf.field.field_id for leaf in self.leaves]
+        tracked = {leaf.field.field_id for leaf in self.leaves if leaf.path is not None}
+        sizes, values, nulls, missing = _chunk_counts(footer, ids, tracked, self.config)
         lower: dict[int, bytes] = {}
         upper: dict[int, bytes] = {}
         for fid, lo in self._lower.items():
@@ -411,11 +391,59 @@ def footer_metrics(
     mode), no NaN counts (those need the data). ``ids[j]`` is the table field id of column
     chunk ``j`` (by the file's ids or the name mapping), None for a column the table lacks."""
     tracked = {leaf.field.field_id for leaf in leaf_columns(schema) if leaf.path is not None}
+    sizes, values, nulls, _ = _chunk_counts(footer, ids, tracked, config)
+    lower: dict[int, Any] = {}
+    upper: dict[int, Any] = {}
+    for rg_index in range(footer.num_row_groups):
+        rg = footer.row_group(rg_index)
+        for j, fid in enumerate(ids):
+            if fid is None or fid not in values:
+                continue
+            chunk = rg.column(j)
+            stats = chunk.statistics
+            t = schema.find_type(fid)
+            if (
+                not config.mode(fid).bounds
+                or not stats.has_min_max
+                or isinstance(t, _NO_BOUNDS)
+                or chunk.physical_type == "INT96"
+            ):
+                continue
+            lo, hi = _stat_value(t, chunk, stats.min_raw), _stat_value(t, chunk, stats.max_raw)
+            if lo is None or hi is None:
+                continue
+            if fid not in lower or _order_key(t, lo) < _order_key(t, lower[fid]):
+                lower[fid] = lo
+            if fid not in upper or _order_key(t, hi) > _order_key(t, upper[fid]):
+                upper[fid] = hi
+    lower_bytes: dict[int, bytes] = {}
+    upper_bytes: dict[int, bytes] = {}
+    for fid, lo in lower.items():
+        t = schema.find_type(fid)
+        length = config.mode(fid).length
+        lower_bytes[fid] = to_bytes(t, truncate_lower(t, lo, length))
+        hi = truncate_upper(t, upper[fid], length)
+        if hi is not None:
+            upper_bytes[fid] = to_bytes(t, hi)
+    return {
+        "column_sizes": sizes,
+        "value_counts": values,
+        "null_value_counts": nulls,
+        "nan_value_counts": {},
+        "lower_bounds": lower_bytes,
+        "upper_bounds": upper_bytes,
+    }
+
+
+def _chunk_counts(
+    footer: Any, ids: Sequence[int | None], tracked: set[int], config: MetricsConfig
+) -> tuple[dict[int, int], dict[int, int], dict[int, int], set[int]]:
+    """Column sizes (every leaf) and value / null counts (``tracked`` leaves: not inside a
+    list or map) summed over the row groups, by field id (``ids[j]`` of column chunk ``j``);
+    a leaf some chunk has no null count for gets no counts (Java's ``missingStats``)."""
     sizes: dict[int, int] = {}
     values: dict[int, int] = {}
     nulls: dict[int, int] = {}
-    lower: dict[int, Any] = {}
-    upper: dict[int, Any] = {}
     missing: set[int] = set()
     for rg_index in range(footer.num_row_groups):
         rg = footer.row_group(rg_index)
@@ -432,43 +460,10 @@ def footer_metrics(
                 continue
             values[fid] = values.get(fid, 0) + chunk.num_values
             nulls[fid] = nulls.get(fid, 0) + stats.null_count
-            t = schema.find_type(fid)
-            if (
-                not config.mode(fid).bounds
-                or not stats.has_min_max
-                or isinstance(t, _NO_BOUNDS)
-                or chunk.physical_type == "INT96"
-            ):
-                continue
-            lo, hi = _stat_value(t, chunk, stats.min_raw), _stat_value(t, chunk, stats.max_raw)
-            if lo is None or hi is None:
-                continue
-            if fid not in lower or _order_key(t, lo) < _order_key(t, lower[fid]):
-                lower[fid] = lo
-            if fid not in upper or _order_key(t, hi) > _order_key(t, upper[fid]):
-                upper[fid] = hi
     for fid in missing:
         values.pop(fid, None)
         nulls.pop(fid, None)
-    lower_bytes: dict[int, bytes] = {}
-    upper_bytes: dict[int, bytes] = {}
-    for fid, lo in lower.items():
-        if fid in missing:
-            continue
-        t = schema.find_type(fid)
-        length = config.mode(fid).length
-        lower_bytes[fid] = to_bytes(t, truncate_lower(t, lo, length))
-        hi = truncate_upper(t, upper[fid], length)
-        if hi is not None:
-            upper_bytes[fid] = to_bytes(t, hi)
-    return {
-        "column_sizes": sizes,
-        "value_counts": values,
-        "null_value_counts": nulls,
-        "nan_value_counts": {},
-        "lower_bounds": lower_bytes,
-        "upper_bounds": upper_bytes,
-    }
+    return sizes, values, nulls, missing
 
 
 _TIME_UNITS = {"milliseconds": 1_000_000, "microseconds": 1_000, "nanoseconds": 1}  # in ns

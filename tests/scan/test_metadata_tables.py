@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import icesql
-from icesql.errors import NoSuchTableError, NotSupportedError
+from icesql.errors import NoSuchTableError
 
 FILE_COLUMNS = [
     "content", "file_path", "file_format", "spec_id", "partition", "record_count",

@@ -18,16 +18,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
-from sqlglot import exp
 
-from icesql.errors import NotSupportedError, ProgrammingError
+from icesql.errors import NotSupportedError
 from icesql.metadata.manifest import read_manifest
 from icesql.metadata.manifest_list import read_manifest_list
+from icesql.scan.table_scan import NAME_MAPPING_PROPERTY
 from icesql.spec.manifest_file import CONTENT_DATA
 from icesql.spec.name_mapping import NameMapping, create_mapping_from_schema
 from icesql.spec.transforms import Identity
-from icesql.sql import nodes
-from icesql.sql.dialect import parse_one
 from icesql.statements.procedures.base import (
     BOOLEAN,
     INT,
@@ -63,20 +61,14 @@ def _register_table(call: Call) -> Sequence[Sequence[Any]]:
     return [(current.snapshot_id, total("total-records"), total("total-data-files"))]
 
 
-NAME_MAPPING = "schema.name-mapping.default"
+NAME_MAPPING = NAME_MAPPING_PROPERTY
 _FILE_FORMATS = ("parquet", "orc", "avro")
 
 
 def _source(call: Call) -> str:
     """The folder of a ``format``.``path`` source; anything else is refused by name."""
     text = call.args["source_table"]
-    try:
-        node = parse_one(f"SELECT * FROM {text}").find(exp.Table)
-    except ProgrammingError:
-        node = None
-    if node is None or not text.strip():
-        raise call.error(f"cannot parse argument source_table as a table name: {text!r}")
-    parts = nodes.name_of(node)
+    parts = call.table_name("source_table")
     if len(parts) != 2 or parts[0].lower() not in _FILE_FORMATS:
         raise NotSupportedError(
             f"procedure {call.procedure}: source_table {text!r} names a Hive/Spark catalog"

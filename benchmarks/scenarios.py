@@ -187,6 +187,19 @@ def _rewrite(task: str) -> RequestFn:
     return request
 
 
+def merge_inserts(sizes: Sizes) -> int:
+    """Single-row INSERTs of the manifest-merging scenario: 1,000 at full size, 50 in smoke."""
+    return 1000 if sizes.rows >= 1_000_000 else 50
+
+
+def _manifest_merge(task: str) -> RequestFn:
+    def request(ds: Dataset, sizes: Sizes) -> Request:
+        folder = os.path.join(ds.root, f"manifest-merge-{task}")
+        return {"task": task, "args": {"folder": folder, "inserts": merge_inserts(sizes)}}
+
+    return request
+
+
 def _s3(ds: Dataset) -> dict[str, Any]:
     """The base table's copy in a bucket of the local S3 server (``benchmarks.s3``)."""
     return ds.info["s3"]
@@ -517,6 +530,18 @@ SCENARIOS: tuple[Scenario, ...] = (
         "Spark local[2] + Iceberg 1.10 rewrite_data_files (session start not timed)",
         _rewrite("spark_rewrite"),
         extra={"read_speedup": True},
+    ),
+    Scenario(
+        "manifest_merge_inserts",
+        "planning the query after 1,000 single-row INSERTs (50 in smoke), default"
+        " manifest-merge properties; the answer is the current snapshot's manifest count",
+        "ratio",
+        1.5,
+        "<= 1.5x Spark's twin, the same manifest count",
+        _manifest_merge("icesql_manifest_merge"),
+        "Spark local[2] + Iceberg 1.10, the same INSERTs (MergeAppend) and query",
+        _manifest_merge("spark_manifest_merge"),
+        repeats=1,
     ),
     Scenario(
         "streaming_count",

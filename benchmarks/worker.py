@@ -596,6 +596,68 @@ def spark_rewrite(warehouse: str, source: str, target: str, options: str) -> dic
     return {"seconds": seconds, "result": [[str(out[0][0])]]}
 
 
+MERGE_PLAN_SQL = "SELECT count(*) AS n FROM {t} WHERE id < 0"  # every file pruned: planning
+
+
+@task
+def icesql_manifest_merge(folder: str, inserts: int) -> dict[str, Any]:
+    """``inserts`` single-row INSERTs into a fresh table with the default manifest-merge
+    properties (not timed), then the planning of the next query from a fresh connection
+    (timed: its answer needs every manifest, no data file). The result is the manifest
+    count of the current snapshot, which must equal Spark's twin's."""
+    import icesql
+
+    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        con = icesql.connect(folder)
+        con.execute("CREATE NAMESPACE db")
+        con.execute("CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg")
+        con.execute(MERGE_PLAN_SQL.format(t="db.t")).fetchall()  # warm-up, as Spark's
+        for i in range(inserts):
+            con.execute(f"INSERT INTO db.t VALUES ({i}, 's{i}')")
+        con.close()
+        con = icesql.connect(folder)
+        start = time.perf_counter()
+        n = con.execute(MERGE_PLAN_SQL.format(t="db.t")).fetchone()[0]
+        seconds = time.perf_counter() - start
+        manifests = con.execute("SELECT count(*) FROM db.t.manifests").fetchone()[0]
+        con.close()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if n != 0:
+        raise RuntimeError(f"the planning query found {n} rows")
+    return {"seconds": seconds, "result": [[str(manifests)]], "manifests": manifests}
+
+
+@task
+def spark_manifest_merge(folder: str, inserts: int) -> dict[str, Any]:
+    """Spark's twin of ``icesql_manifest_merge``: the same INSERTs through Spark local +
+    Iceberg 1.10 (MergeAppend, default properties), then the same query, timed after a
+    REFRESH so its manifests are planned anew. Both sides ran the query once on the empty
+    table first, so neither pays for compiling its path in the timed run."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
+    import spark_support
+
+    shutil.rmtree(folder, ignore_errors=True)
+    spark = spark_support.start_spark(os.path.join(folder, "wh"), os.path.join(folder, "scratch"))
+    try:
+        spark.sql("CREATE TABLE local.db.t (id BIGINT, s STRING) USING iceberg")
+        spark.sql(MERGE_PLAN_SQL.format(t="local.db.t")).collect()  # compiles the query's path
+        for i in range(inserts):
+            spark.sql(f"INSERT INTO local.db.t VALUES ({i}, 's{i}')")
+        spark.sql("REFRESH TABLE local.db.t")
+        start = time.perf_counter()
+        n = spark.sql(MERGE_PLAN_SQL.format(t="local.db.t")).collect()[0][0]
+        seconds = time.perf_counter() - start
+        manifests = spark.sql("SELECT count(*) FROM local.db.t.manifests").collect()[0][0]
+    finally:
+        spark.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+    if n != 0:
+        raise RuntimeError(f"the planning query found {n} rows")
+    return {"seconds": seconds, "result": [[str(manifests)]], "manifests": manifests}
+
+
 _OFFENDING = re.compile(r": (\d+) rows? breaks? the check")
 
 

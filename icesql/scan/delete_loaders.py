@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 from icesql.errors import CorruptFileError, DataError, NotSupportedError, OperationalError
 from icesql.io import FileIO, is_local_fs
 from icesql.metadata.puffin import read_deletion_vector
-from icesql.scan.conform import field_id
+from icesql.scan.conform import conform, field_id
 from icesql.scan.delete_index import is_deletion_vector, referenced_data_file
 from icesql.scan.reader import ReadContext, read_data_file
 from icesql.spec.content_file import DataFile
@@ -73,14 +73,22 @@ class DeleteLoader:
             return parts[0]
         return np.unique(np.concatenate(parts))
 
-    def position_rows(self, delete: DataFile) -> tuple[pa.Array, np.ndarray]:
-        """The (file_path, pos) rows of a Parquet position delete file, in file order."""
-        table = self._position_columns(delete, with_paths=True, refuse_rows=True)
+    def position_rows(
+        self, delete: DataFile, row: NestedField | None = None
+    ) -> tuple[pa.Array, np.ndarray, pa.Array | None]:
+        """The (file_path, pos) rows of a Parquet position delete file, in file order, and,
+        given the ``row`` field (id 2147483544, a struct of the table's columns), the deleted
+        rows when the file stores them, conformed to it by field id (None when it does not)."""
+        table = self._position_columns(delete, with_paths=True, row=row is not None)
         paths = table.column(0).combine_chunks()
         if pa.types.is_dictionary(paths.type):
             paths = paths.dictionary_decode()
         positions = table.column(1).to_numpy()
-        return paths.cast(pa.string()), np.asarray(positions, dtype=np.int64)
+        rows = None
+        if row is not None and table.num_columns > 2:
+            stored = table.column(2).combine_chunks()
+            rows = conform(stored, table.schema.field(2), row, f"{delete.file_path}: row")
+        return paths.cast(pa.string()), np.asarray(positions, dtype=np.int64), rows
 
     def equality_rows(self, delete: DataFile, fields: Sequence[NestedField]) -> pa.Table:
         """The delete columns (``fields``, in ``equality_ids`` order) of an equality delete
@@ -139,23 +147,19 @@ class DeleteLoader:
         table = self._position_columns(delete, with_paths=True)
         return _split_by_path(table.column(0), table.column(1))
 
-    def _position_columns(self, delete: DataFile, with_paths: bool,
-                          refuse_rows: bool = False) -> pa.Table:
-        """The (file_path, pos) columns of a position delete file, or ``pos`` alone.
+    def _position_columns(self, delete: DataFile, with_paths: bool, row: bool = False) -> pa.Table:
+        """The (file_path, pos) columns of a position delete file, or ``pos`` alone; with
+        ``row``, also the stored deleted rows when the file has them (a third column).
         ``file_path`` is read dictionary-encoded: the strings repeat, and decoding them
-        dominates the read otherwise (12x here). ``refuse_rows``: a file that also stores the
-        deleted rows is NotSupportedError (for readers that would have to show them)."""
+        dominates the read otherwise (12x here)."""
         _require_parquet(delete, "position")
         try:
             pf = _open_position_file(self.io, delete.file_path, with_paths)
             names = {field_id(f): f.name for f in pf.schema_arrow}
-            if refuse_rows and (POSITION_DELETE_ROW_FIELD_ID in names or "row" in names.values()):
-                raise NotSupportedError(
-                    f"position delete file {delete.file_path} stores the deleted rows"
-                    " (column 'row'), which icesql does not read yet")
             if not any(isinstance(i, int) for i in names):  # no ids: the spec's names
                 present = {f.name for f in pf.schema_arrow}
-                spec_names = {FILE_PATH_FIELD_ID: "file_path", POS_FIELD_ID: "pos"}
+                spec_names = {FILE_PATH_FIELD_ID: "file_path", POS_FIELD_ID: "pos",
+                              POSITION_DELETE_ROW_FIELD_ID: "row"}
                 names = {i: n for i, n in spec_names.items() if n in present}
             path_col, pos_col = names.get(FILE_PATH_FIELD_ID), names.get(POS_FIELD_ID)
             if path_col is None or pos_col is None:
@@ -163,9 +167,10 @@ class DeleteLoader:
                     delete.file_path, "position delete file has no file_path / pos columns"
                 )
             # one thread: files are read in parallel already; Arrow's pool cost 2x here
-            table = pf.read(
-                columns=[path_col, pos_col] if with_paths else [pos_col], use_threads=False
-            )
+            columns = [path_col, pos_col] if with_paths else [pos_col]
+            if row and POSITION_DELETE_ROW_FIELD_ID in names:
+                columns.append(names[POSITION_DELETE_ROW_FIELD_ID])
+            table = pf.read(columns=columns, use_threads=False)
         except CorruptFileError:
             raise
         except (FileNotFoundError, OperationalError) as e:

@@ -23,6 +23,7 @@ from icesql.scan.readable_metrics import readable_metrics
 from icesql.spec.arrow import to_arrow_array, type_to_arrow
 from icesql.spec.content_file import DataFile
 from icesql.spec.manifest_file import ManifestFile
+from icesql.spec.reserved import POSITION_DELETE_ROW_FIELD_ID
 from icesql.spec.types import NestedField, StructType
 from icesql.spec.values import from_bytes
 
@@ -167,7 +168,7 @@ class MetadataTables:
             "made_current_at": pa.array([e.timestamp_ms for e in log], pa.int64()).cast(TS),
             "snapshot_id": pa.array([e.snapshot_id for e in log], pa.int64()),
             "parent_id": pa.array(parents, pa.int64()),
-            "is_current_ancestor": pa.array([e.snapshot_id in ancestors for e in log]),
+            "is_current_ancestor": pa.array([e.snapshot_id in ancestors for e in log], pa.bool_()),
         })
 
     def _refs(self) -> pa.Table:
@@ -412,8 +413,9 @@ def partitions_table(table: Table, entries: list[ManifestEntry]) -> pa.Table:
 
 def position_deletes_table(table: Table, deletes: list[DataFile]) -> pa.Table:
     """Java's PositionDeletesTable: one row per deleted position of every live position delete
-    file and deletion vector. ``row`` (the deleted row, which a writer may store) is NULL:
-    Spark does not store it, and a file that does is refused rather than shown without it."""
+    file and deletion vector. ``row`` is the deleted row where the delete file stores it
+    (field id 2147483544, read by field id as a struct of the table's current columns), NULL
+    where it does not (Spark's default, and always for deletion vectors)."""
     from icesql.scan.delete_index import is_deletion_vector, referenced_data_file
     from icesql.scan.delete_loaders import DeleteLoader
 
@@ -421,24 +423,26 @@ def position_deletes_table(table: Table, deletes: list[DataFile]) -> pa.Table:
     schema = table.metadata.schema()
     struct = partition_type(table)
     keys = _partition_keys(table, deletes, struct)
-    paths, positions, owners = [], [], []
+    row_field = NestedField(POSITION_DELETE_ROW_FIELD_ID, "row", schema.as_struct())
+    row_type = pa.struct([pa.field(f.name, type_to_arrow(f.type)) for f in schema.fields])
+    paths, positions, rows, owners = [], [], [], []
     for i, delete in enumerate(deletes):
+        stored = None
         if is_deletion_vector(delete):
             target = referenced_data_file(delete) or ""
             pos = loader.deleted_positions(target, [delete])
             file_paths = pa.array([target] * len(pos), pa.string())
         else:
-            file_paths, pos = loader.position_rows(delete)
+            file_paths, pos, stored = loader.position_rows(delete, row_field)
         paths.append(file_paths)
         positions.append(pa.array(pos, pa.int64()))
+        rows.append(stored.cast(row_type) if stored is not None else pa.nulls(len(pos), row_type))
         owners += [i] * len(pos)
     take = pa.array(owners, pa.int64())
-    n = len(owners)
-    row_type = pa.struct([pa.field(f.name, type_to_arrow(f.type)) for f in schema.fields])
     columns: dict[str, pa.Array | pa.ChunkedArray] = {
         "file_path": pa.chunked_array(paths, pa.string()),
         "pos": pa.chunked_array(positions, pa.int64()),
-        "row": pa.nulls(n, row_type),
+        "row": pa.chunked_array(rows, row_type),
     }
     if struct.fields:
         columns["partition"] = _partition_struct(struct, keys).take(take)

@@ -29,6 +29,7 @@ from icesql.spec.types import NestedField, StructType
 from icesql.sql import nodes
 from icesql.sql.identifiers import catalog_named, name_parts
 from icesql.sql.spark_type_names import spark_ddl_type, spark_type
+from icesql.sql.tables import METADATA_TABLES
 from icesql.statements.names import namespace_name, table_name
 from icesql.write.properties import RESERVED
 
@@ -174,13 +175,148 @@ def show_create_table(table: Table, catalog_name: str) -> str:
     return out
 
 
+# Iceberg's docs of metadata table columns, which Spark's DESCRIBE shows as comments
+_FILE_DOCS = {
+    "content": "Contents of the file: 0=data, 1=position deletes, 2=equality deletes",
+    "file_path": "Location URI with FS scheme",
+    "file_format": "File format name: avro, orc, or parquet",
+    "spec_id": "Partition spec ID",
+    "partition": "Partition data tuple, schema based on the partition spec",
+    "record_count": "Number of records in the file",
+    "file_size_in_bytes": "Total file size in bytes",
+    "column_sizes": "Map of column id to total size on disk",
+    "value_counts": "Map of column id to total count, including null and NaN",
+    "null_value_counts": "Map of column id to null value count",
+    "nan_value_counts": "Map of column id to number of NaN values in the column",
+    "lower_bounds": "Map of column id to lower bound",
+    "upper_bounds": "Map of column id to upper bound",
+    "key_metadata": "Encryption key metadata blob",
+    "split_offsets": "Splittable offsets",
+    "equality_ids": "Equality comparison field IDs",
+    "sort_order_id": "Sort order ID",
+    "first_row_id": "The first row ID assigned to the first row in the data file",
+    "referenced_data_file": "Fully qualified location (URI with FS scheme) of a data file that"
+    " all deletes reference",
+    "content_offset": "The offset in the file where the content starts",
+    "content_size_in_bytes": "The length of referenced content stored in the file",
+    "readable_metrics": "Column metrics in readable form",
+}  # fmt: skip
+_METADATA_DOCS: dict[str, dict[str, str]] = {
+    **{name: _FILE_DOCS for name in (
+        "files", "data_files", "delete_files", "all_files", "all_data_files", "all_delete_files",
+    )},
+    "entries": {"readable_metrics": _FILE_DOCS["readable_metrics"]},
+    "all_entries": {"readable_metrics": _FILE_DOCS["readable_metrics"]},
+    "partitions": {
+        "record_count": "Count of records in data files",
+        "file_count": "Count of data files",
+        "total_data_file_size_in_bytes": "Total size in bytes of data files",
+        "position_delete_record_count": "Count of records in position delete files",
+        "position_delete_file_count": "Count of position delete files",
+        "equality_delete_record_count": "Count of records in equality delete files",
+        "equality_delete_file_count": "Count of equality delete files",
+        "last_updated_at": "Commit time of snapshot that last updated this partition",
+        "last_updated_snapshot_id": "Id of snapshot that last updated this partition",
+    },
+    "position_deletes": {
+        "file_path": "Path of a file in which a deleted row is stored",
+        "pos": "Ordinal position of a deleted row in the data file",
+        "row": "Deleted row values",
+        "partition": "Partition that position delete row belongs to",
+        "spec_id": "Spec ID used to track the file containing a row",
+        "delete_file_path": "Path of the file in which a row is stored",
+    },
+}  # fmt: skip
+_ARROW_SPARK = [
+    (pa.types.is_boolean, "boolean"), (pa.types.is_int8, "tinyint"), (pa.types.is_int16, "smallint"),
+    (pa.types.is_int32, "int"), (pa.types.is_int64, "bigint"), (pa.types.is_float32, "float"),
+    (pa.types.is_float64, "double"), (pa.types.is_date, "date"),
+    (lambda t: pa.types.is_string(t) or pa.types.is_large_string(t), "string"),
+    (lambda t: pa.types.is_binary(t) or pa.types.is_large_binary(t)
+     or pa.types.is_fixed_size_binary(t), "binary"),
+]  # fmt: skip
+
+
+def arrow_spark_type(t: pa.DataType) -> str:
+    """Spark's ``DESCRIBE`` spelling of a result column's Arrow type."""
+    if pa.types.is_struct(t):
+        return "struct<" + ",".join(f"{f.name}:{arrow_spark_type(f.type)}" for f in t) + ">"
+    if pa.types.is_map(t):
+        return f"map<{arrow_spark_type(t.key_type)},{arrow_spark_type(t.item_type)}>"
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return f"array<{arrow_spark_type(t.value_type)}>"
+    if pa.types.is_timestamp(t):
+        return "timestamp" if t.tz is not None else "timestamp_ntz"
+    if pa.types.is_decimal(t):
+        return f"decimal({t.precision},{t.scale})"
+    for test, name in _ARROW_SPARK:
+        if test(t):
+            return name
+    return str(t)
+
+
+def _describe_metadata_table(
+    session: Session, statement: exp.Describe, parts: Sequence[str], extended: bool
+) -> Result | None:
+    """``DESCRIBE t.snapshots`` (any metadata table): its columns as Spark shows them, the
+    types those of the rows a ``SELECT *`` returns; None when ``parts`` names no metadata
+    table of an existing table."""
+    if len(parts) < 2 or parts[-1].lower() not in METADATA_TABLES:
+        return None
+    try:
+        catalog, table = _load(session, parts[:-1])
+    except (NoSuchTableError, NoSuchNamespaceError):
+        return None
+    kind = parts[-1].lower()
+    result = session.query(exp.select("*").from_(statement.this.copy()).limit(0), [])
+    try:
+        assert result.reader is not None
+        schema = result.reader.schema
+    finally:
+        result.close()
+    docs = _METADATA_DOCS.get(kind, {})
+    data: list[tuple[str, str, str | None]] = [
+        (f.name, arrow_spark_type(f.type), docs.get(f.name)) for f in schema
+    ]
+    if kind == "position_deletes":  # partitioned by its partition column's fields
+        partition = schema.field("partition").type
+        data += [("# Partition Information", "", ""), ("# col_name", "data_type", "comment")]
+        data += [(f"partition.{f.name}", arrow_spark_type(f.type), None) for f in partition]
+    if extended:
+        md = table.metadata
+        props = {k: v for k, v in spark_properties(table).items() if k in ("current-snapshot-id", "format")}
+        if kind == "position_deletes":  # the one metadata table with its table's properties
+            props = {k: v for k, v in spark_properties(table).items()
+                     if k not in ("format-version", "sort-order", "identifier-fields")}
+        shown = ",".join(f"{k}={v}" for k, v in sorted(props.items()))
+        # the partition struct of a table whose rows have partitions (position_deletes)
+        partition = arrow_spark_type(schema.field("partition").type) if kind == "position_deletes" else "struct<>"
+        data += [("", "", ""), ("# Metadata Columns", "", "")]
+        data += [
+            ("_spec_id", "int", ""), ("_partition", partition, ""), ("_file", "string", ""),
+            ("_pos", "bigint", ""), ("_deleted", "boolean", ""), ("_row_id", "bigint", ""),
+            ("_last_updated_sequence_number", "bigint", ""),
+            ("", "", ""), ("# Detailed Table Information", "", ""),
+            ("Name", f"{catalog.name}.{table.name}.{kind}", ""), ("Type", "MANAGED", ""),
+            ("Location", md.location, ""), ("Provider", "iceberg", ""),
+            ("Table Properties", f"[{shown}]", ""),
+        ]  # fmt: skip
+    return rows([("col_name", _S), ("data_type", _S), ("comment", _S)], data)
+
+
 def describe(session: Session, statement: exp.Expr, params: Sequence[object]) -> Result:
     """``DESCRIBE [TABLE] [EXTENDED] t``: Spark's rows (col_name, data_type, comment)."""
     assert isinstance(statement, exp.Describe)
-    catalog, table = _load(session, name_parts(statement.this))
+    parts = name_parts(statement.this)
+    extended = (statement.args.get("style") or "").upper() in ("EXTENDED", "FORMATTED")
+    catalog, identifier = table_name(session, parts)
+    if not catalog.table_exists(identifier):
+        described = _describe_metadata_table(session, statement, parts, extended)
+        if described is not None:
+            return described
+    catalog, table = _load(session, parts)
     md = table.metadata
     schema = md.schema()
-    extended = (statement.args.get("style") or "").upper() in ("EXTENDED", "FORMATTED")
     data: list[tuple[str, str, str | None]] = [
         (f.name, spark_type(f.type), f.doc) for f in schema.fields
     ]

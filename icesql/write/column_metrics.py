@@ -26,9 +26,11 @@ metrics for the first 100 only, and sorted columns always get at least ``truncat
 
 from __future__ import annotations
 
+import json
 import math
 import re
-from collections.abc import Iterator, Mapping
+import uuid as _uuid
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +43,7 @@ from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortOrder
 from icesql.spec.types import (
     BinaryType,
+    BooleanType,
     DecimalType,
     DoubleType,
     FixedType,
@@ -53,7 +56,13 @@ from icesql.spec.types import (
     NestedField,
     StringType,
     StructType,
+    TimestampNanoType,
+    TimestampType,
+    TimestamptzNanoType,
+    TimestamptzType,
+    TimeType,
     UnknownType,
+    UUIDType,
     VariantType,
     is_primitive,
 )
@@ -69,6 +78,7 @@ __all__ = [
     "MetricsConfig",
     "MetricsMode",
     "FileMetricsCollector",
+    "footer_metrics",
     "LeafColumn",
     "leaf_columns",
     "parse_metrics_mode",
@@ -276,18 +286,6 @@ def _order_key(t: IcebergType, v: Any) -> Any:
     return v
 
 
-def _from_statistic(t: IcebergType, raw: Any) -> Any:
-    """A Parquet statistic's physical value (``min_raw``) as the value ``to_bytes`` takes."""
-    if isinstance(t, DecimalType):
-        unscaled = raw if isinstance(raw, int) else int.from_bytes(raw, "big", signed=True)
-        return decimal_from_unscaled(unscaled, t.scale)
-    if isinstance(t, StringType):
-        return bytes(raw).decode("utf-8")
-    if isinstance(raw, bytearray | memoryview):
-        return bytes(raw)
-    return raw
-
-
 class FileMetricsCollector:
     """Metrics of one file. Counts, sizes and most bounds come from the Parquet footer when
     the file is closed (``metrics``); what the footer cannot give exactly is measured from
@@ -393,13 +391,18 @@ class FileMetricsCollector:
                     or isinstance(t, _NO_BOUNDS + (FloatType, DoubleType))
                 ):
                     continue
-                stats = rg.column(j).statistics
+                chunk = rg.column(j)
+                stats = chunk.statistics
                 if stats is not None and stats.has_min_max:
-                    self._merge(fid, t, _from_statistic(t, stats.min_raw),
-                                _from_statistic(t, stats.max_raw))  # fmt: skip
-                elif stats is None or stats.null_count < rg.num_rows:
-                    if not self._measured(fid, first, rg.num_rows):
-                        unbounded.add(fid)
+                    lo = _stat_value(t, chunk, stats.min_raw)
+                    hi = _stat_value(t, chunk, stats.max_raw)
+                    if lo is not None and hi is not None:
+                        self._merge(fid, t, lo, hi)
+                        continue
+                elif stats is not None and stats.null_count >= rg.num_rows:
+                    continue  # only nulls: no bound to miss
+                if not self._measured(fid, first, rg.num_rows):
+                    unbounded.add(fid)
             first += rg.num_rows
         for fid in unbounded:
             self._lower.pop(fid, None)
@@ -407,29 +410,9 @@ class FileMetricsCollector:
 
     def metrics(self, footer: Any) -> dict[str, dict[int, Any]]:
         """The manifest metrics maps, given the written file's pyarrow ``FileMetaData``."""
-        sizes: dict[int, int] = {}
-        values: dict[int, int] = {}
-        nulls: dict[int, int] = {}
-        missing: set[int] = set()
-        for rg_index in range(footer.num_row_groups):
-            rg = footer.row_group(rg_index)
-            for j, leaf in enumerate(self.leaves):
-                fid = leaf.field.field_id
-                if not self.config.mode(fid).counts:
-                    continue
-                chunk = rg.column(j)
-                sizes[fid] = sizes.get(fid, 0) + chunk.total_compressed_size
-                if leaf.path is None:
-                    continue
-                stats = chunk.statistics
-                if stats is None or not stats.has_null_count:
-                    missing.add(fid)
-                    continue
-                values[fid] = values.get(fid, 0) + chunk.num_values
-                nulls[fid] = nulls.get(fid, 0) + stats.null_count
-        for fid in missing:
-            values.pop(fid, None)
-            nulls.pop(fid, None)
+        ids = [leaf.field.field_id for leaf in self.leaves]
+        tracked = {leaf.field.field_id for leaf in self.leaves if leaf.path is not None}
+        sizes, values, nulls, missing = _chunk_counts(footer, ids, tracked, self.config)
         self._footer_bounds(footer, missing)
         lower: dict[int, bytes] = {}
         upper: dict[int, bytes] = {}
@@ -460,3 +443,136 @@ def _leaf_array(batch: pa.RecordBatch | pa.Table, leaf: LeafColumn) -> Any:
     if len(leaf.path) > 1:
         array = pc.struct_field(array, list(leaf.path[1:]))
     return array
+
+
+# ---------------------------------------------------------------------------------------------
+# Metrics of a file written elsewhere, from its footer alone (add_files)
+
+
+def footer_metrics(
+    footer: Any, schema: Schema, config: MetricsConfig, ids: Sequence[int | None]
+) -> dict[str, dict[int, Any]]:
+    """The manifest metrics of an existing Parquet file from its pyarrow ``FileMetaData``
+    only, as Java's ``ParquetUtil.fileMetrics`` gives them to ``add_files``: counts and sizes
+    as for a written file, bounds from the column chunks' statistics (truncated by the metrics
+    mode), no NaN counts (those need the data). ``ids[j]`` is the table field id of column
+    chunk ``j`` (by the file's ids or the name mapping), None for a column the table lacks."""
+    tracked = {leaf.field.field_id for leaf in leaf_columns(schema) if leaf.path is not None}
+    sizes, values, nulls, _ = _chunk_counts(footer, ids, tracked, config)
+    lower: dict[int, Any] = {}
+    upper: dict[int, Any] = {}
+    for rg_index in range(footer.num_row_groups):
+        rg = footer.row_group(rg_index)
+        for j, fid in enumerate(ids):
+            if fid is None or fid not in values:
+                continue
+            chunk = rg.column(j)
+            stats = chunk.statistics
+            t = schema.find_type(fid)
+            if (
+                not config.mode(fid).bounds
+                or not stats.has_min_max
+                or isinstance(t, _NO_BOUNDS)
+                or chunk.physical_type == "INT96"
+            ):
+                continue
+            lo, hi = _stat_value(t, chunk, stats.min_raw), _stat_value(t, chunk, stats.max_raw)
+            if lo is None or hi is None:
+                continue
+            if fid not in lower or _order_key(t, lo) < _order_key(t, lower[fid]):
+                lower[fid] = lo
+            if fid not in upper or _order_key(t, hi) > _order_key(t, upper[fid]):
+                upper[fid] = hi
+    lower_bytes: dict[int, bytes] = {}
+    upper_bytes: dict[int, bytes] = {}
+    for fid, lo in lower.items():
+        t = schema.find_type(fid)
+        length = config.mode(fid).length
+        lower_bytes[fid] = to_bytes(t, truncate_lower(t, lo, length))
+        hi = truncate_upper(t, upper[fid], length)
+        if hi is not None:
+            upper_bytes[fid] = to_bytes(t, hi)
+    return {
+        "column_sizes": sizes,
+        "value_counts": values,
+        "null_value_counts": nulls,
+        "nan_value_counts": {},
+        "lower_bounds": lower_bytes,
+        "upper_bounds": upper_bytes,
+    }
+
+
+def _chunk_counts(
+    footer: Any, ids: Sequence[int | None], tracked: set[int], config: MetricsConfig
+) -> tuple[dict[int, int], dict[int, int], dict[int, int], set[int]]:
+    """Column sizes (every leaf) and value / null counts (``tracked`` leaves: not inside a
+    list or map) summed over the row groups, by field id (``ids[j]`` of column chunk ``j``);
+    a leaf some chunk has no null count for gets no counts (Java's ``missingStats``)."""
+    sizes: dict[int, int] = {}
+    values: dict[int, int] = {}
+    nulls: dict[int, int] = {}
+    missing: set[int] = set()
+    for rg_index in range(footer.num_row_groups):
+        rg = footer.row_group(rg_index)
+        for j, fid in enumerate(ids):
+            if fid is None or not config.mode(fid).counts:
+                continue
+            chunk = rg.column(j)
+            sizes[fid] = sizes.get(fid, 0) + chunk.total_compressed_size
+            if fid not in tracked:
+                continue
+            stats = chunk.statistics
+            if stats is None or not stats.has_null_count:
+                missing.add(fid)
+                continue
+            values[fid] = values.get(fid, 0) + chunk.num_values
+            nulls[fid] = nulls.get(fid, 0) + stats.null_count
+    for fid in missing:
+        values.pop(fid, None)
+        nulls.pop(fid, None)
+    return sizes, values, nulls, missing
+
+
+_TIME_UNITS = {"milliseconds": 1_000_000, "microseconds": 1_000, "nanoseconds": 1}  # in ns
+
+
+def _stat_value(t: IcebergType, chunk: Any, raw: Any) -> Any:
+    """A statistics value (physical) as the Iceberg value ``to_bytes`` takes; None when the
+    file's type cannot give a bound of ``t`` (the bound is then left out, never wrong)."""
+    physical = chunk.physical_type
+    logical = chunk.statistics.logical_type
+    if isinstance(t, StringType):
+        return raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    if isinstance(t, BinaryType | FixedType):
+        return bytes(raw) if isinstance(raw, bytes | bytearray) else None
+    if isinstance(t, UUIDType):
+        return _uuid.UUID(bytes=bytes(raw)) if isinstance(raw, bytes) and len(raw) == 16 else None
+    if isinstance(t, DecimalType):
+        if isinstance(raw, bytes):
+            unscaled = int.from_bytes(raw, "big", signed=True)
+        elif isinstance(raw, int):
+            unscaled = raw
+        else:
+            return None
+        scale = _logical(logical).get("scale", 0)
+        return decimal_from_unscaled(unscaled, t.scale) if scale == t.scale else None
+    if isinstance(t, FloatType | DoubleType):
+        return float(raw)
+    if isinstance(t, BooleanType):
+        return bool(raw)
+    if isinstance(t, TimestampType | TimestamptzType | TimestampNanoType | TimestamptzNanoType | TimeType):
+        if physical != "INT64" and not (isinstance(t, TimeType) and physical == "INT32"):
+            return None
+        nanos = _TIME_UNITS.get(_logical(logical).get("timeUnit", ""))
+        if nanos is None:
+            return None
+        wanted = 1 if isinstance(t, TimestampNanoType | TimestamptzNanoType) else 1_000
+        return int(raw) * nanos // wanted
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw  # int, long, date (days)
+    return None
+
+
+def _logical(logical: Any) -> dict[str, Any]:
+    """A Parquet logical type's parameters (``timeUnit``, ``scale``); empty without one."""
+    return json.loads(logical.to_json()) if logical is not None else {}

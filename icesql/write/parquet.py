@@ -31,7 +31,7 @@ from icesql.spec.schema import Schema
 from icesql.spec.types import UnknownType
 from icesql.write.column_metrics import FileMetricsCollector, MetricsConfig
 
-__all__ = ["ParquetDataWriter", "arrow_write_schema"]
+__all__ = ["ParquetDataWriter", "arrow_write_schema", "split_offsets"]
 
 _CODEC_NAMES = {"uncompressed": "none", "none": "none", "lz4_raw": "lz4"}
 
@@ -163,7 +163,7 @@ class ParquetDataWriter:
             partition=self.partition,
             record_count=self.record_count,
             file_size_in_bytes=size,
-            split_offsets=_split_offsets(footer),
+            split_offsets=split_offsets(footer),
             sort_order_id=self.sort_order_id,
             spec_id=self.spec_id,
             **metrics,
@@ -186,7 +186,7 @@ class ParquetDataWriter:
             pass
 
 
-def _split_offsets(footer: Any) -> tuple[int, ...]:
+def split_offsets(footer: Any) -> tuple[int, ...]:
     """Row-group start offsets, as Java's ``ParquetUtil.getSplitOffsets``."""
     offsets = []
     for i in range(footer.num_row_groups):

@@ -143,6 +143,7 @@ class Change:
     data_sequence_number: int | None = None
     data_sequence_numbers: Mapping[str, int] = field(default_factory=dict)  # by file path
     rewritten_manifests: tuple[ManifestRewrite, ...] = ()
+    partition_metrics: bool = True  # False: no changed-partition-count (summary.py)
 
     def __post_init__(self) -> None:
         if self.operation is not None and not isinstance(self.operation, SnapshotOperation):
@@ -233,6 +234,7 @@ class SnapshotProducer:
             removed=self.removed,
             previous=None if parent is None or not change.keep_existing else parent.summary,
             extra=extra,
+            partition_metrics=change.partition_metrics,
         )
         added_rows = None
         if version >= 3:

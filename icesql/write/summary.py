@@ -75,8 +75,11 @@ def snapshot_summary(
     removed: Sequence[DataFile] = (),
     previous: Mapping[str, str] | None = None,
     extra: Mapping[str, str] | None = None,
+    partition_metrics: bool = True,
 ) -> dict[str, str]:
-    """The summary of a new snapshot; ``previous`` is the parent's summary (None: no parent)."""
+    """The summary of a new snapshot; ``previous`` is the parent's summary (None: no parent).
+    Without ``partition_metrics`` there is no ``changed-partition-count``: Java's summary of
+    files added as whole manifests (``appendManifest``, what ``add_files`` commits)."""
     counts = {**_file_counts(added, "added", False), **_file_counts(removed, "removed", True)}
     out: dict[str, str] = {"operation": operation}
     order = [
@@ -91,8 +94,9 @@ def snapshot_summary(
         value = counts.get(key, 0)
         if value > 0:  # Java sets each count only above 0 (SnapshotSummary.Builder)
             out[key] = str(value)
-    partitions = {(f.spec_id, f.partition) for f in (*added, *removed)}
-    out["changed-partition-count"] = str(len(partitions))
+    if partition_metrics:
+        partitions = {(f.spec_id, f.partition) for f in (*added, *removed)}
+        out["changed-partition-count"] = str(len(partitions))
     base = previous if previous is not None else {total: "0" for total, _, _ in _TOTALS}
     for total, add_key, remove_key in _TOTALS:
         text = base.get(total)

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import icesql
-from icesql.errors import NoSuchTableError, NotSupportedError
+from icesql.errors import NoSuchTableError
 
 FILE_COLUMNS = [
     "content", "file_path", "file_format", "spec_id", "partition", "record_count",
@@ -389,26 +389,28 @@ def test_readable_metrics_decode_the_bounds_by_column_name(tmp_path):
     assert entries == [(2,)]
 
 
-def test_position_delete_files_that_store_rows_are_refused(tmp_path):
-    """A writer may store the deleted row beside file_path and pos (field id 2147483544);
-    icesql does not read it yet, so position_deletes refuses the file rather than show a
-    NULL row for it."""
+def test_position_delete_files_that_store_rows_show_them(tmp_path):
+    """A writer may store the deleted row beside file_path and pos (field id 2147483544,
+    a struct of the table's columns): position_deletes shows it, matched by field id (a
+    column the file lacks is NULL), and NULL for files that do not store rows."""
     import pyarrow as pa
 
     con = icesql.connect(str(tmp_path))
-    con.execute("CREATE TABLE db.w (id BIGINT) USING iceberg TBLPROPERTIES"
+    con.execute("CREATE TABLE db.w (id BIGINT, s STRING) USING iceberg TBLPROPERTIES"
                 " ('format-version'='2', 'write.delete.mode'='merge-on-read')")
-    con.execute("INSERT INTO db.w VALUES (1), (2)")
+    con.execute("INSERT INTO db.w VALUES (1, 'a'), (2, 'b')")
+    con.execute("INSERT INTO db.w VALUES (3, 'c'), (4, 'd')")
     con.execute("DELETE FROM db.w WHERE id = 1")
     (path,) = con.execute("SELECT file_path FROM db.w.delete_files").fetchone()
     written = pq.read_table(path)
-    row = pa.array([{"id": 1}], pa.struct([pa.field("id", pa.int64(), metadata={
-        b"PARQUET:field_id": b"1"})]))
+    row = pa.array([{"ident": 1}], pa.struct([pa.field("ident", pa.int64(), metadata={
+        b"PARQUET:field_id": b"1"})]))  # renamed in the file: matched by id
     field = pa.field("row", row.type, metadata={b"PARQUET:field_id": b"2147483544"})
     pq.write_table(written.append_column(field, row), path)
-    with pytest.raises(NotSupportedError, match=r"stores the deleted rows \(column 'row'\)"):
-        con.execute("SELECT * FROM db.w.position_deletes")
-    assert con.execute("SELECT count(*) FROM db.w").fetchone()[0] == 1  # reads still apply it
+    con.execute("DELETE FROM db.w WHERE id = 3")  # a second delete file, without rows
+    got = con.execute("SELECT pos, row FROM db.w.position_deletes ORDER BY row.id").fetchall()
+    assert got == [(0, None), (0, {"id": 1, "s": None})]
+    assert con.execute("SELECT count(*) FROM db.w").fetchone()[0] == 2  # reads still apply it
 
 
 def test_new_metadata_tables_of_an_empty_table_are_empty(tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import icesql
+from icesql.errors import NoSuchTableError
 from icesql.spec.partitioning import PartitionField
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import ASC, DESC, NULLS_FIRST, NULLS_LAST, SortField, SortOrder
@@ -255,3 +256,21 @@ def test_describe_and_show_like_spark(con):
     con.execute("DROP TABLE db.t")
     con.execute(ddl.replace("local.db.t", "db.t").split("TBLPROPERTIES")[0])
     assert con.execute("DESCRIBE db.t").fetchall() == rows
+
+
+def test_describe_metadata_tables(con):
+    """Spark's column names, types and docs (tests/interop/test_add_files_spark.py compares
+    every metadata table with Spark's DESCRIBE); typed even while the table has no rows."""
+    con.execute("CREATE TABLE db.m (id BIGINT, p INT) USING iceberg PARTITIONED BY (p)")
+    assert con.execute("DESCRIBE db.m.history").fetchall() == [
+        ("made_current_at", "timestamp", None), ("snapshot_id", "bigint", None),
+        ("parent_id", "bigint", None), ("is_current_ancestor", "boolean", None),
+    ]  # fmt: skip
+    files = con.execute("DESCRIBE TABLE db.m.files").fetchall()
+    assert files[0] == ("content", "int", "Contents of the file: 0=data, 1=position deletes, 2=equality deletes")
+    assert ("partition", "struct<p:int>", "Partition data tuple, schema based on the partition spec") in files
+    extended = con.execute("DESCRIBE TABLE EXTENDED db.m.position_deletes").fetchall()
+    assert ("partition.p", "int", None) in extended and ("_partition", "struct<p:int>", "") in extended
+    assert ("Name", "local.db.m.position_deletes", "") in extended
+    with pytest.raises(NoSuchTableError):
+        con.execute("DESCRIBE db.nope.snapshots")

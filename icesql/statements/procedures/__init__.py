@@ -3,7 +3,7 @@
 The registry maps each procedure's name to its ``Procedure`` (``base``): one module per
 family — ``snapshots`` (rollback_to_snapshot, rollback_to_timestamp, set_current_snapshot,
 fast_forward, ancestors_of), ``publish`` (cherrypick_snapshot, publish_changes), ``tables``
-(register_table), ``expire`` (expire_snapshots), ``orphans`` (remove_orphan_files),
+(register_table, add_files), ``expire`` (expire_snapshots), ``orphans`` (remove_orphan_files),
 ``rewrite`` (rewrite_data_files, rewrite_manifests), ``rewrite_deletes``
 (rewrite_position_delete_files). ``call`` resolves the procedure in the ``system`` namespace of the named
 (else the current) catalog, binds the arguments as Spark does and returns its output rows.
@@ -40,9 +40,18 @@ PROCEDURES: dict[str, Procedure] = {
 }
 # Iceberg 1.10's other Spark procedures
 NOT_BUILT = frozenset({
-    "add_files", "snapshot", "migrate",
+    "snapshot", "migrate",
     "create_changelog_view", "compute_table_stats", "compute_partition_stats", "rewrite_table_path",
 })  # fmt: skip
+# why a procedure cannot apply here at all (the others are simply not built yet)
+_WHY_NOT = {
+    "snapshot": "it makes an Iceberg table of a Hive/Spark session catalog table's files, and"
+    " icesql has no session catalog of non-Iceberg tables (add files with system.add_files"
+    " and source_table => '`parquet`.`/path`' instead)",
+    "migrate": "it replaces a Hive/Spark session catalog table by an Iceberg table, and icesql"
+    " has no session catalog of non-Iceberg tables (add files with system.add_files"
+    " and source_table => '`parquet`.`/path`' instead)",
+}
 
 
 def call(session: Session, statement: exp.Expr, params: Sequence[object]) -> Result:
@@ -67,7 +76,8 @@ def call(session: Session, statement: exp.Expr, params: Sequence[object]) -> Res
             f" {', '.join(sorted(PROCEDURES))})"
         )
     if lowered in NOT_BUILT:
-        raise NotSupportedError(f"procedure system.{lowered} is not supported yet")
+        why = _WHY_NOT.get(lowered, "it is not supported yet")
+        raise NotSupportedError(f"procedure system.{lowered} cannot run here: {why}")
     procedure = PROCEDURES[lowered]
     qualified = f"system.{lowered}"
     args = bind(procedure, qualified, statement.arguments, session, params)

@@ -84,7 +84,8 @@ class Call:
             )
         return catalog, catalog.load_table(identifier)
 
-    def identifier(self, parameter: str = "table") -> tuple[Catalog, tuple[str, ...]]:
+    def table_name(self, parameter: str = "table") -> tuple[str, ...]:
+        """The name parts of a string argument that names a table (not resolved)."""
         text = self.args[parameter]
         try:
             node = parse_one(f"SELECT * FROM {text}").find(exp.Table)
@@ -94,7 +95,10 @@ class Call:
             raise ProgrammingError(
                 f"procedure {self.procedure}: cannot parse argument {parameter} as a table name: {text!r}"
             )
-        parts = nodes.name_of(node)
+        return tuple(nodes.name_of(node))
+
+    def identifier(self, parameter: str = "table") -> tuple[Catalog, tuple[str, ...]]:
+        parts = self.table_name(parameter)
         return catalog_and_table(parts, self.session.catalogs, self.catalog, self.session.default_namespace)
 
     def error(self, message: str) -> ProgrammingError:

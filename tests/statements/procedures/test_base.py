@@ -57,7 +57,7 @@ def test_expressions_are_evaluated_and_dates_up_cast_to_timestamps(con, history)
         ("CALL other.rollback_to_snapshot('db.t', 1)", ProgrammingError,
          "Procedure other.rollback_to_snapshot not found"),
         ("CALL nocat.system.ancestors_of('db.t')", ProgrammingError, "catalog 'nocat' not found"),
-        ("CALL system.add_files('db.t', '`parquet`.`/nowhere`')", NotSupportedError, "system.add_files"),
+        ("CALL system.migrate('db.t')", NotSupportedError, "system.migrate cannot run here"),
         ("CALL system.compute_table_stats(table => 'db.t')", NotSupportedError, "compute_table_stats"),
     ],
 )  # fmt: skip

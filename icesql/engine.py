@@ -33,8 +33,7 @@ from icesql.scan.metadata_tables import MetadataTables
 from icesql.scan.planner import ManifestCache
 from icesql.scan.table_scan import TableScan
 from icesql.scan.time_travel import ReadVersion, select_version
-from icesql.session import DML_TARGET, Result, Settings, read_branch
-from icesql.session import sandbox
+from icesql.session import DML_TARGET, Result, Settings, read_branch, sandbox
 from icesql.session.progress import ProgressTracker
 from icesql.sql.bound_query import BoundQuery, TableSource, bind_query
 from icesql.sql.dialect import DIALECT, number_parameters, parse

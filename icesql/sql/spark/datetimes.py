@@ -242,7 +242,34 @@ def _months_between(node: exp.MonthsBetween) -> exp.Expr:
     return exp.Case(ifs=[exp.If(this=same_day, true=whole)], default=diff)
 
 
+_INTERVAL_PARTS = (  # make_interval's arguments, in order, and DuckDB's interval of each
+    ("year", "to_years"), ("month", "to_months"), ("week", "to_weeks"), ("day", "to_days"),
+    ("hour", "to_hours"), ("minute", "to_minutes"), ("second", None),
+)
+
+
+def _make_interval(node: exp.MakeInterval) -> exp.Expr:
+    # sqlglot pastes the arguments into an INTERVAL '...' literal, right only for numbers;
+    # otherwise add up one interval per argument (NULL in any of them gives NULL, as in Spark)
+    values = [(node.args.get(name), to) for name, to in _INTERVAL_PARTS]
+    if all(v is None or (isinstance(v, exp.Literal) and not v.is_string) for v, _ in values):
+        return node
+    total: exp.Expr | None = None
+    for value, to in values:
+        if value is None:
+            continue
+        if to is None:  # seconds are DECIMAL(18,6) in Spark: whole microseconds
+            micros = exp.Mul(this=exp.cast(value.copy(), "DECIMAL(18,6)"),
+                             expression=exp.Literal.number(1_000_000))
+            part = call("to_microseconds", exp.cast(micros, "BIGINT"))
+        else:
+            part = call(to, exp.cast(value.copy(), "INT"))
+        total = part if total is None else exp.Add(this=total, expression=part)
+    return exp.Paren(this=total) if total is not None else node
+
+
 RULES = {
+    exp.MakeInterval: _make_interval,
     exp.UnixSeconds: _unix_seconds,
     exp.UnixMillis: _unix_millis,
     exp.StrToUnix: _unix_timestamp,

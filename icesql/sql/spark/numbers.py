@@ -60,8 +60,8 @@ def _int_div(node: exp.IntDiv) -> exp.Expr:
     # truncate at all, so decimals go through the exact remainder
     divisor = _nonzero(node.expression)
     if T.DECIMAL not in (arg_type(node, "this"), arg_type(node, "expression")):
-        node.set("expression", divisor)
-        return node
+        node.set("expression", divisor)  # Spark's div is a BIGINT whatever integers it divides
+        return exp.Cast(this=node, to=exp.DataType.build("BIGINT"))
     whole = exp.Sub(this=node.this.copy(), expression=exp.Mod(this=node.this, expression=divisor))
     quotient = exp.Div(this=exp.Paren(this=whole), expression=divisor.copy())
     return exp.Cast(this=quotient, to=exp.DataType.build("BIGINT"))

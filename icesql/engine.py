@@ -34,6 +34,7 @@ from icesql.scan.planner import ManifestCache
 from icesql.scan.table_scan import TableScan
 from icesql.scan.time_travel import ReadVersion, select_version
 from icesql.session import DML_TARGET, Result, Settings, read_branch, sandbox
+from icesql.session.memory import MemoryFit
 from icesql.session.progress import ProgressTracker
 from icesql.sql.bound_query import BoundQuery, TableSource, bind_query
 from icesql.sql.dialect import DIALECT, number_parameters, parse
@@ -132,6 +133,8 @@ class Engine:
         self.progress = ProgressTracker()  # Connection.add_progress_listener
         self.duck = duckdb.connect(":memory:")
         self.duck.execute("SET GLOBAL TimeZone = 'UTC'")
+        self._memory = MemoryFit()  # DuckDB spills before RLIMIT_AS is reached
+        self._memory.apply(self.duck)
         # DuckDB opens no file outside the catalogs' warehouses (icesql.session.sandbox)
         self.duck_roots = sandbox.local_roots(self.catalogs.values())
         sandbox.lock(self.duck, self.duck_roots)
@@ -359,6 +362,7 @@ class Engine:
         """Hand the planned query to DuckDB on a cursor of its own, the scans registered,
         and ``take`` what the caller needs of the relation (DuckDB's errors translated).
         On failure the scans are released and the cursor closed."""
+        self._memory.apply(self.duck)
         cursor = self.duck.cursor()
         self._cursors.add(cursor)
         cursor.execute(f"SET streaming_buffer_size = '{STREAMING_BUFFER}'")

@@ -180,6 +180,8 @@ def _integral(node: exp.Expr, scope: Scope, columns: dict[str, dict[str, str]]) 
         return len(found) == 1 and found.pop().lower() in _INTEGRAL_NAMES
     if isinstance(node, exp.Cast):
         return node.to.this in INTEGRAL
+    if isinstance(node, exp.Length):  # an INT in Spark
+        return True
     if isinstance(node, _INTEGRAL_OPS):
         return all(_integral(child, scope, columns) for child in node.iter_expressions())
     return False

@@ -314,11 +314,14 @@ def test_refused_like_spark(spark, con, query):
 TYPED_AGGREGATES = [
     "sum(i)", "sum(l)", "sum(dec)", "sum(d)", "avg(i)", "avg(l)", "avg(dec)", "count(*)",
     "sum(DISTINCT i)", "sum(i + l)", "max(dec)", "min(i)", "sum(k) FILTER (WHERE i > 0)",
+    "sum(dec * 2)", "sum(length(s))", "avg(dec * dec)",
 ]
 TYPED_ROWS = [
     "i div 2", "l div -2", "dec div 1", "i / 2", "l / i", "length(s)", "char_length(s)",
     "i % 3", "coalesce(i, l)", "CASE WHEN k > 1 THEN i ELSE dec END", "coalesce(dec, d)",
     "upper(s)", "concat(s, s2)", "i + 1.5", "dec + dec", "abs(i)", "-l",
+    "dec * dec", "dec * 2", "dec + l", "dec - i", "dec * l", "dec * 1.5", "2 - dec",
+    "CAST(dec AS DECIMAL(38, 10)) * dec", "CAST(dec AS DECIMAL(30, 20)) + l",
 ]
 
 
@@ -342,6 +345,12 @@ def test_a_ctas_has_sparks_column_types(spark, con, name, items, tail):
     mismatched = [(item, s[1], d) for item, s, d in zip(items, sparks, described, strict=True)
                   if s[1] != d]
     assert mismatched == [], mismatched
+
+
+def test_decimal_arithmetic_values_as_spark(spark, con):
+    assert_same_query(spark, con, "SELECT k, dec * dec, dec * 2, dec + l, dec - i, dec * l,"
+                      " CAST(dec AS DECIMAL(38, 10)) * dec, sum(dec * 2) OVER (ORDER BY k)"
+                      " FROM sqlc.vals ORDER BY k")
 
 
 def test_make_interval_of_a_column_as_spark(spark, con):

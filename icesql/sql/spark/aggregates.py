@@ -141,8 +141,11 @@ def _typeof(node: exp.Typeof) -> exp.Expr:
 
 
 def _decimal_operand(aggregate: exp.Expr) -> tuple[int, int] | None:
-    """Precision and scale of a sum's or avg's operand, when it is a DECIMAL."""
-    found = arg_data_type(aggregate)
+    """Precision and scale of a sum's or avg's operand, when it is a DECIMAL: a cast's (the
+    rules below a sum, run first, cast decimal arithmetic to Spark's type), else inferred."""
+    operand = aggregate.this
+    cast = operand.to if isinstance(operand, exp.Cast) else None
+    found = cast if cast is not None and cast.this == exp.DataType.Type.DECIMAL else arg_data_type(aggregate)
     if found is None or found.this != exp.DataType.Type.DECIMAL:
         return None
     digits = [int((p.this if isinstance(p, exp.DataTypeParam) else p).name)

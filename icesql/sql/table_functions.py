@@ -28,12 +28,18 @@ SPARK_TABLE_FUNCTIONS = frozenset(
 )
 # how sqlglot's Spark parser types some of them (the _outer forms subclass these)
 _GENERATOR_NODES = (exp.Explode, exp.Inline, exp.Stack)
+# DuckDB scalar functions that tell the host's configuration (paths, settings); not Spark's
+HOST_FUNCTIONS = frozenset({"current_setting", "getvariable", "getenv"})
 
 
 def check_table_functions(statement: exp.Expr) -> None:
     """Refuse a ``FROM`` / ``JOIN`` / ``LATERAL`` item that calls anything but a Spark
-    table-valued function, naming it (``NotSupportedError``)."""
-    for node in statement.find_all(exp.Table, exp.Lateral):
+    table-valued function, and DuckDB's ``HOST_FUNCTIONS``, naming them (``NotSupportedError``)."""
+    for node in statement.find_all(exp.Table, exp.Lateral, exp.Anonymous):
+        if isinstance(node, exp.Anonymous):
+            if str(node.this).lower() in HOST_FUNCTIONS:
+                raise NotSupportedError(f"function {str(node.this).lower()}() is not Spark SQL")
+            continue
         call = node.this
         if isinstance(call, (exp.Identifier, exp.Dot, exp.Subquery, exp.Query)) or call is None:
             continue

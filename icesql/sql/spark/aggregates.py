@@ -31,7 +31,15 @@ from icesql.spec.types import (
     UnknownType,
 )
 from icesql.sql.dialect import FUNCTION_ARGS
-from icesql.sql.spark.base import INTEGRAL, arg_data_type, arg_type, call, literal_int, refuse
+from icesql.sql.spark.base import (
+    INTEGRAL,
+    arg_data_type,
+    arg_type,
+    call,
+    decimal_digits,
+    literal_int,
+    refuse,
+)
 from icesql.sql.spark_type_names import SMALLINT, TINYINT, spark_primitive_name
 
 
@@ -148,9 +156,7 @@ def _decimal_operand(aggregate: exp.Expr) -> tuple[int, int] | None:
     found = cast if cast is not None and cast.this == exp.DataType.Type.DECIMAL else arg_data_type(aggregate)
     if found is None or found.this != exp.DataType.Type.DECIMAL:
         return None
-    digits = [int((p.this if isinstance(p, exp.DataTypeParam) else p).name)
-              for p in found.expressions]
-    return (digits[0] if digits else 10), (digits[1] if len(digits) > 1 else 0)
+    return decimal_digits(found)
 
 
 def _dressed(aggregate: exp.Expr, filtered: exp.Filter | None, window: exp.Window | None) -> exp.Expr:

@@ -19,6 +19,7 @@ from icesql.sql.spark.base import (
     arg_data_type,
     arg_type,
     call,
+    decimal_digits,
     literal_int,
     refuse,
 )
@@ -234,8 +235,7 @@ def _decimal_of(node: exp.Expr, key: str) -> tuple[int, int] | None:
         return _INTEGRAL_DIGITS[found.this], 0
     if found.this != T.DECIMAL:
         return None
-    digits = [int((p.this if isinstance(p, exp.DataTypeParam) else p).name) for p in found.expressions]
-    return (digits[0] if digits else 10), (digits[1] if len(digits) > 1 else 0)
+    return decimal_digits(found)
 
 
 def _bounded(precision: int, scale: int) -> tuple[int, int]:

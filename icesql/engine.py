@@ -12,6 +12,7 @@ and DuckDB executes the rest of the query. Any other statement goes to its handl
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import weakref
@@ -32,7 +33,8 @@ from icesql.scan.metadata_tables import MetadataTables
 from icesql.scan.planner import ManifestCache
 from icesql.scan.table_scan import TableScan
 from icesql.scan.time_travel import ReadVersion, select_version
-from icesql.session import DML_TARGET, Result, Settings, read_branch
+from icesql.session import DML_TARGET, Result, Settings, read_branch, sandbox
+from icesql.session.memory import MemoryFit
 from icesql.session.progress import ProgressTracker
 from icesql.sql.bound_query import BoundQuery, TableSource, bind_query
 from icesql.sql.dialect import DIALECT, number_parameters, parse
@@ -131,6 +133,11 @@ class Engine:
         self.progress = ProgressTracker()  # Connection.add_progress_listener
         self.duck = duckdb.connect(":memory:")
         self.duck.execute("SET GLOBAL TimeZone = 'UTC'")
+        self._memory = MemoryFit()  # DuckDB spills before RLIMIT_AS is reached
+        self._memory.apply(self.duck)
+        # DuckDB opens no file outside the catalogs' warehouses (icesql.session.sandbox)
+        self.duck_roots = sandbox.local_roots(self.catalogs.values())
+        sandbox.lock(self.duck, self.duck_roots)
         self.registered: dict[str, Any] = {}  # Connection.register(name, obj)
         self._python = PythonScope(self.registered)  # the running statement's scope
         # the cursors statements run on, for interrupt(): DuckDB interrupts one connection only
@@ -355,6 +362,7 @@ class Engine:
         """Hand the planned query to DuckDB on a cursor of its own, the scans registered,
         and ``take`` what the caller needs of the relation (DuckDB's errors translated).
         On failure the scans are released and the cursor closed."""
+        self._memory.apply(self.duck)
         cursor = self.duck.cursor()
         self._cursors.add(cursor)
         cursor.execute(f"SET streaming_buffer_size = '{STREAMING_BUFFER}'")
@@ -369,7 +377,9 @@ class Engine:
             with duckdb_errors(list(plan.scans.values())):
                 sources = {}
                 for view, scan in plan.scans.items():
-                    source = _register_scan(cursor, view, scan, self.settings.native_parquet)
+                    source = _register_scan(
+                        cursor, view, scan, self.settings.native_parquet, self.duck_roots
+                    )
                     if source is not None:
                         sources[view] = source
                         if self.progress.active and not explain:
@@ -433,14 +443,19 @@ def _push_filters(binding: _Binding, params: Sequence[object]) -> dict[str, Bool
 
 
 def _register_scan(
-    cursor: duckdb.DuckDBPyConnection, view: str, scan: TableScan, native_parquet: bool
+    cursor: duckdb.DuckDBPyConnection,
+    view: str,
+    scan: TableScan,
+    native_parquet: bool,
+    roots: tuple[str, ...],
 ) -> exp.Expr | None:
     """Register what DuckDB reads the scan's rows from: the files DuckDB reads itself with
     ``read_parquet`` (unless ``native_parquet`` is off) unioned with the Arrow stream of the
     rest. Returns that union, which the query reads in place of the view (a view would cost
     DuckDB a second bind of it, which is most of the planning of a scan of many files); None
     when the whole scan is registered as the view."""
-    native = scan.native_read(view) if native_parquet else None
+    readable = functools.partial(sandbox.under_roots, roots=roots)
+    native = scan.native_read(view, readable) if native_parquet else None
     if native is None:
         cursor.register(view, scan)
         return None

@@ -279,3 +279,22 @@ def test_fetch_record_batch_cuts_batches_of_the_rows_asked(tmp_path):
     assert [b.num_rows for b in cur.fetch_record_batch(rows_per_batch=3)] == [3, 3, 3, 1]
     with pytest.raises(icesql.ProgrammingError, match="rows_per_batch"):
         con.execute("SELECT 1").fetch_record_batch(rows_per_batch=0)
+
+
+def test_parameters_are_bound_never_pasted(tmp_path):
+    # issue 23: a value that would change the statement were it pasted stays a value
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.t (id bigint, s string)")
+    evil = "x'); DROP TABLE db.t; --"
+    con.execute("INSERT INTO db.t VALUES (?, ?)", [1, evil])
+    con.execute("INSERT INTO db.t SELECT ?, ?", [2, "a' OR '1'='1"])
+    assert con.execute("SELECT count(*) FROM db.t WHERE s = ?", ["x' OR '1'='1"]).fetchall() == [(0,)]
+    con.execute("UPDATE db.t SET s = ? WHERE id = ?", ["it's", 2])
+    con.execute("DELETE FROM db.t WHERE s = ?", ["nope' OR 1=1 --"])
+    con.execute("MERGE INTO db.t USING (SELECT ? AS id, ? AS s) src ON db.t.id = src.id"
+                " WHEN NOT MATCHED THEN INSERT *", [3, "read_text('/etc/hostname')"])
+    assert con.execute("SELECT * FROM db.t ORDER BY id LIMIT ?", [5]).fetchall() == [
+        (1, evil), (2, "it's"), (3, "read_text('/etc/hostname')"),
+    ]
+    with pytest.raises(icesql.ProgrammingError, match="'1 OR 1=1' not found"):
+        con.execute("SELECT * FROM db.t VERSION AS OF ?", ["1 OR 1=1"])

@@ -13,7 +13,10 @@ the file, as the spec's scheme does on HDFS, would silently replace the winner o
 
 from __future__ import annotations
 
+import os
 import re
+
+from fsspec.implementations.local import LocalFileSystem
 
 from icesql.catalog import exclusive_files, metadata_files
 from icesql.catalog.base import Catalog, CommitFailedError, CommitStateUnknownError, Identifier
@@ -30,6 +33,9 @@ from icesql.io import FileIO
 from icesql.metadata.table_metadata import TableMetadata, parse_table_metadata
 
 _VERSION_FILE = re.compile(r"^v(\d+)(\.gz)?\.metadata\.json$")
+# a name part that would leave its folder: a separator, NUL, or a percent-encoded byte (a URL
+# store decodes %2F to a separator and %2E%2E to ..); "." and ".." are refused by value
+_PATH_LIKE = re.compile(r"[/\\\0]|%[0-9A-Fa-f]{2}")
 VERSION_HINT = "version-hint.text"
 
 
@@ -49,10 +55,17 @@ class FileSystemCatalog(Catalog):
 
     # -- paths -------------------------------------------------------------------------
     def _path(self, identifier: Identifier) -> str:
+        """The folder of a namespace or table. Its name cannot leave the warehouse: no part
+        is empty, ``.``, ``..`` or path-like (``_PATH_LIKE``), and on a local disk no part is
+        a symbolic link that leads out of it."""
         for part in identifier:
-            if not part or "/" in part or part in (".", ".."):
+            if not part or part in (".", "..") or _PATH_LIKE.search(part):
                 raise ProgrammingError(f"invalid name part {part!r} in {'.'.join(identifier)}")
-        return "/".join((self.warehouse, *identifier))
+        path = "/".join((self.warehouse, *identifier))
+        fs, local = self.io.fs(path)
+        if isinstance(fs, LocalFileSystem):
+            _check_inside(local, self.io.fs(self.warehouse)[1], identifier)
+        return path
 
     def table_location(self, identifier: Identifier) -> str:
         return self._path(identifier)
@@ -248,3 +261,11 @@ class FileSystemCatalog(Catalog):
             " (Spark: 'Cannot rename Hadoop tables')"
         )
 
+
+def _check_inside(local: str, warehouse: str, identifier: Identifier) -> None:
+    # a symbolic link in the warehouse may point anywhere: follow it and refuse the outside
+    root = os.path.join(os.path.realpath(warehouse), "")
+    if not os.path.join(os.path.realpath(local), "").startswith(root):
+        raise ProgrammingError(
+            f"invalid name {'.'.join(identifier)}: its folder is a link out of the warehouse"
+        )

@@ -100,6 +100,7 @@ _DUCKDB_TYPES: PerPrimitiveType[Any] = PerPrimitiveType("DuckDB type", {
     (UnknownType, VariantType, GeometryType, GeographyType, StructType, ListType, MapType): None,
 })
 _GLOB_CHARS = re.compile(r"[*?\[\]{}]")
+_Readable = Callable[[str], bool]  # may DuckDB open this local path (its allowed directories)?
 MAX_GROUPS = 128  # read_parquet calls per scan, not counting the splits below
 MASK_GROUPS_PER_THREAD = 4  # positional scans per DuckDB thread over files with position deletes
 FILE_INDEX = "file_index"  # DuckDB's virtual column: the index of a row's file in its call
@@ -223,7 +224,9 @@ class _EqualityColumns:
     reads: dict[tuple[int, ...], list[_Column]] = field(default_factory=dict)
     entries: dict[str, DataFile] = field(default_factory=dict)  # delete files by local path
 
-    def signature(self, task: FileScanTask, deletes: DeleteApplier, io: FileIO) -> _Signature | None:
+    def signature(
+        self, task: FileScanTask, deletes: DeleteApplier, io: FileIO, readable: _Readable
+    ) -> _Signature | None:
         """The file's equality deletes; None when DuckDB cannot read them (the stream
         then raises the error that names the file, or reads them itself)."""
         files: dict[tuple[int, ...], list[DataFile]] = {}
@@ -232,7 +235,7 @@ class _EqualityColumns:
                 files.setdefault(tuple(d.equality_ids or ()), []).append(d)
         out = []
         for ids, group in sorted(files.items()):
-            paths = [_local_file(d.file_path, d.file_format, io) for d in group]
+            paths = [_local_file(d.file_path, d.file_format, io, readable) for d in group]
             if not ids or None in paths or not self._add(ids, deletes, group[0]):
                 return None
             self.entries.update(zip(paths, group))  # type: ignore[arg-type]
@@ -273,13 +276,15 @@ def split_native(
     deletes: DeleteApplier | None = None,
     prefix: str = "icesql",
     on_error: Callable[[Exception], None] = lambda e: None,
+    readable: _Readable = lambda path: True,
 ) -> tuple[NativeRead | None, list[FileScanTask]]:
     """The part of a scan DuckDB reads itself and the tasks left to stream.
 
     ``schema`` is the projected read schema (the view's columns, in order); the caller has
     already excluded scans with metadata columns or a name mapping. With ``deletes`` (the
     scan's delete reader) files with deletes are read natively too, their deletes applied
-    in DuckDB (``icesql.scan.native_deletes``); relations are named ``{prefix}_...``.
+    in DuckDB (``icesql.scan.native_deletes``); relations are named ``{prefix}_...``. Only
+    local files that pass ``readable`` (DuckDB's allowed directories) are read natively.
 
     Files with equality deletes are read together whatever deletes they have: each row
     carries the tag of its file's set of delete files, and one anti-join per set of delete
@@ -298,11 +303,11 @@ def split_native(
     kept: list[tuple[FileScanTask, str, _Signature]] = []
     streamed: list[FileScanTask] = []
     for task in tasks:
-        local = _local_parquet(task, io)
+        local = _local_parquet(task, io, readable)
         if local is None or (task.delete_files and deletes is None):
             streamed.append(task)
             continue
-        signature = equality.signature(task, deletes, io) if deletes else ()
+        signature = equality.signature(task, deletes, io, readable) if deletes else ()
         if signature is None:
             streamed.append(task)
             continue
@@ -551,16 +556,16 @@ def _columns(schema: Schema) -> list[_Column] | None:
     return out or None
 
 
-def _local_parquet(task: FileScanTask, io: FileIO) -> str | None:
-    return _local_file(task.data_file.file_path, task.data_file.file_format, io)
+def _local_parquet(task: FileScanTask, io: FileIO, readable: _Readable) -> str | None:
+    return _local_file(task.data_file.file_path, task.data_file.file_format, io, readable)
 
 
-def _local_file(path: str, file_format: str, io: FileIO) -> str | None:
+def _local_file(path: str, file_format: str, io: FileIO, readable: _Readable) -> str | None:
     """The local path DuckDB can read ``path`` by, if it is Parquet with field ids."""
     if file_format.upper() != "PARQUET":
         return None
     fs, local = io.fs(path)
-    if not is_local_fs(fs) or _GLOB_CHARS.search(local):
+    if not is_local_fs(fs) or _GLOB_CHARS.search(local) or not readable(local):
         return None
     return local if has_field_ids(local) else None  # DuckDB would read NULLs
 

@@ -7,7 +7,7 @@ silently read as empty the second time.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 
 import pyarrow as pa
@@ -99,7 +99,9 @@ class TableScan:
             self._tasks = self.plan.tasks
         return self._tasks
 
-    def native_read(self, prefix: str = "icesql") -> NativeRead | None:
+    def native_read(
+        self, prefix: str = "icesql", readable: Callable[[str], bool] = lambda path: True
+    ) -> NativeRead | None:
         """Split the planned files: the ones DuckDB reads itself, deletes and all
         (``icesql.scan.native_read``; None if there are none; the relations it names start
         with ``prefix``) and the ones this scan streams from then on."""
@@ -115,6 +117,7 @@ class TableScan:
                 self._deletes,
                 prefix,
                 self._failed,
+                readable,
             )
         return self._native
 

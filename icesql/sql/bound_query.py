@@ -46,6 +46,7 @@ from icesql.sql.dialect import DIALECT
 from icesql.sql.hidden_columns import SPARK_TYPES, referenced_metadata_columns
 from icesql.sql.predicates import Pushable, pushable_conditions
 from icesql.sql.semantics import record_operand_types, typed_nodes
+from icesql.sql.spark.base import INTEGRAL, TYPES_KEY
 
 __all__ = ["BoundQuery", "BoundTable", "TableSource", "bind_query"]
 
@@ -95,8 +96,10 @@ def bind_query(statement: exp.Expr, sources: Mapping[str, TableSource]) -> Bound
     metadata = tuple(referenced_metadata_columns(statement))
     views = {name.lower(): source for name, source in sources.items()}
     columns = {view: _column_types(source, metadata) for view, source in views.items()}
-    nodes = typed_nodes(statement, _decimals_possible(statement, columns))
-    if not views and not nodes:
+    decimals = _decimals_possible(statement, columns)
+    nodes = typed_nodes(statement, decimals)
+    sums = [] if decimals else _number_sums(statement)
+    if not views and not nodes and not sums:
         return BoundQuery(None, {}, metadata, False)  # nothing to read from a qualified tree
     tree: exp.Expr | None = None
     scopes: list[Scope] | None = None
@@ -113,6 +116,8 @@ def bind_query(statement: exp.Expr, sources: Mapping[str, TableSource]) -> Bound
     except Exception as e:  # noqa: BLE001 - an unqualified query only reads everything
         log.debug("binding skipped: %s", e)
     resolved = scopes is not None and _all_resolved(scopes)
+    if sums and resolved:
+        _record_integral_sums(scopes, columns, sums)  # type: ignore[arg-type]
     used = _read(used_columns, scopes, columns) if resolved else None
     pushable = _read(pushable_conditions, scopes, views) if resolved else None
     if tree is not None and nodes:
@@ -130,6 +135,56 @@ def bind_query(statement: exp.Expr, sources: Mapping[str, TableSource]) -> Bound
         for view, source in views.items()
     }
     return BoundQuery(tree, tables, metadata, resolved)
+
+
+_SUM_KEY = "icesql_sum"
+_INTEGRAL_NAMES = {"tinyint", "smallint", "int", "integer", "bigint", "byte", "short", "long"}
+_INTEGRAL_OPS = (exp.Add, exp.Sub, exp.Mul, exp.Mod, exp.Neg, exp.Paren)
+
+
+def _number_sums(statement: exp.Expr) -> list[exp.Sum]:
+    """The ``sum`` calls of a query where no DECIMAL occurs, numbered for the qualified copy:
+    their operand's type is found without sqlglot's type inference (``_integral``)."""
+    sums = list(statement.find_all(exp.Sum))
+    for i, node in enumerate(sums):
+        node.meta[_SUM_KEY] = i
+    return sums
+
+
+def _record_integral_sums(
+    scopes: Sequence[Scope], columns: dict[str, dict[str, str]], sums: list[exp.Sum]
+) -> None:
+    """Mark the sums of integers (Spark's ``sum`` of an integral type is a BIGINT, DuckDB's a
+    HUGEINT): an operand built of integral columns of scanned tables, integer literals and
+    ``+ - * %`` is integral; anything else (a subquery's column, a function) stays unknown."""
+    for scope in scopes:
+        for node in scope.expression.find_all(exp.Sum):
+            index = node.meta.get(_SUM_KEY)
+            if index is None or index >= len(sums) or node.find_ancestor(exp.Select) is not scope.expression:
+                continue  # a nested query's sum: its own scope reads it
+            if _integral(node.this, scope, columns):
+                sums[index].meta[TYPES_KEY] = {"this": exp.DataType.build("BIGINT")}
+
+
+def _integral(node: exp.Expr, scope: Scope, columns: dict[str, dict[str, str]]) -> bool:
+    if isinstance(node, exp.Literal):
+        return node.is_int
+    if isinstance(node, exp.Distinct):
+        return len(node.expressions) == 1 and _integral(node.expressions[0], scope, columns)
+    if isinstance(node, exp.Column):
+        source = scope.sources.get(node.table)
+        if not isinstance(source, exp.Table):
+            return False
+        types = columns.get(source.name.lower(), {})
+        found = {t for c, t in types.items() if c.lower() == node.name.lower()}
+        return len(found) == 1 and found.pop().lower() in _INTEGRAL_NAMES
+    if isinstance(node, exp.Cast):
+        return node.to.this in INTEGRAL
+    if isinstance(node, exp.Length):  # an INT in Spark
+        return True
+    if isinstance(node, _INTEGRAL_OPS):
+        return all(_integral(child, scope, columns) for child in node.iter_expressions())
+    return False
 
 
 def _decimals_possible(statement: exp.Expr, columns: dict[str, dict[str, str]]) -> bool:

@@ -24,6 +24,7 @@ from icesql.errors import NotSupportedError, ProgrammingError
 from icesql.sql import nodes
 from icesql.sql.extensions import ExtensionsParser
 from icesql.sql.spark.time_formats import spark_to_strftime
+from icesql.sql.table_functions import check_table_functions
 
 # meta keys the parser leaves for icesql.sql.output_names: a function's name and arguments as written,
 # and the mark of a typed numeric literal (1L, 1.5D), which sqlglot parses as a cast
@@ -207,14 +208,19 @@ _TOKEN_REPR = re.compile(r"<Token token_type: [^,]+, text: (.*?), line: .*?>")
 
 
 def parse(sql: str) -> list[exp.Expr]:
-    """Parse one or more ``;``-separated statements; empty statements are dropped."""
+    """Parse one or more ``;``-separated statements; empty statements are dropped. A call of
+    a table function that is not Spark's (DuckDB's ``read_csv``...) is refused here, so that
+    no statement can reach it (``icesql.sql.table_functions``)."""
     try:
         statements = sqlglot.parse(sql, dialect=DIALECT)
     except ParseError as e:
         raise _parse_error(sql, e) from None
     except TokenError as e:
         raise ProgrammingError(f"syntax error: {e}") from None
-    return [s for s in statements if s is not None]
+    out = [s for s in statements if s is not None]
+    for statement in out:
+        check_table_functions(statement)
+    return out
 
 
 def split_statements(sql: str) -> list[str]:

@@ -26,16 +26,21 @@ FUNCTIONS: dict[str, Rule] = {
     name: rule for area in _AREAS for name, rule in area.FUNCTIONS.items()
 }
 _TYPED_FUNCTIONS = {name for area in _AREAS for name in area.TYPED_FUNCTIONS}
-# nodes whose rules act only on DECIMAL operands (sum, avg): typed only if decimals can occur
-_DECIMAL_ONLY = tuple(t for area in _AREAS for t in getattr(area, "DECIMAL_ONLY", ()))
 _ID_KEY = "icesql_node"
 
 
-def _needs_types(node: exp.Expr) -> bool:
+def _needs_types(node: exp.Expr, decimals: bool = True) -> bool:
+    """Whether a rule reads the types of ``node``'s arguments. Without ``decimals``, an area's
+    ``DECIMAL_ONLY`` nodes (sum, avg, decimal arithmetic: rules for DECIMAL operands alone)
+    need none from it, though another area's rule may still want them (date + interval)."""
     if isinstance(node, exp.Anonymous):
         return str(node.this).lower() in _TYPED_FUNCTIONS
     for area in _AREAS:
-        if isinstance(node, tuple(area.TYPED)) and getattr(area, "needs_types", bool)(node):
+        if not isinstance(node, tuple(area.TYPED)):
+            continue
+        if not decimals and isinstance(node, tuple(getattr(area, "DECIMAL_ONLY", ()))):
+            continue
+        if getattr(area, "needs_types", bool)(node):
             return True
     return False
 
@@ -45,8 +50,7 @@ def typed_nodes(statement: exp.Expr, decimals: bool = True) -> list[exp.Expr]:
     ``meta`` so that a qualified copy (``icesql.sql.bound_query``) can find it again. Without
     ``decimals`` (no DECIMAL can reach the query) the rules for decimals alone need none:
     annotating types costs about as much as qualifying, so a plain ``sum(x)`` does not pay it."""
-    nodes = [n for n in statement.walk()
-             if _needs_types(n) and (decimals or not isinstance(n, _DECIMAL_ONLY))]
+    nodes = [n for n in statement.walk() if _needs_types(n, decimals)]
     for i, node in enumerate(nodes):
         node.meta[_ID_KEY] = i
     return nodes

@@ -73,6 +73,7 @@ _ERROR_TYPES: list[tuple[type, type[Error]]] = [
     (duckdb.OutOfRangeException, DataError),
     (duckdb.NotImplementedException, NotSupportedError),
     (duckdb.IOException, OperationalError),
+    (duckdb.OutOfMemoryException, OperationalError),  # PEP 249: a memory allocation error
     (duckdb.InternalException, InternalError),
     (duckdb.InvalidInputException, DataError),
 ]

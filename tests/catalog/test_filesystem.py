@@ -166,3 +166,32 @@ def test_unknown_names_are_programming_errors(warehouse):
         con.execute("SELECT * FROM nope.t")
     with pytest.raises(icesql.ProgrammingError, match="namespace not found: nope"):
         FileSystemCatalog(warehouse).list_tables(("nope",))
+
+
+@pytest.mark.parametrize("name", ["`a\\\\b`", "`a\x00b`", "`%2e%2e`", "`a%2Fb`", "`a%5cb`", "`/etc`", "`..`"])
+def test_names_cannot_leave_the_warehouse(tmp_path, name):
+    warehouse = tmp_path / "wh"
+    con = icesql.connect(str(warehouse))
+    con.execute("CREATE NAMESPACE IF NOT EXISTS default")
+    before = sorted(p.name for p in warehouse.iterdir())
+    for sql in (f"CREATE NAMESPACE {name}", f"CREATE TABLE {name}.t (x int)",
+                f"CREATE TABLE default.{name} (x int)", f"SELECT * FROM default.{name}"):
+        with pytest.raises(ProgrammingError, match="invalid name part"):
+            con.execute(sql)
+    assert sorted(p.name for p in warehouse.iterdir()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["wh"]
+
+
+def test_a_link_out_of_the_warehouse_is_refused(tmp_path):
+    warehouse, outside = tmp_path / "wh", tmp_path / "outside"
+    outside.mkdir()
+    con = icesql.connect(str(warehouse))
+    con.execute("CREATE NAMESPACE IF NOT EXISTS default")
+    (warehouse / "evil").symlink_to(outside)
+    (warehouse / "default" / "t").symlink_to(outside)
+    for sql in ("CREATE TABLE evil.t (x int)", "CREATE TABLE default.t (x int)",
+                "SELECT * FROM evil.t", "DROP NAMESPACE evil CASCADE"):
+        with pytest.raises(ProgrammingError, match="link out of the warehouse"):
+            con.execute(sql)
+    assert list(outside.iterdir()) == []
+    con.execute("CREATE TABLE default.inside (x int)")  # a plain folder is fine

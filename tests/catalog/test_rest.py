@@ -265,3 +265,22 @@ def test_register_a_table_by_its_metadata_file(rest):
     assert con.execute("SELECT id FROM db.again ORDER BY id").fetchall() == [(1,), (2,)]
     with pytest.raises(icesql.Error, match="again"):
         con.catalog.register_table(("db", "again"), location)
+
+
+def test_a_token_is_never_printed(rest_with_token, caplog):
+    with caplog.at_level("DEBUG"):
+        with pytest.raises(OperationalError) as e:
+            _connect(rest_with_token.uri, token="wrong-but-secret-token")
+        assert "wrong-but-secret-token" not in str(e.value) + repr(e.value)
+        with pytest.raises(OperationalError) as e:
+            _connect(rest_with_token.uri, credential="client:a-secret-that-is-wrong")
+        assert "a-secret-that-is-wrong" not in str(e.value) + repr(e.value)
+        con = _connect(rest_with_token.uri, token=REST_TOKEN)
+        con.execute("CREATE NAMESPACE db")
+        con.execute("CREATE TABLE db.t (id bigint)")
+        with pytest.raises(icesql.Error) as e:
+            con.execute("SELECT * FROM db.missing")
+        assert REST_TOKEN not in str(e.value) + repr(con.catalogs)
+        assert REST_TOKEN not in str(con.execute("EXPLAIN SELECT * FROM db.t").fetchall())
+    assert REST_TOKEN not in caplog.text
+    assert "a-secret-that-is-wrong" not in caplog.text

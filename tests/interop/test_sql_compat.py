@@ -308,3 +308,53 @@ def test_refused_like_spark(spark, con, query):
         spark.sql(query).collect()
     with pytest.raises(icesql.ProgrammingError):
         con.execute(query).fetchall()
+
+
+# Spark's result types (issue 23): the same CTAS makes the same column types in both engines
+TYPED_AGGREGATES = [
+    "sum(i)", "sum(l)", "sum(dec)", "sum(d)", "avg(i)", "avg(l)", "avg(dec)", "count(*)",
+    "sum(DISTINCT i)", "sum(i + l)", "max(dec)", "min(i)", "sum(k) FILTER (WHERE i > 0)",
+    "sum(dec * 2)", "sum(length(s))", "avg(dec * dec)",
+]
+TYPED_ROWS = [
+    "i div 2", "l div -2", "dec div 1", "i / 2", "l / i", "length(s)", "char_length(s)",
+    "i % 3", "coalesce(i, l)", "CASE WHEN k > 1 THEN i ELSE dec END", "coalesce(dec, d)",
+    "upper(s)", "concat(s, s2)", "i + 1.5", "dec + dec", "abs(i)", "-l",
+    "dec * dec", "dec * 2", "dec + l", "dec - i", "dec * l", "dec * 1.5", "2 - dec",
+    "CAST(dec AS DECIMAL(38, 10)) * dec", "CAST(dec AS DECIMAL(30, 20)) + l",
+]
+
+
+@pytest.mark.parametrize("name, items, tail", [
+    ("aggs", TYPED_AGGREGATES, ""), ("rows", TYPED_ROWS, " WHERE k < 3"),
+])
+def test_a_ctas_has_sparks_column_types(spark, con, name, items, tail):
+    select = ", ".join(f"{item} AS c{n}" for n, item in enumerate(items))
+    query = f"SELECT {select} FROM sqlc.vals{tail}"
+    spark.sql(f"DROP TABLE IF EXISTS sqlc.spark_{name}")
+    spark.sql(f"CREATE TABLE sqlc.spark_{name} USING iceberg AS {query}")
+    con.execute(f"CREATE OR REPLACE TABLE sqlc.ice_{name} AS {query}")
+    spark.sql(f"REFRESH TABLE sqlc.ice_{name}")
+    sparks = [(r.col_name, r.data_type) for r in spark.sql(f"DESCRIBE sqlc.spark_{name}").collect()]
+    ours = [(r.col_name, r.data_type) for r in spark.sql(f"DESCRIBE sqlc.ice_{name}").collect()]
+    mismatched = [(item, s[1], o[1]) for item, s, o in zip(items, sparks, ours, strict=True)
+                  if s != o]
+    assert mismatched == [], mismatched
+    # the query's own result description carries the same types
+    described = [d[1].lower() for d in con.execute(query).description]
+    mismatched = [(item, s[1], d) for item, s, d in zip(items, sparks, described, strict=True)
+                  if s[1] != d]
+    assert mismatched == [], mismatched
+
+
+def test_decimal_arithmetic_values_as_spark(spark, con):
+    assert_same_query(spark, con, "SELECT k, dec * dec, dec * 2, dec + l, dec - i, dec * l,"
+                      " CAST(dec AS DECIMAL(38, 10)) * dec, sum(dec * 2) OVER (ORDER BY k)"
+                      " FROM sqlc.vals ORDER BY k")
+
+
+def test_make_interval_of_a_column_as_spark(spark, con):
+    assert_same_query(spark, con, "SELECT k, TIMESTAMP '2024-03-01 00:00:00'"
+                      " + make_interval(0, 0, 0, 0, CAST(k AS INT), 0, 0) FROM sqlc.vals ORDER BY k")
+    assert_same_query(spark, con, "SELECT k, TIMESTAMP '2024-03-01 00:00:00'"
+                      " + make_interval(1, CAST(k AS INT), 1, k, 2, 3, k * 1.5) FROM sqlc.vals ORDER BY k")

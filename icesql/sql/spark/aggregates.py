@@ -31,7 +31,15 @@ from icesql.spec.types import (
     UnknownType,
 )
 from icesql.sql.dialect import FUNCTION_ARGS
-from icesql.sql.spark.base import arg_data_type, call, literal_int, refuse
+from icesql.sql.spark.base import (
+    INTEGRAL,
+    arg_data_type,
+    arg_type,
+    call,
+    decimal_digits,
+    literal_int,
+    refuse,
+)
 from icesql.sql.spark_type_names import SMALLINT, TINYINT, spark_primitive_name
 
 
@@ -141,13 +149,14 @@ def _typeof(node: exp.Typeof) -> exp.Expr:
 
 
 def _decimal_operand(aggregate: exp.Expr) -> tuple[int, int] | None:
-    """Precision and scale of a sum's or avg's operand, when it is a DECIMAL."""
-    found = arg_data_type(aggregate)
+    """Precision and scale of a sum's or avg's operand, when it is a DECIMAL: a cast's (the
+    rules below a sum, run first, cast decimal arithmetic to Spark's type), else inferred."""
+    operand = aggregate.this
+    cast = operand.to if isinstance(operand, exp.Cast) else None
+    found = cast if cast is not None and cast.this == exp.DataType.Type.DECIMAL else arg_data_type(aggregate)
     if found is None or found.this != exp.DataType.Type.DECIMAL:
         return None
-    digits = [int((p.this if isinstance(p, exp.DataTypeParam) else p).name)
-              for p in found.expressions]
-    return (digits[0] if digits else 10), (digits[1] if len(digits) > 1 else 0)
+    return decimal_digits(found)
 
 
 def _dressed(aggregate: exp.Expr, filtered: exp.Filter | None, window: exp.Window | None) -> exp.Expr:
@@ -166,7 +175,7 @@ def _hugeint(value: exp.Expr | int) -> exp.Expr:
 
 
 def _decimal_sum_avg(node: exp.Expr) -> exp.Expr:
-    """Spark's types for ``sum``/``avg`` of a DECIMAL(p, s): ``sum`` is DECIMAL(p + 10, s) and
+    """Spark's types for ``sum`` of integers (BIGINT) and ``sum``/``avg`` of a DECIMAL(p, s): ``sum`` is DECIMAL(p + 10, s) and
     ``avg`` DECIMAL(p + 4, s + 4), rounded half up (both bounded at 38 digits, NULL on overflow
     as Spark without ANSI mode); DuckDB answers DECIMAL(38, s) and a DOUBLE. The rule sits on
     the outermost node of ``agg [FILTER (...)] [OVER (...)]``, so the clauses stay with it."""
@@ -176,6 +185,9 @@ def _decimal_sum_avg(node: exp.Expr) -> exp.Expr:
     inner = node.this if window is not None else node
     filtered = inner if isinstance(inner, exp.Filter) else None
     aggregate = filtered.this if filtered is not None else inner
+    if type(aggregate) is exp.Sum and arg_type(aggregate) in INTEGRAL:
+        # Spark's sum of integers is a BIGINT (DuckDB's a HUGEINT); past its range an error
+        return exp.Cast(this=node, to=exp.DataType.build("BIGINT"))
     if type(aggregate) not in (exp.Sum, exp.Avg) or isinstance(aggregate.this, exp.Distinct):
         return node
     operand = _decimal_operand(aggregate)

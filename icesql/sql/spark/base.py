@@ -35,6 +35,12 @@ def arg_data_type(node: exp.Expr, key: str = "this", index: int | None = None) -
     return node.meta.get(TYPES_KEY, {}).get(arg_key(key, index))
 
 
+def decimal_digits(found: exp.DataType) -> tuple[int, int]:
+    """Precision and scale of a DECIMAL type (Spark's default DECIMAL is DECIMAL(10, 0))."""
+    digits = [int((p.this if isinstance(p, exp.DataTypeParam) else p).name) for p in found.expressions]
+    return (digits[0] if digits else 10), (digits[1] if len(digits) > 1 else 0)
+
+
 def arg_type(node: exp.Expr, key: str = "this", index: int | None = None) -> T | None:
     """The type kind of one argument (``T.DOUBLE``, ``T.DECIMAL``...), if it was inferred."""
     found = arg_data_type(node, key, index)

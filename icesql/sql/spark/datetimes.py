@@ -242,27 +242,30 @@ def _months_between(node: exp.MonthsBetween) -> exp.Expr:
     return exp.Case(ifs=[exp.If(this=same_day, true=whole)], default=diff)
 
 
-_INTERVAL_PARTS = (("year", "to_years"), ("month", "to_months"), ("week", "to_weeks"),
-                   ("day", "to_days"), ("hour", "to_hours"), ("minute", "to_minutes"))
+_INTERVAL_PARTS = (  # make_interval's arguments, in order, and DuckDB's interval of each
+    ("year", "to_years"), ("month", "to_months"), ("week", "to_weeks"), ("day", "to_days"),
+    ("hour", "to_hours"), ("minute", "to_minutes"), ("second", None),
+)
 
 
 def _make_interval(node: exp.MakeInterval) -> exp.Expr:
-    # sqlglot pastes the arguments into an interval string, which only literals survive;
-    # a computed one is summed from DuckDB's to_* constructors (NULL if any part is)
-    parts = {key: node.args.get(key) for key, _ in _INTERVAL_PARTS}
-    second = node.args.get("second")
-    if all(isinstance(v, exp.Literal) for v in (*parts.values(), second) if v is not None):
+    # sqlglot pastes the arguments into an INTERVAL '...' literal, right only for numbers;
+    # otherwise add up one interval per argument (NULL in any of them gives NULL, as in Spark)
+    values = [(node.args.get(name), to) for name, to in _INTERVAL_PARTS]
+    if all(v is None or (isinstance(v, exp.Literal) and not v.is_string) for v, _ in values):
         return node
-    terms = [call(fn, exp.cast(parts[key], "BIGINT"))
-             for key, fn in _INTERVAL_PARTS if parts[key] is not None]
-    if second is not None:  # Spark's seconds are DECIMAL(18, 6): whole microseconds
-        micros = exp.Mul(this=exp.cast(second, "DECIMAL(18, 6)"),
-                         expression=exp.Literal.number(1_000_000))
-        terms.append(call("to_microseconds", exp.cast(micros, "BIGINT")))
-    total: exp.Expr = terms[0] if terms else call("to_days", exp.Literal.number(0))
-    for term in terms[1:]:
-        total = exp.Add(this=total, expression=term)
-    return exp.Paren(this=total)
+    total: exp.Expr | None = None
+    for value, to in values:
+        if value is None:
+            continue
+        if to is None:  # seconds are DECIMAL(18,6) in Spark: whole microseconds
+            micros = exp.Mul(this=exp.cast(value.copy(), "DECIMAL(18,6)"),
+                             expression=exp.Literal.number(1_000_000))
+            part = call("to_microseconds", exp.cast(micros, "BIGINT"))
+        else:
+            part = call(to, exp.cast(value.copy(), "INT"))
+        total = part if total is None else exp.Add(this=total, expression=part)
+    return exp.Paren(this=total) if total is not None else node
 
 
 RULES = {

@@ -19,6 +19,7 @@ from icesql.sql.spark.base import (
     arg_data_type,
     arg_type,
     call,
+    decimal_digits,
     literal_int,
     refuse,
 )
@@ -81,8 +82,8 @@ def _int_div(node: exp.IntDiv) -> exp.Expr:
     # truncate at all, so decimals go through the exact remainder
     divisor = _nonzero(node.expression)
     if T.DECIMAL not in (arg_type(node, "this"), arg_type(node, "expression")):
-        node.set("expression", divisor)
-        return node
+        node.set("expression", divisor)  # Spark's div is a BIGINT whatever integers it divides
+        return exp.Cast(this=node, to=exp.DataType.build("BIGINT"))
     whole = exp.Sub(this=node.this.copy(), expression=exp.Mod(this=node.this, expression=divisor))
     quotient = exp.Div(this=exp.Paren(this=whole), expression=divisor.copy())
     return exp.Cast(this=quotient, to=exp.DataType.build("BIGINT"))
@@ -232,7 +233,64 @@ def _nanvl(node: exp.Nanvl) -> exp.Expr:
     return exp.Case(ifs=[exp.If(this=call("isnan", value.copy()), true=fallback)], default=value)
 
 
+_INTEGRAL_DIGITS = {T.TINYINT: 3, T.SMALLINT: 5, T.INT: 10, T.BIGINT: 20}
+MAX_DIGITS = 38
+
+
+def _decimal_of(node: exp.Expr, key: str) -> tuple[int, int] | None:
+    """Spark's DECIMAL view of one operand of arithmetic with a DECIMAL: its own precision
+    and scale, an integer literal's digits, an integral type's (INT is DECIMAL(10, 0))."""
+    operand = node.args[key]
+    number = operand.this if isinstance(operand, exp.Neg) else operand
+    if isinstance(number, exp.Literal) and number.is_int:
+        return max(len(number.this.lstrip("0")), 1), 0
+    text = number.this if isinstance(number, exp.Literal) and number.is_number else ""
+    if "." in text and "e" not in text.lower():  # 1.5 is DECIMAL(2, 1) in Spark
+        whole, fraction = text.split(".")
+        unscaled = (whole + fraction).lstrip("0")
+        return max(len(unscaled), len(fraction), 1), len(fraction)
+    found = arg_data_type(node, key)
+    if found is None:
+        return None
+    if found.this in _INTEGRAL_DIGITS:
+        return _INTEGRAL_DIGITS[found.this], 0
+    if found.this != T.DECIMAL:
+        return None
+    return decimal_digits(found)
+
+
+def _bounded(precision: int, scale: int) -> tuple[int, int]:
+    # Spark's adjustPrecisionScale (spark.sql.decimalOperations.allowPrecisionLoss, the
+    # default): past 38 digits keep the integral digits and at least 6 of the fraction
+    if precision <= MAX_DIGITS:
+        return precision, scale
+    kept = max(MAX_DIGITS - (precision - scale), min(scale, 6))
+    return MAX_DIGITS, kept
+
+
+def _decimal_arithmetic(node: exp.Expr) -> exp.Expr:
+    """``+ - *`` with a DECIMAL operand have Spark's result type (DecimalPrecision): DuckDB
+    bounds a product at 18 digits where it fits and widens a BIGINT to 19, Spark to 20. The
+    value DuckDB computes is exact; the cast gives it Spark's type (NULL past it, as Spark)."""
+    if arg_type(node, "this") != T.DECIMAL and arg_type(node, "expression") != T.DECIMAL:
+        return node
+    left, right = _decimal_of(node, "this"), _decimal_of(node, "expression")
+    if left is None or right is None:
+        return node  # a DOUBLE operand makes a DOUBLE, in both engines
+    (p1, s1), (p2, s2) = left, right
+    if isinstance(node, exp.Mul):
+        precision, scale = p1 + p2 + 1, s1 + s2
+    else:
+        scale = max(s1, s2)
+        precision = max(p1 - s1, p2 - s2) + scale + 1
+    precision, scale = _bounded(precision, scale)
+    return exp.TryCast(this=node, to=exp.DataType.build(f"DECIMAL({precision}, {scale})"))
+
+
 RULES = {
+    exp.Add: _decimal_arithmetic,
+    exp.Sub: _decimal_arithmetic,
+    exp.Mul: _decimal_arithmetic,
     exp.Cast: _cast,
     exp.Mod: _mod,
     exp.IntDiv: _int_div,
@@ -250,5 +308,6 @@ FUNCTIONS = {
     "positive": _positive,
     "e": _e,
 }
-TYPED = {exp.Cast, exp.IntDiv, exp.Round}
+TYPED = {exp.Cast, exp.IntDiv, exp.Round, exp.Add, exp.Sub, exp.Mul}
+DECIMAL_ONLY = (exp.Add, exp.Sub, exp.Mul)
 TYPED_FUNCTIONS = {"bround", "format_number"}

@@ -344,7 +344,13 @@ def _concat(node: exp.Expr) -> exp.Expr:
     return node
 
 
+def _length(node: exp.Length) -> exp.Expr:
+    # Spark's length (char_length, character_length) is an INT; DuckDB's a BIGINT
+    return exp.Cast(this=node, to=exp.DataType.build("INT"))
+
+
 RULES = {
+    exp.Length: _length,
     exp.Cast: _cast_to_string,
     exp.Concat: _concat,
     exp.DPipe: _concat,

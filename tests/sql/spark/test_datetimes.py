@@ -144,3 +144,31 @@ def test_make_interval_of_computed_arguments(duck_answer):
         " AS STRING), make_interval(0, 0, 0, 0, n) IS NULL, make_interval(1, CAST(NULL AS INT))"
         " IS NULL FROM VALUES (2), (NULL) AS t(n) ORDER BY n NULLS LAST")
     assert rows == [("2024-03-09 02:03:04.5", False, True), (None, True, True)]
+
+
+_YEARS_100 = ({"y": "INT", "mo": "INT", "w": "INT", "d": "INT", "h": "INT", "mi": "INT",
+               "s": "DECIMAL(18,6)"}, [(100, 11, 1, 1, 12, 30, decimal.Decimal("1.001001"))])
+
+
+@pytest.mark.parametrize("args, spark_answer", [
+    # Spark's documented answers (DESCRIBE FUNCTION EXTENDED make_interval), arguments as columns
+    ("y, mo, w, d, h, mi, s", "100 years 11 months 8 days 12 hours 30 minutes 1.001001 seconds"),
+    ("y, NULL, w", None),
+    ("0, 1, 0, 1, 0, 0, 100.000001 + mi - 30", "1 months 1 days 1 minutes 40.000001 seconds"),
+])
+def test_make_interval_of_columns(duck_answer, args, spark_answer):
+    # sqlglot pasted the arguments into an INTERVAL '...' string, which failed for columns
+    tables = {"t": _YEARS_100}
+    (value,) = duck_answer(f"SELECT make_interval({args}) FROM t", tables)[0]
+    if spark_answer is None:
+        assert value is None
+        return
+    literal = spark_answer.replace("years", "year").replace("months", "month")
+    (expected,) = duck_answer(f"SELECT INTERVAL '{literal}'")[0]
+    assert value == expected
+
+
+def test_make_interval_of_a_column_moves_a_timestamp(duck_answer):
+    rows = duck_answer("SELECT TIMESTAMP '2024-03-01 00:00:00'"
+                       " + make_interval(0, 0, 0, 0, CAST(id AS INT)) FROM range(2)")
+    assert rows == [(_ts(2024, 3, 1),), (_ts(2024, 3, 1, 1),)]

@@ -273,7 +273,7 @@ class FileMetricsCollector:
     """Bounds and NaN counts of one file, merged batch by batch; counts and sizes come from
     the Parquet footer when the file is closed (``metrics``)."""
 
-    def __init__(self, schema: Schema, config: MetricsConfig):
+    def __init__(self, schema: Schema, config: MetricsConfig, count_batches: bool = False):
         self.schema = schema
         self.config = config
         self.leaves = leaf_columns(schema)
@@ -287,8 +287,23 @@ class FileMetricsCollector:
             and self.config.mode(leaf.field.field_id).counts
             and not isinstance(leaf.field.type, _NO_BOUNDS)  # no order Parquet stats could use
         ]
+        # files without a Parquet footer (ORC, Avro): value / null counts from the batches
+        self._counted = [
+            leaf for leaf in self.leaves
+            if count_batches and leaf.path is not None
+            and self.config.mode(leaf.field.field_id).counts
+        ]
+        self._values: dict[int, int] = {}
+        self._nulls: dict[int, int] = {}
 
     def add(self, batch: pa.RecordBatch) -> None:
+        for leaf in self._counted:
+            fid = leaf.field.field_id
+            array = batch.column(leaf.path[0])
+            if len(leaf.path) > 1:
+                array = pc.struct_field(array, list(leaf.path[1:]))
+            self._values[fid] = self._values.get(fid, 0) + len(array)
+            self._nulls[fid] = self._nulls.get(fid, 0) + array.null_count
         for leaf in self._tracked:
             fid, t = leaf.field.field_id, leaf.field.type
             array = batch.column(leaf.path[0])
@@ -339,12 +354,13 @@ class FileMetricsCollector:
             self._upper[fid] = hi
 
     def metrics(self, footer: Any) -> dict[str, dict[int, Any]]:
-        """The manifest metrics maps, given the written file's pyarrow ``FileMetaData``."""
+        """The manifest metrics maps, given the written file's pyarrow ``FileMetaData`` (None:
+        counts from the batches, no column sizes)."""
         sizes: dict[int, int] = {}
-        values: dict[int, int] = {}
-        nulls: dict[int, int] = {}
+        values: dict[int, int] = dict(self._values)
+        nulls: dict[int, int] = dict(self._nulls)
         missing: set[int] = set()
-        for rg_index in range(footer.num_row_groups):
+        for rg_index in range(footer.num_row_groups if footer is not None else 0):
             rg = footer.row_group(rg_index)
             for j, leaf in enumerate(self.leaves):
                 fid = leaf.field.field_id

@@ -34,8 +34,9 @@ from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortOrder
 from icesql.spec.types import GeographyType, GeometryType, VariantType
 from icesql.write.column_metrics import MetricsConfig
-from icesql.write.parquet import ParquetDataWriter, arrow_write_schema
-from icesql.write.properties import TableProperties
+from icesql.write.file_writers import DataFileWriter, check_format, open_writer
+from icesql.write.parquet import arrow_write_schema
+from icesql.write.properties import DEFAULT_FILE_FORMAT, TableProperties
 from icesql.write.sorting import partition_keys, sort_indices
 
 __all__ = ["DataWriter", "WriteTarget"]
@@ -91,7 +92,7 @@ class _Partition:
     values: tuple[Any, ...]
     batches: list[pa.RecordBatch] = field(default_factory=list)
     nbytes: int = 0
-    writer: ParquetDataWriter | None = None
+    writer: DataFileWriter | None = None
 
 
 class DataWriter:
@@ -115,7 +116,7 @@ class DataWriter:
         self.flush_bytes = max(1, min(limit, MAX_ROW_GROUP_BYTES if not self.sorted else MAX_BUFFERED_BYTES))
         self._partitions: dict[tuple[Any, ...], _Partition] = {}
         self._done: list[DataFile] = []
-        self._open: list[ParquetDataWriter] = []
+        self._open: list[DataFileWriter] = []
         self._count = 0
         self._buffered = 0
         self._ratio = 1.0  # Parquet bytes per Arrow byte, learnt from written row groups
@@ -197,22 +198,25 @@ class DataWriter:
         if self.sorted:
             self._finish(state)
 
-    def _new_writer(self, state: _Partition) -> ParquetDataWriter:
+    def _new_writer(self, state: _Partition) -> DataFileWriter:
         t = self.target
         self._count += 1
-        name = f"00000-0-{t.operation_id}-0-{self._count:05d}.parquet"
+        props = t.properties
+        fmt = check_format(props.file_format)
+        name = f"00000-0-{t.operation_id}-0-{self._count:05d}.{fmt}"
         if t.spec.fields:
             path = f"{t.data_location}/{t.spec.partition_path(state.values, t.schema)}/{name}"
         else:
             path = f"{t.data_location}/{name}"
-        props = t.properties
-        writer = ParquetDataWriter(
+        writer = open_writer(
+            fmt,
             t.io,
             path,
             t.write_schema,
             t.spec.spec_id,
             state.values,
             t.metrics,
+            DEFAULT_FILE_FORMAT,
             compression=props.parquet_compression,
             compression_level=props.parquet_compression_level,
             page_size=props.page_size_bytes,

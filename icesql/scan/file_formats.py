@@ -92,9 +92,17 @@ class OrcDataFile:
         try:
             for i in range(self._reader.nstripes):
                 stripe = self._reader.read_stripe(i, columns=names)
+                if names is not None:  # the reader returns file order; callers index by theirs
+                    stripe = stripe.select(names)
                 for start in range(0, stripe.num_rows, batch_size):
                     yield stripe.slice(start, batch_size)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as e:
+        except pa.ArrowInvalid as e:
+            if "out of range" in str(e):  # pyarrow decodes ORC timestamps in nanoseconds
+                raise NotSupportedError(
+                    f"ORC data file {self.path}: {e}; pyarrow's ORC reader holds timestamps in"
+                    " nanoseconds, so years outside 1677-2262 cannot be read") from None
+            raise CorruptFileError(self.path, f"read as ORC: {e}") from None
+        except (pa.ArrowNotImplementedError, OSError) as e:
             raise CorruptFileError(self.path, f"read as ORC: {e}") from None
 
 
@@ -154,7 +162,8 @@ class AvroDataFile:
     ) -> Iterator[pa.RecordBatch]:
         del use_threads
         wanted = set(columns) if columns is not None else None
-        fields = [f for f in self.schema_arrow if wanted is None or f.name in wanted]
+        fields = list(self.schema_arrow) if columns is None else [
+            self.schema_arrow.field(n) for n in columns]  # in the caller's order
         struct = pa.struct(fields)
         plain = _reader_schema(self._writer_schema, wanted)
         converters = {f.name: _converter(f) for f in fields}

@@ -4,9 +4,8 @@ choice of writer from the table's ``write.format.default`` / ``write.delete.form
 * ORC (pyarrow's writer): every type carries Iceberg's attributes (Java's ``ORCSchemaUtil``):
   ``iceberg.id``, ``iceberg.required``, ``iceberg.long-type`` (``LONG``, or ``TIME`` for a
   time column stored as long microseconds), ``iceberg.binary-type`` (``BINARY``/``UUID``/
-  ``FIXED`` with ``iceberg.length``) and ``iceberg.timestamp-unit``. pyarrow stores
-  timestamps in nanoseconds, so a timestamp outside 1677-2262 cannot be written: that write
-  is refused with ``NotSupportedError`` naming ``write.format.default``.
+  ``FIXED`` with ``iceberg.length``) and ``iceberg.timestamp-unit``. (Timestamps of any
+  year are written; pyarrow's ORC *reader* cannot read years outside 1677-2262.)
 * Avro (fastavro): the schema of Java's ``AvroSchemaUtil`` (``field-id``, ``element-id``,
   ``key-id``/``value-id``, non-string-keyed maps as arrays of key/value records, decimals
   as named fixed, uuid as ``fixed[16]``), streamed block by block.
@@ -170,7 +169,6 @@ class OrcDataWriter(_Writer):
                  partition: Sequence[Any], metrics: MetricsConfig, sort_order_id: int | None,
                  prop: str = DEFAULT_FILE_FORMAT):
         super().__init__(io, path, schema, spec_id, partition, metrics, sort_order_id)
-        self._prop = prop
         self.orc_schema = pa.schema([_orc_field(f) for f in self.write_schema.fields])
         self._writer = orc.ORCWriter(self._sink, compression="zstd")
 
@@ -181,12 +179,6 @@ class OrcDataWriter(_Writer):
         arrays = [_to_orc(c, f.type) for c, f in zip(table.columns, self.write_schema.fields)]
         try:
             self._writer.write(pa.Table.from_arrays(arrays, schema=self.orc_schema))
-        except pa.ArrowInvalid as e:
-            if "out of range" in str(e):
-                raise NotSupportedError(
-                    f"table property {self._prop}=orc: {e} (pyarrow's ORC writer stores"
-                    " nanoseconds)") from None
-            raise OperationalError(f"cannot write data file {self.path}: {e}") from e
         except (OSError, pa.ArrowException) as e:
             raise OperationalError(f"cannot write data file {self.path}: {e}") from e
 

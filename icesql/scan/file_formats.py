@@ -153,7 +153,7 @@ class AvroDataFile:
         try:
             if isinstance(fs, LocalFileSystem):
                 return AvroDataFile(local, path)
-            return AvroDataFile(io.read_bytes(path), path)
+            return AvroDataFile(lambda: io.open(path), path)  # streamed, never fetched whole
         except FileNotFoundError:
             raise _missing(path, "Avro") from None
 
@@ -186,6 +186,8 @@ class AvroDataFile:
 
 
 def _opened(source: Any) -> Any:
+    if callable(source):
+        return source()
     if isinstance(source, (bytes, bytearray)):
         return BytesIO(source)
     return open(source, "rb")  # noqa: SIM115 - closed by the caller

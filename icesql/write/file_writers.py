@@ -44,11 +44,10 @@ from icesql.spec.types import (
     TimestamptzNanoType,
     TimestamptzType,
     TimeType,
-    UnknownType,
     UUIDType,
 )
-from icesql.write.column_metrics import FileMetricsCollector, MetricsConfig
-from icesql.write.parquet import ParquetDataWriter, arrow_write_schema
+from icesql.write.column_metrics import MetricsConfig
+from icesql.write.parquet import OpenDataFile, ParquetDataWriter
 from icesql.write.properties import DEFAULT_FILE_FORMAT
 
 __all__ = ["AvroDataWriter", "DataFileWriter", "OrcDataWriter", "check_format", "open_writer"]
@@ -79,37 +78,16 @@ def open_writer(fmt: str, io: FileIO, path: str, schema: Schema, spec_id: int,
                              sort_order_id=sort_order_id, **parquet)
 
 
-class _Writer:
-    """What the ORC and Avro writers share: the sink, metrics and the DataFile."""
+class _Writer(OpenDataFile):
+    """What the ORC and Avro writers share: metrics from the batches and the DataFile."""
 
     FORMAT = ""
 
     def __init__(self, io: FileIO, path: str, schema: Schema, spec_id: int,
                  partition: Sequence[Any], metrics: MetricsConfig, sort_order_id: int | None):
-        self.io = io
-        self.path = path
-        self.spec_id = spec_id
-        self.partition = tuple(partition)
-        self.sort_order_id = sort_order_id
-        self.arrow_schema = arrow_write_schema(schema)
-        self.write_schema = Schema(
-            tuple(f for f in schema.fields if not isinstance(f.type, UnknownType)),
-            schema.schema_id,
-        )
-        self._metrics = FileMetricsCollector(self.write_schema, metrics, count_batches=True)
-        self.record_count = 0
-        fs, fs_path = io.fs(path)
-        parent = fs_path.rsplit("/", 1)[0]
-        try:
-            if parent:
-                fs.makedirs(parent, exist_ok=True)
-            self._sink = fs.open(fs_path, "wb")
-        except OSError as e:
-            raise OperationalError(f"cannot create data file {path}: {e}") from e
-
-    @property
-    def bytes_written(self) -> int:
-        return self._sink.tell()
+        super().__init__(io, path, schema, spec_id, partition, metrics, sort_order_id,
+                         count_batches=True)
+        self.write_schema = self._write_schema
 
     def _prepare(self, batch: pa.RecordBatch | pa.Table) -> pa.Table:
         if batch.schema.names != self.arrow_schema.names:
@@ -145,16 +123,8 @@ class _Writer:
             **metrics,
         )
 
-    def abort(self) -> None:
-        """Close and delete the file (best effort): nothing will reference it."""
-        try:
-            self._sink.close()
-        except Exception:  # noqa: BLE001 - already failing; cleanup must not mask the cause
-            pass
-        try:
-            self.io.delete(self.path)
-        except Exception:  # noqa: BLE001
-            pass
+    def _close_writer(self) -> None:
+        self._finish()
 
 
 # --- ORC ---------------------------------------------------------------------------------------
@@ -184,13 +154,6 @@ class OrcDataWriter(_Writer):
 
     def _finish(self) -> None:
         self._writer.close()
-
-    def abort(self) -> None:
-        try:
-            self._writer.close()
-        except Exception:  # noqa: BLE001
-            pass
-        super().abort()
 
 
 def _orc_field(f: NestedField) -> pa.Field:

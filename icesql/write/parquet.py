@@ -27,7 +27,7 @@ from icesql.spec.schema import Schema
 from icesql.spec.types import UnknownType
 from icesql.write.column_metrics import FileMetricsCollector, MetricsConfig
 
-__all__ = ["ParquetDataWriter", "arrow_write_schema"]
+__all__ = ["OpenDataFile", "ParquetDataWriter", "arrow_write_schema"]
 
 _CODEC_NAMES = {"uncompressed": "none", "none": "none", "lz4_raw": "lz4"}
 
@@ -41,7 +41,56 @@ def arrow_write_schema(schema: Schema) -> pa.Schema:
     return schema_to_arrow(kept)
 
 
-class ParquetDataWriter:
+class OpenDataFile:
+    """What every format's writer shares: the schema written (unknown columns left out),
+    the metrics collector, the open sink, and deleting the file on abort."""
+
+    def __init__(self, io: FileIO, path: str, schema: Schema, spec_id: int,
+                 partition: Sequence[Any], metrics: MetricsConfig, sort_order_id: int | None,
+                 count_batches: bool = False):
+        self.io = io
+        self.path = path
+        self.spec_id = spec_id
+        self.partition = tuple(partition)
+        self.sort_order_id = sort_order_id
+        self.arrow_schema = arrow_write_schema(schema)
+        self._write_schema = Schema(
+            tuple(f for f in schema.fields if not isinstance(f.type, UnknownType)),
+            schema.schema_id,
+        )
+        self._metrics = FileMetricsCollector(self._write_schema, metrics, count_batches)
+        self.record_count = 0
+        fs, fs_path = io.fs(path)
+        parent = fs_path.rsplit("/", 1)[0]
+        try:
+            if parent:
+                fs.makedirs(parent, exist_ok=True)
+            self._sink = fs.open(fs_path, "wb")
+        except OSError as e:
+            raise OperationalError(f"cannot create data file {path}: {e}") from e
+
+    @property
+    def bytes_written(self) -> int:
+        """Bytes flushed to the file so far."""
+        return self._sink.tell()
+
+    def _close_writer(self) -> None:
+        raise NotImplementedError
+
+    def abort(self) -> None:
+        """Close and delete the file (best effort): nothing will reference it."""
+        try:
+            self._close_writer()
+            self._sink.close()
+        except Exception:  # noqa: BLE001 - already failing; cleanup must not mask the cause
+            pass
+        try:
+            self.io.delete(self.path)
+        except Exception:  # noqa: BLE001
+            pass
+
+
+class ParquetDataWriter(OpenDataFile):
     """One open data file. Not thread-safe; use one per file."""
 
     def __init__(
@@ -57,24 +106,8 @@ class ParquetDataWriter:
         page_size: int = 1024 * 1024,
         sort_order_id: int | None = 0,
     ):
-        self.io = io
-        self.path = path
-        self.spec_id = spec_id
-        self.partition = tuple(partition)
-        self.sort_order_id = sort_order_id
-        self.arrow_schema = arrow_write_schema(schema)
-        self._write_schema = Schema(
-            tuple(f for f in schema.fields if not isinstance(f.type, UnknownType)),
-            schema.schema_id,
-        )
-        self._metrics = FileMetricsCollector(self._write_schema, metrics)
-        self.record_count = 0
-        fs, fs_path = io.fs(path)
-        parent = fs_path.rsplit("/", 1)[0]
+        super().__init__(io, path, schema, spec_id, partition, metrics, sort_order_id)
         try:
-            if parent:
-                fs.makedirs(parent, exist_ok=True)
-            self._sink = fs.open(fs_path, "wb")
             self._writer = pq.ParquetWriter(
                 self._sink,
                 self.arrow_schema,
@@ -89,12 +122,8 @@ class ParquetDataWriter:
                 data_page_version="1.0",  # what parquet-mr (Spark) writes and every reader reads
             )
         except OSError as e:
+            self._sink.close()
             raise OperationalError(f"cannot create data file {path}: {e}") from e
-
-    @property
-    def bytes_written(self) -> int:
-        """Bytes flushed to the file so far (whole row groups)."""
-        return self._sink.tell()
 
     def write(self, batch: pa.RecordBatch | pa.Table) -> None:
         """Append rows (one row group per call); ``batch`` must have the table's types."""
@@ -135,17 +164,8 @@ class ParquetDataWriter:
             **metrics,
         )
 
-    def abort(self) -> None:
-        """Close and delete the file (best effort): nothing will reference it."""
-        try:
-            self._writer.close()
-            self._sink.close()
-        except Exception:  # noqa: BLE001 - already failing; cleanup must not mask the cause
-            pass
-        try:
-            self.io.delete(self.path)
-        except Exception:  # noqa: BLE001
-            pass
+    def _close_writer(self) -> None:
+        self._writer.close()
 
 
 def _split_offsets(footer: Any) -> tuple[int, ...]:

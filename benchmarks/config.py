@@ -19,6 +19,7 @@ BASE = "lineitem"  # v2, no deletes
 POS = "lineitem_pos"  # v2, 10% of rows deleted by position delete files
 DV = "lineitem_dv"  # v3, the same 10% deleted by deletion vectors
 EQ = "lineitem_eq"  # v2, 1% deleted by equality deletes on (l_orderkey, l_linenumber)
+ORC = "lineitem_orc"  # v2, no deletes: the base table's rows in ORC files
 MANY = "many_files"  # 10,000 small files in 100 manifests
 SCRATCH = "scratch"  # namespace of INSERT targets, removed after each run
 

@@ -28,7 +28,18 @@ from typing import Any
 import pyarrow as pa
 
 from benchmarks import config
-from benchmarks.config import BASE, DV, EQ, MANY, NAMESPACE, POS, Sizes, epoch_month, month_start
+from benchmarks.config import (
+    BASE,
+    DV,
+    EQ,
+    MANY,
+    NAMESPACE,
+    ORC,
+    POS,
+    Sizes,
+    epoch_month,
+    month_start,
+)
 from benchmarks.iceberg_files import (
     TableLayout,
     commit_table,
@@ -56,7 +67,7 @@ EQUALITY_FRACTION = 0.01
 SPEC = PartitionSpec(
     0, (PartitionField(SHIPDATE_ID, 1000, parse_transform("month"), "l_shipdate_month"),)
 )
-FORMAT = 1  # bump when the generated layout changes
+FORMAT = 2  # bump when the generated layout changes
 
 
 @dataclass(frozen=True)
@@ -119,6 +130,8 @@ def _describe(files: list[DataFile], month_of: list[int]) -> list[dict[str, Any]
 def _generate(root: str, sizes: Sizes, log: Any) -> dict[str, Any]:
     arrow_schema = schema_to_arrow(SCHEMA)
     base_dir = _table_dir(root, BASE)
+    orc_dir = _table_dir(root, ORC)
+    orc_files: list[DataFile] = []
     data_files: list[DataFile] = []
     month_of: list[int] = []
     orderkeys: list[tuple[int, int]] = []
@@ -133,6 +146,8 @@ def _generate(root: str, sizes: Sizes, log: Any) -> dict[str, Any]:
         part = f"l_shipdate_month={start:%Y-%m}"
         path = f"{base_dir}/data/{part}/{k:05d}-0-{sizes.seed}.parquet"
         data_files.append(write_data_file(path, table, SCHEMA, (epoch_month(start),)))
+        orc_path = f"{orc_dir}/data/{part}/{k:05d}-0-{sizes.seed}.orc"
+        orc_files.append(_write_orc(orc_path, table, (epoch_month(start),)))
         month_of.append(m)
         orderkeys.append((int(table.column(0)[0].as_py()), int(table.column(0)[-1].as_py())))
         if k % 20 == 19:
@@ -153,6 +168,10 @@ def _generate(root: str, sizes: Sizes, log: Any) -> dict[str, Any]:
         }
 
     add(BASE, TableLayout(base_dir, SCHEMA, SPEC, 2, [data_files], [], props), 0, files_info)
+    orc_props = {**props, "write.format.default": "orc"}
+    orc_info = [{**f, "path": o.file_path, "bytes": o.file_size_in_bytes}
+                for f, o in zip(files_info, orc_files, strict=True)]
+    add(ORC, TableLayout(orc_dir, SCHEMA, SPEC, 2, [orc_files], [], orc_props), 0, orc_info)
     log("  base table committed; position deletes / deletion vectors ...")
 
     positions = [
@@ -197,6 +216,19 @@ def _generate(root: str, sizes: Sizes, log: Any) -> dict[str, Any]:
         "arrow_bytes": arrow_bytes,
         "parquet_bytes": sum(f.file_size_in_bytes for f in data_files),
     }
+
+
+def _write_orc(path: str, table: pa.Table, partition: tuple[Any, ...]) -> DataFile:
+    """One ORC data file of ``table`` by icesql's ORC writer (field ids as Iceberg attributes,
+    counts and bounds)."""
+    from icesql.io import FileIO
+    from icesql.write.column_metrics import FULL, MetricsConfig
+    from icesql.write.file_writers import OrcDataWriter
+
+    writer = OrcDataWriter(FileIO(), path, SCHEMA, SPEC.spec_id, partition,
+                           MetricsConfig(FULL, {}), None)
+    writer.write(table)
+    return writer.close()
 
 
 def _equality_layout(

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchmarks import config
-from benchmarks.config import BASE, DV, EQ, MANY, NAMESPACE, POS, SCRATCH, Sizes
+from benchmarks.config import BASE, DV, EQ, MANY, NAMESPACE, ORC, POS, SCRATCH, Sizes
 from benchmarks.datagen import Dataset
 from benchmarks.lineitem import COLUMNS_DDL
 
@@ -419,6 +419,27 @@ SCENARIOS: tuple[Scenario, ...] = (
         "DuckDB read_parquet, matching files",
         _duckdb(config.partition_query, _window_files),
         pyiceberg=_pyiceberg(BASE, config.partition_query, PART_COLS, _date_filter),
+    ),
+    Scenario(
+        "orc_full_aggregate",
+        "the full aggregate over the ORC copy of lineitem (same rows, ORC files)",
+        "info",
+        None,
+        "informational: ORC / Parquet seconds as the ratio",
+        _icesql(ORC, config.AGGREGATE),
+        "icesql on the Parquet table",
+        _icesql(BASE, config.AGGREGATE),
+        expected_rows=_rows_of(ORC),
+    ),
+    Scenario(
+        "orc_partition_filter",
+        "~5% of the month partitions of the ORC copy of lineitem",
+        "info",
+        None,
+        "informational: ORC / Parquet seconds as the ratio",
+        _icesql(ORC, config.partition_query),
+        "icesql on the Parquet table",
+        _icesql(BASE, config.partition_query),
     ),
     Scenario(
         "metrics_pruning",

@@ -113,7 +113,8 @@ class DeleteApplier:
         if not delete_files:
             path, count = data_file.file_path, data_file.record_count
             size = data_file.file_size_in_bytes
-            yield from read_data_file(ctx, path, count, identity_partition, size)
+            fmt = data_file.file_format
+            yield from read_data_file(ctx, path, count, identity_partition, size, fmt)
             return
         for batch, _, _ in self.read_positioned(
             ctx, data_file, delete_files, identity_partition, positions=False
@@ -147,7 +148,8 @@ class DeleteApplier:
         width = len(ctx.schema.fields)
         offset = 0
         size = data_file.file_size_in_bytes
-        for batch in read_data_file(read_ctx, path, count, identity_partition, size):
+        fmt = data_file.file_format
+        for batch in read_data_file(read_ctx, path, count, identity_partition, size, fmt):
             rows = batch.num_rows
             keep = position_keep_mask(deleted, offset, rows) if len(deleted) else None
             where = np.arange(offset, offset + rows, dtype=np.int64) if positions else None

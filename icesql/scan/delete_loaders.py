@@ -30,12 +30,13 @@ from icesql.io import FileIO, is_local_fs
 from icesql.metadata.puffin import read_deletion_vector
 from icesql.scan.conform import conform, field_id
 from icesql.scan.delete_index import is_deletion_vector, referenced_data_file
+from icesql.scan.file_formats import FORMATS, open_format_file
 from icesql.scan.reader import ReadContext, read_data_file
 from icesql.spec.content_file import DataFile
 from icesql.spec.name_mapping import NameMapping
 from icesql.spec.reserved import FILE_PATH_FIELD_ID, POS_FIELD_ID, POSITION_DELETE_ROW_FIELD_ID
 from icesql.spec.schema import Schema
-from icesql.spec.types import NestedField
+from icesql.spec.types import LongType, NestedField, StringType
 
 __all__ = ["DeleteLoader", "EMPTY_POSITIONS"]
 
@@ -152,7 +153,9 @@ class DeleteLoader:
         ``row``, also the stored deleted rows when the file has them (a third column).
         ``file_path`` is read dictionary-encoded: the strings repeat, and decoding them
         dominates the read otherwise (12x here)."""
-        _require_parquet(delete, "position")
+        _require_format(delete, "position")
+        if delete.file_format.upper() != "PARQUET":
+            return self._other_format_positions(delete, with_paths, refuse_rows=row)
         try:
             pf = _open_position_file(self.io, delete.file_path, with_paths)
             names = {field_id(f): f.name for f in pf.schema_arrow}
@@ -182,13 +185,36 @@ class DeleteLoader:
         self._count()
         return table.unify_dictionaries() if with_paths else table
 
+    def _other_format_positions(self, delete: DataFile, with_paths: bool,
+                                refuse_rows: bool) -> pa.Table:
+        """The (file_path, pos) columns of an ORC or Avro position delete file (the Parquet
+        reader's shortcuts do not apply: these are read through the stream reader);
+        ``refuse_rows``: one that also stores the deleted rows is NotSupportedError (for the
+        ``row`` column of ``position_deletes``, read from Parquet files only so far)."""
+        if refuse_rows:
+            fields = open_format_file(self.io, delete.file_path, delete.file_format).schema_arrow
+            if any(field_id(f) == POSITION_DELETE_ROW_FIELD_ID or f.name == "row"
+                   for f in fields):
+                raise NotSupportedError(
+                    f"position delete file {delete.file_path} stores the deleted rows"
+                    " (column 'row'), which icesql does not read yet")
+        wanted = [NestedField(POS_FIELD_ID, "pos", LongType(), True)]
+        if with_paths:
+            wanted.insert(0, NestedField(FILE_PATH_FIELD_ID, "file_path", StringType(), True))
+        table = self._read(delete, wanted, "position")
+        if with_paths:
+            paths = table.column(0).combine_chunks().dictionary_encode()
+            table = table.set_column(0, "file_path", pa.chunked_array([paths]))
+        return table
+
     # --- reading ---------------------------------------------------------------------------
 
     def _read(self, delete: DataFile, fields: list[NestedField], kind: str) -> pa.Table:
-        _require_parquet(delete, kind)
+        _require_format(delete, kind)
         ctx = ReadContext(Schema(tuple(fields)), self.io, self.name_mapping)
         try:
-            batches = list(read_data_file(ctx, delete.file_path, delete.record_count))
+            batches = list(read_data_file(ctx, delete.file_path, delete.record_count,
+                                          file_format=delete.file_format))
         except CorruptFileError:
             raise
         except OperationalError as e:
@@ -203,11 +229,11 @@ class DeleteLoader:
             self.files_read += 1
 
 
-def _require_parquet(delete: DataFile, kind: str) -> None:
-    if delete.file_format.upper() != "PARQUET":
+def _require_format(delete: DataFile, kind: str) -> None:
+    if delete.file_format.upper() not in FORMATS:
         raise NotSupportedError(
-            f"{kind} delete file {delete.file_path} is {delete.file_format}; only Parquet"
-            " delete files (and Puffin deletion vectors) are read so far"
+            f"{kind} delete file {delete.file_path} is {delete.file_format}; delete files"
+            " are read in Parquet, ORC and Avro (and deletion vectors in Puffin)"
         )
 
 

@@ -22,6 +22,7 @@ from icesql.scan.conform import (
     field_id,
     missing_field_array,
 )
+from icesql.scan.file_formats import open_format_file
 from icesql.spec.arrow import schema_to_arrow
 from icesql.spec.name_mapping import NameMapping
 from icesql.spec.schema import Schema
@@ -80,19 +81,23 @@ def read_data_file(
     record_count: int,
     identity_partition: dict[int, tuple[NestedField, object]] | None = None,
     size: int | None = None,
+    file_format: str = "PARQUET",
 ) -> Iterator[pa.RecordBatch]:
     """Batches of one data file, columns matched by field id to ``ctx.schema``.
 
     ``identity_partition`` maps a source field id to (field, value) for identity-partitioned
     columns, used when the file itself does not hold the column (spec: Column Projection);
-    ``size`` is the file's size in bytes, as its manifest entry gives it.
+    ``size`` is the file's size in bytes, as its manifest entry gives it; ``file_format``
+    is its entry's format (ORC and Avro files are opened by ``icesql.scan.file_formats``).
     """
     target = ctx.arrow_schema
     fields = ctx.schema.fields
     if not fields:
         yield from _row_count_batches(record_count, ctx.batch_rows)
         return
-    pf = open_parquet(ctx.io, path, size)
+    is_parquet = file_format == "PARQUET" or file_format.upper() == "PARQUET"
+    pf = open_parquet(ctx.io, path, size) if is_parquet else open_format_file(
+        ctx.io, path, file_format)
     file_fields = _file_fields(pf.schema_arrow, ctx.name_mapping, path)
     by_id = children_by_id(file_fields)
     read_columns: list[str] = []
@@ -112,7 +117,8 @@ def read_data_file(
                 batch_size=ctx.batch_rows, columns=read_columns, use_threads=True
             )
         else:
-            batches = _row_count_batches(pf.metadata.num_rows, ctx.batch_rows)
+            rows = pf.metadata.num_rows if is_parquet else pf.num_rows
+            batches = _row_count_batches(rows if rows >= 0 else record_count, ctx.batch_rows)
         for batch in batches:
             n = batch.num_rows
             arrays = []

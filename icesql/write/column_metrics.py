@@ -293,7 +293,7 @@ class FileMetricsCollector:
     statistics leave -0.0 and NaN to the writer's choice), and the bounds of strings and
     binaries longer than ``STATS_SAFE_BYTES``."""
 
-    def __init__(self, schema: Schema, config: MetricsConfig):
+    def __init__(self, schema: Schema, config: MetricsConfig, count_batches: bool = False):
         self.schema = schema
         self.config = config
         self.leaves = leaf_columns(schema)
@@ -308,19 +308,38 @@ class FileMetricsCollector:
             and not isinstance(leaf.field.type, _NO_BOUNDS)  # no order Parquet stats could use
         ]
         self._floats = [leaf for leaf in tracked if isinstance(leaf.field.type, FloatType | DoubleType)]
-        self._long = [
+        bounded = [
             leaf for leaf in tracked
-            if isinstance(leaf.field.type, StringType | BinaryType | FixedType)
-            and self.config.mode(leaf.field.field_id).bounds
+            if self.config.mode(leaf.field.field_id).bounds
+            and not isinstance(leaf.field.type, FloatType | DoubleType)
         ]
+        # files without a Parquet footer (ORC, Avro): every count and bound from the batches
+        self._counted = [
+            leaf for leaf in self.leaves
+            if count_batches and leaf.path is not None
+            and self.config.mode(leaf.field.field_id).counts
+        ]
+        self._bounded = bounded if count_batches else []
+        self._long = [] if count_batches else [
+            leaf for leaf in bounded if isinstance(leaf.field.type, StringType | BinaryType | FixedType)
+        ]
+        self._values: dict[int, int] = {}
+        self._nulls: dict[int, int] = {}
         # per ``add``: its first row, and the fields whose bounds it measured from the data
         self._added: list[tuple[int, frozenset[int]]] = []
         self._rows = 0
 
     def add(self, batch: pa.RecordBatch | pa.Table) -> None:
         """Measure rows about to be written (in file order)."""
+        for leaf in self._counted:
+            fid = leaf.field.field_id
+            array = _leaf_array(batch, leaf)
+            self._values[fid] = self._values.get(fid, 0) + len(array)
+            self._nulls[fid] = self._nulls.get(fid, 0) + array.null_count
         for leaf in self._floats:
             self._add_float(leaf.field.field_id, leaf.field.type, _leaf_array(batch, leaf))
+        for leaf in self._bounded:
+            self._add_bounds(leaf.field.field_id, leaf.field.type, _leaf_array(batch, leaf))
         measured = set()
         for leaf in self._long:
             array = _leaf_array(batch, leaf)
@@ -350,7 +369,11 @@ class FileMetricsCollector:
         self._merge(fid, t, lo, hi)
 
     def _add_bounds(self, fid: int, t: IcebergType, array: pa.Array | pa.ChunkedArray) -> None:
-        if pa.types.is_fixed_size_binary(array.type):
+        if pa.types.is_timestamp(array.type) or pa.types.is_time(array.type):
+            array = array.cast(pa.int64())
+        elif pa.types.is_date32(array.type):
+            array = array.cast(pa.int32())
+        elif pa.types.is_fixed_size_binary(array.type):
             array = array.cast(pa.binary())
         result = pc.min_max(array)
         lo, hi = result["min"].as_py(), result["max"].as_py()
@@ -409,11 +432,17 @@ class FileMetricsCollector:
             self._upper.pop(fid, None)
 
     def metrics(self, footer: Any) -> dict[str, dict[int, Any]]:
-        """The manifest metrics maps, given the written file's pyarrow ``FileMetaData``."""
-        ids = [leaf.field.field_id for leaf in self.leaves]
-        tracked = {leaf.field.field_id for leaf in self.leaves if leaf.path is not None}
-        sizes, values, nulls, missing = _chunk_counts(footer, ids, tracked, self.config)
-        self._footer_bounds(footer, missing)
+        """The manifest metrics maps, given the written file's pyarrow ``FileMetaData`` (None:
+        counts and bounds from the batches, no column sizes)."""
+        if footer is None:
+            sizes: dict[int, int] = {}
+            values, nulls = dict(self._values), dict(self._nulls)
+            missing: set[int] = set()
+        else:
+            ids = [leaf.field.field_id for leaf in self.leaves]
+            tracked = {leaf.field.field_id for leaf in self.leaves if leaf.path is not None}
+            sizes, values, nulls, missing = _chunk_counts(footer, ids, tracked, self.config)
+            self._footer_bounds(footer, missing)
         lower: dict[int, bytes] = {}
         upper: dict[int, bytes] = {}
         for fid, lo in self._lower.items():

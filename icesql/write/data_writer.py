@@ -44,8 +44,9 @@ from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortOrder
 from icesql.spec.types import GeographyType, GeometryType, VariantType
 from icesql.write.column_metrics import MetricsConfig
-from icesql.write.parquet import ParquetDataWriter, arrow_write_schema
-from icesql.write.properties import TableProperties
+from icesql.write.file_writers import DataFileWriter, check_format, open_writer
+from icesql.write.parquet import arrow_write_schema
+from icesql.write.properties import DEFAULT_FILE_FORMAT, TableProperties
 from icesql.write.sorting import partition_keys, sort_indices
 
 __all__ = ["DataWriter", "WriteTarget"]
@@ -103,7 +104,7 @@ class _Partition:
     values: tuple[Any, ...]
     batches: list[pa.RecordBatch] = field(default_factory=list)
     nbytes: int = 0
-    writer: ParquetDataWriter | None = None
+    writer: DataFileWriter | None = None
     # Arrow bytes of the row group in flight and the file's size before it (for ``_ratio``)
     submitted: tuple[int, int] | None = None
 
@@ -129,12 +130,12 @@ class DataWriter:
         self.flush_bytes = max(1, min(limit, MAX_ROW_GROUP_BYTES if not self.sorted else MAX_BUFFERED_BYTES))
         self._partitions: dict[tuple[Any, ...], _Partition] = {}
         self._done: list[DataFile] = []
-        self._open: list[ParquetDataWriter] = []
+        self._open: list[DataFileWriter] = []
         self._count = 0
         self._buffered = 0
         self._ratio = 1.0  # Parquet bytes per Arrow byte, learnt from written row groups
         self._executor: ThreadPoolExecutor | None = None
-        self._in_flight: deque[tuple[ParquetDataWriter, int]] = deque()
+        self._in_flight: deque[tuple[DataFileWriter, int]] = deque()
         self._in_flight_bytes = 0
         self.rows = 0
         self.progress = progress  # told of the rows taken and each file finished
@@ -213,7 +214,7 @@ class DataWriter:
         if self.sorted:
             self._finish(state)
 
-    def _current(self, state: _Partition) -> ParquetDataWriter:
+    def _current(self, state: _Partition) -> DataFileWriter:
         """The partition's open file once its row group in flight is written (learning the
         compression ratio from it), or a new file when that one reached the target size."""
         self._settle(state)
@@ -231,7 +232,7 @@ class DataWriter:
             self._ratio = max(written / nbytes, 1e-3)
 
     def _submit(
-        self, state: _Partition, writer: ParquetDataWriter, chunk: pa.Table, before: int
+        self, state: _Partition, writer: DataFileWriter, chunk: pa.Table, before: int
     ) -> None:
         if self._executor is None:
             self._executor = ThreadPoolExecutor(WRITE_THREADS, thread_name_prefix="icesql-write")
@@ -255,22 +256,25 @@ class DataWriter:
             self._executor.shutdown(wait=True)
             self._executor = None
 
-    def _new_writer(self, state: _Partition) -> ParquetDataWriter:
+    def _new_writer(self, state: _Partition) -> DataFileWriter:
         t = self.target
         self._count += 1
-        name = f"00000-0-{t.operation_id}-0-{self._count:05d}.parquet"
+        props = t.properties
+        fmt = check_format(props.file_format)
+        name = f"00000-0-{t.operation_id}-0-{self._count:05d}.{fmt}"
         if t.spec.fields:
             path = f"{t.data_location}/{t.spec.partition_path(state.values, t.schema)}/{name}"
         else:
             path = f"{t.data_location}/{name}"
-        props = t.properties
-        writer = ParquetDataWriter(
+        writer = open_writer(
+            fmt,
             t.io,
             path,
             t.write_schema,
             t.spec.spec_id,
             state.values,
             t.metrics,
+            DEFAULT_FILE_FORMAT,
             compression=props.parquet_compression,
             compression_level=props.parquet_compression_level,
             page_size=props.page_size_bytes,

@@ -31,7 +31,7 @@ from icesql.spec.schema import Schema
 from icesql.spec.types import UnknownType
 from icesql.write.column_metrics import FileMetricsCollector, MetricsConfig
 
-__all__ = ["ParquetDataWriter", "arrow_write_schema", "split_offsets"]
+__all__ = ["OpenDataFile", "ParquetDataWriter", "arrow_write_schema", "split_offsets"]
 
 _CODEC_NAMES = {"uncompressed": "none", "none": "none", "lz4_raw": "lz4"}
 
@@ -45,7 +45,81 @@ def arrow_write_schema(schema: Schema) -> pa.Schema:
     return schema_to_arrow(kept)
 
 
-class ParquetDataWriter:
+class OpenDataFile:
+    """What every format's writer shares: the schema written (unknown columns left out),
+    the metrics collector, the open sink, and deleting the file on abort."""
+
+    def __init__(self, io: FileIO, path: str, schema: Schema, spec_id: int,
+                 partition: Sequence[Any], metrics: MetricsConfig, sort_order_id: int | None,
+                 count_batches: bool = False):
+        self.io = io
+        self.path = path
+        self.spec_id = spec_id
+        self.partition = tuple(partition)
+        self.sort_order_id = sort_order_id
+        self.arrow_schema = arrow_write_schema(schema)
+        self._write_schema = Schema(
+            tuple(f for f in schema.fields if not isinstance(f.type, UnknownType)),
+            schema.schema_id,
+        )
+        self._metrics = FileMetricsCollector(self._write_schema, metrics, count_batches)
+        self.record_count = 0
+        self._pending: Future[None] | None = None
+        fs, fs_path = io.fs(path)
+        parent = fs_path.rsplit("/", 1)[0]
+        try:
+            if parent:
+                fs.makedirs(parent, exist_ok=True)
+            self._sink = fs.open(fs_path, "wb")
+        except OSError as e:
+            raise OperationalError(f"cannot create data file {path}: {e}") from e
+
+    @property
+    def bytes_written(self) -> int:
+        """Bytes flushed to the file so far (whole row groups, the one in flight included)."""
+        self.wait()
+        return self._sink.tell()
+
+    def write(self, batch: pa.RecordBatch | pa.Table) -> None:
+        raise NotImplementedError
+
+    def submit(self, batch: pa.RecordBatch | pa.Table, executor: Executor) -> None:
+        """``write`` on ``executor`` where the format's encoder releases the GIL (Parquet);
+        here, at once."""
+        self.write(batch)
+
+    @property
+    def in_flight(self) -> bool:
+        """Whether a submitted row group is still being written."""
+        return self._pending is not None and not self._pending.done()
+
+    def wait(self) -> None:
+        """Wait for the row group in flight; its error (an OperationalError) is raised here."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def _close_writer(self) -> None:
+        raise NotImplementedError
+
+    def abort(self) -> None:
+        """Close and delete the file (best effort): nothing will reference it."""
+        try:
+            self.wait()
+        except Exception:  # noqa: BLE001 - already failing; cleanup must not mask the cause
+            pass
+        try:
+            self._close_writer()
+            self._sink.close()
+        except Exception:  # noqa: BLE001 - already failing; cleanup must not mask the cause
+            pass
+        try:
+            self.io.delete(self.path)
+        except Exception:  # noqa: BLE001
+            pass
+
+
+class ParquetDataWriter(OpenDataFile):
     """One open data file. Not thread-safe; use one per file."""
 
     def __init__(
@@ -61,25 +135,8 @@ class ParquetDataWriter:
         page_size: int = 1024 * 1024,
         sort_order_id: int | None = 0,
     ):
-        self.io = io
-        self.path = path
-        self.spec_id = spec_id
-        self.partition = tuple(partition)
-        self.sort_order_id = sort_order_id
-        self.arrow_schema = arrow_write_schema(schema)
-        self._write_schema = Schema(
-            tuple(f for f in schema.fields if not isinstance(f.type, UnknownType)),
-            schema.schema_id,
-        )
-        self._metrics = FileMetricsCollector(self._write_schema, metrics)
-        self.record_count = 0
-        self._pending: Future[None] | None = None
-        fs, fs_path = io.fs(path)
-        parent = fs_path.rsplit("/", 1)[0]
+        super().__init__(io, path, schema, spec_id, partition, metrics, sort_order_id)
         try:
-            if parent:
-                fs.makedirs(parent, exist_ok=True)
-            self._sink = fs.open(fs_path, "wb")
             self._writer = pq.ParquetWriter(
                 self._sink,
                 self.arrow_schema,
@@ -94,13 +151,8 @@ class ParquetDataWriter:
                 data_page_version="1.0",  # what parquet-mr (Spark) writes and every reader reads
             )
         except OSError as e:
+            self._sink.close()
             raise OperationalError(f"cannot create data file {path}: {e}") from e
-
-    @property
-    def bytes_written(self) -> int:
-        """Bytes flushed to the file so far (whole row groups, the one in flight included)."""
-        self.wait()
-        return self._sink.tell()
 
     def write(self, batch: pa.RecordBatch | pa.Table) -> None:
         """Append rows (one row group per call); ``batch`` must have the table's types."""
@@ -116,17 +168,6 @@ class ParquetDataWriter:
         table = self._prepare(batch)
         if table is not None:
             self._pending = executor.submit(self._write_row_group, table)
-
-    @property
-    def in_flight(self) -> bool:
-        """Whether a submitted row group is still being written."""
-        return self._pending is not None and not self._pending.done()
-
-    def wait(self) -> None:
-        """Wait for the row group in flight; its error (an OperationalError) is raised here."""
-        pending, self._pending = self._pending, None
-        if pending is not None:
-            pending.result()
 
     def _prepare(self, batch: pa.RecordBatch | pa.Table) -> pa.Table | None:
         if batch.num_rows == 0:
@@ -169,21 +210,8 @@ class ParquetDataWriter:
             **metrics,
         )
 
-    def abort(self) -> None:
-        """Close and delete the file (best effort): nothing will reference it."""
-        try:
-            self.wait()
-        except Exception:  # noqa: BLE001 - already failing; cleanup must not mask the cause
-            pass
-        try:
-            self._writer.close()
-            self._sink.close()
-        except Exception:  # noqa: BLE001 - already failing; cleanup must not mask the cause
-            pass
-        try:
-            self.io.delete(self.path)
-        except Exception:  # noqa: BLE001
-            pass
+    def _close_writer(self) -> None:
+        self._writer.close()
 
 
 def split_offsets(footer: Any) -> tuple[int, ...]:

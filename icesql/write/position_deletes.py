@@ -45,7 +45,7 @@ from icesql.scan.delete_loaders import DeleteLoader
 from icesql.spec.content_file import POSITION_DELETES, DataFile
 from icesql.spec.reserved import FILE_PATH_FIELD_ID, POS_FIELD_ID, POSITION_DELETE_SCHEMA
 from icesql.write.column_metrics import FULL, MetricsConfig
-from icesql.write.parquet import ParquetDataWriter
+from icesql.write.file_writers import check_format, open_writer
 from icesql.write.properties import TableProperties
 
 __all__ = [
@@ -203,7 +203,8 @@ class PositionDeleteWriter:
             return self.data_location
 
     def _write_position_file(self, data_file: DataFile, positions: np.ndarray) -> DataFile:
-        path = f"{self._partition_folder(data_file)}/{self._name('parquet')}"
+        fmt, prop = self.properties.delete_file_format
+        path = f"{self._partition_folder(data_file)}/{self._name(check_format(fmt, prop))}"
         self._written.append(path)
 
         def chunks() -> Iterator[pa.Table]:
@@ -255,20 +256,23 @@ def write_position_delete_file(
     chunks: Iterable[pa.Table],
     referenced: str | None,
 ) -> DataFile:
-    """Write one Parquet position delete file of ``(file_path, pos)`` rows, already sorted,
+    """Write one position delete file (in ``write.delete.format.default``) of ``(file_path, pos)`` rows, already sorted,
     with Java's metrics (module docstring); ``referenced`` names its one data file, if one."""
     props = TableProperties(table.metadata.properties, table.name)
-    writer = ParquetDataWriter(
+    fmt, prop = props.delete_file_format
+    writer = open_writer(
+        fmt,
         table.io,
         path,
         POSITION_DELETE_SCHEMA,
         spec_id,
         partition,
         MetricsConfig(FULL, {}),
+        prop,
+        None,
         compression=props.parquet_compression,
         compression_level=props.parquet_compression_level,
         page_size=props.page_size_bytes,
-        sort_order_id=None,
     )
     try:
         for chunk in chunks:

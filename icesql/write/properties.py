@@ -48,6 +48,7 @@ MERGE_ON_READ = "merge-on-read"
 ROW_LEVEL_COMMANDS = ("delete", "update", "merge")  # write.<command>.mode / .isolation-level
 ISOLATION_LEVELS = ("serializable", "snapshot")
 DEFAULT_FILE_FORMAT = "write.format.default"
+DELETE_FILE_FORMAT = "write.delete.format.default"
 GC_ENABLED = "gc.enabled"
 MAX_SNAPSHOT_AGE_MS = "history.expire.max-snapshot-age-ms"
 MIN_SNAPSHOTS_TO_KEEP = "history.expire.min-snapshots-to-keep"
@@ -145,6 +146,14 @@ class TableProperties:
     def file_format(self) -> str:
         fmt = str(self.values.get(DEFAULT_FILE_FORMAT, "parquet")).lower()
         return fmt
+
+    @property
+    def delete_file_format(self) -> tuple[str, str]:
+        """The format of new delete files and the property that chose it (Java's default:
+        the data format)."""
+        if DELETE_FILE_FORMAT in self.values:
+            return str(self.values[DELETE_FILE_FORMAT]).lower(), DELETE_FILE_FORMAT
+        return self.file_format, DEFAULT_FILE_FORMAT
 
     @property
     def metadata_gzip(self) -> bool:

@@ -66,9 +66,11 @@ def test_position_delete_rows_split_by_data_file(tmp_path):
 
 
 def test_delete_files_in_other_formats_are_refused_by_name():
-    avro = _file("s3://b/t/data/del.avro", fmt="AVRO")
-    with pytest.raises(icesql.NotSupportedError, match="del.avro is AVRO"):
-        DeleteLoader(FileIO()).deleted_positions("d", [avro])
+    # Parquet, ORC and Avro delete files are read (tests/scan/test_file_formats.py); a format
+    # the spec does not define is refused by name, never opened as one of those
+    other = _file("s3://b/t/data/del.csv", fmt="CSV")
+    with pytest.raises(icesql.NotSupportedError, match="del.csv is CSV"):
+        DeleteLoader(FileIO()).deleted_positions("d", [other])
 
 
 def test_a_shared_delete_file_is_read_once_by_concurrent_readers(tmp_path):

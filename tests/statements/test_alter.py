@@ -120,7 +120,7 @@ def test_partition_evolution_names_and_ids(con):
     assert md.last_partition_id == 1005 and _md(con).spec().fields[-1].field_id == 1000
     for sql, pattern in [
         ("ALTER TABLE db.t ADD PARTITION FIELD hours(ts)", "already partitioned by hour"),
-        ("ALTER TABLE db.t ADD PARTITION FIELD days(ts)", "redundant"),
+        ("ALTER TABLE db.t ADD PARTITION FIELD bucket(2, id, ts)", "more than one column reference"),
         ("ALTER TABLE db.t DROP PARTITION FIELD nope", "no partition field nope"),
         ("ALTER TABLE db.t ADD PARTITION FIELD bucket(2, n) AS s", "a column of that name exists"),
     ]:
@@ -222,3 +222,18 @@ def test_v3_date_to_timestamp_refused_when_a_spec_would_change_its_values(tmp_pa
     with pytest.raises(icesql.ProgrammingError, match=r"'d'.*spec 0"):
         con.execute("ALTER TABLE db.d ALTER COLUMN d TYPE TIMESTAMP_NTZ")
     assert con.execute("SELECT * FROM db.d").fetchall() == [(1, dt.date(2024, 1, 2))]
+
+
+def test_write_ordered_by_refuses_what_java_refuses_and_changes_nothing(tmp_path):
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.o (id INT, s STRING, st STRUCT<x: INT>, f FLOAT) USING iceberg")
+    before = dict(con.catalog.load_table(("db", "o")).metadata.raw)
+    for sql, pattern in [
+        ("ALTER TABLE db.o WRITE ORDERED BY st", r"cannot sort by identity\(st\): struct"),
+        ("ALTER TABLE db.o WRITE ORDERED BY bucket(4, f)", r"cannot sort by bucket\[4\]\(f\)"),
+        ("ALTER TABLE db.o WRITE ORDERED BY bucket(4, id, s)", "more than one column reference"),
+        ("ALTER TABLE db.o WRITE ORDERED BY years(s)", r"cannot sort by year\(s\)"),
+    ]:
+        with pytest.raises(icesql.ProgrammingError, match=pattern):
+            con.execute(sql)
+        assert dict(con.catalog.load_table(("db", "o")).metadata.raw) == before

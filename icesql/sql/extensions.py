@@ -357,19 +357,30 @@ class ExtensionsParser(Spark.Parser):
         return self.expression(nodes.AddColumns(expressions=columns))
 
     def _parse_new_column(self) -> nodes.NewColumn:
+        """``path type`` then, in any order as Spark allows, ``NOT NULL``, ``DEFAULT expr``,
+        ``COMMENT s`` and ``FIRST`` / ``AFTER c``."""
         path = self._parse_column_path()
         kind = self._parse_column_type()
-        not_null = self._match_words("NOT", "NULL")
-        comment = self._parse_string_literal() if self._match_words("COMMENT") else None
-        return self.expression(
-            nodes.NewColumn(
-                this=path,
-                kind=kind,
-                not_null=not_null,
-                comment=comment,
-                position=self._parse_column_position(),
-            )
-        )
+        options: dict[str, object] = {}
+        while True:
+            start = self._index
+            if self._match_words("NOT", "NULL"):
+                name, value = "not_null", True
+            elif self._match_words("DEFAULT"):
+                name, value = "default", self._parse_bitwise()
+                if value is None:
+                    raise self._syntax_error("a default value")
+            elif self._match_words("COMMENT"):
+                name, value = "comment", self._parse_string_literal()
+            else:
+                name, value = "position", self._parse_column_position()
+                if value is None:
+                    break
+            if name in options:
+                self._retreat(start)
+                raise self._syntax_error(f"one {name.replace('_', ' ').upper()} per column")
+            options[name] = value
+        return self.expression(nodes.NewColumn(this=path, kind=kind, **options))
 
     def _parse_column_position(self) -> exp.ColumnPosition | None:
         if self._match_words("FIRST"):
@@ -400,13 +411,22 @@ class ExtensionsParser(Spark.Parser):
             return self.expression(nodes.AlterColumn(this=path, kind=kind, comment=comment))
         if self._match_words("COMMENT"):
             return self.expression(nodes.AlterColumn(this=path, comment=self._parse_string_literal()))
+        if self._match_words("SET", "DEFAULT"):
+            default = self._parse_bitwise()
+            if default is None:
+                raise self._syntax_error("a default value")
+            return self.expression(nodes.AlterColumn(this=path, default=default))
+        if self._match_words("DROP", "DEFAULT"):
+            return self.expression(nodes.AlterColumn(this=path, drop_default=True))
         if self._match_words("DROP", "NOT", "NULL"):
             return self.expression(nodes.AlterColumn(this=path, drop_not_null=True))
         if self._match_words("SET", "NOT", "NULL"):
             return self.expression(nodes.AlterColumn(this=path, set_not_null=True))
         position = self._parse_column_position()
         if position is None:
-            raise self._syntax_error("TYPE, COMMENT, DROP NOT NULL, SET NOT NULL, FIRST or AFTER")
+            raise self._syntax_error(
+                "TYPE, COMMENT, SET DEFAULT, DROP DEFAULT, DROP NOT NULL, SET NOT NULL, FIRST or AFTER"
+            )
         return self.expression(nodes.AlterColumn(this=path, position=position))
 
     def _parse_identifier_fields(self, node: type[nodes.AlterTableAction]) -> nodes.AlterTableAction:

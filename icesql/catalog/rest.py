@@ -29,6 +29,7 @@ from icesql.catalog.rest_http import HttpResponse, RestHttp, error_message
 from icesql.catalog.table import Table
 from icesql.errors import (
     AlreadyExistsError,
+    CorruptFileError,
     NoSuchNamespaceError,
     NoSuchTableError,
     NotSupportedError,
@@ -121,6 +122,10 @@ class RestCatalog(Catalog):
     def _table(self, identifier: Identifier, result: Mapping[str, Any]) -> Table:
         location = result.get("metadata-location")
         metadata = TableMetadata(result["metadata"], location)
+        try:
+            metadata.validate_bindings()
+        except ValueError as e:
+            raise CorruptFileError(location or self._describe(identifier), f"invalid table metadata: {e}") from None
         config = dict(result.get("config") or {})
         for credential in result.get("storage-credentials") or []:
             config.update(credential.get("config") or {})

@@ -82,7 +82,9 @@ def parse_table_metadata(data: str | bytes, path: str | None = None) -> TableMet
     except json.JSONDecodeError as e:
         raise CorruptFileError(where, f"invalid JSON: {e}") from None
     try:
-        return TableMetadata(obj, path)
+        metadata = TableMetadata(obj, path)
+        metadata.validate_bindings()
+        return metadata
     except (ValueError, TypeError, KeyError, AttributeError) as e:
         raise CorruptFileError(where, f"invalid table metadata: {e}") from None
 
@@ -156,6 +158,37 @@ class TableMetadata:
         _ = (self._snapshots, self.snapshot_log, self.metadata_log, self.statistics)
         _ = (self.partition_statistics, self.encryption_keys, self.properties)
         self._validate_refs()
+
+    def refuse_encrypted(self, table: str, snapshot: Snapshot | None = None) -> None:
+        """NotSupportedError naming ``table`` when it is encrypted (``encryption-keys``, the
+        ``encryption.key-id`` property, or a snapshot whose manifest list has a ``key-id``):
+        icesql cannot decrypt its files and must not read them as garbage or write plain
+        files into it."""
+        reason = None
+        if self.encryption_keys:
+            reason = "its metadata has encryption-keys"
+        elif self.properties.get("encryption.key-id"):
+            reason = "it sets encryption.key-id"
+        elif snapshot is not None and snapshot.key_id is not None:
+            reason = f"snapshot {snapshot.snapshot_id}'s manifest list is encrypted"
+        if reason is not None:
+            raise NotSupportedError(
+                f"table {table or self.location} is encrypted ({reason}); icesql does not"
+                " support Iceberg table encryption"
+            )
+
+    def validate_bindings(self) -> None:
+        """Java binds the default spec and sort order to the current schema when it loads a
+        table (older specs may name dropped columns); so do catalogs loading a table, with the
+        same rules. Raises ValueError naming the field, transform and column."""
+        schema = self.schema()
+        try:
+            self.spec().validate(schema)
+            order = self.sort_order()
+            if order is not None:
+                order.validate(schema)
+        except ProgrammingError as e:
+            raise ValueError(str(e)) from None
 
     def _validate_refs(self) -> None:
         """The checks Java makes on load: refs name existing snapshots, main is current."""

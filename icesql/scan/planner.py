@@ -23,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from icesql.errors import NotSupportedError
 from icesql.expressions.file_filter import FileFilter, FileVerdict
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
 from icesql.io import FileIO
@@ -152,6 +153,7 @@ def plan_scan(
     """Plan a scan of ``snapshot`` (none for a table without one) filtered by ``row_filter``
     (bound to ``schema``, default the current schema, or unbound). Each task carries the
     delete files that apply to it (``icesql.scan.delete_index``)."""
+    metadata.refuse_encrypted(table_name, snapshot)
     schema = schema or metadata.schema()
     filters = FileFilter(schema, metadata.specs, row_filter, case_sensitive)
     metrics = ScanMetrics()
@@ -163,6 +165,8 @@ def plan_scan(
 
     wanted: list[ManifestFile] = []
     for manifest in manifests:
+        if manifest.key_metadata is not None:
+            raise _encrypted(table_name, f"manifest {manifest.manifest_path} has key_metadata")
         if _has_live_files(manifest) is False or not filters.manifest_may_match(manifest):
             metrics.manifests_skipped += 1
             _count_skipped_manifest(manifest, metrics)
@@ -190,6 +194,8 @@ def plan_scan(
         skipped: list[FileVerdict] = []
         for entry in entries:
             f = entry.data_file
+            if f.key_metadata is not None:
+                raise _encrypted(table_name, f"file {f.file_path} has key_metadata")
             verdict = filters.may_match(spec_id, f)
             if verdict is not MAY_MATCH:
                 skipped.append(verdict)
@@ -203,6 +209,12 @@ def plan_scan(
     tasks, applied = attach_deletes(data_tasks, deletes, metadata)
     metrics.delete_files_applied = applied
     return ScanPlan(snapshot.snapshot_id, filters.bound, tasks, metrics)
+
+
+def _encrypted(table: str, reason: str) -> NotSupportedError:
+    return NotSupportedError(
+        f"table {table} is encrypted ({reason}); icesql does not support Iceberg table encryption"
+    )
 
 
 def _read_all(

@@ -338,6 +338,11 @@ class RestCatalogService:
                 raise
             raise BadRequestError(f"create table {'.'.join(identifier)}: {e}") from None
         schema, spec, order = _fresh(given_schema, given_spec, given_order)
+        try:  # Java's CatalogHandlers build the spec and order with the same checks
+            spec.validate_new(schema)
+            order.validate(schema)
+        except ProgrammingError as e:
+            raise BadRequestError(f"create table {'.'.join(identifier)}: {e}") from None
         location = body.get("location")
         if location is not None and not isinstance(location, str):
             raise BadRequestError("create table: 'location' must be a string")

@@ -35,6 +35,7 @@ __all__ = [
     "PartitionField",
     "PartitionSpec",
     "UNPARTITIONED_SPEC",
+    "check_partition_names",
     "escape_path_part",
 ]
 
@@ -163,8 +164,11 @@ class PartitionSpec:
         return "/".join(parts)
 
     def validate(self, schema: Schema) -> None:
-        """Check the spec against a schema: primitive sources outside lists and maps, that
-        each transform accepts, and unique names and field ids. Raises ProgrammingError."""
+        """Java's ``checkCompatibility``, for every spec a table uses: each source (every one of
+        a v3 multi-argument field's ``source-ids``) exists, is primitive, sits in structs only
+        (not in a list or map) and is a type the transform accepts; names and field ids are
+        unique. ``void`` fields are not checked (v1 keeps dropped fields as ``void``).
+        Raises ProgrammingError naming the field, the transform and the column."""
         names: set[str] = set()
         ids: set[int] = set()
         for f in self.fields:
@@ -174,26 +178,52 @@ class PartitionSpec:
                 raise ProgrammingError(f"duplicate partition field id {f.field_id}")
             names.add(f.name)
             ids.add(f.field_id)
+            if f.transform.is_void:
+                continue
             for sid in f.all_source_ids:
                 if not schema.has_field_id(sid):
                     raise ProgrammingError(
-                        f"partition field {f.name!r} refers to missing column id {sid}"
+                        f"partition field {f.name!r} ({f.transform}) refers to missing column"
+                        f" id {sid}"
                     )
                 source = schema.find_type(sid)
                 column = schema.find_column_name(sid)
+                where = f"cannot partition by {f.transform}({column}) (partition field {f.name!r})"
                 if not is_primitive(source):
-                    raise ProgrammingError(
-                        f"cannot partition by {column!r}: {source} is not a primitive type"
-                    )
+                    raise ProgrammingError(f"{where}: {source} is not a primitive type")
                 if _inside_list_or_map(schema, sid):
+                    raise ProgrammingError(f"{where}: {column!r} is inside a list or map")
+                if not f.transform.can_transform(source):
+                    raise ProgrammingError(f"{where}: {f.transform} does not apply to {source}")
+
+    def validate_new(self, schema: Schema) -> None:
+        """Java's ``PartitionSpec.Builder`` rules for a spec a statement builds (CREATE, CTAS,
+        REPLACE): besides :meth:`validate`, no two fields on one source with the same transform
+        or two time transforms (``years(ts), months(ts)`` is redundant), and a name equals a
+        column's only for the identity partition of that very column."""
+        seen: dict[tuple[int, str], PartitionField] = {}
+        for f in self.fields:
+            if f.transform.is_void:
+                continue
+            kind = "time" if str(f.transform) in _TIME_TRANSFORMS else str(f.transform)
+            key = (f.source_id, kind)
+            if key in seen:
+                other = seen[key]
+                column = schema.find_column_name(f.source_id) if schema.has_field_id(
+                    f.source_id) else str(f.source_id)
+                if str(other.transform) == str(f.transform):
                     raise ProgrammingError(
-                        f"cannot partition by {column!r}: it is inside a list or map"
+                        f"cannot partition by {f.transform}({column}) twice (partition fields"
+                        f" {other.name!r} and {f.name!r})"
                     )
-                if not f.transform.can_transform(source) and not f.transform.is_void:
-                    raise ProgrammingError(
-                        f"cannot partition by {f.transform}({column}): "
-                        f"{f.transform} does not apply to {source}"
-                    )
+                raise ProgrammingError(
+                    f"cannot partition by {f.transform}({column}) (partition field {f.name!r}):"
+                    f" redundant with {other.name!r} ({other.transform}({column})), as Iceberg"
+                    " allows one time transform per column"
+                )
+            seen[key] = f
+        check_partition_names(schema, self)
+        self.validate(schema)
 
     @staticmethod
     def from_json(obj: dict[str, Any] | list[dict[str, Any]]) -> PartitionSpec:
@@ -219,6 +249,28 @@ class PartitionSpec:
 
 
 UNPARTITIONED_SPEC = PartitionSpec(0, ())
+
+_TIME_TRANSFORMS = frozenset({"year", "month", "day", "hour"})
+
+
+def check_partition_names(schema: Schema, spec: PartitionSpec) -> None:
+    """Java's rules: names are unique; a name may equal a column's only for the identity
+    partition of that very column (or a ``void`` field)."""
+    seen: set[str] = set()
+    for f in spec.fields:
+        if f.name in seen:
+            raise ProgrammingError(f"cannot use partition name {f.name!r} twice")
+        seen.add(f.name)
+        try:
+            column = schema.find_field_by_name(f.name, case_sensitive=True)
+        except ProgrammingError:
+            continue
+        if not (str(f.transform) == "identity" and column.field_id == f.source_id):
+            if not f.transform.is_void:
+                raise ProgrammingError(
+                    f"cannot create partition {f.name!r} from {f.transform}: a column of that"
+                    " name exists"
+                )
 
 
 def _source_type(schema: Schema, source_id: int) -> IcebergType:

@@ -14,7 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from icesql.errors import ProgrammingError
+from icesql.spec.schema import Schema
 from icesql.spec.transforms import Identity, Transform, parse_transform
+from icesql.spec.types import is_primitive
 
 __all__ = [
     "ASC",
@@ -126,6 +129,26 @@ class SortOrder:
         if len(other.fields) > len(self.fields):
             return False
         return all(mine.satisfies(theirs) for mine, theirs in zip(self.fields, other.fields))
+
+    def validate(self, schema: Schema) -> None:
+        """Java's ``SortOrder.checkCompatibility``: each source exists, is primitive and is a
+        type its transform accepts. Raises ProgrammingError naming the transform and column."""
+        for f in self.fields:
+            for sid in f.all_source_ids:
+                if not schema.has_field_id(sid):
+                    raise ProgrammingError(
+                        f"sort field {f.transform}({sid}) refers to missing column id {sid}"
+                    )
+                source = schema.find_type(sid)
+                column = schema.find_column_name(sid)
+                if not is_primitive(source):
+                    raise ProgrammingError(
+                        f"cannot sort by {f.transform}({column}): {source} is not a primitive type"
+                    )
+                if not f.transform.can_transform(source):
+                    raise ProgrammingError(
+                        f"cannot sort by {f.transform}({column}): it does not apply to {source}"
+                    )
 
     @staticmethod
     def from_json(obj: dict[str, Any]) -> SortOrder:

@@ -126,6 +126,12 @@ class IcebergSpark(Spark):
             **Spark.Parser.COLUMN_OPERATORS,
             TokenType.DCOLON: lambda self, this, to: self._parse_dcolon_cast(this, to),
         }
+        # PARTITIONED BY (bucket(..) / truncate(..)): Spark's refusals, not sqlglot's 2-argument cut
+        CONSTRAINT_PARSERS = {
+            **Spark.Parser.CONSTRAINT_PARSERS,
+            "BUCKET": lambda self: self._parse_bucket_or_truncate_item(),
+            "TRUNCATE": lambda self: self._parse_bucket_or_truncate_item(),
+        }
         PLACEHOLDER_PARSERS = {
             **Spark.Parser.PLACEHOLDER_PARSERS,
             TokenType.PLACEHOLDER: lambda self: self._positioned_placeholder(),

@@ -220,18 +220,29 @@ class ExtensionsParser(Spark.Parser):
                 " identity, bucket, truncate, years, months, days, hours, void"
             )
         kind = _TRANSFORMS[func]
-        width: int | None = None
-        column: exp.Expr | None = None
+        start = self._curr
+        args: list[int | exp.Expr] = []
         while True:
             if self._curr and self._curr.token_type == TokenType.NUMBER:
-                width = self._parse_integer()
+                args.append(self._parse_integer())
             else:
-                column = self._parse_column_path()
+                args.append(self._parse_column_path())
             if not self._match(TokenType.COMMA):
                 break
         self._expect_token(TokenType.R_PAREN, "')'")
-        if column is None:
+        written_term = f"{written}({self._find_sql(start, self._prev)}"
+        columns = [a for a in args if isinstance(a, exp.Expr)]
+        widths = [a for a in args if isinstance(a, int)]
+        if not columns:
             raise ProgrammingError(f"partition transform {func} needs a column")
+        if len(columns) > 1:  # Spark's refusal (Iceberg's multi-argument specs are v3 metadata)
+            raise ProgrammingError(
+                f"cannot convert transform with more than one column reference: {written_term}"
+            )
+        column = columns[0]
+        if len(widths) > 1 or (func == "bucket" and widths and not isinstance(args[0], int)):
+            raise ProgrammingError(f"invalid transform {written_term}: expected {func}(N, column)")
+        width = widths[0] if widths else None
         if kind in ("bucket", "truncate"):
             if width is None or width <= 0:
                 raise ProgrammingError(f"{func}(N, column) needs a positive N")
@@ -239,6 +250,28 @@ class ExtensionsParser(Spark.Parser):
         if width is not None:
             raise ProgrammingError(f"transform {func} takes only a column")
         return self.expression(nodes.TransformTerm(this=column, kind=kind))
+
+    def _parse_bucket_or_truncate_item(self) -> exp.Expr | None:
+        """sqlglot's ``BUCKET(..)`` / ``TRUNCATE(..)`` of a ``PARTITIONED BY`` item keeps two
+        arguments and drops the rest; refuse what Spark refuses instead: more than one column
+        (``bucket(4, id, s)``) and ``bucket(column, N)``."""
+        if not self._match(TokenType.L_PAREN, advance=False):
+            return super()._parse_partitioned_by_bucket_or_truncate()
+        written, start = self._prev.text, self._prev
+        args = self._parse_wrapped_csv(lambda: self._parse_primary() or self._parse_column())
+        text = self._find_sql(start, self._prev)
+        columns = [a for a in args if not isinstance(a, exp.Literal)]
+        if len(columns) > 1:
+            raise ProgrammingError(
+                f"cannot convert transform with more than one column reference: {text}"
+            )
+        if len(args) != 2 or not columns or (
+            written.upper() == "BUCKET" and not isinstance(args[0], exp.Literal)
+        ):
+            raise ProgrammingError(f"invalid transform {text}: expected {written.lower()}(N, column)")
+        klass = exp.PartitionedByBucket if written.upper() == "BUCKET" else exp.PartitionByTruncate
+        this, width = (args[1], args[0]) if isinstance(args[0], exp.Literal) else (args[0], args[1])
+        return self.expression(klass(this=this, expression=width))
 
     def _parse_partition_term(self) -> nodes.TransformTerm:
         """One transform and nothing after it (a ``PARTITIONED BY`` item)."""
@@ -324,19 +357,30 @@ class ExtensionsParser(Spark.Parser):
         return self.expression(nodes.AddColumns(expressions=columns))
 
     def _parse_new_column(self) -> nodes.NewColumn:
+        """``path type`` then, in any order as Spark allows, ``NOT NULL``, ``DEFAULT expr``,
+        ``COMMENT s`` and ``FIRST`` / ``AFTER c``."""
         path = self._parse_column_path()
         kind = self._parse_column_type()
-        not_null = self._match_words("NOT", "NULL")
-        comment = self._parse_string_literal() if self._match_words("COMMENT") else None
-        return self.expression(
-            nodes.NewColumn(
-                this=path,
-                kind=kind,
-                not_null=not_null,
-                comment=comment,
-                position=self._parse_column_position(),
-            )
-        )
+        options: dict[str, object] = {}
+        while True:
+            start = self._index
+            if self._match_words("NOT", "NULL"):
+                name, value = "not_null", True
+            elif self._match_words("DEFAULT"):
+                name, value = "default", self._parse_bitwise()
+                if value is None:
+                    raise self._syntax_error("a default value")
+            elif self._match_words("COMMENT"):
+                name, value = "comment", self._parse_string_literal()
+            else:
+                name, value = "position", self._parse_column_position()
+                if value is None:
+                    break
+            if name in options:
+                self._retreat(start)
+                raise self._syntax_error(f"one {name.replace('_', ' ').upper()} per column")
+            options[name] = value
+        return self.expression(nodes.NewColumn(this=path, kind=kind, **options))
 
     def _parse_column_position(self) -> exp.ColumnPosition | None:
         if self._match_words("FIRST"):
@@ -367,13 +411,22 @@ class ExtensionsParser(Spark.Parser):
             return self.expression(nodes.AlterColumn(this=path, kind=kind, comment=comment))
         if self._match_words("COMMENT"):
             return self.expression(nodes.AlterColumn(this=path, comment=self._parse_string_literal()))
+        if self._match_words("SET", "DEFAULT"):
+            default = self._parse_bitwise()
+            if default is None:
+                raise self._syntax_error("a default value")
+            return self.expression(nodes.AlterColumn(this=path, default=default))
+        if self._match_words("DROP", "DEFAULT"):
+            return self.expression(nodes.AlterColumn(this=path, drop_default=True))
         if self._match_words("DROP", "NOT", "NULL"):
             return self.expression(nodes.AlterColumn(this=path, drop_not_null=True))
         if self._match_words("SET", "NOT", "NULL"):
             return self.expression(nodes.AlterColumn(this=path, set_not_null=True))
         position = self._parse_column_position()
         if position is None:
-            raise self._syntax_error("TYPE, COMMENT, DROP NOT NULL, SET NOT NULL, FIRST or AFTER")
+            raise self._syntax_error(
+                "TYPE, COMMENT, SET DEFAULT, DROP DEFAULT, DROP NOT NULL, SET NOT NULL, FIRST or AFTER"
+            )
         return self.expression(nodes.AlterColumn(this=path, position=position))
 
     def _parse_identifier_fields(self, node: type[nodes.AlterTableAction]) -> nodes.AlterTableAction:

@@ -161,13 +161,22 @@ class _Positioned(exp.Expression):
 
 
 class NewColumn(_Positioned):
-    """One column of ``ADD COLUMN(S)``: ``path type [NOT NULL] [COMMENT s] [FIRST|AFTER c]``."""
+    """One column of ``ADD COLUMN(S)``: ``path type [NOT NULL] [DEFAULT expr] [COMMENT s]
+    [FIRST|AFTER c]``."""
 
-    arg_types = {"this": True, "kind": True, "not_null": False, "comment": False, "position": False}
+    arg_types = {
+        "this": True, "kind": True, "not_null": False, "default": False, "comment": False,
+        "position": False,
+    }
 
     @property
     def not_null(self) -> bool:
         return bool(self.args.get("not_null"))
+
+    @property
+    def default(self) -> exp.Expr | None:
+        """The ``DEFAULT`` expression, as written (None: no DEFAULT clause)."""
+        return self.args.get("default")
 
 
 class AddColumns(AlterTableAction):
@@ -204,16 +213,27 @@ class RenameColumn(AlterTableAction):
 
 class AlterColumn(_Positioned, AlterTableAction):
     """``ALTER [COLUMN] path`` with one of ``TYPE t [COMMENT s]``, ``COMMENT s``,
-    ``DROP NOT NULL``, ``SET NOT NULL``, ``FIRST``, ``AFTER c``."""
+    ``SET DEFAULT expr``, ``DROP DEFAULT``, ``DROP NOT NULL``, ``SET NOT NULL``, ``FIRST``,
+    ``AFTER c``."""
 
     arg_types = {
         "this": True,
         "kind": False,
         "comment": False,
+        "default": False,
+        "drop_default": False,
         "drop_not_null": False,
         "set_not_null": False,
         "position": False,
     }
+
+    @property
+    def default(self) -> exp.Expr | None:
+        return self.args.get("default")
+
+    @property
+    def drop_default(self) -> bool:
+        return bool(self.args.get("drop_default"))
 
     @property
     def drop_not_null(self) -> bool:

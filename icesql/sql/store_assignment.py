@@ -1,7 +1,8 @@
 """Spark's store assignment: how an INSERT's rows become values of the table's columns.
 
 Spark 3.5 (``spark.sql.storeAssignmentPolicy=ANSI``) matches columns by position (or by the
-statement's column list, which must then name every column), and allows only "reasonable"
+statement's column list, which must then name every column but those with a v3
+``write-default``, which they get), and allows only "reasonable"
 conversions, decided before any row is read:
 
 * numbers to any number; anything atomic to string; date <-> timestamp; timestamp with
@@ -26,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icesql.errors import DataError, IntegrityError, ProgrammingError
-from icesql.spec.arrow import type_to_arrow
+from icesql.spec.arrow import to_arrow_scalar, type_to_arrow
 from icesql.spec.schema import Schema
 from icesql.spec.types import (
     INT32_MIN,
@@ -154,7 +155,7 @@ class Assignment:
             order = list(range(len(schema.fields)))
             if len(source) != len(schema.fields):
                 raise arity_error(table, table_columns, data_columns)
-            self._sources = order  # source position of each table column
+            self._sources: list[int | None] = list(order)  # source position of each column
         else:
             lowered = [c.lower() for c in columns]
             if len(set(lowered)) != len(lowered):
@@ -167,7 +168,11 @@ class Assignment:
             if len(columns) != len(source):
                 raise arity_error(table, list(columns), data_columns)
             self._sources = []
-            for name in table_columns:
+            for f in schema.fields:
+                name = f.name
+                if name.lower() not in lowered and f.write_default is not None:
+                    self._sources.append(None)  # an omitted column gets its write-default
+                    continue
                 if name.lower() not in lowered:
                     raise ProgrammingError(
                         f"[INCOMPATIBLE_DATA_FOR_TABLE.CANNOT_FIND_DATA] cannot write to {table}:"
@@ -175,6 +180,8 @@ class Assignment:
                     )
                 self._sources.append(lowered.index(name.lower()))
         for f, i in zip(schema.fields, self._sources):
+            if i is None:
+                continue
             if not can_assign(source.field(i).type, f.type):
                 raise ProgrammingError(
                     f"[INCOMPATIBLE_DATA_FOR_TABLE.CANNOT_SAFELY_CAST] cannot write to {table}:"
@@ -188,7 +195,11 @@ class Assignment:
         for f, i in zip(self.schema.fields, self._sources):
             if isinstance(f.type, UnknownType):
                 continue
-            array = _convert(batch.column(i), f, f.name, self.table)
+            if i is None:
+                array = pa.repeat(to_arrow_scalar(f.type, f.write_default), batch.num_rows)
+                array = array.cast(self.arrow_schema.field(f.name).type)
+            else:
+                array = _convert(batch.column(i), f, f.name, self.table)
             _check_required(array, f, f.name, self.table)
             arrays.append(array)
             fields.append(self.arrow_schema.field(f.name))

@@ -21,7 +21,6 @@ from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortField, SortOrder
 from icesql.spec.transforms import parse_transform
 from icesql.sql.nodes import SortTerm, Term
-from icesql.write.spec_update import check_partition_names
 
 __all__ = [
     "default_partition_name",
@@ -76,13 +75,7 @@ def new_partition_spec(schema: Schema, terms: Sequence[Term], spec_id: int = 0) 
     for i, term in enumerate(terms):
         fields.append(partition_field(schema, term, PARTITION_DATA_ID_START + i, None, False))
     spec = PartitionSpec(spec_id, tuple(fields))
-    for f in spec.fields:
-        if sum(1 for g in spec.fields if g.source_id == f.source_id and str(g.transform) == str(f.transform)) > 1:
-            raise ProgrammingError(
-                f"cannot partition by {f.transform}({schema.find_column_name(f.source_id)}) twice"
-            )
-    check_partition_names(schema, spec)
-    spec.validate(schema)
+    spec.validate_new(schema)
     return spec
 
 
@@ -93,11 +86,7 @@ def new_sort_order(schema: Schema, terms: Sequence[SortTerm], order_id: int = 1)
     fields = []
     for t in terms:
         source_id = source_field(schema, t.term.column, "sort")
-        transform = parse_transform(t.term.transform)
-        source_type = schema.find_type(source_id)
-        if not transform.can_transform(source_type):
-            raise ProgrammingError(
-                f"cannot sort by {t.term.transform}({'.'.join(t.term.column)}): it does not apply to {source_type}"
-            )
-        fields.append(SortField(source_id, transform, t.direction, t.null_order))
-    return SortOrder(order_id, tuple(fields))
+        fields.append(SortField(source_id, parse_transform(t.term.transform), t.direction, t.null_order))
+    order = SortOrder(order_id, tuple(fields))
+    order.validate(schema)
+    return order

@@ -14,6 +14,7 @@ leaves it, ``DISTRIBUTED BY PARTITION`` sets ``hash``, ``UNORDERED`` sets ``none
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from sqlglot import exp
 
@@ -24,6 +25,7 @@ from icesql.session.result import done
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.sql import nodes
+from icesql.sql.defaults import check_defaults_supported, default_value
 from icesql.sql.identifiers import catalog_and_table, name_parts
 from icesql.sql.spark_types import column_field, iceberg_type
 from icesql.sql.transform_terms import default_partition_name, new_sort_order, source_field
@@ -112,6 +114,10 @@ def _new_schema(table: Table, parsed: object) -> Schema | None:
         last = md.last_column_id
         for column in parsed.columns:
             field = column_field_of(column)
+            if column.default is not None:
+                check_defaults_supported(md.format_version, name)
+                value = default_value(column.default, field, name)
+                field = replace(field, initial_default=value, write_default=value)
             schema, last = su.add_column(
                 schema, column.path, field, last, name, first=column.first, after=column.after
             )
@@ -163,6 +169,11 @@ def _alter_column(table: Table, schema: Schema, parsed: nodes.AlterColumn) -> Sc
         schema = su.promote_type(schema, parsed.path, iceberg_type(parsed.data_type), md.format_version, md.specs, name)
     if parsed.comment is not None:
         schema = su.update_doc(schema, parsed.path, parsed.comment, name)
+    if parsed.default is not None or parsed.drop_default:
+        check_defaults_supported(md.format_version, name)
+        target = su._field(schema, parsed.path, su._Ctx(name))
+        value = None if parsed.drop_default else default_value(parsed.default, target, name)
+        schema = su.set_write_default(schema, parsed.path, value, name)
     if parsed.drop_not_null:
         schema = su.make_optional(schema, parsed.path, name)
     if parsed.set_not_null:

@@ -35,6 +35,7 @@ from icesql.errors import DataError, NotSupportedError, ProgrammingError
 from icesql.session import Result, Session
 from icesql.session.result import done
 from icesql.spec.schema import Schema
+from icesql.sql.defaults import default_expression
 from icesql.sql.dialect import DIALECT
 from icesql.sql.store_assignment import Assignment
 from icesql.statements.insert import target_table
@@ -191,11 +192,11 @@ def _clauses(
                 values = dict(zip(names, exprs))
                 for f in schema.fields:
                     if f.name not in values:
-                        if f.required:
+                        if f.required and f.write_default is None:
                             raise ProgrammingError(
                                 f"MERGE INSERT gives no value for the NOT NULL column {f.name!r}"
                             )
-                        values[f.name] = exp.Null()
+                        values[f.name] = default_expression(f.type, f.write_default)
             out.append(Clause(kind, cond, "insert", values))
         else:
             raise NotSupportedError(f"MERGE action {then.sql(dialect=DIALECT) if then else '?'}")

@@ -85,6 +85,7 @@ class WriteTarget:
         """The target for writing to ``table`` (an ``icesql.catalog.table.Table``);
         ``row_lineage`` keeps the lineage columns of moved rows (format v3 and later)."""
         md = table.metadata
+        md.refuse_encrypted(table.name)
         props = TableProperties(md.properties, table.name)
         schema, order = md.schema(), md.sort_order()
         return WriteTarget(

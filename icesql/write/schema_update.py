@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from icesql.errors import ProgrammingError
 from icesql.spec.partitioning import PartitionSpec
@@ -152,8 +153,10 @@ def add_column(
     last column id."""
     ctx = _Ctx(table)
     *parent, name = path
-    if field.required:
-        raise ctx.error(f"incompatible change: cannot add required column {'.'.join(path)!r}")
+    if field.required and field.initial_default is None:
+        raise ctx.error(
+            f"incompatible change: cannot add required column {'.'.join(path)!r} without a default"
+        )
     (fresh,) = fresh_schema_fields([replace(field, name=name)], last_column_id + 1)
     new_last = max([last_column_id, *(_ids(fresh))])
 
@@ -260,6 +263,16 @@ def update_doc(schema: Schema, path: Path, doc: str | None, table: str) -> Schem
     ctx = _Ctx(table)
     target = _field(schema, path, ctx)
     return _replace_field(schema, target, replace(target, doc=doc), ctx, path)
+
+
+def set_write_default(schema: Schema, path: Path, value: Any, table: str) -> Schema:
+    """The column's ``write-default`` set (None clears it); ``initial-default`` never changes
+    (spec: it is set when the field is added). A required column keeps a non-null one."""
+    ctx = _Ctx(table)
+    f = _field(schema, path, ctx)
+    if value is None and f.required:
+        raise ctx.error(f"cannot drop the default of the required column {'.'.join(path)!r}")
+    return _replace_field(schema, f, replace(f, write_default=value), ctx, path)
 
 
 def make_optional(schema: Schema, path: Path, table: str) -> Schema:

@@ -4,12 +4,13 @@
   the same source and transform in any earlier spec (v2+), otherwise takes the id after
   ``last-partition-id``; its default name carries the transform's parameter
   (``id_bucket_16``, ``s_trunc_4``, ``ts_day``).
-* Adding a field the spec already has, or a second time-based field on the same column
-  (``days(ts)`` next to ``hours(ts)``), is an error.
+* Adding a field the spec already has is an error; a second time-based field on the same
+  column (``hours(ts)`` next to ``days(ts)``) is not: Java checks redundant time fields only
+  among the fields one change adds, and ``ALTER TABLE`` adds one.
 * A removed field disappears from a v2+ spec; in v1, where partition field ids are
   positional, it stays as a ``void`` transform renamed ``<name>_<field id>``.
-* The result is validated like a new spec: names unique and not a column's name (except an
-  identity partition of that column).
+* The result is validated: names unique and not a column's name (except an identity
+  partition of that column), each transform applies to its column's type.
 """
 
 from __future__ import annotations
@@ -18,14 +19,11 @@ from dataclasses import replace
 
 from icesql.errors import ProgrammingError
 from icesql.metadata.table_metadata import TableMetadata
-from icesql.spec.partitioning import PartitionField, PartitionSpec
+from icesql.spec.partitioning import PartitionField, PartitionSpec, check_partition_names
 from icesql.spec.schema import Schema
 from icesql.spec.transforms import Void, parse_transform
 
 __all__ = ["add_partition_field", "check_partition_names", "remove_partition_field"]
-
-_TIME = ("year", "month", "day", "hour")
-
 
 def _error(table: str, message: str) -> ProgrammingError:
     return ProgrammingError(f"cannot change the partitioning of {table}: {message}")
@@ -48,14 +46,6 @@ def add_partition_field(
     for f in spec.fields:
         if f.source_id == source_id and str(f.transform) == str(transform):
             raise _error(table, f"it is already partitioned by {transform}({column}) (field {f.name!r})")
-        if (
-            f.source_id == source_id
-            and str(f.transform) in _TIME
-            and str(transform) in _TIME
-        ):
-            raise _error(
-                table, f"cannot add {transform}({column}): redundant with partition field {f.name!r} ({f.transform})"
-            )
     field_id = None
     if md.format_version >= 2:
         for old in md.specs:
@@ -86,25 +76,6 @@ def remove_partition_field(
             for f in spec.fields
         )
     return PartitionSpec(spec.spec_id, fields)
-
-
-def check_partition_names(schema: Schema, spec: PartitionSpec) -> None:
-    """Java's rules: names are unique; a name may equal a column's only for the identity
-    partition of that very column."""
-    seen: set[str] = set()
-    for f in spec.fields:
-        if f.name in seen:
-            raise ProgrammingError(f"cannot use partition name {f.name!r} twice")
-        seen.add(f.name)
-        try:
-            column = schema.find_field_by_name(f.name, case_sensitive=True)
-        except ProgrammingError:
-            continue
-        if not (str(f.transform) == "identity" and column.field_id == f.source_id):
-            if not f.transform.is_void:
-                raise ProgrammingError(
-                    f"cannot create partition {f.name!r} from {f.transform}: a column of that name exists"
-                )
 
 
 def _checked(schema: Schema, spec: PartitionSpec, table: str) -> PartitionSpec:

@@ -251,3 +251,29 @@ def test_typed_specs_and_sort_orders() -> None:
     assert md.sort_order().fields[0].source_id == 1
     _, v1 = load("v1")
     assert v1.spec().fields[0].field_id == 1000 and v1.sort_order().is_unsorted()
+
+
+def test_a_default_spec_java_cannot_bind_is_corrupt_on_load() -> None:
+    """Java binds the default spec and sort order to the current schema on load."""
+    raw = json.loads(load("v2")[0])
+    spec = next(s for s in raw["partition-specs"] if s["spec-id"] == raw["default-spec-id"])
+    spec["fields"][0]["source-id"] = 99
+    with pytest.raises(CorruptFileError, match="missing column id 99"):
+        parse_table_metadata(json.dumps(raw), "x.json")
+    raw = json.loads(load("v2")[0])
+    order = next(o for o in raw["sort-orders"] if o["order-id"] == raw["default-sort-order-id"])
+    order["fields"][0]["transform"] = "hour"
+    with pytest.raises(CorruptFileError, match=r"cannot sort by hour\("):
+        parse_table_metadata(json.dumps(raw), "x.json")
+
+
+def test_a_v3_multi_argument_spec_loads() -> None:
+    """``source-ids`` specs other engines write (v3) load; Spark's SQL syntax cannot make them."""
+    raw = json.loads(load("v3")[0])
+    raw["partition-specs"].append(  # id long, ts timestamp_ns
+        {"spec-id": 7, "fields": [{"source-ids": [1, 2], "field-id": 1010, "name": "b", "transform": "bucket[8]"}]}
+    )
+    raw["default-spec-id"] = 7
+    md = parse_table_metadata(json.dumps(raw), "x.json")
+    assert md.spec().fields[0].all_source_ids == (1, 2)
+    assert md.spec().to_json()["fields"][0]["source-ids"] == [1, 2]

@@ -248,3 +248,43 @@ def test_delete_files_are_pruned_like_data_files(make_table, warehouse, explain)
     sql = "SELECT id FROM db.deleted WHERE s = 'c'"
     c = explain(con, sql)
     assert c["manifests_read"] == 0 and c["delete_files_skipped"] == 2
+
+
+def _encrypted_table_errors(con, table: str) -> None:
+    for sql in [f"SELECT * FROM {table}", f"DELETE FROM {table} WHERE id = 1",
+                f"INSERT INTO {table} VALUES (9)"]:
+        with pytest.raises(icesql.NotSupportedError, match=rf"table {table} is encrypted"):
+            con.execute(sql)
+
+
+def test_tables_with_encryption_keys_are_refused_not_read(tmp_path):
+    import json
+    from pathlib import Path
+
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.enc (id INT) USING iceberg TBLPROPERTIES ('format-version'='3')")
+    con.execute("INSERT INTO db.enc VALUES (1)")
+    table = con.catalog.load_table(("db", "enc"))
+    path = Path(table.metadata.path)
+    raw = json.loads(path.read_text())
+    raw["encryption-keys"] = [{"key-id": "k1", "encrypted-key-metadata": "aWNlYmVyZwo="}]
+    path.write_text(json.dumps(raw))
+    con.close()
+    con = icesql.connect(str(tmp_path))
+    _encrypted_table_errors(con, "db.enc")
+
+
+def test_data_files_with_key_metadata_are_refused_not_read(tmp_path):
+    from dataclasses import replace
+
+    from icesql.write import parquet
+
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.enc (id INT) USING iceberg")
+    close = parquet.ParquetDataWriter.close
+    with mock.patch.object(parquet.ParquetDataWriter, "close",
+                           lambda self: replace(close(self), key_metadata=b"\x01key")):
+        con.execute("INSERT INTO db.enc VALUES (1)")
+    for sql in ["SELECT * FROM db.enc", "DELETE FROM db.enc WHERE id = 1"]:
+        with pytest.raises(icesql.NotSupportedError, match=r"table db.enc is encrypted \(file .*key_metadata"):
+            con.execute(sql)

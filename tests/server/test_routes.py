@@ -361,3 +361,32 @@ def test_more_bad_commits_change_nothing(rest_with_token):
         assert status == 401
     assert _location(rest) == before
     assert rest.request("GET", "namespaces/db/tables/t")[1]["metadata"]["properties"] == {}
+
+
+def test_create_table_refuses_specs_and_orders_java_refuses(rest):
+    rest.request("POST", "namespaces", {"namespace": ["db"]})
+    schema = {"type": "struct", "schema-id": 0, "fields": [
+        {"id": 1, "name": "ts", "required": False, "type": "timestamptz"},
+        {"id": 2, "name": "f", "required": False, "type": "float"}]}
+    for spec, order, message in [
+        ({"spec-id": 0, "fields": [
+            {"source-id": 1, "field-id": 1000, "name": "ts_year", "transform": "year"},
+            {"source-id": 1, "field-id": 1001, "name": "ts_month", "transform": "month"}]}, None,
+         "redundant with 'ts_year'"),
+        ({"spec-id": 0, "fields": [
+            {"source-id": 2, "field-id": 1000, "name": "f_bucket", "transform": "bucket[4]"}]}, None,
+         r"bucket[4](f) (partition field 'f_bucket'): bucket[4] does not apply to float"),
+        (None, {"order-id": 1, "fields": [
+            {"source-id": 1, "transform": "truncate[2]", "direction": "asc", "null-order": "nulls-first"}]},
+         "cannot sort by truncate[2](ts)"),
+    ]:
+        body = {"name": "bad", "schema": schema}
+        if spec is not None:
+            body["partition-spec"] = spec
+        if order is not None:
+            body["write-order"] = order
+        status, answer = rest.request("POST", "namespaces/db/tables", body)
+        _error(answer, 400, "BadRequestException")
+        assert message in answer["error"]["message"]
+        status, _ = rest.request("GET", "namespaces/db/tables/bad")
+        assert status == 404

@@ -12,7 +12,16 @@ from icesql.spec.partitioning import (
     escape_path_part,
 )
 from icesql.spec.schema import Schema
-from icesql.spec.transforms import Bucket, Day, Hour, Identity, Truncate, UnknownTransform, Void
+from icesql.spec.transforms import (
+    Bucket,
+    Day,
+    Hour,
+    Identity,
+    Month,
+    Truncate,
+    UnknownTransform,
+    Void,
+)
 from icesql.spec.types import (
     BinaryType,
     DateType,
@@ -180,3 +189,42 @@ def test_validate_accepts_nested_struct_source_and_rejects_duplicates():
                             PartitionField(2, 1001, Identity(), "a")))
     with pytest.raises(ProgrammingError, match="duplicate"):
         dup.validate(SCHEMA)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ((PartitionField(3, 1000, Day(), "ts_day"), PartitionField(3, 1001, Hour(), "ts_hour")),
+         r"cannot partition by hour\(ts\) \(partition field 'ts_hour'\): redundant with 'ts_day'"),
+        ((PartitionField(4, 1000, Day(), "d_day"), PartitionField(4, 1001, Month(), "d_month")),
+         "redundant with 'd_day'"),
+        ((PartitionField(1, 1000, Bucket(4), "a"), PartitionField(1, 1001, Bucket(4), "b")),
+         r"bucket\[4\]\(id\) twice \(partition fields 'a' and 'b'\)"),
+        ((PartitionField(1, 1000, Identity(), "a"), PartitionField(1, 1001, Identity(), "b")),
+         r"identity\(id\) twice"),
+        ((PartitionField(1, 1000, Bucket(4), "data"),), "a column of that name exists"),
+        ((PartitionField(11, 1000, Bucket(4), "score_bucket"),),
+         r"bucket\[4\]\(score\) \(partition field 'score_bucket'\): bucket\[4\] does not apply to double"),
+    ],
+)
+def test_validate_new_refuses_what_the_java_builder_refuses(fields, message):
+    spec = PartitionSpec(0, fields)
+    with pytest.raises(ProgrammingError, match=message):
+        spec.validate_new(SCHEMA)
+
+
+def test_validate_new_allows_what_the_java_builder_allows():
+    PartitionSpec(0, (PartitionField(3, 1000, Day(), "ts_day"), PartitionField(4, 1001, Month(), "d_month"),
+                      PartitionField(1, 1002, Bucket(4), "id_b4"), PartitionField(1, 1003, Bucket(8), "id_b8"),
+                      PartitionField(1, 1004, Identity(), "id"))).validate_new(SCHEMA)
+    # a spec a table already has (evolved by ALTER) may hold two time fields of one column
+    PartitionSpec(1, (PartitionField(3, 1000, Day(), "ts_day"),
+                      PartitionField(3, 1001, Hour(), "ts_hour"))).validate(SCHEMA)
+
+
+def test_validate_checks_every_source_of_a_multi_argument_field():
+    ok = PartitionField(1, 1000, Bucket(8), "b", source_ids=(1, 2))
+    PartitionSpec(0, (ok,)).validate(SCHEMA)
+    bad = PartitionField(1, 1000, Bucket(8), "b", source_ids=(1, 11))
+    with pytest.raises(ProgrammingError, match=r"bucket\[8\]\(score\).*'b'.*does not apply to double"):
+        PartitionSpec(0, (bad,)).validate(SCHEMA)

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from icesql.errors import ProgrammingError
+from icesql.spec.schema import Schema
 from icesql.spec.sorting import UNSORTED_ORDER, SortField, SortOrder
 from icesql.spec.transforms import Bucket, Day, Hour, Identity, Month, Truncate
+from icesql.spec.types import FloatType, LongType, NestedField, StringType, StructType
 
 SPEC_EXAMPLE = {
     "order-id": 1,
@@ -63,3 +66,29 @@ def test_satisfies():
     assert not SortOrder(2, (SortField(1, Day()),)).satisfies(by_hour)
     assert not by_hour.satisfies(SortOrder(2, (SortField(1, Day(), "desc"),)))
     assert not by_hour.satisfies(SortOrder(2, (SortField(2, Identity()),)))
+
+
+_SCHEMA = Schema((
+    NestedField(1, "id", LongType()),
+    NestedField(2, "s", StringType()),
+    NestedField(3, "st", StructType((NestedField(4, "x", LongType()),))),
+    NestedField(5, "f", FloatType()),
+))
+
+
+@pytest.mark.parametrize(
+    ("field", "message"),
+    [
+        (SortField(3), r"cannot sort by identity\(st\): struct.* is not a primitive type"),
+        (SortField(2, Day()), r"cannot sort by day\(s\): it does not apply to string"),
+        (SortField(5, Bucket(4)), r"cannot sort by bucket\[4\]\(f\): it does not apply to float"),
+        (SortField(9), "missing column id 9"),
+    ],
+)
+def test_validate_refuses_what_java_refuses(field, message):
+    with pytest.raises(ProgrammingError, match=message):
+        SortOrder(1, (field,)).validate(_SCHEMA)
+
+
+def test_validate_accepts_nested_and_transformed_sources():
+    SortOrder(1, (SortField(4), SortField(2, Truncate(3)), SortField(1, Bucket(4)))).validate(_SCHEMA)

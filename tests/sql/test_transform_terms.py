@@ -110,12 +110,6 @@ def test_specs_java_refuses_are_refused(terms, message):
         new_partition_spec(SCHEMA, terms)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="new_partition_spec accepts two time transforms of one column; Java's"
-    " PartitionSpec.Builder (dedupName 'time') refuses them: 'Cannot add redundant partition'"
-    " (tests/statements/test_ddl.py asserts the accepting behaviour)",
-)
 @pytest.mark.parametrize(
     "terms",
     [

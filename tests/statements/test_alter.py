@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 
 import pytest
 
@@ -120,7 +121,7 @@ def test_partition_evolution_names_and_ids(con):
     assert md.last_partition_id == 1005 and _md(con).spec().fields[-1].field_id == 1000
     for sql, pattern in [
         ("ALTER TABLE db.t ADD PARTITION FIELD hours(ts)", "already partitioned by hour"),
-        ("ALTER TABLE db.t ADD PARTITION FIELD days(ts)", "redundant"),
+        ("ALTER TABLE db.t ADD PARTITION FIELD bucket(2, id, ts)", "more than one column reference"),
         ("ALTER TABLE db.t DROP PARTITION FIELD nope", "no partition field nope"),
         ("ALTER TABLE db.t ADD PARTITION FIELD bucket(2, n) AS s", "a column of that name exists"),
     ]:
@@ -222,3 +223,87 @@ def test_v3_date_to_timestamp_refused_when_a_spec_would_change_its_values(tmp_pa
     with pytest.raises(icesql.ProgrammingError, match=r"'d'.*spec 0"):
         con.execute("ALTER TABLE db.d ALTER COLUMN d TYPE TIMESTAMP_NTZ")
     assert con.execute("SELECT * FROM db.d").fetchall() == [(1, dt.date(2024, 1, 2))]
+
+
+def test_write_ordered_by_refuses_what_java_refuses_and_changes_nothing(tmp_path):
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.o (id INT, s STRING, st STRUCT<x: INT>, f FLOAT) USING iceberg")
+    before = dict(con.catalog.load_table(("db", "o")).metadata.raw)
+    for sql, pattern in [
+        ("ALTER TABLE db.o WRITE ORDERED BY st", r"cannot sort by identity\(st\): struct"),
+        ("ALTER TABLE db.o WRITE ORDERED BY bucket(4, f)", r"cannot sort by bucket\[4\]\(f\)"),
+        ("ALTER TABLE db.o WRITE ORDERED BY bucket(4, id, s)", "more than one column reference"),
+        ("ALTER TABLE db.o WRITE ORDERED BY years(s)", r"cannot sort by year\(s\)"),
+    ]:
+        with pytest.raises(icesql.ProgrammingError, match=pattern):
+            con.execute(sql)
+        assert dict(con.catalog.load_table(("db", "o")).metadata.raw) == before
+
+
+def _fields(con, table="db.d") -> dict:
+    md = con.catalog.load_table(tuple(table.split("."))).metadata
+    return {f["name"]: f for f in md.raw["schemas"][-1]["fields"]}
+
+
+def test_add_column_default_and_set_default_on_v3(tmp_path):
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.d (id INT) USING iceberg TBLPROPERTIES ('format-version'='3')")
+    con.execute("INSERT INTO db.d VALUES (1)")
+    con.execute("ALTER TABLE db.d ADD COLUMN c INT DEFAULT 5")
+    con.execute("ALTER TABLE db.d ADD COLUMNS (d DATE DEFAULT DATE'2024-01-02' COMMENT 'day',"
+                " e DECIMAL(9, 2) NOT NULL DEFAULT -1.5 FIRST)")
+    fields = _fields(con)
+    assert (fields["c"]["initial-default"], fields["c"]["write-default"]) == (5, 5)
+    assert fields["d"] == {"id": 3, "name": "d", "required": False, "type": "date", "doc": "day",
+                           "initial-default": "2024-01-02", "write-default": "2024-01-02"}
+    assert fields["e"]["required"] and fields["e"]["initial-default"] == "-1.50"
+    assert list(fields) == ["e", "id", "c", "d"]
+    con.execute("ALTER TABLE db.d ALTER COLUMN c SET DEFAULT 6")
+    fields = _fields(con)
+    assert (fields["c"]["initial-default"], fields["c"]["write-default"]) == (5, 6)
+    # rows written before the columns existed read their initial-default
+    assert con.execute("SELECT id, c, d, e FROM db.d").fetchall() == [(1, 5, dt.date(2024, 1, 2), Decimal("-1.50"))]
+    con.execute("ALTER TABLE db.d ALTER COLUMN c DROP DEFAULT")
+    assert "write-default" not in _fields(con)["c"] and _fields(con)["c"]["initial-default"] == 5
+    before = dict(con.catalog.load_table(("db", "d")).metadata.raw)
+    for sql, error, pattern in [
+        ("ALTER TABLE db.d ALTER COLUMN e DROP DEFAULT", icesql.ProgrammingError, "required column 'e'"),
+        ("ALTER TABLE db.d ADD COLUMN x INT DEFAULT 'nope'", icesql.ProgrammingError,
+         r"DEFAULT 'nope' for column 'x' \(int\) of db.d"),
+        ("ALTER TABLE db.d ADD COLUMN x INT DEFAULT id + 1", icesql.NotSupportedError, "literal default"),
+        ("ALTER TABLE db.d ADD COLUMN x INT NOT NULL", icesql.ProgrammingError, "required column 'x' without a default"),
+        ("ALTER TABLE db.d ADD COLUMN x INT DEFAULT 1 DEFAULT 2", icesql.ProgrammingError, "one DEFAULT per column"),
+    ]:
+        with pytest.raises(error, match=pattern):
+            con.execute(sql)
+        assert dict(con.catalog.load_table(("db", "d")).metadata.raw) == before
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_defaults_are_refused_before_v3(tmp_path, version):
+    con = icesql.connect(str(tmp_path))
+    con.execute(f"CREATE TABLE db.d (id INT) USING iceberg TBLPROPERTIES ('format-version'='{version}')")
+    before = dict(con.catalog.load_table(("db", "d")).metadata.raw)
+    for sql in ["ALTER TABLE db.d ADD COLUMN c INT DEFAULT 5", "ALTER TABLE db.d ALTER COLUMN id SET DEFAULT 1"]:
+        with pytest.raises(icesql.ProgrammingError, match=f"need format version 3 \\(the table is v{version}"):
+            con.execute(sql)
+        assert dict(con.catalog.load_table(("db", "d")).metadata.raw) == before
+
+
+def test_insert_and_merge_write_the_write_default_of_omitted_columns(tmp_path):
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.d (id INT, s STRING) USING iceberg TBLPROPERTIES ('format-version'='3')")
+    con.execute("ALTER TABLE db.d ADD COLUMNS (c INT DEFAULT 5, b BINARY DEFAULT X'0AFF', n INT NOT NULL DEFAULT 7)")
+    con.execute("ALTER TABLE db.d ALTER COLUMN c SET DEFAULT 6")
+    con.execute("INSERT INTO db.d (id, s) VALUES (1, 'a')")
+    con.execute("INSERT INTO db.d (s, c, id) VALUES ('b', NULL, 2)")  # given values win, NULL too
+    con.execute("CREATE TABLE db.src (id INT) USING iceberg")
+    con.execute("INSERT INTO db.src VALUES (3)")
+    con.execute("MERGE INTO db.d USING db.src ON db.d.id = db.src.id"
+                " WHEN NOT MATCHED THEN INSERT (id) VALUES (src.id)")
+    assert con.execute("SELECT id, s, c, b, n FROM db.d ORDER BY id").fetchall() == [
+        (1, "a", 6, b"\x0a\xff", 7), (2, "b", None, b"\x0a\xff", 7), (3, None, 6, b"\x0a\xff", 7)
+    ]
+    # a column without a write-default must still be given (Spark 3.5's rule)
+    with pytest.raises(icesql.ProgrammingError, match="cannot find data for the output column `s`"):
+        con.execute("INSERT INTO db.d (id) VALUES (4)")

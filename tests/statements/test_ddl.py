@@ -27,7 +27,7 @@ def test_create_table_ids_specs_and_properties_like_spark(con):
         "CREATE TABLE db.t (id BIGINT NOT NULL COMMENT 'the id', s STRING, ts TIMESTAMP,"
         " st STRUCT<a: INT NOT NULL, b: STRING>, arr ARRAY<STRUCT<x: INT, y: DOUBLE>>,"
         " m MAP<STRING, INT>) USING iceberg"
-        " PARTITIONED BY (bucket(4, id), days(ts), truncate(2, s), years(ts), months(ts), hours(ts), s)"
+        " PARTITIONED BY (bucket(4, id), days(ts), truncate(2, s), bucket(2, st.a), truncate(3, st.b), s)"
         " TBLPROPERTIES ('format-version'='2', 'foo'='bar') COMMENT 'orders'"
     )
     raw = _raw(con)
@@ -43,9 +43,9 @@ def test_create_table_ids_specs_and_properties_like_spark(con):
     spec = raw["partition-specs"][0]["fields"]
     assert [(f["name"], f["transform"], f["field-id"]) for f in spec] == [
         ("id_bucket", "bucket[4]", 1000), ("ts_day", "day", 1001), ("s_trunc", "truncate[2]", 1002),
-        ("ts_year", "year", 1003), ("ts_month", "month", 1004), ("ts_hour", "hour", 1005), ("s", "identity", 1006),
+        ("st.a_bucket", "bucket[2]", 1003), ("st.b_trunc", "truncate[3]", 1004), ("s", "identity", 1005),
     ]
-    assert raw["last-partition-id"] == 1006
+    assert raw["last-partition-id"] == 1005
     assert raw["properties"]["foo"] == "bar" and raw["properties"]["comment"] == "orders"
     assert raw["properties"]["write.parquet.compression-codec"] == "zstd"
     assert "format-version" not in raw["properties"]
@@ -181,3 +181,36 @@ def test_namespaces_and_drops(con):
     con.execute("DROP NAMESPACE db CASCADE")
     con.execute("DROP DATABASE IF EXISTS db")
     assert con.execute("SHOW NAMESPACES").fetchall() == [("other",)]
+
+
+@pytest.mark.parametrize(
+    ("ddl", "pattern"),
+    [
+        ("CREATE TABLE db.n (id INT, s STRING) USING iceberg PARTITIONED BY (bucket(4, id, s))",
+         r"more than one column reference: bucket\(4, id, s\)"),
+        ("CREATE TABLE db.n (id INT) USING iceberg PARTITIONED BY (bucket(id, 4))",
+         r"expected bucket\(N, column\)"),
+        ("CREATE TABLE db.n USING iceberg PARTITIONED BY (years(ts), months(ts)) AS SELECT TIMESTAMP'2024-01-01' AS ts",
+         r"month\(ts\) \(partition field 'ts_month'\): redundant with 'ts_year'"),
+        ("CREATE OR REPLACE TABLE db.n USING iceberg PARTITIONED BY (days(ts), hours(ts)) AS SELECT TIMESTAMP'2024-01-01' AS ts",
+         "redundant with 'ts_day'"),
+        ("CREATE TABLE db.n (b BOOLEAN) USING iceberg PARTITIONED BY (bucket(4, b))",
+         r"bucket\[4\]\(b\) \(partition field 'b_bucket'\): bucket\[4\] does not apply to boolean"),
+    ],
+)
+def test_specs_spark_refuses_create_nothing(con, ddl, pattern):
+    with pytest.raises(icesql.ProgrammingError, match=pattern):
+        con.execute(ddl)
+    assert not con.catalog.table_exists(("db", "n"))
+
+
+def test_a_refused_replace_changes_nothing(con):
+    con.execute("CREATE TABLE db.r (id INT, ts TIMESTAMP) USING iceberg PARTITIONED BY (days(ts))")
+    before = _raw(con, "r")
+    for ddl in [
+        "REPLACE TABLE db.r (id INT, ts TIMESTAMP) USING iceberg PARTITIONED BY (years(ts), days(ts))",
+        "CREATE OR REPLACE TABLE db.r USING iceberg PARTITIONED BY (truncate(2, ts)) AS SELECT TIMESTAMP'2024-01-01' AS ts",
+    ]:
+        with pytest.raises(icesql.ProgrammingError):
+            con.execute(ddl)
+        assert _raw(con, "r") == before

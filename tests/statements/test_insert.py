@@ -141,3 +141,31 @@ def test_types_spark_cannot_declare(tmp_path):
     assert str(u) in ("f79c3e09-677c-4d5f-9e49-6f9b0f3e5a21",) or bytes(u).hex() == "f79c3e09677c4d5f9e496f9b0f3e5a21"
     assert bytes(fx) == b"\x01\x02" and tm == dt.time(12, 34, 56, 789000)
     assert ns == dt.datetime(2024, 1, 1, 0, 0, 0, 123456)
+
+
+def test_timestamp_ns_round_trips_with_transforms_bounds_and_duckdb(tmp_path):
+    """v3 ``timestamp_ns``: nanoseconds kept, day/hour/identity/bucket partitions (bucket hashes
+    the value truncated to micros, spec "Hashing" note 3), bounds as 8-byte little-endian
+    nanos, and DuckDB reads the data files directly."""
+    import struct
+
+    import duckdb
+
+    from icesql.spec.transforms import Bucket
+    from icesql.spec.types import TimestampNanoType, TimestampType
+
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.n (id INT, ns TIMESTAMP_NS) USING iceberg"
+                " PARTITIONED BY (hours(ns), bucket(4, ns)) TBLPROPERTIES ('format-version'='3')")
+    con.execute("INSERT INTO db.n SELECT 1, CAST('2024-01-02 03:04:05.123456789' AS TIMESTAMP_NS)")
+    nanos = 1704164645123456789
+    rows = con.execute("SELECT id, ns FROM db.n").fetchall()
+    assert rows[0][0] == 1 and rows[0][1].value == nanos  # pandas Timestamp keeps nanos
+    ((partition, lower, upper, path),) = con.execute(
+        "SELECT partition, lower_bounds, upper_bounds, file_path FROM db.n.files").fetchall()
+    assert partition["ns_bucket"] == Bucket(4).apply(TimestampNanoType(), nanos)
+    assert partition["ns_bucket"] == Bucket(4).apply(TimestampType(), nanos // 1000)
+    assert partition["ns_hour"] == nanos // 3_600_000_000_000
+    assert dict(lower)[2] == dict(upper)[2] == struct.pack("<q", nanos)
+    direct = duckdb.sql(f"SELECT epoch_ns(ns), typeof(ns) FROM read_parquet('{path}')").fetchall()
+    assert direct == [(nanos, "TIMESTAMP_NS")]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import re
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -34,6 +34,8 @@ from icesql.scan.table_scan import TableScan
 from icesql.scan.time_travel import ReadVersion, select_version
 from icesql.session import DML_TARGET, Result, Settings, read_branch
 from icesql.session.progress import ProgressTracker
+from icesql.session.settings import AUTO_THRESHOLD
+from icesql.session.spark import SparkBackend
 from icesql.sql.bound_query import BoundQuery, TableSource, bind_query
 from icesql.sql.dialect import DIALECT, number_parameters, parse
 from icesql.sql.hidden_columns import hide_metadata_columns
@@ -120,6 +122,8 @@ class Engine:
         others: Sequence[Catalog] = (),
     ):
         self.catalog = catalog
+        # Spark, for statements SET icesql.engine sends there (connect(spark=...) sets it)
+        self.spark: SparkBackend | None = None
         self.catalogs: dict[str, Catalog] = {catalog.name: catalog}
         for other in others:
             if other.name in self.catalogs:
@@ -199,14 +203,103 @@ class Engine:
         return result
 
     def _execute(self, sql: str, params: Sequence[object]) -> Result:
-        statements = parse(sql)
+        try:
+            statements = parse(sql)
+        except ProgrammingError:
+            if self.settings.engine != "spark":
+                raise
+            # Spark judges its own SQL: text icesql cannot parse is still Spark's to run
+            return self._spark().execute(sql, params, *self._spark_scope())
         if not statements:
             raise ProgrammingError("no statement to execute")
         if len(statements) > 1:
             raise ProgrammingError(
                 f"expected one statement, got {len(statements)}; execute them one at a time"
             )
-        return self.execute_statement(statements[0], params)
+        statement = statements[0]
+        choice = self.settings.engine
+        if choice != "local" and not _session_statement(statement):
+            return self._run_chosen(choice, sql, statement, params)
+        return self.execute_statement(statement, params)
+
+    # -- the engine choice: local, spark, auto (icesql.session.spark) ---------------------
+    def _run_chosen(
+        self, choice: str, sql: str, statement: exp.Expr, params: Sequence[object]
+    ) -> Result:
+        """Run a statement where ``icesql.engine`` says: on Spark with its text unchanged, or
+        (``auto`` below the threshold) here. EXPLAIN shows which engine and why."""
+        explained = _explained_query(statement)
+        if choice == "spark":
+            on_spark, why = True, "SET icesql.engine = spark"
+        else:
+            on_spark, why = self._auto_choice(explained or statement, params)
+        if explained is not None:
+            if on_spark:
+                plan = self._spark().explain(_explain_body(sql), params, *self._spark_scope())
+                engine = f"spark: {why}\n{self._spark().description}"
+            else:
+                result = self.explain(explained, params)
+                assert result.reader is not None
+                plan = result.reader.read_all().column(0)[0].as_py()
+                engine = f"local: {why}"
+            text = f"== Engine ==\n{engine}\n\n{plan}"
+            return Result(reader=pa.table({"plan": [text]}).to_reader(),
+                          engine="spark" if on_spark else "local")
+        if not on_spark:
+            return self.execute_statement(statement, params)
+        return self._spark().execute(sql, params, *self._spark_scope())
+
+    def _spark(self) -> SparkBackend:
+        if self.spark is None:
+            raise ProgrammingError("this connection has no Spark configuration")
+        return self.spark
+
+    def _spark_scope(self) -> tuple[Settings, str, tuple[str, ...]]:
+        return self.settings, self.catalog.name, self.default_namespace
+
+    def _auto_choice(self, statement: exp.Expr, params: Sequence[object]) -> tuple[bool, str]:
+        """Whether ``auto`` hands ``statement`` to Spark, and why: the bytes of data and
+        delete files its scans plan to read after pruning (a query, INSERT's query), or the
+        current size of the tables it names (other statements: DELETE, UPDATE, MERGE read
+        their target whole), against ``icesql.engine.autoThresholdBytes``."""
+        threshold = self.settings.auto_threshold_bytes
+        query = statement
+        if isinstance(statement, exp.Insert) and isinstance(statement.expression, QUERY_TYPES):
+            query = statement.expression
+        if isinstance(query, QUERY_TYPES):
+            plan = self._plan_query(query.copy(), params)
+            try:
+                if plan.python_views:
+                    return False, "the query reads Python objects, which Spark cannot see"
+                size = _planned_bytes(plan.scans.values())
+            finally:
+                plan.release()
+            what = f"its scans plan {size:,} bytes after pruning"
+        else:
+            size = self._tables_bytes(statement, params)
+            what = f"the tables it names hold {size:,} bytes"
+        if size > threshold:
+            return True, f"{what}, above {AUTO_THRESHOLD} = {threshold:,}"
+        return False, f"{what}, not above {AUTO_THRESHOLD} = {threshold:,}"
+
+    def _tables_bytes(self, statement: exp.Expr, params: Sequence[object]) -> int:
+        """The data and delete file bytes of the current snapshots of the Iceberg tables
+        ``statement`` names (from their summaries); names of no table count nothing."""
+        exists = {name: catalog.table_exists for name, catalog in self.catalogs.items()}
+        seen, total = set(), 0
+        for node in table_nodes(statement):
+            try:
+                ref = resolve_reference(node, exists, self.catalog.name, self.default_namespace,
+                                        params)
+            except Error:
+                continue  # a table to create, or a Python object: nothing to read
+            if (ref.catalog, ref.identifier) in seen:
+                continue
+            seen.add((ref.catalog, ref.identifier))
+            snapshot = self.catalogs[ref.catalog].load_table(ref.identifier).metadata.current_snapshot()
+            if snapshot is not None:
+                total += int(snapshot.summary.get("total-files-size", 0) or 0)
+        return total
 
     def execute_statement(self, statement: exp.Expr, params: Sequence[object] = ()) -> Result:
         explained = _explained_query(statement)
@@ -423,6 +516,31 @@ class Engine:
 
 
 _EXPLAIN_MODES = ("EXTENDED", "FORMATTED", "CODEGEN", "COST")
+_SESSION_COMMANDS = ("SET", "RESET")
+
+
+def _session_statement(statement: exp.Expr) -> bool:
+    """Statements that change this session (SET, RESET, USE): they run here whatever the
+    engine (the Spark side is kept in step before each statement it runs)."""
+    if isinstance(statement, exp.Use):
+        return True
+    return isinstance(statement, exp.Command) and str(statement.this).upper() in _SESSION_COMMANDS
+
+
+def _explain_body(sql: str) -> str:
+    """The text after ``EXPLAIN`` (mode included), as written."""
+    return re.sub(r"^\s*explain\b", "", sql, count=1, flags=re.IGNORECASE).strip()
+
+
+def _planned_bytes(scans: Iterable[TableScan]) -> int:
+    """Bytes of the data files the scans planned and of their delete files (each once)."""
+    total, deletes = 0, {}
+    for scan in scans:
+        for task in scan.tasks():
+            total += task.data_file.file_size_in_bytes
+            for delete in task.delete_files:
+                deletes[delete.file_path] = delete.file_size_in_bytes
+    return total + sum(deletes.values())
 
 
 def _push_filters(binding: _Binding, params: Sequence[object]) -> dict[str, BooleanExpression]:

@@ -228,17 +228,18 @@ class Engine:
     ) -> Result:
         """Run a statement where ``icesql.engine`` says: on Spark with its text unchanged, or
         (``auto`` below the threshold) here. EXPLAIN shows which engine and why."""
-        explained = _explained_query(statement)
-        if choice == "spark":
+        explain = isinstance(statement, exp.Command) and str(statement.this).upper() == "EXPLAIN"
+        if choice == "spark":  # Spark explains what it runs: DML too
             on_spark, why = True, "SET icesql.engine = spark"
         else:
+            explained = _explained_query(statement) if explain else None
             on_spark, why = self._auto_choice(explained or statement, params)
-        if explained is not None:
+        if explain:
             if on_spark:
                 plan = self._spark().explain(_explain_body(sql), params, *self._spark_scope())
                 engine = f"spark: {why}\n{self._spark().description}"
             else:
-                result = self.explain(explained, params)
+                result = self.explain(_explained_query(statement), params)
                 assert result.reader is not None
                 plan = result.reader.read_all().column(0)[0].as_py()
                 engine = f"local: {why}"

@@ -187,3 +187,14 @@ def test_a_master_url_opens_or_reuses_a_session(spark, spark_tables, spark_wareh
     con = icesql.connect(spark_warehouse, engine="spark", spark="local[2]")
     assert con.execute("SELECT count(*) FROM db.all_types").fetchall()[0][0] > 0
     con.close()
+
+
+def test_shell_engine_option_runs_on_spark(spark, spark_tables, spark_warehouse, capsys):
+    """``icesql --engine spark``: the session is SparkSession.builder.getOrCreate(), here the
+    test session (one SparkContext per process)."""
+    from icesql.shell import main
+
+    assert main([spark_warehouse, "--engine", "spark", "-c",
+                 "EXPLAIN SELECT count(*) FROM db.all_types"]) == 0
+    out = capsys.readouterr().out
+    assert "spark: SET icesql.engine = spark" in out and "Physical Plan" in out

@@ -216,11 +216,18 @@ class Engine:
             raise ProgrammingError(
                 f"expected one statement, got {len(statements)}; execute them one at a time"
             )
-        statement = statements[0]
+        return self.execute_chosen(statements[0], sql, params)
+
+    def execute_chosen(
+        self, statement: exp.Expr, sql: str | None = None, params: Sequence[object] = ()
+    ) -> Result:
+        """Run a parsed statement on the engine ``icesql.engine`` chooses; ``sql`` is its text
+        as written (Spark gets it unchanged), else the statement is written out as Spark SQL."""
         choice = self.settings.engine
-        if choice != "local" and not _session_statement(statement):
-            return self._run_chosen(choice, sql, statement, params)
-        return self.execute_statement(statement, params)
+        if choice == "local" or _session_statement(statement):
+            return self.execute_statement(statement, params)
+        text = sql if sql is not None else statement.sql(dialect=DIALECT)
+        return self._run_chosen(choice, text, statement, params)
 
     # -- the engine choice: local, spark, auto (icesql.session.spark) ---------------------
     def _run_chosen(

@@ -48,6 +48,7 @@ _SPARK_TYPES = {"hadoop": "hadoop", "sql": "jdbc", "rest": "rest", "glue": "glue
 _IDENTITY_KEYS = ("type", "catalog-impl", "uri", "warehouse")
 _JDBC_SUBPROTOCOLS = {"postgresql": "postgresql", "postgres": "postgresql", "mysql": "mysql",
                       "mariadb": "mariadb"}
+TIME_ZONE = "spark.sql.session.timeZone"
 _ERROR_LINES = 12  # of a Spark error's message (the JVM's stack trace follows them)
 
 
@@ -254,9 +255,11 @@ class SparkBackend:
     def _sync(
         self, session: Any, settings: Settings, catalog: str, namespace: tuple[str, ...]
     ) -> None:
-        """Give Spark icesql's ``spark.*`` settings (unset those RESET since) and its current
-        catalog and namespace."""
+        """Give Spark icesql's ``spark.*`` settings (unset those RESET since), its time zone
+        (UTC) and its current catalog and namespace."""
         values = {k: v for k, v in settings.items() if k.startswith("spark.")}
+        # icesql sessions run in UTC: the same SQL must mean the same instants on both sides
+        values.setdefault(TIME_ZONE, settings.get(TIME_ZONE) or "UTC")
         for key in sorted(self._pushed - values.keys()):
             session.conf.unset(key)
         for key, value in values.items():

@@ -225,9 +225,11 @@ def spark_dq_tables(spark, spark_warehouse: str) -> str:
 
 # with --icesql-engine spark the checks' queries run on Spark (a session the plugin builds in
 # the inner run's own process): this inner test proves they went there
-ENGINE_CHECK = """
-def test_engine(icesql_connection):
+ENGINE_CHECK = f"""
+def test_engine(icesql_connection, icesql):
     assert icesql_connection.execute("SELECT 1").engine == "spark"
+    # spark_partition_id() is Spark's alone: the checks themselves run on Spark
+    icesql.assert_no_rows("SELECT * FROM {ORD} WHERE spark_partition_id() < 0")
 """
 
 

@@ -238,6 +238,13 @@ class Engine:
         explain = isinstance(statement, exp.Command) and str(statement.this).upper() == "EXPLAIN"
         if choice == "spark":  # Spark explains what it runs: DML too
             on_spark, why = True, "SET icesql.engine = spark"
+        elif isinstance(statement, QUERY_TYPES):  # planned once: run from that plan if local
+            _check_parameters(statement, params)
+            plan = self._plan_query(statement, params)
+            on_spark, why = self._auto_choice(statement, params, plan)
+            if not on_spark:
+                return self._run_query(plan, params)
+            plan.release()
         else:
             explained = _explained_query(statement) if explain else None
             on_spark, why = self._auto_choice(explained or statement, params)
@@ -265,23 +272,27 @@ class Engine:
     def _spark_scope(self) -> tuple[Settings, str, tuple[str, ...]]:
         return self.settings, self.catalog.name, self.default_namespace
 
-    def _auto_choice(self, statement: exp.Expr, params: Sequence[object]) -> tuple[bool, str]:
+    def _auto_choice(
+        self, statement: exp.Expr, params: Sequence[object], planned: _QueryPlan | None = None
+    ) -> tuple[bool, str]:
         """Whether ``auto`` hands ``statement`` to Spark, and why: the bytes of data and
         delete files its scans plan to read after pruning (a query, INSERT's query), or the
         current size of the tables it names (other statements: DELETE, UPDATE, MERGE read
-        their target whole), against ``icesql.engine.autoThresholdBytes``."""
+        their target whole), against ``icesql.engine.autoThresholdBytes``. ``planned``: the
+        query's plan, already made (the caller releases it)."""
         threshold = self.settings.auto_threshold_bytes
         query = statement
         if isinstance(statement, exp.Insert) and isinstance(statement.expression, QUERY_TYPES):
             query = statement.expression
         if isinstance(query, QUERY_TYPES):
-            plan = self._plan_query(query.copy(), params)
+            plan = planned or self._plan_query(query.copy(), params)
             try:
                 if plan.python_views:
                     return False, "the query reads Python objects, which Spark cannot see"
                 size = _planned_bytes(plan.scans.values())
             finally:
-                plan.release()
+                if planned is None:
+                    plan.release()
             what = f"its scans plan {size:,} bytes after pruning"
         else:
             size = self._tables_bytes(statement, params)
@@ -311,11 +322,7 @@ class Engine:
 
     def execute_statement(self, statement: exp.Expr, params: Sequence[object] = ()) -> Result:
         explained = _explained_query(statement)
-        count = number_parameters(explained if explained is not None else statement)
-        if count != len(params):
-            raise ProgrammingError(
-                f"the statement has {count} parameter marker(s) but {len(params)} value(s) were given"
-            )
+        _check_parameters(explained if explained is not None else statement, params)
         if explained is not None:
             return self.explain(explained, params)
         if isinstance(statement, QUERY_TYPES):
@@ -329,7 +336,10 @@ class Engine:
     def query(self, statement: exp.Expr, params: Sequence[object]) -> Result:
         """Run a query: its rows as an Arrow stream, and ``target`` the scan of the table
         node marked ``DML_TARGET`` (the table a row-level statement changes), if any."""
-        plan = self._plan_query(statement, params)
+        return self._run_query(self._plan_query(statement, params), params)
+
+    def _run_query(self, plan: _QueryPlan, params: Sequence[object]) -> Result:
+        """Run a planned query (see ``query``)."""
         cursor, reader = self._run(plan, params, lambda r: r.to_arrow_reader(BATCH_ROWS))
         scans = list(plan.scans.values())
         target = plan.scans.get(plan.target_view) if plan.target_view is not None else None
@@ -525,6 +535,14 @@ class Engine:
 
 _EXPLAIN_MODES = ("EXTENDED", "FORMATTED", "CODEGEN", "COST")
 _SESSION_COMMANDS = ("SET", "RESET")
+
+
+def _check_parameters(statement: exp.Expr, params: Sequence[object]) -> None:
+    count = number_parameters(statement)
+    if count != len(params):
+        raise ProgrammingError(
+            f"the statement has {count} parameter marker(s) but {len(params)} value(s) were given"
+        )
 
 
 def _session_statement(statement: exp.Expr) -> bool:

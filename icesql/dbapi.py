@@ -15,7 +15,12 @@ import pyarrow as pa
 
 from icesql import relation
 from icesql.catalog.base import Catalog
-from icesql.catalog.config import CatalogConfig, pyiceberg_catalogs, spark_catalogs
+from icesql.catalog.config import (
+    CatalogConfig,
+    pyiceberg_catalogs,
+    read_spark_defaults,
+    spark_catalogs,
+)
 from icesql.catalog.loader import load_catalogs
 from icesql.dbapi_frames import to_pandas, to_polars
 from icesql.dbapi_types import type_code
@@ -23,6 +28,8 @@ from icesql.engine import Engine
 from icesql.errors import InterfaceError, ProgrammingError
 from icesql.notebook_progress import NotebookProgress, in_kernel
 from icesql.session import ProgressCallback, Result
+from icesql.session.settings import ENGINE, ENGINES
+from icesql.session.spark import SparkBackend, require_pyspark
 from icesql.sql.identifiers import catalog_named
 from icesql.sql.python_sources import PythonScope, caller_scope
 from icesql.sql.translate import duckdb_errors
@@ -150,6 +157,11 @@ class Cursor:
     @property
     def rowcount(self) -> int:
         return self._rowcount
+
+    @property
+    def engine(self) -> str | None:
+        """Which engine ran the last statement: ``local`` or ``spark`` (None before any)."""
+        return self._result.engine if self._result is not None else None
 
     # -- execution -------------------------------------------------------------------------
     def execute(self, operation: str, parameters: Sequence[Any] | None = None) -> Cursor:
@@ -389,6 +401,8 @@ def connect(
     default: str | None = None,
     spark_conf: Mapping[str, str] | str | os.PathLike[str] | None = None,
     pyiceberg_config: str | os.PathLike[str] | None = None,
+    engine: str = "local",
+    spark: Any = None,
 ) -> Connection:
     """Open a DB-API connection to one or more Iceberg catalogs.
 
@@ -407,6 +421,14 @@ def connect(
     ``default`` names the catalog unqualified names use; otherwise the catalog of the
     arguments above, else the source's own default (``spark.sql.defaultCatalog``, PyIceberg's
     ``default-catalog``), else the first configured.
+
+    ``engine`` says where statements run (``SET icesql.engine`` changes it, ``RESET`` returns
+    to it): ``local`` (DuckDB, here), ``spark`` (the statement's text, unchanged, on Spark:
+    ``icesql.session.spark``) or ``auto`` (Spark when a query's planned scan is above ``SET
+    icesql.engine.autoThresholdBytes``). ``spark`` is a SparkSession, a master URL
+    (``local[4]``, ``spark://host:7077``, ``yarn``: a session is built with ``spark_conf``'s
+    properties) or a Spark Connect URL (``sc://host:15002``); by default
+    ``SparkSession.builder.getOrCreate()``. Spark is given every catalog under its name.
 
     >>> con = connect("/tmp/icesql-doctest-warehouse")
     >>> con.execute("SELECT 1 + 1").fetchone()
@@ -432,6 +454,11 @@ def connect(
             "connect() needs a warehouse path, a catalog uri, catalogs=, spark_conf= or a"
             " .pyiceberg.yaml"
         )
+    choice = str(engine).strip().lower()
+    if choice not in ENGINES:
+        raise ProgrammingError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    if choice == "spark" or (spark is not None and not isinstance(spark, str)):
+        require_pyspark()  # fail here, naming what to install, not at the first statement
     chosen = sources.default_name(default)
     built = load_catalogs(
         {chosen: sources.configs[chosen]}
@@ -439,6 +466,11 @@ def connect(
         storage_options,
     )
     connection = Connection(built[0], built[1:])
+    raw_conf = spark_conf
+    if raw_conf is not None and not isinstance(raw_conf, Mapping):
+        raw_conf = read_spark_defaults(raw_conf)
+    connection.engine.spark = SparkBackend(spark, sources.configs, raw_conf)
+    connection.engine.settings.set_default(ENGINE, choice)
     if in_kernel():  # a notebook: long statements show their progress under the cell
         connection.add_progress_listener(NotebookProgress())
     return connection

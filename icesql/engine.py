@@ -16,7 +16,7 @@ import functools
 import itertools
 import re
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -36,6 +36,8 @@ from icesql.scan.time_travel import ReadVersion, select_version
 from icesql.session import DML_TARGET, Result, Settings, read_branch, sandbox
 from icesql.session.memory import MemoryFit
 from icesql.session.progress import ProgressTracker
+from icesql.session.settings import AUTO_THRESHOLD
+from icesql.session.spark import SparkBackend
 from icesql.sql.bound_query import BoundQuery, TableSource, bind_query
 from icesql.sql.dialect import DIALECT, number_parameters, parse
 from icesql.sql.hidden_columns import hide_metadata_columns
@@ -122,6 +124,8 @@ class Engine:
         others: Sequence[Catalog] = (),
     ):
         self.catalog = catalog
+        # Spark, for statements SET icesql.engine sends there (connect(spark=...) sets it)
+        self.spark: SparkBackend | None = None
         self.catalogs: dict[str, Catalog] = {catalog.name: catalog}
         for other in others:
             if other.name in self.catalogs:
@@ -206,22 +210,126 @@ class Engine:
         return result
 
     def _execute(self, sql: str, params: Sequence[object]) -> Result:
-        statements = parse(sql)
+        try:
+            statements = parse(sql)
+        except ProgrammingError:
+            if self.settings.engine != "spark":
+                raise
+            # Spark judges its own SQL: text icesql cannot parse is still Spark's to run
+            return self._spark().execute(sql, params, *self._spark_scope())
         if not statements:
             raise ProgrammingError("no statement to execute")
         if len(statements) > 1:
             raise ProgrammingError(
                 f"expected one statement, got {len(statements)}; execute them one at a time"
             )
-        return self.execute_statement(statements[0], params)
+        return self.execute_chosen(statements[0], sql, params)
+
+    def execute_chosen(
+        self, statement: exp.Expr, sql: str | None = None, params: Sequence[object] = ()
+    ) -> Result:
+        """Run a parsed statement on the engine ``icesql.engine`` chooses; ``sql`` is its text
+        as written (Spark gets it unchanged), else the statement is written out as Spark SQL."""
+        choice = self.settings.engine
+        if choice == "local" or _session_statement(statement):
+            return self.execute_statement(statement, params)
+        text = sql if sql is not None else statement.sql(dialect=DIALECT)
+        return self._run_chosen(choice, text, statement, params)
+
+    # -- the engine choice: local, spark, auto (icesql.session.spark) ---------------------
+    def _run_chosen(
+        self, choice: str, sql: str, statement: exp.Expr, params: Sequence[object]
+    ) -> Result:
+        """Run a statement where ``icesql.engine`` says: on Spark with its text unchanged, or
+        (``auto`` below the threshold) here. EXPLAIN shows which engine and why."""
+        explain = isinstance(statement, exp.Command) and str(statement.this).upper() == "EXPLAIN"
+        if choice == "spark":  # Spark explains what it runs: DML too
+            on_spark, why = True, "SET icesql.engine = spark"
+        elif isinstance(statement, QUERY_TYPES):  # planned once: run from that plan if local
+            _check_parameters(statement, params)
+            plan = self._plan_query(statement, params)
+            on_spark, why = self._auto_choice(statement, params, plan)
+            if not on_spark:
+                return self._run_query(plan, params)
+            plan.release()
+        else:
+            explained = _explained_query(statement) if explain else None
+            on_spark, why = self._auto_choice(explained or statement, params)
+        if explain:
+            if on_spark:
+                plan = self._spark().explain(_explain_body(sql), params, *self._spark_scope())
+                engine = f"spark: {why}\n{self._spark().description}"
+            else:
+                result = self.explain(_explained_query(statement), params)
+                assert result.reader is not None
+                plan = result.reader.read_all().column(0)[0].as_py()
+                engine = f"local: {why}"
+            text = f"== Engine ==\n{engine}\n\n{plan}"
+            return Result(reader=pa.table({"plan": [text]}).to_reader(),
+                          engine="spark" if on_spark else "local")
+        if not on_spark:
+            return self.execute_statement(statement, params)
+        return self._spark().execute(sql, params, *self._spark_scope())
+
+    def _spark(self) -> SparkBackend:
+        if self.spark is None:
+            raise ProgrammingError("this connection has no Spark configuration")
+        return self.spark
+
+    def _spark_scope(self) -> tuple[Settings, str, tuple[str, ...]]:
+        return self.settings, self.catalog.name, self.default_namespace
+
+    def _auto_choice(
+        self, statement: exp.Expr, params: Sequence[object], planned: _QueryPlan | None = None
+    ) -> tuple[bool, str]:
+        """Whether ``auto`` hands ``statement`` to Spark, and why: the bytes of data and
+        delete files its scans plan to read after pruning (a query, INSERT's query), or the
+        current size of the tables it names (other statements: DELETE, UPDATE, MERGE read
+        their target whole), against ``icesql.engine.autoThresholdBytes``. ``planned``: the
+        query's plan, already made (the caller releases it)."""
+        threshold = self.settings.auto_threshold_bytes
+        query = statement
+        if isinstance(statement, exp.Insert) and isinstance(statement.expression, QUERY_TYPES):
+            query = statement.expression
+        if isinstance(query, QUERY_TYPES):
+            plan = planned or self._plan_query(query.copy(), params)
+            try:
+                if plan.python_views:
+                    return False, "the query reads Python objects, which Spark cannot see"
+                size = _planned_bytes(plan.scans.values())
+            finally:
+                if planned is None:
+                    plan.release()
+            what = f"its scans plan {size:,} bytes after pruning"
+        else:
+            size = self._tables_bytes(statement, params)
+            what = f"the tables it names hold {size:,} bytes"
+        if size > threshold:
+            return True, f"{what}, above {AUTO_THRESHOLD} = {threshold:,}"
+        return False, f"{what}, not above {AUTO_THRESHOLD} = {threshold:,}"
+
+    def _tables_bytes(self, statement: exp.Expr, params: Sequence[object]) -> int:
+        """The data and delete file bytes of the current snapshots of the Iceberg tables
+        ``statement`` names (from their summaries); names of no table count nothing."""
+        exists = {name: catalog.table_exists for name, catalog in self.catalogs.items()}
+        seen, total = set(), 0
+        for node in table_nodes(statement):
+            try:
+                ref = resolve_reference(node, exists, self.catalog.name, self.default_namespace,
+                                        params)
+            except Error:
+                continue  # a table to create, or a Python object: nothing to read
+            if (ref.catalog, ref.identifier) in seen:
+                continue
+            seen.add((ref.catalog, ref.identifier))
+            snapshot = self.catalogs[ref.catalog].load_table(ref.identifier).metadata.current_snapshot()
+            if snapshot is not None:
+                total += int(snapshot.summary.get("total-files-size", 0) or 0)
+        return total
 
     def execute_statement(self, statement: exp.Expr, params: Sequence[object] = ()) -> Result:
         explained = _explained_query(statement)
-        count = number_parameters(explained if explained is not None else statement)
-        if count != len(params):
-            raise ProgrammingError(
-                f"the statement has {count} parameter marker(s) but {len(params)} value(s) were given"
-            )
+        _check_parameters(explained if explained is not None else statement, params)
         if explained is not None:
             return self.explain(explained, params)
         if isinstance(statement, QUERY_TYPES):
@@ -235,7 +343,10 @@ class Engine:
     def query(self, statement: exp.Expr, params: Sequence[object]) -> Result:
         """Run a query: its rows as an Arrow stream, and ``target`` the scan of the table
         node marked ``DML_TARGET`` (the table a row-level statement changes), if any."""
-        plan = self._plan_query(statement, params)
+        return self._run_query(self._plan_query(statement, params), params)
+
+    def _run_query(self, plan: _QueryPlan, params: Sequence[object]) -> Result:
+        """Run a planned query (see ``query``)."""
         cursor, reader = self._run(plan, params, lambda r: r.to_arrow_reader(BATCH_ROWS))
         scans = list(plan.scans.values())
         target = plan.scans.get(plan.target_view) if plan.target_view is not None else None
@@ -433,6 +544,39 @@ class Engine:
 
 
 _EXPLAIN_MODES = ("EXTENDED", "FORMATTED", "CODEGEN", "COST")
+_SESSION_COMMANDS = ("SET", "RESET")
+
+
+def _check_parameters(statement: exp.Expr, params: Sequence[object]) -> None:
+    count = number_parameters(statement)
+    if count != len(params):
+        raise ProgrammingError(
+            f"the statement has {count} parameter marker(s) but {len(params)} value(s) were given"
+        )
+
+
+def _session_statement(statement: exp.Expr) -> bool:
+    """Statements that change this session (SET, RESET, USE): they run here whatever the
+    engine (the Spark side is kept in step before each statement it runs)."""
+    if isinstance(statement, exp.Use):
+        return True
+    return isinstance(statement, exp.Command) and str(statement.this).upper() in _SESSION_COMMANDS
+
+
+def _explain_body(sql: str) -> str:
+    """The text after ``EXPLAIN`` (mode included), as written."""
+    return re.sub(r"^\s*explain\b", "", sql, count=1, flags=re.IGNORECASE).strip()
+
+
+def _planned_bytes(scans: Iterable[TableScan]) -> int:
+    """Bytes of the data files the scans planned and of their delete files (each once)."""
+    total, deletes = 0, {}
+    for scan in scans:
+        for task in scan.tasks():
+            total += task.data_file.file_size_in_bytes
+            for delete in task.delete_files:
+                deletes[delete.file_path] = delete.file_size_in_bytes
+    return total + sum(deletes.values())
 
 
 def _push_filters(binding: _Binding, params: Sequence[object]) -> dict[str, BooleanExpression]:

@@ -51,6 +51,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--icesql-ref", dest="icesql_ref", default=None, metavar="REF",
                     help="read every table of every check at this branch, tag or snapshot id"
                          " (tables without the branch or tag read their current state)")
+    group.addoption("--icesql-engine", dest="icesql_engine", default=None,
+                    choices=("local", "spark", "auto"),
+                    help="where the checks' queries run: local (default), spark or auto")
+    group.addoption("--icesql-spark", dest="icesql_spark", default=None, metavar="MASTER",
+                    help="the Spark of --icesql-engine spark|auto: a master URL (local[4],"
+                         " spark://host:7077) or sc://host:port (default: the active session)")
     group.addoption("--icesql-as-of", dest="icesql_as_of", default=None, metavar="TIMESTAMP",
                     help="read every table of every check as it was at this time")
 
@@ -130,6 +136,10 @@ class _Opener:
             if config is not None:
                 kind = "pyiceberg_config" if config.endswith((".yaml", ".yml")) else "spark_conf"
                 kwargs[kind] = config
+            engine = self.config.getoption("icesql_engine")
+            if engine is not None:
+                kwargs["engine"] = engine
+                kwargs["spark"] = self.config.getoption("icesql_spark")
             self._connection = icesql.connect(**kwargs)
         return self._connection
 

@@ -133,6 +133,12 @@ def _parser() -> argparse.ArgumentParser:
     group.add_argument("--spark-conf", metavar="FILE", help="a spark-defaults.conf to read catalogs from")
     group.add_argument("--pyiceberg-config", metavar="FILE", help="a .pyiceberg.yaml to read catalogs from")
     group.add_argument("--default", metavar="NAME", help="the catalog unqualified names use")
+    group = parser.add_argument_group("engine")
+    group.add_argument("--engine", choices=("local", "spark", "auto"), default="local",
+                       help="where statements run (default local; SET icesql.engine changes it)")
+    group.add_argument("--spark", metavar="MASTER", help="the Spark of --engine spark|auto: a"
+                       " master URL (local[4], spark://host:7077, yarn) or sc://host:port;"
+                       " --spark-conf's properties configure it")
     return parser
 
 
@@ -162,6 +168,8 @@ def _connect_arguments(args: argparse.Namespace) -> dict[str, Any]:
         "spark_conf": spark if args.spark_conf or spark else None,
         "pyiceberg_config": args.pyiceberg_config,
         "default": args.default,
+        "engine": args.engine,
+        "spark": args.spark,
     }
 
 

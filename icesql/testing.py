@@ -257,7 +257,8 @@ class DataChecks:
             statement = pin_tables(
                 statement, version=self.ref, timestamp=self.as_of, has_ref=self._has_ref
             )
-        result = self.connection.engine.execute_statement(statement)
+        # the connection's engine choice holds (a pinned statement reaches Spark written out)
+        result = self.connection.engine.execute_chosen(statement, None if pinned else sql)
         if result.reader is None:
             result.close()
             raise _programming_error(f"a check must be a query that returns rows: {sql.strip()}")

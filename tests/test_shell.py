@@ -4,6 +4,8 @@ import io
 import subprocess
 import sys
 
+import pytest
+
 from icesql.shell import format_table, main
 
 
@@ -94,3 +96,17 @@ def test_bad_catalog_options_are_one_line_errors(tmp_path, capsys):
     assert "--conf takes KEY=VALUE" in capsys.readouterr().err
     assert main([str(tmp_path / "a"), "--warehouse", str(tmp_path / "b"), "-c", "SELECT 1"]) == 1
     assert "two warehouses" in capsys.readouterr().err
+
+
+def test_engine_options_choose_where_statements_run(tmp_path, capsys):
+    """``--engine auto`` below its threshold runs here and never needs Spark (EXPLAIN says
+    so); Spark itself: tests/interop/test_engine_spark.py."""
+    assert main([str(tmp_path), "--engine", "auto", "--spark", "local[2]", "-c",
+                 "SET icesql.engine", "-c", "EXPLAIN SELECT 1"]) == 0
+    out = capsys.readouterr().out
+    assert "| icesql.engine | auto  |" in out
+    assert "local: its scans plan 0 bytes after pruning, not above" in out
+    with pytest.raises(SystemExit) as exited:
+        main([str(tmp_path), "--engine", "cluster", "-c", "SELECT 1"])
+    assert exited.value.code == 2
+    assert "invalid choice: 'cluster'" in capsys.readouterr().err

@@ -29,6 +29,7 @@ class Result:
     duck_cursor: duckdb.DuckDBPyConnection | None = None
     target: TableScan | None = None  # the scan of the table node marked DML_TARGET
     on_close: list[Callable[[], None]] = field(default_factory=list)  # e.g. progress's end
+    engine: str = "local"  # which engine ran the statement: local (DuckDB) or spark
 
     def close(self) -> None:
         while self.on_close:

@@ -8,6 +8,10 @@ themselves are statements: ``icesql.statements.settings``). Settings icesql know
   how ``INSERT OVERWRITE`` replaces data (``icesql.statements.overwrite``);
 * ``icesql.scan.nativeParquet`` (``true`` | ``false``) lets DuckDB's Parquet reader take the
   data files with nothing to apply to them (``icesql.scan.native_read``), or not;
+* ``icesql.engine`` (``local`` | ``spark`` | ``auto``) chooses where statements run
+  (``icesql.session.spark``); ``auto`` hands a query to Spark when its planned scan, after
+  pruning, is above ``icesql.engine.autoThresholdBytes`` bytes. ``connect(engine=...)`` sets
+  the connection's default, which ``RESET`` returns to;
 * settings whose other values icesql cannot honour (it always runs in UTC, resolves names
   case-insensitively and stores values by Spark's ANSI rules) accept only that value.
 
@@ -22,6 +26,9 @@ from dataclasses import dataclass
 from icesql.errors import NotSupportedError, ProgrammingError
 
 __all__ = [
+    "AUTO_THRESHOLD",
+    "ENGINE",
+    "ENGINES",
     "KNOWN",
     "NATIVE_PARQUET",
     "PARTITION_OVERWRITE_MODE",
@@ -33,6 +40,19 @@ __all__ = [
 PARTITION_OVERWRITE_MODE = "spark.sql.sources.partitionOverwriteMode"
 NATIVE_PARQUET = "icesql.scan.nativeParquet"
 UNDEFINED = "<undefined>"
+ENGINE = "icesql.engine"
+ENGINES = ("local", "spark", "auto")
+AUTO_THRESHOLD = "icesql.engine.autoThresholdBytes"
+DEFAULT_AUTO_THRESHOLD = 8 * 1024**3  # 8 GiB of files: more than a laptop reads in seconds
+
+
+def _byte_count(key: str) -> Callable[[str], None]:
+    def check(value: str) -> None:
+        text = value.strip()
+        if not text.isdigit():
+            raise ProgrammingError(f"the value of {key} should be a number of bytes, but was {text}")
+
+    return check
 
 
 def _one_of(key: str, values: Sequence[str]) -> Callable[[str], None]:
@@ -87,6 +107,23 @@ _KNOWN = (
         _one_of(NATIVE_PARQUET, ("TRUE", "FALSE")),
     ),
     Setting(
+        ENGINE,
+        "local",
+        "Where statements run: local (DuckDB, in this process), spark (the connection's"
+        " SparkSession, on the same catalogs) or auto (Spark when a query's planned scan is"
+        " above icesql.engine.autoThresholdBytes, else local).",
+        "icesql",
+        _one_of(ENGINE, tuple(e.upper() for e in ENGINES)),
+    ),
+    Setting(
+        AUTO_THRESHOLD,
+        str(DEFAULT_AUTO_THRESHOLD),
+        "With icesql.engine = auto: the bytes of data and delete files a query may plan to"
+        " read (after pruning) and still run locally; above it, it runs on Spark.",
+        "icesql",
+        _byte_count(AUTO_THRESHOLD),
+    ),
+    Setting(
         "spark.sql.session.timeZone",
         "UTC",
         "The session time zone; icesql always runs in UTC.",
@@ -117,8 +154,14 @@ KNOWN = {s.key: s for s in _KNOWN}
 class Settings:
     """The settings of one session (connection); keys are case-sensitive, as in Spark."""
 
-    def __init__(self) -> None:
+    def __init__(self, defaults: dict[str, str] | None = None) -> None:
+        """``defaults``: the connection's own defaults of known settings (``RESET`` returns
+        to them), e.g. ``connect(engine="spark")``."""
         self._values: dict[str, str] = {}
+        self._defaults: dict[str, str] = {}
+        for key, value in (defaults or {}).items():
+            KNOWN[key].check(value)
+            self._defaults[key] = value
 
     def set(self, key: str, value: str) -> None:
         known = KNOWN.get(key)
@@ -128,8 +171,12 @@ class Settings:
 
     def get(self, key: str) -> str | None:
         """The value set in this session, else a known setting's default, else None."""
+        if key in self._values:
+            return self._values[key]
+        if key in self._defaults:
+            return self._defaults[key]
         known = KNOWN.get(key)
-        return self._values.get(key, known.default if known is not None else None)
+        return known.default if known is not None else None
 
     def reset(self, key: str | None = None) -> None:
         if key is None:
@@ -144,6 +191,21 @@ class Settings:
     def native_parquet(self) -> bool:
         """Whether DuckDB's Parquet reader takes the files without deletes."""
         return (self.get(NATIVE_PARQUET) or "true").strip().lower() == "true"
+
+    def set_default(self, key: str, value: str) -> None:
+        """Make ``value`` the connection's default of known setting ``key``."""
+        KNOWN[key].check(value)
+        self._defaults[key] = value
+
+    @property
+    def engine(self) -> str:
+        """``local``, ``spark`` or ``auto``: where statements run."""
+        return (self.get(ENGINE) or "local").strip().lower()
+
+    @property
+    def auto_threshold_bytes(self) -> int:
+        """Above how many planned bytes ``auto`` runs a query on Spark."""
+        return int((self.get(AUTO_THRESHOLD) or str(DEFAULT_AUTO_THRESHOLD)).strip())
 
     @property
     def partition_overwrite_mode(self) -> str:

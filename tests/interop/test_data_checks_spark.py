@@ -10,6 +10,7 @@ import json
 import re
 
 import pytest
+import spark_support
 
 pytest_plugins = ["pytester"]
 
@@ -222,14 +223,40 @@ def spark_dq_tables(spark, spark_warehouse: str) -> str:
     return spark_warehouse
 
 
-def test_checks_give_sparks_verdicts_and_counts(spark, spark_dq_tables: str,
+# with --icesql-engine spark the checks' queries run on Spark (a session the plugin builds in
+# the inner run's own process): this inner test proves they went there
+ENGINE_CHECK = f"""
+def test_engine(icesql_connection, icesql):
+    assert icesql_connection.execute("SELECT 1").engine == "spark"
+    # spark_partition_id() is Spark's alone: the checks themselves run on Spark
+    icesql.assert_no_rows("SELECT * FROM {ORD} WHERE spark_partition_id() < 0")
+"""
+
+
+@pytest.mark.parametrize("engine", ["local", "spark"])
+def test_checks_give_sparks_verdicts_and_counts(spark, spark_dq_tables: str, engine: str,
                                                 pytester: pytest.Pytester) -> None:
     pytester.makefile(".sql", test_dq=SQL_CHECKS)
     pytester.path.joinpath("dq.checks.toml").write_text(TOML_CHECKS)
     pytester.makepyfile(test_py_dq=PY_CHECKS)
     pytester.makeconftest(RECORDER)
-    result = pytester.runpytest("-p", "no:cacheprovider", f"--icesql-warehouse={spark_dq_tables}")
+    args = ["-p", "no:cacheprovider", f"--icesql-warehouse={spark_dq_tables}"]
+    if engine == "spark":
+        # a run of its own: the plugin builds its Spark session from the spark-defaults.conf
+        # that also names its catalog (jars, Iceberg's catalog ``local`` on the same warehouse)
+        conf = spark_support.spark_conf(spark_dq_tables, pytester.path / "spark-scratch")
+        pytester.path.joinpath("spark-defaults.conf").write_text(
+            "".join(f"{key} {value}\n" for key, value in conf.items()))
+        pytester.makepyfile(test_engine_check=ENGINE_CHECK)
+        args = ["-p", "no:cacheprovider", "--icesql-config=spark-defaults.conf",
+                "--icesql-engine=spark", "--icesql-spark=local[1]"]
+    # in a process of its own: an in-process run drops the modules it imported first from
+    # sys.modules when it ends, and later tests of this process then meet second copies of
+    # sqlglot's and icesql's classes (ALTER TABLE ... ADD COLUMN failed after it)
+    result = pytester.runpytest_subprocess(*args, timeout=600)
     ours = _icesql_verdicts(json.loads((pytester.path / "outcomes.json").read_text()))
+    if engine == "spark":
+        assert ours.pop("test_engine_check.py::test_engine") == ("passed", None), result.stdout.str()
     theirs = {node: _spark_verdict(spark, kind, query)
               for node, (kind, query) in SPARK_CHECKS.items()}
     assert set(ours) == set(theirs), result.stdout.str()

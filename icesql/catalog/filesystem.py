@@ -28,6 +28,7 @@ from icesql.errors import (
 )
 from icesql.io import FileIO
 from icesql.metadata.table_metadata import TableMetadata, parse_table_metadata
+from icesql.write import faults
 
 _VERSION_FILE = re.compile(r"^v(\d+)(\.gz)?\.metadata\.json$")
 VERSION_HINT = "version-hint.text"
@@ -228,6 +229,7 @@ class FileSystemCatalog(Catalog):
                 raise CommitStateUnknownError(f"commit to {name} may have succeeded: {e}") from e
             raise
         # committed: from here on nothing may raise a retryable failure
+        faults.reached("after-swap")
         exclusive_files.write_version_hint(self.io, mdir, version + 1)
         committed = Table(identifier, TableMetadata(metadata.raw, path), path, self.io)
         metadata_files.delete_dropped_metadata(self.io, base.metadata, committed.metadata, current_path)

@@ -197,3 +197,23 @@ def test_a_rest_server_killed_at_each_commit_step_loses_nothing(point, tmp_path)
                     point != "after-swap", None)
     finally:
         _stop(server)
+
+
+def test_spark_reads_the_table_after_each_kill(spark, spark_warehouse, soak):
+    """The file-system catalog's kills again, in Spark's warehouse: after each, Spark reads
+    the same rows as icesql (one Spark session for every point)."""
+    connect = {"warehouse": spark_warehouse}
+
+    def spark_read() -> list[tuple]:
+        spark.sql("REFRESH TABLE local.db.t")
+        return sorted(tuple(r) for r in spark.sql("SELECT id, s FROM local.db.t").collect())
+
+    for statement, point in _cases(soak, POINTS):
+        con = icesql.connect(**connect)
+        con.execute("DROP TABLE IF EXISTS db.t")
+        _setup(con)
+        con.close()
+        check_after_kill(connect, statement, point, point in BEFORE_SWAP, spark_read)
+    con = icesql.connect(**connect)
+    con.execute("DROP TABLE db.t")
+    con.close()

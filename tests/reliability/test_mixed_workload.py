@@ -20,9 +20,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from workload_support import apply
 
 import icesql
-from workload_support import apply
 
 WORKER = str(Path(__file__).parent.parent / "workload_support.py")
 SEED_ROWS = [(i, 0, i % 4) for i in range(1, 9)]

@@ -122,6 +122,8 @@ def test_a_writer_killed_at_each_commit_step_loses_nothing(kind, tmp_path, soak)
     from rest_support import start_rest_server, stop_rest_server
 
     points = [p for p in POINTS if not (kind == "rest" and p in CLIENT_ONLY)]
+    if kind != "hadoop" and not soak:  # CI: the commit path is shared; the swap is not
+        points = ["after-manifest-list", "before-swap", "after-swap"]
     cases = _cases(soak, points)
     for n, (statement, point) in enumerate(cases):
         folder = tmp_path / f"case{n}"
@@ -167,9 +169,11 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 @pytest.mark.parametrize("point", SERVER_POINTS)
-def test_a_rest_server_killed_at_each_commit_step_loses_nothing(point, tmp_path):
+def test_a_rest_server_killed_at_each_commit_step_loses_nothing(point, tmp_path, soak):
     """The REST server dies at ``point`` of a client's commit: the client hears an unknown
     outcome (and deletes nothing), and the restarted server has the old or the new version."""
+    if point != "after-swap" and not soak:
+        pytest.skip("--soak: in CI the server is killed after its swap only")
     server, uri = _start_server(tmp_path, None)
     try:
         con = icesql.connect(catalog="rest", uri=uri, name="rest")

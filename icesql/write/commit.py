@@ -24,7 +24,7 @@ import time
 
 from icesql.catalog.base import Catalog, CommitFailedError, CommitStateUnknownError, Identifier
 from icesql.catalog.table import Table
-from icesql.errors import CommitConflictError
+from icesql.errors import CommitConflictError, OperationalError
 from icesql.metadata.table_metadata import TableMetadata
 from icesql.spec.content_file import DATA
 from icesql.write import faults
@@ -75,7 +75,14 @@ def commit(catalog: Catalog, table: Table, change: Change) -> Table:
                 change.validation.check(
                     base.metadata, base.io, base.name, change.removed_files, change.branch
                 )
-            metadata, snapshot = _build(base.metadata, base.metadata_location, change, producer, attempt)
+            try:
+                metadata, snapshot = _build(base.metadata, base.metadata_location, change, producer, attempt)
+            except OperationalError as e:
+                # a file of the base gone (a concurrent expire_snapshots) while the table
+                # moved on is a lost race: Java re-reads the table for each attempt, we do then
+                if catalog.load_table(table.identifier).metadata_location == base.metadata_location:
+                    raise
+                raise CommitFailedError(f"{table.name} changed while the commit was prepared: {e}") from e
             committed = catalog.commit_table(base, metadata)
         except CommitFailedError as e:
             producer.discard_attempt(snapshot)

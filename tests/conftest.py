@@ -33,6 +33,13 @@ time.tzset()
 SPARK_FIXTURES = {"spark", "spark_warehouse"}
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--soak", action="store_true", default=False,
+        help="run tests/reliability at full size (minutes, not seconds)",
+    )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     java = spark_support.java_executable()
     skip = pytest.mark.skip(reason="Spark interop tests need Java (no JAVA_HOME/bin/java or java on PATH)")

@@ -15,6 +15,7 @@ import uuid
 
 from icesql.errors import AlreadyExistsError, OperationalError
 from icesql.io import FileIO, is_local_fs, write_new_local_file
+from icesql.write import faults
 
 VERSION_HINT = "version-hint.text"
 
@@ -24,13 +25,18 @@ def publish_exclusive(io: FileIO, path: str, data: bytes) -> None:
     ``AlreadyExistsError``. Nothing is left behind on failure."""
     fs, local = io.fs(path)
     if not is_local_fs(fs):
+        faults.reached("after-metadata-json")  # the write is the swap on object stores
+        faults.reached("before-swap")
         io.create_exclusive(path, data)
         return
     folder = os.path.dirname(local)
     os.makedirs(folder, exist_ok=True)
-    temp = os.path.join(folder, f".{uuid.uuid4()}.metadata.json.tmp")
+    # not hidden: a temp left by a killed writer is an orphan remove_orphan_files finds
+    temp = os.path.join(folder, f"{uuid.uuid4()}.metadata.json.tmp")
     try:
         write_new_local_file(temp, data)
+        faults.reached("after-metadata-json")
+        faults.reached("before-swap")
         try:
             os.link(temp, local)
         except FileExistsError:

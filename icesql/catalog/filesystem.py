@@ -16,8 +16,6 @@ from __future__ import annotations
 import os
 import re
 
-from fsspec.implementations.local import LocalFileSystem
-
 from icesql.catalog import exclusive_files, metadata_files
 from icesql.catalog.base import Catalog, CommitFailedError, CommitStateUnknownError, Identifier
 from icesql.catalog.table import Table
@@ -29,8 +27,9 @@ from icesql.errors import (
     OperationalError,
     ProgrammingError,
 )
-from icesql.io import FileIO
+from icesql.io import FileIO, is_local_fs
 from icesql.metadata.table_metadata import TableMetadata, parse_table_metadata
+from icesql.write import faults
 
 _VERSION_FILE = re.compile(r"^v(\d+)(\.gz)?\.metadata\.json$")
 # a name part that would leave its folder: a separator, NUL, or a percent-encoded byte (a URL
@@ -63,7 +62,7 @@ class FileSystemCatalog(Catalog):
                 raise ProgrammingError(f"invalid name part {part!r} in {'.'.join(identifier)}")
         path = "/".join((self.warehouse, *identifier))
         fs, local = self.io.fs(path)
-        if isinstance(fs, LocalFileSystem):
+        if is_local_fs(fs):
             _check_inside(local, self.io.fs(self.warehouse)[1], identifier)
         return path
 
@@ -241,6 +240,7 @@ class FileSystemCatalog(Catalog):
                 raise CommitStateUnknownError(f"commit to {name} may have succeeded: {e}") from e
             raise
         # committed: from here on nothing may raise a retryable failure
+        faults.reached("after-swap")
         exclusive_files.write_version_hint(self.io, mdir, version + 1)
         committed = Table(identifier, TableMetadata(metadata.raw, path), path, self.io)
         metadata_files.delete_dropped_metadata(self.io, base.metadata, committed.metadata, current_path)

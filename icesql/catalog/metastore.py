@@ -35,6 +35,7 @@ from icesql.io import FileIO
 from icesql.metadata.table_metadata import TableMetadata, parse_table_metadata
 from icesql.metadata.table_requirements import TableRequirement, check_table_requirements
 from icesql.metadata.table_updates import TableUpdate, apply_table_updates
+from icesql.write import faults
 
 __all__ = ["MetastoreCatalog"]
 
@@ -157,8 +158,12 @@ class MetastoreCatalog(Catalog):
     def commit_table(self, base: Table, metadata: TableMetadata) -> Table:
         identifier = base.identifier
         location = self._write(metadata, base.metadata_location)
+        faults.reached("after-metadata-json")
+        faults.reached("before-swap")
         try:
             swapped = self._swap_pointer(identifier, base.metadata_location, location)
+            if swapped:
+                faults.reached("after-swap")
         except CommitStateUnknownError:
             raise
         except BaseException:

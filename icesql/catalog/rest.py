@@ -38,6 +38,7 @@ from icesql.errors import (
 )
 from icesql.io import FileIO
 from icesql.metadata.table_metadata import TableMetadata
+from icesql.write import faults
 
 if TYPE_CHECKING:
     from icesql.metadata.table_requirements import TableRequirement
@@ -260,8 +261,11 @@ class RestCatalog(Catalog):
             "requirements": requirements,
             "updates": updates,
         }
+        faults.reached("before-swap")
         try:
             response = self._http.request("POST", self._table_path(identifier), body=body)
+            if 200 <= response.status < 300:
+                faults.reached("after-swap")
         except OSError as e:  # sent, maybe applied: the answer was lost
             raise CommitStateUnknownError(
                 f"commit to {self._describe(identifier)} may have succeeded: {e}"

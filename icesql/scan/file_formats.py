@@ -27,10 +27,9 @@ from typing import Any
 import fastavro
 import pyarrow as pa
 import pyarrow.orc as orc
-from fsspec.implementations.local import LocalFileSystem
 
 from icesql.errors import CorruptFileError, Error, NotSupportedError, OperationalError
-from icesql.io import FileIO
+from icesql.io import FileIO, is_local_fs
 from icesql.scan.conform import FIELD_ID_KEY
 
 __all__ = ["AvroDataFile", "OrcDataFile", "open_format_file"]
@@ -52,7 +51,7 @@ def open_format_file(io: FileIO, path: str, file_format: str) -> OrcDataFile | A
 
 def _source(io: FileIO, path: str) -> Any:
     fs, local = io.fs(path)
-    if isinstance(fs, LocalFileSystem):
+    if is_local_fs(fs):
         return local
     return io.open(path)
 
@@ -151,7 +150,7 @@ class AvroDataFile:
     def open(io: FileIO, path: str) -> AvroDataFile:
         fs, local = io.fs(path)
         try:
-            if isinstance(fs, LocalFileSystem):
+            if is_local_fs(fs):
                 return AvroDataFile(local, path)
             return AvroDataFile(lambda: io.open(path), path)  # streamed, never fetched whole
         except FileNotFoundError:

@@ -19,7 +19,8 @@ from collections.abc import Iterable
 from typing import Any
 
 import duckdb
-from fsspec.implementations.local import LocalFileSystem
+
+from icesql.io import is_local_fs
 
 __all__ = ["local_roots", "lock", "under_roots"]
 
@@ -37,7 +38,7 @@ def local_roots(catalogs: Iterable[Any]) -> tuple[str, ...]:
             fs, local = io.fs(str(warehouse))
         except Exception:  # an fsspec protocol not installed: nothing local to allow
             continue
-        if isinstance(fs, LocalFileSystem):
+        if is_local_fs(fs):
             roots.append(os.path.join(os.path.abspath(local), ""))
     return tuple(dict.fromkeys(roots))
 

@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
 
-from icesql.errors import DataError, NotSupportedError, ProgrammingError
+from icesql.errors import CommitConflictError, DataError, NotSupportedError, ProgrammingError
 from icesql.session import Result, Session
 from icesql.session.result import done
 from icesql.spec.schema import Schema
@@ -348,6 +348,9 @@ def merge(session: Session, statement: exp.Expr, params: Sequence[object]) -> Re
     lineage = md.format_version >= 3
     plan = plan_merge(statement, target, md.schema(), source_columns(session, statement, params), lineage)
     result, scan = run_target_query(session, plan.query, params)
+    if [f.field_id for f in scan.version.schema.fields] != [f.field_id for f in md.schema().fields]:
+        result.close()  # planned on one schema, read with another: a concurrent ALTER won
+        raise CommitConflictError(f"cannot merge into {table.name}: its schema changed concurrently")
     empty = SnapshotOperation.APPEND if plan.insert_only else SnapshotOperation.OVERWRITE
     changes = apply_changes(catalog, result, scan, "merge", _Collector(plan, table.name), empty, ref)
     return done(changes.affected_rows)

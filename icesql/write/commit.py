@@ -24,8 +24,10 @@ import time
 
 from icesql.catalog.base import Catalog, CommitFailedError, CommitStateUnknownError, Identifier
 from icesql.catalog.table import Table
-from icesql.errors import CommitConflictError
+from icesql.errors import CommitConflictError, OperationalError
 from icesql.metadata.table_metadata import TableMetadata
+from icesql.spec.content_file import DATA
+from icesql.write import faults
 from icesql.write.properties import TableProperties
 from icesql.write.snapshot import Change, SnapshotProducer
 from icesql.write.updates import apply_updates, check_requirements
@@ -46,12 +48,21 @@ def _build(base: TableMetadata, base_path: str | None, change: Change, producer:
     return builder.build(previous_metadata_file=base_path), snapshot
 
 
+def _reached_files(change: Change) -> None:
+    """The crash points of the files a statement wrote before it commits."""
+    if any(f.content == DATA for f in change.added_files):
+        faults.reached("after-data-files")
+    if any(f.content != DATA for f in change.added_files):
+        faults.reached("after-delete-files")
+
+
 def commit(catalog: Catalog, table: Table, change: Change) -> Table:
     """Apply ``change`` to ``table`` as one atomic commit; returns the committed table."""
     props = TableProperties(table.metadata.properties, table.name)
     retries = props.commit_num_retries
     min_wait, max_wait = props.commit_min_wait_ms, props.commit_max_wait_ms
     deadline = time.monotonic() + props.commit_total_timeout_ms / 1000
+    _reached_files(change)
     producer = SnapshotProducer(table.io, change, table.name)
     base = table
     attempt = 0
@@ -64,7 +75,14 @@ def commit(catalog: Catalog, table: Table, change: Change) -> Table:
                 change.validation.check(
                     base.metadata, base.io, base.name, change.removed_files, change.branch
                 )
-            metadata, snapshot = _build(base.metadata, base.metadata_location, change, producer, attempt)
+            try:
+                metadata, snapshot = _build(base.metadata, base.metadata_location, change, producer, attempt)
+            except OperationalError as e:
+                # a file of the base gone (a concurrent expire_snapshots) while the table
+                # moved on is a lost race: Java re-reads the table for each attempt, we do then
+                if catalog.load_table(table.identifier).metadata_location == base.metadata_location:
+                    raise
+                raise CommitFailedError(f"{table.name} changed while the commit was prepared: {e}") from e
             committed = catalog.commit_table(base, metadata)
         except CommitFailedError as e:
             producer.discard_attempt(snapshot)
@@ -97,6 +115,7 @@ def create_table(
     from icesql.io import FileIO
 
     io = getattr(catalog, "io", None) or FileIO()
+    _reached_files(change)
     producer = SnapshotProducer(io, change, ".".join(identifier))
     try:
         first, snapshot = _build(metadata, None, change, producer, 1)

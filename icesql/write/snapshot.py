@@ -43,6 +43,7 @@ from icesql.metadata.snapshots import MAIN_BRANCH, Snapshot
 from icesql.metadata.table_metadata import TableMetadata
 from icesql.spec.content_file import DATA, DataFile
 from icesql.spec.manifest_file import CONTENT_DATA, CONTENT_DELETES, ManifestFile
+from icesql.write import faults
 from icesql.write.manifest_filter import ManifestFilter, file_key
 from icesql.write.manifest_merge import ManifestMerger
 from icesql.write.manifest_rewrite import ManifestRewrite, rewrite_group
@@ -213,6 +214,7 @@ class SnapshotProducer:
         else:
             existing, self.removed = self._filter.apply(md, existing, write)
             manifests = self._merge(md, [*new, *existing], sid, write)
+        faults.reached("after-manifests")
         sequence = md.last_sequence_number + 1 if version >= 2 else 0
         first_row_id = (md.next_row_id or 0) if version >= 3 else None
         list_path = f"{meta_dir}/snap-{sid}-{attempt}-{self.commit_uuid}.avro"
@@ -228,6 +230,7 @@ class SnapshotProducer:
             sequence,
             first_row_id,
         )
+        faults.reached("after-manifest-list")
         summary = snapshot_summary(
             (change.operation or SnapshotOperation.APPEND).value,
             added=change.added_files,

@@ -177,3 +177,33 @@ def test_a_lone_unconditional_delete_needs_no_cardinality_check(con):
     con.execute("MERGE INTO db.t t USING (SELECT 1 AS id UNION ALL SELECT 1) s ON t.id = s.id"
                 " WHEN MATCHED THEN DELETE")
     assert [r[0] for r in _rows(con)] == [2, 3, 4, 5]
+
+
+def test_a_column_added_while_the_merge_is_planned_is_a_conflict_not_a_crash(tmp_path, monkeypatch):
+    """The plan is made on the schema the statement loaded; the query loads the table again.
+    A concurrent ADD COLUMN between the two (found by tests/reliability's mixed workload)
+    used to crash in pyarrow (``rename_columns``: 8 columns, 9 names); now it is a conflict
+    that leaves the table as it was."""
+    from icesql.errors import CommitConflictError
+    from icesql.statements import merge as merge_module
+
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE NAMESPACE db")
+    con.execute("CREATE TABLE db.t (id BIGINT, v BIGINT) USING iceberg")
+    con.execute("INSERT INTO db.t VALUES (1, 10)")
+    other = icesql.connect(str(tmp_path))
+    real = merge_module.run_target_query
+
+    def altered_meanwhile(*args, **kwargs):
+        other.execute("ALTER TABLE db.t ADD COLUMN extra STRING")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(merge_module, "run_target_query", altered_meanwhile)
+    before = con.catalog.load_table(("db", "t")).metadata.current_snapshot_id
+    with pytest.raises(CommitConflictError, match="schema changed concurrently"):
+        con.execute(
+            "MERGE INTO db.t t USING (SELECT 1 AS id, 20 AS v) s ON t.id = s.id"
+            " WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.v)"
+        )
+    assert con.catalog.load_table(("db", "t")).metadata.current_snapshot_id == before
+    assert con.execute("SELECT id, v, extra FROM db.t").fetchall() == [(1, 10, None)]

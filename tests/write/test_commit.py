@@ -388,3 +388,32 @@ def test_a_deletion_vector_is_added_then_replaced(con):
     assert summary["removed-dvs"] == "1" and summary["total-position-deletes"] == "2"
     deletes = [(m.content, e.status) for m, e in _all_entries(table) if e.data_file.content]
     assert sorted(deletes) == [(1, 1), (1, 2)]
+
+
+def test_an_append_whose_start_was_expired_meanwhile_retries_on_the_current_table(tmp_path, monkeypatch):
+    """The statement started from a snapshot whose manifest list a concurrent
+    ``expire_snapshots`` deleted before the commit read it (found by tests/reliability's
+    mixed workload): that is a lost race, retried on the current table as Java re-reads it
+    for every attempt, not an OperationalError that fails the INSERT."""
+    from icesql.statements import insert
+
+    con, other = icesql.connect(str(tmp_path)), icesql.connect(str(tmp_path))
+    con.execute("CREATE NAMESPACE db")
+    con.execute("CREATE TABLE db.t (id BIGINT) USING iceberg")
+    con.execute("INSERT INTO db.t VALUES (1)")
+    real, busy = insert.commit, []
+
+    def expired_meanwhile(catalog, table, change):
+        if not busy:
+            busy.append(True)
+            other.execute("INSERT INTO db.t VALUES (2)")
+            other.execute("INSERT INTO db.t VALUES (3)")
+            other.execute("CALL system.expire_snapshots(table => 'db.t',"
+                          " older_than => current_timestamp(), retain_last => 1)")
+            start = table.metadata.current_snapshot().manifest_list
+            assert not os.path.exists(start.removeprefix("file:"))
+        return real(catalog, table, change)
+
+    monkeypatch.setattr(insert, "commit", expired_meanwhile)
+    con.execute("INSERT INTO db.t VALUES (4)")
+    assert sorted(con.execute("SELECT id FROM db.t").fetchall()) == [(1,), (2,), (3,), (4,)]

@@ -46,7 +46,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icesql.catalog.base import Catalog
+from icesql.catalog.base import Catalog, CommitStateUnknownError
 from icesql.catalog.table import Table
 from icesql.errors import CommitConflictError, NotSupportedError, ProgrammingError
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
@@ -401,6 +401,8 @@ def _rewrite_data_files(call: Call) -> Sequence[Sequence[Any]]:
                 raise
             table = catalog.load_table(table.identifier)
             continue
+        except CommitStateUnknownError:
+            raise  # the new files may be the table's now: never delete them
         except BaseException:
             for w in writers:
                 w.abort()

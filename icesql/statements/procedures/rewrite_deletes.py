@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from icesql.catalog.base import CommitStateUnknownError
 from icesql.expressions.file_filter import FileFilter, FileVerdict
 from icesql.metadata.manifest import ManifestEntry, read_manifest
 from icesql.metadata.manifest_list import read_manifest_list
@@ -157,6 +158,8 @@ def _rewrite_position_delete_files(call: Call) -> Sequence[Sequence[Any]]:
                 seqs[f.file_path] = max(e.sequence_number or 0 for e in group)
         removed = tuple(e.data_file for _, group in groups for e in group)
         _replace(catalog, table, added, removed, data_sequence_numbers=seqs)
+    except CommitStateUnknownError:
+        raise  # the new delete files may be the table's now: never delete them
     except BaseException:
         _delete_quietly(table, {f.file_path for f in added})
         raise
@@ -202,6 +205,8 @@ def _to_deletion_vectors(
         if path is not None:
             added = write_deletion_vectors(table.io, path, vectors)
         _replace(catalog, table, added, removed, data_sequence_number=seq)
+    except CommitStateUnknownError:
+        raise  # the new deletion vectors may be the table's now: never delete them
     except BaseException:
         _delete_quietly(table, {path} if path is not None else set())
         raise

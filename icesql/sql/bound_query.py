@@ -44,6 +44,7 @@ from icesql.spec.schema import Schema
 from icesql.sql.columns import used_columns
 from icesql.sql.dialect import DIALECT
 from icesql.sql.hidden_columns import SPARK_TYPES, referenced_metadata_columns
+from icesql.sql.output_names import AUTO_NAME_KEY, DATE_ARITHMETIC_KEY, rename_typed_items
 from icesql.sql.predicates import Pushable, pushable_conditions
 from icesql.sql.semantics import record_operand_types, typed_nodes
 from icesql.sql.spark.base import INTEGRAL, TYPES_KEY
@@ -99,7 +100,8 @@ def bind_query(statement: exp.Expr, sources: Mapping[str, TableSource]) -> Bound
     decimals = _decimals_possible(statement, columns)
     nodes = typed_nodes(statement, decimals)
     sums = [] if decimals else _number_sums(statement)
-    if not views and not nodes and not sums:
+    arithmetic = _named_arithmetic(statement)
+    if not views and not nodes and not sums and not arithmetic:
         return BoundQuery(None, {}, metadata, False)  # nothing to read from a qualified tree
     tree: exp.Expr | None = None
     scopes: list[Scope] | None = None
@@ -118,6 +120,8 @@ def bind_query(statement: exp.Expr, sources: Mapping[str, TableSource]) -> Bound
     resolved = scopes is not None and _all_resolved(scopes)
     if sums and resolved:
         _record_integral_sums(scopes, columns, sums)  # type: ignore[arg-type]
+    if arithmetic and resolved:
+        _name_date_arithmetic(scopes, columns, arithmetic)  # type: ignore[arg-type]
     used = _read(used_columns, scopes, columns) if resolved else None
     pushable = _read(pushable_conditions, scopes, views) if resolved else None
     if tree is not None and nodes:
@@ -166,18 +170,73 @@ def _record_integral_sums(
                 sums[index].meta[TYPES_KEY] = {"this": exp.DataType.build("BIGINT")}
 
 
+_ARITHMETIC_KEY = "icesql_arithmetic"
+
+
+def _named_arithmetic(statement: exp.Expr) -> list[exp.Add | exp.Sub]:
+    """The ``+``/``-`` inside select items Spark names by printing, numbered for the qualified
+    copy: one of them may be date arithmetic, which Spark names differently."""
+    found: list[exp.Add | exp.Sub] = []
+    for node in statement.find_all(exp.Add, exp.Sub):
+        alias = node.find_ancestor(exp.Alias)
+        if alias is not None and AUTO_NAME_KEY in alias.meta:
+            node.meta[_ARITHMETIC_KEY] = len(found)
+            found.append(node)
+    return found
+
+
+def _name_date_arithmetic(
+    scopes: Sequence[Scope], columns: dict[str, dict[str, str]], nodes: list[exp.Add | exp.Sub]
+) -> None:
+    """Mark ``date + n``, ``n + date`` and ``date - n`` (n integral) and rename their items."""
+    marked = []
+    for scope in scopes:
+        for node in scope.expression.find_all(exp.Add, exp.Sub):
+            index = node.meta.get(_ARITHMETIC_KEY)
+            if index is None or index >= len(nodes) or node.find_ancestor(exp.Select) is not scope.expression:
+                continue
+            left, right = node.this, node.expression
+            if _is_date(left, scope, columns) and _integral(right, scope, columns):
+                side = "this"
+            elif isinstance(node, exp.Add) and _integral(left, scope, columns) and _is_date(right, scope, columns):
+                side = "expression"
+            else:
+                continue
+            nodes[index].meta[DATE_ARITHMETIC_KEY] = side
+            marked.append(nodes[index])
+    rename_typed_items(marked)
+
+
+def _column_type(node: exp.Column, scope: Scope, columns: dict[str, dict[str, str]]) -> str | None:
+    """The Spark type name of a column of a scanned table (None: another source, or unsure)."""
+    source = scope.sources.get(node.table)
+    if not isinstance(source, exp.Table):
+        return None
+    types = columns.get(source.name.lower(), {})
+    found = {t for c, t in types.items() if c.lower() == node.name.lower()}
+    return found.pop().lower() if len(found) == 1 else None
+
+
+def _is_date(node: exp.Expr, scope: Scope, columns: dict[str, dict[str, str]]) -> bool:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Column):
+        return _column_type(node, scope, columns) == "date"
+    if isinstance(node, exp.Add | exp.Sub):  # date + n + m
+        if _is_date(node.this, scope, columns) and _integral(node.expression, scope, columns):
+            return True
+        return isinstance(node, exp.Add) and _integral(node.this, scope, columns) and _is_date(
+            node.expression, scope, columns)
+    return isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.DATE
+
+
 def _integral(node: exp.Expr, scope: Scope, columns: dict[str, dict[str, str]]) -> bool:
     if isinstance(node, exp.Literal):
         return node.is_int
     if isinstance(node, exp.Distinct):
         return len(node.expressions) == 1 and _integral(node.expressions[0], scope, columns)
     if isinstance(node, exp.Column):
-        source = scope.sources.get(node.table)
-        if not isinstance(source, exp.Table):
-            return False
-        types = columns.get(source.name.lower(), {})
-        found = {t for c, t in types.items() if c.lower() == node.name.lower()}
-        return len(found) == 1 and found.pop().lower() in _INTEGRAL_NAMES
+        return _column_type(node, scope, columns) in _INTEGRAL_NAMES
     if isinstance(node, exp.Cast):
         return node.to.this in INTEGRAL
     if isinstance(node, exp.Length):  # an INT in Spark

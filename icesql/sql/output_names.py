@@ -29,6 +29,11 @@ from icesql.sql.spark.function_names import (
     OPAQUE_FUNCTIONS,
 )
 
+# on an alias ``name_select_items`` made: the scope it was named in (sources, windows)
+AUTO_NAME_KEY = "icesql_auto_name"
+# on ``date + n`` / ``date - n`` (found once the operands' types are known): the date's side
+DATE_ARITHMETIC_KEY = "icesql_date_arithmetic"
+
 
 class _Unknown(Exception):
     """No rule for this construct: the item keeps DuckDB's name."""
@@ -53,6 +58,7 @@ def name_select_items(statement: exp.Expr) -> None:
             name = spark_name(item, sources, windows)
             if name is not None:
                 items[index] = exp.alias_(item, exp.to_identifier(name, quoted=True), copy=False)
+                items[index].meta[AUTO_NAME_KEY] = (sources, windows)
         select.set("expressions", items)
     for values in statement.find_all(exp.Values):
         alias = values.args.get("alias")
@@ -60,6 +66,19 @@ def name_select_items(statement: exp.Expr) -> None:
             width = len(values.expressions[0].expressions) if values.expressions else 0
             columns = [exp.to_identifier(f"col{i + 1}") for i in range(width)]
             values.set("alias", exp.TableAlias(this=alias.this if alias else None, columns=columns))
+
+
+def rename_typed_items(nodes: list[exp.Expr]) -> None:
+    """Name again the items ``name_select_items`` named that hold ``nodes``, marked once types
+    were known: Spark's analyzer turns ``date + n`` into ``date_add(date, n)``, so its name."""
+    for node in nodes:
+        alias = node.find_ancestor(exp.Alias)
+        if alias is None or AUTO_NAME_KEY not in alias.meta:
+            continue
+        sources, windows = alias.meta[AUTO_NAME_KEY]
+        name = spark_name(alias.this, sources, windows)
+        if name is not None:
+            alias.set("alias", exp.to_identifier(name, quoted=True))
 
 
 def spark_name(
@@ -383,6 +402,11 @@ class _Printer:
         return f"INTERVAL '{value}' {unit.name.upper().rstrip('S')}"
 
     def plus_minus(self, node: exp.Add | exp.Sub) -> str:
+        side = node.meta.get(DATE_ARITHMETIC_KEY)
+        if side is not None:  # date + n, n + date, date - n: Spark's DateAdd / DateSub
+            date, days = (node.this, node.expression) if side == "this" else (node.expression, node.this)
+            function = "date_add" if isinstance(node, exp.Add) else "date_sub"
+            return f"{function}({self.sql(date)}, {self.sql(days)})"
         if isinstance(_unwrap(node.this), (exp.Interval, exp.Add, exp.Sub)) and isinstance(
             node.expression, exp.Interval
         ):

@@ -221,6 +221,9 @@ NAMES = [
     "SELECT * FROM VALUES (1, 'a')",
     "SELECT * FROM VALUES (1, 'a') AS v(x, y)",
     "SELECT 1 + 1 AS two, two FROM sqlc.vals",
+    # Spark's analyzer turns date arithmetic into DateAdd / DateSub, and names it so
+    "SELECT dt + 1, dt - i, 1 + dt, (dt + 1), dt + 1 + 1, DATE '2024-01-01' + 2, i + 1, dt"
+    " FROM sqlc.vals",
 ]
 
 RANGE = [

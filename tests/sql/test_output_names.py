@@ -104,3 +104,20 @@ def test_description_and_ctas_use_spark_names(tmp_path):
         con.execute("CREATE TABLE db.c USING iceberg AS SELECT id, id * 2, upper('x') FROM range(2)")
         cur = con.execute("SELECT * FROM db.c")
         assert [d[0] for d in cur.description] == ["id", "(id * 2)", "upper(x)"]
+
+
+def test_date_arithmetic_is_named_like_sparks_date_add(con):
+    """Spark's analyzer turns ``date + n`` into ``date_add(date, n)`` (and ``date - n`` into
+    ``date_sub``) before naming it; which items those are is known only from the column types
+    (tests/interop/test_sql_compat.py checks the same names against Spark)."""
+    con.execute("CREATE TABLE db.t (id INT, d DATE, x DOUBLE) USING iceberg")
+    cur = con.execute(
+        "SELECT d + 1, d - id, 1 + d, (d + 1), d + 1 + 1, DATE '2024-01-01' + 2, id + 1, x + 1,"
+        " d + 1 AS named, (SELECT max(d) + 1 FROM db.t) FROM db.t"
+    )
+    names = [d[0] for d in cur.description]
+    assert names[:9] == [
+        "date_add(d, 1)", "date_sub(d, id)", "date_add(d, 1)", "date_add(d, 1)",
+        "date_add(date_add(d, 1), 1)", "date_add(DATE '2024-01-01', 2)", "(id + 1)", "(x + 1)",
+        "named",
+    ]

@@ -199,6 +199,13 @@ def write_new_local_file(path: str, data: bytes) -> None:
         os.close(fd)
 
 
+def local_path(path: str) -> str | None:
+    """``path`` as a local file name, or None on another file system (without loading
+    fsspec: a connection need not open a file to know its local warehouses)."""
+    path = _strip_file_scheme(path)
+    return path if protocol_of(path) == "file" else None
+
+
 def is_local_fs(fs: object) -> bool:
     """Whether ``fs`` is fsspec's local file system (imported here, not at module load:
     whoever holds a file system has loaded fsspec already)."""

@@ -1,5 +1,5 @@
 """Run one statement in a child process that kills itself at a crash point
-(``icesql.write.faults``), and take stock of a table's files before and after."""
+(``icesql.faults``), and take stock of a table's files before and after."""
 
 from __future__ import annotations
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 import uuid
 
+from icesql import faults
 from icesql.errors import AlreadyExistsError, OperationalError
 from icesql.io import FileIO, is_local_fs, write_new_local_file
-from icesql.write import faults
 
 VERSION_HINT = "version-hint.text"
 

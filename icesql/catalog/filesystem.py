@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 
+from icesql import faults
 from icesql.catalog import exclusive_files, metadata_files
 from icesql.catalog.base import Catalog, CommitFailedError, CommitStateUnknownError, Identifier
 from icesql.catalog.table import Table
@@ -29,7 +30,6 @@ from icesql.errors import (
 )
 from icesql.io import FileIO, is_local_fs
 from icesql.metadata.table_metadata import TableMetadata, parse_table_metadata
-from icesql.write import faults
 
 _VERSION_FILE = re.compile(r"^v(\d+)(\.gz)?\.metadata\.json$")
 # a name part that would leave its folder: a separator, NUL, or a percent-encoded byte (a URL

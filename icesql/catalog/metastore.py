@@ -15,6 +15,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Sequence
 
+from icesql import faults
 from icesql.catalog import metadata_files
 from icesql.catalog.base import (
     COMMIT_ATTEMPTS,
@@ -35,7 +36,6 @@ from icesql.io import FileIO
 from icesql.metadata.table_metadata import TableMetadata, parse_table_metadata
 from icesql.metadata.table_requirements import TableRequirement, check_table_requirements
 from icesql.metadata.table_updates import TableUpdate, apply_table_updates
-from icesql.write import faults
 
 __all__ = ["MetastoreCatalog"]
 

@@ -18,6 +18,7 @@ import urllib.parse
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from icesql import faults
 from icesql.catalog.base import (
     Catalog,
     CommitFailedError,
@@ -38,7 +39,6 @@ from icesql.errors import (
 )
 from icesql.io import FileIO
 from icesql.metadata.table_metadata import TableMetadata
-from icesql.write import faults
 
 if TYPE_CHECKING:
     from icesql.metadata.table_requirements import TableRequirement

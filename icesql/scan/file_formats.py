@@ -24,9 +24,7 @@ from collections.abc import Iterator, Sequence
 from io import BytesIO
 from typing import Any
 
-import fastavro
 import pyarrow as pa
-import pyarrow.orc as orc
 
 from icesql.errors import CorruptFileError, Error, NotSupportedError, OperationalError
 from icesql.io import FileIO, is_local_fs
@@ -66,7 +64,7 @@ def _missing(path: str, fmt: str) -> OperationalError:
 class OrcDataFile:
     """An ORC file read stripe by stripe."""
 
-    def __init__(self, reader: orc.ORCFile, path: str):
+    def __init__(self, reader: Any, path: str):
         self._reader = reader
         self.path = path
         self.schema_arrow = pa.schema([_orc_field(f) for f in reader.schema])
@@ -74,6 +72,8 @@ class OrcDataFile:
 
     @staticmethod
     def open(io: FileIO, path: str) -> OrcDataFile:
+        import pyarrow.orc as orc  # with the first ORC file: most tables have none
+
         try:
             return OrcDataFile(orc.ORCFile(_source(io, path)), path)
         except FileNotFoundError:
@@ -132,6 +132,8 @@ class AvroDataFile:
         self.path = path
         self._source = source
         self.num_rows = -1  # an Avro header does not say; callers use the manifest's count
+        import fastavro  # with the first Avro data file (manifests load it too, later)
+
         fo = _opened(source)
         try:
             self._writer_schema = fastavro.reader(fo).writer_schema
@@ -166,6 +168,8 @@ class AvroDataFile:
         struct = pa.struct(fields)
         plain = _reader_schema(self._writer_schema, wanted)
         converters = {f.name: _converter(f) for f in fields}
+        import fastavro
+
         fo = _opened(self._source)
         try:
             pending: list[dict[str, Any]] = []

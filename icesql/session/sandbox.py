@@ -20,7 +20,7 @@ from typing import Any
 
 import duckdb
 
-from icesql.io import is_local_fs
+from icesql.io import local_path
 
 __all__ = ["local_roots", "lock", "under_roots"]
 
@@ -31,14 +31,8 @@ def local_roots(catalogs: Iterable[Any]) -> tuple[str, ...]:
     roots = []
     for catalog in catalogs:
         warehouse = getattr(catalog, "warehouse", None)
-        io = getattr(catalog, "io", None)
-        if not warehouse or io is None:
-            continue
-        try:
-            fs, local = io.fs(str(warehouse))
-        except Exception:  # an fsspec protocol not installed: nothing local to allow
-            continue
-        if is_local_fs(fs):
+        local = local_path(str(warehouse)) if warehouse else None
+        if local is not None:
             roots.append(os.path.join(os.path.abspath(local), ""))
     return tuple(dict.fromkeys(roots))
 

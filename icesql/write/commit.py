@@ -22,12 +22,12 @@ from __future__ import annotations
 import random
 import time
 
+from icesql import faults
 from icesql.catalog.base import Catalog, CommitFailedError, CommitStateUnknownError, Identifier
 from icesql.catalog.table import Table
 from icesql.errors import CommitConflictError, OperationalError
 from icesql.metadata.table_metadata import TableMetadata
 from icesql.spec.content_file import DATA
-from icesql.write import faults
 from icesql.write.properties import TableProperties
 from icesql.write.snapshot import Change, SnapshotProducer
 from icesql.write.updates import apply_updates, check_requirements

@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from icesql import faults
 from icesql.errors import CommitConflictError, InternalError, ProgrammingError
 from icesql.expressions.tree import BooleanExpression
 from icesql.io import FileIO
@@ -43,7 +44,6 @@ from icesql.metadata.snapshots import MAIN_BRANCH, Snapshot
 from icesql.metadata.table_metadata import TableMetadata
 from icesql.spec.content_file import DATA, DataFile
 from icesql.spec.manifest_file import CONTENT_DATA, CONTENT_DELETES, ManifestFile
-from icesql.write import faults
 from icesql.write.manifest_filter import ManifestFilter, file_key
 from icesql.write.manifest_merge import ManifestMerger
 from icesql.write.manifest_rewrite import ManifestRewrite, rewrite_group

@@ -1,6 +1,6 @@
 """Crash points: a writer killed with SIGKILL at each step of a commit, for each catalog.
 
-The statement runs in a child process with ``ICESQL_FAULT=<point>`` (``icesql.write.faults``)
+The statement runs in a child process with ``ICESQL_FAULT=<point>`` (``icesql.faults``)
 and dies there, leaving whatever it wrote. Afterwards the table must load, be at the old
 snapshot (killed before the swap) or the new one (after it), read exactly that version's
 rows, take the next commit, and ``remove_orphan_files`` must find only files the killed
@@ -23,7 +23,7 @@ import pytest
 from crash_support import all_files, current_snapshot, orphans, run_killed, table_location
 
 import icesql
-from icesql.write.faults import POINTS
+from icesql.faults import POINTS
 
 ROWS = [(1, "a"), (2, "b"), (3, "c"), (4, "d")]
 STATEMENTS = {  # name -> (SQL, its effect on the rows, the points it passes)

@@ -1,6 +1,7 @@
 """Mixed concurrent workloads: N writer processes run random INSERT / DELETE / UPDATE /
 MERGE / INSERT OVERWRITE / ALTER ADD COLUMN / rewrite_data_files / expire_snapshots on one
-table (tests/workload_support.py), and the outcome is checked against what they were told:
+table (tests/workload_support.py) — in one variant the shared Spark session writes too (INSERT /
+DELETE / UPDATE / MERGE, in a thread) — and the outcome is checked against what they were told:
 
 * every acknowledged statement's commits, and no failed statement's, are in the log;
 * the committed snapshots form one line: sequence numbers 1 apart, each the parent of the
@@ -240,20 +241,29 @@ def test_mixed_writers_through_the_sql_catalog(tmp_path, soak):
     assert figures["acknowledged"] > 0
 
 
-@pytest.mark.spark
-def test_spark_reads_what_the_mixed_writers_left(spark, spark_warehouse):
-    connect = {"warehouse": spark_warehouse}
+def _drop(connect: dict) -> None:
     con = icesql.connect(**connect)
     con.execute("DROP TABLE IF EXISTS db.t")
     con.close()
-    run_workload(connect, 2, "merge-on-read", 3, 8, seed=11)
+
+
+def _assert_spark_reads_the_same(spark: Any, connect: dict) -> None:
+    """Spark reads the rows icesql reads (which equal the model); then the table goes."""
     con = icesql.connect(**connect)
     ours = sorted(con.execute("SELECT id, v, p FROM db.t").fetchall())
     spark.sql("REFRESH TABLE local.db.t")
     theirs = sorted(tuple(r) for r in spark.sql("SELECT id, v, p FROM local.db.t").collect())
     assert theirs == ours
-    con.execute("DROP TABLE db.t")
     con.close()
+    _drop(connect)
+
+
+@pytest.mark.spark
+def test_spark_reads_what_the_mixed_writers_left(spark, spark_warehouse):
+    connect = {"warehouse": spark_warehouse}
+    _drop(connect)
+    run_workload(connect, 2, "merge-on-read", 3, 8, seed=11)
+    _assert_spark_reads_the_same(spark, connect)
 
 
 @pytest.mark.spark
@@ -263,19 +273,10 @@ def test_spark_writes_among_the_mixed_writers(spark, spark_warehouse, soak):
     with its acknowledged commits in the log, its lost races leave no trace, and Spark reads
     the rows the model says."""
     connect = {"warehouse": spark_warehouse}
-    con = icesql.connect(**connect)
-    con.execute("DROP TABLE IF EXISTS db.t")
-    con.close()
+    _drop(connect)
     workers, each, spark_statements = (4, 30, 40) if soak else (2, 6, 12)
-    seed = int(os.environ.get("ICESQL_WORKLOAD_SEED", "23"))
-    figures = run_workload(connect, 2, "merge-on-read", workers, each, seed=seed, spark=spark,
+    figures = run_workload(connect, 2, "merge-on-read", workers, each, seed=23, spark=spark,
                            spark_statements=spark_statements)
     assert figures["acknowledged"] > 0 and figures["spark_acknowledged"] > 0
     print("mixed workload with Spark:", figures)
-    con = icesql.connect(**connect)
-    ours = sorted(con.execute("SELECT id, v, p FROM db.t").fetchall())
-    spark.sql("REFRESH TABLE db.t")
-    theirs = sorted(tuple(r) for r in spark.sql("SELECT id, v, p FROM db.t").collect())
-    assert theirs == ours
-    con.execute("DROP TABLE db.t")
-    con.close()
+    _assert_spark_reads_the_same(spark, connect)

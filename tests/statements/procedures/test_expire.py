@@ -1,6 +1,6 @@
 """expire_snapshots: which snapshots and refs expire (table defaults, arguments, each ref's
 retention), Spark's output counts, and the files it deletes: only those no remaining snapshot
-reaches, and none when its commit is lost."""
+reaches, none when its commit is lost, and no failure when another expiry runs at once."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import os
 import time
 
 import pytest
+from crash_support import orphans
 from maintenance_support import assert_every_reached_file_exists
 
+import icesql
 from icesql.catalog.base import CommitFailedError
 from icesql.errors import CommitConflictError, ProgrammingError
 from icesql.statements.procedures import expire
@@ -291,9 +293,6 @@ def test_a_concurrent_expiry_of_a_kept_snapshot_is_no_failure(con, overwritten, 
     """The first expiry keeps snapshots 2-4; a second one, between its commit and its
     deletes, expires 2 and 3 and deletes their files: the first reads the kept side again
     from the current version instead of failing on a manifest list that is gone."""
-    import icesql
-    from crash_support import orphans
-
     other = icesql.connect(str(tmp_path))
     second = []
     seen = _between_commit_and_deletes(
@@ -316,8 +315,6 @@ def test_an_expired_snapshots_file_already_deleted_is_nothing_left_to_delete(
     """Another cleaner (Java's cleans against the table's refreshed version, so it may take
     this expiry's snapshots too) deleted an expired snapshot's manifest list and manifests
     first: what is left is deleted, no error."""
-    from crash_support import orphans
-
     md = _md(con)
     table = con.catalog.load_table(("db", "t"))
     first = md.snapshot_by_id(overwritten[0])
@@ -343,8 +340,6 @@ def test_an_expired_snapshots_file_already_deleted_is_nothing_left_to_delete(
 def test_a_concurrent_expiry_while_planning_makes_it_plan_again(con, overwritten, tmp_path, monkeypatch):
     """clean_expired_metadata reads the kept snapshots' manifests while planning; a
     concurrent expiry that deleted one sends it to plan on the new version."""
-    import icesql
-
     other = icesql.connect(str(tmp_path))
     planned = expire.plan_expiry
     calls = []

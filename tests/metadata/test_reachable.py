@@ -39,3 +39,28 @@ def test_kinds_of_a_merge_on_read_table(tmp_path):
     assert kinds == [reachable.DATA_FILE, reachable.POSITION_DELETE_FILE]
     assert reachable.statistics_files(md) == set()
     con.close()
+
+
+def test_a_missing_file_fails_the_walk_unless_missing_ok(tmp_path):
+    """What a reader must keep is never guessed; only a walk over files being deleted (an
+    expired snapshot's) takes a file already gone as listing nothing."""
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE NAMESPACE db")
+    con.execute("CREATE TABLE db.t (id BIGINT) USING iceberg")
+    con.execute("INSERT INTO db.t VALUES (1)")
+    con.execute("INSERT INTO db.t VALUES (2)")
+    table = con.catalog.load_table(("db", "t"))
+    md, io = table.metadata, table.io
+    first, second = md.snapshots
+    manifests = reachable.manifests(io, md, [second.snapshot_id])
+    gone = reachable.manifests(io, md, [first.snapshot_id])
+    io.delete(first.manifest_list)
+    (path,) = gone
+    io.delete(path)
+    with pytest.raises(icesql.OperationalError, match="file not found"):
+        reachable.manifests(io, md, [first.snapshot_id])
+    assert reachable.manifests(io, md, [first.snapshot_id, second.snapshot_id], missing_ok=True) == manifests
+    with pytest.raises(icesql.OperationalError, match="file not found"):
+        list(reachable.content_files(io, manifests.values()))
+    assert len(list(reachable.content_files(io, manifests.values(), missing_ok=True))) == 1
+    con.close()

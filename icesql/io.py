@@ -212,3 +212,10 @@ def is_local_fs(fs: object) -> bool:
     from fsspec.implementations.local import LocalFileSystem
 
     return isinstance(fs, LocalFileSystem)
+
+
+def is_missing_file(error: BaseException) -> bool:
+    """Whether ``error`` is :meth:`FileIO.open` / :meth:`FileIO.read_bytes` finding no file
+    (a store's other failures, unreachable or denied, are not): the one failure a cleaner
+    may take as "another cleaner got there first"."""
+    return isinstance(error, OperationalError) and isinstance(error.__cause__, FileNotFoundError)

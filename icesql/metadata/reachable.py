@@ -7,7 +7,8 @@ itself is reached through the manifests of the snapshots before it), and the sta
 partition-statistics files the table metadata records for it — the sets Java's Spark actions
 build from the ``all_manifests`` metadata table. Manifests are shared between snapshots, so
 each distinct one is read once; a manifest that cannot be read fails the walk, since files it
-lists would otherwise look unreachable. ``same_file`` gives the key under which two spellings
+lists would otherwise look unreachable — unless ``missing_ok`` says the walk is over files
+being deleted (an expired snapshot's), where a file already gone has nothing left to find. ``same_file`` gives the key under which two spellings
 of one location compare equal (``file:/x``, ``file:///x`` and ``/x``; ``s3a://`` and ``s3://``),
 so a file one engine wrote and another re-listed is never taken for two.
 """
@@ -16,7 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from icesql.io import FileIO
+from icesql.errors import OperationalError
+from icesql.io import FileIO, is_missing_file
 from icesql.metadata.manifest import read_manifest
 from icesql.metadata.manifest_list import read_manifest_list
 from icesql.metadata.table_metadata import TableMetadata
@@ -56,14 +58,23 @@ def same_file(path: str) -> str:
     return path
 
 
-def manifests(io: FileIO, md: TableMetadata, snapshot_ids: Iterable[int]) -> dict[str, ManifestFile]:
-    """The distinct manifests of the snapshots ``snapshot_ids``, by path."""
+def manifests(
+    io: FileIO, md: TableMetadata, snapshot_ids: Iterable[int], missing_ok: bool = False
+) -> dict[str, ManifestFile]:
+    """The distinct manifests of the snapshots ``snapshot_ids``, by path (``missing_ok``: a
+    manifest list already deleted lists none)."""
     found: dict[str, ManifestFile] = {}
     for snapshot_id in snapshot_ids:
         snapshot = md.snapshot_by_id(snapshot_id)
         if snapshot is None:
             continue
-        for manifest in read_manifest_list(io, snapshot.manifest_list, snapshot):
+        try:
+            listed = read_manifest_list(io, snapshot.manifest_list, snapshot)
+        except OperationalError as e:
+            if not (missing_ok and is_missing_file(e)):
+                raise
+            continue
+        for manifest in listed:
             found.setdefault(manifest.manifest_path, manifest)
     return found
 
@@ -89,11 +100,20 @@ def statistics_files(md: TableMetadata, snapshot_ids: Iterable[int] | None = Non
     }
 
 
-def content_files(io: FileIO, manifest_files: Iterable[ManifestFile]) -> Iterator[tuple[str, str]]:
+def content_files(
+    io: FileIO, manifest_files: Iterable[ManifestFile], missing_ok: bool = False
+) -> Iterator[tuple[str, str]]:
     """``(path, kind)`` of every live entry of the manifests (a path may repeat: a v3
-    Puffin file holds the deletion vectors of many data files)."""
+    Puffin file holds the deletion vectors of many data files; ``missing_ok``: a manifest
+    already deleted lists none)."""
     for manifest in manifest_files:
-        for entry in read_manifest(io, manifest, metrics=False):
+        try:
+            entries = read_manifest(io, manifest, metrics=False)
+        except OperationalError as e:
+            if not (missing_ok and is_missing_file(e)):
+                raise
+            continue
+        for entry in entries:
             if entry.is_live:
                 f = entry.data_file
                 yield f.file_path, _CONTENT_KINDS.get(f.content, DATA_FILE)

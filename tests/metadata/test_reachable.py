@@ -23,14 +23,20 @@ def test_different_files_stay_different():
     assert len(keys) == 5
 
 
-def test_kinds_of_a_merge_on_read_table(tmp_path):
+def _table_after(tmp_path, *statements: str):
+    """db.t (merge-on-read) after ``statements``: its metadata and file IO."""
     con = icesql.connect(str(tmp_path))
     con.execute("CREATE NAMESPACE db")
     con.execute("CREATE TABLE db.t (id BIGINT) USING iceberg TBLPROPERTIES ('write.delete.mode' = 'merge-on-read')")
-    con.execute("INSERT INTO db.t VALUES (1), (2)")
-    con.execute("DELETE FROM db.t WHERE id = 1")
+    for sql in statements:
+        con.execute(sql)
     table = con.catalog.load_table(("db", "t"))
-    md, io = table.metadata, table.io
+    con.close()
+    return table.metadata, table.io
+
+
+def test_kinds_of_a_merge_on_read_table(tmp_path):
+    md, io = _table_after(tmp_path, "INSERT INTO db.t VALUES (1), (2)", "DELETE FROM db.t WHERE id = 1")
     first, second = (s.snapshot_id for s in md.snapshots)
     assert len(reachable.manifest_lists(md, [first, second])) == 2
     manifests = reachable.manifests(io, md, [first, second])
@@ -38,4 +44,21 @@ def test_kinds_of_a_merge_on_read_table(tmp_path):
     kinds = sorted(kind for _, kind in reachable.content_files(io, manifests.values()))
     assert kinds == [reachable.DATA_FILE, reachable.POSITION_DELETE_FILE]
     assert reachable.statistics_files(md) == set()
-    con.close()
+
+
+def test_a_missing_file_fails_the_walk_unless_missing_ok(tmp_path):
+    """What a reader must keep is never guessed; only a walk over files being deleted (an
+    expired snapshot's) takes a file already gone as listing nothing."""
+    md, io = _table_after(tmp_path, "INSERT INTO db.t VALUES (1)", "INSERT INTO db.t VALUES (2)")
+    first, second = md.snapshots
+    manifests = reachable.manifests(io, md, [second.snapshot_id])
+    gone = reachable.manifests(io, md, [first.snapshot_id])
+    io.delete(first.manifest_list)
+    (path,) = gone
+    io.delete(path)
+    with pytest.raises(icesql.OperationalError, match="file not found"):
+        reachable.manifests(io, md, [first.snapshot_id])
+    assert reachable.manifests(io, md, [first.snapshot_id, second.snapshot_id], missing_ok=True) == manifests
+    with pytest.raises(icesql.OperationalError, match="file not found"):
+        list(reachable.content_files(io, manifests.values()))
+    assert len(list(reachable.content_files(io, manifests.values(), missing_ok=True))) == 1

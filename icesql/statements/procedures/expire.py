@@ -20,6 +20,9 @@ commit that fails or whose outcome is unknown deletes nothing. Only then are fil
 those the expired snapshots reached (manifest lists, manifests, live data and delete files,
 statistics files) that no remaining snapshot reaches (``icesql.metadata.reachable``),
 ``max_concurrent_deletes`` at a time. The output counts them per kind, as Spark does.
+Another ``expire_snapshots`` may run at the same time: a file of an expired snapshot already
+gone has nothing left to delete, and a kept snapshot's file gone (a later expiry removed it)
+makes the kept side be read again from the table's current version (``_only_expired``).
 ``stream_results`` changes how Spark collects its file list to the driver, not what is
 deleted; icesql accepts it and holds the candidate paths in memory either way.
 """
@@ -35,11 +38,12 @@ import pyarrow as pa
 
 from icesql.catalog.base import Catalog
 from icesql.catalog.table import Table
-from icesql.errors import CommitConflictError
-from icesql.io import FileIO
+from icesql.errors import CommitConflictError, NoSuchTableError, OperationalError
+from icesql.io import FileIO, is_missing_file
 from icesql.metadata import reachable
 from icesql.metadata.snapshots import MAIN_BRANCH, SnapshotRef
 from icesql.metadata.table_metadata import TableMetadata
+from icesql.spec.manifest_file import ManifestFile
 from icesql.statements.procedures.base import (
     BOOLEAN,
     INT,
@@ -205,7 +209,18 @@ def expire_snapshots(
     base, attempts = table, TableProperties(table.metadata.properties).commit_num_retries + 1
     while True:
         md = base.metadata
-        plan = plan_expiry(md, policy, base.io, fail)
+        try:
+            plan = plan_expiry(md, policy, base.io, fail)
+        except OperationalError as e:
+            # clean_expired_metadata reads the kept snapshots' manifests: one gone means a
+            # concurrent expire_snapshots moved the table on, so plan on its new version
+            if not is_missing_file(e) or attempts <= 1:
+                raise
+            current = catalog.load_table(table.identifier)
+            if current.metadata_location == base.metadata_location:
+                raise
+            base, attempts = current, attempts - 1
+            continue
         if plan.empty:
             return dict.fromkeys(_COUNTED, 0)
         requirements: list[Requirement] = [
@@ -224,14 +239,14 @@ def expire_snapshots(
             if attempts <= 0:
                 raise
             base = catalog.load_table(table.identifier)
-    return _delete_unreachable(base, md, committed.metadata, max_workers)
+    return _delete_unreachable(catalog, base, md, committed.metadata, max_workers)
 
 
 def _delete_unreachable(
-    table: Table, before: TableMetadata, after: TableMetadata, max_workers: int
+    catalog: Catalog, table: Table, before: TableMetadata, after: TableMetadata, max_workers: int
 ) -> dict[str, int]:
     """Delete what the snapshots ``before`` had and ``after`` lacks reached, and nothing any
-    snapshot of ``after`` reaches."""
+    snapshot of ``after`` (or of a later version, see ``_only_expired``) reaches."""
     io = table.io
     kept_ids = [s.snapshot_id for s in after.snapshots]
     kept_set = set(kept_ids)
@@ -244,16 +259,13 @@ def _delete_unreachable(
         doomed.update((same(p), (p, kind)) for p in paths if same(p) not in kept_keys)
 
     if expired_ids:
-        kept_manifests = reachable.manifests(io, after, kept_ids)
-        kept_manifest_keys = {same(p) for p in kept_manifests}
-        expired_manifests = reachable.manifests(io, before, expired_ids)
-        only_expired = [m for p, m in expired_manifests.items() if same(p) not in kept_manifest_keys]
-        candidates = {same(p): (p, kind) for p, kind in reachable.content_files(io, only_expired)}
-        if candidates:
-            for path, _ in reachable.content_files(io, kept_manifests.values()):
-                candidates.pop(same(path), None)
-        doomed.update(candidates)
-        doom({m.manifest_path for m in only_expired}, set(), reachable.MANIFEST)
+        # an expired snapshot's file already gone: another cleaner got there first
+        expired_manifests = reachable.manifests(io, before, expired_ids, missing_ok=True)
+        found = _only_expired(catalog, table, after, expired_manifests)
+        if found is not None:
+            only_expired, candidates = found
+            doomed.update(candidates)
+            doom({m.manifest_path for m in only_expired}, set(), reachable.MANIFEST)
         doom(reachable.manifest_lists(before, expired_ids), reachable.manifest_lists(after, kept_ids),
              reachable.MANIFEST_LIST)
     doom(reachable.statistics_files(before, expired_ids), reachable.statistics_files(after),
@@ -264,6 +276,42 @@ def _delete_unreachable(
     for kind in deleted:
         counts[kind] += 1
     return counts
+
+
+def _only_expired(
+    catalog: Catalog, table: Table, after: TableMetadata, expired: Mapping[str, ManifestFile]
+) -> tuple[list[ManifestFile], dict[str, tuple[str, str]]] | None:
+    """The manifests in ``expired`` and the live content files they list that no snapshot of
+    ``after`` reaches (content files by comparison key).
+
+    A kept snapshot's file gone means a concurrent ``expire_snapshots`` removed that snapshot
+    after this one committed: the kept side is then read again from the table's current
+    version (Java cleans against the refreshed metadata too), whose snapshots reach every
+    file a later commit can still carry. None when that does not settle within the commit
+    retries, or the table is gone: then no manifest or content file is deleted (garbage for
+    ``remove_orphan_files``; Java also deletes no content file when it cannot read the kept
+    manifests)."""
+    io, same = table.io, reachable.same_file
+    for _ in range(TableProperties(after.properties).commit_num_retries + 1):
+        try:
+            kept_manifests = reachable.manifests(io, after, [s.snapshot_id for s in after.snapshots])
+            kept_keys = {same(p) for p in kept_manifests}
+            only = [m for p, m in expired.items() if same(p) not in kept_keys]
+            candidates = {
+                same(p): (p, kind) for p, kind in reachable.content_files(io, only, missing_ok=True)
+            }  # fmt: skip
+            if candidates:
+                for path, _ in reachable.content_files(io, kept_manifests.values()):
+                    candidates.pop(same(path), None)
+            return only, candidates
+        except OperationalError as e:
+            if not is_missing_file(e):
+                raise
+        try:
+            after = catalog.load_table(table.identifier).metadata
+        except NoSuchTableError:
+            return None
+    return None
 
 
 def _expire_snapshots_procedure(call: Call) -> Sequence[Sequence[Any]]:

@@ -1,6 +1,6 @@
 """expire_snapshots: which snapshots and refs expire (table defaults, arguments, each ref's
 retention), Spark's output counts, and the files it deletes: only those no remaining snapshot
-reaches, and none when its commit is lost."""
+reaches, none when its commit is lost, and no failure when another expiry runs at once."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import os
 import time
 
 import pytest
+from crash_support import orphans
 from maintenance_support import assert_every_reached_file_exists
 
+import icesql
 from icesql.catalog.base import CommitFailedError
 from icesql.errors import CommitConflictError, ProgrammingError
 from icesql.statements.procedures import expire
@@ -259,3 +261,101 @@ def test_through_a_rest_catalog_the_removals_are_rest_updates(rest):
     assert sorted(fresh.execute("SELECT * FROM db.t").fetchall()) == [(1, "a"), (2, "b")]
     fresh.close()
     con.close()
+
+
+def _between_commit_and_deletes(monkeypatch, action) -> list:
+    """Run ``action()`` once, after the next expiry committed and before it deletes (where a
+    concurrent expire_snapshots lands in the race); returns that expiry's deletion counts."""
+    original = expire._delete_unreachable
+    seen: list = []
+
+    def delete_later(*args):
+        if not seen:
+            seen.append(None)
+            action()
+        counts = original(*args)
+        seen.append(counts)
+        return counts
+
+    monkeypatch.setattr(expire, "_delete_unreachable", delete_later)
+    return seen
+
+
+@pytest.fixture
+def overwritten(con, history, tmp_path) -> list[int]:
+    """history plus an overwrite (rows: 9) that leaves the first three snapshots' files to
+    expiry; all four snapshot ids, oldest first."""
+    con.execute("INSERT OVERWRITE db.t VALUES (9)")
+    return [*history, _md(con).current_snapshot_id]
+
+
+def test_a_concurrent_expiry_of_a_kept_snapshot_is_no_failure(con, overwritten, tmp_path, monkeypatch):
+    """The first expiry keeps snapshots 2-4; a second one, between its commit and its
+    deletes, expires 2 and 3 and deletes their files: the first reads the kept side again
+    from the current version instead of failing on a manifest list that is gone."""
+    other = icesql.connect(str(tmp_path))
+    second = []
+    seen = _between_commit_and_deletes(
+        monkeypatch, lambda: second.append(_expire(other, f"'db.t', {FUTURE}, 1"))
+    )
+    first = _expire(con, f"'db.t', {FUTURE}, 3")
+    assert second == [(3, 0, 0, 3, 2, 0)]  # the three appends' files, lists of 2 and 3
+    assert seen[-1] == {**dict.fromkeys(seen[-1], 0), "Manifest List": 1, "Manifest": 1}
+    assert first[4] == 1  # its own snapshot's manifest list
+    assert [s.snapshot_id for s in _md(con).snapshots] == overwritten[3:]
+    assert _rows(con) == [(9,)]
+    assert_every_reached_file_exists(con)
+    assert orphans(con, "db.t", dry_run=True) == set()  # between them, everything went
+    other.close()
+
+
+def test_an_expired_snapshots_file_already_deleted_is_nothing_left_to_delete(
+    con, overwritten, tmp_path, monkeypatch
+):
+    """Another cleaner (Java's cleans against the table's refreshed version, so it may take
+    this expiry's snapshots too) deleted an expired snapshot's manifest list and manifests
+    first: what is left is deleted, no error."""
+    md = _md(con)
+    table = con.catalog.load_table(("db", "t"))
+    first = md.snapshot_by_id(overwritten[0])
+    gone = [first.manifest_list, *(m.manifest_path for m in expire.reachable.manifests(
+        table.io, md, [overwritten[0], overwritten[1]]).values())]
+
+    def other_cleaner():
+        for path in gone:
+            os.remove(path.removeprefix("file:"))
+
+    listed_by_gone = {p for p, _ in expire.reachable.content_files(
+        table.io, [m for m in expire.reachable.manifests(table.io, md, [overwritten[1]]).values()])}
+    _between_commit_and_deletes(monkeypatch, other_cleaner)
+    # the one data file a manifest still there lists (the other two were listed only by the
+    # manifests the other cleaner deleted, so they are its to delete, or remove_orphan_files');
+    # all three manifests and lists, a file already gone counting as deleted (cleanup.py)
+    assert _expire(con, f"'db.t', {FUTURE}") == (1, 0, 0, 3, 3, 0)
+    assert _rows(con) == [(9,)]
+    assert_every_reached_file_exists(con)
+    assert orphans(con, "db.t", dry_run=True) == {p.removeprefix("file:") for p in listed_by_gone}
+
+
+def test_a_concurrent_expiry_while_planning_makes_it_plan_again(con, overwritten, tmp_path, monkeypatch):
+    """clean_expired_metadata reads the kept snapshots' manifests while planning; a
+    concurrent expiry that deleted one sends it to plan on the new version."""
+    other = icesql.connect(str(tmp_path))
+    planned = expire.plan_expiry
+    calls = []
+
+    def expire_first(md, policy, io, fail):
+        calls.append(md)
+        if len(calls) == 1:
+            _expire(other, f"'db.t', {FUTURE}, 1")  # plans too: calls 2
+        return planned(md, policy, io, fail)
+
+    monkeypatch.setattr(expire, "plan_expiry", expire_first)
+    row = _expire(con, f"table => 'db.t', older_than => {FUTURE}, retain_last => 3,"
+                       " clean_expired_metadata => true")  # reads the manifests of 2-4
+    # its stale plan, the other's, its plan on the new version: nothing left to expire
+    assert len(calls) == 3 and row == (0, 0, 0, 0, 0, 0)
+    assert calls[2] is not calls[0]
+    assert [s.snapshot_id for s in _md(con).snapshots] == overwritten[3:]
+    assert _rows(con) == [(9,)]
+    other.close()

@@ -79,14 +79,30 @@ def _mod(node: exp.Mod) -> exp.Expr:
 
 def _int_div(node: exp.IntDiv) -> exp.Expr:
     # `a div b` truncates the exact quotient toward zero; DuckDB's // of decimals does not
-    # truncate at all, so decimals go through the exact remainder
+    # truncate at all, so decimals divide their unscaled integers (brought to one scale)
     divisor = _nonzero(node.expression)
     if T.DECIMAL not in (arg_type(node, "this"), arg_type(node, "expression")):
         node.set("expression", divisor)  # Spark's div is a BIGINT whatever integers it divides
         return exp.Cast(this=node, to=exp.DataType.build("BIGINT"))
+    left, right = _decimal_of(node, "this"), _decimal_of(node, "expression")
+    if left is not None and right is not None:
+        s1, s2 = _decimal_scale_of(node, "this", left), _decimal_scale_of(node, "expression", right)
+        scale = max(s1, s2)
+        if max(left[0] + scale - s1, right[0] + scale - s2) <= MAX_DIGITS:
+            dividend = _scaled(_unscaled(node.this, s1), scale - s1)
+            quotient = exp.IntDiv(this=dividend,
+                                  expression=_nonzero(_scaled(_unscaled(node.expression, s2),
+                                                              scale - s2)))
+            return exp.TryCast(this=quotient, to=exp.DataType.build("BIGINT"))
     whole = exp.Sub(this=node.this.copy(), expression=exp.Mod(this=node.this, expression=divisor))
     quotient = exp.Div(this=exp.Paren(this=whole), expression=divisor.copy())
     return exp.Cast(this=quotient, to=exp.DataType.build("BIGINT"))
+
+
+def _scaled(unscaled: exp.Expr, places: int) -> exp.Expr:
+    if places == 0:
+        return unscaled
+    return exp.Mul(this=unscaled, expression=exp.cast(exp.Literal.number(10**places), "HUGEINT"))
 
 
 def _pmod(node: exp.Anonymous) -> exp.Expr:
@@ -125,7 +141,81 @@ def round_half_up(value: exp.Expr, operand: T | None, places: int) -> exp.Expr:
 
 
 def _round(node: exp.Round) -> exp.Expr:
+    if arg_type(node) == T.DECIMAL:
+        return _decimal_rounded(node, arg_data_type(node), node.args.get("decimals"))
     return _round_half(node, arg_type(node), node.this, node.args.get("decimals"), "round")
+
+
+def _decimal_rounded(
+    node: exp.Expr, found: exp.DataType | None, places_node: exp.Expr | None
+) -> exp.Expr:
+    """round/bround of DECIMAL(p, s) to d places is Spark's DECIMAL(p - s + 1 + min(d, s),
+    min(d, s)) (room for the carry), DECIMAL(max(p - s + 1, 1 - d), 0) for a negative d;
+    DuckDB keeps p. The rounded value is exact in both; the cast gives Spark's type."""
+    places = literal_int(places_node) if places_node is not None else 0
+    if found is None or places is None:
+        return node
+    precision, scale = decimal_digits(found)
+    whole = precision - scale + 1
+    if places < 0:
+        target = (min(max(whole, 1 - places), MAX_DIGITS), 0)
+    else:
+        kept = min(places, scale)
+        target = _bounded(whole + kept, kept)
+    return exp.TryCast(this=node, to=exp.DataType.build(f"DECIMAL({target[0]}, {target[1]})"))
+
+
+def _floor_ceil(node: exp.Floor | exp.Ceil) -> exp.Expr:
+    """Spark's floor/ceil of a DECIMAL(p, s) is DECIMAL(p - s + 1, 0), of anything else a
+    BIGINT (a DOUBLE converted as Spark casts it: NaN 0, saturated); DuckDB keeps the type."""
+    if node.args.get("decimals") is not None:
+        return node
+    operand = arg_type(node)
+    if operand == T.DECIMAL:
+        precision, scale = decimal_digits(arg_data_type(node))
+        whole = min(precision - scale + 1, MAX_DIGITS)
+        return exp.TryCast(this=node, to=exp.DataType.build(f"DECIMAL({whole}, 0)"))
+    if operand in FLOATING:
+        return _saturating(exp.Cast(this=node, to=exp.DataType.build("BIGINT")), T.BIGINT)
+    if operand in INTEGRAL:  # DuckDB's floor of a BIGINT goes through a DOUBLE
+        return exp.Cast(this=node.this, to=exp.DataType.build("BIGINT"))
+    return node
+
+
+# the value arguments of the conditionals whose result type is the widest of them
+_BRANCHES = {exp.Coalesce: ("this", "expressions"), exp.Greatest: ("this", "expressions"),
+             exp.Least: ("this", "expressions"), exp.If: ("true", "false"),
+             exp.Case: ("default",)}
+
+
+def _branch_slots(node: exp.Expr) -> list[tuple[exp.Expr, str, int | None, exp.Expr]]:
+    """(owner, key, index, value) of each branch value; a CASE's are in its WHEN nodes."""
+    slots = []
+    owners = [(node, _BRANCHES[type(node)])]
+    if isinstance(node, exp.Case):
+        owners += [(when, ("true",)) for when in node.args.get("ifs") or []]
+    for owner, keys in owners:
+        for key in keys:
+            value = owner.args.get(key)
+            if isinstance(value, list):
+                slots += [(owner, key, i, v) for i, v in enumerate(value)]
+            elif value is not None:
+                slots.append((owner, key, None, value))
+    return slots
+
+
+def _widened(node: exp.Expr) -> exp.Expr:
+    """Spark widens a BIGINT meeting a DECIMAL in coalesce/nvl/if/CASE/greatest/least to
+    DECIMAL(20, 0) (DecimalType.forType), DuckDB to DECIMAL(19, 0): the result is one digit
+    narrower. Casting the BIGINT branches first gives Spark's type; the values are exact."""
+    slots = _branch_slots(node)
+    kinds = [arg_type(owner, key, index) for owner, key, index, _ in slots]
+    if T.DECIMAL not in kinds or T.BIGINT not in kinds or any(k in FLOATING for k in kinds):
+        return node
+    for (owner, key, index, value), kind in zip(slots, kinds, strict=True):
+        if kind == T.BIGINT:
+            owner.set(key, exp.cast(value, "DECIMAL(20, 0)"), index)
+    return node
 
 
 def _bround(node: exp.Anonymous) -> exp.Expr:
@@ -135,6 +225,9 @@ def _bround(node: exp.Anonymous) -> exp.Expr:
         return node
     scale = args[1] if len(args) == 2 else exp.Literal.number(0)
     operand = arg_type(node, "expressions", 0)
+    if operand == T.DECIMAL:
+        return _decimal_rounded(call("round_even", args[0], scale),
+                                arg_data_type(node, "expressions", 0), scale)
     rounded = _round_half(node, operand, args[0], scale, "round_even")
     return call("round_even", args[0], scale) if rounded is node else rounded
 
@@ -287,7 +380,69 @@ def _decimal_arithmetic(node: exp.Expr) -> exp.Expr:
     return exp.TryCast(this=node, to=exp.DataType.build(f"DECIMAL({precision}, {scale})"))
 
 
+def _is_decimal(node: exp.Expr, key: str) -> bool:
+    # sqlglot types 1.5 as DOUBLE; Spark reads it as DECIMAL(2, 1)
+    operand = node.args[key]
+    number = operand.this if isinstance(operand, exp.Neg) else operand
+    if isinstance(number, exp.Literal) and number.is_number:
+        return "." in number.this and "e" not in number.this.lower()
+    return arg_type(node, key) == T.DECIMAL
+
+
+def _decimal_scale_of(node: exp.Expr, key: str, found: tuple[int, int]) -> int:
+    # a DECIMAL our own rules made (a cast to Spark's type) states its scale exactly
+    operand = node.args[key]
+    if isinstance(operand, exp.Cast) and operand.to.this == T.DECIMAL:
+        return decimal_digits(operand.to)[1]
+    return found[1]
+
+
+def _unscaled(value: exp.Expr, scale: int) -> exp.Expr:
+    """The unscaled integer of a DECIMAL with ``scale`` places, exactly (as HUGEINT): DuckDB
+    prints a DECIMAL with all its places, so its text without the point is the integer."""
+    if scale == 0:
+        return exp.cast(value, "HUGEINT")
+    text = exp.cast(exp.cast(value, f"DECIMAL(38, {scale})"), "VARCHAR")
+    return exp.cast(call("replace", text, exp.Literal.string("."), exp.Literal.string("")),
+                    "HUGEINT")
+
+
+def _decimal_divide(node: exp.Div) -> exp.Expr:
+    """``/`` with a DECIMAL operand is a DECIMAL in Spark (DecimalPrecision: scale
+    max(6, s1 + p2 + 1), bounded at 38 digits), rounded HALF_UP; DuckDB divides DOUBLEs.
+    The quotient is exact long division of the unscaled integers (HUGEINT), where the scaled
+    dividend fits 38 digits: always, unless the integral digits squeeze the scale to 6."""
+    if not (_is_decimal(node, "this") or _is_decimal(node, "expression")):
+        return node
+    left, right = _decimal_of(node, "this"), _decimal_of(node, "expression")
+    if left is None or right is None:
+        return node  # a DOUBLE operand makes a DOUBLE, in both engines
+    (p1, s1), (p2, s2) = left, right
+    scale = max(6, s1 + p2 + 1)
+    precision, scale = _bounded(p1 - s1 + s2 + scale, scale)
+    s1, s2 = _decimal_scale_of(node, "this", left), _decimal_scale_of(node, "expression", right)
+    shift = scale - s1 + s2
+    if shift < 0 or p1 + shift > MAX_DIGITS:
+        return node  # left as DuckDB's DOUBLE: the scaled dividend would pass HUGEINT
+    dividend = _scaled(_unscaled(node.this, s1), shift)
+    divisor = _nonzero(_unscaled(node.expression, s2))
+    quotient = exp.IntDiv(this=dividend.copy(), expression=divisor.copy())  # toward zero
+    rest = exp.func("abs", exp.Mod(this=dividend.copy(), expression=divisor.copy()))
+    half_up = exp.GTE(this=rest, expression=exp.Sub(this=exp.func("abs", divisor.copy()),
+                                                     expression=rest.copy()))
+    away = exp.Mul(this=exp.func("sign", dividend), expression=exp.func("sign", divisor))
+    rounded = exp.Case(ifs=[exp.If(this=half_up, true=exp.Add(this=quotient.copy(),
+                                                               expression=away))],
+                       default=quotient)
+    whole = exp.cast(rounded, "DECIMAL(38, 0)")
+    if scale:
+        unit = exp.Literal.number("0." + "0" * (scale - 1) + "1")
+        whole = exp.Mul(this=whole, expression=exp.cast(unit, f"DECIMAL({min(scale + 1, MAX_DIGITS)}, {scale})"))
+    return exp.TryCast(this=whole, to=exp.DataType.build(f"DECIMAL({precision}, {scale})"))
+
+
 RULES = {
+    exp.Div: _decimal_divide,
     exp.Add: _decimal_arithmetic,
     exp.Sub: _decimal_arithmetic,
     exp.Mul: _decimal_arithmetic,
@@ -295,6 +450,13 @@ RULES = {
     exp.Mod: _mod,
     exp.IntDiv: _int_div,
     exp.Round: _round,
+    exp.Floor: _floor_ceil,
+    exp.Coalesce: _widened,
+    exp.Greatest: _widened,
+    exp.Least: _widened,
+    exp.If: _widened,
+    exp.Case: _widened,
+    exp.Ceil: _floor_ceil,
     exp.Ln: _ln,
     exp.Log: _log,
     exp.IsNan: _is_nan,
@@ -308,6 +470,7 @@ FUNCTIONS = {
     "positive": _positive,
     "e": _e,
 }
-TYPED = {exp.Cast, exp.IntDiv, exp.Round, exp.Add, exp.Sub, exp.Mul}
-DECIMAL_ONLY = (exp.Add, exp.Sub, exp.Mul)
+TYPED = {exp.Cast, exp.IntDiv, exp.Round, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Floor,
+         exp.Ceil, *_BRANCHES}
+DECIMAL_ONLY = (exp.Add, exp.Sub, exp.Mul, exp.Div, *_BRANCHES)
 TYPED_FUNCTIONS = {"bround", "format_number"}

@@ -317,7 +317,8 @@ def test_refused_like_spark(spark, con, query):
 TYPED_AGGREGATES = [
     "sum(i)", "sum(l)", "sum(dec)", "sum(d)", "avg(i)", "avg(l)", "avg(dec)", "count(*)",
     "sum(DISTINCT i)", "sum(i + l)", "max(dec)", "min(i)", "sum(k) FILTER (WHERE i > 0)",
-    "sum(dec * 2)", "sum(length(s))", "avg(dec * dec)",
+    "sum(dec * 2)", "sum(length(s))", "avg(dec * dec)", "sum(dec) / count(*)",
+    "sum(dec) / sum(i)",
 ]
 TYPED_ROWS = [
     "i div 2", "l div -2", "dec div 1", "i / 2", "l / i", "length(s)", "char_length(s)",
@@ -333,6 +334,8 @@ TYPED_DIVISIONS = [
     "dec / 0", "CAST(dec AS DECIMAL(20, 2)) / CAST(dec AS DECIMAL(20, 2))", "-dec / 7",
     "floor(d)", "ceil(d)", "floor(dec)", "ceil(dec)", "floor(i)", "ceil(l)", "round(dec)",
     "round(dec, 1)", "round(dec, 5)", "round(dec, -1)", "bround(dec, 2)", "abs(dec)",
+    "i * 1.5", "l + 1.5", "1.5 * 1.5", "dec % 3", "l % 1.5", "dec % dec", "dec % 0", "1.5 % 0.4",
+    "-dec % -0.25", "(dec * dec) / dec", "-(dec) / (2)", "dec div (dec * dec)",
 ]
 # widening of conditionals (TypeCoercion's findWiderTypeForTwo)
 TYPED_WIDENINGS = [

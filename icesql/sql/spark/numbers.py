@@ -73,8 +73,9 @@ def _nonzero(divisor: exp.Expr) -> exp.Expr:
 
 
 def _mod(node: exp.Mod) -> exp.Expr:
+    typed = _decimal_arithmetic(node)  # reads the divisor as written (1.5 is a DECIMAL)
     node.set("expression", _nonzero(node.expression))
-    return node
+    return typed
 
 
 def _int_div(node: exp.IntDiv) -> exp.Expr:
@@ -85,10 +86,11 @@ def _int_div(node: exp.IntDiv) -> exp.Expr:
         node.set("expression", divisor)  # Spark's div is a BIGINT whatever integers it divides
         return exp.Cast(this=node, to=exp.DataType.build("BIGINT"))
     left, right = _decimal_of(node, "this"), _decimal_of(node, "expression")
-    if left is not None and right is not None:
-        s1, s2 = _decimal_scale_of(node, "this", left), _decimal_scale_of(node, "expression", right)
+    exact = _exact_operand(node, "this") and _exact_operand(node, "expression")
+    if left is not None and right is not None and exact:
+        (p1, s1), (p2, s2) = left, right
         scale = max(s1, s2)
-        if max(left[0] + scale - s1, right[0] + scale - s2) <= MAX_DIGITS:
+        if max(p1 + scale - s1, p2 + scale - s2) <= MAX_DIGITS:
             dividend = _scaled(_unscaled(node.this, s1), scale - s1)
             quotient = exp.IntDiv(this=dividend,
                                   expression=_nonzero(_scaled(_unscaled(node.expression, s2),
@@ -333,8 +335,8 @@ MAX_DIGITS = 38
 def _decimal_of(node: exp.Expr, key: str) -> tuple[int, int] | None:
     """Spark's DECIMAL view of one operand of arithmetic with a DECIMAL: its own precision
     and scale, an integer literal's digits, an integral type's (INT is DECIMAL(10, 0))."""
-    operand = node.args[key]
-    number = operand.this if isinstance(operand, exp.Neg) else operand
+    operand = _bare(node.args[key])
+    number = _bare(operand.this) if isinstance(operand, exp.Neg) else operand
     if isinstance(number, exp.Literal) and number.is_int:
         return max(len(number.this.lstrip("0")), 1), 0
     text = number.this if isinstance(number, exp.Literal) and number.is_number else ""
@@ -342,6 +344,8 @@ def _decimal_of(node: exp.Expr, key: str) -> tuple[int, int] | None:
         whole, fraction = text.split(".")
         unscaled = (whole + fraction).lstrip("0")
         return max(len(unscaled), len(fraction), 1), len(fraction)
+    if isinstance(number, exp.Cast) and number.to.this == T.DECIMAL:
+        return decimal_digits(number.to)  # Spark's type, as a rule below this one made it
     found = arg_data_type(node, key)
     if found is None:
         return None
@@ -362,22 +366,42 @@ def _bounded(precision: int, scale: int) -> tuple[int, int]:
 
 
 def _decimal_arithmetic(node: exp.Expr) -> exp.Expr:
-    """``+ - *`` with a DECIMAL operand have Spark's result type (DecimalPrecision): DuckDB
+    """``+ - * %`` with a DECIMAL operand have Spark's result type (DecimalPrecision): DuckDB
     bounds a product at 18 digits where it fits and widens a BIGINT to 19, Spark to 20. The
     value DuckDB computes is exact; the cast gives it Spark's type (NULL past it, as Spark)."""
-    if arg_type(node, "this") != T.DECIMAL and arg_type(node, "expression") != T.DECIMAL:
+    if not (_is_decimal(node, "this") or _is_decimal(node, "expression")):
         return node
     left, right = _decimal_of(node, "this"), _decimal_of(node, "expression")
     if left is None or right is None:
         return node  # a DOUBLE operand makes a DOUBLE, in both engines
     (p1, s1), (p2, s2) = left, right
-    if isinstance(node, exp.Mul):
+    if isinstance(node, exp.Mod):  # the remainder is smaller than either operand
+        scale = max(s1, s2)
+        precision = min(p1 - s1, p2 - s2) + scale
+    elif isinstance(node, exp.Mul):
         precision, scale = p1 + p2 + 1, s1 + s2
     else:
         scale = max(s1, s2)
         precision = max(p1 - s1, p2 - s2) + scale + 1
     precision, scale = _bounded(precision, scale)
     return exp.TryCast(this=node, to=exp.DataType.build(f"DECIMAL({precision}, {scale})"))
+
+
+def _bare(operand: exp.Expr) -> exp.Expr:
+    while isinstance(operand, exp.Paren):
+        operand = operand.this
+    return operand
+
+
+def _exact_operand(node: exp.Expr, key: str) -> bool:
+    """Whether the scale ``_decimal_of`` gives an operand is surely the one DuckDB computes:
+    an integer, a column, a literal, a cast. Elsewhere (avg's rewrite, abs) it is sqlglot's
+    inference, and reading the digits at a wrong scale would give a wrong quotient."""
+    operand = _bare(node.args[key])
+    if isinstance(operand, exp.Neg):
+        operand = _bare(operand.this)
+    return arg_type(node, key) in INTEGRAL or isinstance(
+        operand, exp.Column | exp.Literal | exp.Cast)
 
 
 def _is_decimal(node: exp.Expr, key: str) -> bool:
@@ -387,14 +411,6 @@ def _is_decimal(node: exp.Expr, key: str) -> bool:
     if isinstance(number, exp.Literal) and number.is_number:
         return "." in number.this and "e" not in number.this.lower()
     return arg_type(node, key) == T.DECIMAL
-
-
-def _decimal_scale_of(node: exp.Expr, key: str, found: tuple[int, int]) -> int:
-    # a DECIMAL our own rules made (a cast to Spark's type) states its scale exactly
-    operand = node.args[key]
-    if isinstance(operand, exp.Cast) and operand.to.this == T.DECIMAL:
-        return decimal_digits(operand.to)[1]
-    return found[1]
 
 
 def _unscaled(value: exp.Expr, scale: int) -> exp.Expr:
@@ -420,9 +436,9 @@ def _decimal_divide(node: exp.Div) -> exp.Expr:
     (p1, s1), (p2, s2) = left, right
     scale = max(6, s1 + p2 + 1)
     precision, scale = _bounded(p1 - s1 + s2 + scale, scale)
-    s1, s2 = _decimal_scale_of(node, "this", left), _decimal_scale_of(node, "expression", right)
     shift = scale - s1 + s2
-    if shift < 0 or p1 + shift > MAX_DIGITS:
+    exact = _exact_operand(node, "this") and _exact_operand(node, "expression")
+    if not exact or shift < 0 or p1 + shift > MAX_DIGITS:
         return node  # left as DuckDB's DOUBLE: the scaled dividend would pass HUGEINT
     dividend = _scaled(_unscaled(node.this, s1), shift)
     divisor = _nonzero(_unscaled(node.expression, s2))
@@ -470,7 +486,7 @@ FUNCTIONS = {
     "positive": _positive,
     "e": _e,
 }
-TYPED = {exp.Cast, exp.IntDiv, exp.Round, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Floor,
+TYPED = {exp.Cast, exp.IntDiv, exp.Mod, exp.Round, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Floor,
          exp.Ceil, *_BRANCHES}
-DECIMAL_ONLY = (exp.Add, exp.Sub, exp.Mul, exp.Div, *_BRANCHES)
+DECIMAL_ONLY = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, *_BRANCHES)
 TYPED_FUNCTIONS = {"bround", "format_number"}

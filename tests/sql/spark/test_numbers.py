@@ -182,6 +182,12 @@ DECIMALS = {"t": ({"a": "DECIMAL(10, 3)", "l": "BIGINT", "i": "INT", "d": "DOUBL
         ("greatest(l, a)", "DECIMAL(23,3)", [D("9007199254740993.000"), D("3.000")]),
         ("coalesce(i, a)", "DECIMAL(13,3)", [D("7.000"), D("-7.000")]),
         ("coalesce(l, d)", "DOUBLE", [9007199254740992.0, 3.0]),
+        ("i * 1.5", "DECIMAL(13,1)", [D("10.5"), D("-10.5")]),
+        ("l + 1.5", "DECIMAL(22,1)", [D("9007199254740994.5"), D("4.5")]),
+        ("1.5 * 1.5", "DECIMAL(5,2)", [D("2.25")] * 2),
+        ("a % 3", "DECIMAL(4,3)", [D("2.675"), D("-2.345")]),
+        ("l % 2.5", "DECIMAL(2,1)", [D("0.5"), D("0.5")]),
+        ("a % 0", "DECIMAL(4,3)", [None, None]),
     ],
 )
 def test_decimal_results_have_sparks_type_and_value(duck_answer, expr, duck_type, values):

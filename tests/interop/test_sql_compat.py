@@ -318,7 +318,7 @@ TYPED_AGGREGATES = [
     "sum(i)", "sum(l)", "sum(dec)", "sum(d)", "avg(i)", "avg(l)", "avg(dec)", "count(*)",
     "sum(DISTINCT i)", "sum(i + l)", "max(dec)", "min(i)", "sum(k) FILTER (WHERE i > 0)",
     "sum(dec * 2)", "sum(length(s))", "avg(dec * dec)", "sum(dec) / count(*)",
-    "sum(dec) / sum(i)",
+    "sum(dec) / sum(i)", "avg(dec) / 2", "avg(dec) * 2", "avg(dec) / avg(dec)",
 ]
 TYPED_ROWS = [
     "i div 2", "l div -2", "dec div 1", "i / 2", "l / i", "length(s)", "char_length(s)",
@@ -377,6 +377,8 @@ def test_decimal_arithmetic_values_as_spark(spark, con):
 def test_decimal_division_and_rounding_values_as_spark(spark, con):
     items = ", ".join(TYPED_DIVISIONS + TYPED_WIDENINGS)
     assert_same_query(spark, con, f"SELECT k, {items} FROM sqlc.vals ORDER BY k")
+    assert_same_query(spark, con, "SELECT sum(dec) / count(*), sum(dec) / sum(i), avg(dec) / 2,"
+                      " avg(dec) * 2, avg(dec) / avg(dec) FROM sqlc.vals")
 
 
 def test_integer_overflow_raises_where_spark_wraps(spark, con):

@@ -406,10 +406,12 @@ def _exact_operand(node: exp.Expr, key: str) -> bool:
 
 def _is_decimal(node: exp.Expr, key: str) -> bool:
     # sqlglot types 1.5 as DOUBLE; Spark reads it as DECIMAL(2, 1)
-    operand = node.args[key]
-    number = operand.this if isinstance(operand, exp.Neg) else operand
+    operand = _bare(node.args[key])
+    number = _bare(operand.this) if isinstance(operand, exp.Neg) else operand
     if isinstance(number, exp.Literal) and number.is_number:
         return "." in number.this and "e" not in number.this.lower()
+    if isinstance(number, exp.Cast) and number.to.this == T.DECIMAL:
+        return True  # a rule's cast to Spark's type (avg of a DECIMAL, which sqlglot types DOUBLE)
     return arg_type(node, key) == T.DECIMAL
 
 

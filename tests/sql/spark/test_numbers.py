@@ -200,6 +200,13 @@ def test_decimal_results_have_sparks_type_and_value(duck_answer, expr, duck_type
     assert con.execute(f"DESCRIBE {rewritten}").fetchall()[0][1] == duck_type
 
 
+def test_an_average_of_decimals_divides_as_a_decimal(duck_answer):
+    # sqlglot types avg(a) DOUBLE; the aggregate rule's cast to Spark's DECIMAL(14, 7) says more
+    tables = {"t": ({"a": "DECIMAL(10, 3)"}, [(D("2.675"),), (D("-1"),)])}
+    assert duck_answer("SELECT avg(a) / 2, avg(a) * 2 FROM t", tables) == [
+        (D("0.418750000"), D("1.6750000"))]
+
+
 def test_decimal_quotient_rounds_half_up_exactly(duck_answer):
     # 38-digit scaled dividends: a DOUBLE would lose the last digits and the rounding
     tables = {"t": ({"a": "DECIMAL(20, 2)", "b": "DECIMAL(20, 2)"},

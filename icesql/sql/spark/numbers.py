@@ -365,16 +365,23 @@ def _bounded(precision: int, scale: int) -> tuple[int, int]:
     return MAX_DIGITS, kept
 
 
+def _decimal_operands(node: exp.Expr) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """Both operands' Spark DECIMAL (precision, scale) when one is a DECIMAL and neither is a
+    DOUBLE (which makes a DOUBLE, in both engines)."""
+    if not (_is_decimal(node, "this") or _is_decimal(node, "expression")):
+        return None
+    left, right = _decimal_of(node, "this"), _decimal_of(node, "expression")
+    return None if left is None or right is None else (left, right)
+
+
 def _decimal_arithmetic(node: exp.Expr) -> exp.Expr:
     """``+ - * %`` with a DECIMAL operand have Spark's result type (DecimalPrecision): DuckDB
     bounds a product at 18 digits where it fits and widens a BIGINT to 19, Spark to 20. The
     value DuckDB computes is exact; the cast gives it Spark's type (NULL past it, as Spark)."""
-    if not (_is_decimal(node, "this") or _is_decimal(node, "expression")):
+    operands = _decimal_operands(node)
+    if operands is None:
         return node
-    left, right = _decimal_of(node, "this"), _decimal_of(node, "expression")
-    if left is None or right is None:
-        return node  # a DOUBLE operand makes a DOUBLE, in both engines
-    (p1, s1), (p2, s2) = left, right
+    (p1, s1), (p2, s2) = operands
     if isinstance(node, exp.Mod):  # the remainder is smaller than either operand
         scale = max(s1, s2)
         precision = min(p1 - s1, p2 - s2) + scale
@@ -430,12 +437,10 @@ def _decimal_divide(node: exp.Div) -> exp.Expr:
     max(6, s1 + p2 + 1), bounded at 38 digits), rounded HALF_UP; DuckDB divides DOUBLEs.
     The quotient is exact long division of the unscaled integers (HUGEINT), where the scaled
     dividend fits 38 digits: always, unless the integral digits squeeze the scale to 6."""
-    if not (_is_decimal(node, "this") or _is_decimal(node, "expression")):
+    operands = _decimal_operands(node)
+    if operands is None:
         return node
-    left, right = _decimal_of(node, "this"), _decimal_of(node, "expression")
-    if left is None or right is None:
-        return node  # a DOUBLE operand makes a DOUBLE, in both engines
-    (p1, s1), (p2, s2) = left, right
+    (p1, s1), (p2, s2) = operands
     scale = max(6, s1 + p2 + 1)
     precision, scale = _bounded(p1 - s1 + s2 + scale, scale)
     shift = scale - s1 + s2

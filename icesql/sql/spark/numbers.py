@@ -73,20 +73,38 @@ def _nonzero(divisor: exp.Expr) -> exp.Expr:
 
 
 def _mod(node: exp.Mod) -> exp.Expr:
+    typed = _decimal_arithmetic(node)  # reads the divisor as written (1.5 is a DECIMAL)
     node.set("expression", _nonzero(node.expression))
-    return node
+    return typed
 
 
 def _int_div(node: exp.IntDiv) -> exp.Expr:
     # `a div b` truncates the exact quotient toward zero; DuckDB's // of decimals does not
-    # truncate at all, so decimals go through the exact remainder
+    # truncate at all, so decimals divide their unscaled integers (brought to one scale)
     divisor = _nonzero(node.expression)
     if T.DECIMAL not in (arg_type(node, "this"), arg_type(node, "expression")):
         node.set("expression", divisor)  # Spark's div is a BIGINT whatever integers it divides
         return exp.Cast(this=node, to=exp.DataType.build("BIGINT"))
+    left, right = _decimal_of(node, "this"), _decimal_of(node, "expression")
+    exact = _exact_operand(node, "this") and _exact_operand(node, "expression")
+    if left is not None and right is not None and exact:
+        (p1, s1), (p2, s2) = left, right
+        scale = max(s1, s2)
+        if max(p1 + scale - s1, p2 + scale - s2) <= MAX_DIGITS:
+            dividend = _scaled(_unscaled(node.this, s1), scale - s1)
+            quotient = exp.IntDiv(this=dividend,
+                                  expression=_nonzero(_scaled(_unscaled(node.expression, s2),
+                                                              scale - s2)))
+            return exp.TryCast(this=quotient, to=exp.DataType.build("BIGINT"))
     whole = exp.Sub(this=node.this.copy(), expression=exp.Mod(this=node.this, expression=divisor))
     quotient = exp.Div(this=exp.Paren(this=whole), expression=divisor.copy())
     return exp.Cast(this=quotient, to=exp.DataType.build("BIGINT"))
+
+
+def _scaled(unscaled: exp.Expr, places: int) -> exp.Expr:
+    if places == 0:
+        return unscaled
+    return exp.Mul(this=unscaled, expression=exp.cast(exp.Literal.number(10**places), "HUGEINT"))
 
 
 def _pmod(node: exp.Anonymous) -> exp.Expr:
@@ -125,7 +143,81 @@ def round_half_up(value: exp.Expr, operand: T | None, places: int) -> exp.Expr:
 
 
 def _round(node: exp.Round) -> exp.Expr:
+    if arg_type(node) == T.DECIMAL:
+        return _decimal_rounded(node, arg_data_type(node), node.args.get("decimals"))
     return _round_half(node, arg_type(node), node.this, node.args.get("decimals"), "round")
+
+
+def _decimal_rounded(
+    node: exp.Expr, found: exp.DataType | None, places_node: exp.Expr | None
+) -> exp.Expr:
+    """round/bround of DECIMAL(p, s) to d places is Spark's DECIMAL(p - s + 1 + min(d, s),
+    min(d, s)) (room for the carry), DECIMAL(max(p - s + 1, 1 - d), 0) for a negative d;
+    DuckDB keeps p. The rounded value is exact in both; the cast gives Spark's type."""
+    places = literal_int(places_node) if places_node is not None else 0
+    if found is None or places is None:
+        return node
+    precision, scale = decimal_digits(found)
+    whole = precision - scale + 1
+    if places < 0:
+        target = (min(max(whole, 1 - places), MAX_DIGITS), 0)
+    else:
+        kept = min(places, scale)
+        target = _bounded(whole + kept, kept)
+    return exp.TryCast(this=node, to=exp.DataType.build(f"DECIMAL({target[0]}, {target[1]})"))
+
+
+def _floor_ceil(node: exp.Floor | exp.Ceil) -> exp.Expr:
+    """Spark's floor/ceil of a DECIMAL(p, s) is DECIMAL(p - s + 1, 0), of anything else a
+    BIGINT (a DOUBLE converted as Spark casts it: NaN 0, saturated); DuckDB keeps the type."""
+    if node.args.get("decimals") is not None:
+        return node
+    operand = arg_type(node)
+    if operand == T.DECIMAL:
+        precision, scale = decimal_digits(arg_data_type(node))
+        whole = min(precision - scale + 1, MAX_DIGITS)
+        return exp.TryCast(this=node, to=exp.DataType.build(f"DECIMAL({whole}, 0)"))
+    if operand in FLOATING:
+        return _saturating(exp.Cast(this=node, to=exp.DataType.build("BIGINT")), T.BIGINT)
+    if operand in INTEGRAL:  # DuckDB's floor of a BIGINT goes through a DOUBLE
+        return exp.Cast(this=node.this, to=exp.DataType.build("BIGINT"))
+    return node
+
+
+# the value arguments of the conditionals whose result type is the widest of them
+_BRANCHES = {exp.Coalesce: ("this", "expressions"), exp.Greatest: ("this", "expressions"),
+             exp.Least: ("this", "expressions"), exp.If: ("true", "false"),
+             exp.Case: ("default",)}
+
+
+def _branch_slots(node: exp.Expr) -> list[tuple[exp.Expr, str, int | None, exp.Expr]]:
+    """(owner, key, index, value) of each branch value; a CASE's are in its WHEN nodes."""
+    slots = []
+    owners = [(node, _BRANCHES[type(node)])]
+    if isinstance(node, exp.Case):
+        owners += [(when, ("true",)) for when in node.args.get("ifs") or []]
+    for owner, keys in owners:
+        for key in keys:
+            value = owner.args.get(key)
+            if isinstance(value, list):
+                slots += [(owner, key, i, v) for i, v in enumerate(value)]
+            elif value is not None:
+                slots.append((owner, key, None, value))
+    return slots
+
+
+def _widened(node: exp.Expr) -> exp.Expr:
+    """Spark widens a BIGINT meeting a DECIMAL in coalesce/nvl/if/CASE/greatest/least to
+    DECIMAL(20, 0) (DecimalType.forType), DuckDB to DECIMAL(19, 0): the result is one digit
+    narrower. Casting the BIGINT branches first gives Spark's type; the values are exact."""
+    slots = _branch_slots(node)
+    kinds = [arg_type(owner, key, index) for owner, key, index, _ in slots]
+    if T.DECIMAL not in kinds or T.BIGINT not in kinds or any(k in FLOATING for k in kinds):
+        return node
+    for (owner, key, index, value), kind in zip(slots, kinds, strict=True):
+        if kind == T.BIGINT:
+            owner.set(key, exp.cast(value, "DECIMAL(20, 0)"), index)
+    return node
 
 
 def _bround(node: exp.Anonymous) -> exp.Expr:
@@ -135,6 +227,9 @@ def _bround(node: exp.Anonymous) -> exp.Expr:
         return node
     scale = args[1] if len(args) == 2 else exp.Literal.number(0)
     operand = arg_type(node, "expressions", 0)
+    if operand == T.DECIMAL:
+        return _decimal_rounded(call("round_even", args[0], scale),
+                                arg_data_type(node, "expressions", 0), scale)
     rounded = _round_half(node, operand, args[0], scale, "round_even")
     return call("round_even", args[0], scale) if rounded is node else rounded
 
@@ -240,8 +335,8 @@ MAX_DIGITS = 38
 def _decimal_of(node: exp.Expr, key: str) -> tuple[int, int] | None:
     """Spark's DECIMAL view of one operand of arithmetic with a DECIMAL: its own precision
     and scale, an integer literal's digits, an integral type's (INT is DECIMAL(10, 0))."""
-    operand = node.args[key]
-    number = operand.this if isinstance(operand, exp.Neg) else operand
+    operand = _bare(node.args[key])
+    number = _bare(operand.this) if isinstance(operand, exp.Neg) else operand
     if isinstance(number, exp.Literal) and number.is_int:
         return max(len(number.this.lstrip("0")), 1), 0
     text = number.this if isinstance(number, exp.Literal) and number.is_number else ""
@@ -249,6 +344,8 @@ def _decimal_of(node: exp.Expr, key: str) -> tuple[int, int] | None:
         whole, fraction = text.split(".")
         unscaled = (whole + fraction).lstrip("0")
         return max(len(unscaled), len(fraction), 1), len(fraction)
+    if isinstance(number, exp.Cast) and number.to.this == T.DECIMAL:
+        return decimal_digits(number.to)  # Spark's type, as a rule below this one made it
     found = arg_data_type(node, key)
     if found is None:
         return None
@@ -268,17 +365,27 @@ def _bounded(precision: int, scale: int) -> tuple[int, int]:
     return MAX_DIGITS, kept
 
 
+def _decimal_operands(node: exp.Expr) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """Both operands' Spark DECIMAL (precision, scale) when one is a DECIMAL and neither is a
+    DOUBLE (which makes a DOUBLE, in both engines)."""
+    if not (_is_decimal(node, "this") or _is_decimal(node, "expression")):
+        return None
+    left, right = _decimal_of(node, "this"), _decimal_of(node, "expression")
+    return None if left is None or right is None else (left, right)
+
+
 def _decimal_arithmetic(node: exp.Expr) -> exp.Expr:
-    """``+ - *`` with a DECIMAL operand have Spark's result type (DecimalPrecision): DuckDB
+    """``+ - * %`` with a DECIMAL operand have Spark's result type (DecimalPrecision): DuckDB
     bounds a product at 18 digits where it fits and widens a BIGINT to 19, Spark to 20. The
     value DuckDB computes is exact; the cast gives it Spark's type (NULL past it, as Spark)."""
-    if arg_type(node, "this") != T.DECIMAL and arg_type(node, "expression") != T.DECIMAL:
+    operands = _decimal_operands(node)
+    if operands is None:
         return node
-    left, right = _decimal_of(node, "this"), _decimal_of(node, "expression")
-    if left is None or right is None:
-        return node  # a DOUBLE operand makes a DOUBLE, in both engines
-    (p1, s1), (p2, s2) = left, right
-    if isinstance(node, exp.Mul):
+    (p1, s1), (p2, s2) = operands
+    if isinstance(node, exp.Mod):  # the remainder is smaller than either operand
+        scale = max(s1, s2)
+        precision = min(p1 - s1, p2 - s2) + scale
+    elif isinstance(node, exp.Mul):
         precision, scale = p1 + p2 + 1, s1 + s2
     else:
         scale = max(s1, s2)
@@ -287,7 +394,78 @@ def _decimal_arithmetic(node: exp.Expr) -> exp.Expr:
     return exp.TryCast(this=node, to=exp.DataType.build(f"DECIMAL({precision}, {scale})"))
 
 
+def _bare(operand: exp.Expr) -> exp.Expr:
+    while isinstance(operand, exp.Paren):
+        operand = operand.this
+    return operand
+
+
+def _exact_operand(node: exp.Expr, key: str) -> bool:
+    """Whether the scale ``_decimal_of`` gives an operand is surely the one DuckDB computes:
+    an integer, a column, a literal, a cast. Elsewhere (avg's rewrite, abs) it is sqlglot's
+    inference, and reading the digits at a wrong scale would give a wrong quotient."""
+    operand = _bare(node.args[key])
+    if isinstance(operand, exp.Neg):
+        operand = _bare(operand.this)
+    return arg_type(node, key) in INTEGRAL or isinstance(
+        operand, exp.Column | exp.Literal | exp.Cast)
+
+
+def _is_decimal(node: exp.Expr, key: str) -> bool:
+    # sqlglot types 1.5 as DOUBLE; Spark reads it as DECIMAL(2, 1)
+    operand = _bare(node.args[key])
+    number = _bare(operand.this) if isinstance(operand, exp.Neg) else operand
+    if isinstance(number, exp.Literal) and number.is_number:
+        return "." in number.this and "e" not in number.this.lower()
+    if isinstance(number, exp.Cast) and number.to.this == T.DECIMAL:
+        return True  # a rule's cast to Spark's type (avg of a DECIMAL, which sqlglot types DOUBLE)
+    return arg_type(node, key) == T.DECIMAL
+
+
+def _unscaled(value: exp.Expr, scale: int) -> exp.Expr:
+    """The unscaled integer of a DECIMAL with ``scale`` places, exactly (as HUGEINT): DuckDB
+    prints a DECIMAL with all its places, so its text without the point is the integer."""
+    if scale == 0:
+        return exp.cast(value, "HUGEINT")
+    text = exp.cast(exp.cast(value, f"DECIMAL(38, {scale})"), "VARCHAR")
+    return exp.cast(call("replace", text, exp.Literal.string("."), exp.Literal.string("")),
+                    "HUGEINT")
+
+
+def _decimal_divide(node: exp.Div) -> exp.Expr:
+    """``/`` with a DECIMAL operand is a DECIMAL in Spark (DecimalPrecision: scale
+    max(6, s1 + p2 + 1), bounded at 38 digits), rounded HALF_UP; DuckDB divides DOUBLEs.
+    The quotient is exact long division of the unscaled integers (HUGEINT), where the scaled
+    dividend fits 38 digits: always, unless the integral digits squeeze the scale to 6."""
+    operands = _decimal_operands(node)
+    if operands is None:
+        return node
+    (p1, s1), (p2, s2) = operands
+    scale = max(6, s1 + p2 + 1)
+    precision, scale = _bounded(p1 - s1 + s2 + scale, scale)
+    shift = scale - s1 + s2
+    exact = _exact_operand(node, "this") and _exact_operand(node, "expression")
+    if not exact or shift < 0 or p1 + shift > MAX_DIGITS:
+        return node  # left as DuckDB's DOUBLE: the scaled dividend would pass HUGEINT
+    dividend = _scaled(_unscaled(node.this, s1), shift)
+    divisor = _nonzero(_unscaled(node.expression, s2))
+    quotient = exp.IntDiv(this=dividend.copy(), expression=divisor.copy())  # toward zero
+    rest = exp.func("abs", exp.Mod(this=dividend.copy(), expression=divisor.copy()))
+    half_up = exp.GTE(this=rest, expression=exp.Sub(this=exp.func("abs", divisor.copy()),
+                                                     expression=rest.copy()))
+    away = exp.Mul(this=exp.func("sign", dividend), expression=exp.func("sign", divisor))
+    rounded = exp.Case(ifs=[exp.If(this=half_up, true=exp.Add(this=quotient.copy(),
+                                                               expression=away))],
+                       default=quotient)
+    whole = exp.cast(rounded, "DECIMAL(38, 0)")
+    if scale:
+        unit = exp.Literal.number("0." + "0" * (scale - 1) + "1")
+        whole = exp.Mul(this=whole, expression=exp.cast(unit, f"DECIMAL({min(scale + 1, MAX_DIGITS)}, {scale})"))
+    return exp.TryCast(this=whole, to=exp.DataType.build(f"DECIMAL({precision}, {scale})"))
+
+
 RULES = {
+    exp.Div: _decimal_divide,
     exp.Add: _decimal_arithmetic,
     exp.Sub: _decimal_arithmetic,
     exp.Mul: _decimal_arithmetic,
@@ -295,6 +473,13 @@ RULES = {
     exp.Mod: _mod,
     exp.IntDiv: _int_div,
     exp.Round: _round,
+    exp.Floor: _floor_ceil,
+    exp.Coalesce: _widened,
+    exp.Greatest: _widened,
+    exp.Least: _widened,
+    exp.If: _widened,
+    exp.Case: _widened,
+    exp.Ceil: _floor_ceil,
     exp.Ln: _ln,
     exp.Log: _log,
     exp.IsNan: _is_nan,
@@ -308,6 +493,7 @@ FUNCTIONS = {
     "positive": _positive,
     "e": _e,
 }
-TYPED = {exp.Cast, exp.IntDiv, exp.Round, exp.Add, exp.Sub, exp.Mul}
-DECIMAL_ONLY = (exp.Add, exp.Sub, exp.Mul)
+TYPED = {exp.Cast, exp.IntDiv, exp.Mod, exp.Round, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Floor,
+         exp.Ceil, *_BRANCHES}
+DECIMAL_ONLY = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, *_BRANCHES)
 TYPED_FUNCTIONS = {"bround", "format_number"}

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import decimal
 
+import duckdb
 import pytest
 
 import icesql
+from tests.sql.spark.conftest import rewrite as spark_rewrite
 
 D = decimal.Decimal
 
@@ -125,8 +127,6 @@ def test_a_cast_of_an_operand_of_unknown_type_is_left_as_written(spark_rules):
     assert spark_rules("SELECT CAST(x AS INT) FROM t") == "SELECT TRY_CAST(x AS INT) FROM t"
 
 
-@pytest.mark.xfail(strict=True, reason="numbers._int_div divides the exact multiple with DuckDB's "
-                   "decimal '/', which answers a DOUBLE: quotients above 2**53 lose digits")
 def test_decimal_div_keeps_exact_digits(duck_answer):
     # DuckDB's // of decimals does not truncate; the rewrite goes through the exact remainder
     tables = {"t": ({"a": "DECIMAL(20, 2)"}, [(D("123456789012345678.99"),), (D("-0.01"),)])}
@@ -146,3 +146,70 @@ def test_decimal_div_keeps_exact_digits(duck_answer):
 def test_format_number_refuses_what_it_cannot_print_as_java(duck_answer, expr, message):
     with pytest.raises(icesql.NotSupportedError, match=message):
         duck_answer(f"SELECT {expr}")
+
+
+# Spark 3.5's answers (tests/interop/test_sql_compat.py checks them against Spark itself)
+DECIMALS = {"t": ({"a": "DECIMAL(10, 3)", "l": "BIGINT", "i": "INT", "d": "DOUBLE"},
+                  [(D("2.675"), 9007199254740993, 7, 2.5), (D("-2.345"), 3, -7, -2.5)])}
+
+
+@pytest.mark.parametrize(
+    "expr, duck_type, values",
+    [
+        ("a / 3", "DECIMAL(13,6)", [D("0.891667"), D("-0.781667")]),
+        ("a / a", "DECIMAL(24,14)", [D("1.00000000000000")] * 2),
+        ("i / a", "DECIMAL(24,11)", [D("2.61682242991"), D("2.98507462687")]),
+        ("a / l", "DECIMAL(31,24)", [D("2.96984659E-16"), D("-0.781666666666666666666667")]),
+        ("l / 2.25", "DECIMAL(28,6)", [D("4003199668773774.666667"), D("1.333333")]),
+        ("1.0 / 3", "DECIMAL(7,6)", [D("0.333333")] * 2),
+        ("a / 0", "DECIMAL(13,6)", [None, None]),
+        ("-a / 7", "DECIMAL(13,6)", [D("-0.382143"), D("0.335000")]),
+        ("i / 2", "DOUBLE", [3.5, -3.5]),
+        ("floor(a)", "DECIMAL(8,0)", [D("2"), D("-3")]),
+        ("ceil(a)", "DECIMAL(8,0)", [D("3"), D("-2")]),
+        ("floor(d)", "BIGINT", [2, -3]),
+        ("ceil(l)", "BIGINT", [9007199254740993, 3]),
+        ("floor(i)", "BIGINT", [7, -7]),
+        ("round(a)", "DECIMAL(8,0)", [D("3"), D("-2")]),
+        ("round(a, 2)", "DECIMAL(10,2)", [D("2.68"), D("-2.35")]),
+        ("round(a, 5)", "DECIMAL(11,3)", [D("2.675"), D("-2.345")]),
+        ("round(a, -1)", "DECIMAL(8,0)", [D("0"), D("0")]),
+        ("bround(a, 2)", "DECIMAL(10,2)", [D("2.68"), D("-2.34")]),
+        ("coalesce(l, a)", "DECIMAL(23,3)", [D("9007199254740993.000"), D("3.000")]),
+        ("CASE WHEN i > 0 THEN l ELSE a END", "DECIMAL(23,3)", [D("9007199254740993.000"),
+                                                               D("-2.345")]),
+        ("if(i > 0, a, l)", "DECIMAL(23,3)", [D("2.675"), D("3.000")]),
+        ("greatest(l, a)", "DECIMAL(23,3)", [D("9007199254740993.000"), D("3.000")]),
+        ("coalesce(i, a)", "DECIMAL(13,3)", [D("7.000"), D("-7.000")]),
+        ("coalesce(l, d)", "DOUBLE", [9007199254740992.0, 3.0]),
+        ("i * 1.5", "DECIMAL(13,1)", [D("10.5"), D("-10.5")]),
+        ("l + 1.5", "DECIMAL(22,1)", [D("9007199254740994.5"), D("4.5")]),
+        ("1.5 * 1.5", "DECIMAL(5,2)", [D("2.25")] * 2),
+        ("a % 3", "DECIMAL(4,3)", [D("2.675"), D("-2.345")]),
+        ("l % 2.5", "DECIMAL(2,1)", [D("0.5"), D("0.5")]),
+        ("a % 0", "DECIMAL(4,3)", [None, None]),
+    ],
+)
+def test_decimal_results_have_sparks_type_and_value(duck_answer, expr, duck_type, values):
+    rows = duck_answer(f"SELECT {expr}, k FROM (SELECT *, row_number() OVER () AS k FROM t)"
+                       " ORDER BY k", DECIMALS)
+    assert [r[0] for r in rows] == values
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (a DECIMAL(10, 3), l BIGINT, i INTEGER, d DOUBLE)")
+    rewritten = spark_rewrite(f"SELECT {expr} FROM t", DECIMALS)
+    assert con.execute(f"DESCRIBE {rewritten}").fetchall()[0][1] == duck_type
+
+
+def test_an_average_of_decimals_divides_as_a_decimal(duck_answer):
+    # sqlglot types avg(a) DOUBLE; the aggregate rule's cast to Spark's DECIMAL(14, 7) says more
+    tables = {"t": ({"a": "DECIMAL(10, 3)"}, [(D("2.675"),), (D("-1"),)])}
+    assert duck_answer("SELECT avg(a) / 2, avg(a) * 2 FROM t", tables) == [
+        (D("0.418750000"), D("1.6750000"))]
+
+
+def test_decimal_quotient_rounds_half_up_exactly(duck_answer):
+    # 38-digit scaled dividends: a DOUBLE would lose the last digits and the rounding
+    tables = {"t": ({"a": "DECIMAL(20, 2)", "b": "DECIMAL(20, 2)"},
+                    [(D("123456789012345678.99"), D("3.00"))])}
+    assert duck_answer("SELECT a / b, -a / b FROM t", tables) == [
+        (D("41152263004115226.330000000000000000"), D("-41152263004115226.330000000000000000"))]

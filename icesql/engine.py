@@ -163,6 +163,8 @@ class Engine:
 
     def close(self) -> None:
         self.duck.close()
+        if self.spark is not None:
+            self.spark.close()
 
     def interrupt(self) -> None:
         """Stop the statement another thread is running (the shell's Ctrl-C): its DuckDB work

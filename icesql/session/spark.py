@@ -50,6 +50,10 @@ _JDBC_SUBPROTOCOLS = {"postgresql": "postgresql", "postgres": "postgresql", "mys
                       "mariadb": "mariadb"}
 TIME_ZONE = "spark.sql.session.timeZone"
 _ERROR_LINES = 12  # of a Spark error's message (the JVM's stack trace follows them)
+# sessions icesql started (no SparkContext was running), by id, with the backends still using each: the last
+# one to close stops the session, so a connection's JVM does not outlive it, while a session the
+# caller made (or given) is never stopped by icesql
+_STARTED: dict[int, list[Any]] = {}
 
 
 def require_pyspark() -> Any:
@@ -157,6 +161,7 @@ class SparkBackend:
         self._session: Any = None
         self._pushed: set[str] = set()
         self._current: tuple[str, tuple[str, ...]] | None = None
+        self._started = False
 
     @property
     def description(self) -> str:
@@ -173,6 +178,20 @@ class SparkBackend:
             self._declare_catalogs(session)
             self._session = session
         return self._session
+
+    def close(self) -> None:
+        """Stop the session if icesql started it and no other connection still uses it."""
+        session, self._session = self._session, None
+        if session is None or not self._started:
+            return
+        self._started = False
+        users = _STARTED.get(id(session))
+        if users is None:
+            return
+        users[1] -= 1
+        if users[1] <= 0:
+            del _STARTED[id(session)]
+            session.stop()
 
     def _open(self) -> Any:
         given = self._given
@@ -198,10 +217,21 @@ class SparkBackend:
             conf.update(spark_catalog_conf(name, props))
         for key, value in conf.items():
             builder = builder.config(key, value)
+        from pyspark import SparkContext
+
+        # no SparkContext in the process: getOrCreate starts one, and this connection owns it
+        running = SparkContext._active_spark_context is not None
         try:
-            return builder.appName("icesql").getOrCreate()
+            session = builder.appName("icesql").getOrCreate()
         except Exception as err:
             raise OperationalError(f"cannot start Spark ({given or 'default master'}): {err}") from err
+        users = _STARTED.get(id(session))
+        if not running or users is not None:
+            if users is None or users[0] is not session:
+                users = _STARTED[id(session)] = [session, 0]
+            users[1] += 1
+            self._started = True
+        return session
 
     def _declare_catalogs(self, session: Any) -> None:
         """Declare each catalog the session lacks; one it has must mean the same tables."""

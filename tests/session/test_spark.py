@@ -154,3 +154,41 @@ def test_spark_connect_without_its_client_names_what_to_install(tmp_path):
 def test_backend_refuses_what_is_no_session():
     with pytest.raises(icesql.ProgrammingError, match="not dict"):
         SparkBackend({}, {"local": {"warehouse": "/w"}})
+
+
+@pytest.mark.spark
+def test_a_session_icesql_started_stops_with_its_last_connection(tmp_path):
+    """A JVM icesql started for ``spark="local[1]"`` does not outlive the connections that use
+    it; one the caller started is left running (a fresh process: the suite's own session must
+    not be the one stopped)."""
+    tests = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    script = textwrap.dedent(f"""
+        import os, sys
+        sys.path.insert(0, {tests!r})
+        import icesql, spark_support
+        from pyspark import SparkContext
+        from pyspark.sql import SparkSession
+        wh = os.environ["ICESQL_TEST_WH"]
+        jars = ",".join(spark_support.spark_jars())
+        os.environ["PYSPARK_SUBMIT_ARGS"] = f"--jars {{jars}} --conf spark.ui.enabled=false pyspark-shell"
+        a = icesql.connect(wh, engine="spark", spark="local[1]")
+        b = icesql.connect(wh, engine="spark", spark="local[1]")
+        print(a.execute("SELECT 1 + 1").fetchall(), b.execute("SELECT 2").fetchall())
+        a.close()
+        print("after one:", SparkContext._active_spark_context is not None)
+        b.close()
+        print("after both:", SparkContext._active_spark_context is not None)
+        mine = SparkSession.builder.master("local[1]").getOrCreate()
+        c = icesql.connect(wh, engine="spark", spark="local[1]")
+        print(c.execute("SELECT 3").fetchall())
+        c.close()
+        print("caller's:", SparkContext._active_spark_context is not None)
+        mine.stop()
+    """)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            cwd=tmp_path, env={**os.environ, "ICESQL_TEST_WH": str(tmp_path)},
+                            timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.splitlines() == [
+        "[(2,)] [(2,)]", "after one: True", "after both: False", "[(3,)]", "caller's: True",
+    ]

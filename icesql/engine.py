@@ -26,7 +26,13 @@ from sqlglot import exp
 
 from icesql.catalog.base import Catalog
 from icesql.catalog.table import Table
-from icesql.errors import Error, NoSuchTableError, NotSupportedError, ProgrammingError
+from icesql.errors import (
+    Error,
+    NoSuchNamespaceError,
+    NoSuchTableError,
+    NotSupportedError,
+    ProgrammingError,
+)
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
 from icesql.scan.explain import explain_scans
 from icesql.scan.metadata_tables import MetadataTables
@@ -313,7 +319,19 @@ class Engine:
     def _tables_bytes(self, statement: exp.Expr, params: Sequence[object]) -> int:
         """The data and delete file bytes of the current snapshots of the Iceberg tables
         ``statement`` names (from their summaries); names of no table count nothing."""
-        exists = {name: catalog.table_exists for name, catalog in self.catalogs.items()}
+        loaded: dict[tuple[str, tuple[str, ...]], Table] = {}
+
+        def loader(name: str, catalog: Catalog) -> Callable[[tuple[str, ...]], bool]:
+            def exists(identifier: tuple[str, ...]) -> bool:  # loads once: no exists-then-load
+                if (name, identifier) not in loaded:
+                    try:
+                        loaded[name, identifier] = catalog.load_table(identifier)
+                    except (NoSuchTableError, NoSuchNamespaceError):
+                        return False
+                return True
+            return exists
+
+        exists = {name: loader(name, catalog) for name, catalog in self.catalogs.items()}
         seen, total = set(), 0
         for node in table_nodes(statement):
             try:
@@ -324,7 +342,7 @@ class Engine:
             if (ref.catalog, ref.identifier) in seen:
                 continue
             seen.add((ref.catalog, ref.identifier))
-            snapshot = self.catalogs[ref.catalog].load_table(ref.identifier).metadata.current_snapshot()
+            snapshot = loaded[ref.catalog, ref.identifier].metadata.current_snapshot()
             if snapshot is not None:
                 total += int(snapshot.summary.get("total-files-size", 0) or 0)
         return total

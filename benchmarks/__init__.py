@@ -6,5 +6,6 @@ against PyIceberg, each run in a fresh subprocess so peak memory is per run.
 Modules: ``config`` (sizes and queries), ``lineitem`` (rows), ``iceberg_files`` (Parquet
 files and Iceberg metadata written with icesql's writers), ``datagen`` (the cached tables),
 ``worker`` (one measured run), ``measure`` (subprocess + rusage), ``scenarios`` (what is
-compared with what, and the targets), ``report`` (table and JSON), ``run`` (the command).
+compared with what, and the targets), ``peers`` (the other engines' virtualenvs), ``report``
+(table and JSON), ``run`` (the command).
 """

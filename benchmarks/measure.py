@@ -69,7 +69,8 @@ def run_worker(
     env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "benchmarks.worker", json.dumps(request)],
+            [request.get("python") or sys.executable, "-m", "benchmarks.worker",
+             json.dumps(request)],
             stdout=out,
             stderr=err,
             cwd=REPO,

@@ -37,6 +37,7 @@ class Row:
     notes: list[str] = field(default_factory=list)
     runs: dict[str, list[float]] = field(default_factory=dict)
     error: str | None = None
+    peers: dict[str, dict[str, Any]] = field(default_factory=dict)  # benchmarks.peers, by name
 
 
 def _num(v: float | None, digits: int = 3) -> str:

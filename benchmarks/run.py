@@ -19,12 +19,12 @@ from typing import Any
 if __package__ in (None, ""):  # python benchmarks/run.py
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks import report  # noqa: E402
+from benchmarks import peers, report  # noqa: E402
 from benchmarks.config import FULL_ROWS, SMOKE_ROWS, Sizes  # noqa: E402
 from benchmarks.datagen import Dataset, load_or_generate  # noqa: E402
 from benchmarks.measure import Run, run_worker  # noqa: E402
 from benchmarks.report import ERROR, INFO, MISS, NOT_SUPPORTED, PASS, Row  # noqa: E402
-from benchmarks.scenarios import Scenario, by_name, orderkey_files  # noqa: E402
+from benchmarks.scenarios import Scenario, by_name, orderkey_files, peer_request  # noqa: E402
 
 DEFAULT_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".data")
 _FILES_READ = re.compile(r"data files: total (\d+), read (\d+)")
@@ -43,6 +43,7 @@ class Runner:
         self.s3: Any = None  # benchmarks.s3.S3Copy, made for the first s3 scenario
         self.max_gets: dict[str, int] = {}  # per s3 scenario: most GETs of one data file in a run
         self.over_fetched: dict[str, list[str]] = {}  # per s3 scenario: files fetched too often
+        self.peers = selected_peers(args.peers)
 
     def _prepare(self, s: Scenario) -> None:
         if s.extra.get("rest_history") and "rest_history" not in self.ds.info:
@@ -64,12 +65,21 @@ class Runner:
     def _measure(
         self, s: Scenario, side: str, repeats: int, limit: float | None = None
     ) -> list[Run]:
-        make = {
-            "icesql": s.icesql,
-            "baseline": s.baseline,
-            "pyiceberg": s.pyiceberg,
-            "reference": s.reference,
-        }[side]
+        if side.startswith("peer:"):
+            peer = side.split(":", 1)[1]
+            python = peers.python_for(peer)
+            if python is None or s.peer_query is None:
+                return []
+
+            def make(ds: Dataset, sizes: Sizes) -> dict[str, Any]:
+                return peer_request(s, peer, python, ds, sizes)
+        else:
+            make = {
+                "icesql": s.icesql,
+                "baseline": s.baseline,
+                "pyiceberg": s.pyiceberg,
+                "reference": s.reference,
+            }[side]
         if make is None or (side == "reference" and s.extra.get("spark") and self.args.no_spark):
             return []
         request = make(self.ds, self.sizes)
@@ -98,8 +108,10 @@ class Runner:
         repeats = s.repeats or self.args.repeats
         limit = self.args.memory_limit_mb if s.kind == "stream" else None
         sides: dict[str, list[Run]] = {"icesql": [], "baseline": [], "reference": []}
+        if s.peer_query is not None:
+            sides.update({f"peer:{name}": [] for name in self.peers})
         for _ in range(repeats):  # interleaved, one run of each side per round
-            for side in ("icesql", "baseline", "reference"):
+            for side in list(sides):
                 if sides[side] and not sides[side][-1].ok:
                     continue
                 sides[side] += self._measure(s, side, 1, limit if side == "icesql" else None)
@@ -128,6 +140,62 @@ class Runner:
         return (
             (int(m.group(1)), int(m.group(2))) if m else "EXPLAIN shows no 'data files: ... read N'"
         )
+
+
+def selected_peers(option: str) -> list[str]:
+    """The peers to measure: those named (``none``: no peer), by default every one set up."""
+    if option == "none":
+        return []
+    names = [n for n in option.split(",") if n] or list(peers.PEERS)
+    unknown = [n for n in names if n not in peers.PEERS]
+    if unknown:
+        raise SystemExit(f"unknown peer(s) {unknown}; known: {', '.join(peers.PEERS)}")
+    return names
+
+
+def _note_peers(s: Scenario, sides: dict[str, list[Run]], runner: Runner, row: Row) -> None:
+    """Each peer's median beside icesql's, as a ratio to the same baseline, its answer checked
+    against icesql's; a peer not set up or failing is named, never silently dropped."""
+    if s.peer_query is None:
+        return
+    first = next((r for r in sides.get("icesql", []) if r.ok), None)
+    best: tuple[float, str] | None = None
+    for name in runner.peers:
+        label = peers.PEERS[name].label
+        runs = sides.get(f"peer:{name}", [])
+        if peers.python_for(name) is None:
+            row.notes.append(f"peer {label}: not set up (python -m benchmarks.peers {name})")
+            continue
+        if (bad := _failure(runs)) is not None:
+            row.notes.append(f"peer {label}: error: {bad.error}")
+            continue
+        seconds = _median(runs)
+        if seconds is None:
+            continue
+        row.peers[name] = {"seconds": seconds, "rss_mb": _peak(runs),
+                           "runs": [round(r.seconds, 4) for r in runs if r.seconds is not None]}
+        ratio = f" ({seconds / row.baseline_s:.2f}x baseline)" if row.baseline_s else ""
+        answer = ""
+        mine = next(r for r in runs if r.ok)
+        if first is not None and mine.result != first.result:
+            answer = f"; ANSWER DIFFERS from icesql's: {mine.result} vs {first.result}"
+        row.notes.append(f"peer {label}: {seconds:.3f} s{ratio}, {_peak(runs) or 0:.0f} MB{answer}")
+        if not answer and (best is None or seconds < best[0]):
+            best = (seconds, label)
+    if best is not None and row.icesql_s is not None:
+        verdict = "ahead of or level with" if row.icesql_s <= best[0] else "behind"
+        row.notes.append(f"icesql {row.icesql_s:.3f} s is {verdict} the best peer,"
+                         f" {best[1]} {best[0]:.3f} s ({row.icesql_s / best[0]:.2f}x)")
+
+
+def _note_spread(runs: list[Run], row: Row) -> None:
+    """icesql's run-to-run spread (issue 27: within 10%): min / median / max."""
+    times = sorted(r.seconds for r in runs if r.ok and r.seconds is not None)
+    if len(times) >= 3:
+        spread = (times[-1] - times[0]) / statistics.median(times) * 100
+        row.notes.append(f"icesql runs min / median / max: {times[0]:.3f} /"
+                         f" {statistics.median(times):.3f} / {times[-1]:.3f} s"
+                         f" (spread {spread:.0f}% of the median)")
 
 
 def _median(runs: list[Run]) -> float | None:
@@ -186,6 +254,8 @@ def evaluate(s: Scenario, sides: dict[str, list[Run]], runner: Runner) -> Row:
         return row
     row.ratio = row.icesql_s / row.baseline_s if row.icesql_s and row.baseline_s else None
     _check_results(s, ice, base, pyi, runner, row)
+    _note_spread(ice, row)
+    _note_peers(s, sides, runner, row)
     if s.kind == "ratio":
         row.status = PASS if row.ratio is not None and row.ratio <= s.target else MISS
     elif s.kind == "info":
@@ -329,6 +399,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--no-spark", action="store_true",
                    help="skip the Spark side of data_checks (a JVM, ~45 s even in smoke mode)")
     p.add_argument("--scenarios", default="", help="comma-separated subset (default all)")
+    p.add_argument("--peers", default="",
+                   help="peers to measure beside icesql (benchmarks.peers; default: every one"
+                        " set up with python -m benchmarks.peers; 'none': no peer)")
     p.add_argument("--memory-limit-mb", type=float, default=700.0, help="limit of streaming_count")
     p.add_argument(
         "--json", default=None, help="results file (default <cache>/results-<rows>.json)"

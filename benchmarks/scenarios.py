@@ -52,6 +52,8 @@ class Scenario:
     reference: RequestFn | None = None  # a diagnostic side, reported in the notes
     reference_label: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    # the query the peers of benchmarks.peers run: (table, sql with {t}), or None
+    peer_query: tuple[str, str | Callable[[Sizes], str]] | None = None
 
 
 def _table(name: str) -> str:
@@ -347,6 +349,32 @@ def _delete_scenario(name: str, table: str, what: str, target: float) -> Scenari
             "icesql with the same deletes applied in the Arrow stream instead of DuckDB"
             " (SET icesql.scan.nativeParquet = false)"
         ),
+        peer_query=(table, config.AGGREGATE),
+    )
+
+
+def peer_request(s: Scenario, peer: str, python: str, ds: Dataset, sizes: Sizes) -> Request:
+    """The worker request of ``peer`` (run by its own virtualenv's ``python``) on ``s``."""
+    assert s.peer_query is not None
+    table, sql = s.peer_query
+    text = sql(sizes) if callable(sql) else sql
+    args = {"peer": peer, "metadata": ds.metadata(table), "sql": text}
+    return {"task": "peer_query", "python": python, "args": args}
+
+
+def _partition_delete_scenario(name: str, table: str, what: str) -> Scenario:
+    return Scenario(
+        name,
+        f"~5% of the month partitions, {what}",
+        "ratio",
+        1.25,
+        "<= 1.25x DuckDB on matching files",
+        _icesql(table, config.partition_query),
+        "DuckDB read_parquet, matching files (no deletes)",
+        _duckdb(config.partition_query, _window_files),
+        same_answer=False,
+        pyiceberg=_pyiceberg(table, config.partition_query, PART_COLS, _date_filter),
+        peer_query=(table, config.partition_query),
     )
 
 
@@ -397,6 +425,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         expected_rows=_rows_of(BASE),
         reference=_arrow_stream(config.AGGREGATE, AGG_COLS),
         reference_label="DuckDB over a pyarrow scanner stream of the same files (floor of an Arrow-stream reader)",
+        peer_query=(BASE, config.AGGREGATE),
     ),
     Scenario(
         "full_aggregate_rss",
@@ -419,6 +448,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "DuckDB read_parquet, matching files",
         _duckdb(config.partition_query, _window_files),
         pyiceberg=_pyiceberg(BASE, config.partition_query, PART_COLS, _date_filter),
+        peer_query=(BASE, config.partition_query),
     ),
     Scenario(
         "orc_full_aggregate",
@@ -455,6 +485,8 @@ SCENARIOS: tuple[Scenario, ...] = (
     _delete_scenario("position_deletes_10pct", POS, "10% position deletes", 1.3),
     _delete_scenario("deletion_vectors_10pct", DV, "10% deletion vectors (v3)", 1.3),
     _delete_scenario("equality_deletes_1pct", EQ, "1% equality deletes", 1.6),
+    _partition_delete_scenario("partition_filter_pos_deletes", POS, "10% position deletes"),
+    _partition_delete_scenario("partition_filter_dv", DV, "10% deletion vectors (v3)"),
     Scenario(
         "planning_10k_files",
         "plan_files on 10,000 files / 100 manifests (metadata only)",

@@ -122,6 +122,68 @@ def pyiceberg_query(
     return {"seconds": seconds, "result": _rows(result), "n_total": _n_total(result)}
 
 
+def _duckdb_extension(package: str) -> str:
+    """The extension file a ``duckdb-extension-*`` wheel ships (``extensions/v*/``)."""
+    import glob
+    import importlib
+
+    folder = os.path.dirname(importlib.import_module(package).__file__ or "")
+    found = glob.glob(os.path.join(folder, "extensions", "*", "*.duckdb_extension"))
+    if not found:
+        raise RuntimeError(f"{package} ships no .duckdb_extension file under {folder}")
+    return found[0]
+
+
+def _peer_session(peer: str) -> Any:
+    """What ``peer`` needs before the timed part: a DuckDB connection with the iceberg
+    extension loaded, or repark's session (like icesql's connection, not timed)."""
+    if peer == "duckdb_iceberg":
+        import duckdb
+
+        con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
+        for package in ("duckdb_extension_avro", "duckdb_extension_iceberg"):
+            con.execute(f"LOAD '{_duckdb_extension(package)}'")
+        return con
+    if peer == "repark":
+        from repark import SparkSession
+
+        return SparkSession.builder.getOrCreate()
+    return None
+
+
+def _peer_result(peer: str, session: Any, metadata: str, sql: str) -> Any:
+    """Load the table at ``metadata`` and run ``sql`` (``{t}`` names the table) on ``peer``;
+    the answer as a pyarrow Table."""
+    if peer == "duckdb_iceberg":
+        return session.sql(sql.format(t=f"iceberg_scan('{metadata}')")).to_arrow_table()
+    if peer == "polars":
+        import polars as pl
+
+        frame = pl.SQLContext(t=pl.scan_iceberg(metadata)).execute(sql.format(t="t"))
+        return frame.collect().to_arrow()
+    if peer == "daft":
+        import daft
+        from pyiceberg.table import StaticTable
+
+        table = daft.read_iceberg(StaticTable.from_metadata(metadata))
+        return daft.sql(sql.format(t="t"), t=table).to_arrow()
+    if peer == "repark":
+        session.read.format("iceberg").load(metadata).createOrReplaceTempView("t")
+        return session.sql(sql.format(t="t")).toArrow()
+    raise ValueError(f"unknown peer {peer!r}")
+
+
+@task
+def peer_query(peer: str, metadata: str, sql: str) -> dict[str, Any]:
+    """One of the engines users compare icesql with (``benchmarks.peers``), run in its own
+    virtualenv's interpreter on the same table."""
+    session = _peer_session(peer)
+    start = time.perf_counter()
+    result = _peer_result(peer, session, metadata, sql)
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "result": _rows(result), "n_total": _n_total(result)}
+
+
 @task
 def icesql_plan(metadata: str) -> dict[str, Any]:
     """Planning alone: read the metadata JSON, manifest list and every manifest, and make

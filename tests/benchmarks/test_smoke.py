@@ -9,7 +9,7 @@ import json
 import duckdb
 import sqlglot
 
-from benchmarks import rest, run
+from benchmarks import peers, rest, run
 from benchmarks.report import ERROR, INFO, MISS, NOT_SUPPORTED, PASS
 from benchmarks.scenarios import SCENARIOS
 
@@ -35,8 +35,8 @@ def test_smoke_mode_reports_every_scenario(tmp_path, capsys):
     out = tmp_path / "results.json"
     # --no-spark: the data_checks scenario's Spark side starts a JVM (run it by hand:
     # python -m benchmarks --smoke --scenarios data_checks)
-    argv = ["--smoke", "--no-pyiceberg", "--no-spark", "--cache", str(tmp_path / "data"),
-            "--json", str(out)]
+    argv = ["--smoke", "--no-pyiceberg", "--no-spark", "--peers", "none",
+            "--cache", str(tmp_path / "data"), "--json", str(out)]
     assert run.main(argv) == 0
 
     printed = capsys.readouterr().out
@@ -65,3 +65,34 @@ def test_smoke_mode_reports_every_scenario(tmp_path, capsys):
         and (HAVE_SPARK_REST or rest.SPARK_UNAVAILABLE not in (r["error"] or ""))
     ]
     assert errors == []
+
+
+def test_peers_are_measured_or_named_as_missing(tmp_path, capsys):
+    """A peer (benchmarks.peers) either answers the scenario's query with icesql's answer and
+    gets a figure, or the notes say it is not set up and how to set it up."""
+    out = tmp_path / "results.json"
+    argv = ["--smoke", "--no-pyiceberg", "--scenarios", "full_aggregate",
+            "--peers", "duckdb_iceberg", "--cache", str(tmp_path / "data"), "--json", str(out)]
+    assert run.main(argv) == 0
+    row = json.loads(out.read_text())["results"][0]
+    label = peers.PEERS["duckdb_iceberg"].label
+    notes = [n for n in row["notes"] if n.startswith(f"peer {label}:")]
+    assert len(notes) == 1, row["notes"]
+    if peers.python_for("duckdb_iceberg") is None:
+        assert notes[0].endswith("not set up (python -m benchmarks.peers duckdb_iceberg)")
+        assert row["peers"] == {}
+    else:
+        assert "error" not in notes[0] and "DIFFERS" not in notes[0], notes
+        assert row["peers"]["duckdb_iceberg"]["seconds"] > 0
+
+
+def test_peer_selection():
+    assert run.selected_peers("none") == []
+    assert run.selected_peers("") == list(peers.PEERS)
+    assert run.selected_peers("polars,repark") == ["polars", "repark"]
+    try:
+        run.selected_peers("spark")
+    except SystemExit as err:
+        assert "unknown peer(s) ['spark']" in str(err)
+    else:
+        raise AssertionError("an unknown peer was accepted")

@@ -112,6 +112,22 @@ def orderkey_query(sizes: Sizes) -> str:
     )
 
 
+def many_files_key(sizes: Sizes) -> int:
+    """An ``l_orderkey`` in the middle of the many-small-files table (in exactly one file)."""
+    middle = sizes.many_files * sizes.many_rows_per_file // 2
+    return middle // LINES_PER_ORDER + 1
+
+
+def many_point_query(sizes: Sizes) -> str:
+    return (
+        "SELECT count(*) AS n, sum(l_quantity) AS qty FROM {t}"
+        f" WHERE l_orderkey = {many_files_key(sizes)}"
+    )
+
+
+MANY_SCAN = "SELECT count(*) AS n, sum(l_quantity) AS qty, max(l_shipdate) AS last FROM {t}"
+
+
 STREAM_COUNT = (
     "SELECT count(*) AS n FROM {t}"
     " WHERE l_comment <> '' AND l_shipinstruct <> '' AND l_extendedprice >= 0"

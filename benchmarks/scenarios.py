@@ -122,6 +122,14 @@ def _window_files(ds: Dataset, sizes: Sizes) -> list[str]:
     return [f["path"] for f in ds.file_rows(BASE) if first <= f["month"] < first + count]
 
 
+def _many_key_file(ds: Dataset, sizes: Sizes) -> list[str]:
+    """The many-files table's file holding the point lookup's key (rows are numbered in file
+    order, ``many_rows_per_file`` each; ``benchmarks.lineitem``)."""
+    key = config.many_files_key(sizes)
+    first_row = (key - 1) * config.LINES_PER_ORDER
+    return [ds.files(MANY)[first_row // sizes.many_rows_per_file]]
+
+
 def orderkey_files(ds: Dataset, sizes: Sizes) -> list[str]:
     """The data files whose [min, max] l_orderkey overlaps the filter: what metrics pruning
     should leave."""
@@ -496,6 +504,30 @@ SCENARIOS: tuple[Scenario, ...] = (
         _plan("icesql_plan"),
         "PyIceberg plan_files()",
         _plan("pyiceberg_plan"),
+    ),
+    Scenario(
+        "many_files_point_lookup",
+        "one l_orderkey in the table of 10,000 small files / 100 manifests, fresh process"
+        " (planning dominates)",
+        "info",
+        None,
+        "issue 21: <= the DuckDB 1.5.5 iceberg_scan peer (see its note)",
+        _icesql(MANY, config.many_point_query),
+        "DuckDB read_parquet of the one matching file",
+        _duckdb(config.many_point_query, _many_key_file),
+        peer_query=(MANY, config.many_point_query),
+    ),
+    Scenario(
+        "many_files_scan",
+        "count and sums over all 10,000 small files, fresh process",
+        "info",
+        None,
+        "issue 27: <= the polars peer (see its note)",
+        _icesql(MANY, config.MANY_SCAN),
+        "DuckDB read_parquet of the 10,000 files",
+        _duckdb(config.MANY_SCAN, lambda ds, sizes: ds.files(MANY)),
+        expected_rows=None,
+        peer_query=(MANY, config.MANY_SCAN),
     ),
     Scenario(
         "insert",

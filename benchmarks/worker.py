@@ -135,8 +135,9 @@ def _duckdb_extension(package: str) -> str:
 
 
 def _peer_session(peer: str) -> Any:
-    """What ``peer`` needs before the timed part: a DuckDB connection with the iceberg
-    extension loaded, or repark's session (like icesql's connection, not timed)."""
+    """What ``peer`` needs before the timed part, as icesql's import and connection are not
+    timed: its modules, a DuckDB connection with the iceberg extension loaded, repark's
+    session."""
     if peer == "duckdb_iceberg":
         import duckdb
 
@@ -148,7 +149,16 @@ def _peer_session(peer: str) -> Any:
         from repark import SparkSession
 
         return SparkSession.builder.getOrCreate()
-    return None
+    if peer == "polars":
+        import polars
+
+        return polars
+    if peer == "daft":
+        import daft
+        from pyiceberg.table import StaticTable
+
+        return daft, StaticTable
+    raise ValueError(f"unknown peer {peer!r}")
 
 
 def _peer_result(peer: str, session: Any, metadata: str, sql: str) -> Any:
@@ -157,15 +167,12 @@ def _peer_result(peer: str, session: Any, metadata: str, sql: str) -> Any:
     if peer == "duckdb_iceberg":
         return session.sql(sql.format(t=f"iceberg_scan('{metadata}')")).to_arrow_table()
     if peer == "polars":
-        import polars as pl
-
+        pl = session
         frame = pl.SQLContext(t=pl.scan_iceberg(metadata)).execute(sql.format(t="t"))
         return frame.collect().to_arrow()
     if peer == "daft":
-        import daft
-        from pyiceberg.table import StaticTable
-
-        table = daft.read_iceberg(StaticTable.from_metadata(metadata))
+        daft, static_table = session
+        table = daft.read_iceberg(static_table.from_metadata(metadata))
         return daft.sql(sql.format(t="t"), t=table).to_arrow()
     if peer == "repark":
         session.read.format("iceberg").load(metadata).createOrReplaceTempView("t")

@@ -193,3 +193,57 @@ def data_checks(sizes: Sizes) -> list[tuple[str, str]]:
                        f" FROM {{t}} WHERE l_orderkey >= {lo} AND l_orderkey < {lo + width}"
                        f" AND {rule}"))
     return checks[:DATA_CHECKS]
+
+
+# -- DML (issues 21 and 27): each statement runs on a metadata copy of the lineitem table --
+# 1% of the rows, spread over every file (l_partkey is uniform in 1..200,000): the case that
+# makes copy-on-write rewrite every file
+DML_FILTER = "l_partkey < 2000"
+_COLUMNS = [c.strip().split(" ")[0] for c in
+            ("l_orderkey, l_partkey, l_suppkey, l_linenumber, l_quantity, l_extendedprice,"
+             " l_discount, l_tax, l_returnflag, l_linestatus, l_shipdate, l_commitdate,"
+             " l_receiptdate, l_shipinstruct, l_shipmode, l_comment").split(",")]
+
+
+def merge_source(sizes: Sizes) -> str:
+    """About 1M source rows at 20M (5%), half matching a row (their orderkeys), half new ones
+    (orderkeys shifted past the table's): MERGE's usual upsert."""
+    shift = sizes.rows  # past every orderkey (rows // 4 + 1 at most)
+    new = ", ".join(f"l_orderkey + {shift} AS l_orderkey" if c == "l_orderkey" else c
+                    for c in _COLUMNS)
+    return (f"SELECT * FROM {{t}} WHERE l_partkey % 40 = 0"
+            f" UNION ALL SELECT {new} FROM {{t}} WHERE l_partkey % 40 = 1")
+
+
+def dml_statements(sizes: Sizes) -> dict[str, tuple[str, ...]]:
+    """Each DML scenario's statements: table properties and session settings first (not
+    timed), then the one statement that is timed."""
+    lo, _, _ = partition_window(sizes)
+    month_hi = month_start(sizes.months // 2 + 1)
+    cow = ("ALTER TABLE {t} SET TBLPROPERTIES ('write.delete.mode' = 'copy-on-write',"
+           " 'write.update.mode' = 'copy-on-write', 'write.merge.mode' = 'copy-on-write')")
+    mor = ("ALTER TABLE {t} SET TBLPROPERTIES ('write.delete.mode' = 'merge-on-read',"
+           " 'write.update.mode' = 'merge-on-read', 'write.merge.mode' = 'merge-on-read')")
+    return {
+        "dml_delete_cow": (cow, f"DELETE FROM {{t}} WHERE {DML_FILTER}"),
+        "dml_delete_mor": (mor, f"DELETE FROM {{t}} WHERE {DML_FILTER}"),
+        "dml_update_mor": (mor, f"UPDATE {{t}} SET l_discount = l_discount + 0.01"
+                                f" WHERE {DML_FILTER}"),
+        "dml_merge_mor": (
+            mor,
+            f"MERGE INTO {{t}} t USING ({merge_source(sizes)}) s"
+            " ON t.l_orderkey = s.l_orderkey AND t.l_linenumber = s.l_linenumber"
+            " WHEN MATCHED THEN UPDATE SET t.l_quantity = s.l_quantity + 1"
+            " WHEN NOT MATCHED THEN INSERT *",
+        ),
+        "dml_overwrite_month": (
+            "SET spark.sql.sources.partitionOverwriteMode = dynamic",
+            f"INSERT OVERWRITE {{t}} SELECT * FROM {{t}} WHERE l_shipdate >= DATE '{lo}'"
+            f" AND l_shipdate < DATE '{month_hi}'",
+        ),
+    }
+
+
+# what the table holds after a DML statement: the same on every engine that ran it
+DML_CHECK = ("SELECT count(*) AS n, sum(l_quantity) AS qty, sum(l_discount) AS disc,"
+             " max(l_orderkey) AS top FROM {t}")

@@ -80,7 +80,9 @@ class Runner:
                 "pyiceberg": s.pyiceberg,
                 "reference": s.reference,
             }[side]
-        if make is None or (side == "reference" and s.extra.get("spark") and self.args.no_spark):
+        if make is None or (self.args.no_spark and (
+                (side == "reference" and s.extra.get("spark"))
+                or (side == "baseline" and s.extra.get("spark_baseline")))):
             return []
         request = make(self.ds, self.sizes)
         runs: list[Run] = []
@@ -249,6 +251,9 @@ def evaluate(s: Scenario, sides: dict[str, list[Run]], runner: Runner) -> Row:
         if bad.killed_over_limit:
             row.status = MISS
         return row
+    if not base and s.extra.get("spark_baseline") and runner.args.no_spark:
+        row.notes.append("Spark side skipped (--no-spark): icesql's figure alone")
+        return row
     if (bad := _failure(base)) is not None or row.baseline_s is None:
         row.status, row.error = ERROR, f"baseline failed: {bad.error if bad else 'no runs'}"
         return row
@@ -397,7 +402,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--pyiceberg-repeats", type=int, default=1, help="runs of the PyIceberg column")
     p.add_argument("--no-pyiceberg", action="store_true", help="skip the PyIceberg column")
     p.add_argument("--no-spark", action="store_true",
-                   help="skip the Spark side of data_checks (a JVM, ~45 s even in smoke mode)")
+                   help="skip the Spark sides of data_checks and the DML scenarios (a JVM each,"
+                        " ~45 s even in smoke mode)")
     p.add_argument("--scenarios", default="", help="comma-separated subset (default all)")
     p.add_argument("--peers", default="",
                    help="peers to measure beside icesql (benchmarks.peers; default: every one"

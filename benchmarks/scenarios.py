@@ -370,6 +370,31 @@ def peer_request(s: Scenario, peer: str, python: str, ds: Dataset, sizes: Sizes)
     return {"task": "peer_query", "python": python, "args": args}
 
 
+def _dml(task: str, name: str) -> RequestFn:
+    def make(ds: Dataset, sizes: Sizes) -> Request:
+        args = {"warehouse": ds.warehouse, "source": _table(BASE),
+                "target": f"{SCRATCH}.{name}_{task.split('_')[0]}",
+                "statements": list(config.dml_statements(sizes)[name]),
+                "check": config.DML_CHECK}
+        return {"task": task, "args": args}
+
+    return make
+
+
+def _dml_scenario(name: str, what: str) -> Scenario:
+    return Scenario(
+        name,
+        f"{what} on a metadata copy of lineitem (each engine its own copy)",
+        "ratio",
+        0.2,
+        "<= 0.2x Spark local",
+        _dml("icesql_dml", name),
+        "Spark local[2] (session start not timed)",
+        _dml("spark_dml", name),
+        extra={"spark_baseline": True},
+    )
+
+
 def _partition_delete_scenario(name: str, table: str, what: str) -> Scenario:
     return Scenario(
         name,
@@ -529,6 +554,12 @@ SCENARIOS: tuple[Scenario, ...] = (
         expected_rows=None,
         peer_query=(MANY, config.MANY_SCAN),
     ),
+    _dml_scenario("dml_delete_cow", "DELETE 1% of rows (spread over every file), copy-on-write"),
+    _dml_scenario("dml_delete_mor", "DELETE 1% of rows (spread over every file), merge-on-read"),
+    _dml_scenario("dml_update_mor", "UPDATE 1% of rows, merge-on-read"),
+    _dml_scenario("dml_merge_mor", "MERGE INTO of 5% of the rows (half matched, half new),"
+                  " merge-on-read"),
+    _dml_scenario("dml_overwrite_month", "INSERT OVERWRITE of one month (dynamic overwrite)"),
     Scenario(
         "insert",
         "INSERT INTO a months()-partitioned table SELECT * FROM lineitem",

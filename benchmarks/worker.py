@@ -665,6 +665,59 @@ def spark_rewrite(warehouse: str, source: str, target: str, options: str) -> dic
     return {"seconds": seconds, "result": [[str(out[0][0])]]}
 
 
+def _dml_answer(rows: list[Any]) -> list[list[str]]:
+    return [[str(v) if not isinstance(v, float) else f"{v:.4f}" for v in row] for row in rows]
+
+
+@task
+def icesql_dml(warehouse: str, source: str, target: str, statements: list[str],
+               check: str) -> dict[str, Any]:
+    """The last of ``statements`` on a metadata copy of ``source`` (timed; the others set
+    properties and settings first), then ``check`` on the result (not timed)."""
+    import icesql
+
+    folder = _metadata_copy(warehouse, source, target)
+    con = icesql.connect(warehouse)
+    try:
+        for sql in statements[:-1]:
+            con.execute(sql.format(t=target))
+        start = time.perf_counter()
+        con.execute(statements[-1].format(t=target))
+        seconds = time.perf_counter() - start
+        answer = con.execute(check.format(t=target)).fetchall()
+    finally:
+        con.close()
+        shutil.rmtree(folder, ignore_errors=True)
+    return {"seconds": seconds, "result": _dml_answer(answer)}
+
+
+@task
+def spark_dml(warehouse: str, source: str, target: str, statements: list[str],
+              check: str) -> dict[str, Any]:
+    """The same statements in Spark local (``local[2]``, Spark + Iceberg as
+    tests/spark_support.py sets them up) on its own metadata copy; only the last is timed."""
+    import tempfile
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
+    import spark_support
+
+    folder = _metadata_copy(warehouse, source, target)
+    scratch = tempfile.mkdtemp(prefix="bench-spark-")
+    spark = spark_support.start_spark(warehouse, scratch)
+    try:
+        for sql in statements[:-1]:
+            spark.sql(sql.format(t=target)).collect()
+        start = time.perf_counter()
+        spark.sql(statements[-1].format(t=target)).collect()
+        seconds = time.perf_counter() - start
+        answer = [tuple(r) for r in spark.sql(check.format(t=target)).collect()]
+    finally:
+        spark.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
+    return {"seconds": seconds, "result": _dml_answer(answer)}
+
+
 MERGE_PLAN_SQL = "SELECT count(*) AS n FROM {t} WHERE id < 0"  # every file pruned: planning
 
 

@@ -21,7 +21,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["compile_skipping", "records"]
+__all__ = ["blocks", "compile_skipping", "compile_spans", "records"]
 
 Decoder = Callable[[bytes, int], tuple[Any, int]]
 
@@ -97,7 +97,23 @@ def compile_skipping(schema: Any, skip: frozenset[str]) -> Decoder | None:
         return None
 
 
-def _compile(schema: Any, skip: frozenset[str], named: dict[str, Decoder]) -> Decoder:
+def compile_spans(schema: Any, fields: frozenset[str]) -> Decoder | None:
+    """Like ``compile_skipping``, but each record field named in ``fields`` decodes to where
+    its value lies instead of the value, for a reader that wants only some of it
+    (``icesql.metadata.manifest_columns``); None for an unsupported schema. A span is
+    ``(start, items, end)``: for (a union of null and) an array of records of ints, longs
+    and short byte strings written as one block, its items lie in ``[items, end)``;
+    otherwise ``items`` is -1 and the whole value, from ``start``, needs a full decode. A
+    null decodes to None."""
+    try:
+        return _compile(schema, fields, {}, spans=True)
+    except Unsupported:
+        return None
+
+
+def _compile(
+    schema: Any, skip: frozenset[str], named: dict[str, Decoder], spans: bool = False
+) -> Decoder:
     if isinstance(schema, str):
         if schema in _PRIMITIVES:
             return _PRIMITIVES[schema]
@@ -105,25 +121,25 @@ def _compile(schema: Any, skip: frozenset[str], named: dict[str, Decoder]) -> De
             return named[schema]
         raise Unsupported(schema)
     if isinstance(schema, list):
-        return _union([_compile(s, skip, named) for s in schema])
+        return _union([_compile(s, skip, named, spans) for s in schema])
     kind = schema.get("type")
     if kind == "record":
         fields = [
-            (f["name"], _skipper(f["type"], named) if f["name"] in skip
-             else _compile(f["type"], skip, named))
+            (f["name"], (_spanner if spans else _skipper)(f["type"], named) if f["name"] in skip
+             else _compile(f["type"], skip, named, spans))
             for f in schema["fields"]
         ]
-        decoder = _record([(None if n in skip else n, d) for n, d in fields])
+        decoder = _record([(None if n in skip and not spans else n, d) for n, d in fields])
         named[schema["name"]] = decoder
         return decoder
     if kind == "array":
-        return _array(_compile(schema["items"], skip, named))
+        return _array(_compile(schema["items"], skip, named, spans))
     if kind == "fixed":
         decoder = _fixed(int(schema["size"]))
         named[schema["name"]] = decoder
         return decoder
     if isinstance(kind, (str, list)) and set(schema) <= {"type", "name", "doc"}:
-        return _compile(kind, skip, named)  # {"type": "long"}
+        return _compile(kind, skip, named, spans)  # {"type": "long"}
     raise Unsupported(str(kind))
 
 
@@ -208,6 +224,70 @@ def _skipper(schema: Any, named: dict[str, Decoder]) -> Decoder:
     return skip
 
 
+def _spanner(schema: Any, named: dict[str, Decoder]) -> Decoder:
+    """Decodes a value to its span (``compile_spans``)."""
+    decode = _compile(schema, frozenset(), named)
+    array = schema[1] if isinstance(schema, list) and schema[:1] == ["null"] else schema
+    item = _item_pattern(array.get("items")) if isinstance(array, dict) else None
+    nullable = array is not schema
+    if item is None or array.get("type") != "array":
+        def whole(buf: bytes, pos: int) -> tuple[tuple[int, int, int] | None, int]:
+            value, end = decode(buf, pos)
+            return (None if value is None else (pos, -1, end)), end
+
+        return whole
+    patterns: dict[int, re.Pattern[bytes]] = {}
+
+    def span(buf: bytes, pos: int) -> tuple[tuple[int, int, int] | None, int]:
+        start = pos
+        if nullable:
+            branch, pos = _long(buf, pos)
+            if branch == 0:
+                return None, pos
+        count, pos = _long(buf, pos)
+        if count == 0:
+            return (start, pos, pos), pos
+        if count > 0:
+            rx = patterns.get(count)
+            if rx is None:
+                rx = patterns[count] = re.compile(b"(?:%s){%d}" % (item, count), re.S)
+            m = rx.match(buf, pos)
+            if m is not None:
+                end = m.end()
+                if end < len(buf) and buf[end] == 0:  # the one block ends here
+                    return (start, pos, end), end + 1
+        end = decode(buf, start)[1]
+        return (start, -1, end), end
+
+    return span
+
+
+def key_pattern(item: Any, key: int) -> re.Pattern[bytes] | None:
+    """For the items of an array of (int key, int / long / bytes value) records, as a span
+    gives them (``compile_spans``): a pattern matching the items up to the one whose key is
+    ``key``, with that item's encoded value as group 1 (a varint, or a one-byte length and
+    the bytes). None for other items. Varints are prefix-free, so the key can only match
+    at an item's start; a key that is absent does not match."""
+    whole = _item_pattern(item)
+    if whole is None or len(item["fields"]) != 2 or item["fields"][0]["type"] not in (
+        "int", "long",
+    ):
+        return None
+    value = _VARINT if item["fields"][1]["type"] in ("int", "long") else _SHORT_BYTES
+    zigzag = (key << 1) ^ (key >> 63)
+    encoded = bytearray()
+    while zigzag & ~0x7F:
+        encoded.append((zigzag & 0x7F) | 0x80)
+        zigzag >>= 7
+    encoded.append(zigzag)
+    return re.compile(b"(?:%s)*?%s(%s)" % (whole, re.escape(bytes(encoded)), value), re.S)
+
+
+def read_long(buf: bytes, pos: int) -> tuple[int, int]:
+    """A zigzag varint at ``pos`` and the position after it."""
+    return _long(buf, pos)
+
+
 def _item_pattern(item: Any) -> bytes | None:
     if not isinstance(item, dict) or item.get("type") != "record":
         return None
@@ -228,6 +308,18 @@ def records(
 ) -> Iterator[dict[str, Any]]:
     """The records of the container blocks from ``start``; raises ValueError (or
     IndexError, UnicodeDecodeError, zlib.error) on damaged data."""
+    for block, count in blocks(data, start, sync, codec):
+        at = 0
+        for _ in range(count):
+            record, at = decode(block, at)
+            yield record
+        if at != len(block):
+            raise ValueError("data block holds more bytes than its records")
+
+
+def blocks(data: bytes, start: int, sync: bytes, codec: str) -> Iterator[tuple[bytes, int]]:
+    """The decompressed data blocks from ``start`` with their record counts; raises
+    ValueError (or zlib.error) on damaged data."""
     pos, end = start, len(data)
     while pos < end:
         count, pos = _long(data, pos)
@@ -241,9 +333,4 @@ def records(
         pos += len(sync)
         if codec == "deflate":
             block = zlib.decompress(block, -15)
-        at = 0
-        for _ in range(count):
-            record, at = decode(block, at)
-            yield record
-        if at != len(block):
-            raise ValueError("data block holds more bytes than its records")
+        yield block, count

@@ -122,6 +122,7 @@ class FileFilter:
         self._metrics = inclusive_metrics_evaluator(schema, self.bound) if self.filtering else None
         self._by_spec: dict[int, _SpecEvaluators | None] = {}
         self._by_partition: dict[tuple[int, tuple[Any, ...]], _PartitionEvaluators] = {}
+        self._floats: dict[int, bool] = {}  # per spec: has a floating partition field
 
     def _spec(self, spec_id: int) -> _SpecEvaluators | None:
         """The spec's evaluators; None when the spec is unknown or cannot be projected."""
@@ -191,12 +192,16 @@ class FileFilter:
         return partition, metrics
 
     def _float_partitions(self, spec_id: int) -> bool:
-        spec = self._specs.get(spec_id)
-        try:
-            fields = spec.partition_type(self.schema).fields if spec is not None else ()
-        except Exception:  # noqa: BLE001 - judged tuple by tuple then
-            return True
-        return any(isinstance(f.type, FloatType | DoubleType) for f in fields)
+        found = self._floats.get(spec_id)
+        if found is None:
+            spec = self._specs.get(spec_id)
+            try:
+                fields = spec.partition_type(self.schema).fields if spec is not None else ()
+                found = any(isinstance(f.type, FloatType | DoubleType) for f in fields)
+            except Exception:  # noqa: BLE001 - judged tuple by tuple then
+                found = True
+            self._floats[spec_id] = found
+        return found
 
     def residual(self, spec_id: int, partition: Sequence[Any]) -> BooleanExpression:
         """The filter on the rows of ``partition`` (the whole filter when it cannot tell)."""

@@ -27,7 +27,7 @@ import numpy as np
 from icesql.errors import CorruptFileError
 from icesql.io import FileIO
 from icesql.metadata.avro import skipping
-from icesql.metadata.avro.container import read_avro_blocks, strip_logical_types
+from icesql.metadata.avro.container import read_avro_blocks
 from icesql.metadata.manifest import (
     _METRIC_KEYS,
     _METRIC_SET,
@@ -156,7 +156,7 @@ class ManifestColumns:
         cols._where = live_where
         cols._resolved = resolved
         cols._spans = spans
-        cols._items = _metric_items(opened.schema)
+        cols._items = _metric_items(opened.plain)
         return cols
 
     # -- per field metrics -------------------------------------------------------------------
@@ -246,10 +246,9 @@ class ManifestColumns:
         return ManifestEntry(status, snap, seq, fseq, data_file)
 
 
-def _metric_items(schema: dict[str, Any]) -> dict[str, Any]:
-    """The item record schema of each metric array (plain: no logical types)."""
+def _metric_items(plain: dict[str, Any]) -> dict[str, Any]:
+    """The item record schema of each metric array (of the plain schema)."""
     try:
-        plain, _ = strip_logical_types(schema)
         data_file = next(f for f in plain["fields"] if f["name"] == "data_file")
         fields = _unwrap(data_file["type"])["fields"]
     except (KeyError, StopIteration, TypeError):

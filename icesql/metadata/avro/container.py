@@ -178,6 +178,7 @@ class AvroBlocks:
 
     metadata: dict[str, str]
     schema: dict[str, Any]
+    plain: dict[str, Any]  # the schema without logical types, as the decoders read it
     spans: skipping.Decoder
     full: skipping.Decoder
     blocks: Iterator[tuple[bytes, int]]
@@ -189,7 +190,7 @@ def read_avro_blocks(data: bytes, path: str, span_fields: frozenset[str]) -> Avr
     errors raise ``CorruptFileError``; the blocks iterator raises it for damaged blocks."""
     try:
         meta, sync, start = read_header(data)
-        schema, decoders = _span_decoders(meta[SCHEMA_KEY], span_fields)
+        schema, plain, decoders = _span_decoders(meta[SCHEMA_KEY], span_fields)
         metadata = {k: v.decode("utf-8", "replace") for k, v in meta.items()}
     except KeyError:
         raise CorruptFileError(path, "Avro header has no schema") from None
@@ -199,20 +200,20 @@ def read_avro_blocks(data: bytes, path: str, span_fields: frozenset[str]) -> Avr
     if decoders is None or codec not in ("null", "deflate"):
         return None
     blocks = _guarded(skipping.blocks(data, start, sync, codec), path)
-    return AvroBlocks(metadata, schema, decoders[0], decoders[1], blocks)
+    return AvroBlocks(metadata, schema, plain, decoders[0], decoders[1], blocks)
 
 
 @functools.lru_cache(maxsize=64)
 def _span_decoders(
     text: bytes, span_fields: frozenset[str]
-) -> tuple[dict[str, Any], tuple[skipping.Decoder, skipping.Decoder] | None]:
-    """The schema, and its span and full decoders (None if unsupported); cached like
-    ``_schemas``."""
+) -> tuple[dict[str, Any], dict[str, Any], tuple[skipping.Decoder, skipping.Decoder] | None]:
+    """The schema, its plain form, and its span and full decoders (None if unsupported);
+    cached like ``_schemas``."""
     schema = json.loads(text.decode("utf-8"))
     plain, _ = strip_logical_types(schema)
     spans = skipping.compile_spans(plain, span_fields)
     full = skipping.compile_skipping(plain, frozenset())
-    return schema, (None if spans is None or full is None else (spans, full))
+    return schema, plain, (None if spans is None or full is None else (spans, full))
 
 
 @functools.lru_cache(maxsize=64)

@@ -178,7 +178,7 @@ def _planning_scaling(label: str, files: int, smoke_files: int) -> Scenario:
         f" ({smoke_files:,} in smoke), one file matching by metrics (metadata only)",
         "info",
         None,
-        "informational: planning cost by table size (cpu_seconds, warm_seconds in the JSON)",
+        "informational: planning cost by table size (CPU time and warm re-plan in the notes)",
         _point_plan("icesql_plan", files, smoke_files),
         "PyIceberg plan_files(EqualTo)",
         _point_plan("pyiceberg_plan", files, smoke_files),

@@ -57,14 +57,7 @@ def _read_long(data: bytes, pos: int) -> tuple[int, int]:
             raise ValueError("bad varint in Avro header")
 
 
-def _write_long(n: int) -> bytes:
-    n = (n << 1) ^ (n >> 63)
-    out = bytearray()
-    while n & ~0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
+_write_long = skipping.write_long
 
 
 def _read_bytes(data: bytes, pos: int) -> tuple[bytes, int]:

@@ -274,13 +274,18 @@ def key_pattern(item: Any, key: int) -> re.Pattern[bytes] | None:
     ):
         return None
     value = _VARINT if item["fields"][1]["type"] in ("int", "long") else _SHORT_BYTES
-    zigzag = (key << 1) ^ (key >> 63)
-    encoded = bytearray()
-    while zigzag & ~0x7F:
-        encoded.append((zigzag & 0x7F) | 0x80)
-        zigzag >>= 7
-    encoded.append(zigzag)
-    return re.compile(b"(?:%s)*?%s(%s)" % (whole, re.escape(bytes(encoded)), value), re.S)
+    return re.compile(b"(?:%s)*?%s(%s)" % (whole, re.escape(write_long(key)), value), re.S)
+
+
+def write_long(n: int) -> bytes:
+    """The zigzag varint of ``n``."""
+    n = (n << 1) ^ (n >> 63)
+    out = bytearray()
+    while n & ~0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
 
 
 def read_long(buf: bytes, pos: int) -> tuple[int, int]:

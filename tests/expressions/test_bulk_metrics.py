@@ -17,7 +17,6 @@ from expressions_support import (
     random_data_file,
     random_predicate,
 )
-from tests.expressions.test_inclusive_metrics import INCLUSIVE_CASES
 
 from icesql.expressions.binding import bind
 from icesql.expressions.bulk_metrics import (
@@ -28,6 +27,7 @@ from icesql.expressions.bulk_metrics import (
 from icesql.expressions.inclusive_metrics import inclusive_metrics_evaluator
 from icesql.expressions.tree import ALWAYS_FALSE, ALWAYS_TRUE, equal, in_
 from icesql.spec.content_file import DataFile
+from tests.expressions.test_inclusive_metrics import INCLUSIVE_CASES
 
 
 class FileColumns:

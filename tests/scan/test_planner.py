@@ -16,9 +16,9 @@ from expressions_support import RANDOM_DOMAINS, RANDOM_SCHEMA, random_predicate
 
 import icesql
 import icesql.engine as engine_module
-from icesql.expressions.tree import ALWAYS_TRUE, equal, greater_than
 import icesql.scan.planner as planner_module
 from icesql.expressions.file_filter import FileFilter
+from icesql.expressions.tree import ALWAYS_TRUE, equal, greater_than
 from icesql.scan.planner import ManifestCache, plan_scan
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema

@@ -201,6 +201,9 @@ class ManifestColumns:
                     out.append(None)
                     continue
                 items = span[1]
+                if items == span[2]:  # an empty array
+                    out.append(None)
+                    continue
                 if items < 0 or rx is None:
                     out.append(self._full_metric(i, kind, field_id))
                     continue

@@ -176,8 +176,8 @@ class _Generator:
                 found = patterns[count] = re.compile(b"(?:%s){%d}" % (item, count), re.S)
             return found
 
-        names = {k: self.var(k) for k in ("P", "S")}
-        self.env[names["P"]], self.env[names["S"]] = pattern, slow
+        names = {k: self.var(k) for k in ("D", "P", "S")}
+        self.env[names["D"]], self.env[names["P"]], self.env[names["S"]] = patterns, pattern, slow
         start, out = self.var("s"), self.var()
         self.emit(depth, f"{start} = pos")
         if array is not schema:
@@ -192,7 +192,11 @@ class _Generator:
         self.emit(depth + 1, f"{out} = ({start}, pos, pos)")
         self.emit(depth, f"elif {count} > 0:")
         m, e = self.var("m"), self.var("e")
-        self.emit(depth + 1, f"{m} = {names['P']}({count}).match(buf, pos)")
+        rx = self.var("r")
+        self.emit(depth + 1, f"{rx} = {names['D']}.get({count})")
+        self.emit(depth + 1, f"if {rx} is None:")
+        self.emit(depth + 2, f"{rx} = {names['P']}({count})")
+        self.emit(depth + 1, f"{m} = {rx}.match(buf, pos)")
         self.emit(depth + 1, f"if {m} is not None:")
         self.emit(depth + 2, f"{e} = {m}.end()")
         self.emit(depth + 2, f"if {e} < len(buf) and buf[{e}] == 0:")

@@ -91,15 +91,7 @@ _PRIMITIVES: dict[str, Decoder] = {
 def compile_skipping(schema: Any, skip: frozenset[str]) -> Decoder | None:
     """A decoder of one record of ``schema`` (plain, no logical types) that leaves out the
     record fields named in ``skip``; None when the schema uses what is not supported."""
-    try:
-        named: dict[str, Decoder] = {}
-        decoder = _compile(schema, skip, named)
-    except Unsupported:
-        return None
-    try:
-        return _Generator(named, skip, spans=False).function(schema)
-    except Unsupported:  # a construct the generator leaves to the closures
-        return decoder
+    return _compiled(schema, skip, False)
 
 
 def compile_spans(schema: Any, fields: frozenset[str]) -> Decoder | None:
@@ -110,13 +102,18 @@ def compile_spans(schema: Any, fields: frozenset[str]) -> Decoder | None:
     and short byte strings written as one block, its items lie in ``[items, end)``;
     otherwise ``items`` is -1 and the whole value, from ``start``, needs a full decode. A
     null decodes to None."""
+    return _compiled(schema, fields, True)
+
+
+def _compiled(schema: Any, fields: frozenset[str], spans: bool) -> Decoder | None:
+    """The generated decoder (``_Generator``), else the closures, else None."""
     try:
         named: dict[str, Decoder] = {}
-        decoder = _compile(schema, fields, named, spans=True)
+        decoder = _compile(schema, fields, named, spans)
     except Unsupported:
         return None
     try:
-        return _Generator(named, fields, spans=True).function(schema)
+        return _Generator(named, fields, spans).function(schema)
     except Unsupported:  # a construct the generator leaves to the closures
         return decoder
 

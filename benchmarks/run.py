@@ -265,6 +265,7 @@ def evaluate(s: Scenario, sides: dict[str, list[Run]], runner: Runner) -> Row:
         row.status = PASS if row.ratio is not None and row.ratio <= s.target else MISS
     elif s.kind == "info":
         _note_commits(s, runner, row, ice, base)
+        _note_planning(row, ice)
     elif s.kind == "files":
         _judge_files(s, runner, row)
     elif s.kind == "stream":
@@ -315,6 +316,15 @@ def _check_results(
     theirs = next((r for r in pyi if r.ok), None)
     if theirs is not None and theirs.result != first.result:
         row.notes.append(f"differs from PyIceberg: {first.result} vs {theirs.result}")
+
+
+def _note_planning(row: Row, ice: list[Run]) -> None:
+    """Planning runs also report their CPU time and a warm re-plan: both medians."""
+    extras = [r.extra for r in ice if r.ok and r.extra and "cpu_seconds" in r.extra]
+    if extras:
+        cpu = statistics.median(e["cpu_seconds"] for e in extras)
+        warm = statistics.median(e["warm_seconds"] for e in extras)
+        row.notes.append(f"icesql CPU (user+sys) {cpu:.3f} s; warm re-plan {warm * 1000:.1f} ms")
 
 
 def _note_commits(s: Scenario, runner: Runner, row: Row, ice: list[Run], base: list[Run]) -> None:

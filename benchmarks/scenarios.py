@@ -157,6 +157,34 @@ def _plan(task: str) -> RequestFn:
     return lambda ds, sizes: {"task": task, "args": {"metadata": ds.metadata(MANY)}}
 
 
+def _point_plan(task: str, files: int, smoke_files: int) -> RequestFn:
+    """A point lookup planned on the metadata-only table of ``files`` files (``smoke_files``
+    below the full data size), generated on first use (``benchmarks.planning_tables``)."""
+
+    def make(ds: Dataset, sizes: Sizes) -> Request:
+        from benchmarks.planning_tables import planning_table, point_key
+
+        n = files if sizes.rows >= 1_000_000 else smoke_files
+        args = {"metadata": planning_table(ds.root, n), "key": point_key(n)}
+        return {"task": task, "args": args}
+
+    return make
+
+
+def _planning_scaling(label: str, files: int, smoke_files: int) -> Scenario:
+    return Scenario(
+        f"planning_point_{label}_files",
+        f"plan_scan of l_orderkey = k on {files:,} files / {files // 100:,} manifests"
+        f" ({smoke_files:,} in smoke), one file matching by metrics (metadata only)",
+        "info",
+        None,
+        "informational: planning cost by table size (CPU time and warm re-plan in the notes)",
+        _point_plan("icesql_plan", files, smoke_files),
+        "PyIceberg plan_files(EqualTo)",
+        _point_plan("pyiceberg_plan", files, smoke_files),
+    )
+
+
 def _explain(ds: Dataset, sizes: Sizes) -> Request:
     sql = config.orderkey_query(sizes).format(t=_table(BASE))
     return {"task": "icesql_explain", "args": {"warehouse": ds.warehouse, "sql": sql}}
@@ -530,6 +558,9 @@ SCENARIOS: tuple[Scenario, ...] = (
         "PyIceberg plan_files()",
         _plan("pyiceberg_plan"),
     ),
+    _planning_scaling("1k", 1_000, 100),
+    _planning_scaling("10k", 10_000, 1_000),
+    _planning_scaling("100k", 100_000, 2_000),
     Scenario(
         "many_files_point_lookup",
         "one l_orderkey in the table of 10,000 small files / 100 manifests, fresh process"

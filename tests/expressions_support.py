@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+import random
 import struct
 from decimal import Decimal
 from typing import Any
@@ -32,17 +33,39 @@ from icesql.expressions.tree import (
     Operation,
     Or,
     UnboundPredicate,
+    and_,
+    equal,
+    greater_than,
+    greater_than_or_equal,
+    in_,
+    is_nan,
+    is_null,
+    less_than,
+    less_than_or_equal,
+    not_,
+    not_equal,
+    not_in,
+    not_nan,
+    not_null,
+    not_starts_with,
+    or_,
+    starts_with,
 )
 from icesql.spec.content_file import DataFile
 from icesql.spec.schema import Schema
 from icesql.spec.types import (
+    BinaryType,
+    DateType,
+    DecimalType,
     DoubleType,
     FloatType,
     IntegerType,
     LongType,
     NestedField,
     StringType,
+    TimestampType,
 )
+from icesql.spec.values import to_bytes
 
 
 def sql_literal(value: Any) -> str:
@@ -278,3 +301,116 @@ EXACT_ON_ONE_VALUE = frozenset({
     Operation.LT, Operation.LT_EQ, Operation.GT, Operation.GT_EQ, Operation.EQ, Operation.NOT_EQ,
     Operation.IN, Operation.STARTS_WITH,
 })
+
+
+# ---------------------------------------------------------------------------------------------
+# Random files and predicates, for differential tests of the bulk (columnar) planning path
+
+
+RANDOM_SCHEMA = Schema(
+    (
+        NestedField(1, "i", IntegerType()),
+        NestedField(2, "l", LongType()),
+        NestedField(3, "s", StringType()),
+        NestedField(4, "d", DateType()),
+        NestedField(5, "ts", TimestampType()),
+        NestedField(6, "amt", DecimalType(10, 2)),
+        NestedField(7, "f", DoubleType()),
+        NestedField(8, "fl", FloatType()),
+        NestedField(9, "b", BinaryType()),
+    )
+)
+LONG_STRING = "x" * 70  # a bound of 64 bytes or more leaves the regular-expression path
+RANDOM_DOMAINS: dict[str, list[Any]] = {
+    "i": [-3, -1, 0, 1, 2, 3, 7, 2**31 - 1],
+    "l": [-(2**40), -100, -1, 0, 1, 50, 99, 2**40],
+    "s": ["", "a", "ab", "abc", "abd", "b", "ba", "é", "zz", LONG_STRING],
+    "d": [-400, -1, 0, 1, 30, 19_000],
+    "ts": [-(10**12), -1, 0, 1, 86_400_000_000, 10**15],
+    "amt": [Decimal("-1.50"), Decimal("0.00"), Decimal("0.01"), Decimal("1.50"),
+            Decimal("99999999.99")],
+    "f": [float("-inf"), -1.5, -0.0, 0.0, 1.5, float("inf")],
+    "fl": [-1.5, -0.0, 0.0, 0.5, 1.5],
+    "b": [b"", b"\x00", b"\x01\x02", b"zz"],
+}
+_FLOATING = ("f", "fl")
+
+
+def random_data_file(rng: random.Random, index: int, partition: tuple[Any, ...] = ()) -> DataFile:
+    """A data file with random, sometimes partial or odd, metrics for ``RANDOM_SCHEMA``:
+    absent counts or bounds, null-only and NaN-only columns, NaN bounds, 4-byte bounds under
+    a long (written before a promotion), long string bounds, empty and unknown-size files."""
+    values: dict[int, int] = {}
+    nulls: dict[int, int] = {}
+    nans: dict[int, int] = {}
+    lower: dict[int, bytes] = {}
+    upper: dict[int, bytes] = {}
+    rows = rng.choice([0, -1, 1, 5, 100, 100, 100])
+    for f in RANDOM_SCHEMA.fields:
+        name, fid, t = f.name, f.field_id, f.type
+        total = max(rows, 0)
+        if rng.random() < 0.85:
+            values[fid] = total
+        if rng.random() < 0.85:
+            nulls[fid] = rng.choice([0, 0, 1, total])
+        if name in _FLOATING and rng.random() < 0.8:
+            nans[fid] = rng.choice([0, 0, 1, total])
+        if rng.random() < 0.8:
+            lo, hi = sorted(rng.sample(RANDOM_DOMAINS[name], 2), key=_order)
+            if name == "l" and rng.random() < 0.2 and -(2**31) <= lo <= hi < 2**31:
+                lower[fid], upper[fid] = int_bytes(lo), int_bytes(hi)  # before a promotion
+            else:
+                lower[fid], upper[fid] = to_bytes(t, lo), to_bytes(t, hi)
+            if name in _FLOATING and rng.random() < 0.1:
+                lower[fid] = upper[fid] = to_bytes(t, float("nan"))  # an old writer's
+            if rng.random() < 0.1:
+                del (lower if rng.random() < 0.5 else upper)[fid]
+    return DataFile(
+        file_path=f"data/{index:05d}-{rng.getrandbits(64):016x}.parquet",
+        file_format="PARQUET",
+        partition=partition,
+        record_count=rows,
+        file_size_in_bytes=1000 + index,
+        column_sizes={fid: 10 for fid in values},
+        value_counts=values if rng.random() < 0.95 else None,
+        null_value_counts=nulls if rng.random() < 0.95 else None,
+        nan_value_counts=nans,
+        lower_bounds=lower,
+        upper_bounds=upper,
+        split_offsets=(4,) if rng.random() < 0.5 else None,
+    )
+
+
+def _order(v: Any) -> Any:
+    return (v, math.copysign(1.0, v)) if isinstance(v, float) else v
+
+
+def random_predicate(rng: random.Random, depth: int = 0) -> BooleanExpression:
+    """A random filter over ``RANDOM_SCHEMA``: every comparison kind, IN / NOT IN, null and
+    NaN tests, prefixes, NOT, AND, OR."""
+    if depth < 2 and rng.random() < 0.35:
+        a, b = random_predicate(rng, depth + 1), random_predicate(rng, depth + 1)
+        return rng.choice([and_, or_])(a, b)
+    if depth < 2 and rng.random() < 0.1:
+        return not_(random_predicate(rng, depth + 1))
+    name = rng.choice(list(RANDOM_DOMAINS))
+    literal = rng.choice(RANDOM_DOMAINS[name])
+    kinds = ["eq", "ne", "lt", "le", "gt", "ge", "in", "not_in", "null", "not_null"]
+    if name in _FLOATING:
+        kinds += ["nan", "not_nan"]
+    if name == "s":
+        kinds += ["starts", "not_starts"]
+    kind = rng.choice(kinds)
+    if kind == "in" or kind == "not_in":
+        chosen = rng.sample(RANDOM_DOMAINS[name], rng.randint(1, 3))
+        return (in_ if kind == "in" else not_in)(name, chosen)
+    if kind in ("starts", "not_starts"):
+        prefix = rng.choice(["", "a", "ab", "b", "é", "z", "xx"])
+        return (starts_with if kind == "starts" else not_starts_with)(name, prefix)
+    unary = {"null": is_null, "not_null": not_null, "nan": is_nan, "not_nan": not_nan}
+    if kind in unary:
+        return unary[kind](name)
+    return {
+        "eq": equal, "ne": not_equal, "lt": less_than, "le": less_than_or_equal,
+        "gt": greater_than, "ge": greater_than_or_equal,
+    }[kind](name, literal)

@@ -34,7 +34,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from icesql.expressions.binding import bind
+from icesql.expressions.bulk_metrics import MetricColumns, bulk_inclusive_metrics, bulk_supported
 from icesql.expressions.evaluator import evaluate_bound
 from icesql.expressions.inclusive_metrics import inclusive_metrics_evaluator
 from icesql.expressions.manifest_evaluator import manifest_evaluator
@@ -46,6 +49,7 @@ from icesql.spec.content_file import EQUALITY_DELETES, DataFile
 from icesql.spec.manifest_file import ManifestFile
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema
+from icesql.spec.types import DoubleType, FloatType
 
 __all__ = ["FileFilter", "FileVerdict", "RowsMatch"]
 
@@ -118,6 +122,7 @@ class FileFilter:
         self._metrics = inclusive_metrics_evaluator(schema, self.bound) if self.filtering else None
         self._by_spec: dict[int, _SpecEvaluators | None] = {}
         self._by_partition: dict[tuple[int, tuple[Any, ...]], _PartitionEvaluators] = {}
+        self._floats: dict[int, bool] = {}  # per spec: has a floating partition field
 
     def _spec(self, spec_id: int) -> _SpecEvaluators | None:
         """The spec's evaluators; None when the spec is unknown or cannot be projected."""
@@ -157,6 +162,47 @@ class FileFilter:
             return FileVerdict.METRICS_CANNOT_MATCH
         return FileVerdict.MAY_MATCH
 
+    @property
+    def bulk(self) -> bool:
+        """Whether ``may_match_all`` judges files for this filter (``bulk_metrics``)."""
+        return self.filtering and bulk_supported(self.bound)
+
+    def may_match_all(
+        self, spec_id: int, columns: BulkColumns
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``may_match`` for every file of ``columns`` (one manifest's entries) at once, as
+        two boolean arrays: where the partition may match, and where the metrics may too
+        (a ``METRICS_CANNOT_MATCH`` verdict is ``partition & ~metrics``). The partition
+        filter is evaluated once per distinct tuple. Needs ``bulk``."""
+        n = columns.n
+        built = self._spec(spec_id)
+        if built is None:
+            partition = np.ones(n, bool)
+        elif self._float_partitions(spec_id):  # -0.0 == 0.0: judge each tuple
+            partition = np.fromiter(
+                (_partition_may_match(built.partition, p) for p in columns.partitions), bool, n
+            )
+        else:
+            distinct, codes = _partition_codes(columns)
+            verdicts = [_partition_may_match(built.partition, p) for p in distinct]
+            partition = np.array(verdicts, bool)[codes] if n else np.zeros(0, bool)
+        metrics = bulk_inclusive_metrics(self.bound, columns)
+        if EQUALITY_DELETES in columns.content:
+            metrics |= np.array(columns.content) == EQUALITY_DELETES
+        return partition, metrics
+
+    def _float_partitions(self, spec_id: int) -> bool:
+        found = self._floats.get(spec_id)
+        if found is None:
+            spec = self._specs.get(spec_id)
+            try:
+                fields = spec.partition_type(self.schema).fields if spec is not None else ()
+                found = any(isinstance(f.type, FloatType | DoubleType) for f in fields)
+            except Exception:  # noqa: BLE001 - judged tuple by tuple then
+                found = True
+            self._floats[spec_id] = found
+        return found
+
     def residual(self, spec_id: int, partition: Sequence[Any]) -> BooleanExpression:
         """The filter on the rows of ``partition`` (the whole filter when it cannot tell)."""
         if not self.filtering:
@@ -187,6 +233,24 @@ class FileFilter:
         if found is None:
             found = self._by_partition[key] = _PartitionEvaluators(self.residual(spec_id, partition))
         return found
+
+
+class BulkColumns(MetricColumns):
+    """What ``may_match_all`` reads besides the metrics: partition tuples and contents."""
+
+    partitions: list[tuple[Any, ...]]
+    content: list[int]
+
+
+def _partition_codes(columns: BulkColumns) -> tuple[list[tuple[Any, ...]], np.ndarray]:
+    """The distinct partition tuples of ``columns`` and each file's index among them (kept
+    with the columns)."""
+    found = columns.derived.get("partition codes")
+    if found is None:
+        index: dict[tuple[Any, ...], int] = {}
+        codes = [index.setdefault(p, len(index)) for p in columns.partitions]
+        found = columns.derived["partition codes"] = (list(index), np.array(codes, np.intp))
+    return found
 
 
 def _partition_may_match(partition_filter: BooleanExpression, partition: Sequence[Any]) -> bool:

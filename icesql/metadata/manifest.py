@@ -98,10 +98,15 @@ def open_manifest(io: FileIO, manifest: ManifestFile, metrics: bool = True) -> M
 class ManifestReader:
     """The header of one manifest and an iterator over its entries."""
 
-    def __init__(self, manifest: ManifestFile, data: bytes, metrics: bool = True):
+    def __init__(
+        self, manifest: ManifestFile, data: bytes, metrics: bool = True, avro: Any = None
+    ):
+        """``avro`` is the container already opened (``read_avro_blocks``), if it was."""
         self.manifest = manifest
         self.path = manifest.manifest_path
-        self._avro = read_avro(data, self.path, frozenset() if metrics else _METRIC_SET)
+        if avro is None:
+            avro = read_avro(data, self.path, frozenset() if metrics else _METRIC_SET)
+        self._avro = avro
         self.metrics = metrics
         meta = self._avro.metadata
         try:
@@ -125,15 +130,30 @@ class ManifestReader:
         return self._avro.metadata
 
     def __iter__(self) -> Iterator[ManifestEntry]:
+        spec_id, metrics = self.spec_id, self.metrics
+        for status, snapshot_id, data_seq, file_seq, first_row_id, values, df in self.resolve(
+            self._avro.records
+        ):
+            try:
+                data_file = _data_file(df, values, first_row_id, spec_id, metrics)
+            except (KeyError, TypeError, AttributeError, ValueError) as e:
+                raise CorruptFileError(self.path, f"bad manifest entry: {e!r}") from None
+            yield ManifestEntry(status, snapshot_id, data_seq, file_seq, data_file)
+
+    def resolve(
+        self, records: Iterable[dict[str, Any]]
+    ) -> Iterator[tuple[int, int | None, int | None, int | None, int | None, tuple[Any, ...], Any]]:
+        """Each record of this manifest with its inherited values (module docstring):
+        status, snapshot id, data and file sequence numbers, first row id, partition tuple
+        and the raw ``data_file`` record. Damaged records raise ``CorruptFileError``."""
         m = self.manifest
         seq = m.sequence_number
         seq = None if seq == -1 else seq
         inherit_always = seq == 0
         next_row_id = m.first_row_id if m.content == CONTENT_DATA else None
-        names, convert, spec_id = self._names, self._convert, self.spec_id
-        no_metrics = (None,) * len(_METRIC_KEYS)
+        names, convert = self._names, self._convert
         try:
-            for rec in self._avro.records:
+            for rec in records:
                 status = rec["status"]
                 df = rec["data_file"]
                 part = df.get("partition") or {}
@@ -146,47 +166,52 @@ class ManifestReader:
                 if first_row_id is None and next_row_id is not None and status != STATUS_DELETED:
                     first_row_id = next_row_id
                     next_row_id += df["record_count"]
-                sizes, counts, nulls, nans, lower, upper = (
-                    tuple(_map(df.get(k)) for k in _METRIC_KEYS) if self.metrics else no_metrics
-                )
-                data_file = DataFile(
-                    content=df.get("content") or DATA,
-                    file_path=df["file_path"],
-                    file_format=df["file_format"].upper(),
-                    partition=values,
-                    record_count=df["record_count"],
-                    file_size_in_bytes=df["file_size_in_bytes"],
-                    column_sizes=sizes,
-                    value_counts=counts,
-                    null_value_counts=nulls,
-                    nan_value_counts=nans,
-                    lower_bounds=lower,
-                    upper_bounds=upper,
-                    key_metadata=df.get("key_metadata"),
-                    split_offsets=_tuple(df.get("split_offsets")),
-                    equality_ids=_tuple(df.get("equality_ids")),
-                    sort_order_id=df.get("sort_order_id"),
-                    first_row_id=first_row_id,
-                    referenced_data_file=df.get("referenced_data_file"),
-                    content_offset=df.get("content_offset"),
-                    content_size_in_bytes=df.get("content_size_in_bytes"),
-                    spec_id=spec_id,
-                )
                 snapshot_id = rec.get("snapshot_id")
                 data_seq = rec.get("sequence_number")
                 file_seq = rec.get("file_sequence_number")
                 if inherit_always or status == STATUS_ADDED:
                     data_seq = seq if data_seq is None else data_seq
                     file_seq = seq if file_seq is None else file_seq
-                yield ManifestEntry(
-                    status,
-                    m.added_snapshot_id if snapshot_id is None else snapshot_id,
-                    data_seq,
-                    file_seq,
-                    data_file,
-                )
+                snapshot_id = m.added_snapshot_id if snapshot_id is None else snapshot_id
+                yield status, snapshot_id, data_seq, file_seq, first_row_id, values, df
         except (KeyError, TypeError, AttributeError, ValueError) as e:
             raise CorruptFileError(self.path, f"bad manifest entry: {e!r}") from None
+
+
+def _data_file(
+    df: dict[str, Any],
+    partition: tuple[Any, ...],
+    first_row_id: int | None,
+    spec_id: int,
+    metrics: bool,
+) -> DataFile:
+    """The ``DataFile`` of a decoded ``data_file`` record (partition and row id resolved)."""
+    sizes, counts, nulls, nans, lower, upper = (
+        tuple(_map(df.get(k)) for k in _METRIC_KEYS) if metrics else _NO_METRICS
+    )
+    return DataFile(
+        content=df.get("content") or DATA,
+        file_path=df["file_path"],
+        file_format=df["file_format"].upper(),
+        partition=partition,
+        record_count=df["record_count"],
+        file_size_in_bytes=df["file_size_in_bytes"],
+        column_sizes=sizes,
+        value_counts=counts,
+        null_value_counts=nulls,
+        nan_value_counts=nans,
+        lower_bounds=lower,
+        upper_bounds=upper,
+        key_metadata=df.get("key_metadata"),
+        split_offsets=_tuple(df.get("split_offsets")),
+        equality_ids=_tuple(df.get("equality_ids")),
+        sort_order_id=df.get("sort_order_id"),
+        first_row_id=first_row_id,
+        referenced_data_file=df.get("referenced_data_file"),
+        content_offset=df.get("content_offset"),
+        content_size_in_bytes=df.get("content_size_in_bytes"),
+        spec_id=spec_id,
+    )
 
 
 _METRIC_KEYS = (
@@ -194,6 +219,7 @@ _METRIC_KEYS = (
     "lower_bounds", "upper_bounds",
 )
 _METRIC_SET = frozenset(_METRIC_KEYS)
+_NO_METRICS = (None,) * len(_METRIC_KEYS)
 
 
 def _json_or_none(text: str | None) -> Any:

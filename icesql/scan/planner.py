@@ -28,6 +28,7 @@ from icesql.expressions.file_filter import FileFilter, FileVerdict
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
 from icesql.io import FileIO
 from icesql.metadata.manifest import ManifestEntry, read_manifest
+from icesql.metadata.manifest_columns import ManifestColumns, read_manifest_columns
 from icesql.metadata.manifest_list import read_manifest_list
 from icesql.metadata.table_metadata import Snapshot, TableMetadata
 from icesql.scan.delete_index import attach_deletes
@@ -89,6 +90,7 @@ class ManifestCache:
 
     entries: dict[str, tuple[ManifestEntry, ...]] = field(default_factory=dict)
     without_metrics: set[str] = field(default_factory=set)  # paths cached without metrics
+    columns: dict[str, ManifestColumns] = field(default_factory=dict)
     lists: dict[str, tuple[ManifestFile, ...]] = field(default_factory=dict)
     reads: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -104,6 +106,24 @@ class ManifestCache:
                 self.reads += 1
         return cached
 
+    def live_columns(self, io: FileIO, manifest: ManifestFile) -> ManifestColumns:
+        """The manifest's live entries as columns (``manifest_columns``), made from entries
+        already cached with their metrics rather than read again."""
+        path = manifest.manifest_path
+        with self._lock:
+            cached = self.columns.get(path)
+            entries = self.entries.get(path) if path not in self.without_metrics else None
+        if cached is None:
+            if entries is not None:
+                cached = ManifestColumns.from_entries(manifest, entries)
+            else:
+                cached = read_manifest_columns(io, manifest)
+                with self._lock:
+                    self.reads += 1
+            with self._lock:
+                self.columns[path] = cached
+        return cached
+
     def live_entries(
         self, io: FileIO, manifest: ManifestFile, metrics: bool = True
     ) -> tuple[ManifestEntry, ...]:
@@ -114,6 +134,12 @@ class ManifestCache:
             cached = self.entries.get(path)
             if cached is not None and metrics and path in self.without_metrics:
                 cached = None
+            columns = self.columns.get(path) if cached is None else None
+        if columns is not None:  # decoded before as columns: no need to read it again
+            cached = tuple(columns.entry(i) for i in range(columns.n))
+            with self._lock:
+                self.entries[path] = cached
+                self.without_metrics.discard(path)
         if cached is None:
             read = read_manifest(io, manifest, metrics)
             cached = tuple(e for e in read if e.status != STATUS_DELETED)
@@ -182,11 +208,16 @@ def plan_scan(
         e.data_file.content == EQUALITY_DELETES for entries in delete_entries for e in entries
     )
     data_manifests = [m for m in wanted if m.content == CONTENT_DATA]
+    data_tasks: list[FileScanTask] = []
+    deletes: list[tuple[ManifestEntry, int]] = []
+    if filters.bulk and not has_equality:
+        # columnar: judge each manifest's files in bulk, build only the survivors
+        for manifest, columns in zip(data_manifests, _read_columns(io, cache, data_manifests)):
+            data_tasks += _bulk_tasks(filters, manifest, columns, metrics, table_name)
+        data_manifests = []
     metrics_needed = filters.filtering or has_equality
     data_entries = _read_all(io, cache, data_manifests, metrics=metrics_needed)
 
-    data_tasks: list[FileScanTask] = []
-    deletes: list[tuple[ManifestEntry, int]] = []
     pairs = [*zip(data_manifests, data_entries), *zip(delete_manifests, delete_entries)]
     for manifest, entries in pairs:
         is_data = manifest.content == CONTENT_DATA
@@ -215,6 +246,48 @@ def _encrypted(table: str, reason: str) -> NotSupportedError:
     return NotSupportedError(
         f"table {table} is encrypted ({reason}); icesql does not support Iceberg table encryption"
     )
+
+
+def _bulk_tasks(
+    filters: FileFilter,
+    manifest: ManifestFile,
+    columns: ManifestColumns,
+    metrics: ScanMetrics,
+    table_name: str,
+) -> list[FileScanTask]:
+    """The tasks of one data manifest's files, judged in bulk (``may_match_all``)."""
+    if columns.key_metadata_at is not None:
+        f = columns.entry(columns.key_metadata_at).data_file
+        raise _encrypted(table_name, f"file {f.file_path} has key_metadata")
+    spec_id = manifest.partition_spec_id
+    partition, by_metrics = filters.may_match_all(spec_id, columns)
+    keep = partition & by_metrics
+    n = columns.n
+    skipped_partition = n - int(partition.sum())
+    read = int(keep.sum())
+    metrics.data_files_total += n
+    metrics.data_files_read += read
+    metrics.data_files_skipped_by_partition += skipped_partition
+    metrics.data_files_skipped_by_metrics += n - read - skipped_partition
+    tasks = []
+    for i in keep.nonzero()[0].tolist():
+        entry = columns.entry(i)
+        f = entry.data_file
+        residual = filters.residual(spec_id, f.partition)
+        tasks.append(FileScanTask(f, spec_id, entry.sequence_number, residual))
+    return tasks
+
+
+def _read_columns(
+    io: FileIO, cache: ManifestCache, manifests: Sequence[ManifestFile]
+) -> list[ManifestColumns]:
+    """Columns of each manifest, in order; uncached ones read by a small thread pool."""
+    cached = cache.columns
+    if len(manifests) <= 1 or all(m.manifest_path in cached for m in manifests):
+        return [cache.live_columns(io, m) for m in manifests]
+    workers = min(MAX_MANIFEST_READERS, len(manifests))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="icesql-manifest") as pool:
+        return list(pool.map(lambda m: cache.live_columns(io, m), manifests))
 
 
 def _read_all(

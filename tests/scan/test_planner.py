@@ -7,13 +7,17 @@ pruning must never change a result.
 from __future__ import annotations
 
 import datetime as dt
+import random
 from decimal import Decimal
 from unittest import mock
 
 import pytest
+from expressions_support import RANDOM_DOMAINS, RANDOM_SCHEMA, random_predicate
 
 import icesql
 import icesql.engine as engine_module
+import icesql.scan.planner as planner_module
+from icesql.expressions.file_filter import FileFilter
 from icesql.expressions.tree import ALWAYS_TRUE, equal, greater_than
 from icesql.scan.planner import ManifestCache, plan_scan
 from icesql.spec.partitioning import PartitionField, PartitionSpec
@@ -288,3 +292,76 @@ def test_data_files_with_key_metadata_are_refused_not_read(tmp_path):
     for sql in ["SELECT * FROM db.enc", "DELETE FROM db.enc WHERE id = 1"]:
         with pytest.raises(icesql.NotSupportedError, match=r"table db.enc is encrypted \(file .*key_metadata"):
             con.execute(sql)
+
+
+# ---------------------------------------------------------------------------------------------
+# The columnar (bulk) planning path against the per-file one
+
+
+def _random_row(rng: random.Random) -> dict:
+    row = {name: rng.choice([*domain, None]) for name, domain in RANDOM_DOMAINS.items()}
+    if rng.random() < 0.1:
+        row[rng.choice(["f", "fl"])] = float("nan")
+    return row
+
+
+def _plans(md, io, row_filter, monkeypatch) -> tuple:
+    """The plan by the bulk path (cold, then warm on the same cache) and by the per-file
+    path; a plan as comparable values."""
+
+    def key(plan):
+        tasks = [(t.data_file, t.spec_id, t.data_sequence_number, str(t.residual),
+                  t.delete_files) for t in plan.tasks]
+        return tasks, plan.metrics
+
+    cache = ManifestCache()
+    bulk = key(plan_scan(md, md.current_snapshot(), io, cache, row_filter=row_filter))
+    warm = key(plan_scan(md, md.current_snapshot(), io, cache, row_filter=row_filter))
+    with monkeypatch.context() as m:
+        m.setattr(FileFilter, "bulk", property(lambda self: False))
+        per_file = key(plan_scan(md, md.current_snapshot(), io, ManifestCache(),
+                                 row_filter=row_filter))
+    return bulk, warm, per_file
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_bulk_planning_plans_exactly_the_per_file_files(make_table, monkeypatch, seed) -> None:
+    """Random tables (two partition specs, odd values) and random filters: the same tasks,
+    residuals and counters by either path, cold or warm."""
+    rng = random.Random(seed)
+    spec = PartitionSpec(0, (PartitionField(1, 1000, Identity(), "i"),))
+    t = make_table(f"db.bulk{seed}", RANDOM_SCHEMA, spec)
+    for _ in range(3):
+        t.append([_random_row(rng) for _ in range(40)], rows_per_file=4)
+    t.evolve_spec(PartitionSpec(1, (PartitionField(3, 1001, Truncate(1), "s_trunc"),)))
+    t.append([_random_row(rng) for _ in range(40)], rows_per_file=4)
+    calls = []
+    real = FileFilter.may_match_all
+    monkeypatch.setattr(FileFilter, "may_match_all",
+                        lambda self, *a: calls.append(1) or real(self, *a))
+    pruned = 0
+    for _ in range(40):
+        row_filter = random_predicate(rng)
+        bulk, warm, per_file = _plans(t.metadata, t.io, row_filter, monkeypatch)
+        assert bulk == per_file, str(row_filter)
+        assert warm == per_file, str(row_filter)
+        pruned += per_file[1].data_files_skipped_by_metrics
+    assert calls and pruned > 0  # the bulk path ran, and metrics pruned files
+
+
+def test_bulk_planning_falls_back_per_query(make_table, monkeypatch) -> None:
+    """Equality deletes need every data file's metrics: such a query plans file by file,
+    with the same result; a query on a table without them plans in bulk."""
+    t = make_table("db.fallback", SCHEMA)
+    rows = [{"id": k, "s": f"s{k % 7}", "x": float(k)} for k in range(60)]
+    t.append(rows, rows_per_file=6)
+    used = []
+    real = planner_module._bulk_tasks
+    monkeypatch.setattr(planner_module, "_bulk_tasks", lambda *a: used.append(1) or real(*a))
+    bulk, _, per_file = _plans(t.metadata, t.io, equal("id", 13), monkeypatch)
+    assert bulk == per_file and len(bulk[0]) == 1 and used
+    used.clear()
+    t.commit_files([t.equality_deletes(["id"], [{"id": 13}])], content=1)
+    bulk, _, per_file = _plans(t.metadata, t.io, equal("id", 13), monkeypatch)
+    assert bulk == per_file and len(bulk[0]) == 1 and bulk[0][0][4]  # the delete applies
+    assert not used

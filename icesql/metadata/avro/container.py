@@ -57,14 +57,7 @@ def _read_long(data: bytes, pos: int) -> tuple[int, int]:
             raise ValueError("bad varint in Avro header")
 
 
-def _write_long(n: int) -> bytes:
-    n = (n << 1) ^ (n >> 63)
-    out = bytearray()
-    while n & ~0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
+_write_long = skipping.write_long
 
 
 def _read_bytes(data: bytes, pos: int) -> tuple[bytes, int]:
@@ -170,6 +163,52 @@ def read_avro(data: bytes, path: str, skip: frozenset[str] = frozenset()) -> Avr
     return AvroFile(metadata, schema, _guarded(reader, path))
 
 
+@dataclass(frozen=True)
+class AvroBlocks:
+    """A container opened for a columnar reader: its metadata, the annotated writer schema,
+    record decoders (``spans``: the fields named are decoded to spans, see
+    ``skipping.compile_spans``; ``full``: every field) and the decompressed data blocks."""
+
+    metadata: dict[str, str]
+    schema: dict[str, Any]
+    plain: dict[str, Any]  # the schema without logical types, as the decoders read it
+    spans: skipping.Decoder
+    full: skipping.Decoder
+    blocks: Iterator[tuple[bytes, int]]
+
+
+def read_avro_blocks(data: bytes, path: str, span_fields: frozenset[str]) -> AvroBlocks | None:
+    """Open an Avro container held in memory for a columnar reader; None when its schema or
+    codec is one ``skipping`` does not decode (the caller then uses ``read_avro``). Header
+    errors raise ``CorruptFileError``; the blocks iterator raises it for damaged blocks."""
+    try:
+        meta, sync, start = read_header(data)
+        schema, plain, decoders = _span_decoders(meta[SCHEMA_KEY], span_fields)
+        metadata = {k: v.decode("utf-8", "replace") for k, v in meta.items()}
+    except KeyError:
+        raise CorruptFileError(path, "Avro header has no schema") from None
+    except Exception as e:  # json and the header reader raise many kinds for damaged headers
+        raise CorruptFileError(path, f"bad Avro header: {e}") from None
+    codec = metadata.get("avro.codec", "null")
+    if decoders is None or codec not in ("null", "deflate"):
+        return None
+    blocks = _guarded(skipping.blocks(data, start, sync, codec), path)
+    return AvroBlocks(metadata, schema, plain, decoders[0], decoders[1], blocks)
+
+
+@functools.lru_cache(maxsize=64)
+def _span_decoders(
+    text: bytes, span_fields: frozenset[str]
+) -> tuple[dict[str, Any], dict[str, Any], tuple[skipping.Decoder, skipping.Decoder] | None]:
+    """The schema, its plain form, and its span and full decoders (None if unsupported);
+    cached like ``_schemas``."""
+    schema = json.loads(text.decode("utf-8"))
+    plain, _ = strip_logical_types(schema)
+    spans = skipping.compile_spans(plain, span_fields)
+    full = skipping.compile_skipping(plain, frozenset())
+    return schema, plain, (None if spans is None or full is None else (spans, full))
+
+
 @functools.lru_cache(maxsize=64)
 def _schemas(
     text: bytes, skip: frozenset[str]
@@ -184,7 +223,7 @@ def _schemas(
     return schema, plain_text, decoder
 
 
-def _guarded(reader: Iterator[dict[str, Any]], path: str) -> Iterator[dict[str, Any]]:
+def _guarded(reader: Iterator[Any], path: str) -> Iterator[Any]:
     try:
         yield from reader
     except Error:

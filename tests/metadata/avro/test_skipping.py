@@ -10,7 +10,8 @@ import fastavro
 import pytest
 
 from icesql.errors import CorruptFileError
-from icesql.metadata.avro.container import _write_long, read_avro
+from icesql.metadata.avro import skipping
+from icesql.metadata.avro.container import _write_long, read_avro, read_header
 from icesql.metadata.avro.skipping import compile_skipping
 
 KV = {"type": "record", "name": "kv", "fields": [
@@ -117,3 +118,41 @@ def test_damaged_block_and_sync_marker_name_the_file() -> None:
     damaged[len(damaged) // 2] ^= 0xFF
     with pytest.raises(CorruptFileError, match="m.avro"):
         list(read_avro(bytes(damaged), "m.avro", SKIP).records)
+
+
+@pytest.mark.parametrize("codec", ["null", "deflate"])
+def test_spans_locate_the_skipped_arrays(codec: str) -> None:
+    """``compile_spans`` (the generated decoder) gives the closures' answer: the other
+    fields as fastavro decodes them, each named array as where its items lie (one block of
+    short items) or where the whole value starts (items -1: long byte strings)."""
+    records = [_record(i) for i in range(300)]
+    data = _container(records, codec)
+    generated = skipping.compile_spans(SCHEMA, SKIP)
+    closures = skipping._compile(SCHEMA, SKIP, {}, spans=True)
+    assert generated is not None and generated.__name__ == "decode"  # the generated one
+    _, sync, start = read_header(data)
+    full = compile_skipping(SCHEMA, frozenset({"unused"}))
+    seen_slow = seen_fast = 0
+    for block, count in skipping.blocks(data, start, sync, codec):
+        at = 0
+        for _ in range(count):
+            got, end = generated(block, at)
+            assert (got, end) == closures(block, at)
+            whole, whole_end = full(block, at)
+            assert end == whole_end
+            for name in SKIP:
+                span = got[name]
+                if whole[name] is None:
+                    assert span is None
+                    continue
+                value_start, items, items_end = span
+                if items < 0:
+                    seen_slow += 1
+                else:
+                    seen_fast += 1
+                    n = len(whole[name])
+                    assert skipping._long(block, value_start + (name != "plain_bounds"))[0] in (
+                        n, 0)
+                    assert block[items_end] == 0 or n == 0
+            at = end
+    assert seen_slow and seen_fast

@@ -18,14 +18,13 @@ import re
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from icesql.catalog.base import Catalog
-from icesql.catalog.table import Table
+from icesql._lazy import lazy_module
 from icesql.errors import (
     Error,
     NoSuchNamespaceError,
@@ -33,12 +32,6 @@ from icesql.errors import (
     NotSupportedError,
     ProgrammingError,
 )
-from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
-from icesql.scan.explain import explain_scans
-from icesql.scan.metadata_tables import MetadataTables
-from icesql.scan.planner import ManifestCache
-from icesql.scan.table_scan import TableScan
-from icesql.scan.time_travel import ReadVersion, select_version
 from icesql.session import DML_TARGET, Result, Settings, read_branch, sandbox
 from icesql.session.memory import MemoryFit
 from icesql.session.progress import ProgressTracker
@@ -59,6 +52,23 @@ from icesql.sql.tables import (
 )
 from icesql.sql.translate import duckdb_errors, to_duckdb_sql
 from icesql.statements import statement_handler
+
+if TYPE_CHECKING:
+    from icesql.catalog.base import Catalog
+    from icesql.catalog.table import Table
+    from icesql.expressions import tree
+    from icesql.expressions.tree import BooleanExpression
+    from icesql.scan import explain, metadata_tables, planner, table_scan, time_travel
+    from icesql.scan.planner import ManifestCache
+    from icesql.scan.table_scan import TableScan
+    from icesql.scan.time_travel import ReadVersion
+else:  # the read path loads with the first table a statement names (icesql._lazy)
+    explain = lazy_module("icesql.scan.explain")
+    metadata_tables = lazy_module("icesql.scan.metadata_tables")
+    planner = lazy_module("icesql.scan.planner")
+    table_scan = lazy_module("icesql.scan.table_scan")
+    time_travel = lazy_module("icesql.scan.time_travel")
+    tree = lazy_module("icesql.expressions.tree")
 
 QUERY_TYPES = (exp.Query,)
 # How far DuckDB's pipelines run ahead of the rows fetched (a per-connection setting, 10 MiB by
@@ -138,7 +148,6 @@ class Engine:
                 raise ProgrammingError(f"two catalogs are named {other.name!r}")
             self.catalogs[other.name] = other
         self.default_namespace = tuple(default_namespace)
-        self.manifest_cache = ManifestCache()
         self.settings = Settings()
         self.progress = ProgressTracker()  # Connection.add_progress_listener
         self.duck = duckdb.connect(":memory:")
@@ -152,6 +161,12 @@ class Engine:
         self._python = PythonScope(self.registered)  # the running statement's scope
         # the cursors statements run on, for interrupt(): DuckDB interrupts one connection only
         self._cursors: weakref.WeakSet[duckdb.DuckDBPyConnection] = weakref.WeakSet()
+
+    @functools.cached_property
+    def manifest_cache(self) -> ManifestCache:
+        """Manifests already read, shared by the connection's queries (made with the first
+        table read, so a connection that reads none never loads the scan planner)."""
+        return planner.ManifestCache()
 
     # -- Python objects as tables ----------------------------------------------------------
     def register(self, name: str, obj: Any) -> None:
@@ -382,7 +397,7 @@ class Engine:
         cursor, duck_plan = self._run(plan, params, _plan_text, explain=True)
         plan.release()
         cursor.close()
-        text = explain_scans([(plan.labels[v], scan) for v, scan in plan.scans.items()])
+        text = explain.explain_scans([(plan.labels[v], scan) for v, scan in plan.scans.items()])
         text = f"{text}\n\n== DuckDB plan ==\n{duck_plan}".lstrip()
         reader = pa.table({"plan": [text]}).to_reader()
         return Result(reader=reader, scans=list(plan.scans.values()))
@@ -424,13 +439,13 @@ class Engine:
             version = self._version(ref, table, params)
             view = f"__icesql_scan_{next(_view_ids)}"
             if ref.metadata_table is not None:
-                tables_ = MetadataTables(table, version.snapshot, self.manifest_cache,
+                tables_ = metadata_tables.MetadataTables(table, version.snapshot, self.manifest_cache,
                                          time_travel=not ref.travel.is_current,
                                          readable_metrics=metrics_read)
                 binding.metadata_views[view] = tables_.build(ref.metadata_table)
                 _replace_with_view(ref, view, default_alias=ref.metadata_table)
                 continue
-            scan = TableScan(table, version, cache=self.manifest_cache)
+            scan = table_scan.TableScan(table, version, cache=self.manifest_cache)
             binding.scans.append(_BoundScan(ref, view, scan))
             if ref.node.meta.get(DML_TARGET):
                 binding.target_view = view
@@ -460,12 +475,12 @@ class Engine:
         scans = {}
         for bound in binding.scans:
             used = binding.query.tables[bound.view].columns
-            scan = TableScan(
+            scan = table_scan.TableScan(
                 bound.scan.table,
                 bound.scan.version,
                 sorted(used) if used is not None else None,
                 self.manifest_cache,
-                row_filter=filters.get(bound.view, ALWAYS_TRUE),
+                row_filter=filters.get(bound.view, tree.ALWAYS_TRUE),
                 metadata_columns=binding.hidden,
                 progress=self.progress,
             )
@@ -532,8 +547,9 @@ class Engine:
         if ref.travel.is_current and ref.metadata_table is None:
             branch = read_branch(self.settings, table.metadata)
             if branch is not None:
-                return select_version(table.metadata, table.name, ref=branch, ref_kind="branch")
-        return select_version(
+                return time_travel.select_version(table.metadata, table.name, ref=branch,
+                                                  ref_kind="branch")
+        return time_travel.select_version(
             table.metadata,
             table.name,
             version=ref.travel.version,

@@ -13,13 +13,19 @@ from __future__ import annotations
 import gzip
 import re
 import uuid
+from typing import TYPE_CHECKING
 
+from icesql._lazy import lazy_module
 from icesql.catalog.table import Table
 from icesql.errors import OperationalError
 from icesql.io import FileIO
-from icesql.metadata.manifest import read_manifest
-from icesql.metadata.manifest_list import read_manifest_list
 from icesql.metadata.table_metadata import TableMetadata
+
+if TYPE_CHECKING:
+    from icesql.metadata import manifest, manifest_list
+else:  # read only to purge a dropped table's files
+    manifest = lazy_module("icesql.metadata.manifest")
+    manifest_list = lazy_module("icesql.metadata.manifest_list")
 
 METADATA_COMPRESSION = "write.metadata.compression-codec"
 METADATA_PATH = "write.metadata.path"
@@ -91,18 +97,18 @@ def delete_table_files(table: Table) -> None:
 
     for snapshot in md.snapshots:
         try:
-            manifests = read_manifest_list(io, snapshot.manifest_list, snapshot)
+            manifests = manifest_list.read_manifest_list(io, snapshot.manifest_list, snapshot)
         except OperationalError:
             continue  # already gone
-        for manifest in manifests:
-            if manifest.manifest_path in seen:
+        for listed in manifests:
+            if listed.manifest_path in seen:
                 continue
             try:
-                for entry in read_manifest(io, manifest):
+                for entry in manifest.read_manifest(io, listed):
                     add(entry.data_file.file_path)
             except OperationalError:
                 pass
-            add(manifest.manifest_path)
+            add(listed.manifest_path)
         add(snapshot.manifest_list)
     for stats in (*md.statistics, *md.partition_statistics):
         add(getattr(stats, "statistics_path", None) or getattr(stats, "path", None))

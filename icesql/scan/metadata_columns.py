@@ -20,11 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from icesql._lazy import lazy_module
 from icesql.errors import NotSupportedError
 from icesql.metadata.table_metadata import TableMetadata
 from icesql.spec.arrow import to_arrow_scalar, type_to_arrow
@@ -32,6 +33,11 @@ from icesql.spec.content_file import DataFile
 from icesql.spec.reserved import LAST_UPDATED_FIELD, ROW_ID_FIELD
 from icesql.spec.schema import Schema
 from icesql.spec.types import NestedField, StructType
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+else:  # the names are read when SQL is bound, the columns only when a scan fills them
+    pc = lazy_module("pyarrow.compute")
 
 __all__ = ["METADATA_COLUMN_NAMES", "MetadataColumns"]
 

@@ -56,6 +56,7 @@ class TableScan:
         self._tasks: list[FileScanTask] | None = None
         self._streamed: list[FileScanTask] | None = None  # set by native_read()
         self._native: NativeRead | None = None
+        self._identity_fields: dict[int, list[tuple[int, int, NestedField]]] = {}  # by spec id
         schema = version.schema
         if columns is None:
             fields = schema.fields
@@ -197,18 +198,28 @@ class TableScan:
             yield pa.RecordBatch.from_arrays([*columns[:width], *extra], schema=schema)
 
     def _identity_values(self, task: FileScanTask) -> dict[int, tuple[NestedField, object]]:
-        spec = self.table.metadata.spec_by_id(task.spec_id)
+        """The values of the file's identity partition fields, by source field id (also of
+        unprojected fields: equality deletes may read them as extra columns)."""
+        fields = self._identity_fields.get(task.spec_id)
+        if fields is None:  # once per spec: a scan asks this of each of its files
+            fields = self._identity_fields[task.spec_id] = self._identity_fields_of(task.spec_id)
+        partition = task.data_file.partition
+        return {sid: (field, partition[i]) for i, sid, field in fields if i < len(partition)}
+
+    def _identity_fields_of(self, spec_id: int) -> list[tuple[int, int, NestedField]]:
+        """(position in the partition tuple, source id, source field) of the spec's identity
+        fields whose source the version's schema has."""
+        spec = self.table.metadata.spec_by_id(spec_id)
         if spec is None:
-            return {}
-        out = {}
+            return []
+        out = []
         for i, pf in enumerate(spec.fields):
-            if str(pf.transform) == "identity" and i < len(task.data_file.partition):
-                # also unprojected fields: equality deletes may read them as extra columns
+            if str(pf.transform) == "identity":
                 field = self.read_schema_field(pf.source_id) or next(
                     (f for f in self.version.schema.fields if f.field_id == pf.source_id), None
                 )
                 if field is not None:
-                    out[pf.source_id] = (field, task.data_file.partition[i])
+                    out.append((i, pf.source_id, field))
         return out
 
     def read_schema_field(self, field_id: int) -> NestedField | None:

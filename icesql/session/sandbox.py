@@ -40,8 +40,15 @@ def local_roots(catalogs: Iterable[Any]) -> tuple[str, ...]:
 def under_roots(path: str, roots: tuple[str, ...]) -> bool:
     """Whether DuckDB may open local ``path``: it lies in one of ``roots`` once ``..`` and
     ``.`` are resolved, as DuckDB resolves them."""
-    full = os.path.abspath(path)
+    full = path if _normalized(path) else os.path.abspath(path)  # asked once per data file
     return any(full.startswith(root) for root in roots)
+
+
+def _normalized(path: str) -> bool:
+    """Whether ``os.path.abspath`` returns ``path`` as it is: absolute, without ``.``,
+    ``..``, ``//`` or a trailing separator (what table metadata lists)."""
+    return (os.sep == "/" and path[:1] == "/" and "//" not in path and "/." not in path
+            and path[-1:] != "/")
 
 
 def lock(con: duckdb.DuckDBPyConnection, roots: tuple[str, ...]) -> None:

@@ -24,12 +24,12 @@ import re
 import struct
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mmh3
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from icesql._lazy import lazy_module
 from icesql.errors import NotSupportedError
 from icesql.spec.arrow import type_to_arrow
 from icesql.spec.dispatch import PerPrimitiveType
@@ -66,6 +66,11 @@ from icesql.spec.values import (
     to_bytes,
     unscaled_decimal,
 )
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+else:  # Arrow kernels run when a column is transformed, not when a spec is read
+    pc = lazy_module("pyarrow.compute")
 
 __all__ = [
     "Bucket",

@@ -73,3 +73,40 @@ def test_a_command_line_query_loads_no_writer_file_system_or_prompt(tmp_path) ->
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.splitlines()[1:] == ["| one |", "+-----+", "|   1 |", "+-----+", "1 row(s)",
                                             "[] True"], proc.stdout
+
+
+# What a query of no table leaves unloaded (icesql._lazy): the read path (planning, manifests,
+# the scan and its delete handling), Arrow's compute kernels and its Parquet reader.
+READ_PATH = ("icesql.scan.table_scan", "icesql.scan.planner", "icesql.scan.explain",
+             "icesql.scan.metadata_tables", "icesql.scan.time_travel", "icesql.scan.apply_deletes",
+             "icesql.metadata.manifest", "icesql.metadata.manifest_list", "pyarrow.compute",
+             "pyarrow.parquet", "pyarrow.dataset")
+
+
+def _loaded_after(warehouse: str, statements: str) -> list[str]:
+    """Which of ``READ_PATH`` a fresh ``icesql WAREHOUSE -c STATEMENTS`` process loaded."""
+    code = (
+        "import sys, runpy\n"
+        f"sys.argv = ['icesql', {warehouse!r}, '-c', {statements!r}]\n"
+        "try:\n"
+        "    runpy.run_module('icesql.shell', run_name='__main__')\n"
+        "except SystemExit as e:\n"
+        "    assert not e.code, e.code\n"
+        f"print(sorted(m for m in {READ_PATH!r} if m in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return eval(proc.stdout.splitlines()[-1])  # noqa: S307 - our own printed list
+
+
+def test_a_query_of_no_table_loads_no_read_path(tmp_path) -> None:
+    assert _loaded_after(str(tmp_path), "SELECT 1 AS one") == []
+
+
+def test_the_first_table_read_loads_the_read_path(tmp_path) -> None:
+    """The same list is what a table's query needs: the check above names real modules."""
+    loaded = _loaded_after(str(tmp_path), "CREATE TABLE t (id INT); INSERT INTO t VALUES (1);"
+                                          " SELECT * FROM t")
+    assert {"icesql.scan.table_scan", "icesql.scan.planner", "icesql.metadata.manifest",
+            "pyarrow.compute"} <= set(loaded), loaded

@@ -124,3 +124,40 @@ def test_row_count_is_the_footers(tmp_path: Path, rows: int) -> None:
     pq.write_table(_rows(SCHEMAS["after nested columns"], rows), path, row_group_size=100)
     assert parquet_footer.footer_row_count(str(path)) == pq.read_metadata(path).num_rows == rows
     assert parquet_footer.footer_row_count(str(tmp_path / "missing.parquet")) is None
+
+
+def test_a_small_files_footer_is_one_read(tmp_path: Path, monkeypatch) -> None:
+    """The tail of a file read once holds its whole footer (a table of many small files
+    pays one read per file); a footer longer than the prefix read takes a second."""
+    reads: list[int] = []
+
+    class Counting:
+        def __init__(self, f):
+            self._f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self._f.close()
+
+        def seek(self, pos):
+            return self._f.seek(pos)
+
+        def read(self, n=-1):
+            reads.append(n)
+            return self._f.read(n)
+
+    monkeypatch.setattr(parquet_footer, "open", lambda *a, **k: Counting(open(*a, **k)),
+                        raising=False)
+    small = tmp_path / "small.parquet"
+    pq.write_table(_rows(SCHEMAS["all ids"], 3), small)
+    assert has_field_ids(str(small)) and len(reads) == 1
+    assert parquet_footer.footer_row_count(str(small)) == 3 and len(reads) == 1  # cached
+    monkeypatch.setattr(parquet_footer, "FOOTER_PREFIX", 40)
+    wide = tmp_path / "wide.parquet"
+    schema = pa.schema([_field(f"c{i}", pa.int32(), i + 1) for i in range(30)])
+    pq.write_table(_rows(schema, 2), wide)
+    reads.clear()
+    assert has_field_ids(str(wide)) and parquet_footer.footer_row_count(str(wide)) == 2
+    assert len(reads) >= 2

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import duckdb
 import pytest
 
@@ -78,3 +80,13 @@ def test_credentials_are_never_printed(s3_server, s3_bucket, caplog):
         shown.append(str(con.execute("SELECT * FROM db.t.snapshots").fetchall()))
     assert all(secret not in text for text in shown)
     assert secret not in caplog.text
+
+
+@pytest.mark.parametrize("path", [
+    "/wh/db/t/data/f.parquet", "/wh/../etc/passwd", "/wh/./f", "/wh//f", "/wh/", "/wh",
+    "/wh/.hidden/f", "//wh/f", "/wh/a/..", "/wh/a/.", "/wh2/f", "relative/f",
+])
+def test_under_roots_judges_every_path_as_abspath_does(path):
+    """The per-file check skips ``abspath`` for paths it would not change: same answers."""
+    roots = ("/wh/",)
+    assert sandbox.under_roots(path, roots) == os.path.abspath(path).startswith("/wh/")

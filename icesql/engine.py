@@ -16,7 +16,7 @@ import functools
 import itertools
 import re
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -25,9 +25,9 @@ import pyarrow as pa
 from sqlglot import exp
 
 from icesql._lazy import lazy_module
+from icesql.engine_choice import EngineChoice
 from icesql.errors import (
     Error,
-    NoSuchNamespaceError,
     NoSuchTableError,
     NotSupportedError,
     ProgrammingError,
@@ -35,10 +35,15 @@ from icesql.errors import (
 from icesql.session import DML_TARGET, Result, Settings, read_branch, sandbox
 from icesql.session.memory import MemoryFit
 from icesql.session.progress import ProgressTracker
-from icesql.session.settings import AUTO_THRESHOLD
 from icesql.session.spark import SparkBackend
 from icesql.sql.bound_query import BoundQuery, TableSource, bind_query
-from icesql.sql.dialect import DIALECT, number_parameters, parse
+from icesql.sql.dialect import (
+    DIALECT,
+    QUERY_TYPES,
+    check_parameters,
+    explained_query,
+    parse,
+)
 from icesql.sql.hidden_columns import hide_metadata_columns
 from icesql.sql.output_names import name_select_items
 from icesql.sql.predicates import pushed_filters
@@ -70,7 +75,6 @@ else:  # the read path loads with the first table a statement names (icesql._laz
     time_travel = lazy_module("icesql.scan.time_travel")
     tree = lazy_module("icesql.expressions.tree")
 
-QUERY_TYPES = (exp.Query,)
 # How far DuckDB's pipelines run ahead of the rows fetched (a per-connection setting, 10 MiB by
 # default in DuckDB 2.0: about 20 files of 20,000 rows read before the first row). 1 MiB keeps
 # fetchone lazy and measured no slower fetching 20M rows whole.
@@ -124,7 +128,7 @@ class _QueryPlan:
             scan.release()
 
 
-class Engine:
+class Engine(EngineChoice):
     """One per connection: the catalogs, a DuckDB database, caches of immutable files and the
     session's settings (``SET``). It is the ``icesql.session.Session`` the statement handlers
     work in, and dispatches each statement to its handler.
@@ -259,112 +263,9 @@ class Engine:
         text = sql if sql is not None else statement.sql(dialect=DIALECT)
         return self._run_chosen(choice, text, statement, params)
 
-    # -- the engine choice: local, spark, auto (icesql.session.spark) ---------------------
-    def _run_chosen(
-        self, choice: str, sql: str, statement: exp.Expr, params: Sequence[object]
-    ) -> Result:
-        """Run a statement where ``icesql.engine`` says: on Spark with its text unchanged, or
-        (``auto`` below the threshold) here. EXPLAIN shows which engine and why."""
-        explain = isinstance(statement, exp.Command) and str(statement.this).upper() == "EXPLAIN"
-        if choice == "spark":  # Spark explains what it runs: DML too
-            on_spark, why = True, "SET icesql.engine = spark"
-        elif isinstance(statement, QUERY_TYPES):  # planned once: run from that plan if local
-            _check_parameters(statement, params)
-            plan = self._plan_query(statement, params)
-            on_spark, why = self._auto_choice(statement, params, plan)
-            if not on_spark:
-                return self._run_query(plan, params)
-            plan.release()
-        else:
-            explained = _explained_query(statement) if explain else None
-            on_spark, why = self._auto_choice(explained or statement, params)
-        if explain:
-            if on_spark:
-                plan = self._spark().explain(_explain_body(sql), params, *self._spark_scope())
-                engine = f"spark: {why}\n{self._spark().description}"
-            else:
-                result = self.explain(_explained_query(statement), params)
-                assert result.reader is not None
-                plan = result.reader.read_all().column(0)[0].as_py()
-                engine = f"local: {why}"
-            text = f"== Engine ==\n{engine}\n\n{plan}"
-            return Result(reader=pa.table({"plan": [text]}).to_reader(),
-                          engine="spark" if on_spark else "local")
-        if not on_spark:
-            return self.execute_statement(statement, params)
-        return self._spark().execute(sql, params, *self._spark_scope())
-
-    def _spark(self) -> SparkBackend:
-        if self.spark is None:
-            raise ProgrammingError("this connection has no Spark configuration")
-        return self.spark
-
-    def _spark_scope(self) -> tuple[Settings, str, tuple[str, ...]]:
-        return self.settings, self.catalog.name, self.default_namespace
-
-    def _auto_choice(
-        self, statement: exp.Expr, params: Sequence[object], planned: _QueryPlan | None = None
-    ) -> tuple[bool, str]:
-        """Whether ``auto`` hands ``statement`` to Spark, and why: the bytes of data and
-        delete files its scans plan to read after pruning (a query, INSERT's query), or the
-        current size of the tables it names (other statements: DELETE, UPDATE, MERGE read
-        their target whole), against ``icesql.engine.autoThresholdBytes``. ``planned``: the
-        query's plan, already made (the caller releases it)."""
-        threshold = self.settings.auto_threshold_bytes
-        query = statement
-        if isinstance(statement, exp.Insert) and isinstance(statement.expression, QUERY_TYPES):
-            query = statement.expression
-        if isinstance(query, QUERY_TYPES):
-            plan = planned or self._plan_query(query.copy(), params)
-            try:
-                if plan.python_views:
-                    return False, "the query reads Python objects, which Spark cannot see"
-                size = _planned_bytes(plan.scans.values())
-            finally:
-                if planned is None:
-                    plan.release()
-            what = f"its scans plan {size:,} bytes after pruning"
-        else:
-            size = self._tables_bytes(statement, params)
-            what = f"the tables it names hold {size:,} bytes"
-        if size > threshold:
-            return True, f"{what}, above {AUTO_THRESHOLD} = {threshold:,}"
-        return False, f"{what}, not above {AUTO_THRESHOLD} = {threshold:,}"
-
-    def _tables_bytes(self, statement: exp.Expr, params: Sequence[object]) -> int:
-        """The data and delete file bytes of the current snapshots of the Iceberg tables
-        ``statement`` names (from their summaries); names of no table count nothing."""
-        loaded: dict[tuple[str, tuple[str, ...]], Table] = {}
-
-        def loader(name: str, catalog: Catalog) -> Callable[[tuple[str, ...]], bool]:
-            def exists(identifier: tuple[str, ...]) -> bool:  # loads once: no exists-then-load
-                if (name, identifier) not in loaded:
-                    try:
-                        loaded[name, identifier] = catalog.load_table(identifier)
-                    except (NoSuchTableError, NoSuchNamespaceError):
-                        return False
-                return True
-            return exists
-
-        exists = {name: loader(name, catalog) for name, catalog in self.catalogs.items()}
-        seen, total = set(), 0
-        for node in table_nodes(statement):
-            try:
-                ref = resolve_reference(node, exists, self.catalog.name, self.default_namespace,
-                                        params)
-            except Error:
-                continue  # a table to create, or a Python object: nothing to read
-            if (ref.catalog, ref.identifier) in seen:
-                continue
-            seen.add((ref.catalog, ref.identifier))
-            snapshot = loaded[ref.catalog, ref.identifier].metadata.current_snapshot()
-            if snapshot is not None:
-                total += int(snapshot.summary.get("total-files-size", 0) or 0)
-        return total
-
     def execute_statement(self, statement: exp.Expr, params: Sequence[object] = ()) -> Result:
-        explained = _explained_query(statement)
-        _check_parameters(explained if explained is not None else statement, params)
+        explained = explained_query(statement)
+        check_parameters(explained if explained is not None else statement, params)
         if explained is not None:
             return self.explain(explained, params)
         if isinstance(statement, QUERY_TYPES):
@@ -579,16 +480,7 @@ class Engine:
         return int(row[0])
 
 
-_EXPLAIN_MODES = ("EXTENDED", "FORMATTED", "CODEGEN", "COST")
 _SESSION_COMMANDS = ("SET", "RESET")
-
-
-def _check_parameters(statement: exp.Expr, params: Sequence[object]) -> None:
-    count = number_parameters(statement)
-    if count != len(params):
-        raise ProgrammingError(
-            f"the statement has {count} parameter marker(s) but {len(params)} value(s) were given"
-        )
 
 
 def _session_statement(statement: exp.Expr) -> bool:
@@ -597,22 +489,6 @@ def _session_statement(statement: exp.Expr) -> bool:
     if isinstance(statement, exp.Use):
         return True
     return isinstance(statement, exp.Command) and str(statement.this).upper() in _SESSION_COMMANDS
-
-
-def _explain_body(sql: str) -> str:
-    """The text after ``EXPLAIN`` (mode included), as written."""
-    return re.sub(r"^\s*explain\b", "", sql, count=1, flags=re.IGNORECASE).strip()
-
-
-def _planned_bytes(scans: Iterable[TableScan]) -> int:
-    """Bytes of the data files the scans planned and of their delete files (each once)."""
-    total, deletes = 0, {}
-    for scan in scans:
-        for task in scan.tasks():
-            total += task.data_file.file_size_in_bytes
-            for delete in task.delete_files:
-                deletes[delete.file_path] = delete.file_size_in_bytes
-    return total + sum(deletes.values())
 
 
 def _push_filters(binding: _Binding, params: Sequence[object]) -> dict[str, BooleanExpression]:
@@ -663,20 +539,6 @@ def _native_size(scan: TableScan) -> tuple[int, int]:
 def _plan_text(relation: duckdb.DuckDBPyRelation) -> str:
     """DuckDB's plan, from the rows of an ``EXPLAIN``."""
     return "\n".join(str(row[-1]) for row in relation.fetchall())
-
-
-def _explained_query(statement: exp.Expr) -> exp.Expr | None:
-    """The query of an ``EXPLAIN [mode] <query>`` (sqlglot keeps EXPLAIN as a Command)."""
-    if not isinstance(statement, exp.Command) or str(statement.this).upper() != "EXPLAIN":
-        return None
-    text = statement.expression.name if statement.expression is not None else ""
-    first = text.split(None, 1)
-    if first and first[0].upper() in _EXPLAIN_MODES:
-        text = first[1] if len(first) > 1 else ""
-    inner = parse(text)
-    if len(inner) != 1 or not isinstance(inner[0], QUERY_TYPES):
-        raise NotSupportedError("EXPLAIN is supported for queries (SELECT ...) only")
-    return inner[0]
 
 
 def _scan_label(ref: TableReference) -> str:

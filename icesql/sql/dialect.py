@@ -13,6 +13,7 @@ errors become ``ProgrammingError`` naming the line and column of the user's own 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import sqlglot
 from sqlglot import exp
@@ -25,6 +26,9 @@ from icesql.sql import nodes
 from icesql.sql.extensions import ExtensionsParser
 from icesql.sql.spark.time_formats import spark_to_strftime
 from icesql.sql.table_functions import check_table_functions
+
+# the statements that are queries: run, planned and explained as SELECTs
+QUERY_TYPES = (exp.Query,)
 
 # meta keys the parser leaves for icesql.sql.output_names: a function's name and arguments as written,
 # and the mark of a typed numeric literal (1L, 1.5D), which sqlglot parses as a cast
@@ -251,6 +255,32 @@ def number_parameters(statement: exp.Expr) -> int:
     for i, node in enumerate(marks):
         node.meta["icesql_param"] = i
     return len(marks)
+
+
+def check_parameters(statement: exp.Expr, params: Sequence[object]) -> None:
+    """Number the ``?`` markers and refuse a count that differs from the values given."""
+    count = number_parameters(statement)
+    if count != len(params):
+        raise ProgrammingError(
+            f"the statement has {count} parameter marker(s) but {len(params)} value(s) were given"
+        )
+
+
+_EXPLAIN_MODES = ("EXTENDED", "FORMATTED", "CODEGEN", "COST")
+
+
+def explained_query(statement: exp.Expr) -> exp.Expr | None:
+    """The query of an ``EXPLAIN [mode] <query>`` (sqlglot keeps EXPLAIN as a Command)."""
+    if not isinstance(statement, exp.Command) or str(statement.this).upper() != "EXPLAIN":
+        return None
+    text = statement.expression.name if statement.expression is not None else ""
+    first = text.split(None, 1)
+    if first and first[0].upper() in _EXPLAIN_MODES:
+        text = first[1] if len(first) > 1 else ""
+    inner = parse(text)
+    if len(inner) != 1 or not isinstance(inner[0], QUERY_TYPES):
+        raise NotSupportedError("EXPLAIN is supported for queries (SELECT ...) only")
+    return inner[0]
 
 
 def parse_term(text: str) -> nodes.Term:

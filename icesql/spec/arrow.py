@@ -10,7 +10,10 @@ fields, list elements and map keys/values::
     (b'1', b'2')
 
 ``uuid`` maps to ``fixed_size_binary(16)`` because that is how Spark and the Parquet spec
-store it; variant and the geospatial types are opaque binary here.
+store it; the geospatial types are opaque binary here. ``variant`` is the Parquet variant
+encoding's unshredded group, ``struct<metadata: binary, value: binary>`` (both required),
+and its field carries the ``arrow.parquet.variant`` extension name: DuckDB imports such a
+column as its native ``VARIANT`` and exports ``VARIANT`` the same way.
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ from icesql.spec.types import (
 
 __all__ = [
     "FIELD_ID_KEY",
+    "VARIANT_EXTENSION",
+    "VARIANT_STORAGE",
     "arrow_to_iceberg_type",
     "field_to_arrow",
     "schema_to_arrow",
@@ -61,6 +66,11 @@ __all__ = [
 ]
 
 FIELD_ID_KEY = b"PARQUET:field_id"
+VARIANT_EXTENSION = {b"ARROW:extension:name": b"arrow.parquet.variant",
+                     b"ARROW:extension:metadata": b""}
+# the Parquet spec's unshredded variant group; its children carry no field ids (Appendix A)
+VARIANT_STORAGE = pa.struct([pa.field("metadata", pa.binary(), nullable=False),
+                             pa.field("value", pa.binary(), nullable=False)])
 
 _ARROW_TYPES: PerPrimitiveType[Any] = PerPrimitiveType("Arrow type", {
     BooleanType: constant(pa.bool_()),
@@ -78,7 +88,8 @@ _ARROW_TYPES: PerPrimitiveType[Any] = PerPrimitiveType("Arrow type", {
     StringType: constant(pa.string()),
     UUIDType: constant(pa.binary(16)),
     FixedType: lambda t: pa.binary(t.length),
-    (BinaryType, VariantType, GeometryType, GeographyType): constant(pa.binary()),
+    (BinaryType, GeometryType, GeographyType): constant(pa.binary()),
+    VariantType: lambda t: VARIANT_STORAGE,
     UnknownType: constant(pa.null()),
     StructType: lambda t: pa.struct([field_to_arrow(f) for f in t.fields]),
     ListType: lambda t: pa.list_(field_to_arrow(t.element_field)),
@@ -92,8 +103,10 @@ def _metadata(field_id: int) -> dict[bytes, bytes]:
 
 def field_to_arrow(f: NestedField) -> pa.Field:
     """One Iceberg field as an Arrow field: nullable unless required, id in the metadata."""
-    return pa.field(f.name, type_to_arrow(f.type), nullable=not f.required,
-                    metadata=_metadata(f.field_id))
+    metadata = _metadata(f.field_id)
+    if isinstance(f.type, VariantType):
+        metadata.update(VARIANT_EXTENSION)
+    return pa.field(f.name, type_to_arrow(f.type), nullable=not f.required, metadata=metadata)
 
 
 def type_to_arrow(t: IcebergType) -> pa.DataType:

@@ -12,7 +12,8 @@ answer would differ from Spark's, the input or the statement is refused:
   ``is_variant_null`` is answered only for ``variant_get(v, path, 'variant')``, by asking the
   parent object or array whether the field exists.
 * DuckDB rounds a fraction cast to an integer, Spark truncates: such a value is refused.
-  A variant cast to STRING is the string itself or the JSON text, as in Spark.
+  A variant cast to STRING is the string itself, the JSON text of an object or array, or the
+  scalar as Spark prints it where DuckDB prints it alike (``_as_string``).
 * ``schema_of_variant`` and ``variant_explode`` have no DuckDB counterpart of the same output.
 
 >>> from icesql.sql.dialect import parse_one
@@ -97,6 +98,32 @@ def _typeof(value: exp.Expr) -> exp.Expr:
     return call("variant_typeof", value)
 
 
+def _as_string(value: exp.Expr, kind: type[exp.Cast], construct: str) -> exp.Expr:
+    """Spark: a string as itself, an object or array as its JSON text, a scalar as Spark casts
+    that scalar to STRING (integers, booleans and dates print alike in DuckDB; decimals,
+    floating point, timestamps and binary do not, and are refused), a variant null as NULL."""
+    typeof = _typeof(value.copy())
+    varchar = exp.DataType.build("VARCHAR")
+
+    def like(pattern: str) -> exp.Expr:
+        return exp.Like(this=typeof.copy(), expression=exp.Literal.string(pattern))
+
+    def eq(name: str) -> exp.Expr:
+        return exp.EQ(this=typeof.copy(), expression=exp.Literal.string(name))
+
+    as_json = exp.Cast(this=call("to_json", value.copy()), to=varchar)
+    refused = refuse_when(exp.true(), construct, "a variant decimal, floating point, time,"
+                          " timestamp, binary or uuid value cast to STRING", exp.Null())
+    return exp.Case(ifs=[
+        exp.If(this=eq("VARCHAR"), true=kind(this=value.copy(), to=varchar)),
+        exp.If(this=eq("VARIANT_NULL"), true=exp.Null()),
+        exp.If(this=exp.or_(like("OBJECT%"), like("ARRAY%"), like("BOOL%"), like("INT%"),
+                            like("UINT%")), true=as_json),
+        exp.If(this=eq("DATE"), true=exp.Cast(
+            this=kind(this=value.copy(), to=exp.DataType.build("DATE")), to=varchar)),
+    ], default=refused)
+
+
 def _as(value: exp.Expr, to: exp.DataType, construct: str, strict: bool) -> exp.Expr:
     """The variant ``value`` cast to the atomic type ``to`` as Spark casts it."""
     if to.this == T.VARIANT:
@@ -105,14 +132,7 @@ def _as(value: exp.Expr, to: exp.DataType, construct: str, strict: bool) -> exp.
         refuse(construct, f"casting a variant to {to.sql('spark')} (only atomic types)")
     kind = exp.Cast if strict else exp.TryCast
     if to.this in TEXTUAL:
-        # Spark: a string as itself, anything else as its JSON text, a variant null as NULL
-        return exp.Case(ifs=[
-            exp.If(this=exp.EQ(this=_typeof(value.copy()), expression=exp.Literal.string("VARCHAR")),
-                   true=kind(this=value.copy(), to=exp.DataType.build("VARCHAR"))),
-            exp.If(this=exp.EQ(this=_typeof(value.copy()),
-                               expression=exp.Literal.string("VARIANT_NULL")),
-                   true=exp.Null()),
-        ], default=exp.Cast(this=call("to_json", value), to=exp.DataType.build("VARCHAR")))
+        return _as_string(value, kind, construct)
     cast = kind(this=value.copy(), to=to)
     if to.this in INTEGRAL:
         fractional = exp.or_(
@@ -197,8 +217,13 @@ def _cast(node: exp.Cast) -> exp.Expr:
     if not isinstance(to, exp.DataType):
         return node
     source = arg_type(node)
+    if source == T.JSON:  # sqlglot's type of parse_json(): Spark has no JSON type
+        source = T.VARIANT
     if to.this == T.VARIANT:
-        if source in FLOATING:
+        literal = node.this
+        decimal_literal = (isinstance(literal, exp.Literal) and not literal.is_string
+                           and "e" not in literal.this.lower())  # Spark's 1.7 is a DECIMAL
+        if source in FLOATING and not decimal_literal:
             refuse("CAST(... AS VARIANT)", "of FLOAT/DOUBLE values (DuckDB prints them"
                    " unlike Spark in to_json)")
         return node

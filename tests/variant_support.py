@@ -108,3 +108,12 @@ def split_variant_bin(raw: bytes) -> tuple[bytes, bytes]:
     count = _uint(raw, 1, size)
     end = 1 + size * (count + 2) + _uint(raw, 1 + size * (count + 1), size)
     return raw[:end], raw[end:]
+
+
+def dictionary() -> dict[str, Any]:
+    """The vectors' values (``data_dictionary.json``, whose last entry has a trailing comma)."""
+    import json
+    import re
+
+    text = (VECTORS / "data_dictionary.json").read_text()
+    return json.loads(re.sub(r",\s*}\s*$", "}", text))

@@ -77,7 +77,7 @@ def decode_value(buf: bytes, keys: list[str], pos: int = 0) -> Any:
     if head in (12, 13):
         micros = int.from_bytes(buf[body:body + 8], "little", signed=True)
         ts = _EPOCH + datetime.timedelta(microseconds=micros)
-        return ts.replace(tzinfo=datetime.timezone.utc) if head == 12 else ts
+        return ts.replace(tzinfo=datetime.UTC) if head == 12 else ts
     if head in (15, 16):
         length = _uint(buf, body, 4)
         raw = buf[body + 4:body + 4 + length]

@@ -56,6 +56,8 @@ from icesql.spec.types import (
 __all__ = [
     "FIELD_ID_KEY",
     "VARIANT_EXTENSION",
+    "VARIANT_EXTENSION_NAME",
+    "arrow_field_type",
     "VARIANT_STORAGE",
     "arrow_to_iceberg_type",
     "field_to_arrow",
@@ -66,7 +68,8 @@ __all__ = [
 ]
 
 FIELD_ID_KEY = b"PARQUET:field_id"
-VARIANT_EXTENSION = {b"ARROW:extension:name": b"arrow.parquet.variant",
+VARIANT_EXTENSION_NAME = b"ARROW:extension:name"
+VARIANT_EXTENSION = {VARIANT_EXTENSION_NAME: b"arrow.parquet.variant",
                      b"ARROW:extension:metadata": b""}
 # the Parquet spec's unshredded variant group; its children carry no field ids (Appendix A)
 VARIANT_STORAGE = pa.struct([pa.field("metadata", pa.binary(), nullable=False),
@@ -216,6 +219,14 @@ def arrow_to_iceberg_type(t: pa.DataType, next_id: list[int] | None = None) -> I
     raise NotSupportedError(f"no Iceberg type for Arrow type {t}")
 
 
+def arrow_field_type(f: pa.Field, next_id: list[int] | None = None) -> IcebergType:
+    """``arrow_to_iceberg_type`` of a field's type, except that a field named as the
+    ``arrow.parquet.variant`` extension (DuckDB's VARIANT) is a variant."""
+    if (f.metadata or {}).get(VARIANT_EXTENSION_NAME) == VARIANT_EXTENSION[VARIANT_EXTENSION_NAME]:
+        return VariantType()
+    return arrow_to_iceberg_type(f.type, next_id)
+
+
 def _arrow_field(f: pa.Field, next_id: list[int] | None) -> NestedField:
     """A nested Arrow field as a NestedField; its id is assigned before its children's."""
     meta = f.metadata or {}
@@ -226,4 +237,4 @@ def _arrow_field(f: pa.Field, next_id: list[int] | None) -> NestedField:
         next_id[0] += 1
     else:
         raise ValueError(f"Arrow field {f.name!r} has no field id and no id counter was given")
-    return NestedField(field_id, f.name, arrow_to_iceberg_type(f.type, next_id), not f.nullable)
+    return NestedField(field_id, f.name, arrow_field_type(f, next_id), not f.nullable)

@@ -47,9 +47,9 @@ from icesql.spec.types import (
     UUIDType,
 )
 from icesql.write.column_metrics import MetricsConfig
-from icesql.write.variant_footer import variant_paths
 from icesql.write.parquet import OpenDataFile, ParquetDataWriter
 from icesql.write.properties import DEFAULT_FILE_FORMAT
+from icesql.write.variant_footer import variant_paths
 
 __all__ = ["AvroDataWriter", "DataFileWriter", "OrcDataWriter", "check_format", "open_writer"]
 

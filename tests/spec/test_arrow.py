@@ -9,6 +9,7 @@ from icesql.errors import NotSupportedError
 from icesql.spec.arrow import (
     FIELD_ID_KEY,
     arrow_to_iceberg_type,
+    field_to_arrow,
     schema_to_arrow,
     to_arrow_array,
     to_arrow_scalar,

@@ -147,6 +147,21 @@ def test_ctas_of_parse_json_makes_a_variant_column(ice):
         ice.execute("CREATE TABLE db.c2 USING iceberg AS SELECT parse_json('1') AS v")
 
 
+@pytest.mark.parametrize("mode", ["copy-on-write", "merge-on-read"])
+def test_dml_keeps_variants(ice, mode):
+    ice.execute("CREATE NAMESPACE db")
+    ice.execute(f"CREATE TABLE db.d (id INT, v VARIANT) USING iceberg TBLPROPERTIES ('format-version'='3',"
+                f" 'write.delete.mode'='{mode}', 'write.update.mode'='{mode}', 'write.merge.mode'='{mode}')")
+    ice.execute("""INSERT INTO db.d VALUES (1, parse_json('{"a":1}')), (2, parse_json('[2]')), (3, NULL)""")
+    ice.execute("DELETE FROM db.d WHERE id = 2")
+    ice.execute("""UPDATE db.d SET v = parse_json('"u"') WHERE id = 3""")
+    ice.execute("""MERGE INTO db.d USING (SELECT 1 AS id, parse_json('{"m":true}') AS v
+        UNION ALL SELECT 4, parse_json('4')) s ON db.d.id = s.id
+        WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT *""")
+    assert ice.execute("SELECT id, to_json(v) FROM db.d ORDER BY id").fetchall() == [
+        (1, '{"m":true}'), (3, '"u"'), (4, "4")]
+
+
 def test_orc_and_avro_tables_refuse_variant_writes(ice):
     con = ice
     con.execute("CREATE NAMESPACE db")

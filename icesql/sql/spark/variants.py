@@ -105,8 +105,8 @@ def _as_string(value: exp.Expr, kind: type[exp.Cast], construct: str) -> exp.Exp
     typeof = _typeof(value.copy())
     varchar = exp.DataType.build("VARCHAR")
 
-    def like(pattern: str) -> exp.Expr:
-        return exp.Like(this=typeof.copy(), expression=exp.Literal.string(pattern))
+    def matches(pattern: str) -> exp.Expr:
+        return call("regexp_matches", typeof.copy(), exp.Literal.string(pattern))
 
     def eq(name: str) -> exp.Expr:
         return exp.EQ(this=typeof.copy(), expression=exp.Literal.string(name))
@@ -117,8 +117,8 @@ def _as_string(value: exp.Expr, kind: type[exp.Cast], construct: str) -> exp.Exp
     return exp.Case(ifs=[
         exp.If(this=eq("VARCHAR"), true=kind(this=value.copy(), to=varchar)),
         exp.If(this=eq("VARIANT_NULL"), true=exp.Null()),
-        exp.If(this=exp.or_(like("OBJECT%"), like("ARRAY%"), like("BOOL%"), like("INT%"),
-                            like("UINT%")), true=as_json),
+        exp.If(this=matches(r"^(OBJECT|ARRAY)\(|^(U?INT[0-9]+|BOOL_TRUE|BOOL_FALSE)$"),
+               true=as_json),
         exp.If(this=eq("DATE"), true=exp.Cast(
             this=kind(this=value.copy(), to=exp.DataType.build("DATE")), to=varchar)),
     ], default=refused)
@@ -205,7 +205,7 @@ def _parse_json(node: exp.Expr, strict: bool) -> exp.Expr:
     json = (exp.Cast if strict else exp.TryCast)(this=text.copy(), to=exp.DataType.build("JSON"))
     value = exp.Cast(this=json, to=exp.DataType.build("VARIANT"))
     inexact = call("regexp_matches", text.copy(), exp.Literal.string(_INEXACT_NUMBER))
-    top_null = exp.EQ(this=call("trim", text.copy()), expression=exp.Literal.string("null"))
+    top_null = call("regexp_matches", text.copy(), exp.Literal.string(r"^\s*null\s*$"))
     value = refuse_when(top_null, name, "a top-level JSON null (DuckDB stores it as SQL NULL)",
                         value)
     return refuse_when(inexact, name, "JSON numbers with a fraction, an exponent or more than"

@@ -83,6 +83,7 @@ def test_variant_get_fails_where_try_variant_get_gives_null(duck_answer):
     ("try_parse_json('[0.1]')", "try_parse_json()"),
     # DuckDB stores a top-level variant null as SQL NULL
     ("parse_json(' null ')", "parse_json()"),
+    ("parse_json('\\tnull\\n')", "parse_json()"),
     # DuckDB rounds, Spark truncates
     ("variant_get(cast(1.7 as variant), '$', 'int')", "variant_get()"),
     # DuckDB prints a decimal without its trailing zeros, Spark with them

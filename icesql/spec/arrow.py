@@ -59,6 +59,8 @@ __all__ = [
     "VARIANT_EXTENSION_NAME",
     "arrow_field_type",
     "VARIANT_STORAGE",
+    "PYARROW_READS_VARIANT",
+    "check_variant_support",
     "arrow_to_iceberg_type",
     "field_to_arrow",
     "schema_to_arrow",
@@ -98,6 +100,23 @@ _ARROW_TYPES: PerPrimitiveType[Any] = PerPrimitiveType("Arrow type", {
     ListType: lambda t: pa.list_(field_to_arrow(t.element_field)),
     MapType: lambda t: pa.map_(field_to_arrow(t.key_field), field_to_arrow(t.value_field)),
 })
+
+
+# pyarrow 20 and 21 cannot open a Parquet file holding a group annotated VARIANT (any writer's:
+# "Logical type ... cannot be applied to group node"); 22 reads it as the plain struct
+PYARROW_READS_VARIANT = int(pa.__version__.split(".")[0]) >= 22
+
+
+def check_variant_support(schema: Schema, action: str) -> None:
+    """NotSupportedError naming the column when ``schema`` has a variant column and this
+    pyarrow cannot open files holding one (DuckDB's own reader still reads them)."""
+    if PYARROW_READS_VARIANT:
+        return
+    for fid in schema.field_ids():
+        if isinstance(schema.find_type(fid), VariantType):
+            raise NotSupportedError(
+                f"{action} variant column {schema.find_column_name(fid)!r} needs pyarrow 22 or"
+                f" later (pyarrow {pa.__version__} cannot open Parquet files with variant columns)")
 
 
 def _metadata(field_id: int) -> dict[bytes, bytes]:

@@ -37,6 +37,7 @@ import pyarrow as pa
 from icesql.errors import InternalError, NotSupportedError
 from icesql.io import FileIO
 from icesql.session.progress import ProgressTracker
+from icesql.spec.arrow import check_variant_support
 from icesql.spec.content_file import DataFile
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.reserved import ROW_LINEAGE_FIELDS
@@ -115,6 +116,7 @@ class DataWriter:
     returns the data files. On any error call ``abort`` to delete what was written."""
 
     def __init__(self, target: WriteTarget, progress: ProgressTracker | None = None):
+        check_variant_support(target.schema, "writing")
         for fid in target.schema.field_ids():
             t = target.schema.find_type(fid)
             if isinstance(t, GeometryType | GeographyType):

@@ -14,12 +14,16 @@ import pytest
 
 from icesql.errors import InternalError
 from icesql.io import FileIO
+from icesql.spec.arrow import PYARROW_READS_VARIANT
 from icesql.spec.schema import Schema
 from icesql.spec.types import IntegerType, ListType, NestedField, StructType, VariantType
 from icesql.write.column_metrics import MetricsConfig
 from icesql.write.parquet import ParquetDataWriter, arrow_write_schema
 from icesql.write.variant_footer import annotate_footer, variant_paths
 from tests.variant_support import decode
+
+# pyarrow 20 and 21 write the annotated file but cannot open it again
+pytestmark = pytest.mark.skipif(not PYARROW_READS_VARIANT, reason="pyarrow < 22 opens no variant file")
 
 SCHEMA = Schema((
     NestedField(1, "id", IntegerType(), required=True),

@@ -17,6 +17,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from variant_support import VECTORS, decode, dictionary, split_variant_bin, vector
 
 import icesql
 from icesql.errors import NotSupportedError, ProgrammingError
@@ -26,7 +27,6 @@ from icesql.spec.schema import Schema
 from icesql.spec.types import IntegerType, NestedField, VariantType
 from icesql.write.column_metrics import MetricsConfig
 from icesql.write.parquet import ParquetDataWriter, arrow_write_schema
-from tests.variant_support import VECTORS, decode, dictionary, split_variant_bin, vector
 
 # pyarrow 20 and 21 cannot open files with variant columns: icesql refuses to write them there
 needs22 = pytest.mark.skipif(not PYARROW_READS_VARIANT, reason="pyarrow < 22 opens no variant file")

@@ -11,6 +11,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from variant_support import decode
 
 from icesql.errors import InternalError
 from icesql.io import FileIO
@@ -20,7 +21,6 @@ from icesql.spec.types import IntegerType, ListType, NestedField, StructType, Va
 from icesql.write.column_metrics import MetricsConfig
 from icesql.write.parquet import ParquetDataWriter, arrow_write_schema
 from icesql.write.variant_footer import annotate_footer, variant_paths
-from tests.variant_support import decode
 
 # pyarrow 20 and 21 write the annotated file but cannot open it again
 pytestmark = pytest.mark.skipif(not PYARROW_READS_VARIANT, reason="pyarrow < 22 opens no variant file")

@@ -3,7 +3,9 @@
 Columns are matched by Iceberg field id, never by name, so renames, reorders, drops and adds
 read correctly (spec: Column Projection). Nested structs, lists and maps are matched the same
 way at every level. Allowed type promotions (int→long, float→double, decimal precision) are
-casts; a field the file does not have reads as its ``initial-default`` or NULL.
+casts; a field the file does not have reads as its ``initial-default`` or NULL. A variant
+group is its unshredded ``metadata`` and ``value``; a shredded one (``typed_value``) only
+DuckDB's own Parquet reader reassembles (``icesql.scan.native_read``), so here it is refused.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icesql.errors import CorruptFileError
+from icesql.errors import CorruptFileError, NotSupportedError
 from icesql.spec.arrow import to_arrow_scalar, type_to_arrow
 from icesql.spec.types import (
     IcebergType,
@@ -19,6 +21,7 @@ from icesql.spec.types import (
     MapType,
     NestedField,
     StructType,
+    VariantType,
 )
 
 FIELD_ID_KEY = b"PARQUET:field_id"
@@ -80,6 +83,8 @@ def _conform_type(
     if isinstance(array.type, pa.ExtensionType):  # e.g. arrow.uuid over fixed[16]
         array = array.storage
         file_type = array.type
+    if isinstance(iceberg_type, VariantType):
+        return _variant(array, path)
     if isinstance(iceberg_type, StructType):
         return _conform_struct(array, file_type, iceberg_type, target_type, path)
     if isinstance(iceberg_type, ListType):
@@ -107,6 +112,19 @@ def _conform_type(
         raise CorruptFileError(
             path, f"column type {array.type} cannot be read as {iceberg_type}: {e}"
         ) from None
+
+
+def _variant(array: pa.Array, path: str) -> pa.Array:
+    names = [f.name for f in array.type] if pa.types.is_struct(array.type) else []
+    if "typed_value" in names:
+        raise NotSupportedError(
+            f"{path}: a shredded variant column (typed_value) is read only by DuckDB's Parquet"
+            " reader, for local files and queries without metadata columns (_file, _pos ...)")
+    if sorted(names) != ["metadata", "value"] or array.field("value").null_count > array.null_count:
+        raise CorruptFileError(path, f"column type {array.type} is not the variant encoding")
+    return pa.StructArray.from_arrays(
+        [array.field("metadata"), array.field("value")], fields=list(type_to_arrow(VariantType())),
+        mask=array.is_null())
 
 
 def _list_parts(array: pa.Array) -> tuple[pa.Array, pa.Array, pa.Array | None]:

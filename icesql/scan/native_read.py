@@ -19,7 +19,7 @@ thread), equality deletes as an anti-join on the delete columns and a tag of eac
 set of delete files (``split_native``).
 
 A scan stays on the Arrow stream where DuckDB's reader cannot follow Iceberg's rules:
-nested columns (DuckDB matches struct children by name, not by id), ``unknown``/variant/
+nested columns (DuckDB matches struct children by name, not by id), ``unknown``/
 geospatial columns, defaults without an exact text form, and metadata columns (``_file``,
 ``_pos`` ...). A file stays on it when it is not local Parquet, its path would be a glob
 pattern to DuckDB, its footer shows no field ids (``field_ids``: DuckDB would read NULLs;
@@ -96,8 +96,10 @@ _DUCKDB_TYPES: PerPrimitiveType[Any] = PerPrimitiveType("DuckDB type", {
     TimestamptzNanoType: "TIMESTAMPTZ_NS",
     StringType: "VARCHAR",
     (UUIDType, FixedType, BinaryType): "BLOB",  # the stream hands uuids over as binary(16)
+    # DuckDB reads the VARIANT group, shredded or not; the stream's arrow.parquet.variant too
+    VariantType: "VARIANT",
     # None: DuckDB's reader cannot produce these from the file by field id
-    (UnknownType, VariantType, GeometryType, GeographyType, StructType, ListType, MapType): None,
+    (UnknownType, GeometryType, GeographyType, StructType, ListType, MapType): None,
 })
 _GLOB_CHARS = re.compile(r"[*?\[\]{}]")
 _Readable = Callable[[str], bool]  # may DuckDB open this local path (its allowed directories)?

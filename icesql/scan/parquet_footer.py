@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import threading
 
-__all__ = ["footer_row_count", "footer_row_groups", "has_field_ids"]
+__all__ = ["footer_row_count", "footer_row_groups", "has_field_ids", "schema_element_ends"]
 
 MAGIC = b"PAR1"
 FOOTER_PREFIX = 64 * 1024  # schemas come first in the footer: usually all that is read
@@ -38,7 +38,7 @@ _lock = threading.Lock()
 # Thrift compact protocol type codes
 _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(1, 13)
 _SCHEMA, _NUM_ROWS, _ROW_GROUPS = 2, 3, 4  # FileMetaData: schema, num_rows, row_groups
-_NUM_CHILDREN, _FIELD_ID = 5, 9  # SchemaElement fields
+_NAME, _NUM_CHILDREN, _FIELD_ID = 4, 5, 9  # SchemaElement fields
 
 
 def has_field_ids(path: str) -> bool:
@@ -167,6 +167,38 @@ def _schema_element(buf: bytes, pos: int) -> tuple[int, int | None, int]:
                 field_id = value
         else:
             pos = _skip(buf, pos, kind)
+
+
+def schema_element_ends(buf: bytes) -> tuple[list[tuple[str, int, int]], int]:
+    """The schema list of the ``FileMetaData`` in ``buf``: (name, number of children, offset
+    of the element's closing stop byte) per element, depth first from the root; and the
+    offset just after the list. How the writer adds annotations pyarrow cannot write."""
+    pos, fid = 0, 0
+    while True:
+        fid, kind, pos = _field_header(buf, pos, fid)
+        if kind == 0:
+            raise ValueError("footer without a schema")
+        if fid == _SCHEMA and kind == _LIST:
+            break
+        pos = _skip(buf, pos, kind)
+    count, _, pos = _collection_header(buf, pos)
+    elements = []
+    for _ in range(count):
+        name, children, fid = "", 0, 0
+        while True:
+            fid, kind, after = _field_header(buf, pos, fid)
+            if kind == 0:
+                elements.append((name, children, pos))
+                pos = after
+                break
+            if fid == _NAME and kind == _BINARY:
+                length, start = _varint(buf, after)
+                name, pos = buf[start:start + length].decode(), start + length
+            elif fid == _NUM_CHILDREN and kind == _I32:
+                children, pos = _zigzag(buf, after)
+            else:
+                pos = _skip(buf, after, kind)
+    return elements, pos
 
 
 def _field_header(buf: bytes, pos: int, last: int) -> tuple[int, int, int]:

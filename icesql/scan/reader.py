@@ -23,7 +23,7 @@ from icesql.scan.conform import (
     missing_field_array,
 )
 from icesql.scan.file_formats import open_format_file
-from icesql.spec.arrow import schema_to_arrow
+from icesql.spec.arrow import PYARROW_READS_VARIANT, schema_to_arrow
 from icesql.spec.name_mapping import NameMapping
 from icesql.spec.schema import Schema
 from icesql.spec.types import NestedField
@@ -64,6 +64,11 @@ def open_parquet(io: FileIO, path: str, size: int | None = None) -> pq.ParquetFi
     except OperationalError:
         raise
     except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as e:  # a damaged footer's names
+        if not PYARROW_READS_VARIANT and "cannot be applied to group node" in str(e):
+            raise NotSupportedError(
+                f"{path} has a variant column, which pyarrow {pa.__version__} cannot open (22 or"
+                " later can); DuckDB's reader reads it in queries without metadata columns"
+            ) from None
         raise CorruptFileError(path, str(e)) from None
 
 

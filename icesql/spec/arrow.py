@@ -10,7 +10,10 @@ fields, list elements and map keys/values::
     (b'1', b'2')
 
 ``uuid`` maps to ``fixed_size_binary(16)`` because that is how Spark and the Parquet spec
-store it; variant and the geospatial types are opaque binary here.
+store it; the geospatial types are opaque binary here. ``variant`` is the Parquet variant
+encoding's unshredded group, ``struct<metadata: binary, value: binary>`` (both required),
+and its field carries the ``arrow.parquet.variant`` extension name: DuckDB imports such a
+column as its native ``VARIANT`` and exports ``VARIANT`` the same way.
 """
 
 from __future__ import annotations
@@ -52,6 +55,12 @@ from icesql.spec.types import (
 
 __all__ = [
     "FIELD_ID_KEY",
+    "VARIANT_EXTENSION",
+    "VARIANT_EXTENSION_NAME",
+    "arrow_field_type",
+    "VARIANT_STORAGE",
+    "PYARROW_READS_VARIANT",
+    "check_variant_support",
     "arrow_to_iceberg_type",
     "field_to_arrow",
     "schema_to_arrow",
@@ -61,6 +70,12 @@ __all__ = [
 ]
 
 FIELD_ID_KEY = b"PARQUET:field_id"
+VARIANT_EXTENSION_NAME = b"ARROW:extension:name"
+VARIANT_EXTENSION = {VARIANT_EXTENSION_NAME: b"arrow.parquet.variant",
+                     b"ARROW:extension:metadata": b""}
+# the Parquet spec's unshredded variant group; its children carry no field ids (Appendix A)
+VARIANT_STORAGE = pa.struct([pa.field("metadata", pa.binary(), nullable=False),
+                             pa.field("value", pa.binary(), nullable=False)])
 
 _ARROW_TYPES: PerPrimitiveType[Any] = PerPrimitiveType("Arrow type", {
     BooleanType: constant(pa.bool_()),
@@ -78,12 +93,30 @@ _ARROW_TYPES: PerPrimitiveType[Any] = PerPrimitiveType("Arrow type", {
     StringType: constant(pa.string()),
     UUIDType: constant(pa.binary(16)),
     FixedType: lambda t: pa.binary(t.length),
-    (BinaryType, VariantType, GeometryType, GeographyType): constant(pa.binary()),
+    (BinaryType, GeometryType, GeographyType): constant(pa.binary()),
+    VariantType: lambda t: VARIANT_STORAGE,
     UnknownType: constant(pa.null()),
     StructType: lambda t: pa.struct([field_to_arrow(f) for f in t.fields]),
     ListType: lambda t: pa.list_(field_to_arrow(t.element_field)),
     MapType: lambda t: pa.map_(field_to_arrow(t.key_field), field_to_arrow(t.value_field)),
 })
+
+
+# pyarrow 20 and 21 cannot open a Parquet file holding a group annotated VARIANT (any writer's:
+# "Logical type ... cannot be applied to group node"); 22 reads it as the plain struct
+PYARROW_READS_VARIANT = int(pa.__version__.split(".")[0]) >= 22
+
+
+def check_variant_support(schema: Schema, action: str) -> None:
+    """NotSupportedError naming the column when ``schema`` has a variant column and this
+    pyarrow cannot open files holding one (DuckDB's own reader still reads them)."""
+    if PYARROW_READS_VARIANT:
+        return
+    for fid in schema.field_ids():
+        if isinstance(schema.find_type(fid), VariantType):
+            raise NotSupportedError(
+                f"{action} variant column {schema.find_column_name(fid)!r} needs pyarrow 22 or"
+                f" later (pyarrow {pa.__version__} cannot open Parquet files with variant columns)")
 
 
 def _metadata(field_id: int) -> dict[bytes, bytes]:
@@ -92,8 +125,10 @@ def _metadata(field_id: int) -> dict[bytes, bytes]:
 
 def field_to_arrow(f: NestedField) -> pa.Field:
     """One Iceberg field as an Arrow field: nullable unless required, id in the metadata."""
-    return pa.field(f.name, type_to_arrow(f.type), nullable=not f.required,
-                    metadata=_metadata(f.field_id))
+    metadata = _metadata(f.field_id)
+    if isinstance(f.type, VariantType):
+        metadata.update(VARIANT_EXTENSION)
+    return pa.field(f.name, type_to_arrow(f.type), nullable=not f.required, metadata=metadata)
 
 
 def type_to_arrow(t: IcebergType) -> pa.DataType:
@@ -203,6 +238,14 @@ def arrow_to_iceberg_type(t: pa.DataType, next_id: list[int] | None = None) -> I
     raise NotSupportedError(f"no Iceberg type for Arrow type {t}")
 
 
+def arrow_field_type(f: pa.Field, next_id: list[int] | None = None) -> IcebergType:
+    """``arrow_to_iceberg_type`` of a field's type, except that a field named as the
+    ``arrow.parquet.variant`` extension (DuckDB's VARIANT) is a variant."""
+    if (f.metadata or {}).get(VARIANT_EXTENSION_NAME) == VARIANT_EXTENSION[VARIANT_EXTENSION_NAME]:
+        return VariantType()
+    return arrow_to_iceberg_type(f.type, next_id)
+
+
 def _arrow_field(f: pa.Field, next_id: list[int] | None) -> NestedField:
     """A nested Arrow field as a NestedField; its id is assigned before its children's."""
     meta = f.metadata or {}
@@ -213,4 +256,4 @@ def _arrow_field(f: pa.Field, next_id: list[int] | None) -> NestedField:
         next_id[0] += 1
     else:
         raise ValueError(f"Arrow field {f.name!r} has no field id and no id counter was given")
-    return NestedField(field_id, f.name, arrow_to_iceberg_type(f.type, next_id), not f.nullable)
+    return NestedField(field_id, f.name, arrow_field_type(f, next_id), not f.nullable)

@@ -31,7 +31,7 @@ from typing import Any
 import pyarrow as pa
 
 from icesql.errors import ProgrammingError
-from icesql.spec.arrow import arrow_to_iceberg_type
+from icesql.spec.arrow import arrow_field_type
 from icesql.spec.schema import Schema
 from icesql.spec.types import NestedField, UnknownType
 from icesql.sql.bound_query import TableSource
@@ -61,7 +61,7 @@ class PythonSource:
         fields, types = [], {}
         for i, f in enumerate(schema, start=1):
             try:
-                t = arrow_to_iceberg_type(f.type, counter)
+                t = arrow_field_type(f, counter)
             except Exception:  # noqa: BLE001 - e.g. uint64: only its type stays unknown
                 fields.append(NestedField(i, f.name, UnknownType(), False))
                 continue

@@ -54,6 +54,7 @@ from icesql.spec.types import (
     TimeType,
     UnknownType,
     UUIDType,
+    VariantType,
 )
 from icesql.spec.values import java_double_string, java_float_string
 from icesql.sql.spark_type_names import spark_type
@@ -97,6 +98,13 @@ def _sql_name(t: pa.DataType) -> str:
         return str(t).upper()
 
 
+def is_variant_storage(t: pa.DataType) -> bool:
+    """Whether ``t`` is how DuckDB hands over a VARIANT (Spark stores only a variant in a
+    variant column)."""
+    return (pa.types.is_struct(t) and [f.name for f in t] == ["metadata", "value"]
+            and all(pa.types.is_binary(f.type) for f in t))
+
+
 def can_assign(source: pa.DataType, target: IcebergType) -> bool:
     """Spark's ``Cast.canANSIStoreAssign`` over an Arrow source and an Iceberg target."""
     if pa.types.is_dictionary(source):
@@ -121,6 +129,8 @@ def can_assign(source: pa.DataType, target: IcebergType) -> bool:
         return pa.types.is_date(source) or pa.types.is_timestamp(source)
     if isinstance(target, TimeType):
         return pa.types.is_time(source)
+    if isinstance(target, VariantType):
+        return is_variant_storage(source)
     if isinstance(target, StructType):
         return pa.types.is_struct(source) and source.num_fields == len(target.fields) and all(
             can_assign(source.field(i).type, f.type) for i, f in enumerate(target.fields)
@@ -252,6 +262,8 @@ def _convert(array: pa.Array, f: NestedField, column: str, table: str) -> pa.Arr
     source = array.type
     if pa.types.is_null(source):
         return pa.nulls(len(array), want)
+    if isinstance(target, VariantType):
+        return array.cast(want)
     if isinstance(target, StructType):
         return _struct(array, target, column, table)
     if isinstance(target, ListType):

@@ -34,6 +34,13 @@ _GENERATOR_NODES = (exp.Explode, exp.Inline, exp.Stack)
 HOST_FUNCTIONS = frozenset({"current_setting", "getvariable", "getenv"})
 
 
+# Spark 4 table functions refused with the reason
+_SPARK4_TABLE_FUNCTIONS = {
+    name: "DuckDB cannot tell a variant null from SQL NULL in the rows it would produce"
+    for name in ("variant_explode", "variant_explode_outer")
+}
+
+
 def check_table_functions(statement: exp.Expr) -> None:
     """Refuse a ``FROM`` / ``JOIN`` / ``LATERAL`` item that calls anything but a Spark
     table-valued function, and DuckDB's ``HOST_FUNCTIONS``, naming them (``NotSupportedError``)."""
@@ -50,6 +57,8 @@ def check_table_functions(statement: exp.Expr) -> None:
             continue
         if isinstance(call, exp.Anonymous) and name in SPARK_TABLE_FUNCTIONS:
             continue
+        if name in _SPARK4_TABLE_FUNCTIONS:
+            raise NotSupportedError(f"table function {name}() is not supported: {_SPARK4_TABLE_FUNCTIONS[name]}")
         raise NotSupportedError(
             f"table function {name}() is not Spark SQL: a query reads Iceberg tables, registered"
             f" objects and Spark's table-valued functions ({', '.join(sorted(SPARK_TABLE_FUNCTIONS))})"

@@ -49,6 +49,7 @@ from icesql.spec.types import (
 from icesql.write.column_metrics import MetricsConfig
 from icesql.write.parquet import OpenDataFile, ParquetDataWriter
 from icesql.write.properties import DEFAULT_FILE_FORMAT
+from icesql.write.variant_footer import variant_paths
 
 __all__ = ["AvroDataWriter", "DataFileWriter", "OrcDataWriter", "check_format", "open_writer"]
 
@@ -70,6 +71,9 @@ def open_writer(fmt: str, io: FileIO, path: str, schema: Schema, spec_id: int,
                 sort_order_id: int | None, **parquet: Any) -> DataFileWriter:
     """A data-file writer for format ``fmt`` (``prop`` is the property that chose it)."""
     low = check_format(fmt, prop)
+    if low != "parquet" and variant_paths(schema):
+        raise NotSupportedError(
+            f"table property {prop}={fmt!r}: icesql writes variant columns to Parquet only")
     if low == "orc":
         return OrcDataWriter(io, path, schema, spec_id, partition, metrics, sort_order_id, prop)
     if low == "avro":

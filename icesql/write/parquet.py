@@ -2,7 +2,8 @@
 
 Appendix A: every column carries its Iceberg field id as the Parquet field id, lists use
 the 3-level representation with ``element``, decimals are stored as int32/int64 when the
-precision allows, ``unknown`` columns are omitted, timestamps keep their UTC adjustment.
+precision allows, ``unknown`` columns are omitted, timestamps keep their UTC adjustment, variant columns are
+annotated ``VARIANT`` (``icesql.write.variant_footer``).
 The Arrow schema written is exactly ``schema_to_arrow(schema)`` minus unknown columns, so
 batches must already have been cast to the table's types.
 
@@ -30,6 +31,7 @@ from icesql.spec.content_file import DATA, DataFile
 from icesql.spec.schema import Schema
 from icesql.spec.types import UnknownType
 from icesql.write.column_metrics import FileMetricsCollector, MetricsConfig
+from icesql.write.variant_footer import AnnotatingSink, variant_paths
 
 __all__ = ["OpenDataFile", "ParquetDataWriter", "arrow_write_schema", "split_offsets"]
 
@@ -136,9 +138,11 @@ class ParquetDataWriter(OpenDataFile):
         sort_order_id: int | None = 0,
     ):
         super().__init__(io, path, schema, spec_id, partition, metrics, sort_order_id)
+        paths = variant_paths(self._write_schema)
+        self._annotating = AnnotatingSink(self._sink, paths) if paths else None
         try:
             self._writer = pq.ParquetWriter(
-                self._sink,
+                self._annotating or self._sink,
                 self.arrow_schema,
                 compression=_CODEC_NAMES.get(compression, compression),
                 compression_level=compression_level,
@@ -190,7 +194,11 @@ class ParquetDataWriter(OpenDataFile):
         """Finish the file and describe it for a manifest."""
         self.wait()
         try:
+            if self._annotating is not None:
+                self._annotating.hold()
             self._writer.close()
+            if self._annotating is not None:
+                self._annotating.finish()
             size = self._sink.tell()
             self._sink.close()
         except (OSError, pa.ArrowException) as e:

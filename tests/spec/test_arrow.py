@@ -9,6 +9,7 @@ from icesql.errors import NotSupportedError
 from icesql.spec.arrow import (
     FIELD_ID_KEY,
     arrow_to_iceberg_type,
+    field_to_arrow,
     schema_to_arrow,
     to_arrow_array,
     to_arrow_scalar,
@@ -60,7 +61,8 @@ TABLE = [
     (FixedType(5), pa.binary(5)),
     (BinaryType(), pa.binary()),
     (UnknownType(), pa.null()),
-    (VariantType(), pa.binary()),
+    (VariantType(), pa.struct([pa.field("metadata", pa.binary(), nullable=False),
+                               pa.field("value", pa.binary(), nullable=False)])),
     (GeometryType(), pa.binary()),
     (GeographyType(), pa.binary()),
 ]
@@ -111,6 +113,14 @@ SCHEMA = Schema(
 
 def _fid(f: pa.Field) -> int:
     return int(f.metadata[FIELD_ID_KEY])
+
+
+def test_a_variant_field_carries_the_parquet_variant_extension_name():
+    """What DuckDB imports as VARIANT; its children carry no field id (Appendix A)."""
+    f = field_to_arrow(NestedField(3, "v", VariantType()))
+    assert f.metadata[b"ARROW:extension:name"] == b"arrow.parquet.variant"
+    assert f.metadata[FIELD_ID_KEY] == b"3"
+    assert all(child.metadata is None for child in f.type)
 
 
 def test_field_ids_and_nullability_at_every_level():

@@ -245,6 +245,8 @@ def spark_type_name(data_type: exp.DataType) -> str:
     if kind == T.DECIMAL:
         digits = [p.this.name if isinstance(p, exp.DataTypeParam) else p.name for p in params]
         return f"decimal({','.join(digits or ['10', '0'])})"
+    if kind in (T.VARIANT, T.JSON):  # JSON: sqlglot's type of parse_json()
+        return "variant"
     if kind == T.ARRAY and len(params) == 1:
         return f"array<{spark_type_name(params[0])}>"
     if kind == T.MAP and len(params) == 2:

@@ -57,7 +57,15 @@ from icesql.sql.tables import (
     resolve_reference,
     table_nodes,
 )
-from icesql.sql.translate import duckdb_errors, to_duckdb_sql
+from icesql.sql.translate import (
+    KEEP_SUMS_AS_WRITTEN,
+    duckdb_errors,
+    integer_overflow,
+    mark_int_parameters,
+    sums_arithmetic,
+    to_duckdb_sql,
+    wrapping_integers,
+)
 from icesql.statements import statement_handler
 
 QUERY_TYPES = (exp.Query,)
@@ -91,6 +99,7 @@ class _Binding:
     python_views: dict[str, Any] = field(default_factory=dict)  # Python objects, by view
     target_view: str | None = None
     query: BoundQuery | None = None
+    sources: dict[str, TableSource] = field(default_factory=dict)
 
     @property
     def hidden(self) -> list[str]:
@@ -108,6 +117,8 @@ class _QueryPlan:
     python_views: dict[str, Any]  # Python objects DuckDB scans (icesql.sql.python_sources)
     labels: dict[str, str]  # by view: how EXPLAIN names the scan
     target_view: str | None
+    sources: dict[str, TableSource] = field(default_factory=dict)  # what binding typed from
+    duck_sources: dict[str, exp.Expr] = field(default_factory=dict)  # what DuckDB reads per view
 
     def release(self) -> None:
         for scan in self.scans.values():
@@ -368,6 +379,7 @@ class Engine:
     def _run_query(self, plan: _QueryPlan, params: Sequence[object]) -> Result:
         """Run a planned query (see ``query``)."""
         cursor, reader = self._run(plan, params, lambda r: r.to_arrow_reader(BATCH_ROWS))
+        reader = self._wrapping_stream(reader, cursor, plan, params)
         scans = list(plan.scans.values())
         target = plan.scans.get(plan.target_view) if plan.target_view is not None else None
         result = Result(reader=reader, scans=scans, duck_cursor=cursor, target=target)
@@ -442,6 +454,7 @@ class Engine:
             sources[bound.view] = TableSource(bound.scan.version.schema, types)
         sources.update({v: s for v, s in python_sources.items() if s is not None})
         binding.query = bind_query(statement, sources)
+        binding.sources = sources
         return binding
 
     def _python_source(self, node: exp.Table) -> PythonSource | None:
@@ -480,7 +493,7 @@ class Engine:
         labels = {bound.view: _scan_label(bound.ref) for bound in binding.scans}
         return _QueryPlan(
             statement, scans, binding.metadata_views, binding.python_views, labels,
-            binding.target_view,
+            binding.target_view, binding.sources,
         )
 
     def _run(
@@ -497,6 +510,8 @@ class Engine:
         cursor = self.duck.cursor()
         self._cursors.add(cursor)
         cursor.execute(f"SET streaming_buffer_size = '{STREAMING_BUFFER}'")
+        if sums_arithmetic(plan.statement):
+            cursor.execute(KEEP_SUMS_AS_WRITTEN)
         if self.progress.active and not explain:  # DuckDB tracks its progress on request
             cursor.execute("SET enable_progress_bar = true")
             cursor.execute("SET enable_progress_bar_print = false")
@@ -515,16 +530,66 @@ class Engine:
                         sources[view] = source
                         if self.progress.active and not explain:
                             self.progress.duck_read(cursor, *_native_size(scan))
+                plan.duck_sources = sources
                 sql, values = to_duckdb_sql(plan.statement, params, sources)
                 if explain:
                     sql = "EXPLAIN " + sql
-                relation = cursor.sql(sql, params=values) if values else cursor.sql(sql)
-                return cursor, take(relation)
+                try:
+                    relation = cursor.sql(sql, params=values) if values else cursor.sql(sql)
+                    return cursor, take(relation)
+                except duckdb.Error as e:
+                    if explain or not integer_overflow(e):
+                        raise
+                return cursor, take(self._wrapping_relation(cursor, plan, params))
         except Error:
             plan.release()
             self.progress.forget(cursor)
             cursor.close()
             raise
+
+    def _wrapping_relation(
+        self, cursor: duckdb.DuckDBPyConnection, plan: _QueryPlan, params: Sequence[object]
+    ) -> duckdb.DuckDBPyRelation:
+        """The planned query again, with Spark's wrapping integer arithmetic: DuckDB refused
+        an overflow. Only this rerun types the integer operators (``icesql.sql.spark.overflow``),
+        so queries that do not overflow pay nothing; the scans read the same snapshot again."""
+        with wrapping_integers():
+            bind_query(plan.statement, plan.sources)  # records the operands' types on the nodes
+            mark_int_parameters(plan.statement, params)
+            sql, values = to_duckdb_sql(plan.statement, params, plan.duck_sources)
+        return cursor.sql(sql, params=values) if values else cursor.sql(sql)
+
+    def _wrapping_stream(
+        self,
+        reader: pa.RecordBatchReader,
+        cursor: duckdb.DuckDBPyConnection,
+        plan: _QueryPlan,
+        params: Sequence[object],
+    ) -> pa.RecordBatchReader:
+        """``reader``, rerun with wrapping arithmetic when its first batch overflows (a
+        streamed projection fails only when it is read). Past the first batch rows have been
+        delivered, so a later overflow stays an error."""
+
+        def batches() -> Iterable[pa.RecordBatch]:
+            try:
+                first = reader.read_next_batch()
+            except StopIteration:
+                return
+            except (duckdb.Error, pa.ArrowException, OSError) as e:
+                if not integer_overflow(e):
+                    raise
+                with duckdb_errors(list(plan.scans.values())):
+                    again = self._wrapping_relation(cursor, plan, params).to_arrow_reader(BATCH_ROWS)
+                if again.schema != reader.schema:
+                    raise
+                first = None
+            if first is None:
+                yield from again
+                return
+            yield first
+            yield from reader
+
+        return pa.RecordBatchReader.from_batches(reader.schema, batches())
 
     def _version(self, ref: TableReference, table: Table, params: Sequence[object]) -> ReadVersion:
         """The snapshot and schema ``ref`` reads: its time travel, else the current state (the

@@ -28,6 +28,7 @@ MODULES = [
     "icesql.sql.spark.arrays",
     "icesql.sql.spark.relations",
     "icesql.sql.spark.aggregates",
+    "icesql.sql.spark.overflow",
     "icesql.sql.spark.time_formats",
     "icesql.sql.output_names",
 ]

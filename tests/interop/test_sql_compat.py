@@ -381,13 +381,33 @@ def test_decimal_division_and_rounding_values_as_spark(spark, con):
                       " avg(dec) * 2, avg(dec) / avg(dec) FROM sqlc.vals")
 
 
-def test_integer_overflow_raises_where_spark_wraps(spark, con):
-    # Spark 3.5 (ANSI off) wraps INT arithmetic; DuckDB refuses it. Emulating the wrap would
-    # type every integer operator of every query; an error is at least not a wrong answer
+OVERFLOWS = [
+    "i + 2147483647", "i * i", "-i", "abs(i - 2147483647 - 2)", "l * l", "l * 1024", "-(l * l)",
+    "i * 2147483648", "(i + 1) * 2147483648", "l + 9223372036854775000", "i - (-2147483648)",
+    "2147483647 + 1", "9223372036854775807 + 1", "abs(-2147483648)", "-(-2147483648)",
+    "2147483648 + 1", "CAST(i AS SMALLINT) * CAST(3 AS SMALLINT)", "CAST(l AS INT)",
+    "CAST(i AS TINYINT)", "CAST(2147483648 AS INT)", "CAST(l * 1000 AS SMALLINT)",
+]
+
+
+def test_integer_overflow_wraps_as_spark(spark, con):
+    # Spark 3.5 (ANSI off) wraps integer arithmetic in two's complement; DuckDB refuses it, and
+    # icesql reruns the statement with wrapping arithmetic (icesql.sql.spark.overflow)
     query = "SELECT i + 2147483647 FROM sqlc.vals WHERE k = 1"
     assert spark.sql(query).collect()[0][0] == -2147483642
-    with pytest.raises(icesql.DataError, match="(?i)overflow"):
-        con.execute(query).fetchall()
+    assert con.execute(query).fetchall() == [(-2147483642,)]
+    for item in OVERFLOWS:
+        query = f"SELECT k, {item} FROM sqlc.vals ORDER BY k"
+        assert_same_query(spark, con, query)
+        sparks = [f.dataType.simpleString() for f in spark.sql(query).schema]
+        assert [d[1].lower() for d in con.execute(query).description] == sparks, query
+    union = "(SELECT l FROM sqlc.vals UNION ALL SELECT 9223372036854775807 AS l)"
+    for query in (f"SELECT sum(l), sum(l * 3) FROM {union}",
+                  "SELECT sum(i + 2147483647) FROM sqlc.vals",
+                  f"SELECT sum(l) OVER (ORDER BY l) FROM {union} ORDER BY 1"):
+        assert_same_query(spark, con, query)
+        sparks = [f.dataType.simpleString() for f in spark.sql(query).schema]
+        assert [d[1].lower() for d in con.execute(query).description] == sparks, query
 
 
 def test_make_interval_of_a_column_as_spark(spark, con):

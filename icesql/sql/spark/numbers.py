@@ -23,6 +23,7 @@ from icesql.sql.spark.base import (
     literal_int,
     refuse,
 )
+from icesql.sql.spark.overflow import integral_type, wrapped
 
 # a double is rounded through its decimal text (as Spark does) while it fits DECIMAL(38, 20)
 _DECIMAL_TEXT_LIMIT = "1e17"
@@ -40,12 +41,19 @@ def _cast(node: exp.Cast) -> exp.Expr:
         return node
     if operand in FLOATING and target in _SATURATED:
         return _saturating(node, target)
+    source = integral_type(node, "this")  # a literal's from its value: 2147483648 is a BIGINT
+    if source is not None and _WIDTH[target] < _WIDTH[source]:
+        # a narrowing cast keeps the low bits (Java's (short) i); DuckDB's is NULL past the range
+        return wrapped(node.this, target)
     if operand in FRACTIONAL:
         node.set("this", exp.func("trunc", node.this))
     elif operand in TEXTUAL:
         as_decimal = exp.TryCast(this=node.this, to=exp.DataType.build("DECIMAL(38, 9)"))
         node.set("this", exp.func("trunc", as_decimal))
     return node
+
+
+_WIDTH = {T.TINYINT: 8, T.SMALLINT: 16, T.INT: 32, T.BIGINT: 64}
 
 
 # Spark (ANSI off) casts a double to INT / BIGINT as the JVM does: NaN is 0, values beyond

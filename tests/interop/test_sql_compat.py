@@ -336,6 +336,10 @@ TYPED_DIVISIONS = [
     "round(dec, 1)", "round(dec, 5)", "round(dec, -1)", "bround(dec, 2)", "abs(dec)",
     "i * 1.5", "l + 1.5", "1.5 * 1.5", "dec % 3", "l % 1.5", "dec % dec", "dec % 0", "1.5 % 0.4",
     "-dec % -0.25", "(dec * dec) / dec", "-(dec) / (2)", "dec div (dec * dec)",
+    # operands whose DECIMAL type sqlglot only guesses: pinned to Spark's before dividing
+    "abs(dec) / 2", "abs(dec) / dec", "coalesce(dec, 1) / i", "coalesce(dec, l) / 3",
+    "greatest(dec, i) / 2", "CASE WHEN k > 1 THEN dec ELSE 0 END / 3", "if(k > 1, dec, 0.5) / 7",
+    "nvl(dec, 2.25) / dec", "least(dec, CAST(dec AS DECIMAL(20, 1))) / 3",
 ]
 # widening of conditionals (TypeCoercion's findWiderTypeForTwo)
 TYPED_WIDENINGS = [

@@ -440,11 +440,77 @@ def _unscaled(value: exp.Expr, scale: int) -> exp.Expr:
                     "HUGEINT")
 
 
+def _branch_decimal(owner: exp.Expr, key: str, index: int | None, value: exp.Expr
+                    ) -> tuple[int, int] | None:
+    """Spark's DECIMAL view of one branch of a conditional (DecimalType.forType: an INT is
+    DECIMAL(10, 0), a BIGINT DECIMAL(20, 0); a decimal literal its digits), else None."""
+    value = _bare(value)
+    number = _bare(value.this) if isinstance(value, exp.Neg) else value
+    if isinstance(number, exp.Literal) and number.is_number and "." in number.this:
+        if "e" in number.this.lower():
+            return None
+        whole, fraction = number.this.split(".")
+        return max(len((whole + fraction).lstrip("0")), len(fraction), 1), len(fraction)
+    if isinstance(number, exp.Cast) and number.to.this == T.DECIMAL:
+        return decimal_digits(number.to)
+    found = arg_data_type(owner, key, index)
+    if found is None:
+        return None
+    if found.this in _INTEGRAL_DIGITS:
+        return {T.BIGINT: (20, 0), T.INT: (10, 0), T.SMALLINT: (5, 0), T.TINYINT: (3, 0)}[
+            found.this]
+    return decimal_digits(found) if found.this == T.DECIMAL and found.expressions else None
+
+
+def _spark_decimal(operand: exp.Expr, node: exp.Expr, key: str) -> tuple[int, int] | None:
+    """Spark's DECIMAL type of an operand whose type sqlglot only guesses: ``abs`` of a column
+    or cast keeps its type; a conditional is the widest of its branches (DecimalPrecision's
+    widerDecimalType, bounded at 38 digits). None when unsure (a DOUBLE branch, an unknown)."""
+    if isinstance(operand, exp.Abs):
+        inner = _bare(operand.this)
+        if isinstance(inner, exp.Cast) and inner.to.this == T.DECIMAL:
+            return decimal_digits(inner.to)
+        found = arg_data_type(node, key)
+        if isinstance(inner, exp.Column) and found is not None and found.this == T.DECIMAL:
+            return decimal_digits(found) if found.expressions else None
+        return None
+    if type(operand) not in _BRANCHES:
+        return None
+    digits = []
+    for owner, slot, index, value in _branch_slots(operand):
+        if isinstance(_bare(value), exp.Null):
+            continue
+        found = _branch_decimal(owner, slot, index, value)
+        if found is None:
+            return None
+        digits.append(found)
+    if not digits:
+        return None
+    scale = max(s for _, s in digits)
+    whole = max(p - s for p, s in digits)
+    return min(whole + scale, MAX_DIGITS), scale
+
+
+def _pin_spark_decimal(node: exp.Expr, key: str) -> None:
+    """Cast an operand to its Spark DECIMAL type where that is known (``_spark_decimal``), so
+    the scale the division reads is the one DuckDB computes (a value-preserving cast)."""
+    operand = _bare(node.args[key])
+    digits = _spark_decimal(operand, node, key)
+    if digits is not None:
+        node.set(key, exp.cast(node.args[key], f"DECIMAL({digits[0]}, {digits[1]})"))
+
+
 def _decimal_divide(node: exp.Div) -> exp.Expr:
     """``/`` with a DECIMAL operand is a DECIMAL in Spark (DecimalPrecision: scale
     max(6, s1 + p2 + 1), bounded at 38 digits), rounded HALF_UP; DuckDB divides DOUBLEs.
     The quotient is exact long division of the unscaled integers (HUGEINT), where the scaled
     dividend fits 38 digits: always, unless the integral digits squeeze the scale to 6."""
+    operands = _decimal_operands(node)
+    if operands is None:
+        return node
+    for key in ("this", "expression"):
+        if not _exact_operand(node, key):
+            _pin_spark_decimal(node, key)
     operands = _decimal_operands(node)
     if operands is None:
         return node

@@ -57,6 +57,7 @@ from icesql.sql.tables import (
     resolve_reference,
     table_nodes,
 )
+from icesql.sql.spark.functions import register_functions
 from icesql.sql.translate import (
     KEEP_SUMS_AS_WRITTEN,
     duckdb_errors,
@@ -153,6 +154,7 @@ class Engine:
         self.settings = Settings()
         self.progress = ProgressTracker()  # Connection.add_progress_listener
         self.duck = duckdb.connect(":memory:")
+        register_functions(self.duck)
         self.duck.execute("SET GLOBAL TimeZone = 'UTC'")
         self._memory = MemoryFit()  # DuckDB spills before RLIMIT_AS is reached
         self._memory.apply(self.duck)

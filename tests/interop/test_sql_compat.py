@@ -340,6 +340,11 @@ TYPED_DIVISIONS = [
     "abs(dec) / 2", "abs(dec) / dec", "coalesce(dec, 1) / i", "coalesce(dec, l) / 3",
     "greatest(dec, i) / 2", "CASE WHEN k > 1 THEN dec ELSE 0 END / 3", "if(k > 1, dec, 0.5) / 7",
     "nvl(dec, 2.25) / dec", "least(dec, CAST(dec AS DECIMAL(20, 1))) / 3",
+    # the scale squeezed to 6 (the scaled dividend passes 38 digits)
+    "CAST(dec AS DECIMAL(38, 18)) / CAST(dec AS DECIMAL(38, 18))",
+    "CAST(dec AS DECIMAL(38, 18)) / 3", "CAST(l AS DECIMAL(38, 0)) / CAST(dec AS DECIMAL(38, 20))",
+    "CAST(dec AS DECIMAL(38, 2)) / CAST(dec * 7 AS DECIMAL(38, 30))",
+    "CAST(dec AS DECIMAL(38, 18)) / 0", "CAST(i AS DECIMAL(38, 10)) / CAST(-7 AS DECIMAL(38, 37))",
 ]
 # widening of conditionals (TypeCoercion's findWiderTypeForTwo)
 TYPED_WIDENINGS = [

@@ -23,6 +23,7 @@ from icesql.sql.spark.base import (
     literal_int,
     refuse,
 )
+from icesql.sql.spark.functions import DECIMAL_DIVIDE
 from icesql.sql.spark.overflow import integral_type, wrapped
 
 # a double is rounded through its decimal text (as Spark does) while it fits DECIMAL(38, 20)
@@ -519,8 +520,13 @@ def _decimal_divide(node: exp.Div) -> exp.Expr:
     precision, scale = _bounded(p1 - s1 + s2 + scale, scale)
     shift = scale - s1 + s2
     exact = _exact_operand(node, "this") and _exact_operand(node, "expression")
-    if not exact or shift < 0 or p1 + shift > MAX_DIGITS:
-        return node  # left as DuckDB's DOUBLE: the scaled dividend would pass HUGEINT
+    if not exact:
+        return node  # left as DuckDB's DOUBLE: an operand's scale is unknown
+    if shift < 0 or p1 + shift > MAX_DIGITS:  # the scaled dividend would pass HUGEINT
+        text = [exp.cast(node.args[key], "VARCHAR") for key in ("this", "expression")]
+        quotient = call(DECIMAL_DIVIDE, *text, exp.Literal.number(precision),
+                        exp.Literal.number(scale))
+        return exp.TryCast(this=quotient, to=exp.DataType.build(f"DECIMAL({precision}, {scale})"))
     dividend = _scaled(_unscaled(node.this, s1), shift)
     divisor = _nonzero(_unscaled(node.expression, s2))
     quotient = exp.IntDiv(this=dividend.copy(), expression=divisor.copy())  # toward zero

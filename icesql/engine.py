@@ -50,6 +50,7 @@ from icesql.sql.hidden_columns import hide_metadata_columns
 from icesql.sql.output_names import name_select_items
 from icesql.sql.predicates import pushed_filters
 from icesql.sql.python_sources import PythonScope, PythonSource, is_table_like, scannable
+from icesql.sql.spark.functions import register_functions
 from icesql.sql.spark_type_names import spark_type
 from icesql.sql.tables import (
     TableReference,
@@ -57,7 +58,6 @@ from icesql.sql.tables import (
     resolve_reference,
     table_nodes,
 )
-from icesql.sql.spark.functions import register_functions
 from icesql.sql.translate import (
     KEEP_SUMS_AS_WRITTEN,
     duckdb_errors,

@@ -47,12 +47,17 @@ def unreachable(error: BaseException) -> bool:
     return any(cls.__name__ in _UNREACHABLE_NAMES for cls in type(error).__mro__)
 
 
+_VERBS = {"open": "read", "read_bytes": "read", "write_bytes": "write", "create_exclusive": "write",
+          "listdir": "list", "delete": "delete", "makedirs": "create"}
+
+
 def _reaching_store(method: _M) -> _M:
     """``method(self, path, ...)`` with an unreachable store reported by ``FileIO.reaching``."""
+    verb = _VERBS.get(method.__name__, "inspect")
 
     @functools.wraps(method)
     def wrapper(self: FileIO, path: str, *args: object, **kwargs: object) -> object:
-        with self.reaching(path):
+        with self.reaching(path, verb):
             return method(self, path, *args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
@@ -73,7 +78,7 @@ class FileIO:
         self._fs: dict[str, fsspec.AbstractFileSystem] = {}
 
     @contextmanager
-    def reaching(self, path: str) -> Iterator[None]:
+    def reaching(self, path: str, verb: str = "use") -> Iterator[None]:
         """Raise an unreachable store as an OperationalError naming the endpoint, the bucket
         and the path (botocore's EndpointConnectionError names only a request URL)."""
         try:
@@ -87,7 +92,7 @@ class FileIO:
                 endpoint = self.properties.get("s3.endpoint") or "the default AWS endpoint"
                 bucket = _strip_file_scheme(path).split("://", 1)[-1].split("/", 1)[0]
                 where = f"S3 endpoint {endpoint} (bucket {bucket!r})"
-            raise OperationalError(f"cannot reach {where} for {path}: {e}") from e
+            raise OperationalError(f"cannot {verb} {path}: cannot reach {where}: {e}") from e
 
     def fs(self, path: str) -> tuple[fsspec.AbstractFileSystem, str]:
         """The file system for ``path`` and the path as that file system names it."""

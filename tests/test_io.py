@@ -92,6 +92,6 @@ def test_an_unreachable_table_store_names_the_table():
     props = {"s3.endpoint": endpoint, "s3.access-key-id": "k", "s3.secret-access-key": "s",
              "s3.region": "us-east-1"}
     con = icesql.connect("s3://lake/wh", properties=props, storage_options=FAIL_FAST)
-    with pytest.raises(OperationalError, match=rf"table db\.t: cannot reach S3 endpoint {endpoint}"
-                                               r" \(bucket 'lake'\)"):
+    with pytest.raises(OperationalError, match=rf"table db\.t: cannot list s3://lake/wh/db/t/\S+:"
+                                               rf" cannot reach S3 endpoint {endpoint} \(bucket 'lake'\)"):
         con.execute("SELECT * FROM db.t")

@@ -419,6 +419,30 @@ def test_integer_overflow_wraps_as_spark(spark, con):
         assert [d[1].lower() for d in con.execute(query).description] == sparks, query
 
 
+# pmod's DECIMAL type, floor/ceil to d places, nullif, and a STRING meeting another type
+# in a conditional (TypeCoercion's implicit cast to STRING, ANSI off)
+TYPED_FUNCTIONS = [
+    "pmod(dec, 2)", "pmod(-dec, 2)", "pmod(dec, -0.7)", "pmod(i, -3)", "pmod(-7, 3)",
+    "pmod(-7, -3)", "pmod(l, 3)", "pmod(dec, i)", "pmod(i, dec)", "pmod(d, -2)", "pmod(-7.5, 2)",
+    "pmod(i, 0)", "pmod(dec, 0)", "pmod(CAST(i AS SMALLINT), CAST(-3 AS SMALLINT))",
+    "floor(dec, 1)", "ceil(dec, 1)", "floor(d, 1)", "ceil(d, -1)", "floor(i, -1)", "ceil(l, 2)",
+    "floor(dec, -1)", "ceil(-dec, 2)", "floor(2.675, 2)", "ceil(d, 0)", "floor(dec, 5)",
+    "ceil(-dec, -2)", "floor(-dec, 2)",
+    "nullif(i, 0)", "nullif(dec, 2.5)", "nullif(i, l)", "nullif(l, i)", "nullif(s, 'x')",
+    "nullif(i, 1.5)", "nullif(dec, d)",
+    "coalesce(i, 'x')", "coalesce(i, '7')", "coalesce(dt, 'x')", "nvl(i, 'abc')",
+    "coalesce(dec, 'none')", "CASE WHEN k > 2 THEN i ELSE 'small' END", "if(k > 2, 'big', l)",
+]
+
+
+def test_function_types_and_values_as_spark(spark, con):
+    for item in TYPED_FUNCTIONS:
+        query = f"SELECT k, {item} FROM sqlc.vals ORDER BY k"
+        assert_same_query(spark, con, query)
+        sparks = [f.dataType.simpleString() for f in spark.sql(query).schema]
+        assert [d[1].lower() for d in con.execute(query).description] == sparks, query
+
+
 def test_make_interval_of_a_column_as_spark(spark, con):
     assert_same_query(spark, con, "SELECT k, TIMESTAMP '2024-03-01 00:00:00'"
                       " + make_interval(0, 0, 0, 0, CAST(k AS INT), 0, 0) FROM sqlc.vals ORDER BY k")

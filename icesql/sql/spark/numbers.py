@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from sqlglot import exp
 
 from icesql.sql.spark.base import (
@@ -15,6 +17,7 @@ from icesql.sql.spark.base import (
     FRACTIONAL,
     INTEGRAL,
     TEXTUAL,
+    TYPES_KEY,
     T,
     arg_data_type,
     arg_type,
@@ -124,7 +127,16 @@ def _pmod(node: exp.Anonymous) -> exp.Expr:
     negative = exp.LT(this=rem.copy(), expression=exp.Literal.number(0))
     wrapped = exp.Mod(this=exp.Paren(this=exp.Add(this=rem.copy(), expression=divisor.copy())),
                       expression=_nonzero(divisor.copy()))
-    return exp.Case(ifs=[exp.If(this=negative, true=wrapped)], default=rem)
+    result = exp.Case(ifs=[exp.If(this=negative, true=wrapped)], default=rem)
+    # with a DECIMAL, Spark's pmod has the type of % (DecimalPrecision's Remainder rule)
+    types = node.meta.get(TYPES_KEY, {})
+    remainder = exp.Mod(this=value.copy(), expression=divisor.copy())
+    remainder.meta[TYPES_KEY] = {k: types[f"expressions.{i}"] for i, k in
+                                 enumerate(("this", "expression")) if f"expressions.{i}" in types}
+    typed = _decimal_arithmetic(remainder)
+    if typed is remainder:
+        return result
+    return exp.TryCast(this=result, to=typed.args["to"])
 
 
 def _round_half(
@@ -176,11 +188,44 @@ def _decimal_rounded(
     return exp.TryCast(this=node, to=exp.DataType.build(f"DECIMAL({target[0]}, {target[1]})"))
 
 
+_AS_DECIMAL = {T.TINYINT: (3, 0), T.SMALLINT: (5, 0), T.INT: (10, 0), T.BIGINT: (20, 0),
+               T.FLOAT: (14, 7), T.DOUBLE: (30, 15)}  # DecimalType.forType
+
+
+def _floor_ceil_places(node: exp.Floor | exp.Ceil) -> exp.Expr:
+    """``floor(x, d)`` / ``ceil(x, d)`` are DECIMALs in Spark (RoundFloor / RoundCeil: the
+    operand as a DECIMAL(p, s), the result DECIMAL(p - s + k + 1, k) with k = min(s, d), 0 for
+    a negative d), exact; DuckDB answers a DOUBLE. The nearest value at d places (DuckDB's
+    exact decimal round) is one unit off the floor or the ceiling at most."""
+    places = literal_int(node.args.get("decimals"))
+    found = arg_data_type(node)
+    if places is None or found is None:
+        return node
+    digits = _branch_decimal(node, "this", None, node.this)  # a literal's own digits
+    if digits is None and found.this not in FLOATING:
+        return node
+    precision, scale = digits or _AS_DECIMAL[found.this]
+    kept = min(scale, places) if places > 0 else 0
+    value = exp.cast(node.this, f"DECIMAL({precision}, {scale})")
+    result: exp.Expr = value
+    if places < scale:
+        nearest = exp.func("round", value.copy(), exp.Literal.number(places))
+        unit = exp.cast(exp.Literal.number(f"{Decimal(1).scaleb(-places):f}"),
+                        f"DECIMAL({max(places, 0) + max(1 - places, 1)}, {max(places, 0)})")
+        floor = isinstance(node, exp.Floor)
+        off = exp.GT(this=nearest.copy(), expression=value.copy()) if floor else exp.LT(
+            this=nearest.copy(), expression=value.copy())
+        step = (exp.Sub if floor else exp.Add)(this=nearest.copy(), expression=unit)
+        result = exp.Case(ifs=[exp.If(this=off, true=step)], default=nearest)
+    target = min(precision - scale + kept + 1, MAX_DIGITS)
+    return exp.TryCast(this=result, to=exp.DataType.build(f"DECIMAL({target}, {kept})"))
+
+
 def _floor_ceil(node: exp.Floor | exp.Ceil) -> exp.Expr:
     """Spark's floor/ceil of a DECIMAL(p, s) is DECIMAL(p - s + 1, 0), of anything else a
     BIGINT (a DOUBLE converted as Spark casts it: NaN 0, saturated); DuckDB keeps the type."""
     if node.args.get("decimals") is not None:
-        return node
+        return _floor_ceil_places(node)
     operand = arg_type(node)
     if operand == T.DECIMAL:
         precision, scale = decimal_digits(arg_data_type(node))
@@ -215,12 +260,47 @@ def _branch_slots(node: exp.Expr) -> list[tuple[exp.Expr, str, int | None, exp.E
     return slots
 
 
+# types whose text DuckDB writes as Spark does, so a string branch widens them exactly
+_SAME_TEXT = {*INTEGRAL, T.DECIMAL, T.DATE, T.BOOLEAN}
+
+
+def _text_widened(slots: list[tuple[exp.Expr, str, int | None, exp.Expr]],
+                  kinds: list[T | None]) -> bool:
+    """Spark (ANSI off) widens a number, date or boolean meeting a STRING in coalesce/nvl/
+    if/CASE to STRING (TypeCoercion's implicit cast); DuckDB casts the string to the other
+    type and fails on 'n/a'. Casts such branches to STRING; False when no string meets
+    another type, or when one's text would differ (a DOUBLE, a TIMESTAMP: left as they are)."""
+    texts = [k in TEXTUAL or _string_literal(v) for (_, _, _, v), k in zip(slots, kinds, strict=True)]
+    others = [k for (_, _, _, v), k, t in zip(slots, kinds, texts, strict=True)
+              if not t and not isinstance(_bare(v), exp.Null)]
+    if not any(texts) or not others or any(k not in _SAME_TEXT for k in others):
+        return False
+    for (owner, key, index, value), kind, text in zip(slots, kinds, texts, strict=True):
+        if not text and kind is not None:
+            owner.set(key, exp.cast(value, "VARCHAR"), index)
+    return True
+
+
+def _string_literal(node: exp.Expr) -> bool:
+    return isinstance(_bare(node), exp.Literal) and _bare(node).is_string
+
+
+def typed_without_decimals(node: exp.Expr) -> bool:
+    """A conditional with a string literal branch reads its branches' types (to widen them to
+    STRING) even where no DECIMAL can occur."""
+    if isinstance(node, exp.If) and isinstance(node.parent, exp.Case):  # a WHEN of a CASE
+        return typed_without_decimals(node.parent)
+    return type(node) in _BRANCHES and any(_string_literal(v) for *_, v in _branch_slots(node))
+
+
 def _widened(node: exp.Expr) -> exp.Expr:
     """Spark widens a BIGINT meeting a DECIMAL in coalesce/nvl/if/CASE/greatest/least to
     DECIMAL(20, 0) (DecimalType.forType), DuckDB to DECIMAL(19, 0): the result is one digit
     narrower. Casting the BIGINT branches first gives Spark's type; the values are exact."""
     slots = _branch_slots(node)
     kinds = [arg_type(owner, key, index) for owner, key, index, _ in slots]
+    if _text_widened(slots, kinds):
+        return node
     if T.DECIMAL not in kinds or T.BIGINT not in kinds or any(k in FLOATING for k in kinds):
         return node
     for (owner, key, index, value), kind in zip(slots, kinds, strict=True):
@@ -576,4 +656,4 @@ FUNCTIONS = {
 TYPED = {exp.Cast, exp.IntDiv, exp.Mod, exp.Round, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Floor,
          exp.Ceil, *_BRANCHES}
 DECIMAL_ONLY = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, *_BRANCHES)
-TYPED_FUNCTIONS = {"bround", "format_number"}
+TYPED_FUNCTIONS = {"bround", "format_number", "pmod"}

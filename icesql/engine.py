@@ -27,6 +27,7 @@ from sqlglot import exp
 from icesql.catalog.base import Catalog
 from icesql.catalog.table import Table
 from icesql.errors import (
+    DataError,
     Error,
     NoSuchNamespaceError,
     NoSuchTableError,
@@ -60,6 +61,7 @@ from icesql.sql.tables import (
 )
 from icesql.sql.translate import (
     KEEP_SUMS_AS_WRITTEN,
+    clean_duckdb_message,
     duckdb_errors,
     integer_overflow,
     mark_int_parameters,
@@ -589,7 +591,16 @@ class Engine:
                 yield from again
                 return
             yield first
-            yield from reader
+            try:
+                yield from reader
+            except (duckdb.Error, pa.ArrowException, OSError) as e:
+                if not integer_overflow(e) or any(scan.error for scan in plan.scans.values()):
+                    raise
+                raise DataError(
+                    f"{clean_duckdb_message(str(e))} (Spark wraps integer overflow around; icesql"
+                    " reruns such a query with wrapping arithmetic only when the overflow comes"
+                    " before the first rows are returned: order the rows, or CAST to BIGINT)"
+                ) from None
 
         return pa.RecordBatchReader.from_batches(reader.schema, batches())
 

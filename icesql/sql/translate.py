@@ -36,6 +36,7 @@ from icesql.sql.spark.overflow import (
 )
 
 __all__ = [
+    "clean_duckdb_message",
     "KEEP_SUMS_AS_WRITTEN",
     "duckdb_errors",
     "integer_overflow",

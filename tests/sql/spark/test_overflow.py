@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+import icesql
 from icesql.sql.spark.overflow import wrapping_integers
 from tests.sql.spark.conftest import answer, rewrite
 
@@ -129,3 +130,19 @@ def test_sum_of_overflowing_rows_wraps_each_row(ints):
     # DuckDB's sum(x + c) -> sum(x) + c * count(x) rewrite would give the exact total
     assert ints.execute("SELECT sum(i + 2147483647) FROM db.ints").fetchall() == [
         (sum(_wrap(i + 2**31 - 1, INT) for i in (2**31 - 1, -(2**31), 5)),)]
+
+
+def test_an_overflow_after_rows_were_returned_is_a_clear_data_error(con):
+    # the rerun happens only before the first batch is returned; later, the rows delivered
+    # cannot be taken back: then a DataError that says so, never wrong rows
+    con.execute("CREATE TABLE db.big (id BIGINT, i INT)")
+    con.execute("INSERT INTO db.big SELECT id, CASE WHEN id = 299999 THEN 2147483647 ELSE 1 END"
+                " FROM range(300000)")
+    try:
+        rows = con.execute("SELECT id, i + 1 FROM db.big").fetchall()
+    except icesql.DataError as e:
+        assert "Overflow" in str(e) and "order the rows" in str(e)
+    else:
+        assert sorted(rows)[-1] == (299999, -(2**31)) and len(rows) == 300000
+    ordered = con.execute("SELECT id, i + 1 FROM db.big ORDER BY id DESC LIMIT 1").fetchall()
+    assert ordered == [(299999, -(2**31))]

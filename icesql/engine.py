@@ -16,7 +16,7 @@ import functools
 import itertools
 import re
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -27,6 +27,7 @@ from sqlglot import exp
 from icesql._lazy import lazy_module
 from icesql.engine_choice import EngineChoice
 from icesql.errors import (
+    DataError,
     Error,
     NoSuchTableError,
     NotSupportedError,
@@ -48,6 +49,7 @@ from icesql.sql.hidden_columns import hide_metadata_columns
 from icesql.sql.output_names import name_select_items
 from icesql.sql.predicates import pushed_filters
 from icesql.sql.python_sources import PythonScope, PythonSource, is_table_like, scannable
+from icesql.sql.spark.functions import register_functions
 from icesql.sql.spark_type_names import spark_type
 from icesql.sql.tables import (
     TableReference,
@@ -55,7 +57,16 @@ from icesql.sql.tables import (
     resolve_reference,
     table_nodes,
 )
-from icesql.sql.translate import duckdb_errors, to_duckdb_sql
+from icesql.sql.translate import (
+    KEEP_SUMS_AS_WRITTEN,
+    clean_duckdb_message,
+    duckdb_errors,
+    integer_overflow,
+    mark_int_parameters,
+    sums_arithmetic,
+    to_duckdb_sql,
+    wrapping_integers,
+)
 from icesql.statements import statement_handler
 
 if TYPE_CHECKING:
@@ -105,6 +116,7 @@ class _Binding:
     python_views: dict[str, Any] = field(default_factory=dict)  # Python objects, by view
     target_view: str | None = None
     query: BoundQuery | None = None
+    sources: dict[str, TableSource] = field(default_factory=dict)
 
     @property
     def hidden(self) -> list[str]:
@@ -122,6 +134,8 @@ class _QueryPlan:
     python_views: dict[str, Any]  # Python objects DuckDB scans (icesql.sql.python_sources)
     labels: dict[str, str]  # by view: how EXPLAIN names the scan
     target_view: str | None
+    sources: dict[str, TableSource] = field(default_factory=dict)  # what binding typed from
+    duck_sources: dict[str, exp.Expr] = field(default_factory=dict)  # what DuckDB reads per view
 
     def release(self) -> None:
         for scan in self.scans.values():
@@ -155,6 +169,7 @@ class Engine(EngineChoice):
         self.settings = Settings()
         self.progress = ProgressTracker()  # Connection.add_progress_listener
         self.duck = duckdb.connect(":memory:")
+        register_functions(self.duck)
         self.duck.execute("SET GLOBAL TimeZone = 'UTC'")
         self._memory = MemoryFit()  # DuckDB spills before RLIMIT_AS is reached
         self._memory.apply(self.duck)
@@ -284,6 +299,7 @@ class Engine(EngineChoice):
     def _run_query(self, plan: _QueryPlan, params: Sequence[object]) -> Result:
         """Run a planned query (see ``query``)."""
         cursor, reader = self._run(plan, params, lambda r: r.to_arrow_reader(BATCH_ROWS))
+        reader = self._wrapping_stream(reader, cursor, plan, params)
         scans = list(plan.scans.values())
         target = plan.scans.get(plan.target_view) if plan.target_view is not None else None
         result = Result(reader=reader, scans=scans, duck_cursor=cursor, target=target)
@@ -358,6 +374,7 @@ class Engine(EngineChoice):
             sources[bound.view] = TableSource(bound.scan.version.schema, types)
         sources.update({v: s for v, s in python_sources.items() if s is not None})
         binding.query = bind_query(statement, sources)
+        binding.sources = sources
         return binding
 
     def _python_source(self, node: exp.Table) -> PythonSource | None:
@@ -396,7 +413,7 @@ class Engine(EngineChoice):
         labels = {bound.view: _scan_label(bound.ref) for bound in binding.scans}
         return _QueryPlan(
             statement, scans, binding.metadata_views, binding.python_views, labels,
-            binding.target_view,
+            binding.target_view, binding.sources,
         )
 
     def _run(
@@ -413,6 +430,8 @@ class Engine(EngineChoice):
         cursor = self.duck.cursor()
         self._cursors.add(cursor)
         cursor.execute(f"SET streaming_buffer_size = '{STREAMING_BUFFER}'")
+        if sums_arithmetic(plan.statement):
+            cursor.execute(KEEP_SUMS_AS_WRITTEN)
         if self.progress.active and not explain:  # DuckDB tracks its progress on request
             cursor.execute("SET enable_progress_bar = true")
             cursor.execute("SET enable_progress_bar_print = false")
@@ -431,16 +450,75 @@ class Engine(EngineChoice):
                         sources[view] = source
                         if self.progress.active and not explain:
                             self.progress.duck_read(cursor, *_native_size(scan))
+                plan.duck_sources = sources
                 sql, values = to_duckdb_sql(plan.statement, params, sources)
                 if explain:
                     sql = "EXPLAIN " + sql
-                relation = cursor.sql(sql, params=values) if values else cursor.sql(sql)
-                return cursor, take(relation)
+                try:
+                    relation = cursor.sql(sql, params=values) if values else cursor.sql(sql)
+                    return cursor, take(relation)
+                except duckdb.Error as e:
+                    if explain or not integer_overflow(e):
+                        raise
+                return cursor, take(self._wrapping_relation(cursor, plan, params))
         except Error:
             plan.release()
             self.progress.forget(cursor)
             cursor.close()
             raise
+
+    def _wrapping_relation(
+        self, cursor: duckdb.DuckDBPyConnection, plan: _QueryPlan, params: Sequence[object]
+    ) -> duckdb.DuckDBPyRelation:
+        """The planned query again, with Spark's wrapping integer arithmetic: DuckDB refused
+        an overflow. Only this rerun types the integer operators (``icesql.sql.spark.overflow``),
+        so queries that do not overflow pay nothing; the scans read the same snapshot again."""
+        with wrapping_integers():
+            bind_query(plan.statement, plan.sources)  # records the operands' types on the nodes
+            mark_int_parameters(plan.statement, params)
+            sql, values = to_duckdb_sql(plan.statement, params, plan.duck_sources)
+        return cursor.sql(sql, params=values) if values else cursor.sql(sql)
+
+    def _wrapping_stream(
+        self,
+        reader: pa.RecordBatchReader,
+        cursor: duckdb.DuckDBPyConnection,
+        plan: _QueryPlan,
+        params: Sequence[object],
+    ) -> pa.RecordBatchReader:
+        """``reader``, rerun with wrapping arithmetic when its first batch overflows (a
+        streamed projection fails only when it is read). Past the first batch rows have been
+        delivered, so a later overflow stays an error."""
+
+        def batches() -> Iterable[pa.RecordBatch]:
+            try:
+                first = reader.read_next_batch()
+            except StopIteration:
+                return
+            except (duckdb.Error, pa.ArrowException, OSError) as e:
+                if not integer_overflow(e):
+                    raise
+                with duckdb_errors(list(plan.scans.values())):
+                    again = self._wrapping_relation(cursor, plan, params).to_arrow_reader(BATCH_ROWS)
+                if again.schema != reader.schema:
+                    raise
+                first = None
+            if first is None:
+                yield from again
+                return
+            yield first
+            try:
+                yield from reader
+            except (duckdb.Error, pa.ArrowException, OSError) as e:
+                if not integer_overflow(e) or any(scan.error for scan in plan.scans.values()):
+                    raise
+                raise DataError(
+                    f"{clean_duckdb_message(str(e))} (Spark wraps integer overflow around; icesql"
+                    " reruns such a query with wrapping arithmetic only when the overflow comes"
+                    " before the first rows are returned: order the rows, or CAST to BIGINT)"
+                ) from None
+
+        return pa.RecordBatchReader.from_batches(reader.schema, batches())
 
     def _version(self, ref: TableReference, table: Table, params: Sequence[object]) -> ReadVersion:
         """The snapshot and schema ``ref`` reads: its time travel, else the current state (the

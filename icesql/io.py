@@ -4,10 +4,12 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
-from collections.abc import Mapping
-from typing import IO, TYPE_CHECKING
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from icesql.errors import AlreadyExistsError, NotSupportedError, OperationalError
 from icesql.storage_properties import (
@@ -20,6 +22,8 @@ from icesql.storage_properties import (
 if TYPE_CHECKING:
     import fsspec
 
+_M = TypeVar("_M", bound=Any)
+
 
 def _strip_file_scheme(path: str) -> str:
     if path.startswith("file://"):
@@ -29,6 +33,34 @@ def _strip_file_scheme(path: str) -> str:
     if path.startswith("s3n://"):  # Hadoop's old scheme: the same objects as s3://
         return "s3://" + path[len("s3n://"):]
     return path
+
+
+_UNREACHABLE_NAMES = ("EndpointConnectionError", "ConnectTimeoutError", "ConnectionClosedError",
+                      "ReadTimeoutError", "ClientConnectorError", "ServerTimeoutError")
+
+
+def unreachable(error: BaseException) -> bool:
+    """Whether ``error`` says the store could not be reached (a refused or timed-out
+    connection), as botocore / aiohttp / the OS raise it: a clear OperationalError then."""
+    if isinstance(error, (ConnectionError, TimeoutError)):
+        return True
+    return any(cls.__name__ in _UNREACHABLE_NAMES for cls in type(error).__mro__)
+
+
+_VERBS = {"open": "read", "read_bytes": "read", "write_bytes": "write", "create_exclusive": "write",
+          "listdir": "list", "delete": "delete", "makedirs": "create"}
+
+
+def _reaching_store(method: _M) -> _M:
+    """``method(self, path, ...)`` with an unreachable store reported by ``FileIO.reaching``."""
+    verb = _VERBS.get(method.__name__, "inspect")
+
+    @functools.wraps(method)
+    def wrapper(self: FileIO, path: str, *args: object, **kwargs: object) -> object:
+        with self.reaching(path, verb):
+            return method(self, path, *args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
 
 
 class FileIO:
@@ -44,6 +76,23 @@ class FileIO:
         self._options = storage_options or {}
         self.properties = dict(properties or {})
         self._fs: dict[str, fsspec.AbstractFileSystem] = {}
+
+    @contextmanager
+    def reaching(self, path: str, verb: str = "use") -> Iterator[None]:
+        """Raise an unreachable store as an OperationalError naming the endpoint, the bucket
+        and the path (botocore's EndpointConnectionError names only a request URL)."""
+        try:
+            yield
+        except Exception as e:
+            if not unreachable(e):
+                raise
+            protocol = protocol_of(_strip_file_scheme(path))
+            where = f"{protocol}://"
+            if protocol in S3_PROTOCOLS:
+                endpoint = self.properties.get("s3.endpoint") or "the default AWS endpoint"
+                bucket = _strip_file_scheme(path).split("://", 1)[-1].split("/", 1)[0]
+                where = f"S3 endpoint {endpoint} (bucket {bucket!r})"
+            raise OperationalError(f"cannot {verb} {path}: cannot reach {where}: {e}") from e
 
     def fs(self, path: str) -> tuple[fsspec.AbstractFileSystem, str]:
         """The file system for ``path`` and the path as that file system names it."""
@@ -63,6 +112,7 @@ class FileIO:
             self._fs[protocol] = fs
         return fs, fs._strip_protocol(path) if protocol != "file" else path
 
+    @_reaching_store
     def open(self, path: str, mode: str = "rb") -> IO[bytes]:
         from fsspec.implementations.local import LocalFileSystem
 
@@ -74,6 +124,7 @@ class FileIO:
         except FileNotFoundError as e:
             raise OperationalError(f"file not found: {path}") from e
 
+    @_reaching_store
     def read_bytes(self, path: str) -> bytes:
         fs, p = self.fs(path)
         try:
@@ -81,8 +132,11 @@ class FileIO:
         except FileNotFoundError as e:
             raise OperationalError(f"file not found: {path}") from e
         except Exception as e:  # noqa: BLE001 - a store's own errors (unreachable, denied)
+            if unreachable(e):
+                raise  # reported with the endpoint by ``reaching``
             raise OperationalError(f"cannot read {path}: {e}") from e
 
+    @_reaching_store
     def write_bytes(self, path: str, data: bytes) -> None:
         fs, p = self.fs(path)
         parent = p.rsplit("/", 1)[0]
@@ -91,6 +145,7 @@ class FileIO:
         with fs.open(p, "wb") as f:
             f.write(data)
 
+    @_reaching_store
     def create_exclusive(self, path: str, data: bytes) -> None:
         """Write ``path`` only if it does not exist yet: the atomic step of a commit.
 
@@ -122,10 +177,12 @@ class FileIO:
         with fs.open(p, "wb") as f:
             f.write(data)
 
+    @_reaching_store
     def exists(self, path: str) -> bool:
         fs, p = self.fs(path)
         return fs.exists(p)
 
+    @_reaching_store
     def isdir(self, path: str) -> bool:
         """A folder; in an object store also an empty one that only its ``<path>/`` marker
         object makes (s3fs before 2025 lists the marker as nothing)."""
@@ -139,6 +196,7 @@ class FileIO:
         except OSError:
             return False
 
+    @_reaching_store
     def listdir(self, path: str) -> list[str]:
         """Names (not paths) of the entries directly below ``path``; empty if it is missing."""
         fs, p = self.fs(path)
@@ -150,10 +208,12 @@ class FileIO:
         # an object store lists a folder's own marker object (``<path>/``) as an entry
         return sorted(e.rstrip("/").rsplit("/", 1)[-1] for e in entries if e.rstrip("/") != here)
 
+    @_reaching_store
     def size(self, path: str) -> int:
         fs, p = self.fs(path)
         return fs.size(p)
 
+    @_reaching_store
     def delete(self, path: str, recursive: bool = False) -> None:
         fs, p = self.fs(path)
         try:
@@ -161,6 +221,7 @@ class FileIO:
         except FileNotFoundError:
             pass
 
+    @_reaching_store
     def makedirs(self, path: str) -> None:
         """Make a folder; in an object store, the empty ``<path>/`` marker object that Hadoop's
         S3A writes, so an empty namespace still exists."""

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from icesql import faults
 from icesql.catalog import exclusive_files, metadata_files
@@ -28,7 +30,7 @@ from icesql.errors import (
     OperationalError,
     ProgrammingError,
 )
-from icesql.io import FileIO, is_local_fs
+from icesql.io import FileIO, is_local_fs, unreachable
 from icesql.metadata.table_metadata import TableMetadata, parse_table_metadata
 
 _VERSION_FILE = re.compile(r"^v(\d+)(\.gz)?\.metadata\.json$")
@@ -143,18 +145,20 @@ class FileSystemCatalog(Catalog):
         ]
 
     def table_exists(self, identifier: Identifier) -> bool:
-        return len(identifier) >= 2 and self.current_version(identifier) is not None
+        with _naming_table(identifier):
+            return len(identifier) >= 2 and self.current_version(identifier) is not None
 
     def load_table(self, identifier: Identifier) -> Table:
         if len(identifier) < 2:
             raise NoSuchTableError(
                 f"table not found: {'.'.join(identifier)} (tables are named namespace.table)"
             )
-        current = self.current_version(identifier)
-        if current is None:
-            raise NoSuchTableError(f"table not found: {'.'.join(identifier)}")
-        _, path = current
-        metadata = parse_table_metadata(self.io.read_bytes(path), path=path)
+        with _naming_table(identifier):
+            current = self.current_version(identifier)
+            if current is None:
+                raise NoSuchTableError(f"table not found: {'.'.join(identifier)}")
+            _, path = current
+            metadata = parse_table_metadata(self.io.read_bytes(path), path=path)
         return Table(identifier, metadata, path, self.io)
 
     # -- writing -----------------------------------------------------------------------
@@ -269,3 +273,14 @@ def _check_inside(local: str, warehouse: str, identifier: Identifier) -> None:
         raise ProgrammingError(
             f"invalid name {'.'.join(identifier)}: its folder is a link out of the warehouse"
         )
+
+
+@contextmanager
+def _naming_table(identifier: Identifier) -> Iterator[None]:
+    """An unreachable store, reported with the table whose metadata it holds."""
+    try:
+        yield
+    except OperationalError as e:
+        if e.__cause__ is None or not unreachable(e.__cause__):
+            raise
+        raise OperationalError(f"table {'.'.join(identifier)}: {e}") from e.__cause__

@@ -45,7 +45,12 @@ from icesql.io import FileIO, is_local_fs
 from icesql.scan.apply_deletes import DeleteApplier, extra_delete_column
 from icesql.scan.equality_metrics import may_meet
 from icesql.scan.native_deletes import KeepMask, anti_join, positional, sql_string, start_masks
-from icesql.scan.parquet_footer import footer_decodes, footer_row_count, has_field_ids
+from icesql.scan.parquet_footer import (
+    footer_decodes,
+    footer_row_count,
+    has_field_ids,
+    pages_decode,
+)
 from icesql.scan.planner import FileScanTask
 from icesql.spec.content_file import EQUALITY_DELETES, DataFile
 from icesql.spec.dispatch import PerPrimitiveType
@@ -180,17 +185,19 @@ class NativeRead:
         for path in files:
             if path in message:
                 return CorruptFileError(path, message)
-        if damaged:
-            for path in files:
-                if not footer_decodes(path):
-                    return CorruptFileError(path, message)
+        if damaged:  # the footer first (cheap), then every page (this error's path only)
+            for check in (footer_decodes, pages_decode):
+                for path in files:
+                    if not check(path):
+                        return CorruptFileError(path, message)
         return None
 
 
 # what DuckDB says of a Parquet file it cannot decode (its Thrift footer, pages or magic)
 _PARQUET_DAMAGE = re.compile(
     r"TProtocolException|don't know what type|invalid TType|Parquet file|magic bytes|"
-    r"Footer length|Could not read enough bytes|Prefetch registered|Invalid unicode"
+    r"Footer length|Could not read enough bytes|Prefetch registered|Invalid unicode|"
+    r"(?i:corrupt)|dictionary|Payload value bigger"
 )
 
 

@@ -310,3 +310,18 @@ def footer_decodes(path: str) -> bool:
     except Exception:  # noqa: BLE001 - any failure to decode means damaged
         return False
     return True
+
+
+def pages_decode(path: str) -> bool:
+    """Whether DuckDB decodes every page of every column of the local Parquet file ``path``:
+    a damaged data or dictionary page fails only when read, and DuckDB's message for it
+    ("dictionary offset out of range") does not name the file. Used on that error only."""
+    import duckdb
+
+    literal = "'" + path.replace("'", "''") + "'"
+    try:
+        with duckdb.connect() as con:
+            con.execute(f"SELECT max(hash(COLUMNS(*))) FROM read_parquet({literal})").fetchall()
+    except Exception:  # noqa: BLE001 - any failure to decode means damaged
+        return False
+    return True

@@ -14,10 +14,19 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from icesql.sql.spark import aggregates, arrays, datetimes, numbers, relations, text, variants
+from icesql.sql.spark import (
+    aggregates,
+    arrays,
+    datetimes,
+    numbers,
+    overflow,
+    relations,
+    text,
+    variants,
+)
 from icesql.sql.spark.base import TYPES_KEY, Rule, arg_key
 
-_AREAS = (variants, numbers, text, datetimes, arrays, aggregates, relations)
+_AREAS = (variants, numbers, text, datetimes, arrays, aggregates, relations, overflow)
 RULES: dict[type, list[Rule]] = {}
 for _area in _AREAS:
     for _cls, _rule_of_area in _area.RULES.items():
@@ -29,6 +38,10 @@ _TYPED_FUNCTIONS = {name for area in _AREAS for name in area.TYPED_FUNCTIONS}
 _ID_KEY = "icesql_node"
 
 
+def _never(node: exp.Expr) -> bool:
+    return False
+
+
 def _needs_types(node: exp.Expr, decimals: bool = True) -> bool:
     """Whether a rule reads the types of ``node``'s arguments. Without ``decimals``, an area's
     ``DECIMAL_ONLY`` nodes (sum, avg, decimal arithmetic: rules for DECIMAL operands alone)
@@ -38,7 +51,8 @@ def _needs_types(node: exp.Expr, decimals: bool = True) -> bool:
     for area in _AREAS:
         if not isinstance(node, tuple(area.TYPED)):
             continue
-        if not decimals and isinstance(node, tuple(getattr(area, "DECIMAL_ONLY", ()))):
+        if (not decimals and isinstance(node, tuple(getattr(area, "DECIMAL_ONLY", ())))
+                and not getattr(area, "typed_without_decimals", _never)(node)):
             continue
         if getattr(area, "needs_types", bool)(node):
             return True

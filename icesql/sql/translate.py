@@ -28,6 +28,23 @@ from icesql.errors import (
 from icesql.sql.semantics import apply_spark_semantics
 from icesql.sql.spark.base import RUNTIME_REFUSAL
 from icesql.sql.spark.function_names import SPARK_FUNCTIONS
+from icesql.sql.spark.overflow import (
+    KEEP_SUMS_AS_WRITTEN,
+    mark_int_parameters,
+    sums_arithmetic,
+    wrapping_integers,
+)
+
+__all__ = [
+    "clean_duckdb_message",
+    "KEEP_SUMS_AS_WRITTEN",
+    "duckdb_errors",
+    "integer_overflow",
+    "mark_int_parameters",
+    "sums_arithmetic",
+    "to_duckdb_sql",
+    "wrapping_integers",
+]
 
 if TYPE_CHECKING:
     from icesql.scan.table_scan import TableScan
@@ -77,6 +94,18 @@ _ERROR_TYPES: list[tuple[type, type[Error]]] = [
     (duckdb.InternalException, InternalError),
     (duckdb.InvalidInputException, DataError),
 ]
+_OVERFLOW = re.compile(
+    r"Overflow in (addition|subtraction|multiplication|negation)|Overflow on abs"
+    r"|INT(8|16|32|64|128) with value \S+ can't be cast because the value is out of range"
+)
+
+
+def integer_overflow(error: BaseException) -> bool:
+    """Whether DuckDB refused an integer result past its type's range, where Spark (ANSI
+    off) wraps around: the statement is then rerun under ``wrapping_integers``."""
+    return _OVERFLOW.search(str(error)) is not None
+
+
 _UNKNOWN_FUNCTION = re.compile(r"Function with name \"?(\w+)\"? does not exist")
 _LINE_CONTEXT = re.compile(r"\n\s*LINE \d+:.*", re.S)
 _SCAN_NAME = re.compile(r'"?__icesql_scan_\d+(_stream)?"?\.?')

@@ -28,6 +28,8 @@ MODULES = [
     "icesql.sql.spark.arrays",
     "icesql.sql.spark.relations",
     "icesql.sql.spark.aggregates",
+    "icesql.sql.spark.overflow",
+    "icesql.sql.spark.functions",
     "icesql.sql.spark.time_formats",
     "icesql.sql.output_names",
 ]

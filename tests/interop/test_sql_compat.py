@@ -336,6 +336,15 @@ TYPED_DIVISIONS = [
     "round(dec, 1)", "round(dec, 5)", "round(dec, -1)", "bround(dec, 2)", "abs(dec)",
     "i * 1.5", "l + 1.5", "1.5 * 1.5", "dec % 3", "l % 1.5", "dec % dec", "dec % 0", "1.5 % 0.4",
     "-dec % -0.25", "(dec * dec) / dec", "-(dec) / (2)", "dec div (dec * dec)",
+    # operands whose DECIMAL type sqlglot only guesses: pinned to Spark's before dividing
+    "abs(dec) / 2", "abs(dec) / dec", "coalesce(dec, 1) / i", "coalesce(dec, l) / 3",
+    "greatest(dec, i) / 2", "CASE WHEN k > 1 THEN dec ELSE 0 END / 3", "if(k > 1, dec, 0.5) / 7",
+    "nvl(dec, 2.25) / dec", "least(dec, CAST(dec AS DECIMAL(20, 1))) / 3",
+    # the scale squeezed to 6 (the scaled dividend passes 38 digits)
+    "CAST(dec AS DECIMAL(38, 18)) / CAST(dec AS DECIMAL(38, 18))",
+    "CAST(dec AS DECIMAL(38, 18)) / 3", "CAST(l AS DECIMAL(38, 0)) / CAST(dec AS DECIMAL(38, 20))",
+    "CAST(dec AS DECIMAL(38, 2)) / CAST(dec * 7 AS DECIMAL(38, 30))",
+    "CAST(dec AS DECIMAL(38, 18)) / 0", "CAST(i AS DECIMAL(38, 10)) / CAST(-7 AS DECIMAL(38, 37))",
 ]
 # widening of conditionals (TypeCoercion's findWiderTypeForTwo)
 TYPED_WIDENINGS = [
@@ -381,13 +390,57 @@ def test_decimal_division_and_rounding_values_as_spark(spark, con):
                       " avg(dec) * 2, avg(dec) / avg(dec) FROM sqlc.vals")
 
 
-def test_integer_overflow_raises_where_spark_wraps(spark, con):
-    # Spark 3.5 (ANSI off) wraps INT arithmetic; DuckDB refuses it. Emulating the wrap would
-    # type every integer operator of every query; an error is at least not a wrong answer
+OVERFLOWS = [
+    "i + 2147483647", "i * i", "-i", "abs(i - 2147483647 - 2)", "l * l", "l * 1024", "-(l * l)",
+    "i * 2147483648", "(i + 1) * 2147483648", "l + 9223372036854775000", "i - (-2147483648)",
+    "2147483647 + 1", "9223372036854775807 + 1", "abs(-2147483648)", "-(-2147483648)",
+    "2147483648 + 1", "CAST(i AS SMALLINT) * CAST(3 AS SMALLINT)", "CAST(l AS INT)",
+    "CAST(i AS TINYINT)", "CAST(2147483648 AS INT)", "CAST(l * 1000 AS SMALLINT)",
+]
+
+
+def test_integer_overflow_wraps_as_spark(spark, con):
+    # Spark 3.5 (ANSI off) wraps integer arithmetic in two's complement; DuckDB refuses it, and
+    # icesql reruns the statement with wrapping arithmetic (icesql.sql.spark.overflow)
     query = "SELECT i + 2147483647 FROM sqlc.vals WHERE k = 1"
     assert spark.sql(query).collect()[0][0] == -2147483642
-    with pytest.raises(icesql.DataError, match="(?i)overflow"):
-        con.execute(query).fetchall()
+    assert con.execute(query).fetchall() == [(-2147483642,)]
+    for item in OVERFLOWS:
+        query = f"SELECT k, {item} FROM sqlc.vals ORDER BY k"
+        assert_same_query(spark, con, query)
+        sparks = [f.dataType.simpleString() for f in spark.sql(query).schema]
+        assert [d[1].lower() for d in con.execute(query).description] == sparks, query
+    union = "(SELECT l FROM sqlc.vals UNION ALL SELECT 9223372036854775807 AS l)"
+    for query in (f"SELECT sum(l), sum(l * 3) FROM {union}",
+                  "SELECT sum(i + 2147483647) FROM sqlc.vals",
+                  f"SELECT sum(l) OVER (ORDER BY l) FROM {union} ORDER BY 1"):
+        assert_same_query(spark, con, query)
+        sparks = [f.dataType.simpleString() for f in spark.sql(query).schema]
+        assert [d[1].lower() for d in con.execute(query).description] == sparks, query
+
+
+# pmod's DECIMAL type, floor/ceil to d places, nullif, and a STRING meeting another type
+# in a conditional (TypeCoercion's implicit cast to STRING, ANSI off)
+TYPED_FUNCTIONS = [
+    "pmod(dec, 2)", "pmod(-dec, 2)", "pmod(dec, -0.7)", "pmod(i, -3)", "pmod(-7, 3)",
+    "pmod(-7, -3)", "pmod(l, 3)", "pmod(dec, i)", "pmod(i, dec)", "pmod(d, -2)", "pmod(-7.5, 2)",
+    "pmod(i, 0)", "pmod(dec, 0)", "pmod(CAST(i AS SMALLINT), CAST(-3 AS SMALLINT))",
+    "floor(dec, 1)", "ceil(dec, 1)", "floor(d, 1)", "ceil(d, -1)", "floor(i, -1)", "ceil(l, 2)",
+    "floor(dec, -1)", "ceil(-dec, 2)", "floor(2.675, 2)", "ceil(d, 0)", "floor(dec, 5)",
+    "ceil(-dec, -2)", "floor(-dec, 2)",
+    "nullif(i, 0)", "nullif(dec, 2.5)", "nullif(i, l)", "nullif(l, i)", "nullif(s, 'x')",
+    "nullif(i, 1.5)", "nullif(dec, d)",
+    "coalesce(i, 'x')", "coalesce(i, '7')", "coalesce(dt, 'x')", "nvl(i, 'abc')",
+    "coalesce(dec, 'none')", "CASE WHEN k > 2 THEN i ELSE 'small' END", "if(k > 2, 'big', l)",
+]
+
+
+def test_function_types_and_values_as_spark(spark, con):
+    for item in TYPED_FUNCTIONS:
+        query = f"SELECT k, {item} FROM sqlc.vals ORDER BY k"
+        assert_same_query(spark, con, query)
+        sparks = [f.dataType.simpleString() for f in spark.sql(query).schema]
+        assert [d[1].lower() for d in con.execute(query).description] == sparks, query
 
 
 def test_make_interval_of_a_column_as_spark(spark, con):

@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import icesql
+from icesql.errors import CorruptFileError
 from icesql.scan.native_read import default_literal, duckdb_type
 from icesql.scan.table_scan import NAME_MAPPING_PROPERTY, TableScan
 from icesql.scan.time_travel import select_version
@@ -410,3 +411,25 @@ def test_a_damaged_equality_delete_file_is_named(tmp_path) -> None:
     assert isinstance(error, CorruptFileError) and error.path == bad
     assert NativeRead("", (good,)).file_error("TProtocolException: Invalid data") is None
     assert read.file_error("Conversion Error: Could not convert string 'x' to INT32") is None
+
+
+@pytest.mark.parametrize("page", ["data_page_offset", "dictionary_page_offset"])
+def test_a_damaged_data_page_names_its_file(tmp_path, page):
+    # the footer decodes, so only reading the pages fails, and DuckDB's message ("don't know
+    # what type", "dictionary offset out of range") names no file: the error must
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.t (id BIGINT, s STRING)")
+    con.execute("INSERT INTO db.t SELECT id, concat('v', CAST(id % 7 AS STRING)) FROM range(5000)")
+    con.execute("INSERT INTO db.t SELECT id, 'w' FROM range(10)")
+    paths = sorted(Path(tmp_path).rglob("data/*.parquet"), key=lambda p: p.stat().st_size)
+    damaged = paths[-1]
+    column = pq.ParquetFile(damaged).metadata.row_group(0).column(1)
+    data = bytearray(damaged.read_bytes())
+    start = getattr(column, page)
+    data[start:start + 6] = b"\xff" * 6
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(CorruptFileError) as e:
+        con.execute("SELECT count(*), max(s) FROM db.t").fetchall()
+    assert e.value.path == str(damaged)
+    assert str(damaged) in str(e.value)
+    con.close()

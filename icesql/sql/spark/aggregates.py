@@ -33,6 +33,7 @@ from icesql.spec.types import (
 from icesql.sql.dialect import FUNCTION_ARGS
 from icesql.sql.spark.base import (
     INTEGRAL,
+    T,
     arg_data_type,
     arg_type,
     call,
@@ -40,6 +41,7 @@ from icesql.sql.spark.base import (
     literal_int,
     refuse,
 )
+from icesql.sql.spark.overflow import wrapped, wrapping
 from icesql.sql.spark_type_names import SMALLINT, TINYINT, spark_primitive_name
 
 
@@ -186,7 +188,9 @@ def _decimal_sum_avg(node: exp.Expr) -> exp.Expr:
     filtered = inner if isinstance(inner, exp.Filter) else None
     aggregate = filtered.this if filtered is not None else inner
     if type(aggregate) is exp.Sum and arg_type(aggregate) in INTEGRAL:
-        # Spark's sum of integers is a BIGINT (DuckDB's a HUGEINT); past its range an error
+        # Spark's sum of integers is a BIGINT (DuckDB's a HUGEINT), wrapping past its range
+        if wrapping():
+            return wrapped(node, T.BIGINT)
         return exp.Cast(this=node, to=exp.DataType.build("BIGINT"))
     if type(aggregate) not in (exp.Sum, exp.Avg) or isinstance(aggregate.this, exp.Distinct):
         return node

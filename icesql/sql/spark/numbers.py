@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from sqlglot import exp
 
 from icesql.sql.spark.base import (
@@ -15,6 +17,7 @@ from icesql.sql.spark.base import (
     FRACTIONAL,
     INTEGRAL,
     TEXTUAL,
+    TYPES_KEY,
     T,
     arg_data_type,
     arg_type,
@@ -23,6 +26,8 @@ from icesql.sql.spark.base import (
     literal_int,
     refuse,
 )
+from icesql.sql.spark.functions import DECIMAL_DIVIDE
+from icesql.sql.spark.overflow import integral_type, wrapped
 
 # a double is rounded through its decimal text (as Spark does) while it fits DECIMAL(38, 20)
 _DECIMAL_TEXT_LIMIT = "1e17"
@@ -40,12 +45,19 @@ def _cast(node: exp.Cast) -> exp.Expr:
         return node
     if operand in FLOATING and target in _SATURATED:
         return _saturating(node, target)
+    source = integral_type(node, "this")  # a literal's from its value: 2147483648 is a BIGINT
+    if source is not None and _WIDTH[target] < _WIDTH[source]:
+        # a narrowing cast keeps the low bits (Java's (short) i); DuckDB's is NULL past the range
+        return wrapped(node.this, target)
     if operand in FRACTIONAL:
         node.set("this", exp.func("trunc", node.this))
     elif operand in TEXTUAL:
         as_decimal = exp.TryCast(this=node.this, to=exp.DataType.build("DECIMAL(38, 9)"))
         node.set("this", exp.func("trunc", as_decimal))
     return node
+
+
+_WIDTH = {T.TINYINT: 8, T.SMALLINT: 16, T.INT: 32, T.BIGINT: 64}
 
 
 # Spark (ANSI off) casts a double to INT / BIGINT as the JVM does: NaN is 0, values beyond
@@ -115,7 +127,16 @@ def _pmod(node: exp.Anonymous) -> exp.Expr:
     negative = exp.LT(this=rem.copy(), expression=exp.Literal.number(0))
     wrapped = exp.Mod(this=exp.Paren(this=exp.Add(this=rem.copy(), expression=divisor.copy())),
                       expression=_nonzero(divisor.copy()))
-    return exp.Case(ifs=[exp.If(this=negative, true=wrapped)], default=rem)
+    result = exp.Case(ifs=[exp.If(this=negative, true=wrapped)], default=rem)
+    # with a DECIMAL, Spark's pmod has the type of % (DecimalPrecision's Remainder rule)
+    types = node.meta.get(TYPES_KEY, {})
+    remainder = exp.Mod(this=value.copy(), expression=divisor.copy())
+    remainder.meta[TYPES_KEY] = {k: types[f"expressions.{i}"] for i, k in
+                                 enumerate(("this", "expression")) if f"expressions.{i}" in types}
+    typed = _decimal_arithmetic(remainder)
+    if typed is remainder:
+        return result
+    return exp.TryCast(this=result, to=typed.args["to"])
 
 
 def _round_half(
@@ -167,11 +188,44 @@ def _decimal_rounded(
     return exp.TryCast(this=node, to=exp.DataType.build(f"DECIMAL({target[0]}, {target[1]})"))
 
 
+_AS_DECIMAL = {T.TINYINT: (3, 0), T.SMALLINT: (5, 0), T.INT: (10, 0), T.BIGINT: (20, 0),
+               T.FLOAT: (14, 7), T.DOUBLE: (30, 15)}  # DecimalType.forType
+
+
+def _floor_ceil_places(node: exp.Floor | exp.Ceil) -> exp.Expr:
+    """``floor(x, d)`` / ``ceil(x, d)`` are DECIMALs in Spark (RoundFloor / RoundCeil: the
+    operand as a DECIMAL(p, s), the result DECIMAL(p - s + k + 1, k) with k = min(s, d), 0 for
+    a negative d), exact; DuckDB answers a DOUBLE. The nearest value at d places (DuckDB's
+    exact decimal round) is one unit off the floor or the ceiling at most."""
+    places = literal_int(node.args.get("decimals"))
+    found = arg_data_type(node)
+    if places is None or found is None:
+        return node
+    digits = _branch_decimal(node, "this", None, node.this)  # a literal's own digits
+    if digits is None and found.this not in FLOATING:
+        return node
+    precision, scale = digits or _AS_DECIMAL[found.this]
+    kept = min(scale, places) if places > 0 else 0
+    value = exp.cast(node.this, f"DECIMAL({precision}, {scale})")
+    result: exp.Expr = value
+    if places < scale:
+        nearest = exp.func("round", value.copy(), exp.Literal.number(places))
+        unit = exp.cast(exp.Literal.number(f"{Decimal(1).scaleb(-places):f}"),
+                        f"DECIMAL({max(places, 0) + max(1 - places, 1)}, {max(places, 0)})")
+        floor = isinstance(node, exp.Floor)
+        off = exp.GT(this=nearest.copy(), expression=value.copy()) if floor else exp.LT(
+            this=nearest.copy(), expression=value.copy())
+        step = (exp.Sub if floor else exp.Add)(this=nearest.copy(), expression=unit)
+        result = exp.Case(ifs=[exp.If(this=off, true=step)], default=nearest)
+    target = min(precision - scale + kept + 1, MAX_DIGITS)
+    return exp.TryCast(this=result, to=exp.DataType.build(f"DECIMAL({target}, {kept})"))
+
+
 def _floor_ceil(node: exp.Floor | exp.Ceil) -> exp.Expr:
     """Spark's floor/ceil of a DECIMAL(p, s) is DECIMAL(p - s + 1, 0), of anything else a
     BIGINT (a DOUBLE converted as Spark casts it: NaN 0, saturated); DuckDB keeps the type."""
     if node.args.get("decimals") is not None:
-        return node
+        return _floor_ceil_places(node)
     operand = arg_type(node)
     if operand == T.DECIMAL:
         precision, scale = decimal_digits(arg_data_type(node))
@@ -206,12 +260,47 @@ def _branch_slots(node: exp.Expr) -> list[tuple[exp.Expr, str, int | None, exp.E
     return slots
 
 
+# types whose text DuckDB writes as Spark does, so a string branch widens them exactly
+_SAME_TEXT = {*INTEGRAL, T.DECIMAL, T.DATE, T.BOOLEAN}
+
+
+def _text_widened(slots: list[tuple[exp.Expr, str, int | None, exp.Expr]],
+                  kinds: list[T | None]) -> bool:
+    """Spark (ANSI off) widens a number, date or boolean meeting a STRING in coalesce/nvl/
+    if/CASE to STRING (TypeCoercion's implicit cast); DuckDB casts the string to the other
+    type and fails on 'n/a'. Casts such branches to STRING; False when no string meets
+    another type, or when one's text would differ (a DOUBLE, a TIMESTAMP: left as they are)."""
+    texts = [k in TEXTUAL or _string_literal(v) for (_, _, _, v), k in zip(slots, kinds, strict=True)]
+    others = [k for (_, _, _, v), k, t in zip(slots, kinds, texts, strict=True)
+              if not t and not isinstance(_bare(v), exp.Null)]
+    if not any(texts) or not others or any(k not in _SAME_TEXT for k in others):
+        return False
+    for (owner, key, index, value), kind, text in zip(slots, kinds, texts, strict=True):
+        if not text and kind is not None:
+            owner.set(key, exp.cast(value, "VARCHAR"), index)
+    return True
+
+
+def _string_literal(node: exp.Expr) -> bool:
+    return isinstance(_bare(node), exp.Literal) and _bare(node).is_string
+
+
+def typed_without_decimals(node: exp.Expr) -> bool:
+    """A conditional with a string literal branch reads its branches' types (to widen them to
+    STRING) even where no DECIMAL can occur."""
+    if isinstance(node, exp.If) and isinstance(node.parent, exp.Case):  # a WHEN of a CASE
+        return typed_without_decimals(node.parent)
+    return type(node) in _BRANCHES and any(_string_literal(v) for *_, v in _branch_slots(node))
+
+
 def _widened(node: exp.Expr) -> exp.Expr:
     """Spark widens a BIGINT meeting a DECIMAL in coalesce/nvl/if/CASE/greatest/least to
     DECIMAL(20, 0) (DecimalType.forType), DuckDB to DECIMAL(19, 0): the result is one digit
     narrower. Casting the BIGINT branches first gives Spark's type; the values are exact."""
     slots = _branch_slots(node)
     kinds = [arg_type(owner, key, index) for owner, key, index, _ in slots]
+    if _text_widened(slots, kinds):
+        return node
     if T.DECIMAL not in kinds or T.BIGINT not in kinds or any(k in FLOATING for k in kinds):
         return node
     for (owner, key, index, value), kind in zip(slots, kinds, strict=True):
@@ -432,6 +521,66 @@ def _unscaled(value: exp.Expr, scale: int) -> exp.Expr:
                     "HUGEINT")
 
 
+def _branch_decimal(owner: exp.Expr, key: str, index: int | None, value: exp.Expr
+                    ) -> tuple[int, int] | None:
+    """Spark's DECIMAL view of one branch of a conditional (DecimalType.forType: an INT is
+    DECIMAL(10, 0), a BIGINT DECIMAL(20, 0); a decimal literal its digits), else None."""
+    value = _bare(value)
+    number = _bare(value.this) if isinstance(value, exp.Neg) else value
+    if isinstance(number, exp.Literal) and number.is_number and "." in number.this:
+        if "e" in number.this.lower():
+            return None
+        whole, fraction = number.this.split(".")
+        return max(len((whole + fraction).lstrip("0")), len(fraction), 1), len(fraction)
+    if isinstance(number, exp.Cast) and number.to.this == T.DECIMAL:
+        return decimal_digits(number.to)
+    found = arg_data_type(owner, key, index)
+    if found is None:
+        return None
+    if found.this in _INTEGRAL_DIGITS:
+        return {T.BIGINT: (20, 0), T.INT: (10, 0), T.SMALLINT: (5, 0), T.TINYINT: (3, 0)}[
+            found.this]
+    return decimal_digits(found) if found.this == T.DECIMAL and found.expressions else None
+
+
+def _spark_decimal(operand: exp.Expr, node: exp.Expr, key: str) -> tuple[int, int] | None:
+    """Spark's DECIMAL type of an operand whose type sqlglot only guesses: ``abs`` of a column
+    or cast keeps its type; a conditional is the widest of its branches (DecimalPrecision's
+    widerDecimalType, bounded at 38 digits). None when unsure (a DOUBLE branch, an unknown)."""
+    if isinstance(operand, exp.Abs):
+        inner = _bare(operand.this)
+        if isinstance(inner, exp.Cast) and inner.to.this == T.DECIMAL:
+            return decimal_digits(inner.to)
+        found = arg_data_type(node, key)
+        if isinstance(inner, exp.Column) and found is not None and found.this == T.DECIMAL:
+            return decimal_digits(found) if found.expressions else None
+        return None
+    if type(operand) not in _BRANCHES:
+        return None
+    digits = []
+    for owner, slot, index, value in _branch_slots(operand):
+        if isinstance(_bare(value), exp.Null):
+            continue
+        found = _branch_decimal(owner, slot, index, value)
+        if found is None:
+            return None
+        digits.append(found)
+    if not digits:
+        return None
+    scale = max(s for _, s in digits)
+    whole = max(p - s for p, s in digits)
+    return min(whole + scale, MAX_DIGITS), scale
+
+
+def _pin_spark_decimal(node: exp.Expr, key: str) -> None:
+    """Cast an operand to its Spark DECIMAL type where that is known (``_spark_decimal``), so
+    the scale the division reads is the one DuckDB computes (a value-preserving cast)."""
+    operand = _bare(node.args[key])
+    digits = _spark_decimal(operand, node, key)
+    if digits is not None:
+        node.set(key, exp.cast(node.args[key], f"DECIMAL({digits[0]}, {digits[1]})"))
+
+
 def _decimal_divide(node: exp.Div) -> exp.Expr:
     """``/`` with a DECIMAL operand is a DECIMAL in Spark (DecimalPrecision: scale
     max(6, s1 + p2 + 1), bounded at 38 digits), rounded HALF_UP; DuckDB divides DOUBLEs.
@@ -440,13 +589,24 @@ def _decimal_divide(node: exp.Div) -> exp.Expr:
     operands = _decimal_operands(node)
     if operands is None:
         return node
+    for key in ("this", "expression"):
+        if not _exact_operand(node, key):
+            _pin_spark_decimal(node, key)
+    operands = _decimal_operands(node)
+    if operands is None:
+        return node
     (p1, s1), (p2, s2) = operands
     scale = max(6, s1 + p2 + 1)
     precision, scale = _bounded(p1 - s1 + s2 + scale, scale)
     shift = scale - s1 + s2
     exact = _exact_operand(node, "this") and _exact_operand(node, "expression")
-    if not exact or shift < 0 or p1 + shift > MAX_DIGITS:
-        return node  # left as DuckDB's DOUBLE: the scaled dividend would pass HUGEINT
+    if not exact:
+        return node  # left as DuckDB's DOUBLE: an operand's scale is unknown
+    if shift < 0 or p1 + shift > MAX_DIGITS:  # the scaled dividend would pass HUGEINT
+        text = [exp.cast(node.args[key], "VARCHAR") for key in ("this", "expression")]
+        quotient = call(DECIMAL_DIVIDE, *text, exp.Literal.number(precision),
+                        exp.Literal.number(scale))
+        return exp.TryCast(this=quotient, to=exp.DataType.build(f"DECIMAL({precision}, {scale})"))
     dividend = _scaled(_unscaled(node.this, s1), shift)
     divisor = _nonzero(_unscaled(node.expression, s2))
     quotient = exp.IntDiv(this=dividend.copy(), expression=divisor.copy())  # toward zero
@@ -496,4 +656,4 @@ FUNCTIONS = {
 TYPED = {exp.Cast, exp.IntDiv, exp.Mod, exp.Round, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Floor,
          exp.Ceil, *_BRANCHES}
 DECIMAL_ONLY = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, *_BRANCHES)
-TYPED_FUNCTIONS = {"bround", "format_number"}
+TYPED_FUNCTIONS = {"bround", "format_number", "pmod"}

@@ -1,0 +1,59 @@
+"""Python functions the Spark rewrites call where DuckDB's SQL cannot compute Spark's answer,
+registered on each engine's DuckDB database (``register_functions``).
+
+``icesql_decimal_divide`` is Spark's DECIMAL ``/`` where the scaled dividend passes the 38
+digits of DuckDB's HUGEINT (the result scale squeezed to 6, e.g. DECIMAL(38, 18) /
+DECIMAL(38, 18)): Java's ``BigDecimal.divide`` to 38 places HALF_UP, then rounded HALF_UP to
+the result scale, NULL past the result precision (Spark without ANSI mode)::
+
+    >>> _divide(Decimal("1"), Decimal("3"), 38, 6)
+    '0.333333'
+    >>> _divide(Decimal("-2"), Decimal("3"), 38, 6)
+    '-0.666667'
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import duckdb
+import pyarrow as pa
+
+DECIMAL_DIVIDE = "icesql_decimal_divide"
+_SPARK_DIVISION_SCALE = 38  # DecimalType.MAX_SCALE: Decimal./ divides to it first
+
+
+def _half_up(numerator: int, denominator: int) -> int:
+    sign = -1 if (numerator < 0) != (denominator < 0) else 1
+    quotient, rest = divmod(abs(numerator), abs(denominator))
+    if 2 * rest >= abs(denominator):
+        quotient += 1
+    return sign * quotient
+
+
+def _divide(dividend: Decimal, divisor: Decimal, precision: int, scale: int) -> str | None:
+    if divisor == 0:
+        return None
+    xn, xd = dividend.as_integer_ratio()
+    yn, yd = divisor.as_integer_ratio()
+    first = _half_up(xn * yd * 10**_SPARK_DIVISION_SCALE, xd * yn)
+    unscaled = _half_up(first, 10 ** (_SPARK_DIVISION_SCALE - scale))
+    if abs(unscaled) >= 10**precision:
+        return None
+    return f"{Decimal(unscaled).scaleb(-scale):f}"
+
+
+def _decimal_divide(dividends: pa.Array, divisors: pa.Array, precisions: pa.Array,
+                    scales: pa.Array) -> pa.Array:
+    out = []
+    for x, y, p, s in zip(dividends.to_pylist(), divisors.to_pylist(), precisions.to_pylist(),
+                          scales.to_pylist(), strict=True):
+        out.append(None if x is None or y is None else _divide(Decimal(x), Decimal(y), p, s))
+    return pa.array(out, pa.string())
+
+
+def register_functions(con: duckdb.DuckDBPyConnection) -> None:
+    """Make the functions above callable in ``con``'s database (its cursors see them)."""
+    text, integer = duckdb.sqltype("VARCHAR"), duckdb.sqltype("INTEGER")
+    con.create_function(DECIMAL_DIVIDE, _decimal_divide, [text, text, integer, integer], text,
+                        type="arrow", null_handling="special", side_effects=False)

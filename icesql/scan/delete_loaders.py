@@ -28,6 +28,7 @@ import pyarrow.parquet as pq
 from icesql.errors import CorruptFileError, DataError, NotSupportedError, OperationalError
 from icesql.io import FileIO, is_local_fs
 from icesql.metadata.puffin import read_deletion_vector
+from icesql.scan.arrays import ints
 from icesql.scan.conform import conform, field_id
 from icesql.scan.delete_index import is_deletion_vector, referenced_data_file
 from icesql.scan.file_formats import FORMATS, open_format_file
@@ -84,7 +85,10 @@ class DeleteLoader:
         paths = table.column(0).combine_chunks()
         if pa.types.is_dictionary(paths.type):
             paths = paths.dictionary_decode()
-        positions = table.column(1).to_numpy()
+        positions = table.column(1).combine_chunks()
+        if positions.null_count:
+            raise DataError(f"position delete file {delete.file_path} has NULL pos values")
+        positions = ints(positions)
         rows = None
         if row is not None and table.num_columns > 2:
             stored = table.column(2).combine_chunks()
@@ -263,8 +267,14 @@ def _split_by_path(paths: pa.ChunkedArray, positions: pa.ChunkedArray) -> dict[s
         codes_col = codes_col.dictionary_encode()
     if codes_col.null_count:
         raise DataError("position delete file has NULL file_path values")
-    codes = codes_col.indices.to_numpy(zero_copy_only=False)
-    pos = positions.combine_chunks().to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    pos_col = positions.combine_chunks()
+    if pos_col.null_count:  # a NULL position deletes nothing (as in ``_sorted_positions``)
+        valid = pc.is_valid(pos_col)
+        codes_col, pos_col = codes_col.filter(valid), pos_col.filter(valid)
+    codes = ints(codes_col.indices)
+    pos = ints(pos_col).astype(np.int64, copy=False)
+    if len(pos) == 0:
+        return {}
     order = np.argsort(codes, kind="stable")
     sorted_codes = codes[order]
     starts = np.concatenate([[0], np.flatnonzero(np.diff(sorted_codes)) + 1])
@@ -285,7 +295,7 @@ def _sorted_positions(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
         column = column.combine_chunks()
     if column.null_count:
         column = pc.drop_null(column)
-    positions = column.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    positions = ints(column).astype(np.int64, copy=False)
     if len(positions) > 1 and not bool(np.all(positions[1:] > positions[:-1])):
         positions = np.unique(positions)
     return positions

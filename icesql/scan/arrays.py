@@ -34,7 +34,9 @@ def ints(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
     data = array.buffers()[1]
     if data is None or len(array) == 0:
         return np.empty(0, dtype=dtype)
-    return np.frombuffer(data, dtype=dtype, count=len(array), offset=array.offset * dtype.itemsize)
+    out = np.frombuffer(data, dtype=dtype, count=len(array), offset=array.offset * dtype.itemsize)
+    out.flags.writeable = False  # the buffer is Arrow's, maybe shared by other arrays
+    return out
 
 
 def bools(array: pa.Array | pa.ChunkedArray) -> np.ndarray:

@@ -11,6 +11,8 @@ buffers, which is also faster for bit-packed booleans.
 [1, 2]
 >>> bools(bool_array(np.array([True, False, True]))).tolist()
 [True, False, True]
+>>> repeat_string("a/b", 2).to_pylist(), repeat_int(7, pa.int32(), 2).to_pylist()
+(['a/b', 'a/b'], [7, 7])
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["bool_array", "bools", "int_array", "ints"]
+__all__ = ["bool_array", "bools", "int_array", "ints", "repeat_int", "repeat_string"]
 
 
 def ints(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -67,3 +69,18 @@ def bool_array(flags: np.ndarray) -> pa.Array:
     """A numpy bool array as an Arrow boolean array (no NULLs), bit-packed."""
     bits = np.packbits(np.asarray(flags, dtype=bool), bitorder="little")
     return pa.Array.from_buffers(pa.bool_(), len(flags), [None, pa.py_buffer(bits)])
+
+
+def repeat_string(text: str, n: int) -> pa.Array:
+    """``text`` ``n`` times as an Arrow string array (``pa.scalar`` imports pandas too)."""
+    data = text.encode("utf-8")
+    offsets = pa.py_buffer(np.array([0, len(data)], dtype=np.int32))
+    one = pa.Array.from_buffers(pa.string(), 1, [None, offsets, pa.py_buffer(data)])
+    return pa.repeat(one[0], n)
+
+
+def repeat_int(value: int, arrow_type: pa.DataType, n: int) -> pa.Array:
+    """``value`` ``n`` times as an Arrow integer array of ``arrow_type``."""
+    dtype = np.dtype(f"i{arrow_type.bit_width // 8}")
+    one = pa.Array.from_buffers(arrow_type, 1, [None, pa.py_buffer(np.array([value], dtype))])
+    return pa.repeat(one[0], n)

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 import icesql
-from icesql.scan.arrays import bool_array, bools, int_array, ints
+from icesql.scan.arrays import bool_array, bools, int_array, ints, repeat_int, repeat_string
 
 INT_TYPES = [pa.int8(), pa.int16(), pa.int32(), pa.int64(),
              pa.uint8(), pa.uint16(), pa.uint32(), pa.uint64()]
@@ -71,6 +71,11 @@ def test_round_trips() -> None:
         values = rng.integers(-(2**40), 2**40, n)
         assert int_array(values).to_pylist() == values.tolist()
         assert int_array(values).type == pa.int64()
+        assert repeat_string("d/é x.parquet", n).to_pylist() == ["d/é x.parquet"] * n
+        assert repeat_string("", n).to_pylist() == [""] * n
+        for arrow_type in (pa.int32(), pa.int64()):
+            got = repeat_int(-5, arrow_type, n)
+            assert got.type == arrow_type and got.to_pylist() == [-5] * n
 
 
 SCRIPT = """
@@ -81,18 +86,27 @@ rows = {}
 for table in ("pos", "dv"):
     rows[table] = con.execute(f"SELECT count(*), sum(id) FROM db.{table}").fetchall()[0]
     rows[table + "_k"] = con.execute(f"SELECT sum(k) FROM db.{table}").fetchall()[0]
-print(json.dumps({"rows": rows, "pandas": "pandas" in sys.modules}))
+    rows[table + "_meta"] = con.execute(
+        f"SELECT count(DISTINCT _file), max(_pos), max(_spec_id) FROM db.{table}").fetchall()[0]
+reads = "pandas" in sys.modules
+for table in ("pos", "dv"):  # merge-on-read DML reads _file/_pos and writes deletes
+    con.execute(f"DELETE FROM db.{table} WHERE id % 10 = 4")
+    con.execute(f"UPDATE db.{table} SET k = -1 WHERE id % 10 = 5")
+    rows[table + "_dml"] = con.execute(f"SELECT count(*), sum(k) FROM db.{table}").fetchall()[0]
+print(json.dumps({"rows": rows, "pandas": reads, "pandas_dml": "pandas" in sys.modules}))
 """
 
 
-def test_reads_with_position_deletes_and_dvs_import_no_pandas(tmp_path) -> None:
-    """Both routes (DuckDB's keep-masks for a projection, the Arrow stream for count(*))."""
+def test_reads_and_dml_with_position_deletes_and_dvs_import_no_pandas(tmp_path) -> None:
+    """Both read routes (DuckDB's keep-masks for a projection, the Arrow stream for count(*)
+    and metadata columns), and merge-on-read DELETE / UPDATE."""
     con = icesql.connect(str(tmp_path))
     con.execute("CREATE NAMESPACE db")
     for table, version in (("pos", 2), ("dv", 3)):
         con.execute(
             f"CREATE TABLE db.{table} (id BIGINT, k INT) TBLPROPERTIES ('format-version' ="
-            f" '{version}', 'write.delete.mode' = 'merge-on-read')"
+            f" '{version}', 'write.delete.mode' = 'merge-on-read',"
+            " 'write.update.mode' = 'merge-on-read')"
         )
         con.execute(f"INSERT INTO db.{table} SELECT id, id % 7 FROM range(1000) t(id)")
         con.execute(f"DELETE FROM db.{table} WHERE id % 10 = 3")
@@ -107,4 +121,10 @@ def test_reads_with_position_deletes_and_dvs_import_no_pandas(tmp_path) -> None:
     for table in ("pos", "dv"):
         assert result["rows"][table] == [len(kept), sum(kept)]
         assert result["rows"][table + "_k"] == [sum(i % 7 for i in kept)]
+        assert result["rows"][table + "_meta"] == [1, 999, 0]
+        after = [i for i in kept if i % 10 != 4]
+        assert result["rows"][table + "_dml"] == [
+            len(after), sum(-1 if i % 10 == 5 else i % 7 for i in after)
+        ]
     assert result["pandas"] is False
+    assert result["pandas_dml"] is False

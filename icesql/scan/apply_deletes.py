@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icesql.errors import DataError, NotSupportedError
+from icesql.scan.arrays import bool_array, bools
 from icesql.scan.delete_loaders import DeleteLoader
 from icesql.scan.equality_keys import KeyMatcher
 from icesql.scan.reader import ROW_COUNT_COLUMN, ReadContext, read_data_file
@@ -85,7 +86,7 @@ class EqualityDeletes:
             if len(self.values) == 0:
                 return np.zeros(len(columns[0]), dtype=bool)
             hit = pc.is_in(columns[0], value_set=self.values, skip_nulls=False)
-            return hit.to_numpy(zero_copy_only=False)
+            return bools(hit)
         assert self.keys is not None
         return self.keys.deleted(columns)
 
@@ -162,7 +163,7 @@ class DeleteApplier:
             if mark_deleted:
                 flags = np.zeros(rows, dtype=bool) if keep is None else ~keep
             elif keep is not None:
-                batch = batch.filter(pa.array(keep))
+                batch = batch.filter(bool_array(keep))
                 where = where[keep] if where is not None else None
             if read_ctx is not ctx:
                 batch = _project(batch, target, width)

@@ -4,8 +4,11 @@ Reading a delete file can cost more than applying it (DESIGN.md: 2M (file_path, 
 took 1.3 s, mostly the path strings), so:
 
 * a position delete file that names its one data file is read for ``pos`` only;
-* a position delete file shared by a partition is read once per scan, split by
-  ``file_path`` and kept, since every data file of the partition asks for its part;
+* a position delete file shared by a partition is read once per scan and split by
+  ``file_path``, since every data file of the partition asks for its part; each part is
+  dropped when handed out, so a scan of a large partition holds the positions of the files
+  not read yet, not of all (a file asked for again, as a second scan of the same rows asks,
+  has the delete file read again);
 * an equality delete file is read once per scan (only its delete columns) and kept;
 * a deletion vector belongs to one data file, so it is read when that file is read.
 
@@ -28,6 +31,7 @@ import pyarrow.parquet as pq
 from icesql.errors import CorruptFileError, DataError, NotSupportedError, OperationalError
 from icesql.io import FileIO, is_local_fs
 from icesql.metadata.puffin import read_deletion_vector
+from icesql.scan.arrays import ints
 from icesql.scan.conform import conform, field_id
 from icesql.scan.delete_index import is_deletion_vector, referenced_data_file
 from icesql.scan.file_formats import FORMATS, open_format_file
@@ -52,6 +56,7 @@ class DeleteLoader:
         self.files_read = 0  # delete files (or DV blobs) actually read from storage
         self._lock = threading.Lock()
         self._shared_positions: dict[str, dict[str, np.ndarray]] = {}
+        self._handed_out: dict[str, set[str]] = {}  # shared file: data files given their part
         self._equality: dict[tuple[str, tuple[int, ...]], pa.Table] = {}
         self._loading: dict[object, threading.Lock] = {}
 
@@ -66,7 +71,7 @@ class DeleteLoader:
                 if referenced_data_file(delete) == data_file_path:
                     parts.append(self._own_positions(delete))
                 else:
-                    parts.append(self._shared(delete).get(data_file_path, EMPTY_POSITIONS))
+                    parts.append(self._shared_part(delete, data_file_path))
         parts = [p for p in parts if len(p)]
         if not parts:
             return EMPTY_POSITIONS
@@ -84,7 +89,10 @@ class DeleteLoader:
         paths = table.column(0).combine_chunks()
         if pa.types.is_dictionary(paths.type):
             paths = paths.dictionary_decode()
-        positions = table.column(1).to_numpy()
+        positions = table.column(1).combine_chunks()
+        if positions.null_count:
+            raise DataError(f"position delete file {delete.file_path} has NULL pos values")
+        positions = ints(positions)
         rows = None
         if row is not None and table.num_columns > 2:
             stored = table.column(2).combine_chunks()
@@ -142,6 +150,25 @@ class DeleteLoader:
     def _shared(self, delete: DataFile) -> dict[str, np.ndarray]:
         path = delete.file_path
         return self._once(self._shared_positions, path, lambda: self._read_by_path(delete))
+
+    def _shared_part(self, delete: DataFile, data_file_path: str) -> np.ndarray:
+        """The positions of one data file in a shared delete file, dropped from the cache
+        as they are handed out. A file asked for again starts a second pass: the delete
+        file is read again and cached afresh for the data files that pass asks for."""
+        key = delete.file_path
+        while True:
+            parts = self._shared(delete)
+            with self._lock:
+                positions = parts.pop(data_file_path, None)
+                handed = self._handed_out.setdefault(key, set())
+                if positions is not None:
+                    handed.add(data_file_path)
+                    return positions
+                if data_file_path not in handed:
+                    return EMPTY_POSITIONS  # the file deletes nothing in it
+                if self._shared_positions.get(key) is parts:
+                    del self._shared_positions[key]
+                    handed.clear()
 
     def _read_by_path(self, delete: DataFile) -> dict[str, np.ndarray]:
         """(file_path, pos) rows split by path."""
@@ -263,8 +290,14 @@ def _split_by_path(paths: pa.ChunkedArray, positions: pa.ChunkedArray) -> dict[s
         codes_col = codes_col.dictionary_encode()
     if codes_col.null_count:
         raise DataError("position delete file has NULL file_path values")
-    codes = codes_col.indices.to_numpy(zero_copy_only=False)
-    pos = positions.combine_chunks().to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    pos_col = positions.combine_chunks()
+    if pos_col.null_count:  # a NULL position deletes nothing (as in ``_sorted_positions``)
+        valid = pc.is_valid(pos_col)
+        codes_col, pos_col = codes_col.filter(valid), pos_col.filter(valid)
+    codes = ints(codes_col.indices)
+    pos = ints(pos_col).astype(np.int64, copy=False)
+    if len(pos) == 0:
+        return {}
     order = np.argsort(codes, kind="stable")
     sorted_codes = codes[order]
     starts = np.concatenate([[0], np.flatnonzero(np.diff(sorted_codes)) + 1])
@@ -285,7 +318,7 @@ def _sorted_positions(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
         column = column.combine_chunks()
     if column.null_count:
         column = pc.drop_null(column)
-    positions = column.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    positions = ints(column).astype(np.int64, copy=False)
     if len(positions) > 1 and not bool(np.all(positions[1:] > positions[:-1])):
         positions = np.unique(positions)
     return positions

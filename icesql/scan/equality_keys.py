@@ -21,6 +21,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from icesql.scan.arrays import int_array, ints
+
 __all__ = ["KeyMatcher"]
 
 DUCKDB_FROM_ROWS = 50_000
@@ -75,11 +77,11 @@ class KeyMatcher:
             if self._right is None:
                 self._right = self._null_safe(self.table.columns, build=True)
         left = self._null_safe(columns, build=False)
-        left = left.append_column(_ROW, pa.array(np.arange(rows, dtype=np.int64)))
+        left = left.append_column(_ROW, int_array(np.arange(rows, dtype=np.int64)))
         keys = [n for n in left.column_names if n != _ROW]
         found = left.join(self._right, keys=keys, join_type="left semi")
         mask = np.zeros(rows, dtype=bool)
-        mask[found.column(_ROW).to_numpy()] = True
+        mask[ints(found.column(_ROW))] = True
         return mask
 
     def _null_safe(self, columns: Sequence[pa.Array | pa.ChunkedArray], build: bool) -> pa.Table:
@@ -116,10 +118,10 @@ class KeyMatcher:
             cursor = self._duck.cursor()
         on = " AND ".join(f"b.{n} IS NOT DISTINCT FROM d.{n}" for n in self.names)
         try:
-            arrays = [*columns, pa.array(np.arange(rows, dtype=np.int64))]
+            arrays = [*columns, int_array(np.arange(rows, dtype=np.int64))]
             cursor.register("b", pa.table(arrays, names=[*self.names, _ROW]))
             found = cursor.sql(f"SELECT b.{_ROW} FROM b SEMI JOIN d ON {on}")
-            hits = found.to_arrow_table().column(0).to_numpy()
+            hits = ints(found.to_arrow_table().column(0))
         finally:
             cursor.close()
         mask = np.zeros(rows, dtype=bool)

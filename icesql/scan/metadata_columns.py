@@ -28,6 +28,7 @@ import pyarrow as pa
 from icesql._lazy import lazy_module
 from icesql.errors import NotSupportedError
 from icesql.metadata.table_metadata import TableMetadata
+from icesql.scan.arrays import bool_array, int_array, repeat_int, repeat_string
 from icesql.spec.arrow import to_arrow_scalar, type_to_arrow
 from icesql.spec.content_file import DataFile
 from icesql.spec.reserved import LAST_UPDATED_FIELD, ROW_ID_FIELD
@@ -143,21 +144,23 @@ class MetadataColumns:
                 if first is None:
                     inherited = pa.nulls(n, pa.int64())
                 elif name == ROW_ID:
-                    inherited = pa.array(positions + first, pa.int64())
+                    inherited = int_array(positions + first)
                 else:
                     seq = data_sequence_number
-                    inherited = pa.repeat(pa.scalar(seq, pa.int64()), n)
+                    inherited = (
+                        repeat_int(seq, pa.int64(), n) if seq is not None else pa.nulls(n, pa.int64())
+                    )
                 out.append(pc.coalesce(stored_by_name[name], inherited))
                 continue
             if name == FILE:
-                out.append(pa.repeat(pa.scalar(data_file.file_path, pa.string()), n))
+                out.append(repeat_string(data_file.file_path, n))
             elif name == POS:
-                out.append(pa.array(positions, pa.int64()))
+                out.append(int_array(positions))
             elif name == SPEC_ID:
-                out.append(pa.repeat(pa.scalar(spec_id, pa.int32()), n))
+                out.append(repeat_int(spec_id, pa.int32(), n))
             elif name == DELETED:
                 flags = np.zeros(n, dtype=bool) if deleted is None else deleted
-                out.append(pa.array(flags, pa.bool_()))
+                out.append(bool_array(flags))
             else:
                 out.append(pa.repeat(self._partition_value(data_file, spec_id), n))
         return out

@@ -30,6 +30,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from icesql.scan.apply_deletes import background_pool
+from icesql.scan.arrays import bool_array
 from icesql.scan.delete_loaders import DeleteLoader
 from icesql.scan.parquet_footer import footer_row_groups
 from icesql.scan.planner import FileScanTask
@@ -85,8 +86,7 @@ class KeepMask:
         count = task.data_file.record_count
         keep = np.ones(count, dtype=bool)
         keep[deleted[: np.searchsorted(deleted, count)]] = False  # none past the end
-        bits = pa.py_buffer(np.packbits(keep, bitorder="little"))  # 6x faster than pa.array
-        flags = pa.Array.from_buffers(pa.bool_(), count, [None, bits])
+        flags = bool_array(keep)  # 6x faster than pa.array
         chunks = []
         start = 0
         for rows in _row_groups(local, count):

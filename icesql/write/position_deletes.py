@@ -40,6 +40,7 @@ from icesql.catalog.table import Table
 from icesql.errors import InternalError
 from icesql.io import FileIO
 from icesql.metadata.puffin import write_deletion_vector_puffin
+from icesql.scan.arrays import int_array, repeat_string
 from icesql.scan.delete_index import referenced_data_file
 from icesql.scan.delete_loaders import DeleteLoader
 from icesql.spec.content_file import POSITION_DELETES, DataFile
@@ -210,8 +211,8 @@ class PositionDeleteWriter:
         def chunks() -> Iterator[pa.Table]:
             for start in range(0, len(positions), ROWS_PER_ROW_GROUP):
                 chunk = positions[start : start + ROWS_PER_ROW_GROUP]
-                names = pa.repeat(pa.scalar(data_file.file_path, pa.string()), len(chunk))
-                yield pa.table([names, pa.array(chunk, pa.int64())], names=["file_path", "pos"])
+                names = repeat_string(data_file.file_path, len(chunk))  # no pandas import
+                yield pa.table([names, int_array(chunk)], names=["file_path", "pos"])
 
         return write_position_delete_file(
             self.table, path, data_file.spec_id, data_file.partition, chunks(), data_file.file_path

@@ -190,3 +190,31 @@ def test_a_position_file_whose_footer_names_are_not_utf8_is_corrupt(tmp_path):
         DeleteLoader(FileIO()).deleted_positions("d", [deletes])
     with pytest.raises(CorruptFileError, match="p.parquet"):
         DeleteLoader(FileIO()).position_rows(deletes)
+
+
+def test_a_shared_delete_file_drops_each_part_handed_out_and_rereads_on_a_second_pass(tmp_path):
+    """A scan holds the positions of the data files it has not read yet, not of all; a
+    second scan of the same rows (a self-join) gets the same positions again."""
+    delete = _position_file(
+        str(tmp_path / "p.parquet"), ["b", "a", "b", "c", "a"], [7, 3, 1, 0, 9]
+    )
+    loader = DeleteLoader(FileIO())
+    assert loader.deleted_positions("b", [delete]).tolist() == [1, 7]
+    assert set(loader._shared_positions[delete.file_path]) == {"a", "c"}  # b's part dropped
+    assert loader.deleted_positions("a", [delete]).tolist() == [3, 9]
+    assert loader.deleted_positions("x", [delete]).tolist() == []
+    assert loader.files_read == 1
+    # the second pass: read again, each data file still gets exactly its positions
+    assert loader.deleted_positions("b", [delete]).tolist() == [1, 7]
+    assert loader.deleted_positions("a", [delete]).tolist() == [3, 9]
+    assert loader.deleted_positions("c", [delete]).tolist() == [0]
+    assert loader.files_read == 2
+
+
+def test_null_positions_delete_nothing_in_a_shared_file_and_are_refused_as_rows(tmp_path):
+    delete = _position_file(str(tmp_path / "p.parquet"), ["b", "a", "b"], [4, None, 2])
+    loader = DeleteLoader(FileIO())
+    assert loader.deleted_positions("b", [delete]).tolist() == [2, 4]
+    assert loader.deleted_positions("a", [delete]).tolist() == []
+    with pytest.raises(icesql.DataError, match="p.parquet has NULL pos"):
+        DeleteLoader(FileIO()).position_rows(delete)

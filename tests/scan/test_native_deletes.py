@@ -490,3 +490,47 @@ def test_partition_tags_dropped_only_where_metrics_rule_other_partitions_out(
     )
     deleted.add(3)
     assert "__icesql_part" in check()
+
+
+@settings(max_examples=20, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    sizes=st.lists(st.integers(1, 30), min_size=1, max_size=4),
+    shared=st.lists(st.sets(st.tuples(st.integers(0, 3), st.integers(0, 35)), max_size=25),
+                    min_size=1, max_size=2),
+)
+def test_shared_position_delete_files_equal_brute_force_twice_in_a_query(
+    make_table, warehouse, sizes, shared
+) -> None:
+    """Position delete files shared by several data files (partition-scoped, as Spark
+    wrote them before file granularity), random positions, overlapping between files: both
+    routes give the rows left, and so do a self-join and a CTE read twice (the delete
+    reader drops each data file's part as it hands it out)."""
+    name = f"db.s{next(_names)}"
+    writer = make_table(name, SCHEMA)
+    start = 0
+    for n in sizes:
+        writer.append(_rows(n, start))
+        start += n
+    schema = Schema((NestedField(2147483546, "file_path", StringType(), required=True),
+                     NestedField(2147483545, "pos", LongType(), required=True)))
+    dead: set[int] = set()
+    deletes = []
+    for pairs in shared:
+        rows = [{"file_path": writer.files[f % len(writer.files)].file_path, "pos": p}
+                for f, p in sorted(pairs)]
+        for row in rows:
+            ids = sorted(r["id"] for r in writer.file_rows[row["file_path"]])
+            if row["pos"] < len(ids):
+                dead.add(ids[row["pos"]])
+        deletes.append(writer._delete_file(schema, rows, "delete", (), spec_id=0, content=1))
+    writer.commit_files(deletes, content=1)
+    alive = sorted(i for i in range(start) if i not in dead)
+    con = icesql.connect(str(warehouse))
+    assert sorted(r[0] for r in _both_routes(con, f"SELECT id FROM {name}")) == alive
+    got = _both_routes(con, f"SELECT a.id FROM {name} a JOIN {name} b ON a.id = b.id + 1")
+    assert sorted(r[0] for r in got) == [i for i in alive if i - 1 in set(alive)]
+    got = _both_routes(  # one scan, read twice by DuckDB
+        con, f"WITH t AS (SELECT id FROM {name}) SELECT a.id FROM t a JOIN t b ON a.id = b.id + 1"
+    )
+    assert sorted(r[0] for r in got) == [i for i in alive if i - 1 in set(alive)]

@@ -10,11 +10,16 @@ fields, list elements and map keys/values::
     (b'1', b'2')
 
 ``uuid`` maps to ``fixed_size_binary(16)`` because that is how Spark and the Parquet spec
-store it; variant and the geospatial types are opaque binary here.
+store it; variant is opaque binary here. ``geometry`` / ``geography`` are WKB in ``binary``
+fields that carry GeoArrow's extension name (``geoarrow.wkb``) as field metadata, which is how
+DuckDB, importing the stream, knows them as its ``GEOMETRY``; ``geoarrow_type`` is the real
+extension type, which pyarrow's Parquet writer (21 and later) annotates as Parquet's
+GEOMETRY / GEOGRAPHY with the CRS and edge algorithm.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pyarrow as pa
@@ -23,6 +28,7 @@ from icesql.errors import NotSupportedError
 from icesql.spec.dispatch import PerPrimitiveType, constant
 from icesql.spec.schema import Schema
 from icesql.spec.types import (
+    DEFAULT_CRS,
     BinaryType,
     BooleanType,
     DateType,
@@ -52,8 +58,11 @@ from icesql.spec.types import (
 
 __all__ = [
     "FIELD_ID_KEY",
+    "GEOARROW_WKB",
+    "GeoArrowWkb",
     "arrow_to_iceberg_type",
     "field_to_arrow",
+    "geoarrow_type",
     "schema_to_arrow",
     "to_arrow_array",
     "to_arrow_scalar",
@@ -61,6 +70,10 @@ __all__ = [
 ]
 
 FIELD_ID_KEY = b"PARQUET:field_id"
+EXTENSION_NAME_KEY = b"ARROW:extension:name"
+EXTENSION_METADATA_KEY = b"ARROW:extension:metadata"
+GEOARROW_WKB = "geoarrow.wkb"
+_GEO_FIELD_METADATA = {EXTENSION_NAME_KEY: GEOARROW_WKB.encode(), EXTENSION_METADATA_KEY: b"{}"}
 
 _ARROW_TYPES: PerPrimitiveType[Any] = PerPrimitiveType("Arrow type", {
     BooleanType: constant(pa.bool_()),
@@ -92,8 +105,44 @@ def _metadata(field_id: int) -> dict[bytes, bytes]:
 
 def field_to_arrow(f: NestedField) -> pa.Field:
     """One Iceberg field as an Arrow field: nullable unless required, id in the metadata."""
-    return pa.field(f.name, type_to_arrow(f.type), nullable=not f.required,
-                    metadata=_metadata(f.field_id))
+    metadata = _metadata(f.field_id)
+    if isinstance(f.type, GeometryType | GeographyType):
+        # without a CRS: DuckDB refuses CRSs it cannot resolve (e.g. ``srid:4326``) and the
+        # table's schema holds the CRS anyway
+        metadata.update(_GEO_FIELD_METADATA)
+    return pa.field(f.name, type_to_arrow(f.type), nullable=not f.required, metadata=metadata)
+
+
+class GeoArrowWkb(pa.ExtensionType):
+    """GeoArrow's ``geoarrow.wkb`` over ``binary``, with the CRS and edge algorithm of an Iceberg
+    geospatial type in its JSON metadata. Deliberately not registered with pyarrow (that would
+    clash with the geoarrow package, and readers here want plain binary)."""
+
+    def __init__(self, metadata: bytes = b"{}"):
+        self._metadata = metadata
+        super().__init__(pa.binary(), GEOARROW_WKB)
+
+    def __arrow_ext_serialize__(self) -> bytes:
+        return self._metadata
+
+    @classmethod
+    def __arrow_ext_deserialize__(cls, storage_type: pa.DataType, serialized: bytes) -> GeoArrowWkb:
+        return cls(serialized)
+
+
+def geoarrow_type(t: GeometryType | GeographyType) -> GeoArrowWkb:
+    """The ``geoarrow.wkb`` type of a geospatial column: the default CRS (OGC:CRS84) is left
+    out, as the Parquet spec's default; ``edges`` marks a geography.
+
+    >>> geoarrow_type(GeographyType("srid:4326", "karney")).__arrow_ext_serialize__()
+    b'{"crs": "srid:4326", "edges": "karney"}'
+    """
+    meta: dict[str, str] = {}
+    if t.crs != DEFAULT_CRS:
+        meta["crs"] = t.crs
+    if isinstance(t, GeographyType):
+        meta["edges"] = t.algorithm
+    return GeoArrowWkb(json.dumps(meta).encode())
 
 
 def type_to_arrow(t: IcebergType) -> pa.DataType:

@@ -42,7 +42,7 @@ from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.reserved import ROW_LINEAGE_FIELDS
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortOrder
-from icesql.spec.types import GeographyType, GeometryType, VariantType
+from icesql.spec.types import VariantType
 from icesql.write.column_metrics import MetricsConfig
 from icesql.write.file_writers import DataFileWriter, check_format, open_writer
 from icesql.write.parquet import arrow_write_schema
@@ -117,10 +117,10 @@ class DataWriter:
     def __init__(self, target: WriteTarget, progress: ProgressTracker | None = None):
         for fid in target.schema.field_ids():
             t = target.schema.find_type(fid)
-            if isinstance(t, VariantType | GeometryType | GeographyType):
+            if isinstance(t, VariantType):
                 raise NotSupportedError(
                     f"cannot write column {target.schema.find_column_name(fid)!r}: writing {t}"
-                    " values (Parquet VARIANT / WKB encodings) is not supported yet"
+                    " values (Parquet VARIANT encoding) is not supported yet"
                 )
         self.target = target
         self.arrow_schema = arrow_write_schema(target.write_schema)

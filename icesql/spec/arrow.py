@@ -62,6 +62,7 @@ __all__ = [
     "GeoArrowWkb",
     "arrow_to_iceberg_type",
     "field_to_arrow",
+    "geoarrow_field_type",
     "geoarrow_type",
     "schema_to_arrow",
     "to_arrow_array",
@@ -128,6 +129,29 @@ class GeoArrowWkb(pa.ExtensionType):
     @classmethod
     def __arrow_ext_deserialize__(cls, storage_type: pa.DataType, serialized: bytes) -> GeoArrowWkb:
         return cls(serialized)
+
+
+def geoarrow_field_type(f: pa.Field) -> GeometryType | GeographyType | None:
+    """The geospatial type of an Arrow field holding GeoArrow WKB (DuckDB's ``GEOMETRY`` marks
+    its fields so), or None: a plain CRS string is kept, ``edges`` makes a geography."""
+    if isinstance(f.type, pa.ExtensionType):
+        name, raw = f.type.extension_name, f.type.__arrow_ext_serialize__()
+    else:
+        meta = f.metadata or {}
+        name, raw = meta.get(EXTENSION_NAME_KEY, b"").decode(), meta.get(EXTENSION_METADATA_KEY)
+    if name != GEOARROW_WKB:
+        return None
+    try:
+        meta = json.loads(raw or b"{}")
+    except ValueError:
+        meta = {}
+    meta = meta if isinstance(meta, dict) else {}
+    crs = meta.get("crs")
+    crs = crs if isinstance(crs, str) and crs else DEFAULT_CRS
+    edges = meta.get("edges")
+    if isinstance(edges, str) and edges != "planar":
+        return GeographyType(crs, edges)
+    return GeometryType(crs)
 
 
 def geoarrow_type(t: GeometryType | GeographyType) -> GeoArrowWkb:

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from icesql.sql.spark import aggregates, arrays, datetimes, numbers, relations, text
+from icesql.sql.spark import aggregates, arrays, datetimes, geo, numbers, relations, text
 from icesql.sql.spark.base import TYPES_KEY, Rule, arg_key
 
-_AREAS = (numbers, text, datetimes, arrays, aggregates, relations)
+_AREAS = (numbers, text, datetimes, arrays, aggregates, relations, geo)
 RULES: dict[type, list[Rule]] = {}
 for _area in _AREAS:
     for _cls, _rule_of_area in _area.RULES.items():

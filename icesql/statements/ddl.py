@@ -30,7 +30,7 @@ from icesql.metadata.builder import new_table_metadata
 from icesql.metadata.table_metadata import TableMetadata
 from icesql.session import Result, Session
 from icesql.session.result import done
-from icesql.spec.arrow import arrow_to_iceberg_type
+from icesql.spec.arrow import arrow_to_iceberg_type, geoarrow_field_type
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortOrder
@@ -240,7 +240,7 @@ def _query_fields(arrow_schema: Any) -> list[NestedField]:
     out = []
     for f in arrow_schema:
         try:
-            t = arrow_to_iceberg_type(f.type, [1])
+            t = geoarrow_field_type(f) or arrow_to_iceberg_type(f.type, [1])
         except NotSupportedError as e:
             raise NotSupportedError(
                 f"cannot create a column `{f.name}` of type {f.type}: {e}; cast it in the query"

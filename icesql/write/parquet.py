@@ -48,10 +48,13 @@ def arrow_write_schema(schema: Schema) -> pa.Schema:
 def _geo_columns(schema: Schema) -> list[tuple[int, pa.DataType]]:
     """Top-level geometry / geography columns and their ``geoarrow.wkb`` types, so that the
     Parquet writer annotates them GEOMETRY / GEOGRAPHY (Appendix A; pyarrow 21 and later; 20
-    writes plain binary). Nested ones stay plain binary, which every reader takes as WKB."""
+    writes plain binary). Nested ones, and geographies with an edge algorithm other than
+    ``spherical`` (pyarrow's writer refuses the others), stay plain binary: the table's schema
+    still says what they are, and every reader takes the bytes as WKB."""
     return [
         (i, geoarrow_type(f.type)) for i, f in enumerate(schema.fields)
-        if isinstance(f.type, GeometryType | GeographyType)
+        if isinstance(f.type, GeometryType)
+        or (isinstance(f.type, GeographyType) and f.type.algorithm == "spherical")
     ]
 
 

@@ -96,8 +96,10 @@ _DUCKDB_TYPES: PerPrimitiveType[Any] = PerPrimitiveType("DuckDB type", {
     TimestamptzNanoType: "TIMESTAMPTZ_NS",
     StringType: "VARCHAR",
     (UUIDType, FixedType, BinaryType): "BLOB",  # the stream hands uuids over as binary(16)
+    # WKB, annotated GEOMETRY / GEOGRAPHY or plain binary: DuckDB's reader casts either
+    (GeometryType, GeographyType): "GEOMETRY",
     # None: DuckDB's reader cannot produce these from the file by field id
-    (UnknownType, VariantType, GeometryType, GeographyType, StructType, ListType, MapType): None,
+    (UnknownType, VariantType, StructType, ListType, MapType): None,
 })
 _GLOB_CHARS = re.compile(r"[*?\[\]{}]")
 _Readable = Callable[[str], bool]  # may DuckDB open this local path (its allowed directories)?

@@ -149,3 +149,14 @@ def test_ctas_of_a_geometry_query_creates_a_geometry_column(con):
                 " SELECT 1 AS id, ST_GeomFromText('POINT (1 2)') AS g")
     assert con.execute("DESCRIBE db.c").fetchall()[1][:2] == ("g", "geometry")
     assert con.execute("SELECT ST_AsText(g) FROM db.c").fetchall() == [("POINT (1 2)",)]
+
+
+def test_orc_files_hold_wkb_with_the_same_bounds(con):
+    con.execute("CREATE TABLE db.o (id INT, g GEOMETRY) TBLPROPERTIES ('format-version'='3',"
+                " 'write.format.default'='orc')")
+    con.execute("INSERT INTO db.o VALUES (1, ST_GeomFromText('LINESTRING (1 2, -3 5)')), (2, NULL)")
+    assert con.execute("SELECT id, ST_AsText(g) FROM db.o ORDER BY id").fetchall() == [
+        (1, "LINESTRING (1 2, -3 5)"), (2, None)]
+    [(path, values, nulls, lower, upper)] = _files(con, "o")
+    assert path.endswith(".orc")
+    assert (values[2], nulls[2], lower[2], upper[2]) == (2, 1, xy(-3, 2), xy(1, 5))

@@ -151,12 +151,20 @@ def test_ctas_of_a_geometry_query_creates_a_geometry_column(con):
     assert con.execute("SELECT ST_AsText(g) FROM db.c").fetchall() == [("POINT (1 2)",)]
 
 
-def test_orc_files_hold_wkb_with_the_same_bounds(con):
+@pytest.mark.parametrize("fmt", ["orc", "avro"])
+def test_orc_and_avro_files_hold_wkb_with_the_same_bounds(con, fmt):
+    """Appendix A: ORC ``binary`` with ``iceberg.binary-type = GEOMETRY``, Avro ``bytes``."""
     con.execute("CREATE TABLE db.o (id INT, g GEOMETRY) TBLPROPERTIES ('format-version'='3',"
-                " 'write.format.default'='orc')")
+                f" 'write.format.default'='{fmt}')")
     con.execute("INSERT INTO db.o VALUES (1, ST_GeomFromText('LINESTRING (1 2, -3 5)')), (2, NULL)")
     assert con.execute("SELECT id, ST_AsText(g) FROM db.o ORDER BY id").fetchall() == [
         (1, "LINESTRING (1 2, -3 5)"), (2, None)]
     [(path, values, nulls, lower, upper)] = _files(con, "o")
-    assert path.endswith(".orc")
+    assert path.endswith(f".{fmt}")
     assert (values[2], nulls[2], lower[2], upper[2]) == (2, 1, xy(-3, 2), xy(1, 5))
+    if fmt == "orc":
+        import pyarrow.orc
+
+        field = pyarrow.orc.ORCFile(path).schema.field("g")
+        assert field.type == pa.binary()
+        assert field.metadata[b"iceberg.binary-type"] == b"GEOMETRY"

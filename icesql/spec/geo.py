@@ -40,9 +40,10 @@ class InvalidWKBError(ValueError):
 
 
 class _Reader:
-    __slots__ = ("buf", "pos", "has_edges", "chunks")
+    __slots__ = ("buf", "pos", "has_edges", "chunks", "iso")
 
-    def __init__(self, buf: bytes):
+    def __init__(self, buf: bytes, iso: bool = False):
+        self.iso = iso  # refuse EWKB flag bits
         self.buf = buf
         self.pos = 0
         self.has_edges = False
@@ -83,6 +84,10 @@ class _Reader:
         self.pos += 1
         fmt = "<" if order == 1 else ">"
         code = self.uint32(fmt)
+        if self.iso and code & (_EWKB_Z | _EWKB_M | _EWKB_SRID):
+            raise InvalidWKBError(
+                f"type code {code:#x} is PostGIS EWKB, not ISO WKB (convert it with ST_GeomFromWKB)"
+            )
         has_z, has_m = bool(code & _EWKB_Z), bool(code & _EWKB_M)
         if code & _EWKB_SRID:
             self.uint32(fmt)  # the SRID; the column's CRS is the type's
@@ -111,16 +116,17 @@ class _Reader:
         return kind
 
 
-def parse_wkb(value: bytes) -> tuple[np.ndarray, bool]:
+def parse_wkb(value: bytes, iso: bool = False) -> tuple[np.ndarray, bool]:
     """Every coordinate of a WKB value as an (n, 4) x/y/z/m array (NaN where absent), and
-    whether the value has an edge (a line or ring of two or more points).
+    whether the value has an edge (a line or ring of two or more points). With ``iso``, EWKB
+    is refused: the spec stores ISO WKB, which is what a writer must produce.
 
     >>> xyzm, edges = parse_wkb(bytes.fromhex("01b90b0000" + "00" * 8 + "000000000000f03f"
     ...                                       + "0000000000000040" + "0000000000000840"))
     >>> xyzm.tolist(), edges
     ([[0.0, 1.0, 2.0, 3.0]], False)
     """
-    reader = _Reader(bytes(value))
+    reader = _Reader(bytes(value), iso)
     reader.geometry()
     if reader.pos != len(reader.buf):
         raise InvalidWKBError(f"{len(reader.buf) - reader.pos} bytes after the WKB geometry")

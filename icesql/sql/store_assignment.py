@@ -306,7 +306,7 @@ def _to_wkb(array: pa.Array, target: IcebergType, column: str, table: str) -> pa
         if value is None:
             continue
         try:
-            parse_wkb(value)
+            parse_wkb(value, iso=True)
         except InvalidWKBError as e:
             raise DataError(
                 f"cannot write to {table}: column `{column}` ({target}): value {i + 1} of the"

@@ -99,6 +99,14 @@ def test_ewkb_flags_and_srid():
     assert bounds([ewkb_z]) == (xy(1, 2, 3), xy(1, 2, 3))
 
 
+def test_ewkb_is_refused_where_iso_wkb_is_required():
+    ewkb = struct.pack("<BII2d", 1, 0x20000001, 4326, 1.0, 2.0)
+    assert parse_wkb(ewkb)[0].tolist()[0][:2] == [1.0, 2.0]
+    with pytest.raises(InvalidWKBError, match="EWKB, not ISO WKB"):
+        parse_wkb(ewkb, iso=True)
+    assert parse_wkb(point(1, 2, 3, code=1001), iso=True)[0].shape == (1, 4)
+
+
 def test_a_dimension_known_for_some_values_only_bounds_those():
     assert bounds([point(1, 2), point(5, 6, 7, code=1001)]) == (xy(1, 2, 7), xy(5, 6, 7))
 

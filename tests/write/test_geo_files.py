@@ -138,10 +138,16 @@ def test_bad_wkb_is_refused_and_nothing_is_written(con):
     con.execute("CREATE TABLE db.t (id INT, g GEOMETRY) TBLPROPERTIES ('format-version'='3')")
     with pytest.raises(icesql.DataError, match="column `g` .*not WKB"):
         con.execute("INSERT INTO db.t VALUES (1, X'0101')")
+    assert con.catalog.load_table(("db", "t")).metadata.current_snapshot_id is None
+    ewkb = struct.pack("<BII2d", 1, 0x20000001, 4326, 1.0, 2.0)
+    with pytest.raises(icesql.DataError, match="EWKB, not ISO WKB"):
+        con.execute("INSERT INTO db.t VALUES (1, ?)", (ewkb,))
+    con.execute("INSERT INTO db.t VALUES (1, ST_GeomFromWKB(?))", (ewkb,))  # DuckDB converts it
+    assert con.execute("SELECT g FROM db.t").fetchall() == [(wkb_point(1, 2),)]
+    con.execute("DELETE FROM db.t")
     with pytest.raises(icesql.ProgrammingError, match="cannot safely cast `g` STRING to GEOMETRY"):
         con.execute("INSERT INTO db.t VALUES (1, 'POINT (1 2)')")
     assert con.execute("SELECT count(*) FROM db.t").fetchall() == [(0,)]
-    assert con.catalog.load_table(("db", "t")).metadata.current_snapshot_id is None
 
 
 def test_ctas_of_a_geometry_query_creates_a_geometry_column(con):

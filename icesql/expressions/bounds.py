@@ -12,7 +12,8 @@ list summaries) are Appendix D bytes. Two things make them more than ``from_byte
 
 Anything a rule cannot rely on reads as None (unknown), which only ever costs pruning: an
 absent or undecodable bound, a nested type, a UUID (writers have disagreed on UUID order,
-signed vs unsigned) and a NaN bound (old writers)::
+signed vs unsigned), a NaN bound (old writers), and the bounds of variant, geometry and
+geography columns (bounding-box points and path objects, not values in any order)::
 
     >>> from icesql.spec.types import LongType
     >>> decode_bound(LongType(), (7).to_bytes(4, "little"))   # written when it was an int
@@ -25,15 +26,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from icesql.spec.types import IcebergType, PrimitiveType, UUIDType
+from icesql.spec.types import (
+    GeographyType,
+    GeometryType,
+    IcebergType,
+    PrimitiveType,
+    UUIDType,
+    VariantType,
+)
 from icesql.spec.values import binary_width, from_bytes
 
 __all__ = ["decode_bound", "decode_bounds"]
 
+_UNORDERED = (UUIDType, VariantType, GeometryType, GeographyType)
+
 def decode_bound(t: IcebergType, data: bytes | None, promoted: bool = True) -> Any:
     """The bound ``data`` of a column of type ``t``, or None when unknown or unusable (module
     docstring); without ``promoted``, a bound written under an earlier type is unknown too."""
-    if data is None or not isinstance(t, PrimitiveType) or isinstance(t, UUIDType):
+    if data is None or not isinstance(t, PrimitiveType) or isinstance(t, _UNORDERED):
         return None
     if not promoted:
         width = binary_width(t)  # the width t writes its own bounds with, if fixed

@@ -103,8 +103,10 @@ _DUCKDB_TYPES: PerPrimitiveType[Any] = PerPrimitiveType("DuckDB type", {
     (UUIDType, FixedType, BinaryType): "BLOB",  # the stream hands uuids over as binary(16)
     # DuckDB reads the VARIANT group, shredded or not; the stream's arrow.parquet.variant too
     VariantType: "VARIANT",
+    # WKB, annotated GEOMETRY / GEOGRAPHY or plain binary: DuckDB's reader casts either
+    (GeometryType, GeographyType): "GEOMETRY",
     # None: DuckDB's reader cannot produce these from the file by field id
-    (UnknownType, GeometryType, GeographyType, StructType, ListType, MapType): None,
+    (UnknownType, StructType, ListType, MapType): None,
 })
 _GLOB_CHARS = re.compile(r"[*?\[\]{}]")
 _Readable = Callable[[str], bool]  # may DuckDB open this local path (its allowed directories)?

@@ -10,14 +10,19 @@ fields, list elements and map keys/values::
     (b'1', b'2')
 
 ``uuid`` maps to ``fixed_size_binary(16)`` because that is how Spark and the Parquet spec
-store it; the geospatial types are opaque binary here. ``variant`` is the Parquet variant
+store it. ``variant`` is the Parquet variant
 encoding's unshredded group, ``struct<metadata: binary, value: binary>`` (both required),
 and its field carries the ``arrow.parquet.variant`` extension name: DuckDB imports such a
-column as its native ``VARIANT`` and exports ``VARIANT`` the same way.
+column as its native ``VARIANT`` and exports ``VARIANT`` the same way. ``geometry`` /
+``geography`` are WKB in ``binary`` fields that carry GeoArrow's extension name
+(``geoarrow.wkb``) as field metadata, which is how DuckDB, importing the stream, knows them as
+its ``GEOMETRY``; ``geoarrow_type`` is the real extension type, which pyarrow's Parquet writer
+(21 and later) annotates as Parquet's GEOMETRY / GEOGRAPHY with the CRS and edge algorithm.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pyarrow as pa
@@ -26,6 +31,7 @@ from icesql.errors import NotSupportedError
 from icesql.spec.dispatch import PerPrimitiveType, constant
 from icesql.spec.schema import Schema
 from icesql.spec.types import (
+    DEFAULT_CRS,
     BinaryType,
     BooleanType,
     DateType,
@@ -61,8 +67,12 @@ __all__ = [
     "VARIANT_STORAGE",
     "PYARROW_READS_VARIANT",
     "check_variant_support",
+    "GEOARROW_WKB",
+    "GeoArrowWkb",
     "arrow_to_iceberg_type",
     "field_to_arrow",
+    "geoarrow_field_type",
+    "geoarrow_type",
     "schema_to_arrow",
     "to_arrow_array",
     "to_arrow_scalar",
@@ -70,12 +80,15 @@ __all__ = [
 ]
 
 FIELD_ID_KEY = b"PARQUET:field_id"
-VARIANT_EXTENSION_NAME = b"ARROW:extension:name"
-VARIANT_EXTENSION = {VARIANT_EXTENSION_NAME: b"arrow.parquet.variant",
-                     b"ARROW:extension:metadata": b""}
+EXTENSION_NAME_KEY = b"ARROW:extension:name"
+EXTENSION_METADATA_KEY = b"ARROW:extension:metadata"
+VARIANT_EXTENSION_NAME = EXTENSION_NAME_KEY
+VARIANT_EXTENSION = {EXTENSION_NAME_KEY: b"arrow.parquet.variant", EXTENSION_METADATA_KEY: b""}
 # the Parquet spec's unshredded variant group; its children carry no field ids (Appendix A)
 VARIANT_STORAGE = pa.struct([pa.field("metadata", pa.binary(), nullable=False),
                              pa.field("value", pa.binary(), nullable=False)])
+GEOARROW_WKB = "geoarrow.wkb"
+_GEO_FIELD_METADATA = {EXTENSION_NAME_KEY: GEOARROW_WKB.encode(), EXTENSION_METADATA_KEY: b"{}"}
 
 _ARROW_TYPES: PerPrimitiveType[Any] = PerPrimitiveType("Arrow type", {
     BooleanType: constant(pa.bool_()),
@@ -128,7 +141,66 @@ def field_to_arrow(f: NestedField) -> pa.Field:
     metadata = _metadata(f.field_id)
     if isinstance(f.type, VariantType):
         metadata.update(VARIANT_EXTENSION)
+    if isinstance(f.type, GeometryType | GeographyType):
+        # without a CRS: DuckDB refuses CRSs it cannot resolve (e.g. ``srid:4326``) and the
+        # table's schema holds the CRS anyway
+        metadata.update(_GEO_FIELD_METADATA)
     return pa.field(f.name, type_to_arrow(f.type), nullable=not f.required, metadata=metadata)
+
+
+class GeoArrowWkb(pa.ExtensionType):
+    """GeoArrow's ``geoarrow.wkb`` over ``binary``, with the CRS and edge algorithm of an Iceberg
+    geospatial type in its JSON metadata. Deliberately not registered with pyarrow (that would
+    clash with the geoarrow package, and readers here want plain binary)."""
+
+    def __init__(self, metadata: bytes = b"{}"):
+        self._metadata = metadata
+        super().__init__(pa.binary(), GEOARROW_WKB)
+
+    def __arrow_ext_serialize__(self) -> bytes:
+        return self._metadata
+
+    @classmethod
+    def __arrow_ext_deserialize__(cls, storage_type: pa.DataType, serialized: bytes) -> GeoArrowWkb:
+        return cls(serialized)
+
+
+def geoarrow_field_type(f: pa.Field) -> GeometryType | GeographyType | None:
+    """The geospatial type of an Arrow field holding GeoArrow WKB (DuckDB's ``GEOMETRY`` marks
+    its fields so), or None: a plain CRS string is kept, ``edges`` makes a geography."""
+    if isinstance(f.type, pa.ExtensionType):
+        name, raw = f.type.extension_name, f.type.__arrow_ext_serialize__()
+    else:
+        meta = f.metadata or {}
+        name, raw = meta.get(EXTENSION_NAME_KEY, b"").decode(), meta.get(EXTENSION_METADATA_KEY)
+    if name != GEOARROW_WKB:
+        return None
+    try:
+        meta = json.loads(raw or b"{}")
+    except ValueError:
+        meta = {}
+    meta = meta if isinstance(meta, dict) else {}
+    crs = meta.get("crs")
+    crs = crs if isinstance(crs, str) and crs else DEFAULT_CRS
+    edges = meta.get("edges")
+    if isinstance(edges, str) and edges != "planar":
+        return GeographyType(crs, edges)
+    return GeometryType(crs)
+
+
+def geoarrow_type(t: GeometryType | GeographyType) -> GeoArrowWkb:
+    """The ``geoarrow.wkb`` type of a geospatial column: the default CRS (OGC:CRS84) is left
+    out, as the Parquet spec's default; ``edges`` marks a geography.
+
+    >>> geoarrow_type(GeographyType("srid:4326", "karney")).__arrow_ext_serialize__()
+    b'{"crs": "srid:4326", "edges": "karney"}'
+    """
+    meta: dict[str, str] = {}
+    if t.crs != DEFAULT_CRS:
+        meta["crs"] = t.crs
+    if isinstance(t, GeographyType):
+        meta["edges"] = t.algorithm
+    return GeoArrowWkb(json.dumps(meta).encode())
 
 
 def type_to_arrow(t: IcebergType) -> pa.DataType:
@@ -240,10 +312,11 @@ def arrow_to_iceberg_type(t: pa.DataType, next_id: list[int] | None = None) -> I
 
 def arrow_field_type(f: pa.Field, next_id: list[int] | None = None) -> IcebergType:
     """``arrow_to_iceberg_type`` of a field's type, except that a field named as the
-    ``arrow.parquet.variant`` extension (DuckDB's VARIANT) is a variant."""
+    ``arrow.parquet.variant`` extension (DuckDB's VARIANT) is a variant, and one holding
+    GeoArrow WKB (DuckDB's GEOMETRY) is a geospatial type."""
     if (f.metadata or {}).get(VARIANT_EXTENSION_NAME) == VARIANT_EXTENSION[VARIANT_EXTENSION_NAME]:
         return VariantType()
-    return arrow_to_iceberg_type(f.type, next_id)
+    return geoarrow_field_type(f) or arrow_to_iceberg_type(f.type, next_id)
 
 
 def _arrow_field(f: pa.Field, next_id: list[int] | None) -> NestedField:

@@ -18,6 +18,7 @@ from icesql.sql.spark import (
     aggregates,
     arrays,
     datetimes,
+    geo,
     numbers,
     overflow,
     relations,
@@ -26,7 +27,7 @@ from icesql.sql.spark import (
 )
 from icesql.sql.spark.base import TYPES_KEY, Rule, arg_key
 
-_AREAS = (variants, numbers, text, datetimes, arrays, aggregates, relations, overflow)
+_AREAS = (variants, numbers, text, datetimes, arrays, aggregates, relations, geo, overflow)
 RULES: dict[type, list[Rule]] = {}
 for _area in _AREAS:
     for _cls, _rule_of_area in _area.RULES.items():

@@ -20,6 +20,8 @@ from typing import Any
 
 from icesql.spec.dispatch import PerPrimitiveType
 from icesql.spec.types import (
+    DEFAULT_ALGORITHM,
+    DEFAULT_CRS,
     BinaryType,
     BooleanType,
     DateType,
@@ -104,4 +106,17 @@ def spark_ddl_type(t: IcebergType) -> str:
         return f"ARRAY<{spark_ddl_type(t.element_type)}>"
     if isinstance(t, MapType):
         return f"MAP<{spark_ddl_type(t.key_type)}, {spark_ddl_type(t.value_type)}>"
+    if isinstance(t, GeometryType | GeographyType):
+        return _geo_ddl(t)
     return spark_primitive_name(t).upper()
+
+
+def _geo_ddl(t: GeometryType | GeographyType) -> str:
+    """icesql's DDL spelling (CRS quoted: ``:`` is no SQL token), which CREATE TABLE takes back:
+    ``GEOMETRY('srid:4326')``, ``GEOGRAPHY('OGC:CRS84', 'karney')``."""
+    params = [] if t.crs == DEFAULT_CRS else [t.crs]
+    if isinstance(t, GeographyType) and t.algorithm != DEFAULT_ALGORITHM:
+        params = [t.crs, t.algorithm]
+    name = "GEOGRAPHY" if isinstance(t, GeographyType) else "GEOMETRY"
+    quoted = ", ".join("'" + p.replace("'", "''") + "'" for p in params)
+    return f"{name}({quoted})" if params else name

@@ -4,7 +4,13 @@
 ``TIMESTAMP`` is Spark's local-time-zone timestamp, so it becomes ``timestamptz``;
 ``TIMESTAMP_NTZ`` becomes ``timestamp``; ``TINYINT``/``SMALLINT`` widen to ``int`` and
 ``CHAR``/``VARCHAR`` to ``string``, as Iceberg's Spark catalog does. Beyond Spark, icesql
-accepts ``UUID``, ``FIXED(L)``, ``TIME``, ``TIMESTAMP_NS`` and ``VARIANT``.
+accepts ``UUID``, ``FIXED(L)``, ``TIME``, ``TIMESTAMP_NS``, ``VARIANT`` and the geospatial types
+``GEOMETRY[('<crs>')]`` / ``GEOGRAPHY[('<crs>'[, <algorithm>])]`` (a CRS is the spec's
+``type:identifier`` string, quoted in SQL because ``:`` is no SQL token; an integer ``N``, as
+Spark 4.1 writes it, is ``srid:N``)::
+
+    >>> str(iceberg_type(exp.DataType.build("GEOGRAPHY('srid:4269', karney)", dialect="spark")))
+    'geography(srid:4269, karney)'
 
 Field ids are assigned by ``icesql.write.fresh_ids.fresh_schema_fields`` (Java's order), so
 Spark and icesql give the same table the same ids::
@@ -16,12 +22,14 @@ Spark and icesql give the same table the same ids::
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from sqlglot import exp
 
 from icesql.errors import NotSupportedError, ProgrammingError
 from icesql.spec.types import (
+    DEFAULT_ALGORITHM,
+    DEFAULT_CRS,
     BinaryType,
     BooleanType,
     DateType,
@@ -29,6 +37,8 @@ from icesql.spec.types import (
     DoubleType,
     FixedType,
     FloatType,
+    GeographyType,
+    GeometryType,
     IcebergType,
     IntegerType,
     ListType,
@@ -48,6 +58,8 @@ from icesql.spec.types import (
 from icesql.write.fresh_ids import fresh_schema_fields
 
 __all__ = [
+    "EDGE_ALGORITHMS",
+    "check_v3_types",
     "column_field",
     "fresh_schema_fields",
     "iceberg_type",
@@ -120,7 +132,64 @@ def iceberg_type(dt: exp.DataType) -> IcebergType:
         return StructType(tuple(struct_fields(dt)))
     if kind == T.NULL:
         return UnknownType()
+    if kind in (T.GEOMETRY, T.GEOGRAPHY):
+        return _geospatial(dt)
     raise NotSupportedError(f"type {dt.sql(dialect='spark')} cannot be stored in an Iceberg table")
+
+
+EDGE_ALGORITHMS = ("spherical", "vincenty", "thomas", "andoyer", "karney")
+
+
+def _geo_param(dt: exp.DataType, p: exp.Expression, what: str) -> str:
+    node = p.this if isinstance(p, exp.DataTypeParam) else p
+    if isinstance(p, exp.DataTypeParam) and p.args.get("expression") is not None:
+        node = None  # `OGC:CRS84` unquoted: the tokens after the colon are lost
+    if isinstance(node, exp.Literal) and node.is_string and node.name.strip():
+        return node.name.strip()
+    if what == "CRS" and isinstance(node, exp.Literal) and node.is_int:
+        return f"srid:{int(node.name)}"
+    if what == "algorithm" and isinstance(node, exp.Var | exp.Column | exp.Identifier):
+        return node.name
+    raise ProgrammingError(
+        f"invalid {what} in {dt.sql(dialect='spark')}: write the CRS as a string or an SRID,"
+        " e.g. GEOMETRY('OGC:CRS84'), GEOMETRY(4326), GEOGRAPHY('srid:4326', 'karney')"
+    )
+
+
+def _geospatial(dt: exp.DataType) -> IcebergType:
+    """``geometry(C)`` / ``geography(C, A)`` with the spec's defaults (``OGC:CRS84``,
+    ``spherical``); an algorithm the spec does not name is refused."""
+    params = list(dt.expressions)
+    geography = dt.this == T.GEOGRAPHY
+    if len(params) > (2 if geography else 1):
+        raise ProgrammingError(
+            f"{dt.sql(dialect='spark')}: {'GEOGRAPHY takes a CRS and an edge algorithm' if geography else 'GEOMETRY takes one CRS'}"
+        )
+    crs = _geo_param(dt, params[0], "CRS") if params else DEFAULT_CRS
+    if any(c.isspace() or c in "(),\"'" for c in crs):
+        raise ProgrammingError(f"invalid CRS {crs!r} in {dt.sql(dialect='spark')}")
+    if not geography:
+        return GeometryType(crs)
+    algorithm = _geo_param(dt, params[1], "algorithm").lower() if len(params) > 1 else DEFAULT_ALGORITHM
+    if algorithm not in EDGE_ALGORITHMS:
+        raise NotSupportedError(
+            f"edge-interpolation algorithm {algorithm!r} in {dt.sql(dialect='spark')}: the spec"
+            f" defines {', '.join(EDGE_ALGORITHMS)}"
+        )
+    return GeographyType(crs, algorithm)
+
+
+def check_v3_types(
+    types: Iterable[tuple[str, IcebergType]], format_version: int, table: str
+) -> None:
+    """Geometry and geography columns need format version 3 (the spec adds them there);
+    ``types`` are (column name, type) pairs at every depth."""
+    for name, t in types:
+        if isinstance(t, GeometryType | GeographyType) and format_version < 3:
+            raise NotSupportedError(
+                f"cannot use {t} for column {name!r} of {table}: {str(t).split('(')[0]} columns"
+                f" need format-version 3 (the table has {format_version})"
+            )
 
 
 def column_field(node: exp.ColumnDef) -> NestedField:

@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 
 from icesql.errors import DataError, IntegrityError, ProgrammingError
 from icesql.spec.arrow import to_arrow_scalar, type_to_arrow
+from icesql.spec.geo import InvalidWKBError, parse_wkb
 from icesql.spec.schema import Schema
 from icesql.spec.types import (
     INT32_MIN,
@@ -39,6 +40,8 @@ from icesql.spec.types import (
     DoubleType,
     FixedType,
     FloatType,
+    GeographyType,
+    GeometryType,
     IcebergType,
     IntegerType,
     ListType,
@@ -123,6 +126,8 @@ def can_assign(source: pa.DataType, target: IcebergType) -> bool:
         return pa.types.is_boolean(source)
     if isinstance(target, BinaryType | FixedType):
         return _is_binary(source)
+    if isinstance(target, GeometryType | GeographyType):
+        return _is_binary(source)  # WKB, or DuckDB's GEOMETRY (WKB marked geoarrow.wkb)
     if isinstance(target, DateType):
         return pa.types.is_date(source) or pa.types.is_timestamp(source)
     if isinstance(target, _TIMESTAMPS):
@@ -259,6 +264,8 @@ def _convert(array: pa.Array, f: NestedField, column: str, table: str) -> pa.Arr
         array = array.combine_chunks()
     if pa.types.is_dictionary(array.type):
         array = array.dictionary_decode()
+    if isinstance(array.type, pa.ExtensionType):
+        array = array.storage  # e.g. geoarrow.wkb, where a library registered it
     source = array.type
     if pa.types.is_null(source):
         return pa.nulls(len(array), want)
@@ -285,6 +292,8 @@ def _convert(array: pa.Array, f: NestedField, column: str, table: str) -> pa.Arr
             return _to_fixed(array, target, column, table)
         if isinstance(target, BinaryType):
             return pc.cast(array, want)
+        if isinstance(target, GeometryType | GeographyType):
+            return _to_wkb(pc.cast(array, want), target, column, table)
         if isinstance(target, DateType):
             if pa.types.is_timestamp(source):
                 return _timestamp_to_date(array)
@@ -301,6 +310,22 @@ def _convert(array: pa.Array, f: NestedField, column: str, table: str) -> pa.Arr
         if any(w in text for w in ("overflow", "out of bounds", "not fit", "not in range", "precision")):
             raise _overflow(source, target, column, table) from None
         raise DataError(f"cannot write to {table}: column `{column}`: {e}") from None
+
+
+def _to_wkb(array: pa.Array, target: IcebergType, column: str, table: str) -> pa.Array:
+    """Binary values stored as they are, once each is checked to be one WKB geometry."""
+    for i, value in enumerate(array.to_pylist()):
+        if value is None:
+            continue
+        try:
+            parse_wkb(value, iso=True)
+        except InvalidWKBError as e:
+            raise DataError(
+                f"cannot write to {table}: column `{column}` ({target}): value {i + 1} of the"
+                f" batch is not WKB ({e}); build geometries with ST_GeomFromWKB,"
+                " ST_GeomFromText or CAST('POINT (1 2)' AS GEOMETRY)"
+            ) from None
+    return array
 
 
 def _to_integer(array: pa.Array, want: pa.DataType) -> pa.Array:

@@ -220,6 +220,10 @@ def _check_schema(schema: Schema, format_version: int, table: str) -> None:
         if f.name.lower() in seen:
             raise ProgrammingError(f"cannot create {table}: column {f.name!r} appears twice")
         seen.add(f.name.lower())
+    sql_types.check_v3_types(
+        ((schema.find_column_name(fid), schema.find_type(fid)) for fid in schema.field_ids()),
+        format_version, table,
+    )
     for fid in schema.field_ids():
         t = schema.find_type(fid)
         if isinstance(t, UnknownType) and format_version < 3:

@@ -38,7 +38,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icesql.errors import ProgrammingError
+from icesql.errors import DataError, ProgrammingError
+from icesql.spec.geo import GeoBox, InvalidWKBError
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortOrder
 from icesql.spec.types import (
@@ -319,10 +320,28 @@ class FileMetricsCollector:
             if count_batches and leaf.path is not None
             and self.config.mode(leaf.field.field_id).counts
         ]
+        # pyarrow's footer has no statistics (no null count) for a column annotated GEOMETRY /
+        # GEOGRAPHY (Parquet defines no order for them), so their counts come from the data
+        self._geo_counted = set() if count_batches else {
+            leaf.field.field_id for leaf in self.leaves
+            if leaf.path is not None and isinstance(leaf.field.type, GeometryType | GeographyType)
+            and self.config.mode(leaf.field.field_id).counts
+        }
+        self._counted += [leaf for leaf in self.leaves if leaf.field.field_id in self._geo_counted]
         self._bounded = bounded if count_batches else []
         self._long = [] if count_batches else [
             leaf for leaf in bounded if isinstance(leaf.field.type, StringType | BinaryType | FixedType)
         ]
+        # geometry / geography: the spec's bounding-box points, measured from the WKB
+        self._geo = [
+            leaf for leaf in self.leaves
+            if leaf.path is not None and isinstance(leaf.field.type, GeometryType | GeographyType)
+            and self.config.mode(leaf.field.field_id).bounds
+        ]
+        self._boxes = {
+            leaf.field.field_id: GeoBox(isinstance(leaf.field.type, GeographyType))
+            for leaf in self._geo
+        }
         self._values: dict[int, int] = {}
         self._nulls: dict[int, int] = {}
         # per ``add``: its first row, and the fields whose bounds it measured from the data
@@ -340,6 +359,16 @@ class FileMetricsCollector:
             self._add_float(leaf.field.field_id, leaf.field.type, _leaf_array(batch, leaf))
         for leaf in self._bounded:
             self._add_bounds(leaf.field.field_id, leaf.field.type, _leaf_array(batch, leaf))
+        for leaf in self._geo:
+            box = self._boxes[leaf.field.field_id]
+            for value in _leaf_array(batch, leaf).drop_null().to_pylist():
+                try:
+                    box.add(value)
+                except InvalidWKBError as e:
+                    raise DataError(
+                        f"column {self.schema.find_column_name(leaf.field.field_id)!r}: a"
+                        f" {leaf.field.type} value is not WKB: {e}"
+                    ) from None
         measured = set()
         for leaf in self._long:
             array = _leaf_array(batch, leaf)
@@ -442,6 +471,9 @@ class FileMetricsCollector:
             ids = [leaf.field.field_id for leaf in self.leaves]
             tracked = {leaf.field.field_id for leaf in self.leaves if leaf.path is not None}
             sizes, values, nulls, missing = _chunk_counts(footer, ids, tracked, self.config)
+            for fid in self._geo_counted:
+                values[fid], nulls[fid] = self._values.get(fid, 0), self._nulls.get(fid, 0)
+                missing.discard(fid)
             self._footer_bounds(footer, missing)
         lower: dict[int, bytes] = {}
         upper: dict[int, bytes] = {}
@@ -455,6 +487,10 @@ class FileMetricsCollector:
             lower[fid] = to_bytes(t, lo)
             if hi is not None:
                 upper[fid] = to_bytes(t, hi)
+        for fid, box in self._boxes.items():
+            points = box.bounds() if fid not in missing else None
+            if points is not None:
+                lower[fid], upper[fid] = points
         nans = {fid: n for fid, n in self._nans.items() if fid in values}
         return {
             "column_sizes": sizes,

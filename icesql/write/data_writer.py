@@ -34,7 +34,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from icesql.errors import InternalError, NotSupportedError
+from icesql.errors import InternalError
 from icesql.io import FileIO
 from icesql.session.progress import ProgressTracker
 from icesql.spec.arrow import check_variant_support
@@ -43,7 +43,6 @@ from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.reserved import ROW_LINEAGE_FIELDS
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortOrder
-from icesql.spec.types import GeographyType, GeometryType
 from icesql.write.column_metrics import MetricsConfig
 from icesql.write.file_writers import DataFileWriter, check_format, open_writer
 from icesql.write.parquet import arrow_write_schema
@@ -117,13 +116,6 @@ class DataWriter:
 
     def __init__(self, target: WriteTarget, progress: ProgressTracker | None = None):
         check_variant_support(target.schema, "writing")
-        for fid in target.schema.field_ids():
-            t = target.schema.find_type(fid)
-            if isinstance(t, GeometryType | GeographyType):
-                raise NotSupportedError(
-                    f"cannot write column {target.schema.find_column_name(fid)!r}: writing {t}"
-                    " values (WKB encoding) is not supported yet"
-                )
         self.target = target
         self.arrow_schema = arrow_write_schema(target.write_schema)
         self.target_size = target.properties.target_file_size_bytes

@@ -32,6 +32,8 @@ from icesql.spec.types import (
     BinaryType,
     DecimalType,
     FixedType,
+    GeographyType,
+    GeometryType,
     IcebergType,
     ListType,
     LongType,
@@ -189,6 +191,9 @@ def _orc_type(t: IcebergType, attrs: dict[str, str]) -> pa.DataType:
         return pa.binary()
     elif isinstance(t, BinaryType):
         attrs["iceberg.binary-type"] = "BINARY"
+    elif isinstance(t, GeometryType | GeographyType):  # WKB (Appendix A)
+        attrs["iceberg.binary-type"] = "GEOMETRY" if isinstance(t, GeometryType) else "GEOGRAPHY"
+        return pa.binary()
     elif isinstance(t, (TimestampNanoType, TimestamptzNanoType)):
         attrs["iceberg.timestamp-unit"] = "NANOS"
     elif isinstance(t, (TimestampType, TimestamptzType)):
@@ -398,7 +403,7 @@ def _avro_type(t: IcebergType, fid: int, names: set[str]) -> Any:
     name = type(t).__name__
     simple = {"BooleanType": "boolean", "IntegerType": "int", "LongType": "long",
               "FloatType": "float", "DoubleType": "double", "StringType": "string",
-              "BinaryType": "bytes"}
+              "BinaryType": "bytes", "GeometryType": "bytes", "GeographyType": "bytes"}
     if name == "DateType":
         return {"type": "int", "logicalType": "date"}
     if name in simple:

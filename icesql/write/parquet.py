@@ -26,10 +26,10 @@ import pyarrow.parquet as pq
 
 from icesql.errors import OperationalError
 from icesql.io import FileIO
-from icesql.spec.arrow import schema_to_arrow
+from icesql.spec.arrow import geoarrow_type, schema_to_arrow
 from icesql.spec.content_file import DATA, DataFile
 from icesql.spec.schema import Schema
-from icesql.spec.types import UnknownType
+from icesql.spec.types import GeographyType, GeometryType, UnknownType
 from icesql.write.column_metrics import FileMetricsCollector, MetricsConfig
 from icesql.write.variant_footer import AnnotatingSink, variant_paths
 
@@ -45,6 +45,19 @@ def arrow_write_schema(schema: Schema) -> pa.Schema:
         schema.schema_id,
     )
     return schema_to_arrow(kept)
+
+
+def _geo_columns(schema: Schema) -> list[tuple[int, pa.DataType]]:
+    """Top-level geometry / geography columns and their ``geoarrow.wkb`` types, so that the
+    Parquet writer annotates them GEOMETRY / GEOGRAPHY (Appendix A; pyarrow 21 and later; 20
+    writes plain binary). Nested ones, and geographies with an edge algorithm other than
+    ``spherical`` (pyarrow's writer refuses the others), stay plain binary: the table's schema
+    still says what they are, and every reader takes the bytes as WKB."""
+    return [
+        (i, geoarrow_type(f.type)) for i, f in enumerate(schema.fields)
+        if isinstance(f.type, GeometryType)
+        or (isinstance(f.type, GeographyType) and f.type.algorithm == "spherical")
+    ]
 
 
 class OpenDataFile:
@@ -140,10 +153,15 @@ class ParquetDataWriter(OpenDataFile):
         super().__init__(io, path, schema, spec_id, partition, metrics, sort_order_id)
         paths = variant_paths(self._write_schema)
         self._annotating = AnnotatingSink(self._sink, paths) if paths else None
+        self._geo = _geo_columns(self._write_schema)
+        self._file_schema = self.arrow_schema
+        for i, ext in self._geo:
+            f = self.arrow_schema.field(i)
+            self._file_schema = self._file_schema.set(i, pa.field(f.name, ext, f.nullable, f.metadata))
         try:
             self._writer = pq.ParquetWriter(
                 self._annotating or self._sink,
-                self.arrow_schema,
+                self._file_schema,
                 compression=_CODEC_NAMES.get(compression, compression),
                 compression_level=compression_level,
                 data_page_size=page_size,
@@ -185,6 +203,12 @@ class ParquetDataWriter(OpenDataFile):
     def _write_row_group(self, table: pa.Table) -> None:
         table = table.cast(self.arrow_schema)
         self._metrics.add(table)
+        for i, ext in self._geo:
+            column = table.column(i)
+            wrapped = pa.chunked_array(
+                [pa.ExtensionArray.from_storage(ext, c) for c in column.chunks], type=ext
+            )
+            table = table.set_column(i, self._file_schema.field(i), wrapped)
         try:
             self._writer.write_table(table, row_group_size=max(table.num_rows, 1))
         except (OSError, pa.ArrowException) as e:

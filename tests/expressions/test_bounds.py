@@ -86,3 +86,15 @@ def test_decode_bounds_needs_both():
     assert decode_bounds(t, to_bytes(t, 1), None) is None
     assert decode_bounds(t, None, to_bytes(t, 9)) is None
     assert decode_bounds(t, to_bytes(t, 1), b"\x00") is None
+
+
+def test_geospatial_and_variant_bounds_are_never_ordered_values():
+    """Bounding-box points are no values in an order: every reader sees them as unknown."""
+    import struct
+
+    from icesql.spec.types import GeographyType, GeometryType, VariantType
+
+    point = struct.pack("<2d", 1.0, 2.0)
+    for t in (GeometryType(), GeographyType("srid:4326"), VariantType()):
+        assert decode_bound(t, point) is None
+        assert decode_bounds(t, point, point) is None

@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 MODULES = ["types", "values", "schema", "transforms", "partitioning", "sorting", "arrow",
-           "name_mapping", "dispatch"]
+           "name_mapping", "dispatch", "geo"]
 
 
 def _spec_names() -> dict:

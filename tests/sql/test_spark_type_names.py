@@ -97,3 +97,21 @@ def test_nested_names(iceberg, simple, ddl):
 def test_a_nested_type_has_no_primitive_name():
     with pytest.raises(UnhandledTypeError, match=r"Spark type name .* list<int> \(ListType\)"):
         spark_primitive_name(ListType(1, IntegerType(), True))
+
+
+def test_geospatial_ddl_spelling_parses_back():
+    """SHOW CREATE TABLE quotes the CRS (``:`` is no SQL token), so the DDL runs again."""
+    from sqlglot import exp
+
+    from icesql.spec.types import GeographyType, GeometryType
+    from icesql.sql.spark_types import iceberg_type
+
+    for t, ddl in [
+        (GeometryType(), "GEOMETRY"),
+        (GeometryType("srid:4326"), "GEOMETRY('srid:4326')"),
+        (GeographyType(), "GEOGRAPHY"),
+        (GeographyType("srid:4269"), "GEOGRAPHY('srid:4269')"),
+        (GeographyType("OGC:CRS84", "karney"), "GEOGRAPHY('OGC:CRS84', 'karney')"),
+    ]:
+        assert spark_ddl_type(t) == ddl
+        assert iceberg_type(exp.DataType.build(ddl, dialect="spark")) == t

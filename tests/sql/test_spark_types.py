@@ -158,3 +158,35 @@ def test_fresh_ids_follow_javas_order():
     ]
     assert fields[1].type.fields[1].type.element_id == 6
     assert (fields[2].type.key_id, fields[2].type.value_id) == (7, 8)
+
+
+@pytest.mark.parametrize(("ddl", "expected"), [
+    ("GEOMETRY", "geometry"),
+    ("GEOMETRY('OGC:CRS84')", "geometry"),
+    ("GEOMETRY('srid:4326')", "geometry(srid:4326)"),
+    ("GEOMETRY(3857)", "geometry(srid:3857)"),
+    ("GEOMETRY('projjson:crs_prop')", "geometry(projjson:crs_prop)"),
+    ("GEOGRAPHY", "geography"),
+    ("GEOGRAPHY('srid:4269')", "geography(srid:4269)"),
+    ("GEOGRAPHY('OGC:CRS84', 'spherical')", "geography"),
+    ("GEOGRAPHY('OGC:CRS84', karney)", "geography(OGC:CRS84, karney)"),
+    ("GEOGRAPHY('srid:4326', 'VINCENTY')", "geography(srid:4326, vincenty)"),
+])
+def test_geospatial_types(ddl, expected):
+    """The spec's ``geometry(C)`` / ``geography(C, A)``, defaults OGC:CRS84 and spherical left
+    out of the type string as Iceberg writes it."""
+    assert str(iceberg_type(exp.DataType.build(ddl, dialect="spark"))) == expected
+
+
+@pytest.mark.parametrize(("ddl", "error", "pattern"), [
+    ("CREATE TABLE t (g GEOGRAPHY('OGC:CRS84', 'great_circle'))", icesql.NotSupportedError,
+     "algorithm 'great_circle'"),
+    ("CREATE TABLE t (g GEOMETRY(OGC:CRS84))", icesql.ProgrammingError, "CRS as a string"),
+    ("CREATE TABLE t (g GEOMETRY('a', 'b'))", icesql.ProgrammingError, "one CRS"),
+    ("CREATE TABLE t (g GEOGRAPHY('a', 'spherical', 'x'))", icesql.ProgrammingError, "a CRS and"),
+    ("CREATE TABLE t (g GEOMETRY('srid 4326'))", icesql.ProgrammingError, "invalid CRS"),
+])
+def test_bad_geospatial_types(ddl, error, pattern):
+    create = parse_one(ddl)
+    with pytest.raises(error, match=pattern):
+        column_field(create.this.expressions[0])

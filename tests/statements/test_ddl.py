@@ -214,3 +214,41 @@ def test_a_refused_replace_changes_nothing(con):
         with pytest.raises(icesql.ProgrammingError):
             con.execute(ddl)
         assert _raw(con, "r") == before
+
+
+def test_geospatial_columns_in_the_schema_json_as_the_spec_writes_them(con):
+    con.execute(
+        "CREATE TABLE db.t (g GEOMETRY, g2 GEOMETRY('srid:4326'), h GEOGRAPHY,"
+        " h2 GEOGRAPHY('srid:4326', 'spherical'), h3 GEOGRAPHY('OGC:CRS84', 'karney'),"
+        " st STRUCT<p: GEOMETRY(3857)>) TBLPROPERTIES ('format-version'='3')"
+    )
+    fields = _raw(con)["schemas"][0]["fields"]
+    assert [f["type"] for f in fields[:5]] == [
+        "geometry", "geometry(srid:4326)", "geography", "geography(srid:4326)",
+        "geography(OGC:CRS84, karney)",
+    ]
+    assert fields[5]["type"]["fields"][0]["type"] == "geometry(srid:3857)"
+    # the spec's own examples parse back to the same types
+    from icesql.spec.types import GeographyType, GeometryType, type_from_json
+
+    assert type_from_json("geometry(srid:4326)") == GeometryType("srid:4326")
+    assert type_from_json("geography(srid:4326, spherical)") == GeographyType("srid:4326")
+
+
+@pytest.mark.parametrize("version", ["1", "2"])
+def test_geospatial_columns_need_format_version_3(con, version):
+    for column in ("g GEOMETRY", "g GEOGRAPHY('srid:4326')", "s STRUCT<g: GEOMETRY>"):
+        with pytest.raises(icesql.NotSupportedError, match="need format-version 3"):
+            con.execute(f"CREATE TABLE db.t ({column}) TBLPROPERTIES ('format-version'='{version}')")
+        assert not con.catalog.table_exists(("db", "t"))
+    con.execute(f"CREATE TABLE db.t (id INT) TBLPROPERTIES ('format-version'='{version}')")
+    with pytest.raises(icesql.NotSupportedError, match="need format-version 3"):
+        con.execute("ALTER TABLE db.t ADD COLUMN g GEOMETRY")
+    assert [f["name"] for f in _raw(con)["schemas"][-1]["fields"]] == ["id"]
+
+
+def test_add_geospatial_columns_on_v3(con):
+    con.execute("CREATE TABLE db.t (id INT) TBLPROPERTIES ('format-version'='3')")
+    con.execute("ALTER TABLE db.t ADD COLUMNS (g GEOMETRY('srid:3857'), h GEOGRAPHY('srid:4326', 'andoyer'))")
+    fields = _raw(con)["schemas"][-1]["fields"]
+    assert [f["type"] for f in fields[1:]] == ["geometry(srid:3857)", "geography(srid:4326, andoyer)"]

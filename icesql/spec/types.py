@@ -58,6 +58,7 @@ __all__ = [
     "PRIMITIVE_TYPES",
     "is_primitive",
     "is_nested",
+    "min_format_version",
     "type_from_json",
     "type_to_json",
     "field_from_json",
@@ -390,6 +391,23 @@ def is_primitive(t: IcebergType) -> bool:
 def is_nested(t: IcebergType) -> bool:
     """True for struct, list and map."""
     return isinstance(t, NestedType)
+
+
+_V3_TYPES = (TimestampNanoType, TimestamptzNanoType, UnknownType, VariantType, GeometryType,
+             GeographyType)
+
+
+def min_format_version(t: IcebergType) -> int:
+    """The first format version whose tables may hold ``t`` (a nested type: its children),
+    as the spec's type table says; Java refuses a schema with a newer type
+    (``Schema.checkCompatibility``), since older readers would misread it.
+
+    >>> min_format_version(TimestampNanoType()), min_format_version(ListType(1, IntegerType(), False))
+    (3, 1)
+    """
+    if isinstance(t, NestedType):
+        return max((min_format_version(f.type) for f in t.fields), default=1)
+    return 3 if isinstance(t, _V3_TYPES) else 1
 
 
 # ---------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 ``TIMESTAMP`` is Spark's local-time-zone timestamp, so it becomes ``timestamptz``;
 ``TIMESTAMP_NTZ`` becomes ``timestamp``; ``TINYINT``/``SMALLINT`` widen to ``int`` and
 ``CHAR``/``VARCHAR`` to ``string``, as Iceberg's Spark catalog does. Beyond Spark, icesql
-accepts ``UUID``, ``FIXED(L)``, ``TIME``, ``TIMESTAMP_NS`` and ``VARIANT``.
+accepts ``UUID``, ``FIXED(L)``, ``TIME``, ``TIMESTAMP_NS``, ``TIMESTAMPTZ_NS`` and ``VARIANT``.
 
 Field ids are assigned by ``icesql.write.fresh_ids.fresh_schema_fields`` (Java's order), so
 Spark and icesql give the same table the same ids::
@@ -39,6 +39,7 @@ from icesql.spec.types import (
     StructType,
     TimestampNanoType,
     TimestampType,
+    TimestamptzNanoType,
     TimestamptzType,
     TimeType,
     UnknownType,
@@ -79,6 +80,8 @@ _SIMPLE: dict[T, Callable[[], IcebergType]] = {
     T.UUID: UUIDType,
     T.VARIANT: VariantType,
 }
+# the Iceberg type names the dialect parses as user-defined types (icesql.sql.dialect.NAMED_TYPES)
+_NAMED: dict[str, Callable[[], IcebergType]] = {"TIMESTAMPTZ_NS": TimestamptzNanoType}
 PLACEHOLDER_ID = 0
 
 
@@ -120,6 +123,8 @@ def iceberg_type(dt: exp.DataType) -> IcebergType:
         return StructType(tuple(struct_fields(dt)))
     if kind == T.NULL:
         return UnknownType()
+    if kind == T.USERDEFINED and str(dt.args.get("kind", "")).upper() in _NAMED:
+        return _NAMED[str(dt.args["kind"]).upper()]()
     raise NotSupportedError(f"type {dt.sql(dialect='spark')} cannot be stored in an Iceberg table")
 
 

@@ -114,6 +114,8 @@ def _new_schema(table: Table, parsed: object) -> Schema | None:
         last = md.last_column_id
         for column in parsed.columns:
             field = column_field_of(column)
+            su.check_type_version(field.type, md.format_version, f"cannot alter {name}",
+                                  ".".join(column.path))
             if column.default is not None:
                 check_defaults_supported(md.format_version, name)
                 value = default_value(column.default, field, name)

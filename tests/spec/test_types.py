@@ -39,6 +39,7 @@ from icesql.spec.types import (
     field_to_json,
     is_nested,
     is_primitive,
+    min_format_version,
     type_from_json,
     type_to_json,
 )
@@ -216,3 +217,24 @@ def test_malformed_nested_json():
         type_from_json({"type": "list", "element": "int", "element-required": True})
     with pytest.raises(NotSupportedError):
         type_from_json({"type": "union"})
+
+
+@pytest.mark.parametrize(
+    ("t", "version"),
+    [
+        (TimestampType(), 1),
+        (UUIDType(), 1),
+        (TimestampNanoType(), 3),
+        (TimestamptzNanoType(), 3),
+        (UnknownType(), 3),
+        (VariantType(), 3),
+        (GeometryType(), 3),
+        (GeographyType(), 3),
+        (MapType(1, StringType(), 2, ListType(3, TimestamptzNanoType(), False), False), 3),
+        (StructType((NestedField(1, "a", IntegerType()),)), 1),
+        (StructType(()), 1),
+    ],
+    ids=str,
+)
+def test_min_format_version_follows_the_spec_type_table(t, version):
+    assert min_format_version(t) == version

@@ -8,6 +8,7 @@ from decimal import Decimal
 import pytest
 
 import icesql
+from icesql.spec.types import TimestamptzNanoType
 
 T = ("db", "t")
 
@@ -307,3 +308,12 @@ def test_insert_and_merge_write_the_write_default_of_omitted_columns(tmp_path):
     # a column without a write-default must still be given (Spark 3.5's rule)
     with pytest.raises(icesql.ProgrammingError, match="cannot find data for the output column `s`"):
         con.execute("INSERT INTO db.d (id) VALUES (4)")
+
+
+def test_v3_types_need_a_v3_table(con):
+    with pytest.raises(icesql.ProgrammingError, match="column 'ns' of type timestamptz_ns needs format-version 3"):
+        con.execute("ALTER TABLE db.t ADD COLUMN ns TIMESTAMPTZ_NS")
+    assert "ns" not in _names(con)
+    con.execute("ALTER TABLE db.t SET TBLPROPERTIES ('format-version'='3')")
+    con.execute("ALTER TABLE db.t ADD COLUMN ns TIMESTAMPTZ_NS")
+    assert _md(con).schema().find_field_by_name("ns").type == TimestamptzNanoType()

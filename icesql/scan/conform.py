@@ -3,7 +3,9 @@
 Columns are matched by Iceberg field id, never by name, so renames, reorders, drops and adds
 read correctly (spec: Column Projection). Nested structs, lists and maps are matched the same
 way at every level. Allowed type promotions (int→long, float→double, decimal precision) are
-casts; a field the file does not have reads as its ``initial-default`` or NULL.
+casts; a field the file does not have reads as its ``initial-default`` or NULL, and so does
+a v3 ``unknown`` field whatever the file holds for its id (spec: "any corresponding column must
+be ignored and replaced with null values").
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from icesql.spec.types import (
     MapType,
     NestedField,
     StructType,
+    UnknownType,
 )
 
 FIELD_ID_KEY = b"PARQUET:field_id"
@@ -77,6 +80,8 @@ def _conform_type(
     target_type: pa.DataType,
     path: str,
 ) -> pa.Array:
+    if isinstance(iceberg_type, UnknownType):
+        return pa.nulls(len(array), target_type)
     if isinstance(array.type, pa.ExtensionType):  # e.g. arrow.uuid over fixed[16]
         array = array.storage
         file_type = array.type
@@ -133,7 +138,7 @@ def _conform_struct(
     children = []
     for target_field in struct.fields:
         found = by_id.get(target_field.field_id)
-        if found is None:
+        if found is None or isinstance(target_field.type, UnknownType):
             children.append(missing_field_array(target_field, len(array)))
             continue
         index, file_child = found

@@ -4,7 +4,7 @@ sqlglot already knows ``VERSION AS OF`` / ``TIMESTAMP AS OF`` / ``FOR SYSTEM_TIM
 this dialect adds what Iceberg users also write and sqlglot does not parse
 (``FOR SYSTEM_VERSION AS OF``), the Iceberg type names ``FIXED(L)``, ``TIMESTAMP_NS`` and
 ``TIMESTAMPTZ_NS`` (which sqlglot has no type for: a user-defined type of that name, which is
-also DuckDB's),
+also DuckDB's), Spark's ``VOID``,
 every ``ALTER TABLE`` form (Iceberg's SQL extensions such as ``ADD PARTITION FIELD``,
 ``WRITE ORDERED BY`` and branches and tags included), ``CALL`` and ``SHOW``, each a phrase in an entry table of the parser
 (``ALTER_TABLE_PARSERS``, ``SHOW_PARSERS``) that builds a typed node of
@@ -34,8 +34,13 @@ FUNCTION_NAME = "spark_name"
 FUNCTION_ARGS = "spark_args"
 TYPED_LITERAL = "spark_typed_literal"
 EXTRACT_FIELD = "spark_extract_field"
-# Iceberg type names sqlglot has no type for, parsed as user-defined types of these names
-NAMED_TYPES = frozenset({"TIMESTAMPTZ_NS"})
+# type names the Spark dialect of sqlglot does not read: Iceberg's TIMESTAMPTZ_NS (no sqlglot
+# type: a user-defined type of that name, which is also DuckDB's) and Spark's VOID (NullType,
+# Iceberg's v3 unknown)
+NAMED_TYPES = {
+    "TIMESTAMPTZ_NS": lambda: exp.DataType.build("TIMESTAMPTZ_NS", udt=True),
+    "VOID": lambda: exp.DataType(this=exp.DataType.Type.NULL),
+}
 
 
 class IcebergSpark(Spark):
@@ -202,7 +207,7 @@ class IcebergSpark(Spark):
             if (token is not None and token.token_type == TokenType.VAR
                     and token.text.upper() in NAMED_TYPES):
                 self._advance()
-                return exp.DataType.build(token.text.upper(), udt=True)
+                return NAMED_TYPES[token.text.upper()]()
             return super()._parse_types(check_func=check_func, schema=schema,
                                         allow_identifiers=allow_identifiers,
                                         with_collation=with_collation)

@@ -104,7 +104,7 @@ def can_assign(source: pa.DataType, target: IcebergType) -> bool:
     if pa.types.is_null(source):
         return True
     if isinstance(target, UnknownType):
-        return True
+        return False  # a v3 unknown column takes NULL only (Spark's void), never a typed value
     if isinstance(target, _NUMERIC):
         return _is_numeric(source)
     if isinstance(target, StringType):

@@ -85,6 +85,7 @@ def test_spark_types(spark, iceberg):
         ("n timestamptz_ns", TimestamptzNanoType()),
         ("n STRUCT<a: TIMESTAMPTZ_NS>", StructType((NestedField(0, "a", TimestamptzNanoType()),))),
         ("v VARIANT", VariantType()),
+        ("v VOID", UnknownType()),
     ],
 )
 def test_iceberg_types_beyond_spark(ddl, iceberg):

@@ -317,3 +317,20 @@ def test_v3_types_need_a_v3_table(con):
     con.execute("ALTER TABLE db.t SET TBLPROPERTIES ('format-version'='3')")
     con.execute("ALTER TABLE db.t ADD COLUMN ns TIMESTAMPTZ_NS")
     assert _md(con).schema().find_field_by_name("ns").type == TimestamptzNanoType()
+
+
+def test_add_a_void_column_on_v3_only(con):
+    """Spark's VOID (NullType) is Iceberg's v3 unknown: always NULL, never in data files."""
+    with pytest.raises(icesql.ProgrammingError, match="column 'v' of type unknown needs format-version 3"):
+        con.execute("ALTER TABLE db.t ADD COLUMN v VOID")
+    con.execute("ALTER TABLE db.t SET TBLPROPERTIES ('format-version'='3')")
+    con.execute("ALTER TABLE db.t ADD COLUMNS (v VOID, w STRUCT<x: INT, y: VOID>)")
+    assert str(_md(con).schema().find_field_by_name("v").type) == "unknown"
+    assert con.execute("SELECT v, w FROM db.t").fetchall() == [(None, None)]
+    with pytest.raises(icesql.ProgrammingError, match="cannot safely cast `v` INT to VOID"):
+        con.execute("INSERT INTO db.t (id, s, ts, dt, st, pts, f, n, dec, v, w)"
+                    " SELECT id, s, ts, dt, st, pts, f, n, dec, 1, w FROM db.t")
+    con.execute("INSERT INTO db.t SELECT id + 1, s, ts, dt, st, pts, f, n, dec, NULL,"
+                " named_struct('x', 2, 'y', NULL) FROM db.t")
+    assert con.execute("SELECT id, v, w FROM db.t ORDER BY id").fetchall() == [
+        (1, None, None), (2, None, {"x": 2, "y": None})]

@@ -334,3 +334,31 @@ def test_add_a_void_column_on_v3_only(con):
                 " named_struct('x', 2, 'y', NULL) FROM db.t")
     assert con.execute("SELECT id, v, w FROM db.t ORDER BY id").fetchall() == [
         (1, None, None), (2, None, {"x": 2, "y": None})]
+
+
+def test_constant_expression_defaults_are_evaluated_when_set(tmp_path):
+    """Spark 4's DEFAULT takes constant expressions; Iceberg keeps one value, so each is
+    evaluated once by the engine and stored in the column's type (JSON single value)."""
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.d (id INT) USING iceberg TBLPROPERTIES ('format-version'='3')")
+    con.execute("INSERT INTO db.d VALUES (1)")
+    con.execute("ALTER TABLE db.d ADD COLUMNS (a BIGINT DEFAULT 1 + 2, b STRING DEFAULT"
+                " concat('x', upper('y')), e ARRAY<INT> DEFAULT array(1, 2),"
+                " m MAP<STRING, INT> DEFAULT map('k', 7))")
+    fields = _fields(con)
+    assert fields["a"]["initial-default"] == 3 and fields["b"]["write-default"] == "xY"
+    assert fields["e"]["initial-default"] == [1, 2]
+    assert fields["m"]["write-default"] == {"keys": ["k"], "values": [7]}
+    assert con.execute("SELECT * FROM db.d").fetchall() == [(1, 3, "xY", [1, 2], {"k": 7})]
+    con.execute("ALTER TABLE db.d ALTER COLUMN a SET DEFAULT 10 * 10")
+    assert _fields(con)["a"]["write-default"] == 100
+    before = dict(con.catalog.load_table(("db", "d")).metadata.raw)
+    for sql, pattern in [
+        ("ALTER TABLE db.d ADD COLUMN x DATE DEFAULT current_date()", "CURRENT_DATE is not a constant"),
+        ("ALTER TABLE db.d ALTER COLUMN a SET DEFAULT rand()", "is not a constant"),
+        ("ALTER TABLE db.d ADD COLUMN x STRUCT<p: INT> DEFAULT named_struct('p', 1)",
+         "a struct's default holds no field values"),
+    ]:
+        with pytest.raises(icesql.NotSupportedError, match=pattern):
+            con.execute(sql)
+        assert dict(con.catalog.load_table(("db", "d")).metadata.raw) == before

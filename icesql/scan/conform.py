@@ -22,6 +22,7 @@ from icesql.spec.types import (
     NestedField,
     StructType,
     UnknownType,
+    effective_default,
 )
 
 FIELD_ID_KEY = b"PARQUET:field_id"
@@ -52,7 +53,7 @@ def constant_array(iceberg_type: IcebergType, value: object, length: int) -> pa.
 
 
 def missing_field_array(field: NestedField, length: int) -> pa.Array:
-    return constant_array(field.type, field.initial_default, length)
+    return constant_array(field.type, effective_default(field), length)
 
 
 def conform(array: pa.Array, file_field: pa.Field, target: NestedField, path: str) -> pa.Array:

@@ -56,6 +56,7 @@ __all__ = [
     "INT64_MAX",
     "INT64_MIN",
     "PRIMITIVE_TYPES",
+    "effective_default",
     "is_primitive",
     "is_nested",
     "min_format_version",
@@ -391,6 +392,16 @@ def is_primitive(t: IcebergType) -> bool:
 def is_nested(t: IcebergType) -> bool:
     """True for struct, list and map."""
     return isinstance(t, NestedType)
+
+
+def effective_default(f: NestedField, initial: bool = True) -> Any:
+    """The value ``f``'s ``initial-default`` (or ``write-default``) stands for. A struct's stored
+    default holds no field values (spec: null or an empty struct); a non-null one is a new
+    struct of each field's own default, at every depth."""
+    value = f.initial_default if initial else f.write_default
+    if value is None or not isinstance(f.type, StructType):
+        return value
+    return {c.field_id: effective_default(c, initial) for c in f.type.fields}
 
 
 _V3_TYPES = (TimestampNanoType, TimestamptzNanoType, UnknownType, VariantType, GeometryType,

@@ -41,6 +41,7 @@ from icesql.spec.types import (
     TimestamptzNanoType,
     UnknownType,
     VariantType,
+    effective_default,
     is_primitive,
 )
 from icesql.spec.values import from_python, to_json_value
@@ -166,7 +167,7 @@ def is_default_keyword(node: exp.Expr | None) -> bool:
 def write_default_expression(f: NestedField) -> exp.Expr:
     """What ``DEFAULT`` stands for in a write to column ``f``: its write-default, or NULL
     when it has none (as in Spark; a NOT NULL column then refuses the row)."""
-    return default_expression(f.type, f.write_default)
+    return default_expression(f.type, effective_default(f, initial=False))
 
 
 def fill_values_defaults(values: exp.Values, fields: list[NestedField]) -> exp.Values:
@@ -186,6 +187,12 @@ def default_expression(t: IcebergType, value: Any) -> exp.Expr:
     write-default), for statements that build their rows in SQL (MERGE's INSERT)."""
     if value is None:
         return exp.Null()
+    if isinstance(t, StructType):  # an effective default: each field's own
+        fields = [exp.PropertyEQ(this=exp.to_identifier(c.name, quoted=True),
+                                 expression=default_expression(c.type, value.get(c.field_id)))
+                  for c in t.fields]
+        return exp.Cast(this=exp.Struct(expressions=fields),
+                        to=exp.DataType.build(spark_type(t), dialect=DIALECT))
     if isinstance(t, ListType):
         items = [default_expression(t.element_type, v) for v in value]
         return exp.Cast(this=exp.Array(expressions=items),

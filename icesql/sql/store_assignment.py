@@ -54,6 +54,7 @@ from icesql.spec.types import (
     TimeType,
     UnknownType,
     UUIDType,
+    effective_default,
 )
 from icesql.spec.values import java_double_string, java_float_string
 from icesql.sql.spark_type_names import spark_type
@@ -196,7 +197,8 @@ class Assignment:
             if isinstance(f.type, UnknownType):
                 continue
             if i is None:
-                array = pa.repeat(to_arrow_scalar(f.type, f.write_default), batch.num_rows)
+                value = effective_default(f, initial=False)
+                array = pa.repeat(to_arrow_scalar(f.type, value), batch.num_rows)
                 array = array.cast(self.arrow_schema.field(f.name).type)
             else:
                 array = _convert(batch.column(i), f, f.name, self.table)

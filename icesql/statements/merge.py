@@ -35,7 +35,7 @@ from icesql.errors import CommitConflictError, DataError, NotSupportedError, Pro
 from icesql.session import Result, Session
 from icesql.session.result import done
 from icesql.spec.schema import Schema
-from icesql.sql.defaults import default_expression, is_default_keyword, write_default_expression
+from icesql.sql.defaults import is_default_keyword, write_default_expression
 from icesql.sql.dialect import DIALECT
 from icesql.sql.store_assignment import Assignment
 from icesql.statements.insert import target_table
@@ -196,7 +196,7 @@ def _clauses(
                             raise ProgrammingError(
                                 f"MERGE INSERT gives no value for the NOT NULL column {f.name!r}"
                             )
-                        values[f.name] = default_expression(f.type, f.write_default)
+                        values[f.name] = write_default_expression(f)
             out.append(Clause(kind, cond, "insert", values))
         else:
             raise NotSupportedError(f"MERGE action {then.sql(dialect=DIALECT) if then else '?'}")

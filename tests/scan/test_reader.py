@@ -255,3 +255,40 @@ def test_unknown_columns_read_as_null_and_rows_written_leave_them_out(tmp_path, 
     con.execute("INSERT INTO db.u VALUES (4, 'w', NULL)")
     assert con.execute("SELECT id, n FROM db.u ORDER BY id").fetchall() == [
         (2, None), (3, None), (4, "w"), (10, None)]
+
+
+def test_struct_defaults_are_each_fields_own_default(tmp_path):
+    """Spec: a struct's non-null default is stored as ``{}`` and stands for a struct of each
+    field's own default (a table another engine evolved so): old rows read it, and an INSERT
+    that omits the column, or names DEFAULT, or MERGE's INSERT writes its write-defaults."""
+    import json
+
+    import icesql
+
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.s (id INT) USING iceberg TBLPROPERTIES ('format-version'='3')")
+    con.execute("INSERT INTO db.s VALUES (1)")
+    meta = tmp_path / "db" / "s" / "metadata"
+    version = int((meta / "version-hint.text").read_text())
+    md = json.loads((meta / f"v{version}.metadata.json").read_text())
+    schema = json.loads(json.dumps(md["schemas"][-1]))
+    schema["schema-id"] += 1
+    schema["fields"].append({
+        "id": 2, "name": "p", "required": False, "initial-default": {}, "write-default": {},
+        "type": {"type": "struct", "fields": [
+            {"id": 3, "name": "x", "required": False, "type": "int",
+             "initial-default": 0, "write-default": 5},
+            {"id": 4, "name": "y", "required": False, "type": "string", "initial-default": "a"},
+        ]},
+    })
+    md["schemas"].append(schema)
+    md["current-schema-id"], md["last-column-id"] = schema["schema-id"], 4
+    (meta / f"v{version + 1}.metadata.json").write_text(json.dumps(md))
+    (meta / "version-hint.text").write_text(str(version + 1))
+    con.execute("INSERT INTO db.s (id) VALUES (2)")
+    con.execute("INSERT INTO db.s VALUES (3, DEFAULT)")
+    con.execute("MERGE INTO db.s t USING (SELECT 4 AS id) u ON t.id = u.id"
+                " WHEN NOT MATCHED THEN INSERT (id) VALUES (u.id)")
+    assert con.execute("SELECT id, p FROM db.s ORDER BY id").fetchall() == [
+        (1, {"x": 0, "y": "a"}), (2, {"x": 5, "y": None}), (3, {"x": 5, "y": None}),
+        (4, {"x": 5, "y": None})]

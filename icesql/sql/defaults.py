@@ -5,14 +5,17 @@ value an omitted column gets.
 A literal is read as Spark reads a PARTITION clause value (``partition_values``: evaluated
 to text, then cast to the column's type with the ANSI rules), so ``DEFAULT 5`` fills an INT,
 ``DEFAULT DATE'2024-01-01'`` a DATE and ``DEFAULT -1.5`` a DECIMAL(9, 2). Any other constant
-expression (``DEFAULT 1 + 2``, ``DEFAULT array(1, 2)``, ``DEFAULT upper('a')``) is evaluated
+expression (``DEFAULT 1 + 2``, ``DEFAULT upper('a')``) is evaluated
 once, by the engine, and stored into the column's type as an INSERT would store it (Spark's
 ANSI store assignment): an Iceberg default is one fixed value (spec: its JSON single-value
 serialization), so an expression whose value depends on the row or on the moment
 (``current_date()``, ``rand()``, a column, a subquery) is refused by name. The spec allows no
 default but null for ``unknown``, ``variant``, ``geometry`` and ``geography``; a struct's own
 default holds no field values (they are its fields' defaults), so a struct value as a default
-is not supported here. Defaults exist from format version 3 on.
+is not supported here, and list and map defaults are refused because Iceberg 1.10 (Java, so
+Spark) cannot load a table that has one; tables others wrote with struct, list or map defaults
+read and write them (``effective_default``, ``default_expression``). Defaults exist from
+format version 3 on.
 """
 
 from __future__ import annotations
@@ -126,6 +129,12 @@ def _evaluated(node: exp.Expr, f: NestedField, table: str, where: str, evaluate:
     if isinstance(f.type, StructType):
         raise NotSupportedError(
             f"{where}: a struct's default holds no field values (spec); set its fields' defaults"
+        )
+    if not is_primitive(f.type):
+        raise NotSupportedError(
+            f"{where}: defaults of {f.type} columns are not written: Iceberg 1.10 (Java, so"
+            " Spark) cannot load a table whose list or map column has one (it makes no literal"
+            " of it)"
         )
     result = evaluate(node)
     if result.num_rows != 1 or result.num_columns != 1:

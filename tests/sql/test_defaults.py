@@ -125,8 +125,6 @@ def _evaluate(node):
          from_python(TimestamptzType(), dt.datetime(2024, 1, 2, tzinfo=dt.UTC))),
         ("CAST('2024-01-01 00:00:00.000000001' AS TIMESTAMP_NS)", TimestampNanoType(),
          1_704_067_200_000_000_001),
-        ("array(1, 2)", ListType(2, IntegerType(), False), [1, 2]),
-        ("map('k', 7)", MapType(2, StringType(), 3, LongType(), False), {"k": 7}),
         ("CAST(NULL AS INT) + 1", IntegerType(), None),
     ],
 )
@@ -149,6 +147,11 @@ def test_constant_expressions_are_evaluated_once(expression, t, expected):
         ("1 + 1", VariantType(), ProgrammingError, "can only default to null"),
         ("named_struct('x', 1)", StructType((NestedField(2, "x", IntegerType()),)),
          NotSupportedError, "a struct's default holds no field values"),
+        # Iceberg 1.10 cannot load such a table (tests/interop/test_nanos_unknown_spark.py)
+        ("array(1, 2)", ListType(2, IntegerType(), False), NotSupportedError,
+         "Iceberg 1.10 .* cannot load a table whose list or map column has one"),
+        ("map('k', 7)", MapType(2, StringType(), 3, LongType(), False), NotSupportedError,
+         "list or map column"),
     ],
 )
 def test_expressions_that_are_no_one_value_are_refused(expression, t, error, message):

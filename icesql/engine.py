@@ -37,7 +37,7 @@ from icesql.session import DML_TARGET, Result, Settings, read_branch, sandbox
 from icesql.session.memory import MemoryFit
 from icesql.session.progress import ProgressTracker
 from icesql.session.spark import SparkBackend
-from icesql.sql.bound_query import BoundQuery, TableSource, bind_query
+from icesql.sql.bound_query import BoundQuery, TableSource, bind_query, query_type_name
 from icesql.sql.dialect import (
     DIALECT,
     QUERY_TYPES,
@@ -50,7 +50,6 @@ from icesql.sql.output_names import name_select_items
 from icesql.sql.predicates import pushed_filters
 from icesql.sql.python_sources import PythonScope, PythonSource, is_table_like, scannable
 from icesql.sql.spark.functions import register_functions
-from icesql.sql.spark_type_names import spark_type
 from icesql.sql.tables import (
     TableReference,
     drop_table_prefixes,
@@ -370,7 +369,7 @@ class Engine(EngineChoice):
             _replace_with_view(bound.ref, bound.view)
         sources = {}
         for bound in binding.scans:
-            types = {f.name: spark_type(f.type) for f in bound.scan.read_schema.fields}
+            types = {f.name: query_type_name(f.type) for f in bound.scan.read_schema.fields}
             sources[bound.view] = TableSource(bound.scan.version.schema, types)
         sources.update({v: s for v, s in python_sources.items() if s is not None})
         binding.query = bind_query(statement, sources)

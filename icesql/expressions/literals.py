@@ -20,8 +20,15 @@ Anything else raises ``UnrepresentableLiteral``, and the predicate is not pushed
     (19724, 'exact')
 
 Strings are cast to the column type the strict way (a date column accepts ``YYYY-MM-DD``
-only, timestamps at most microseconds): an engine that casts more leniently (truncating a
-time of day, rounding digits) keeps its own answer, we just do not prune.
+only, timestamps at most microseconds, nanosecond timestamps at most nanoseconds): an engine
+that casts more leniently (truncating a time of day, rounding digits) keeps its own answer,
+we just do not prune. A nanosecond literal (``CAST('...' AS TIMESTAMP_NS)``, which no
+``datetime`` holds) is a ``TimestampNanos``::
+
+    >>> convert_literal("2024-01-01 00:00:00.000000001", TimestampNanoType())
+    (1704067200000000001, 'exact')
+    >>> convert_literal(TimestampNanos(1704067200000000001), TimestampType())
+    (1704067200000000, 'below')
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import math
 import re
 import struct
 import uuid
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -65,7 +73,16 @@ from icesql.spec.types import (
 )
 from icesql.spec.values import MICROS_PER_DAY, date_to_days
 
-__all__ = ["BELOW", "EXACT", "NEAREST", "UnrepresentableLiteral", "convert_literal"]
+__all__ = [
+    "BELOW",
+    "EXACT",
+    "NEAREST",
+    "TimestampNanos",
+    "UnrepresentableLiteral",
+    "convert_literal",
+    "parse_timestamp_micros",
+    "parse_timestamp_nanos",
+]
 
 EXACT = "exact"
 BELOW = "below"
@@ -75,13 +92,21 @@ _EXACT_DOUBLE_INTS = 2**53
 _EPOCH_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _DATE = re.compile(r"\s*(\d{4}-\d{2}-\d{2})\s*")
 _TIMESTAMP = re.compile(
-    r"\s*(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?"
+    r"\s*(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?"
     r"\s*(Z|UTC|[+-]\d{2}(?::?\d{2})?)?\s*",
     re.I,
 )
 _TIME = re.compile(r"\s*(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?\s*")
 _INTEGER = re.compile(r"\s*[+-]?\d+\s*")
 _DECIMAL = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)\s*")
+
+
+@dataclass(frozen=True)
+class TimestampNanos:
+    """A timestamp literal at nanosecond precision, which a ``datetime`` cannot hold:
+    nanoseconds since the epoch (of UTC for a literal with a zone, the session's)."""
+
+    nanos: int
 
 
 class UnrepresentableLiteral(ProgrammingError):
@@ -208,6 +233,9 @@ def _date(value: Any, t: IcebergType) -> tuple[int, str]:
 def _timestamp(value: Any, t: IcebergType) -> tuple[int, str]:
     if isinstance(value, int) and not isinstance(value, bool):
         return value, EXACT
+    if isinstance(value, TimestampNanos):  # the engine compares at nanoseconds
+        micros = value.nanos // 1000
+        return micros, EXACT if micros * 1000 == value.nanos else BELOW
     if isinstance(value, dt.datetime):
         return _datetime_micros(value), EXACT
     if isinstance(value, dt.date):
@@ -221,9 +249,22 @@ def _timestamp(value: Any, t: IcebergType) -> tuple[int, str]:
 
 
 def _nanos(value: Any, t: IcebergType) -> tuple[int, str]:
+    """Nanosecond columns compare at their precision (``icesql.sql.spark.datetimes``), so a
+    microsecond literal (a ``datetime``) is exact in nanoseconds."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value, EXACT
-    raise _fail(value, t)  # engines may compare nanosecond columns at micro precision
+    if isinstance(value, TimestampNanos):
+        return value.nanos, EXACT
+    if isinstance(value, dt.datetime):
+        return _datetime_micros(value) * 1000, EXACT
+    if isinstance(value, dt.date):
+        return date_to_days(value) * MICROS_PER_DAY * 1000, EXACT
+    if isinstance(value, str):
+        nanos, zoned = parse_timestamp_nanos(value)
+        if zoned and not isinstance(t, TimestamptzNanoType):
+            raise _fail(value, t)  # engines differ on a zone given for a zoneless column
+        return nanos, EXACT
+    raise _fail(value, t)
 
 
 def _time(value: Any, t: IcebergType) -> tuple[int, str]:
@@ -267,22 +308,33 @@ def _datetime_micros(value: dt.datetime) -> int:
 def parse_timestamp_micros(text: str) -> tuple[int, bool]:
     """Micros since the epoch of ``YYYY-MM-DD[( |T)HH:MM[:SS[.ffffff]]][zone]``, and whether
     a zone was given; without one the text is in the session time zone, UTC. Anything else
-    raises ValueError."""
+    (more digits included) raises ValueError."""
+    return _parse_timestamp(text, 6)
+
+
+def parse_timestamp_nanos(text: str) -> tuple[int, bool]:
+    """Nanos since the epoch of ``YYYY-MM-DD[( |T)HH:MM[:SS[.fffffffff]]][zone]``, and
+    whether a zone was given, as ``parse_timestamp_micros``."""
+    return _parse_timestamp(text, 9)
+
+
+def _parse_timestamp(text: str, digits: int) -> tuple[int, bool]:
     m = _TIMESTAMP.fullmatch(text)
-    if not m:
+    if not m or len(m.group(5) or "") > digits:
         raise ValueError(f"not a timestamp the planner parses: {text!r}")
     day, h, mi, s, frac, zone = m.groups()
     if int(h or 0) > 23 or int(mi or 0) > 59 or int(s or 0) > 59:
         raise ValueError(f"not a valid time of day: {text!r}")
-    micros = date_to_days(dt.date.fromisoformat(day)) * MICROS_PER_DAY
-    micros += ((int(h or 0) * 60 + int(mi or 0)) * 60 + int(s or 0)) * 10**6
-    micros += int((frac or "").ljust(6, "0"))
+    unit = 10**digits  # per second
+    value = date_to_days(dt.date.fromisoformat(day)) * 86_400 * unit
+    value += ((int(h or 0) * 60 + int(mi or 0)) * 60 + int(s or 0)) * unit
+    value += int((frac or "").ljust(digits, "0"))
     if zone and zone.upper() not in ("Z", "UTC"):
         sign = -1 if zone[0] == "-" else 1
-        digits = zone[1:].replace(":", "")
-        offset = int(digits[:2]) * 60 + int(digits[2:4] or 0)
-        micros -= sign * offset * 60 * 10**6
-    return micros, zone is not None
+        offset = zone[1:].replace(":", "")
+        minutes = int(offset[:2]) * 60 + int(offset[2:4] or 0)
+        value -= sign * minutes * 60 * unit
+    return value, zone is not None
 
 
 def _not_pushed(value: Any, t: IcebergType) -> tuple[Any, str]:

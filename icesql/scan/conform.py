@@ -3,9 +3,11 @@
 Columns are matched by Iceberg field id, never by name, so renames, reorders, drops and adds
 read correctly (spec: Column Projection). Nested structs, lists and maps are matched the same
 way at every level. Allowed type promotions (int→long, float→double, decimal precision) are
-casts; a field the file does not have reads as its ``initial-default`` or NULL. A variant
-group is its unshredded ``metadata`` and ``value``; a shredded one (``typed_value``) only
-DuckDB's own Parquet reader reassembles (``icesql.scan.native_read``), so here it is refused.
+casts; a field the file does not have reads as its ``initial-default`` or NULL, and so does
+a v3 ``unknown`` field whatever the file holds for its id (spec: "any corresponding column must
+be ignored and replaced with null values"). A variant group is its unshredded ``metadata``
+and ``value``; a shredded one (``typed_value``) only DuckDB's own Parquet reader reassembles
+(``icesql.scan.native_read``), so here it is refused.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from icesql.spec.types import (
     MapType,
     NestedField,
     StructType,
+    UnknownType,
     VariantType,
+    effective_default,
 )
 
 FIELD_ID_KEY = b"PARQUET:field_id"
@@ -52,7 +56,7 @@ def constant_array(iceberg_type: IcebergType, value: object, length: int) -> pa.
 
 
 def missing_field_array(field: NestedField, length: int) -> pa.Array:
-    return constant_array(field.type, field.initial_default, length)
+    return constant_array(field.type, effective_default(field), length)
 
 
 def conform(array: pa.Array, file_field: pa.Field, target: NestedField, path: str) -> pa.Array:
@@ -80,6 +84,8 @@ def _conform_type(
     target_type: pa.DataType,
     path: str,
 ) -> pa.Array:
+    if isinstance(iceberg_type, UnknownType):
+        return pa.nulls(len(array), target_type)
     if isinstance(array.type, pa.ExtensionType):  # e.g. arrow.uuid over fixed[16]
         array = array.storage
         file_type = array.type
@@ -151,7 +157,7 @@ def _conform_struct(
     children = []
     for target_field in struct.fields:
         found = by_id.get(target_field.field_id)
-        if found is None:
+        if found is None or isinstance(target_field.type, UnknownType):
             children.append(missing_field_array(target_field, len(array)))
             continue
         index, file_child = found

@@ -25,6 +25,7 @@ from io import BytesIO
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from icesql.errors import CorruptFileError, Error, NotSupportedError, OperationalError
 from icesql.io import FileIO, is_local_fs
@@ -33,6 +34,7 @@ from icesql.scan.conform import FIELD_ID_KEY
 __all__ = ["AvroDataFile", "OrcDataFile", "open_format_file"]
 
 ORC_ID_KEY = b"iceberg.id"
+ORC_UNIT_KEY = b"iceberg.timestamp-unit"
 FORMATS = ("PARQUET", "ORC", "AVRO")
 
 
@@ -69,6 +71,10 @@ class OrcDataFile:
         self.path = path
         self.schema_arrow = pa.schema([_orc_field(f) for f in reader.schema])
         self.num_rows = int(reader.nrows)
+        # microsecond timestamp columns an Iceberg writer wrote (``iceberg.id``, no NANOS
+        # unit): it truncates them to whole microseconds (spec), so in pyarrow's nanoseconds
+        # any other value is one its reader wrapped round (see _check_wrapped)
+        self._micro_columns = {f.name for f in reader.schema if _iceberg_micros(f)}
 
     @staticmethod
     def open(io: FileIO, path: str) -> OrcDataFile:
@@ -93,6 +99,7 @@ class OrcDataFile:
                 stripe = self._reader.read_stripe(i, columns=names)
                 if names is not None:  # the reader returns file order; callers index by theirs
                     stripe = stripe.select(names)
+                self._check_wrapped(stripe)
                 for start in range(0, stripe.num_rows, batch_size):
                     yield stripe.slice(start, batch_size)
         except pa.ArrowInvalid as e:
@@ -103,6 +110,32 @@ class OrcDataFile:
             raise CorruptFileError(self.path, f"read as ORC: {e}") from None
         except (pa.ArrowNotImplementedError, OSError) as e:
             raise CorruptFileError(self.path, f"read as ORC: {e}") from None
+
+
+    def _check_wrapped(self, stripe: pa.RecordBatch) -> None:
+        """pyarrow's ORC reader holds timestamps as int64 nanoseconds since 1970; pyarrow 26
+        refuses a value beyond that range (years outside 1677-2262), pyarrow 20 lets it wrap
+        round. A wrapped Iceberg microsecond timestamp is never a whole number of
+        microseconds (2**64 is not a multiple of 1000 nanoseconds for any wrap within
+        70,000 years), so one that is not is refused here, naming the file and column,
+        rather than read as a wrong time or a corrupt file."""
+        for name in self._micro_columns.intersection(stripe.schema.names):
+            column = stripe.column(name)
+            if not pa.types.is_timestamp(column.type) or column.type.unit != "ns":
+                continue
+            nanos = pc.fill_null(column.cast(pa.int64()), 0)
+            remainder = pc.subtract(nanos, pc.multiply(pc.divide(nanos, 1000), 1000))
+            if pc.any(pc.not_equal(remainder, 0)).as_py():
+                raise NotSupportedError(
+                    f"ORC data file {self.path}: column {name!r} holds a timestamp outside"
+                    " 1677-2262, which pyarrow's ORC reader (nanoseconds since 1970) cannot"
+                    " represent")
+
+
+def _iceberg_micros(f: pa.Field) -> bool:
+    meta = f.metadata or {}
+    unit = meta.get(ORC_UNIT_KEY, b"MICROS").upper()
+    return pa.types.is_timestamp(f.type) and ORC_ID_KEY in meta and unit != b"NANOS"
 
 
 def _orc_field(f: pa.Field) -> pa.Field:

@@ -26,7 +26,7 @@ from icesql.scan.file_formats import open_format_file
 from icesql.spec.arrow import PYARROW_READS_VARIANT, schema_to_arrow
 from icesql.spec.name_mapping import NameMapping
 from icesql.spec.schema import Schema
-from icesql.spec.types import NestedField
+from icesql.spec.types import NestedField, UnknownType
 
 BATCH_ROWS = 64 * 1024
 # An object-store file up to this size is fetched whole, in one GET: a footer read and then
@@ -109,7 +109,9 @@ def read_data_file(
     plan: list[tuple[str, object]] = []  # per target field: ("file", index) | ("const", ...)
     for f in fields:
         found = by_id.get(f.field_id)
-        if found is not None:
+        if isinstance(f.type, UnknownType):
+            plan.append(("missing", None))  # always NULL, whatever the file holds for its id
+        elif found is not None:
             plan.append(("file", len(read_columns)))
             read_columns.append(found[1].name)
         elif identity_partition and f.field_id in identity_partition:

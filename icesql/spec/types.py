@@ -56,8 +56,10 @@ __all__ = [
     "INT64_MAX",
     "INT64_MIN",
     "PRIMITIVE_TYPES",
+    "effective_default",
     "is_primitive",
     "is_nested",
+    "min_format_version",
     "type_from_json",
     "type_to_json",
     "field_from_json",
@@ -390,6 +392,33 @@ def is_primitive(t: IcebergType) -> bool:
 def is_nested(t: IcebergType) -> bool:
     """True for struct, list and map."""
     return isinstance(t, NestedType)
+
+
+def effective_default(f: NestedField, initial: bool = True) -> Any:
+    """The value ``f``'s ``initial-default`` (or ``write-default``) stands for. A struct's stored
+    default holds no field values (spec: null or an empty struct); a non-null one is a new
+    struct of each field's own default, at every depth."""
+    value = f.initial_default if initial else f.write_default
+    if value is None or not isinstance(f.type, StructType):
+        return value
+    return {c.field_id: effective_default(c, initial) for c in f.type.fields}
+
+
+_V3_TYPES = (TimestampNanoType, TimestamptzNanoType, UnknownType, VariantType, GeometryType,
+             GeographyType)
+
+
+def min_format_version(t: IcebergType) -> int:
+    """The first format version whose tables may hold ``t`` (a nested type: its children),
+    as the spec's type table says; Java refuses a schema with a newer type
+    (``Schema.checkCompatibility``), since older readers would misread it.
+
+    >>> min_format_version(TimestampNanoType()), min_format_version(ListType(1, IntegerType(), False))
+    (3, 1)
+    """
+    if isinstance(t, NestedType):
+        return max((min_format_version(f.type) for f in t.fields), default=1)
+    return 3 if isinstance(t, _V3_TYPES) else 1
 
 
 # ---------------------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 from sqlglot.schema import ensure_schema
 
 from icesql.spec.schema import Schema
+from icesql.spec.types import IcebergType, TimestampNanoType, TimestamptzNanoType
 from icesql.sql.columns import used_columns
 from icesql.sql.dialect import DIALECT
 from icesql.sql.hidden_columns import SPARK_TYPES, referenced_metadata_columns
@@ -48,12 +49,16 @@ from icesql.sql.output_names import AUTO_NAME_KEY, DATE_ARITHMETIC_KEY, rename_t
 from icesql.sql.predicates import Pushable, pushable_conditions
 from icesql.sql.semantics import record_operand_types, typed_nodes
 from icesql.sql.spark.base import INTEGRAL, TYPES_KEY
+from icesql.sql.spark_type_names import spark_type
 
-__all__ = ["BoundQuery", "BoundTable", "TableSource", "bind_query"]
+__all__ = ["BoundQuery", "BoundTable", "TableSource", "bind_query", "query_type_name"]
 
 log = logging.getLogger(__name__)
 
 UNKNOWN_TYPE = "UNKNOWN"
+# nanosecond timestamps: DuckDB's own type names (TIMESTAMPTZ_NS is a user-defined type of
+# the dialect), so the rules see their precision; Spark has no such types
+_NANO_NAMES = {TimestampNanoType: "TIMESTAMP_NS", TimestamptzNanoType: "TIMESTAMPTZ_NS"}
 A = TypeVar("A")
 R = TypeVar("R")
 
@@ -87,6 +92,13 @@ class BoundQuery:
     resolved: bool  # every column resolved to its source, so pruning and pushdown apply
 
 
+def query_type_name(t: IcebergType) -> str:
+    """The type name a column of type ``t`` has for the binder: Spark's (``spark_type``),
+    except for nanosecond timestamps, which keep DuckDB's names (``TIMESTAMP_NS``) so the rules
+    compare them at their precision."""
+    return _NANO_NAMES.get(type(t)) or spark_type(t)
+
+
 def bind_query(statement: exp.Expr, sources: Mapping[str, TableSource]) -> BoundQuery:
     """Qualify ``statement`` once over the scanned views ``sources`` (view name -> table),
     type it where a rewrite reads types, and record those types on the statement's nodes.
@@ -98,7 +110,8 @@ def bind_query(statement: exp.Expr, sources: Mapping[str, TableSource]) -> Bound
     views = {name.lower(): source for name, source in sources.items()}
     columns = {view: _column_types(source, metadata) for view, source in views.items()}
     decimals = _decimals_possible(statement, columns)
-    nodes = typed_nodes(statement, decimals)
+    nanos = _nanos_possible(statement, columns)
+    nodes = typed_nodes(statement, decimals, nanos)
     sums = [] if decimals else _number_sums(statement)
     arithmetic = _named_arithmetic(statement)
     if not views and not nodes and not sums and not arithmetic:
@@ -258,6 +271,16 @@ def _decimals_possible(statement: exp.Expr, columns: dict[str, dict[str, str]]) 
         lit.is_number and "." in lit.this and "e" not in lit.this.lower()
         for lit in statement.find_all(exp.Literal)
     )
+
+
+def _nanos_possible(statement: exp.Expr, columns: dict[str, dict[str, str]]) -> bool:
+    """Whether a nanosecond timestamp can reach the query: a column of that type or a cast to
+    one. Only then do comparisons need their operands' types."""
+    names = set(_NANO_NAMES.values())
+    if any(t.upper() in names for types in columns.values() for t in types.values()):
+        return True
+    return any(t.this == exp.DataType.Type.TIMESTAMP_NS or str(t.args.get("kind", "")).upper() in names
+               for t in statement.find_all(exp.DataType))
 
 
 def _column_types(source: TableSource, metadata: Sequence[str]) -> dict[str, str]:

@@ -2,7 +2,9 @@
 
 sqlglot already knows ``VERSION AS OF`` / ``TIMESTAMP AS OF`` / ``FOR SYSTEM_TIME AS OF``;
 this dialect adds what Iceberg users also write and sqlglot does not parse
-(``FOR SYSTEM_VERSION AS OF``), the Iceberg type names ``FIXED(L)`` and ``TIMESTAMP_NS``,
+(``FOR SYSTEM_VERSION AS OF``), the Iceberg type names ``FIXED(L)``, ``TIMESTAMP_NS`` and
+``TIMESTAMPTZ_NS`` (which sqlglot has no type for: a user-defined type of that name, which is
+also DuckDB's), Spark's ``VOID``,
 every ``ALTER TABLE`` form (Iceberg's SQL extensions such as ``ADD PARTITION FIELD``,
 ``WRITE ORDERED BY`` and branches and tags included), ``CALL`` and ``SHOW``, each a phrase in an entry table of the parser
 (``ALTER_TABLE_PARSERS``, ``SHOW_PARSERS``) that builds a typed node of
@@ -36,6 +38,13 @@ FUNCTION_NAME = "spark_name"
 FUNCTION_ARGS = "spark_args"
 TYPED_LITERAL = "spark_typed_literal"
 EXTRACT_FIELD = "spark_extract_field"
+# type names the Spark dialect of sqlglot does not read: Iceberg's TIMESTAMPTZ_NS (no sqlglot
+# type: a user-defined type of that name, which is also DuckDB's) and Spark's VOID (NullType,
+# Iceberg's v3 unknown)
+NAMED_TYPES = {
+    "TIMESTAMPTZ_NS": lambda: exp.DataType.build("TIMESTAMPTZ_NS", udt=True),
+    "VOID": lambda: exp.DataType(this=exp.DataType.Type.NULL),
+}
 
 
 class IcebergSpark(Spark):
@@ -193,6 +202,32 @@ class IcebergSpark(Spark):
             if field is not None:
                 node.meta[EXTRACT_FIELD] = field  # as written: sqlglot upper-cases it
             return node
+
+        def _parse_types(self, check_func=False, schema=False, allow_identifiers=True,  # noqa: ANN001, ANN202
+                         with_collation=False):
+            # where a type may stand; sqlglot's _parse_type retreats to a column of that name
+            # when no literal follows (``SELECT timestamptz_ns FROM t``)
+            token = self._curr
+            if (token is not None and token.token_type == TokenType.VAR
+                    and token.text.upper() in NAMED_TYPES):
+                self._advance()
+                return NAMED_TYPES[token.text.upper()]()
+            return super()._parse_types(check_func=check_func, schema=schema,
+                                        allow_identifiers=allow_identifiers,
+                                        with_collation=with_collation)
+
+        def _parse_struct_types(self, type_required=False):  # noqa: ANN001, ANN202
+            # ``STRUCT<a: TIMESTAMPTZ_NS>``: sqlglot checks the field's type against its type
+            # tokens before parsing it, and a named type is no token
+            name, after = self._curr, self._next
+            if after is not None and after.token_type == TokenType.COLON:
+                after = self._tokens[self._index + 2] if self._index + 2 < len(self._tokens) else None
+            if (name is not None and after is not None and after.token_type == TokenType.VAR
+                    and after.text.upper() in NAMED_TYPES):
+                this = self._parse_id_var(any_token=True)
+                self._match(TokenType.COLON)
+                return self._parse_column_def(this)
+            return super()._parse_struct_types(type_required=type_required)
 
         def _parse_dcolon_cast(self, this: exp.Expr, to: exp.Expr) -> exp.Expr:
             node = self.build_cast(strict=self.STRICT_CAST, this=this, to=to)

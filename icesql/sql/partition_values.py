@@ -120,6 +120,8 @@ def _typed_literal_text(node: exp.Cast | exp.TryCast, where: str) -> str:
         if days is None:
             raise DataError(f"{where}: {text!r} is not a valid DATE literal")
         return (EPOCH_DATE + dt.timedelta(days=days)).isoformat()
+    if to.is_type(exp.DataType.Type.TIMESTAMP_NS):
+        return text  # nanoseconds: read as the column's type reads text, digits kept
     if to.is_type(*exp.DataType.TEMPORAL_TYPES):
         micros = _parse_timestamp(text, 6, zoned=not to.is_type(exp.DataType.Type.TIMESTAMPNTZ))
         if micros is None:

@@ -46,7 +46,13 @@ from sqlglot.optimizer.scope import Scope
 
 from icesql.errors import ProgrammingError
 from icesql.expressions.binding import bind_predicate
-from icesql.expressions.literals import NEAREST, convert_literal, parse_timestamp_micros
+from icesql.expressions.literals import (
+    NEAREST,
+    TimestampNanos,
+    convert_literal,
+    parse_timestamp_micros,
+    parse_timestamp_nanos,
+)
 from icesql.expressions.tree import (
     ALWAYS_FALSE,
     ALWAYS_TRUE,
@@ -82,6 +88,8 @@ _TIMESTAMP_TYPES = {
     exp.DataType.Type.DATETIME,
 }
 _ZONED = {exp.DataType.Type.TIMESTAMPTZ, exp.DataType.Type.TIMESTAMPLTZ}
+_ZONED_NANOS = "TIMESTAMPTZ_NS"  # a user-defined type of the dialect (icesql.sql.dialect)
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _INT_TYPES = {
     exp.DataType.Type.TINYINT,
     exp.DataType.Type.SMALLINT,
@@ -485,19 +493,23 @@ def _cast(value: Any, to: exp.DataType) -> Any:
     if value is None:
         return None
     kind = to.this
+    zoned_nanos = kind == exp.DataType.Type.USERDEFINED and (
+        str(to.args.get("kind", "")).upper() == _ZONED_NANOS)
+    if kind == exp.DataType.Type.TIMESTAMP_NS or zoned_nanos:
+        return _nanos_cast(value, zoned_nanos)
     if kind == exp.DataType.Type.DATE:
         if isinstance(value, str) and len(value.strip()) == 10:
             return dt.date.fromisoformat(value.strip())
         if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
             return value
     elif kind in _TIMESTAMP_TYPES:
+        if isinstance(value, TimestampNanos) and value.nanos % 1000 == 0:
+            return _EPOCH + dt.timedelta(microseconds=value.nanos // 1000)
         if isinstance(value, str):
             micros, zoned = parse_timestamp_micros(value)
             if zoned and kind not in _ZONED:
                 raise NotLiteral("a zone offset cast to a timestamp without time zone")
-            return dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(
-                microseconds=micros
-            )
+            return _EPOCH + dt.timedelta(microseconds=micros)
         if isinstance(value, dt.datetime):
             return value
         if isinstance(value, dt.date):
@@ -518,6 +530,26 @@ def _cast(value: Any, to: exp.DataType) -> Any:
         if isinstance(value, str):
             return value
     raise NotLiteral(f"cast of {value!r} to {to.sql()}")
+
+
+def _nanos_cast(value: Any, zoned: bool) -> Any:
+    """A cast to ``TIMESTAMP_NS`` / ``TIMESTAMPTZ_NS`` (``zoned``), as a ``TimestampNanos``."""
+    if isinstance(value, TimestampNanos):
+        return value
+    if isinstance(value, str):
+        nanos, has_zone = parse_timestamp_nanos(value)
+        if has_zone and not zoned:
+            raise NotLiteral("a zone offset cast to a timestamp without time zone")
+        return TimestampNanos(nanos)
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=dt.UTC)
+        delta = value - _EPOCH
+        micros = (delta.days * 86_400 + delta.seconds) * 10**6 + delta.microseconds
+        return TimestampNanos(micros * 1000)
+    if isinstance(value, dt.date):
+        return TimestampNanos((value - _EPOCH.date()).days * 86_400 * 10**9)
+    raise NotLiteral(f"cast of {value!r} to a nanosecond timestamp")
 
 
 def _exact_decimal(value: Any) -> Decimal | None:

@@ -34,8 +34,7 @@ from icesql.errors import ProgrammingError
 from icesql.spec.arrow import arrow_field_type
 from icesql.spec.schema import Schema
 from icesql.spec.types import NestedField, UnknownType
-from icesql.sql.bound_query import TableSource
-from icesql.sql.spark_type_names import spark_type
+from icesql.sql.bound_query import TableSource, query_type_name
 
 __all__ = ["PythonScope", "PythonSource", "is_table_like", "scannable"]
 
@@ -66,7 +65,7 @@ class PythonSource:
                 fields.append(NestedField(i, f.name, UnknownType(), False))
                 continue
             fields.append(NestedField(i, f.name, t, False))
-            types[f.name] = spark_type(t).upper()
+            types[f.name] = query_type_name(t).upper()
         return TableSource(Schema(tuple(fields)), types)
 
 

@@ -43,10 +43,11 @@ def _never(node: exp.Expr) -> bool:
     return False
 
 
-def _needs_types(node: exp.Expr, decimals: bool = True) -> bool:
+def _needs_types(node: exp.Expr, decimals: bool = True, nanos: bool = True) -> bool:
     """Whether a rule reads the types of ``node``'s arguments. Without ``decimals``, an area's
     ``DECIMAL_ONLY`` nodes (sum, avg, decimal arithmetic: rules for DECIMAL operands alone)
-    need none from it, though another area's rule may still want them (date + interval)."""
+    need none from it, though another area's rule may still want them (date + interval);
+    without ``nanos``, likewise its ``NANOS_ONLY`` nodes (comparisons)."""
     if isinstance(node, exp.Anonymous):
         return str(node.this).lower() in _TYPED_FUNCTIONS
     for area in _AREAS:
@@ -55,17 +56,20 @@ def _needs_types(node: exp.Expr, decimals: bool = True) -> bool:
         if (not decimals and isinstance(node, tuple(getattr(area, "DECIMAL_ONLY", ())))
                 and not getattr(area, "typed_without_decimals", _never)(node)):
             continue
+        if not nanos and isinstance(node, tuple(getattr(area, "NANOS_ONLY", ()))):
+            continue
         if getattr(area, "needs_types", bool)(node):
             return True
     return False
 
 
-def typed_nodes(statement: exp.Expr, decimals: bool = True) -> list[exp.Expr]:
+def typed_nodes(statement: exp.Expr, decimals: bool = True, nanos: bool = True) -> list[exp.Expr]:
     """The nodes of ``statement`` whose rules read their arguments' types, each numbered in its
     ``meta`` so that a qualified copy (``icesql.sql.bound_query``) can find it again. Without
-    ``decimals`` (no DECIMAL can reach the query) the rules for decimals alone need none:
-    annotating types costs about as much as qualifying, so a plain ``sum(x)`` does not pay it."""
-    nodes = [n for n in statement.walk() if _needs_types(n, decimals)]
+    ``decimals`` (no DECIMAL can reach the query) the rules for decimals alone need none, and
+    without ``nanos`` (no nanosecond timestamp) those for comparisons: annotating types costs
+    about as much as qualifying, so a plain ``sum(x)`` or ``x > 5`` does not pay it."""
+    nodes = [n for n in statement.walk() if _needs_types(n, decimals, nanos)]
     for i, node in enumerate(nodes):
         node.meta[_ID_KEY] = i
     return nodes

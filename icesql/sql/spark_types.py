@@ -4,7 +4,7 @@
 ``TIMESTAMP`` is Spark's local-time-zone timestamp, so it becomes ``timestamptz``;
 ``TIMESTAMP_NTZ`` becomes ``timestamp``; ``TINYINT``/``SMALLINT`` widen to ``int`` and
 ``CHAR``/``VARCHAR`` to ``string``, as Iceberg's Spark catalog does. Beyond Spark, icesql
-accepts ``UUID``, ``FIXED(L)``, ``TIME``, ``TIMESTAMP_NS``, ``VARIANT`` and the geospatial types
+accepts ``UUID``, ``FIXED(L)``, ``TIME``, ``TIMESTAMP_NS``, ``TIMESTAMPTZ_NS``, ``VARIANT`` and the geospatial types
 ``GEOMETRY[('<crs>')]`` / ``GEOGRAPHY[('<crs>'[, <algorithm>])]`` (a CRS is the spec's
 ``type:identifier`` string, quoted in SQL because ``:`` is no SQL token; an integer ``N``, as
 Spark 4.1 writes it, is ``srid:N``)::
@@ -49,6 +49,7 @@ from icesql.spec.types import (
     StructType,
     TimestampNanoType,
     TimestampType,
+    TimestamptzNanoType,
     TimestamptzType,
     TimeType,
     UnknownType,
@@ -91,6 +92,8 @@ _SIMPLE: dict[T, Callable[[], IcebergType]] = {
     T.UUID: UUIDType,
     T.VARIANT: VariantType,
 }
+# the Iceberg type names the dialect parses as user-defined types (icesql.sql.dialect.NAMED_TYPES)
+_NAMED: dict[str, Callable[[], IcebergType]] = {"TIMESTAMPTZ_NS": TimestamptzNanoType}
 PLACEHOLDER_ID = 0
 
 
@@ -134,6 +137,8 @@ def iceberg_type(dt: exp.DataType) -> IcebergType:
         return UnknownType()
     if kind in (T.GEOMETRY, T.GEOGRAPHY):
         return _geospatial(dt)
+    if kind == T.USERDEFINED and str(dt.args.get("kind", "")).upper() in _NAMED:
+        return _NAMED[str(dt.args["kind"]).upper()]()
     raise NotSupportedError(f"type {dt.sql(dialect='spark')} cannot be stored in an Iceberg table")
 
 

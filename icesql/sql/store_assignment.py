@@ -58,6 +58,7 @@ from icesql.spec.types import (
     UnknownType,
     UUIDType,
     VariantType,
+    effective_default,
 )
 from icesql.spec.values import java_double_string, java_float_string
 from icesql.sql.spark_type_names import spark_type
@@ -115,7 +116,7 @@ def can_assign(source: pa.DataType, target: IcebergType) -> bool:
     if pa.types.is_null(source):
         return True
     if isinstance(target, UnknownType):
-        return True
+        return False  # a v3 unknown column takes NULL only (Spark's void), never a typed value
     if isinstance(target, _NUMERIC):
         return _is_numeric(source)
     if isinstance(target, StringType):
@@ -211,7 +212,8 @@ class Assignment:
             if isinstance(f.type, UnknownType):
                 continue
             if i is None:
-                array = pa.repeat(to_arrow_scalar(f.type, f.write_default), batch.num_rows)
+                value = effective_default(f, initial=False)
+                array = pa.repeat(to_arrow_scalar(f.type, value), batch.num_rows)
                 array = array.cast(self.arrow_schema.field(f.name).type)
             else:
                 array = _convert(batch.column(i), f, f.name, self.table)

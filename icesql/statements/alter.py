@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+import pyarrow as pa
 from sqlglot import exp
 
 from icesql.catalog.table import Table
@@ -25,7 +26,7 @@ from icesql.session.result import done
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.sql import nodes
-from icesql.sql.defaults import check_defaults_supported, default_value
+from icesql.sql.defaults import Evaluate, check_defaults_supported, default_value
 from icesql.sql.identifiers import catalog_and_table, name_parts
 from icesql.sql.spark_types import check_v3_types, column_field, iceberg_type
 from icesql.sql.transform_terms import default_partition_name, new_sort_order, source_field
@@ -81,20 +82,34 @@ def alter(session: Session, statement: exp.Expr, params: Sequence[object]) -> Re
     if isinstance(parsed, nodes.CreateOrReplaceRef | nodes.DropRef):
         change_ref(catalog, table, parsed)
         return done()
-    change = _change(table, parsed)
+    change = _change(table, parsed, _evaluator(session, params))
     if change is not None:
         commit(catalog, table, change)
     return done()
 
 
-def _change(table: Table, parsed: object) -> Change | None:
+def _evaluator(session: Session, params: Sequence[object]) -> Evaluate:
+    """Runs ``SELECT <expression>`` for a constant DEFAULT expression (``icesql.sql.defaults``)."""
+
+    def evaluate(node: exp.Expr) -> pa.Table:
+        result = session.query(exp.select(node.copy()), params)
+        try:
+            assert result.reader is not None
+            return result.reader.read_all()
+        finally:
+            result.close()
+
+    return evaluate
+
+
+def _change(table: Table, parsed: object, evaluate: Evaluate | None = None) -> Change | None:
     if isinstance(parsed, nodes.SetTableProperties | nodes.UnsetTableProperties):
         return _properties(table, parsed)
     if isinstance(parsed, nodes.AddPartitionField | nodes.DropPartitionField | nodes.ReplacePartitionField):
         return _partitioning(table, parsed)
     if isinstance(parsed, nodes.WriteDistributionAndOrdering):
         return _ordering(table, parsed)
-    schema = _new_schema(table, parsed)
+    schema = _new_schema(table, parsed, evaluate)
     if schema is None:
         return None
     md = table.metadata
@@ -107,16 +122,18 @@ def _change(table: Table, parsed: object) -> Change | None:
 # --- schema ----------------------------------------------------------------------------------
 
 
-def _new_schema(table: Table, parsed: object) -> Schema | None:
+def _new_schema(table: Table, parsed: object, evaluate: Evaluate | None = None) -> Schema | None:
     md, name = table.metadata, table.name
     schema = md.schema()
     if isinstance(parsed, nodes.AddColumns):
         last = md.last_column_id
         for column in parsed.columns:
             field = column_field_of(column)
+            su.check_type_version(field.type, md.format_version, f"cannot alter {name}",
+                                  ".".join(column.path))
             if column.default is not None:
                 check_defaults_supported(md.format_version, name)
-                value = default_value(column.default, field, name)
+                value = default_value(column.default, field, name, evaluate)
                 field = replace(field, initial_default=value, write_default=value)
             schema, last = su.add_column(
                 schema, column.path, field, last, name, first=column.first, after=column.after
@@ -136,7 +153,7 @@ def _new_schema(table: Table, parsed: object) -> Schema | None:
     if isinstance(parsed, nodes.RenameColumn):
         return su.rename_column(schema, parsed.path, parsed.new_name, name)
     if isinstance(parsed, nodes.AlterColumn):
-        return _alter_column(table, schema, parsed)
+        return _alter_column(table, schema, parsed, evaluate)
     if isinstance(parsed, nodes.SetIdentifierFields):
         return su.set_identifier_fields(schema, parsed.paths, name)
     if isinstance(parsed, nodes.DropIdentifierFields):
@@ -168,7 +185,8 @@ def _exists(schema: Schema, path) -> bool:  # noqa: ANN001
         return False
 
 
-def _alter_column(table: Table, schema: Schema, parsed: nodes.AlterColumn) -> Schema:
+def _alter_column(table: Table, schema: Schema, parsed: nodes.AlterColumn,
+                  evaluate: Evaluate | None = None) -> Schema:
     md, name = table.metadata, table.name
     if parsed.data_type is not None:
         schema = su.promote_type(schema, parsed.path, iceberg_type(parsed.data_type), md.format_version, md.specs, name)
@@ -177,7 +195,7 @@ def _alter_column(table: Table, schema: Schema, parsed: nodes.AlterColumn) -> Sc
     if parsed.default is not None or parsed.drop_default:
         check_defaults_supported(md.format_version, name)
         target = su._field(schema, parsed.path, su._Ctx(name))
-        value = None if parsed.drop_default else default_value(parsed.default, target, name)
+        value = None if parsed.drop_default else default_value(parsed.default, target, name, evaluate)
         schema = su.set_write_default(schema, parsed.path, value, name)
     if parsed.drop_not_null:
         schema = su.make_optional(schema, parsed.path, name)

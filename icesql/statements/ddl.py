@@ -62,6 +62,7 @@ from icesql.write.properties import (
     RESERVED,
     TableProperties,
 )
+from icesql.write.schema_update import check_type_version
 from icesql.write.snapshot import Change, SnapshotOperation
 from icesql.write.updates import (
     AddSchema,
@@ -233,6 +234,8 @@ def _check_schema(schema: Schema, format_version: int, table: str) -> None:
             )
         if isinstance(t, VariantType) and format_version < 3:
             raise ProgrammingError(f"cannot create {table}: variant columns need format-version 3")
+    for f in schema.fields:
+        check_type_version(f.type, format_version, f"cannot create {table}", f.name)
 
 
 def _query_fields(arrow_schema: Any) -> list[NestedField]:

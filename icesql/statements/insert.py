@@ -25,6 +25,7 @@ from icesql.metadata.snapshots import MAIN_BRANCH
 from icesql.session import Result, Session, WriteRef, write_ref
 from icesql.session.result import done
 from icesql.spec.content_file import DataFile
+from icesql.sql.defaults import fill_values_defaults
 from icesql.sql.identifiers import name_parts
 from icesql.sql.store_assignment import Assignment, arity_error
 from icesql.sql.translate import duckdb_errors
@@ -169,7 +170,16 @@ def insert(session: Session, statement: exp.Expr, params: Sequence[object]) -> R
                 f"[STATIC_PARTITION_COLUMN_IN_INSERT_COLUMN_LIST] cannot write to {table.name}:"
                 f" static partition column {name} is also specified in the column list"
             )
-    query = as_query(statement.expression)
+    source = statement.expression
+    if isinstance(source, exp.Values):  # VALUES (1, DEFAULT): the column's write-default
+        schema = table.metadata.schema()
+        static = {name.lower() for name in clause.static}
+        names = columns or [f.name for f in schema.fields if f.name.lower() not in static]
+        by_name = {f.name.lower(): f for f in schema.fields}
+        fields = [by_name[n.lower()] for n in names if n.lower() in by_name]
+        if len(fields) == len(names):
+            source = fill_values_defaults(source, fields)
+    query = as_query(source)
     files, rows, _ = write_query(session, table, query, params, columns, static=clause.scalars())
     if statement.args.get("overwrite"):
         change = overwrite_change(table, files, clause, session.settings.partition_overwrite_mode)

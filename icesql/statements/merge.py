@@ -35,7 +35,7 @@ from icesql.errors import CommitConflictError, DataError, NotSupportedError, Pro
 from icesql.session import Result, Session
 from icesql.session.result import done
 from icesql.spec.schema import Schema
-from icesql.sql.defaults import default_expression
+from icesql.sql.defaults import is_default_keyword, write_default_expression
 from icesql.sql.dialect import DIALECT
 from icesql.sql.store_assignment import Assignment
 from icesql.statements.insert import target_table
@@ -172,7 +172,7 @@ def _clauses(
                         raise ProgrammingError(
                             f"MERGE UPDATE assigns column {name!r} more than once"
                         )
-                    values[name] = item.expression
+                    values[name] = _or_default(item.expression, name, schema)
             out.append(Clause(kind, cond, "update", values))
         elif isinstance(then, exp.Insert):
             if kind != NOT_MATCHED:
@@ -189,14 +189,14 @@ def _clauses(
                     )
                 if len(set(names)) != len(names):
                     raise ProgrammingError("MERGE INSERT names a column more than once")
-                values = dict(zip(names, exprs))
+                values = {n: _or_default(e, n, schema) for n, e in zip(names, exprs)}
                 for f in schema.fields:
                     if f.name not in values:
                         if f.required and f.write_default is None:
                             raise ProgrammingError(
                                 f"MERGE INSERT gives no value for the NOT NULL column {f.name!r}"
                             )
-                        values[f.name] = default_expression(f.type, f.write_default)
+                        values[f.name] = write_default_expression(f)
             out.append(Clause(kind, cond, "insert", values))
         else:
             raise NotSupportedError(f"MERGE action {then.sql(dialect=DIALECT) if then else '?'}")
@@ -209,6 +209,13 @@ def _clauses(
                 " omit the condition"
             )
     return out
+
+
+def _or_default(value: exp.Expr, name: str, schema: Schema) -> exp.Expr:
+    """``value``, or for the ``DEFAULT`` keyword the column's write-default (NULL without one)."""
+    if not is_default_keyword(value):
+        return value
+    return write_default_expression(schema.find_field_by_name(name))
 
 
 def _needs_cardinality_check(clauses: Sequence[Clause]) -> bool:

@@ -32,6 +32,7 @@ from icesql.session import Result, Session
 from icesql.session.result import done
 from icesql.spec.schema import Schema
 from icesql.spec.types import ListType, MapType, NestedField, StructType
+from icesql.sql.defaults import is_default_keyword, write_default_expression
 from icesql.sql.dialect import DIALECT
 from icesql.sql.store_assignment import Assignment
 from icesql.statements.insert import target_table
@@ -109,7 +110,10 @@ def _assignments(
                     f"[DATATYPE_MISMATCH.INVALID_ROW_LEVEL_OPERATION_ASSIGNMENTS] cannot update"
                     f" {table}: {what} assignments for '{'.'.join(shorter)}'"
                 )
-        out[path] = item.expression
+        value = item.expression
+        if is_default_keyword(value):  # SET c = DEFAULT: the write-default (NULL without one)
+            value = write_default_expression(schema.find_field_by_name(".".join(path)))
+        out[path] = value
     return out
 
 

@@ -143,8 +143,12 @@ class DataWriter:
         if batch.schema.names != self.arrow_schema.names:
             batch = batch.select(self.arrow_schema.names)
         if not batch.schema.equals(self.arrow_schema):
-            # same types, other nullability or field metadata: buffered batches must agree
-            batch = pa.RecordBatch.from_arrays(batch.columns, schema=self.arrow_schema)
+            # same types, other nullability or field metadata: buffered batches must agree;
+            # a struct may still hold an unknown field, which the file leaves out (a cast)
+            batch = pa.RecordBatch.from_arrays(
+                [c if c.type.equals(f.type) else c.cast(f.type)
+                 for c, f in zip(batch.columns, self.arrow_schema)],
+                schema=self.arrow_schema)
         self.rows += batch.num_rows
         if self.progress is not None and self.progress.active:
             self.progress.rows_written(batch.num_rows)

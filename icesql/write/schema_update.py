@@ -27,7 +27,7 @@ from typing import Any
 
 from icesql.errors import ProgrammingError
 from icesql.spec.partitioning import PartitionSpec
-from icesql.spec.schema import Schema
+from icesql.spec.schema import Schema, walk_fields
 from icesql.spec.types import (
     DateType,
     DecimalType,
@@ -44,11 +44,13 @@ from icesql.spec.types import (
     TimestampType,
     UnknownType,
     is_primitive,
+    min_format_version,
 )
 from icesql.write.fresh_ids import fresh_schema_fields
 
 __all__ = [
     "add_column",
+    "check_type_version",
     "delete_column",
     "make_optional",
     "move_column",
@@ -67,6 +69,22 @@ class _Ctx:
 
     def error(self, message: str) -> ProgrammingError:
         return ProgrammingError(f"cannot alter {self.table}: {message}")
+
+
+def check_type_version(t: IcebergType, format_version: int, context: str, column: str) -> None:
+    """Refuse a column of a type newer than the table's format version (nanosecond
+    timestamps, unknown, variant, geometry: v3), as Java's ``Schema.checkCompatibility``
+    does; ``context`` starts the message (``cannot create db.t``), which names the field."""
+    leaves = [((column,), t)] if is_primitive(t) else [
+        ((column, *path), f.type) for path, f in walk_fields(t) if is_primitive(f.type)]
+    for path, leaf in leaves:
+        needed = min_format_version(leaf)
+        if needed > format_version:
+            raise ProgrammingError(
+                f"{context}: column {'.'.join(path)!r} of type {leaf} needs format-version"
+                f" {needed} (the table is version {format_version}; ('format-version'='{needed}')"
+                " upgrades it)"
+            )
 
 
 def _find(fields: Sequence[NestedField], name: str) -> int | None:

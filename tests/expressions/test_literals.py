@@ -15,9 +15,11 @@ from icesql.expressions.literals import (
     BELOW,
     EXACT,
     NEAREST,
+    TimestampNanos,
     UnrepresentableLiteral,
     convert_literal,
     parse_timestamp_micros,
+    parse_timestamp_nanos,
 )
 from icesql.spec.types import (
     BinaryType,
@@ -109,6 +111,20 @@ UUID = "f79c3e09-677c-4bbd-a479-3f349cb785e7"
          (micros(dt.datetime(2024, 1, 1, tzinfo=dt.UTC)), EXACT)),
         (dt.date(1969, 12, 31), TimestampType(), (-86_400_000_000, EXACT)),
         (123, TimestampNanoType(), (123, EXACT)),
+        # nanosecond columns compare at nanoseconds: a micro literal is exact there
+        ("2024-01-01T00:00:00", TimestampNanoType(), (1_704_067_200 * 10**9, EXACT)),
+        ("2024-01-01 00:00:00.000000001", TimestampNanoType(), (1_704_067_200 * 10**9 + 1, EXACT)),
+        ("1969-12-31 23:59:59.999999999", TimestampNanoType(), (-1, EXACT)),
+        ("2024-01-01 02:00:00.5+02:00", TimestamptzNanoType(), (1_704_067_200_500_000_000, EXACT)),
+        (dt.datetime(2024, 1, 1), TimestamptzNanoType(), (1_704_067_200 * 10**9, EXACT)),
+        (dt.datetime(1969, 12, 31, 23, 59, 59, 999_999, tzinfo=dt.UTC), TimestampNanoType(),
+         (-1000, EXACT)),
+        (dt.date(1969, 12, 31), TimestampNanoType(), (-86_400 * 10**9, EXACT)),
+        (TimestampNanos(-1), TimestamptzNanoType(), (-1, EXACT)),
+        # a nanosecond literal on a micro column: the engine compares at nanoseconds
+        (TimestampNanos(1_704_067_200_000_001_000), TimestampType(), (1_704_067_200_000_001, EXACT)),
+        (TimestampNanos(1_704_067_200_000_000_001), TimestamptzType(), (1_704_067_200_000_000, BELOW)),
+        (TimestampNanos(-1), TimestampType(), (-1, BELOW)),
         (UUID, UUIDType(), (uuid.UUID(UUID), EXACT)),
         (bytearray(b"abc"), FixedType(3), (b"abc", EXACT)),
         (memoryview(b""), BinaryType(), (b"", EXACT)),
@@ -157,8 +173,9 @@ def test_nan_stays_nan() -> None:
         ("2024-01-01 10:00:00.1234567", TimestamptzType(), None),
         ("2024-01-01T25:00", TimestampType(), "not a valid time of day"),
         ("2024-02-30", TimestampType(), None),
-        ("2024-01-01T00:00:00", TimestampNanoType(), None),
-        (dt.datetime(2024, 1, 1), TimestamptzNanoType(), None),
+        ("2024-01-01 10:00+02:00", TimestampNanoType(), None),  # a zone on a zoneless column
+        ("2024-01-01 10:00:00.1234567890", TimestampNanoType(), None),
+        ("2024-01-01 10:00:00.1234567", TimestampType(), None),
         ("not-a-uuid", UUIDType(), "badly formed"),
         (b"ab", FixedType(3), None),
         ("ab", BinaryType(), None),
@@ -196,6 +213,14 @@ def test_unrepresentable_is_a_programming_error() -> None:
 )
 def test_parse_timestamp_micros(text, expected, zoned) -> None:
     assert parse_timestamp_micros(text) == (micros(expected.replace(tzinfo=dt.UTC)), zoned)
+    assert parse_timestamp_nanos(text) == (micros(expected.replace(tzinfo=dt.UTC)) * 1000, zoned)
+
+
+def test_parse_timestamp_nanos_keeps_nine_digits() -> None:
+    assert parse_timestamp_nanos("1970-01-01 00:00:00.123456789-00:01") == (60_123_456_789, True)
+    assert parse_timestamp_nanos("1969-12-31T23:59:59.9") == (-100_000_000, False)
+    with pytest.raises(ValueError, match="not a timestamp"):
+        parse_timestamp_micros("1970-01-01 00:00:00.1234567")
 
 
 @pytest.mark.parametrize("text", ["2024-03-05 24:00", "2024-3-5", "2024-03-05 07", "now", ""])

@@ -12,6 +12,7 @@ import pytest
 
 from icesql.errors import CorruptFileError, NotSupportedError, OperationalError
 from icesql.io import FileIO
+from icesql.scan.file_formats import open_format_file
 from icesql.scan.reader import ROW_COUNT_COLUMN, ReadContext, open_parquet, read_data_file
 from icesql.spec.arrow import schema_to_arrow
 from icesql.spec.name_mapping import create_mapping_from_schema
@@ -189,3 +190,105 @@ def test_footer_names_that_are_not_utf8_are_a_corrupt_file_error(tmp_path) -> No
     with pytest.raises(CorruptFileError) as info:
         open_parquet(FileIO(), path)
     assert info.value.path == path
+
+
+def _retype_as_unknown(table_dir: Path, names: set[str]) -> None:
+    """What another engine's commit leaves: a new metadata version (the hadoop layout) whose
+    current schema types the fields ``names`` (dotted for nested ones) as v3 ``unknown``."""
+    import json
+
+    meta = table_dir / "metadata"
+    version = int((meta / "version-hint.text").read_text())
+    md = json.loads((meta / f"v{version}.metadata.json").read_text())
+    schema = json.loads(json.dumps(md["schemas"][-1]))
+    schema["schema-id"] = max(s["schema-id"] for s in md["schemas"]) + 1
+
+    def retype(fields: list, prefix: str) -> None:
+        for f in fields:
+            name = prefix + f["name"]
+            if name in names:
+                f["type"] = "unknown"
+            elif isinstance(f["type"], dict) and f["type"].get("type") == "struct":
+                retype(f["type"]["fields"], name + ".")
+
+    retype(schema["fields"], "")
+    md["schemas"].append(schema)
+    md["current-schema-id"] = schema["schema-id"]
+    (meta / f"v{version + 1}.metadata.json").write_text(json.dumps(md))
+    (meta / "version-hint.text").write_text(str(version + 1))
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "orc", "avro"])
+def test_unknown_columns_read_as_null_and_rows_written_leave_them_out(tmp_path, fmt):
+    """A v3 table whose columns another engine typed ``unknown`` while old files still hold
+    values for their ids: every read gives NULL (the file's column ignored, as the spec says),
+    new rows take NULL only and their files leave the fields out, and promoting the column to
+    a type again reads NULL for the rows written while it was unknown."""
+    import icesql
+
+    con = icesql.connect(str(tmp_path))
+    con.execute(f"CREATE TABLE db.u (id INT, n STRING, s STRUCT<a: INT, b: STRING>) USING iceberg"
+                f" TBLPROPERTIES ('format-version'='3', 'write.format.default'='{fmt}')")
+    con.execute("INSERT INTO db.u VALUES (1, 'x', named_struct('a', 1, 'b', 'y')), (2, NULL, NULL)")
+    _retype_as_unknown(tmp_path / "db" / "u", {"n", "s.b"})
+    expected = [(1, None, {"a": 1, "b": None}), (2, None, None)]
+    assert con.execute("SELECT * FROM db.u ORDER BY id").fetchall() == expected
+    assert con.execute("SELECT count(*) FROM db.u WHERE n IS NOT NULL OR s.b IS NOT NULL"
+                       ).fetchall() == [(0,)]
+    assert con.execute("SELECT typeof(n), typeof(s) FROM db.u LIMIT 1").fetchall() == [
+        ("void", "struct<a:int,b:void>")]
+    before = {r[0] for r in con.execute("SELECT file_path FROM db.u.files").fetchall()}
+    with pytest.raises(icesql.ProgrammingError, match="cannot safely cast `n` STRING to VOID"):
+        con.execute("INSERT INTO db.u VALUES (3, 'z', NULL)")
+    con.execute("INSERT INTO db.u VALUES (3, NULL, named_struct('a', 3, 'b', NULL))")
+    con.execute("UPDATE db.u SET id = 10 WHERE id = 1")
+    assert con.execute("SELECT * FROM db.u ORDER BY id").fetchall() == [
+        (2, None, None), (3, None, {"a": 3, "b": None}), (10, None, {"a": 1, "b": None})]
+    written = {r[0] for r in con.execute("SELECT file_path FROM db.u.files").fetchall()} - before
+    assert written
+    for path in written:
+        fields = pq.read_schema(path) if fmt == "parquet" else open_format_file(
+            FileIO(), path, fmt).schema_arrow
+        assert [f.name for f in fields][:2] == ["id", "s"]
+        assert "n" not in fields.names and [c.name for c in fields.field("s").type] == ["a"]
+    con.execute("ALTER TABLE db.u ALTER COLUMN n TYPE STRING")
+    con.execute("INSERT INTO db.u VALUES (4, 'w', NULL)")
+    assert con.execute("SELECT id, n FROM db.u ORDER BY id").fetchall() == [
+        (2, None), (3, None), (4, "w"), (10, None)]
+
+
+def test_struct_defaults_are_each_fields_own_default(tmp_path):
+    """Spec: a struct's non-null default is stored as ``{}`` and stands for a struct of each
+    field's own default (a table another engine evolved so): old rows read it, and an INSERT
+    that omits the column, or names DEFAULT, or MERGE's INSERT writes its write-defaults."""
+    import json
+
+    import icesql
+
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.s (id INT) USING iceberg TBLPROPERTIES ('format-version'='3')")
+    con.execute("INSERT INTO db.s VALUES (1)")
+    meta = tmp_path / "db" / "s" / "metadata"
+    version = int((meta / "version-hint.text").read_text())
+    md = json.loads((meta / f"v{version}.metadata.json").read_text())
+    schema = json.loads(json.dumps(md["schemas"][-1]))
+    schema["schema-id"] += 1
+    schema["fields"].append({
+        "id": 2, "name": "p", "required": False, "initial-default": {}, "write-default": {},
+        "type": {"type": "struct", "fields": [
+            {"id": 3, "name": "x", "required": False, "type": "int",
+             "initial-default": 0, "write-default": 5},
+            {"id": 4, "name": "y", "required": False, "type": "string", "initial-default": "a"},
+        ]},
+    })
+    md["schemas"].append(schema)
+    md["current-schema-id"], md["last-column-id"] = schema["schema-id"], 4
+    (meta / f"v{version + 1}.metadata.json").write_text(json.dumps(md))
+    (meta / "version-hint.text").write_text(str(version + 1))
+    con.execute("INSERT INTO db.s (id) VALUES (2)")
+    con.execute("INSERT INTO db.s VALUES (3, DEFAULT)")
+    con.execute("MERGE INTO db.s t USING (SELECT 4 AS id) u ON t.id = u.id"
+                " WHEN NOT MATCHED THEN INSERT (id) VALUES (u.id)")
+    assert con.execute("SELECT id, p FROM db.s ORDER BY id").fetchall() == [
+        (1, {"x": 0, "y": "a"}), (2, {"x": 5, "y": None}), (3, {"x": 5, "y": None}),
+        (4, {"x": 5, "y": None})]

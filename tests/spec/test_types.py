@@ -35,10 +35,12 @@ from icesql.spec.types import (
     UnknownType,
     UUIDType,
     VariantType,
+    effective_default,
     field_from_json,
     field_to_json,
     is_nested,
     is_primitive,
+    min_format_version,
     type_from_json,
     type_to_json,
 )
@@ -216,3 +218,36 @@ def test_malformed_nested_json():
         type_from_json({"type": "list", "element": "int", "element-required": True})
     with pytest.raises(NotSupportedError):
         type_from_json({"type": "union"})
+
+
+@pytest.mark.parametrize(
+    ("t", "version"),
+    [
+        (TimestampType(), 1),
+        (UUIDType(), 1),
+        (TimestampNanoType(), 3),
+        (TimestamptzNanoType(), 3),
+        (UnknownType(), 3),
+        (VariantType(), 3),
+        (GeometryType(), 3),
+        (GeographyType(), 3),
+        (MapType(1, StringType(), 2, ListType(3, TimestamptzNanoType(), False), False), 3),
+        (StructType((NestedField(1, "a", IntegerType()),)), 1),
+        (StructType(()), 1),
+    ],
+    ids=str,
+)
+def test_min_format_version_follows_the_spec_type_table(t, version):
+    assert min_format_version(t) == version
+
+
+def test_effective_default_of_a_struct_is_its_fields_defaults():
+    inner = StructType((NestedField(3, "z", IntegerType(), initial_default=1, write_default=2),))
+    f = NestedField(1, "p", StructType((
+        NestedField(2, "x", IntegerType(), initial_default=0),
+        NestedField(4, "q", inner, initial_default={}, write_default=None),
+    )), initial_default={}, write_default={})
+    assert effective_default(f) == {2: 0, 4: {3: 1}}
+    assert effective_default(f, initial=False) == {2: None, 4: None}
+    assert effective_default(NestedField(5, "n", IntegerType(), write_default=7), initial=False) == 7
+    assert effective_default(NestedField(6, "s", inner)) is None

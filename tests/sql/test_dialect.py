@@ -44,3 +44,19 @@ def test_parameters_numbered_in_text_order():
 def test_split_statements_keeps_text_and_ignores_quoted_semicolons():
     text = "select ';' as a; select 2;;\n select 3 -- done\n"
     assert split_statements(text) == ["select ';' as a", "select 2", "select 3 -- done"]
+
+
+def test_timestamptz_ns_is_a_type_where_a_type_stands_and_a_name_elsewhere():
+    """sqlglot has no nanosecond timestamp with zone: the dialect reads Iceberg's (and DuckDB's)
+    name as a user-defined type of that name, in column definitions and casts only."""
+    created = parse_one("CREATE TABLE t (a timestamptz_ns, b TIMESTAMP_NS) USING iceberg")
+    kinds = [d for d in created.find_all(exp.DataType)]
+    assert kinds[0].this == exp.DataType.Type.USERDEFINED and kinds[0].args["kind"] == "TIMESTAMPTZ_NS"
+    assert kinds[1].this == exp.DataType.Type.TIMESTAMP_NS
+    query = parse_one("SELECT timestamptz_ns, CAST(x AS timestamptz_ns), x::TIMESTAMPTZ_NS,"
+                      " timestamptz_ns(1) FROM t AS timestamptz_ns")
+    assert query.sql("duckdb") == ("SELECT timestamptz_ns, TRY_CAST(x AS TIMESTAMPTZ_NS),"
+                                   " TRY_CAST(x AS TIMESTAMPTZ_NS), TIMESTAMPTZ_NS(1)"
+                                   " FROM t AS timestamptz_ns")
+    altered = parse_one("ALTER TABLE t ADD COLUMN c timestamptz_ns")
+    assert altered.find(exp.DataType).args["kind"] == "TIMESTAMPTZ_NS"

@@ -24,7 +24,9 @@ from icesql.spec.types import (
     NestedField,
     StringType,
     StructType,
+    TimestampNanoType,
     TimestampType,
+    TimestamptzNanoType,
     TimestamptzType,
 )
 from icesql.sql.bound_query import TableSource, bind_query
@@ -44,6 +46,8 @@ T = Schema(
         NestedField(9, "flag", BooleanType()),
         NestedField(10, "big", LongType()),
         NestedField(11, "s", StructType((NestedField(12, "inner", IntegerType()),))),
+        NestedField(13, "ns", TimestampNanoType()),
+        NestedField(14, "nstz", TimestamptzNanoType()),
     )
 )
 
@@ -130,6 +134,24 @@ CASES = [
     ("d = DATE '2024-01-02' + INTERVAL 1 DAY", None),
     ("s.inner = 5", None),  # nested fields are not pushed
     ("CAST(ts AS DATE) = DATE '2024-01-01'", None),
+    # nanosecond timestamps compare at nanoseconds (icesql.sql.spark.datetimes)
+    ("ns > TIMESTAMP '2024-01-01 00:00:00'", "ns > '2024-01-01T00:00'"),
+    ("ns BETWEEN DATE '2024-01-01' AND TIMESTAMP_NTZ '2024-01-02 00:00:00.5'",
+     "(ns >= '2024-01-01T00:00' AND ns <= '2024-01-02T00:00:00.500')"),
+    ("ns IN (TIMESTAMP '2024-01-01 00:00:00', '2024-01-01 00:00:00.000000001')",
+     "ns IN ('2024-01-01T00:00', '2024-01-01T00:00:00.000000001')"),
+    ("ns = '2024-01-01 00:00:00.000000001'", "ns = '2024-01-01T00:00:00.000000001'"),
+    ("ns = CAST('2024-01-01 00:00:00.000000001' AS TIMESTAMP_NS)",
+     "ns = '2024-01-01T00:00:00.000000001'"),
+    ("ns = '2024-01-01 00:00:00+01:00'", None),  # a zone on a zoneless column
+    ("nstz < CAST('2024-01-01 00:00:00.000000001+01:00' AS TIMESTAMPTZ_NS)",
+     "nstz < '2023-12-31T23:00:00.000000001Z'"),
+    ("nstz >= TIMESTAMP '2024-01-01 00:00:00'", "nstz >= '2024-01-01T00:00Z'"),
+    ("ntz > CAST('2024-01-01 00:00:00.000000001' AS TIMESTAMP_NS)", "ntz > '2024-01-01T00:00'"),
+    ("ntz = CAST('2024-01-01 00:00:00.000000001' AS TIMESTAMP_NS)", "false"),
+    ("ntz = CAST(CAST('2024-01-01 00:00:00.000000001' AS TIMESTAMP_NS) AS TIMESTAMP)", None),
+    ("ntz = CAST(CAST('2024-01-01 00:00:00.000001' AS TIMESTAMP_NS) AS TIMESTAMP)",
+     "ntz = '2024-01-01T00:00:00.000001'"),
 ]
 
 

@@ -25,6 +25,7 @@ from icesql.spec.types import (
     StructType,
     TimestampNanoType,
     TimestampType,
+    TimestamptzNanoType,
     TimestamptzType,
     TimeType,
     UnknownType,
@@ -81,7 +82,10 @@ def test_spark_types(spark, iceberg):
         ("f FIXED(16)", FixedType(16)),
         ("t TIME", TimeType()),
         ("n TIMESTAMP_NS", TimestampNanoType()),
+        ("n timestamptz_ns", TimestamptzNanoType()),
+        ("n STRUCT<a: TIMESTAMPTZ_NS>", StructType((NestedField(0, "a", TimestamptzNanoType()),))),
         ("v VARIANT", VariantType()),
+        ("v VOID", UnknownType()),
     ],
 )
 def test_iceberg_types_beyond_spark(ddl, iceberg):

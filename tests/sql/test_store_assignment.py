@@ -29,6 +29,7 @@ from icesql.spec.types import (
     StructType,
     TimestampType,
     TimestamptzType,
+    UnknownType,
     UUIDType,
 )
 from icesql.sql.store_assignment import Assignment, arity_error, can_assign
@@ -69,6 +70,9 @@ def _store(t, values, source_type: pa.DataType, required: bool = False) -> list:
         (pa.list_(pa.int32()), ListType(2, LongType(), False)),
         (pa.map_(pa.string(), pa.int32()), MapType(2, StringType(), 3, DoubleType(), False)),
         (pa.dictionary(pa.int32(), pa.string()), StringType()),
+        (pa.null(), UnknownType()),  # a v3 unknown column takes NULL only
+        (pa.struct([("p", pa.int32()), ("q", pa.null())]),
+         StructType((NestedField(2, "a", LongType()), NestedField(3, "b", UnknownType())))),
     ],
 )
 def test_can_assign_reasonable_conversions(source, target):
@@ -89,6 +93,9 @@ def test_can_assign_reasonable_conversions(source, target):
         (pa.list_(pa.string()), ListType(2, LongType(), False)),
         (pa.map_(pa.string(), pa.string()), MapType(2, StringType(), 3, DoubleType(), False)),
         (pa.string(), FixedType(4)),
+        (pa.int32(), UnknownType()),  # Spark: cannot safely cast INT to VOID, even all NULL
+        (pa.string(), UnknownType()),
+        (pa.struct([("q", pa.string())]), StructType((NestedField(3, "b", UnknownType()),))),
     ],
 )
 def test_can_assign_refuses_unsafe_conversions(source, target):

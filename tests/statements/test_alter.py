@@ -8,6 +8,7 @@ from decimal import Decimal
 import pytest
 
 import icesql
+from icesql.spec.types import TimestamptzNanoType
 
 T = ("db", "t")
 
@@ -307,3 +308,56 @@ def test_insert_and_merge_write_the_write_default_of_omitted_columns(tmp_path):
     # a column without a write-default must still be given (Spark 3.5's rule)
     with pytest.raises(icesql.ProgrammingError, match="cannot find data for the output column `s`"):
         con.execute("INSERT INTO db.d (id) VALUES (4)")
+
+
+def test_v3_types_need_a_v3_table(con):
+    with pytest.raises(icesql.ProgrammingError, match="column 'ns' of type timestamptz_ns needs format-version 3"):
+        con.execute("ALTER TABLE db.t ADD COLUMN ns TIMESTAMPTZ_NS")
+    assert "ns" not in _names(con)
+    con.execute("ALTER TABLE db.t SET TBLPROPERTIES ('format-version'='3')")
+    con.execute("ALTER TABLE db.t ADD COLUMN ns TIMESTAMPTZ_NS")
+    assert _md(con).schema().find_field_by_name("ns").type == TimestamptzNanoType()
+
+
+def test_add_a_void_column_on_v3_only(con):
+    """Spark's VOID (NullType) is Iceberg's v3 unknown: always NULL, never in data files."""
+    with pytest.raises(icesql.ProgrammingError, match="column 'v' of type unknown needs format-version 3"):
+        con.execute("ALTER TABLE db.t ADD COLUMN v VOID")
+    con.execute("ALTER TABLE db.t SET TBLPROPERTIES ('format-version'='3')")
+    con.execute("ALTER TABLE db.t ADD COLUMNS (v VOID, w STRUCT<x: INT, y: VOID>)")
+    assert str(_md(con).schema().find_field_by_name("v").type) == "unknown"
+    assert con.execute("SELECT v, w FROM db.t").fetchall() == [(None, None)]
+    with pytest.raises(icesql.ProgrammingError, match="cannot safely cast `v` INT to VOID"):
+        con.execute("INSERT INTO db.t (id, s, ts, dt, st, pts, f, n, dec, v, w)"
+                    " SELECT id, s, ts, dt, st, pts, f, n, dec, 1, w FROM db.t")
+    con.execute("INSERT INTO db.t SELECT id + 1, s, ts, dt, st, pts, f, n, dec, NULL,"
+                " named_struct('x', 2, 'y', NULL) FROM db.t")
+    assert con.execute("SELECT id, v, w FROM db.t ORDER BY id").fetchall() == [
+        (1, None, None), (2, None, {"x": 2, "y": None})]
+
+
+def test_constant_expression_defaults_are_evaluated_when_set(tmp_path):
+    """Spark 4's DEFAULT takes constant expressions; Iceberg keeps one value, so each is
+    evaluated once by the engine and stored in the column's type (JSON single value)."""
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.d (id INT) USING iceberg TBLPROPERTIES ('format-version'='3')")
+    con.execute("INSERT INTO db.d VALUES (1)")
+    con.execute("ALTER TABLE db.d ADD COLUMNS (a BIGINT DEFAULT 1 + 2, b STRING DEFAULT"
+                " concat('x', upper('y')), c DATE DEFAULT date_add(DATE'2024-01-01', 1))")
+    fields = _fields(con)
+    assert fields["a"]["initial-default"] == 3 and fields["b"]["write-default"] == "xY"
+    assert fields["c"]["initial-default"] == "2024-01-02"
+    assert con.execute("SELECT * FROM db.d").fetchall() == [(1, 3, "xY", dt.date(2024, 1, 2))]
+    con.execute("ALTER TABLE db.d ALTER COLUMN a SET DEFAULT 10 * 10")
+    assert _fields(con)["a"]["write-default"] == 100
+    before = dict(con.catalog.load_table(("db", "d")).metadata.raw)
+    for sql, pattern in [
+        ("ALTER TABLE db.d ADD COLUMN x DATE DEFAULT current_date()", "CURRENT_DATE is not a constant"),
+        ("ALTER TABLE db.d ALTER COLUMN a SET DEFAULT rand()", "is not a constant"),
+        ("ALTER TABLE db.d ADD COLUMN x STRUCT<p: INT> DEFAULT named_struct('p', 1)",
+         "a struct's default holds no field values"),
+        ("ALTER TABLE db.d ADD COLUMN x ARRAY<INT> DEFAULT array(1, 2)", "cannot load a table"),
+    ]:
+        with pytest.raises(icesql.NotSupportedError, match=pattern):
+            con.execute(sql)
+        assert dict(con.catalog.load_table(("db", "d")).metadata.raw) == before

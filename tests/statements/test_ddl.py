@@ -73,6 +73,12 @@ def test_format_versions(con, version):
         ("CREATE TABLE db.t (a INT) USING iceberg PARTITIONED BY (wrong(a))", icesql.ProgrammingError, "unknown partition transform"),
         ("CREATE TABLE db.t (a INT) USING iceberg TBLPROPERTIES ('current-snapshot-id'='1')", icesql.ProgrammingError, "reserved"),
         ("CREATE TABLE db.t USING iceberg AS SELECT NULL AS x", icesql.ProgrammingError, "has no type"),
+        # v3 types on older versions, refused as Java's Schema.checkCompatibility does
+        ("CREATE TABLE db.t (a TIMESTAMP_NS) USING iceberg", icesql.ProgrammingError,
+         "column 'a' of type timestamp_ns needs format-version 3"),
+        ("CREATE TABLE db.t (a INT, s STRUCT<b: TIMESTAMPTZ_NS>) USING iceberg TBLPROPERTIES"
+         " ('format-version'='1')", icesql.ProgrammingError,
+         "column 's.b' of type timestamptz_ns needs format-version 3"),
     ],
 )
 def test_bad_create_statements(con, ddl, error, pattern):
@@ -252,3 +258,11 @@ def test_add_geospatial_columns_on_v3(con):
     con.execute("ALTER TABLE db.t ADD COLUMNS (g GEOMETRY('srid:3857'), h GEOGRAPHY('srid:4326', 'andoyer'))")
     fields = _raw(con)["schemas"][-1]["fields"]
     assert [f["type"] for f in fields[1:]] == ["geometry(srid:3857)", "geography(srid:4326, andoyer)"]
+
+
+def test_nanosecond_timestamp_columns_on_v3(con):
+    con.execute("CREATE TABLE db.t (a TIMESTAMP_NS, b timestamptz_ns, c ARRAY<TIMESTAMPTZ_NS>)"
+                " USING iceberg TBLPROPERTIES ('format-version'='3')")
+    fields = _raw(con)["schemas"][0]["fields"]
+    assert [f["type"] for f in fields[:2]] == ["timestamp_ns", "timestamptz_ns"]
+    assert fields[2]["type"]["element"] == "timestamptz_ns"

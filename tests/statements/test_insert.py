@@ -169,3 +169,27 @@ def test_timestamp_ns_round_trips_with_transforms_bounds_and_duckdb(tmp_path):
     assert dict(lower)[2] == dict(upper)[2] == struct.pack("<q", nanos)
     direct = duckdb.sql(f"SELECT epoch_ns(ns), typeof(ns) FROM read_parquet('{path}')").fetchall()
     assert direct == [(nanos, "TIMESTAMP_NS")]
+
+
+def test_the_default_keyword_writes_the_write_default(tmp_path):
+    """``VALUES (1, DEFAULT)`` (with or without a column list) writes the column's write-default,
+    NULL for a column without one, as Spark does; UPDATE ... SET c = DEFAULT and MERGE's SET /
+    VALUES take it too, in every format."""
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.d (id INT, c INT, s STRING, l ARRAY<INT>, ns TIMESTAMP_NS)"
+                " USING iceberg TBLPROPERTIES ('format-version'='3')")
+    con.execute("ALTER TABLE db.d ALTER COLUMN c SET DEFAULT 2 + 3")
+    con.execute("ALTER TABLE db.d ALTER COLUMN ns SET DEFAULT"
+                " CAST('2024-01-01 00:00:00.000000001' AS TIMESTAMP_NS)")
+    con.execute("INSERT INTO db.d VALUES (1, DEFAULT, DEFAULT, DEFAULT, DEFAULT)")
+    con.execute("INSERT INTO db.d (id, s, c, l, ns) VALUES (2, DEFAULT, 20, NULL, DEFAULT),"
+                " (3, 'x', DEFAULT, array(3), NULL)")
+    con.execute("UPDATE db.d SET c = DEFAULT, s = DEFAULT WHERE id = 2")
+    con.execute("MERGE INTO db.d t USING (SELECT 3 AS id UNION ALL SELECT 4) u ON t.id = u.id"
+                " WHEN MATCHED THEN UPDATE SET l = DEFAULT"
+                " WHEN NOT MATCHED THEN INSERT (id, c, s, l, ns) VALUES (u.id, DEFAULT, 'new', DEFAULT, DEFAULT)")
+    rows = con.execute("SELECT id, c, s, l, ns FROM db.d ORDER BY id").fetchall()
+    ns = 1_704_067_200_000_000_001
+    assert [(i, c, s, li, None if t is None else t.value) for i, c, s, li, t in rows] == [
+        (1, 5, None, None, ns), (2, 5, None, None, ns), (3, 5, "x", None, None),
+        (4, 5, "new", None, ns)]

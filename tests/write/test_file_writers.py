@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 import icesql
-from icesql.errors import CorruptFileError, NotSupportedError
+from icesql.errors import NotSupportedError
 
 
 @pytest.fixture
@@ -99,9 +99,8 @@ def test_orc_timestamp_outside_nanosecond_range(con):
         with pytest.raises(NotSupportedError, match="1677-2262"):
             con.execute("SELECT ts FROM db.t").fetchall()
         return
-    # pyarrow 20's ORC reader does not check: the nanoseconds wrap round, and reading them as
-    # microseconds then fails ("would lose data": a wrapped value is never a whole number of
-    # microseconds, as 2**64 is not a multiple of 1000 within 73,000 years), so an error that
-    # names the file, never a wrong timestamp; CorruptFileError is the wrong class for it
-    with pytest.raises((NotSupportedError, CorruptFileError), match=r"\.orc"):
+    # pyarrow 20's ORC reader does not check: the nanoseconds wrap round; a wrapped value is
+    # never a whole number of microseconds (2**64 is not a multiple of 1000 within 70,000
+    # years), which the reader detects in a column an Iceberg writer truncated to micros
+    with pytest.raises(NotSupportedError, match=r"\.orc: column 'ts' holds a timestamp outside 1677-2262"):
         con.execute("SELECT ts FROM db.t").fetchall()

@@ -23,7 +23,14 @@ INTEGRAL = {T.TINYINT, T.SMALLINT, T.INT, T.BIGINT}
 FLOATING = {T.FLOAT, T.DOUBLE}
 FRACTIONAL = FLOATING | {T.DECIMAL}
 TEXTUAL = {T.TEXT, T.VARCHAR, T.CHAR}
-TIMESTAMPS = {T.TIMESTAMP, T.TIMESTAMPTZ, T.TIMESTAMPLTZ, T.TIMESTAMPNTZ, T.DATETIME}
+TIMESTAMPS = {T.TIMESTAMP, T.TIMESTAMPTZ, T.TIMESTAMPLTZ, T.TIMESTAMPNTZ, T.DATETIME, T.TIMESTAMP_NS}
+ZONED_NANOS = "TIMESTAMPTZ_NS"  # no sqlglot type: a user-defined type of the dialect
+
+
+def is_zoned_nanos(found: exp.DataType | None) -> bool:
+    """Whether ``found`` is the nanosecond timestamp with time zone (``TIMESTAMPTZ_NS``)."""
+    return found is not None and found.this == T.USERDEFINED and (
+        str(found.args.get("kind", "")).upper() == ZONED_NANOS)
 
 
 def arg_key(key: str, index: int | None = None) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from icesql.sql.dialect import EXTRACT_FIELD, FUNCTION_ARGS, FUNCTION_NAME
-from icesql.sql.spark.base import TIMESTAMPS, arg_type, call
+from icesql.sql.spark.base import TIMESTAMPS, arg_data_type, arg_type, call, is_zoned_nanos
 
 # Spark's spellings of date/time units, as DuckDB's date_trunc names them
 _SPARK_UNITS = {
@@ -268,7 +268,29 @@ def _make_interval(node: exp.MakeInterval) -> exp.Expr:
     return exp.Paren(this=total) if total is not None else node
 
 
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ,
+                exp.NullSafeNEQ, exp.Between)
+_ZONED = {exp.DataType.Type.TIMESTAMPTZ, exp.DataType.Type.TIMESTAMPLTZ}
+
+
+def _nanos_comparison(node: exp.Expr) -> exp.Expr:
+    """A ``TIMESTAMP_NS`` compared with a zoned timestamp (``ts_ns > TIMESTAMP '...'``, a
+    ``TIMESTAMPTZ`` here): DuckDB casts neither implicitly, so the zoned operands are cast to
+    ``TIMESTAMP_NS``, which keeps every nanosecond. Spark would read both as its zoned type;
+    icesql sessions run in UTC, where a zoneless value and its instant read alike."""
+    keys = ("this", "low", "high") if isinstance(node, exp.Between) else ("this", "expression")
+    types = {key: arg_data_type(node, key) for key in keys}
+    if not any(t is not None and t.this == exp.DataType.Type.TIMESTAMP_NS for t in types.values()):
+        return node
+    for key, found in types.items():
+        if found is not None and (found.this in _ZONED or is_zoned_nanos(found)):
+            node.set(key, exp.Cast(this=node.args[key],
+                                   to=exp.DataType(this=exp.DataType.Type.TIMESTAMP_NS)))
+    return node
+
+
 RULES = {
+    **dict.fromkeys(_COMPARISONS, _nanos_comparison),
     exp.MakeInterval: _make_interval,
     exp.UnixSeconds: _unix_seconds,
     exp.UnixMillis: _unix_millis,
@@ -297,12 +319,14 @@ FUNCTIONS = {
     "timestamp_millis": _timestamp_from("millis"),
     "timestamp_micros": _timestamp_from("micros"),
 }
-TYPED = {exp.StrToUnix, exp.Add, exp.Sub}
+TYPED = {exp.StrToUnix, exp.Add, exp.Sub, *_COMPARISONS}
+NANOS_ONLY = _COMPARISONS  # only a nanosecond timestamp makes a comparison need types
 TYPED_FUNCTIONS: set[str] = set()
 
 
 def needs_types(node: exp.Expr) -> bool:
-    """Only a sum with an interval needs its operand's type (DATE or TIMESTAMP)."""
+    """Only a sum with an interval needs its operand's type (DATE or TIMESTAMP); a comparison
+    does where a nanosecond timestamp may be compared (``NANOS_ONLY``)."""
     if isinstance(node, (exp.Add, exp.Sub)):
         return isinstance(node.expression, exp.Interval)
     return True

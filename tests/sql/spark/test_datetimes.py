@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import decimal
 
+import duckdb
 import pytest
 
 UTC = datetime.UTC
@@ -172,3 +173,63 @@ def test_make_interval_of_a_column_moves_a_timestamp(duck_answer):
     rows = duck_answer("SELECT TIMESTAMP '2024-03-01 00:00:00'"
                        " + make_interval(0, 0, 0, 0, CAST(id AS INT)) FROM range(2)")
     assert rows == [(_ts(2024, 3, 1),), (_ts(2024, 3, 1, 1),)]
+
+
+_NANO_ROWS = [  # (id, ts TIMESTAMP_NS, tz TIMESTAMPTZ_NS), one nanosecond around midnight
+    (1, "2023-12-31 23:59:59.999999999", "2023-12-31 23:59:59.999999999+00"),
+    (2, "2024-01-01 00:00:00", "2024-01-01 00:00:00+00"),
+    (3, "2024-01-01 00:00:00.000000001", "2024-01-01 00:00:00.000000001+00"),
+]
+
+
+def _nano_ids(condition: str) -> list[int]:
+    """The ids a condition keeps over a table of nanosecond timestamps, typed for the binder
+    as the engine types a scanned table's columns (``query_type_name``)."""
+    from icesql.spec.schema import Schema
+    from icesql.spec.types import IntegerType, NestedField, TimestampNanoType, TimestamptzNanoType
+    from icesql.sql.bound_query import TableSource, bind_query, query_type_name
+    from icesql.sql.dialect import parse_one
+    from icesql.sql.translate import to_duckdb_sql
+
+    schema = Schema((NestedField(1, "id", IntegerType()), NestedField(2, "ts", TimestampNanoType()),
+                     NestedField(3, "tz", TimestamptzNanoType())))
+    statement = parse_one(f"SELECT id FROM t WHERE {condition} ORDER BY id")
+    bind_query(statement, {"t": TableSource(schema, {f.name: query_type_name(f.type)
+                                                      for f in schema.fields})})
+    con = duckdb.connect()
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+        con.execute("CREATE TABLE t (id INT, ts TIMESTAMP_NS, tz TIMESTAMPTZ_NS)")
+        con.executemany("INSERT INTO t VALUES (?, ?::TIMESTAMP_NS, ?::TIMESTAMPTZ_NS)", _NANO_ROWS)
+        return [row[0] for row in con.execute(to_duckdb_sql(statement, [])[0]).fetchall()]
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("condition, ids", [
+    # DuckDB compares neither TIMESTAMP_NS with TIMESTAMPTZ (Spark's TIMESTAMP literal) nor
+    # with TIMESTAMPTZ_NS by itself; every nanosecond counts
+    ("ts > TIMESTAMP '2024-01-01 00:00:00'", [3]),
+    ("ts >= TIMESTAMP '2024-01-01 00:00:00'", [2, 3]),
+    ("TIMESTAMP '2024-01-01 00:00:00' > ts", [1]),
+    ("ts <= TIMESTAMP '2024-01-01 00:00:00'", [1, 2]),
+    ("ts = TIMESTAMP '2024-01-01 00:00:00'", [2]),
+    ("ts <=> TIMESTAMP '2024-01-01 00:00:00'", [2]),
+    ("ts != TIMESTAMP '2024-01-01 00:00:00'", [1, 3]),
+    ("ts BETWEEN TIMESTAMP '2023-12-31 23:59:59.999999' AND TIMESTAMP '2024-01-01 00:00:00'",
+     [1, 2]),
+    ("ts NOT BETWEEN TIMESTAMP '2024-01-01 00:00:00' AND TIMESTAMP '2024-01-02 00:00:00'", [1]),
+    ("ts IN (TIMESTAMP '2024-01-01 00:00:00')", [2]),
+    ("ts > TIMESTAMP_NTZ '2024-01-01 00:00:00'", [3]),
+    ("ts < DATE '2024-01-01'", [1]),
+    ("ts > '2024-01-01 00:00:00.000000000'", [3]),
+    ("ts < tz", []),
+    ("ts = tz", [1, 2, 3]),
+    ("tz > ts", []),
+    ("tz BETWEEN ts AND TIMESTAMP '2024-01-01 00:00:00'", [1, 2]),
+    ("tz > TIMESTAMP '2024-01-01 00:00:00'", [3]),
+    ("tz = CAST('2024-01-01 00:00:00.000000001' AS TIMESTAMP_NS)", [3]),
+    ("ts = CAST('2024-01-01 01:00:00.000000001+01:00' AS TIMESTAMPTZ_NS)", [3]),
+])
+def test_nanosecond_timestamps_compare_with_every_timestamp(condition, ids):
+    assert _nano_ids(condition) == ids

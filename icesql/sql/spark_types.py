@@ -187,11 +187,12 @@ def _geospatial(dt: exp.DataType) -> IcebergType:
 def check_v3_types(
     types: Iterable[tuple[str, IcebergType]], format_version: int, table: str
 ) -> None:
-    """Geometry and geography columns need format version 3 (the spec adds them there);
+    """Geometry and geography columns need format version 3 (the spec adds them there): a
+    ProgrammingError, as for every v3 type (``write.schema_update.check_type_version``);
     ``types`` are (column name, type) pairs at every depth."""
     for name, t in types:
         if isinstance(t, GeometryType | GeographyType) and format_version < 3:
-            raise NotSupportedError(
+            raise ProgrammingError(
                 f"cannot use {t} for column {name!r} of {table}: {str(t).split('(')[0]} columns"
                 f" need format-version 3 (the table has {format_version})"
             )

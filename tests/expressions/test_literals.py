@@ -127,7 +127,7 @@ UUID = "f79c3e09-677c-4bbd-a479-3f349cb785e7"
         (TimestampNanos(-1), TimestampType(), (-1, BELOW)),
         (UUID, UUIDType(), (uuid.UUID(UUID), EXACT)),
         (bytearray(b"abc"), FixedType(3), (b"abc", EXACT)),
-        (memoryview(b""), BinaryType(), (b"", EXACT)),
+        pytest.param(memoryview(b""), BinaryType(), (b"", EXACT), id="memoryview-binary"),
     ],
     ids=repr,
 )

@@ -213,16 +213,16 @@ def test_a_failed_row_group_write_fails_the_insert_and_leaves_no_file(con, monke
         " 'write.parquet.row-group-size-bytes'='2000')"
     )
     con.execute("INSERT INTO db.t VALUES (0, 'kept')")
-    written = ParquetDataWriter._write_row_group
+    written = ParquetDataWriter._encode_row_group
     calls = []
 
-    def failing(self, table):
+    def failing(self, table, first):
         calls.append(self.path)
         if len(set(calls)) == 3:
             raise icesql.OperationalError(f"cannot write data file {self.path}: disk full")
-        written(self, table)
+        return written(self, table, first)
 
-    monkeypatch.setattr(ParquetDataWriter, "_write_row_group", failing)
+    monkeypatch.setattr(ParquetDataWriter, "_encode_row_group", failing)
     with pytest.raises(icesql.OperationalError, match="disk full"):
         con.execute(f"INSERT INTO db.t VALUES {_values(5000)}")
     assert len(calls) > 3  # the failure came from the pool after other files were written

@@ -142,6 +142,9 @@ class DataWriter:
         # a sorted file is written from one buffer, so buffer up to a whole file
         limit = self.target_size if self.sorted else target.properties.row_group_size_bytes
         self.flush_bytes = max(1, min(limit, MAX_ROW_GROUP_BYTES if not self.sorted else MAX_BUFFERED_BYTES))
+        # Arrow bytes of one row group: write.parquet.row-group-size-bytes also splits a
+        # large batch (the Parquet size it names is reached later: Arrow bytes are larger)
+        self.row_group_bytes = max(1, min(target.properties.row_group_size_bytes, MAX_ROW_GROUP_BYTES))
         self._partitions: dict[tuple[Any, ...], _Partition] = {}
         self._done: list[DataFile] = []
         self._open: list[DataFileWriter] = []
@@ -217,7 +220,7 @@ class DataWriter:
         offset = 0
         while offset < table.num_rows:
             row_bytes = max(table.nbytes / max(table.num_rows, 1), 1.0)  # Arrow bytes
-            cap = max(1, int(MAX_ROW_GROUP_BYTES / row_bytes))
+            cap = max(1, int(self.row_group_bytes / row_bytes))
             next_bytes = min(table.num_rows - offset, cap) * row_bytes * self._ratio
             writer, size = self._current(state, next_bytes)
             room = max(self.target_size - size, 1)

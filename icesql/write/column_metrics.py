@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 import uuid as _uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -344,12 +345,18 @@ class FileMetricsCollector:
         }
         self._values: dict[int, int] = {}
         self._nulls: dict[int, int] = {}
-        # per ``add``: its first row, and the fields whose bounds it measured from the data
-        self._added: list[tuple[int, frozenset[int]]] = []
+        # per ``add``: its rows, and the fields whose bounds it measured from the data
+        self._added: list[tuple[int, int, frozenset[int]]] = []
         self._rows = 0
+        self._lock = threading.Lock()
 
-    def add(self, batch: pa.RecordBatch | pa.Table) -> None:
-        """Measure rows about to be written (in file order)."""
+    def add(self, batch: pa.RecordBatch | pa.Table, first: int | None = None) -> None:
+        """Measure rows about to be written: the file's rows ``first ..`` (default: after
+        the rows added so far). Thread-safe: row groups of one file may be measured at once."""
+        with self._lock:
+            self._add(batch, self._rows if first is None else first)
+
+    def _add(self, batch: pa.RecordBatch | pa.Table, first: int) -> None:
         for leaf in self._counted:
             fid = leaf.field.field_id
             array = _leaf_array(batch, leaf)
@@ -378,8 +385,8 @@ class FileMetricsCollector:
             if longest is not None and longest > STATS_SAFE_BYTES:
                 self._add_bounds(leaf.field.field_id, leaf.field.type, array)
                 measured.add(leaf.field.field_id)
-        self._added.append((self._rows, frozenset(measured)))
-        self._rows += batch.num_rows
+        self._added.append((first, first + batch.num_rows, frozenset(measured)))
+        self._rows = max(self._rows, first + batch.num_rows)
 
     def _add_float(self, fid: int, t: IcebergType, array: pa.Array | pa.ChunkedArray) -> None:
         values = array.drop_null().to_numpy(zero_copy_only=False)
@@ -420,8 +427,7 @@ class FileMetricsCollector:
 
     def _measured(self, fid: int, first: int, rows: int) -> bool:
         """Whether every row of ``first .. first + rows`` had ``fid``'s bounds measured."""
-        for i, (start, fids) in enumerate(self._added):
-            end = self._added[i + 1][0] if i + 1 < len(self._added) else self._rows
+        for start, end, fids in self._added:
             if end > first and start < first + rows and fid not in fids:
                 return False
         return True

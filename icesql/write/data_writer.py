@@ -9,11 +9,20 @@ sorted and records the order's id (as Spark's writes do); without one, ``sort_or
 when all buffers together pass a limit, never holding the whole input.
 
 Row groups are encoded on a small thread pool (``ParquetDataWriter.submit``; pyarrow
-releases the GIL): the caller goes on reading and routing rows while a row group is
-written, and the files of several partitions are written at once. A file has one row group
-in flight at most, and all row groups in flight together stay under ``MAX_IN_FLIGHT_BYTES``.
-The rolling decisions (room left in a file, when to close it) wait for the file's previous
-row group, so files are cut exactly where a sequential writer would cut them.
+releases the GIL): the caller goes on reading and routing rows while row groups are
+encoded, up to ``FILE_WINDOW`` of one file at once (so an unpartitioned write uses every
+core) and the files of several partitions together; all row groups in flight stay under
+``MAX_IN_FLIGHT_BYTES`` of Arrow data. Peak memory is about ``MAX_BUFFERED_BYTES`` of rows
+being routed plus ``MAX_IN_FLIGHT_BYTES`` (plus one row group) being encoded, and their
+encoded bytes until appended to their file.
+
+Rolling decisions are made from what the writer waits for at fixed points, never from
+which encoding happens to finish first, so threaded and sequential writes cut the same
+files: a file's size is learnt for its row groups older than the window; the younger ones
+are estimated (Arrow bytes times the Parquet/Arrow ratio learnt so far). Once that estimate
+with the next row group would reach the target size, the writer waits for them all and
+decides on the file's exact size, as a sequential writer does: a file is closed only when
+it has reached the target.
 
 With ``row_lineage`` (v3 rewrites of existing rows), batches carry two more columns after the
 table's, ``_row_id`` and ``_last_updated_sequence_number``, written with their reserved field
@@ -28,7 +37,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +64,7 @@ MAX_BUFFERED_BYTES = 256 * 1024 * 1024  # all partitions together
 MAX_ROW_GROUP_BYTES = 64 * 1024 * 1024  # in-memory (Arrow) size of one flushed row group
 WRITE_THREADS = max(1, min(4, os.cpu_count() or 1))
 MAX_IN_FLIGHT_BYTES = WRITE_THREADS * MAX_ROW_GROUP_BYTES  # submitted, not yet written
+FILE_WINDOW = WRITE_THREADS  # row groups of one file whose size is not waited for
 
 
 @dataclass(frozen=True)
@@ -106,8 +116,9 @@ class _Partition:
     batches: list[pa.RecordBatch] = field(default_factory=list)
     nbytes: int = 0
     writer: DataFileWriter | None = None
-    # Arrow bytes of the row group in flight and the file's size before it (for ``_ratio``)
-    submitted: tuple[int, int] | None = None
+    # row groups of the open file whose size is not learnt yet: (number, Arrow bytes)
+    pending: deque[tuple[int, int]] = field(default_factory=deque)
+    known: int = 0  # the open file's size after the row groups before ``pending``
 
 
 class DataWriter:
@@ -123,6 +134,9 @@ class DataWriter:
         # a sorted file is written from one buffer, so buffer up to a whole file
         limit = self.target_size if self.sorted else target.properties.row_group_size_bytes
         self.flush_bytes = max(1, min(limit, MAX_ROW_GROUP_BYTES if not self.sorted else MAX_BUFFERED_BYTES))
+        # Arrow bytes of one row group: write.parquet.row-group-size-bytes also splits a
+        # large batch (the Parquet size it names is reached later: Arrow bytes are larger)
+        self.row_group_bytes = max(1, min(target.properties.row_group_size_bytes, MAX_ROW_GROUP_BYTES))
         self._partitions: dict[tuple[Any, ...], _Partition] = {}
         self._done: list[DataFile] = []
         self._open: list[DataFileWriter] = []
@@ -130,7 +144,7 @@ class DataWriter:
         self._buffered = 0
         self._ratio = 1.0  # Parquet bytes per Arrow byte, learnt from written row groups
         self._executor: ThreadPoolExecutor | None = None
-        self._in_flight: deque[tuple[DataFileWriter, int]] = deque()
+        self._in_flight: deque[tuple[Future[Any], int]] = deque()
         self._in_flight_bytes = 0
         self.rows = 0
         self.progress = progress  # told of the rows taken and each file finished
@@ -201,51 +215,63 @@ class DataWriter:
             table = table.take(sort_indices(table, self.target.schema, self.target.sort_order))
         offset = 0
         while offset < table.num_rows:
-            writer = self._current(state)
-            before = writer.bytes_written
-            room = max(self.target_size - before, 1)
-            row_bytes = max(table.nbytes / max(table.num_rows, 1), 1.0) * self._ratio
-            rows = max(1, min(table.num_rows - offset, int(room / row_bytes) or 1))
-            rows = min(rows, max(1, int(MAX_ROW_GROUP_BYTES / max(row_bytes / self._ratio, 1.0))))
+            row_bytes = max(table.nbytes / max(table.num_rows, 1), 1.0)  # Arrow bytes
+            cap = max(1, int(self.row_group_bytes / row_bytes))
+            next_bytes = min(table.num_rows - offset, cap) * row_bytes * self._ratio
+            writer, size = self._current(state, next_bytes)
+            room = max(self.target_size - size, 1)
+            rows = max(1, min(table.num_rows - offset, cap, int(room / (row_bytes * self._ratio))))
             chunk = table.slice(offset, rows)
-            self._submit(state, writer, chunk, before)
+            self._submit(state, writer, chunk)
             offset += rows
         if self.sorted:
             self._finish(state)
 
-    def _current(self, state: _Partition) -> DataFileWriter:
-        """The partition's open file once its row group in flight is written (learning the
-        compression ratio from it), or a new file when that one reached the target size."""
-        self._settle(state)
-        if state.writer is not None and state.writer.bytes_written >= self.target_size:
-            self._finish(state)
-        return state.writer or self._new_writer(state)
+    def _current(self, state: _Partition, next_bytes: float) -> tuple[DataFileWriter, float]:
+        """The partition's open file and its (estimated) size, or a new file when that one
+        reached the target size (module docstring: sizes are waited for at fixed points)."""
+        if state.writer is not None:
+            while len(state.pending) >= FILE_WINDOW:
+                self._settle(state)
+            size = state.known + sum(n for _, n in state.pending) * self._ratio
+            if size + next_bytes >= self.target_size:
+                while state.pending:
+                    self._settle(state)
+                size = state.known
+                if size >= self.target_size:
+                    self._finish(state)
+            if state.writer is not None:
+                return state.writer, size
+        writer = self._new_writer(state)
+        state.known = writer.size_after(0)
+        return writer, state.known
 
     def _settle(self, state: _Partition) -> None:
-        if state.writer is None or state.submitted is None:
-            return
-        nbytes, before = state.submitted
-        state.submitted = None
-        written = state.writer.bytes_written - before  # waits for the row group
+        """Learn the size of the oldest row group of ``state``'s file whose size is unknown
+        (waiting for it), and the Parquet/Arrow ratio from it."""
+        assert state.writer is not None
+        number, nbytes = state.pending.popleft()
+        after = state.writer.size_after(number)
+        written, state.known = after - state.known, after
         if nbytes and written:
             self._ratio = max(written / nbytes, 1e-3)
 
-    def _submit(
-        self, state: _Partition, writer: DataFileWriter, chunk: pa.Table, before: int
-    ) -> None:
+    def _submit(self, state: _Partition, writer: DataFileWriter, chunk: pa.Table) -> None:
         if self._executor is None:
             self._executor = ThreadPoolExecutor(WRITE_THREADS, thread_name_prefix="icesql-write")
-        writer.submit(chunk, self._executor)
-        state.submitted = (chunk.nbytes, before)
-        self._in_flight.append((writer, chunk.nbytes))
+        future = writer.submit(chunk, self._executor)
+        state.pending.append((writer.row_groups, chunk.nbytes))
+        if future is None:
+            return
+        self._in_flight.append((future, chunk.nbytes))
         self._in_flight_bytes += chunk.nbytes
         while self._in_flight:
             oldest, nbytes = self._in_flight[0]
-            if oldest.in_flight and self._in_flight_bytes <= MAX_IN_FLIGHT_BYTES:
+            if not oldest.done() and self._in_flight_bytes <= MAX_IN_FLIGHT_BYTES:
                 break
             self._in_flight.popleft()
             self._in_flight_bytes -= nbytes
-            oldest.wait()  # at once when written; else the bound on memory makes us wait
+            oldest.result()  # at once when encoded; else the bound on memory makes us wait
 
     def _shutdown(self) -> None:
         """Wait for every row group in flight (errors surface where the files are used)."""
@@ -291,7 +317,8 @@ class DataWriter:
         writer = state.writer
         if writer is None:
             return
-        self._settle(state)
+        while state.pending:
+            self._settle(state)
         state.writer = None
         if writer not in self._open:
             raise InternalError(f"data file {writer.path} finished twice")

@@ -2,8 +2,8 @@
 
 Appendix A: every column carries its Iceberg field id as the Parquet field id, lists use
 the 3-level representation with ``element``, decimals are stored as int32/int64 when the
-precision allows, ``unknown`` columns are omitted, timestamps keep their UTC adjustment, variant columns are
-annotated ``VARIANT`` (``icesql.write.variant_footer``).
+precision allows, ``unknown`` columns are omitted, timestamps keep their UTC adjustment, variant
+columns are annotated ``VARIANT`` in the footer (``icesql.write.variant_footer``).
 The Arrow schema written is exactly ``schema_to_arrow(schema)`` minus unknown columns, so
 batches must already have been cast to the table's types.
 
@@ -11,12 +11,16 @@ The writer streams: each ``write`` appends row groups, and ``bytes_written`` tel
 rolling writer when the file has reached its target size. ``close`` returns the
 ``DataFile`` with its metrics (``icesql.write.column_metrics``). ``submit`` hands a row
 group to a thread pool instead: Parquet encoding and the metrics pass release the GIL, so
-the caller goes on producing rows (and other files encode) while this one is written; a
-file keeps at most one row group in flight, and every read of its state waits for it.
+the caller goes on producing rows while this one is encoded. Row groups are encoded apart
+and stitched into the file in the order given (``icesql.write.parquet_stitch``), so
+several row groups of one file encode at once: an unpartitioned write uses every core.
+``size_after(n)`` waits only for the first ``n`` row groups, which keeps a rolling writer's
+decisions independent of which encoding finishes first.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import replace
@@ -41,7 +45,8 @@ from icesql.spec.types import (
     UnknownType,
 )
 from icesql.write.column_metrics import FileMetricsCollector, MetricsConfig
-from icesql.write.variant_footer import AnnotatingSink, variant_paths
+from icesql.write.parquet_stitch import MAGIC, EncodedRowGroup, Stitcher, encode
+from icesql.write.variant_footer import annotate_footer, variant_paths
 
 __all__ = ["OpenDataFile", "ParquetDataWriter", "arrow_write_schema", "file_schema", "split_offsets"]
 
@@ -107,7 +112,7 @@ class OpenDataFile:
         self.arrow_schema = schema_to_arrow(self._write_schema)
         self._metrics = FileMetricsCollector(self._write_schema, metrics, count_batches)
         self.record_count = 0
-        self._pending: Future[None] | None = None
+        self.row_groups = 0  # writes given
         fs, fs_path = io.fs(path)
         parent = fs_path.rsplit("/", 1)[0]
         try:
@@ -119,28 +124,30 @@ class OpenDataFile:
 
     @property
     def bytes_written(self) -> int:
-        """Bytes flushed to the file so far (whole row groups, the one in flight included)."""
-        self.wait()
+        """Bytes flushed to the file so far."""
         return self._sink.tell()
 
     def write(self, batch: pa.RecordBatch | pa.Table) -> None:
         raise NotImplementedError
 
-    def submit(self, batch: pa.RecordBatch | pa.Table, executor: Executor) -> None:
+    def submit(self, batch: pa.RecordBatch | pa.Table, executor: Executor) -> Future[Any] | None:
         """``write`` on ``executor`` where the format's encoder releases the GIL (Parquet);
-        here, at once."""
+        here, at once (no future)."""
         self.write(batch)
+        self.row_groups += 1
+        return None
+
+    def size_after(self, row_groups: int) -> int:
+        """The file's size once its first ``row_groups`` writes are in: here, all are."""
+        return self.bytes_written
 
     @property
     def in_flight(self) -> bool:
         """Whether a submitted row group is still being written."""
-        return self._pending is not None and not self._pending.done()
+        return False
 
     def wait(self) -> None:
-        """Wait for the row group in flight; its error (an OperationalError) is raised here."""
-        pending, self._pending = self._pending, None
-        if pending is not None:
-            pending.result()
+        """Wait for the row groups in flight; their first error is raised here."""
 
     def _close_writer(self) -> None:
         raise NotImplementedError
@@ -163,7 +170,12 @@ class OpenDataFile:
 
 
 class ParquetDataWriter(OpenDataFile):
-    """One open data file. Not thread-safe; use one per file."""
+    """One open data file. Not thread-safe; use one per file.
+
+    Each row group is encoded apart (``icesql.write.parquet_stitch``), on the caller's
+    thread (``write``) or on an executor (``submit``), several of one file at once; the
+    encoded row groups are appended in the order they were given, and ``close`` writes the
+    footer listing them all."""
 
     def __init__(
         self,
@@ -179,45 +191,59 @@ class ParquetDataWriter(OpenDataFile):
         sort_order_id: int | None = 0,
     ):
         super().__init__(io, path, schema, spec_id, partition, metrics, sort_order_id)
-        paths = variant_paths(self._write_schema)
-        self._annotating = AnnotatingSink(self._sink, paths) if paths else None
         self._geo = _geo_columns(self._write_schema)
         self._file_schema = self.arrow_schema
         for i, ext in self._geo:
             f = self.arrow_schema.field(i)
             self._file_schema = self._file_schema.set(i, pa.field(f.name, ext, f.nullable, f.metadata))
+        self._options: dict[str, Any] = dict(
+            compression=_CODEC_NAMES.get(compression, compression),
+            compression_level=compression_level,
+            data_page_size=page_size,
+            store_decimal_as_integer=True,
+            store_schema=False,
+            write_statistics=True,
+            use_compliant_nested_type=True,
+            version="2.6",
+            data_page_version="1.0",  # what parquet-mr (Spark) writes and every reader reads
+        )
         try:
-            self._writer = pq.ParquetWriter(
-                self._annotating or self._sink,
-                self._file_schema,
-                compression=_CODEC_NAMES.get(compression, compression),
-                compression_level=compression_level,
-                data_page_size=page_size,
-                store_decimal_as_integer=True,
-                store_schema=False,
-                write_statistics=True,
-                use_compliant_nested_type=True,
-                version="2.6",
-                data_page_version="1.0",  # what parquet-mr (Spark) writes and every reader reads
-            )
-        except OSError as e:
+            pq.ParquetWriter(pa.BufferOutputStream(), self._file_schema, **self._options).close()
+            self._sink.write(MAGIC)
+        except (OSError, ValueError, pa.ArrowException) as e:
             self._sink.close()
             raise OperationalError(f"cannot create data file {path}: {e}") from e
+        self._stitcher = Stitcher()
+        self._variants = variant_paths(self._write_schema)
+        # row groups given and not yet appended, in file order
+        self._queue: deque[Future[EncodedRowGroup]] = deque()
+        self._ends: list[int] = []  # the file's size after each appended row group
+        self.row_groups = 0  # row groups given (written, or submitted)
 
     def write(self, batch: pa.RecordBatch | pa.Table) -> None:
         """Append rows (one row group per call); ``batch`` must have the table's types."""
-        self.wait()
         table = self._prepare(batch)
         if table is not None:
-            self._write_row_group(table)
+            done: Future[EncodedRowGroup] = Future()
+            try:
+                done.set_result(self._encode_row_group(table, self.record_count - table.num_rows))
+            except BaseException as e:
+                done.set_exception(e)
+            self._queue.append(done)
+            self._drain(len(self._queue))
 
-    def submit(self, batch: pa.RecordBatch | pa.Table, executor: Executor) -> None:
-        """``write`` on ``executor``: returns once the previous row group of this file is
-        written; its errors surface from the next ``wait`` (every other method waits)."""
-        self.wait()
+    def submit(self, batch: pa.RecordBatch | pa.Table, executor: Executor) -> Future[Any] | None:
+        """``write`` on ``executor``, returning at once (the row group's future, or None for
+        no rows): row groups given before may still be encoding. Errors surface from the
+        future and from every method that reads the file's state."""
         table = self._prepare(batch)
-        if table is not None:
-            self._pending = executor.submit(self._write_row_group, table)
+        if table is None:
+            return None
+        first = self.record_count - table.num_rows
+        future = executor.submit(self._encode_row_group, table, first)
+        self._queue.append(future)
+        self._drain(sum(1 for _ in _done_prefix(self._queue)))  # free what is finished
+        return future
 
     def _prepare(self, batch: pa.RecordBatch | pa.Table) -> pa.Table | None:
         if batch.num_rows == 0:
@@ -226,11 +252,13 @@ class ParquetDataWriter(OpenDataFile):
             batch = batch.select(self.arrow_schema.names)
         table = pa.Table.from_batches([batch]) if isinstance(batch, pa.RecordBatch) else batch
         self.record_count += table.num_rows
+        self.row_groups += 1
         return table
 
-    def _write_row_group(self, table: pa.Table) -> None:
+    def _encode_row_group(self, table: pa.Table, first: int) -> EncodedRowGroup:
+        """Rows ``first ..`` of the file as one encoded row group (any thread)."""
         table = table.cast(self.arrow_schema)
-        self._metrics.add(table)
+        self._metrics.add(table, first)
         for i, ext in self._geo:
             column = table.column(i)
             wrapped = pa.chunked_array(
@@ -238,24 +266,57 @@ class ParquetDataWriter(OpenDataFile):
             )
             table = table.set_column(i, self._file_schema.field(i), wrapped)
         try:
-            self._writer.write_table(table, row_group_size=max(table.num_rows, 1))
+            return encode(table, self._file_schema, **self._options)
         except (OSError, pa.ArrowException) as e:
             raise OperationalError(f"cannot write data file {self.path}: {e}") from e
+
+    def _drain(self, count: int) -> None:
+        """Append the next ``count`` row groups of the queue, waiting for them."""
+        for _ in range(count):
+            encoded = self._queue[0].result()
+            self._queue.popleft()
+            position = self._sink.tell()
+            try:
+                self._sink.write(encoded.body)
+            except OSError as e:
+                raise OperationalError(f"cannot write data file {self.path}: {e}") from e
+            self._stitcher.add(encoded, position)
+            self._ends.append(self._sink.tell())
+
+    @property
+    def in_flight(self) -> bool:
+        """Whether a submitted row group is still being encoded."""
+        return any(not f.done() for f in self._queue)
+
+    def wait(self) -> None:
+        """Append every row group given; the first error of one is raised here."""
+        self._drain(len(self._queue))
+
+    @property
+    def bytes_written(self) -> int:
+        """Bytes in the file so far (every row group given, waiting for those encoding)."""
+        self.wait()
+        return self._sink.tell()
+
+    def size_after(self, row_groups: int) -> int:
+        """The file's size once its first ``row_groups`` row groups are in (waits for them)."""
+        self._drain(max(0, row_groups - len(self._ends)))
+        return self._ends[row_groups - 1] if row_groups else len(MAGIC)
 
     def close(self) -> DataFile:
         """Finish the file and describe it for a manifest."""
         self.wait()
         try:
-            if self._annotating is not None:
-                self._annotating.hold()
-            self._writer.close()
-            if self._annotating is not None:
-                self._annotating.finish()
+            meta = self._stitcher.metadata()
+            if self._variants:
+                meta = annotate_footer(meta, self._variants)
+            tail = meta + len(meta).to_bytes(4, "little") + MAGIC
+            self._sink.write(tail)
             size = self._sink.tell()
             self._sink.close()
-        except (OSError, pa.ArrowException) as e:
+        except OSError as e:
             raise OperationalError(f"cannot finish data file {self.path}: {e}") from e
-        footer = self._writer.writer.metadata
+        footer = pq.read_metadata(pa.BufferReader(MAGIC + tail))
         metrics = self._metrics.metrics(footer)
         return DataFile(
             content=DATA,
@@ -270,8 +331,26 @@ class ParquetDataWriter(OpenDataFile):
             **metrics,
         )
 
+    def abort(self) -> None:
+        """Close and delete the file (best effort): nothing will reference it."""
+        for future in self._queue:
+            future.cancel()
+            try:
+                future.result()
+            except BaseException:  # noqa: BLE001 - already failing; cleanup must not mask the cause
+                pass
+        self._queue.clear()
+        super().abort()
+
     def _close_writer(self) -> None:
-        self._writer.close()
+        pass
+
+
+def _done_prefix(queue: deque[Future[Any]]) -> Any:
+    for future in queue:
+        if not future.done():
+            return
+        yield future
 
 
 def split_offsets(footer: Any) -> tuple[int, ...]:

@@ -174,11 +174,11 @@ def test_row_lineage_columns_are_written_with_reserved_ids_and_read_back(con):
     assert rows == [(1, 0, 1), (2, 1, 1), (10, 7, 1), (20, 3, 2), (30, 1, 2)]
 
 
-def _write_partitioned(tmp_path, name: str) -> list:
+def _write_partitioned(tmp_path, name: str, partitioned: str = "PARTITIONED BY (bucket(3, id))") -> list:
     """Files of a bucketed, rolling INSERT (several files per partition, several partitions)."""
     with icesql.connect(str(tmp_path / name)) as c:
         c.execute(
-            "CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (bucket(3, id))"
+            f"CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg {partitioned}"
             " TBLPROPERTIES ('write.target-file-size-bytes'='6000',"
             " 'write.parquet.row-group-size-bytes'='2000')"
         )
@@ -204,6 +204,47 @@ def test_threaded_writes_cut_files_as_a_sequential_writer_does(tmp_path, monkeyp
     assert _write_partitioned(tmp_path, "sequential") == threaded
 
 
+def test_unpartitioned_threaded_writes_cut_files_as_a_sequential_writer_does(tmp_path, monkeypatch):
+    """Several row groups of one file encode at once; the files are still the sequential
+    writer's, and each file but the last reached the target size."""
+    from icesql.write.parquet import ParquetDataWriter
+
+    threaded = _write_partitioned(tmp_path, "threaded", partitioned="")
+    assert len(threaded) >= 3 and any(len(f[3]) > 2 for f in threaded)
+    sizes = sorted(f[2] for f in threaded)
+    assert all(size >= 6000 for size in sizes[1:])
+    monkeypatch.setattr(ParquetDataWriter, "submit", lambda self, batch, executor: self.write(batch))
+    assert _write_partitioned(tmp_path, "sequential", partitioned="") == threaded
+
+
+def test_an_unpartitioned_insert_encodes_row_groups_of_one_file_at_once(con, monkeypatch):
+    """The first two row groups of the one file meet at a barrier: a writer that waited for
+    the first before submitting the second would never pass it (BrokenBarrierError)."""
+    import itertools
+    import threading
+
+    from icesql.write.parquet import ParquetDataWriter
+
+    con.execute(
+        "CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg"
+        " TBLPROPERTIES ('write.parquet.row-group-size-bytes'='2000')"
+    )
+    barrier = threading.Barrier(2, timeout=30)
+    encode = ParquetDataWriter._encode_row_group
+    calls = itertools.count()
+
+    def meeting(self, table, first):
+        if next(calls) < 2:  # the pool runs row groups in the order they were submitted
+            barrier.wait()
+        return encode(self, table, first)
+
+    monkeypatch.setattr(ParquetDataWriter, "_encode_row_group", meeting)
+    con.execute(f"INSERT INTO db.t VALUES {_values(5000)}")
+    (f,) = _data_files(con)
+    assert len(f.split_offsets) > 2 and f.record_count == 5000
+    assert con.execute("SELECT count(*), sum(id) FROM db.t").fetchone() == (5000, 12497500)
+
+
 def test_a_failed_row_group_write_fails_the_insert_and_leaves_no_file(con, monkeypatch):
     from icesql.write.parquet import ParquetDataWriter
 
@@ -213,16 +254,16 @@ def test_a_failed_row_group_write_fails_the_insert_and_leaves_no_file(con, monke
         " 'write.parquet.row-group-size-bytes'='2000')"
     )
     con.execute("INSERT INTO db.t VALUES (0, 'kept')")
-    written = ParquetDataWriter._write_row_group
+    written = ParquetDataWriter._encode_row_group
     calls = []
 
-    def failing(self, table):
+    def failing(self, table, first):
         calls.append(self.path)
         if len(set(calls)) == 3:
             raise icesql.OperationalError(f"cannot write data file {self.path}: disk full")
-        written(self, table)
+        return written(self, table, first)
 
-    monkeypatch.setattr(ParquetDataWriter, "_write_row_group", failing)
+    monkeypatch.setattr(ParquetDataWriter, "_encode_row_group", failing)
     with pytest.raises(icesql.OperationalError, match="disk full"):
         con.execute(f"INSERT INTO db.t VALUES {_values(5000)}")
     assert len(calls) > 3  # the failure came from the pool after other files were written

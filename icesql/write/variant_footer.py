@@ -4,17 +4,14 @@ Iceberg stores a ``variant`` column as the Parquet variant encoding: a group of 
 binary fields ``metadata`` and ``value`` annotated with the ``VARIANT`` logical type
 (Appendix A; Parquet's VariantEncoding.md). pyarrow 20-26 write the group but not the
 annotation (``arrow.parquet.variant`` is not an extension type they know), and readers
-(DuckDB, Iceberg Java, Spark 4) read an unannotated group as a plain struct. So the file
-goes through ``AnnotatingSink``: the row groups pass straight on to the real sink (the
-writer still streams), and what the writer emits when it closes (page indexes, then the
-footer) is held back, the ``VARIANT`` annotation is added to the schema elements of the
-variant groups, and the footer is written with its new length. The footer's other parts
-(column chunk offsets) point before it, so they stay valid.
+(DuckDB, Iceberg Java, Spark 4) read an unannotated group as a plain struct. So the footer
+icesql writes for a file (``icesql.write.parquet_stitch``, after the row groups) gets the
+``VARIANT`` annotation added to the schema elements of the variant groups
+(``annotate_footer``); the column chunk offsets point before the footer, so they stay valid.
 """
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,7 +20,7 @@ from icesql.scan.parquet_footer import schema_element_ends
 from icesql.spec.schema import Schema
 from icesql.spec.types import ListType, MapType, StructType, VariantType
 
-__all__ = ["VARIANT_ANNOTATION", "AnnotatingSink", "annotate_footer", "variant_paths"]
+__all__ = ["VARIANT_ANNOTATION", "annotate_footer", "variant_paths"]
 
 # SchemaElement field 10 (logicalType, long-form header: it follows any field id), holding
 # LogicalType field 16 (VARIANT) = VariantType {1: specification_version = 1 (i8)}
@@ -77,51 +74,3 @@ def annotate_footer(footer: bytes, paths: Sequence[tuple[str, ...]]) -> bytes:
         last = stop
     out.append(footer[last:])
     return b"".join(out)
-
-
-class AnnotatingSink:
-    """A writable file for pyarrow's ``ParquetWriter`` that annotates the variant groups of
-    the footer: call ``hold`` before closing the writer and ``finish`` after."""
-
-    def __init__(self, sink: Any, paths: Sequence[tuple[str, ...]]):
-        self._sink = sink
-        self._paths = list(paths)
-        self._held: list[bytes] | None = None
-        self.closed = False
-
-    def write(self, data: Any) -> int:
-        if self._held is not None:
-            self._held.append(bytes(data))
-            return len(data)
-        return self._sink.write(data)
-
-    def tell(self) -> int:
-        return self._sink.tell() + sum(len(b) for b in self._held or ())
-
-    def flush(self) -> None:
-        if self._held is None:
-            self._sink.flush()
-
-    def writable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return False
-
-    def hold(self) -> None:
-        """From now on keep what the writer writes (its page indexes and footer)."""
-        self._held = []
-
-    def finish(self) -> None:
-        """Write what was held, the footer annotated."""
-        held, self._held = b"".join(self._held or ()), None
-        if len(held) < 8 or held[-4:] != _MAGIC:
-            raise InternalError("the Parquet writer's tail ends without its magic bytes")
-        length = struct.unpack("<I", held[-8:-4])[0]
-        start = len(held) - 8 - length
-        footer = annotate_footer(held[start:-8], self._paths)
-        self._sink.write(held[:start] + footer + struct.pack("<I", len(footer)) + _MAGIC)
-
-    def close(self) -> None:
-        self.closed = True
-        self._sink.close()

@@ -25,7 +25,6 @@ __all__ = ["VARIANT_ANNOTATION", "annotate_footer", "variant_paths"]
 # SchemaElement field 10 (logicalType, long-form header: it follows any field id), holding
 # LogicalType field 16 (VARIANT) = VariantType {1: specification_version = 1 (i8)}
 VARIANT_ANNOTATION = bytes([0x0C, 0x14, 0x0C, 0x20, 0x13, 0x01, 0x00, 0x00])
-_MAGIC = b"PAR1"
 
 
 def variant_paths(schema: Schema) -> list[tuple[str, ...]]:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import icesql
+from icesql.spec.arrow import PYARROW_READS_VARIANT
 from icesql.sql.dialect import parse
 
 GRAMMAR = Path(__file__).resolve().parent.parent / "grammar"
@@ -58,6 +59,9 @@ def test_every_production_has_an_example(path):
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_every_example_parses_and_runs(path, tmp_path):
+    if path.stem == "variant" and not PYARROW_READS_VARIANT:
+        pytest.skip("pyarrow 22+ writes and reads variants; below, the refusal is tested in"
+                    " tests/interop/test_variant.py")
     setup, examples, _ = _items(path)
     con = icesql.connect(str(tmp_path))
     try:

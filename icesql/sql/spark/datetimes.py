@@ -274,13 +274,15 @@ _ZONED = {exp.DataType.Type.TIMESTAMPTZ, exp.DataType.Type.TIMESTAMPLTZ}
 
 
 def _nanos_comparison(node: exp.Expr) -> exp.Expr:
-    """A ``TIMESTAMP_NS`` compared with a zoned timestamp (``ts_ns > TIMESTAMP '...'``, a
-    ``TIMESTAMPTZ`` here): DuckDB casts neither implicitly, so the zoned operands are cast to
-    ``TIMESTAMP_NS``, which keeps every nanosecond. Spark would read both as its zoned type;
+    """A ``TIMESTAMP_NS`` or ``TIMESTAMPTZ_NS`` compared with a zoned timestamp (``ts_ns >
+    TIMESTAMP '...'``, a ``TIMESTAMPTZ`` here): DuckDB 2.0.0 casts neither implicitly (2.0.1
+    does for ``TIMESTAMPTZ_NS``), so the zoned operands are cast to ``TIMESTAMP_NS``, which
+    keeps every nanosecond. Spark would read both as its zoned type;
     icesql sessions run in UTC, where a zoneless value and its instant read alike."""
     keys = ("this", "low", "high") if isinstance(node, exp.Between) else ("this", "expression")
     types = {key: arg_data_type(node, key) for key in keys}
-    if not any(t is not None and t.this == exp.DataType.Type.TIMESTAMP_NS for t in types.values()):
+    if not any(t is not None and (t.this == exp.DataType.Type.TIMESTAMP_NS or is_zoned_nanos(t))
+               for t in types.values()):
         return node
     for key, found in types.items():
         if found is not None and (found.this in _ZONED or is_zoned_nanos(found)):

@@ -15,6 +15,8 @@ other schema or codec ``compile_skipping`` returns None and the caller uses fast
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 import struct
 import zlib
@@ -106,7 +108,15 @@ def compile_spans(schema: Any, fields: frozenset[str]) -> Decoder | None:
 
 
 def _compiled(schema: Any, fields: frozenset[str], spans: bool) -> Decoder | None:
-    """The generated decoder (``_Generator``), else the closures, else None."""
+    """The generated decoder (``_Generator``), else the closures, else None; made once per
+    schema text, fields and kind (every manifest of a table carries the same schema, and
+    compiling one costs about a millisecond)."""
+    return _compiled_text(json.dumps(schema, sort_keys=True), fields, spans)
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled_text(text: str, fields: frozenset[str], spans: bool) -> Decoder | None:
+    schema = json.loads(text)
     try:
         named: dict[str, Decoder] = {}
         decoder = _compile(schema, fields, named, spans)

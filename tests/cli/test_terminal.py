@@ -7,6 +7,7 @@ Skipped where tmux is not installed (``.ci/run`` installs it)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -23,13 +24,16 @@ pytestmark = pytest.mark.skipif(
 
 
 class Terminal:
-    """One shell in a detached tmux session; ``type`` sends literal text, ``keys`` key names."""
+    """One shell in a detached tmux session; ``type`` sends literal text, ``keys`` key names.
+    Each terminal has a tmux server of its own (``-L``): on a shared server, a session started
+    just as the last one was killed could meet the server exiting and fail to start."""
 
     def __init__(self, warehouse: Path, history: Path, pager: str = ""):
         self.name = f"icesql-test-{uuid.uuid4().hex[:8]}"
+        self.tmux = ("tmux", "-L", self.name)
         command = (f"env ICESQL_HISTORY={history} PAGER='{pager}' {sys.executable} -m icesql.shell"
                    f" {warehouse}")
-        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", "150", "-y", "50",
+        subprocess.run([*self.tmux, "new-session", "-d", "-s", self.name, "-x", "150", "-y", "50",
                         command], check=True)
         try:
             self.wait_for("icesql>")
@@ -39,14 +43,14 @@ class Terminal:
 
     def type(self, text: str) -> None:
         # a trailing ';' ends a tmux command: escape it
-        subprocess.run(["tmux", "send-keys", "-t", self.name, "-l",
+        subprocess.run([*self.tmux, "send-keys", "-t", self.name, "-l",
                         text[:-1] + "\\;" if text.endswith(";") else text], check=True)
 
     def keys(self, *names: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *names], check=True)
+        subprocess.run([*self.tmux, "send-keys", "-t", self.name, *names], check=True)
 
     def screen(self) -> str:
-        return subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name],
+        return subprocess.run([*self.tmux, "capture-pane", "-p", "-t", self.name],
                               capture_output=True, text=True, check=True).stdout
 
     def wait_for(self, text: str, timeout: float = 20.0, count: int = 1) -> str:
@@ -59,8 +63,9 @@ class Terminal:
         raise AssertionError(f"{text!r} not on screen after {timeout}s:\n{self.screen()}")
 
     def close(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], check=False,
-                       capture_output=True)
+        subprocess.run([*self.tmux, "kill-server"], check=False, capture_output=True)
+        socket = Path(os.environ.get("TMUX_TMPDIR", "/tmp"), f"tmux-{os.getuid()}", self.name)
+        socket.unlink(missing_ok=True)  # a killed server leaves its socket file behind
 
 
 @pytest.fixture

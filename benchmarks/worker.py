@@ -9,6 +9,7 @@ object: ``{"ok": true, "seconds": ..., "result": ..., ...}`` or ``{"ok": false,
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -16,7 +17,7 @@ import shutil
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 TASKS: dict[str, Callable[..., dict[str, Any]]] = {}
@@ -658,10 +659,10 @@ def icesql_rewrite(warehouse: str, source: str, target: str, options: str, read_
     }
 
 
-@task
-def spark_rewrite(warehouse: str, source: str, target: str, options: str) -> dict[str, Any]:
-    """Spark local's ``rewrite_data_files`` on a metadata copy of ``source``: the session's
-    start-up is not timed, only the CALL (Spark + Iceberg set up as tests/spark_support.py)."""
+@contextlib.contextmanager
+def _spark_on_copy(warehouse: str, source: str, target: str) -> Iterator[Any]:
+    """Spark local (``local[2]``, Spark + Iceberg as tests/spark_support.py sets them up) over
+    ``warehouse`` with a metadata copy of ``source`` as ``target``; both removed afterwards."""
     import tempfile
 
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
@@ -671,15 +672,23 @@ def spark_rewrite(warehouse: str, source: str, target: str, options: str) -> dic
     scratch = tempfile.mkdtemp(prefix="bench-spark-")
     spark = spark_support.start_spark(warehouse, scratch)
     try:
+        yield spark
+    finally:
+        spark.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+@task
+def spark_rewrite(warehouse: str, source: str, target: str, options: str) -> dict[str, Any]:
+    """Spark local's ``rewrite_data_files`` on a metadata copy of ``source``: the session's
+    start-up is not timed, only the CALL."""
+    with _spark_on_copy(warehouse, source, target) as spark:
         start = time.perf_counter()
         out = spark.sql(
             f"CALL local.system.rewrite_data_files(table => '{target}', options => {options})"
         ).collect()
         seconds = time.perf_counter() - start
-    finally:
-        spark.stop()
-        shutil.rmtree(folder, ignore_errors=True)
-        shutil.rmtree(scratch, ignore_errors=True)
     return {"seconds": seconds, "result": [[str(out[0][0])]]}
 
 
@@ -712,27 +721,14 @@ def icesql_dml(warehouse: str, source: str, target: str, statements: list[str],
 @task
 def spark_dml(warehouse: str, source: str, target: str, statements: list[str],
               check: str) -> dict[str, Any]:
-    """The same statements in Spark local (``local[2]``, Spark + Iceberg as
-    tests/spark_support.py sets them up) on its own metadata copy; only the last is timed."""
-    import tempfile
-
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
-    import spark_support
-
-    folder = _metadata_copy(warehouse, source, target)
-    scratch = tempfile.mkdtemp(prefix="bench-spark-")
-    spark = spark_support.start_spark(warehouse, scratch)
-    try:
+    """The same statements in Spark local on its own metadata copy; only the last is timed."""
+    with _spark_on_copy(warehouse, source, target) as spark:
         for sql in statements[:-1]:
             spark.sql(sql.format(t=target)).collect()
         start = time.perf_counter()
         spark.sql(statements[-1].format(t=target)).collect()
         seconds = time.perf_counter() - start
         answer = [tuple(r) for r in spark.sql(check.format(t=target)).collect()]
-    finally:
-        spark.stop()
-        shutil.rmtree(folder, ignore_errors=True)
-        shutil.rmtree(scratch, ignore_errors=True)
     return {"seconds": seconds, "result": _dml_answer(answer)}
 
 

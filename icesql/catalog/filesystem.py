@@ -30,7 +30,7 @@ from icesql.errors import (
     OperationalError,
     ProgrammingError,
 )
-from icesql.io import FileIO, is_local_fs, unreachable
+from icesql.io import FileIO, local_path, unreachable
 from icesql.metadata.table_metadata import TableMetadata, parse_table_metadata
 
 _VERSION_FILE = re.compile(r"^v(\d+)(\.gz)?\.metadata\.json$")
@@ -63,9 +63,9 @@ class FileSystemCatalog(Catalog):
             if not part or part in (".", "..") or _PATH_LIKE.search(part):
                 raise ProgrammingError(f"invalid name part {part!r} in {'.'.join(identifier)}")
         path = "/".join((self.warehouse, *identifier))
-        fs, local = self.io.fs(path)
-        if is_local_fs(fs):
-            _check_inside(local, self.io.fs(self.warehouse)[1], identifier)
+        local, root = local_path(path), local_path(self.warehouse)
+        if local is not None and root is not None:
+            _check_inside(local, root, identifier)
         return path
 
     def table_location(self, identifier: Identifier) -> str:

@@ -14,11 +14,12 @@ import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from icesql._lazy import lazy_module
 from icesql.errors import DataError, NotSupportedError
 from icesql.scan.arrays import bool_array, bools
 from icesql.scan.delete_loaders import DeleteLoader
@@ -27,6 +28,11 @@ from icesql.scan.reader import ROW_COUNT_COLUMN, ReadContext, read_data_file
 from icesql.spec.content_file import EQUALITY_DELETES, DataFile
 from icesql.spec.schema import Schema
 from icesql.spec.types import NestedField
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+else:  # Arrow kernels load with the first batch that needs one, not with the module
+    pc = lazy_module("pyarrow.compute")
 
 __all__ = [
     "PREFETCH_FILES",

@@ -12,9 +12,11 @@ and ``value``; a shredded one (``typed_value``) only DuckDB's own Parquet reader
 
 from __future__ import annotations
 
-import pyarrow as pa
-import pyarrow.compute as pc
+from typing import TYPE_CHECKING
 
+import pyarrow as pa
+
+from icesql._lazy import lazy_module
 from icesql.errors import CorruptFileError, NotSupportedError
 from icesql.spec.arrow import to_arrow_scalar, type_to_arrow
 from icesql.spec.types import (
@@ -27,6 +29,11 @@ from icesql.spec.types import (
     VariantType,
     effective_default,
 )
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+else:  # Arrow kernels load with the first batch that needs one, not with the module
+    pc = lazy_module("pyarrow.compute")
 
 FIELD_ID_KEY = b"PARQUET:field_id"
 

@@ -21,13 +21,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
+from icesql._lazy import lazy_module
 from icesql.errors import CorruptFileError, DataError, NotSupportedError, OperationalError
 from icesql.io import FileIO, is_local_fs
 from icesql.metadata.puffin import read_deletion_vector
@@ -41,6 +40,14 @@ from icesql.spec.name_mapping import NameMapping
 from icesql.spec.reserved import FILE_PATH_FIELD_ID, POS_FIELD_ID, POSITION_DELETE_ROW_FIELD_ID
 from icesql.spec.schema import Schema
 from icesql.spec.types import LongType, NestedField, StringType
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+else:  # loaded with the first file this module reads itself, not with the module (DuckDB
+    # reads local Parquet): pyarrow.parquet brings pyarrow.fs, its S3 bindings and ssl
+    pc = lazy_module("pyarrow.compute")
+    pq = lazy_module("pyarrow.parquet")
 
 __all__ = ["DeleteLoader", "EMPTY_POSITIONS"]
 

@@ -15,13 +15,19 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import duckdb
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from icesql._lazy import lazy_module
 from icesql.scan.arrays import int_array, ints
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+else:  # Arrow kernels load with the first batch that needs one, not with the module
+    pc = lazy_module("pyarrow.compute")
 
 __all__ = ["KeyMatcher"]
 

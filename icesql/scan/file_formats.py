@@ -22,14 +22,19 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator, Sequence
 from io import BytesIO
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from icesql._lazy import lazy_module
 from icesql.errors import CorruptFileError, Error, NotSupportedError, OperationalError
 from icesql.io import FileIO, is_local_fs
 from icesql.scan.conform import FIELD_ID_KEY
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+else:  # Arrow kernels load with the first batch that needs one, not with the module
+    pc = lazy_module("pyarrow.compute")
 
 __all__ = ["AvroDataFile", "OrcDataFile", "open_format_file"]
 

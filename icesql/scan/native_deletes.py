@@ -24,16 +24,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from icesql._lazy import lazy_module
 from icesql.scan.apply_deletes import background_pool
 from icesql.scan.arrays import bool_array
 from icesql.scan.delete_loaders import DeleteLoader
 from icesql.scan.parquet_footer import footer_row_groups
 from icesql.scan.planner import FileScanTask
+
+if TYPE_CHECKING:
+    import pyarrow.parquet as pq
+else:  # loaded with the first file this module reads itself, not with the module (DuckDB
+    # reads local Parquet): pyarrow.parquet brings pyarrow.fs, its S3 bindings and ssl
+    pq = lazy_module("pyarrow.parquet")
+
 
 __all__ = ["KEEP_COLUMN", "KeepMask", "anti_join", "positional", "start_masks"]
 

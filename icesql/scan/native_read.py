@@ -41,7 +41,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from icesql.errors import CorruptFileError, Error, OperationalError
-from icesql.io import FileIO, is_local_fs
+from icesql.io import FileIO, local_path
 from icesql.scan.apply_deletes import DeleteApplier, extra_delete_column
 from icesql.scan.equality_metrics import may_meet
 from icesql.scan.native_deletes import KeepMask, anti_join, positional, sql_string, start_masks
@@ -568,17 +568,21 @@ def _columns(schema: Schema) -> list[_Column] | None:
 
 
 def _local_parquet(task: FileScanTask, io: FileIO, readable: _Readable) -> str | None:
-    return _local_file(task.data_file.file_path, task.data_file.file_format, io, readable)
+    # a file with deletes has its row count checked next (``_check_row_count``)
+    return _local_file(task.data_file.file_path, task.data_file.file_format, io, readable,
+                       decode_all=bool(task.delete_files))
 
 
-def _local_file(path: str, file_format: str, io: FileIO, readable: _Readable) -> str | None:
+def _local_file(
+    path: str, file_format: str, io: FileIO, readable: _Readable, decode_all: bool = False
+) -> str | None:
     """The local path DuckDB can read ``path`` by, if it is Parquet with field ids."""
     if file_format.upper() != "PARQUET":
         return None
-    fs, local = io.fs(path)
-    if not is_local_fs(fs) or _GLOB_CHARS.search(local) or not readable(local):
+    local = local_path(path)
+    if local is None or _GLOB_CHARS.search(local) or not readable(local):
         return None
-    return local if has_field_ids(local) else None  # DuckDB would read NULLs
+    return local if has_field_ids(local, decode_all) else None  # DuckDB would read NULLs
 
 
 def _identity_defaults(

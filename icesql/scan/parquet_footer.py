@@ -25,14 +25,19 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
+from typing import TypeVar
 
 __all__ = ["footer_row_count", "footer_row_groups", "has_field_ids", "schema_element_ends"]
+
+_T = TypeVar("_T")
 
 MAGIC = b"PAR1"
 FOOTER_PREFIX = 64 * 1024  # schemas come first in the footer: usually all that is read
 CACHE_LIMIT = 100_000  # entries; the cache starts over when full
 
 _cache: dict[tuple[str, int, int], tuple[bool, int, int | None] | None] = {}
+_ids_cache: dict[tuple[str, int, int], bool] = {}  # has_field_ids alone
 _lock = threading.Lock()
 
 # Thrift compact protocol type codes
@@ -41,12 +46,37 @@ _SCHEMA, _NUM_ROWS, _ROW_GROUPS = 2, 3, 4  # FileMetaData: schema, num_rows, row
 _NAME, _NUM_CHILDREN, _FIELD_ID = 4, 5, 9  # SchemaElement fields
 
 
-def has_field_ids(path: str) -> bool:
+def has_field_ids(path: str, decode_all: bool = False) -> bool:
     """True when the footer of the local Parquet file ``path`` gives a top-level column a
     field id; False when it gives none, and when the file cannot be read or decoded here
-    (the caller's other reader then raises the proper error)."""
-    facts = _footer(path)
-    return facts is not None and facts[0]
+    (the caller's other reader then raises the proper error).
+
+    Decoding stops at the first column with an id (the first, from every writer that sets
+    them), not at the row count after the whole schema: 17 us a file instead of 170 us, which
+    on a 10,000-file scan was 1.7 s of its first query. ``decode_all`` decodes (and caches)
+    the row count too, for a caller that asks for it next: one read of the file, not two."""
+    if decode_all:
+        facts = _footer(path)
+        return facts is not None and facts[0]
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return False
+    key = (path, stat.st_size, stat.st_mtime_ns)
+    facts = _cache.get(key)
+    if facts is not None:
+        return facts[0]
+    found = _ids_cache.get(key)
+    if found is None:
+        try:
+            found = _read_tail(path, stat.st_size, _decode_ids)
+        except (OSError, ValueError, IndexError, RecursionError):
+            found = False
+        with _lock:
+            if len(_ids_cache) >= CACHE_LIMIT:
+                _ids_cache.clear()
+            _ids_cache[key] = found
+    return found
 
 
 def footer_row_count(path: str) -> int | None:
@@ -83,6 +113,10 @@ def _footer(path: str) -> tuple[bool, int, int | None] | None:
 
 
 def _read_footer(path: str, size: int) -> tuple[bool, int, int | None]:
+    return _read_tail(path, size, _decode)
+
+
+def _read_tail(path: str, size: int, decode: Callable[[bytes], _T]) -> _T:
     if size < 12:
         raise ValueError("too short for Parquet")
     with open(path, "rb", buffering=0) as f:
@@ -96,15 +130,15 @@ def _read_footer(path: str, size: int) -> tuple[bool, int, int | None]:
             raise ValueError("not a plain Parquet footer")  # encrypted footers end in PARE
         begin = size - 8 - length
         if begin >= start:
-            return _decode(tail[begin - start:-8])
+            return decode(tail[begin - start:-8])
         f.seek(begin)
         footer = f.read(FOOTER_PREFIX)
         try:
-            return _decode(footer)
+            return decode(footer)
         except IndexError:
             if len(footer) == length:
                 raise
-        return _decode(footer + f.read(length - len(footer)))
+        return decode(footer + f.read(length - len(footer)))
 
 
 def _decode(buf: bytes) -> tuple[bool, int, int | None]:
@@ -134,7 +168,20 @@ def _decode(buf: bytes) -> tuple[bool, int, int | None]:
     return has_ids, num_rows, row_groups
 
 
-def _schema_has_ids(buf: bytes, pos: int) -> tuple[bool, int]:
+def _decode_ids(buf: bytes) -> bool:
+    """Whether a top-level schema element of ``FileMetaData`` has a field id, reading no
+    further than the first that has one."""
+    pos, fid = 0, 0
+    while True:
+        fid, kind, pos = _field_header(buf, pos, fid)
+        if kind == 0:
+            raise ValueError("footer without a schema")
+        if fid == _SCHEMA and kind == _LIST:
+            return _schema_has_ids(buf, pos, stop_at_first=True)[0]
+        pos = _skip(buf, pos, kind)
+
+
+def _schema_has_ids(buf: bytes, pos: int, stop_at_first: bool = False) -> tuple[bool, int]:
     """Whether a top-level element of the schema list at ``pos`` has a field id, and the
     position after the list."""
     count, _, pos = _collection_header(buf, pos)
@@ -148,6 +195,8 @@ def _schema_has_ids(buf: bytes, pos: int) -> tuple[bool, int]:
             nested += children - 1
         elif field_id is not None and field_id >= 0:
             found = True
+            if stop_at_first:
+                return True, pos
         else:
             nested = children
     return found, pos

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from icesql._lazy import lazy_module
 from icesql.errors import CorruptFileError, NotSupportedError, OperationalError
 from icesql.io import FileIO, is_local_fs
 from icesql.scan.conform import (
@@ -27,6 +28,12 @@ from icesql.spec.arrow import PYARROW_READS_VARIANT, schema_to_arrow
 from icesql.spec.name_mapping import NameMapping
 from icesql.spec.schema import Schema
 from icesql.spec.types import NestedField, UnknownType
+
+if TYPE_CHECKING:
+    import pyarrow.parquet as pq
+else:  # loaded with the first file streamed through Arrow, not with the module (DuckDB reads
+    # local Parquet): pyarrow.parquet brings pyarrow.fs, its S3 bindings and ssl
+    pq = lazy_module("pyarrow.parquet")
 
 BATCH_ROWS = 64 * 1024
 # An object-store file up to this size is fetched whole, in one GET: a footer read and then

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import duckdb
 import pyarrow as pa
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 
 from icesql._lazy import lazy_module
 from icesql.engine_choice import EngineChoice
@@ -168,6 +169,9 @@ class Engine(EngineChoice):
         self.settings = Settings()
         self.progress = ProgressTracker()  # Connection.add_progress_listener
         self.duck = duckdb.connect(":memory:")
+        # every statement is run as DuckDB SQL: sqlglot's DuckDB dialect (15 ms, it builds
+        # its parser) loads with the connection, as DuckDB does, not with the first statement
+        Dialect.get_or_raise("duckdb")
         register_functions(self.duck)
         self.duck.execute("SET GLOBAL TimeZone = 'UTC'")
         self._memory = MemoryFit()  # DuckDB spills before RLIMIT_AS is reached

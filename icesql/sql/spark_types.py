@@ -22,7 +22,7 @@ Spark and icesql give the same table the same ids::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from sqlglot import exp
 
@@ -60,7 +60,6 @@ from icesql.write.fresh_ids import fresh_schema_fields
 
 __all__ = [
     "EDGE_ALGORITHMS",
-    "check_v3_types",
     "column_field",
     "fresh_schema_fields",
     "iceberg_type",
@@ -182,20 +181,6 @@ def _geospatial(dt: exp.DataType) -> IcebergType:
             f" defines {', '.join(EDGE_ALGORITHMS)}"
         )
     return GeographyType(crs, algorithm)
-
-
-def check_v3_types(
-    types: Iterable[tuple[str, IcebergType]], format_version: int, table: str
-) -> None:
-    """Geometry and geography columns need format version 3 (the spec adds them there): a
-    ProgrammingError, as for every v3 type (``write.schema_update.check_type_version``);
-    ``types`` are (column name, type) pairs at every depth."""
-    for name, t in types:
-        if isinstance(t, GeometryType | GeographyType) and format_version < 3:
-            raise ProgrammingError(
-                f"cannot use {t} for column {name!r} of {table}: {str(t).split('(')[0]} columns"
-                f" need format-version 3 (the table has {format_version})"
-            )
 
 
 def column_field(node: exp.ColumnDef) -> NestedField:

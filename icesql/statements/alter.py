@@ -28,7 +28,7 @@ from icesql.spec.schema import Schema
 from icesql.sql import nodes
 from icesql.sql.defaults import Evaluate, check_defaults_supported, default_value
 from icesql.sql.identifiers import catalog_and_table, name_parts
-from icesql.sql.spark_types import check_v3_types, column_field, iceberg_type
+from icesql.sql.spark_types import column_field, iceberg_type
 from icesql.sql.transform_terms import default_partition_name, new_sort_order, source_field
 from icesql.statements.names import table_name
 from icesql.statements.refs import change_ref
@@ -138,11 +138,6 @@ def _new_schema(table: Table, parsed: object, evaluate: Evaluate | None = None) 
             schema, last = su.add_column(
                 schema, column.path, field, last, name, first=column.first, after=column.after
             )
-        check_v3_types(
-            ((schema.find_column_name(fid), schema.find_type(fid))
-             for fid in schema.field_ids() if fid > md.last_column_id),
-            md.format_version, name,
-        )
         return schema
     if isinstance(parsed, nodes.DropColumns):
         for path in parsed.paths:

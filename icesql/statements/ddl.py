@@ -41,7 +41,6 @@ from icesql.spec.types import (
     TimestamptzNanoType,
     TimestamptzType,
     UnknownType,
-    VariantType,
 )
 from icesql.sql import nodes
 from icesql.sql import spark_types as sql_types
@@ -221,10 +220,6 @@ def _check_schema(schema: Schema, format_version: int, table: str) -> None:
         if f.name.lower() in seen:
             raise ProgrammingError(f"cannot create {table}: column {f.name!r} appears twice")
         seen.add(f.name.lower())
-    sql_types.check_v3_types(
-        ((schema.find_column_name(fid), schema.find_type(fid)) for fid in schema.field_ids()),
-        format_version, table,
-    )
     for fid in schema.field_ids():
         t = schema.find_type(fid)
         if isinstance(t, UnknownType) and format_version < 3:
@@ -232,8 +227,6 @@ def _check_schema(schema: Schema, format_version: int, table: str) -> None:
                 f"cannot create {table}: column {schema.find_column_name(fid)!r} has no type (NULL);"
                 " cast it, e.g. CAST(NULL AS STRING)"
             )
-        if isinstance(t, VariantType) and format_version < 3:
-            raise ProgrammingError(f"cannot create {table}: variant columns need format-version 3")
     for f in schema.fields:
         check_type_version(f.type, format_version, f"cannot create {table}", f.name)
 

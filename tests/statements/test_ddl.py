@@ -79,6 +79,12 @@ def test_format_versions(con, version):
         ("CREATE TABLE db.t (a INT, s STRUCT<b: TIMESTAMPTZ_NS>) USING iceberg TBLPROPERTIES"
          " ('format-version'='1')", icesql.ProgrammingError,
          "column 's.b' of type timestamptz_ns needs format-version 3"),
+        ("CREATE TABLE db.t (id INT, g GEOMETRY) USING iceberg", icesql.ProgrammingError,
+         "column 'g' of type geometry needs format-version 3"),
+        ("CREATE TABLE db.t (m MAP<STRING, GEOGRAPHY>) USING iceberg", icesql.ProgrammingError,
+         r"column 'm\.value' of type geography needs format-version 3"),
+        ("CREATE TABLE db.t (v VARIANT) USING iceberg", icesql.ProgrammingError,
+         "column 'v' of type variant needs format-version 3"),
     ],
 )
 def test_bad_create_statements(con, ddl, error, pattern):

@@ -299,6 +299,32 @@ class Engine(EngineChoice):
         node marked ``DML_TARGET`` (the table a row-level statement changes), if any."""
         return self._run_query(self._plan_query(statement, params), params)
 
+    def python_rows(self, statement: exp.Expr) -> pa.Table | None:
+        """The Arrow table ``SELECT * FROM name`` reads when ``name`` is a Python object (no
+        Iceberg table) holding only columns DuckDB returns unchanged (``_PLAIN_ARROW``): an
+        INSERT then writes its batches as they are. DuckDB's pass over them cost 0.15 s of
+        CPU per million lineitem rows and changed no value."""
+        if not isinstance(statement, exp.Select) or any(
+            v for k, v in statement.args.items() if k not in ("expressions", "from_")
+        ):
+            return None
+        star = statement.expressions
+        source = statement.args.get("from_")
+        if (len(star) != 1 or not isinstance(star[0], exp.Star) or any(star[0].args.values())
+                or source is None or not isinstance(source.this, exp.Table)):
+            return None
+        node = source.this
+        exists = {name: catalog.table_exists for name, catalog in self.catalogs.items()}
+        try:
+            resolve_reference(node, exists, self.catalog.name, self.default_namespace, ())
+            return None  # an Iceberg table: tables win
+        except NoSuchTableError:
+            found = self._python_source(node)
+        rows = found.obj if found is not None else None
+        if not isinstance(rows, pa.Table) or len(set(rows.column_names)) != rows.num_columns:
+            return None
+        return rows if all(_plain_arrow(f.type) for f in rows.schema) else None
+
     def _run_query(self, plan: _QueryPlan, params: Sequence[object]) -> Result:
         """Run a planned query (see ``query``)."""
         cursor, reader = self._run(plan, params, lambda r: r.to_arrow_reader(BATCH_ROWS))
@@ -615,6 +641,20 @@ def _native_size(scan: TableScan) -> tuple[int, int]:
     streamed = {id(t) for t in scan.streamed_tasks()}
     native = [t for t in scan.tasks() if id(t) not in streamed]
     return len(native), sum(t.data_file.file_size_in_bytes for t in native)
+
+
+_PLAIN_ARROW = (pa.types.is_boolean, pa.types.is_integer, pa.types.is_floating, pa.types.is_date32,
+                pa.types.is_decimal128)
+
+
+def _plain_arrow(t: pa.DataType) -> bool:
+    """A column type DuckDB hands back exactly as it scanned it (strings, binaries, dates,
+    microsecond timestamps naive or UTC, numbers, decimals up to 38 digits)."""
+    if t in (pa.string(), pa.binary()):
+        return True
+    if pa.types.is_timestamp(t):
+        return t.unit == "us" and t.tz in (None, "UTC")
+    return not pa.types.is_float16(t) and any(check(t) for check in _PLAIN_ARROW)
 
 
 def _plan_text(relation: duckdb.DuckDBPyRelation) -> str:

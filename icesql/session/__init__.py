@@ -21,6 +21,7 @@ from icesql.session.settings import Settings
 from icesql.session.wap import WriteRef, read_branch, write_ref
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from sqlglot import exp
 
     from icesql.catalog.base import Catalog
@@ -46,4 +47,9 @@ class Session(Protocol):
     def query(self, statement: exp.Expr, params: Sequence[object]) -> Result:
         """Run a query (SELECT ...) through the scan path; its rows as an Arrow stream, and
         ``Result.target`` the scan of the table node marked ``DML_TARGET``, if any."""
+        ...
+
+    def python_rows(self, statement: exp.Expr) -> pa.Table | None:
+        """The Arrow table a plain ``SELECT * FROM name`` of a Python object reads, when
+        DuckDB would return its rows unchanged; None otherwise."""
         ...

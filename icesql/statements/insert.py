@@ -38,6 +38,9 @@ from icesql.write.snapshot import Change, SnapshotOperation
 __all__ = ["DmlTarget", "as_query", "insert", "target_table", "write_query"]
 
 
+PYTHON_BATCH_ROWS = 64 * 1024  # a Python table's rows are written in batches as a query's
+
+
 def as_query(source: exp.Expr) -> exp.Expr:
     """A ``VALUES`` list as ``SELECT * FROM (VALUES ...)``; queries as they are."""
     if isinstance(source, exp.Values):
@@ -67,7 +70,9 @@ def write_query(
     """
     if result is None:
         assert query is not None
-        result = session.query(query, params)
+        rows = session.python_rows(query)
+        result = (Result(reader=rows.to_reader(PYTHON_BATCH_ROWS)) if rows is not None
+                  else session.query(query, params))
     writer: DataWriter | None = None
     try:
         reader = result.reader

@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.dataset as ds
 import pytest
+import sqlglot
 from pyiceberg.table import StaticTable
 
 import icesql
@@ -122,6 +123,53 @@ def test_insert_from_pandas_polars_and_arrow(con):
         {"id": 1, "name": "a"}, {"id": 2, "name": None}, {"id": 3, "name": "c"},
         {"id": 4, "name": "d"},
     ]
+
+
+PLAIN = pa.table({
+    "id": pa.array([1, 2, 3], pa.int64()),
+    "i8": pa.array([1, None, -3], pa.int8()),
+    "f": pa.array([1.5, float("nan"), None], pa.float32()),
+    "d": pa.array([0.25, None, -1e300]),
+    "s": pa.array(["a", None, "ü"]),
+    "b": pa.array([b"\x00", None, b""]),
+    "day": pa.array([datetime.date(2020, 1, 1), None, datetime.date(1, 1, 1)]),
+    "ts": pa.array([datetime.datetime(2020, 1, 1, 1, 2, 3, 4), None, None], pa.timestamp("us")),
+    "tz": pa.array([datetime.datetime(2020, 1, 1), None, None], pa.timestamp("us", tz="UTC")),
+    "dec": pa.array([Decimal("1.25"), None, Decimal("-99999999999999999999999999999999999.99")],
+                    pa.decimal128(37, 2)),
+    "ok": pa.array([True, None, False]),
+})
+PLAIN_DDL = ("id BIGINT, i8 TINYINT, f FLOAT, d DOUBLE, s STRING, b BINARY, day DATE,"
+             " ts TIMESTAMP_NTZ, tz TIMESTAMP, dec DECIMAL(37, 2), ok BOOLEAN")
+
+
+def test_a_plain_insert_of_arrow_rows_writes_what_duckdb_would(con):
+    """``INSERT ... SELECT * FROM data`` of an Arrow table whose types DuckDB returns
+    unchanged writes its batches without DuckDB's pass: the table holds what the same rows
+    through DuckDB (``WHERE true`` keeps the pass) give, types and values."""
+    data = PLAIN
+    con.execute(f"CREATE TABLE db.direct ({PLAIN_DDL}) USING iceberg")
+    con.execute(f"CREATE TABLE db.through ({PLAIN_DDL}) USING iceberg")
+    assert con.execute("INSERT INTO db.direct SELECT * FROM data").rowcount == 3
+    assert con.execute("INSERT INTO db.through SELECT * FROM data WHERE true").rowcount == 3
+    direct, through = pyiceberg_rows(con, "db.direct"), pyiceberg_rows(con, "db.through")
+    assert direct.schema == through.schema
+    assert str(direct.to_pylist()) == str(through.to_pylist())  # NaN printed alike
+    assert direct.column("s").to_pylist() == ["a", None, "ü"]
+    engine = con._engine
+    plain = sqlglot.parse_one("SELECT * FROM data", read="spark")
+    assert engine.python_rows(plain) is None  # not in the engine's scope outside a statement
+    engine.registered["data"] = data
+    assert engine.python_rows(plain) is data
+    for other in ("SELECT id FROM data", "SELECT * FROM data LIMIT 1",
+                  "SELECT DISTINCT * FROM data", "SELECT * EXCEPT (id) FROM data"):
+        assert engine.python_rows(sqlglot.parse_one(other, read="spark")) is None, other
+    engine.registered["data"] = data.set_column(4, "s", data.column("s").dictionary_encode())
+    assert engine.python_rows(plain) is None  # a dictionary column: DuckDB's pass decodes it
+    engine.registered["data"] = data
+    con.execute("CREATE TABLE db.data (id BIGINT) USING iceberg")
+    con.execute("USE db")
+    assert engine.python_rows(plain) is None  # the Iceberg table db.data wins
 
 
 def test_insert_overwrite_and_ctas(con):

@@ -21,10 +21,10 @@ import pyarrow as pa
 
 from icesql._lazy import lazy_module
 from icesql.errors import DataError, NotSupportedError
-from icesql.scan.arrays import bool_array, bools
 from icesql.scan.delete_loaders import DeleteLoader
 from icesql.scan.equality_keys import KeyMatcher
 from icesql.scan.reader import ROW_COUNT_COLUMN, ReadContext, read_data_file
+from icesql.spec.arrays import bool_array, bools
 from icesql.spec.content_file import EQUALITY_DELETES, DataFile
 from icesql.spec.schema import Schema
 from icesql.spec.types import NestedField

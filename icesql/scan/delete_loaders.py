@@ -30,11 +30,11 @@ from icesql._lazy import lazy_module
 from icesql.errors import CorruptFileError, DataError, NotSupportedError, OperationalError
 from icesql.io import FileIO, is_local_fs
 from icesql.metadata.puffin import read_deletion_vector
-from icesql.scan.arrays import ints
 from icesql.scan.conform import conform, field_id
 from icesql.scan.delete_index import is_deletion_vector, referenced_data_file
 from icesql.scan.file_formats import FORMATS, open_format_file
 from icesql.scan.reader import ReadContext, read_data_file
+from icesql.spec.arrays import ints
 from icesql.spec.content_file import DataFile
 from icesql.spec.name_mapping import NameMapping
 from icesql.spec.reserved import FILE_PATH_FIELD_ID, POS_FIELD_ID, POSITION_DELETE_ROW_FIELD_ID

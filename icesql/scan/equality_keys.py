@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 
 from icesql._lazy import lazy_module
-from icesql.scan.arrays import int_array, ints
+from icesql.spec.arrays import int_array, ints
 
 if TYPE_CHECKING:
     import pyarrow.compute as pc

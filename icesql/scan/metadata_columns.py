@@ -28,7 +28,7 @@ import pyarrow as pa
 from icesql._lazy import lazy_module
 from icesql.errors import NotSupportedError
 from icesql.metadata.table_metadata import TableMetadata
-from icesql.scan.arrays import bool_array, int_array, repeat_int, repeat_string
+from icesql.spec.arrays import bool_array, int_array, repeat_int, repeat_string
 from icesql.spec.arrow import to_arrow_scalar, type_to_arrow
 from icesql.spec.content_file import DataFile
 from icesql.spec.reserved import LAST_UPDATED_FIELD, ROW_ID_FIELD

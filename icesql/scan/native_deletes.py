@@ -31,10 +31,10 @@ import pyarrow as pa
 
 from icesql._lazy import lazy_module
 from icesql.scan.apply_deletes import background_pool
-from icesql.scan.arrays import bool_array
 from icesql.scan.delete_loaders import DeleteLoader
 from icesql.scan.parquet_footer import footer_row_groups
 from icesql.scan.planner import FileScanTask
+from icesql.spec.arrays import bool_array
 
 if TYPE_CHECKING:
     import pyarrow.parquet as pq

@@ -31,6 +31,7 @@ import pyarrow as pa
 
 from icesql._lazy import lazy_module
 from icesql.errors import NotSupportedError
+from icesql.spec.arrays import int_scalar, int_values
 from icesql.spec.arrow import type_to_arrow
 from icesql.spec.dispatch import PerPrimitiveType
 from icesql.spec.types import (
@@ -141,9 +142,9 @@ def murmur3_hash(t: IcebergType, value: Any) -> int | None:
 
 def _floor_div(a: pa.Array, b: int) -> pa.Array:
     """Integer floor division for Arrow int arrays (Arrow's divide truncates toward zero)."""
-    q = pc.divide(a, pa.scalar(b, a.type))
-    r = pc.subtract(a, pc.multiply(q, pa.scalar(b, a.type)))
-    return pc.subtract(q, pc.cast(pc.less(r, pa.scalar(0, a.type)), a.type))
+    q = pc.divide(a, int_scalar(b, a.type))
+    r = pc.subtract(a, pc.multiply(q, int_scalar(b, a.type)))
+    return pc.subtract(q, pc.cast(pc.less(r, int_scalar(0, a.type)), a.type))
 
 
 class Transform:
@@ -318,7 +319,7 @@ class Truncate(Transform):
     def _apply_arrow(self, source_type: IcebergType, array: pa.Array) -> pa.Array:
         if isinstance(source_type, IntegerType | LongType):
             wide = pc.cast(array, pa.int64())
-            out = pc.multiply(_floor_div(wide, self.width), pa.scalar(self.width, pa.int64()))
+            out = pc.multiply(_floor_div(wide, self.width), int_scalar(self.width, pa.int64()))
             return pc.cast(out, type_to_arrow(source_type))
         if isinstance(source_type, StringType):
             return pc.utf8_slice_codeunits(array, 0, self.width)
@@ -397,12 +398,12 @@ class _TimeTransform(Transform):
         if isinstance(self, Day):
             return pc.cast(days, pa.date32())
         dates = pc.cast(days, pa.date32())
-        years = pc.subtract(pc.cast(pc.year(dates), pa.int32()), pa.scalar(1970, pa.int32()))
+        years = pc.subtract(pc.cast(pc.year(dates), pa.int32()), int_scalar(1970, pa.int32()))
         if isinstance(self, Year):
             return years
         months = pc.cast(pc.month(dates), pa.int32())
-        return pc.add(pc.multiply(years, pa.scalar(12, pa.int32())),
-                      pc.subtract(months, pa.scalar(1, pa.int32())))
+        return pc.add(pc.multiply(years, int_scalar(12, pa.int32())),
+                      pc.subtract(months, int_scalar(1, pa.int32())))
 
 
 def _arrow_micros(source_type: IcebergType, array: pa.Array) -> pa.Array:
@@ -420,7 +421,7 @@ def _arrow_micros(source_type: IcebergType, array: pa.Array) -> pa.Array:
     if unit == "ns":
         return _floor_div(raw, 1000)
     factor = {"s": 1_000_000, "ms": 1000}[unit]
-    return pc.multiply(raw, pa.scalar(factor, pa.int64()))
+    return pc.multiply(raw, int_scalar(factor, pa.int64()))
 
 
 def _arrow_days(source_type: IcebergType, array: pa.Array) -> pa.Array:
@@ -590,7 +591,9 @@ def _to_convention(source_type: IcebergType, array: pa.Array) -> list[Any]:
 def _from_convention(result_type: IcebergType, values: list[Any]) -> pa.Array:
     arrow_type = type_to_arrow(result_type)
     if isinstance(result_type, DateType):
-        return pc.cast(pa.array(values, pa.int32()), pa.date32())
+        return pc.cast(int_values(values, pa.int32()), pa.date32())
+    if pa.types.is_integer(arrow_type):  # bucket numbers, truncated integers
+        return int_values(values, arrow_type)
     if isinstance(result_type, UUIDType):
         return pa.array([None if v is None else v.bytes for v in values], arrow_type)
     if isinstance(result_type, DecimalType):

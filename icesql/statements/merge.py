@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
@@ -34,6 +35,7 @@ from sqlglot import exp
 from icesql.errors import CommitConflictError, DataError, NotSupportedError, ProgrammingError
 from icesql.session import Result, Session
 from icesql.session.result import done
+from icesql.spec.arrays import bool_scalar, int_scalar, int_values, ints
 from icesql.spec.schema import Schema
 from icesql.sql.defaults import is_default_keyword, write_default_expression
 from icesql.sql.dialect import DIALECT
@@ -378,13 +380,13 @@ class _Collector:
         action = batch.column(ACTION)
         files, positions = batch.column(FILE), batch.column(POS)
         if self.cardinality is not None:
-            matched = pc.fill_null(batch.column(MATCHED_FLAG), False)
+            matched = pc.fill_null(batch.column(MATCHED_FLAG), bool_scalar(False))
             self.cardinality.add(pc.filter(files, matched), pc.filter(positions, matched))
-        gone = pc.is_in(action, pa.array(self.removing, action.type))
+        gone = pc.is_in(action, int_values(list(self.removing), action.type))
         changes.remove(pc.filter(files, gone), pc.filter(positions, gone))
-        changes.count(pc.sum(pc.not_equal(action, 0)).as_py() or 0)
+        changes.count(pc.sum(pc.not_equal(action, int_scalar(0, action.type))).as_py() or 0)
         for number, names in plan.value_columns.items():
-            rows = batch.filter(pc.equal(action, number))
+            rows = batch.filter(pc.equal(action, int_scalar(number, action.type)))
             if rows.num_rows == 0:
                 continue
             values = rows.select(names).rename_columns([f.name for f in schema.fields])
@@ -431,9 +433,12 @@ class CardinalityCheck:
         if len(files) == 0:
             return
         encoded = pc.dictionary_encode(files).combine_chunks() if isinstance(files, pa.ChunkedArray) else pc.dictionary_encode(files)
-        for index, path in enumerate(encoded.dictionary.to_pylist()):
-            mask = pc.equal(encoded.indices, index)
-            pos = pc.filter(positions, mask).to_numpy(zero_copy_only=False).astype("uint64")
+        paths = encoded.dictionary.to_pylist()
+        indices = ints(encoded.indices)
+        by_file = ints(positions).astype(np.uint64)[np.argsort(indices, kind="stable")]
+        ends = np.cumsum(np.bincount(indices, minlength=len(paths)))
+        for index, path in enumerate(paths):
+            pos = by_file[ends[index - 1] if index else 0:ends[index]]
             seen = self._seen.get(path)
             if seen is None:
                 seen = self._seen[path] = self._new()

@@ -51,10 +51,10 @@ from sqlglot import exp
 from icesql.catalog.base import Catalog, CommitStateUnknownError
 from icesql.catalog.table import Table
 from icesql.errors import InternalError, NotSupportedError
-from icesql.scan.arrays import ints
 from icesql.scan.planner import FileScanTask
 from icesql.scan.table_scan import TableScan
 from icesql.session import DML_TARGET, Result, Session, WriteRef
+from icesql.spec.arrays import bool_array, ints
 from icesql.spec.content_file import DataFile
 from icesql.spec.schema import Schema
 from icesql.sql.translate import duckdb_errors
@@ -293,8 +293,8 @@ class RowChanges:
         names = [f.name for f in self.schema.fields]
         removed = np.frombuffer(gone.to_array(), dtype=np.uint64).astype(np.int64)
         for batch in scan.batches():
-            positions = batch.column("_pos").to_numpy(zero_copy_only=False)
-            keep = pa.array(~np.isin(positions, removed))
+            positions = ints(batch.column("_pos"))
+            keep = bool_array(~np.isin(positions, removed))
             kept = batch.filter(keep)
             if kept.num_rows:
                 self._data_writer().write(kept.select([*names, *(_LINEAGE if self.lineage else [])]))

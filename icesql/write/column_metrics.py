@@ -40,6 +40,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icesql.errors import DataError, ProgrammingError
+from icesql.spec.arrays import floats
 from icesql.spec.geo import GeoBox, InvalidWKBError
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortOrder
@@ -389,7 +390,7 @@ class FileMetricsCollector:
         self._rows = max(self._rows, first + batch.num_rows)
 
     def _add_float(self, fid: int, t: IcebergType, array: pa.Array | pa.ChunkedArray) -> None:
-        values = array.drop_null().to_numpy(zero_copy_only=False)
+        values = floats(array)
         nan = np.isnan(values)
         self._nans[fid] = self._nans.get(fid, 0) + int(nan.sum())
         if not self.config.mode(fid).bounds:

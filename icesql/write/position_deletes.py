@@ -40,9 +40,9 @@ from icesql.catalog.table import Table
 from icesql.errors import InternalError
 from icesql.io import FileIO
 from icesql.metadata.puffin import write_deletion_vector_puffin
-from icesql.scan.arrays import int_array, repeat_string
 from icesql.scan.delete_index import referenced_data_file
 from icesql.scan.delete_loaders import DeleteLoader
+from icesql.spec.arrays import int_array, repeat_string
 from icesql.spec.content_file import POSITION_DELETES, DataFile
 from icesql.spec.reserved import FILE_PATH_FIELD_ID, POS_FIELD_ID, POSITION_DELETE_SCHEMA
 from icesql.write.column_metrics import FULL, MetricsConfig

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icesql.errors import NotSupportedError
-from icesql.scan.arrays import int_array, ints
+from icesql.spec.arrays import int_array, ints
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import ASC, NULLS_FIRST, SortOrder

@@ -138,3 +138,50 @@ def test_a_local_tables_first_query_loads_no_file_system_kernels_or_avro_library
                           check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.splitlines() == ["[('b', 2)]", "[]"], proc.stdout
+
+
+def test_writes_load_no_pandas(tmp_path) -> None:
+    """pyarrow converts Python values (``pa.array``, ``pa.scalar``, numbers given to compute
+    kernels, ``to_numpy``) through pandas when it is installed: 0.2 s of CPU in the first
+    statement of a process that did so. Writes through partition transforms, float metrics,
+    copy-on-write and merge-on-read DELETE / UPDATE / MERGE, and their reads, convert by
+    buffers instead (``icesql.spec.arrays``)."""
+    import pytest
+
+    pytest.importorskip("pandas")
+    mor = ", ".join(f"'write.{op}.mode'='merge-on-read'" for op in ("delete", "update", "merge"))
+    columns = "id BIGINT, k INT, v DOUBLE, f FLOAT, s STRING, d DATE, ts TIMESTAMP, dec DECIMAL(10,2)"
+    row = "(1, 1, 1.5, 0.5, 'a', DATE '2020-01-01', TIMESTAMP '2020-01-01 10:00:00', 1.25)"
+    statements = [
+        f"CREATE TABLE db.t ({columns}) USING iceberg PARTITIONED BY (days(ts), bucket(4, id),"
+        " truncate(2, s), months(d))",
+        f"CREATE TABLE db.m ({columns}) USING iceberg PARTITIONED BY (hours(ts), years(d))"
+        f" TBLPROPERTIES ({mor})",
+        f"INSERT INTO db.t VALUES {row}, (2, 2, 2.5, float('nan'), 'b', DATE '2020-02-01',"
+        " TIMESTAMP '2020-01-02 00:00:00', 2.5)",
+        "INSERT INTO db.m SELECT * FROM db.t",
+        "CREATE TABLE db.c USING iceberg AS SELECT * FROM db.t",
+        "UPDATE db.t SET v = v + 1 WHERE id = 1",
+        "DELETE FROM db.t WHERE id = 2",
+        "MERGE INTO db.t USING (SELECT 1 AS id, 9.5 AS v) s ON db.t.id = s.id"
+        " WHEN MATCHED THEN UPDATE SET v = s.v",
+        "UPDATE db.m SET v = v + 1 WHERE id = 1",
+        "DELETE FROM db.m WHERE id = 2",
+        "MERGE INTO db.m USING (SELECT id, k, 9.5 AS v, f, s, d, ts, dec FROM db.t UNION ALL"
+        " SELECT 5, k, 1.0, f, s, d, ts, dec FROM db.t) s ON db.m.id = s.id"
+        " WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT *",
+        "INSERT OVERWRITE db.c SELECT * FROM db.m",
+    ]
+    code = (
+        "import sys, icesql\n"
+        f"con = icesql.connect({str(tmp_path)!r})\n"
+        f"for statement in {statements!r}:\n"
+        "    con.execute(statement)\n"
+        "print(con.execute('SELECT count(*), sum(v) FROM db.m').fetchall(),"
+        " con.execute('SELECT count(*) FROM db.c').fetchall())\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.splitlines() == ["[(2, 10.5)] [(2,)]", "False"], proc.stdout

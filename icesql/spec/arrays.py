@@ -1,11 +1,12 @@
-"""Arrow arrays to numpy and back by their buffers, for the delete paths of a scan.
+"""Arrow arrays to numpy and back by their buffers, and scalars without conversion.
 
-pyarrow's own conversions (``Array.to_numpy``, ``pa.array`` of a numpy array or a list) import
-pandas when it is installed, to test for its types: 0.2 s of CPU (0.9 s of wall time on a
-loaded machine) the first time in a process. A query over a table with position deletes paid
-it on every fresh connection while the same query without deletes imported nothing, most of
-the 1.5x its full aggregate cost over the table without deletes. These helpers touch only the
-buffers, which is also faster for bit-packed booleans.
+pyarrow's own conversions (``Array.to_numpy``, ``pa.array`` of a numpy array or a list,
+``pa.scalar``, a Python number handed to a compute function) import pandas when it is
+installed, to test for its types: 0.2 s of CPU (0.9 s of wall time on a loaded machine) the
+first time in a process. A query over a table with position deletes paid it on every fresh
+connection, and so did every write of a float column (its NaN count) or through a day /
+month / hour partition transform. These helpers touch only the buffers, which is also faster
+for bit-packed booleans.
 
 >>> ints(int_array(np.array([3, 1, 2]))[1:]).tolist()
 [1, 2]
@@ -13,14 +14,23 @@ buffers, which is also faster for bit-packed booleans.
 [True, False, True]
 >>> repeat_string("a/b", 2).to_pylist(), repeat_int(7, pa.int32(), 2).to_pylist()
 (['a/b', 'a/b'], [7, 7])
+>>> floats(pa.chunked_array([[1.5, None], [float("nan")]])).tolist()
+[1.5, nan]
+>>> int_scalar(-3, pa.int32()), int_values([1, None, 2], pa.int8()).to_pylist()
+(<pyarrow.Int32Scalar: -3>, [1, None, 2])
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["bool_array", "bools", "int_array", "ints", "repeat_int", "repeat_string"]
+__all__ = [
+    "bool_array", "bool_scalar", "bools", "floats", "int_array", "int_scalar", "int_values", "ints", "repeat_int",
+    "repeat_string",
+]
 
 
 def ints(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -38,6 +48,23 @@ def ints(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
         return np.empty(0, dtype=dtype)
     out = np.frombuffer(data, dtype=dtype, count=len(array), offset=array.offset * dtype.itemsize)
     out.flags.writeable = False  # the buffer is Arrow's, maybe shared by other arrays
+    return out
+
+
+def floats(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """The non-null values of a float or double array as numpy (NaN kept), in order."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if not pa.types.is_floating(array.type) or pa.types.is_float16(array.type):
+        raise TypeError(f"expected a float or double array, got {array.type}")
+    if array.null_count:
+        array = array.drop_null()
+    dtype = np.dtype(f"f{array.type.bit_width // 8}")
+    data = array.buffers()[1]
+    if data is None or len(array) == 0:
+        return np.empty(0, dtype=dtype)
+    out = np.frombuffer(data, dtype=dtype, count=len(array), offset=array.offset * dtype.itemsize)
+    out.flags.writeable = False
     return out
 
 
@@ -79,8 +106,30 @@ def repeat_string(text: str, n: int) -> pa.Array:
     return pa.repeat(one[0], n)
 
 
+def int_values(values: Sequence[int | None] | np.ndarray, arrow_type: pa.DataType) -> pa.Array:
+    """Integers (None for NULL) as an Arrow array of the integer type ``arrow_type``."""
+    kind = "u" if pa.types.is_unsigned_integer(arrow_type) else "i"
+    dtype = np.dtype(f"{kind}{arrow_type.bit_width // 8}")
+    if isinstance(values, np.ndarray):
+        data, valid = values.astype(dtype, copy=False), None
+    else:
+        data = np.fromiter((0 if v is None else v for v in values), dtype, len(values))
+        present = np.fromiter((v is not None for v in values), bool, len(values))
+        valid = None if present.all() else pa.py_buffer(np.packbits(present, bitorder="little"))
+    return pa.Array.from_buffers(arrow_type, len(data), [valid, pa.py_buffer(data)])
+
+
+def int_scalar(value: int, arrow_type: pa.DataType) -> pa.Scalar:
+    """``value`` as an Arrow scalar of the integer type ``arrow_type`` (for compute kernels,
+    which convert a Python number through ``pa.scalar``)."""
+    return int_values([value], arrow_type)[0]
+
+
+def bool_scalar(value: bool) -> pa.Scalar:
+    """``value`` as an Arrow boolean scalar (``fill_null(x, False)`` converts through pandas)."""
+    return bool_array(np.array([value]))[0]
+
+
 def repeat_int(value: int, arrow_type: pa.DataType, n: int) -> pa.Array:
     """``value`` ``n`` times as an Arrow integer array of ``arrow_type``."""
-    dtype = np.dtype(f"i{arrow_type.bit_width // 8}")
-    one = pa.Array.from_buffers(arrow_type, 1, [None, pa.py_buffer(np.array([value], dtype))])
-    return pa.repeat(one[0], n)
+    return pa.repeat(int_scalar(value, arrow_type), n)

@@ -1,4 +1,4 @@
-"""Arrow <-> numpy by buffers (``icesql.scan.arrays``): the same values as pyarrow's own
+"""Arrow <-> numpy by buffers (``icesql.spec.arrays``): the same values as pyarrow's own
 conversions, for slices, chunks, NULLs and every integer width, and a read with deletes in a
 fresh process that never imports pandas (pyarrow's conversions do)."""
 
@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 import icesql
-from icesql.scan.arrays import bool_array, bools, int_array, ints, repeat_int, repeat_string
+from icesql.spec.arrays import bool_array, bools, int_array, ints, repeat_int, repeat_string
 
 INT_TYPES = [pa.int8(), pa.int16(), pa.int32(), pa.int64(),
              pa.uint8(), pa.uint16(), pa.uint32(), pa.uint64()]

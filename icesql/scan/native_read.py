@@ -2,7 +2,8 @@
 
 Handing DuckDB every batch through an Arrow stream costs several times DuckDB's own Parquet
 reader on decimal and string columns. A data file is therefore read by
-``read_parquet(files, schema=MAP{...})`` when the scan has no metadata columns:
+``read_parquet(files, schema=MAP{...})``, with the metadata columns DML reads of its target
+(``_file``, ``_pos``, ``_spec_id``) from ``file_row_number`` and each row's ``file_index``:
 the map is keyed by Iceberg field id, so DuckDB matches columns by id as Iceberg's Column
 Projection rules say, and each entry carries the column's name and type (renames, and the
 allowed promotions int→long, float→double, decimal precision, date→timestamp become DuckDB
@@ -20,8 +21,9 @@ set of delete files (``split_native``).
 
 A scan stays on the Arrow stream where DuckDB's reader cannot follow Iceberg's rules:
 nested columns (DuckDB matches struct children by name, not by id), ``unknown``/
-geospatial columns, defaults without an exact text form, and metadata columns (``_file``,
-``_pos`` ...). A file stays on it when it is not local Parquet, its path would be a glob
+geospatial columns, defaults without an exact text form, other metadata columns
+(``_partition``, ``_deleted``, row lineage), or a data column named ``file_row_number`` or
+``file_index``. A file stays on it when it is not local Parquet, its path would be a glob
 pattern to DuckDB, its footer shows no field ids (``field_ids``: DuckDB would read NULLs;
 the stream applies the table's name mapping or raises the error that names the file), an
 equality delete column has no DuckDB type, or
@@ -288,6 +290,7 @@ def split_native(
     prefix: str = "icesql",
     on_error: Callable[[Exception], None] = lambda e: None,
     readable: _Readable = lambda path: True,
+    metadata: Sequence[str] = (),
 ) -> tuple[NativeRead | None, list[FileScanTask]]:
     """The part of a scan DuckDB reads itself and the tasks left to stream.
 
@@ -308,8 +311,9 @@ def split_native(
     (``_tag_needed``).
     """
     columns = _columns(schema)
-    if columns is None:
+    if columns is None or not _native_metadata(metadata, columns):
         return None, list(tasks)
+    meta = tuple(metadata)
     equality = _EqualityColumns(columns)
     kept: list[tuple[FileScanTask, str, _Signature]] = []
     streamed: list[FileScanTask] = []
@@ -369,9 +373,9 @@ def split_native(
         ]
     tagged = {join for join, specs in groups.items() if any(t for _, _, t in specs)}
     scans = _positional_scans(list(buckets.values()), deletes, prefix, on_error)
-    reads = _reads(list(buckets.values()), scans, columns, read_columns, tagged)
+    reads = _reads(list(buckets.values()), scans, columns, read_columns, tagged, meta)
     plain = [sql for b, sql in reads if not b.equality]
-    names = [f.name for f, _, _ in columns]
+    names = [*(f.name for f, _, _ in columns), *meta]
     for join, specs in groups.items():
         joins = [
             (
@@ -399,10 +403,12 @@ def _reads(
     columns: Sequence[_Column],
     equality_columns: Sequence[_Column],
     tagged: set[int],
+    meta: Sequence[str] = (),
 ) -> list[tuple[_Bucket, str]]:
     """The SELECT of each ``read_parquet`` call: one per bucket without position deletes,
-    one per positional scan of those with them; rows of the anti-joins in ``tagged``
-    carry their file's tag."""
+    one per positional scan of those with them; rows carry the metadata columns ``meta``
+    after the data columns, and rows of the anti-joins in ``tagged`` their file's tag."""
+    positions = POS_COLUMN in meta
     out = []
     for bucket in buckets:
         if not bucket.positioned:
@@ -410,13 +416,52 @@ def _reads(
                 [p for _, p, _ in bucket.files],
                 equality_columns if bucket.equality else columns,
                 dict(bucket.key),
+                positions,
             )
-            out.append((bucket, f"SELECT *{_tag(bucket, bucket.files, '', tagged)} FROM {read}"))
+            extra = _metadata(meta, bucket.files, "") + _tag(bucket, bucket.files, "", tagged)
+            out.append((bucket, f"SELECT *{extra} FROM {read}"))
     for bucket, name, mask in scans:
         read = _read_parquet(
-            [p for _, p, _ in mask.files], equality_columns if bucket.equality else columns, dict(bucket.key)
+            [p for _, p, _ in mask.files], equality_columns if bucket.equality else columns,
+            dict(bucket.key), positions,
         )
-        out.append((bucket, positional(read, name, _tag(bucket, mask.files, "p.", tagged))))
+        extra = _metadata(meta, mask.files, "p.") + _tag(bucket, mask.files, "p.", tagged)
+        out.append((bucket, positional(read, name, extra)))
+    return out
+
+
+FILE_COLUMN, POS_COLUMN, SPEC_ID_COLUMN = "_file", "_pos", "_spec_id"
+NATIVE_METADATA = frozenset((FILE_COLUMN, POS_COLUMN, SPEC_ID_COLUMN))
+ROW_NUMBER = "file_row_number"  # DuckDB's column of a row's position in its file
+
+
+def _native_metadata(meta: Sequence[str], columns: Sequence[_Column]) -> bool:
+    """Whether DuckDB can give the metadata columns ``meta`` (``_file``, ``_pos`` and
+    ``_spec_id``, what DML reads of its target): from ``file_row_number`` and the
+    ``file_index`` of a row's file, which no data column may hide."""
+    if not set(meta) <= NATIVE_METADATA:
+        return False
+    return not meta or not any(f.name.lower() in (ROW_NUMBER, FILE_INDEX) for f, _, _ in columns)
+
+
+def _metadata(meta: Sequence[str], files: Sequence[Sequence], alias: str) -> str:
+    """The select-list items of the metadata columns ``meta`` over a ``read_parquet`` of
+    ``files`` (its ``file_row_number`` replaced by ``_pos``): the Iceberg path and spec id
+    of each row's file by its ``file_index``."""
+    if not meta:
+        return ""
+    out = f" EXCLUDE ({ROW_NUMBER})" if POS_COLUMN in meta else ""  # after the star
+    tasks = [f[0] for f in files]
+    for name in meta:
+        if name == POS_COLUMN:
+            out += f", {alias}{ROW_NUMBER}::BIGINT AS {POS_COLUMN}"
+            continue
+        values = ([sql_string(t.data_file.file_path) for t in tasks] if name == FILE_COLUMN
+                  else [str(t.spec_id) for t in tasks])
+        kind = "VARCHAR" if name == FILE_COLUMN else "INTEGER"
+        value = (f"{values[0]}::{kind}" if len(set(values)) == 1 else
+                 f"list_extract([{', '.join(values)}]::{kind}[], {alias}{FILE_INDEX}::BIGINT + 1)")
+        out += f", {value} AS {name}"
     return out
 
 
@@ -604,6 +649,7 @@ def _read_parquet(
     paths: Sequence[str],
     columns: Sequence[_Column],
     identity: dict[int, str],
+    positions: bool = False,
 ) -> str:
     entries = ", ".join(
         f"{f.field_id}: {{name: {sql_string(f.name)}, type: {sql_string(type_name)},"
@@ -614,5 +660,5 @@ def _read_parquet(
     # hive_partitioning off: Iceberg paths look like Hive's (x=1/), but columns come by id
     return (
         f"read_parquet([{files}], schema=MAP{{{entries}}},"
-        " hive_partitioning=false, union_by_name=false)"
+        f" hive_partitioning=false, union_by_name=false{', file_row_number=true' * positions})"
     )

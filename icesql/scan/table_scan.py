@@ -107,19 +107,18 @@ class TableScan:
         (``icesql.scan.native_read``; None if there are none; the relations it names start
         with ``prefix``) and the ones this scan streams from then on."""
         tasks = self.tasks()
-        if self.metadata_columns is not None:
-            self._native, self._streamed = None, tasks
-        else:
-            self._native, self._streamed = split_native(
-                self.read_schema,
-                tasks,
-                self.table.io,
-                self._identity_values,
-                self._deletes,
-                prefix,
-                self._failed,
-                readable,
-            )
+        meta = self.metadata_columns.names if self.metadata_columns is not None else ()
+        self._native, self._streamed = split_native(
+            self.read_schema,
+            tasks,
+            self.table.io,
+            self._identity_values,
+            self._deletes,
+            prefix,
+            self._failed,
+            readable,
+            meta,
+        )
         return self._native
 
     def release(self) -> None:

@@ -236,11 +236,50 @@ def test_files_with_deletes_union_with_the_rest(make_table, warehouse) -> None:
     assert _readers(con, "SELECT * FROM db.mixed") == (
         "readers: DuckDB read_parquet 2 files (1 with deletes), Arrow stream 0 files"
     )
-    # metadata columns keep every file on the stream
+    # _file / _pos / _spec_id come from DuckDB too; other metadata columns keep the stream
     assert _readers(con, "SELECT id, _pos FROM db.mixed") == (
+        "readers: DuckDB read_parquet 2 files (1 with deletes), Arrow stream 0 files"
+    )
+    assert _readers(con, "SELECT id, _deleted FROM db.mixed") == (
         "readers: DuckDB read_parquet 0 files, Arrow stream 2 files"
     )
     assert con.execute("SELECT count(*), sum(id) FROM db.mixed").fetchone() == (8, 42)
+
+
+def test_file_position_and_spec_id_read_as_the_stream_gives_them(make_table, warehouse) -> None:
+    """What DML reads of its target: ``_file``, ``_pos`` and ``_spec_id`` from DuckDB's
+    ``file_row_number`` and each row's ``file_index``, over files without deletes, with
+    position deletes (positional scans) and with equality deletes (the anti-join), under
+    two specs; a data column named like DuckDB's virtual columns keeps the stream."""
+    schema = Schema((NestedField(1, "id", LongType()), NestedField(2, "s", StringType()),
+                     NestedField(3, "file_index", LongType())))
+    writer = make_table("db.meta", schema)
+    writer.append([{"id": i, "s": f"r{i % 3}", "file_index": i} for i in range(12)],
+                  rows_per_file=4)
+    first, second = writer.files[0], writer.files[1]
+    writer.commit_files([writer.position_deletes(first, [1, 2])], content=1)
+    # 13 is written later: the equality delete does not apply to it
+    writer.commit_files([writer.equality_deletes(["id"], [{"id": 5}, {"id": 13}])], content=2)
+    writer.evolve_spec(PartitionSpec(1, (PartitionField(2, 1000, parse_transform("identity"),
+                                                        "s"),)))
+    writer.append([{"id": i, "s": f"r{i % 3}", "file_index": i} for i in range(12, 18)])
+    con = icesql.connect(str(warehouse))
+    sql = "SELECT _file, _pos, _spec_id, id, s FROM db.meta ORDER BY id"
+    assert _readers(con, sql) == (
+        "readers: DuckDB read_parquet 6 files (3 with deletes), Arrow stream 0 files"
+    )
+    got = con.execute(sql).fetch_arrow_table()
+    assert _readers(con, "SELECT *, _pos FROM db.meta") == (
+        "readers: DuckDB read_parquet 0 files, Arrow stream 6 files"  # file_index hides DuckDB's
+    )
+    con.execute("SET icesql.scan.nativeParquet = false")
+    want = con.execute(sql).fetch_arrow_table()
+    assert got.schema.equals(want.schema) and got.equals(want)
+    assert got.column("id").to_pylist() == [i for i in range(18) if i not in (1, 2, 5)]
+    rows = {r["id"]: r for r in got.to_pylist()}
+    assert rows[0]["_file"] == first.file_path and rows[3]["_pos"] == 3
+    assert rows[4]["_file"] == second.file_path and rows[4]["_pos"] == 0
+    assert {rows[i]["_spec_id"] for i in (0, 11)} == {0} and rows[12]["_spec_id"] == 1
 
 
 def test_native_parquet_setting_sends_every_file_through_the_stream(make_table, warehouse) -> None:

@@ -135,14 +135,20 @@ def test_native_read_splits_the_files(writer, warehouse) -> None:
     scan.release()
 
 
-def test_metadata_columns_keep_every_file_on_the_stream(writer, warehouse) -> None:
+def test_metadata_columns_on_the_stream_and_in_duckdb(writer, warehouse) -> None:
+    """``_file``, ``_pos`` and ``_spec_id`` are read by DuckDB too (``native_read``); other
+    metadata columns keep every file on the stream."""
     scan = _scan(warehouse, columns=["id"], metadata_columns=["_file", "_pos"])
-    assert scan.native_read() is None
-    assert len(scan.streamed_tasks()) == 3 and scan.native_read_files() == 0
     assert scan.arrow_schema.names == ["id", "_file", "_pos"]
     rows = _rows(scan)
     paths = [f.file_path for f in writer.files]
     assert rows == [(i, paths[i // 2], i % 2) for i in range(6)]
+    native = _scan(warehouse, columns=["id"], metadata_columns=["_file", "_pos"])
+    assert native.native_read() is not None
+    assert native.streamed_tasks() == [] and native.native_read_files() == 3
+    streamed = _scan(warehouse, columns=["id"], metadata_columns=["_file", "_deleted"])
+    assert streamed.native_read() is None
+    assert len(streamed.streamed_tasks()) == 3 and streamed.native_read_files() == 0
 
 
 def test_a_data_column_hides_its_metadata_twin(make_table, warehouse) -> None:

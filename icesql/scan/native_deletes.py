@@ -13,7 +13,8 @@ Handing a file with deletes to the Arrow stream costs several times DuckDB's own
   (plus 0.045 s to bind 168 scans), eight groups with masks cut where row groups end 1.06x.
 * Equality deletes are a hash ``ANTI JOIN`` on the delete columns with ``IS NOT DISTINCT
   FROM`` (spec: a null delete value matches a null row value), against the delete files
-  read by DuckDB too, their columns matched by field id and typed as the table types them.
+  read by DuckDB too, their columns matched by field id and typed as the table types them;
+  a column of few values is not hashed, only compared on the rows the hash found.
 
 The mask is as long as the manifest's ``record_count``; a data file whose footer gives
 another row count is damaged, and the query fails naming it rather than dropping or

@@ -36,6 +36,7 @@ import numpy as np
 from icesql.expressions.bounds import decode_bounds
 from icesql.spec.content_file import DataFile
 from icesql.spec.types import (
+    BooleanType,
     DateType,
     DecimalType,
     IcebergType,
@@ -48,7 +49,7 @@ from icesql.spec.types import (
     TimeType,
 )
 
-__all__ = ["may_delete_from", "may_meet"]
+__all__ = ["few_values", "may_delete_from", "may_meet"]
 
 _ORDERED = (
     IntegerType,
@@ -101,6 +102,35 @@ def may_meet(
         known = d_known[:, None] & f_known[None, :] & ~(d_nulls[:, None] & f_nulls[None, :])
         out &= ~(apart & known)
     return out
+
+
+def few_values(
+    deletes: Sequence[DataFile], field_id: int, t: IcebergType, most: int
+) -> bool:
+    """Whether the metrics of ``deletes`` prove that their column ``field_id`` holds at
+    most ``most`` distinct values, NULL counted as one (a boolean column always does): the
+    span of an integer-like column's bounds over all the files. False where any file lacks
+    a bound.
+
+    >>> from icesql.spec.content_file import DataFile
+    >>> from icesql.spec.types import IntegerType
+    >>> from icesql.spec.values import to_bytes
+    >>> def f(lo, hi):
+    ...     b = lambda v: {4: to_bytes(IntegerType(), v)}
+    ...     return DataFile(file_path="x", file_format="PARQUET", partition=(), record_count=9,
+    ...                     file_size_in_bytes=1, lower_bounds=b(lo), upper_bounds=b(hi),
+    ...                     null_value_counts={4: 0}, equality_ids=(4,))
+    >>> few_values([f(1, 4), f(2, 7)], 4, IntegerType(), 8), few_values([f(1, 9)], 4, IntegerType(), 8)
+    (True, False)
+    """
+    if isinstance(t, BooleanType):
+        return 3 <= most
+    if not deletes or not isinstance(t, _ORDERED):
+        return False
+    lo, hi, known, nulls = _bounds(deletes, field_id, t)
+    if not known.all():
+        return False
+    return int(hi.max()) - int(lo.min()) + 1 + int(nulls.any()) <= most
 
 
 def _bounds(

@@ -45,7 +45,7 @@ import numpy as np
 from icesql.errors import CorruptFileError, Error, OperationalError
 from icesql.io import FileIO, local_path
 from icesql.scan.apply_deletes import DeleteApplier, extra_delete_column
-from icesql.scan.equality_metrics import may_meet
+from icesql.scan.equality_metrics import few_values, may_meet
 from icesql.scan.native_deletes import KeepMask, anti_join, positional, sql_string, start_masks
 from icesql.scan.parquet_footer import (
     footer_decodes,
@@ -118,6 +118,7 @@ FILE_INDEX = "file_index"  # DuckDB's virtual column: the index of a row's file 
 PART_COLUMN = "__icesql_part"  # the tag of a row's set of equality delete files
 EQ_JOIN_ROWS = 1 << 16  # delete rows per anti-join, about: more tags, more anti-joins
 EQ_JOIN_FILES_PER_THREAD = 16  # data files per anti-join and DuckDB thread, at least
+EQ_CHECKED_VALUES = 16  # a delete column with at most this many values is not hashed
 MAX_TAG_CHECK = 1 << 22  # (delete file, data file) pairs judged by metrics per anti-join
 
 
@@ -273,6 +274,17 @@ class _EqualityColumns:
         self.fields[ids], self.reads[ids] = fields, read
         return True
 
+    def checked(self, ids: tuple[int, ...], paths: Sequence[str]) -> list[bool]:
+        """Per delete column of ``ids``, whether the anti-join against the delete files
+        ``paths`` only checks it on the rows its other columns' hash found
+        (``anti_join``): where the files' metrics prove it holds at most
+        ``EQ_CHECKED_VALUES`` values, so that each row the hash finds is compared with at
+        most that many delete rows more than were all hashed. At least one column stays
+        hashed."""
+        files = [self.entries[p] for p in paths]
+        few = [few_values(files, f.field_id, f.type, EQ_CHECKED_VALUES) for f in self.fields[ids]]
+        return [False] * len(few) if all(few) else few
+
     def key_column(self, f: NestedField) -> str:
         """The name the data files' read gives delete column ``f``."""
         for c, _, _ in self.columns:
@@ -382,6 +394,7 @@ def split_native(
                 _delete_rows(equality.reads[ids], paths, needed),
                 [equality.key_column(f) for f in equality.fields[ids]],
                 needed,
+                equality.checked(ids, paths),
             )
             for ids, paths, needed in specs
         ]

@@ -4,6 +4,9 @@ read once per scan; errors naming the delete file."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -218,3 +221,30 @@ def test_null_positions_delete_nothing_in_a_shared_file_and_are_refused_as_rows(
     assert loader.deleted_positions("a", [delete]).tolist() == []
     with pytest.raises(icesql.DataError, match="p.parquet has NULL pos"):
         DeleteLoader(FileIO()).position_rows(delete)
+
+
+def test_local_position_deletes_load_no_file_system_or_parquet_module(tmp_path) -> None:
+    """A local table's position delete files are read without fsspec (with asyncio and
+    ssl) or ``pyarrow.parquet`` (with ``pyarrow.fs``): importing them cost the query's
+    first position delete file more than reading all its files."""
+    con = icesql.connect(str(tmp_path))
+    con.execute(
+        "CREATE TABLE db.t (id INT, s STRING) USING iceberg PARTITIONED BY (s)"
+        " TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read')"
+    )
+    con.execute("INSERT INTO db.t VALUES (1, 'a'), (2, 'b'), (3, 'b'), (4, 'b')")
+    con.execute("DELETE FROM db.t WHERE id = 3")
+    assert con.execute("SELECT content FROM db.t.delete_files").fetchall() == [(1,)]
+    con.close()
+    code = (
+        "import sys, icesql\n"
+        f"con = icesql.connect({str(tmp_path)!r})\n"
+        "print(con.execute('SELECT s, count(*), sum(id) FROM db.t GROUP BY s ORDER BY s')"
+        ".fetchall())\n"
+        "light = ('fsspec', 'asyncio', 'ssl', 'pyarrow.parquet', 'pyarrow.fs', 'pandas')\n"
+        "print(sorted(m for m in light if m in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.splitlines() == ["[('a', 1, 1), ('b', 2, 6)]", "[]"], proc.stdout

@@ -8,9 +8,16 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from icesql.scan.equality_metrics import may_delete_from, may_meet
+from icesql.scan.equality_metrics import few_values, may_delete_from, may_meet
 from icesql.spec.content_file import EQUALITY_DELETES, DataFile
-from icesql.spec.types import DecimalType, DoubleType, IntegerType, LongType, StringType
+from icesql.spec.types import (
+    BooleanType,
+    DecimalType,
+    DoubleType,
+    IntegerType,
+    LongType,
+    StringType,
+)
 from icesql.spec.values import to_bytes
 
 TYPES = {1: LongType(), 2: IntegerType(), 3: DoubleType(), 4: StringType(), 5: DecimalType(9, 2)}
@@ -113,3 +120,22 @@ def test_may_meet_keeps_every_digit_of_wide_decimals():
     data = f(big + Decimal("0.01"), big + Decimal("1.00"), 0)
     assert may_meet([f(big, big, EQUALITY_DELETES)], [data], t).tolist() == [[False]]
     assert may_meet([f(big, big + Decimal("0.01"), EQUALITY_DELETES)], [data], t).tolist() == [[True]]
+
+
+def test_few_values_spans_the_bounds_of_every_file_and_counts_null():
+    files = [_file({2: (1, 4)}, ids=(2,)), _file({2: (3, 7)}, ids=(2,))]
+    assert few_values(files, 2, IntegerType(), 7)
+    assert not few_values(files, 2, IntegerType(), 6)
+    with_null = [*files, _file({2: (5, 5)}, {2: 1}, ids=(2,))]
+    assert not few_values(with_null, 2, IntegerType(), 7)
+    assert few_values(with_null, 2, IntegerType(), 8)
+    assert few_values([_file({5: (Decimal("1.00"), Decimal("1.07"))}, ids=(5,))], 5, TYPES[5], 8)
+
+
+def test_few_values_needs_every_bound_and_an_ordered_type():
+    known, unknown = _file({2: (1, 2)}, ids=(2,)), _file({}, ids=(2,))
+    assert not few_values([known, unknown], 2, IntegerType(), 100)
+    assert not few_values([_file({4: ("a", "b")}, ids=(4,))], 4, StringType(), 100)
+    assert not few_values([_file({3: (1.0, 1.0)}, ids=(3,))], 3, DoubleType(), 100)
+    assert not few_values([], 2, IntegerType(), 100)
+    assert few_values([unknown], 6, BooleanType(), 3)

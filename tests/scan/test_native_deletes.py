@@ -364,6 +364,25 @@ def test_more_delete_rows_than_data_rows(make_table, warehouse) -> None:
     assert sorted(_both_routes(con, "SELECT id FROM db.small")) == want
 
 
+def test_equality_key_with_few_values_is_checked_not_hashed(make_table, warehouse) -> None:
+    """A delete column whose metrics prove few values (k: 0..4 and NULL) is compared only
+    on the rows the other column's hash found; NULL still matches NULL, and a delete row
+    whose other column matches but k does not deletes nothing."""
+    writer = make_table("db.checked", SCHEMA)
+    rows = _rows(300)
+    writer.append(rows, rows_per_file=100)
+    keys = [{"k": r["k"], "s": r["s"]} for r in rows[:40:3]]
+    keys += [{"k": None, "s": "s1"}, {"k": 3, "s": "nowhere"}]
+    writer.commit_files([writer.equality_deletes(["s", "k"], keys)], content=1)
+    con = icesql.connect(str(warehouse))
+    plan = con.execute("EXPLAIN SELECT id FROM db.checked").fetchone()[0]
+    assert "IS TRUE" in plan or "IS NOT DISTINCT FROM true" in plan, plan
+    gone = {(d["k"], d["s"]) for d in keys}
+    want = sorted((r["id"],) for r in rows if (r["k"], r["s"]) not in gone)
+    assert 0 < len(want) < 300 and any(r["k"] is None for r in rows)
+    assert sorted(_both_routes(con, "SELECT id FROM db.checked")) == want
+
+
 @pytest.mark.parametrize("extra", [None, "File_Index"])
 @pytest.mark.parametrize("per_tag", [False, True])
 def test_equality_deletes_of_each_partition_apply_to_it_alone(

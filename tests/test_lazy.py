@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from fresh_process_support import run_python
 
 from icesql._lazy import lazy_module
 
@@ -18,9 +17,7 @@ def test_the_module_loads_on_first_attribute_read() -> None:
         "import icesql.expressions.tree as real\n"
         "print(before, value is real.ALWAYS_TRUE, 'loaded' in repr(tree))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
-    assert proc.stdout.split() == ["False", "True", "True"]
+    assert run_python(code) == ["False True True"]
 
 
 def test_patches_of_the_real_module_are_seen(monkeypatch) -> None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 __all__ = ["footer_row_count", "footer_row_groups", "has_field_ids", "schema_element_ends"]
 
@@ -37,7 +37,7 @@ FOOTER_PREFIX = 64 * 1024  # schemas come first in the footer: usually all that 
 CACHE_LIMIT = 100_000  # entries; the cache starts over when full
 
 _cache: dict[tuple[str, int, int], tuple[bool, int, int | None] | None] = {}
-_ids_cache: dict[tuple[str, int, int], bool] = {}  # has_field_ids alone
+_ids_cache: dict[tuple[str, int, int], bool | None] = {}  # has_field_ids alone
 _lock = threading.Lock()
 
 # Thrift compact protocol type codes
@@ -58,25 +58,9 @@ def has_field_ids(path: str, decode_all: bool = False) -> bool:
     if decode_all:
         facts = _footer(path)
         return facts is not None and facts[0]
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return False
-    key = (path, stat.st_size, stat.st_mtime_ns)
-    facts = _cache.get(key)
-    if facts is not None:
-        return facts[0]
-    found = _ids_cache.get(key)
-    if found is None:
-        try:
-            found = _read_tail(path, stat.st_size, _decode_ids)
-        except (OSError, ValueError, IndexError, RecursionError):
-            found = False
-        with _lock:
-            if len(_ids_cache) >= CACHE_LIMIT:
-                _ids_cache.clear()
-            _ids_cache[key] = found
-    return found
+    found = _cached(_ids_cache, path, lambda size: _read_tail(path, size, _decode_ids),
+                    lambda key: (_cache.get(key) or (None,))[0])  # decoded whole already
+    return bool(found)
 
 
 def footer_row_count(path: str) -> int | None:
@@ -94,26 +78,37 @@ def footer_row_groups(path: str) -> int | None:
 
 
 def _footer(path: str) -> tuple[bool, int, int | None] | None:
+    return _cached(_cache, path, lambda size: _read_tail(path, size, _decode))
+
+
+def _cached(
+    cache: dict[tuple[str, int, int], Any],
+    path: str,
+    read: Callable[[int], Any],
+    known: Callable[[tuple[str, int, int]], Any] = lambda key: None,
+) -> Any:
+    """``read(size)`` of the file at ``path``, cached by (path, size, modification time);
+    None when the file is missing, unreadable or does not decode (a reader says why).
+    ``known`` answers from another cache first."""
     try:
         stat = os.stat(path)
     except OSError:
         return None
     key = (path, stat.st_size, stat.st_mtime_ns)
-    if key in _cache:
-        return _cache[key]
+    if key in cache:
+        return cache[key]
+    found = known(key)
+    if found is not None:
+        return found
     try:
-        facts: tuple[bool, int, int | None] | None = _read_footer(path, stat.st_size)
+        found = read(stat.st_size)
     except (OSError, ValueError, IndexError, RecursionError):  # corrupt: let a reader say so
-        facts = None
+        found = None
     with _lock:
-        if len(_cache) >= CACHE_LIMIT:
-            _cache.clear()
-        _cache[key] = facts
-    return facts
-
-
-def _read_footer(path: str, size: int) -> tuple[bool, int, int | None]:
-    return _read_tail(path, size, _decode)
+        if len(cache) >= CACHE_LIMIT:
+            cache.clear()
+        cache[key] = found
+    return found
 
 
 def _read_tail(path: str, size: int, decode: Callable[[bytes], _T]) -> _T:
@@ -171,13 +166,18 @@ def _decode(buf: bytes) -> tuple[bool, int, int | None]:
 def _decode_ids(buf: bytes) -> bool:
     """Whether a top-level schema element of ``FileMetaData`` has a field id, reading no
     further than the first that has one."""
+    return _schema_has_ids(buf, _schema_start(buf), stop_at_first=True)[0]
+
+
+def _schema_start(buf: bytes) -> int:
+    """The position of the schema list in ``FileMetaData`` (the fields before it skipped)."""
     pos, fid = 0, 0
     while True:
         fid, kind, pos = _field_header(buf, pos, fid)
         if kind == 0:
             raise ValueError("footer without a schema")
         if fid == _SCHEMA and kind == _LIST:
-            return _schema_has_ids(buf, pos, stop_at_first=True)[0]
+            return pos
         pos = _skip(buf, pos, kind)
 
 
@@ -222,15 +222,7 @@ def schema_element_ends(buf: bytes) -> tuple[list[tuple[str, int, int]], int]:
     """The schema list of the ``FileMetaData`` in ``buf``: (name, number of children, offset
     of the element's closing stop byte) per element, depth first from the root; and the
     offset just after the list. How the writer adds annotations pyarrow cannot write."""
-    pos, fid = 0, 0
-    while True:
-        fid, kind, pos = _field_header(buf, pos, fid)
-        if kind == 0:
-            raise ValueError("footer without a schema")
-        if fid == _SCHEMA and kind == _LIST:
-            break
-        pos = _skip(buf, pos, kind)
-    count, _, pos = _collection_header(buf, pos)
+    count, _, pos = _collection_header(buf, _schema_start(buf))
     elements = []
     for _ in range(count):
         name, children, fid = "", 0, 0

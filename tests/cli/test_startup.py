@@ -10,6 +10,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from fresh_process_support import run_python
+
 HEAVY = ("duckdb", "pyarrow", "sqlglot", "fsspec", "pandas", "polars", "numpy", "fastavro")
 
 
@@ -48,10 +50,8 @@ def test_the_prompt_needs_no_engine_library() -> None:
         f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
         "print('prompt_toolkit' in sys.modules, 'pygments' in sys.modules)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=False, env={"ICESQL_HISTORY": "/dev/null", "PATH": ""})
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.splitlines() == ["[]", "True True"]
+    lines = run_python(code, env={"ICESQL_HISTORY": "/dev/null", "PATH": ""})
+    assert lines == ["[]", "True True"]
 
 
 def test_a_command_line_query_loads_no_writer_file_system_or_prompt(tmp_path) -> None:
@@ -68,11 +68,8 @@ def test_a_command_line_query_loads_no_writer_file_system_or_prompt(tmp_path) ->
         "         'polars', 'icesql.write', 'icesql.statements.insert')\n"
         "print(sorted(m for m in light if m in sys.modules), 'duckdb' in sys.modules)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=False)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.splitlines()[1:] == ["| one |", "+-----+", "|   1 |", "+-----+", "1 row(s)",
-                                            "[] True"], proc.stdout
+    lines = run_python(code)
+    assert lines[1:] == ["| one |", "+-----+", "|   1 |", "+-----+", "1 row(s)", "[] True"], lines
 
 
 # What a query of no table leaves unloaded (icesql._lazy): the read path (planning, manifests,
@@ -94,10 +91,8 @@ def _loaded_after(warehouse: str, statements: str) -> list[str]:
         "    assert not e.code, e.code\n"
         f"print(sorted(m for m in {READ_PATH!r} if m in sys.modules))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=False)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return eval(proc.stdout.splitlines()[-1])  # noqa: S307 - our own printed list
+    lines = run_python(code)
+    return eval(lines[-1])  # noqa: S307 - our own printed list
 
 
 def test_a_query_of_no_table_loads_no_read_path(tmp_path) -> None:
@@ -134,10 +129,8 @@ def test_a_local_tables_first_query_loads_no_file_system_kernels_or_avro_library
         "         'pyarrow.fs', 'pandas')\n"
         "print(sorted(m for m in light if m in sys.modules))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=False)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.splitlines() == ["[('b', 2)]", "[]"], proc.stdout
+    lines = run_python(code)
+    assert lines == ["[('b', 2)]", "[]"], lines
 
 
 def test_writes_load_no_pandas(tmp_path) -> None:
@@ -181,7 +174,5 @@ def test_writes_load_no_pandas(tmp_path) -> None:
         " con.execute('SELECT count(*) FROM db.c').fetchall())\n"
         "print('pandas' in sys.modules)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=False)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.splitlines() == ["[(2, 10.5)] [(2,)]", "False"], proc.stdout
+    lines = run_python(code)
+    assert lines == ["[(2, 10.5)] [(2,)]", "False"], lines

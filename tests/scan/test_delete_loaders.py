@@ -4,13 +4,11 @@ read once per scan; errors naming the delete file."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from fresh_process_support import run_python
 
 import icesql
 from icesql.errors import CorruptFileError
@@ -244,7 +242,5 @@ def test_local_position_deletes_load_no_file_system_or_parquet_module(tmp_path) 
         "light = ('fsspec', 'asyncio', 'ssl', 'pyarrow.parquet', 'pyarrow.fs', 'pandas')\n"
         "print(sorted(m for m in light if m in sys.modules))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=False)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.splitlines() == ["[('a', 1, 1), ('b', 2, 6)]", "[]"], proc.stdout
+    lines = run_python(code)
+    assert lines == ["[('a', 1, 1), ('b', 2, 6)]", "[]"], lines

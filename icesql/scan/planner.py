@@ -201,13 +201,19 @@ def _plan_key(
     """What a plan depends on: the metadata file (immutable once written; its table uuid in
     case a dropped table's name is reused), the snapshot, the schema the filter binds to and
     the filter, compared by value and by text (``1`` and ``1.0`` are equal but bind
-    differently). None for metadata that was never written (a builder's)."""
+    differently). None for metadata that was never written (a builder's), and for a schema
+    or filter holding a value that cannot be hashed (a v3 default of a nested type)."""
     if metadata.path is None:
         return None
-    return (
+    key = (
         metadata.path, metadata.table_uuid, snapshot.snapshot_id, snapshot.manifest_list,
         schema, row_filter, repr(row_filter), case_sensitive, table_name,
     )
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def plan_files(

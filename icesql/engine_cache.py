@@ -107,7 +107,8 @@ def version_of(table: Table) -> tuple[str, str | None, int]:
 
 @dataclass
 class KeptQueries:
-    """A connection's kept queries, bounded by ``KEPT_QUERIES``."""
+    """A connection's kept queries: at most ``KEPT_QUERIES``, each over the newest version of
+    its tables this connection has planned from."""
 
     queries: OrderedDict[Key, KeptQuery] = field(default_factory=OrderedDict)
 
@@ -118,6 +119,11 @@ class KeptQueries:
         return kept
 
     def keep(self, key: Key, query: KeptQuery) -> None:
+        """Keep ``query``; queries planned over an older version of one of its tables go
+        (they can never hold again, and each holds its table's whole metadata)."""
+        for other_key, other in list(self.queries.items()):
+            if any(other.tables.get(t, seen) != seen for t, seen in query.tables.items()):
+                del self.queries[other_key]
         self.queries[key] = query
         self.queries.move_to_end(key)
         while len(self.queries) > KEPT_QUERIES:

@@ -145,10 +145,22 @@ def test_the_overflow_rerun_leaves_the_kept_statement_as_it_was(con):
     assert _rows(con, "SELECT id + 1 FROM db.t") == [(2,), (3,)]
 
 
+def test_queries_over_an_older_table_version_are_dropped(con):
+    con.execute("SELECT count(*) FROM db.t").fetchall()
+    con.execute("SELECT max(id) FROM db.t").fetchall()
+    con.execute("SELECT 1").fetchall()
+    assert len(con.engine._kept.queries) == 3
+    con.execute("INSERT INTO db.t VALUES (3, 'c')")
+    assert con.execute("SELECT min(id) FROM db.t").fetchall() == [(1,)]
+    texts = sorted(key[0] for key in con.engine._kept.queries)
+    assert texts == ["SELECT 1", "SELECT min(id) FROM db.t"]  # both others read the old version
+
+
 def test_kept_queries_are_bounded():
     kept = KeptQueries()
     for i in range(engine_cache.KEPT_QUERIES + 5):
-        kept.keep((str(i),), object())  # type: ignore[arg-type]
+        query = engine_cache.KeptQuery(None, [], [], {}, {}, {}, {})  # type: ignore[arg-type]
+        kept.keep((str(i),), query)
     assert len(kept.queries) == engine_cache.KEPT_QUERIES
     assert kept.get(("0",)) is None
     assert kept.get((str(engine_cache.KEPT_QUERIES + 4),)) is not None

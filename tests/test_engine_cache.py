@@ -143,6 +143,9 @@ def test_the_overflow_rerun_leaves_the_kept_statement_as_it_was(con):
     assert con.execute(sql).fetchall() == wrapped
     assert con.execute(sql).fetchall() == wrapped
     assert _rows(con, "SELECT id + 1 FROM db.t") == [(2,), (3,)]
+    with_param = "SELECT id + ? AS w FROM db.t ORDER BY id"
+    for _ in range(2):
+        assert con.execute(with_param, [9223372036854775807]).fetchall() == wrapped
 
 
 def test_queries_over_an_older_table_version_are_dropped(con):

@@ -272,6 +272,8 @@ def evaluate(s: Scenario, sides: dict[str, list[Run]], runner: Runner) -> Row:
         _judge_stream(runner, row)
     elif s.kind == "overhead":
         _judge_overhead(s, sides, row)
+    elif s.kind == "warm":
+        _judge_warm(s, row)
     if s.extra.get("read_speedup"):
         first = next(r for r in ice if r.ok)
         before, after = (first.extra or {}).get("read_before_s"), (first.extra or {}).get("read_after_s")
@@ -360,6 +362,20 @@ def _judge_files(s: Scenario, runner: Runner, row: Row) -> None:
     total, read = got
     row.notes.append(f"data files read {read} of {total} (files overlapping the range: {want})")
     row.status = PASS if read == want else MISS
+
+
+def _judge_warm(s: Scenario, row: Row) -> None:
+    """A repeated query on a warm connection: milliseconds per query, judged as the time
+    added over DuckDB's warm repeat, or (``absolute``) as icesql's time alone."""
+    runs = s.extra["runs"]
+    if not row.icesql_s or not row.baseline_s:
+        row.status, row.error = ERROR, "no figures to compare"
+        return
+    ours, duck = row.icesql_s * 1000 / runs, row.baseline_s * 1000 / runs
+    judged = ours if s.extra.get("absolute") else ours - duck
+    row.status = PASS if judged <= s.target else MISS
+    row.notes.append(f"per warm query: icesql {ours:.2f} ms, DuckDB {duck:.2f} ms"
+                     f" (adds {ours - duck:.2f} ms)")
 
 
 def _judge_overhead(s: Scenario, sides: dict[str, list[Run]], row: Row) -> None:

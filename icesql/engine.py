@@ -25,6 +25,7 @@ import pyarrow as pa
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
+from icesql import engine_cache
 from icesql._lazy import lazy_module
 from icesql.engine_choice import EngineChoice
 from icesql.errors import (
@@ -117,6 +118,9 @@ class _Binding:
     target_view: str | None = None
     query: BoundQuery | None = None
     sources: dict[str, TableSource] = field(default_factory=dict)
+    lookups: dict[engine_cache.TableKey, bool] = field(default_factory=dict)  # names resolved
+    tables: dict[engine_cache.TableKey, Table] = field(default_factory=dict)  # tables loaded
+    keepable: bool = True  # reads no Python object, metadata table or TIMESTAMP AS OF time
 
     @property
     def hidden(self) -> list[str]:
@@ -136,6 +140,7 @@ class _QueryPlan:
     target_view: str | None
     sources: dict[str, TableSource] = field(default_factory=dict)  # what binding typed from
     duck_sources: dict[str, exp.Expr] = field(default_factory=dict)  # what DuckDB reads per view
+    kept: engine_cache.KeptQuery | None = None  # the kept query this plan was made from
 
     def release(self) -> None:
         for scan in self.scans.values():
@@ -183,6 +188,7 @@ class Engine(EngineChoice):
         self._python = PythonScope(self.registered)  # the running statement's scope
         # the cursors statements run on, for interrupt(): DuckDB interrupts one connection only
         self._cursors: weakref.WeakSet[duckdb.DuckDBPyConnection] = weakref.WeakSet()
+        self._kept = engine_cache.KeptQueries()  # planned queries by text (icesql.engine_cache)
 
     @functools.cached_property
     def manifest_cache(self) -> ManifestCache:
@@ -255,6 +261,15 @@ class Engine(EngineChoice):
         return result
 
     def _execute(self, sql: str, params: Sequence[object]) -> Result:
+        key = None
+        if self.settings.engine == "local":
+            key = engine_cache.query_key(
+                sql, params, self.catalog.name, self.default_namespace, self.settings.items()
+            )
+        if key is not None:
+            plan = self._kept_plan(key)
+            if plan is not None:
+                return self._run_query(plan, params)
         try:
             statements = parse(sql)
         except ProgrammingError:
@@ -268,7 +283,32 @@ class Engine(EngineChoice):
             raise ProgrammingError(
                 f"expected one statement, got {len(statements)}; execute them one at a time"
             )
-        return self.execute_chosen(statements[0], sql, params)
+        statement = statements[0]
+        if key is not None and isinstance(statement, QUERY_TYPES):
+            check_parameters(statement, params)
+            return self._run_query(self._plan_query(statement, params, key), params)
+        return self.execute_chosen(statement, sql, params)
+
+    def _kept_plan(self, key: engine_cache.Key) -> _QueryPlan | None:
+        """The plan of the query kept under ``key``, its scans made afresh, if everything it
+        was planned from still holds (else it is dropped)."""
+        kept = self._kept.get(key)
+        if kept is None:
+            return None
+        if not kept.still_holds(self.catalogs):
+            self._kept.drop(key)
+            return None
+        scans = {}
+        for s in kept.scans:
+            scan = table_scan.TableScan(
+                s.table, s.version, s.columns, self.manifest_cache, row_filter=s.row_filter,
+                metadata_columns=kept.hidden, progress=self.progress,
+            )
+            self._planned(scan)
+            scans[s.view] = scan
+        return _QueryPlan(
+            kept.statement, scans, {}, {}, kept.labels, None, kept.sources, kept=kept
+        )
 
     def execute_chosen(
         self, statement: exp.Expr, sql: str | None = None, params: Sequence[object] = ()
@@ -348,17 +388,50 @@ class Engine(EngineChoice):
         reader = pa.table({"plan": [text]}).to_reader()
         return Result(reader=reader, scans=list(plan.scans.values()))
 
-    def _plan_query(self, statement: exp.Expr, params: Sequence[object]) -> _QueryPlan:
+    def _plan_query(
+        self, statement: exp.Expr, params: Sequence[object], key: engine_cache.Key | None = None
+    ) -> _QueryPlan:
+        """Bind and plan ``statement``; with ``key`` (the text it was parsed from, see
+        ``icesql.engine_cache``), keep the plan for the next time the same text runs."""
         binding = self._bind(statement, params)
-        return self._plan(statement, binding, _push_filters(binding, params))
+        filters = _push_filters(binding, params)
+        plan = self._plan(statement, binding, filters)
+        if key is not None and binding.keepable and binding.target_view is None:
+            plan.kept = self._keep(key, plan, binding, filters)
+        return plan
+
+    def _keep(
+        self,
+        key: engine_cache.Key,
+        plan: _QueryPlan,
+        binding: _Binding,
+        filters: dict[str, BooleanExpression],
+    ) -> engine_cache.KeptQuery:
+        scans = [
+            engine_cache.KeptScan(
+                b.view, b.scan.table, b.scan.version, _used_columns(binding, b.view),
+                filters.get(b.view, tree.ALWAYS_TRUE),
+            )
+            for b in binding.scans
+        ]
+        kept = engine_cache.KeptQuery(
+            plan.statement, scans, binding.hidden, plan.labels, plan.sources,
+            {k: engine_cache.version_of(t) for k, t in binding.tables.items()},
+            dict(binding.lookups),
+        )
+        self._kept.keep(key, kept)
+        return kept
 
     def _bind(self, statement: exp.Expr, params: Sequence[object]) -> _Binding:
         """Resolve each table reference (catalog prefix, branch/tag suffix, time travel) to
         a snapshot and replace it by a view (in place); then bind the query once over the
         scanned views (qualified, and typed where Spark's rewrites read types)."""
         name_select_items(statement)  # Spark's names for unaliased items, from the text as written
-        exists = {name: catalog.table_exists for name, catalog in self.catalogs.items()}
         binding = _Binding()
+        exists = {
+            name: engine_cache.recording(binding.lookups, name, catalog.table_exists)
+            for name, catalog in self.catalogs.items()
+        }
         refs = []
         python_sources = {}
         for node in table_nodes(statement):
@@ -371,6 +444,7 @@ class Engine(EngineChoice):
                 if source is None:
                     raise
                 view = f"__icesql_python_{next(_view_ids)}"
+                binding.keepable = False
                 binding.python_views[view] = source.obj
                 python_sources[view] = source.table_source()
                 _replace_node(node, view, source.name)
@@ -382,9 +456,13 @@ class Engine(EngineChoice):
             table = tables.get(key)
             if table is None:
                 table = tables[key] = self.catalogs[ref.catalog].load_table(ref.identifier)
+            binding.tables[key] = table
+            if ref.travel.timestamp is not None:
+                binding.keepable = False  # its time may be an expression (now() - 1 hour)
             version = self._version(ref, table, params)
             view = f"__icesql_scan_{next(_view_ids)}"
             if ref.metadata_table is not None:
+                binding.keepable = False
                 tables_ = metadata_tables.MetadataTables(table, version.snapshot, self.manifest_cache,
                                          time_travel=not ref.travel.is_current,
                                          readable_metrics=metrics_read)
@@ -421,19 +499,16 @@ class Engine(EngineChoice):
         assert binding.query is not None
         scans = {}
         for bound in binding.scans:
-            used = binding.query.tables[bound.view].columns
             scan = table_scan.TableScan(
                 bound.scan.table,
                 bound.scan.version,
-                sorted(used) if used is not None else None,
+                _used_columns(binding, bound.view),
                 self.manifest_cache,
                 row_filter=filters.get(bound.view, tree.ALWAYS_TRUE),
                 metadata_columns=binding.hidden,
                 progress=self.progress,
             )
-            tasks = scan.tasks()
-            if self.progress.active:
-                self.progress.planned(len(tasks), sum(t.data_file.file_size_in_bytes for t in tasks))
+            self._planned(scan)
             scans[bound.view] = scan
         hidden = {
             v: s.metadata_columns.names for v, s in scans.items() if s.metadata_columns is not None
@@ -444,6 +519,12 @@ class Engine(EngineChoice):
             statement, scans, binding.metadata_views, binding.python_views, labels,
             binding.target_view, binding.sources,
         )
+
+    def _planned(self, scan: TableScan) -> None:
+        """Plan ``scan`` now (planning errors surface here), telling progress listeners."""
+        tasks = scan.tasks()
+        if self.progress.active:
+            self.progress.planned(len(tasks), sum(t.data_file.file_size_in_bytes for t in tasks))
 
     def _run(
         self,
@@ -480,7 +561,7 @@ class Engine(EngineChoice):
                         if self.progress.active and not explain:
                             self.progress.duck_read(cursor, *_native_size(scan))
                 plan.duck_sources = sources
-                sql, values = to_duckdb_sql(plan.statement, params, sources)
+                sql, values = _translated(plan, params, sources)
                 if explain:
                     sql = "EXPLAIN " + sql
                 try:
@@ -502,10 +583,11 @@ class Engine(EngineChoice):
         """The planned query again, with Spark's wrapping integer arithmetic: DuckDB refused
         an overflow. Only this rerun types the integer operators (``icesql.sql.spark.overflow``),
         so queries that do not overflow pay nothing; the scans read the same snapshot again."""
+        statement = plan.statement.copy()  # a kept query's statement stays as it was planned
         with wrapping_integers():
-            bind_query(plan.statement, plan.sources)  # records the operands' types on the nodes
-            mark_int_parameters(plan.statement, params)
-            sql, values = to_duckdb_sql(plan.statement, params, plan.duck_sources)
+            bind_query(statement, plan.sources)  # records the operands' types on the nodes
+            mark_int_parameters(statement, params)
+            sql, values = to_duckdb_sql(statement, params, plan.duck_sources)
         return cursor.sql(sql, params=values) if values else cursor.sql(sql)
 
     def _wrapping_stream(
@@ -634,6 +716,31 @@ def _register_scan(
         rest = exp.Select(expressions=[exp.Star()]).from_(stream_table, copy=False)
         source = exp.union(source, rest, distinct=False, copy=False)
     return source
+
+
+def _used_columns(binding: _Binding, view: str) -> list[str] | None:
+    """The columns the query reads of a scan's view (None: all of them)."""
+    assert binding.query is not None
+    used = binding.query.tables[view].columns
+    return sorted(used) if used is not None else None
+
+
+def _translated(
+    plan: _QueryPlan, params: Sequence[object], sources: dict[str, exp.Expr]
+) -> tuple[str, list[object]]:
+    """The DuckDB SQL of the plan over ``sources``; a kept query's last translation when it
+    read the same sources (the same files, so the same ``read_parquet`` calls)."""
+    kept = plan.kept
+    if kept is None:
+        return to_duckdb_sql(plan.statement, params, sources)
+    read = tuple(
+        (view, s.this if isinstance(s, exp.Var) else s.sql()) for view, s in sources.items()
+    )
+    if kept.translated is not None and kept.translated[0] == read:
+        return kept.translated[1], list(kept.translated[2])
+    sql, values = to_duckdb_sql(plan.statement, params, sources)
+    kept.translated = (read, sql, list(values))
+    return sql, values
 
 
 def _native_size(scan: TableScan) -> tuple[int, int]:

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import threading
 import zlib
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from functools import cached_property
 from types import MappingProxyType
@@ -57,14 +59,44 @@ __all__ = [
 SUPPORTED_FORMAT_VERSIONS = (1, 2, 3)
 PARTITION_DATA_ID_START = 1000  # v1 specs without field ids number them from here (Java)
 _GZIP_MAGIC = b"\x1f\x8b"
+# Parsed documents by path, for the process: every statement reads the current metadata file
+# again (another writer may have committed), but parsing it again is most of a warm query's
+# cost on a table with thousands of snapshots. A hit needs the very same bytes at the same
+# path (a dropped table's name reused writes new bytes under the old name). Bounded by
+# PARSED_KEPT documents and PARSED_BYTES_KEPT bytes of their text; larger ones are not kept.
+PARSED_KEPT = 16
+PARSED_BYTES_KEPT = 32 * 1024 * 1024
+_parsed: OrderedDict[str, tuple[bytes, TableMetadata]] = OrderedDict()
+_parsed_lock = threading.Lock()
 
 
 def parse_table_metadata(data: str | bytes, path: str | None = None) -> TableMetadata:
     """Parse a metadata JSON document (plain or gzip-compressed, detected by its bytes).
 
     Malformed documents raise ``CorruptFileError`` naming ``path``; a format version above 3
-    raises ``NotSupportedError``, as the spec asks of readers.
+    raises ``NotSupportedError``, as the spec asks of readers. The same bytes read again from
+    the same ``path`` give the same (read-only) ``TableMetadata`` without parsing them again.
     """
+    if path is None or not isinstance(data, bytes):
+        return _parse(data, path)
+    with _parsed_lock:
+        kept = _parsed.get(path)
+        if kept is not None and kept[0] == data:
+            _parsed.move_to_end(path)
+            return kept[1]
+    metadata = _parse(data, path)
+    if len(data) <= PARSED_BYTES_KEPT:
+        with _parsed_lock:
+            _parsed[path] = (data, metadata)
+            _parsed.move_to_end(path)
+            total = sum(len(d) for d, _ in _parsed.values())
+            while len(_parsed) > PARSED_KEPT or total > PARSED_BYTES_KEPT:
+                _, (dropped, _) = _parsed.popitem(last=False)
+                total -= len(dropped)
+    return metadata
+
+
+def _parse(data: str | bytes, path: str | None) -> TableMetadata:
     where = path or "<table metadata>"
     if isinstance(data, bytes | bytearray | memoryview):
         raw_bytes = bytes(data)

@@ -13,15 +13,18 @@ Delete files are pruned by the same evaluators (their metrics describe deleted r
 ones left are matched to the data files they apply to (``FileScanTask.delete_files``).
 Pruning only ever drops files without a matching row: the engine still evaluates the whole
 predicate. Manifests are immutable, so their entries are cached by path for the life of a
-connection, and the manifests a scan needs are read in parallel.
+connection, and the manifests a scan needs are read in parallel. So is a metadata file: the
+plans of the last ``PLANS_KEPT`` scans are kept by (metadata file, snapshot, schema, filter),
+so a repeated query re-plans nothing.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from icesql.errors import NotSupportedError
 from icesql.expressions.file_filter import FileFilter, FileVerdict
@@ -40,6 +43,8 @@ STATUS_DELETED = 2
 CONTENT_DATA = 0
 MAX_MANIFEST_READERS = 8
 MAY_MATCH = FileVerdict.MAY_MATCH
+PLANS_KEPT = 64  # plans a ManifestCache keeps (least recently used dropped first)...
+PLANNED_TASKS_KEPT = 200_000  # ...and the tasks they hold together, at most
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,8 @@ class ManifestCache:
     without_metrics: set[str] = field(default_factory=set)  # paths cached without metrics
     columns: dict[str, ManifestColumns] = field(default_factory=dict)
     lists: dict[str, tuple[ManifestFile, ...]] = field(default_factory=dict)
+    # finished plans by ``_plan_key``; bounded by PLANS_KEPT and PLANNED_TASKS_KEPT
+    plans: OrderedDict[tuple[object, ...], ScanPlan] = field(default_factory=OrderedDict)
     reads: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -152,6 +159,62 @@ class ManifestCache:
                 self.reads += 1
         return cached
 
+    def plan(self, key: tuple[object, ...] | None) -> ScanPlan | None:
+        """A copy of the plan kept under ``key`` (None when there is none)."""
+        if key is None:
+            return None
+        with self._lock:
+            plan = self.plans.get(key)
+            if plan is None:
+                return None
+            self.plans.move_to_end(key)
+        return _copy_plan(plan)
+
+    def keep_plan(self, key: tuple[object, ...] | None, plan: ScanPlan) -> None:
+        """Keep a copy of ``plan`` under ``key``, dropping the least recently used plans
+        past the bounds."""
+        if key is None or len(plan.tasks) > PLANNED_TASKS_KEPT:
+            return
+        with self._lock:
+            self.plans[key] = _copy_plan(plan)
+            self.plans.move_to_end(key)
+            total = sum(len(p.tasks) for p in self.plans.values())
+            while len(self.plans) > PLANS_KEPT or total > PLANNED_TASKS_KEPT:
+                _, dropped = self.plans.popitem(last=False)
+                total -= len(dropped.tasks)
+
+
+def _copy_plan(plan: ScanPlan) -> ScanPlan:
+    """A plan whose task list and counters the caller may change without touching the kept
+    one (the tasks themselves are frozen)."""
+    return ScanPlan(plan.snapshot_id, plan.row_filter, list(plan.tasks), replace(plan.metrics))
+
+
+def _plan_key(
+    metadata: TableMetadata,
+    snapshot: Snapshot,
+    schema: Schema,
+    row_filter: BooleanExpression,
+    case_sensitive: bool,
+    table_name: str,
+) -> tuple[object, ...] | None:
+    """What a plan depends on: the metadata file (immutable once written; its table uuid in
+    case a dropped table's name is reused), the snapshot, the schema the filter binds to and
+    the filter, compared by value and by text (``1`` and ``1.0`` are equal but bind
+    differently). None for metadata that was never written (a builder's), and for a schema
+    or filter holding a value that cannot be hashed (a v3 default of a nested type)."""
+    if metadata.path is None:
+        return None
+    key = (
+        metadata.path, metadata.table_uuid, snapshot.snapshot_id, snapshot.manifest_list,
+        schema, row_filter, repr(row_filter), case_sensitive, table_name,
+    )
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
 
 def plan_files(
     metadata: TableMetadata,
@@ -181,11 +244,17 @@ def plan_scan(
     delete files that apply to it (``icesql.scan.delete_index``)."""
     metadata.refuse_encrypted(table_name, snapshot)
     schema = schema or metadata.schema()
+    cache = cache or ManifestCache()
+    key = None
+    if snapshot is not None:
+        key = _plan_key(metadata, snapshot, schema, row_filter, case_sensitive, table_name)
+        kept = cache.plan(key)
+        if kept is not None:
+            return kept
     filters = FileFilter(schema, metadata.specs, row_filter, case_sensitive)
     metrics = ScanMetrics()
     if snapshot is None:
         return ScanPlan(None, filters.bound, [], metrics)
-    cache = cache or ManifestCache()
     manifests = cache.manifests(io, snapshot)
     metrics.manifests_total = len(manifests)
 
@@ -239,7 +308,9 @@ def plan_scan(
 
     tasks, applied = attach_deletes(data_tasks, deletes, metadata)
     metrics.delete_files_applied = applied
-    return ScanPlan(snapshot.snapshot_id, filters.bound, tasks, metrics)
+    plan = ScanPlan(snapshot.snapshot_id, filters.bound, tasks, metrics)
+    cache.keep_plan(key, plan)
+    return plan
 
 
 def _encrypted(table: str, reason: str) -> NotSupportedError:

@@ -277,3 +277,30 @@ def test_a_v3_multi_argument_spec_loads() -> None:
     md = parse_table_metadata(json.dumps(raw), "x.json")
     assert md.spec().fields[0].all_source_ids == (1, 2)
     assert md.spec().to_json()["fields"][0]["source-ids"] == [1, 2]
+
+
+def test_the_same_bytes_at_the_same_path_are_parsed_once(tmp_path, monkeypatch) -> None:
+    """Every statement reads the current metadata file again; the same bytes from the same
+    path give the same parsed document, other bytes at that path (a table dropped and created
+    again) a new one, and the process keeps at most PARSED_KEPT documents."""
+    import icesql.metadata.table_metadata as module
+
+    text, _ = load("v2")
+    data = text.encode()
+    path = str(tmp_path / "v1.metadata.json")
+    first = parse_table_metadata(data, path)
+    assert parse_table_metadata(data, path) is first
+    assert parse_table_metadata(bytes(data), path) is first
+    changed = json.loads(text)
+    changed["last-updated-ms"] += 1
+    other = parse_table_metadata(json.dumps(changed).encode(), path)
+    assert other is not first and other.last_updated_ms == first.last_updated_ms + 1
+    assert parse_table_metadata(data, str(tmp_path / "elsewhere.json")) is not first
+    monkeypatch.setattr(module, "PARSED_KEPT", 2)
+    for i in range(4):
+        parse_table_metadata(data, str(tmp_path / f"v{i}.json"))
+    assert len(module._parsed) == 2
+    with pytest.raises(CorruptFileError):  # a bad document is refused, and never kept
+        parse_table_metadata(b"{", path)
+    with pytest.raises(CorruptFileError):
+        parse_table_metadata(b"{", path)

@@ -365,3 +365,29 @@ def test_bulk_planning_falls_back_per_query(make_table, monkeypatch) -> None:
     bulk, _, per_file = _plans(t.metadata, t.io, equal("id", 13), monkeypatch)
     assert bulk == per_file and len(bulk[0]) == 1 and bulk[0][0][4]  # the delete applies
     assert not used
+
+
+def test_a_repeated_plan_is_kept_copied_and_bounded(days_table, monkeypatch) -> None:
+    """The same scan of the same metadata file is planned once per cache; the caller gets a
+    copy it may change; a plan of another filter or metadata file is planned afresh; the
+    cache keeps at most PLANS_KEPT plans."""
+    from icesql.metadata.table_metadata import TableMetadata
+
+    io = days_table.io
+    md = TableMetadata(days_table.metadata.raw, "file:///written/v2.metadata.json")
+    cache = ManifestCache()
+    first = plan_scan(md, md.current_snapshot(), io, cache, row_filter=equal("s", "s100"))
+    with mock.patch.object(planner_module, "FileFilter", side_effect=AssertionError("planned")):
+        again = plan_scan(md, md.current_snapshot(), io, cache, row_filter=equal("s", "s100"))
+    assert again.tasks == first.tasks and again.tasks is not first.tasks
+    again.tasks.clear()
+    assert len(plan_scan(md, md.current_snapshot(), io, cache, row_filter=equal("s", "s100")).tasks) == 1
+    other = plan_scan(md, md.current_snapshot(), io, cache, row_filter=equal("s", "s101"))
+    assert [t.data_file.record_count for t in other.tasks] == [3]
+    monkeypatch.setattr(planner_module, "PLANS_KEPT", 3)
+    for i in range(5):
+        plan_scan(md, md.current_snapshot(), io, cache, row_filter=equal("s", f"s{i}"))
+    assert len(cache.plans) == 3
+    unwritten = TableMetadata(md.raw)  # no path: never kept
+    plan_scan(unwritten, unwritten.current_snapshot(), io, cache, row_filter=equal("s", "s7"))
+    assert all(key[0] == md.path for key in cache.plans)

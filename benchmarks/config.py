@@ -215,11 +215,25 @@ def merge_source(sizes: Sizes) -> str:
             f" UNION ALL SELECT {new} FROM {{t}} WHERE l_partkey % 40 = 1")
 
 
+def merge_source_rows(sizes: Sizes) -> str:
+    """The MERGE's outcome as the rows to upsert (PyIceberg's ``upsert`` takes the new rows
+    whole, not an UPDATE SET): the matched half with ``l_quantity + 1`` (its type kept), the
+    new half as in :func:`merge_source`. ``{t}`` is DuckDB's ``read_parquet`` of the table."""
+    return (f"SELECT * REPLACE (CAST(l_quantity + 1 AS DECIMAL(15, 2)) AS l_quantity) FROM {{t}}"
+            f" WHERE l_partkey % 40 = 0 UNION ALL SELECT * REPLACE (l_orderkey + {sizes.rows}"
+            f" AS l_orderkey) FROM {{t}} WHERE l_partkey % 40 = 1")
+
+
+def overwrite_month(sizes: Sizes) -> tuple[dt.date, dt.date]:
+    """The month INSERT OVERWRITE rewrites: [first day, first day of the next month)."""
+    lo, _, _ = partition_window(sizes)
+    return lo, month_start(sizes.months // 2 + 1)
+
+
 def dml_statements(sizes: Sizes) -> dict[str, tuple[str, ...]]:
     """Each DML scenario's statements: table properties and session settings first (not
     timed), then the one statement that is timed."""
-    lo, _, _ = partition_window(sizes)
-    month_hi = month_start(sizes.months // 2 + 1)
+    lo, month_hi = overwrite_month(sizes)
     cow = ("ALTER TABLE {t} SET TBLPROPERTIES ('write.delete.mode' = 'copy-on-write',"
            " 'write.update.mode' = 'copy-on-write', 'write.merge.mode' = 'copy-on-write')")
     mor = ("ALTER TABLE {t} SET TBLPROPERTIES ('write.delete.mode' = 'merge-on-read',"

@@ -1,6 +1,7 @@
 """The engines users weigh against icesql (issues 21 and 27), each in a virtualenv of its own.
 
 ``python -m benchmarks.peers [name ...]`` makes the virtualenvs under ``benchmarks/.peers/``
+(or the folder ``$ICESQL_BENCH_PEERS`` names, so a second checkout can use the first one's)
 with the pinned releases below; ``python -m benchmarks`` then measures every peer whose
 virtualenv exists on each read scenario that names a peer query, beside icesql and its
 baseline. Peers stay out of icesql's own environment: their pins (an older DuckDB, another
@@ -18,6 +19,10 @@ peer's session is not either):
 * ``daft`` — ``daft.read_iceberg`` of a PyIceberg ``StaticTable``, queried through ``daft.sql``;
 * ``repark`` — ``spark.read.format("iceberg").load('<metadata.json>')`` as a temp view, then
   ``spark.sql`` (repark is a PySpark-API engine on DataFusion; it needs Python 3.12+).
+
+On the DML scenarios the peers that write Iceberg (``DML_PEERS``) run the same statements on a
+metadata copy of their own (:func:`benchmarks.worker.peer_dml`): repark through a ``hadoop``
+catalog over the benchmark's warehouse, the copy registered with ``system.register_table``.
 """
 
 from __future__ import annotations
@@ -31,6 +36,12 @@ from dataclasses import dataclass
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, ".peers")
+ROOT_ENV = "ICESQL_BENCH_PEERS"  # another folder of peer virtualenvs (e.g. the main checkout's)
+
+
+def root() -> str:
+    """The folder holding the peers' virtualenvs: ``$ICESQL_BENCH_PEERS``, else ``.peers/``."""
+    return os.environ.get(ROOT_ENV) or ROOT
 
 
 @dataclass(frozen=True)
@@ -53,11 +64,13 @@ PEERS: dict[str, Peer] = {
     "daft": Peer("daft 0.7.26 read_iceberg", ("daft==0.7.26", "pyiceberg==0.12.0")),
     "repark": Peer("repark 1.5.5", ("repark==1.5.5",), min_python=(3, 12)),
 }
+# the peers that run the DML scenarios' statements (the others only read)
+DML_PEERS: tuple[str, ...] = ("repark",)
 
 
 def python_for(name: str) -> str | None:
     """The interpreter of ``name``'s virtualenv, or None when it is not set up."""
-    path = os.path.join(ROOT, name, "bin", "python")
+    path = os.path.join(root(), name, "bin", "python")
     return path if os.path.exists(path) else None
 
 
@@ -92,7 +105,7 @@ def setup(name: str) -> str:
     if python is None:
         raise SystemExit(f"{name}: needs Python {'.'.join(map(str, peer.min_python))}+,"
                          " none found on PATH or in pyenv")
-    target = os.path.join(ROOT, name)
+    target = os.path.join(root(), name)
     shutil.rmtree(target, ignore_errors=True)
     subprocess.run([python, "-m", "venv", target], check=True)
     venv_python = os.path.join(target, "bin", "python")

@@ -19,6 +19,7 @@ MISS = "miss"
 NOT_SUPPORTED = "not supported yet"
 ERROR = "error"
 INFO = "info"  # measured, but no target applies at this size
+NOT_MEASURED = "not measured"  # a further target whose other side did not run (not set up...)
 
 
 @dataclass
@@ -38,6 +39,11 @@ class Row:
     runs: dict[str, list[float]] = field(default_factory=dict)
     error: str | None = None
     peers: dict[str, dict[str, Any]] = field(default_factory=dict)  # benchmarks.peers, by name
+    # further targets judged on the same runs (the table's columns carry the first one):
+    # {"target", "side", "factor", "seconds", "ratio", "status", "reason"}, also printed as notes
+    targets: list[dict[str, Any]] = field(default_factory=list)
+    # CPU seconds over the timed span / (wall seconds x cores), by side ("icesql", "baseline")
+    cpu: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def _num(v: float | None, digits: int = 3) -> str:

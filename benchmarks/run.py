@@ -23,8 +23,22 @@ from benchmarks import peers, report  # noqa: E402
 from benchmarks.config import FULL_ROWS, SMOKE_ROWS, Sizes  # noqa: E402
 from benchmarks.datagen import Dataset, load_or_generate  # noqa: E402
 from benchmarks.measure import Run, run_worker  # noqa: E402
-from benchmarks.report import ERROR, INFO, MISS, NOT_SUPPORTED, PASS, Row  # noqa: E402
-from benchmarks.scenarios import Scenario, by_name, orderkey_files, peer_request  # noqa: E402
+from benchmarks.report import (  # noqa: E402
+    ERROR,
+    INFO,
+    MISS,
+    NOT_MEASURED,
+    NOT_SUPPORTED,
+    PASS,
+    Row,
+)
+from benchmarks.scenarios import (  # noqa: E402
+    Scenario,
+    by_name,
+    dml_peer_request,
+    orderkey_files,
+    peer_request,
+)
 
 DEFAULT_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".data")
 _FILES_READ = re.compile(r"data files: total (\d+), read (\d+)")
@@ -68,11 +82,12 @@ class Runner:
         if side.startswith("peer:"):
             peer = side.split(":", 1)[1]
             python = peers.python_for(peer)
-            if python is None or s.peer_query is None:
+            if python is None or peer not in _peers_of(s, self.peers):
                 return []
+            request_of = peer_request if s.peer_query is not None else dml_peer_request
 
             def make(ds: Dataset, sizes: Sizes) -> dict[str, Any]:
-                return peer_request(s, peer, python, ds, sizes)
+                return request_of(s, peer, python, ds, sizes)
         else:
             make = {
                 "icesql": s.icesql,
@@ -110,8 +125,7 @@ class Runner:
         repeats = s.repeats or self.args.repeats
         limit = self.args.memory_limit_mb if s.kind == "stream" else None
         sides: dict[str, list[Run]] = {"icesql": [], "baseline": [], "reference": []}
-        if s.peer_query is not None:
-            sides.update({f"peer:{name}": [] for name in self.peers})
+        sides.update({f"peer:{name}": [] for name in _peers_of(s, self.peers)})
         for _ in range(repeats):  # interleaved, one run of each side per round
             for side in list(sides):
                 if sides[side] and not sides[side][-1].ok:
@@ -155,14 +169,23 @@ def selected_peers(option: str) -> list[str]:
     return names
 
 
+def _peers_of(s: Scenario, selected: list[str]) -> list[str]:
+    """The selected peers that run ``s``: every one on a read scenario with a peer query, the
+    DML peers on a DML scenario, none elsewhere."""
+    if s.peer_query is not None:
+        return list(selected)
+    if s.extra.get("dml"):
+        return [name for name in selected if name in peers.DML_PEERS]
+    return []
+
+
 def _note_peers(s: Scenario, sides: dict[str, list[Run]], runner: Runner, row: Row) -> None:
     """Each peer's median beside icesql's, as a ratio to the same baseline, its answer checked
-    against icesql's; a peer not set up or failing is named, never silently dropped."""
-    if s.peer_query is None:
-        return
+    against icesql's (on a DML scenario: the final rows, a mismatch marks the row); a peer not
+    set up or failing is named, never silently dropped."""
     first = next((r for r in sides.get("icesql", []) if r.ok), None)
     best: tuple[float, str] | None = None
-    for name in runner.peers:
+    for name in _peers_of(s, runner.peers):
         label = peers.PEERS[name].label
         runs = sides.get(f"peer:{name}", [])
         if peers.python_for(name) is None:
@@ -180,7 +203,9 @@ def _note_peers(s: Scenario, sides: dict[str, list[Run]], runner: Runner, row: R
         answer = ""
         mine = next(r for r in runs if r.ok)
         if first is not None and mine.result != first.result:
-            answer = f"; ANSWER DIFFERS from icesql's: {mine.result} vs {first.result}"
+            answer = (f"; RESULT MISMATCH with icesql's final rows: {mine.result} vs"
+                      f" {first.result}" if s.extra.get("dml") else
+                      f"; ANSWER DIFFERS from icesql's: {mine.result} vs {first.result}")
         row.notes.append(f"peer {label}: {seconds:.3f} s{ratio}, {_peak(runs) or 0:.0f} MB{answer}")
         if not answer and (best is None or seconds < best[0]):
             best = (seconds, label)
@@ -252,7 +277,12 @@ def evaluate(s: Scenario, sides: dict[str, list[Run]], runner: Runner) -> Row:
             row.status = MISS
         return row
     if not base and s.extra.get("spark_baseline") and runner.args.no_spark:
-        row.notes.append("Spark side skipped (--no-spark): icesql's figure alone")
+        row.notes.append("Spark side skipped (--no-spark): icesql's figure beside the others")
+        _check_results(s, ice, base, pyi, runner, row)
+        _note_peers(s, sides, runner, row)
+        _note_dml(s, sides, runner, row)
+        if any("MISMATCH" in n for n in row.notes):
+            row.status = MISS
         return row
     if (bad := _failure(base)) is not None or row.baseline_s is None:
         row.status, row.error = ERROR, f"baseline failed: {bad.error if bad else 'no runs'}"
@@ -261,6 +291,9 @@ def evaluate(s: Scenario, sides: dict[str, list[Run]], runner: Runner) -> Row:
     _check_results(s, ice, base, pyi, runner, row)
     _note_spread(ice, row)
     _note_peers(s, sides, runner, row)
+    _note_dml(s, sides, runner, row)
+    if s.extra.get("cpu_utilisation"):
+        _note_cpu(s, sides, row)
     if s.kind == "ratio":
         row.status = PASS if row.ratio is not None and row.ratio <= s.target else MISS
     elif s.kind == "info":
@@ -317,7 +350,98 @@ def _check_results(
         )
     theirs = next((r for r in pyi if r.ok), None)
     if theirs is not None and theirs.result != first.result:
-        row.notes.append(f"differs from PyIceberg: {first.result} vs {theirs.result}")
+        what = "RESULT MISMATCH with PyIceberg's final rows" if s.extra.get("dml") else (
+            "differs from PyIceberg")
+        row.notes.append(f"{what}: {first.result} vs {theirs.result}")
+
+
+def _side_label(s: Scenario, side: str) -> str:
+    if side.startswith("peer:"):
+        return peers.PEERS[side.split(":", 1)[1]].label
+    return {"pyiceberg": "PyIceberg", "baseline": s.baseline_label,
+            "reference": s.reference_label}.get(side, side)
+
+
+def _not_measured(side: str, runner: Runner) -> str:
+    """Why a side has no runs: it was not selected or not set up (never silently)."""
+    if side.startswith("peer:"):
+        name = side.split(":", 1)[1]
+        if name not in runner.peers:
+            return f"{name} not selected (--peers)"
+        if peers.python_for(name) is None:
+            return f"{name} not set up (python -m benchmarks.peers {name})"
+    if side == "pyiceberg" and runner.args.no_pyiceberg:
+        return "PyIceberg skipped (--no-pyiceberg)"
+    return "no runs"
+
+
+def _judge_targets(s: Scenario, sides: dict[str, list[Run]], runner: Runner, row: Row) -> None:
+    """The further targets of ``s`` (``extra["targets"]``: side, factor, text), each judged
+    on icesql's median over that side's median, into ``row.targets`` and a note each."""
+    for side, factor, text in s.extra.get("targets", ()):
+        runs = sides.get(side, [])
+        entry: dict[str, Any] = {"target": text, "side": side, "factor": factor,
+                                 "seconds": _median(runs), "ratio": None, "reason": ""}
+        if (bad := _failure(runs)) is not None:
+            entry["status"] = NOT_SUPPORTED if bad.not_supported else ERROR
+            entry["reason"] = f"{_side_label(s, side)} failed: {bad.error}"
+        elif entry["seconds"] is None:
+            entry["status"], entry["reason"] = NOT_MEASURED, _not_measured(side, runner)
+        elif row.icesql_s is None:
+            entry["status"], entry["reason"] = ERROR, "no icesql figure"
+        else:
+            entry["ratio"] = row.icesql_s / entry["seconds"]
+            entry["status"] = PASS if entry["ratio"] <= factor else MISS
+            entry["reason"] = f"icesql {row.icesql_s:.3f} s / {entry['seconds']:.3f} s"
+        row.targets.append(entry)
+        figure = f" {entry['ratio']:.2f}x," if entry["ratio"] is not None else ""
+        row.notes.append(f"target {text}: {entry['status']},{figure} {entry['reason']}")
+
+
+def _note_dml(s: Scenario, sides: dict[str, list[Run]], runner: Runner, row: Row) -> None:
+    """A DML scenario's further targets, PyIceberg's figure and what it warned, and what
+    each engine committed (data files added / removed, delete files added), which tells
+    copy-on-write from merge-on-read."""
+    if not s.extra.get("dml"):
+        return
+    pyi = sides.get("pyiceberg", [])
+    if s.pyiceberg is None:
+        row.notes.append("PyIceberg: no such operation (PyIceberg has no UPDATE)")
+    elif (mine := next((r for r in pyi if r.ok), None)) is not None:
+        ratio = f", icesql / it = {row.icesql_s / row.pyiceberg_s:.2f}x" if (
+            row.icesql_s and row.pyiceberg_s) else ""
+        row.notes.append(f"PyIceberg: {row.pyiceberg_s:.3f} s{ratio}")
+        for warning in (mine.extra or {}).get("warnings", []):
+            row.notes.append(f"PyIceberg warned: {warning}")
+    written = []
+    for side in ("icesql", "baseline", "pyiceberg", *(f"peer:{p}" for p in runner.peers)):
+        run = next((r for r in sides.get(side, []) if r.ok and r.extra), None)
+        w = (run.extra or {}).get("written") if run is not None else None
+        if w:
+            label = "Spark" if side == "baseline" else _side_label(s, side)
+            written.append(f"{label} {w['snapshots']} / +{w['data_files_added']}"
+                           f" / -{w['data_files_removed']} / +{w['delete_files_added']}")
+    if written:
+        row.notes.append("committed (snapshots / data files added / removed / delete files"
+                         " added): " + "; ".join(written))
+    _judge_targets(s, sides, runner, row)
+
+
+def _note_cpu(s: Scenario, sides: dict[str, list[Run]], row: Row) -> None:
+    """CPU utilisation of the scan (issue 21: scans use every core): the process's CPU seconds
+    over the timed span (every thread) / (wall seconds x cores), median over the runs."""
+    cores = os.cpu_count() or 1
+    for side, label in (("icesql", "icesql"), ("baseline", s.baseline_label)):
+        runs = [r for r in sides.get(side, []) if r.ok and r.seconds
+                and "process_cpu_seconds" in (r.extra or {})]
+        if not runs:
+            continue
+        cpu = statistics.median((r.extra or {})["process_cpu_seconds"] for r in runs)
+        use = statistics.median((r.extra or {})["process_cpu_seconds"] / (r.seconds * cores)
+                                for r in runs if r.seconds)
+        row.cpu[side] = {"cpu_seconds": cpu, "utilisation": use, "cores": cores}
+        row.notes.append(f"CPU utilisation of {label}: {use:.0%} of {cores} cores"
+                         f" ({cpu:.3f} CPU s in the timed span)")
 
 
 def _note_planning(row: Row, ice: list[Run]) -> None:

@@ -438,17 +438,67 @@ def _dml(task: str, name: str) -> RequestFn:
     return make
 
 
-def _dml_scenario(name: str, what: str) -> Scenario:
+def dml_peer_request(s: Scenario, peer: str, python: str, ds: Dataset, sizes: Sizes) -> Request:
+    """The worker request of ``peer`` (one of ``benchmarks.peers.DML_PEERS``) on the DML
+    scenario ``s``: the same statements on a metadata copy of its own."""
+    name = s.extra["dml"]
+    args = {"peer": peer, "warehouse": ds.warehouse, "source": _table(BASE),
+            "target": f"{SCRATCH}.{name}_{peer}",
+            "statements": list(config.dml_statements(sizes)[name]), "check": config.DML_CHECK}
+    return {"task": "peer_dml", "python": python, "args": args}
+
+
+def _pyiceberg_dml(name: str, operation: str, mode: str = "") -> RequestFn:
+    """PyIceberg's call for the DML scenario ``name`` (``benchmarks.worker.pyiceberg_dml``)."""
+
+    def make(ds: Dataset, sizes: Sizes) -> Request:
+        lo, hi = config.overwrite_month(sizes)
+        row_filter = {"delete": config.DML_FILTER,
+                      "overwrite": f"l_shipdate >= '{lo}' and l_shipdate < '{hi}'",
+                      "upsert": ""}[operation]
+        args = {"warehouse": ds.warehouse, "source": _table(BASE),
+                "target": f"{SCRATCH}.{name}_pyiceberg", "operation": operation, "mode": mode,
+                "row_filter": row_filter,
+                "rows_sql": config.merge_source_rows(sizes) if operation == "upsert" else "",
+                "check": config.DML_CHECK}
+        return {"task": "pyiceberg_dml", "args": args}
+
+    return make
+
+
+def _find_rows(ds: Dataset, sizes: Sizes) -> Request:
+    return {"task": "duckdb_find_rows",
+            "args": {"files": ds.files(BASE), "predicate": config.DML_FILTER}}
+
+
+# Issue 27's target on every DML scenario: icesql at or below repark's time
+REPARK_TARGET = ("peer:repark", 1.0, "<= 1x repark 1.5.5 (issue 27)")
+
+
+def _dml_scenario(
+    name: str,
+    what: str,
+    pyiceberg: RequestFn | None,
+    targets: tuple[tuple[str, float, str], ...] = (),
+    reference: RequestFn | None = None,
+    reference_label: str = "",
+) -> Scenario:
+    """A DML statement on a metadata copy of lineitem, icesql against Spark local (the table's
+    target), beside PyIceberg's call where it has one and the DML peers; ``targets`` are the
+    further (side, factor, text) targets judged on the same runs."""
     return Scenario(
         name,
         f"{what} on a metadata copy of lineitem (each engine its own copy)",
         "ratio",
         0.2,
-        "<= 0.2x Spark local",
+        "<= 0.2x Spark local (issue 21)",
         _dml("icesql_dml", name),
         "Spark local[2] (session start not timed)",
         _dml("spark_dml", name),
-        extra={"spark_baseline": True},
+        pyiceberg=pyiceberg,
+        reference=reference,
+        reference_label=reference_label,
+        extra={"spark_baseline": True, "dml": name, "targets": (*targets, REPARK_TARGET)},
     )
 
 
@@ -516,6 +566,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         reference=_arrow_stream(config.AGGREGATE, AGG_COLS),
         reference_label="DuckDB over a pyarrow scanner stream of the same files (floor of an Arrow-stream reader)",
         peer_query=(BASE, config.AGGREGATE),
+        extra={"cpu_utilisation": True},
     ),
     Scenario(
         "full_aggregate_rss",
@@ -638,12 +689,24 @@ SCENARIOS: tuple[Scenario, ...] = (
         expected_rows=None,
         peer_query=(MANY, config.MANY_SCAN),
     ),
-    _dml_scenario("dml_delete_cow", "DELETE 1% of rows (spread over every file), copy-on-write"),
-    _dml_scenario("dml_delete_mor", "DELETE 1% of rows (spread over every file), merge-on-read"),
-    _dml_scenario("dml_update_mor", "UPDATE 1% of rows, merge-on-read"),
-    _dml_scenario("dml_merge_mor", "MERGE INTO of 5% of the rows (half matched, half new),"
-                  " merge-on-read"),
-    _dml_scenario("dml_overwrite_month", "INSERT OVERWRITE of one month (dynamic overwrite)"),
+    _dml_scenario("dml_delete_cow", "DELETE 1% of rows (spread over every file), copy-on-write",
+                  _pyiceberg_dml("dml_delete_cow", "delete", "copy-on-write")),
+    _dml_scenario(
+        "dml_delete_mor", "DELETE 1% of rows (spread over every file), merge-on-read",
+        _pyiceberg_dml("dml_delete_mor", "delete", "merge-on-read"),
+        targets=(("reference", 2.0, "<= 2x DuckDB finding the rows (issue 21)"),),
+        reference=_find_rows,
+        reference_label=("DuckDB read_parquet finding the rows the DELETE matches (file name and"
+                         " row position of each, as Arrow)"),
+    ),
+    _dml_scenario("dml_update_mor", "UPDATE 1% of rows, merge-on-read", None),
+    _dml_scenario(
+        "dml_merge_mor", "MERGE INTO of 5% of the rows (half matched, half new), merge-on-read",
+        _pyiceberg_dml("dml_merge_mor", "upsert"),
+        targets=(("pyiceberg", 0.1, "<= 0.1x PyIceberg upsert (issue 21)"),),
+    ),
+    _dml_scenario("dml_overwrite_month", "INSERT OVERWRITE of one month (dynamic overwrite)",
+                  _pyiceberg_dml("dml_overwrite_month", "overwrite")),
     Scenario(
         "insert",
         "INSERT INTO a months()-partitioned table SELECT * FROM lineitem",

@@ -61,17 +61,19 @@ def icesql_query(
     con = icesql.connect(warehouse, properties=properties)
     for statement in settings:
         con.execute(statement)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     result = con.execute(sql).fetch_arrow_table()
-    seconds = time.perf_counter() - start
-    return {"seconds": seconds, "result": _rows(result), "n_total": _n_total(result)}
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return {"seconds": seconds, "result": _rows(result), "n_total": _n_total(result),
+            "process_cpu_seconds": cpu}
 
 
 @task
 def duckdb_parquet(files: list[str], sql: str, properties: dict | None = None) -> dict[str, Any]:
     """DuckDB's own Parquet reader over exactly ``files``: the physical limit of a scan.
     Object-store files are read through the fsspec file system icesql would use (DuckDB's
-    httpfs extension is downloaded at run time, which this machine cannot do)."""
+    httpfs extension is downloaded at run time, which this machine cannot do). Like
+    ``icesql_query`` it reports the process's CPU seconds over the timed span (every thread's)."""
     import duckdb
 
     con = duckdb.connect()
@@ -79,10 +81,27 @@ def duckdb_parquet(files: list[str], sql: str, properties: dict | None = None) -
         from icesql.io import FileIO
 
         con.register_filesystem(FileIO(properties=properties).fs(files[0])[0])
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     result = con.sql(sql.format(t=f"read_parquet({files!r})")).to_arrow_table()
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return {"seconds": seconds, "result": _rows(result), "n_total": _n_total(result),
+            "process_cpu_seconds": cpu}
+
+
+@task
+def duckdb_find_rows(files: list[str], predicate: str) -> dict[str, Any]:
+    """What a merge-on-read DELETE must find at least: the (file, row position) of every row
+    ``predicate`` matches, by DuckDB's own Parquet reader over the table's files, fetched as
+    Arrow. The answer is their count."""
+    import duckdb
+
+    con = duckdb.connect()
+    sql = (f"SELECT filename, file_row_number FROM read_parquet({files!r}, filename = true,"
+           f" file_row_number = true) WHERE {predicate}")
+    start = time.perf_counter()
+    found = con.sql(sql).to_arrow_table()
     seconds = time.perf_counter() - start
-    return {"seconds": seconds, "result": _rows(result), "n_total": _n_total(result)}
+    return {"seconds": seconds, "result": [[str(found.num_rows)]]}
 
 
 @task
@@ -727,6 +746,31 @@ def _dml_answer(rows: list[Any]) -> list[list[str]]:
     return [[str(v) if not isinstance(v, float) else f"{v:.4f}" for v in row] for row in rows]
 
 
+def _written(folder: str) -> dict[str, int]:
+    """What the statement committed, from the metadata JSON files in the copy's folder
+    (whichever engine and catalog wrote them): the snapshots added since the copy's
+    ``v1.metadata.json`` and their summaries' counts of data files added and removed and of
+    delete files added, so a report can tell copy-on-write from merge-on-read (PyIceberg's
+    overwrite and upsert commit a delete and an append snapshot)."""
+    import glob
+    import json as _json
+
+    newest: dict[str, Any] = {}
+    before: set[int] = set()
+    for path in glob.glob(os.path.join(folder, "metadata", "*.metadata.json")):
+        with open(path) as f:
+            md = _json.load(f)
+        if os.path.basename(path) == "v1.metadata.json":
+            before = {s["snapshot-id"] for s in md.get("snapshots", [])}
+        if md.get("last-updated-ms", 0) >= newest.get("last-updated-ms", -1):
+            newest = md
+    added = [s for s in newest.get("snapshots", []) if s["snapshot-id"] not in before]
+    keys = {"data_files_added": "added-data-files", "data_files_removed": "deleted-data-files",
+            "delete_files_added": "added-delete-files"}
+    out = {k: sum(int(s.get("summary", {}).get(v, 0)) for s in added) for k, v in keys.items()}
+    return {**out, "snapshots": len(added)}
+
+
 @task
 def icesql_dml(warehouse: str, source: str, target: str, statements: list[str],
                check: str) -> dict[str, Any]:
@@ -743,10 +787,11 @@ def icesql_dml(warehouse: str, source: str, target: str, statements: list[str],
         con.execute(statements[-1].format(t=target))
         seconds = time.perf_counter() - start
         answer = con.execute(check.format(t=target)).fetchall()
+        written = _written(folder)
     finally:
         con.close()
         shutil.rmtree(folder, ignore_errors=True)
-    return {"seconds": seconds, "result": _dml_answer(answer)}
+    return {"seconds": seconds, "result": _dml_answer(answer), "written": written}
 
 
 @task
@@ -760,7 +805,109 @@ def spark_dml(warehouse: str, source: str, target: str, statements: list[str],
         spark.sql(statements[-1].format(t=target)).collect()
         seconds = time.perf_counter() - start
         answer = [tuple(r) for r in spark.sql(check.format(t=target)).collect()]
-    return {"seconds": seconds, "result": _dml_answer(answer)}
+        written = _written(os.path.join(warehouse, *target.split(".")))
+    return {"seconds": seconds, "result": _dml_answer(answer), "written": written}
+
+
+REPARK_CATALOG = "bench_hadoop"  # repark's name for the benchmark's warehouse
+
+
+@task
+def peer_dml(peer: str, warehouse: str, source: str, target: str, statements: list[str],
+             check: str) -> dict[str, Any]:
+    """The DML statements of ``icesql_dml`` in a peer (``benchmarks.peers.DML_PEERS``), on its
+    own metadata copy of ``source``: repark's Spark SQL through a ``hadoop`` catalog over the
+    warehouse, the copy registered by ``system.register_table`` (repark's hadoop catalog does
+    not list the folders). Session start and registration are not timed, the last statement
+    is; ``check`` runs in the peer afterwards. A statement the peer refuses is its error."""
+    if peer != "repark":
+        raise ValueError(f"peer {peer!r} has no DML path in the benchmark")
+    from repark import SparkSession
+
+    folder = _metadata_copy(warehouse, source, target)
+    spark = (SparkSession.builder
+             .config(f"spark.sql.catalog.{REPARK_CATALOG}.type", "hadoop")
+             .config(f"spark.sql.catalog.{REPARK_CATALOG}.warehouse", warehouse)
+             .getOrCreate())
+    name = f"{REPARK_CATALOG}.{target}"
+    try:
+        spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {REPARK_CATALOG}.{target.split('.')[0]}")
+        spark.sql(f"CALL {REPARK_CATALOG}.system.register_table(table => '{target}',"
+                  f" metadata_file => '{folder}/metadata/v1.metadata.json')").toArrow()
+        for sql in statements[:-1]:
+            spark.sql(sql.format(t=name)).toArrow()
+        start = time.perf_counter()
+        spark.sql(statements[-1].format(t=name)).toArrow()
+        seconds = time.perf_counter() - start
+        answer = [tuple(r.values()) for r in spark.sql(check.format(t=name)).toArrow().to_pylist()]
+        written = _written(folder)
+    finally:
+        spark.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+    return {"seconds": seconds, "result": _dml_answer(answer), "written": written}
+
+
+@task
+def pyiceberg_dml(warehouse: str, source: str, target: str, operation: str, mode: str,
+                  row_filter: str, rows_sql: str, check: str) -> dict[str, Any]:
+    """PyIceberg's own call for a DML scenario on its own metadata copy of ``source``,
+    registered in a throw-away SQL catalog (SQLite): ``delete`` is ``table.delete(row_filter)``
+    with ``write.delete.mode = mode`` set first; ``overwrite`` reads the rows ``row_filter``
+    selects (a scan, timed) and writes them back with ``table.overwrite(rows,
+    overwrite_filter=row_filter)``; ``upsert`` is ``table.upsert(rows, join_cols=[l_orderkey,
+    l_linenumber])`` of the rows ``rows_sql`` makes (DuckDB over the table's files, before the
+    clock: PyIceberg takes them as a DataFrame). ``check`` runs in DuckDB over the final scan.
+    ``warnings`` carries what PyIceberg warned (a merge-on-read delete falls back to
+    copy-on-write in 0.12)."""
+    import tempfile
+    import warnings
+
+    import duckdb
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    folder = _metadata_copy(warehouse, source, target)
+    scratch = tempfile.mkdtemp(prefix="bench-pyiceberg-")
+    ns, name = target.split(".")
+    try:
+        catalog = SqlCatalog("bench", uri=f"sqlite:///{scratch}/catalog.db", warehouse=warehouse)
+        catalog.create_namespace(ns)
+        table = catalog.register_table((ns, name), f"{folder}/metadata/v1.metadata.json")
+        if operation == "delete":
+            with table.transaction() as tx:
+                tx.set_properties({"write.delete.mode": mode})
+        rows = None
+        if operation == "upsert":
+            con = duckdb.connect()
+            files = [t.file.file_path for t in table.scan().plan_files()]
+            columns = ", ".join(f.name for f in table.schema().fields)  # not the files' extras
+            rows = con.sql(rows_sql.format(t=f"(SELECT {columns} FROM read_parquet({files!r}))"))
+            rows = rows.to_arrow_table().cast(table.schema().as_arrow())
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            start = time.perf_counter()
+            if operation == "delete":
+                table.delete(row_filter)
+            elif operation == "overwrite":
+                rows = table.scan(row_filter=row_filter).to_arrow()
+                table.overwrite(rows, overwrite_filter=row_filter)
+            elif operation == "upsert":
+                table.upsert(rows, join_cols=["l_orderkey", "l_linenumber"])
+            else:
+                raise ValueError(f"unknown operation {operation!r}")
+            seconds = time.perf_counter() - start
+        table = catalog.load_table((ns, name))
+        final = table.scan(selected_fields=("l_orderkey", "l_quantity", "l_discount")).to_arrow()
+        con = duckdb.connect()
+        con.register("final", final)
+        answer = con.sql(check.format(t="final")).fetchall()
+        written = _written(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
+    said = sorted({str(w.message) for w in caught if "pyiceberg" in (w.filename or "")
+                   or "Merge on read" in str(w.message)})
+    return {"seconds": seconds, "result": _dml_answer(answer), "written": written,
+            "warnings": said}
 
 
 MERGE_PLAN_SQL = "SELECT count(*) AS n FROM {t} WHERE id < 0"  # every file pruned: planning

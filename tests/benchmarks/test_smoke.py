@@ -10,8 +10,10 @@ import duckdb
 import sqlglot
 
 from benchmarks import peers, rest, run
-from benchmarks.report import ERROR, INFO, MISS, NOT_SUPPORTED, PASS
+from benchmarks.report import ERROR, INFO, MISS, NOT_MEASURED, NOT_SUPPORTED, PASS
 from benchmarks.scenarios import SCENARIOS
+
+DML = [s.name for s in SCENARIOS if s.extra.get("dml")]
 
 # PyIceberg is a benchmark-only dependency (benchmarks/requirements.txt); without it the
 # planning scenario's baseline cannot run, and says so.
@@ -56,6 +58,30 @@ def test_smoke_mode_reports_every_scenario(tmp_path, capsys):
         elif r["status"] != ERROR:
             assert r["ratio"] is not None or r["icesql_s"] is not None, r
         assert not any("MISMATCH" in n for n in r["notes"]), r
+    by_name = {r["scenario"]: r for r in results}
+    # the full aggregate's CPU utilisation, icesql's and its DuckDB baseline's (issue 21)
+    cpu = by_name["full_aggregate"]["cpu"]
+    assert set(cpu) == {"icesql", "baseline"}, cpu
+    for side in cpu.values():
+        assert side["cores"] >= 1 and side["cpu_seconds"] > 0, cpu
+        assert 0 < side["utilisation"] <= 1.05, cpu
+    assert any(n.startswith("CPU utilisation of icesql: ")
+               for n in by_name["full_aggregate"]["notes"])
+    # every DML scenario names its further targets, unmeasured sides with the reason
+    assert len(DML) == 5
+    for name in DML:
+        targets = {t["target"]: t for t in by_name[name]["targets"]}
+        repark = targets["<= 1x repark 1.5.5 (issue 27)"]
+        assert repark["status"] == NOT_MEASURED, repark
+        assert repark["reason"] == "repark not selected (--peers)", repark
+        assert any(n.startswith("committed (snapshots / ") for n in by_name[name]["notes"])
+    upsert = {t["target"]: t for t in by_name["dml_merge_mor"]["targets"]}
+    assert upsert["<= 0.1x PyIceberg upsert (issue 21)"]["reason"] == (
+        "PyIceberg skipped (--no-pyiceberg)")
+    # the merge-on-read DELETE against DuckDB finding the same rows is judged on figures
+    find = by_name["dml_delete_mor"]["targets"][0]
+    assert find["target"] == "<= 2x DuckDB finding the rows (issue 21)"
+    assert find["status"] in (PASS, MISS) and find["ratio"] > 0, find
     # an error other than "not supported yet" is a harness or engine bug: show it plainly
     errors = [
         r
@@ -96,3 +122,59 @@ def test_peer_selection():
         assert "unknown peer(s) ['spark']" in str(err)
     else:
         raise AssertionError("an unknown peer was accepted")
+
+
+def test_dml_peers_are_measured_or_named_as_missing(tmp_path):
+    """On every DML scenario PyIceberg (where it has the operation) and repark run the same
+    change on copies of their own and end with icesql's final rows; repark, when it is not set
+    up, is named as such in the notes and its target (issue 27) is not measured."""
+    out = tmp_path / "results.json"
+    argv = ["--smoke", "--no-spark", "--peers", "repark", "--scenarios", ",".join(DML),
+            "--cache", str(tmp_path / "data"), "--json", str(out)]
+    assert run.main(argv) == 0
+    rows = {r["scenario"]: r for r in json.loads(out.read_text())["results"]}
+    assert sorted(rows) == sorted(DML)
+    label = peers.PEERS["repark"].label
+    for name, row in rows.items():
+        assert row["status"] == INFO and row["icesql_s"] > 0, row  # --no-spark: no ratio
+        assert not any("MISMATCH" in n for n in row["notes"]), row
+        targets = {t["target"]: t for t in row["targets"]}
+        repark = targets["<= 1x repark 1.5.5 (issue 27)"]
+        committed = next(n for n in row["notes"] if n.startswith("committed ("))
+        if peers.python_for("repark") is None:
+            assert f"peer {label}: not set up (python -m benchmarks.peers repark)" in row["notes"]
+            assert repark["status"] == NOT_MEASURED and "not set up" in repark["reason"], repark
+        else:
+            assert row["peers"]["repark"]["seconds"] > 0, row
+            assert repark["status"] in (PASS, MISS) and repark["ratio"] > 0, repark
+            assert f"{label} 1 / +" in committed, committed
+        if not HAVE_PYICEBERG:
+            continue
+        if name == "dml_update_mor":
+            assert row["pyiceberg_s"] is None
+            assert "PyIceberg: no such operation (PyIceberg has no UPDATE)" in row["notes"]
+        else:
+            assert row["pyiceberg_s"] > 0, row
+            assert "PyIceberg " in committed, committed
+    # icesql's merge-on-read DELETE writes delete files and removes no data file; PyIceberg
+    # 0.12 falls back to copy-on-write and says so
+    mor = rows["dml_delete_mor"]
+    committed = next(n for n in mor["notes"] if n.startswith("committed ("))
+    assert "icesql 1 / +0 / -0 / +" in committed and "icesql 1 / +0 / -0 / +0" not in committed
+    if HAVE_PYICEBERG:
+        assert ("PyIceberg warned: Merge on read is not yet supported, falling back to"
+                " copy-on-write") in mor["notes"]
+        upsert = {t["target"]: t for t in rows["dml_merge_mor"]["targets"]}
+        assert upsert["<= 0.1x PyIceberg upsert (issue 21)"]["status"] in (PASS, MISS)
+
+
+def test_peer_folder_can_be_another_checkouts(tmp_path, monkeypatch):
+    """$ICESQL_BENCH_PEERS points a second checkout (a worktree) at the peers' virtualenvs."""
+    python = tmp_path / "repark" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("")
+    monkeypatch.setenv(peers.ROOT_ENV, str(tmp_path))
+    assert peers.python_for("repark") == str(python)
+    assert peers.python_for("polars") is None
+    monkeypatch.delenv(peers.ROOT_ENV)
+    assert peers.root() == peers.ROOT

@@ -64,7 +64,8 @@ def _watch(
 def run_worker(
     request: dict[str, Any], rss_limit_mb: float | None = None, timeout: float = 3600
 ) -> Run:
-    """Start ``python -m benchmarks.worker`` with ``request`` and wait for it."""
+    """Start ``python -m benchmarks.worker`` with ``request`` and wait for it; past
+    ``timeout`` seconds it is stopped, and the run says so (``extra["timed_out_after"]``)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
@@ -84,7 +85,13 @@ def run_worker(
                 target=_watch, args=(proc, rss_limit_mb, killed, done), daemon=True
             )
             watcher.start()
-        timer = threading.Timer(timeout, proc.kill)
+        stopped = [False]
+
+        def stop() -> None:
+            stopped[0] = True
+            proc.kill()
+
+        timer = threading.Timer(timeout, stop)
         timer.start()
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -105,6 +112,9 @@ def run_worker(
             error=f"killed: resident memory passed {rss_limit_mb:.0f} MB",
             killed_over_limit=True,
         )
+    if stopped[0]:
+        return Run(False, None, rss, error=f"did not finish in {timeout:.0f} s (stopped)",
+                   extra={"timed_out_after": timeout})
     try:
         answer = json.loads(lines[-1])
     except (IndexError, ValueError):

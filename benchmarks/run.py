@@ -133,9 +133,11 @@ class Runner:
                     continue
                 sides[side] += self._measure(s, side, 1, limit if side == "icesql" else None)
         if s.pyiceberg is not None and not self.args.no_pyiceberg:
+            dml = bool(s.extra.get("dml"))
             sides["pyiceberg"] = self._measure(
                 s, "pyiceberg", min(repeats, self.args.pyiceberg_repeats),
-                timeout=self.args.pyiceberg_dml_timeout if s.extra.get("dml") else 3600,
+                limit=self.args.pyiceberg_dml_memory_mb if dml else None,
+                timeout=self.args.pyiceberg_dml_timeout if dml else 3600,
             )
         if s.baseline_from:
             source, side = s.baseline_from.split(":")
@@ -565,6 +567,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="seconds after which PyIceberg's side of a DML scenario is stopped"
                         " (its upsert of 1M rows builds a filter term per row); a target"
                         " against it still passes when icesql is under it by the factor")
+    p.add_argument("--pyiceberg-dml-memory-mb", type=float, default=4096.0,
+                   help="resident memory past which PyIceberg's side of a DML scenario is"
+                        " killed (its upsert's filter of one term per source row grows with"
+                        " them: ~9 KB a row)")
     p.add_argument("--no-spark", action="store_true",
                    help="skip the Spark sides of data_checks and the DML scenarios (a JVM each,"
                         " ~45 s even in smoke mode)")

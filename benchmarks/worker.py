@@ -771,6 +771,22 @@ def _written(folder: str) -> dict[str, int]:
     return {**out, "snapshots": len(added)}
 
 
+def _statements_on(
+    run: Callable[[str], Any], rows: Callable[[str], list[Any]], table: str,
+    statements: list[str], check: str, folder: str,
+) -> dict[str, Any]:
+    """``statements`` on ``table`` (its copy in ``folder``) by ``run``, the last one timed,
+    then ``check``'s rows by ``rows`` and what was committed: what every engine's side of a
+    DML scenario does once its copy is in place."""
+    for sql in statements[:-1]:
+        run(sql.format(t=table))
+    start = time.perf_counter()
+    run(statements[-1].format(t=table))
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "result": _dml_answer(rows(check.format(t=table))),
+            "written": _written(folder)}
+
+
 @task
 def icesql_dml(warehouse: str, source: str, target: str, statements: list[str],
                check: str) -> dict[str, Any]:
@@ -781,17 +797,11 @@ def icesql_dml(warehouse: str, source: str, target: str, statements: list[str],
     folder = _metadata_copy(warehouse, source, target)
     con = icesql.connect(warehouse)
     try:
-        for sql in statements[:-1]:
-            con.execute(sql.format(t=target))
-        start = time.perf_counter()
-        con.execute(statements[-1].format(t=target))
-        seconds = time.perf_counter() - start
-        answer = con.execute(check.format(t=target)).fetchall()
-        written = _written(folder)
+        return _statements_on(con.execute, lambda sql: con.execute(sql).fetchall(),
+                              target, statements, check, folder)
     finally:
         con.close()
         shutil.rmtree(folder, ignore_errors=True)
-    return {"seconds": seconds, "result": _dml_answer(answer), "written": written}
 
 
 @task
@@ -799,14 +809,10 @@ def spark_dml(warehouse: str, source: str, target: str, statements: list[str],
               check: str) -> dict[str, Any]:
     """The same statements in Spark local on its own metadata copy; only the last is timed."""
     with _spark_on_copy(warehouse, source, target) as spark:
-        for sql in statements[:-1]:
-            spark.sql(sql.format(t=target)).collect()
-        start = time.perf_counter()
-        spark.sql(statements[-1].format(t=target)).collect()
-        seconds = time.perf_counter() - start
-        answer = [tuple(r) for r in spark.sql(check.format(t=target)).collect()]
-        written = _written(os.path.join(warehouse, *target.split(".")))
-    return {"seconds": seconds, "result": _dml_answer(answer), "written": written}
+        return _statements_on(
+            lambda sql: spark.sql(sql).collect(),
+            lambda sql: [tuple(r) for r in spark.sql(sql).collect()], target, statements, check,
+            os.path.join(warehouse, *target.split(".")))
 
 
 REPARK_CATALOG = "bench_hadoop"  # repark's name for the benchmark's warehouse
@@ -834,17 +840,13 @@ def peer_dml(peer: str, warehouse: str, source: str, target: str, statements: li
         spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {REPARK_CATALOG}.{target.split('.')[0]}")
         spark.sql(f"CALL {REPARK_CATALOG}.system.register_table(table => '{target}',"
                   f" metadata_file => '{folder}/metadata/v1.metadata.json')").toArrow()
-        for sql in statements[:-1]:
-            spark.sql(sql.format(t=name)).toArrow()
-        start = time.perf_counter()
-        spark.sql(statements[-1].format(t=name)).toArrow()
-        seconds = time.perf_counter() - start
-        answer = [tuple(r.values()) for r in spark.sql(check.format(t=name)).toArrow().to_pylist()]
-        written = _written(folder)
+        return _statements_on(
+            lambda sql: spark.sql(sql).toArrow(),
+            lambda sql: [tuple(r.values()) for r in spark.sql(sql).toArrow().to_pylist()],
+            name, statements, check, folder)
     finally:
         spark.stop()
         shutil.rmtree(folder, ignore_errors=True)
-    return {"seconds": seconds, "result": _dml_answer(answer), "written": written}
 
 
 @task

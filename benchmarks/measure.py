@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,10 +66,13 @@ def run_worker(
     request: dict[str, Any], rss_limit_mb: float | None = None, timeout: float = 3600
 ) -> Run:
     """Start ``python -m benchmarks.worker`` with ``request`` and wait for it; past
-    ``timeout`` seconds it is stopped, and the run says so (``extra["timed_out_after"]``)."""
+    ``timeout`` seconds it is stopped, and the run says so. A run stopped (by the timeout or
+    the memory limit) carries ``extra["stopped_after"]``: the seconds it ran unfinished, a
+    lower bound of its time."""
     env = dict(os.environ)
     env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
         proc = subprocess.Popen(
             [request.get("python") or sys.executable, "-m", "benchmarks.worker",
              json.dumps(request)],
@@ -94,6 +98,7 @@ def run_worker(
         timer = threading.Timer(timeout, stop)
         timer.start()
         _, status, usage = os.wait4(proc.pid, 0)
+        ran = time.perf_counter() - started
         proc.returncode = os.waitstatus_to_exitcode(status)
         timer.cancel()
         done.set()
@@ -111,10 +116,11 @@ def run_worker(
             rss,
             error=f"killed: resident memory passed {rss_limit_mb:.0f} MB",
             killed_over_limit=True,
+            extra={"stopped_after": ran},
         )
     if stopped[0]:
         return Run(False, None, rss, error=f"did not finish in {timeout:.0f} s (stopped)",
-                   extra={"timed_out_after": timeout})
+                   extra={"stopped_after": ran})
     try:
         answer = json.loads(lines[-1])
     except (IndexError, ValueError):

@@ -40,14 +40,16 @@ def test_targets_pass_and_miss_on_medians():
 
 
 def test_a_stopped_side_gives_a_bound_not_a_figure():
-    """PyIceberg stopped after its timeout ran longer than that: icesql under a tenth of the
-    timeout passes; above it the target cannot be judged."""
-    stopped = [Run(False, None, 100.0, error="did not finish in 600 s (stopped)",
-                   extra={"timed_out_after": 600.0})]
-    got = _judged(30.0, {"pyiceberg": stopped}, _Runner([]))
-    assert got[UPSERT]["status"] == PASS and "stopped after 600 s" in got[UPSERT]["reason"]
-    got = _judged(90.0, {"pyiceberg": stopped}, _Runner([]))
-    assert got[UPSERT]["status"] == NOT_MEASURED
+    """PyIceberg stopped unfinished (time or memory limit) ran longer than it was allowed:
+    icesql under a tenth of that passes; above it the target cannot be judged."""
+    for error in ("did not finish in 600 s (stopped)", "killed: resident memory passed 4096 MB"):
+        stopped = [Run(False, None, 100.0, error=error, extra={"stopped_after": 600.0})]
+        got = _judged(30.0, {"pyiceberg": stopped}, _Runner([]))
+        assert got[UPSERT]["status"] == PASS, got
+        assert got[UPSERT]["reason"] == (f"PyIceberg stopped unfinished after 600.0 s ({error}):"
+                                         " icesql 30.000 s / it < 0.050x")
+        got = _judged(90.0, {"pyiceberg": stopped}, _Runner([]))
+        assert got[UPSERT]["status"] == NOT_MEASURED
 
 
 def test_missing_and_failing_sides_are_named():

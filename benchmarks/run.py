@@ -131,7 +131,11 @@ class Runner:
             for side in list(sides):
                 if sides[side] and not sides[side][-1].ok:
                     continue
-                sides[side] += self._measure(s, side, 1, limit if side == "icesql" else None)
+                peer = side.startswith("peer:")
+                sides[side] += self._measure(
+                    s, side, 1, limit if side == "icesql" else None,
+                    timeout=self.args.peer_timeout if peer else 3600,
+                )
         if s.pyiceberg is not None and not self.args.no_pyiceberg:
             dml = bool(s.extra.get("dml"))
             sides["pyiceberg"] = self._measure(
@@ -573,6 +577,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="resident memory past which PyIceberg's side of a DML scenario is"
                         " killed (its upsert's filter of one term per source row grows with"
                         " them); a target against it is judged on the time it ran")
+    p.add_argument("--peer-timeout", type=float, default=300.0,
+                   help="seconds after which a peer's run is stopped (DuckDB 1.5.5's iceberg_scan"
+                        " ran past 13 min and 5 GB on the equality-delete table); the peer's"
+                        " note says so")
     p.add_argument("--no-spark", action="store_true",
                    help="skip the Spark sides of data_checks and the DML scenarios (a JVM each,"
                         " ~45 s even in smoke mode)")

@@ -755,9 +755,11 @@ _PLAIN_ARROW = (pa.types.is_boolean, pa.types.is_integer, pa.types.is_floating, 
 
 
 def _plain_arrow(t: pa.DataType) -> bool:
-    """A column type DuckDB hands back exactly as it scanned it (strings, binaries, dates,
-    microsecond timestamps naive or UTC, numbers, decimals up to 38 digits)."""
-    if t in (pa.string(), pa.binary()):
+    """A column type whose values DuckDB hands back as it scanned them (strings, binaries,
+    dates, microsecond timestamps naive or UTC, numbers, decimals up to 38 digits); large
+    strings and binaries (pandas 3's ``str``) come back as plain ones, which store assignment
+    treats alike."""
+    if t in (pa.string(), pa.binary(), pa.large_string(), pa.large_binary()):
         return True
     if pa.types.is_timestamp(t):
         return t.unit == "us" and t.tz in (None, "UTC")

@@ -131,6 +131,7 @@ PLAIN = pa.table({
     "f": pa.array([1.5, float("nan"), None], pa.float32()),
     "d": pa.array([0.25, None, -1e300]),
     "s": pa.array(["a", None, "ü"]),
+    "ls": pa.array(["x" * 40, None, ""], pa.large_string()),
     "b": pa.array([b"\x00", None, b""]),
     "day": pa.array([datetime.date(2020, 1, 1), None, datetime.date(1, 1, 1)]),
     "ts": pa.array([datetime.datetime(2020, 1, 1, 1, 2, 3, 4), None, None], pa.timestamp("us")),
@@ -139,7 +140,7 @@ PLAIN = pa.table({
                     pa.decimal128(37, 2)),
     "ok": pa.array([True, None, False]),
 })
-PLAIN_DDL = ("id BIGINT, i8 TINYINT, f FLOAT, d DOUBLE, s STRING, b BINARY, day DATE,"
+PLAIN_DDL = ("id BIGINT, i8 TINYINT, f FLOAT, d DOUBLE, s STRING, ls STRING, b BINARY, day DATE,"
              " ts TIMESTAMP_NTZ, tz TIMESTAMP, dec DECIMAL(37, 2), ok BOOLEAN")
 
 
@@ -165,6 +166,7 @@ def test_a_plain_insert_of_arrow_rows_writes_what_duckdb_would(con):
                   "SELECT DISTINCT * FROM data", "SELECT * EXCEPT (id) FROM data"):
         assert engine.python_rows(sqlglot.parse_one(other, read="spark")) is None, other
     engine.registered["data"] = data.set_column(4, "s", data.column("s").dictionary_encode())
+    assert data.schema.field(4).name == "s"
     assert engine.python_rows(plain) is None  # a dictionary column: DuckDB's pass decodes it
     engine.registered["data"] = data
     con.execute("CREATE TABLE db.data (id BIGINT) USING iceberg")

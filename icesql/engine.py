@@ -242,6 +242,7 @@ class Engine(EngineChoice):
         outer = self._python
         if python is not None:
             self._python = python
+        self._python.new_statement()
         progress = self.progress
         statement = progress.begin()
         try:

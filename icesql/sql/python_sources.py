@@ -82,18 +82,31 @@ class PythonScope:
         self.registered = registered
         self.frame_locals = frame_locals or {}
         self.frame_globals = frame_globals or {}
+        self._converted: dict[int, Any] = {}  # id(obj): (obj, scannable(obj)), this statement's
+
+    def new_statement(self) -> None:
+        """Forget conversions: an object may have changed in place since the last statement."""
+        self._converted.clear()
 
     def lookup(self, name: str) -> PythonSource | None:
         """The table-like object ``name`` names, converted for DuckDB; None when none does.
-        Registered names match case-insensitively, as SQL names do; variables exactly."""
+        Registered names match case-insensitively, as SQL names do; variables exactly. An
+        object is converted once per statement (``new_statement``): an INSERT that looks its
+        source up twice (``Engine.python_rows``, then the query) converts a DataFrame once."""
         found = _registered(self.registered, name)
         if found is not None:
-            return PythonSource(name, REGISTERED, scannable(found, name))
+            return PythonSource(name, REGISTERED, self._scannable(found, name))
         for origin, namespace in ((LOCAL, self.frame_locals), (GLOBAL, self.frame_globals)):
             obj = namespace.get(name)
             if obj is not None and is_table_like(obj):
-                return PythonSource(name, origin, scannable(obj, name))
+                return PythonSource(name, origin, self._scannable(obj, name))
         return None
+
+    def _scannable(self, obj: Any, name: str) -> Any:
+        kept = self._converted.get(id(obj))
+        if kept is None or kept[0] is not obj:
+            kept = self._converted[id(obj)] = (obj, scannable(obj, name))
+        return kept[1]
 
 
 def caller_scope(registered: Mapping[str, Any], package: str = "icesql") -> PythonScope:

@@ -174,6 +174,26 @@ def test_a_plain_insert_of_arrow_rows_writes_what_duckdb_would(con):
     assert engine.python_rows(plain) is None  # the Iceberg table db.data wins
 
 
+def test_a_frame_is_converted_once_per_statement(con, monkeypatch):
+    """An INSERT looks its source up twice (the direct write, then the query when a column
+    is not plain: here a categorical); the DataFrame is converted once. A frame changed in
+    place is converted again by the next statement."""
+    from icesql.sql import python_sources
+
+    calls = []
+    convert = python_sources._from_pandas
+    monkeypatch.setattr(python_sources, "_from_pandas",
+                        lambda df, name: calls.append(name) or convert(df, name))
+    frame = pd.DataFrame({"id": [1, 2], "name": pd.Categorical(["a", "b"])})
+    con.register("frame", frame)
+    con.execute("INSERT INTO db.t SELECT * FROM frame")
+    assert calls == ["frame"]
+    frame.loc[0, "id"] = 5  # in place: the same object
+    con.execute("INSERT INTO db.t SELECT * FROM frame")
+    assert calls == ["frame", "frame"]
+    assert pyiceberg_rows(con).column("id").to_pylist() == [1, 2, 2, 5]
+
+
 def test_insert_overwrite_and_ctas(con):
     con.execute("INSERT INTO db.t VALUES (9, 'old')")
     fresh = pd.DataFrame({"id": [1, 2], "name": ["x", "y"]})

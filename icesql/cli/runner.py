@@ -126,7 +126,11 @@ class Shell:
         while not finished.is_set():
             try:
                 finished.wait(0.05)
-                if bar is not None:
+                if interrupted:
+                    # again until it ends: a Ctrl-C before the statement reached DuckDB (or
+                    # between two of its queries) interrupted nothing, and it ran on for good
+                    self.con.engine.interrupt()
+                elif bar is not None:
                     bar.draw()
             except KeyboardInterrupt:
                 interrupted = True

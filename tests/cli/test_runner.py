@@ -5,6 +5,7 @@ from __future__ import annotations
 import _thread
 import io
 import threading
+import time
 
 import pytest
 
@@ -82,6 +83,26 @@ def test_ctrl_c_stops_a_long_query_and_the_shell_goes_on(shell: Shell) -> None:
     assert "interrupted" in _err(shell)
     assert shell.run_text("SELECT count(*) AS n FROM db.t") == 0
     assert "| 3 |" in _out(shell)
+
+
+def test_ctrl_c_before_the_query_reaches_duckdb_still_stops_it(
+    shell: Shell, monkeypatch
+) -> None:
+    """The Ctrl-C lands while the statement is still being planned: no DuckDB query runs
+    yet for it to interrupt, so the shell interrupts again until the statement ends."""
+    engine = type(shell.con.engine)
+    plan = engine._plan_query
+
+    def slow_plan(self, *args, **kwargs):
+        time.sleep(0.6)  # the Ctrl-C comes at 0.2 s
+        return plan(self, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "_plan_query", slow_plan)
+    _interrupt_soon(0.2)
+    started = time.monotonic()
+    # finite, but some seconds long if it were not interrupted
+    assert shell.run_text("SELECT sum(a.id * b.id) FROM range(100000) a, range(60000) b") == 1
+    assert "interrupted" in _err(shell) and time.monotonic() - started < 3
 
 
 def test_an_interrupted_write_commits_nothing(shell: Shell) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import _thread
 import io
+import signal
 import threading
 import time
 
@@ -69,6 +70,16 @@ def test_explain_and_timer(shell: Shell) -> None:
     shell.settings.explain = shell.settings.timer = True
     shell.run_text("SELECT id FROM db.t WHERE id = 2")
     assert "DuckDB plan" in _out(shell) and "Run Time:" in _err(shell)
+
+
+@pytest.fixture(autouse=True)
+def _ctrl_c_raises():
+    """Ctrl-C raises KeyboardInterrupt, as at a terminal. A process started in the background
+    by a non-interactive shell inherits SIGINT ignored, and Python then leaves it so:
+    ``_thread.interrupt_main`` did nothing and the long query ran for good."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 def _interrupt_soon(delay: float = 0.7) -> threading.Timer:

@@ -29,6 +29,9 @@ class _CatalogOnly:
     def query(self, statement: exp.Expr, params: Sequence[object]) -> Result:
         raise AssertionError("this session runs no queries")
 
+    def python_rows(self, statement: exp.Expr) -> None:
+        return None
+
 
 def _run(session: Session, sql: str) -> Result:
     (statement,) = parse(sql)

@@ -28,8 +28,8 @@ import numpy as np
 import pyarrow as pa
 
 __all__ = [
-    "bool_array", "bool_scalar", "bools", "floats", "int_array", "int_scalar", "int_values", "ints", "repeat_int",
-    "repeat_string",
+    "bool_array", "bool_scalar", "bools", "floats", "int_array", "int_scalar", "int_values", "ints",
+    "repeat_int", "repeat_string",
 ]
 
 
@@ -42,13 +42,7 @@ def ints(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
     if array.null_count:
         raise ValueError("integer array has NULLs")
     kind = "u" if pa.types.is_unsigned_integer(array.type) else "i"
-    dtype = np.dtype(f"{kind}{array.type.bit_width // 8}")
-    data = array.buffers()[1]
-    if data is None or len(array) == 0:
-        return np.empty(0, dtype=dtype)
-    out = np.frombuffer(data, dtype=dtype, count=len(array), offset=array.offset * dtype.itemsize)
-    out.flags.writeable = False  # the buffer is Arrow's, maybe shared by other arrays
-    return out
+    return _values(array, np.dtype(f"{kind}{array.type.bit_width // 8}"))
 
 
 def floats(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -59,7 +53,12 @@ def floats(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
         raise TypeError(f"expected a float or double array, got {array.type}")
     if array.null_count:
         array = array.drop_null()
-    dtype = np.dtype(f"f{array.type.bit_width // 8}")
+    return _values(array, np.dtype(f"f{array.type.bit_width // 8}"))
+
+
+def _values(array: pa.Array, dtype: np.dtype) -> np.ndarray:
+    """The data buffer of a null-free fixed-width array as numpy (read-only: the buffer is
+    Arrow's, maybe shared by other arrays)."""
     data = array.buffers()[1]
     if data is None or len(array) == 0:
         return np.empty(0, dtype=dtype)
@@ -88,8 +87,7 @@ def bools(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
 
 def int_array(values: np.ndarray) -> pa.Array:
     """A numpy int64 array as an Arrow int64 array (no NULLs), sharing its memory."""
-    values = np.ascontiguousarray(values, dtype=np.int64)
-    return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
+    return int_values(values, pa.int64())
 
 
 def bool_array(flags: np.ndarray) -> pa.Array:
@@ -111,7 +109,7 @@ def int_values(values: Sequence[int | None] | np.ndarray, arrow_type: pa.DataTyp
     kind = "u" if pa.types.is_unsigned_integer(arrow_type) else "i"
     dtype = np.dtype(f"{kind}{arrow_type.bit_width // 8}")
     if isinstance(values, np.ndarray):
-        data, valid = values.astype(dtype, copy=False), None
+        data, valid = np.ascontiguousarray(values, dtype=dtype), None
     else:
         data = np.fromiter((0 if v is None else v for v in values), dtype, len(values))
         present = np.fromiter((v is not None for v in values), bool, len(values))

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from icesql.spec.lru import Lru
 
 if TYPE_CHECKING:
     from sqlglot import exp
@@ -110,27 +111,22 @@ class KeptQueries:
     """A connection's kept queries: at most ``KEPT_QUERIES``, each over the newest version of
     its tables this connection has planned from."""
 
-    queries: OrderedDict[Key, KeptQuery] = field(default_factory=OrderedDict)
+    queries: Lru[Key, KeptQuery] = field(default_factory=Lru)
 
     def get(self, key: Key) -> KeptQuery | None:
-        kept = self.queries.get(key)
-        if kept is not None:
-            self.queries.move_to_end(key)
-        return kept
+        return self.queries.get(key)
 
     def keep(self, key: Key, query: KeptQuery) -> None:
         """Keep ``query``; queries planned over an older version of one of its tables go
         (they can never hold again, and each holds its table's whole metadata)."""
-        for other_key, other in list(self.queries.items()):
+        for other_key, other in self.queries.items():
             if any(other.tables.get(t, seen) != seen for t, seen in query.tables.items()):
-                del self.queries[other_key]
-        self.queries[key] = query
-        self.queries.move_to_end(key)
-        while len(self.queries) > KEPT_QUERIES:
-            self.queries.popitem(last=False)
+                self.queries.pop(other_key)
+        self.queries.put(key, query)
+        self.queries.trim(KEPT_QUERIES)
 
     def drop(self, key: Key) -> None:
-        self.queries.pop(key, None)
+        self.queries.pop(key)
 
 
 def recording(

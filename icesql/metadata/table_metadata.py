@@ -25,7 +25,6 @@ import gzip
 import json
 import threading
 import zlib
-from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from functools import cached_property
 from types import MappingProxyType
@@ -41,6 +40,7 @@ from icesql.metadata.snapshots import (
     SnapshotRef,
 )
 from icesql.metadata.statistics import EncryptionKey, PartitionStatisticsFile, StatisticsFile
+from icesql.spec.lru import Lru
 from icesql.spec.schema import Schema
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ _GZIP_MAGIC = b"\x1f\x8b"
 # PARSED_KEPT documents and PARSED_BYTES_KEPT bytes of their text; larger ones are not kept.
 PARSED_KEPT = 16
 PARSED_BYTES_KEPT = 32 * 1024 * 1024
-_parsed: OrderedDict[str, tuple[bytes, TableMetadata]] = OrderedDict()
+_parsed: Lru[str, tuple[bytes, TableMetadata]] = Lru()
 _parsed_lock = threading.Lock()
 
 
@@ -82,17 +82,12 @@ def parse_table_metadata(data: str | bytes, path: str | None = None) -> TableMet
     with _parsed_lock:
         kept = _parsed.get(path)
         if kept is not None and kept[0] == data:
-            _parsed.move_to_end(path)
             return kept[1]
     metadata = _parse(data, path)
     if len(data) <= PARSED_BYTES_KEPT:
         with _parsed_lock:
-            _parsed[path] = (data, metadata)
-            _parsed.move_to_end(path)
-            total = sum(len(d) for d, _ in _parsed.values())
-            while len(_parsed) > PARSED_KEPT or total > PARSED_BYTES_KEPT:
-                _, (dropped, _) = _parsed.popitem(last=False)
-                total -= len(dropped)
+            _parsed.put(path, (data, metadata), len(data))
+            _parsed.trim(PARSED_KEPT, PARSED_BYTES_KEPT)
     return metadata
 
 

@@ -21,7 +21,6 @@ so a repeated query re-plans nothing.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -36,6 +35,7 @@ from icesql.metadata.manifest_list import read_manifest_list
 from icesql.metadata.table_metadata import Snapshot, TableMetadata
 from icesql.scan.delete_index import attach_deletes
 from icesql.spec.content_file import EQUALITY_DELETES, DataFile
+from icesql.spec.lru import Lru
 from icesql.spec.manifest_file import ManifestFile
 from icesql.spec.schema import Schema
 
@@ -43,8 +43,13 @@ STATUS_DELETED = 2
 CONTENT_DATA = 0
 MAX_MANIFEST_READERS = 8
 MAY_MATCH = FileVerdict.MAY_MATCH
-PLANS_KEPT = 64  # plans a ManifestCache keeps (least recently used dropped first)...
-PLANNED_TASKS_KEPT = 200_000  # ...and the tasks they hold together, at most
+# What a ManifestCache keeps, the least recently used dropped first past either bound:
+PLANS_KEPT = 64  # plans...
+PLANNED_TASKS_KEPT = 200_000  # ...and the tasks they hold together
+ENTRIES_KEPT = 100_000  # manifest entries decoded as objects (a few KB each with metrics)
+COLUMN_ROWS_KEPT = 2_000_000  # manifest entries decoded as columns (ManifestColumns)
+MANIFEST_LISTS_KEPT = 256  # manifest lists...
+LISTED_MANIFESTS_KEPT = 200_000  # ...and the manifests they name together
 
 
 @dataclass(frozen=True)
@@ -91,14 +96,14 @@ class ManifestCache:
     """Live entries of manifests by path; safe to share across the queries of a connection.
     ``reads`` counts manifest and manifest-list files actually read from storage. Entries
     read without metrics serve only requests that do not need them; a request that does
-    reads the manifest again, with metrics, and replaces them."""
+    reads the manifest again, with metrics, and replaces them. Every map is bounded (the
+    constants above): a connection open for days over many tables holds what it used last."""
 
-    entries: dict[str, tuple[ManifestEntry, ...]] = field(default_factory=dict)
-    without_metrics: set[str] = field(default_factory=set)  # paths cached without metrics
-    columns: dict[str, ManifestColumns] = field(default_factory=dict)
-    lists: dict[str, tuple[ManifestFile, ...]] = field(default_factory=dict)
-    # finished plans by ``_plan_key``; bounded by PLANS_KEPT and PLANNED_TASKS_KEPT
-    plans: OrderedDict[tuple[object, ...], ScanPlan] = field(default_factory=OrderedDict)
+    # live entries by manifest path, and whether they were decoded with their metrics
+    entries: Lru[str, tuple[tuple[ManifestEntry, ...], bool]] = field(default_factory=Lru)
+    columns: Lru[str, ManifestColumns] = field(default_factory=Lru)
+    lists: Lru[str, tuple[ManifestFile, ...]] = field(default_factory=Lru)
+    plans: Lru[tuple[object, ...], ScanPlan] = field(default_factory=Lru)  # by ``_plan_key``
     reads: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -109,7 +114,8 @@ class ManifestCache:
         if cached is None:
             cached = tuple(read_manifest_list(io, snapshot.manifest_list, snapshot))
             with self._lock:
-                self.lists[key] = cached
+                self.lists.put(key, cached, len(cached))
+                self.lists.trim(MANIFEST_LISTS_KEPT, LISTED_MANIFESTS_KEPT)
                 self.reads += 1
         return cached
 
@@ -119,16 +125,17 @@ class ManifestCache:
         path = manifest.manifest_path
         with self._lock:
             cached = self.columns.get(path)
-            entries = self.entries.get(path) if path not in self.without_metrics else None
+            held = self.entries.peek(path)
         if cached is None:
-            if entries is not None:
-                cached = ManifestColumns.from_entries(manifest, entries)
+            if held is not None and held[1]:
+                cached = ManifestColumns.from_entries(manifest, held[0])
             else:
                 cached = read_manifest_columns(io, manifest)
                 with self._lock:
                     self.reads += 1
             with self._lock:
-                self.columns[path] = cached
+                self.columns.put(path, cached, max(cached.n, 1))
+                self.columns.trim(COLUMN_ROWS_KEPT, COLUMN_ROWS_KEPT)
         return cached
 
     def live_entries(
@@ -138,26 +145,26 @@ class ManifestCache:
         None (skipped while decoding, which is most of the cost of a manifest)."""
         path = manifest.manifest_path
         with self._lock:
-            cached = self.entries.get(path)
-            if cached is not None and metrics and path in self.without_metrics:
-                cached = None
-            columns = self.columns.get(path) if cached is None else None
+            held = self.entries.get(path)
+            cached = held[0] if held is not None and (held[1] or not metrics) else None
+            columns = self.columns.peek(path) if cached is None else None
         if columns is not None:  # decoded before as columns: no need to read it again
             cached = tuple(columns.entry(i) for i in range(columns.n))
-            with self._lock:
-                self.entries[path] = cached
-                self.without_metrics.discard(path)
+            self._keep_entries(path, cached, True)
         if cached is None:
             read = read_manifest(io, manifest, metrics)
             cached = tuple(e for e in read if e.status != STATUS_DELETED)
+            self._keep_entries(path, cached, metrics)
             with self._lock:
-                self.entries[path] = cached
-                if metrics:
-                    self.without_metrics.discard(path)
-                else:
-                    self.without_metrics.add(path)
                 self.reads += 1
         return cached
+
+    def _keep_entries(
+        self, path: str, entries: tuple[ManifestEntry, ...], metrics: bool
+    ) -> None:
+        with self._lock:
+            self.entries.put(path, (entries, metrics), max(len(entries), 1))
+            self.entries.trim(ENTRIES_KEPT, ENTRIES_KEPT)
 
     def plan(self, key: tuple[object, ...] | None) -> ScanPlan | None:
         """A copy of the plan kept under ``key`` (None when there is none)."""
@@ -165,10 +172,7 @@ class ManifestCache:
             return None
         with self._lock:
             plan = self.plans.get(key)
-            if plan is None:
-                return None
-            self.plans.move_to_end(key)
-        return _copy_plan(plan)
+        return None if plan is None else _copy_plan(plan)
 
     def keep_plan(self, key: tuple[object, ...] | None, plan: ScanPlan) -> None:
         """Keep a copy of ``plan`` under ``key``, dropping the least recently used plans
@@ -176,12 +180,8 @@ class ManifestCache:
         if key is None or len(plan.tasks) > PLANNED_TASKS_KEPT:
             return
         with self._lock:
-            self.plans[key] = _copy_plan(plan)
-            self.plans.move_to_end(key)
-            total = sum(len(p.tasks) for p in self.plans.values())
-            while len(self.plans) > PLANS_KEPT or total > PLANNED_TASKS_KEPT:
-                _, dropped = self.plans.popitem(last=False)
-                total -= len(dropped.tasks)
+            self.plans.put(key, _copy_plan(plan), len(plan.tasks))
+            self.plans.trim(PLANS_KEPT, PLANNED_TASKS_KEPT)
 
 
 def _copy_plan(plan: ScanPlan) -> ScanPlan:

@@ -391,3 +391,26 @@ def test_a_repeated_plan_is_kept_copied_and_bounded(days_table, monkeypatch) -> 
     unwritten = TableMetadata(md.raw)  # no path: never kept
     plan_scan(unwritten, unwritten.current_snapshot(), io, cache, row_filter=equal("s", "s7"))
     assert all(key[0] == md.path for key in cache.plans)
+
+
+def test_the_manifest_cache_is_bounded(days_table, monkeypatch) -> None:
+    """A connection open for long over many tables holds only the manifests it used last:
+    past the bounds the oldest go, and planning again reads them again, with equal tasks."""
+    from icesql.metadata.table_metadata import TableMetadata
+
+    io = days_table.io
+    md = TableMetadata(days_table.metadata.raw, "file:///written/v2.metadata.json")
+    snapshot = md.current_snapshot()
+    cache = ManifestCache()
+    first = plan_scan(md, snapshot, io, cache, row_filter=equal("s", "s100"))
+    assert len(cache.entries) + len(cache.columns) == 1 and len(cache.lists) == 1
+    assert cache.reads == 2
+    small = ManifestCache()
+    for name, bound in (("ENTRIES_KEPT", 364), ("COLUMN_ROWS_KEPT", 364),
+                        ("MANIFEST_LISTS_KEPT", 0), ("PLANS_KEPT", 0)):
+        monkeypatch.setattr(planner_module, name, bound)  # below the one manifest's 365 rows
+    for _ in range(2):
+        again = plan_scan(md, snapshot, io, small, row_filter=equal("s", "s100"))
+        assert again.tasks == first.tasks
+    assert len(small.entries) == len(small.columns) == len(small.lists) == len(small.plans) == 0
+    assert small.reads == 4  # the list and the manifest, read for each plan

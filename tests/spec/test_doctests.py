@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 MODULES = ["types", "values", "schema", "transforms", "partitioning", "sorting", "arrow",
-           "name_mapping", "dispatch", "geo"]
+           "name_mapping", "dispatch", "geo", "lru"]
 
 
 def _spec_names() -> dict:

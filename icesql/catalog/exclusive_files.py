@@ -15,7 +15,7 @@ import uuid
 
 from icesql import faults
 from icesql.errors import AlreadyExistsError, OperationalError
-from icesql.io import FileIO, is_local_fs, write_new_local_file
+from icesql.io import FileIO, write_new_local_file
 
 VERSION_HINT = "version-hint.text"
 
@@ -23,8 +23,8 @@ VERSION_HINT = "version-hint.text"
 def publish_exclusive(io: FileIO, path: str, data: bytes) -> None:
     """Make ``path`` exist with ``data`` if, and only if, it did not exist; else raise
     ``AlreadyExistsError``. Nothing is left behind on failure."""
-    fs, local = io.fs(path)
-    if not is_local_fs(fs):
+    local = io.local(path)
+    if local is None:
         faults.reached("after-metadata-json")  # the write is the swap on object stores
         faults.reached("before-swap")
         io.create_exclusive(path, data)
@@ -61,8 +61,8 @@ def write_version_hint(io: FileIO, metadata_dir: str, version: int) -> None:
     path = f"{metadata_dir}/{VERSION_HINT}"
     data = str(version).encode()
     try:
-        fs, local = io.fs(path)
-        if is_local_fs(fs):
+        local = io.local(path)
+        if local is not None:
             temp = f"{local}.{uuid.uuid4()}.tmp"
             with open(temp, "wb") as f:
                 f.write(data)

@@ -28,7 +28,7 @@ import pyarrow as pa
 
 from icesql._lazy import lazy_module
 from icesql.errors import CorruptFileError, Error, NotSupportedError, OperationalError
-from icesql.io import FileIO, is_local_fs
+from icesql.io import FileIO
 from icesql.scan.conform import FIELD_ID_KEY
 
 if TYPE_CHECKING:
@@ -55,10 +55,8 @@ def open_format_file(io: FileIO, path: str, file_format: str) -> OrcDataFile | A
 
 
 def _source(io: FileIO, path: str) -> Any:
-    fs, local = io.fs(path)
-    if is_local_fs(fs):
-        return local
-    return io.open(path)
+    local = io.local(path)
+    return local if local is not None else io.open(path)
 
 
 def _missing(path: str, fmt: str) -> OperationalError:
@@ -188,9 +186,9 @@ class AvroDataFile:
 
     @staticmethod
     def open(io: FileIO, path: str) -> AvroDataFile:
-        fs, local = io.fs(path)
         try:
-            if is_local_fs(fs):
+            local = io.local(path)
+            if local is not None:
                 return AvroDataFile(local, path)
             return AvroDataFile(lambda: io.open(path), path)  # streamed, never fetched whole
         except FileNotFoundError:

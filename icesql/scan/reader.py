@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from icesql._lazy import lazy_module
 from icesql.errors import CorruptFileError, NotSupportedError, OperationalError
-from icesql.io import FileIO, is_local_fs
+from icesql.io import FileIO
 from icesql.scan.conform import (
     FIELD_ID_KEY,
     children_by_id,
@@ -59,13 +59,14 @@ class ReadContext:
 def open_parquet(io: FileIO, path: str, size: int | None = None) -> pq.ParquetFile:
     """The Parquet file at ``path``; ``size`` (the manifest's file size) lets a small remote
     file be fetched in one request."""
-    fs, local = io.fs(path)
     try:
-        if is_local_fs(fs):  # Arrow's own local reader is the fastest
+        local = io.local(path)
+        if local is not None:  # Arrow's own local reader is the fastest
             return pq.ParquetFile(local, pre_buffer=True)
         if size is not None and size <= WHOLE_FILE_BYTES:
             return pq.ParquetFile(pa.BufferReader(io.read_bytes(path)))
-        return pq.ParquetFile(_random_access(fs, local), pre_buffer=True)
+        fs, remote = io.fs(path)
+        return pq.ParquetFile(_random_access(fs, remote), pre_buffer=True)
     except FileNotFoundError:
         raise OperationalError(f"data file not found: {path}") from None
     except OperationalError:

@@ -113,12 +113,8 @@ class OpenDataFile:
         self._metrics = FileMetricsCollector(self._write_schema, metrics, count_batches)
         self.record_count = 0
         self.row_groups = 0  # writes given
-        fs, fs_path = io.fs(path)
-        parent = fs_path.rsplit("/", 1)[0]
         try:
-            if parent:
-                fs.makedirs(parent, exist_ok=True)
-            self._sink = fs.open(fs_path, "wb")
+            self._sink = io.create(path)
         except OSError as e:
             raise OperationalError(f"cannot create data file {path}: {e}") from e
 

@@ -567,6 +567,9 @@ class Engine(EngineChoice):
                     sql = "EXPLAIN " + sql
                 try:
                     relation = cursor.sql(sql, params=values) if values else cursor.sql(sql)
+                    if not explain:  # bound: the keep-masks built while it bound are handed
+                        for scan in plan.scans.values():  # over whole (``KeepMask.settle``)
+                            scan.settle()
                     return cursor, take(relation)
                 except duckdb.Error as e:
                     if explain or not integer_overflow(e):

@@ -65,7 +65,11 @@ class KeepMask:
 
     Flags are built in the background from the moment the scan is split (``start_masks``),
     while DuckDB parses and binds the query: built inside DuckDB's scan, each waited for
-    the GIL, which cost more than building them (0.2 s of 0.7 for 168 files)."""
+    the GIL, which cost more than building them (0.2 s of 0.7 for 168 files). A mask whose
+    flags are all built before DuckDB runs the query (``settle``) is handed over as an
+    Arrow table: DuckDB's threads then scan it without the GIL, and no build contends with
+    them for it (168 files, 10% deleted, on a loaded machine: CPU 0.874 s, wall 1.02 s
+    streamed from Python; 0.819 s and 0.75 s so; DuckDB without deletes 0.69 s, 0.67 s)."""
 
     def __init__(
         self,
@@ -78,11 +82,28 @@ class KeepMask:
         self._on_error = on_error
         self._ready: dict[int, Future[list[pa.Array]]] = {}
         self._ahead = AHEAD
+        self._table: pa.Table | None = None  # all the flags, once ``settle`` has them
 
     def cancel(self) -> None:
         """Drop the builds not started yet: the query is over (or only explained)."""
         for future in self._ready.values():
             future.cancel()
+        self._ready.clear()
+        self._table = None
+
+    def settle(self) -> None:
+        """Wait for the flags of a mask whose builds were all queued (``start_masks``) and
+        keep them as one table. A failed build is left to the scan, which raises its error
+        where DuckDB reports it; a large scan's mask keeps streaming."""
+        if self._table is not None or len(self._ready) < len(self.files):
+            return
+        futures = [self._ready[i] for i in range(len(self.files))]
+        try:
+            chunks = [chunk for future in futures for chunk in future.result()]
+        except Exception:  # noqa: BLE001 - re-raised by the scan (``_batches``)
+            return
+        batches = [pa.RecordBatch.from_arrays([chunk], schema=_SCHEMA) for chunk in chunks]
+        self._table = pa.Table.from_batches(batches, schema=_SCHEMA)
         self._ready.clear()
 
     def _submit(self, i: int) -> Future[list[pa.Array]]:
@@ -105,6 +126,8 @@ class KeepMask:
         return chunks
 
     def __arrow_c_stream__(self, requested_schema: object = None) -> object:
+        if self._table is not None:  # the table's chunks are the batches, in order
+            return self._table.to_reader().__arrow_c_stream__(requested_schema)
         reader = pa.RecordBatchReader.from_batches(_SCHEMA, self._batches())
         return reader.__arrow_c_stream__(requested_schema)
 

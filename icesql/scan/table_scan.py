@@ -128,6 +128,13 @@ class TableScan:
             for _, mask in self._native.relations:
                 mask.cancel()
 
+    def settle(self) -> None:
+        """Wait for the keep-masks of ``native_read`` that are built whole in the
+        background, before DuckDB runs the query (``KeepMask.settle``)."""
+        if self._native is not None:
+            for _, mask in self._native.relations:
+                mask.settle()
+
     def _failed(self, error: Exception) -> None:
         self.error = error
 

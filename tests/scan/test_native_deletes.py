@@ -183,6 +183,40 @@ def test_filters_and_self_join_over_many_row_groups(make_table, warehouse) -> No
     ) == 3
 
 
+def test_masks_built_before_the_query_runs_are_handed_over_whole(
+    make_table, warehouse, monkeypatch
+) -> None:
+    """A small scan's keep-masks are all built by the time DuckDB runs the query: each goes
+    over as one Arrow table whose batches still end where the file's row groups end, and
+    the rows equal the stream's; EXPLAIN waits for none."""
+    writer = make_table("db.whole", SCHEMA)
+    path = f"{writer.location}/data/whole.parquet"
+    pq.write_table(pa.Table.from_pylist(_rows(5000), schema=native_read_schema()), path,
+                   row_group_size=300)
+    data = DataFile(file_path=path, file_format="PARQUET", partition=(), record_count=5000,
+                    file_size_in_bytes=Path(path).stat().st_size)
+    writer.commit_files([data])
+    writer.commit_files([writer.position_deletes(data, list(range(0, 5000, 3)))], content=1)
+    settled: list[pa.Table | None] = []
+    settle = native_deletes.KeepMask.settle
+
+    def recorded(mask: native_deletes.KeepMask) -> None:
+        settle(mask)
+        settled.append(mask._table)
+
+    monkeypatch.setattr(native_deletes.KeepMask, "settle", recorded)
+    con = icesql.connect(str(warehouse))
+    con.execute("EXPLAIN SELECT id FROM db.whole").fetchall()
+    assert settled == []
+    got = _both_routes(con, "SELECT id FROM db.whole WHERE k = 1")
+    assert sorted(r[0] for r in got) == [
+        i for i in range(5000) if i % 3 and i % 5 == 1 and i % 7 != 3
+    ]
+    assert len(settled) == 1 and settled[0] is not None
+    assert [b.num_rows for b in settled[0].to_batches()] == [300] * 16 + [200]
+    assert settled[0].column(0).to_pylist() == [i % 3 != 0 for i in range(5000)]
+
+
 def native_read_schema() -> pa.Schema:
     from icesql.spec.arrow import schema_to_arrow
 

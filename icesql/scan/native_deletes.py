@@ -68,8 +68,9 @@ class KeepMask:
     the GIL, which cost more than building them (0.2 s of 0.7 for 168 files). A mask whose
     flags are all built before DuckDB runs the query (``settle``) is handed over as an
     Arrow table: DuckDB's threads then scan it without the GIL, and no build contends with
-    them for it (168 files, 10% deleted, on a loaded machine: CPU 0.874 s, wall 1.02 s
-    streamed from Python; 0.819 s and 0.75 s so; DuckDB without deletes 0.69 s, 0.67 s)."""
+    them for it. 168 files, 10% deleted, a fresh process per query (best of 6, loaded
+    machine): position deletes 0.729 s wall / 0.941 s CPU streamed, 0.635 / 0.888 so; DVs
+    0.593 s wall streamed, 0.496 so; the table without deletes 0.48 s / 0.72 s."""
 
     def __init__(
         self,

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from icesql import relation
+from icesql._lazy import lazy_module
 from icesql.catalog.base import Catalog
 from icesql.catalog.config import (
     CatalogConfig,
@@ -33,6 +32,11 @@ from icesql.session.spark import SparkBackend, require_pyspark
 from icesql.sql.identifiers import catalog_named
 from icesql.sql.python_sources import PythonScope, caller_scope
 from icesql.sql.translate import duckdb_errors
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:  # pyarrow loads on first use (icesql._lazy)
+    pa = lazy_module("pyarrow")
 
 
 class Connection:
@@ -181,7 +185,9 @@ class Cursor:
         """Make ``result`` the cursor's current result (what ``execute`` produced)."""
         self._result = result
         self._rowcount = result.rowcount
-        if result.reader is not None:
+        if result.duck_rows is not None:  # fetched by DuckDB as tuples (icesql.engine_rows)
+            self._description = list(result.duck_rows.description)
+        elif result.reader is not None:
             self._description = [
                 (f.name, type_code(f.type), None, None, *_precision_scale(f.type), f.nullable)
                 for f in result.reader.schema
@@ -326,6 +332,10 @@ class Cursor:
     def _take(self, n: int | None) -> list[tuple]:
         """Up to ``n`` rows (all with None). Rows become Python tuples a slice at a time, so
         ``fetchone`` on a fresh batch converts ``_ROW_CHUNK`` rows, not the whole batch."""
+        self._check_open()
+        duck_rows = self._result.duck_rows if self._result is not None else None
+        if duck_rows is not None:
+            return duck_rows.fetch(n)
         reader = self._reader()
         out: list[tuple] = []
         while n is None or len(out) < n:

@@ -413,6 +413,7 @@ def connect(
     pyiceberg_config: str | os.PathLike[str] | None = None,
     engine: str = "local",
     spark: Any = None,
+    preload: bool = True,
 ) -> Connection:
     """Open a DB-API connection to one or more Iceberg catalogs.
 
@@ -439,6 +440,11 @@ def connect(
     (``local[4]``, ``spark://host:7077``, ``yarn``: a session is built with ``spark_conf``'s
     properties) or a Spark Connect URL (``sc://host:15002``); by default
     ``SparkSession.builder.getOrCreate()``. Spark is given every catalog under its name.
+
+    ``preload`` imports pyarrow (and numpy) now, which reading a table needs (its metadata
+    and plan are decoded to Arrow and numpy), so that the first query does not pay for them;
+    ``import icesql`` does not load them, and with ``preload=False`` (the shell's ``-c``) a
+    connection whose statements read no table (``SELECT 1``) never does.
 
     >>> con = connect("/tmp/icesql-doctest-warehouse")
     >>> con.execute("SELECT 1 + 1").fetchone()
@@ -483,6 +489,8 @@ def connect(
     connection.engine.settings.set_default(ENGINE, choice)
     if in_kernel():  # a notebook: long statements show their progress under the cell
         connection.add_progress_listener(NotebookProgress())
+    if preload:
+        import pyarrow  # noqa: F401 - see above
     return connection
 
 

@@ -48,7 +48,6 @@ from icesql.sql.dialect import (
 )
 from icesql.sql.hidden_columns import hide_metadata_columns
 from icesql.sql.output_names import name_select_items
-from icesql.sql.predicates import pushed_filters
 from icesql.sql.python_sources import PythonScope, PythonSource, is_table_like, scannable
 from icesql.sql.spark.functions import DECIMAL_DIVIDE, register_functions
 from icesql.sql.tables import (
@@ -80,6 +79,7 @@ if TYPE_CHECKING:
     from icesql.scan.planner import ManifestCache
     from icesql.scan.table_scan import TableScan
     from icesql.scan.time_travel import ReadVersion
+    from icesql.sql import predicates
 else:  # the read path loads with the first table a statement names (icesql._lazy)
     pa = lazy_module("pyarrow")  # and Arrow with the first result read as a stream
     explain = lazy_module("icesql.scan.explain")
@@ -88,6 +88,7 @@ else:  # the read path loads with the first table a statement names (icesql._laz
     table_scan = lazy_module("icesql.scan.table_scan")
     time_travel = lazy_module("icesql.scan.time_travel")
     tree = lazy_module("icesql.expressions.tree")
+    predicates = lazy_module("icesql.sql.predicates")
 
 # How far DuckDB's pipelines run ahead of the rows fetched (a per-connection setting, 10 MiB by
 # default in DuckDB 2.0: about 20 files of 20,000 rows read before the first row). 1 MiB keeps
@@ -750,7 +751,9 @@ def _push_filters(binding: _Binding, params: Sequence[object]) -> dict[str, Bool
     """Per scan view, the Iceberg filter that prunes its files (the SQL keeps its WHERE/ON:
     DuckDB evaluates all of it)."""
     assert binding.query is not None
-    return pushed_filters(binding.query, params)
+    if not binding.query.tables:  # a query of no table: Iceberg predicates stay unloaded
+        return {}
+    return predicates.pushed_filters(binding.query, params)
 
 
 def _register_scan(

@@ -2,7 +2,9 @@
 
 Every statement commits as it completes (Iceberg commits are atomic per statement), so a
 connection never holds uncommitted work: ``commit()`` and ``rollback()`` have nothing to do.
-Results stay Arrow streams until fetched, so ``fetchone()`` on a huge table reads little.
+Results stay Arrow streams until fetched, so ``fetchone()`` on a huge table reads little; a
+query of no table is fetched by DuckDB itself (``icesql.engine_rows``: ``SELECT 1`` loads no
+pyarrow).
 """
 
 from __future__ import annotations

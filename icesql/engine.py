@@ -6,8 +6,9 @@ branch/tag suffix, time travel -- to a snapshot and replaced by a view), push fi
 scan, the Iceberg filter that prunes its files), plan (each scan narrowed to the columns the
 query uses, and planned) and run: the files DuckDB reads itself go into the translated query
 tree as a subquery in place of the view, the rest reach DuckDB as a registered Arrow stream,
-and DuckDB executes the rest of the query. Any other statement goes to its handler in
-``icesql.statements``, which sees the engine only as an ``icesql.session.Session``.
+and DuckDB executes the rest of the query (a query of no table whose columns DuckDB fetches
+as tuples itself skips Arrow: ``icesql.engine_rows``). Any other statement goes to its
+handler in ``icesql.statements``, which sees the engine only as an ``icesql.session.Session``.
 """
 
 from __future__ import annotations

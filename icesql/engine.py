@@ -754,7 +754,13 @@ def _push_filters(binding: _Binding, params: Sequence[object]) -> dict[str, Bool
     assert binding.query is not None
     if not binding.query.tables:  # a query of no table: Iceberg predicates stay unloaded
         return {}
-    return predicates.pushed_filters(binding.query, params)
+    return pushed_filters(binding.query, params)
+
+
+def pushed_filters(bound: BoundQuery, params: Sequence[object]) -> dict[str, BooleanExpression]:
+    """``icesql.sql.predicates.pushed_filters``, loaded with the first query that scans (tests
+    replace this name to plan without pruning)."""
+    return predicates.pushed_filters(bound, params)
 
 
 def _register_scan(

@@ -443,10 +443,11 @@ def connect(
     properties) or a Spark Connect URL (``sc://host:15002``); by default
     ``SparkSession.builder.getOrCreate()``. Spark is given every catalog under its name.
 
-    ``preload`` imports pyarrow (and numpy) now, which reading a table needs (its metadata
-    and plan are decoded to Arrow and numpy), so that the first query does not pay for them;
-    ``import icesql`` does not load them, and with ``preload=False`` (the shell's ``-c``) a
-    connection whose statements read no table (``SELECT 1``) never does.
+    ``preload`` imports pyarrow (and numpy) and the Iceberg predicates now, which reading a
+    table needs (its metadata and plan are decoded to Arrow and numpy, its filters pushed),
+    so that the first query does not pay for them; ``import icesql`` does not load them, and
+    with ``preload=False`` (the shell's ``-c``) a connection whose statements read no table
+    (``SELECT 1``) never does.
 
     >>> con = connect("/tmp/icesql-doctest-warehouse")
     >>> con.execute("SELECT 1 + 1").fetchone()
@@ -491,8 +492,11 @@ def connect(
     connection.engine.settings.set_default(ENGINE, choice)
     if in_kernel():  # a notebook: long statements show their progress under the cell
         connection.add_progress_listener(NotebookProgress())
-    if preload:
-        import pyarrow  # noqa: F401 - see above
+    if preload:  # see above: what ``import icesql`` loaded before it loaded lazily
+        import pyarrow  # noqa: F401
+
+        import icesql.spec.arrow  # noqa: F401 - Arrow types of a table's columns
+        import icesql.sql.predicates  # noqa: F401 - the filters pushed to a scan
     return connection
 
 

@@ -2,18 +2,19 @@
 
 Every statement commits as it completes (Iceberg commits are atomic per statement), so a
 connection never holds uncommitted work: ``commit()`` and ``rollback()`` have nothing to do.
-Results stay Arrow streams until fetched, so ``fetchone()`` on a huge table reads little.
+Results stay Arrow streams until fetched, so ``fetchone()`` on a huge table reads little; a
+query of no table is fetched by DuckDB itself (``icesql.engine_rows``: ``SELECT 1`` loads no
+pyarrow).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from icesql import relation
+from icesql._lazy import lazy_module
 from icesql.catalog.base import Catalog
 from icesql.catalog.config import (
     CatalogConfig,
@@ -33,6 +34,11 @@ from icesql.session.spark import SparkBackend, require_pyspark
 from icesql.sql.identifiers import catalog_named
 from icesql.sql.python_sources import PythonScope, caller_scope
 from icesql.sql.translate import duckdb_errors
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:  # pyarrow loads on first use (icesql._lazy)
+    pa = lazy_module("pyarrow")
 
 
 class Connection:
@@ -181,7 +187,9 @@ class Cursor:
         """Make ``result`` the cursor's current result (what ``execute`` produced)."""
         self._result = result
         self._rowcount = result.rowcount
-        if result.reader is not None:
+        if result.duck_rows is not None:  # fetched by DuckDB as tuples (icesql.engine_rows)
+            self._description = list(result.duck_rows.description)
+        elif result.reader is not None:
             self._description = [
                 (f.name, type_code(f.type), None, None, *_precision_scale(f.type), f.nullable)
                 for f in result.reader.schema
@@ -326,6 +334,10 @@ class Cursor:
     def _take(self, n: int | None) -> list[tuple]:
         """Up to ``n`` rows (all with None). Rows become Python tuples a slice at a time, so
         ``fetchone`` on a fresh batch converts ``_ROW_CHUNK`` rows, not the whole batch."""
+        self._check_open()
+        duck_rows = self._result.duck_rows if self._result is not None else None
+        if duck_rows is not None:
+            return duck_rows.fetch(n)
         reader = self._reader()
         out: list[tuple] = []
         while n is None or len(out) < n:
@@ -403,6 +415,7 @@ def connect(
     pyiceberg_config: str | os.PathLike[str] | None = None,
     engine: str = "local",
     spark: Any = None,
+    preload: bool = True,
 ) -> Connection:
     """Open a DB-API connection to one or more Iceberg catalogs.
 
@@ -429,6 +442,12 @@ def connect(
     (``local[4]``, ``spark://host:7077``, ``yarn``: a session is built with ``spark_conf``'s
     properties) or a Spark Connect URL (``sc://host:15002``); by default
     ``SparkSession.builder.getOrCreate()``. Spark is given every catalog under its name.
+
+    ``preload`` imports pyarrow (and numpy) and the Iceberg predicates now, which reading a
+    table needs (its metadata and plan are decoded to Arrow and numpy, its filters pushed),
+    so that the first query does not pay for them; ``import icesql`` does not load them, and
+    with ``preload=False`` (the shell's ``-c``) a connection whose statements read no table
+    (``SELECT 1``) never does.
 
     >>> con = connect("/tmp/icesql-doctest-warehouse")
     >>> con.execute("SELECT 1 + 1").fetchone()
@@ -473,6 +492,11 @@ def connect(
     connection.engine.settings.set_default(ENGINE, choice)
     if in_kernel():  # a notebook: long statements show their progress under the cell
         connection.add_progress_listener(NotebookProgress())
+    if preload:  # see above: what ``import icesql`` loaded before it loaded lazily
+        import pyarrow  # noqa: F401
+
+        import icesql.spec.arrow  # noqa: F401 - Arrow types of a table's columns
+        import icesql.sql.predicates  # noqa: F401 - the filters pushed to a scan
     return connection
 
 

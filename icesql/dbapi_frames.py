@@ -14,9 +14,14 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
+from icesql._lazy import lazy_module
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:  # pyarrow loads on first use (icesql._lazy)
+    pa = lazy_module("pyarrow")
 
 __all__ = ["require", "to_pandas", "to_polars"]
 

@@ -8,12 +8,19 @@ their group, as PEP 249 asks.
 from __future__ import annotations
 
 import datetime
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
-
+from icesql._lazy import lazy_module
 from icesql.errors import NotSupportedError
-from icesql.spec.arrow import arrow_to_iceberg_type
 from icesql.sql.spark_type_names import SMALLINT, TINYINT, spark_primitive_name
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from icesql.spec import arrow
+else:  # pyarrow loads on first use (icesql._lazy): SELECT 1's rows need none
+    pa = lazy_module("pyarrow")
+    arrow = lazy_module("icesql.spec.arrow")
 
 
 class DBAPITypeObject:
@@ -69,7 +76,7 @@ def type_code(t: pa.DataType) -> str:
     if pa.types.is_dictionary(t):
         return str(t).upper()
     try:
-        iceberg = arrow_to_iceberg_type(t)
+        iceberg = arrow.arrow_to_iceberg_type(t)
     except (NotSupportedError, ValueError):
         return str(t).upper()
     return spark_primitive_name(iceberg).upper()

@@ -6,8 +6,9 @@ branch/tag suffix, time travel -- to a snapshot and replaced by a view), push fi
 scan, the Iceberg filter that prunes its files), plan (each scan narrowed to the columns the
 query uses, and planned) and run: the files DuckDB reads itself go into the translated query
 tree as a subquery in place of the view, the rest reach DuckDB as a registered Arrow stream,
-and DuckDB executes the rest of the query. Any other statement goes to its handler in
-``icesql.statements``, which sees the engine only as an ``icesql.session.Session``.
+and DuckDB executes the rest of the query (a query of no table whose columns DuckDB fetches
+as tuples itself skips Arrow: ``icesql.engine_rows``). Any other statement goes to its
+handler in ``icesql.statements``, which sees the engine only as an ``icesql.session.Session``.
 """
 
 from __future__ import annotations
@@ -21,11 +22,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
-import pyarrow as pa
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
-from icesql import engine_cache
+from icesql import engine_cache, engine_rows
 from icesql._lazy import lazy_module
 from icesql.engine_choice import EngineChoice
 from icesql.errors import (
@@ -49,9 +49,8 @@ from icesql.sql.dialect import (
 )
 from icesql.sql.hidden_columns import hide_metadata_columns
 from icesql.sql.output_names import name_select_items
-from icesql.sql.predicates import pushed_filters
 from icesql.sql.python_sources import PythonScope, PythonSource, is_table_like, scannable
-from icesql.sql.spark.functions import register_functions
+from icesql.sql.spark.functions import DECIMAL_DIVIDE, register_functions
 from icesql.sql.tables import (
     TableReference,
     drop_table_prefixes,
@@ -71,6 +70,8 @@ from icesql.sql.translate import (
 from icesql.statements import statement_handler
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from icesql.catalog.base import Catalog
     from icesql.catalog.table import Table
     from icesql.expressions import tree
@@ -79,13 +80,16 @@ if TYPE_CHECKING:
     from icesql.scan.planner import ManifestCache
     from icesql.scan.table_scan import TableScan
     from icesql.scan.time_travel import ReadVersion
+    from icesql.sql import predicates
 else:  # the read path loads with the first table a statement names (icesql._lazy)
+    pa = lazy_module("pyarrow")  # and Arrow with the first result read as a stream
     explain = lazy_module("icesql.scan.explain")
     metadata_tables = lazy_module("icesql.scan.metadata_tables")
     planner = lazy_module("icesql.scan.planner")
     table_scan = lazy_module("icesql.scan.table_scan")
     time_travel = lazy_module("icesql.scan.time_travel")
     tree = lazy_module("icesql.expressions.tree")
+    predicates = lazy_module("icesql.sql.predicates")
 
 # How far DuckDB's pipelines run ahead of the rows fetched (a per-connection setting, 10 MiB by
 # default in DuckDB 2.0: about 20 files of 20,000 rows read before the first row). 1 MiB keeps
@@ -177,7 +181,7 @@ class Engine(EngineChoice):
         # every statement is run as DuckDB SQL: sqlglot's DuckDB dialect (15 ms, it builds
         # its parser) loads with the connection, as DuckDB does, not with the first statement
         Dialect.get_or_raise("duckdb")
-        register_functions(self.duck)
+        self._functions = False  # icesql's Python functions registered (_with_functions)
         self.duck.execute("SET GLOBAL TimeZone = 'UTC'")
         self._memory = MemoryFit()  # DuckDB spills before RLIMIT_AS is reached
         self._memory.apply(self.duck)
@@ -189,6 +193,14 @@ class Engine(EngineChoice):
         # the cursors statements run on, for interrupt(): DuckDB interrupts one connection only
         self._cursors: weakref.WeakSet[duckdb.DuckDBPyConnection] = weakref.WeakSet()
         self._kept = engine_cache.KeptQueries()  # planned queries by text (icesql.engine_cache)
+
+    def _with_functions(self, sql: str) -> None:
+        """Register icesql's Python functions (``icesql.sql.spark.functions``) before the first
+        SQL that calls one: DuckDB's Arrow functions load pyarrow and numpy, which a
+        connection whose statements call none never needs."""
+        if not self._functions and DECIMAL_DIVIDE in sql.lower():
+            register_functions(self.duck)
+            self._functions = True
 
     @functools.cached_property
     def manifest_cache(self) -> ManifestCache:
@@ -254,7 +266,7 @@ class Engine(EngineChoice):
             self._python = outer
         if not progress.active:
             return result
-        if result.reader is None:
+        if not result.has_rows:
             progress.finish()
         else:  # a query's work goes on while its rows are read
             result.reader = progress.watch(result.reader, statement)
@@ -270,7 +282,7 @@ class Engine(EngineChoice):
         if key is not None:
             plan = self._kept_plan(key)
             if plan is not None:
-                return self._run_query(plan, params)
+                return self._run_query(plan, params, tuples=True)
         try:
             statements = parse(sql)
         except ProgrammingError:
@@ -287,7 +299,7 @@ class Engine(EngineChoice):
         statement = statements[0]
         if key is not None and isinstance(statement, QUERY_TYPES):
             check_parameters(statement, params)
-            return self._run_query(self._plan_query(statement, params, key), params)
+            return self._run_query(self._plan_query(statement, params, key), params, tuples=True)
         return self.execute_chosen(statement, sql, params)
 
     def _kept_plan(self, key: engine_cache.Key) -> _QueryPlan | None:
@@ -366,10 +378,19 @@ class Engine(EngineChoice):
             return None
         return rows if all(_plain_arrow(f.type) for f in rows.schema) else None
 
-    def _run_query(self, plan: _QueryPlan, params: Sequence[object]) -> Result:
-        """Run a planned query (see ``query``)."""
-        cursor, reader = self._run(plan, params, lambda r: r.to_arrow_reader(BATCH_ROWS))
-        reader = self._wrapping_stream(reader, cursor, plan, params)
+    def _run_query(self, plan: _QueryPlan, params: Sequence[object], tuples: bool = False) -> Result:
+        """Run a planned query (see ``query``); with ``tuples`` (a statement run for its
+        caller, not for a handler), one that reads no table or Python object and has plain
+        column types is fetched by DuckDB itself (``icesql.engine_rows``: no Arrow)."""
+        tuples = tuples and not (
+            plan.scans or plan.metadata_views or plan.python_views or self.progress.active
+        )
+        cursor, taken = self._run(
+            plan, params, lambda r: r.to_arrow_reader(BATCH_ROWS), tuples=tuples
+        )
+        if isinstance(taken, engine_rows.DuckRows):
+            return Result(duck_rows=taken, duck_cursor=cursor)
+        reader = self._wrapping_stream(taken, cursor, plan, params)
         scans = list(plan.scans.values())
         target = plan.scans.get(plan.target_view) if plan.target_view is not None else None
         result = Result(reader=reader, scans=scans, duck_cursor=cursor, target=target)
@@ -533,10 +554,12 @@ class Engine(EngineChoice):
         params: Sequence[object],
         take: Callable[[duckdb.DuckDBPyRelation], _T],
         explain: bool = False,
-    ) -> tuple[duckdb.DuckDBPyConnection, _T]:
+        tuples: bool = False,
+    ) -> tuple[duckdb.DuckDBPyConnection, _T | engine_rows.DuckRows]:
         """Hand the planned query to DuckDB on a cursor of its own, the scans registered,
-        and ``take`` what the caller needs of the relation (DuckDB's errors translated).
-        On failure the scans are released and the cursor closed."""
+        and ``take`` what the caller needs of the relation (DuckDB's errors translated);
+        with ``tuples``, rows of plain types are executed on the cursor for DuckDB to fetch
+        (``_duck_rows``). On failure the scans are released and the cursor closed."""
         self._memory.apply(self.duck)
         cursor = self.duck.cursor()
         self._cursors.add(cursor)
@@ -563,6 +586,7 @@ class Engine(EngineChoice):
                             self.progress.duck_read(cursor, *_native_size(scan))
                 plan.duck_sources = sources
                 sql, values = _translated(plan, params, sources)
+                self._with_functions(sql)
                 if explain:
                     sql = "EXPLAIN " + sql
                 try:
@@ -570,6 +594,10 @@ class Engine(EngineChoice):
                     if not explain:  # bound: the keep-masks built while it bound are handed
                         for scan in plan.scans.values():  # over whole (``KeepMask.settle``)
                             scan.settle()
+                    if tuples:
+                        rows = self._duck_rows(cursor, relation, sql, values, plan, params)
+                        if rows is not None:
+                            return cursor, rows
                     return cursor, take(relation)
                 except duckdb.Error as e:
                     if explain or not integer_overflow(e):
@@ -581,17 +609,55 @@ class Engine(EngineChoice):
             cursor.close()
             raise
 
-    def _wrapping_relation(
-        self, cursor: duckdb.DuckDBPyConnection, plan: _QueryPlan, params: Sequence[object]
-    ) -> duckdb.DuckDBPyRelation:
-        """The planned query again, with Spark's wrapping integer arithmetic: DuckDB refused
-        an overflow. Only this rerun types the integer operators (``icesql.sql.spark.overflow``),
-        so queries that do not overflow pay nothing; the scans read the same snapshot again."""
+    def _duck_rows(
+        self,
+        cursor: duckdb.DuckDBPyConnection,
+        relation: duckdb.DuckDBPyRelation,
+        sql: str,
+        values: list[object],
+        plan: _QueryPlan,
+        params: Sequence[object],
+    ) -> engine_rows.DuckRows | None:
+        """The query executed on ``cursor`` for DuckDB to fetch as tuples, when every column
+        of ``relation`` is of a plain type (``icesql.engine_rows``); else None."""
+        description = engine_rows.plain_description(relation.description)
+        if description is None:
+            return None
+
+        def rerun() -> None:
+            cursor.execute(*self._wrapping_sql(plan, params))
+
+        try:
+            cursor.execute(sql, values)
+        except duckdb.Error as e:
+            if not integer_overflow(e):
+                raise
+            rerun()
+            if engine_rows.plain_description(cursor.description) != description:
+                raise
+        return engine_rows.DuckRows(
+            cursor, description, rerun,
+            lambda reader: self._wrapping_stream(reader, cursor, plan, params), BATCH_ROWS,
+        )
+
+    def _wrapping_sql(self, plan: _QueryPlan, params: Sequence[object]) -> tuple[str, list[object]]:
+        """The DuckDB SQL of the planned query with Spark's wrapping integer arithmetic:
+        DuckDB refused an overflow. Only this rerun types the integer operators
+        (``icesql.sql.spark.overflow``), so queries that do not overflow pay nothing."""
         statement = plan.statement.copy()  # a kept query's statement stays as it was planned
         with wrapping_integers():
             bind_query(statement, plan.sources)  # records the operands' types on the nodes
             mark_int_parameters(statement, params)
             sql, values = to_duckdb_sql(statement, params, plan.duck_sources)
+        self._with_functions(sql)
+        return sql, list(values)
+
+    def _wrapping_relation(
+        self, cursor: duckdb.DuckDBPyConnection, plan: _QueryPlan, params: Sequence[object]
+    ) -> duckdb.DuckDBPyRelation:
+        """The planned query again, with wrapping integer arithmetic (``_wrapping_sql``);
+        the scans read the same snapshot again."""
+        sql, values = self._wrapping_sql(plan, params)
         return cursor.sql(sql, params=values) if values else cursor.sql(sql)
 
     def _wrapping_stream(
@@ -661,6 +727,7 @@ class Engine(EngineChoice):
         sql, values = to_duckdb_sql(
             exp.select(exp.func("epoch_ms", exp.cast(node.copy(), "TIMESTAMPTZ"))), params
         )
+        self._with_functions(sql)
         cursor = self.duck.cursor()
         self._cursors.add(cursor)
         try:
@@ -688,7 +755,15 @@ def _push_filters(binding: _Binding, params: Sequence[object]) -> dict[str, Bool
     """Per scan view, the Iceberg filter that prunes its files (the SQL keeps its WHERE/ON:
     DuckDB evaluates all of it)."""
     assert binding.query is not None
+    if not binding.query.tables:  # a query of no table: Iceberg predicates stay unloaded
+        return {}
     return pushed_filters(binding.query, params)
+
+
+def pushed_filters(bound: BoundQuery, params: Sequence[object]) -> dict[str, BooleanExpression]:
+    """``icesql.sql.predicates.pushed_filters``, loaded with the first query that scans (tests
+    replace this name to plan without pruning)."""
+    return predicates.pushed_filters(bound, params)
 
 
 def _register_scan(
@@ -754,10 +829,6 @@ def _native_size(scan: TableScan) -> tuple[int, int]:
     return len(native), sum(t.data_file.file_size_in_bytes for t in native)
 
 
-_PLAIN_ARROW = (pa.types.is_boolean, pa.types.is_integer, pa.types.is_floating, pa.types.is_date32,
-                pa.types.is_decimal128)
-
-
 def _plain_arrow(t: pa.DataType) -> bool:
     """A column type whose values DuckDB hands back as it scanned them (strings, binaries,
     dates, microsecond timestamps naive or UTC, numbers, decimals up to 38 digits); large
@@ -767,7 +838,10 @@ def _plain_arrow(t: pa.DataType) -> bool:
         return True
     if pa.types.is_timestamp(t):
         return t.unit == "us" and t.tz in (None, "UTC")
-    return not pa.types.is_float16(t) and any(check(t) for check in _PLAIN_ARROW)
+    types = pa.types
+    plain = (types.is_boolean, types.is_integer, types.is_floating, types.is_date32,
+             types.is_decimal128)
+    return not types.is_float16(t) and any(check(t) for check in plain)
 
 
 def _plan_text(relation: duckdb.DuckDBPyRelation) -> str:

@@ -12,9 +12,9 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-import pyarrow as pa
 from sqlglot import exp
 
+from icesql._lazy import lazy_module
 from icesql.errors import Error, NoSuchNamespaceError, NoSuchTableError, ProgrammingError
 from icesql.session import Result, Settings
 from icesql.session.settings import AUTO_THRESHOLD
@@ -23,10 +23,14 @@ from icesql.sql.dialect import QUERY_TYPES, check_parameters, explained_query
 from icesql.sql.tables import resolve_reference, table_nodes
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from icesql.catalog.base import Catalog
     from icesql.catalog.table import Table
     from icesql.engine import _QueryPlan
     from icesql.scan.table_scan import TableScan
+else:  # pyarrow loads on first use (icesql._lazy)
+    pa = lazy_module("pyarrow")
 
 __all__ = ["EngineChoice"]
 

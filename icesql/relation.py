@@ -23,9 +23,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
 from sqlglot import exp
 
+from icesql._lazy import lazy_module
 from icesql.cli.formatting import cell_text, is_numeric
 from icesql.dbapi_frames import to_pandas, to_polars
 from icesql.errors import Error
@@ -34,7 +34,11 @@ from icesql.sql.dialect import DIALECT, parse
 from icesql.sql.python_sources import PythonScope
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from icesql.dbapi import Connection, Cursor
+else:  # pyarrow loads on first use (icesql._lazy)
+    pa = lazy_module("pyarrow")
 
 __all__ = ["DISPLAY_ROWS", "Relation", "sql"]
 

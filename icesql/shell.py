@@ -104,7 +104,8 @@ def _connect(args: argparse.Namespace) -> Connection:
     # imported here: the prompt appears while the engine loads (icesql.cli.app)
     from icesql.dbapi import connect
 
-    return connect(**_connect_arguments(args))
+    # a script's statements may read no table: Arrow loads with the first that does
+    return connect(**_connect_arguments(args), preload=not (args.command or args.file))
 
 
 def _parser() -> argparse.ArgumentParser:

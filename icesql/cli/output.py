@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from collections.abc import Callable
 from typing import TextIO
 
@@ -76,6 +75,8 @@ class Output:
 
 def page(text: str, pager: str) -> bool:
     """Show ``text`` through the pager command; False when it cannot be started."""
+    import subprocess  # here: a ``-c`` run that pages nothing never loads it
+
     env = dict(os.environ)
     env.setdefault("LESS", "-SRXF")  # wide rows scroll sideways; short output just prints
     try:

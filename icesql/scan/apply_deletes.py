@@ -11,7 +11,7 @@ are read from the data file as extra columns and dropped after the deletes are a
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -21,8 +21,6 @@ import pyarrow as pa
 
 from icesql._lazy import lazy_module
 from icesql.errors import DataError, NotSupportedError
-from icesql.scan.delete_loaders import DeleteLoader
-from icesql.scan.equality_keys import KeyMatcher
 from icesql.scan.reader import ROW_COUNT_COLUMN, ReadContext, read_data_file
 from icesql.spec.arrays import bool_array, bools
 from icesql.spec.content_file import EQUALITY_DELETES, DataFile
@@ -31,8 +29,13 @@ from icesql.spec.types import NestedField
 
 if TYPE_CHECKING:
     import pyarrow.compute as pc
+
+    from icesql.scan import equality_keys
+    from icesql.scan.delete_loaders import DeleteLoader
+    from icesql.scan.equality_keys import KeyMatcher
 else:  # Arrow kernels load with the first batch that needs one, not with the module
     pc = lazy_module("pyarrow.compute")
+    equality_keys = lazy_module("icesql.scan.equality_keys")  # with the first equality delete
 
 __all__ = [
     "PREFETCH_FILES",
@@ -84,7 +87,7 @@ class EqualityDeletes:
         if len(fields) == 1:
             values = pc.unique(table.column(0).combine_chunks())
             return EqualityDeletes(tuple(fields), values, None)
-        return EqualityDeletes(tuple(fields), None, KeyMatcher(table))
+        return EqualityDeletes(tuple(fields), None, equality_keys.KeyMatcher(table))
 
     def deleted(self, columns: Sequence[pa.Array]) -> np.ndarray:
         """Per row of ``columns`` (the delete columns of a batch): is it deleted?"""
@@ -98,16 +101,27 @@ class EqualityDeletes:
 
 
 class DeleteApplier:
-    """The deletes of one scan: reads each delete file once (through ``loader``) and
-    applies them to each data file's batches. ``schemas`` are searched in order for the
-    type of an equality delete column: the read version's schema first, then older ones."""
+    """The deletes of one scan: reads each delete file once (through the ``loader`` it makes
+    with ``make_loader`` when the first one is read: a scan of files without deletes never
+    loads the delete readers) and applies them to each data file's batches. ``schemas`` are
+    searched in order for the type of an equality delete column: the read version's schema
+    first, then older ones."""
 
-    def __init__(self, loader: DeleteLoader, schemas: Sequence[Schema]):
-        self.loader = loader
+    def __init__(self, make_loader: Callable[[], DeleteLoader], schemas: Sequence[Schema]):
+        self._make_loader = make_loader
+        self._loader: DeleteLoader | None = None
+        self._loader_lock = threading.Lock()
         self.schemas = tuple(schemas)
         self._lock = threading.Lock()
         self._pending: dict[str, Future[tuple[np.ndarray, list[EqualityDeletes]]]] = {}
         self._equality: dict[tuple[tuple[int, ...], tuple[str, ...]], EqualityDeletes] = {}
+
+    @property
+    def loader(self) -> DeleteLoader:
+        with self._loader_lock:
+            if self._loader is None:
+                self._loader = self._make_loader()
+            return self._loader
 
     def read(
         self,

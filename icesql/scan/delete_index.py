@@ -30,16 +30,19 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from icesql._lazy import lazy_module
 from icesql.errors import DataError
 from icesql.metadata.manifest import ManifestEntry
-from icesql.scan.equality_metrics import may_delete_from
 from icesql.spec.content_file import EQUALITY_DELETES, POSITION_DELETES, DataFile
 from icesql.spec.reserved import FILE_PATH_FIELD_ID
 from icesql.spec.types import IcebergType
 
 if TYPE_CHECKING:
     from icesql.metadata.table_metadata import TableMetadata
+    from icesql.scan import equality_metrics
     from icesql.scan.planner import FileScanTask
+else:  # loaded with the first equality delete file a plan meets
+    equality_metrics = lazy_module("icesql.scan.equality_metrics")
 
 __all__ = ["DeleteFileIndex", "attach_deletes", "is_deletion_vector", "referenced_data_file"]
 
@@ -208,7 +211,7 @@ def attach_deletes(
         )
         files = tuple(
             f for f in files
-            if f.content != EQUALITY_DELETES or may_delete_from(f, task.data_file, types)
+            if f.content != EQUALITY_DELETES or equality_metrics.may_delete_from(f, task.data_file, types)
         )
         used.update((f.file_path, f.content_offset) for f in files)
         out.append(replace(task, delete_files=files) if files else task)

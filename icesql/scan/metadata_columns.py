@@ -31,7 +31,7 @@ from icesql.metadata.table_metadata import TableMetadata
 from icesql.spec.arrays import bool_array, int_array, repeat_int, repeat_string
 from icesql.spec.arrow import to_arrow_scalar, type_to_arrow
 from icesql.spec.content_file import DataFile
-from icesql.spec.reserved import LAST_UPDATED_FIELD, ROW_ID_FIELD
+from icesql.spec.reserved import LAST_UPDATED_FIELD, METADATA_COLUMN_NAMES, ROW_ID_FIELD
 from icesql.spec.schema import Schema
 from icesql.spec.types import NestedField, StructType
 
@@ -45,7 +45,6 @@ __all__ = ["METADATA_COLUMN_NAMES", "MetadataColumns"]
 FILE, POS, SPEC_ID, PARTITION, DELETED = "_file", "_pos", "_spec_id", "_partition", "_deleted"
 ROW_ID, LAST_UPDATED = "_row_id", "_last_updated_sequence_number"
 SUPPORTED = (FILE, POS, SPEC_ID, PARTITION, DELETED, ROW_ID, LAST_UPDATED)
-METADATA_COLUMN_NAMES = frozenset(SUPPORTED)
 _FIXED_TYPES = {
     FILE: pa.string(),
     POS: pa.int64(),

@@ -35,6 +35,7 @@ from icesql.scan.apply_deletes import background_pool
 from icesql.scan.delete_loaders import DeleteLoader
 from icesql.scan.parquet_footer import footer_row_groups
 from icesql.scan.planner import FileScanTask
+from icesql.scan.sql_text import quoted
 from icesql.spec.arrays import bool_array
 
 if TYPE_CHECKING:
@@ -180,14 +181,6 @@ def _row_groups(local: str, count: int) -> list[int]:
     except (OSError, ValueError, pa.ArrowException):
         return [count]
     return sizes if sum(sizes) == count else [count]
-
-
-def sql_string(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
-def quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def positional(read_parquet: str, mask: str, extra: str = "") -> str:

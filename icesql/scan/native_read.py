@@ -38,15 +38,14 @@ import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
+from icesql._lazy import lazy_module
 from icesql.errors import CorruptFileError, Error, OperationalError
 from icesql.io import FileIO, local_path
 from icesql.scan.apply_deletes import DeleteApplier, extra_delete_column
-from icesql.scan.equality_metrics import few_values, may_meet
-from icesql.scan.native_deletes import KeepMask, anti_join, positional, sql_string, start_masks
 from icesql.scan.parquet_footer import (
     footer_decodes,
     footer_row_count,
@@ -54,6 +53,7 @@ from icesql.scan.parquet_footer import (
     pages_decode,
 )
 from icesql.scan.planner import FileScanTask
+from icesql.scan.sql_text import sql_string
 from icesql.spec.content_file import EQUALITY_DELETES, DataFile
 from icesql.spec.dispatch import PerPrimitiveType
 from icesql.spec.schema import Schema
@@ -85,6 +85,13 @@ from icesql.spec.types import (
     VariantType,
 )
 from icesql.spec.values import to_json_value
+
+if TYPE_CHECKING:
+    from icesql.scan import equality_metrics, native_deletes
+    from icesql.scan.native_deletes import KeepMask
+else:  # the delete machinery loads with the first scan whose files have deletes
+    equality_metrics = lazy_module("icesql.scan.equality_metrics")
+    native_deletes = lazy_module("icesql.scan.native_deletes")
 
 __all__ = ["NativeRead", "duckdb_type", "split_native"]
 
@@ -282,7 +289,8 @@ class _EqualityColumns:
         most that many delete rows more than were all hashed. At least one column stays
         hashed."""
         files = [self.entries[p] for p in paths]
-        few = [few_values(files, f.field_id, f.type, EQ_CHECKED_VALUES) for f in self.fields[ids]]
+        few = [equality_metrics.few_values(files, f.field_id, f.type, EQ_CHECKED_VALUES)
+               for f in self.fields[ids]]
         return [False] * len(few) if all(few) else few
 
     def key_column(self, f: NestedField) -> str:
@@ -399,7 +407,7 @@ def split_native(
             for ids, paths, needed in specs
         ]
         inner = " UNION ALL ".join(f"({r})" for b, r in reads if b.equality and b.join == join)
-        plain.append(anti_join(inner, names, joins, PART_COLUMN))
+        plain.append(native_deletes.anti_join(inner, names, joins, PART_COLUMN))
     relations = tuple((name, mask) for _, name, mask in scans)
     files = [f for b in buckets.values() for f in b.files]
     with_deletes = sum(1 for t, _, _ in files if t.delete_files)
@@ -439,7 +447,7 @@ def _reads(
             dict(bucket.key), positions,
         )
         extra = _metadata(meta, mask.files, "p.") + _tag(bucket, mask.files, "p.", tagged)
-        out.append((bucket, positional(read, name, extra)))
+        out.append((bucket, native_deletes.positional(read, name, extra)))
     return out
 
 
@@ -514,7 +522,9 @@ def _tag_needed(
     if len(paths) * len(files) > MAX_TAG_CHECK:
         return True
     types = {f.field_id: f.type for f in equality.fields[ids]}
-    meet = may_meet([equality.entries[p] for p in paths], [t.data_file for t, _, _ in files], types)
+    meet = equality_metrics.may_meet(
+        [equality.entries[p] for p in paths], [t.data_file for t, _, _ in files], types
+    )
     index = {p: i for i, p in enumerate(paths)}
     applies = np.zeros_like(meet)
     for j, (_, _, tag) in enumerate(files):
@@ -555,9 +565,10 @@ def _positional_scans(
         rows = sum(t.data_file.record_count for t, _, _ in bucket.files)
         count = max(1, min(len(bucket.files), round(wanted * rows / max(total, 1))))
         for run in _balanced(bucket.files, count, lambda f: f[0].data_file.record_count):
-            mask = KeepMask(deletes.loader, run, on_error)  # type: ignore[union-attr]
+            mask = native_deletes.KeepMask(deletes.loader, run, on_error)  # type: ignore[union-attr]
             scans.append((bucket, f"{prefix}_mask{len(scans)}", mask))
-    start_masks([mask for _, _, mask in scans])
+    if scans:
+        native_deletes.start_masks([mask for _, _, mask in scans])
     return scans
 
 

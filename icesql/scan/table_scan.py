@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from icesql._lazy import lazy_module
 from icesql.catalog.table import Table
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
 from icesql.scan.apply_deletes import PREFETCH_FILES, DeleteApplier
-from icesql.scan.delete_loaders import DeleteLoader
-from icesql.scan.metadata_columns import MetadataColumns
 from icesql.scan.native_read import NativeRead, split_native
 from icesql.scan.planner import FileScanTask, ManifestCache, ScanPlan, plan_scan
 from icesql.scan.reader import ROW_COUNT_COLUMN, ReadContext
@@ -25,6 +25,13 @@ from icesql.session.progress import ProgressTracker
 from icesql.spec.name_mapping import NameMapping
 from icesql.spec.schema import Schema
 from icesql.spec.types import NestedField
+
+if TYPE_CHECKING:
+    from icesql.scan import delete_loaders
+    from icesql.scan import metadata_columns as metadata_columns_
+else:  # loaded with the first scan that has deletes / names a metadata column
+    delete_loaders = lazy_module("icesql.scan.delete_loaders")
+    metadata_columns_ = lazy_module("icesql.scan.metadata_columns")
 
 NAME_MAPPING_PROPERTY = "schema.name-mapping.default"
 
@@ -67,14 +74,15 @@ class TableScan:
         data_names = {f.name.lower() for f in schema.fields}  # a data column hides its twin
         hidden = [c for c in metadata_columns if c.lower() not in data_names]
         self.metadata_columns = (
-            MetadataColumns.for_scan(table.metadata, schema, hidden) if hidden else None
+            metadata_columns_.MetadataColumns.for_scan(table.metadata, schema, hidden)
+            if hidden else None
         )
         mapping_json = table.metadata.properties.get(NAME_MAPPING_PROPERTY)
         name_mapping = NameMapping.from_json(mapping_json) if mapping_json else None
         self._ctx = ReadContext(self.read_schema, table.io, name_mapping)
         # one per scan: each delete file is read once and shared by the data files it hits
         self._deletes = DeleteApplier(
-            DeleteLoader(table.io, name_mapping),
+            lambda: delete_loaders.DeleteLoader(table.io, name_mapping),
             [schema, *reversed(table.metadata.schemas)],
         )
 

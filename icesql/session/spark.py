@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
-import pyarrow as pa
-
+from icesql._lazy import lazy_module
 from icesql.catalog.loader import catalog_type
 from icesql.errors import (
     CommitConflictError,
@@ -35,6 +34,11 @@ from icesql.errors import (
 )
 from icesql.session.result import Result
 from icesql.session.settings import Settings
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:  # pyarrow loads on first use (icesql._lazy)
+    pa = lazy_module("pyarrow")
 
 __all__ = ["INSTALL_HINT", "SparkBackend", "jdbc_url", "require_pyspark", "spark_catalog_conf"]
 

@@ -19,6 +19,7 @@ from icesql.spec.types import LongType, NestedField, StringType
 __all__ = [
     "FILE_PATH_FIELD_ID",
     "LAST_UPDATED_FIELD",
+    "METADATA_COLUMN_NAMES",
     "POSITION_DELETE_SCHEMA",
     "POS_FIELD_ID",
     "POSITION_DELETE_ROW_FIELD_ID",
@@ -40,3 +41,9 @@ POSITION_DELETE_SCHEMA = Schema(
 ROW_ID_FIELD = NestedField(2147483540, "_row_id", LongType())
 LAST_UPDATED_FIELD = NestedField(2147483539, "_last_updated_sequence_number", LongType())
 ROW_LINEAGE_FIELDS = (ROW_ID_FIELD, LAST_UPDATED_FIELD)
+
+# the metadata columns a query may name, as Spark exposes them (icesql.scan.metadata_columns
+# builds them); kept here so that binding SQL checks a name without loading the scan path
+METADATA_COLUMN_NAMES = frozenset(
+    ("_file", "_pos", "_spec_id", "_partition", "_deleted", ROW_ID_FIELD.name, LAST_UPDATED_FIELD.name)
+)

@@ -32,7 +32,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from sqlglot import exp
 from sqlglot.optimizer.annotate_types import annotate_types
@@ -40,16 +40,22 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, traverse_scope
 from sqlglot.schema import ensure_schema
 
+from icesql._lazy import lazy_module
 from icesql.spec.schema import Schema
 from icesql.spec.types import IcebergType, TimestampNanoType, TimestamptzNanoType
 from icesql.sql.columns import used_columns
 from icesql.sql.dialect import DIALECT
 from icesql.sql.hidden_columns import SPARK_TYPES, referenced_metadata_columns
 from icesql.sql.output_names import AUTO_NAME_KEY, DATE_ARITHMETIC_KEY, rename_typed_items
-from icesql.sql.predicates import Pushable, pushable_conditions
 from icesql.sql.semantics import record_operand_types, typed_nodes
 from icesql.sql.spark.base import INTEGRAL, TYPES_KEY
 from icesql.sql.spark_type_names import spark_type
+
+if TYPE_CHECKING:
+    from icesql.sql import predicates
+    from icesql.sql.predicates import Pushable
+else:  # Iceberg predicates load with the first query that scans a table or Python object
+    predicates = lazy_module("icesql.sql.predicates")
 
 __all__ = ["BoundQuery", "BoundTable", "TableSource", "bind_query", "query_type_name"]
 
@@ -136,7 +142,7 @@ def bind_query(statement: exp.Expr, sources: Mapping[str, TableSource]) -> Bound
     if arithmetic and resolved:
         _name_date_arithmetic(scopes, columns, arithmetic)  # type: ignore[arg-type]
     used = _read(used_columns, scopes, columns) if resolved else None
-    pushable = _read(pushable_conditions, scopes, views) if resolved else None
+    pushable = _read(predicates.pushable_conditions, scopes, views) if resolved and views else None
     if tree is not None and nodes:
         try:
             annotate_types(tree, schema=schema, dialect=DIALECT)

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from sqlglot import exp
 
-from icesql.scan.metadata_columns import METADATA_COLUMN_NAMES
+from icesql.spec.reserved import METADATA_COLUMN_NAMES
 
 __all__ = ["hide_metadata_columns", "referenced_metadata_columns"]
 

@@ -26,15 +26,21 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-
+from icesql._lazy import lazy_module
 from icesql.errors import ProgrammingError
-from icesql.spec.arrow import arrow_field_type
 from icesql.spec.schema import Schema
 from icesql.spec.types import NestedField, UnknownType
 from icesql.sql.bound_query import TableSource, query_type_name
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from icesql.spec import arrow
+else:  # pyarrow loads on first use (icesql._lazy)
+    pa = lazy_module("pyarrow")
+    arrow = lazy_module("icesql.spec.arrow")
 
 __all__ = ["PythonScope", "PythonSource", "is_table_like", "scannable"]
 
@@ -60,7 +66,7 @@ class PythonSource:
         fields, types = [], {}
         for i, f in enumerate(schema, start=1):
             try:
-                t = arrow_field_type(f, counter)
+                t = arrow.arrow_field_type(f, counter)
             except Exception:  # noqa: BLE001 - e.g. uint64: only its type stays unknown
                 fields.append(NestedField(i, f.name, UnknownType(), False))
                 continue

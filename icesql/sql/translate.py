@@ -7,12 +7,12 @@ bound by DuckDB, never pasted into the text.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import duckdb
-import pyarrow as pa
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, UnsupportedError
 
@@ -117,6 +117,15 @@ def clean_duckdb_message(message: str) -> str:
     return _SCAN_NAME.sub("", message).strip()
 
 
+def _stream_errors() -> tuple[type[BaseException], ...]:
+    """DuckDB's errors, and pyarrow's once it is loaded: a statement whose rows DuckDB
+    fetched itself (``icesql.engine_rows``) loads no pyarrow to translate its errors."""
+    arrow = sys.modules.get("pyarrow")
+    if arrow is None:
+        return (duckdb.Error, OSError)
+    return (duckdb.Error, arrow.ArrowException, OSError)
+
+
 @contextmanager
 def duckdb_errors(scans: Sequence[TableScan]) -> Iterator[None]:
     """Translate DuckDB exceptions; an error raised inside one of our scans wins as-is.
@@ -126,7 +135,7 @@ def duckdb_errors(scans: Sequence[TableScan]) -> Iterator[None]:
     """
     try:
         yield
-    except (duckdb.Error, pa.ArrowException, OSError) as e:
+    except _stream_errors() as e:
         for scan in scans:
             if scan.error is not None:
                 raise scan.error from None

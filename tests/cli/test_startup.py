@@ -56,7 +56,8 @@ def test_the_prompt_needs_no_engine_library() -> None:
 
 def test_a_command_line_query_loads_no_writer_file_system_or_prompt(tmp_path) -> None:
     """``icesql W -c "SELECT 1"``: the engine and its parser, nothing a query of no table
-    does not need (the write path, fsspec and asyncio, fastavro, the prompt)."""
+    does not need (the write path, fsspec and asyncio, fastavro, the prompt, and Arrow:
+    DuckDB fetches the rows as tuples itself, ``icesql.engine_rows``)."""
     code = (
         "import sys, runpy\n"
         f"sys.argv = ['icesql', {str(tmp_path)!r}, '-c', 'SELECT 1 AS one']\n"
@@ -65,7 +66,8 @@ def test_a_command_line_query_loads_no_writer_file_system_or_prompt(tmp_path) ->
         "except SystemExit as e:\n"
         "    assert not e.code, e.code\n"
         "light = ('fastavro', 'fsspec', 'asyncio', 'prompt_toolkit', 'pygments', 'pandas',\n"
-        "         'polars', 'icesql.write', 'icesql.statements.insert')\n"
+        "         'polars', 'icesql.write', 'icesql.statements.insert', 'pyarrow', 'numpy',\n"
+        "         'icesql.spec.arrow', 'icesql.scan.metadata_columns')\n"
         "print(sorted(m for m in light if m in sys.modules), 'duckdb' in sys.modules)\n"
     )
     lines = run_python(code)
@@ -177,3 +179,103 @@ def test_local_writes_load_no_pandas_or_file_system(tmp_path) -> None:
     )
     lines = run_python(code)
     assert lines == ["[(2, 10.5)] [(2,)]", "False False"], lines
+
+
+# Loaded only when a statement's rows go through Arrow: DuckDB fetches the rows of a query of
+# no table itself (icesql.engine_rows), and the decimal-division function DuckDB calls
+# through Arrow is registered before the first SQL that calls it.
+ARROW = ("pyarrow", "numpy", "icesql.spec.arrow")
+
+
+def _dbapi_loads(warehouse: str, statements: list[str], preload: bool = False) -> list[str]:
+    """What ``statements`` fetch on a fresh ``icesql.connect`` (the first column's name and
+    type code, the rows), then which of ``ARROW`` the process loaded."""
+    code = (
+        "import sys, icesql\n"
+        f"con = icesql.connect({warehouse!r}, preload={preload!r})\n"
+        f"for statement in {statements!r}:\n"
+        "    cur = con.execute(statement)\n"
+        "    print(cur.description[0][:2], cur.fetchall())\n"
+        f"print(sorted(m for m in {ARROW!r} if m in sys.modules))\n"
+    )
+    return run_python(code)
+
+
+def test_import_icesql_loads_no_engine_library() -> None:
+    code = f"import sys, icesql\nprint(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    assert run_python(code) == ["[]"]
+
+
+def test_a_query_of_no_table_fetches_without_arrow(tmp_path) -> None:
+    """DB-API queries of no table, of the types DuckDB fetches as tuples, on a connection
+    opened with ``preload=False``: no pyarrow or numpy but for the one function DuckDB
+    calls through Arrow (wide decimal division)."""
+    lines = _dbapi_loads(str(tmp_path), [
+        "SELECT 1 AS one",
+        "SELECT CAST(1.5 AS DECIMAL(10, 2)) AS d, 'x' AS s, DATE '2020-01-01'",
+        "SELECT 2147483647 + id AS wrapped FROM range(1) t(id)",
+    ])
+    assert lines == [
+        "('one', 'INT') [(1,)]",
+        "('d', 'DECIMAL(10,2)') [(Decimal('1.50'), 'x', datetime.date(2020, 1, 1))]",
+        "('wrapped', 'BIGINT') [(2147483647,)]",
+        "[]",
+    ], lines
+    division = _dbapi_loads(
+        str(tmp_path), ["SELECT CAST(1 AS DECIMAL(38, 18)) / CAST(3 AS DECIMAL(38, 18)) AS q"]
+    )
+    assert division == ["('q', 'DECIMAL(38,6)') [(Decimal('0.333333'),)]",
+                        "['numpy', 'pyarrow']"], division
+
+
+def test_arrow_rows_and_connect_load_arrow(tmp_path) -> None:
+    """The check above names real modules: a nested result goes through Arrow, and
+    ``connect()`` loads pyarrow itself unless told not to."""
+    nested = _dbapi_loads(str(tmp_path), ["SELECT array(1, 2) AS a"])
+    assert nested == ["('a', 'ARRAY<INT>') [([1, 2],)]", "['numpy', 'pyarrow']"], nested
+    preloaded = _dbapi_loads(str(tmp_path), ["SELECT 1 AS one"], preload=True)
+    assert preloaded == ["('one', 'INT') [(1,)]", str(sorted(ARROW))], preloaded
+
+
+# Loaded only when a scan has delete files (or names a metadata column): the delete readers,
+# keep-masks, equality-delete matching and Puffin deletion vectors.
+DELETE_PATH = ("icesql.scan.delete_loaders", "icesql.scan.native_deletes",
+               "icesql.scan.equality_keys", "icesql.scan.equality_metrics",
+               "icesql.metadata.puffin", "icesql.scan.metadata_columns")
+
+
+def _loaded_by_query(warehouse: str, query: str) -> tuple[str, set[str]]:
+    """The rows of ``query`` on a fresh connection, and which of ``DELETE_PATH`` it loaded."""
+    code = (
+        "import sys, icesql\n"
+        f"con = icesql.connect({warehouse!r})\n"
+        f"print(con.execute({query!r}).fetchall())\n"
+        f"print(sorted(m for m in {DELETE_PATH!r} if m in sys.modules))\n"
+    )
+    rows, loaded = run_python(code)
+    return rows, set(eval(loaded))  # noqa: S307 - our own printed list
+
+
+def test_a_first_query_over_files_without_deletes_loads_no_delete_machinery(tmp_path) -> None:
+    import icesql
+
+    con = icesql.connect(str(tmp_path))
+    con.execute("CREATE TABLE db.t (id INT, s STRING) USING iceberg PARTITIONED BY (s)"
+                " TBLPROPERTIES ('write.delete.mode'='merge-on-read', 'format-version'='3')")
+    con.execute("INSERT INTO db.t VALUES (1, 'a'), (2, 'b'), (3, 'b')")
+    con.execute("CREATE TABLE db.e (id INT, s STRING) USING iceberg"
+                " TBLPROPERTIES ('write.delete.mode'='merge-on-read')")
+    con.execute("INSERT INTO db.e VALUES (1, 'a'), (2, 'b')")
+    assert _loaded_by_query(str(tmp_path), "SELECT count(*), max(s) FROM db.t") == (
+        "[(3, 'b')]", set())
+    # the same list is what deletes load (it names real modules): a DV, position deletes
+    con.execute("DELETE FROM db.t WHERE id = 2")
+    con.execute("DELETE FROM db.e WHERE id = 1")
+    con.close()
+    rows, loaded = _loaded_by_query(str(tmp_path), "SELECT count(*), max(s) FROM db.t")
+    assert rows == "[(2, 'b')]", rows
+    assert {"icesql.scan.delete_loaders", "icesql.scan.native_deletes",
+            "icesql.metadata.puffin"} <= loaded, loaded
+    rows, loaded = _loaded_by_query(str(tmp_path), "SELECT id, _pos FROM db.e")
+    assert rows == "[(2, 1)]", rows
+    assert {"icesql.scan.delete_loaders", "icesql.scan.metadata_columns"} <= loaded, loaded

@@ -87,7 +87,7 @@ def test_streamed_deletes_equal_brute_force(
 
     fields = tuple(f for f in SCHEMA.fields if f.name in project)
     ctx = ReadContext(Schema(fields), io, batch_rows=batch_rows)
-    applier = DeleteApplier(DeleteLoader(io), [SCHEMA])
+    applier = DeleteApplier(lambda: DeleteLoader(io), [SCHEMA])
     got_pos = []
     got_rows = 0
     for batch, where, _ in applier.read_positioned(ctx, data, deletes):

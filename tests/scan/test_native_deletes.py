@@ -494,12 +494,13 @@ def test_mask_builds_no_query_reads_are_dropped(make_table, warehouse, monkeypat
     writer.append(_rows(40), rows_per_file=10)
     writer.commit_files([writer.position_deletes(f, [1]) for f in writer.files], content=1)
     queued: list = []
+    start_masks = native_deletes.start_masks
 
     def start(masks):
-        native_deletes.start_masks(masks)
+        start_masks(masks)
         queued.extend(f for m in masks for f in m._ready.values())
 
-    monkeypatch.setattr(native_read, "start_masks", start)
+    monkeypatch.setattr(native_deletes, "start_masks", start)  # native_read calls it there
     gate = threading.Event()
     pool = background_pool()
     blockers = [pool.submit(gate.wait) for _ in range(pool._max_workers)]

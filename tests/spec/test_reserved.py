@@ -62,3 +62,12 @@ def test_reserved_ids_lie_above_the_user_range() -> None:
     # spec: tables must not use field ids greater than Integer.MAX_VALUE - 200
     for field in (*POSITION_DELETE_SCHEMA.fields, *ROW_LINEAGE_FIELDS):
         assert 2**31 - 1 - 200 < field.field_id <= 2**31 - 1
+
+
+def test_the_metadata_column_names_are_those_the_scan_builds() -> None:
+    """Binding checks names against ``METADATA_COLUMN_NAMES`` without loading the scan path;
+    the scan builds exactly these columns."""
+    from icesql.scan.metadata_columns import SUPPORTED
+    from icesql.spec.reserved import METADATA_COLUMN_NAMES
+
+    assert frozenset(SUPPORTED) == METADATA_COLUMN_NAMES and len(SUPPORTED) == 7

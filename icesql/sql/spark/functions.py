@@ -15,9 +15,16 @@ the result scale, NULL past the result precision (Spark without ANSI mode)::
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 import duckdb
-import pyarrow as pa
+
+from icesql._lazy import lazy_module
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:  # pyarrow loads on first use (icesql._lazy)
+    pa = lazy_module("pyarrow")
 
 DECIMAL_DIVIDE = "icesql_decimal_divide"
 _SPARK_DIVISION_SCALE = 38  # DecimalType.MAX_SCALE: Decimal./ divides to it first

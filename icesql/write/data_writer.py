@@ -175,7 +175,7 @@ class DataWriter:
             state.nbytes += part.nbytes
             self._buffered += part.nbytes
             if state.nbytes >= self.flush_bytes:
-                self._flush(state)
+                self._flush(state, whole=False)
         while self._buffered > MAX_BUFFERED_BYTES:
             self._flush(max(self._partitions.values(), key=lambda p: p.nbytes))
 
@@ -204,7 +204,12 @@ class DataWriter:
 
     # --- output --------------------------------------------------------------------------
 
-    def _flush(self, state: _Partition) -> None:
+    def _flush(self, state: _Partition, whole: bool = True) -> None:
+        """Write ``state``'s buffered rows as row groups. Without ``whole`` (a buffer that
+        just reached a row group's size), rows short of a full row group stay buffered for
+        the next one: writing them at once made every other row group a small remainder,
+        and that remainder took one of the file's ``FILE_WINDOW`` places, so the next full
+        row group waited instead of encoding beside the one before."""
         if not state.batches:
             return
         table = pa.Table.from_batches(state.batches, schema=self.arrow_schema)
@@ -213,10 +218,17 @@ class DataWriter:
         if self.sorted:
             self._finish(state)  # a sorted buffer starts and fills its own files
             table = table.take(sort_indices(table, self.target.schema, self.target.sort_order))
+            whole = True
         offset = 0
+        row_bytes = max(table.nbytes / max(table.num_rows, 1), 1.0)  # Arrow bytes
+        cap = max(1, int(self.row_group_bytes / row_bytes))
         while offset < table.num_rows:
-            row_bytes = max(table.nbytes / max(table.num_rows, 1), 1.0)  # Arrow bytes
-            cap = max(1, int(self.row_group_bytes / row_bytes))
+            if not whole and table.num_rows - offset < cap:
+                rest = table.slice(offset).to_batches()
+                state.batches = [b for b in rest if b.num_rows]
+                state.nbytes = sum(b.nbytes for b in state.batches)
+                self._buffered += state.nbytes
+                return
             next_bytes = min(table.num_rows - offset, cap) * row_bytes * self._ratio
             writer, size = self._current(state, next_bytes)
             room = max(self.target_size - size, 1)

@@ -61,7 +61,10 @@ from icesql.write.sorting import partition_keys, sort_indices
 __all__ = ["DataWriter", "WriteTarget"]
 
 MAX_BUFFERED_BYTES = 256 * 1024 * 1024  # all partitions together
-MAX_ROW_GROUP_BYTES = 64 * 1024 * 1024  # in-memory (Arrow) size of one flushed row group
+# in-memory (Arrow) size of one flushed row group: the default write.parquet.row-group-size-
+# bytes. At 64 MB (367k lineitem rows) encoding took 19% more CPU than 1M-row row groups (each
+# column chunk starts its dictionary and statistics afresh) and the file came out 8% larger
+MAX_ROW_GROUP_BYTES = 128 * 1024 * 1024
 WRITE_THREADS = max(1, min(4, os.cpu_count() or 1))
 MAX_IN_FLIGHT_BYTES = WRITE_THREADS * MAX_ROW_GROUP_BYTES  # submitted, not yet written
 FILE_WINDOW = WRITE_THREADS  # row groups of one file whose size is not waited for

@@ -245,6 +245,27 @@ def test_an_unpartitioned_insert_encodes_row_groups_of_one_file_at_once(con, mon
     assert con.execute("SELECT count(*), sum(id) FROM db.t").fetchone() == (5000, 12497500)
 
 
+def test_row_groups_are_full_but_the_last_when_batches_do_not_divide_them(con):
+    """Rows short of a row group stay buffered for the next one: a 64k-row batch does not
+    end in a small row group of its own (which also kept the next full row group from
+    encoding beside the one before)."""
+    import pyarrow as pa
+
+    con.execute(
+        "CREATE TABLE db.t (id BIGINT) USING iceberg"
+        " TBLPROPERTIES ('write.parquet.row-group-size-bytes'='100000')"
+    )
+    data = pa.table({"id": pa.array(range(190_000), pa.int64())})  # 8 Arrow bytes a row
+    con.register("data", data)
+    con.execute("INSERT INTO db.t SELECT * FROM data")
+    (f,) = _data_files(con)
+    meta = pq.read_metadata(f.file_path)
+    rows = [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
+    assert rows == [12_500] * 15 + [2_500]
+    assert len(f.split_offsets) == 16
+    assert con.execute("SELECT count(*), sum(id) FROM db.t").fetchone() == (190_000, 18049905000)
+
+
 def test_a_failed_row_group_write_fails_the_insert_and_leaves_no_file(con, monkeypatch):
     from icesql.write.parquet import ParquetDataWriter
 

@@ -10,7 +10,7 @@ when all buffers together pass a limit, never holding the whole input.
 
 Row groups are encoded on a small thread pool (``ParquetDataWriter.submit``; pyarrow
 releases the GIL): the caller goes on reading and routing rows while row groups are
-encoded, up to ``FILE_WINDOW`` of one file at once (so an unpartitioned write uses every
+encoded, up to ``FILE_WINDOW`` of one file in flight (so an unpartitioned write uses every
 core) and the files of several partitions together; all row groups in flight stay under
 ``MAX_IN_FLIGHT_BYTES`` of Arrow data. Peak memory is about ``MAX_BUFFERED_BYTES`` of rows
 being routed plus ``MAX_IN_FLIGHT_BYTES`` (plus one row group) being encoded, and their

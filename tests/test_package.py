@@ -41,11 +41,13 @@ def test_lazy_names_load_on_first_use() -> None:
 
 
 def test_the_engine_loads_no_file_system_avro_or_front_end_library() -> None:
-    """A connection's modules load fsspec (and asyncio) with the first file opened and
-    fastavro with the first manifest read; the fronts and data frame libraries never."""
+    """A connection's modules load fsspec (and asyncio) with the first remote file opened,
+    fastavro with the first manifest read and pyarrow at ``connect`` (``preload``) or with
+    the first statement needing it; the fronts and data frame libraries never."""
     loaded = _loaded_after("import icesql.dbapi")
-    assert {"duckdb", "sqlglot", "pyarrow"} <= set(loaded)
-    assert not {"fastavro", "fsspec", "pandas", "polars", "pyspark", "prompt_toolkit"} & set(loaded)
+    assert {"duckdb", "sqlglot"} <= set(loaded)
+    assert not {"fastavro", "fsspec", "pandas", "polars", "pyspark", "prompt_toolkit",
+                "pyarrow"} & set(loaded)
 
 
 def test_every_public_name_resolves_and_is_listed() -> None:

@@ -251,8 +251,13 @@ class RowChanges:
         referenced: frozenset[str] = frozenset()
         touched = {p: b for p, b in self._positions.items() if b}
         if self.mode == COPY_ON_WRITE:
-            for path in sorted(touched):
+            partition = None
+            for path in sorted(touched):  # the files of a partition one after another
                 task = self._tasks[path]
+                source = (task.data_file.spec_id, task.data_file.partition)
+                if partition is not None and source != partition and self._writer is not None:
+                    self._writer.flush()  # the last partition's rows: encoded as we read on
+                partition = source
                 self._copy_rows(task, touched[path])
                 removed.append(task.data_file)
                 removed.extend(_file_scoped(task))

@@ -188,11 +188,21 @@ class DataWriter:
         while self._buffered > MAX_BUFFERED_BYTES:
             self._flush(max(self._partitions.values(), key=lambda p: p.nbytes))
 
+    def flush(self) -> None:
+        """Start encoding every buffered row, files left open: for a caller whose rows
+        have moved on from the partitions buffered so far (copy-on-write rewrites the files
+        of one partition after another), so that encoding overlaps the reads of the next
+        ones instead of waiting for ``close``."""
+        for state in list(self._partitions.values()):
+            self._flush(state)
+
     def close(self) -> list[DataFile]:
         """Flush everything and finish every file; the data files, in write order."""
         try:
-            for state in list(self._partitions.values()):
-                self._flush(state)
+            states = list(self._partitions.values())
+            for state in states:  # every partition's rows submitted before any is waited for:
+                self._flush(state)  # flushed and finished in turn, the files of a partitioned
+            for state in states:  # write (a row group or two each) were encoded one at a time
                 self._finish(state)
         finally:
             self._shutdown()

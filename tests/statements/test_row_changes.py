@@ -219,6 +219,25 @@ def test_copy_on_write_rewrites_the_files_that_lost_rows(con) -> None:
     assert snap.summary["deleted-records"] == "3" and snap.summary["added-records"] == "2"
 
 
+def test_copy_on_write_encodes_a_partition_s_rows_once_its_files_are_read(con, monkeypatch) -> None:
+    """The files of a partition are rewritten one after another, so the rows kept of one
+    partition go to the encoding threads when the next partition's file is read, not at
+    the end: the writer holds no buffered row then."""
+    con.execute("CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (bucket(3, id))")
+    con.execute("INSERT INTO db.t SELECT id, 'row ' || id FROM range(300) AS r(id)")
+    buffered = []
+    copy = RowChanges._copy_rows
+
+    def copying(self, task, gone):
+        buffered.append(0 if self._writer is None else self._writer._buffered)
+        copy(self, task, gone)
+
+    monkeypatch.setattr(RowChanges, "_copy_rows", copying)
+    con.execute("DELETE FROM db.t WHERE id % 10 = 0")
+    assert buffered == [0, 0, 0]  # without the flush: [0, > 0, > 0]
+    assert con.execute("SELECT count(*), sum(id) FROM db.t").fetchone() == (270, 44850 - 4350)
+
+
 def test_copy_on_write_of_a_whole_file_only_removes_it(con) -> None:
     _table(con)
     _remove_where(con, "id >= 4").commit(con.catalog)

@@ -245,6 +245,32 @@ def test_an_unpartitioned_insert_encodes_row_groups_of_one_file_at_once(con, mon
     assert con.execute("SELECT count(*), sum(id) FROM db.t").fetchone() == (5000, 12497500)
 
 
+def test_the_partitions_of_an_insert_encode_side_by_side_at_close(con, monkeypatch):
+    """Partitions smaller than a row group are all submitted at close before any is waited
+    for: the first two meet at a barrier, which a writer that flushed and finished one
+    partition before the next would never pass (BrokenBarrierError)."""
+    import itertools
+    import threading
+
+    from icesql.write.parquet import ParquetDataWriter
+
+    con.execute("CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (bucket(4, id))")
+    barrier = threading.Barrier(2, timeout=30)
+    encode = ParquetDataWriter._encode_row_group
+    calls = itertools.count()
+
+    def meeting(self, table, first):
+        if next(calls) < 2:
+            barrier.wait()
+        return encode(self, table, first)
+
+    monkeypatch.setattr(ParquetDataWriter, "_encode_row_group", meeting)
+    con.execute(f"INSERT INTO db.t VALUES {_values(1000)}")
+    files = _data_files(con)
+    assert len(files) == 4 and sum(f.record_count for f in files) == 1000
+    assert con.execute("SELECT count(*), sum(id) FROM db.t").fetchone() == (1000, 499500)
+
+
 def test_row_groups_are_full_but_the_last_when_batches_do_not_divide_them(con):
     """Rows short of a row group stay buffered for the next one: a 64k-row batch does not
     end in a small row group of its own (which also kept the next full row group from

@@ -50,6 +50,10 @@ class ReadContext:
     io: FileIO
     name_mapping: NameMapping | None = None
     batch_rows: int = BATCH_ROWS
+    # a file's columns decoded on Arrow's thread pool; off for a reader whose batches feed
+    # busy threads of its own (copy-on-write's encoders): handing each column to the pool
+    # then cost more than it gained (20M-row copy-on-write DELETE: 5% less CPU, 7% less time)
+    threads: bool = True
 
     @property
     def arrow_schema(self) -> pa.Schema:
@@ -129,7 +133,7 @@ def read_data_file(
     try:
         if read_columns:
             batches = pf.iter_batches(
-                batch_size=ctx.batch_rows, columns=read_columns, use_threads=True
+                batch_size=ctx.batch_rows, columns=read_columns, use_threads=ctx.threads
             )
         else:
             rows = pf.metadata.num_rows if is_parquet else pf.num_rows

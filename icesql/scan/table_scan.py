@@ -52,6 +52,7 @@ class TableScan:
         row_filter: BooleanExpression = ALWAYS_TRUE,
         metadata_columns: Sequence[str] = (),
         progress: ProgressTracker | None = None,
+        read_threads: bool = True,
     ):
         self.table = table
         self.progress = progress  # told of each file the Arrow stream has read
@@ -79,7 +80,7 @@ class TableScan:
         )
         mapping_json = table.metadata.properties.get(NAME_MAPPING_PROPERTY)
         name_mapping = NameMapping.from_json(mapping_json) if mapping_json else None
-        self._ctx = ReadContext(self.read_schema, table.io, name_mapping)
+        self._ctx = ReadContext(self.read_schema, table.io, name_mapping, threads=read_threads)
         # one per scan: each delete file is read once and shared by the data files it hits
         self._deletes = DeleteApplier(
             lambda: delete_loaders.DeleteLoader(table.io, name_mapping),

@@ -293,7 +293,8 @@ class RowChanges:
     def _copy_rows(self, task: FileScanTask, gone: BitMap64) -> None:
         """Write the rows of ``task``'s file that stay (copy-on-write)."""
         meta = ["_pos", *(_LINEAGE if self.lineage else [])]
-        scan = TableScan(self.table, self.scan.version, None, self.scan.cache, metadata_columns=meta)
+        scan = TableScan(self.table, self.scan.version, None, self.scan.cache, metadata_columns=meta,
+                         read_threads=False)  # both cores encode what it reads
         scan.restrict_to([task])
         names = [f.name for f in self.schema.fields]
         removed = np.frombuffer(gone.to_array(), dtype=np.uint64).astype(np.int64)

@@ -101,6 +101,25 @@ def test_batches_stream_at_most_batch_rows(tmp_path) -> None:
     assert sum(sizes) == 7 and max(sizes) <= 3
 
 
+def test_decoding_on_one_thread_reads_what_the_pool_reads(tmp_path, monkeypatch) -> None:
+    """``threads=False`` asks pyarrow for no thread pool (copy-on-write's reads) and gives
+    the same batches."""
+    path = _write(tmp_path / "f.parquet", Schema((ID, NAME)),
+                  {"id": list(range(5)), "name": list("abcde")})
+    asked = []
+    iter_batches = pq.ParquetFile.iter_batches
+
+    def recording(self, *args, **kwargs):
+        asked.append(kwargs.get("use_threads"))
+        return iter_batches(self, *args, **kwargs)
+
+    monkeypatch.setattr(pq.ParquetFile, "iter_batches", recording)
+    pooled = list(read_data_file(ReadContext(Schema((ID, NAME)), FileIO()), path, 5))
+    alone = list(read_data_file(ReadContext(Schema((ID, NAME)), FileIO(), threads=False), path, 5))
+    assert asked == [True, False]
+    assert pa.Table.from_batches(alone).equals(pa.Table.from_batches(pooled))
+
+
 def test_int_file_column_is_promoted_to_long(tmp_path) -> None:
     path = _write(tmp_path / "f.parquet", Schema((NestedField(1, "id", IntegerType()),)),
                   {"id": [1, None]})

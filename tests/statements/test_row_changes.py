@@ -238,6 +238,24 @@ def test_copy_on_write_encodes_a_partition_s_rows_once_its_files_are_read(con, m
     assert con.execute("SELECT count(*), sum(id) FROM db.t").fetchone() == (270, 44850 - 4350)
 
 
+def test_copy_on_write_reads_the_kept_rows_without_arrow_s_thread_pool(con, monkeypatch) -> None:
+    """The rewrite's reads decode on the reading thread: both cores encode what it reads."""
+    from icesql.scan.table_scan import TableScan
+
+    _table(con)
+    threads = []
+    init = TableScan.__init__
+
+    def recording(self, *args, **kwargs):
+        threads.append(kwargs.get("read_threads", True))
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(TableScan, "__init__", recording)
+    _remove_where(con, "id = 2").commit(con.catalog)
+    assert threads[-1] is False
+    assert _rows(con) == [(1, "a"), (3, "c"), (4, "d"), (5, "e")]
+
+
 def test_copy_on_write_of_a_whole_file_only_removes_it(con) -> None:
     _table(con)
     _remove_where(con, "id >= 4").commit(con.catalog)

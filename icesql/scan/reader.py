@@ -154,6 +154,74 @@ def read_data_file(
         raise CorruptFileError(path, str(e)) from None
 
 
+# a string column chunk whose dictionary page takes at most this many bytes is read still
+# dictionary-encoded by ``read_as_stored``: its values are few (a larger dictionary may have
+# spilled into plain pages, which pyarrow would hash back into a dictionary)
+SMALL_DICTIONARY_BYTES = 16 * 1024
+
+
+def read_as_stored(
+    io: FileIO, path: str, schema: Schema, record_count: int
+) -> Iterator[pa.RecordBatch] | None:
+    """The rows of the local Parquet file ``path`` for a rewrite (copy-on-write), when its
+    columns are ``schema``'s as they are: every top-level column found by field id, of a
+    primitive type, with the Arrow type the schema gives it. Columns come in schema order
+    under the schema's names; strings whose every column chunk has a small dictionary stay
+    dictionary-encoded (``SMALL_DICTIONARY_BYTES``), which the writer takes as they are
+    (``icesql.write.parquet.is_encoded``): decoding the strings and hashing them back cost a
+    quarter of a 20M-row rewrite's CPU. None when the file needs the scan's reader
+    (``read_data_file``: conforming types, defaults, name mapping, nested columns)."""
+    local = io.local(path)
+    if local is None or not schema.fields:
+        return None
+    try:
+        pf = pq.ParquetFile(local)
+    except (OSError, pa.ArrowException):
+        return None  # the scan's reader names the problem
+    by_id = {field_id(f): f for f in pf.schema_arrow}
+    names, encoded = [], []
+    for f in schema.fields:
+        stored = by_id.get(f.field_id)
+        wanted = schema_to_arrow(Schema((f,))).field(0).type
+        if stored is None or pa.types.is_nested(wanted) or not stored.type.equals(wanted):
+            return None
+        names.append(stored.name)
+        if wanted in (pa.string(), pa.binary()) and _small_dictionaries(pf.metadata, stored.name):
+            encoded.append(stored.name)
+    if len(set(names)) != len(names):
+        return None
+    pf = pq.ParquetFile(local, metadata=pf.metadata, read_dictionary=encoded)
+    return _stored_batches(pf, names, [f.name for f in schema.fields], path, record_count)
+
+
+def _small_dictionaries(meta: pq.FileMetaData, name: str) -> bool:
+    paths = [meta.schema.column(i).path for i in range(meta.num_columns)]
+    if name not in paths or meta.num_row_groups == 0:
+        return False
+    index = paths.index(name)
+    for i in range(meta.num_row_groups):
+        chunk = meta.row_group(i).column(index)
+        if not chunk.has_dictionary_page or not chunk.dictionary_page_offset:
+            return False
+        if chunk.data_page_offset - chunk.dictionary_page_offset > SMALL_DICTIONARY_BYTES:
+            return False
+    return True
+
+
+def _stored_batches(
+    pf: pq.ParquetFile, columns: list[str], names: list[str], path: str, record_count: int
+) -> Iterator[pa.RecordBatch]:
+    rows = 0
+    try:
+        for batch in pf.iter_batches(batch_size=BATCH_ROWS, columns=columns, use_threads=False):
+            rows += batch.num_rows
+            yield pa.RecordBatch.from_arrays(batch.columns, names=names)
+    except (pa.ArrowInvalid, OSError) as e:
+        raise CorruptFileError(path, str(e)) from None
+    if rows != record_count:
+        raise CorruptFileError(path, f"the file holds {rows} rows, its manifest entry says {record_count}")
+
+
 ROW_COUNT_COLUMN = "__icesql_rows"
 
 

@@ -52,6 +52,7 @@ from icesql.catalog.base import Catalog, CommitStateUnknownError
 from icesql.catalog.table import Table
 from icesql.errors import InternalError, NotSupportedError
 from icesql.scan.planner import FileScanTask
+from icesql.scan.reader import read_as_stored
 from icesql.scan.table_scan import TableScan
 from icesql.session import DML_TARGET, Result, Session, WriteRef
 from icesql.spec.arrays import bool_array, ints
@@ -291,13 +292,25 @@ class RowChanges:
         commit(catalog, self.table, self.ref.apply(change))
 
     def _copy_rows(self, task: FileScanTask, gone: BitMap64) -> None:
-        """Write the rows of ``task``'s file that stay (copy-on-write)."""
+        """Write the rows of ``task``'s file that stay (copy-on-write): as stored when the
+        file holds the table's columns as they are and nothing else deletes from it
+        (``read_as_stored``), else through a scan with the file's deletes applied."""
+        removed = np.frombuffer(gone.to_array(), dtype=np.uint64).astype(np.int64)
+        stored = None if self.lineage or task.delete_files else read_as_stored(
+            self.table.io, task.data_file.file_path, self.schema, task.data_file.record_count)
+        if stored is not None:
+            first = 0
+            for batch in stored:
+                kept = batch.filter(_kept_rows(first, batch.num_rows, removed))
+                first += batch.num_rows
+                if kept.num_rows:
+                    self._data_writer().write(kept)
+            return
         meta = ["_pos", *(_LINEAGE if self.lineage else [])]
         scan = TableScan(self.table, self.scan.version, None, self.scan.cache, metadata_columns=meta,
                          read_threads=False)  # both cores encode what it reads
         scan.restrict_to([task])
         names = [f.name for f in self.schema.fields]
-        removed = np.frombuffer(gone.to_array(), dtype=np.uint64).astype(np.int64)
         for batch in scan.batches():
             positions = ints(batch.column("_pos"))
             keep = bool_array(~np.isin(positions, removed))
@@ -310,6 +323,14 @@ class RowChanges:
         for writer in (self._writer, self._delete_writer):
             if writer is not None:
                 writer.abort()
+
+
+def _kept_rows(first: int, count: int, removed: np.ndarray) -> pa.Array:
+    """Which of the file's rows ``first .. first + count`` are not in ``removed`` (sorted)."""
+    lo, hi = np.searchsorted(removed, [first, first + count])
+    keep = np.ones(count, dtype=bool)
+    keep[removed[lo:hi] - first] = False
+    return bool_array(keep)
 
 
 def _file_scoped(task: FileScanTask) -> Sequence[DataFile]:

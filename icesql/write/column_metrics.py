@@ -382,7 +382,14 @@ class FileMetricsCollector:
             array = _leaf_array(batch, leaf)
             if array.null_count == len(array):
                 continue
-            longest = pc.max(pc.binary_length(array)).as_py()
+            if pa.types.is_dictionary(array.type):  # the longest value its dictionaries hold
+                chunks = array.chunks if isinstance(array, pa.ChunkedArray) else [array]
+                lengths = [pc.max(pc.binary_length(c.dictionary)).as_py() for c in chunks]
+                longest = max((n for n in lengths if n is not None), default=None)
+                if longest is not None and longest > STATS_SAFE_BYTES:
+                    array = array.cast(array.type.value_type)  # measured from the rows
+            else:
+                longest = pc.max(pc.binary_length(array)).as_py()
             if longest is not None and longest > STATS_SAFE_BYTES:
                 self._add_bounds(leaf.field.field_id, leaf.field.type, array)
                 measured.add(leaf.field.field_id)

@@ -54,7 +54,7 @@ from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortOrder
 from icesql.write.column_metrics import MetricsConfig
 from icesql.write.file_writers import DataFileWriter, check_format, open_writer
-from icesql.write.parquet import arrow_write_schema
+from icesql.write.parquet import arrow_write_schema, is_encoded
 from icesql.write.properties import DEFAULT_FILE_FORMAT, TableProperties
 from icesql.write.sorting import partition_keys, sort_indices
 
@@ -156,6 +156,17 @@ class DataWriter:
         self._in_flight: deque[tuple[Future[Any], int]] = deque()
         self._in_flight_bytes = 0
         self.rows = 0
+        # string / binary columns a batch may hand over dictionary-encoded, kept so up to the
+        # Parquet encoder, which then takes the dictionary as it is instead of hashing every
+        # value (copy-on-write's kept rows: 25% less CPU to encode); not the columns that
+        # partition or sort (their transforms and comparisons take plain arrays)
+        sources = {i for f in target.spec.fields for i in (f.source_ids or (f.source_id,))}
+        sources |= {i for f in target.sort_order.fields for i in (f.source_ids or (f.source_id,))}
+        parquet = target.properties.file_format == "parquet"
+        self._encoded = frozenset(
+            f.name for f, field in zip(self.arrow_schema, target.write_schema.fields)
+            if parquet and field.field_id not in sources and f.type in (pa.string(), pa.binary())
+        )
         self.progress = progress  # told of the rows taken and each file finished
 
     # --- input ---------------------------------------------------------------------------
@@ -168,10 +179,16 @@ class DataWriter:
         if not batch.schema.equals(self.arrow_schema):
             # same types, other nullability or field metadata: buffered batches must agree;
             # a struct may still hold an unknown field, which the file leaves out (a cast)
+            arrays, fields = [], []
+            for c, f in zip(batch.columns, self.arrow_schema):
+                if f.name in self._encoded and is_encoded(c.type, f.type):
+                    f = f.with_type(c.type)
+                elif not c.type.equals(f.type):
+                    c = c.cast(f.type)
+                arrays.append(c)
+                fields.append(f)
             batch = pa.RecordBatch.from_arrays(
-                [c if c.type.equals(f.type) else c.cast(f.type)
-                 for c, f in zip(batch.columns, self.arrow_schema)],
-                schema=self.arrow_schema)
+                arrays, schema=pa.schema(fields, metadata=self.arrow_schema.metadata))
         self.rows += batch.num_rows
         if self.progress is not None and self.progress.active:
             self.progress.rows_written(batch.num_rows)
@@ -231,7 +248,11 @@ class DataWriter:
         row group waited instead of encoding beside the one before."""
         if not state.batches:
             return
-        table = pa.Table.from_batches(state.batches, schema=self.arrow_schema)
+        schema = state.batches[0].schema
+        if not all(b.schema.equals(schema) for b in state.batches):  # some kept dictionaries
+            state.batches = [b.cast(self.arrow_schema) for b in state.batches]
+            schema = self.arrow_schema
+        table = pa.Table.from_batches(state.batches, schema=schema)
         self._buffered -= state.nbytes
         state.batches, state.nbytes = [], 0
         if self.sorted:

@@ -48,7 +48,10 @@ from icesql.write.column_metrics import FileMetricsCollector, MetricsConfig
 from icesql.write.parquet_stitch import MAGIC, EncodedRowGroup, Stitcher, encode
 from icesql.write.variant_footer import annotate_footer, variant_paths
 
-__all__ = ["OpenDataFile", "ParquetDataWriter", "arrow_write_schema", "file_schema", "split_offsets"]
+__all__ = [
+    "OpenDataFile", "ParquetDataWriter", "arrow_write_schema", "file_schema", "is_encoded",
+    "split_offsets",
+]
 
 _CODEC_NAMES = {"uncompressed": "none", "none": "none", "lz4_raw": "lz4"}
 
@@ -76,6 +79,25 @@ def _known(t: IcebergType) -> IcebergType:
     if isinstance(t, MapType):
         return replace(t, key_type=_known(t.key_type), value_type=_known(t.value_type))
     return t
+
+
+def is_encoded(array_type: pa.DataType, column_type: pa.DataType) -> bool:
+    """Whether ``array_type`` is a dictionary encoding of ``column_type``'s values: written
+    as it is, the Parquet encoder takes its dictionary instead of hashing each value, and
+    the column chunk it writes is the one the decoded values give (same Parquet type,
+    statistics of the values the rows use)."""
+    return pa.types.is_dictionary(array_type) and array_type.value_type.equals(column_type)
+
+
+def _as_written(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``table`` cast to ``schema``, dictionary-encoded columns of its types kept so."""
+    if table.schema.equals(schema):
+        return table
+    target = pa.schema(
+        [f.with_type(t.type) if is_encoded(t.type, f.type) else f for f, t in zip(schema, table.schema)],
+        metadata=schema.metadata,
+    )
+    return table.cast(target)
 
 
 def arrow_write_schema(schema: Schema) -> pa.Schema:
@@ -253,7 +275,13 @@ class ParquetDataWriter(OpenDataFile):
 
     def _encode_row_group(self, table: pa.Table, first: int) -> EncodedRowGroup:
         """Rows ``first ..`` of the file as one encoded row group (any thread)."""
-        table = table.cast(self.arrow_schema)
+        table = _as_written(table, self.arrow_schema)
+        file_schema = self._file_schema
+        if not table.schema.equals(self.arrow_schema):  # dictionary-encoded strings, kept
+            file_schema = pa.schema(
+                [f.with_type(t.type) if is_encoded(t.type, f.type) else f
+                 for f, t in zip(self._file_schema, table.schema)],
+                metadata=self._file_schema.metadata)
         self._metrics.add(table, first)
         for i, ext in self._geo:
             column = table.column(i)
@@ -262,7 +290,7 @@ class ParquetDataWriter(OpenDataFile):
             )
             table = table.set_column(i, self._file_schema.field(i), wrapped)
         try:
-            return encode(table, self._file_schema, **self._options)
+            return encode(table, file_schema, **self._options)
         except (OSError, pa.ArrowException) as e:
             raise OperationalError(f"cannot write data file {self.path}: {e}") from e
 

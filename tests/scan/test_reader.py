@@ -311,3 +311,45 @@ def test_struct_defaults_are_each_fields_own_default(tmp_path):
     assert con.execute("SELECT id, p FROM db.s ORDER BY id").fetchall() == [
         (1, {"x": 0, "y": "a"}), (2, {"x": 5, "y": None}), (3, {"x": 5, "y": None}),
         (4, {"x": 5, "y": None})]
+
+
+# -- read_as_stored: a rewrite's rows as the file stores them --------------------------------
+
+def test_read_as_stored_keeps_strings_of_few_values_dictionary_encoded(tmp_path) -> None:
+    from icesql.scan.reader import read_as_stored
+
+    many = NestedField(3, "many", StringType())
+    schema = Schema((ID, NAME, many))
+    rows = 50_000
+    path = tmp_path / "f.parquet"
+    table = pa.table(
+        {"id": list(range(rows)), "name": [f"n{i % 3}" for i in range(rows)],
+         "many": [f"value {i:08d} of many" for i in range(rows)]},
+        schema=schema_to_arrow(schema))
+    pq.write_table(table, path)
+    batches = list(read_as_stored(FileIO(), str(path), schema, rows))
+    assert pa.types.is_dictionary(batches[0].schema.field("name").type)
+    assert batches[0].schema.field("many").type == pa.string()  # its dictionary spilled
+    got = pa.Table.from_batches(batches)
+    assert got.column_names == ["id", "name", "many"]
+    assert got.cast(table.schema).equals(table)
+
+
+@pytest.mark.parametrize("stored", [
+    Schema((NestedField(1, "id", IntegerType()), NAME)),  # int promoted to long: conformed
+    Schema((NAME,)),  # id missing: read as its default
+])
+def test_read_as_stored_leaves_files_that_need_conforming_to_the_scan(tmp_path, stored) -> None:
+    from icesql.scan.reader import read_as_stored
+
+    columns = {f.name: ([1, 2] if f.field_id == 1 else ["a", "b"]) for f in stored.fields}
+    path = _write(tmp_path / "f.parquet", stored, columns)
+    assert read_as_stored(FileIO(), path, Schema((ID, NAME)), 2) is None
+
+
+def test_read_as_stored_refuses_a_file_of_other_row_count(tmp_path) -> None:
+    from icesql.scan.reader import read_as_stored
+
+    path = _write(tmp_path / "f.parquet", Schema((ID,)), {"id": [1, 2, 3]})
+    with pytest.raises(CorruptFileError, match="holds 3 rows, its manifest entry says 4"):
+        list(read_as_stored(FileIO(), path, Schema((ID,)), 4))

@@ -239,10 +239,11 @@ def test_copy_on_write_encodes_a_partition_s_rows_once_its_files_are_read(con, m
 
 
 def test_copy_on_write_reads_the_kept_rows_without_arrow_s_thread_pool(con, monkeypatch) -> None:
-    """The rewrite's reads decode on the reading thread: both cores encode what it reads."""
+    """A rewrite through the scan (v3: the rows' lineage) decodes on the reading thread:
+    both cores encode what it reads."""
     from icesql.scan.table_scan import TableScan
 
-    _table(con)
+    _table(con, 3)
     threads = []
     init = TableScan.__init__
 
@@ -254,6 +255,37 @@ def test_copy_on_write_reads_the_kept_rows_without_arrow_s_thread_pool(con, monk
     _remove_where(con, "id = 2").commit(con.catalog)
     assert threads[-1] is False
     assert _rows(con) == [(1, "a"), (3, "c"), (4, "d"), (5, "e")]
+
+
+def test_copy_on_write_hands_the_writer_strings_still_dictionary_encoded(con, monkeypatch) -> None:
+    """A file holding the table's columns as they are is copied as stored: its strings of
+    few values reach the writer dictionary-encoded, and the rewritten file reads back the
+    same rows with the same bounds as one written from plain strings."""
+    from icesql.write.data_writer import DataWriter
+
+    con.execute("CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg")
+    con.execute("INSERT INTO db.t SELECT id, 'v' || (id % 3) FROM range(1000) AS r(id)")
+    types = []
+    write = DataWriter.write
+
+    def recording(self, batch):
+        types.append(batch.schema.field("s").type)
+        write(self, batch)
+
+    monkeypatch.setattr(DataWriter, "write", recording)
+    con.execute("DELETE FROM db.t WHERE id % 10 = 0")
+    assert types and all(pa.types.is_dictionary(t) for t in types)
+    assert con.execute("SELECT count(*), sum(id), min(s), max(s) FROM db.t").fetchone() == (
+        900, 499500 - 49500, "v0", "v2")
+    from icesql.metadata.manifest import read_manifest
+    from icesql.metadata.manifest_list import read_manifest_list
+
+    table = con.catalog.load_table(T)
+    snap = table.metadata.current_snapshot()
+    (f,) = [e.data_file for m in read_manifest_list(table.io, snap.manifest_list, snap)
+            for e in read_manifest(table.io, m) if e.status != 2 and m.content == 0]
+    assert f.record_count == 900
+    assert f.lower_bounds[2] == b"v0" and f.upper_bounds[2] == b"v2"
 
 
 def test_copy_on_write_of_a_whole_file_only_removes_it(con) -> None:

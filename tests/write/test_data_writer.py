@@ -318,3 +318,36 @@ def test_a_failed_row_group_write_fails_the_insert_and_leaves_no_file(con, monke
     data = table.io.listdir(f"{table.metadata.location}/data")
     assert len(data) == 1, data  # only the committed file
     assert con.execute("SELECT * FROM db.t").fetchall() == [(0, "kept")]
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "orc"])
+def test_dictionary_encoded_strings_write_the_rows_and_bounds_of_plain_ones(con, fmt):
+    """Batches whose strings are dictionary-encoded (copy-on-write hands them so), mixed
+    with plain ones in one partition, and a partition column dictionary-encoded too: the
+    same rows and bounds as plain strings; an unused dictionary value is no bound."""
+    import pyarrow as pa
+
+    from icesql.write.data_writer import DataWriter, WriteTarget
+
+    con.execute("CREATE TABLE db.t (id BIGINT, s STRING, p STRING) USING iceberg PARTITIONED BY (p)"
+                f" TBLPROPERTIES ('write.format.default' = '{fmt}')")
+    writer = DataWriter(WriteTarget.for_table(con.catalog.load_table(T)))
+
+    def encoded(indices, values):
+        return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), pa.array(values))
+
+    writer.write(pa.RecordBatch.from_arrays(
+        [pa.array([1, 2, 3, 4]), encoded([0, 1, 2, 1], ["a", "bb", "zz", "unused"]),
+         encoded([0, 0, 1, 1], ["x", "y"])], names=["id", "s", "p"]))
+    writer.write(pa.RecordBatch.from_arrays(
+        [pa.array([5]), pa.array(["c"]), pa.array(["x"])], names=["id", "s", "p"]))
+    files = sorted(writer.close(), key=lambda f: f.partition)
+    assert [f.partition for f in files] == [("x",), ("y",)]
+    assert [(f.record_count, f.lower_bounds[2], f.upper_bounds[2]) for f in files] == [
+        (3, b"a", b"c"), (2, b"bb", b"zz")]
+    import pyarrow.orc
+
+    reader = pq.read_table if fmt == "parquet" else pyarrow.orc.read_table
+    read = pa.concat_tables([reader(f.file_path) for f in files])
+    assert sorted(zip(read.column("id").to_pylist(), read.column("s").to_pylist())) == [
+        (1, "a"), (2, "bb"), (3, "zz"), (4, "bb"), (5, "c")]

@@ -158,6 +158,9 @@ def read_data_file(
 # dictionary-encoded by ``read_as_stored``: its values are few (a larger dictionary may have
 # spilled into plain pages, which pyarrow would hash back into a dictionary)
 SMALL_DICTIONARY_BYTES = 16 * 1024
+# rows per batch of ``read_as_stored``: a rewrite's writer routes and buffers each batch,
+# so fewer, larger ones cost less per row (a 128k-row row group at once)
+STORED_BATCH_ROWS = 1 << 18
 
 
 def read_as_stored(
@@ -213,7 +216,8 @@ def _stored_batches(
 ) -> Iterator[pa.RecordBatch]:
     rows = 0
     try:
-        for batch in pf.iter_batches(batch_size=BATCH_ROWS, columns=columns, use_threads=False):
+        for batch in pf.iter_batches(batch_size=STORED_BATCH_ROWS, columns=columns,
+                                     use_threads=False):
             rows += batch.num_rows
             yield pa.RecordBatch.from_arrays(batch.columns, names=names)
     except (pa.ArrowInvalid, OSError) as e:

@@ -159,7 +159,7 @@ def read_data_file(
 # spilled into plain pages, which pyarrow would hash back into a dictionary)
 SMALL_DICTIONARY_BYTES = 16 * 1024
 # rows per batch of ``read_as_stored``: a rewrite's writer routes and buffers each batch,
-# so fewer, larger ones cost less per row (a 128k-row row group at once)
+# so fewer, larger ones cost less per row (a row group of up to 256k rows at once)
 STORED_BATCH_ROWS = 1 << 18
 
 

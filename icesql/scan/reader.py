@@ -182,23 +182,25 @@ def read_as_stored(
     except (OSError, pa.ArrowException):
         return None  # the scan's reader names the problem
     by_id = {field_id(f): f for f in pf.schema_arrow}
+    meta = pf.metadata
+    paths = [meta.schema.column(i).path for i in range(meta.num_columns)]
     names, encoded = [], []
-    for f in schema.fields:
-        stored = by_id.get(f.field_id)
-        wanted = schema_to_arrow(Schema((f,))).field(0).type
+    for f, target in zip(schema.fields, schema_to_arrow(schema)):
+        stored, wanted = by_id.get(f.field_id), target.type
         if stored is None or pa.types.is_nested(wanted) or not stored.type.equals(wanted):
             return None
         names.append(stored.name)
-        if wanted in (pa.string(), pa.binary()) and _small_dictionaries(pf.metadata, stored.name):
+        if wanted in (pa.string(), pa.binary()) and _small_dictionaries(meta, paths, stored.name):
             encoded.append(stored.name)
     if len(set(names)) != len(names):
         return None
-    pf = pq.ParquetFile(local, metadata=pf.metadata, read_dictionary=encoded)
+    pf = pq.ParquetFile(local, metadata=meta, read_dictionary=encoded)
     return _stored_batches(pf, names, [f.name for f in schema.fields], path, record_count)
 
 
-def _small_dictionaries(meta: pq.FileMetaData, name: str) -> bool:
-    paths = [meta.schema.column(i).path for i in range(meta.num_columns)]
+def _small_dictionaries(meta: pq.FileMetaData, paths: list[str], name: str) -> bool:
+    """Whether every column chunk of top-level column ``name`` (``paths``: the leaves' paths)
+    has a dictionary page of at most ``SMALL_DICTIONARY_BYTES``."""
     if name not in paths or meta.num_row_groups == 0:
         return False
     index = paths.index(name)

@@ -89,15 +89,12 @@ def is_encoded(array_type: pa.DataType, column_type: pa.DataType) -> bool:
     return pa.types.is_dictionary(array_type) and array_type.value_type.equals(column_type)
 
 
-def _as_written(table: pa.Table, schema: pa.Schema) -> pa.Table:
-    """``table`` cast to ``schema``, dictionary-encoded columns of its types kept so."""
-    if table.schema.equals(schema):
-        return table
-    target = pa.schema(
-        [f.with_type(t.type) if is_encoded(t.type, f.type) else f for f, t in zip(schema, table.schema)],
+def _keeping_encoded(schema: pa.Schema, given: pa.Schema) -> pa.Schema:
+    """``schema`` with the type ``given`` has where that is a dictionary encoding of it."""
+    return pa.schema(
+        [f.with_type(g.type) if is_encoded(g.type, f.type) else f for f, g in zip(schema, given)],
         metadata=schema.metadata,
     )
-    return table.cast(target)
 
 
 def arrow_write_schema(schema: Schema) -> pa.Schema:
@@ -275,13 +272,10 @@ class ParquetDataWriter(OpenDataFile):
 
     def _encode_row_group(self, table: pa.Table, first: int) -> EncodedRowGroup:
         """Rows ``first ..`` of the file as one encoded row group (any thread)."""
-        table = _as_written(table, self.arrow_schema)
         file_schema = self._file_schema
-        if not table.schema.equals(self.arrow_schema):  # dictionary-encoded strings, kept
-            file_schema = pa.schema(
-                [f.with_type(t.type) if is_encoded(t.type, f.type) else f
-                 for f, t in zip(self._file_schema, table.schema)],
-                metadata=self._file_schema.metadata)
+        if not table.schema.equals(self.arrow_schema):  # dictionary-encoded strings stay so
+            table = table.cast(_keeping_encoded(self.arrow_schema, table.schema))
+            file_schema = _keeping_encoded(self._file_schema, table.schema)
         self._metrics.add(table, first)
         for i, ext in self._geo:
             column = table.column(i)

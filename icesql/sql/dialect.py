@@ -23,11 +23,27 @@ from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
-from icesql.errors import NotSupportedError, ProgrammingError
+from icesql.errors import InterfaceError, NotSupportedError, ProgrammingError
 from icesql.sql import nodes
 from icesql.sql.extensions import ExtensionsParser
 from icesql.sql.spark.time_formats import spark_to_strftime
 from icesql.sql.table_functions import check_table_functions
+
+
+def require_interpreted(module: object) -> None:
+    """Refuse sqlglot's compiled build (``sqlglotc``, which ``sqlglot[c]`` installs into
+    sqlglot's own package): its parser and generator classes take no subclass written in
+    Python, so icesql's dialect would fail at its first statement with a bare TypeError."""
+    path = str(getattr(module, "__file__", "") or "")
+    if path and not path.endswith((".py", ".pyc")):  # a .pyc: a sourceless install
+        raise InterfaceError(
+            f"icesql cannot run on sqlglot's compiled build ({path}): its parser takes no"
+            " dialect written in Python, which icesql's Spark SQL is. Remove it with"
+            " 'pip uninstall sqlglotc', which 'sqlglot[c]' installed (sqlglot itself stays)"
+        )
+
+
+require_interpreted(sqlglot.parser)
 
 # the statements that are queries: run, planned and explained as SELECTs
 QUERY_TYPES = (exp.Query,)

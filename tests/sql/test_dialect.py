@@ -1,8 +1,28 @@
+import types
+
 import pytest
+import sqlglot.parser
 from sqlglot import exp
 
-from icesql.errors import ProgrammingError
-from icesql.sql.dialect import number_parameters, parse, parse_one, split_statements
+from icesql.errors import InterfaceError, ProgrammingError
+from icesql.sql.dialect import (
+    number_parameters,
+    parse,
+    parse_one,
+    require_interpreted,
+    split_statements,
+)
+
+
+def test_sqlglot_s_compiled_build_is_refused_naming_it_and_the_fix():
+    # sqlglotc puts a compiled module beside each .py of sqlglot's package; its Parser takes
+    # no subclass written in Python (TypeError at the first parse), so icesql refuses it
+    compiled = types.ModuleType("sqlglot.parser")
+    compiled.__file__ = "/venv/site-packages/sqlglot/parser.cpython-311-x86_64-linux-gnu.so"
+    with pytest.raises(InterfaceError, match=r"parser\.cpython-311.*pip uninstall sqlglotc"):
+        require_interpreted(compiled)
+    require_interpreted(sqlglot.parser)  # the build the tests run on: pure Python
+    assert sqlglot.parser.__file__.endswith(".py")
 
 
 def test_for_system_version_parses_as_version():

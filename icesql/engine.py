@@ -25,7 +25,7 @@ import duckdb
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
-from icesql import engine_cache, engine_rows
+from icesql import engine_cache, engine_rows, engine_start
 from icesql._lazy import lazy_module
 from icesql.engine_choice import EngineChoice
 from icesql.errors import (
@@ -177,7 +177,8 @@ class Engine(EngineChoice):
         self.default_namespace = tuple(default_namespace)
         self.settings = Settings()
         self.progress = ProgressTracker()  # Connection.add_progress_listener
-        self.duck = duckdb.connect(":memory:")
+        # the database the icesql command opened while the engine loaded, or a new one
+        self.duck = engine_start.take() or duckdb.connect(":memory:")
         # every statement is run as DuckDB SQL: sqlglot's DuckDB dialect (15 ms, it builds
         # its parser) loads with the connection, as DuckDB does, not with the first statement
         Dialect.get_or_raise("duckdb")

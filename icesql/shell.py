@@ -12,6 +12,7 @@ catalog server instead (``icesql.server``); a warehouse folder named ``serve`` i
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -92,6 +93,15 @@ def serve_main(argv: Sequence[str]) -> int:
     return 0
 
 
+def command() -> int:
+    """The ``icesql`` command: ``main``, then the process ends. Its objects are left to the
+    exit: Python's last full garbage collection over the loaded modules (sqlglot, DuckDB,
+    icesql) took 30 ms of the 0.28 s an ``icesql -c "SELECT 1"`` took."""
+    status = main()
+    gc.freeze()
+    return status
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["serve"]:
@@ -101,6 +111,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _connect(args: argparse.Namespace) -> Connection:
+    from icesql import engine_start
+
+    engine_start.start()  # DuckDB's database opens while the engine's modules load
     # imported here: the prompt appears while the engine loads (icesql.cli.app)
     from icesql.dbapi import connect
 
@@ -175,4 +188,4 @@ def _connect_arguments(args: argparse.Namespace) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(command())

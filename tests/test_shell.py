@@ -50,6 +50,27 @@ def test_console_script_runs_as_a_process(tmp_path):
     assert "| answer |" in proc.stdout and "|     42 |" in proc.stdout
 
 
+def test_the_command_runs_on_the_database_opened_while_it_loaded_and_leaves_its_objects_to_the_exit(
+    tmp_path,
+):
+    # what the console script runs; then whether the engine took the database the command
+    # started, and whether the objects were frozen out of the exit's garbage collection
+    code = (
+        "import gc, sys; from icesql import engine_start; from icesql.shell import command;"
+        " opened = []; take = engine_start.take;"
+        " engine_start.take = lambda: opened.append(take()) or opened[-1];"
+        " rc = command(); print(opened[0] is not None, engine_start.take(),"
+        " gc.get_freeze_count() > 0); sys.exit(rc)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path), "-c", "SELECT 40 + 2 AS answer"],
+        capture_output=True, text=True, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "|     42 |" in proc.stdout
+    assert proc.stdout.rstrip().endswith("True None True")
+
+
 def test_catalog_options_open_a_sql_catalog(tmp_path, capsys):
     args = ["--catalog", "jdbc", "--uri", f"sqlite:///{tmp_path}/c.db", "--warehouse", str(tmp_path / "w"),
             "--name", "prod", "-c", "CREATE NAMESPACE db; CREATE TABLE prod.db.t (id INT);"

@@ -203,17 +203,35 @@ def _schema_has_ids(buf: bytes, pos: int, stop_at_first: bool = False) -> tuple[
 
 
 def _schema_element(buf: bytes, pos: int) -> tuple[int, int | None, int]:
+    """(number of children, field id, position after) of the SchemaElement at ``pos``.
+
+    The headers, integers and names of its fields are decoded inline, not through
+    ``_field_header`` and ``_skip``: a file whose row count is checked has its whole schema
+    decoded, and the calls cost three quarters of it (168 files of 17 columns: 18.6 ms)."""
     children, field_id, fid = 0, None, 0
     while True:
-        fid, kind, pos = _field_header(buf, pos, fid)
-        if kind == 0:
+        byte = buf[pos]
+        pos += 1
+        if byte == 0:
             return children, field_id, pos
-        if fid in (_NUM_CHILDREN, _FIELD_ID) and kind == _I32:
-            value, pos = _zigzag(buf, pos)
-            if fid == _NUM_CHILDREN:
-                children = value
-            else:
-                field_id = value
+        kind = byte & 15
+        if byte >> 4:
+            fid += byte >> 4
+        else:
+            fid, pos = _zigzag(buf, pos)
+        if kind == _I32:
+            if fid == _NUM_CHILDREN or fid == _FIELD_ID:
+                value, pos = _zigzag(buf, pos)
+                if fid == _NUM_CHILDREN:
+                    children = value
+                else:
+                    field_id = value
+            else:  # type, repetition, converted type, scale...: a varint to pass
+                while buf[pos] & 0x80:
+                    pos += 1
+                pos += 1
+        elif kind == _BINARY and buf[pos] < 0x80:  # a name shorter than 128 bytes
+            pos += 1 + buf[pos]
         else:
             pos = _skip(buf, pos, kind)
 

@@ -41,6 +41,14 @@ SCHEMAS = {
         _field("m", pa.map_(pa.string(), pa.struct([_field("w", pa.int32())]))),
         _field("d", pa.decimal128(20, 3), 9),
     ]),
+    # names of 128 bytes and more (a two-byte length), large ids and logical types (structs
+    # inside the element) before the column with an id
+    "long names, logical types": pa.schema([
+        _field("n" * 200, pa.timestamp("us", tz="UTC")),
+        _field("é" * 70, pa.decimal128(38, 10)),
+        _field("t", pa.time64("us")),
+        _field("w" * 127, pa.string(), 2_000_000),
+    ]),
 }
 
 
@@ -65,7 +73,7 @@ def test_agrees_with_pyarrow(tmp_path: Path, name: str, options: dict) -> None:
     pq.write_table(_rows(schema, 5), path, **options)
     assert has_field_ids(str(path)) == _pyarrow_says(path)
     assert has_field_ids(str(path)) == (name in ("all ids", "last column only", "id 0",
-                                                "after nested columns"))
+                                                "after nested columns", "long names, logical types"))
     assert parquet_footer.footer_row_count(str(path)) == 5
     assert parquet_footer.footer_row_groups(str(path)) == pq.read_metadata(path).num_row_groups
 

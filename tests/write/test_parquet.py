@@ -16,6 +16,7 @@ from icesql.io import FileIO
 from icesql.spec.schema import Schema
 from icesql.spec.types import (
     DecimalType,
+    IntegerType,
     ListType,
     LongType,
     NestedField,
@@ -24,7 +25,13 @@ from icesql.spec.types import (
     UnknownType,
 )
 from icesql.write.column_metrics import MetricsConfig
-from icesql.write.parquet import ParquetDataWriter, arrow_write_schema, file_schema
+from icesql.write.parquet import (
+    ParquetDataWriter,
+    arrow_write_schema,
+    dictionary_pays,
+    file_schema,
+    leaf_paths,
+)
 
 SCHEMA = Schema((
     NestedField(1, "id", LongType(), required=True),
@@ -141,3 +148,76 @@ def test_an_unwritable_location_names_the_file(tmp_path: Path) -> None:
     blocker.write_text("x")
     with pytest.raises(OperationalError, match="cannot create data file .*file/f.parquet"):
         _writer(blocker / "f.parquet")
+
+
+def test_a_dictionary_pays_as_parquet_mr_tests_it() -> None:
+    # indices of ceil(log2(distinct)) bits plus the dictionary against the plain values
+    assert not dictionary_pays(100, 100, 8)  # 87.5 + 800 bytes against 800
+    assert dictionary_pays(100, 10, 8)  # 50 + 80 against 800
+    assert dictionary_pays(1000, 400, 4)  # 9-bit indices: 1125 + 1600 against 4000
+    assert not dictionary_pays(1000, 800, 4)  # 10-bit indices: 1250 + 3200 against 4000
+    assert not dictionary_pays(1, 1, 4)  # one row: a 1-bit index and the value, 4.125 bytes
+
+
+def test_columns_whose_values_barely_repeat_are_written_plain(tmp_path: Path) -> None:
+    """Per row group, from its first rows: a column of distinct numbers has no dictionary
+    page (as parquet-mr writes it), one of few values keeps its dictionary, and strings and
+    nested columns stay with pyarrow's dictionary; values and bounds are the same."""
+    schema = Schema((
+        NestedField(1, "id", LongType(), required=True),
+        NestedField(2, "qty", IntegerType()),
+        NestedField(3, "price", DecimalType(12, 2)),
+        NestedField(4, "big", DecimalType(38, 4)),
+        NestedField(5, "name", StringType()),
+        NestedField(6, "s", StructType((NestedField(7, "n", LongType()),))),
+    ))  # fmt: skip
+    arrow = arrow_write_schema(schema)
+    n = 20_000
+    rows = pa.table(
+        [
+            pa.array(range(n), pa.int64()),
+            pa.array([i % 50 for i in range(n)], pa.int32()),
+            pa.array([Decimal(i * 7919 % 1_000_003) / 100 for i in range(n)], arrow.field("price").type),
+            pa.array([Decimal(i) for i in range(n)], arrow.field("big").type),
+            pa.array([f"name {i}" for i in range(n)]),
+            pa.array([{"n": i} for i in range(n)], arrow.field("s").type),
+        ],
+        schema=arrow,
+    )
+    path = tmp_path / "f.parquet"
+    config = MetricsConfig.for_table(schema, {})
+    writer = ParquetDataWriter(FileIO(), str(path), schema, 0, (), config)
+    writer.write(rows)
+    writer.write(rows.slice(0, 100).set_column(0, "id", pa.array([7] * 100, pa.int64())))
+    data_file = writer.close()
+    meta = pq.read_metadata(path)
+    dictionary = {
+        meta.schema.column(i).path: meta.row_group(0).column(i).has_dictionary_page
+        for i in range(meta.num_columns)
+    }
+    assert dictionary == {"id": False, "qty": True, "price": False, "big": False, "name": True,
+                          "s.n": True}
+    assert meta.row_group(1).column(0).has_dictionary_page  # 100 times the same id
+    assert pq.read_table(path).slice(0, n).equals(rows)
+    assert data_file.lower_bounds[1] == (0).to_bytes(8, "little")
+    assert data_file.upper_bounds[1] == (n - 1).to_bytes(8, "little")
+    stats = meta.row_group(0).column(2).statistics
+    assert stats.has_min_max and stats.min == min(rows.column("price").to_pylist())
+
+
+@pytest.mark.parametrize(
+    "t",
+    [
+        pa.struct([pa.field("a", pa.int64()), pa.field("b", pa.struct([pa.field("c", pa.string())]))]),
+        pa.list_(pa.field("element", pa.struct([pa.field("x", pa.int32())]))),
+        pa.map_(pa.string(), pa.list_(pa.field("element", pa.float64()))),
+        pa.int64(),
+    ],
+    ids=["struct", "list of struct", "map of lists", "long"],
+)
+def test_leaf_paths_are_pyarrow_s(t: pa.DataType) -> None:
+    schema = pa.schema([pa.field("v", t), pa.field("w.x", pa.int32())])
+    sink = pa.BufferOutputStream()
+    pq.ParquetWriter(sink, schema, use_compliant_nested_type=True).close()
+    written = pq.read_metadata(pa.BufferReader(sink.getvalue())).schema
+    assert leaf_paths(schema) == [written.column(i).path for i in range(len(written))]

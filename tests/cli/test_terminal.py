@@ -151,12 +151,12 @@ def test_history_is_recalled_with_up_after_a_restart(warehouse, tmp_path) -> Non
 
 @pytest.fixture(scope="module")
 def big_warehouse(tmp_path_factory) -> Path:
-    """3M rows in 16 files: a scan whose query takes seconds (hashing every row)."""
+    """3M rows in about 15 files: a scan whose query takes seconds (hashing every row)."""
     path = tmp_path_factory.mktemp("big") / "wh"
     with icesql.connect(str(path)) as con:
         con.execute("CREATE NAMESPACE db")
         con.execute("CREATE TABLE db.big (a BIGINT, b BIGINT)"
-                    " TBLPROPERTIES ('write.target-file-size-bytes' = '1000000')")
+                    " TBLPROPERTIES ('write.target-file-size-bytes' = '450000')")
         con.execute("INSERT INTO db.big SELECT id, id * 7 % 1000003 FROM range(3000000) AS r(id)")
         assert con.execute("SELECT count(*) FROM db.big.files").fetchall()[0][0] > 8
     return path

@@ -284,10 +284,16 @@ class ParquetDataWriter(OpenDataFile):
             version="2.6",
             data_page_version="1.0",  # what parquet-mr (Spark) writes and every reader reads
         )
-        # top-level columns whose dictionary is decided per row group (``plain_columns``)
+        # top-level columns whose dictionary is decided per row group (``plain_columns``).
+        # Not a decimal with a default: Iceberg Java's vectorized reader (Spark's, up to
+        # 1.10) fails on its plain pages (apache/iceberg#16502), so it keeps its dictionary
         self._widths = {
-            f.name: width for f in self._file_schema
+            f.name: width for f, field in zip(self._file_schema, self._write_schema.fields)
             if (width := _plain_width(f.type)) is not None
+            and not (
+                pa.types.is_decimal(f.type)
+                and (field.initial_default is not None or field.write_default is not None)
+            )
         }
         self._leaves = leaf_paths(self._file_schema) if self._widths else []
         try:

@@ -221,3 +221,21 @@ def test_leaf_paths_are_pyarrow_s(t: pa.DataType) -> None:
     pq.ParquetWriter(sink, schema, use_compliant_nested_type=True).close()
     written = pq.read_metadata(pa.BufferReader(sink.getvalue())).schema
     assert leaf_paths(schema) == [written.column(i).path for i in range(len(written))]
+
+
+def test_a_decimal_with_a_default_keeps_its_dictionary(tmp_path: Path) -> None:
+    """Iceberg Java's vectorized reader (Spark's) fails on plain pages of a decimal column
+    with a default (apache/iceberg#16502): its values stay dictionary-encoded."""
+    schema = Schema((
+        NestedField(1, "with_default", DecimalType(12, 2), initial_default=Decimal("-1.50"),
+                    write_default=Decimal("-1.50")),
+        NestedField(2, "without", DecimalType(12, 2)),
+    ))  # fmt: skip
+    arrow = arrow_write_schema(schema)
+    values = pa.array([Decimal(i) / 100 for i in range(10_000)], arrow.field("without").type)
+    path = tmp_path / "f.parquet"
+    writer = ParquetDataWriter(FileIO(), str(path), schema, 0, (), MetricsConfig.for_table(schema, {}))
+    writer.write(pa.table([values, values], schema=arrow))
+    writer.close()
+    group = pq.read_metadata(path).row_group(0)
+    assert [group.column(i).has_dictionary_page for i in range(2)] == [True, False]

@@ -50,6 +50,22 @@ def test_the_engine_loads_no_file_system_avro_or_front_end_library() -> None:
                 "pyarrow"} & set(loaded)
 
 
+def test_a_connection_loads_what_reading_a_table_needs_unless_told_not_to(tmp_path) -> None:
+    """``connect`` preloads pyarrow and the scan planner, so that the first query does not
+    import them; ``preload=False`` (the shell's ``-c``) leaves them to the first table read."""
+    code = (
+        "import icesql, json, sys; con = icesql.connect({path!r}, preload={preload});"
+        " print(json.dumps([m in sys.modules for m in ('pyarrow', 'icesql.scan.table_scan',"
+        " 'icesql.scan.planner', 'icesql.sql.predicates')]))"
+    )
+    for preload, expected in ((True, [True] * 4), (False, [False] * 4)):
+        out = subprocess.run(
+            [sys.executable, "-c", code.format(path=str(tmp_path), preload=preload)],
+            capture_output=True, text=True, check=True,
+        )
+        assert json.loads(out.stdout) == expected, preload
+
+
 def test_every_public_name_resolves_and_is_listed() -> None:
     for name in icesql.__all__:
         assert getattr(icesql, name) is not None, name

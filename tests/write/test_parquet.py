@@ -24,6 +24,7 @@ from icesql.spec.types import (
     StructType,
     UnknownType,
 )
+from icesql.spec.values import to_bytes
 from icesql.write.column_metrics import MetricsConfig
 from icesql.write.parquet import (
     ParquetDataWriter,
@@ -201,8 +202,10 @@ def test_columns_whose_values_barely_repeat_are_written_plain(tmp_path: Path) ->
     assert pq.read_table(path).slice(0, n).equals(rows)
     assert data_file.lower_bounds[1] == (0).to_bytes(8, "little")
     assert data_file.upper_bounds[1] == (n - 1).to_bytes(8, "little")
-    stats = meta.row_group(0).column(2).statistics
-    assert stats.has_min_max and stats.min == min(rows.column("price").to_pylist())
+    assert meta.row_group(0).column(2).statistics.has_min_max  # a plain chunk's statistics
+    prices = rows.column("price").to_pylist()
+    assert data_file.lower_bounds[3] == to_bytes(DecimalType(12, 2), min(prices))
+    assert data_file.upper_bounds[3] == to_bytes(DecimalType(12, 2), max(prices))
 
 
 @pytest.mark.parametrize(

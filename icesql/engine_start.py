@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-__all__ = ["start", "take"]
+__all__ = ["discard", "start", "take"]
 
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
@@ -42,6 +42,15 @@ def take() -> Any | None:
         thread.join()
     with _lock:
         return _opened.pop() if _opened else None
+
+
+def discard() -> None:
+    """Close the database ``start`` opened if no engine took it (the connection failed
+    first), so that a caller who goes on (a test, a program running the shell's ``main``)
+    is not left holding it."""
+    database = take()
+    if database is not None:
+        database.close()
 
 
 def _open(duckdb: Any) -> None:

@@ -114,11 +114,14 @@ def _connect(args: argparse.Namespace) -> Connection:
     from icesql import engine_start
 
     engine_start.start()  # DuckDB's database opens while the engine's modules load
-    # imported here: the prompt appears while the engine loads (icesql.cli.app)
-    from icesql.dbapi import connect
+    try:
+        # imported here: the prompt appears while the engine loads (icesql.cli.app)
+        from icesql.dbapi import connect
 
-    # a script's statements may read no table: Arrow loads with the first that does
-    return connect(**_connect_arguments(args), preload=not (args.command or args.file))
+        # a script's statements may read no table: Arrow loads with the first that does
+        return connect(**_connect_arguments(args), preload=not (args.command or args.file))
+    finally:
+        engine_start.discard()  # left untaken when the connection failed
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -35,3 +35,10 @@ def test_a_database_that_fails_to_open_leaves_the_engine_to_open_its_own(tmp_pat
     monkeypatch.undo()
     with icesql.connect(str(tmp_path)) as con:
         assert con.execute("SELECT 2").fetchone() == (2,)
+
+
+def test_a_database_no_engine_took_is_closed_by_discard() -> None:
+    engine_start.start()
+    engine_start.discard()
+    assert engine_start.take() is None
+    engine_start.discard()  # nothing started: nothing to do

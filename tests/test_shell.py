@@ -117,6 +117,9 @@ def test_bad_catalog_options_are_one_line_errors(tmp_path, capsys):
     assert "--conf takes KEY=VALUE" in capsys.readouterr().err
     assert main([str(tmp_path / "a"), "--warehouse", str(tmp_path / "b"), "-c", "SELECT 1"]) == 1
     assert "two warehouses" in capsys.readouterr().err
+    from icesql import engine_start
+
+    assert engine_start.take() is None  # the databases opened for them were closed
 
 
 def test_engine_options_choose_where_statements_run(tmp_path, capsys):

@@ -26,6 +26,7 @@ import pyarrow.orc as orc
 
 from icesql.errors import NotSupportedError, OperationalError
 from icesql.io import FileIO
+from icesql.metadata.manifest_schema import decimal_required_bytes
 from icesql.spec.content_file import DATA, DataFile
 from icesql.spec.schema import Schema
 from icesql.spec.types import (
@@ -384,7 +385,7 @@ def _avro_type(t: IcebergType, fid: int, names: set[str]) -> Any:
         ]}, names)
         return {"type": "array", "logicalType": "map", "items": record}
     if isinstance(t, DecimalType):
-        size = _decimal_bytes(t.precision)
+        size = decimal_required_bytes(t.precision)
         return _named(f"decimal_{t.precision}_{t.scale}", {
             "type": "fixed", "size": size, "logicalType": "decimal",
             "precision": t.precision, "scale": t.scale}, names)
@@ -411,10 +412,3 @@ def _avro_type(t: IcebergType, fid: int, names: set[str]) -> Any:
     raise NotSupportedError(f"column type {t} cannot be written to Avro yet"
                             f" (table property {DEFAULT_FILE_FORMAT}=avro)")
 
-
-def _decimal_bytes(precision: int) -> int:
-    """The fewest bytes holding ``precision`` digits (Java's ``TypeUtil.decimalRequiredBytes``)."""
-    n = 1
-    while 2 ** (8 * n - 1) - 1 < 10**precision - 1:
-        n += 1
-    return n

@@ -32,6 +32,7 @@ import pyarrow.parquet as pq
 
 from icesql.errors import NotSupportedError, OperationalError
 from icesql.io import FileIO
+from icesql.metadata.manifest_schema import decimal_required_bytes
 from icesql.spec.arrow import geoarrow_type, schema_to_arrow
 from icesql.spec.content_file import DATA, DataFile
 from icesql.spec.schema import Schema
@@ -121,7 +122,7 @@ def _plain_width(t: pa.DataType) -> int | None:
             return 4
         if t.precision <= 18:
             return 8
-        return (t.precision * 3322 // 1000 + 9) // 8  # the fixed length of its bytes
+        return decimal_required_bytes(t.precision)  # its fixed length
     if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_temporal(t):
         return max(4, t.bit_width // 8)  # Parquet has no integer narrower than int32
     return None

@@ -154,21 +154,40 @@ def frame_query(sizes: Sizes) -> str:
 
 DATA_CHECKS = 200
 _COLUMNS = (
-    "l_orderkey", "l_partkey", "l_suppkey", "l_linenumber", "l_quantity", "l_extendedprice",
-    "l_discount", "l_tax", "l_returnflag", "l_linestatus", "l_shipdate", "l_commitdate",
-    "l_receiptdate", "l_shipinstruct", "l_shipmode", "l_comment",
+    "l_orderkey",
+    "l_partkey",
+    "l_suppkey",
+    "l_linenumber",
+    "l_quantity",
+    "l_extendedprice",
+    "l_discount",
+    "l_tax",
+    "l_returnflag",
+    "l_linestatus",
+    "l_shipdate",
+    "l_commitdate",
+    "l_receiptdate",
+    "l_shipinstruct",
+    "l_shipmode",
+    "l_comment",
 )
 _TABLE_WIDE = (
     ("returnflag_accepted", "SELECT * FROM {t} WHERE l_returnflag NOT IN ('A', 'N', 'R')"),
     ("linestatus_accepted", "SELECT * FROM {t} WHERE l_linestatus NOT IN ('F', 'O')"),
-    ("shipmode_accepted", "SELECT * FROM {t} WHERE l_shipmode NOT IN"
-     " ('AIR', 'FOB', 'MAIL', 'RAIL', 'REG AIR', 'SHIP', 'TRUCK')"),
+    (
+        "shipmode_accepted",
+        "SELECT * FROM {t} WHERE l_shipmode NOT IN"
+        " ('AIR', 'FOB', 'MAIL', 'RAIL', 'REG AIR', 'SHIP', 'TRUCK')",
+    ),
     ("quantity_positive", "SELECT * FROM {t} WHERE l_quantity <= 0"),
     ("discount_in_range", "SELECT * FROM {t} WHERE l_discount < 0 OR l_discount > 0.10"),
     ("received_after_shipping", "SELECT * FROM {t} WHERE l_receiptdate <= l_shipdate"),
     ("line_numbers", "SELECT * FROM {t} WHERE l_linenumber < 1 OR l_linenumber > 4"),
-    ("order_line_unique", "SELECT l_orderkey, l_linenumber, count(*) AS n FROM {t}"
-     " GROUP BY l_orderkey, l_linenumber HAVING count(*) > 1"),
+    (
+        "order_line_unique",
+        "SELECT l_orderkey, l_linenumber, count(*) AS n FROM {t}"
+        " GROUP BY l_orderkey, l_linenumber HAVING count(*) > 1",
+    ),
 )
 
 
@@ -180,8 +199,13 @@ def data_checks(sizes: Sizes) -> list[tuple[str, str]]:
     checks += list(_TABLE_WIDE)
     for m in range(sizes.months):
         lo, hi = month_start(m), month_start(m + 1)
-        checks.append((f"month_{lo:%Y_%m}_tax", "SELECT * FROM {t} WHERE l_shipdate >= DATE"
-                       f" '{lo}' AND l_shipdate < DATE '{hi}' AND l_tax > 0.08"))
+        checks.append(
+            (
+                f"month_{lo:%Y_%m}_tax",
+                "SELECT * FROM {t} WHERE l_shipdate >= DATE"
+                f" '{lo}' AND l_shipdate < DATE '{hi}' AND l_tax > 0.08",
+            )
+        )
     orders = sizes.rows // LINES_PER_ORDER
     rest = DATA_CHECKS - len(checks)
     width = max(1, orders // 5000)
@@ -189,9 +213,14 @@ def data_checks(sizes: Sizes) -> list[tuple[str, str]]:
         lo = 1 + (orders - width) * k // max(1, rest - 1)
         # every 20th breaks: its range's fourth lines (about width rows) are offending rows
         rule = "l_linenumber = 4" if k % 20 == 19 else "l_extendedprice <= 0"
-        checks.append((f"orders_{lo}", f"SELECT l_orderkey, l_linenumber, l_extendedprice"
-                       f" FROM {{t}} WHERE l_orderkey >= {lo} AND l_orderkey < {lo + width}"
-                       f" AND {rule}"))
+        checks.append(
+            (
+                f"orders_{lo}",
+                f"SELECT l_orderkey, l_linenumber, l_extendedprice"
+                f" FROM {{t}} WHERE l_orderkey >= {lo} AND l_orderkey < {lo + width}"
+                f" AND {rule}",
+            )
+        )
     return checks[:DATA_CHECKS]
 
 
@@ -199,29 +228,38 @@ def data_checks(sizes: Sizes) -> list[tuple[str, str]]:
 # 1% of the rows, spread over every file (l_partkey is uniform in 1..200,000): the case that
 # makes copy-on-write rewrite every file
 DML_FILTER = "l_partkey < 2000"
-_COLUMNS = [c.strip().split(" ")[0] for c in
-            ("l_orderkey, l_partkey, l_suppkey, l_linenumber, l_quantity, l_extendedprice,"
-             " l_discount, l_tax, l_returnflag, l_linestatus, l_shipdate, l_commitdate,"
-             " l_receiptdate, l_shipinstruct, l_shipmode, l_comment").split(",")]
+_COLUMNS = [
+    c.strip().split(" ")[0]
+    for c in (
+        "l_orderkey, l_partkey, l_suppkey, l_linenumber, l_quantity, l_extendedprice,"
+        " l_discount, l_tax, l_returnflag, l_linestatus, l_shipdate, l_commitdate,"
+        " l_receiptdate, l_shipinstruct, l_shipmode, l_comment"
+    ).split(",")
+]
 
 
 def merge_source(sizes: Sizes) -> str:
     """About 1M source rows at 20M (5%), half matching a row (their orderkeys), half new ones
     (orderkeys shifted past the table's): MERGE's usual upsert."""
     shift = sizes.rows  # past every orderkey (rows // 4 + 1 at most)
-    new = ", ".join(f"l_orderkey + {shift} AS l_orderkey" if c == "l_orderkey" else c
-                    for c in _COLUMNS)
-    return (f"SELECT * FROM {{t}} WHERE l_partkey % 40 = 0"
-            f" UNION ALL SELECT {new} FROM {{t}} WHERE l_partkey % 40 = 1")
+    new = ", ".join(
+        f"l_orderkey + {shift} AS l_orderkey" if c == "l_orderkey" else c for c in _COLUMNS
+    )
+    return (
+        f"SELECT * FROM {{t}} WHERE l_partkey % 40 = 0"
+        f" UNION ALL SELECT {new} FROM {{t}} WHERE l_partkey % 40 = 1"
+    )
 
 
 def merge_source_rows(sizes: Sizes) -> str:
     """The MERGE's outcome as the rows to upsert (PyIceberg's ``upsert`` takes the new rows
     whole, not an UPDATE SET): the matched half with ``l_quantity + 1`` (its type kept), the
     new half as in :func:`merge_source`. ``{t}`` is DuckDB's ``read_parquet`` of the table."""
-    return (f"SELECT * REPLACE (CAST(l_quantity + 1 AS DECIMAL(15, 2)) AS l_quantity) FROM {{t}}"
-            f" WHERE l_partkey % 40 = 0 UNION ALL SELECT * REPLACE (l_orderkey + {sizes.rows}"
-            f" AS l_orderkey) FROM {{t}} WHERE l_partkey % 40 = 1")
+    return (
+        f"SELECT * REPLACE (CAST(l_quantity + 1 AS DECIMAL(15, 2)) AS l_quantity) FROM {{t}}"
+        f" WHERE l_partkey % 40 = 0 UNION ALL SELECT * REPLACE (l_orderkey + {sizes.rows}"
+        f" AS l_orderkey) FROM {{t}} WHERE l_partkey % 40 = 1"
+    )
 
 
 def overwrite_month(sizes: Sizes) -> tuple[dt.date, dt.date]:
@@ -234,15 +272,21 @@ def dml_statements(sizes: Sizes) -> dict[str, tuple[str, ...]]:
     """Each DML scenario's statements: table properties and session settings first (not
     timed), then the one statement that is timed."""
     lo, month_hi = overwrite_month(sizes)
-    cow = ("ALTER TABLE {t} SET TBLPROPERTIES ('write.delete.mode' = 'copy-on-write',"
-           " 'write.update.mode' = 'copy-on-write', 'write.merge.mode' = 'copy-on-write')")
-    mor = ("ALTER TABLE {t} SET TBLPROPERTIES ('write.delete.mode' = 'merge-on-read',"
-           " 'write.update.mode' = 'merge-on-read', 'write.merge.mode' = 'merge-on-read')")
+    cow = (
+        "ALTER TABLE {t} SET TBLPROPERTIES ('write.delete.mode' = 'copy-on-write',"
+        " 'write.update.mode' = 'copy-on-write', 'write.merge.mode' = 'copy-on-write')"
+    )
+    mor = (
+        "ALTER TABLE {t} SET TBLPROPERTIES ('write.delete.mode' = 'merge-on-read',"
+        " 'write.update.mode' = 'merge-on-read', 'write.merge.mode' = 'merge-on-read')"
+    )
     return {
         "dml_delete_cow": (cow, f"DELETE FROM {{t}} WHERE {DML_FILTER}"),
         "dml_delete_mor": (mor, f"DELETE FROM {{t}} WHERE {DML_FILTER}"),
-        "dml_update_mor": (mor, f"UPDATE {{t}} SET l_discount = l_discount + 0.01"
-                                f" WHERE {DML_FILTER}"),
+        "dml_update_mor": (
+            mor,
+            f"UPDATE {{t}} SET l_discount = l_discount + 0.01 WHERE {DML_FILTER}",
+        ),
         "dml_merge_mor": (
             mor,
             f"MERGE INTO {{t}} t USING ({merge_source(sizes)}) s"
@@ -259,5 +303,7 @@ def dml_statements(sizes: Sizes) -> dict[str, tuple[str, ...]]:
 
 
 # what the table holds after a DML statement: the same on every engine that ran it
-DML_CHECK = ("SELECT count(*) AS n, sum(l_quantity) AS qty, sum(l_discount) AS disc,"
-             " max(l_orderkey) AS top FROM {t}")
+DML_CHECK = (
+    "SELECT count(*) AS n, sum(l_quantity) AS qty, sum(l_discount) AS disc,"
+    " max(l_orderkey) AS top FROM {t}"
+)

@@ -169,8 +169,10 @@ def _generate(root: str, sizes: Sizes, log: Any) -> dict[str, Any]:
 
     add(BASE, TableLayout(base_dir, SCHEMA, SPEC, 2, [data_files], [], props), 0, files_info)
     orc_props = {**props, "write.format.default": "orc"}
-    orc_info = [{**f, "path": o.file_path, "bytes": o.file_size_in_bytes}
-                for f, o in zip(files_info, orc_files, strict=True)]
+    orc_info = [
+        {**f, "path": o.file_path, "bytes": o.file_size_in_bytes}
+        for f, o in zip(files_info, orc_files, strict=True)
+    ]
     add(ORC, TableLayout(orc_dir, SCHEMA, SPEC, 2, [orc_files], [], orc_props), 0, orc_info)
     log("  base table committed; position deletes / deletion vectors ...")
 
@@ -225,8 +227,9 @@ def _write_orc(path: str, table: pa.Table, partition: tuple[Any, ...]) -> DataFi
     from icesql.write.column_metrics import FULL, MetricsConfig
     from icesql.write.file_writers import OrcDataWriter
 
-    writer = OrcDataWriter(FileIO(), path, SCHEMA, SPEC.spec_id, partition,
-                           MetricsConfig(FULL, {}), None)
+    writer = OrcDataWriter(
+        FileIO(), path, SCHEMA, SPEC.spec_id, partition, MetricsConfig(FULL, {}), None
+    )
     writer.write(table)
     return writer.close()
 

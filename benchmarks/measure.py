@@ -74,8 +74,12 @@ def run_worker(
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
         proc = subprocess.Popen(
-            [request.get("python") or sys.executable, "-m", "benchmarks.worker",
-             json.dumps(request)],
+            [
+                request.get("python") or sys.executable,
+                "-m",
+                "benchmarks.worker",
+                json.dumps(request),
+            ],
             stdout=out,
             stderr=err,
             cwd=REPO,
@@ -119,8 +123,13 @@ def run_worker(
             extra={"stopped_after": ran},
         )
     if stopped[0]:
-        return Run(False, None, rss, error=f"did not finish in {timeout:.0f} s (stopped)",
-                   extra={"stopped_after": ran})
+        return Run(
+            False,
+            None,
+            rss,
+            error=f"did not finish in {timeout:.0f} s (stopped)",
+            extra={"stopped_after": ran},
+        )
     try:
         answer = json.loads(lines[-1])
     except (IndexError, ValueError):

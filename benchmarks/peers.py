@@ -54,8 +54,12 @@ class Peer:
 PEERS: dict[str, Peer] = {
     "duckdb_iceberg": Peer(
         "DuckDB 1.5.5 iceberg_scan",
-        ("duckdb==1.5.5", "duckdb-extension-iceberg==1.5.5", "duckdb-extension-avro==1.5.5",
-         "pyarrow==26.0.1"),
+        (
+            "duckdb==1.5.5",
+            "duckdb-extension-iceberg==1.5.5",
+            "duckdb-extension-avro==1.5.5",
+            "pyarrow==26.0.1",
+        ),
     ),
     "polars": Peer(
         "polars 2.1 scan_iceberg",
@@ -76,8 +80,13 @@ def python_for(name: str) -> str | None:
 
 def _version(python: str) -> tuple[int, int] | None:
     try:
-        out = subprocess.run([python, "-c", "import sys; print(*sys.version_info[:2])"],
-                             capture_output=True, text=True, timeout=30, check=True).stdout
+        out = subprocess.run(
+            [python, "-c", "import sys; print(*sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     major, minor = out.split()
@@ -103,8 +112,10 @@ def setup(name: str) -> str:
     peer = PEERS[name]
     python = base_python(peer)
     if python is None:
-        raise SystemExit(f"{name}: needs Python {'.'.join(map(str, peer.min_python))}+,"
-                         " none found on PATH or in pyenv")
+        raise SystemExit(
+            f"{name}: needs Python {'.'.join(map(str, peer.min_python))}+,"
+            " none found on PATH or in pyenv"
+        )
     target = os.path.join(root(), name)
     shutil.rmtree(target, ignore_errors=True)
     subprocess.run([python, "-m", "venv", target], check=True)

@@ -54,13 +54,42 @@ def _int(v: int) -> bytes:
 def _file(location: str, month: int, k: int) -> DataFile:
     lo, hi = k * ROWS_PER_FILE, k * ROWS_PER_FILE + ROWS_PER_FILE - 1
     day = 8036 + month * 30  # 1992-01-01 + ~month
-    lower = {1: _long(lo), 2: _long(1), 3: _long(1), 4: _int(1), 5: b"\x64", 6: b"\x03\xe8",
-             7: b"\x00", 8: b"\x00", 9: b"A", 10: b"F", 11: _int(day), 12: _int(day),
-             13: _int(day), 14: b"COLLECT COD", 15: b"AIR", 16: b" about the"}
-    upper = {1: _long(hi), 2: _long(200_000), 3: _long(10_000), 4: _int(7), 5: b"\x13\x88",
-             6: b"\x01\x86\xa0", 7: b"\x0a", 8: b"\x08", 9: b"R", 10: b"O", 11: _int(day + 29),
-             12: _int(day + 60), 13: _int(day + 60), 14: b"TAKE BACK RETURN", 15: b"TRUCK",
-             16: b"zzle. slyly"}
+    lower = {
+        1: _long(lo),
+        2: _long(1),
+        3: _long(1),
+        4: _int(1),
+        5: b"\x64",
+        6: b"\x03\xe8",
+        7: b"\x00",
+        8: b"\x00",
+        9: b"A",
+        10: b"F",
+        11: _int(day),
+        12: _int(day),
+        13: _int(day),
+        14: b"COLLECT COD",
+        15: b"AIR",
+        16: b" about the",
+    }
+    upper = {
+        1: _long(hi),
+        2: _long(200_000),
+        3: _long(10_000),
+        4: _int(7),
+        5: b"\x13\x88",
+        6: b"\x01\x86\xa0",
+        7: b"\x0a",
+        8: b"\x08",
+        9: b"R",
+        10: b"O",
+        11: _int(day + 29),
+        12: _int(day + 60),
+        13: _int(day + 60),
+        14: b"TAKE BACK RETURN",
+        15: b"TRUCK",
+        16: b"zzle. slyly",
+    }
     fields = range(1, 17)
     return DataFile(
         file_path=f"{location}/data/m{month:04d}/{k:07d}-00000-0-0123456789ab.parquet",

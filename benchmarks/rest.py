@@ -43,9 +43,25 @@ class Server:
 
     def __init__(self, db_uri: str, warehouse: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "icesql.shell", "serve", "--warehouse", warehouse,
-             "--uri", db_uri, "--name", CATALOG, "--port", "0"],
-            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=_env(), cwd=REPO,
+            [
+                sys.executable,
+                "-m",
+                "icesql.shell",
+                "serve",
+                "--warehouse",
+                warehouse,
+                "--uri",
+                db_uri,
+                "--name",
+                CATALOG,
+                "--port",
+                "0",
+            ],
+            stderr=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            text=True,
+            env=_env(),
+            cwd=REPO,
         )
         assert self.proc.stderr is not None
         banner = self.proc.stderr.readline()
@@ -113,20 +129,39 @@ def fresh_catalog(folder: str) -> tuple[str, str]:
 
 
 def run_writers(
-    via: str, db_uri: str, warehouse: str, server_uri: str | None, table: str,
-    writers: int, commits: int, folder: str,
+    via: str,
+    db_uri: str,
+    warehouse: str,
+    server_uri: str | None,
+    table: str,
+    writers: int,
+    commits: int,
+    folder: str,
 ) -> tuple[float, list[dict[str, Any]]]:
     """``writers`` processes committing ``commits`` INSERTs each into ``table``, started at
     once: the wall seconds from the start signal to the last commit, and each one's report."""
     start = os.path.join(folder, "go")
     procs = []
     for w in range(writers):
-        request = {"via": via, "db_uri": db_uri, "warehouse": warehouse, "server_uri": server_uri,
-                   "table": table, "writer": w, "commits": commits, "start": start}
-        procs.append(subprocess.Popen(
-            [sys.executable, "-m", "benchmarks.rest", "writer", json.dumps(request)],
-            stdout=subprocess.PIPE, text=True, env=_env(), cwd=REPO,
-        ))
+        request = {
+            "via": via,
+            "db_uri": db_uri,
+            "warehouse": warehouse,
+            "server_uri": server_uri,
+            "table": table,
+            "writer": w,
+            "commits": commits,
+            "start": start,
+        }
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "benchmarks.rest", "writer", json.dumps(request)],
+                stdout=subprocess.PIPE,
+                text=True,
+                env=_env(),
+                cwd=REPO,
+            )
+        )
     try:
         for p in procs:
             assert p.stdout is not None
@@ -197,8 +232,13 @@ def build_history(folder: str, snapshots: int, log: Callable[[str], None]) -> di
     con.close()
     if count != snapshots:
         raise RuntimeError(f"history table has {count} snapshots, expected {snapshots}")
-    info = {"snapshots": snapshots, "db_uri": db_uri, "warehouse": warehouse, "table": table,
-            "seconds": round(time.perf_counter() - started, 1)}
+    info = {
+        "snapshots": snapshots,
+        "db_uri": db_uri,
+        "warehouse": warehouse,
+        "table": table,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
     with open(marker, "w") as f:
         json.dump(info, f)
     log(f"  {snapshots} snapshots in {info['seconds']} s")

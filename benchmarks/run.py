@@ -19,11 +19,11 @@ from typing import Any
 if __package__ in (None, ""):  # python benchmarks/run.py
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks import peers, report  # noqa: E402
-from benchmarks.config import FULL_ROWS, SMOKE_ROWS, Sizes  # noqa: E402
-from benchmarks.datagen import Dataset, load_or_generate  # noqa: E402
-from benchmarks.measure import Run, run_worker  # noqa: E402
-from benchmarks.report import (  # noqa: E402
+from benchmarks import peers, report
+from benchmarks.config import FULL_ROWS, SMOKE_ROWS, Sizes
+from benchmarks.datagen import Dataset, load_or_generate
+from benchmarks.measure import Run, run_worker
+from benchmarks.report import (
     ERROR,
     INFO,
     MISS,
@@ -32,7 +32,7 @@ from benchmarks.report import (  # noqa: E402
     PASS,
     Row,
 )
-from benchmarks.scenarios import (  # noqa: E402
+from benchmarks.scenarios import (
     Scenario,
     by_name,
     dml_peer_request,
@@ -72,12 +72,18 @@ class Runner:
 
             self.s3 = s3_copy(self.ds, _log)
             self.ds.info["s3"] = {
-                "warehouse": self.s3.warehouse, "properties": self.s3.properties,
-                "metadata": self.s3.metadata, "files": self.s3.files,
+                "warehouse": self.s3.warehouse,
+                "properties": self.s3.properties,
+                "metadata": self.s3.metadata,
+                "files": self.s3.files,
             }
 
     def _measure(
-        self, s: Scenario, side: str, repeats: int, limit: float | None = None,
+        self,
+        s: Scenario,
+        side: str,
+        repeats: int,
+        limit: float | None = None,
         timeout: float = 3600,
     ) -> list[Run]:
         if side.startswith("peer:"):
@@ -96,9 +102,13 @@ class Runner:
                 "pyiceberg": s.pyiceberg,
                 "reference": s.reference,
             }[side]
-        if make is None or (self.args.no_spark and (
+        if make is None or (
+            self.args.no_spark
+            and (
                 (side == "reference" and s.extra.get("spark"))
-                or (side == "baseline" and s.extra.get("spark_baseline")))):
+                or (side == "baseline" and s.extra.get("spark_baseline"))
+            )
+        ):
             return []
         request = make(self.ds, self.sizes)
         runs: list[Run] = []
@@ -133,13 +143,18 @@ class Runner:
                     continue
                 peer = side.startswith("peer:")
                 sides[side] += self._measure(
-                    s, side, 1, limit if side == "icesql" else None,
+                    s,
+                    side,
+                    1,
+                    limit if side == "icesql" else None,
                     timeout=self.args.peer_timeout if peer else 3600,
                 )
         if s.pyiceberg is not None and not self.args.no_pyiceberg:
             dml = bool(s.extra.get("dml"))
             sides["pyiceberg"] = self._measure(
-                s, "pyiceberg", min(repeats, self.args.pyiceberg_repeats),
+                s,
+                "pyiceberg",
+                min(repeats, self.args.pyiceberg_repeats),
                 limit=self.args.pyiceberg_dml_memory_mb if dml else None,
                 timeout=self.args.pyiceberg_dml_timeout if dml else 3600,
             )
@@ -205,22 +220,29 @@ def _note_peers(s: Scenario, sides: dict[str, list[Run]], runner: Runner, row: R
         seconds = _median(runs)
         if seconds is None:
             continue
-        row.peers[name] = {"seconds": seconds, "rss_mb": _peak(runs),
-                           "runs": [round(r.seconds, 4) for r in runs if r.seconds is not None]}
+        row.peers[name] = {
+            "seconds": seconds,
+            "rss_mb": _peak(runs),
+            "runs": [round(r.seconds, 4) for r in runs if r.seconds is not None],
+        }
         ratio = f" ({seconds / row.baseline_s:.2f}x baseline)" if row.baseline_s else ""
         answer = ""
         mine = next(r for r in runs if r.ok)
         if first is not None and mine.result != first.result:
-            answer = (f"; RESULT MISMATCH with icesql's final rows: {mine.result} vs"
-                      f" {first.result}" if s.extra.get("dml") else
-                      f"; ANSWER DIFFERS from icesql's: {mine.result} vs {first.result}")
+            answer = (
+                f"; RESULT MISMATCH with icesql's final rows: {mine.result} vs {first.result}"
+                if s.extra.get("dml")
+                else f"; ANSWER DIFFERS from icesql's: {mine.result} vs {first.result}"
+            )
         row.notes.append(f"peer {label}: {seconds:.3f} s{ratio}, {_peak(runs) or 0:.0f} MB{answer}")
         if not answer and (best is None or seconds < best[0]):
             best = (seconds, label)
     if best is not None and row.icesql_s is not None:
         verdict = "ahead of or level with" if row.icesql_s <= best[0] else "behind"
-        row.notes.append(f"icesql {row.icesql_s:.3f} s is {verdict} the best peer,"
-                         f" {best[1]} {best[0]:.3f} s ({row.icesql_s / best[0]:.2f}x)")
+        row.notes.append(
+            f"icesql {row.icesql_s:.3f} s is {verdict} the best peer,"
+            f" {best[1]} {best[0]:.3f} s ({row.icesql_s / best[0]:.2f}x)"
+        )
 
 
 def _note_spread(runs: list[Run], row: Row) -> None:
@@ -228,9 +250,11 @@ def _note_spread(runs: list[Run], row: Row) -> None:
     times = sorted(r.seconds for r in runs if r.ok and r.seconds is not None)
     if len(times) >= 3:
         spread = (times[-1] - times[0]) / statistics.median(times) * 100
-        row.notes.append(f"icesql runs min / median / max: {times[0]:.3f} /"
-                         f" {statistics.median(times):.3f} / {times[-1]:.3f} s"
-                         f" (spread {spread:.0f}% of the median)")
+        row.notes.append(
+            f"icesql runs min / median / max: {times[0]:.3f} /"
+            f" {statistics.median(times):.3f} / {times[-1]:.3f} s"
+            f" (spread {spread:.0f}% of the median)"
+        )
 
 
 def _median(runs: list[Run]) -> float | None:
@@ -317,7 +341,10 @@ def evaluate(s: Scenario, sides: dict[str, list[Run]], runner: Runner) -> Row:
         _judge_warm(s, row)
     if s.extra.get("read_speedup"):
         first = next(r for r in ice if r.ok)
-        before, after = (first.extra or {}).get("read_before_s"), (first.extra or {}).get("read_after_s")
+        before, after = (
+            (first.extra or {}).get("read_before_s"),
+            (first.extra or {}).get("read_after_s"),
+        )
         if before and after:
             row.notes.append(
                 f"full aggregate on the table: {before:.3f} s before the rewrite, {after:.3f} s"
@@ -332,9 +359,13 @@ def evaluate(s: Scenario, sides: dict[str, list[Run]], runner: Runner) -> Row:
         )
         over = runner.over_fetched.get(s.name, [])
         if over:
-            row.notes.append(f"MISMATCH: data files fetched in more requests than planned: {over[:3]}")
-        row.notes.append("DuckDB has no httpfs here (its extensions download at run time): it"
-                         " reads the objects through the same fsspec file system, from Python")
+            row.notes.append(
+                f"MISMATCH: data files fetched in more requests than planned: {over[:3]}"
+            )
+        row.notes.append(
+            "DuckDB has no httpfs here (its extensions download at run time): it"
+            " reads the objects through the same fsspec file system, from Python"
+        )
     if any("MISMATCH" in n for n in row.notes):
         row.status = MISS
     return row
@@ -358,16 +389,22 @@ def _check_results(
         )
     theirs = next((r for r in pyi if r.ok), None)
     if theirs is not None and theirs.result != first.result:
-        what = "RESULT MISMATCH with PyIceberg's final rows" if s.extra.get("dml") else (
-            "differs from PyIceberg")
+        what = (
+            "RESULT MISMATCH with PyIceberg's final rows"
+            if s.extra.get("dml")
+            else ("differs from PyIceberg")
+        )
         row.notes.append(f"{what}: {first.result} vs {theirs.result}")
 
 
 def _side_label(s: Scenario, side: str) -> str:
     if side.startswith("peer:"):
         return peers.PEERS[side.split(":", 1)[1]].label
-    return {"pyiceberg": "PyIceberg", "baseline": s.baseline_label,
-            "reference": s.reference_label}.get(side, side)
+    return {
+        "pyiceberg": "PyIceberg",
+        "baseline": s.baseline_label,
+        "reference": s.reference_label,
+    }.get(side, side)
 
 
 def _not_measured(side: str, runner: Runner) -> str:
@@ -388,8 +425,14 @@ def _judge_targets(s: Scenario, sides: dict[str, list[Run]], runner: Runner, row
     on icesql's median over that side's median, into ``row.targets`` and a note each."""
     for side, factor, text in s.extra.get("targets", ()):
         runs = sides.get(side, [])
-        entry: dict[str, Any] = {"target": text, "side": side, "factor": factor,
-                                 "seconds": _median(runs), "ratio": None, "reason": ""}
+        entry: dict[str, Any] = {
+            "target": text,
+            "side": side,
+            "factor": factor,
+            "seconds": _median(runs),
+            "ratio": None,
+            "reason": "",
+        }
         bad = _failure(runs)
         stopped = (bad.extra or {}).get("stopped_after") if bad is not None else None
         if bad is not None and stopped and row.icesql_s is not None:
@@ -397,9 +440,11 @@ def _judge_targets(s: Scenario, sides: dict[str, list[Run]], runner: Runner, row
             # longer, so icesql's ratio is less than this bound
             entry["ratio"] = row.icesql_s / stopped
             entry["status"] = PASS if entry["ratio"] <= factor else NOT_MEASURED
-            entry["reason"] = (f"{_side_label(s, side)} stopped unfinished after {stopped:.1f} s"
-                               f" ({bad.error}): icesql {row.icesql_s:.3f} s / it"
-                               f" < {entry['ratio']:.3f}x")
+            entry["reason"] = (
+                f"{_side_label(s, side)} stopped unfinished after {stopped:.1f} s"
+                f" ({bad.error}): icesql {row.icesql_s:.3f} s / it"
+                f" < {entry['ratio']:.3f}x"
+            )
         elif bad is not None:
             entry["status"] = NOT_SUPPORTED if bad.not_supported else ERROR
             entry["reason"] = f"{_side_label(s, side)} failed: {bad.error}"
@@ -426,8 +471,11 @@ def _note_dml(s: Scenario, sides: dict[str, list[Run]], runner: Runner, row: Row
     if s.pyiceberg is None:
         row.notes.append("PyIceberg: no such operation (PyIceberg has no UPDATE)")
     elif (mine := next((r for r in pyi if r.ok), None)) is not None:
-        ratio = f", icesql / it = {row.icesql_s / row.pyiceberg_s:.2f}x" if (
-            row.icesql_s and row.pyiceberg_s) else ""
+        ratio = (
+            f", icesql / it = {row.icesql_s / row.pyiceberg_s:.2f}x"
+            if (row.icesql_s and row.pyiceberg_s)
+            else ""
+        )
         row.notes.append(f"PyIceberg: {row.pyiceberg_s:.3f} s{ratio}")
         for warning in (mine.extra or {}).get("warnings", []):
             row.notes.append(f"PyIceberg warned: {warning}")
@@ -437,11 +485,15 @@ def _note_dml(s: Scenario, sides: dict[str, list[Run]], runner: Runner, row: Row
         w = (run.extra or {}).get("written") if run is not None else None
         if w:
             label = "Spark" if side == "baseline" else _side_label(s, side)
-            written.append(f"{label} {w['snapshots']} / +{w['data_files_added']}"
-                           f" / -{w['data_files_removed']} / +{w['delete_files_added']}")
+            written.append(
+                f"{label} {w['snapshots']} / +{w['data_files_added']}"
+                f" / -{w['data_files_removed']} / +{w['delete_files_added']}"
+            )
     if written:
-        row.notes.append("committed (snapshots / data files added / removed / delete files"
-                         " added): " + "; ".join(written))
+        row.notes.append(
+            "committed (snapshots / data files added / removed / delete files"
+            " added): " + "; ".join(written)
+        )
     _judge_targets(s, sides, runner, row)
 
 
@@ -450,16 +502,22 @@ def _note_cpu(s: Scenario, sides: dict[str, list[Run]], row: Row) -> None:
     over the timed span (every thread) / (wall seconds x cores), median over the runs."""
     cores = os.cpu_count() or 1
     for side, label in (("icesql", "icesql"), ("baseline", s.baseline_label)):
-        runs = [r for r in sides.get(side, []) if r.ok and r.seconds
-                and "process_cpu_seconds" in (r.extra or {})]
+        runs = [
+            r
+            for r in sides.get(side, [])
+            if r.ok and r.seconds and "process_cpu_seconds" in (r.extra or {})
+        ]
         if not runs:
             continue
         cpu = statistics.median((r.extra or {})["process_cpu_seconds"] for r in runs)
-        use = statistics.median((r.extra or {})["process_cpu_seconds"] / (r.seconds * cores)
-                                for r in runs if r.seconds)
+        use = statistics.median(
+            (r.extra or {})["process_cpu_seconds"] / (r.seconds * cores) for r in runs if r.seconds
+        )
         row.cpu[side] = {"cpu_seconds": cpu, "utilisation": use, "cores": cores}
-        row.notes.append(f"CPU utilisation of {label}: {use:.0%} of {cores} cores"
-                         f" ({cpu:.3f} CPU s in the timed span)")
+        row.notes.append(
+            f"CPU utilisation of {label}: {use:.0%} of {cores} cores"
+            f" ({cpu:.3f} CPU s in the timed span)"
+        )
 
 
 def _note_planning(row: Row, ice: list[Run]) -> None:
@@ -516,21 +574,26 @@ def _judge_warm(s: Scenario, row: Row) -> None:
     ours, duck = row.icesql_s * 1000 / runs, row.baseline_s * 1000 / runs
     judged = ours if s.extra.get("absolute") else ours - duck
     row.status = PASS if judged <= s.target else MISS
-    row.notes.append(f"per warm query: icesql {ours:.2f} ms, DuckDB {duck:.2f} ms"
-                     f" (adds {ours - duck:.2f} ms)")
+    row.notes.append(
+        f"per warm query: icesql {ours:.2f} ms, DuckDB {duck:.2f} ms (adds {ours - duck:.2f} ms)"
+    )
 
 
 def _judge_overhead(s: Scenario, sides: dict[str, list[Run]], row: Row) -> None:
     """Milliseconds each check costs over its DuckDB query; the Spark session (a diagnostic
     side) must reach the same verdicts and counts."""
     n = s.extra["checks"]
-    per_check = (row.icesql_s - row.baseline_s) * 1000 / n if row.icesql_s and row.baseline_s else None
+    per_check = (
+        (row.icesql_s - row.baseline_s) * 1000 / n if row.icesql_s and row.baseline_s else None
+    )
     if per_check is None:
         row.status, row.error = ERROR, "no figures to compare"
         return
     row.status = PASS if per_check <= s.target else MISS
-    row.notes.append(f"per-check overhead over DuckDB: {per_check:.2f} ms ({n} checks; icesql is"
-                     " the whole pytest session: collection, plugin, connection, reports)")
+    row.notes.append(
+        f"per-check overhead over DuckDB: {per_check:.2f} ms ({n} checks; icesql is"
+        " the whole pytest session: collection, plugin, connection, reports)"
+    )
     first = next(r for r in sides["icesql"] if r.ok)
     failed = sum(1 for _, verdict, _ in first.result if verdict == "failed")
     row.notes.append(f"{failed} of {n} checks fail (by design), the rest pass")
@@ -569,25 +632,43 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--repeats", type=int, default=3, help="runs per side; the median is reported")
     p.add_argument("--pyiceberg-repeats", type=int, default=1, help="runs of the PyIceberg column")
     p.add_argument("--no-pyiceberg", action="store_true", help="skip the PyIceberg column")
-    p.add_argument("--pyiceberg-dml-timeout", type=float, default=600.0,
-                   help="seconds after which PyIceberg's side of a DML scenario is stopped"
-                        " (its upsert of 1M rows builds a filter term per row); a target"
-                        " against it still passes when icesql is under it by the factor")
-    p.add_argument("--pyiceberg-dml-memory-mb", type=float, default=4096.0,
-                   help="resident memory past which PyIceberg's side of a DML scenario is"
-                        " killed (its upsert's filter of one term per source row grows with"
-                        " them); a target against it is judged on the time it ran")
-    p.add_argument("--peer-timeout", type=float, default=300.0,
-                   help="seconds after which a peer's run is stopped (DuckDB 1.5.5's iceberg_scan"
-                        " ran past 13 min and 5 GB on the equality-delete table); the peer's"
-                        " note says so")
-    p.add_argument("--no-spark", action="store_true",
-                   help="skip the Spark sides of data_checks and the DML scenarios (a JVM each,"
-                        " ~45 s even in smoke mode)")
+    p.add_argument(
+        "--pyiceberg-dml-timeout",
+        type=float,
+        default=600.0,
+        help="seconds after which PyIceberg's side of a DML scenario is stopped"
+        " (its upsert of 1M rows builds a filter term per row); a target"
+        " against it still passes when icesql is under it by the factor",
+    )
+    p.add_argument(
+        "--pyiceberg-dml-memory-mb",
+        type=float,
+        default=4096.0,
+        help="resident memory past which PyIceberg's side of a DML scenario is"
+        " killed (its upsert's filter of one term per source row grows with"
+        " them); a target against it is judged on the time it ran",
+    )
+    p.add_argument(
+        "--peer-timeout",
+        type=float,
+        default=300.0,
+        help="seconds after which a peer's run is stopped (DuckDB 1.5.5's iceberg_scan"
+        " ran past 13 min and 5 GB on the equality-delete table); the peer's"
+        " note says so",
+    )
+    p.add_argument(
+        "--no-spark",
+        action="store_true",
+        help="skip the Spark sides of data_checks and the DML scenarios (a JVM each,"
+        " ~45 s even in smoke mode)",
+    )
     p.add_argument("--scenarios", default="", help="comma-separated subset (default all)")
-    p.add_argument("--peers", default="",
-                   help="peers to measure beside icesql (benchmarks.peers; default: every one"
-                        " set up with python -m benchmarks.peers; 'none': no peer)")
+    p.add_argument(
+        "--peers",
+        default="",
+        help="peers to measure beside icesql (benchmarks.peers; default: every one"
+        " set up with python -m benchmarks.peers; 'none': no peer)",
+    )
     p.add_argument("--memory-limit-mb", type=float, default=700.0, help="limit of streaming_count")
     p.add_argument(
         "--json", default=None, help="results file (default <cache>/results-<rows>.json)"

@@ -103,20 +103,28 @@ def s3_copy(ds: Dataset, log: Any = print) -> S3Copy:
     }
     bucket = f"bench-{uuid.uuid4().hex[:8]}"
     boto3.client(
-        "s3", endpoint_url=endpoint, aws_access_key_id="bench", aws_secret_access_key="bench",
+        "s3",
+        endpoint_url=endpoint,
+        aws_access_key_id="bench",
+        aws_secret_access_key="bench",
         region_name="us-east-1",
     ).create_bucket(Bucket=bucket)
     warehouse = f"s3://{bucket}/warehouse"
     log(f"copying {NAMESPACE}.{BASE} to {warehouse} (local S3 server {endpoint})")
-    con = icesql.connect(catalogs={
-        "local": {"warehouse": ds.warehouse},
-        "s3": {"warehouse": warehouse, **properties},
-    }, default="local")
+    con = icesql.connect(
+        catalogs={
+            "local": {"warehouse": ds.warehouse},
+            "s3": {"warehouse": warehouse, **properties},
+        },
+        default="local",
+    )
     con.execute(f"CREATE NAMESPACE s3.{NAMESPACE}")
     con.execute(f"CREATE TABLE s3.{NAMESPACE}.{BASE} AS SELECT * FROM local.{NAMESPACE}.{BASE}")
-    sizes = dict(con.execute(
-        f"SELECT file_path, file_size_in_bytes FROM s3.{NAMESPACE}.{BASE}.files ORDER BY file_path"
-    ).fetchall())
+    sizes = dict(
+        con.execute(
+            f"SELECT file_path, file_size_in_bytes FROM s3.{NAMESPACE}.{BASE}.files ORDER BY file_path"
+        ).fetchall()
+    )
     table = con.catalogs["s3"].load_table((NAMESPACE, BASE))
     con.close()
     copy = S3Copy(warehouse, properties, table.metadata_location, list(sizes), _requests, sizes)

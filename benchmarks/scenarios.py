@@ -197,8 +197,11 @@ WARM_RUNS = 20  # timed runs of a warm scenario, after one untimed
 
 def _icesql_warm(table: str, sql: Callable[[Sizes], str]) -> RequestFn:
     def make(ds: Dataset, sizes: Sizes) -> Request:
-        args = {"warehouse": ds.warehouse, "sql": sql(sizes).format(t=_table(table)),
-                "runs": WARM_RUNS}
+        args = {
+            "warehouse": ds.warehouse,
+            "sql": sql(sizes).format(t=_table(table)),
+            "runs": WARM_RUNS,
+        }
         return {"task": "icesql_warm", "args": args}
 
     return make
@@ -276,14 +279,19 @@ def _icesql_s3(sql: str | Callable[[Sizes], str]) -> RequestFn:
     def make(ds: Dataset, sizes: Sizes) -> Request:
         text = sql(sizes) if callable(sql) else sql
         s3 = _s3(ds)
-        args = {"warehouse": s3["warehouse"], "sql": text.format(t=_table(BASE)),
-                "properties": s3["properties"]}
+        args = {
+            "warehouse": s3["warehouse"],
+            "sql": text.format(t=_table(BASE)),
+            "properties": s3["properties"],
+        }
         return {"task": "icesql_query", "args": args}
 
     return make
 
 
-def _duckdb_s3(sql: str | Callable[[Sizes], str], files: Callable[[Dataset, Sizes], list[str]]) -> RequestFn:
+def _duckdb_s3(
+    sql: str | Callable[[Sizes], str], files: Callable[[Dataset, Sizes], list[str]]
+) -> RequestFn:
     def make(ds: Dataset, sizes: Sizes) -> Request:
         text = sql(sizes) if callable(sql) else sql
         args = {"files": files(ds, sizes), "sql": text, "properties": _s3(ds)["properties"]}
@@ -295,8 +303,13 @@ def _duckdb_s3(sql: str | Callable[[Sizes], str], files: Callable[[Dataset, Size
 def _pyiceberg_s3(sql: str, columns: tuple[str, ...]) -> RequestFn:
     def make(ds: Dataset, sizes: Sizes) -> Request:
         s3 = _s3(ds)
-        args = {"metadata": s3["metadata"], "sql": sql, "columns": list(columns), "row_filter": "",
-                "properties": s3["properties"]}
+        args = {
+            "metadata": s3["metadata"],
+            "sql": sql,
+            "columns": list(columns),
+            "row_filter": "",
+            "properties": s3["properties"],
+        }
         return {"task": "pyiceberg_query", "args": args}
 
     return make
@@ -318,8 +331,12 @@ def _commits_per_writer(sizes: Sizes, writers: int) -> int:
 def _rest_commits(via: str, writers: int) -> RequestFn:
     def make(ds: Dataset, sizes: Sizes) -> Request:
         folder = os.path.join(ds.root, f"rest-commits-{via}-{writers}")
-        args = {"folder": folder, "via": via, "writers": writers,
-                "commits": _commits_per_writer(sizes, writers)}
+        args = {
+            "folder": folder,
+            "via": via,
+            "writers": writers,
+            "commits": _commits_per_writer(sizes, writers),
+        }
         return {"task": "rest_commits", "args": args}
 
     return make
@@ -367,8 +384,10 @@ def _rest_commit_scenario(writers: int) -> Scenario:
 
 def _spark_commits(ds: Dataset, sizes: Sizes) -> Request:
     folder = os.path.join(ds.root, "rest-commits-spark")
-    return {"task": "spark_rest_commits",
-            "args": {"folder": folder, "commits": _commits_per_writer(sizes, 1)}}
+    return {
+        "task": "spark_rest_commits",
+        "args": {"folder": folder, "commits": _commits_per_writer(sizes, 1)},
+    }
 
 
 def _checks(sizes: Sizes) -> list[list[str]]:
@@ -376,8 +395,12 @@ def _checks(sizes: Sizes) -> list[list[str]]:
 
 
 def _pytest_checks(ds: Dataset, sizes: Sizes) -> Request:
-    args = {"warehouse": ds.warehouse, "folder": os.path.join(ds.root, "data_checks"),
-            "checks": _checks(sizes), "table": _table(BASE)}
+    args = {
+        "warehouse": ds.warehouse,
+        "folder": os.path.join(ds.root, "data_checks"),
+        "checks": _checks(sizes),
+        "table": _table(BASE),
+    }
     return {"task": "icesql_pytest_checks", "args": args}
 
 
@@ -386,8 +409,12 @@ def _duckdb_checks(ds: Dataset, sizes: Sizes) -> Request:
 
 
 def _spark_checks(ds: Dataset, sizes: Sizes) -> Request:
-    args = {"warehouse": ds.warehouse, "checks": _checks(sizes), "table": _table(BASE),
-            "scratch": os.path.join(ds.root, "spark_scratch")}
+    args = {
+        "warehouse": ds.warehouse,
+        "checks": _checks(sizes),
+        "table": _table(BASE),
+        "scratch": os.path.join(ds.root, "spark_scratch"),
+    }
     return {"task": "spark_checks", "args": args}
 
 
@@ -429,10 +456,13 @@ def peer_request(s: Scenario, peer: str, python: str, ds: Dataset, sizes: Sizes)
 
 def _dml(task: str, name: str) -> RequestFn:
     def make(ds: Dataset, sizes: Sizes) -> Request:
-        args = {"warehouse": ds.warehouse, "source": _table(BASE),
-                "target": f"{SCRATCH}.{name}_{task.split('_')[0]}",
-                "statements": list(config.dml_statements(sizes)[name]),
-                "check": config.DML_CHECK}
+        args = {
+            "warehouse": ds.warehouse,
+            "source": _table(BASE),
+            "target": f"{SCRATCH}.{name}_{task.split('_')[0]}",
+            "statements": list(config.dml_statements(sizes)[name]),
+            "check": config.DML_CHECK,
+        }
         return {"task": task, "args": args}
 
     return make
@@ -442,9 +472,14 @@ def dml_peer_request(s: Scenario, peer: str, python: str, ds: Dataset, sizes: Si
     """The worker request of ``peer`` (one of ``benchmarks.peers.DML_PEERS``) on the DML
     scenario ``s``: the same statements on a metadata copy of its own."""
     name = s.extra["dml"]
-    args = {"peer": peer, "warehouse": ds.warehouse, "source": _table(BASE),
-            "target": f"{SCRATCH}.{name}_{peer}",
-            "statements": list(config.dml_statements(sizes)[name]), "check": config.DML_CHECK}
+    args = {
+        "peer": peer,
+        "warehouse": ds.warehouse,
+        "source": _table(BASE),
+        "target": f"{SCRATCH}.{name}_{peer}",
+        "statements": list(config.dml_statements(sizes)[name]),
+        "check": config.DML_CHECK,
+    }
     return {"task": "peer_dml", "python": python, "args": args}
 
 
@@ -453,22 +488,31 @@ def _pyiceberg_dml(name: str, operation: str, mode: str = "") -> RequestFn:
 
     def make(ds: Dataset, sizes: Sizes) -> Request:
         lo, hi = config.overwrite_month(sizes)
-        row_filter = {"delete": config.DML_FILTER,
-                      "overwrite": f"l_shipdate >= '{lo}' and l_shipdate < '{hi}'",
-                      "upsert": ""}[operation]
-        args = {"warehouse": ds.warehouse, "source": _table(BASE),
-                "target": f"{SCRATCH}.{name}_pyiceberg", "operation": operation, "mode": mode,
-                "row_filter": row_filter,
-                "rows_sql": config.merge_source_rows(sizes) if operation == "upsert" else "",
-                "check": config.DML_CHECK}
+        row_filter = {
+            "delete": config.DML_FILTER,
+            "overwrite": f"l_shipdate >= '{lo}' and l_shipdate < '{hi}'",
+            "upsert": "",
+        }[operation]
+        args = {
+            "warehouse": ds.warehouse,
+            "source": _table(BASE),
+            "target": f"{SCRATCH}.{name}_pyiceberg",
+            "operation": operation,
+            "mode": mode,
+            "row_filter": row_filter,
+            "rows_sql": config.merge_source_rows(sizes) if operation == "upsert" else "",
+            "check": config.DML_CHECK,
+        }
         return {"task": "pyiceberg_dml", "args": args}
 
     return make
 
 
 def _find_rows(ds: Dataset, sizes: Sizes) -> Request:
-    return {"task": "duckdb_find_rows",
-            "args": {"files": ds.files(BASE), "predicate": config.DML_FILTER}}
+    return {
+        "task": "duckdb_find_rows",
+        "args": {"files": ds.files(BASE), "predicate": config.DML_FILTER},
+    }
 
 
 # Issue 27's target on every DML scenario: icesql at or below repark's time
@@ -520,8 +564,12 @@ def _partition_delete_scenario(name: str, table: str, what: str) -> Scenario:
 
 def _python_insert(task: str, kind: str) -> RequestFn:
     def make(ds: Dataset, sizes: Sizes) -> Request:
-        args = {"files": ds.files(BASE), "rows": config.python_rows(sizes), "kind": kind,
-                "scratch": os.path.join(ds.root, f"scratch_{task}_{kind}")}
+        args = {
+            "files": ds.files(BASE),
+            "rows": config.python_rows(sizes),
+            "kind": kind,
+            "scratch": os.path.join(ds.root, f"scratch_{task}_{kind}"),
+        }
         return {"task": task, "args": args}
 
     return make
@@ -544,8 +592,10 @@ def _frame(task: str) -> RequestFn:
     def make(ds: Dataset, sizes: Sizes) -> Request:
         sql = config.frame_query(sizes)
         if task == "icesql_df":
-            return {"task": task, "args": {"warehouse": ds.warehouse,
-                                           "sql": sql.format(t=_table(BASE))}}
+            return {
+                "task": task,
+                "args": {"warehouse": ds.warehouse, "sql": sql.format(t=_table(BASE))},
+            }
         return {"task": task, "args": {"files": ds.files(BASE), "sql": sql}}
 
     return make
@@ -689,24 +739,34 @@ SCENARIOS: tuple[Scenario, ...] = (
         expected_rows=None,
         peer_query=(MANY, config.MANY_SCAN),
     ),
-    _dml_scenario("dml_delete_cow", "DELETE 1% of rows (spread over every file), copy-on-write",
-                  _pyiceberg_dml("dml_delete_cow", "delete", "copy-on-write")),
     _dml_scenario(
-        "dml_delete_mor", "DELETE 1% of rows (spread over every file), merge-on-read",
+        "dml_delete_cow",
+        "DELETE 1% of rows (spread over every file), copy-on-write",
+        _pyiceberg_dml("dml_delete_cow", "delete", "copy-on-write"),
+    ),
+    _dml_scenario(
+        "dml_delete_mor",
+        "DELETE 1% of rows (spread over every file), merge-on-read",
         _pyiceberg_dml("dml_delete_mor", "delete", "merge-on-read"),
         targets=(("reference", 2.0, "<= 2x DuckDB finding the rows (issue 21)"),),
         reference=_find_rows,
-        reference_label=("DuckDB read_parquet finding the rows the DELETE matches (file name and"
-                         " row position of each, as Arrow)"),
+        reference_label=(
+            "DuckDB read_parquet finding the rows the DELETE matches (file name and"
+            " row position of each, as Arrow)"
+        ),
     ),
     _dml_scenario("dml_update_mor", "UPDATE 1% of rows, merge-on-read", None),
     _dml_scenario(
-        "dml_merge_mor", "MERGE INTO of 5% of the rows (half matched, half new), merge-on-read",
+        "dml_merge_mor",
+        "MERGE INTO of 5% of the rows (half matched, half new), merge-on-read",
         _pyiceberg_dml("dml_merge_mor", "upsert"),
         targets=(("pyiceberg", 0.1, "<= 0.1x PyIceberg upsert (issue 21)"),),
     ),
-    _dml_scenario("dml_overwrite_month", "INSERT OVERWRITE of one month (dynamic overwrite)",
-                  _pyiceberg_dml("dml_overwrite_month", "overwrite")),
+    _dml_scenario(
+        "dml_overwrite_month",
+        "INSERT OVERWRITE of one month (dynamic overwrite)",
+        _pyiceberg_dml("dml_overwrite_month", "overwrite"),
+    ),
     Scenario(
         "insert",
         "INSERT INTO a months()-partitioned table SELECT * FROM lineitem",
@@ -826,8 +886,10 @@ SCENARIOS: tuple[Scenario, ...] = (
         f"DuckDB read_parquet, the same {config.DATA_CHECKS} queries",
         _duckdb_checks,
         reference=_spark_checks,
-        reference_label=(f"the same {config.DATA_CHECKS} queries in one local Spark session"
-                         " (Spark 3.5 + Iceberg 1.10, its start included)"),
+        reference_label=(
+            f"the same {config.DATA_CHECKS} queries in one local Spark session"
+            " (Spark 3.5 + Iceberg 1.10, its start included)"
+        ),
         extra={"checks": config.DATA_CHECKS, "spark": True},
     ),
 )

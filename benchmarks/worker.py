@@ -64,8 +64,12 @@ def icesql_query(
     start, cpu = time.perf_counter(), time.process_time()
     result = con.execute(sql).fetch_arrow_table()
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    return {"seconds": seconds, "result": _rows(result), "n_total": _n_total(result),
-            "process_cpu_seconds": cpu}
+    return {
+        "seconds": seconds,
+        "result": _rows(result),
+        "n_total": _n_total(result),
+        "process_cpu_seconds": cpu,
+    }
 
 
 @task
@@ -84,8 +88,12 @@ def duckdb_parquet(files: list[str], sql: str, properties: dict | None = None) -
     start, cpu = time.perf_counter(), time.process_time()
     result = con.sql(sql.format(t=f"read_parquet({files!r})")).to_arrow_table()
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    return {"seconds": seconds, "result": _rows(result), "n_total": _n_total(result),
-            "process_cpu_seconds": cpu}
+    return {
+        "seconds": seconds,
+        "result": _rows(result),
+        "n_total": _n_total(result),
+        "process_cpu_seconds": cpu,
+    }
 
 
 @task
@@ -96,8 +104,10 @@ def duckdb_find_rows(files: list[str], predicate: str) -> dict[str, Any]:
     import duckdb
 
     con = duckdb.connect()
-    sql = (f"SELECT filename, file_row_number FROM read_parquet({files!r}, filename = true,"
-           f" file_row_number = true) WHERE {predicate}")
+    sql = (
+        f"SELECT filename, file_row_number FROM read_parquet({files!r}, filename = true,"
+        f" file_row_number = true) WHERE {predicate}"
+    )
     start = time.perf_counter()
     found = con.sql(sql).to_arrow_table()
     seconds = time.perf_counter() - start
@@ -270,8 +280,12 @@ def icesql_plan(metadata: str, key: int | None = None) -> dict[str, Any]:
     start = time.perf_counter()
     plan_scan(md, md.current_snapshot(), io, cache, row_filter=row_filter)
     warm = time.perf_counter() - start
-    return {"seconds": seconds, "cpu_seconds": cpu_seconds, "warm_seconds": warm,
-            "result": [[str(len(plan.tasks))]]}
+    return {
+        "seconds": seconds,
+        "cpu_seconds": cpu_seconds,
+        "warm_seconds": warm,
+        "result": [[str(len(plan.tasks))]],
+    }
 
 
 @task
@@ -380,7 +394,13 @@ def rest_commits(folder: str, via: str, writers: int, commits: int) -> dict[str,
             f" TBLPROPERTIES ({rest.RETRY_PROPERTIES})"
         )
         seconds, reports = rest.run_writers(
-            via, db_uri, warehouse, server.uri if server else None, table, writers, commits,
+            via,
+            db_uri,
+            warehouse,
+            server.uri if server else None,
+            table,
+            writers,
+            commits,
             folder,
         )
         rows = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
@@ -395,8 +415,13 @@ def rest_commits(folder: str, via: str, writers: int, commits: int) -> dict[str,
     if rows != ok or snapshots != ok:
         raise RuntimeError(f"{ok} commits acknowledged, but {rows} rows and {snapshots} snapshots")
     errors = [e for r in reports for e in r["errors"]][:3]
-    return {"seconds": seconds, "result": [[str(ok)]], "commits": ok, "failed": failed,
-            "errors": errors}
+    return {
+        "seconds": seconds,
+        "result": [[str(ok)]],
+        "commits": ok,
+        "failed": failed,
+        "errors": errors,
+    }
 
 
 @task
@@ -413,7 +438,8 @@ def spark_rest_commits(folder: str, commits: int) -> dict[str, Any]:
     table = f"rest.{rest.NAMESPACE}.commits"
     try:
         spark = support.start_spark(
-            os.path.join(folder, "spark-warehouse"), os.path.join(folder, "spark-scratch"),
+            os.path.join(folder, "spark-warehouse"),
+            os.path.join(folder, "spark-scratch"),
             extra=support.rest_catalog_conf(server.uri, warehouse),
         )
         spark.sql(f"CREATE NAMESPACE rest.{rest.NAMESPACE}")
@@ -431,8 +457,13 @@ def spark_rest_commits(folder: str, commits: int) -> dict[str, Any]:
         shutil.rmtree(folder, ignore_errors=True)
     if rows != commits:
         raise RuntimeError(f"{commits} commits acknowledged, but {rows} rows")
-    return {"seconds": seconds, "result": [[str(commits)]], "commits": commits, "failed": 0,
-            "errors": []}
+    return {
+        "seconds": seconds,
+        "result": [[str(commits)]],
+        "commits": commits,
+        "failed": 0,
+        "errors": [],
+    }
 
 
 @task
@@ -527,10 +558,12 @@ def _python_data(files: list[str], rows: int, kind: str) -> Any:
         parts.append(part)
         have += part.num_rows
     table = pa.concat_tables(parts).slice(0, rows).combine_chunks()
-    plain = pa.schema([  # some pyarrow releases read low-cardinality strings as dictionaries
-        f.with_type(f.type.value_type) if pa.types.is_dictionary(f.type) else f
-        for f in table.schema
-    ])
+    plain = pa.schema(
+        [  # some pyarrow releases read low-cardinality strings as dictionaries
+            f.with_type(f.type.value_type) if pa.types.is_dictionary(f.type) else f
+            for f in table.schema
+        ]
+    )
     table = table.cast(plain)
     if kind == "arrow":
         return table
@@ -560,8 +593,14 @@ def _spark_ddl(schema: Any) -> str:
             return f"DECIMAL({t.precision},{t.scale})"
         if pa.types.is_timestamp(t):
             return "TIMESTAMP_NTZ"
-        simple = {pa.int64(): "BIGINT", pa.int32(): "INT", pa.float64(): "DOUBLE",
-                  pa.date32(): "DATE", pa.string(): "STRING", pa.large_string(): "STRING"}
+        simple = {
+            pa.int64(): "BIGINT",
+            pa.int32(): "INT",
+            pa.float64(): "DOUBLE",
+            pa.date32(): "DATE",
+            pa.string(): "STRING",
+            pa.large_string(): "STRING",
+        }
         return simple[t]
 
     return ", ".join(f"{f.name} {name(f.type)}" for f in schema)
@@ -608,12 +647,13 @@ def pyiceberg_append(files: list[str], rows: int, kind: str, scratch: str) -> di
         )
         catalog.create_namespace("bench")
         table = catalog.create_table(
-            "bench.target", schema=_arrow_schema(data),
+            "bench.target",
+            schema=_arrow_schema(data),
             properties={"write.parquet.compression-codec": "zstd"},
         )
         start = time.perf_counter()
-        arrow = data if isinstance(data, pa.Table) else pa.Table.from_pandas(
-            data, preserve_index=False
+        arrow = (
+            data if isinstance(data, pa.Table) else pa.Table.from_pandas(data, preserve_index=False)
         )
         table.append(arrow)
         seconds = time.perf_counter() - start
@@ -650,6 +690,8 @@ def duckdb_df(files: list[str], sql: str) -> dict[str, Any]:
     frame = con.sql(sql.format(t=f"read_parquet({files!r})")).df()
     seconds = time.perf_counter() - start
     return {"seconds": seconds, "result": _frame_answer(frame)}
+
+
 def _metadata_copy(warehouse: str, source: str, target: str) -> str:
     """A copy of table ``source`` as ``target`` that shares its data and delete files: only the
     current metadata JSON is copied, with the new location (nothing of the source changes
@@ -680,7 +722,9 @@ def _timed_rows(con: Any, sql: str) -> float:
 
 
 @task
-def icesql_rewrite(warehouse: str, source: str, target: str, options: str, read_sql: str) -> dict[str, Any]:
+def icesql_rewrite(
+    warehouse: str, source: str, target: str, options: str, read_sql: str
+) -> dict[str, Any]:
     """``CALL system.rewrite_data_files`` on a metadata copy of ``source`` (timed), and the
     read query on the copy before and after it (the speed-up the compaction buys)."""
     import icesql
@@ -715,7 +759,9 @@ def _spark_on_copy(warehouse: str, source: str, target: str) -> Iterator[Any]:
     ``warehouse`` with a metadata copy of ``source`` as ``target``; both removed afterwards."""
     import tempfile
 
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
+    sys.path.insert(
+        0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests")
+    )
     import spark_support
 
     folder = _metadata_copy(warehouse, source, target)
@@ -765,15 +811,22 @@ def _written(folder: str) -> dict[str, int]:
         if md.get("last-updated-ms", 0) >= newest.get("last-updated-ms", -1):
             newest = md
     added = [s for s in newest.get("snapshots", []) if s["snapshot-id"] not in before]
-    keys = {"data_files_added": "added-data-files", "data_files_removed": "deleted-data-files",
-            "delete_files_added": "added-delete-files"}
+    keys = {
+        "data_files_added": "added-data-files",
+        "data_files_removed": "deleted-data-files",
+        "delete_files_added": "added-delete-files",
+    }
     out = {k: sum(int(s.get("summary", {}).get(v, 0)) for s in added) for k, v in keys.items()}
     return {**out, "snapshots": len(added)}
 
 
 def _statements_on(
-    run: Callable[[str], Any], rows: Callable[[str], list[Any]], table: str,
-    statements: list[str], check: str, folder: str,
+    run: Callable[[str], Any],
+    rows: Callable[[str], list[Any]],
+    table: str,
+    statements: list[str],
+    check: str,
+    folder: str,
 ) -> dict[str, Any]:
     """``statements`` on ``table`` (its copy in ``folder``) by ``run``, the last one timed,
     then ``check``'s rows by ``rows`` and what was committed: what every engine's side of a
@@ -783,13 +836,17 @@ def _statements_on(
     start = time.perf_counter()
     run(statements[-1].format(t=table))
     seconds = time.perf_counter() - start
-    return {"seconds": seconds, "result": _dml_answer(rows(check.format(t=table))),
-            "written": _written(folder)}
+    return {
+        "seconds": seconds,
+        "result": _dml_answer(rows(check.format(t=table))),
+        "written": _written(folder),
+    }
 
 
 @task
-def icesql_dml(warehouse: str, source: str, target: str, statements: list[str],
-               check: str) -> dict[str, Any]:
+def icesql_dml(
+    warehouse: str, source: str, target: str, statements: list[str], check: str
+) -> dict[str, Any]:
     """The last of ``statements`` on a metadata copy of ``source`` (timed; the others set
     properties and settings first), then ``check`` on the result (not timed)."""
     import icesql
@@ -797,30 +854,37 @@ def icesql_dml(warehouse: str, source: str, target: str, statements: list[str],
     folder = _metadata_copy(warehouse, source, target)
     con = icesql.connect(warehouse)
     try:
-        return _statements_on(con.execute, lambda sql: con.execute(sql).fetchall(),
-                              target, statements, check, folder)
+        return _statements_on(
+            con.execute, lambda sql: con.execute(sql).fetchall(), target, statements, check, folder
+        )
     finally:
         con.close()
         shutil.rmtree(folder, ignore_errors=True)
 
 
 @task
-def spark_dml(warehouse: str, source: str, target: str, statements: list[str],
-              check: str) -> dict[str, Any]:
+def spark_dml(
+    warehouse: str, source: str, target: str, statements: list[str], check: str
+) -> dict[str, Any]:
     """The same statements in Spark local on its own metadata copy; only the last is timed."""
     with _spark_on_copy(warehouse, source, target) as spark:
         return _statements_on(
             lambda sql: spark.sql(sql).collect(),
-            lambda sql: [tuple(r) for r in spark.sql(sql).collect()], target, statements, check,
-            os.path.join(warehouse, *target.split(".")))
+            lambda sql: [tuple(r) for r in spark.sql(sql).collect()],
+            target,
+            statements,
+            check,
+            os.path.join(warehouse, *target.split(".")),
+        )
 
 
 REPARK_CATALOG = "bench_hadoop"  # repark's name for the benchmark's warehouse
 
 
 @task
-def peer_dml(peer: str, warehouse: str, source: str, target: str, statements: list[str],
-             check: str) -> dict[str, Any]:
+def peer_dml(
+    peer: str, warehouse: str, source: str, target: str, statements: list[str], check: str
+) -> dict[str, Any]:
     """The DML statements of ``icesql_dml`` in a peer (``benchmarks.peers.DML_PEERS``), on its
     own metadata copy of ``source``: repark's Spark SQL through a ``hadoop`` catalog over the
     warehouse, the copy registered by ``system.register_table`` (repark's hadoop catalog does
@@ -831,27 +895,42 @@ def peer_dml(peer: str, warehouse: str, source: str, target: str, statements: li
     from repark import SparkSession
 
     folder = _metadata_copy(warehouse, source, target)
-    spark = (SparkSession.builder
-             .config(f"spark.sql.catalog.{REPARK_CATALOG}.type", "hadoop")
-             .config(f"spark.sql.catalog.{REPARK_CATALOG}.warehouse", warehouse)
-             .getOrCreate())
+    spark = (
+        SparkSession.builder.config(f"spark.sql.catalog.{REPARK_CATALOG}.type", "hadoop")
+        .config(f"spark.sql.catalog.{REPARK_CATALOG}.warehouse", warehouse)
+        .getOrCreate()
+    )
     name = f"{REPARK_CATALOG}.{target}"
     try:
         spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {REPARK_CATALOG}.{target.split('.')[0]}")
-        spark.sql(f"CALL {REPARK_CATALOG}.system.register_table(table => '{target}',"
-                  f" metadata_file => '{folder}/metadata/v1.metadata.json')").toArrow()
+        spark.sql(
+            f"CALL {REPARK_CATALOG}.system.register_table(table => '{target}',"
+            f" metadata_file => '{folder}/metadata/v1.metadata.json')"
+        ).toArrow()
         return _statements_on(
             lambda sql: spark.sql(sql).toArrow(),
             lambda sql: [tuple(r.values()) for r in spark.sql(sql).toArrow().to_pylist()],
-            name, statements, check, folder)
+            name,
+            statements,
+            check,
+            folder,
+        )
     finally:
         spark.stop()
         shutil.rmtree(folder, ignore_errors=True)
 
 
 @task
-def pyiceberg_dml(warehouse: str, source: str, target: str, operation: str, mode: str,
-                  row_filter: str, rows_sql: str, check: str) -> dict[str, Any]:
+def pyiceberg_dml(
+    warehouse: str,
+    source: str,
+    target: str,
+    operation: str,
+    mode: str,
+    row_filter: str,
+    rows_sql: str,
+    check: str,
+) -> dict[str, Any]:
     """PyIceberg's own call for a DML scenario on its own metadata copy of ``source``,
     registered in a throw-away SQL catalog (SQLite): ``delete`` is ``table.delete(row_filter)``
     with ``write.delete.mode = mode`` set first; ``overwrite`` reads the rows ``row_filter``
@@ -906,10 +985,14 @@ def pyiceberg_dml(warehouse: str, source: str, target: str, operation: str, mode
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         shutil.rmtree(scratch, ignore_errors=True)
-    said = sorted({str(w.message) for w in caught if "pyiceberg" in (w.filename or "")
-                   or "Merge on read" in str(w.message)})
-    return {"seconds": seconds, "result": _dml_answer(answer), "written": written,
-            "warnings": said}
+    said = sorted(
+        {
+            str(w.message)
+            for w in caught
+            if "pyiceberg" in (w.filename or "") or "Merge on read" in str(w.message)
+        }
+    )
+    return {"seconds": seconds, "result": _dml_answer(answer), "written": written, "warnings": said}
 
 
 MERGE_PLAN_SQL = "SELECT count(*) AS n FROM {t} WHERE id < 0"  # every file pruned: planning
@@ -951,7 +1034,9 @@ def spark_manifest_merge(folder: str, inserts: int) -> dict[str, Any]:
     Iceberg 1.10 (MergeAppend, default properties), then the same query, timed after a
     REFRESH so its manifests are planned anew. Both sides ran the query once on the empty
     table first, so neither pays for compiling its path in the timed run."""
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
+    sys.path.insert(
+        0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests")
+    )
     import spark_support
 
     shutil.rmtree(folder, ignore_errors=True)
@@ -986,13 +1071,14 @@ def _write_check_files(folder: str, checks: list[list[str]], table: str) -> None
         f.write("[pytest]\n")
     for start in range(0, len(checks), 20):
         with open(os.path.join(folder, f"test_checks_{start // 20:02d}.sql"), "w") as f:
-            for name, sql in checks[start:start + 20]:
+            for name, sql in checks[start : start + 20]:
                 f.write(f"-- name: {name}\n{sql.format(t=table)};\n\n")
 
 
 @task
-def icesql_pytest_checks(warehouse: str, folder: str, checks: list[list[str]],
-                         table: str) -> dict[str, Any]:
+def icesql_pytest_checks(
+    warehouse: str, folder: str, checks: list[list[str]], table: str
+) -> dict[str, Any]:
     """``pytest`` (in this process, as its command runs it) over a folder of SQL check files
     written before the clock starts; the result is each check's verdict and offending-row
     count, read from the reports pytest makes."""
@@ -1017,8 +1103,15 @@ def icesql_pytest_checks(warehouse: str, folder: str, checks: list[list[str]],
     # icesql's plugin alone: other installed plugins (hypothesis' costs seconds at the end of
     # a session) would be measured as if they were the data checks' overhead
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    args = [folder, "-q", "-p", "no:cacheprovider", "-p", "icesql.pytest_plugin",
-            f"--icesql-warehouse={warehouse}"]
+    args = [
+        folder,
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "icesql.pytest_plugin",
+        f"--icesql-warehouse={warehouse}",
+    ]
     start = time.perf_counter()
     code = pytest.main(args, plugins=[verdicts])
     seconds = time.perf_counter() - start
@@ -1056,8 +1149,9 @@ def duckdb_checks(files: list[str], checks: list[list[str]]) -> dict[str, Any]:
 
 
 @task
-def spark_checks(warehouse: str, checks: list[list[str]], table: str,
-                 scratch: str) -> dict[str, Any]:
+def spark_checks(
+    warehouse: str, checks: list[list[str]], table: str, scratch: str
+) -> dict[str, Any]:
     """The same checks in one local Spark session over the Iceberg table (what a data team
     runs today): the session's start is timed too, and reported apart."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "tests"))
@@ -1074,8 +1168,11 @@ def spark_checks(warehouse: str, checks: list[list[str]], table: str,
     finally:
         spark.stop()
         shutil.rmtree(scratch, ignore_errors=True)
-    return {"seconds": seconds, "result": _verdicts(counts, checks),
-            "session_start_seconds": started}
+    return {
+        "seconds": seconds,
+        "result": _verdicts(counts, checks),
+        "session_start_seconds": started,
+    }
 
 
 def _run(request: dict[str, Any]) -> dict[str, Any]:

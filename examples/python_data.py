@@ -25,18 +25,27 @@ def main(warehouse: str) -> None:
     )
 
     # a pandas DataFrame in scope is a table by its variable name
-    new_orders = pd.DataFrame({  # noqa: F841 - the SQL below reads it by name
-        "id": [1, 2, 3],
-        "region": pd.Categorical(["eu", "us", "eu"]),
-        "amount": [10.5, 20.0, 7.25],
-        "ordered_at": pd.to_datetime(["2024-05-01 10:00", "2024-05-01 11:30", "2024-05-02 09:15"],
-                                     utc=True),
-    })
+    new_orders = pd.DataFrame(  # noqa: F841 - the SQL below reads it by name
+        {
+            "id": [1, 2, 3],
+            "region": pd.Categorical(["eu", "us", "eu"]),
+            "amount": [10.5, 20.0, 7.25],
+            "ordered_at": pd.to_datetime(
+                ["2024-05-01 10:00", "2024-05-01 11:30", "2024-05-02 09:15"], utc=True
+            ),
+        }
+    )
     con.execute("INSERT INTO shop.orders SELECT * FROM new_orders")
 
     # an Arrow stream is read batch by batch, once
-    more = pa.table({"id": [4, 5], "region": ["us", "eu"], "amount": [3.0, 4.0],
-                     "ordered_at": pa.array([None, None], pa.timestamp("us", "UTC"))})
+    more = pa.table(
+        {
+            "id": [4, 5],
+            "region": ["us", "eu"],
+            "amount": [3.0, 4.0],
+            "ordered_at": pa.array([None, None], pa.timestamp("us", "UTC")),
+        }
+    )
     stream = more.to_reader(max_chunksize=1)  # noqa: F841 - read by name
     print("streamed rows:", con.execute("INSERT INTO shop.orders SELECT * FROM stream").rowcount)
 
@@ -64,18 +73,20 @@ def main(warehouse: str) -> None:
     # rows it shows
     by_region = con.sql(
         "SELECT region, count(*) AS n, sum(amount) AS total FROM shop.orders"
-        " WHERE id > ? GROUP BY region ORDER BY region", (0,)
+        " WHERE id > ? GROUP BY region ORDER BY region",
+        (0,),
     )
     print(by_region)
     html = by_region._repr_html_()  # what a notebook displays
-    print("html header:", html[html.index("<th>"):html.index("</th>") + 5])
+    print("html header:", html[html.index("<th>") : html.index("</th>") + 5])
     print("relation as pandas:", by_region.df().to_dict("list"))
     con.sql("SELECT id FROM shop.orders ORDER BY id").show(max_rows=3)
 
     # SQLAlchemy: pandas.read_sql with parameters, and the inspector
     engine = sa.create_engine(f"icesql:///{warehouse}")
-    eu = pd.read_sql("SELECT id, amount FROM shop.orders WHERE region = ? ORDER BY id", engine,
-                     params=("eu",))
+    eu = pd.read_sql(
+        "SELECT id, amount FROM shop.orders WHERE region = ? ORDER BY id", engine, params=("eu",)
+    )
     print(eu)
     print([c["name"] for c in sa.inspect(engine).get_columns("orders", "shop")])
     engine.dispose()

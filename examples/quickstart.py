@@ -40,25 +40,32 @@ def main(warehouse: str) -> None:
     ).fetchone()[0]
     con.execute(
         "INSERT INTO shop.orders SELECT id + 10, region, amount * 2, ordered_at"
-        " FROM shop.orders WHERE region = ?", ("eu",)
+        " FROM shop.orders WHERE region = ?",
+        ("eu",),
     )
 
     print(f"warehouse: {warehouse}")
     print("\nrevenue by region, now:")
-    show(con.execute(
-        "SELECT region, count(*) AS orders, sum(amount) AS revenue FROM shop.orders"
-        " GROUP BY region ORDER BY region"
-    ))
+    show(
+        con.execute(
+            "SELECT region, count(*) AS orders, sum(amount) AS revenue FROM shop.orders"
+            " GROUP BY region ORDER BY region"
+        )
+    )
     print(f"\nthe same, VERSION AS OF {first} (the first snapshot):")
-    show(con.execute(
-        f"SELECT region, count(*) AS orders, sum(amount) AS revenue"
-        f" FROM shop.orders VERSION AS OF {first} GROUP BY region ORDER BY region"
-    ))
+    show(
+        con.execute(
+            f"SELECT region, count(*) AS orders, sum(amount) AS revenue"
+            f" FROM shop.orders VERSION AS OF {first} GROUP BY region ORDER BY region"
+        )
+    )
     print("\nsnapshots:")
-    show(con.execute(
-        "SELECT snapshot_id, operation, summary['added-records'] AS added"
-        " FROM shop.orders.snapshots ORDER BY committed_at"
-    ))
+    show(
+        con.execute(
+            "SELECT snapshot_id, operation, summary['added-records'] AS added"
+            " FROM shop.orders.snapshots ORDER BY committed_at"
+        )
+    )
     con.close()
 
 

@@ -57,8 +57,18 @@ _LAZY = {
     **{
         name: "icesql.dbapi_types"
         for name in (
-            "BINARY", "DATETIME", "NUMBER", "ROWID", "STRING", "Binary", "Date",
-            "DateFromTicks", "Time", "TimeFromTicks", "Timestamp", "TimestampFromTicks",
+            "BINARY",
+            "DATETIME",
+            "NUMBER",
+            "ROWID",
+            "STRING",
+            "Binary",
+            "Date",
+            "DateFromTicks",
+            "Time",
+            "TimeFromTicks",
+            "Timestamp",
+            "TimestampFromTicks",
         )
     },
 }

@@ -63,9 +63,7 @@ class Connection:
         """Shortcut for ``cursor().execute(...)``; returns the cursor."""
         return self.cursor().execute(sql, parameters)
 
-    def sql(
-        self, query: str, params: Sequence[Any] | None = None
-    ) -> relation.Relation | None:
+    def sql(self, query: str, params: Sequence[Any] | None = None) -> relation.Relation | None:
         """``query`` as a lazy relation: it runs when read (``df()``, ``pl()``, ``arrow()``,
         ``fetchall()``, ``show()``, or shown in a notebook as an HTML table with the column
         types and row count). Statements that are not queries run at once: those returning
@@ -342,8 +340,10 @@ class Cursor:
         out: list[tuple] = []
         while n is None or len(out) < n:
             if self._pos < len(self._rows):
-                stop = len(self._rows) if n is None else min(len(self._rows), self._pos + n - len(out))
-                out.extend(self._rows[self._pos:stop])
+                stop = (
+                    len(self._rows) if n is None else min(len(self._rows), self._pos + n - len(out))
+                )
+                out.extend(self._rows[self._pos : stop])
                 self._pos = stop
                 continue
             if self._batch is None or self._converted >= self._batch.num_rows:
@@ -496,8 +496,8 @@ def connect(
     if preload:  # see above: what ``import icesql`` loaded before it loaded lazily
         import pyarrow  # noqa: F401
 
-        import icesql.scan.table_scan  # noqa: F401 - manifests, planning, the files' reads
-        import icesql.spec.arrow  # noqa: F401 - Arrow types of a table's columns
+        import icesql.scan.table_scan
+        import icesql.spec.arrow
         import icesql.sql.predicates  # noqa: F401 - the filters pushed to a scan
     return connection
 
@@ -529,5 +529,7 @@ class _CatalogSources:
         found = catalog_named(wanted, {n: n for n in self.configs})
         if found is None:
             known = ", ".join(self.configs)
-            raise ProgrammingError(f"default catalog {wanted!r} is not configured (catalogs: {known})")
+            raise ProgrammingError(
+                f"default catalog {wanted!r} is not configured (catalogs: {known})"
+            )
         return found

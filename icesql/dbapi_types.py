@@ -37,7 +37,9 @@ class DBAPITypeObject:
         code = other.upper()
         # a name matches the whole code or its head before a parameter list or suffix
         # (DECIMAL(9,2), TIMESTAMP_NTZ, TIME32[MS]), never part of a longer word (INTERVAL)
-        return any(code.startswith(n) and not code[len(n):len(n) + 1].isalpha() for n in self.names)
+        return any(
+            code.startswith(n) and not code[len(n) : len(n) + 1].isalpha() for n in self.names
+        )
 
     def __hash__(self) -> int:
         return hash(self.name)
@@ -49,8 +51,20 @@ class DBAPITypeObject:
 STRING = DBAPITypeObject("STRING", "STRING")
 BINARY = DBAPITypeObject("BINARY", "BINARY")
 NUMBER = DBAPITypeObject(
-    "NUMBER", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL", "BOOLEAN",
-    "HUGEINT", "UTINYINT", "USMALLINT", "UINT", "UBIGINT",
+    "NUMBER",
+    "TINYINT",
+    "SMALLINT",
+    "INT",
+    "BIGINT",
+    "FLOAT",
+    "DOUBLE",
+    "DECIMAL",
+    "BOOLEAN",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINT",
+    "UBIGINT",
 )
 DATETIME = DBAPITypeObject("DATETIME", "DATE", "TIMESTAMP", "TIME")
 ROWID = DBAPITypeObject("ROWID", "ROWID")
@@ -82,31 +96,31 @@ def type_code(t: pa.DataType) -> str:
     return spark_primitive_name(iceberg).upper()
 
 
-def Date(year: int, month: int, day: int) -> datetime.date:  # noqa: N802 - PEP 249 name
+def Date(year: int, month: int, day: int) -> datetime.date:
     return datetime.date(year, month, day)
 
 
-def Time(hour: int, minute: int, second: int) -> datetime.time:  # noqa: N802
+def Time(hour: int, minute: int, second: int) -> datetime.time:
     return datetime.time(hour, minute, second)
 
 
-def Timestamp(  # noqa: N802
+def Timestamp(
     year: int, month: int, day: int, hour: int, minute: int, second: int
 ) -> datetime.datetime:
     return datetime.datetime(year, month, day, hour, minute, second)
 
 
-def Binary(value: bytes) -> bytes:  # noqa: N802
+def Binary(value: bytes) -> bytes:
     return bytes(value)
 
 
-def DateFromTicks(ticks: float) -> datetime.date:  # noqa: N802
+def DateFromTicks(ticks: float) -> datetime.date:
     return datetime.date.fromtimestamp(ticks)
 
 
-def TimeFromTicks(ticks: float) -> datetime.time:  # noqa: N802
+def TimeFromTicks(ticks: float) -> datetime.time:
     return datetime.datetime.fromtimestamp(ticks).time()
 
 
-def TimestampFromTicks(ticks: float) -> datetime.datetime:  # noqa: N802
+def TimestampFromTicks(ticks: float) -> datetime.datetime:
     return datetime.datetime.fromtimestamp(ticks)

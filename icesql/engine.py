@@ -315,14 +315,17 @@ class Engine(EngineChoice):
         scans = {}
         for s in kept.scans:
             scan = table_scan.TableScan(
-                s.table, s.version, s.columns, self.manifest_cache, row_filter=s.row_filter,
-                metadata_columns=kept.hidden, progress=self.progress,
+                s.table,
+                s.version,
+                s.columns,
+                self.manifest_cache,
+                row_filter=s.row_filter,
+                metadata_columns=kept.hidden,
+                progress=self.progress,
             )
             self._planned(scan)
             scans[s.view] = scan
-        return _QueryPlan(
-            kept.statement, scans, {}, {}, kept.labels, None, kept.sources, kept=kept
-        )
+        return _QueryPlan(kept.statement, scans, {}, {}, kept.labels, None, kept.sources, kept=kept)
 
     def execute_chosen(
         self, statement: exp.Expr, sql: str | None = None, params: Sequence[object] = ()
@@ -364,8 +367,13 @@ class Engine(EngineChoice):
             return None
         star = statement.expressions
         source = statement.args.get("from_")
-        if (len(star) != 1 or not isinstance(star[0], exp.Star) or any(star[0].args.values())
-                or source is None or not isinstance(source.this, exp.Table)):
+        if (
+            len(star) != 1
+            or not isinstance(star[0], exp.Star)
+            or any(star[0].args.values())
+            or source is None
+            or not isinstance(source.this, exp.Table)
+        ):
             return None
         node = source.this
         exists = {name: catalog.table_exists for name, catalog in self.catalogs.items()}
@@ -379,7 +387,9 @@ class Engine(EngineChoice):
             return None
         return rows if all(_plain_arrow(f.type) for f in rows.schema) else None
 
-    def _run_query(self, plan: _QueryPlan, params: Sequence[object], tuples: bool = False) -> Result:
+    def _run_query(
+        self, plan: _QueryPlan, params: Sequence[object], tuples: bool = False
+    ) -> Result:
         """Run a planned query (see ``query``); with ``tuples`` (a statement run for its
         caller, not for a handler), one that reads no table or Python object and has plain
         column types is fetched by DuckDB itself (``icesql.engine_rows``: no Arrow)."""
@@ -432,13 +442,20 @@ class Engine(EngineChoice):
     ) -> engine_cache.KeptQuery:
         scans = [
             engine_cache.KeptScan(
-                b.view, b.scan.table, b.scan.version, _used_columns(binding, b.view),
+                b.view,
+                b.scan.table,
+                b.scan.version,
+                _used_columns(binding, b.view),
                 filters.get(b.view, tree.ALWAYS_TRUE),
             )
             for b in binding.scans
         ]
         kept = engine_cache.KeptQuery(
-            plan.statement, scans, binding.hidden, plan.labels, plan.sources,
+            plan.statement,
+            scans,
+            binding.hidden,
+            plan.labels,
+            plan.sources,
             {k: engine_cache.version_of(t) for k, t in binding.tables.items()},
             dict(binding.lookups),
         )
@@ -460,7 +477,9 @@ class Engine(EngineChoice):
         for node in table_nodes(statement):
             try:
                 refs.append(
-                    resolve_reference(node, exists, self.catalog.name, self.default_namespace, params)
+                    resolve_reference(
+                        node, exists, self.catalog.name, self.default_namespace, params
+                    )
                 )
             except NoSuchTableError:
                 source = self._python_source(node)
@@ -486,9 +505,13 @@ class Engine(EngineChoice):
             view = f"__icesql_scan_{next(_view_ids)}"
             if ref.metadata_table is not None:
                 binding.keepable = False
-                tables_ = metadata_tables.MetadataTables(table, version.snapshot, self.manifest_cache,
-                                         time_travel=not ref.travel.is_current,
-                                         readable_metrics=metrics_read)
+                tables_ = metadata_tables.MetadataTables(
+                    table,
+                    version.snapshot,
+                    self.manifest_cache,
+                    time_travel=not ref.travel.is_current,
+                    readable_metrics=metrics_read,
+                )
                 binding.metadata_views[view] = tables_.build(ref.metadata_table)
                 _replace_with_view(ref, view, default_alias=ref.metadata_table)
                 continue
@@ -539,8 +562,13 @@ class Engine(EngineChoice):
         hide_metadata_columns(statement, hidden)
         labels = {bound.view: _scan_label(bound.ref) for bound in binding.scans}
         return _QueryPlan(
-            statement, scans, binding.metadata_views, binding.python_views, labels,
-            binding.target_view, binding.sources,
+            statement,
+            scans,
+            binding.metadata_views,
+            binding.python_views,
+            labels,
+            binding.target_view,
+            binding.sources,
         )
 
     def _planned(self, scan: TableScan) -> None:
@@ -637,8 +665,11 @@ class Engine(EngineChoice):
             if engine_rows.plain_description(cursor.description) != description:
                 raise
         return engine_rows.DuckRows(
-            cursor, description, rerun,
-            lambda reader: self._wrapping_stream(reader, cursor, plan, params), BATCH_ROWS,
+            cursor,
+            description,
+            rerun,
+            lambda reader: self._wrapping_stream(reader, cursor, plan, params),
+            BATCH_ROWS,
         )
 
     def _wrapping_sql(self, plan: _QueryPlan, params: Sequence[object]) -> tuple[str, list[object]]:
@@ -681,7 +712,9 @@ class Engine(EngineChoice):
                 if not integer_overflow(e):
                     raise
                 with duckdb_errors(list(plan.scans.values())):
-                    again = self._wrapping_relation(cursor, plan, params).to_arrow_reader(BATCH_ROWS)
+                    again = self._wrapping_relation(cursor, plan, params).to_arrow_reader(
+                        BATCH_ROWS
+                    )
                 if again.schema != reader.schema:
                     raise
                 first = None
@@ -708,8 +741,9 @@ class Engine(EngineChoice):
         if ref.travel.is_current and ref.metadata_table is None:
             branch = read_branch(self.settings, table.metadata)
             if branch is not None:
-                return time_travel.select_version(table.metadata, table.name, ref=branch,
-                                                  ref_kind="branch")
+                return time_travel.select_version(
+                    table.metadata, table.name, ref=branch, ref_kind="branch"
+                )
         return time_travel.select_version(
             table.metadata,
             table.name,
@@ -840,8 +874,13 @@ def _plain_arrow(t: pa.DataType) -> bool:
     if pa.types.is_timestamp(t):
         return t.unit == "us" and t.tz in (None, "UTC")
     types = pa.types
-    plain = (types.is_boolean, types.is_integer, types.is_floating, types.is_date32,
-             types.is_decimal128)
+    plain = (
+        types.is_boolean,
+        types.is_integer,
+        types.is_floating,
+        types.is_date32,
+        types.is_decimal128,
+    )
     return not types.is_float16(t) and any(check(t) for check in plain)
 
 

@@ -33,7 +33,16 @@ if TYPE_CHECKING:
 
 KEPT_QUERIES = 32  # per connection, least recently used dropped first
 _PLAIN_PARAMS = (
-    type(None), bool, int, float, str, bytes, decimal.Decimal, dt.date, dt.datetime, dt.time,
+    type(None),
+    bool,
+    int,
+    float,
+    str,
+    bytes,
+    decimal.Decimal,
+    dt.date,
+    dt.datetime,
+    dt.time,
 )
 
 Key = tuple[object, ...]
@@ -41,7 +50,10 @@ TableKey = tuple[str, tuple[str, ...]]  # catalog name, identifier
 
 
 def query_key(
-    sql: str, params: Sequence[object], catalog: str, namespace: Sequence[str],
+    sql: str,
+    params: Sequence[object],
+    catalog: str,
+    namespace: Sequence[str],
     settings: Sequence[tuple[str, str]],
 ) -> Key | None:
     """What a kept plan is looked up by; None when a parameter is not a plain value (its

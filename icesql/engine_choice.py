@@ -49,8 +49,9 @@ class EngineChoice:
         def _plan_query(self, statement: exp.Expr, params: Sequence[object]) -> _QueryPlan: ...
         def _run_query(self, plan: _QueryPlan, params: Sequence[object]) -> Result: ...
         def explain(self, statement: exp.Expr, params: Sequence[object]) -> Result: ...
-        def execute_statement(self, statement: exp.Expr,
-                              params: Sequence[object] = ()) -> Result: ...
+        def execute_statement(
+            self, statement: exp.Expr, params: Sequence[object] = ()
+        ) -> Result: ...
 
     def _run_chosen(
         self, choice: str, sql: str, statement: exp.Expr, params: Sequence[object]
@@ -80,8 +81,10 @@ class EngineChoice:
                 plan = result.reader.read_all().column(0)[0].as_py()
                 engine = f"local: {why}"
             text = f"== Engine ==\n{engine}\n\n{plan}"
-            return Result(reader=pa.table({"plan": [text]}).to_reader(),
-                          engine="spark" if on_spark else "local")
+            return Result(
+                reader=pa.table({"plan": [text]}).to_reader(),
+                engine="spark" if on_spark else "local",
+            )
         if not on_spark:
             return self.execute_statement(statement, params)
         return self._spark().execute(sql, params, *self._spark_scope())
@@ -136,14 +139,16 @@ class EngineChoice:
                     except (NoSuchTableError, NoSuchNamespaceError):
                         return False
                 return True
+
             return exists
 
         exists = {name: loader(name, catalog) for name, catalog in self.catalogs.items()}
         seen, total = set(), 0
         for node in table_nodes(statement):
             try:
-                ref = resolve_reference(node, exists, self.catalog.name, self.default_namespace,
-                                        params)
+                ref = resolve_reference(
+                    node, exists, self.catalog.name, self.default_namespace, params
+                )
             except Error:
                 continue  # a table to create, or a Python object: nothing to read
             if (ref.catalog, ref.identifier) in seen:

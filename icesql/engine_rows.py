@@ -29,9 +29,18 @@ __all__ = ["DuckRows", "plain_description"]
 # through Arrow: TIMESTAMP WITH TIME ZONE (DuckDB's datetimes carry ZoneInfo('Etc/UTC'),
 # Arrow's ZoneInfo('UTC')), intervals, nested types (maps differ), HUGEINT, unsigned integers.
 _TYPE_CODES = {
-    "boolean": "BOOLEAN", "tinyint": "TINYINT", "smallint": "SMALLINT", "integer": "INT",
-    "bigint": "BIGINT", "float": "FLOAT", "double": "DOUBLE", "varchar": "STRING",
-    "blob": "BINARY", "date": "DATE", "timestamp": "TIMESTAMP_NTZ", "null": "VOID",
+    "boolean": "BOOLEAN",
+    "tinyint": "TINYINT",
+    "smallint": "SMALLINT",
+    "integer": "INT",
+    "bigint": "BIGINT",
+    "float": "FLOAT",
+    "double": "DOUBLE",
+    "varchar": "STRING",
+    "blob": "BINARY",
+    "date": "DATE",
+    "timestamp": "TIMESTAMP_NTZ",
+    "null": "VOID",
 }
 
 

@@ -7,7 +7,7 @@ file); the message is complete on its own, so no traceback is needed to understa
 from __future__ import annotations
 
 
-class Warning(Exception):  # noqa: A001 - the name is fixed by PEP 249
+class Warning(Exception):
     """Important warnings (PEP 249)."""
 
 

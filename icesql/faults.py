@@ -36,7 +36,9 @@ def _parse(value: str | None) -> tuple[str | None, int]:
         return None, 0
     point, _, count = value.partition("@")
     if point not in POINTS:
-        raise ValueError(f"ICESQL_FAULT={value!r}: unknown crash point (one of {', '.join(POINTS)})")
+        raise ValueError(
+            f"ICESQL_FAULT={value!r}: unknown crash point (one of {', '.join(POINTS)})"
+        )
     return point, int(count or 1)
 
 

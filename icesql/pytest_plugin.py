@@ -48,17 +48,36 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     for key, text in helps.items():
         group.addoption(f"--icesql-{key}", dest=f"icesql_{key}", default=None, help=text)
         parser.addini(f"icesql_{key}", text, default=None)
-    group.addoption("--icesql-ref", dest="icesql_ref", default=None, metavar="REF",
-                    help="read every table of every check at this branch, tag or snapshot id"
-                         " (tables without the branch or tag read their current state)")
-    group.addoption("--icesql-engine", dest="icesql_engine", default=None,
-                    choices=("local", "spark", "auto"),
-                    help="where the checks' queries run: local (default), spark or auto")
-    group.addoption("--icesql-spark", dest="icesql_spark", default=None, metavar="MASTER",
-                    help="the Spark of --icesql-engine spark|auto: a master URL (local[4],"
-                         " spark://host:7077) or sc://host:port (default: the active session)")
-    group.addoption("--icesql-as-of", dest="icesql_as_of", default=None, metavar="TIMESTAMP",
-                    help="read every table of every check as it was at this time")
+    group.addoption(
+        "--icesql-ref",
+        dest="icesql_ref",
+        default=None,
+        metavar="REF",
+        help="read every table of every check at this branch, tag or snapshot id"
+        " (tables without the branch or tag read their current state)",
+    )
+    group.addoption(
+        "--icesql-engine",
+        dest="icesql_engine",
+        default=None,
+        choices=("local", "spark", "auto"),
+        help="where the checks' queries run: local (default), spark or auto",
+    )
+    group.addoption(
+        "--icesql-spark",
+        dest="icesql_spark",
+        default=None,
+        metavar="MASTER",
+        help="the Spark of --icesql-engine spark|auto: a master URL (local[4],"
+        " spark://host:7077) or sc://host:port (default: the active session)",
+    )
+    group.addoption(
+        "--icesql-as-of",
+        dest="icesql_as_of",
+        default=None,
+        metavar="TIMESTAMP",
+        help="read every table of every check as it was at this time",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -130,8 +149,9 @@ class _Opener:
             import icesql
 
             settings = {k: self.setting(k) for k in _SETTINGS}
-            kwargs: dict[str, Any] = {k: settings[k] for k in ("warehouse", "catalog", "uri")
-                                      if settings[k] is not None}
+            kwargs: dict[str, Any] = {
+                k: settings[k] for k in ("warehouse", "catalog", "uri") if settings[k] is not None
+            }
             config = settings["config"]
             if config is not None:
                 kind = "pyiceberg_config" if config.endswith((".yaml", ".yml")) else "spark_conf"
@@ -147,9 +167,11 @@ class _Opener:
         if self._checks is None:
             from icesql.testing import DataChecks
 
-            self._checks = DataChecks(self.connection(),
-                                      ref=self.config.getoption("icesql_ref"),
-                                      as_of=self.config.getoption("icesql_as_of"))
+            self._checks = DataChecks(
+                self.connection(),
+                ref=self.config.getoption("icesql_ref"),
+                as_of=self.config.getoption("icesql_as_of"),
+            )
         return self._checks
 
     def close(self) -> None:
@@ -252,15 +274,15 @@ class _CheckItem(pytest.Item):
             return
         except Exception as e:  # any reason the check could not run: an error, never a pass
             reason = f"{type(e).__name__}: {e}"
-        pytest.fail(f"{self.path}:{self.line}: check {self.name} cannot run: {reason}",
-                    pytrace=False)
+        pytest.fail(
+            f"{self.path}:{self.line}: check {self.name} cannot run: {reason}", pytrace=False
+        )
 
     def runtest(self) -> None:
         if self.failure is not None:
             raise self.failure
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
-                     style: Any = None) -> str:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         from icesql.testing import CheckFailure
 
         if isinstance(excinfo.value, CheckFailure):
@@ -288,8 +310,9 @@ class SqlCheckItem(_CheckItem):
         sample = checks.sample(self.check.sql)
         if sample.count == expect:
             return None
-        return CountFailure(self.name, sample.count, f"{expect} row{'s' if expect != 1 else ''}",
-                            sample.sql, sample)
+        return CountFailure(
+            self.name, sample.count, f"{expect} row{'s' if expect != 1 else ''}", sample.sql, sample
+        )
 
 
 class TomlCheckItem(_CheckItem):

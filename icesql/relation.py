@@ -261,13 +261,14 @@ def _one_line(text: str) -> str:
 def _html(p: _Preview) -> str:
     e = html.escape
     head = "".join(
-        f"<th>{e(c)}<br><span style=\"font-weight:normal;opacity:0.7\">{e(t)}</span></th>"
+        f'<th>{e(c)}<br><span style="font-weight:normal;opacity:0.7">{e(t)}</span></th>'
         for c, t in zip(p.columns, p.types)
     )
     body = []
     for row in p.rows:
         tds = "".join(
-            f'<td style="text-align:right">{e(cell_text(v))}</td>' if is_numeric(v)
+            f'<td style="text-align:right">{e(cell_text(v))}</td>'
+            if is_numeric(v)
             else f"<td>{e(cell_text(v))}</td>"
             for v in row
         )

@@ -44,11 +44,17 @@ def serve_main(argv: Sequence[str]) -> int:
         prog="icesql serve", description="Serve an Iceberg REST catalog over a SQL catalog."
     )
     parser.add_argument("--warehouse", required=True, help="where new tables go (and may only go)")
-    parser.add_argument("--uri", default=DEFAULT_URI, help=f"SQL catalog database (default {DEFAULT_URI})")
+    parser.add_argument(
+        "--uri", default=DEFAULT_URI, help=f"SQL catalog database (default {DEFAULT_URI})"
+    )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8181, help="port (default 8181; 0 = any free)")
-    parser.add_argument("--name", default="rest", help="catalog_name of the tables' rows (default rest)")
-    parser.add_argument("--threads", type=int, default=8, help="requests served at once (default 8)")
+    parser.add_argument(
+        "--name", default="rest", help="catalog_name of the tables' rows (default rest)"
+    )
+    parser.add_argument(
+        "--threads", type=int, default=8, help="requests served at once (default 8)"
+    )
     auth = parser.add_mutually_exclusive_group()
     auth.add_argument("--token", help="require this bearer token (default $ICESQL_SERVE_TOKEN)")
     auth.add_argument("--credentials", help="file of client_id:secret lines for /v1/oauth/tokens")
@@ -68,9 +74,14 @@ def serve_main(argv: Sequence[str]) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     try:
         server = open_server(
-            args.warehouse, args.uri, args.host, args.port,
+            args.warehouse,
+            args.uri,
+            args.host,
+            args.port,
             token=args.token or os.environ.get("ICESQL_SERVE_TOKEN") or None,
-            credentials=credentials, name=args.name, threads=args.threads,
+            credentials=credentials,
+            name=args.name,
+            threads=args.threads,
         )
     except (Error, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
@@ -84,7 +95,8 @@ def serve_main(argv: Sequence[str]) -> int:
     print(
         f"icesql serve: http://{args.host}:{server.port} (warehouse {args.warehouse},"
         f" catalog {args.uri})",
-        file=sys.stderr, flush=True,
+        file=sys.stderr,
+        flush=True,
     )
     server.serve_forever()
     server.stop()  # joins requests in flight (idempotent after the signal's stop)
@@ -137,7 +149,9 @@ def _parser() -> argparse.ArgumentParser:
     group = parser.add_argument_group("catalogs (as icesql.connect takes them)")
     group.add_argument("--catalog", metavar="TYPE", help="catalog type: hadoop, sql (jdbc), ...")
     group.add_argument("--uri", help="catalog uri, e.g. sqlite:///catalog.db")
-    group.add_argument("--warehouse", dest="warehouse_option", metavar="PATH", help="warehouse location")
+    group.add_argument(
+        "--warehouse", dest="warehouse_option", metavar="PATH", help="warehouse location"
+    )
     group.add_argument("--name", default="local", help="the catalog's name (default: local)")
     group.add_argument(
         "--conf",
@@ -147,15 +161,27 @@ def _parser() -> argparse.ArgumentParser:
         help="a Spark property (spark.sql.catalog.<name>.<key>, spark.sql.defaultCatalog) or an"
         " Iceberg catalog property of the catalog above (repeatable)",
     )
-    group.add_argument("--spark-conf", metavar="FILE", help="a spark-defaults.conf to read catalogs from")
-    group.add_argument("--pyiceberg-config", metavar="FILE", help="a .pyiceberg.yaml to read catalogs from")
+    group.add_argument(
+        "--spark-conf", metavar="FILE", help="a spark-defaults.conf to read catalogs from"
+    )
+    group.add_argument(
+        "--pyiceberg-config", metavar="FILE", help="a .pyiceberg.yaml to read catalogs from"
+    )
     group.add_argument("--default", metavar="NAME", help="the catalog unqualified names use")
     group = parser.add_argument_group("engine")
-    group.add_argument("--engine", choices=("local", "spark", "auto"), default="local",
-                       help="where statements run (default local; SET icesql.engine changes it)")
-    group.add_argument("--spark", metavar="MASTER", help="the Spark of --engine spark|auto: a"
-                       " master URL (local[4], spark://host:7077, yarn) or sc://host:port;"
-                       " --spark-conf's properties configure it")
+    group.add_argument(
+        "--engine",
+        choices=("local", "spark", "auto"),
+        default="local",
+        help="where statements run (default local; SET icesql.engine changes it)",
+    )
+    group.add_argument(
+        "--spark",
+        metavar="MASTER",
+        help="the Spark of --engine spark|auto: a"
+        " master URL (local[4], spark://host:7077, yarn) or sc://host:port;"
+        " --spark-conf's properties configure it",
+    )
     return parser
 
 
@@ -164,7 +190,9 @@ def _connect_arguments(args: argparse.Namespace) -> dict[str, Any]:
     the ``--spark-conf`` file, as Spark's ``--conf`` does; other keys are properties of the
     catalog of ``--catalog``/``--uri``/``--warehouse``."""
     if args.warehouse and args.warehouse_option and args.warehouse != args.warehouse_option:
-        raise ProgrammingError(f"two warehouses given: {args.warehouse} and --warehouse {args.warehouse_option}")
+        raise ProgrammingError(
+            f"two warehouses given: {args.warehouse} and --warehouse {args.warehouse_option}"
+        )
     spark = dict(read_spark_defaults(args.spark_conf)) if args.spark_conf else {}
     props: dict[str, str] = {}
     for item in args.conf:

@@ -54,24 +54,43 @@ def fsspec_options(protocol: str, properties: Mapping[str, str]) -> dict[str, An
     if protocol in S3_PROTOCOLS:
         return _NO_LISTINGS_CACHE | _s3(properties)
     if protocol in GCS_PROTOCOLS:
-        return _NO_LISTINGS_CACHE | _renamed(properties, {
-            "gcs.project-id": "project", "gcs.oauth2.token": "token",
-            "gcs.service.host": "endpoint_url",
-        }) | ({"token": "anon"} if _flag(properties, "gcs.no-auth") else {})
+        return (
+            _NO_LISTINGS_CACHE
+            | _renamed(
+                properties,
+                {
+                    "gcs.project-id": "project",
+                    "gcs.oauth2.token": "token",
+                    "gcs.service.host": "endpoint_url",
+                },
+            )
+            | ({"token": "anon"} if _flag(properties, "gcs.no-auth") else {})
+        )
     if protocol in ADLS_PROTOCOLS:
-        return _NO_LISTINGS_CACHE | _renamed(properties, {
-            "adls.account-name": "account_name", "adls.account-key": "account_key",
-            "adls.sas-token": "sas_token", "adls.connection-string": "connection_string",
-            "adls.tenant-id": "tenant_id", "adls.client-id": "client_id",
-            "adls.client-secret": "client_secret",
-        })
+        return _NO_LISTINGS_CACHE | _renamed(
+            properties,
+            {
+                "adls.account-name": "account_name",
+                "adls.account-key": "account_key",
+                "adls.sas-token": "sas_token",
+                "adls.connection-string": "connection_string",
+                "adls.tenant-id": "tenant_id",
+                "adls.client-id": "client_id",
+                "adls.client-secret": "client_secret",
+            },
+        )
     return {}
 
 
 def _s3(properties: Mapping[str, str]) -> dict[str, Any]:
-    options = _renamed(properties, {
-        "s3.access-key-id": "key", "s3.secret-access-key": "secret", "s3.session-token": "token",
-    })
+    options = _renamed(
+        properties,
+        {
+            "s3.access-key-id": "key",
+            "s3.secret-access-key": "secret",
+            "s3.session-token": "token",
+        },
+    )
     client = _renamed(properties, {"s3.endpoint": "endpoint_url"})
     region = properties.get("s3.region") or properties.get("client.region")
     if region:

@@ -79,12 +79,12 @@ class Sample:
         return format_table(self.columns, self.rows, self.count)
 
 
-def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], count: int | None = None) -> str:
+def format_table(
+    columns: Sequence[str], rows: Sequence[Sequence[Any]], count: int | None = None
+) -> str:
     """``columns`` over ``rows``, each column as wide as its widest value (cut at 40)."""
     cells = [[_cell(v) for v in row] for row in rows]
-    widths = [
-        max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)
-    ]
+    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
     lines = [
         " | ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip(),
         "-+-".join("-" * w for w in widths),
@@ -124,14 +124,18 @@ class RowsFailure(CheckFailure):
     def __init__(self, check: str, sample: Sample, summary: str | None = None):
         self.sample = sample
         n = sample.count
-        summary = summary or f"{n} row{'s' if n != 1 else ''} {'breaks' if n == 1 else 'break'} the check"
+        summary = (
+            summary or f"{n} row{'s' if n != 1 else ''} {'breaks' if n == 1 else 'break'} the check"
+        )
         super().__init__(check, summary, sample.table(), sample.sql)
 
 
 class CountFailure(CheckFailure):
     """A row count outside its expected range."""
 
-    def __init__(self, check: str, count: int, expected: str, sql: str, sample: Sample | None = None):
+    def __init__(
+        self, check: str, count: int, expected: str, sql: str, sample: Sample | None = None
+    ):
         self.count = count
         body = sample.table() if sample is not None and sample.rows else ""
         super().__init__(check, f"expected {expected}, got {count}", body, sql)
@@ -140,8 +144,14 @@ class CountFailure(CheckFailure):
 class FreshnessFailure(CheckFailure):
     """The newest data is older than allowed."""
 
-    def __init__(self, check: str, newest: datetime | None, age: timedelta | None,
-                 max_age: timedelta, sql: str | None):
+    def __init__(
+        self,
+        check: str,
+        newest: datetime | None,
+        age: timedelta | None,
+        max_age: timedelta,
+        sql: str | None,
+    ):
         self.newest, self.age, self.max_age = newest, age, max_age
         if newest is None:
             summary = f"no data at all (allowed age {max_age})"
@@ -197,8 +207,13 @@ class DataChecks:
     """Assertion helpers bound to one connection; ``ref`` (a branch, tag or snapshot id) or
     ``as_of`` (a timestamp) pins every table reference that names no version of its own."""
 
-    def __init__(self, connection: Connection, *, ref: int | str | None = None,
-                 as_of: str | datetime | None = None):
+    def __init__(
+        self,
+        connection: Connection,
+        *,
+        ref: int | str | None = None,
+        as_of: str | datetime | None = None,
+    ):
         self.connection = connection
         self.ref = ref
         self.as_of = as_of
@@ -242,7 +257,7 @@ class DataChecks:
         try:
             catalog, identifier = table_name(engine, name_parts(node))
             found = ref in catalog.load_table(identifier).metadata.refs
-        except Exception:  # noqa: BLE001 - not a loadable table: pin it, let the read say why
+        except Exception:
             return True
         self.ref_found = self.ref_found or found
         return found
@@ -294,50 +309,71 @@ class DataChecks:
         cols = _columns(columns)
         keys = ", ".join(_quote(c) for c in cols)
         present = " AND ".join(f"{_quote(c)} IS NOT NULL" for c in cols)
-        sql = (f"SELECT {keys}, count(*) AS n FROM {table} WHERE {present}"
-               f" GROUP BY {keys} HAVING count(*) > 1")
+        sql = (
+            f"SELECT {keys}, count(*) AS n FROM {table} WHERE {present}"
+            f" GROUP BY {keys} HAVING count(*) > 1"
+        )
         sample = self.sample(sql)
         if not sample.count:
             return None
         n = sample.count
-        return RowsFailure(f"unique({', '.join(cols)}) on {table}", sample,
-                           f"{n} value{'s occur' if n != 1 else ' occurs'} more than once")
+        return RowsFailure(
+            f"unique({', '.join(cols)}) on {table}",
+            sample,
+            f"{n} value{'s occur' if n != 1 else ' occurs'} more than once",
+        )
 
     def _not_null(self, table: str, columns: str | Sequence[str]) -> CheckFailure | None:
         cols = _columns(columns)
         cond = " OR ".join(f"{_quote(c)} IS NULL" for c in cols)
         sample = self.sample(f"SELECT * FROM {table} WHERE {cond}")
-        return RowsFailure(f"not_null({', '.join(cols)}) on {table}", sample) if sample.count else None
+        return (
+            RowsFailure(f"not_null({', '.join(cols)}) on {table}", sample) if sample.count else None
+        )
 
-    def _accepted_values(self, table: str, column: str, values: Sequence[Any]) -> CheckFailure | None:
+    def _accepted_values(
+        self, table: str, column: str, values: Sequence[Any]
+    ) -> CheckFailure | None:
         listed = ", ".join(_literal(v) for v in values)
         sample = self.sample(f"SELECT * FROM {table} WHERE {_quote(column)} NOT IN ({listed})")
         if not sample.count:
             return None
         return RowsFailure(f"accepted_values({column}) on {table}", sample)
 
-    def _relationship(self, table: str, column: str, to_table: str, to_column: str) -> CheckFailure | None:
-        sql = (f"SELECT * FROM {table} child WHERE child.{_quote(column)} IS NOT NULL"
-               f" AND NOT EXISTS (SELECT 1 FROM {to_table} parent"
-               f" WHERE parent.{_quote(to_column)} = child.{_quote(column)})")
+    def _relationship(
+        self, table: str, column: str, to_table: str, to_column: str
+    ) -> CheckFailure | None:
+        sql = (
+            f"SELECT * FROM {table} child WHERE child.{_quote(column)} IS NOT NULL"
+            f" AND NOT EXISTS (SELECT 1 FROM {to_table} parent"
+            f" WHERE parent.{_quote(to_column)} = child.{_quote(column)})"
+        )
         sample = self.sample(sql)
         if not sample.count:
             return None
         return RowsFailure(f"relationship({column} -> {to_table}.{to_column}) on {table}", sample)
 
-    def _row_count(self, table: str, min: int | None = None, max: int | None = None,
-                   where: str | None = None) -> CheckFailure | None:
+    def _row_count(
+        self, table: str, min: int | None = None, max: int | None = None, where: str | None = None
+    ) -> CheckFailure | None:
         sql = f"SELECT count(*) AS n FROM {table}" + (f" WHERE {where}" if where else "")
         count = self.sample(sql).rows[0][0]
         if (min is None or count >= min) and (max is None or count <= max):
             return None
-        expected = (f"exactly {min}" if min == max else
-                    f"at least {min}" if max is None else
-                    f"at most {max}" if min is None else f"between {min} and {max}")
+        expected = (
+            f"exactly {min}"
+            if min == max
+            else f"at least {min}"
+            if max is None
+            else f"at most {max}"
+            if min is None
+            else f"between {min} and {max}"
+        )
         return CountFailure(f"row_count on {table}", count, f"{expected} rows", sql)
 
-    def _fresh(self, table: str, max_age: timedelta | str | float,
-               column: str | None = None) -> CheckFailure | None:
+    def _fresh(
+        self, table: str, max_age: timedelta | str | float, column: str | None = None
+    ) -> CheckFailure | None:
         limit = parse_age(max_age)
         if column is not None:
             sql = f"SELECT max({_quote(column)}) AS newest FROM {table}"
@@ -353,20 +389,26 @@ class DataChecks:
     def _snapshot_time(self, table: str) -> tuple[datetime | None, str]:
         """When the snapshot a pinned read of ``table`` sees was committed."""
         if self.as_of is not None:
-            sql = (f"SELECT max(committed_at) FROM {table}.snapshots"
-                   f" WHERE committed_at <= CAST({_literal(str(self.as_of))} AS TIMESTAMP)")
+            sql = (
+                f"SELECT max(committed_at) FROM {table}.snapshots"
+                f" WHERE committed_at <= CAST({_literal(str(self.as_of))} AS TIMESTAMP)"
+            )
         elif self.ref is not None and str(self.ref).isdigit():
             sql = f"SELECT committed_at FROM {table}.snapshots WHERE snapshot_id = {int(self.ref)}"
         else:
             name = str(self.ref) if self.ref is not None else "main"
             if name != "main" and not self._table_has_ref(table, name):
                 name = "main"  # a table without the branch or tag is read at its current state
-            sql = (f"SELECT s.committed_at FROM {table}.snapshots s JOIN {table}.refs r"
-                   f" ON s.snapshot_id = r.snapshot_id WHERE r.name = {_literal(name)}")
+            sql = (
+                f"SELECT s.committed_at FROM {table}.snapshots s JOIN {table}.refs r"
+                f" ON s.snapshot_id = r.snapshot_id WHERE r.name = {_literal(name)}"
+            )
         rows = self.sample(sql, pinned=False).rows
         return (_instant(rows[0][0]) if rows else None), sql
 
-    def _schema(self, table: str, columns: Mapping[str, str], exact: bool = False) -> CheckFailure | None:
+    def _schema(
+        self, table: str, columns: Mapping[str, str], exact: bool = False
+    ) -> CheckFailure | None:
         from icesql.dbapi_types import type_code
 
         sql = f"SELECT * FROM {table} LIMIT 0"
@@ -393,15 +435,19 @@ class DataChecks:
             return None
         return DiffFailure("same_rows", only_a, only_b, ("A", "B"))
 
-    def _no_rows_removed(self, table: str, since: int | str,
-                         until: int | str | None = None) -> CheckFailure | None:
+    def _no_rows_removed(
+        self, table: str, since: int | str, until: int | str | None = None
+    ) -> CheckFailure | None:
         old, new = _version_query(table, since), _version_query(table, until)
         removed = self.sample(_except_all(old, new))
         if not removed.count:
             return None
         later = "the current version" if until is None else repr(until)
-        return RowsFailure(f"no_rows_removed on {table} since {since!r}", removed,
-                           f"{removed.count} row(s) of {since!r} are gone from {later}")
+        return RowsFailure(
+            f"no_rows_removed on {table} since {since!r}",
+            removed,
+            f"{removed.count} row(s) of {since!r} are gone from {later}",
+        )
 
     def _grew(self, table: str, since: int | str) -> CheckFailure | None:
         before_sql = f"SELECT count(*) AS n FROM {table} VERSION AS OF {_literal(since)}"
@@ -410,8 +456,12 @@ class DataChecks:
         now = self.sample(now_sql).rows[0][0]
         if now > before:
             return None
-        return CountFailure(f"grew on {table} since {since!r}", now, f"more than {before} rows",
-                            f"{before_sql};\n{now_sql}")
+        return CountFailure(
+            f"grew on {table} since {since!r}",
+            now,
+            f"more than {before} rows",
+            f"{before_sql};\n{now_sql}",
+        )
 
     # -- the public assertions ---------------------------------------------------------
     def assert_no_rows(self, sql: str) -> None:
@@ -435,13 +485,15 @@ class DataChecks:
         """Every non-NULL ``column`` value exists as ``to_column`` of ``to_table`` (a foreign key)."""
         _raise(self._relationship(table, column, to_table, to_column))
 
-    def assert_row_count(self, table: str, min: int | None = None, max: int | None = None,
-                         where: str | None = None) -> None:
+    def assert_row_count(
+        self, table: str, min: int | None = None, max: int | None = None, where: str | None = None
+    ) -> None:
         """``min <= count <= max`` (either bound optional), of the rows matching ``where``."""
         _raise(self._row_count(table, min, max, where))
 
-    def assert_fresh(self, table: str, max_age: timedelta | str | float,
-                     column: str | None = None) -> None:
+    def assert_fresh(
+        self, table: str, max_age: timedelta | str | float, column: str | None = None
+    ) -> None:
         """The newest data is at most ``max_age`` old (``"24h"``, ``"2d"``, seconds or a
         timedelta): ``max(column)`` when given, else the commit time of the snapshot read."""
         _raise(self._fresh(table, max_age, column))
@@ -462,8 +514,9 @@ class DataChecks:
         added_sql, removed_sql = _except_all(new, old), _except_all(old, new)
         return Changes(self.rows(added_sql), self.rows(removed_sql), (added_sql, removed_sql))
 
-    def assert_no_rows_removed(self, table: str, since: int | str,
-                               until: int | str | None = None) -> None:
+    def assert_no_rows_removed(
+        self, table: str, since: int | str, until: int | str | None = None
+    ) -> None:
         """Every row of version ``since`` is still in ``until`` (default: the version read)."""
         _raise(self._no_rows_removed(table, since, until))
 
@@ -488,32 +541,41 @@ def assert_not_null(connection: Connection, table: str, columns: str | Sequence[
     DataChecks(connection).assert_not_null(table, columns)
 
 
-def assert_accepted_values(connection: Connection, table: str, column: str,
-                           values: Sequence[Any]) -> None:
+def assert_accepted_values(
+    connection: Connection, table: str, column: str, values: Sequence[Any]
+) -> None:
     """See :meth:`DataChecks.assert_accepted_values`."""
     DataChecks(connection).assert_accepted_values(table, column, values)
 
 
-def assert_relationship(connection: Connection, table: str, column: str, to_table: str,
-                        to_column: str) -> None:
+def assert_relationship(
+    connection: Connection, table: str, column: str, to_table: str, to_column: str
+) -> None:
     """See :meth:`DataChecks.assert_relationship`."""
     DataChecks(connection).assert_relationship(table, column, to_table, to_column)
 
 
-def assert_row_count(connection: Connection, table: str, min: int | None = None,
-                     max: int | None = None, where: str | None = None) -> None:
+def assert_row_count(
+    connection: Connection,
+    table: str,
+    min: int | None = None,
+    max: int | None = None,
+    where: str | None = None,
+) -> None:
     """See :meth:`DataChecks.assert_row_count`."""
     DataChecks(connection).assert_row_count(table, min, max, where)
 
 
-def assert_fresh(connection: Connection, table: str, max_age: timedelta | str | float,
-                 column: str | None = None) -> None:
+def assert_fresh(
+    connection: Connection, table: str, max_age: timedelta | str | float, column: str | None = None
+) -> None:
     """See :meth:`DataChecks.assert_fresh`."""
     DataChecks(connection).assert_fresh(table, max_age, column)
 
 
-def assert_schema(connection: Connection, table: str, columns: Mapping[str, str],
-                  exact: bool = False) -> None:
+def assert_schema(
+    connection: Connection, table: str, columns: Mapping[str, str], exact: bool = False
+) -> None:
     """See :meth:`DataChecks.assert_schema`."""
     DataChecks(connection).assert_schema(table, columns, exact)
 
@@ -523,14 +585,16 @@ def assert_same_rows(connection: Connection, query_a: str, query_b: str) -> None
     DataChecks(connection).assert_same_rows(query_a, query_b)
 
 
-def changes(connection: Connection, table: str, from_ref: int | str,
-            to_ref: int | str | None = None) -> Changes:
+def changes(
+    connection: Connection, table: str, from_ref: int | str, to_ref: int | str | None = None
+) -> Changes:
     """See :meth:`DataChecks.changes`."""
     return DataChecks(connection).changes(table, from_ref, to_ref)
 
 
-def assert_no_rows_removed(connection: Connection, table: str, since: int | str,
-                           until: int | str | None = None) -> None:
+def assert_no_rows_removed(
+    connection: Connection, table: str, since: int | str, until: int | str | None = None
+) -> None:
     """See :meth:`DataChecks.assert_no_rows_removed`."""
     DataChecks(connection).assert_no_rows_removed(table, since, until)
 

@@ -23,8 +23,24 @@ import struct
 MAGIC = b"\xca\xfe\xba\xbe"
 SHADED_PREFIX = "org.apache.iceberg.shaded."
 # Constant-pool tag -> payload size in bytes (JVMS §4.4); Utf8 (1) is length-prefixed.
-CONSTANT_SIZES = {3: 4, 4: 4, 5: 8, 6: 8, 7: 2, 8: 2, 9: 4, 10: 4, 11: 4, 12: 4, 15: 3, 16: 2,
-                  17: 4, 18: 4, 19: 2, 20: 2}
+CONSTANT_SIZES = {
+    3: 4,
+    4: 4,
+    5: 8,
+    6: 8,
+    7: 2,
+    8: 2,
+    9: 4,
+    10: 4,
+    11: 4,
+    12: 4,
+    15: 3,
+    16: 2,
+    17: 4,
+    18: 4,
+    19: 2,
+    20: 2,
+}
 UTF8, CLASS = 1, 7
 ACC_PUBLIC, ACC_INTERFACE, ACC_ABSTRACT = 0x0001, 0x0200, 0x0400
 ALOAD_0, ARETURN = 0x2A, 0xB0
@@ -110,7 +126,8 @@ def relocate_class_file(data: bytes, package: str, shaded_prefix: str = SHADED_P
     the rest of the class file is copied byte for byte."""
     entries, end = constant_pool(data)
     relocated = [
-        (UTF8, relocate_utf8(entry[1], package, shaded_prefix)) if entry and entry[0] == UTF8
+        (UTF8, relocate_utf8(entry[1], package, shaded_prefix))
+        if entry and entry[0] == UTF8
         else entry
         for entry in entries
     ]
@@ -133,8 +150,13 @@ def relocate_path(name: str, package: str, shaded_prefix: str = SHADED_PREFIX) -
 def interface_class_file(name: str, major_version: int = 52) -> bytes:
     """An empty ``public interface`` named ``name`` (binary form, ``a/b/I``) extending nothing;
     version 52 is Java 8, what the jars it joins are compiled for."""
-    entries = [None, (UTF8, name.encode()), (CLASS, struct.pack(">H", 1)),
-               (UTF8, b"java/lang/Object"), (CLASS, struct.pack(">H", 3))]
+    entries = [
+        None,
+        (UTF8, name.encode()),
+        (CLASS, struct.pack(">H", 1)),
+        (UTF8, b"java/lang/Object"),
+        (CLASS, struct.pack(">H", 3)),
+    ]
     flags = ACC_PUBLIC | ACC_INTERFACE | ACC_ABSTRACT
     head = MAGIC + struct.pack(">HH", 0, major_version)
     # access, this_class, super_class, then no interfaces, fields, methods or attributes
@@ -188,8 +210,14 @@ def add_return_this_method(data: bytes, name: str, descriptor: str) -> bytes:
     code_attribute = struct.pack(">HHI", 1, 2, len(code)) + code + struct.pack(">HH", 0, 0)
     method = struct.pack(">HHHH", ACC_PUBLIC, name_index, descriptor_index, 1)
     method += struct.pack(">HI", code_index, len(code_attribute)) + code_attribute
-    return b"".join([
-        data[:8], _pool_bytes(entries), data[end:methods],
-        struct.pack(">H", method_count + 1), data[methods + 2 : after_methods], method,
-        data[after_methods:],
-    ])
+    return b"".join(
+        [
+            data[:8],
+            _pool_bytes(entries),
+            data[end:methods],
+            struct.pack(">H", method_count + 1),
+            data[methods + 2 : after_methods],
+            method,
+            data[after_methods:],
+        ]
+    )

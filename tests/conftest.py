@@ -35,14 +35,18 @@ SPARK_FIXTURES = {"spark", "spark_warehouse"}
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
-        "--soak", action="store_true", default=False,
+        "--soak",
+        action="store_true",
+        default=False,
         help="run tests/reliability at full size (minutes, not seconds)",
     )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     java = spark_support.java_executable()
-    skip = pytest.mark.skip(reason="Spark interop tests need Java (no JAVA_HOME/bin/java or java on PATH)")
+    skip = pytest.mark.skip(
+        reason="Spark interop tests need Java (no JAVA_HOME/bin/java or java on PATH)"
+    )
     for item in items:
         if SPARK_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.spark)
@@ -110,8 +114,11 @@ class S3Server:
 
         name = f"bucket-{uuid.uuid4().hex[:12]}"
         boto3.client(
-            "s3", endpoint_url=self.endpoint, aws_access_key_id="testing",
-            aws_secret_access_key="testing", region_name="us-east-1",
+            "s3",
+            endpoint_url=self.endpoint,
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+            region_name="us-east-1",
         ).create_bucket(Bucket=name)
         return name
 

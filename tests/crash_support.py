@@ -26,7 +26,10 @@ def run_killed(connect: dict[str, Any], statements: list[str], point: str) -> in
     env = {**os.environ, "ICESQL_FAULT": point}
     proc = subprocess.run(
         [sys.executable, "-c", CHILD, json.dumps(connect), json.dumps(statements)],
-        env=env, capture_output=True, text=True, timeout=120,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == -signal.SIGKILL, (point, statements, proc.returncode, proc.stderr)
     return proc.returncode

@@ -26,15 +26,19 @@ def make_shop(warehouse: str) -> Shop:
     con.execute("CREATE NAMESPACE db")
     con.execute("CREATE TABLE db.customers (id bigint, name string) USING iceberg")
     con.execute("INSERT INTO db.customers VALUES (1, 'ann'), (2, 'bob')")
-    con.execute("CREATE TABLE db.orders (id bigint, customer_id bigint, status string,"
-                " amount decimal(10,2)) USING iceberg")
+    con.execute(
+        "CREATE TABLE db.orders (id bigint, customer_id bigint, status string,"
+        " amount decimal(10,2)) USING iceberg"
+    )
     con.execute("INSERT INTO db.orders VALUES (1, 1, 'new', 10.50), (2, 2, 'shipped', 3.00)")
     clean, committed = con.execute(
-        "SELECT snapshot_id, committed_at FROM db.orders.snapshots").fetchone()
+        "SELECT snapshot_id, committed_at FROM db.orders.snapshots"
+    ).fetchone()
     time.sleep(0.02)
     con.execute("INSERT INTO db.orders VALUES (3, 9, 'lost', -1.00), (3, NULL, 'new', 2.00)")
-    dirty = con.execute("SELECT snapshot_id FROM db.orders.snapshots"
-                        " ORDER BY committed_at DESC LIMIT 1").fetchone()[0]
+    dirty = con.execute(
+        "SELECT snapshot_id FROM db.orders.snapshots ORDER BY committed_at DESC LIMIT 1"
+    ).fetchone()[0]
     con.close()
     between = committed.strftime("%Y-%m-%d %H:%M:%S.%f")
     return Shop(warehouse, clean, dirty, between)

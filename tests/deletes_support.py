@@ -12,10 +12,18 @@ def deletion_vector(table, data_file: DataFile, positions: Sequence[int], name: 
     """A DV deleting ``positions`` of ``data_file``, written to ``<table>/data/<name>``;
     the returned entry is ready for ``Change.added_files``."""
     path = f"{table.metadata.location}/data/{name}"
-    [(offset, length, card)] = write_deletion_vector_puffin(table.io, path, [(data_file.file_path, list(positions))])
+    [(offset, length, card)] = write_deletion_vector_puffin(
+        table.io, path, [(data_file.file_path, list(positions))]
+    )
     return DataFile(
-        file_path=path, file_format="PUFFIN", partition=data_file.partition, record_count=card,
-        file_size_in_bytes=table.io.size(path), content=POSITION_DELETES,
-        referenced_data_file=data_file.file_path, content_offset=offset,
-        content_size_in_bytes=length, spec_id=data_file.spec_id,
+        file_path=path,
+        file_format="PUFFIN",
+        partition=data_file.partition,
+        record_count=card,
+        file_size_in_bytes=table.io.size(path),
+        content=POSITION_DELETES,
+        referenced_data_file=data_file.file_path,
+        content_offset=offset,
+        content_size_in_bytes=length,
+        spec_id=data_file.spec_id,
     )

@@ -85,8 +85,12 @@ def sql_literal(value: Any) -> str:
 
 
 _COMPARISONS = {
-    Operation.LT: "<", Operation.LT_EQ: "<=", Operation.GT: ">", Operation.GT_EQ: ">=",
-    Operation.EQ: "=", Operation.NOT_EQ: "<>",
+    Operation.LT: "<",
+    Operation.LT_EQ: "<=",
+    Operation.GT: ">",
+    Operation.GT_EQ: ">=",
+    Operation.EQ: "=",
+    Operation.NOT_EQ: "<>",
 }
 
 
@@ -135,8 +139,10 @@ def matching_rows(
     con = duckdb.connect()
     try:
         con.register("t", table)
-        return [{i for (i,) in con.execute(f"SELECT __i FROM t WHERE {to_sql(e)}").fetchall()}
-                for e in exprs]
+        return [
+            {i for (i,) in con.execute(f"SELECT __i FROM t WHERE {to_sql(e)}").fetchall()}
+            for e in exprs
+        ]
     finally:
         con.close()
 
@@ -159,8 +165,14 @@ def int_bytes(v: int) -> bytes:
 
 
 def data_file(record_count: int = 50, **metrics: Any) -> DataFile:
-    return DataFile(file_path="f.parquet", file_format="PARQUET", partition=(),
-                    record_count=record_count, file_size_in_bytes=10, **metrics)
+    return DataFile(
+        file_path="f.parquet",
+        file_format="PARQUET",
+        partition=(),
+        record_count=record_count,
+        file_size_in_bytes=10,
+        **metrics,
+    )
 
 
 METRICS_SCHEMA = Schema(
@@ -185,15 +197,39 @@ METRICS_FILE = data_file(
     value_counts={i: 50 for i in range(4, 14)},
     null_value_counts={1: 0, 3: 0, 4: 50, 5: 10, 6: 0, 7: 0, 8: 0, 9: 0, 10: 50, 11: 0, 12: 1},
     nan_value_counts={7: 50, 8: 10, 9: 0, 11: 50, 12: 49},
-    lower_bounds={1: int_bytes(30), 3: b"aa", 5: b"b", 6: b"b", 8: float_bytes(-1.0),
-                  9: float_bytes(0.0), 11: NAN_F, 13: double_bytes(0.0)},
-    upper_bounds={1: int_bytes(79), 3: b"dC", 5: b"y", 6: b"y", 8: float_bytes(10.0),
-                  9: float_bytes(5.0), 11: NAN_F, 13: double_bytes(5.0)},
+    lower_bounds={
+        1: int_bytes(30),
+        3: b"aa",
+        5: b"b",
+        6: b"b",
+        8: float_bytes(-1.0),
+        9: float_bytes(0.0),
+        11: NAN_F,
+        13: double_bytes(0.0),
+    },
+    upper_bounds={
+        1: int_bytes(79),
+        3: b"dC",
+        5: b"y",
+        6: b"y",
+        8: float_bytes(10.0),
+        9: float_bytes(5.0),
+        11: NAN_F,
+        13: double_bytes(5.0),
+    },
 )
-FILE_ABC = data_file(value_counts={3: 50}, null_value_counts={3: 0},
-                     lower_bounds={3: b"abc"}, upper_bounds={3: b"abd"})
-FILE_42 = data_file(value_counts={1: 50}, null_value_counts={1: 0},
-                    lower_bounds={1: int_bytes(42)}, upper_bounds={1: int_bytes(42)})
+FILE_ABC = data_file(
+    value_counts={3: 50},
+    null_value_counts={3: 0},
+    lower_bounds={3: b"abc"},
+    upper_bounds={3: b"abd"},
+)
+FILE_42 = data_file(
+    value_counts={1: 50},
+    null_value_counts={1: 0},
+    lower_bounds={1: int_bytes(42)},
+    upper_bounds={1: int_bytes(42)},
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -225,10 +261,18 @@ def write_parquet_file(path: str, schema: Schema, table: pa.Table) -> DataFile:
         if stats.has_min_max:
             lower[field.field_id] = _bound_bytes(field.type, stats.min)
             upper[field.field_id] = _bound_bytes(field.type, stats.max)
-    return DataFile(file_path=path, file_format="PARQUET", partition=(),
-                    record_count=table.num_rows, file_size_in_bytes=os.path.getsize(path),
-                    value_counts=values, null_value_counts=nulls, nan_value_counts=nans,
-                    lower_bounds=lower, upper_bounds=upper)
+    return DataFile(
+        file_path=path,
+        file_format="PARQUET",
+        partition=(),
+        record_count=table.num_rows,
+        file_size_in_bytes=os.path.getsize(path),
+        value_counts=values,
+        null_value_counts=nulls,
+        nan_value_counts=nans,
+        lower_bounds=lower,
+        upper_bounds=upper,
+    )
 
 
 def count_matches_in_parquet(path: str, exprs: list[BooleanExpression]) -> list[int]:
@@ -251,19 +295,27 @@ PARQUET_SCHEMA = Schema(
     )
 )
 PARQUET_TABLES = {
-    "mixed": {"i": [1, 5, 9, None, 3], "x": [0.5, NAN, -2.0, None, 7.0],
-              "s": ["ab", "abc", None, "b", "zz"]},
+    "mixed": {
+        "i": [1, 5, 9, None, 3],
+        "x": [0.5, NAN, -2.0, None, 7.0],
+        "s": ["ab", "abc", None, "b", "zz"],
+    },
     "nulls_and_nans": {"i": [None] * 5, "x": [NAN, None, NAN, NAN, None], "s": [None] * 5},
     "all_nan": {"i": [None] * 5, "x": [NAN] * 5, "s": [None] * 5},
     "one_value": {"i": [42] * 5, "x": [1.0] * 5, "s": ["abc"] * 5},
-    "no_nulls": {"i": [-3, 0, 7, 7, 100], "x": [-0.0, 0.0, 1e300, -1e300, 3.0],
-                 "s": ["", "a", "ab", "abd", "b"]},
+    "no_nulls": {
+        "i": [-3, 0, 7, 7, 100],
+        "x": [-0.0, 0.0, 1e300, -1e300, 3.0],
+        "s": ["", "a", "ab", "abd", "b"],
+    },
 }
 PARQUET_ARROW_TYPES = {"i": pa.int32(), "x": pa.float64(), "s": pa.string()}
 
 
 def parquet_table(name: str) -> pa.Table:
-    return pa.table({c: pa.array(v, PARQUET_ARROW_TYPES[c]) for c, v in PARQUET_TABLES[name].items()})
+    return pa.table(
+        {c: pa.array(v, PARQUET_ARROW_TYPES[c]) for c, v in PARQUET_TABLES[name].items()}
+    )
 
 
 def parquet_predicates() -> list[BooleanExpression]:
@@ -271,36 +323,67 @@ def parquet_predicates() -> list[BooleanExpression]:
     beyond the values of ``PARQUET_TABLES``."""
     from icesql.expressions import tree as t
 
-    comparisons = (t.less_than, t.less_than_or_equal, t.greater_than, t.greater_than_or_equal,
-                   t.equal, t.not_equal)
-    literals = {"i": [-5, -3, 0, 1, 5, 7, 9, 42, 100, 101], "x": [-3.0, 0.0, 0.5, 1.0, 7.0, 8.0],
-                "s": ["", "a", "ab", "abc", "abd", "b", "c", "zz", "zzz"]}
+    comparisons = (
+        t.less_than,
+        t.less_than_or_equal,
+        t.greater_than,
+        t.greater_than_or_equal,
+        t.equal,
+        t.not_equal,
+    )
+    literals = {
+        "i": [-5, -3, 0, 1, 5, 7, 9, 42, 100, 101],
+        "x": [-3.0, 0.0, 0.5, 1.0, 7.0, 8.0],
+        "s": ["", "a", "ab", "abc", "abd", "b", "c", "zz", "zzz"],
+    }
     preds: list[BooleanExpression] = []
     for column, values in literals.items():
         preds += [t.is_null(column), t.not_null(column)]
         preds += [make(column, v) for make in comparisons for v in values]
-        preds += [t.in_(column, values[:2]), t.in_(column, values[3:5]), t.in_(column, values[-2:]),
-                  t.not_in(column, values[:2]), t.not_in(column, values[3:5])]
+        preds += [
+            t.in_(column, values[:2]),
+            t.in_(column, values[3:5]),
+            t.in_(column, values[-2:]),
+            t.not_in(column, values[:2]),
+            t.not_in(column, values[3:5]),
+        ]
     preds += [t.is_nan("x"), t.not_nan("x")]
-    preds += [make("s", v) for make in (t.starts_with, t.not_starts_with)
-              for v in literals["s"] + ["abcd", "y"]]
-    preds += [t.and_(t.greater_than("i", 0), t.less_than("x", 1.0)),
-              t.or_(t.is_null("s"), t.starts_with("s", "b")),
-              t.not_(t.greater_than_or_equal("i", 5))]
+    preds += [
+        make("s", v)
+        for make in (t.starts_with, t.not_starts_with)
+        for v in literals["s"] + ["abcd", "y"]
+    ]
+    preds += [
+        t.and_(t.greater_than("i", 0), t.less_than("x", 1.0)),
+        t.or_(t.is_null("s"), t.starts_with("s", "b")),
+        t.not_(t.greater_than_or_equal("i", 5)),
+    ]
     return preds
 
 
 def write_parquet_files(folder: Any) -> dict[str, DataFile]:
     """Every table of ``PARQUET_TABLES`` written to ``folder`` (a path), by name."""
-    return {name: write_parquet_file(str(folder / f"{name}.parquet"), PARQUET_SCHEMA,
-                                     parquet_table(name)) for name in PARQUET_TABLES}
+    return {
+        name: write_parquet_file(
+            str(folder / f"{name}.parquet"), PARQUET_SCHEMA, parquet_table(name)
+        )
+        for name in PARQUET_TABLES
+    }
 
 
 # for a file of one value, no null and no NaN, the bounds answer these operators exactly
-EXACT_ON_ONE_VALUE = frozenset({
-    Operation.LT, Operation.LT_EQ, Operation.GT, Operation.GT_EQ, Operation.EQ, Operation.NOT_EQ,
-    Operation.IN, Operation.STARTS_WITH,
-})
+EXACT_ON_ONE_VALUE = frozenset(
+    {
+        Operation.LT,
+        Operation.LT_EQ,
+        Operation.GT,
+        Operation.GT_EQ,
+        Operation.EQ,
+        Operation.NOT_EQ,
+        Operation.IN,
+        Operation.STARTS_WITH,
+    }
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -327,8 +410,13 @@ RANDOM_DOMAINS: dict[str, list[Any]] = {
     "s": ["", "a", "ab", "abc", "abd", "b", "ba", "é", "zz", LONG_STRING],
     "d": [-400, -1, 0, 1, 30, 19_000],
     "ts": [-(10**12), -1, 0, 1, 86_400_000_000, 10**15],
-    "amt": [Decimal("-1.50"), Decimal("0.00"), Decimal("0.01"), Decimal("1.50"),
-            Decimal("99999999.99")],
+    "amt": [
+        Decimal("-1.50"),
+        Decimal("0.00"),
+        Decimal("0.01"),
+        Decimal("1.50"),
+        Decimal("99999999.99"),
+    ],
     "f": [float("-inf"), -1.5, -0.0, 0.0, 1.5, float("inf")],
     "fl": [-1.5, -0.0, 0.0, 0.5, 1.5],
     "b": [b"", b"\x00", b"\x01\x02", b"zz"],
@@ -411,6 +499,10 @@ def random_predicate(rng: random.Random, depth: int = 0) -> BooleanExpression:
     if kind in unary:
         return unary[kind](name)
     return {
-        "eq": equal, "ne": not_equal, "lt": less_than, "le": less_than_or_equal,
-        "gt": greater_than, "ge": greater_than_or_equal,
+        "eq": equal,
+        "ne": not_equal,
+        "lt": less_than,
+        "le": less_than_or_equal,
+        "gt": greater_than,
+        "ge": greater_than_or_equal,
     }[kind](name, literal)

@@ -27,8 +27,11 @@ def fuzz_settings(examples: int) -> settings:
         deadline=None,
         derandomize=not SOAK,
         database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                               HealthCheck.filter_too_much],
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.filter_too_much,
+        ],
     )
 
 

@@ -49,25 +49,37 @@ def random_history(con, rng, table: str) -> None:
         branches = [n for n, r in md.refs.items() if r.is_branch]
         others = [n for n in md.refs if n != "main"]
         snapshots = [s.snapshot_id for s in md.snapshots]
-        target = table if not branches or rng.random() < 0.6 else f"{table}.branch_{rng.choice(branches)}"
+        target = (
+            table
+            if not branches or rng.random() < 0.6
+            else f"{table}.branch_{rng.choice(branches)}"
+        )
         if target.endswith(".branch_main"):
             target = table
         op = rng.random()
         if op < 0.35 or not snapshots:
-            rows = ", ".join(f"({next_id + i}, {rng.randint(0, 2)})" for i in range(rng.randint(1, 4)))
+            rows = ", ".join(
+                f"({next_id + i}, {rng.randint(0, 2)})" for i in range(rng.randint(1, 4))
+            )
             next_id += 4
             con.execute(f"INSERT INTO {target} VALUES {rows}")
         elif op < 0.5:
-            con.execute(f"DELETE FROM {target} WHERE id % {rng.randint(2, 5)} = {rng.randint(0, 1)}")
+            con.execute(
+                f"DELETE FROM {target} WHERE id % {rng.randint(2, 5)} = {rng.randint(0, 1)}"
+            )
         elif op < 0.58:
             con.execute(f"UPDATE {target} SET part = part + 1 WHERE id % 3 = {rng.randint(0, 2)}")
         elif op < 0.72:
             retention = rng.choice(["", " WITH SNAPSHOT RETENTION 2 SNAPSHOTS"])
-            con.execute(f"ALTER TABLE {table} CREATE BRANCH IF NOT EXISTS b{rng.randint(0, 3)}"
-                        f" AS OF VERSION {rng.choice(snapshots)}{retention}")
+            con.execute(
+                f"ALTER TABLE {table} CREATE BRANCH IF NOT EXISTS b{rng.randint(0, 3)}"
+                f" AS OF VERSION {rng.choice(snapshots)}{retention}"
+            )
         elif op < 0.82:
-            con.execute(f"ALTER TABLE {table} CREATE TAG IF NOT EXISTS t{rng.randint(0, 3)}"
-                        f" AS OF VERSION {rng.choice(snapshots)}")
+            con.execute(
+                f"ALTER TABLE {table} CREATE TAG IF NOT EXISTS t{rng.randint(0, 3)}"
+                f" AS OF VERSION {rng.choice(snapshots)}"
+            )
         elif op < 0.9 and others:
             ref = rng.choice(others)
             kind = "BRANCH" if md.refs[ref].is_branch else "TAG"

@@ -26,8 +26,13 @@ class RestServer:
         return f"http://127.0.0.1:{self.server.port}"
 
     def request(
-        self, method: str, path: str, body: Any = None, raw: bytes | None = None,
-        token: str | None = "default", headers: dict[str, str] | None = None,
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        raw: bytes | None = None,
+        token: str | None = "default",
+        headers: dict[str, str] | None = None,
     ) -> tuple[int, Any]:
         """``(status, JSON body or None)`` of one request to ``/v1/<path>``."""
         data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
@@ -47,7 +52,9 @@ class RestServer:
 
 
 def start_rest_server(
-    folder: Path, token: str | None = None, credentials: dict[str, str] | None = None,
+    folder: Path,
+    token: str | None = None,
+    credentials: dict[str, str] | None = None,
     name: str = "rest",
 ) -> RestServer:
     warehouse = str(folder / "warehouse")

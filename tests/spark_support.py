@@ -69,7 +69,9 @@ def java_executable() -> str | None:
 def jar_cache_dir() -> Path:
     """Where built jars live: ``$ICESQL_TEST_JAR_CACHE`` or ``~/.cache/icesql-test-jars``."""
     configured = os.environ.get("ICESQL_TEST_JAR_CACHE")
-    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "icesql-test-jars"
+    return (
+        Path(configured).expanduser() if configured else Path.home() / ".cache" / "icesql-test-jars"
+    )
 
 
 def iceberg_runtime_jar() -> Path:
@@ -78,7 +80,9 @@ def iceberg_runtime_jar() -> Path:
 
     path = Path(snowpark_connect_deps_iceberg.get_jar_path(ICEBERG_RUNTIME_JAR))
     if not path.is_file():
-        raise FileNotFoundError(f"{ICEBERG_RUNTIME_JAR} not found in snowpark_connect_deps_iceberg ({path})")
+        raise FileNotFoundError(
+            f"{ICEBERG_RUNTIME_JAR} not found in snowpark_connect_deps_iceberg ({path})"
+        )
     return path
 
 
@@ -94,7 +98,9 @@ def _pyspark_jackson_jars() -> list[Path]:
 
 
 def _merge_jars(
-    sources: Sequence[Path], out: Path, patches: dict[str, Callable[[bytes], bytes]] | None = None,
+    sources: Sequence[Path],
+    out: Path,
+    patches: dict[str, Callable[[bytes], bytes]] | None = None,
     extra: dict[str, bytes] | None = None,
 ) -> None:
     """One jar of the sources' entries, without ``META-INF/`` (multi-release versions,
@@ -146,8 +152,12 @@ def _relocate_in_python(merged: Path, out: Path, package: str) -> None:
 
 
 def _cached_relocated_jar(
-    cache_dir: Path | None, stem: str, sources: Sequence[Path], package: str,
-    use_jarjar: bool | None, merge: Callable[[Sequence[Path], Path], None] = _merge_jars,
+    cache_dir: Path | None,
+    stem: str,
+    sources: Sequence[Path],
+    package: str,
+    use_jarjar: bool | None,
+    merge: Callable[[Sequence[Path], Path], None] = _merge_jars,
 ) -> Path:
     """``sources`` merged by ``merge`` and relocated from ``package`` to under
     ``org.apache.iceberg.shaded``, cached as ``<stem>-<key>.jar`` keyed by the recipe version and
@@ -188,8 +198,11 @@ def relocated_jackson_jar(cache_dir: Path | None = None, *, use_jarjar: bool | N
     """The Jackson jar relocated under ``org.apache.iceberg.shaded``, built once and cached
     (``use_jarjar``: see :func:`_cached_relocated_jar`)."""
     return _cached_relocated_jar(
-        cache_dir, f"jackson-{JACKSON_VERSION}-iceberg-shaded", _pyspark_jackson_jars(),
-        JACKSON_PACKAGE, use_jarjar,
+        cache_dir,
+        f"jackson-{JACKSON_VERSION}-iceberg-shaded",
+        _pyspark_jackson_jars(),
+        JACKSON_PACKAGE,
+        use_jarjar,
     )
 
 
@@ -208,9 +221,13 @@ def _merge_httpclient(sources: Sequence[Path], out: Path) -> None:
     tls, builder = _TLS_SOCKET_STRATEGY, _CONNECTION_MANAGER_BUILDER
     descriptor = f"(L{tls};)L{builder};"
     _merge_jars(
-        sources, out,
-        patches={f"{builder}.class": lambda data: classfile_support.add_return_this_method(
-            data, "setTlsSocketStrategy", descriptor)},
+        sources,
+        out,
+        patches={
+            f"{builder}.class": lambda data: classfile_support.add_return_this_method(
+                data, "setTlsSocketStrategy", descriptor
+            )
+        },
         extra={f"{tls}.class": classfile_support.interface_class_file(tls)},
     )
 
@@ -226,7 +243,11 @@ def relocated_httpclient_jar(
     if sources is None:
         return None
     return _cached_relocated_jar(
-        cache_dir, "httpclient5-iceberg-shaded", sources, HTTPCLIENT_PACKAGE, use_jarjar,
+        cache_dir,
+        "httpclient5-iceberg-shaded",
+        sources,
+        HTTPCLIENT_PACKAGE,
+        use_jarjar,
         merge=_merge_httpclient,
     )
 
@@ -244,7 +265,10 @@ def spark_jars() -> list[str]:
 def spark_rest_catalog_available() -> bool:
     """Whether Spark can use Iceberg's ``RESTCatalog``: the jar list is the user's own
     (``$ICESQL_SPARK_JARS``, e.g. Maven's complete runtime), or Debian's HttpClient 5 is here."""
-    return bool(os.environ.get("ICESQL_SPARK_JARS", "").strip()) or debian_httpclient_jars() is not None
+    return (
+        bool(os.environ.get("ICESQL_SPARK_JARS", "").strip())
+        or debian_httpclient_jars() is not None
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -256,7 +280,8 @@ REST_CATALOG = "rest"
 
 
 def spark_conf(
-    warehouse: str | os.PathLike[str], scratch: str | os.PathLike[str],
+    warehouse: str | os.PathLike[str],
+    scratch: str | os.PathLike[str],
     extra: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """The session settings of SPARK.md; ``local`` is also the default catalog so that
@@ -297,7 +322,8 @@ def rest_catalog_conf(uri: str, warehouse: str, name: str = REST_CATALOG) -> dic
 
 
 def start_spark(
-    warehouse: str | os.PathLike[str], scratch: str | os.PathLike[str],
+    warehouse: str | os.PathLike[str],
+    scratch: str | os.PathLike[str],
     extra: Mapping[str, str] | None = None,
 ):
     """A fresh ``local[2]`` SparkSession over ``warehouse`` (stop it with ``.stop()``), with
@@ -360,8 +386,10 @@ def normalize_value(value: Any) -> Any:
         return {key: normalize_value(item) for key, item in value.asDict(recursive=False).items()}
     if isinstance(value, dict):
         return {normalize_value(key): normalize_value(item) for key, item in value.items()}
-    if isinstance(value, list) and value and all(
-        type(item) is tuple and len(item) == 2 for item in value
+    if (
+        isinstance(value, list)
+        and value
+        and all(type(item) is tuple and len(item) == 2 for item in value)
     ):  # pyarrow's to_pylist() form of a map: [(key, value), ...]
         return {normalize_value(key): normalize_value(item) for key, item in value}
     if isinstance(value, (list, tuple)):
@@ -443,18 +471,23 @@ def normalize_rows(rows: Iterable[Iterable[Any]], *, ordered: bool) -> list[tupl
 
 def rows_equal(left: Sequence[tuple], right: Sequence[tuple]) -> bool:
     return len(left) == len(right) and all(
-        len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b)) for a, b in zip(left, right)
+        len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b))
+        for a, b in zip(left, right)
     )
 
 
-def assert_same_rows(expected: Iterable, actual: Iterable, *, ordered: bool, context: str = "") -> None:
+def assert_same_rows(
+    expected: Iterable, actual: Iterable, *, ordered: bool, context: str = ""
+) -> None:
     """Assert two result sets are equal after normalisation (see :func:`normalize_value`)."""
     want = normalize_rows(expected, ordered=ordered)
     got = normalize_rows(actual, ordered=ordered)
     if rows_equal(want, got):
         return
-    lines = [f"results differ{': ' + context if context else ''}",
-             f"  Spark  ({len(want)} rows) vs icesql ({len(got)} rows), ordered={ordered}"]
+    lines = [
+        f"results differ{': ' + context if context else ''}",
+        f"  Spark  ({len(want)} rows) vs icesql ({len(got)} rows), ordered={ordered}",
+    ]
     for index in range(max(len(want), len(got))):
         a = want[index] if index < len(want) else "<missing>"
         b = got[index] if index < len(got) else "<missing>"

@@ -25,7 +25,9 @@ def last_snapshot(con, table: str) -> tuple[str, dict]:
     return op, dict(summary)
 
 
-def append_before_commit(con, monkeypatch, warehouse: str, statement: str, identifier) -> list[set[str]]:
+def append_before_commit(
+    con, monkeypatch, warehouse: str, statement: str, identifier
+) -> list[set[str]]:
     """Make another connection run ``statement`` (an INSERT) after ``con``'s next statement
     has planned, just before its first commit attempt, which then loses the race and is
     retried on the new table. The returned list receives the files the INSERT wrote."""

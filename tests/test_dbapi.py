@@ -14,9 +14,18 @@ def test_module_globals():
     assert icesql.apilevel == "2.0"
     assert icesql.paramstyle == "qmark"
     assert icesql.threadsafety == 1
-    for name in ("Warning", "Error", "InterfaceError", "DatabaseError", "DataError",
-                 "OperationalError", "IntegrityError", "InternalError", "ProgrammingError",
-                 "NotSupportedError"):
+    for name in (
+        "Warning",
+        "Error",
+        "InterfaceError",
+        "DatabaseError",
+        "DataError",
+        "OperationalError",
+        "IntegrityError",
+        "InternalError",
+        "ProgrammingError",
+        "NotSupportedError",
+    ):
         assert issubclass(getattr(icesql, name), Exception)
     assert issubclass(icesql.DatabaseError, icesql.Error)
     assert issubclass(icesql.ProgrammingError, icesql.DatabaseError)
@@ -58,9 +67,7 @@ def test_parameters_are_bound_not_pasted(con):
 
 
 def test_parameters_bind_in_text_order_even_with_limit(con):
-    cur = con.execute(
-        "SELECT id FROM range(10) t(id) WHERE id >= ? ORDER BY id LIMIT ?", (7, 2)
-    )
+    cur = con.execute("SELECT id FROM range(10) t(id) WHERE id >= ? ORDER BY id LIMIT ?", (7, 2))
     assert cur.fetchall() == [(7,), (8,)]
 
 
@@ -104,16 +111,23 @@ def test_mixed_fetches_across_conversion_chunks_and_batches(con):
 
 
 def test_nested_values_become_python_containers(con):
-    cur = con.execute("SELECT named_struct('a', 1, 'b', 'x') AS s, array(1, 2) AS l,"
-                      " map('k', 1) AS m")
+    cur = con.execute(
+        "SELECT named_struct('a', 1, 'b', 'x') AS s, array(1, 2) AS l, map('k', 1) AS m"
+    )
     assert cur.fetchone() == ({"a": 1, "b": "x"}, [1, 2], {"k": 1})
 
 
 def test_spark_semantics_of_date_functions(con):
-    cur = con.execute("SELECT date_add(DATE '2024-01-31', 1), add_months(DATE '2024-01-31', 1),"
-                      " trunc(DATE '2024-05-17', 'MM'), date_sub(DATE '1970-01-01', 1)")
-    assert cur.fetchone() == (datetime.date(2024, 2, 1), datetime.date(2024, 2, 29),
-                              datetime.date(2024, 5, 1), datetime.date(1969, 12, 31))
+    cur = con.execute(
+        "SELECT date_add(DATE '2024-01-31', 1), add_months(DATE '2024-01-31', 1),"
+        " trunc(DATE '2024-05-17', 'MM'), date_sub(DATE '1970-01-01', 1)"
+    )
+    assert cur.fetchone() == (
+        datetime.date(2024, 2, 1),
+        datetime.date(2024, 2, 29),
+        datetime.date(2024, 5, 1),
+        datetime.date(1969, 12, 31),
+    )
 
 
 def test_errors_are_pep249_and_clean(con):
@@ -156,14 +170,18 @@ def _sqlite_tables(db):
     import sqlite3
 
     with sqlite3.connect(db) as c:
-        return sorted(c.execute(
-            "SELECT catalog_name, table_namespace, table_name, metadata_location FROM iceberg_tables"
-        ).fetchall())
+        return sorted(
+            c.execute(
+                "SELECT catalog_name, table_namespace, table_name, metadata_location FROM iceberg_tables"
+            ).fetchall()
+        )
 
 
 def _hadoop_tables(warehouse):
-    return sorted(p.parent.parent.relative_to(warehouse).parts
-                  for p in warehouse.glob("**/metadata/version-hint.text"))
+    return sorted(
+        p.parent.parent.relative_to(warehouse).parts
+        for p in warehouse.glob("**/metadata/version-hint.text")
+    )
 
 
 @pytest.fixture
@@ -171,7 +189,11 @@ def two(tmp_path):
     """A hadoop folder (``local``, the default) and a SQLite SQL catalog (``prod``)."""
     catalogs = {
         "local": {"type": "hadoop", "warehouse": str(tmp_path / "fs")},
-        "prod": {"type": "jdbc", "uri": f"sqlite:///{tmp_path}/c.db", "warehouse": str(tmp_path / "sq")},
+        "prod": {
+            "type": "jdbc",
+            "uri": f"sqlite:///{tmp_path}/c.db",
+            "warehouse": str(tmp_path / "sq"),
+        },
     }
     with icesql.connect(catalogs=catalogs, default="local") as connection:
         connection.execute("CREATE NAMESPACE db")
@@ -195,11 +217,16 @@ def test_two_catalogs_join_and_each_write_lands_in_its_catalog(two, tmp_path):
     before = row[3]
     two.execute("UPDATE prod.db.t SET v = 0 WHERE id = 3")
     two.execute("DELETE FROM prod.db.t WHERE id = 1")
-    two.execute("MERGE INTO prod.db.t t USING (SELECT 5 AS id) s ON t.id = s.id"
-                " WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, 5.0)")
+    two.execute(
+        "MERGE INTO prod.db.t t USING (SELECT 5 AS id) s ON t.id = s.id"
+        " WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, 5.0)"
+    )
     two.execute("ALTER TABLE prod.db.t ADD COLUMN note STRING")
     assert two.execute("SELECT id, v, note FROM prod.db.t ORDER BY id").fetchall() == [
-        (2, 2.5, None), (3, 0.0, None), (5, 5.0, None)]
+        (2, 2.5, None),
+        (3, 0.0, None),
+        (5, 5.0, None),
+    ]
     (after,) = _sqlite_tables(tmp_path / "c.db")
     assert after[3] != before  # the SQL catalog's pointer moved; the hadoop table did not
     assert len(list((tmp_path / "fs/db/u/metadata").glob("v*.metadata.json"))) == 2
@@ -209,13 +236,19 @@ def test_two_catalogs_join_and_each_write_lands_in_its_catalog(two, tmp_path):
 def test_time_travel_metadata_tables_and_show_in_the_other_catalog(two):
     (first,) = two.execute("SELECT snapshot_id FROM prod.db.t.snapshots").fetchall()[0:1]
     two.execute("INSERT INTO prod.db.t VALUES (4, 4.5)")
-    assert two.execute(f"SELECT count(*) FROM prod.db.t VERSION AS OF {first[0]}").fetchone() == (3,)
+    assert two.execute(f"SELECT count(*) FROM prod.db.t VERSION AS OF {first[0]}").fetchone() == (
+        3,
+    )
     assert two.execute("SELECT count(*) FROM prod.db.t").fetchone() == (4,)
     assert two.execute("SHOW TABLES IN prod.db").fetchall() == [("db", "t", False)]
     assert two.execute("SHOW NAMESPACES IN prod").fetchall() == [("db",)]
     rows = dict((r[0], r[1]) for r in two.execute("DESCRIBE EXTENDED prod.db.t").fetchall())
     assert rows["Name"] == "prod.db.t"
-    assert two.execute("SHOW CREATE TABLE prod.db.t").fetchone()[0].startswith("CREATE TABLE prod.db.t")
+    assert (
+        two.execute("SHOW CREATE TABLE prod.db.t")
+        .fetchone()[0]
+        .startswith("CREATE TABLE prod.db.t")
+    )
 
 
 def test_ddl_on_qualified_names_and_use(two, tmp_path):
@@ -288,13 +321,20 @@ def test_parameters_are_bound_never_pasted(tmp_path):
     evil = "x'); DROP TABLE db.t; --"
     con.execute("INSERT INTO db.t VALUES (?, ?)", [1, evil])
     con.execute("INSERT INTO db.t SELECT ?, ?", [2, "a' OR '1'='1"])
-    assert con.execute("SELECT count(*) FROM db.t WHERE s = ?", ["x' OR '1'='1"]).fetchall() == [(0,)]
+    assert con.execute("SELECT count(*) FROM db.t WHERE s = ?", ["x' OR '1'='1"]).fetchall() == [
+        (0,)
+    ]
     con.execute("UPDATE db.t SET s = ? WHERE id = ?", ["it's", 2])
     con.execute("DELETE FROM db.t WHERE s = ?", ["nope' OR 1=1 --"])
-    con.execute("MERGE INTO db.t USING (SELECT ? AS id, ? AS s) src ON db.t.id = src.id"
-                " WHEN NOT MATCHED THEN INSERT *", [3, "read_text('/etc/hostname')"])
+    con.execute(
+        "MERGE INTO db.t USING (SELECT ? AS id, ? AS s) src ON db.t.id = src.id"
+        " WHEN NOT MATCHED THEN INSERT *",
+        [3, "read_text('/etc/hostname')"],
+    )
     assert con.execute("SELECT * FROM db.t ORDER BY id LIMIT ?", [5]).fetchall() == [
-        (1, evil), (2, "it's"), (3, "read_text('/etc/hostname')"),
+        (1, evil),
+        (2, "it's"),
+        (3, "read_text('/etc/hostname')"),
     ]
     with pytest.raises(icesql.ProgrammingError, match="'1 OR 1=1' not found"):
         con.execute("SELECT * FROM db.t VERSION AS OF ?", ["1 OR 1=1"])

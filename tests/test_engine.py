@@ -38,8 +38,10 @@ def _metadata_files(tmp_path: Path) -> list[str]:
 
 
 def _current(tmp_path: Path) -> dict:
-    files = sorted((_location(tmp_path) / "metadata").glob("v*.metadata.json"),
-                   key=lambda p: int(p.name[1:].split(".")[0]))
+    files = sorted(
+        (_location(tmp_path) / "metadata").glob("v*.metadata.json"),
+        key=lambda p: int(p.name[1:].split(".")[0]),
+    )
     return json.loads(files[-1].read_text())
 
 
@@ -76,7 +78,12 @@ def test_each_dml_statement_commits_one_snapshot(con, tmp_path):
     )
     snapshots = _current(tmp_path)["snapshots"]
     assert len(snapshots) == before + 4
-    assert [s["summary"]["operation"] for s in snapshots[before:]] == ["append", "overwrite", "delete", "overwrite"]
+    assert [s["summary"]["operation"] for s in snapshots[before:]] == [
+        "append",
+        "overwrite",
+        "delete",
+        "overwrite",
+    ]
 
 
 def test_queries_do_not_commit(con, tmp_path):
@@ -150,7 +157,9 @@ def test_explain_modes_and_joins(con):
         "EXPLAIN EXTENDED SELECT * FROM db.t a JOIN db.t b ON a.id = b.id"
     ).fetchall()
     assert re.findall(r"^== (.*) ==$", text, flags=re.M) == [
-        "Iceberg scan: db.t AS a", "Iceberg scan: db.t AS b", "DuckDB plan"
+        "Iceberg scan: db.t AS a",
+        "Iceberg scan: db.t AS b",
+        "DuckDB plan",
     ]
 
 
@@ -216,7 +225,9 @@ def test_timestamp_as_of_null_is_refused(con):
 
 def test_metadata_table_takes_its_name_as_default_alias(con, tmp_path):
     snapshot = _current(tmp_path)["current-snapshot-id"]
-    assert con.execute("SELECT snapshots.snapshot_id FROM db.t.snapshots").fetchall() == [(snapshot,)]
+    assert con.execute("SELECT snapshots.snapshot_id FROM db.t.snapshots").fetchall() == [
+        (snapshot,)
+    ]
 
 
 # --- nanosecond timestamps ------------------------------------------------------------------
@@ -225,31 +236,44 @@ def test_metadata_table_takes_its_name_as_default_alias(con, tmp_path):
 def _nano_table(tmp_path: Path, fmt: str) -> icesql.Connection:
     """Three files of a v3 table, one nanosecond apart around midnight, partitioned by day."""
     con = icesql.connect(str(tmp_path))
-    con.execute("CREATE TABLE db.n (id INT, ts TIMESTAMP_NS, tz TIMESTAMPTZ_NS) USING iceberg"
-                " PARTITIONED BY (days(ts)) TBLPROPERTIES ('format-version'='3',"
-                f" 'write.format.default'='{fmt}', 'write.delete.mode'='merge-on-read')")
-    for i, text in enumerate(["2023-12-31 23:59:59.999999999", "2024-01-01 00:00:00",
-                              "2024-01-01 00:00:00.000000001"], start=1):
-        con.execute(f"INSERT INTO db.n SELECT {i}, CAST('{text}' AS TIMESTAMP_NS),"
-                    f" CAST('{text}Z' AS TIMESTAMPTZ_NS)")
+    con.execute(
+        "CREATE TABLE db.n (id INT, ts TIMESTAMP_NS, tz TIMESTAMPTZ_NS) USING iceberg"
+        " PARTITIONED BY (days(ts)) TBLPROPERTIES ('format-version'='3',"
+        f" 'write.format.default'='{fmt}', 'write.delete.mode'='merge-on-read')"
+    )
+    for i, text in enumerate(
+        ["2023-12-31 23:59:59.999999999", "2024-01-01 00:00:00", "2024-01-01 00:00:00.000000001"],
+        start=1,
+    ):
+        con.execute(
+            f"INSERT INTO db.n SELECT {i}, CAST('{text}' AS TIMESTAMP_NS),"
+            f" CAST('{text}Z' AS TIMESTAMPTZ_NS)"
+        )
     return con
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "orc", "avro"])
-@pytest.mark.parametrize(("condition", "ids", "read"), [
-    ("ts > TIMESTAMP '2024-01-01 00:00:00'", [3], 1),
-    ("tz > TIMESTAMP '2024-01-01 00:00:00'", [3], 1),
-    ("ts >= TIMESTAMP '2024-01-01 00:00:00'", [2, 3], 2),
-    ("ts BETWEEN TIMESTAMP '2023-12-31 23:59:59.999999' AND TIMESTAMP '2024-01-01 00:00:00'",
-     [1, 2], 2),
-    ("ts IN (TIMESTAMP '2024-01-01 00:00:00')", [2], 1),
-    ("ts < DATE '2024-01-01'", [1], 1),
-    ("ts = '2024-01-01 00:00:00.000000001'", [3], 1),
-    ("tz = CAST('2024-01-01 01:00:00.000000001+01:00' AS TIMESTAMPTZ_NS)", [3], 1),
-    ("ts = tz", [1, 2, 3], 3),
-])
-def test_nanosecond_timestamps_compare_and_prune_to_the_nanosecond(tmp_path, fmt, condition, ids,
-                                                                    read):
+@pytest.mark.parametrize(
+    ("condition", "ids", "read"),
+    [
+        ("ts > TIMESTAMP '2024-01-01 00:00:00'", [3], 1),
+        ("tz > TIMESTAMP '2024-01-01 00:00:00'", [3], 1),
+        ("ts >= TIMESTAMP '2024-01-01 00:00:00'", [2, 3], 2),
+        (
+            "ts BETWEEN TIMESTAMP '2023-12-31 23:59:59.999999' AND TIMESTAMP '2024-01-01 00:00:00'",
+            [1, 2],
+            2,
+        ),
+        ("ts IN (TIMESTAMP '2024-01-01 00:00:00')", [2], 1),
+        ("ts < DATE '2024-01-01'", [1], 1),
+        ("ts = '2024-01-01 00:00:00.000000001'", [3], 1),
+        ("tz = CAST('2024-01-01 01:00:00.000000001+01:00' AS TIMESTAMPTZ_NS)", [3], 1),
+        ("ts = tz", [1, 2, 3], 3),
+    ],
+)
+def test_nanosecond_timestamps_compare_and_prune_to_the_nanosecond(
+    tmp_path, fmt, condition, ids, read
+):
     """A Spark TIMESTAMP literal (DuckDB's TIMESTAMPTZ) against a nanosecond column was a binder
     error; now every nanosecond counts in the answer, and the planner converts the literal
     exactly, so partitions (days) and column bounds skip the files that cannot match."""
@@ -265,14 +289,21 @@ def test_nanosecond_timestamps_compare_and_prune_to_the_nanosecond(tmp_path, fmt
 def test_nanosecond_timestamps_in_dml_and_python_frames(tmp_path):
     con = _nano_table(tmp_path, "parquet")
     con.execute("DELETE FROM db.n WHERE ts > TIMESTAMP '2024-01-01 00:00:00'")
-    con.execute("UPDATE db.n SET id = 20 WHERE tz BETWEEN TIMESTAMP '2024-01-01 00:00:00'"
-                " AND TIMESTAMP '2024-01-01 00:00:00'")
-    con.execute("MERGE INTO db.n x USING (SELECT TIMESTAMP '2023-12-31 23:59:59.999999' AS k) s"
-                " ON x.ts > s.k AND x.id = 1 WHEN MATCHED THEN UPDATE SET id = 10")
+    con.execute(
+        "UPDATE db.n SET id = 20 WHERE tz BETWEEN TIMESTAMP '2024-01-01 00:00:00'"
+        " AND TIMESTAMP '2024-01-01 00:00:00'"
+    )
+    con.execute(
+        "MERGE INTO db.n x USING (SELECT TIMESTAMP '2023-12-31 23:59:59.999999' AS k) s"
+        " ON x.ts > s.k AND x.id = 1 WHEN MATCHED THEN UPDATE SET id = 10"
+    )
     rows = con.execute("SELECT id, ts FROM db.n ORDER BY id").fetchall()
-    assert [(i, ts.value) for i, ts in rows] == [(10, 1_704_067_199_999_999_999),
-                                                 (20, 1_704_067_200_000_000_000)]
+    assert [(i, ts.value) for i, ts in rows] == [
+        (10, 1_704_067_199_999_999_999),
+        (20, 1_704_067_200_000_000_000),
+    ]
     frame = con.execute("SELECT ts FROM db.n").df()  # pandas' datetime64[ns]
     con.register("frame", frame)
-    assert con.execute("SELECT count(*) FROM frame WHERE ts >= TIMESTAMP '2024-01-01 00:00:00'"
-                       ).fetchall() == [(1,)]
+    assert con.execute(
+        "SELECT count(*) FROM frame WHERE ts >= TIMESTAMP '2024-01-01 00:00:00'"
+    ).fetchall() == [(1,)]

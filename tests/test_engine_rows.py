@@ -65,13 +65,38 @@ def test_tuples_match_the_arrow_path(con: icesql.Connection, sql: str) -> None:
 def test_the_plain_types_and_their_values(con: icesql.Connection) -> None:
     cur = con.execute(PLAIN)
     assert [d[1] for d in cur.description] == [
-        "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "STRING",
-        "BINARY", "DATE", "DECIMAL(10,2)", "TIMESTAMP_NTZ", "VOID", "DECIMAL(38,0)", "DOUBLE",
+        "BOOLEAN",
+        "TINYINT",
+        "SMALLINT",
+        "INT",
+        "BIGINT",
+        "FLOAT",
+        "DOUBLE",
+        "STRING",
+        "BINARY",
+        "DATE",
+        "DECIMAL(10,2)",
+        "TIMESTAMP_NTZ",
+        "VOID",
+        "DECIMAL(38,0)",
+        "DOUBLE",
     ]
     assert cur.description[10][4:6] == (10, 2)
     row = cur.fetchone()
-    assert row[:12] == (True, 1, 1, 1, 1, 1.5, 1.5, "x", b"x", datetime.date(2020, 1, 1),
-                        Decimal("1.50"), datetime.datetime(2020, 1, 1, 10, 0, 0, 123456))
+    assert row[:12] == (
+        True,
+        1,
+        1,
+        1,
+        1,
+        1.5,
+        1.5,
+        "x",
+        b"x",
+        datetime.date(2020, 1, 1),
+        Decimal("1.50"),
+        datetime.datetime(2020, 1, 1, 10, 0, 0, 123456),
+    )
     assert row[12] is None and row[13] == Decimal("1") and row[14] != row[14]
     assert cur.fetchone() is None
 

@@ -36,8 +36,11 @@ def test_each_error_has_its_base(name: str, base: type) -> None:
 
 
 def test_every_error_but_warning_has_one_root() -> None:
-    classes = {n: c for n, c in inspect.getmembers(errors, inspect.isclass)
-               if c.__module__ == errors.__name__}
+    classes = {
+        n: c
+        for n, c in inspect.getmembers(errors, inspect.isclass)
+        if c.__module__ == errors.__name__
+    }
     assert set(classes) == set(PEP_249) | set(ICESQL)
     assert set(errors.__all__) == set(classes)
     assert [n for n, c in classes.items() if not issubclass(c, errors.Error)] == ["Warning"]
@@ -45,7 +48,10 @@ def test_every_error_but_warning_has_one_root() -> None:
 
 def test_corrupt_file_error_names_the_file_and_the_reason() -> None:
     error = errors.CorruptFileError("s3://b/t/metadata/v3.metadata.json", "truncated JSON")
-    assert str(error) == "corrupt or unreadable file s3://b/t/metadata/v3.metadata.json: truncated JSON"
+    assert (
+        str(error)
+        == "corrupt or unreadable file s3://b/t/metadata/v3.metadata.json: truncated JSON"
+    )
     assert (error.path, error.reason) == ("s3://b/t/metadata/v3.metadata.json", "truncated JSON")
     with pytest.raises(errors.OperationalError, match="v3.metadata.json"):
         raise error

@@ -16,7 +16,9 @@ def test_python_data_example_runs(tmp_path):
         pytest.importorskip(extra)
     out = subprocess.run(
         [sys.executable, str(EXAMPLES / "python_data.py"), str(tmp_path)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert out.returncode == 0, out.stderr
     assert "streamed rows: 2" in out.stdout
@@ -26,5 +28,8 @@ def test_python_data_example_runs(tmp_path):
     assert "| region | n      | total         |" in out.stdout
     assert "| STRING | BIGINT | DECIMAL(" in out.stdout
     assert "2 rows x 3 columns" in out.stdout
-    assert 'html header: <th>region<br><span style="font-weight:normal;opacity:0.7">STRING' in out.stdout
+    assert (
+        'html header: <th>region<br><span style="font-weight:normal;opacity:0.7">STRING'
+        in out.stdout
+    )
     assert "6 rows (first 3 shown) x 1 column" in out.stdout

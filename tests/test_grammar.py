@@ -47,7 +47,11 @@ FILES = sorted(GRAMMAR.glob("*.ebnf"))
 
 def test_there_is_a_grammar():
     assert {p.name for p in FILES} >= {
-        "namespaces.ebnf", "create_table.ebnf", "insert.ebnf", "alter_table.ebnf", "show.ebnf"
+        "namespaces.ebnf",
+        "create_table.ebnf",
+        "insert.ebnf",
+        "alter_table.ebnf",
+        "show.ebnf",
     }
 
 
@@ -60,15 +64,19 @@ def test_every_production_has_an_example(path):
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_every_example_parses_and_runs(path, tmp_path):
     if path.stem == "variant" and not PYARROW_READS_VARIANT:
-        pytest.skip("pyarrow 22+ writes and reads variants; below, the refusal is tested in"
-                    " tests/interop/test_variant.py")
+        pytest.skip(
+            "pyarrow 22+ writes and reads variants; below, the refusal is tested in"
+            " tests/interop/test_variant.py"
+        )
     setup, examples, _ = _items(path)
     con = icesql.connect(str(tmp_path))
     try:
         for sql in setup:
             con.execute(sql)
         for production, kind, sql in examples:
-            assert len(parse(sql)) == 1, f"{path.name} [{production}] does not parse as one statement: {sql}"
+            assert len(parse(sql)) == 1, (
+                f"{path.name} [{production}] does not parse as one statement: {sql}"
+            )
             if kind == "example":
                 try:
                     cur = con.execute(sql)

@@ -65,18 +65,27 @@ def _closed_port() -> int:
 
 
 # one attempt, so a refused connection fails at once (botocore retries it for seconds)
-FAIL_FAST = {"config_kwargs": {"retries": {"max_attempts": 1, "mode": "standard"},
-                               "connect_timeout": 2}}
+FAIL_FAST = {
+    "config_kwargs": {"retries": {"max_attempts": 1, "mode": "standard"}, "connect_timeout": 2}
+}
 
 
 def test_an_unreachable_s3_endpoint_is_an_operational_error_naming_it():
     pytest.importorskip("s3fs")
     endpoint = f"http://127.0.0.1:{_closed_port()}"
-    props = {"s3.endpoint": endpoint, "s3.access-key-id": "k", "s3.secret-access-key": "s",
-             "s3.region": "us-east-1"}
+    props = {
+        "s3.endpoint": endpoint,
+        "s3.access-key-id": "k",
+        "s3.secret-access-key": "s",
+        "s3.region": "us-east-1",
+    }
     io = FileIO(storage_options=FAIL_FAST, properties=props)
-    for action in (lambda p: io.read_bytes(p), lambda p: io.listdir(p), lambda p: io.exists(p),
-                   lambda p: io.write_bytes(p, b"x")):
+    for action in (
+        lambda p: io.read_bytes(p),
+        lambda p: io.listdir(p),
+        lambda p: io.exists(p),
+        lambda p: io.write_bytes(p, b"x"),
+    ):
         with pytest.raises(OperationalError) as e:
             action("s3://lake/wh/db/t/metadata/v1.metadata.json")
         message = str(e.value)
@@ -89,9 +98,16 @@ def test_an_unreachable_table_store_names_the_table():
     import icesql
 
     endpoint = f"http://127.0.0.1:{_closed_port()}"
-    props = {"s3.endpoint": endpoint, "s3.access-key-id": "k", "s3.secret-access-key": "s",
-             "s3.region": "us-east-1"}
+    props = {
+        "s3.endpoint": endpoint,
+        "s3.access-key-id": "k",
+        "s3.secret-access-key": "s",
+        "s3.region": "us-east-1",
+    }
     con = icesql.connect("s3://lake/wh", properties=props, storage_options=FAIL_FAST)
-    with pytest.raises(OperationalError, match=rf"table db\.t: cannot list s3://lake/wh/db/t/\S+:"
-                                               rf" cannot reach S3 endpoint {endpoint} \(bucket 'lake'\)"):
+    with pytest.raises(
+        OperationalError,
+        match=rf"table db\.t: cannot list s3://lake/wh/db/t/\S+:"
+        rf" cannot reach S3 endpoint {endpoint} \(bucket 'lake'\)",
+    ):
         con.execute("SELECT * FROM db.t")

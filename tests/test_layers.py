@@ -21,7 +21,9 @@ def test_import_contracts_hold() -> None:
     # run from the root: the config is its pyproject.toml, the package its icesql
     result = subprocess.run(
         [sys.executable, "-c", LINT_IMPORTS, "--no-cache"],
-        cwd=ROOT, capture_output=True, text=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     report = result.stdout + result.stderr
     assert result.returncode == 0, report

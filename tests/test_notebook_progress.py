@@ -17,8 +17,14 @@ from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 
 
 def reading(done: int, elapsed: float, finished: bool = False) -> Progress:
-    return Progress(files_planned=4, files_done=done, bytes_planned=4 << 20,
-                    bytes_done=done << 20, elapsed=elapsed, finished=finished)
+    return Progress(
+        files_planned=4,
+        files_done=done,
+        bytes_planned=4 << 20,
+        bytes_done=done << 20,
+        elapsed=elapsed,
+        finished=finished,
+    )
 
 
 def test_shown_after_the_delay_throttled_and_removed_at_the_end() -> None:

@@ -12,26 +12,38 @@ import pytest
 
 import icesql
 
-HEAVY = ("duckdb", "sqlglot", "pyarrow", "numpy", "pandas", "polars", "pyspark", "prompt_toolkit",
-         "fastavro", "fsspec")
+HEAVY = (
+    "duckdb",
+    "sqlglot",
+    "pyarrow",
+    "numpy",
+    "pandas",
+    "polars",
+    "pyspark",
+    "prompt_toolkit",
+    "fastavro",
+    "fsspec",
+)
 
 
 def _loaded_after(statement: str) -> list[str]:
     """The heavy libraries a fresh interpreter has loaded after running ``statement``."""
     report = f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
     code = f"{statement}\nimport json, sys\n{report}"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
 
-@pytest.mark.parametrize("statement", [
-    "import icesql",
-    "import icesql.spec.types",
-    "import icesql.spec.schema",
-    "import icesql.expressions.tree",
-    "from icesql import Error, ProgrammingError, apilevel",
-])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "import icesql",
+        "import icesql.spec.types",
+        "import icesql.spec.schema",
+        "import icesql.expressions.tree",
+        "from icesql import Error, ProgrammingError, apilevel",
+    ],
+)
 def test_light_imports_load_no_engine(statement: str) -> None:
     assert _loaded_after(statement) == []
 
@@ -46,8 +58,15 @@ def test_the_engine_loads_no_file_system_avro_or_front_end_library() -> None:
     the first statement needing it; the fronts and data frame libraries never."""
     loaded = _loaded_after("import icesql.dbapi")
     assert {"duckdb", "sqlglot"} <= set(loaded)
-    assert not {"fastavro", "fsspec", "pandas", "polars", "pyspark", "prompt_toolkit",
-                "pyarrow"} & set(loaded)
+    assert not {
+        "fastavro",
+        "fsspec",
+        "pandas",
+        "polars",
+        "pyspark",
+        "prompt_toolkit",
+        "pyarrow",
+    } & set(loaded)
 
 
 def test_a_connection_loads_what_reading_a_table_needs_unless_told_not_to(tmp_path) -> None:
@@ -61,7 +80,9 @@ def test_a_connection_loads_what_reading_a_table_needs_unless_told_not_to(tmp_pa
     for preload, expected in ((True, [True] * 4), (False, [False] * 4)):
         out = subprocess.run(
             [sys.executable, "-c", code.format(path=str(tmp_path), preload=preload)],
-            capture_output=True, text=True, check=True,
+            capture_output=True,
+            text=True,
+            check=True,
         )
         assert json.loads(out.stdout) == expected, preload
 

@@ -50,22 +50,15 @@ schema = { id = "bigint", name = "string" }
 # expected to break, the check holds iff the count is 0); shop rows: see data_checks_support
 ORACLE = {
     "test_shop.sql::no_negative_amounts": "SELECT count(*) FROM o WHERE amount < 0",
-    "test_shop.sql::known_statuses":
-        "SELECT count(*) FROM o WHERE status NOT IN ('new', 'shipped')",
+    "test_shop.sql::known_statuses": "SELECT count(*) FROM o WHERE status NOT IN ('new', 'shipped')",
     "test_shop.sql::statement_3": "SELECT abs(count(*) - 2) FROM c",
     "shop.checks.toml::db.orders::not_null(id)": "SELECT count(*) FROM o WHERE id IS NULL",
-    "shop.checks.toml::db.orders::not_null(customer_id)":
-        "SELECT count(*) FROM o WHERE customer_id IS NULL",
-    "shop.checks.toml::db.orders::unique(id)":
-        "SELECT count(*) FROM (SELECT id FROM o GROUP BY id HAVING count(*) > 1)",
-    "shop.checks.toml::db.orders::relationships(customer_id)":
-        "SELECT count(*) FROM o WHERE customer_id NOT IN (SELECT id FROM c)",
-    "shop.checks.toml::db.orders::row_count":
-        "SELECT CASE WHEN count(*) BETWEEN 1 AND 3 THEN 0 ELSE 1 END FROM o",
-    "shop.checks.toml::db.orders::expression(amount >= 0)":
-        "SELECT count(*) FROM o WHERE NOT (amount >= 0)",
-    "shop.checks.toml::db.customers::unique(id)":
-        "SELECT count(*) FROM (SELECT id FROM c GROUP BY id HAVING count(*) > 1)",
+    "shop.checks.toml::db.orders::not_null(customer_id)": "SELECT count(*) FROM o WHERE customer_id IS NULL",
+    "shop.checks.toml::db.orders::unique(id)": "SELECT count(*) FROM (SELECT id FROM o GROUP BY id HAVING count(*) > 1)",
+    "shop.checks.toml::db.orders::relationships(customer_id)": "SELECT count(*) FROM o WHERE customer_id NOT IN (SELECT id FROM c)",
+    "shop.checks.toml::db.orders::row_count": "SELECT CASE WHEN count(*) BETWEEN 1 AND 3 THEN 0 ELSE 1 END FROM o",
+    "shop.checks.toml::db.orders::expression(amount >= 0)": "SELECT count(*) FROM o WHERE NOT (amount >= 0)",
+    "shop.checks.toml::db.customers::unique(id)": "SELECT count(*) FROM (SELECT id FROM c GROUP BY id HAVING count(*) > 1)",
     "shop.checks.toml::db.customers::schema": "SELECT 0",
 }
 ERRORS = {"test_shop.sql::missing_table", "test_shop.sql::bad_sql"}
@@ -97,8 +90,9 @@ def _outcomes(result: pytest.RunResult) -> dict[str, str]:
 def _expected(shop: Shop, version: int | None = None) -> dict[str, str]:
     o = rows_of(shop.warehouse, "db.orders", version)
     c = rows_of(shop.warehouse, "db.customers")
-    verdicts = {node: "failed" if duck_count(sql, o=o, c=c) else "passed"
-                for node, sql in ORACLE.items()}
+    verdicts = {
+        node: "failed" if duck_count(sql, o=o, c=c) else "passed" for node, sql in ORACLE.items()
+    }
     return verdicts | dict.fromkeys(ERRORS, "error")
 
 
@@ -115,8 +109,7 @@ def test_outcomes_match_duckdb_over_the_rows(project: pytest.Pytester, shop: Sho
     expected = _expected(shop)
     assert _outcomes(result) == expected
     counts = {v: list(expected.values()).count(v) for v in ("passed", "failed", "error")}
-    result.assert_outcomes(passed=counts["passed"], failed=counts["failed"],
-                           errors=counts["error"])
+    result.assert_outcomes(passed=counts["passed"], failed=counts["failed"], errors=counts["error"])
     assert counts == {"passed": 4, "failed": 7, "error": 2}
 
 
@@ -124,16 +117,18 @@ def test_failure_text_has_count_rows_and_sql(project: pytest.Pytester, shop: Sho
     result = project.runpytest("-p", "no:cacheprovider", "-k", "no_negative_amounts")
     text = result.stdout.str()
     path = project.path / "test_shop.sql"
-    result.stdout.fnmatch_lines([
-        f"{path}:2: no_negative_amounts: 1 row breaks the check",
-        "",
-        "id | status | amount",
-        "---+--------+-------",
-        "3  | lost   | -1.00",
-        "",
-        "SQL:",
-        "    SELECT id, status, amount FROM db.orders WHERE amount < 0",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            f"{path}:2: no_negative_amounts: 1 row breaks the check",
+            "",
+            "id | status | amount",
+            "---+--------+-------",
+            "3  | lost   | -1.00",
+            "",
+            "SQL:",
+            "    SELECT id, status, amount FROM db.orders WHERE amount < 0",
+        ]
+    )
     assert "Traceback" not in text and "pytest_plugin.py" not in text
 
 
@@ -141,10 +136,12 @@ def test_checks_that_cannot_run_are_errors_naming_file_and_line(project: pytest.
     result = project.runpytest("-p", "no:cacheprovider", "-k", "missing_table or bad_sql")
     result.assert_outcomes(errors=2)
     path = project.path / "test_shop.sql"
-    result.stdout.fnmatch_lines([
-        f"*{path}:12: check missing_table cannot run: NoSuchTableError: table not found: db.nope*",
-        f"*{path}:15: check bad_sql cannot run: ProgrammingError: syntax error*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            f"*{path}:12: check missing_table cannot run: NoSuchTableError: table not found: db.nope*",
+            f"*{path}:15: check bad_sql cannot run: ProgrammingError: syntax error*",
+        ]
+    )
 
 
 def test_malformed_check_files_are_collection_errors(pytester: pytest.Pytester, shop) -> None:
@@ -152,10 +149,12 @@ def test_malformed_check_files_are_collection_errors(pytester: pytest.Pytester, 
     pytester.path.joinpath("bad.checks.toml").write_text('[tables.t]\nnot_nul = ["a"]\n')
     result = pytester.runpytest("-p", "no:cacheprovider", f"--icesql-warehouse={shop.warehouse}")
     result.assert_outcomes(errors=2)
-    result.stdout.fnmatch_lines_random([
-        f"*{pytester.path / 'test_bad.sql'}:2: write '-- expect: N rows', not 'lots'*",
-        f"*{pytester.path / 'bad.checks.toml'}:2: unknown check 'not_nul'*",
-    ])
+    result.stdout.fnmatch_lines_random(
+        [
+            f"*{pytester.path / 'test_bad.sql'}:2: write '-- expect: N rows', not 'lots'*",
+            f"*{pytester.path / 'bad.checks.toml'}:2: unknown check 'not_nul'*",
+        ]
+    )
 
 
 def test_as_of_reads_the_past(project: pytest.Pytester, shop: Shop) -> None:
@@ -167,7 +166,8 @@ def test_ref_reads_a_snapshot_id(pytester: pytest.Pytester, shop: Shop) -> None:
     # a snapshot id belongs to one table: checks that read db.orders alone
     pytester.makefile(".sql", test_orders="SELECT * FROM db.orders WHERE amount < 0;")
     pytester.path.joinpath("o.checks.toml").write_text(
-        '[tables."db.orders"]\nunique = "id"\nrow_count = { max = 2 }\n')
+        '[tables."db.orders"]\nunique = "id"\nrow_count = { max = 2 }\n'
+    )
     args = ["-rA", "-p", "no:cacheprovider", f"--icesql-warehouse={shop.warehouse}"]
     current = pytester.runpytest(*args)
     current.assert_outcomes(failed=3)
@@ -191,11 +191,14 @@ def test_ref_audits_a_branch_before_it_is_published(pytester: pytest.Pytester, t
     con.execute(f"CALL system.rollback_to_snapshot('db.orders', {shop.clean_snapshot})")
     con.execute("INSERT INTO db.orders.branch_audit VALUES (7, 99, 'new', 1.00)")
     con.close()
-    pytester.makefile(".sql", test_refs="""
+    pytester.makefile(
+        ".sql",
+        test_refs="""
         -- name: orders_have_customers
         SELECT o.id FROM db.orders o LEFT JOIN db.customers c ON o.customer_id = c.id
         WHERE c.id IS NULL;
-    """)
+    """,
+    )
     args = ["-rA", "-p", "no:cacheprovider", f"--icesql-warehouse={shop.warehouse}"]
     pytester.runpytest(*args).assert_outcomes(passed=1)
     audited = pytester.runpytest(*args, "--icesql-ref", "audit")
@@ -207,8 +210,9 @@ def test_ref_audits_a_branch_before_it_is_published(pytester: pytest.Pytester, t
     assert misspelt.ret == pytest.ExitCode.TESTS_FAILED
 
 
-def test_fixtures_share_one_connection_closed_at_the_end(pytester: pytest.Pytester,
-                                                         shop: Shop) -> None:
+def test_fixtures_share_one_connection_closed_at_the_end(
+    pytester: pytest.Pytester, shop: Shop
+) -> None:
     pytester.makeconftest("""
         import json, pytest
         seen = {}
@@ -218,7 +222,8 @@ def test_fixtures_share_one_connection_closed_at_the_end(pytester: pytest.Pytest
         def pytest_unconfigure(config):
             open("closed.json", "w").write(json.dumps(seen["con"].closed))
     """)
-    pytester.makepyfile(test_py_checks="""
+    pytester.makepyfile(
+        test_py_checks="""
         import pytest
         from icesql.testing import DataChecks, RowsFailure
 
@@ -229,11 +234,11 @@ def test_fixtures_share_one_connection_closed_at_the_end(pytester: pytest.Pytest
         def test_failure(icesql):
             with pytest.raises(RowsFailure, match="1 row breaks"):
                 icesql.assert_not_null("db.orders", "customer_id")
-    """)
+    """
+    )
     pytester.makeini("[pytest]\nicesql_warehouse = wh\n")
     (pytester.path / "wh").symlink_to(shop.warehouse)  # ini paths are relative to the ini file
-    result = pytester.runpytest("-p", "no:cacheprovider", "--icesql-ref",
-                                str(shop.clean_snapshot))
+    result = pytester.runpytest("-p", "no:cacheprovider", "--icesql-ref", str(shop.clean_snapshot))
     result.assert_outcomes(passed=1, failed=1)  # the clean snapshot has no NULL customer
     result.stdout.fnmatch_lines(["*DID NOT RAISE*"])
     assert (pytester.path / "closed.json").read_text() == "true"
@@ -254,20 +259,21 @@ def test_junit_xml_carries_rows_and_errors(project: pytest.Pytester) -> None:
 
 
 def test_runs_under_xdist(project: pytest.Pytester, shop: Shop) -> None:
-    result = project.runpytest_subprocess("-rA", "-p", "no:cacheprovider", "-p", "xdist",
-                                           "-n", "2")
+    result = project.runpytest_subprocess("-rA", "-p", "no:cacheprovider", "-p", "xdist", "-n", "2")
     outcomes = {node.split("] ", 1)[-1]: v for node, v in _outcomes(result).items()}
     assert outcomes == _expected(shop)
 
 
 def test_costs_nothing_to_a_run_that_does_not_use_it(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_plain="""
+    pytester.makepyfile(
+        test_plain="""
         import sys
         def test_nothing_heavy_loaded():
             loaded = [m for m in ("duckdb", "sqlglot", "icesql.testing", "icesql.dbapi")
                       if m in sys.modules]
             assert "icesql.pytest_plugin" in sys.modules and loaded == []
-    """)
+    """
+    )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     assert sys.modules.get("icesql.pytest_plugin") is not None
@@ -275,16 +281,23 @@ def test_costs_nothing_to_a_run_that_does_not_use_it(pytester: pytest.Pytester) 
 
 def test_the_example_project_runs_and_catches_a_bad_row(pytester: pytest.Pytester) -> None:
     example = Path(__file__).resolve().parents[1] / "examples" / "data_checks"
-    shutil.copytree(example, pytester.path, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("warehouse", "__pycache__", ".pytest_cache"))
+    shutil.copytree(
+        example,
+        pytester.path,
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("warehouse", "__pycache__", ".pytest_cache"),
+    )
     args = ["-rA", "-p", "no:cacheprovider"]
     # in subprocesses: an in-process run unloads the modules it imported, which the example's
     # conftest would import again next to the copies other code still holds
     clean = pytester.runpytest_subprocess(*args)
     clean.assert_outcomes(passed=23)
     insert = "INSERT INTO shop.orders VALUES (5, 42, 'lost', -3.00, current_timestamp())"
-    subprocess.run([sys.executable, "-c", f"import icesql; icesql.connect('warehouse')"
-                    f".execute({insert!r})"], cwd=pytester.path, check=True)
+    subprocess.run(
+        [sys.executable, "-c", f"import icesql; icesql.connect('warehouse').execute({insert!r})"],
+        cwd=pytester.path,
+        check=True,
+    )
     dirty = pytester.runpytest_subprocess(*args)
     failed = {node for node, verdict in _outcomes(dirty).items() if verdict == "failed"}
     assert failed == {
@@ -300,8 +313,12 @@ def test_the_example_write_audit_publish_flow(pytester: pytest.Pytester) -> None
     """examples/data_checks/wap.py: a good batch is published to main, a bad one is held back
     on the audit branch while main stays as it was."""
     example = Path(__file__).resolve().parents[1] / "examples" / "data_checks"
-    shutil.copytree(example, pytester.path, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("warehouse", "__pycache__", ".pytest_cache"))
+    shutil.copytree(
+        example,
+        pytester.path,
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("warehouse", "__pycache__", ".pytest_cache"),
+    )
 
     def wap(rows: str) -> int:
         return subprocess.run([sys.executable, "wap.py", rows], cwd=pytester.path).returncode
@@ -334,6 +351,8 @@ def test_last_failed_reruns_only_the_failed_checks(project: pytest.Pytester, sho
     # the rows are fixed meanwhile (a check file edited to pass): --lf runs the rest, finds
     # nothing failing, and the next --lf falls back to every item
     project.makefile(".sql", test_shop="SELECT 1 WHERE false;\n")
-    project.path.joinpath("shop.checks.toml").write_text('[tables."db.customers"]\nunique = ["id"]\n')
+    project.path.joinpath("shop.checks.toml").write_text(
+        '[tables."db.customers"]\nunique = ["id"]\n'
+    )
     fixed = project.runpytest("-rA", "-p", "cacheprovider", "--lf")
     fixed.assert_outcomes(passed=2)

@@ -19,7 +19,9 @@ pl = pytest.importorskip("polars")
 @pytest.fixture
 def con(tmp_path):
     with icesql.connect(str(tmp_path)) as connection:
-        connection.execute("CREATE TABLE db.t (id BIGINT, name STRING, d DECIMAL(9,2)) USING iceberg")
+        connection.execute(
+            "CREATE TABLE db.t (id BIGINT, name STRING, d DECIMAL(9,2)) USING iceberg"
+        )
         connection.execute(
             "INSERT INTO db.t SELECT id, concat('n', id), CAST(id AS DECIMAL(9,2)) / 4"
             " FROM range(50) r(id)"
@@ -40,7 +42,7 @@ def pulled_stream(batches: int, rows: int = 10):
 
 
 def test_a_query_runs_when_read_not_when_made(con):
-    stream, pulled = pulled_stream(5)  # noqa: F841 - read by name
+    stream, pulled = pulled_stream(5)
     rel = con.sql("SELECT * FROM stream")
     assert isinstance(rel, Relation) and pulled == []
     before = con.sql("SELECT count(*) AS n FROM db.t")
@@ -51,8 +53,11 @@ def test_a_query_runs_when_read_not_when_made(con):
 
 def test_each_result_method_runs_the_query(con):
     rel = con.sql("SELECT id, name, d FROM db.t WHERE id < ? ORDER BY id", (3,))
-    assert rel.fetchall() == [(0, "n0", Decimal("0.00")), (1, "n1", Decimal("0.25")),
-                              (2, "n2", Decimal("0.50"))]
+    assert rel.fetchall() == [
+        (0, "n0", Decimal("0.00")),
+        (1, "n1", Decimal("0.25")),
+        (2, "n2", Decimal("0.50")),
+    ]
     df = rel.df()
     assert df["id"].tolist() == [0, 1, 2] and df["d"].dtype == pd.ArrowDtype(pa.decimal128(9, 2))
     assert rel.fetchdf()["name"].tolist() == ["n0", "n1", "n2"]
@@ -88,11 +93,13 @@ def test_a_relation_is_a_merge_source_beside_other_variables(con):
         "MERGE INTO db.t t USING source s ON t.id = s.id"
         " WHEN MATCHED THEN UPDATE SET name = s.name WHEN NOT MATCHED THEN INSERT *"
     )
-    assert con.execute("SELECT id, name FROM db.t WHERE id IN (0, 1, 100) ORDER BY id").fetchall() == [
-        (0, "n0"), (1, "ONE"), (100, "hundred")
-    ]
+    assert con.execute(
+        "SELECT id, name FROM db.t WHERE id IN (0, 1, 100) ORDER BY id"
+    ).fetchall() == [(0, "n0"), (1, "ONE"), (100, "hundred")]
     extra = pa.table({"id": [7]})  # noqa: F841
-    con.execute("CREATE TABLE db.u USING iceberg AS SELECT id FROM source UNION ALL SELECT id FROM extra")
+    con.execute(
+        "CREATE TABLE db.u USING iceberg AS SELECT id FROM source UNION ALL SELECT id FROM extra"
+    )
     assert con.execute("SELECT id FROM db.u ORDER BY id").fetchall() == [(1,), (7,), (100,)]
 
 
@@ -128,7 +135,9 @@ def test_repr_has_names_types_and_row_count(con):
     assert rel.types == ["BIGINT"] and rel.columns == ["id"]
     lines = repr(con.sql("SELECT 'a\nb' AS x, 'tab\there' AS `y\nz`")).splitlines()
     assert lines[1:5] == [  # line breaks and tabs shown, so the columns stay aligned
-        "| x      | y\\nz      |", "| STRING | STRING    |", "+--------+-----------+",
+        "| x      | y\\nz      |",
+        "| STRING | STRING    |",
+        "+--------+-----------+",
         "| a\\nb   | tab\\there |",
     ]
     bound = con.sql("SELECT id FROM db.t WHERE id >= ? ORDER BY id", (10,))  # counted with it
@@ -147,21 +156,28 @@ def test_html_has_names_types_count_and_escapes(con):
     page = con.sql("SELECT id, name, d FROM db.t ORDER BY id")._repr_html_()
     assert page.startswith('<table class="icesql-relation"><thead><tr><th>id<br>')
     for name, kind in (("id", "BIGINT"), ("name", "STRING"), ("d", "DECIMAL(9,2)")):
-        assert f'<th>{name}<br><span style="font-weight:normal;opacity:0.7">{kind}</span></th>' in page
+        assert (
+            f'<th>{name}<br><span style="font-weight:normal;opacity:0.7">{kind}</span></th>' in page
+        )
     assert "<td>&lt;b&gt;&amp;</td>" in page and "<td>NULL</td>" in page
     assert page.count("<tr>") == 1 + DISPLAY_ROWS + 1  # header, shown rows, the ellipsis row
     assert page.endswith(f"<p>51 rows (first {DISPLAY_ROWS} shown) x 3 columns</p>")
 
 
 def test_display_of_a_large_result_fetches_only_what_it_shows(con):
-    stream, pulled = pulled_stream(1000, 1000)  # noqa: F841 - 1M rows, read once
+    stream, pulled = pulled_stream(1000, 1000)
     rel = con.sql("SELECT id FROM stream")
     text = repr(rel)
     assert len(pulled) < 500  # DuckDB reads a little ahead, but never the whole stream
     # the stream cannot be read again to count it: the display says so rather than guess
-    assert text.splitlines()[-1] == f"more than {DISPLAY_ROWS} rows (first {DISPLAY_ROWS} shown), 1 column"
+    assert (
+        text.splitlines()[-1]
+        == f"more than {DISPLAY_ROWS} rows (first {DISPLAY_ROWS} shown), 1 column"
+    )
     huge = con.sql("SELECT id FROM range(100000000) r(id)")  # counted by a count(*) run
-    assert repr(huge).splitlines()[-1] == f"100,000,000 rows (first {DISPLAY_ROWS} shown) x 1 column"
+    assert (
+        repr(huge).splitlines()[-1] == f"100,000,000 rows (first {DISPLAY_ROWS} shown) x 1 column"
+    )
 
 
 def test_ipython_display_runs_the_query_once(con, monkeypatch):

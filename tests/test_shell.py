@@ -44,7 +44,9 @@ def test_statements_from_stdin(tmp_path, monkeypatch, capsys):
 def test_console_script_runs_as_a_process(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "icesql.shell", str(tmp_path), "-c", "SELECT 40 + 2 AS answer"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert "| answer |" in proc.stdout and "|     42 |" in proc.stdout
@@ -64,7 +66,9 @@ def test_the_command_runs_on_the_database_opened_while_it_loaded_and_leaves_its_
     )
     proc = subprocess.run(
         [sys.executable, "-c", code, str(tmp_path), "-c", "SELECT 40 + 2 AS answer"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert "|     42 |" in proc.stdout
@@ -72,15 +76,27 @@ def test_the_command_runs_on_the_database_opened_while_it_loaded_and_leaves_its_
 
 
 def test_catalog_options_open_a_sql_catalog(tmp_path, capsys):
-    args = ["--catalog", "jdbc", "--uri", f"sqlite:///{tmp_path}/c.db", "--warehouse", str(tmp_path / "w"),
-            "--name", "prod", "-c", "CREATE NAMESPACE db; CREATE TABLE prod.db.t (id INT);"
-            " INSERT INTO db.t VALUES (7); SELECT id FROM prod.db.t"]
+    args = [
+        "--catalog",
+        "jdbc",
+        "--uri",
+        f"sqlite:///{tmp_path}/c.db",
+        "--warehouse",
+        str(tmp_path / "w"),
+        "--name",
+        "prod",
+        "-c",
+        "CREATE NAMESPACE db; CREATE TABLE prod.db.t (id INT);"
+        " INSERT INTO db.t VALUES (7); SELECT id FROM prod.db.t",
+    ]
     assert main(args) == 0
     assert "|  7 |" in capsys.readouterr().out
     import sqlite3
 
     with sqlite3.connect(tmp_path / "c.db") as c:
-        assert c.execute("SELECT catalog_name, table_name FROM iceberg_tables").fetchall() == [("prod", "t")]
+        assert c.execute("SELECT catalog_name, table_name FROM iceberg_tables").fetchall() == [
+            ("prod", "t")
+        ]
 
 
 def test_conf_spark_keys_join_the_spark_conf_file(tmp_path, capsys):
@@ -90,11 +106,18 @@ def test_conf_spark_keys_join_the_spark_conf_file(tmp_path, capsys):
         "spark.sql.catalog.a.type hadoop\n"
         f"spark.sql.catalog.a.warehouse {tmp_path / 'a'}\n"
     )
-    args = ["--spark-conf", str(conf),
-            "--conf", "spark.sql.catalog.b=org.apache.iceberg.spark.SparkCatalog",
-            "--conf", f"spark.sql.catalog.b.warehouse={tmp_path / 'b'}",
-            "--conf", "spark.sql.defaultCatalog=b",
-            "-c", "CREATE NAMESPACE db; CREATE NAMESPACE a.x; SHOW NAMESPACES IN a"]
+    args = [
+        "--spark-conf",
+        str(conf),
+        "--conf",
+        "spark.sql.catalog.b=org.apache.iceberg.spark.SparkCatalog",
+        "--conf",
+        f"spark.sql.catalog.b.warehouse={tmp_path / 'b'}",
+        "--conf",
+        "spark.sql.defaultCatalog=b",
+        "-c",
+        "CREATE NAMESPACE db; CREATE NAMESPACE a.x; SHOW NAMESPACES IN a",
+    ]
     assert main(args) == 0
     assert "| x         |" in capsys.readouterr().out
     assert (tmp_path / "b" / "db").is_dir() and (tmp_path / "a" / "x").is_dir()
@@ -102,7 +125,9 @@ def test_conf_spark_keys_join_the_spark_conf_file(tmp_path, capsys):
 
 def test_pyiceberg_config_and_plain_conf_properties(tmp_path, capsys):
     yaml = tmp_path / ".pyiceberg.yaml"
-    yaml.write_text(f"catalog:\n  py:\n    uri: sqlite:///{tmp_path}/c.db\n    warehouse: {tmp_path}/w\n")
+    yaml.write_text(
+        f"catalog:\n  py:\n    uri: sqlite:///{tmp_path}/c.db\n    warehouse: {tmp_path}/w\n"
+    )
     assert main(["--pyiceberg-config", str(yaml), "-c", "CREATE NAMESPACE n; SHOW NAMESPACES"]) == 0
     assert "| n         |" in capsys.readouterr().out
     # a plain --conf key is a property of the catalog of --catalog/--uri/--warehouse
@@ -112,7 +137,9 @@ def test_pyiceberg_config_and_plain_conf_properties(tmp_path, capsys):
 
 def test_bad_catalog_options_are_one_line_errors(tmp_path, capsys):
     assert main(["--catalog", "nessie", "--uri", "x", "-c", "SELECT 1"]) == 1
-    assert capsys.readouterr().err.startswith("error: catalog 'local': unknown catalog type 'nessie'")
+    assert capsys.readouterr().err.startswith(
+        "error: catalog 'local': unknown catalog type 'nessie'"
+    )
     assert main(["--conf", "novalue", "-c", "SELECT 1"]) == 1
     assert "--conf takes KEY=VALUE" in capsys.readouterr().err
     assert main([str(tmp_path / "a"), "--warehouse", str(tmp_path / "b"), "-c", "SELECT 1"]) == 1
@@ -125,8 +152,22 @@ def test_bad_catalog_options_are_one_line_errors(tmp_path, capsys):
 def test_engine_options_choose_where_statements_run(tmp_path, capsys):
     """``--engine auto`` below its threshold runs here and never needs Spark (EXPLAIN says
     so); Spark itself: tests/interop/test_engine_spark.py."""
-    assert main([str(tmp_path), "--engine", "auto", "--spark", "local[2]", "-c",
-                 "SET icesql.engine", "-c", "EXPLAIN SELECT 1"]) == 0
+    assert (
+        main(
+            [
+                str(tmp_path),
+                "--engine",
+                "auto",
+                "--spark",
+                "local[2]",
+                "-c",
+                "SET icesql.engine",
+                "-c",
+                "EXPLAIN SELECT 1",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "| icesql.engine | auto  |" in out
     assert "local: its scans plan 0 bytes after pruning, not above" in out

@@ -38,7 +38,10 @@ def test_entry_point_and_connect_args():
     url = sa.make_url("icesql+sql:///s3://b/wh?uri=sqlite:///cat.db&name=prod&s3.region=eu-west-1")
     _, kwargs = IcesqlDialect().create_connect_args(url)
     assert kwargs == {
-        "warehouse": "s3://b/wh", "catalog": "sql", "uri": "sqlite:///cat.db", "name": "prod",
+        "warehouse": "s3://b/wh",
+        "catalog": "sql",
+        "uri": "sqlite:///cat.db",
+        "name": "prod",
         "properties": {"s3.region": "eu-west-1"},
     }
 
@@ -77,7 +80,9 @@ def test_reflected_table_compiles_to_spark_sql(engine):
         assert c.execute(query).all() == [("b",)]
         assert c.execute(sa.select(sa.func.count()).select_from(t)).scalar() == 2
         # Spark's INSERT with a column list names every column
-        c.execute(sa.insert(t).values(id=3, name="c", d=Decimal("3.25"), ts=None, tags=None, s=None))
+        c.execute(
+            sa.insert(t).values(id=3, name="c", d=Decimal("3.25"), ts=None, tags=None, s=None)
+        )
         assert c.execute(sa.select(t.c.d).where(t.c.id == 3)).scalar() == Decimal("3.25")
 
 
@@ -92,7 +97,8 @@ def test_to_sql_appends_and_creates_tables(engine):
     frame.to_sql("fresh", engine, schema="db", index=False)  # CREATE TABLE from the frame
     columns = sa.inspect(engine).get_columns("fresh", "db")
     assert [(c["name"], type(c["type"])) for c in columns] == [
-        ("id", sa.BigInteger), ("name", sa.String)
+        ("id", sa.BigInteger),
+        ("name", sa.String),
     ]
     assert pd.read_sql("SELECT count(*) AS n FROM db.fresh", engine)["n"].tolist() == [2]
 
@@ -137,8 +143,11 @@ def test_jupysql_magic_in_an_ipython_shell(engine, tmp_path):
             pytest.skip(f"{module} is not installed (the test extra has it)")
     warehouse = engine.url.database
     done = subprocess.run(
-        [sys.executable, "-c", JUPYSQL_SCRIPT, warehouse], capture_output=True, text=True,
-        cwd=tmp_path, timeout=120,
+        [sys.executable, "-c", JUPYSQL_SCRIPT, warehouse],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     answer = json.loads(next(ln for ln in done.stdout.splitlines() if ln.startswith("{")))

@@ -33,7 +33,8 @@ def test_unset_and_false_properties_leave_the_stores_defaults():
     assert fsspec_options("s3", {}) == fresh
     assert fsspec_options("s3", {"s3.path-style-access": "false", "s3.anonymous": "no"}) == fresh
     assert fsspec_options("s3", {"client.region": "us-east-2"}) == {
-        **fresh, "client_kwargs": {"region_name": "us-east-2"}
+        **fresh,
+        "client_kwargs": {"region_name": "us-east-2"},
     }
     assert fsspec_options("s3", {"s3.anonymous": "TRUE"}) == {**fresh, "anon": True}
 
@@ -41,11 +42,15 @@ def test_unset_and_false_properties_leave_the_stores_defaults():
 def test_gcs_and_adls_properties():
     fresh = {"use_listings_cache": False}
     assert fsspec_options("gs", {"gcs.project-id": "p", "gcs.service.host": "http://h"}) == {
-        **fresh, "project": "p", "endpoint_url": "http://h",
+        **fresh,
+        "project": "p",
+        "endpoint_url": "http://h",
     }
     assert fsspec_options("gs", {"gcs.no-auth": "true"}) == {**fresh, "token": "anon"}
     assert fsspec_options("abfss", {"adls.account-name": "a", "adls.sas-token": "s"}) == {
-        **fresh, "account_name": "a", "sas_token": "s",
+        **fresh,
+        "account_name": "a",
+        "sas_token": "s",
     }
 
 

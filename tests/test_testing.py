@@ -67,8 +67,9 @@ def test_not_null_counts_the_rows_duckdb_counts(con, shop, orders) -> None:
 
 
 def test_unique_shows_each_duplicated_key(con, shop, orders) -> None:
-    expected = duck_count("SELECT count(*) FROM (SELECT id FROM o GROUP BY id HAVING count(*) > 1)",
-                          o=orders)
+    expected = duck_count(
+        "SELECT count(*) FROM (SELECT id FROM o GROUP BY id HAVING count(*) > 1)", o=orders
+    )
     failure = _fails(RowsFailure, testing.assert_unique, con, "db.orders", "id")
     assert failure.sample.count == expected == 1
     assert failure.sample.rows == [(3, 2)]
@@ -77,16 +78,29 @@ def test_unique_shows_each_duplicated_key(con, shop, orders) -> None:
 
 
 def test_accepted_values_and_relationship(con, shop, orders, customers) -> None:
-    bad_status = duck_count("SELECT count(*) FROM o WHERE status NOT IN ('new', 'shipped')",
-                            o=orders)
-    failure = _fails(RowsFailure, testing.assert_accepted_values, con, "db.orders", "status",
-                     ["new", "shipped"])
+    bad_status = duck_count(
+        "SELECT count(*) FROM o WHERE status NOT IN ('new', 'shipped')", o=orders
+    )
+    failure = _fails(
+        RowsFailure, testing.assert_accepted_values, con, "db.orders", "status", ["new", "shipped"]
+    )
     assert failure.sample.count == bad_status == 1
     assert "lost" in str(failure)
-    orphans = duck_count("SELECT count(*) FROM o WHERE customer_id IS NOT NULL AND customer_id"
-                         " NOT IN (SELECT id FROM c)", o=orders, c=customers)
-    failure = _fails(RowsFailure, testing.assert_relationship, con, "db.orders", "customer_id",
-                     "db.customers", "id")
+    orphans = duck_count(
+        "SELECT count(*) FROM o WHERE customer_id IS NOT NULL AND customer_id"
+        " NOT IN (SELECT id FROM c)",
+        o=orders,
+        c=customers,
+    )
+    failure = _fails(
+        RowsFailure,
+        testing.assert_relationship,
+        con,
+        "db.orders",
+        "customer_id",
+        "db.customers",
+        "id",
+    )
     assert failure.sample.count == orphans == 1
     checks = DataChecks(con, ref=shop.clean_snapshot)
     checks.assert_accepted_values("db.orders", "status", ["new", "shipped"])
@@ -124,11 +138,20 @@ def test_failures_show_the_first_rows_but_count_all(con) -> None:
 
 def test_schema_lists_each_difference(con) -> None:
     testing.assert_schema(con, "db.orders", {"id": "bigint", "amount": "decimal(10, 2)"})
-    failure = _fails(SchemaFailure, testing.assert_schema, con, "db.orders",
-                     {"id": "int", "gone": "string", "status": "string"}, exact=True)
+    failure = _fails(
+        SchemaFailure,
+        testing.assert_schema,
+        con,
+        "db.orders",
+        {"id": "int", "gone": "string", "status": "string"},
+        exact=True,
+    )
     assert sorted(failure.problems) == [
-        ("amount", "(none)", "decimal(10,2)"), ("customer_id", "(none)", "bigint"),
-        ("gone", "string", "(missing)"), ("id", "int", "bigint")]
+        ("amount", "(none)", "decimal(10,2)"),
+        ("customer_id", "(none)", "bigint"),
+        ("gone", "string", "(missing)"),
+        ("id", "int", "bigint"),
+    ]
 
 
 def test_same_rows_shows_rows_only_in_each(con, shop) -> None:
@@ -144,8 +167,9 @@ def test_same_rows_shows_rows_only_in_each(con, shop) -> None:
 def test_changes_between_snapshots(con, shop) -> None:
     old = rows_of(shop.warehouse, "db.orders", shop.clean_snapshot)
     new = rows_of(shop.warehouse, "db.orders", shop.dirty_snapshot)
-    added = duck_count("SELECT count(*) FROM (SELECT * FROM n EXCEPT ALL SELECT * FROM o)",
-                       n=new, o=old)
+    added = duck_count(
+        "SELECT count(*) FROM (SELECT * FROM n EXCEPT ALL SELECT * FROM o)", n=new, o=old
+    )
     delta = testing.changes(con, "db.orders", shop.clean_snapshot, shop.dirty_snapshot)
     assert delta.added.num_rows == added == 2 and delta.removed.num_rows == 0
     assert sorted(delta.added.column("status").to_pylist()) == ["lost", "new"]
@@ -159,8 +183,14 @@ def test_grew_and_no_rows_removed(con, shop) -> None:
     failure = _fails(CountFailure, testing.assert_grew, con, "db.orders", shop.dirty_snapshot)
     assert "expected more than 4 rows, got 4" in str(failure)
     testing.assert_no_rows_removed(con, "db.orders", since=shop.clean_snapshot)
-    failure = _fails(RowsFailure, testing.assert_no_rows_removed, con, "db.orders",
-                     shop.dirty_snapshot, shop.clean_snapshot)
+    failure = _fails(
+        RowsFailure,
+        testing.assert_no_rows_removed,
+        con,
+        "db.orders",
+        shop.dirty_snapshot,
+        shop.clean_snapshot,
+    )
     assert failure.sample.count == 2
 
 
@@ -168,8 +198,9 @@ def test_deleted_rows_are_removed_changes(tmp_path) -> None:
     shop = make_shop(str(tmp_path))
     con = icesql.connect(shop.warehouse)
     con.execute("DELETE FROM db.orders WHERE amount < 0")
-    failure = _fails(RowsFailure, testing.assert_no_rows_removed, con, "db.orders",
-                     shop.dirty_snapshot)
+    failure = _fails(
+        RowsFailure, testing.assert_no_rows_removed, con, "db.orders", shop.dirty_snapshot
+    )
     assert failure.sample.rows == [(3, 9, "lost", pytest.approx(-1))]
     assert testing.changes(con, "db.orders", shop.dirty_snapshot).removed.num_rows == 1
     con.close()
@@ -220,8 +251,9 @@ def test_format_table_and_ages() -> None:
         parse_age("soon")
 
 
-@pytest.mark.parametrize("module", [testing, icesql.sql.pinning, icesql.checks.sql_files,
-                                    icesql.checks.toml_files])
+@pytest.mark.parametrize(
+    "module", [testing, icesql.sql.pinning, icesql.checks.sql_files, icesql.checks.toml_files]
+)
 def test_docstring_examples_run(module) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0

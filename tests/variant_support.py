@@ -15,7 +15,7 @@ _EPOCH = datetime.datetime(1970, 1, 1)
 
 
 def _uint(buf: bytes, pos: int, size: int) -> int:
-    return int.from_bytes(buf[pos:pos + size], "little")
+    return int.from_bytes(buf[pos : pos + size], "little")
 
 
 def decode_metadata(buf: bytes) -> list[str]:
@@ -27,7 +27,7 @@ def decode_metadata(buf: bytes) -> list[str]:
     offsets = [_uint(buf, 1 + size * (i + 1), size) for i in range(count + 1)]
     start = 1 + size * (count + 2)
     assert offsets[0] == 0 and offsets == sorted(offsets), offsets
-    keys = [buf[start + offsets[i]:start + offsets[i + 1]].decode() for i in range(count)]
+    keys = [buf[start + offsets[i] : start + offsets[i + 1]].decode() for i in range(count)]
     if header & 0x10:  # sorted_strings: unique and sorted
         assert keys == sorted(set(keys), key=lambda k: k.encode()), keys
     return keys
@@ -38,7 +38,7 @@ def decode_value(buf: bytes, keys: list[str], pos: int = 0) -> Any:
     header = buf[pos]
     basic, head = header & 3, header >> 2
     if basic == 1:
-        return buf[pos + 1:pos + 1 + head].decode()
+        return buf[pos + 1 : pos + 1 + head].decode()
     if basic in (2, 3):
         large = head & (0x10 if basic == 2 else 0x04)
         offset_size = (head & 3) + 1
@@ -62,33 +62,33 @@ def decode_value(buf: bytes, keys: list[str], pos: int = 0) -> Any:
         return head == 1
     if head in (3, 4, 5, 6):
         size = {3: 1, 4: 2, 5: 4, 6: 8}[head]
-        return int.from_bytes(buf[body:body + size], "little", signed=True)
+        return int.from_bytes(buf[body : body + size], "little", signed=True)
     if head == 7:
-        return struct.unpack("<d", buf[body:body + 8])[0]
+        return struct.unpack("<d", buf[body : body + 8])[0]
     if head == 14:
-        return struct.unpack("<f", buf[body:body + 4])[0]
+        return struct.unpack("<f", buf[body : body + 4])[0]
     if head in (8, 9, 10):
         size = {8: 4, 9: 8, 10: 16}[head]
-        unscaled = int.from_bytes(buf[body + 1:body + 1 + size], "little", signed=True)
+        unscaled = int.from_bytes(buf[body + 1 : body + 1 + size], "little", signed=True)
         return Decimal(unscaled).scaleb(-buf[body])
     if head == 11:
-        days = int.from_bytes(buf[body:body + 4], "little", signed=True)
+        days = int.from_bytes(buf[body : body + 4], "little", signed=True)
         return datetime.date(1970, 1, 1) + datetime.timedelta(days=days)
     if head in (12, 13):
-        micros = int.from_bytes(buf[body:body + 8], "little", signed=True)
+        micros = int.from_bytes(buf[body : body + 8], "little", signed=True)
         ts = _EPOCH + datetime.timedelta(microseconds=micros)
         return ts.replace(tzinfo=datetime.UTC) if head == 12 else ts
     if head in (15, 16):
         length = _uint(buf, body, 4)
-        raw = buf[body + 4:body + 4 + length]
+        raw = buf[body + 4 : body + 4 + length]
         return raw if head == 15 else raw.decode()
     if head == 17:
         micros = _uint(buf, body, 8)
         return (datetime.datetime(1970, 1, 1) + datetime.timedelta(microseconds=micros)).time()
     if head in (18, 19):
-        return ("nanos", int.from_bytes(buf[body:body + 8], "little", signed=True))
+        return ("nanos", int.from_bytes(buf[body : body + 8], "little", signed=True))
     if head == 20:
-        return uuid.UUID(bytes=buf[body:body + 16])
+        return uuid.UUID(bytes=buf[body : body + 16])
     raise AssertionError(f"unknown primitive type {head}")
 
 
@@ -99,7 +99,9 @@ def decode(metadata: bytes, value: bytes) -> Any:
 
 def vector(name: str) -> Any:
     """The decoded test vector ``name`` (e.g. ``object_nested``)."""
-    return decode((VECTORS / f"{name}.metadata").read_bytes(), (VECTORS / f"{name}.value").read_bytes())
+    return decode(
+        (VECTORS / f"{name}.metadata").read_bytes(), (VECTORS / f"{name}.value").read_bytes()
+    )
 
 
 def split_variant_bin(raw: bytes) -> tuple[bytes, bytes]:

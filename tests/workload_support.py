@@ -20,7 +20,9 @@ from typing import Any
 
 import icesql
 
-OPS = ["insert"] * 4 + ["delete", "update", "merge"] * 2 + ["overwrite", "alter", "rewrite", "expire"]
+OPS = (
+    ["insert"] * 4 + ["delete", "update", "merge"] * 2 + ["overwrite", "alter", "rewrite", "expire"]
+)
 PARTS = 4
 OVERWRITE_IDS = 10**12  # an overwrite's ids: apart from the inserts'
 
@@ -36,7 +38,9 @@ def random_range(rng: random.Random, workers: int, steps: int) -> tuple[int, int
     return start, start + rng.choice([5, 30, 200])
 
 
-def statement(rng: random.Random, worker: int, step: int, workers: int, steps: int) -> dict[str, Any]:
+def statement(
+    rng: random.Random, worker: int, step: int, workers: int, steps: int
+) -> dict[str, Any]:
     """A random statement: its SQL and the parameters its effect is replayed from."""
     op = rng.choice(OPS)
     if op == "insert":
@@ -46,32 +50,58 @@ def statement(rng: random.Random, worker: int, step: int, workers: int, steps: i
     if op in ("delete", "update"):
         lo, hi = random_range(rng, workers, steps)
         if op == "delete":
-            return {"op": op, "lo": lo, "hi": hi, "sql": f"DELETE FROM db.t WHERE id BETWEEN {lo} AND {hi}"}
-        return {"op": op, "lo": lo, "hi": hi,
-                "sql": f"UPDATE db.t SET v = v + 1 WHERE id BETWEEN {lo} AND {hi}"}
+            return {
+                "op": op,
+                "lo": lo,
+                "hi": hi,
+                "sql": f"DELETE FROM db.t WHERE id BETWEEN {lo} AND {hi}",
+            }
+        return {
+            "op": op,
+            "lo": lo,
+            "hi": hi,
+            "sql": f"UPDATE db.t SET v = v + 1 WHERE id BETWEEN {lo} AND {hi}",
+        }
     if op == "merge":
         lo, _ = random_range(rng, workers, steps)
         fresh = new_id(worker, step, 0)
         rows = [(lo + k, 1000 + step, (lo + k) % PARTS) for k in range(3)]
         rows.append((fresh, 1000 + step, fresh % PARTS))
         values = ", ".join(f"({i}, {v}, {p})" for i, v, p in rows)
-        return {"op": op, "rows": rows, "sql": (
-            f"MERGE INTO db.t t USING (SELECT * FROM VALUES {values} AS s(id, v, p)) s"
-            " ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v"
-            " WHEN NOT MATCHED THEN INSERT {cols} VALUES {source}")}
+        return {
+            "op": op,
+            "rows": rows,
+            "sql": (
+                f"MERGE INTO db.t t USING (SELECT * FROM VALUES {values} AS s(id, v, p)) s"
+                " ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v"
+                " WHEN NOT MATCHED THEN INSERT {cols} VALUES {source}"
+            ),
+        }
     if op == "overwrite":
         part = rng.randrange(PARTS)
-        rows = [(OVERWRITE_IDS + new_id(worker, step, k) * PARTS + part, step, part) for k in range(2)]
+        rows = [
+            (OVERWRITE_IDS + new_id(worker, step, k) * PARTS + part, step, part) for k in range(2)
+        ]
         values = ", ".join(f"({i}, {v}, {p})" for i, v, p in rows)
-        return {"op": op, "part": part, "rows": rows,
-                "sql": f"INSERT OVERWRITE db.t {{cols}} SELECT *{{nulls}} FROM VALUES {values} AS s(id, v, p)"}
+        return {
+            "op": op,
+            "part": part,
+            "rows": rows,
+            "sql": f"INSERT OVERWRITE db.t {{cols}} SELECT *{{nulls}} FROM VALUES {values} AS s(id, v, p)",
+        }
     if op == "alter":
         return {"op": op, "sql": f"ALTER TABLE db.t ADD COLUMN c_{worker}_{step} STRING"}
     if op == "rewrite":
-        return {"op": op, "sql": "CALL system.rewrite_data_files(table => 'db.t',"
-                " options => map('min-input-files', '2'))"}
-    return {"op": op, "sql": "CALL system.expire_snapshots(table => 'db.t',"
-            " older_than => current_timestamp(), retain_last => 3)"}
+        return {
+            "op": op,
+            "sql": "CALL system.rewrite_data_files(table => 'db.t',"
+            " options => map('min-input-files', '2'))",
+        }
+    return {
+        "op": op,
+        "sql": "CALL system.expire_snapshots(table => 'db.t',"
+        " older_than => current_timestamp(), retain_last => 3)",
+    }
 
 
 def apply(rows: list[tuple[int, int, int]], entry: dict[str, Any]) -> list[tuple[int, int, int]]:

@@ -21,19 +21,28 @@ def build(warehouse: str | Path = HERE / "warehouse") -> None:
         con.execute("CREATE NAMESPACE IF NOT EXISTS shop")
         if con.execute("SHOW TABLES IN shop").fetchall():
             return
-        con.execute("CREATE TABLE shop.customers (id BIGINT, name STRING, country STRING)"
-                    " USING iceberg")
-        con.execute("INSERT INTO shop.customers VALUES (1, 'Ada', 'UK'), (2, 'Grace', 'US'),"
-                    " (3, 'Linus', 'FI')")
-        con.execute("CREATE TABLE shop.orders (id BIGINT, customer_id BIGINT, status STRING,"
-                    " amount DECIMAL(10,2), ordered_at TIMESTAMP) USING iceberg"
-                    " PARTITIONED BY (days(ordered_at))")
-        con.execute("INSERT INTO shop.orders VALUES"
-                    " (1, 1, 'shipped', 25.00, TIMESTAMP'2024-05-01 10:00:00'),"
-                    " (2, 2, 'new', 12.50, TIMESTAMP'2024-05-02 11:30:00')")
-        con.execute("INSERT INTO shop.orders VALUES"
-                    " (3, 3, 'new', 8.00, current_timestamp()),"
-                    " (4, 1, 'cancelled', 40.00, current_timestamp())")
+        con.execute(
+            "CREATE TABLE shop.customers (id BIGINT, name STRING, country STRING) USING iceberg"
+        )
+        con.execute(
+            "INSERT INTO shop.customers VALUES (1, 'Ada', 'UK'), (2, 'Grace', 'US'),"
+            " (3, 'Linus', 'FI')"
+        )
+        con.execute(
+            "CREATE TABLE shop.orders (id BIGINT, customer_id BIGINT, status STRING,"
+            " amount DECIMAL(10,2), ordered_at TIMESTAMP) USING iceberg"
+            " PARTITIONED BY (days(ordered_at))"
+        )
+        con.execute(
+            "INSERT INTO shop.orders VALUES"
+            " (1, 1, 'shipped', 25.00, TIMESTAMP'2024-05-01 10:00:00'),"
+            " (2, 2, 'new', 12.50, TIMESTAMP'2024-05-02 11:30:00')"
+        )
+        con.execute(
+            "INSERT INTO shop.orders VALUES"
+            " (3, 3, 'new', 8.00, current_timestamp()),"
+            " (4, 1, 'cancelled', 40.00, current_timestamp())"
+        )
     finally:
         con.close()
 

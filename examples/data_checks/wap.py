@@ -30,8 +30,17 @@ def write_audit_publish(rows: str, warehouse: Path = HERE / "warehouse") -> bool
         con.execute("ALTER TABLE shop.orders CREATE OR REPLACE BRANCH audit")
         con.execute(f"INSERT INTO shop.orders.branch_audit VALUES {rows}")  # write
         audit = subprocess.run(  # audit: the same checks, on the branch
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-             f"--icesql-warehouse={warehouse}", "--icesql-ref", "audit"],
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                f"--icesql-warehouse={warehouse}",
+                "--icesql-ref",
+                "audit",
+            ],
             cwd=HERE,
         )
         if audit.returncode != 0:

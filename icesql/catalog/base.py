@@ -72,7 +72,9 @@ class Catalog(ABC):
     def _read_only(self, what: str) -> NotSupportedError:
         return NotSupportedError(f"catalog {self.name!r} ({type(self).__name__}) cannot {what}")
 
-    def create_namespace(self, namespace: Identifier, properties: dict[str, str] | None = None) -> None:
+    def create_namespace(
+        self, namespace: Identifier, properties: dict[str, str] | None = None
+    ) -> None:
         """Create a namespace; AlreadyExistsError if it exists."""
         raise self._read_only("create namespaces")
 
@@ -88,7 +90,10 @@ class Catalog(ABC):
         return {}
 
     def update_namespace_properties(
-        self, namespace: Identifier, removals: set[str] = frozenset(), updates: dict[str, str] | None = None
+        self,
+        namespace: Identifier,
+        removals: set[str] = frozenset(),
+        updates: dict[str, str] | None = None,
     ) -> None:
         """Remove and set namespace properties in one step."""
         raise self._read_only("store namespace properties")
@@ -134,7 +139,8 @@ class Catalog(ABC):
         raise AssertionError("unreachable")
 
     def commit_transaction(
-        self, changes: Sequence[tuple[Identifier, Sequence[TableRequirement], Sequence[TableUpdate]]]
+        self,
+        changes: Sequence[tuple[Identifier, Sequence[TableRequirement], Sequence[TableUpdate]]],
     ) -> None:
         """Several tables' commits in REST terms, all or nothing (the spec's multi-table
         transaction); catalogs that cannot swap several pointers at once refuse."""

@@ -68,13 +68,13 @@ def spark_catalogs(conf: Mapping[str, str] | str | os.PathLike[str]) -> CatalogC
         conf = read_spark_defaults(conf)
     catalogs: dict[str, dict[str, str]] = {}
     for key, value in conf.items():
-        if key.startswith(_SPARK_PREFIX) and "." not in key[len(_SPARK_PREFIX):]:
+        if key.startswith(_SPARK_PREFIX) and "." not in key[len(_SPARK_PREFIX) :]:
             if str(value).strip() in SPARK_CATALOG_CLASSES:
-                catalogs[key[len(_SPARK_PREFIX):]] = {}
+                catalogs[key[len(_SPARK_PREFIX) :]] = {}
     for key, value in conf.items():
         if not key.startswith(_SPARK_PREFIX):
             continue
-        name, _, prop = key[len(_SPARK_PREFIX):].partition(".")
+        name, _, prop = key[len(_SPARK_PREFIX) :].partition(".")
         if prop and name in catalogs:
             catalogs[name][prop] = str(value)
     default = conf.get("spark.sql.defaultCatalog")
@@ -156,7 +156,7 @@ def _unescape(text: str, i: int) -> str:
     ch = text[i + 1]
     if ch == "u":
         try:
-            return chr(int(text[i + 2:i + 6], 16))
+            return chr(int(text[i + 2 : i + 6], 16))
         except ValueError as e:
             raise ProgrammingError(f"bad \\u escape in Spark configuration line: {text}") from e
     return _ESCAPES.get(ch, ch)
@@ -189,7 +189,9 @@ def pyiceberg_catalogs(
         try:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as e:
-            raise ProgrammingError(f"cannot read PyIceberg configuration {os.fspath(path)}: {e}") from e
+            raise ProgrammingError(
+                f"cannot read PyIceberg configuration {os.fspath(path)}: {e}"
+            ) from e
         config = _lowercase_keys(parse_yaml(text, os.fspath(path)))
     _merge_environment(config, environ)
     found = config.get("catalog") or {}
@@ -198,7 +200,9 @@ def pyiceberg_catalogs(
     catalogs: dict[str, dict[str, str]] = {}
     for name, props in found.items():
         if not isinstance(props, dict):
-            raise ProgrammingError(f"PyIceberg configuration {path}: catalog {name!r} must be a mapping")
+            raise ProgrammingError(
+                f"PyIceberg configuration {path}: catalog {name!r} must be a mapping"
+            )
         catalogs[name] = {k: v for k, v in props.items() if isinstance(v, str)}
     default = config.get("default-catalog")
     if not isinstance(default, str) or not default:
@@ -223,13 +227,17 @@ def _merge_environment(config: dict, environ: Mapping[str, str]) -> None:
         for part in parts[:-1]:
             node = node.setdefault(part, {})
             if not isinstance(node, dict):
-                raise ProgrammingError(f"environment variable {name} extends a value, not a mapping")
+                raise ProgrammingError(
+                    f"environment variable {name} extends a value, not a mapping"
+                )
         node[parts[-1]] = value
 
 
 # -- the YAML subset ---------------------------------------------------------------------------
 
-_KEY = re.compile(r"""^(?P<key>"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s'"#][^:#]*?)\s*:(?:\s+(?P<value>.*)|\s*)$""")
+_KEY = re.compile(
+    r"""^(?P<key>"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s'"#][^:#]*?)\s*:(?:\s+(?P<value>.*)|\s*)$"""
+)
 
 
 def parse_yaml(text: str, source: str = "<yaml>") -> dict:
@@ -270,7 +278,10 @@ def parse_yaml(text: str, source: str = "<yaml>") -> dict:
             pending = (mapping, key)
         elif value[:1] in ("[", "{", "|", ">", "&", "*", "!", "-"):
             raise _yaml_error(
-                source, number, raw, "flow style, block scalars, anchors and lists are not supported"
+                source,
+                number,
+                raw,
+                "flow style, block scalars, anchors and lists are not supported",
             )
         else:
             mapping[key] = _scalar(value, source, number, raw)

@@ -69,5 +69,5 @@ def write_version_hint(io: FileIO, metadata_dir: str, version: int) -> None:
             os.replace(temp, local)
         else:
             io.write_bytes(path, data)
-    except Exception:  # noqa: BLE001 - the commit already succeeded; a stale hint is harmless
+    except Exception:
         pass

@@ -165,7 +165,9 @@ class FileSystemCatalog(Catalog):
     def default_table_location(self, identifier: Identifier) -> str:
         return self._path(identifier)
 
-    def create_namespace(self, namespace: Identifier, properties: dict[str, str] | None = None) -> None:
+    def create_namespace(
+        self, namespace: Identifier, properties: dict[str, str] | None = None
+    ) -> None:
         """A namespace is a folder (parents are created too, as Hadoop's mkdirs does)."""
         name = ".".join(namespace)
         if not namespace:
@@ -178,7 +180,9 @@ class FileSystemCatalog(Catalog):
         path = self._path(namespace)
         if self.io.isdir(path):
             if self._is_table_dir(path):
-                raise AlreadyExistsError(f"cannot create namespace {name}: a table of that name exists")
+                raise AlreadyExistsError(
+                    f"cannot create namespace {name}: a table of that name exists"
+                )
             raise AlreadyExistsError(f"namespace already exists: {name}")
         self.io.makedirs(path)
 
@@ -201,14 +205,18 @@ class FileSystemCatalog(Catalog):
             raise AlreadyExistsError(f"table already exists: {name}")
         parent = self._path(identifier[:-1])
         if self.io.isdir(parent) and self._is_table_dir(parent):
-            raise ProgrammingError(f"cannot create table {name}: {'.'.join(identifier[:-1])} is a table")
+            raise ProgrammingError(
+                f"cannot create table {name}: {'.'.join(identifier[:-1])} is a table"
+            )
         mdir = self.metadata_dir(identifier)
         gzip = metadata_files.compressed(metadata)
         path = f"{mdir}/{metadata_file_name(1, 'gzip' if gzip else None)}"
         if self._existing_version_path(mdir, 1) is not None:
             raise AlreadyExistsError(f"table already exists: {name}")
         try:
-            exclusive_files.publish_exclusive(self.io, path, metadata_files.serialize(metadata, gzip))
+            exclusive_files.publish_exclusive(
+                self.io, path, metadata_files.serialize(metadata, gzip)
+            )
         except AlreadyExistsError:
             raise AlreadyExistsError(f"table already exists: {name}") from None
         exclusive_files.write_version_hint(self.io, mdir, 1)
@@ -232,9 +240,13 @@ class FileSystemCatalog(Catalog):
         path = f"{mdir}/{metadata_file_name(version + 1, 'gzip' if gzip else None)}"
         other = "gzip" if not gzip else None
         if self.io.exists(f"{mdir}/{metadata_file_name(version + 1, other)}"):
-            raise CommitFailedError(f"cannot commit to {name}: version {version + 1} exists already")
+            raise CommitFailedError(
+                f"cannot commit to {name}: version {version + 1} exists already"
+            )
         try:
-            exclusive_files.publish_exclusive(self.io, path, metadata_files.serialize(metadata, gzip))
+            exclusive_files.publish_exclusive(
+                self.io, path, metadata_files.serialize(metadata, gzip)
+            )
         except AlreadyExistsError:
             raise CommitFailedError(
                 f"cannot commit to {name}: version {version + 1} was created by another commit"
@@ -247,7 +259,9 @@ class FileSystemCatalog(Catalog):
         faults.reached("after-swap")
         exclusive_files.write_version_hint(self.io, mdir, version + 1)
         committed = Table(identifier, TableMetadata(metadata.raw, path), path, self.io)
-        metadata_files.delete_dropped_metadata(self.io, base.metadata, committed.metadata, current_path)
+        metadata_files.delete_dropped_metadata(
+            self.io, base.metadata, committed.metadata, current_path
+        )
         return committed
 
     def drop_table(self, identifier: Identifier, purge: bool = False) -> None:

@@ -86,7 +86,7 @@ class GlueCatalog(MetastoreCatalog):
             return getattr(self.client, operation)(**self._catalog_id, **kwargs)
         except self._errors.ClientError:
             raise
-        except Exception as e:  # noqa: BLE001 - endpoint unreachable, credentials missing
+        except Exception as e:
             raise OperationalError(f"Glue catalog {self.name!r}: {operation} failed: {e}") from e
 
     def _database(self, namespace: Identifier) -> str:
@@ -102,7 +102,9 @@ class GlueCatalog(MetastoreCatalog):
         if len(identifier) != 2:
             return None
         try:
-            table = self._call("get_table", DatabaseName=self._database(identifier[:1]), Name=identifier[1])
+            table = self._call(
+                "get_table", DatabaseName=self._database(identifier[:1]), Name=identifier[1]
+            )
         except self._errors.EntityNotFoundException:
             return None
         return table["Table"]
@@ -117,12 +119,18 @@ class GlueCatalog(MetastoreCatalog):
             return None
         return params.get("metadata_location")
 
-    def _table_input(self, name: str, location: str, previous: str | None, base: dict | None) -> dict:
+    def _table_input(
+        self, name: str, location: str, previous: str | None, base: dict | None
+    ) -> dict:
         params = dict((base or {}).get("Parameters") or {})
         params.update({"table_type": ICEBERG, "metadata_location": location})
         if previous:
             params["previous_metadata_location"] = previous
-        table_input: dict[str, Any] = {"Name": name, "TableType": "EXTERNAL_TABLE", "Parameters": params}
+        table_input: dict[str, Any] = {
+            "Name": name,
+            "TableType": "EXTERNAL_TABLE",
+            "Parameters": params,
+        }
         for key in ("Description", "Owner", "StorageDescriptor"):
             if base and base.get(key):
                 table_input[key] = base[key]
@@ -139,7 +147,9 @@ class GlueCatalog(MetastoreCatalog):
         except self._errors.AlreadyExistsException:
             raise AlreadyExistsError(f"table already exists: {self.describe(identifier)}") from None
         except self._errors.EntityNotFoundException:
-            raise NoSuchNamespaceError(f"namespace not found: {self.describe(identifier[:1])}") from None
+            raise NoSuchNamespaceError(
+                f"namespace not found: {self.describe(identifier[:1])}"
+            ) from None
 
     def _swap_pointer(self, identifier: Identifier, expected: str, location: str) -> bool:
         table = self._glue_table(identifier)
@@ -158,7 +168,9 @@ class GlueCatalog(MetastoreCatalog):
         except self._errors.EntityNotFoundException:
             return False
         except OperationalError as e:
-            raise CommitStateUnknownError(f"commit to {self.describe(identifier)} may have succeeded: {e}") from e
+            raise CommitStateUnknownError(
+                f"commit to {self.describe(identifier)} may have succeeded: {e}"
+            ) from e
         return True
 
     def _delete_pointer(self, identifier: Identifier) -> bool:
@@ -190,7 +202,9 @@ class GlueCatalog(MetastoreCatalog):
         self._database_info(namespace)
         tables, token = [], None
         while True:
-            page = self._call("get_tables", DatabaseName=database, **({"NextToken": token} if token else {}))
+            page = self._call(
+                "get_tables", DatabaseName=database, **({"NextToken": token} if token else {})
+            )
             for t in page.get("TableList", []):
                 if str((t.get("Parameters") or {}).get("table_type", "")).upper() == ICEBERG:
                     tables.append((database, t["Name"]))
@@ -204,13 +218,19 @@ class GlueCatalog(MetastoreCatalog):
         if table is None or self._pointer(source) is None:
             raise NoSuchTableError(f"table not found: {self.describe(source)}")
         params = table.get("Parameters") or {}
-        new_input = self._table_input(target[1], params["metadata_location"], params.get("previous_metadata_location"), table)
+        new_input = self._table_input(
+            target[1], params["metadata_location"], params.get("previous_metadata_location"), table
+        )
         try:
-            self._call("create_table", DatabaseName=self._database(target[:1]), TableInput=new_input)
+            self._call(
+                "create_table", DatabaseName=self._database(target[:1]), TableInput=new_input
+            )
         except self._errors.AlreadyExistsException:
             raise AlreadyExistsError(f"table already exists: {self.describe(target)}") from None
         except self._errors.EntityNotFoundException:
-            raise NoSuchNamespaceError(f"namespace not found: {self.describe(target[:1])}") from None
+            raise NoSuchNamespaceError(
+                f"namespace not found: {self.describe(target[:1])}"
+            ) from None
         try:
             self._call("delete_table", DatabaseName=source[0], Name=source[1])
         except BaseException:
@@ -247,7 +267,9 @@ class GlueCatalog(MetastoreCatalog):
             if not token:
                 return sorted(names)
 
-    def create_namespace(self, namespace: Identifier, properties: dict[str, str] | None = None) -> None:
+    def create_namespace(
+        self, namespace: Identifier, properties: dict[str, str] | None = None
+    ) -> None:
         database = self._database(namespace)
         props = dict(properties or {})
         database_input: dict[str, Any] = {"Name": database}
@@ -260,14 +282,18 @@ class GlueCatalog(MetastoreCatalog):
         try:
             self._call("create_database", DatabaseInput=database_input)
         except self._errors.AlreadyExistsException:
-            raise AlreadyExistsError(f"namespace already exists: {self.describe(namespace)}") from None
+            raise AlreadyExistsError(
+                f"namespace already exists: {self.describe(namespace)}"
+            ) from None
 
     def drop_namespace(self, namespace: Identifier) -> None:
         database = self._database(namespace)
         self._database_info(namespace)
         page = self._call("get_tables", DatabaseName=database, MaxResults=1)
         if page.get("TableList"):
-            raise ProgrammingError(f"cannot drop namespace {self.describe(namespace)}: it is not empty")
+            raise ProgrammingError(
+                f"cannot drop namespace {self.describe(namespace)}: it is not empty"
+            )
         self._call("delete_database", Name=database)
 
     def namespace_properties(self, namespace: Identifier) -> dict[str, str]:
@@ -280,7 +306,10 @@ class GlueCatalog(MetastoreCatalog):
         return dict(sorted(props.items()))
 
     def update_namespace_properties(
-        self, namespace: Identifier, removals: set[str] = frozenset(), updates: dict[str, str] | None = None
+        self,
+        namespace: Identifier,
+        removals: set[str] = frozenset(),
+        updates: dict[str, str] | None = None,
     ) -> None:
         props = self.namespace_properties(namespace)
         for key in removals:

@@ -21,9 +21,14 @@ from icesql.io import FileIO
 __all__ = ["CATALOG_TYPES", "catalog_type", "load_catalog", "load_catalogs"]
 
 CATALOG_TYPES = {
-    "hadoop": "hadoop", "filesystem": "hadoop", "file": "hadoop",
-    "jdbc": "sql", "sql": "sql",
-    "rest": "rest", "glue": "glue", "hive": "hive",
+    "hadoop": "hadoop",
+    "filesystem": "hadoop",
+    "file": "hadoop",
+    "jdbc": "sql",
+    "sql": "sql",
+    "rest": "rest",
+    "glue": "glue",
+    "hive": "hive",
 }
 _IMPLEMENTATIONS = {  # Java's catalog-impl classes
     "org.apache.iceberg.hadoop.HadoopCatalog": "hadoop",
@@ -41,7 +46,9 @@ def catalog_type(name: str, properties: Mapping[str, str]) -> str:
         kind = CATALOG_TYPES.get(str(given).lower())
         if kind is None:
             known = ", ".join(sorted(set(CATALOG_TYPES)))
-            raise ProgrammingError(f"catalog {name!r}: unknown catalog type {given!r} (known: {known})")
+            raise ProgrammingError(
+                f"catalog {name!r}: unknown catalog type {given!r} (known: {known})"
+            )
         return kind
     impl = properties.get("catalog-impl") or properties.get("py-catalog-impl")
     if impl:
@@ -128,4 +135,3 @@ def _build(name: str, kind: str, props: dict[str, str], storage_options: dict | 
     from icesql.catalog.sql import SqlCatalog
 
     return SqlCatalog(name, props["uri"], props.get("warehouse"), io, props)
-

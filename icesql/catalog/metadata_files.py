@@ -80,7 +80,7 @@ def delete_dropped_metadata(
     for path in dropped:
         try:
             io.delete(path)
-        except Exception:  # noqa: BLE001 - committed already; leftovers are only garbage
+        except Exception:
             pass
 
 
@@ -118,5 +118,5 @@ def delete_table_files(table: Table) -> None:
     for path in doomed:
         try:
             io.delete(path)
-        except Exception:  # noqa: BLE001 - purge is best effort for files already missing
+        except Exception:
             pass

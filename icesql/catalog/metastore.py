@@ -94,7 +94,9 @@ class MetastoreCatalog(Catalog):
                 or "%2f" in part.lower()
                 or (is_namespace_level and "." in part)
             ):
-                raise ProgrammingError(f"invalid name part {part!r} in {what} {self.describe(identifier)}")
+                raise ProgrammingError(
+                    f"invalid name part {part!r} in {what} {self.describe(identifier)}"
+                )
         if what == "table" and len(identifier) < 2:
             raise ProgrammingError(
                 f"invalid table name {self.describe(identifier)}: tables are named namespace.table"
@@ -145,7 +147,9 @@ class MetastoreCatalog(Catalog):
         self.check_identifier(identifier)
         if not self.namespace_exists(identifier[:-1]):
             raise NoSuchNamespaceError(f"namespace not found: {self.describe(identifier[:-1])}")
-        metadata = parse_table_metadata(self.io.read_bytes(metadata_location), path=metadata_location)
+        metadata = parse_table_metadata(
+            self.io.read_bytes(metadata_location), path=metadata_location
+        )
         current = self._pointer(identifier) if overwrite else None
         if current is None:
             self._insert_pointer(identifier, metadata_location)
@@ -186,7 +190,8 @@ class MetastoreCatalog(Catalog):
         return committed
 
     def commit_transaction(
-        self, changes: Sequence[tuple[Identifier, Sequence[TableRequirement], Sequence[TableUpdate]]]
+        self,
+        changes: Sequence[tuple[Identifier, Sequence[TableRequirement], Sequence[TableUpdate]]],
     ) -> None:
         """Each change checked and applied on its table's current metadata, then all swapped
         in one step (``commit_tables``); a lost swap starts over, requirements checked again."""
@@ -195,9 +200,14 @@ class MetastoreCatalog(Catalog):
             for identifier, requirements, updates in changes:
                 base = self.load_table(identifier)
                 check_table_requirements(base.metadata, requirements)
-                staged.append((base, apply_table_updates(
-                    base.metadata, updates, previous_metadata_file=base.metadata_location
-                )))
+                staged.append(
+                    (
+                        base,
+                        apply_table_updates(
+                            base.metadata, updates, previous_metadata_file=base.metadata_location
+                        ),
+                    )
+                )
             try:
                 self.commit_tables(staged)
                 return
@@ -212,7 +222,9 @@ class MetastoreCatalog(Catalog):
         try:
             for base, metadata in changes:
                 written.append(self._write(metadata, base.metadata_location))
-            swaps = [(b.identifier, b.metadata_location, loc) for (b, _), loc in zip(changes, written)]
+            swaps = [
+                (b.identifier, b.metadata_location, loc) for (b, _), loc in zip(changes, written)
+            ]
             failed = self._swap_pointers(swaps)
         except CommitStateUnknownError:
             raise
@@ -258,5 +270,5 @@ class MetastoreCatalog(Catalog):
     def _discard(self, location: str) -> None:
         try:
             self.io.delete(location)
-        except Exception:  # noqa: BLE001 - an orphan metadata file is garbage, not damage
+        except Exception:
             pass

@@ -81,11 +81,15 @@ class RestCatalog(Catalog):
         self._http.close()
 
     # -- plumbing -------------------------------------------------------------------------
-    def _call(self, method: str, path: str, query: Mapping[str, str] | None = None, body: Any = None) -> HttpResponse:
+    def _call(
+        self, method: str, path: str, query: Mapping[str, str] | None = None, body: Any = None
+    ) -> HttpResponse:
         try:
             return self._http.request(method, path, query, body)
         except OSError as e:
-            raise OperationalError(f"REST catalog {self.name!r} ({self._http.uri}): {method} {path}: {e}") from e
+            raise OperationalError(
+                f"REST catalog {self.name!r} ({self._http.uri}): {method} {path}: {e}"
+            ) from e
 
     def _ok(self, response: HttpResponse, what: str) -> Any:
         if 200 <= response.status < 300:
@@ -94,7 +98,11 @@ class RestCatalog(Catalog):
 
     def _error(self, response: HttpResponse, what: str) -> Exception:
         text = f"REST catalog {self.name!r}: cannot {what}: {error_message(response.body)} ({response.status})"
-        kind = response.body.get("error", {}).get("type", "") if isinstance(response.body, dict) else ""
+        kind = (
+            response.body.get("error", {}).get("type", "")
+            if isinstance(response.body, dict)
+            else ""
+        )
         if response.status == 404:
             return NoSuchNamespaceError(text) if "Namespace" in kind else NoSuchTableError(text)
         if response.status == 409:
@@ -108,12 +116,16 @@ class RestCatalog(Catalog):
     def _ns(self, namespace: Identifier) -> str:
         for part in namespace:
             if not part or NAMESPACE_SEPARATOR in part:
-                raise ProgrammingError(f"invalid name part {part!r} in namespace {'.'.join(namespace)}")
+                raise ProgrammingError(
+                    f"invalid name part {part!r} in namespace {'.'.join(namespace)}"
+                )
         return urllib.parse.quote(NAMESPACE_SEPARATOR.join(namespace), safe="")
 
     def _table_path(self, identifier: Identifier) -> str:
         if len(identifier) < 2 or not identifier[-1]:
-            raise ProgrammingError(f"invalid table name {'.'.join(identifier)}: tables are named namespace.table")
+            raise ProgrammingError(
+                f"invalid table name {'.'.join(identifier)}: tables are named namespace.table"
+            )
         name = urllib.parse.quote(identifier[-1], safe="")
         return f"{self._prefix}/namespaces/{self._ns(identifier[:-1])}/tables/{name}"
 
@@ -126,7 +138,9 @@ class RestCatalog(Catalog):
         try:
             metadata.validate_bindings()
         except ValueError as e:
-            raise CorruptFileError(location or self._describe(identifier), f"invalid table metadata: {e}") from None
+            raise CorruptFileError(
+                location or self._describe(identifier), f"invalid table metadata: {e}"
+            ) from None
         config = dict(result.get("config") or {})
         for credential in result.get("storage-credentials") or []:
             config.update(credential.get("config") or {})
@@ -166,10 +180,14 @@ class RestCatalog(Catalog):
         )
         return dict(sorted((body.get("properties") or {}).items()))
 
-    def create_namespace(self, namespace: Identifier, properties: dict[str, str] | None = None) -> None:
+    def create_namespace(
+        self, namespace: Identifier, properties: dict[str, str] | None = None
+    ) -> None:
         body = {"namespace": list(namespace), "properties": dict(properties or {})}
-        self._ok(self._call("POST", f"{self._prefix}/namespaces", body=body),
-                 f"create namespace {self._describe(namespace)}")
+        self._ok(
+            self._call("POST", f"{self._prefix}/namespaces", body=body),
+            f"create namespace {self._describe(namespace)}",
+        )
 
     def drop_namespace(self, namespace: Identifier) -> None:
         response = self._call("DELETE", f"{self._prefix}/namespaces/{self._ns(namespace)}")
@@ -181,16 +199,27 @@ class RestCatalog(Catalog):
         self._ok(response, f"drop namespace {self._describe(namespace)}")
 
     def update_namespace_properties(
-        self, namespace: Identifier, removals: set[str] = frozenset(), updates: dict[str, str] | None = None
+        self,
+        namespace: Identifier,
+        removals: set[str] = frozenset(),
+        updates: dict[str, str] | None = None,
     ) -> None:
         body = {"removals": sorted(removals), "updates": dict(updates or {})}
-        self._ok(self._call("POST", f"{self._prefix}/namespaces/{self._ns(namespace)}/properties", body=body),
-                 f"update the properties of namespace {self._describe(namespace)}")
+        self._ok(
+            self._call(
+                "POST", f"{self._prefix}/namespaces/{self._ns(namespace)}/properties", body=body
+            ),
+            f"update the properties of namespace {self._describe(namespace)}",
+        )
 
     # -- tables ---------------------------------------------------------------------------
     def list_tables(self, namespace: Identifier) -> list[Identifier]:
-        found = self._paged(f"{self._prefix}/namespaces/{self._ns(namespace)}/tables", "identifiers",
-                            None, f"list the tables of {self._describe(namespace)}")
+        found = self._paged(
+            f"{self._prefix}/namespaces/{self._ns(namespace)}/tables",
+            "identifiers",
+            None,
+            f"list the tables of {self._describe(namespace)}",
+        )
         return sorted((*t["namespace"], t["name"]) for t in found)
 
     def table_exists(self, identifier: Identifier) -> bool:
@@ -204,11 +233,17 @@ class RestCatalog(Catalog):
 
     def load_table(self, identifier: Identifier) -> Table:
         if len(identifier) < 2:
-            raise NoSuchTableError(f"table not found: {self._describe(identifier)} (tables are named namespace.table)")
+            raise NoSuchTableError(
+                f"table not found: {self._describe(identifier)} (tables are named namespace.table)"
+            )
         response = self._call("GET", self._table_path(identifier), {"snapshots": "all"})
         if response.status == 404:
-            raise NoSuchTableError(f"table not found: {self._describe(identifier)}: {error_message(response.body)}")
-        return self._table(identifier, self._ok(response, f"load table {self._describe(identifier)}"))
+            raise NoSuchTableError(
+                f"table not found: {self._describe(identifier)}: {error_message(response.body)}"
+            )
+        return self._table(
+            identifier, self._ok(response, f"load table {self._describe(identifier)}")
+        )
 
     def default_table_location(self, identifier: Identifier) -> str:
         """Where the server would put the table: the namespace's ``location`` property, else
@@ -217,9 +252,15 @@ class RestCatalog(Catalog):
         base = self.namespace_properties(identifier[:-1]).get("location")
         if base:
             return f"{str(base).rstrip('/')}/{identifier[-1]}"
-        staged = self._call("POST", f"{self._prefix}/namespaces/{self._ns(identifier[:-1])}/tables",
-                            body={"name": identifier[-1], "stage-create": True,
-                                  "schema": {"type": "struct", "schema-id": 0, "fields": []}})
+        staged = self._call(
+            "POST",
+            f"{self._prefix}/namespaces/{self._ns(identifier[:-1])}/tables",
+            body={
+                "name": identifier[-1],
+                "stage-create": True,
+                "schema": {"type": "struct", "schema-id": 0, "fields": []},
+            },
+        )
         if 200 <= staged.status < 300 and isinstance(staged.body, dict):
             location = (staged.body.get("metadata") or {}).get("location")
             if location:
@@ -238,7 +279,9 @@ class RestCatalog(Catalog):
         try:
             return self._commit(identifier, requirements, updates)
         except CommitFailedError as e:
-            raise AlreadyExistsError(f"table already exists: {self._describe(identifier)} ({e})") from None
+            raise AlreadyExistsError(
+                f"table already exists: {self._describe(identifier)} ({e})"
+            ) from None
 
     def commit_table(self, base: Table, metadata: TableMetadata) -> Table:
         requirements, updates = table_changes(base.metadata, metadata)
@@ -280,28 +323,39 @@ class RestCatalog(Catalog):
                 f" {response.status}: {error_message(response.body)}"
             )
         if response.status == 404:
-            raise NoSuchTableError(f"table not found: {self._describe(identifier)}: {error_message(response.body)}")
-        return self._table(identifier, self._ok(response, f"commit to {self._describe(identifier)}"))
+            raise NoSuchTableError(
+                f"table not found: {self._describe(identifier)}: {error_message(response.body)}"
+            )
+        return self._table(
+            identifier, self._ok(response, f"commit to {self._describe(identifier)}")
+        )
 
     def commit_transaction(
-        self, changes: Sequence[tuple[Identifier, Sequence[TableRequirement], Sequence[TableUpdate]]]
+        self,
+        changes: Sequence[tuple[Identifier, Sequence[TableRequirement], Sequence[TableUpdate]]],
     ) -> None:
         """Several tables' commits, all or nothing: the spec's ``/transactions/commit``."""
-        body = {"table-changes": [
-            {
-                "identifier": {"namespace": list(identifier[:-1]), "name": identifier[-1]},
-                "requirements": [r.to_json() for r in requirements],
-                "updates": [u.to_json() for u in updates],
-            }
-            for identifier, requirements, updates in changes
-        ]}
+        body = {
+            "table-changes": [
+                {
+                    "identifier": {"namespace": list(identifier[:-1]), "name": identifier[-1]},
+                    "requirements": [r.to_json() for r in requirements],
+                    "updates": [u.to_json() for u in updates],
+                }
+                for identifier, requirements, updates in changes
+            ]
+        }
         names = ", ".join(".".join(i) for i, _, _ in changes)
         try:
             response = self._http.request("POST", f"{self._prefix}/transactions/commit", body=body)
         except OSError as e:
-            raise CommitStateUnknownError(f"transaction on {names} (catalog {self.name!r}) may have succeeded: {e}") from e
+            raise CommitStateUnknownError(
+                f"transaction on {names} (catalog {self.name!r}) may have succeeded: {e}"
+            ) from e
         if response.status == 409:
-            raise CommitFailedError(f"cannot commit the transaction on {names} (catalog {self.name!r}): {error_message(response.body)}")
+            raise CommitFailedError(
+                f"cannot commit the transaction on {names} (catalog {self.name!r}): {error_message(response.body)}"
+            )
         if response.status >= 500:
             raise CommitStateUnknownError(
                 f"transaction on {names} (catalog {self.name!r}) may have succeeded: the server"
@@ -312,8 +366,12 @@ class RestCatalog(Catalog):
     def register_table(self, identifier: Identifier, metadata_location: str) -> Table:
         body = {"name": identifier[-1], "metadata-location": metadata_location}
         path = f"{self._prefix}/namespaces/{self._ns(identifier[:-1])}/register"
-        return self._table(identifier, self._ok(self._call("POST", path, body=body),
-                                                f"register table {self._describe(identifier)}"))
+        return self._table(
+            identifier,
+            self._ok(
+                self._call("POST", path, body=body), f"register table {self._describe(identifier)}"
+            ),
+        )
 
     def drop_table(self, identifier: Identifier, purge: bool = False) -> None:
         query = {"purgeRequested": "true"} if purge else None
@@ -327,5 +385,7 @@ class RestCatalog(Catalog):
             "source": {"namespace": list(source[:-1]), "name": source[-1]},
             "destination": {"namespace": list(target[:-1]), "name": target[-1]},
         }
-        self._ok(self._call("POST", f"{self._prefix}/tables/rename", body=body),
-                 f"rename {self._describe(source)} to {'.'.join(target)}")
+        self._ok(
+            self._call("POST", f"{self._prefix}/tables/rename", body=body),
+            f"rename {self._describe(source)} to {'.'.join(target)}",
+        )

@@ -40,8 +40,12 @@ def table_changes(base: TableMetadata | None, new: TableMetadata) -> tuple[list[
     added = [s for s in new.schemas if s.schema_id not in base_schemas]
     updates += [{"action": "add-schema", "schema": s.to_json()} for s in added]
     if added or new.current_schema_id != base.current_schema_id:
-        requirements.append({"type": "assert-current-schema-id", "current-schema-id": base.current_schema_id})
-        requirements.append({"type": "assert-last-assigned-field-id", "last-assigned-field-id": base.last_column_id})
+        requirements.append(
+            {"type": "assert-current-schema-id", "current-schema-id": base.current_schema_id}
+        )
+        requirements.append(
+            {"type": "assert-last-assigned-field-id", "last-assigned-field-id": base.last_column_id}
+        )
     if new.current_schema_id != base.current_schema_id:
         updates.append({"action": "set-current-schema", "schema-id": new.current_schema_id})
 
@@ -49,8 +53,15 @@ def table_changes(base: TableMetadata | None, new: TableMetadata) -> tuple[list[
     new_specs = [s for s in new.specs_json if s["spec-id"] not in base_specs]
     updates += [{"action": "add-spec", "spec": s} for s in new_specs]
     if new_specs or new.default_spec_id != base.default_spec_id:
-        requirements.append({"type": "assert-default-spec-id", "default-spec-id": base.default_spec_id})
-        requirements.append({"type": "assert-last-assigned-partition-id", "last-assigned-partition-id": base.last_partition_id})
+        requirements.append(
+            {"type": "assert-default-spec-id", "default-spec-id": base.default_spec_id}
+        )
+        requirements.append(
+            {
+                "type": "assert-last-assigned-partition-id",
+                "last-assigned-partition-id": base.last_partition_id,
+            }
+        )
     if new.default_spec_id != base.default_spec_id:
         updates.append({"action": "set-default-spec", "spec-id": new.default_spec_id})
     # removals (expire_snapshots' clean_expired_metadata) require what Java's UpdateRequirements
@@ -58,18 +69,31 @@ def table_changes(base: TableMetadata | None, new: TableMetadata) -> tuple[list[
     removed_specs = sorted(base_specs - {s["spec-id"] for s in new.specs_json})
     if removed_specs:
         updates.append({"action": "remove-partition-specs", "spec-ids": removed_specs})
-        _require(requirements, {"type": "assert-default-spec-id", "default-spec-id": base.default_spec_id})
+        _require(
+            requirements,
+            {"type": "assert-default-spec-id", "default-spec-id": base.default_spec_id},
+        )
     removed_schemas = sorted(base_schemas - {s.schema_id for s in new.schemas})
     if removed_schemas:
         updates.append({"action": "remove-schemas", "schema-ids": removed_schemas})
-        _require(requirements, {"type": "assert-current-schema-id", "current-schema-id": base.current_schema_id})
+        _require(
+            requirements,
+            {"type": "assert-current-schema-id", "current-schema-id": base.current_schema_id},
+        )
 
     base_orders = {o["order-id"] for o in base.sort_orders_json}
     new_orders = [o for o in new.sort_orders_json if o["order-id"] not in base_orders]
     updates += [{"action": "add-sort-order", "sort-order": o} for o in new_orders]
     if new.default_sort_order_id != base.default_sort_order_id:
-        requirements.append({"type": "assert-default-sort-order-id", "default-sort-order-id": base.default_sort_order_id})
-        updates.append({"action": "set-default-sort-order", "sort-order-id": new.default_sort_order_id})
+        requirements.append(
+            {
+                "type": "assert-default-sort-order-id",
+                "default-sort-order-id": base.default_sort_order_id,
+            }
+        )
+        updates.append(
+            {"action": "set-default-sort-order", "sort-order-id": new.default_sort_order_id}
+        )
 
     if new.location != base.location:
         updates.append({"action": "set-location", "location": new.location})
@@ -112,7 +136,9 @@ def _property_updates(base: Mapping[str, str], new: Mapping[str, str]) -> list[J
     return updates
 
 
-def _snapshot_updates(base: TableMetadata | None, new: TableMetadata, requirements: list[Json]) -> list[Json]:
+def _snapshot_updates(
+    base: TableMetadata | None, new: TableMetadata, requirements: list[Json]
+) -> list[Json]:
     base_ids = {s.snapshot_id for s in base.snapshots} if base is not None else set()
     new_ids = {s.snapshot_id for s in new.snapshots}
     raw = {s["snapshot-id"]: s for s in new.raw.get("snapshots") or []}
@@ -127,8 +153,10 @@ def _snapshot_updates(base: TableMetadata | None, new: TableMetadata, requiremen
         # expiry was planned from every ref's head: a ref moved meanwhile (onto a removed
         # snapshot, say) must fail the commit, not lose the ref
         for name, ref in sorted(base.refs.items()) if base is not None else ():
-            _require(requirements, {"type": "assert-ref-snapshot-id", "ref": name,
-                                    "snapshot-id": ref.snapshot_id})
+            _require(
+                requirements,
+                {"type": "assert-ref-snapshot-id", "ref": name, "snapshot-id": ref.snapshot_id},
+            )
     base_refs = dict(base.refs) if base is not None else {}
     new_refs = dict(new.refs)
     for name, ref in sorted(new_refs.items()):
@@ -136,12 +164,20 @@ def _snapshot_updates(base: TableMetadata | None, new: TableMetadata, requiremen
         if old == ref:
             continue
         if base is not None:
-            _require(requirements, {
-                "type": "assert-ref-snapshot-id", "ref": name,
-                "snapshot-id": old.snapshot_id if old is not None else None,
-            })
-        update: Json = {"action": "set-snapshot-ref", "ref-name": name, "type": ref.type,
-                        "snapshot-id": ref.snapshot_id}
+            _require(
+                requirements,
+                {
+                    "type": "assert-ref-snapshot-id",
+                    "ref": name,
+                    "snapshot-id": old.snapshot_id if old is not None else None,
+                },
+            )
+        update: Json = {
+            "action": "set-snapshot-ref",
+            "ref-name": name,
+            "type": ref.type,
+            "snapshot-id": ref.snapshot_id,
+        }
         for key, value in (
             ("min-snapshots-to-keep", ref.min_snapshots_to_keep),
             ("max-snapshot-age-ms", ref.max_snapshot_age_ms),
@@ -151,8 +187,14 @@ def _snapshot_updates(base: TableMetadata | None, new: TableMetadata, requiremen
                 update[key] = value
         updates.append(update)
     for name in sorted(set(base_refs) - set(new_refs)):
-        _require(requirements, {"type": "assert-ref-snapshot-id", "ref": name,
-                                "snapshot-id": base_refs[name].snapshot_id})
+        _require(
+            requirements,
+            {
+                "type": "assert-ref-snapshot-id",
+                "ref": name,
+                "snapshot-id": base_refs[name].snapshot_id,
+            },
+        )
         updates.append({"action": "remove-snapshot-ref", "ref-name": name})
     return updates
 
@@ -169,5 +211,7 @@ def _statistics_updates(base: Mapping[str, Any], new: Mapping[str, Any]) -> list
             if old.get(sid) != stats:
                 field = "statistics" if key == "statistics" else "partition-statistics"
                 updates.append({"action": set_action, "snapshot-id": sid, field: stats})
-        updates += [{"action": remove_action, "snapshot-id": sid} for sid in sorted(set(old) - set(now))]
+        updates += [
+            {"action": remove_action, "snapshot-id": sid} for sid in sorted(set(old) - set(now))
+        ]
     return updates

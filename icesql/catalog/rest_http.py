@@ -57,7 +57,11 @@ class RestHttp:
             "Accept": "application/json",
             "User-Agent": "icesql",
             "X-Iceberg-Access-Delegation": "vended-credentials",
-            **{k[len("header."):]: str(v) for k, v in properties.items() if k.startswith("header.")},
+            **{
+                k[len("header.") :]: str(v)
+                for k, v in properties.items()
+                if k.startswith("header.")
+            },
         }
         self._token: str | None = properties.get("token") or None
         self._credential = properties.get("credential") or None
@@ -81,9 +85,16 @@ class RestHttp:
         if client_id:
             form["client_id"] = client_id
         body = urllib.parse.urlencode(form).encode()
-        headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"}
+        headers = {
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Accept": "application/json",
+        }
         response = self._send("POST", self._token_uri, body, headers)
-        if response.status != 200 or not isinstance(response.body, dict) or "access_token" not in response.body:
+        if (
+            response.status != 200
+            or not isinstance(response.body, dict)
+            or "access_token" not in response.body
+        ):
             raise OperationalError(
                 f"REST catalog {self.catalog!r}: the OAuth2 token request to {self._token_uri}"
                 f" failed ({response.status}): {error_message(response.body)}"
@@ -111,7 +122,9 @@ class RestHttp:
                 return response
         raise AssertionError("unreachable")
 
-    def _send(self, method: str, url: str, data: bytes | None, headers: dict[str, str]) -> HttpResponse:
+    def _send(
+        self, method: str, url: str, data: bytes | None, headers: dict[str, str]
+    ) -> HttpResponse:
         parsed = urllib.parse.urlsplit(url)
         target = parsed.path + (f"?{parsed.query}" if parsed.query else "")
         same_server = (parsed.hostname, parsed.port) == (self._host, self._port)
@@ -130,7 +143,12 @@ class RestHttp:
                 self._drop_connection()
                 # a kept-alive connection the server closed: only the first write can tell,
                 # and only a request that may be repeated is sent again
-                if attempt == 0 and same_server and idempotent and getattr(self._local, "reused", False):
+                if (
+                    attempt == 0
+                    and same_server
+                    and idempotent
+                    and getattr(self._local, "reused", False)
+                ):
                     continue
                 raise ConnectionError(f"{method} {url}: {e}") from e
             except OSError:
@@ -160,7 +178,9 @@ class RestHttp:
         return con
 
     def _new_connection(self, parsed: urllib.parse.SplitResult) -> http.client.HTTPConnection:
-        kind = http.client.HTTPSConnection if parsed.scheme == "https" else http.client.HTTPConnection
+        kind = (
+            http.client.HTTPSConnection if parsed.scheme == "https" else http.client.HTTPConnection
+        )
         return kind(parsed.hostname, parsed.port, timeout=self._timeout)
 
     def _drop_connection(self) -> None:

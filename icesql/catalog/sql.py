@@ -120,10 +120,16 @@ class SqlCatalog(MetastoreCatalog):
 
     # -- helpers ----------------------------------------------------------------------------
     def _type_filter(self) -> str:
-        return f" AND (iceberg_type = '{TABLE_TYPE}' OR iceberg_type IS NULL)" if self._typed else ""
+        return (
+            f" AND (iceberg_type = '{TABLE_TYPE}' OR iceberg_type IS NULL)" if self._typed else ""
+        )
 
     def _key(self, identifier: Identifier) -> dict[str, str]:
-        return {"catalog": self.name, "namespace": ".".join(identifier[:-1]), "name": identifier[-1]}
+        return {
+            "catalog": self.name,
+            "namespace": ".".join(identifier[:-1]),
+            "name": identifier[-1],
+        }
 
     @staticmethod
     def _below(namespace: Identifier) -> str:
@@ -146,8 +152,12 @@ class SqlCatalog(MetastoreCatalog):
             columns, values = columns + ", iceberg_type", values + f", '{TABLE_TYPE}'"
         try:
             self.db.change(
-                [(f"INSERT INTO iceberg_tables ({columns}) VALUES ({values})",
-                  {**self._key(identifier), "location": location})]
+                [
+                    (
+                        f"INSERT INTO iceberg_tables ({columns}) VALUES ({values})",
+                        {**self._key(identifier), "location": location},
+                    )
+                ]
             )
         except DuplicateKeyError:
             raise AlreadyExistsError(f"table already exists: {self.describe(identifier)}") from None
@@ -274,7 +284,9 @@ class SqlCatalog(MetastoreCatalog):
                 children.add(levels[: len(parent) + 1])
         return sorted(children)
 
-    def create_namespace(self, namespace: Identifier, properties: dict[str, str] | None = None) -> None:
+    def create_namespace(
+        self, namespace: Identifier, properties: dict[str, str] | None = None
+    ) -> None:
         if not namespace:
             raise ProgrammingError("cannot create the root namespace")
         self.check_identifier(namespace, "namespace")
@@ -284,7 +296,9 @@ class SqlCatalog(MetastoreCatalog):
         try:
             self.db.change([self._insert_property(namespace, k, v) for k, v in props.items()])
         except DuplicateKeyError:
-            raise AlreadyExistsError(f"namespace already exists: {self.describe(namespace)}") from None
+            raise AlreadyExistsError(
+                f"namespace already exists: {self.describe(namespace)}"
+            ) from None
 
     def drop_namespace(self, namespace: Identifier) -> None:
         if not namespace or not self.namespace_exists(namespace):
@@ -292,10 +306,17 @@ class SqlCatalog(MetastoreCatalog):
         inside = [*self.list_tables(namespace), *self.list_namespaces(namespace)]
         if inside:
             names = ", ".join(".".join(i) for i in inside)
-            raise ProgrammingError(f"cannot drop namespace {self.describe(namespace)}: it is not empty ({names})")
+            raise ProgrammingError(
+                f"cannot drop namespace {self.describe(namespace)}: it is not empty ({names})"
+            )
         self.db.change(
-            [("DELETE FROM iceberg_namespace_properties WHERE catalog_name = :catalog"
-              " AND namespace = :namespace", {"catalog": self.name, "namespace": ".".join(namespace)})]
+            [
+                (
+                    "DELETE FROM iceberg_namespace_properties WHERE catalog_name = :catalog"
+                    " AND namespace = :namespace",
+                    {"catalog": self.name, "namespace": ".".join(namespace)},
+                )
+            ]
         )
 
     def namespace_properties(self, namespace: Identifier) -> dict[str, str]:
@@ -309,7 +330,10 @@ class SqlCatalog(MetastoreCatalog):
         return {k: v for k, v in sorted(rows)}
 
     def update_namespace_properties(
-        self, namespace: Identifier, removals: set[str] = frozenset(), updates: dict[str, str] | None = None
+        self,
+        namespace: Identifier,
+        removals: set[str] = frozenset(),
+        updates: dict[str, str] | None = None,
     ) -> None:
         if not self.namespace_exists(namespace):
             raise NoSuchNamespaceError(f"namespace not found: {self.describe(namespace)}")
@@ -329,10 +353,17 @@ class SqlCatalog(MetastoreCatalog):
             statements.append(self._insert_property(namespace, EXISTS_PROPERTY, "true"))
         self.db.change(statements)
 
-    def _insert_property(self, namespace: Identifier, key: str, value: str) -> tuple[str, dict[str, str]]:
+    def _insert_property(
+        self, namespace: Identifier, key: str, value: str
+    ) -> tuple[str, dict[str, str]]:
         return (
             "INSERT INTO iceberg_namespace_properties"
             " (catalog_name, namespace, property_key, property_value)"
             " VALUES (:catalog, :namespace, :key, :value)",
-            {"catalog": self.name, "namespace": ".".join(namespace), "key": key, "value": str(value)},
+            {
+                "catalog": self.name,
+                "namespace": ".".join(namespace),
+                "key": key,
+                "value": str(value),
+            },
         )

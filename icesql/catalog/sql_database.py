@@ -67,10 +67,10 @@ def sqlite_path(uri: str) -> str | None:
     """The SQLite file a URI names (``:memory:`` for an in-memory one), or None when the URI
     is not a SQLite one."""
     if uri.startswith("jdbc:sqlite:"):
-        rest = uri[len("jdbc:sqlite:"):]
-        return rest[len("file:"):] if rest.startswith("file:") else rest
+        rest = uri[len("jdbc:sqlite:") :]
+        return rest[len("file:") :] if rest.startswith("file:") else rest
     if uri.startswith("sqlite:"):
-        rest = uri[len("sqlite:"):]
+        rest = uri[len("sqlite:") :]
         if rest in ("", "//", "///"):
             return ":memory:"
         if not rest.startswith("///"):
@@ -154,7 +154,7 @@ class _SQLAlchemy(Database):
         self._sa = sqlalchemy
         try:
             self._engine = sqlalchemy.create_engine(uri)
-        except Exception as e:  # noqa: BLE001 - unknown dialect, missing driver, bad URL
+        except Exception as e:
             raise OperationalError(f"cannot open SQL catalog database {uri!r}: {e}") from e
 
     def query(self, sql: str, params: Params | None = None) -> list[tuple[Any, ...]]:

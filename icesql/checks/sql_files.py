@@ -57,7 +57,8 @@ def read_sql_checks(text: str) -> list[SqlCheck]:
             if key == "name":
                 if not _NAME.fullmatch(value):
                     raise SqlCheckFileError(
-                        f"a check name is letters, digits, '_', '.', '-': {value!r}", at)
+                        f"a check name is letters, digits, '_', '.', '-': {value!r}", at
+                    )
                 name = value
             elif key == "mark":
                 marks += [m.strip() for m in value.split(",") if m.strip()]

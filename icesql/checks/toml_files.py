@@ -29,8 +29,17 @@ from icesql.checks import CheckFileError
 
 __all__ = ["TomlCheck", "TomlCheckFileError", "read_toml_checks"]
 
-KINDS = ("not_null", "unique", "accepted_values", "relationships", "row_count", "freshness",
-         "schema", "exact_schema", "expression")
+KINDS = (
+    "not_null",
+    "unique",
+    "accepted_values",
+    "relationships",
+    "row_count",
+    "freshness",
+    "schema",
+    "exact_schema",
+    "expression",
+)
 
 
 class TomlCheckFileError(CheckFileError):
@@ -51,7 +60,7 @@ class TomlCheck:
     @property
     def check_name(self) -> str:
         """The name without its table: the item's name under the table's collector."""
-        return self.name[len(self.table) + 2:] if self.table else self.name
+        return self.name[len(self.table) + 2 :] if self.table else self.name
 
 
 def read_toml_checks(text: str) -> list[TomlCheck]:
@@ -67,31 +76,39 @@ def read_toml_checks(text: str) -> list[TomlCheck]:
         raise TomlCheckFileError(str(e), int(line.group(1)) if line else 0) from None
     unknown = set(document) - {"tables"}
     if unknown:
-        raise TomlCheckFileError(f"unknown top-level key(s) {sorted(unknown)}: write [tables.\"<name>\"]")
+        raise TomlCheckFileError(
+            f'unknown top-level key(s) {sorted(unknown)}: write [tables."<name>"]'
+        )
     lines = text.splitlines()
     out: list[TomlCheck] = []
     for table, spec in document.get("tables", {}).items():
         where = _Lines(lines, table)
         if not isinstance(spec, dict):
             raise TomlCheckFileError(f"tables.{table} must be a table of checks", where.table)
-        marks = tuple(_strings(spec["marks"], "marks", where.of("marks"))) if "marks" in spec else ()
+        marks = (
+            tuple(_strings(spec["marks"], "marks", where.of("marks"))) if "marks" in spec else ()
+        )
         for kind, value in spec.items():
             if kind == "marks":
                 continue
             if kind not in KINDS:
                 raise TomlCheckFileError(
-                    f"unknown check {kind!r} on {table}; known: {', '.join(KINDS)}", where.of(kind))
+                    f"unknown check {kind!r} on {table}; known: {', '.join(KINDS)}", where.of(kind)
+                )
             for name, check, arguments in _expand(table, kind, value, where.of(kind)):
-                out.append(TomlCheck(f"{table}::{name}", where.of(kind), check, arguments, marks,
-                                     table))
+                out.append(
+                    TomlCheck(f"{table}::{name}", where.of(kind), check, arguments, marks, table)
+                )
     return out
 
 
 def _expand(table: str, kind: str, value: Any, line: int) -> list[tuple[str, str, dict[str, Any]]]:
     """(item name, DataChecks check, arguments) for each check one key declares."""
     if kind == "not_null":
-        return [(f"not_null({c})", "not_null", {"table": table, "columns": c})
-                for c in _strings(value, kind, line)]
+        return [
+            (f"not_null({c})", "not_null", {"table": table, "columns": c})
+            for c in _strings(value, kind, line)
+        ]
     if kind == "unique":
         items = value if isinstance(value, list) else [value]
         out = []
@@ -101,20 +118,35 @@ def _expand(table: str, kind: str, value: Any, line: int) -> list[tuple[str, str
         return out
     if kind == "accepted_values":
         _need_table(value, kind, line)
-        return [(f"accepted_values({c})", "accepted_values",
-                 {"table": table, "column": c, "values": _list(v, kind, line)})
-                for c, v in value.items()]
+        return [
+            (
+                f"accepted_values({c})",
+                "accepted_values",
+                {"table": table, "column": c, "values": _list(v, kind, line)},
+            )
+            for c, v in value.items()
+        ]
     if kind == "relationships":
         _need_table(value, kind, line)
         out = []
         for column, target in value.items():
             if not isinstance(target, str) or "." not in target:
                 raise TomlCheckFileError(
-                    f"relationships.{column} names '<table>.<column>', got {target!r}", line)
+                    f"relationships.{column} names '<table>.<column>', got {target!r}", line
+                )
             to_table, to_column = target.rsplit(".", 1)
-            out.append((f"relationships({column})", "relationship",
-                        {"table": table, "column": column, "to_table": to_table,
-                         "to_column": to_column}))
+            out.append(
+                (
+                    f"relationships({column})",
+                    "relationship",
+                    {
+                        "table": table,
+                        "column": column,
+                        "to_table": to_table,
+                        "to_column": to_column,
+                    },
+                )
+            )
         return out
     if kind == "row_count":
         _need_table(value, kind, line, {"min", "max", "where"})
@@ -122,16 +154,33 @@ def _expand(table: str, kind: str, value: Any, line: int) -> list[tuple[str, str
     if kind == "freshness":
         _need_table(value, kind, line, {"max_age", "column"})
         if "max_age" not in value:
-            raise TomlCheckFileError("freshness needs max_age (e.g. \"24h\")", line)
+            raise TomlCheckFileError('freshness needs max_age (e.g. "24h")', line)
         return [("freshness", "fresh", {"table": table, **value})]
     if kind in ("schema", "exact_schema"):
         _need_table(value, kind, line)
-        return [(kind, "schema", {"table": table, "columns": {k: str(v) for k, v in value.items()},
-                                  "exact": kind == "exact_schema"})]
+        return [
+            (
+                kind,
+                "schema",
+                {
+                    "table": table,
+                    "columns": {k: str(v) for k, v in value.items()},
+                    "exact": kind == "exact_schema",
+                },
+            )
+        ]
     # expression
-    return [(f"expression({e})", "no_rows",
-             {"sql": f"SELECT * FROM {table} WHERE NOT ({e})", "name": f"expression({e}) on {table}"})
-            for e in _strings(value, kind, line)]
+    return [
+        (
+            f"expression({e})",
+            "no_rows",
+            {
+                "sql": f"SELECT * FROM {table} WHERE NOT ({e})",
+                "name": f"expression({e}) on {table}",
+            },
+        )
+        for e in _strings(value, kind, line)
+    ]
 
 
 def _strings(value: Any, kind: str, line: int) -> list[str]:
@@ -153,7 +202,8 @@ def _need_table(value: Any, kind: str, line: int, keys: set[str] | None = None) 
     if keys is not None and set(value) - keys:
         raise TomlCheckFileError(
             f"{kind} takes {', '.join(sorted(keys))}; unknown: {', '.join(sorted(set(value) - keys))}",
-            line)
+            line,
+        )
 
 
 _SECTION = re.compile(r"^\s*\[+\s*tables\s*\.")
@@ -173,7 +223,11 @@ class _Lines:
         """The line of ``key =`` (or ``[...key]``) after the section header."""
         pattern = re.compile(rf"^\s*({re.escape(key)}\s*=|\[+[^\]]*\.\s*{re.escape(key)}\s*\])")
         for i in range(max(self.table - 1, 0), len(self.lines)):
-            if i >= self.table and _SECTION.match(self.lines[i]) and not self.header.match(self.lines[i]):
+            if (
+                i >= self.table
+                and _SECTION.match(self.lines[i])
+                and not self.header.match(self.lines[i])
+            ):
                 break  # the next table's section
             if pattern.match(self.lines[i]):
                 return i + 1

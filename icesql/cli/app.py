@@ -28,14 +28,23 @@ if TYPE_CHECKING:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The shell's own options, beside ``-c`` and the catalog options of ``icesql.shell``."""
     parser.add_argument(
-        "-f", "--file", action="append", default=[], metavar="FILE",
+        "-f",
+        "--file",
+        action="append",
+        default=[],
+        metavar="FILE",
         help="run the statements and dot-commands of FILE, after any -c (repeatable)",
     )
     group = parser.add_argument_group("output")
     group.add_argument("--mode", choices=MODES, help="output mode (default: table)")
     for mode in ("csv", "json", "markdown"):
-        group.add_argument(f"--{mode}", dest="mode", action="store_const", const=mode,
-                           help=f"same as --mode {mode}")
+        group.add_argument(
+            f"--{mode}",
+            dest="mode",
+            action="store_const",
+            const=mode,
+            help=f"same as --mode {mode}",
+        )
     group.add_argument("--debug", action="store_true", help="show Python tracebacks of errors")
     parser.add_argument("--version", action="version", version=f"icesql {__version__}")
 
@@ -51,7 +60,7 @@ class Opening:
         def target() -> None:
             try:
                 self._con = open_connection()
-            except BaseException as e:  # noqa: BLE001 - raised by result()
+            except BaseException as e:
                 self._error = e
             finally:
                 self._done.set()

@@ -35,8 +35,17 @@ KEYWORDS = tuple(
     STRUCT""".split()
 )
 # keywords after which a table (or namespace, or catalog) name comes
-_TABLE_CONTEXT = {"FROM", "JOIN", "INTO", "UPDATE", "TABLE", "DESCRIBE", "MERGE", "USING",
-                  "EXTENDED"}
+_TABLE_CONTEXT = {
+    "FROM",
+    "JOIN",
+    "INTO",
+    "UPDATE",
+    "TABLE",
+    "DESCRIBE",
+    "MERGE",
+    "USING",
+    "EXTENDED",
+}
 _NAMESPACE_CONTEXT = {"NAMESPACE", "DATABASE", "SCHEMA", "IN", "USE"}
 _VERSION_OF = re.compile(
     r"((?:`[^`]+`|[\w$]+)(?:\.(?:`[^`]+`|[\w$]+))*)\s+(?:FOR\s+SYSTEM_VERSION|VERSION)\s+AS\s+OF"
@@ -119,7 +128,7 @@ class Names:
             try:
                 rows = con.execute(sql).fetchall()
                 self._cache[key] = [str(r[column]) for r in rows if r[column] is not None]
-            except Exception:  # noqa: BLE001 - a name that does not resolve offers nothing
+            except Exception:
                 self._cache[key] = []
         return self._cache[key]
 

@@ -74,6 +74,6 @@ def pointer(statement: str, line: int, column: int, length: int = 1) -> str:
     """The statement up to the failing line, indented, and a caret line under it."""
     lines = statement.splitlines() or [""]
     line = min(max(line, 1), len(lines))
-    shown = lines[max(0, line - 1 - CONTEXT_LINES):line]
+    shown = lines[max(0, line - 1 - CONTEXT_LINES) : line]
     caret = " " * (column - 1) + "^" * max(length, 1)
     return "\n".join(f"  {text}" for text in [*shown, caret]).rstrip(" ")

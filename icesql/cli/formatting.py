@@ -97,7 +97,9 @@ def _escape_cell(text: str) -> str:
     return text.replace("\t", "\\t").replace("\r", "\\r")
 
 
-def _grid(columns: list[str], rows: Rows, fmt: Format) -> tuple[list[list[str]], list[int], list[bool]]:
+def _grid(
+    columns: list[str], rows: Rows, fmt: Format
+) -> tuple[list[list[str]], list[int], list[bool]]:
     """Each row as its printed lines (a cell with line breaks, like an EXPLAIN plan, spans
     several), the column widths and which columns are numeric."""
     null = fmt.null_text()
@@ -163,7 +165,9 @@ def _line(columns: list[str], rows: Rows, fmt: Format) -> str:
     width = max((len(c) for c in columns), default=0)
     blocks = []
     for row in rows:
-        blocks.append("\n".join(f"{c.rjust(width)} = {cell_text(v, null)}" for c, v in zip(columns, row)))
+        blocks.append(
+            "\n".join(f"{c.rjust(width)} = {cell_text(v, null)}" for c, v in zip(columns, row))
+        )
     return "\n\n".join(blocks)
 
 
@@ -174,7 +178,8 @@ def _html(columns: list[str], rows: Rows, fmt: Format) -> str:
         lines.append("<tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in columns) + "</tr>")
     for row in rows:
         tds = "".join(
-            f'<td align="right">{html.escape(cell_text(v, null))}</td>' if is_numeric(v)
+            f'<td align="right">{html.escape(cell_text(v, null))}</td>'
+            if is_numeric(v)
             else f"<td>{html.escape(cell_text(v, null))}</td>"
             for v in row
         )

@@ -226,7 +226,7 @@ def _refs(shell: Shell, args: str) -> bool:
 
 def _files(shell: Shell, args: str) -> bool:
     name = _table_name(args)
-    where = args[len(args.split()[0]):].strip()
+    where = args[len(args.split()[0]) :].strip()
     condition = f" WHERE {where}" if where else ""
     return shell.run_sql(
         "SELECT content, file_path, file_format, spec_id, partition, record_count,"
@@ -249,8 +249,11 @@ COMMANDS: dict[str, tuple[str, Command, str]] = {
     ".headers": ("on|off", _headers, "show column names"),
     ".nullvalue": ("[TEXT]", _nullvalue, "text shown for NULL (no argument: the mode's own)"),
     ".maxrows": ("N", _maxrows, "rows shown in table modes (0: all)"),
-    ".width": ("[N1 N2 ...]", _width,
-               "minimum column widths (negative: right-aligned; none: reset)"),
+    ".width": (
+        "[N1 N2 ...]",
+        _width,
+        "minimum column widths (negative: right-aligned; none: reset)",
+    ),
     ".timer": ("on|off", _timer, "print the run time of each statement"),
     ".output": ("[FILE]", _output, "send results to FILE (no argument: back to stdout)"),
     ".once": ("FILE", _once, "send the next result to FILE"),

@@ -87,7 +87,7 @@ def page(text: str, pager: str) -> bool:
 
 
 def _open(path: str) -> TextIO:
-    return open(os.path.expanduser(path), "w", encoding="utf-8")  # noqa: SIM115 - kept open
+    return open(os.path.expanduser(path), "w", encoding="utf-8")
 
 
 def isatty(stream: TextIO) -> bool:

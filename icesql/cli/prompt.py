@@ -30,7 +30,9 @@ HISTORY_ENV = "ICESQL_HISTORY"
 PROMPT = "icesql> "
 CONTINUATION = "   ...> "
 # statements after which the names completion offers may have changed
-_CHANGES_NAMES = re.compile(r"\b(CREATE|DROP|ALTER|USE|RENAME)\b|^\s*\.open", re.IGNORECASE | re.MULTILINE)
+_CHANGES_NAMES = re.compile(
+    r"\b(CREATE|DROP|ALTER|USE|RENAME)\b|^\s*\.open", re.IGNORECASE | re.MULTILINE
+)
 
 
 def history_path() -> str:
@@ -85,7 +87,7 @@ def _connection(opening: Opening) -> Connection | None:
     """For completion: a Tab pressed while the engine still loads waits for it."""
     try:
         return opening.result()
-    except Exception:  # noqa: BLE001 - reported when the first statement runs
+    except Exception:
         return None
 
 
@@ -95,8 +97,10 @@ def interact(opening: Opening, make_shell: Callable[[Connection], Shell]) -> int
     shell: Shell | None = None
     names = Names(lambda: _connection(opening))
     prompt = session(names)
-    print(f"icesql {__version__}: Spark SQL over Iceberg. End statements with ';'."
-          " .help lists the commands, Ctrl-D quits.")
+    print(
+        f"icesql {__version__}: Spark SQL over Iceberg. End statements with ';'."
+        " .help lists the commands, Ctrl-D quits."
+    )
     while shell is None or not shell.quitting:
         try:
             text = prompt.prompt()

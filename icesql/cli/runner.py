@@ -115,7 +115,7 @@ class Shell:
         def target() -> None:
             try:
                 work()
-            except BaseException as e:  # noqa: BLE001 - reported by the main thread
+            except BaseException as e:
                 failure.append(e)
             finally:
                 finished.set()

@@ -212,7 +212,9 @@ def _bind_set(pred: UnboundPredicate, ref: BoundReference) -> BooleanExpression:
 
 def _set_predicate(op: Operation, ref: BoundReference, values: set[Any]) -> BooleanExpression:
     if not values:
-        return ALWAYS_FALSE if op is Operation.IN else _bind_unary(Operation.NOT_NULL, ref, ref.field)
+        return (
+            ALWAYS_FALSE if op is Operation.IN else _bind_unary(Operation.NOT_NULL, ref, ref.field)
+        )
     if len(values) == 1:
         single = Operation.EQ if op is Operation.IN else Operation.NOT_EQ
         return BoundPredicate(single, ref, next(iter(values)))

@@ -40,6 +40,7 @@ __all__ = ["decode_bound", "decode_bounds"]
 
 _UNORDERED = (UUIDType, VariantType, GeometryType, GeographyType)
 
+
 def decode_bound(t: IcebergType, data: bytes | None, promoted: bool = True) -> Any:
     """The bound ``data`` of a column of type ``t``, or None when unknown or unusable (module
     docstring); without ``promoted``, a bound written under an earlier type is unknown too."""
@@ -51,7 +52,7 @@ def decode_bound(t: IcebergType, data: bytes | None, promoted: bool = True) -> A
             return None
     try:
         value = from_bytes(t, data)
-    except Exception:  # noqa: BLE001 - an undecodable bound only costs pruning
+    except Exception:
         return None
     if isinstance(value, float) and value != value:
         return None

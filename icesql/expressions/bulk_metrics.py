@@ -49,16 +49,30 @@ __all__ = ["MISSING", "MetricColumns", "bulk_inclusive_metrics", "bulk_supported
 
 # a count the file does not carry; ``icesql.metadata.manifest_columns.MISSING`` is the same
 MISSING = np.iinfo(np.int64).min
-_INT_TYPES = (IntegerType, LongType, DateType, TimeType, TimestampType, TimestamptzType,
-              TimestampNanoType, TimestamptzNanoType)
+_INT_TYPES = (
+    IntegerType,
+    LongType,
+    DateType,
+    TimeType,
+    TimestampType,
+    TimestamptzType,
+    TimestampNanoType,
+    TimestamptzNanoType,
+)
 _FLOAT_TYPES = (FloatType, DoubleType)
 # the Appendix D form of each fixed-width type, read as a whole column when every bound has
 # the type's own width (a bound of another width was written before a promotion)
 _FIXED: dict[type, tuple[int, str]] = {
-    IntegerType: (4, "<i4"), DateType: (4, "<i4"), FloatType: (4, "<f4"),
-    LongType: (8, "<i8"), TimeType: (8, "<i8"), TimestampType: (8, "<i8"),
-    TimestamptzType: (8, "<i8"), TimestampNanoType: (8, "<i8"),
-    TimestamptzNanoType: (8, "<i8"), DoubleType: (8, "<f8"),
+    IntegerType: (4, "<i4"),
+    DateType: (4, "<i4"),
+    FloatType: (4, "<f4"),
+    LongType: (8, "<i8"),
+    TimeType: (8, "<i8"),
+    TimestampType: (8, "<i8"),
+    TimestamptzType: (8, "<i8"),
+    TimestampNanoType: (8, "<i8"),
+    TimestamptzNanoType: (8, "<i8"),
+    DoubleType: (8, "<f8"),
 }
 _INT64 = (-(2**63), 2**63 - 1)
 
@@ -82,8 +96,9 @@ def bulk_supported(expr: BooleanExpression) -> bool:
         return True
     if isinstance(expr, And | Or):
         return bulk_supported(expr.left) and bulk_supported(expr.right)
-    return isinstance(expr, BoundPredicate) and type(expr.term) is BoundReference \
-        and expr.op in _RULES
+    return (
+        isinstance(expr, BoundPredicate) and type(expr.term) is BoundReference and expr.op in _RULES
+    )
 
 
 def bulk_inclusive_metrics(bound: BooleanExpression, columns: MetricColumns) -> np.ndarray:
@@ -209,9 +224,7 @@ def _decode(t: Any, raw: list[bytes | None], n: int) -> tuple[_Bounds, np.ndarra
     try:
         if isinstance(t, _INT_TYPES) and all(type(v) is int for v in values if v is not None):
             array = np.array([0 if v is None else v for v in values], np.int64)
-        elif isinstance(t, _FLOAT_TYPES) and all(
-            type(v) is float for v in values if v is not None
-        ):
+        elif isinstance(t, _FLOAT_TYPES) and all(type(v) is float for v in values if v is not None):
             array = np.array([0.0 if v is None else v for v in values], np.float64)
     except OverflowError:
         array = None
@@ -236,18 +249,26 @@ def _numeric_literal(values: np.ndarray, literal: Any) -> bool:
         return False
     if values.dtype == np.int64:
         return isinstance(literal, int) and _INT64[0] <= literal <= _INT64[1]
-    return isinstance(literal, float | int) and not isinstance(literal, bool) and (
-        not isinstance(literal, int) or abs(literal) < 2**53
+    return (
+        isinstance(literal, float | int)
+        and not isinstance(literal, bool)
+        and (not isinstance(literal, int) or abs(literal) < 2**53)
     )
 
 
 _NUMPY_OPS = {
-    "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+    "<": np.less,
+    "<=": np.less_equal,
+    ">": np.greater,
+    ">=": np.greater_equal,
     "==": np.equal,
 }
 _PY_OPS = {
-    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+    "==": lambda a, b: a == b,
 }
 
 

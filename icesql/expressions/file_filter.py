@@ -138,7 +138,7 @@ class FileFilter:
                     bind(spec.partition_type(self.schema), projected, case_sensitive=True),
                     residual_evaluator(self.schema, spec, self.bound),
                 )
-            except Exception as e:  # noqa: BLE001 - a spec we cannot project only costs pruning
+            except Exception as e:
                 log.debug("no partition pruning for spec %s: %s", spec_id, e)
         self._by_spec[spec_id] = built
         return built
@@ -157,8 +157,11 @@ class FileFilter:
             return FileVerdict.PARTITION_CANNOT_MATCH
         # an equality delete's other columns are not the deleted rows' values: only data
         # and position delete files are judged by metrics (iceberg#4311)
-        if file.content != EQUALITY_DELETES and self._metrics is not None \
-                and not self._metrics(file):
+        if (
+            file.content != EQUALITY_DELETES
+            and self._metrics is not None
+            and not self._metrics(file)
+        ):
             return FileVerdict.METRICS_CANNOT_MATCH
         return FileVerdict.MAY_MATCH
 
@@ -167,9 +170,7 @@ class FileFilter:
         """Whether ``may_match_all`` judges files for this filter (``bulk_metrics``)."""
         return self.filtering and bulk_supported(self.bound)
 
-    def may_match_all(
-        self, spec_id: int, columns: BulkColumns
-    ) -> tuple[np.ndarray, np.ndarray]:
+    def may_match_all(self, spec_id: int, columns: BulkColumns) -> tuple[np.ndarray, np.ndarray]:
         """``may_match`` for every file of ``columns`` (one manifest's entries) at once, as
         two boolean arrays: where the partition may match, and where the metrics may too
         (a ``METRICS_CANNOT_MATCH`` verdict is ``partition & ~metrics``). The partition
@@ -198,7 +199,7 @@ class FileFilter:
             try:
                 fields = spec.partition_type(self.schema).fields if spec is not None else ()
                 found = any(isinstance(f.type, FloatType | DoubleType) for f in fields)
-            except Exception:  # noqa: BLE001 - judged tuple by tuple then
+            except Exception:
                 found = True
             self._floats[spec_id] = found
         return found
@@ -212,7 +213,7 @@ class FileFilter:
             return self.bound
         try:
             return built.residual(partition)
-        except Exception:  # noqa: BLE001 - a tuple that does not fit its spec keeps it all
+        except Exception:
             return self.bound
 
     def rows_match(self, spec_id: int, file: DataFile) -> RowsMatch:
@@ -231,7 +232,9 @@ class FileFilter:
         key = (spec_id, partition)
         found = self._by_partition.get(key)
         if found is None:
-            found = self._by_partition[key] = _PartitionEvaluators(self.residual(spec_id, partition))
+            found = self._by_partition[key] = _PartitionEvaluators(
+                self.residual(spec_id, partition)
+            )
         return found
 
 
@@ -256,5 +259,5 @@ def _partition_codes(columns: BulkColumns) -> tuple[list[tuple[Any, ...]], np.nd
 def _partition_may_match(partition_filter: BooleanExpression, partition: Sequence[Any]) -> bool:
     try:
         return evaluate_bound(partition_filter, partition)
-    except Exception:  # noqa: BLE001 - a tuple that does not fit its spec is read, not judged
+    except Exception:
         return True

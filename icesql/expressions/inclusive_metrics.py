@@ -198,7 +198,11 @@ class _InclusiveVisitor(BoundPredicateVisitor[bool]):
         if self.m.nulls_only(term.field_id):
             return ROWS_CANNOT_MATCH
         lower, upper = self.m.lower(term), self.m.upper(term)
-        if lower is not None and upper is not None and lower.startswith(literal) \
-                and upper.startswith(literal):
+        if (
+            lower is not None
+            and upper is not None
+            and lower.startswith(literal)
+            and upper.startswith(literal)
+        ):
             return ROWS_CANNOT_MATCH  # every value between the bounds has the prefix
         return ROWS_MIGHT_MATCH  # some value may lack the prefix

@@ -271,12 +271,16 @@ def _time(value: Any, t: IcebergType) -> tuple[int, str]:
     if isinstance(value, int) and not isinstance(value, bool):
         return value, EXACT
     if isinstance(value, dt.time) and value.tzinfo is None:
-        return ((value.hour * 60 + value.minute) * 60 + value.second) * 10**6 + value.microsecond, EXACT
+        return (
+            (value.hour * 60 + value.minute) * 60 + value.second
+        ) * 10**6 + value.microsecond, EXACT
     if isinstance(value, str) and (m := _TIME.fullmatch(value)):
         h, mi, s, frac = m.groups()
         if int(h) > 23 or int(mi) > 59 or int(s or 0) > 59:
             raise _fail(value, t)
-        return ((int(h) * 60 + int(mi)) * 60 + int(s or 0)) * 10**6 + int((frac or "").ljust(6, "0")), EXACT
+        return ((int(h) * 60 + int(mi)) * 60 + int(s or 0)) * 10**6 + int(
+            (frac or "").ljust(6, "0")
+        ), EXACT
     raise _fail(value, t)
 
 
@@ -345,19 +349,23 @@ def _converter(convert: Any) -> Any:
     return lambda t, value: convert(value, t)
 
 
-_CONVERTERS: PerPrimitiveType[Any] = PerPrimitiveType("literal conversion", {
-    cls: _converter(convert) for cls, convert in {
-        BooleanType: _boolean,
-        (IntegerType, LongType): _integral,
-        (FloatType, DoubleType): _double,
-        DecimalType: _decimal,
-        DateType: _date,
-        TimeType: _time,
-        (TimestampType, TimestamptzType): _timestamp,
-        (TimestampNanoType, TimestamptzNanoType): _nanos,
-        StringType: _string,
-        UUIDType: _uuid,
-        (FixedType, BinaryType): _binary,
-        (UnknownType, VariantType, GeometryType, GeographyType): _not_pushed,
-    }.items()
-})
+_CONVERTERS: PerPrimitiveType[Any] = PerPrimitiveType(
+    "literal conversion",
+    {
+        cls: _converter(convert)
+        for cls, convert in {
+            BooleanType: _boolean,
+            (IntegerType, LongType): _integral,
+            (FloatType, DoubleType): _double,
+            DecimalType: _decimal,
+            DateType: _date,
+            TimeType: _time,
+            (TimestampType, TimestamptzType): _timestamp,
+            (TimestampNanoType, TimestamptzNanoType): _nanos,
+            StringType: _string,
+            UUIDType: _uuid,
+            (FixedType, BinaryType): _binary,
+            (UnknownType, VariantType, GeometryType, GeographyType): _not_pushed,
+        }.items()
+    },
+)

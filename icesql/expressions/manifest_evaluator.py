@@ -76,8 +76,11 @@ class _ManifestVisitor(BoundPredicateVisitor[bool]):
     def _all_null_or_nan(self, term: BoundReference) -> bool:
         s = self._summary(term)
         # spec: the lower bound is null only when all values are null or NaN
-        return s is not None and s.lower_bound is None and s.upper_bound is None and (
-            s.contains_null or bool(s.contains_nan)
+        return (
+            s is not None
+            and s.lower_bound is None
+            and s.upper_bound is None
+            and (s.contains_null or bool(s.contains_nan))
         )
 
     def _may_contain_nan(self, term: BoundReference) -> bool:
@@ -104,8 +107,11 @@ class _ManifestVisitor(BoundPredicateVisitor[bool]):
 
     def visit_not_null(self, term: BoundReference) -> bool:
         s = self._summary(term)
-        if s is not None and s.contains_null and s.lower_bound is None and not (
-            _is_float(term) and s.contains_nan is not False
+        if (
+            s is not None
+            and s.contains_null
+            and s.lower_bound is None
+            and not (_is_float(term) and s.contains_nan is not False)
         ):
             return ROWS_CANNOT_MATCH
         return ROWS_MIGHT_MATCH  # some value may be non-null
@@ -167,8 +173,13 @@ class _ManifestVisitor(BoundPredicateVisitor[bool]):
 
     def visit_not_eq(self, term: BoundReference, literal: Any) -> bool:
         s = self._summary(term)
-        if s is not None and s.lower_bound is None and s.upper_bound is None and s.contains_null \
-                and not self._may_contain_nan(term):
+        if (
+            s is not None
+            and s.lower_bound is None
+            and s.upper_bound is None
+            and s.contains_null
+            and not self._may_contain_nan(term)
+        ):
             return ROWS_CANNOT_MATCH  # every value is null
         return ROWS_MIGHT_MATCH  # bounds cannot show that every value equals the literal
 

@@ -60,9 +60,7 @@ def strict_projection(
     return lambda expr: visit(bind(schema, expr, case_sensitive), _Projector(spec, True))
 
 
-def project_predicate(
-    spec: PartitionSpec, pred: BoundPredicate, strict: bool
-) -> BooleanExpression:
+def project_predicate(spec: PartitionSpec, pred: BoundPredicate, strict: bool) -> BooleanExpression:
     """One bound predicate through every partition field on its column: the AND of the
     inclusive projections (``true`` if none), or the OR of the strict ones (``false``)."""
     parts = []

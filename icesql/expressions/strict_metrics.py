@@ -170,8 +170,12 @@ class _StrictVisitor(BoundPredicateVisitor[bool]):
         if not self.m.has_no_nulls(term.field_id):
             return ROWS_MIGHT_NOT_MATCH  # a null does not match
         lower, upper = self.m.lower(term), self.m.upper(term)
-        if lower is not None and upper is not None and lower.startswith(literal) \
-                and upper.startswith(literal):
+        if (
+            lower is not None
+            and upper is not None
+            and lower.startswith(literal)
+            and upper.startswith(literal)
+        ):
             return ROWS_MUST_MATCH  # every value between the bounds has the prefix
         return ROWS_MIGHT_NOT_MATCH  # some value may lack the prefix
 

@@ -187,9 +187,7 @@ def _time(transform: Transform, name: str, pred: BoundPredicate) -> BooleanExpre
 @strict_project.register(Month)
 @strict_project.register(Day)
 @strict_project.register(Hour)
-def _time_strict(
-    transform: Transform, name: str, pred: BoundPredicate
-) -> BooleanExpression | None:
+def _time_strict(transform: Transform, name: str, pred: BoundPredicate) -> BooleanExpression | None:
     """``ts < v`` holds for ordinals ``< f(v)``, ``ts <= v`` for ``< f(v + 1 unit)``,
     ``ts != v`` for ``!= f(v)``, NOT IN for the ordinals outside the set; narrowed for
     pre-1970 values of old writers (``_fix_strict_time``)."""
@@ -291,7 +289,9 @@ def _truncate_array(name: str, pred: BoundPredicate, apply: Apply) -> UnboundPre
     return None  # !=: the prefix is shared by values on both sides
 
 
-def _truncate_array_strict(name: str, pred: BoundPredicate, apply: Apply) -> UnboundPredicate | None:
+def _truncate_array_strict(
+    name: str, pred: BoundPredicate, apply: Apply
+) -> UnboundPredicate | None:
     """Strict projection through a prefix: a prefix strictly below ``apply(v)`` means the
     whole value is below ``v``."""
     v = pred.literal
@@ -333,7 +333,9 @@ def _fix_inclusive_time(projected: UnboundPredicate | None) -> BooleanExpression
     if op in (Operation.LT, Operation.LT_EQ) and projected.literal < 0:
         return predicate(op, projected.term.name, projected.literal + 1)
     if op is Operation.EQ and projected.literal < 0:
-        return predicate(Operation.IN, projected.term.name, {projected.literal, projected.literal + 1})
+        return predicate(
+            Operation.IN, projected.term.name, {projected.literal, projected.literal + 1}
+        )
     if op is Operation.IN and any(v < 0 for v in projected.literals):
         values = set(projected.literals) | {v + 1 for v in projected.literals if v < 0}
         return predicate(Operation.IN, projected.term.name, values)

@@ -215,10 +215,19 @@ def _literal_text(value: Any, t: IcebergType | None) -> str:
     """A literal as SQL-ish text: temporal convention values shown as ISO text."""
     from icesql.spec import types as T
 
-    if t is not None and isinstance(
-        t, T.DateType | T.TimeType | T.TimestampType | T.TimestamptzType | T.TimestampNanoType
-        | T.TimestamptzNanoType
-    ) and isinstance(value, int):
+    if (
+        t is not None
+        and isinstance(
+            t,
+            T.DateType
+            | T.TimeType
+            | T.TimestampType
+            | T.TimestamptzType
+            | T.TimestampNanoType
+            | T.TimestamptzNanoType,
+        )
+        and isinstance(value, int)
+    ):
         from icesql.spec.values import human_string
 
         return f"'{human_string(t, value)}'"

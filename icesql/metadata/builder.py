@@ -250,7 +250,9 @@ class MetadataBuilder:
         """Drop unused schemas; the current one cannot go (Java refuses it too)."""
         ids = set(schema_ids)
         if self._view().current_schema_id in ids:
-            raise InternalError(f"cannot remove the current schema {self._view().current_schema_id}")
+            raise InternalError(
+                f"cannot remove the current schema {self._view().current_schema_id}"
+            )
         if "schemas" in self.raw:
             self.raw["schemas"] = [s for s in self.raw["schemas"] if s["schema-id"] not in ids]
         return self

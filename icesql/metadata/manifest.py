@@ -98,9 +98,7 @@ def open_manifest(io: FileIO, manifest: ManifestFile, metrics: bool = True) -> M
 class ManifestReader:
     """The header of one manifest and an iterator over its entries."""
 
-    def __init__(
-        self, manifest: ManifestFile, data: bytes, metrics: bool = True, avro: Any = None
-    ):
+    def __init__(self, manifest: ManifestFile, data: bytes, metrics: bool = True, avro: Any = None):
         """``avro`` is the container already opened (``read_avro_blocks``), if it was."""
         self.manifest = manifest
         self.path = manifest.manifest_path
@@ -215,8 +213,12 @@ def _data_file(
 
 
 _METRIC_KEYS = (
-    "column_sizes", "value_counts", "null_value_counts", "nan_value_counts",
-    "lower_bounds", "upper_bounds",
+    "column_sizes",
+    "value_counts",
+    "null_value_counts",
+    "nan_value_counts",
+    "lower_bounds",
+    "upper_bounds",
 )
 _METRIC_SET = frozenset(_METRIC_KEYS)
 _NO_METRICS = (None,) * len(_METRIC_KEYS)

@@ -87,11 +87,14 @@ class ManifestColumns:
         self._items: dict[str, Any] = {}
 
     @classmethod
-    def from_entries(cls, manifest: ManifestFile, entries: Sequence[ManifestEntry]) -> ManifestColumns:
+    def from_entries(
+        cls, manifest: ManifestFile, entries: Sequence[ManifestEntry]
+    ) -> ManifestColumns:
         """Columns over entries already decoded (the fallback)."""
         spec_id = entries[0].data_file.spec_id if entries else manifest.partition_spec_id
-        cols = cls(manifest, spec_id if spec_id is not None else manifest.partition_spec_id,
-                   len(entries))
+        cols = cls(
+            manifest, spec_id if spec_id is not None else manifest.partition_spec_id, len(entries)
+        )
         cols._entries = tuple(entries)
         cols.partitions = [e.data_file.partition for e in entries]
         cols.record_counts = np.array([e.data_file.record_count for e in entries], np.int64)
@@ -143,7 +146,7 @@ class ManifestColumns:
                     key_metadata = len(partitions) - 1
         except CorruptFileError:
             raise
-        except Exception as e:  # noqa: BLE001 - any decoding failure is a damaged file
+        except Exception as e:
             raise CorruptFileError(reader.path, f"bad manifest entry: {e!r}") from None
         cols = cls(reader.manifest, reader.spec_id, len(partitions))
         cols.partitions = partitions

@@ -52,6 +52,7 @@ DEFAULT_BLOCK_SIZE = 64 * 1024 * 1024  # v1 block_size_in_bytes, always written 
 # (field id, name in the partition record, Iceberg result type)
 PartitionField = tuple[int, str, IcebergType]
 
+
 def _simple(avro: Any) -> Any:
     return lambda t, named: dict(avro) if isinstance(avro, dict) else avro
 
@@ -69,36 +70,43 @@ def _not_in_manifest(t: IcebergType, named: set[str]) -> Any:
     raise NotSupportedError(f"partition values of type {t} cannot be written to a manifest")
 
 
-_AVRO_TYPES: PerPrimitiveType[Any] = PerPrimitiveType("Avro partition type", {
-    BooleanType: _simple("boolean"),
-    IntegerType: _simple("int"),
-    LongType: _simple("long"),
-    FloatType: _simple("float"),
-    DoubleType: _simple("double"),
-    StringType: _simple("string"),
-    BinaryType: _simple("bytes"),
-    DateType: _simple({"type": "int", "logicalType": "date"}),
-    TimeType: _simple({"type": "long", "logicalType": "time-micros"}),
-    TimestampType: _simple(
-        {"type": "long", "logicalType": "timestamp-micros", "adjust-to-utc": False}
-    ),
-    TimestamptzType: _simple(
-        {"type": "long", "logicalType": "timestamp-micros", "adjust-to-utc": True}
-    ),
-    TimestampNanoType: _simple(
-        {"type": "long", "logicalType": "timestamp-nanos", "adjust-to-utc": False}
-    ),
-    TimestamptzNanoType: _simple(
-        {"type": "long", "logicalType": "timestamp-nanos", "adjust-to-utc": True}
-    ),
-    DecimalType: lambda t, named: _fixed(
-        f"decimal_{t.precision}_{t.scale}", named, size=decimal_required_bytes(t.precision),
-        logicalType="decimal", precision=t.precision, scale=t.scale,
-    ),
-    UUIDType: lambda t, named: _fixed("uuid_fixed", named, size=16, logicalType="uuid"),
-    FixedType: lambda t, named: _fixed(f"fixed_{t.length}", named, size=t.length),
-    (UnknownType, VariantType, GeometryType, GeographyType): _not_in_manifest,
-})
+_AVRO_TYPES: PerPrimitiveType[Any] = PerPrimitiveType(
+    "Avro partition type",
+    {
+        BooleanType: _simple("boolean"),
+        IntegerType: _simple("int"),
+        LongType: _simple("long"),
+        FloatType: _simple("float"),
+        DoubleType: _simple("double"),
+        StringType: _simple("string"),
+        BinaryType: _simple("bytes"),
+        DateType: _simple({"type": "int", "logicalType": "date"}),
+        TimeType: _simple({"type": "long", "logicalType": "time-micros"}),
+        TimestampType: _simple(
+            {"type": "long", "logicalType": "timestamp-micros", "adjust-to-utc": False}
+        ),
+        TimestamptzType: _simple(
+            {"type": "long", "logicalType": "timestamp-micros", "adjust-to-utc": True}
+        ),
+        TimestampNanoType: _simple(
+            {"type": "long", "logicalType": "timestamp-nanos", "adjust-to-utc": False}
+        ),
+        TimestamptzNanoType: _simple(
+            {"type": "long", "logicalType": "timestamp-nanos", "adjust-to-utc": True}
+        ),
+        DecimalType: lambda t, named: _fixed(
+            f"decimal_{t.precision}_{t.scale}",
+            named,
+            size=decimal_required_bytes(t.precision),
+            logicalType="decimal",
+            precision=t.precision,
+            scale=t.scale,
+        ),
+        UUIDType: lambda t, named: _fixed("uuid_fixed", named, size=16, logicalType="uuid"),
+        FixedType: lambda t, named: _fixed(f"fixed_{t.length}", named, size=t.length),
+        (UnknownType, VariantType, GeometryType, GeographyType): _not_in_manifest,
+    },
+)
 
 
 def decimal_required_bytes(precision: int) -> int:

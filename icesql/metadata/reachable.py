@@ -50,11 +50,11 @@ _CONTENT_KINDS = {
 def same_file(path: str) -> str:
     """The comparison key of a location (module docstring)."""
     if path.startswith("file:"):
-        rest = path[len("file:"):]
+        rest = path[len("file:") :]
         return rest[2:] if rest.startswith("///") else rest
     for scheme in ("s3a://", "s3n://"):
         if path.startswith(scheme):
-            return "s3://" + path[len(scheme):]
+            return "s3://" + path[len(scheme) :]
     return path
 
 

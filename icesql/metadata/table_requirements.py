@@ -46,6 +46,7 @@ __all__ = [
     "request_str_map",
 ]
 
+
 class InvalidUpdateError(ProgrammingError):
     """An update or requirement that is malformed, unknown, or cannot apply to the table."""
 
@@ -59,7 +60,9 @@ class RequirementFailedError(CommitConflictError):
 # --------------------------------------------------------------------------------------------
 
 
-def request_field(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
+def request_field(
+    obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], what: str
+) -> Any:
     if key not in obj:
         raise InvalidUpdateError(f"{what}: missing required field {key!r}")
     value = obj[key]

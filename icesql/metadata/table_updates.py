@@ -169,7 +169,11 @@ class AddSchemaUpdate(TableUpdate):
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> AddSchemaUpdate:
         schema = request_parsed(Schema.from_json, request_field(obj, "schema", dict, what), what)
-        last = request_int(obj, "last-column-id", what) if obj.get("last-column-id") is not None else None
+        last = (
+            request_int(obj, "last-column-id", what)
+            if obj.get("last-column-id") is not None
+            else None
+        )
         return AddSchemaUpdate(schema, last)
 
     def _body(self) -> dict[str, Any]:
@@ -432,7 +436,9 @@ class SetPartitionStatisticsUpdate(TableUpdate):
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> SetPartitionStatisticsUpdate:
         stats = request_field(obj, "partition-statistics", dict, what)
-        return SetPartitionStatisticsUpdate(request_parsed(PartitionStatisticsFile.from_json, stats, what))
+        return SetPartitionStatisticsUpdate(
+            request_parsed(PartitionStatisticsFile.from_json, stats, what)
+        )
 
     def _body(self) -> dict[str, Any]:
         return {"partition-statistics": self.partition_statistics.to_json()}
@@ -557,7 +563,10 @@ class TableCommit:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.identifier is not None:
-            out["identifier"] = {"namespace": list(self.identifier[:-1]), "name": self.identifier[-1]}
+            out["identifier"] = {
+                "namespace": list(self.identifier[:-1]),
+                "name": self.identifier[-1],
+            }
         out["requirements"] = [r.to_json() for r in self.requirements]
         out["updates"] = [u.to_json() for u in self.updates]
         return out

@@ -47,7 +47,6 @@ __all__ = [
 ]
 
 
-
 def position_keep_mask(deleted: np.ndarray, offset: int, rows: int) -> np.ndarray | None:
     """Keep-mask for the ``rows`` rows starting at file position ``offset``, given sorted
     deleted positions; None when no deleted position falls in that range.
@@ -79,9 +78,7 @@ class EqualityDeletes:
         return tuple(f.field_id for f in self.fields)
 
     @staticmethod
-    def from_tables(
-        fields: Sequence[NestedField], tables: Sequence[pa.Table]
-    ) -> EqualityDeletes:
+    def from_tables(fields: Sequence[NestedField], tables: Sequence[pa.Table]) -> EqualityDeletes:
         """From delete-file tables whose columns are ``fields``, in that order."""
         table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
         if len(fields) == 1:

@@ -102,20 +102,27 @@ def _conform_type(
         return _conform_struct(array, file_type, iceberg_type, target_type, path)
     if isinstance(iceberg_type, ListType):
         offsets, values, mask = _list_parts(array)
-        element = NestedField(iceberg_type.element_id, "element", iceberg_type.element_type,
-                              iceberg_type.element_required)
-        new_values = _conform_type(values, file_type.value_type, element.type,
-                                   target_type.value_type, path)
+        element = NestedField(
+            iceberg_type.element_id,
+            "element",
+            iceberg_type.element_type,
+            iceberg_type.element_required,
+        )
+        new_values = _conform_type(
+            values, file_type.value_type, element.type, target_type.value_type, path
+        )
         return pa.ListArray.from_arrays(offsets, new_values, type=target_type, mask=mask)
     if isinstance(iceberg_type, MapType):
         offsets, _, mask = _list_parts(array)
         start, end = array.offsets[0].as_py(), array.offsets[-1].as_py()
         keys = array.keys.slice(start, end - start)
         items = array.items.slice(start, end - start)
-        new_keys = _conform_type(keys, file_type.key_type, iceberg_type.key_type,
-                                 target_type.key_type, path)
-        new_items = _conform_type(items, file_type.item_type, iceberg_type.value_type,
-                                  target_type.item_type, path)
+        new_keys = _conform_type(
+            keys, file_type.key_type, iceberg_type.key_type, target_type.key_type, path
+        )
+        new_items = _conform_type(
+            items, file_type.item_type, iceberg_type.value_type, target_type.item_type, path
+        )
         return pa.MapArray.from_arrays(offsets, new_keys, new_items, type=target_type, mask=mask)
     if array.type.equals(target_type):
         return array
@@ -132,12 +139,15 @@ def _variant(array: pa.Array, path: str) -> pa.Array:
     if "typed_value" in names:
         raise NotSupportedError(
             f"{path}: a shredded variant column (typed_value) is read only by DuckDB's Parquet"
-            " reader, for local files and queries without metadata columns (_file, _pos ...)")
+            " reader, for local files and queries without metadata columns (_file, _pos ...)"
+        )
     if sorted(names) != ["metadata", "value"] or array.field("value").null_count > array.null_count:
         raise CorruptFileError(path, f"column type {array.type} is not the variant encoding")
     return pa.StructArray.from_arrays(
-        [array.field("metadata"), array.field("value")], fields=list(type_to_arrow(VariantType())),
-        mask=array.is_null())
+        [array.field("metadata"), array.field("value")],
+        fields=list(type_to_arrow(VariantType())),
+        mask=array.is_null(),
+    )
 
 
 def _list_parts(array: pa.Array) -> tuple[pa.Array, pa.Array, pa.Array | None]:
@@ -170,8 +180,7 @@ def _conform_struct(
         index, file_child = found
         child_arrow = target_type.field(target_field.name).type
         children.append(
-            _conform_type(array.field(index), file_child.type, target_field.type,
-                          child_arrow, path)
+            _conform_type(array.field(index), file_child.type, target_field.type, child_arrow, path)
         )
     mask = array.is_null() if array.null_count else None
     return pa.StructArray.from_arrays(children, fields=list(target_type), mask=mask)

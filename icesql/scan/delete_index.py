@@ -146,7 +146,10 @@ class DeleteFileIndex:
 
     def is_empty(self) -> bool:
         return not (
-            self.dvs or self.pos_by_path or self.pos_by_partition or self.eq_by_partition
+            self.dvs
+            or self.pos_by_path
+            or self.pos_by_partition
+            or self.eq_by_partition
             or self.eq_global.files
         )
 
@@ -210,8 +213,10 @@ def attach_deletes(
             task.data_file.partition,
         )
         files = tuple(
-            f for f in files
-            if f.content != EQUALITY_DELETES or equality_metrics.may_delete_from(f, task.data_file, types)
+            f
+            for f in files
+            if f.content != EQUALITY_DELETES
+            or equality_metrics.may_delete_from(f, task.data_file, types)
         )
         used.update((f.file_path, f.content_offset) for f in files)
         out.append(replace(task, delete_files=files) if files else task)

@@ -193,8 +193,11 @@ class DeleteLoader:
             names = {field_id(f): f.name for f in pf.schema_arrow}
             if not any(isinstance(i, int) for i in names):  # no ids: the spec's names
                 present = {f.name for f in pf.schema_arrow}
-                spec_names = {FILE_PATH_FIELD_ID: "file_path", POS_FIELD_ID: "pos",
-                              POSITION_DELETE_ROW_FIELD_ID: "row"}
+                spec_names = {
+                    FILE_PATH_FIELD_ID: "file_path",
+                    POS_FIELD_ID: "pos",
+                    POSITION_DELETE_ROW_FIELD_ID: "row",
+                }
                 names = {i: n for i, n in spec_names.items() if n in present}
             path_col, pos_col = names.get(FILE_PATH_FIELD_ID), names.get(POS_FIELD_ID)
             if path_col is None or pos_col is None:
@@ -217,19 +220,20 @@ class DeleteLoader:
         self._count()
         return table.unify_dictionaries() if with_paths else table
 
-    def _other_format_positions(self, delete: DataFile, with_paths: bool,
-                                refuse_rows: bool) -> pa.Table:
+    def _other_format_positions(
+        self, delete: DataFile, with_paths: bool, refuse_rows: bool
+    ) -> pa.Table:
         """The (file_path, pos) columns of an ORC or Avro position delete file (the Parquet
         reader's shortcuts do not apply: these are read through the stream reader);
         ``refuse_rows``: one that also stores the deleted rows is NotSupportedError (for the
         ``row`` column of ``position_deletes``, read from Parquet files only so far)."""
         if refuse_rows:
             fields = open_format_file(self.io, delete.file_path, delete.file_format).schema_arrow
-            if any(field_id(f) == POSITION_DELETE_ROW_FIELD_ID or f.name == "row"
-                   for f in fields):
+            if any(field_id(f) == POSITION_DELETE_ROW_FIELD_ID or f.name == "row" for f in fields):
                 raise NotSupportedError(
                     f"position delete file {delete.file_path} stores the deleted rows"
-                    " (column 'row'), which icesql does not read yet")
+                    " (column 'row'), which icesql does not read yet"
+                )
         wanted = [NestedField(POS_FIELD_ID, "pos", LongType(), True)]
         if with_paths:
             wanted.insert(0, NestedField(FILE_PATH_FIELD_ID, "file_path", StringType(), True))
@@ -245,14 +249,15 @@ class DeleteLoader:
         _require_format(delete, kind)
         ctx = ReadContext(Schema(tuple(fields)), self.io, self.name_mapping)
         try:
-            batches = list(read_data_file(ctx, delete.file_path, delete.record_count,
-                                          file_format=delete.file_format))
+            batches = list(
+                read_data_file(
+                    ctx, delete.file_path, delete.record_count, file_format=delete.file_format
+                )
+            )
         except CorruptFileError:
             raise
         except OperationalError as e:
-            raise OperationalError(
-                f"cannot read {kind} delete file {delete.file_path}: {e}"
-            ) from e
+            raise OperationalError(f"cannot read {kind} delete file {delete.file_path}: {e}") from e
         self._count()
         return pa.Table.from_batches(batches, schema=ctx.arrow_schema)
 

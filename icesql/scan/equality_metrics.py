@@ -65,9 +65,7 @@ _ORDERED = (
 _EXACT = Context(prec=80)  # unscaling a decimal(38, s) bound must not round it
 
 
-def may_delete_from(
-    delete: DataFile, data: DataFile, types: Mapping[int, IcebergType]
-) -> bool:
+def may_delete_from(delete: DataFile, data: DataFile, types: Mapping[int, IcebergType]) -> bool:
     """False only when metrics prove no row of ``data`` equals a key of ``delete``."""
     for field_id in delete.equality_ids or ():
         t = types.get(field_id)
@@ -104,9 +102,7 @@ def may_meet(
     return out
 
 
-def few_values(
-    deletes: Sequence[DataFile], field_id: int, t: IcebergType, most: int
-) -> bool:
+def few_values(deletes: Sequence[DataFile], field_id: int, t: IcebergType, most: int) -> bool:
     """Whether the metrics of ``deletes`` prove that their column ``field_id`` holds at
     most ``most`` distinct values, NULL counted as one (a boolean column always does): the
     span of an integer-like column's bounds over all the files. False where any file lacks

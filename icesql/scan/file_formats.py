@@ -50,8 +50,10 @@ def open_format_file(io: FileIO, path: str, file_format: str) -> OrcDataFile | A
         return OrcDataFile.open(io, path)
     if fmt == "AVRO":
         return AvroDataFile.open(io, path)
-    raise NotSupportedError(f"data file {path} has file format {file_format}, which icesql"
-                            " does not read (Parquet, ORC and Avro are)")
+    raise NotSupportedError(
+        f"data file {path} has file format {file_format}, which icesql"
+        " does not read (Parquet, ORC and Avro are)"
+    )
 
 
 def _source(io: FileIO, path: str) -> Any:
@@ -109,11 +111,11 @@ class OrcDataFile:
             if "out of range" in str(e):  # pyarrow decodes ORC timestamps in nanoseconds
                 raise NotSupportedError(
                     f"ORC data file {self.path}: {e}; pyarrow's ORC reader holds timestamps in"
-                    " nanoseconds, so years outside 1677-2262 cannot be read") from None
+                    " nanoseconds, so years outside 1677-2262 cannot be read"
+                ) from None
             raise CorruptFileError(self.path, f"read as ORC: {e}") from None
         except (pa.ArrowNotImplementedError, OSError) as e:
             raise CorruptFileError(self.path, f"read as ORC: {e}") from None
-
 
     def _check_wrapped(self, stripe: pa.RecordBatch) -> None:
         """pyarrow's ORC reader holds timestamps as int64 nanoseconds since 1970; pyarrow 26
@@ -132,7 +134,8 @@ class OrcDataFile:
                 raise NotSupportedError(
                     f"ORC data file {self.path}: column {name!r} holds a timestamp outside"
                     " 1677-2262, which pyarrow's ORC reader (nanoseconds since 1970) cannot"
-                    " represent")
+                    " represent"
+                )
 
 
 def _iceberg_micros(f: pa.Field) -> bool:
@@ -157,8 +160,16 @@ def _orc_field(f: pa.Field) -> pa.Field:
 
 # --- Avro --------------------------------------------------------------------------------------
 
-_RAW_LOGICAL = {"date", "time-micros", "time-millis", "timestamp-micros", "timestamp-millis",
-                "timestamp-nanos", "local-timestamp-micros", "uuid"}
+_RAW_LOGICAL = {
+    "date",
+    "time-micros",
+    "time-millis",
+    "timestamp-micros",
+    "timestamp-millis",
+    "timestamp-nanos",
+    "local-timestamp-micros",
+    "uuid",
+}
 
 
 class AvroDataFile:
@@ -199,8 +210,11 @@ class AvroDataFile:
     ) -> Iterator[pa.RecordBatch]:
         del use_threads
         wanted = set(columns) if columns is not None else None
-        fields = list(self.schema_arrow) if columns is None else [
-            self.schema_arrow.field(n) for n in columns]  # in the caller's order
+        fields = (
+            list(self.schema_arrow)
+            if columns is None
+            else [self.schema_arrow.field(n) for n in columns]
+        )  # in the caller's order
         struct = pa.struct(fields)
         plain = _reader_schema(self._writer_schema, wanted)
         converters = {f.name: _converter(f) for f in fields}
@@ -229,11 +243,12 @@ def _opened(source: Any) -> Any:
         return source()
     if isinstance(source, (bytes, bytearray)):
         return BytesIO(source)
-    return open(source, "rb")  # noqa: SIM115 - closed by the caller
+    return open(source, "rb")
 
 
-def _to_batch(records: list[dict[str, Any]], struct: pa.StructType,
-              converters: dict[str, Any]) -> pa.RecordBatch:
+def _to_batch(
+    records: list[dict[str, Any]], struct: pa.StructType, converters: dict[str, Any]
+) -> pa.RecordBatch:
     arrays = []
     for f in struct:
         values = [r.get(f.name) for r in records]
@@ -252,9 +267,13 @@ def _converter(field: pa.Field) -> Any:
         k, v = _converter(t.key_field), _converter(t.item_field)
 
         def conv_map(value: Any) -> Any:
-            pairs = value.items() if isinstance(value, dict) else (
-                (e["key"], e["value"]) for e in value)
+            pairs = (
+                value.items()
+                if isinstance(value, dict)
+                else ((e["key"], e["value"]) for e in value)
+            )
             return [(_apply(k, a), _apply(v, b)) for a, b in pairs]
+
         return conv_map
     if pa.types.is_list(t):
         e = _converter(t.value_field)
@@ -313,21 +332,32 @@ def _unwrap(t: Any) -> tuple[Any, bool]:
     return t, False
 
 
-def _id_field(name: str, t: Any, fid: Any, named: dict[str, pa.DataType],
-              nullable: bool | None = None) -> pa.Field:
+def _id_field(
+    name: str, t: Any, fid: Any, named: dict[str, pa.DataType], nullable: bool | None = None
+) -> pa.Field:
     inner, opt = _unwrap(t)
     meta = {FIELD_ID_KEY: str(fid).encode()} if fid is not None else None
-    return pa.field(name, _avro_type(inner, named), opt if nullable is None else nullable,
-                    metadata=meta)
+    return pa.field(
+        name, _avro_type(inner, named), opt if nullable is None else nullable, metadata=meta
+    )
 
 
 _PRIMITIVES = {
-    "boolean": pa.bool_(), "int": pa.int32(), "long": pa.int64(), "float": pa.float32(),
-    "double": pa.float64(), "bytes": pa.binary(), "string": pa.string(), "null": pa.null(),
+    "boolean": pa.bool_(),
+    "int": pa.int32(),
+    "long": pa.int64(),
+    "float": pa.float32(),
+    "double": pa.float64(),
+    "bytes": pa.binary(),
+    "string": pa.string(),
+    "null": pa.null(),
 }
 _LOGICAL = {
-    "date": pa.date32(), "time-micros": pa.time64("us"), "time-millis": pa.time32("ms"),
-    "timestamp-millis": pa.timestamp("ms"), "uuid": pa.binary(16),
+    "date": pa.date32(),
+    "time-micros": pa.time64("us"),
+    "time-millis": pa.time32("ms"),
+    "timestamp-millis": pa.timestamp("ms"),
+    "uuid": pa.binary(16),
 }
 
 
@@ -350,18 +380,22 @@ def _avro_type(t: Any, named: dict[str, pa.DataType]) -> pa.DataType:
     elif logical in _LOGICAL:
         result = _LOGICAL[logical]
     elif kind == "record":
-        result = pa.struct([_id_field(c["name"], c["type"], c.get("field-id"), named)
-                            for c in t["fields"]])
+        result = pa.struct(
+            [_id_field(c["name"], c["type"], c.get("field-id"), named) for c in t["fields"]]
+        )
     elif kind == "array" and logical == "map":
         key, value = t["items"]["fields"]
-        result = pa.map_(_id_field("key", key["type"], key.get("field-id"), named, False),
-                         _id_field("value", value["type"], value.get("field-id"), named))
+        result = pa.map_(
+            _id_field("key", key["type"], key.get("field-id"), named, False),
+            _id_field("value", value["type"], value.get("field-id"), named),
+        )
     elif kind == "array":
         result = pa.list_(_id_field("element", t["items"], t.get("element-id"), named))
     elif kind == "map":
-        result = pa.map_(pa.field("key", pa.string(), False,
-                                  metadata=_id_meta(t.get("key-id"))),
-                         _id_field("value", t["values"], t.get("value-id"), named))
+        result = pa.map_(
+            pa.field("key", pa.string(), False, metadata=_id_meta(t.get("key-id"))),
+            _id_field("value", t["values"], t.get("value-id"), named),
+        )
     elif kind == "fixed":
         result = pa.binary(t["size"])
     elif kind == "enum":

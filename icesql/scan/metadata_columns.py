@@ -82,9 +82,7 @@ class MetadataColumns:
     partition_type: StructType | None = None
 
     @staticmethod
-    def for_scan(
-        metadata: TableMetadata, schema: Schema, names: Sequence[str]
-    ) -> MetadataColumns:
+    def for_scan(metadata: TableMetadata, schema: Schema, names: Sequence[str]) -> MetadataColumns:
         """Raises ``NotSupportedError`` for the ones icesql cannot produce yet."""
         names = tuple(dict.fromkeys(n.lower() for n in names))
         for name in names:
@@ -147,7 +145,9 @@ class MetadataColumns:
                 else:
                     seq = data_sequence_number
                     inherited = (
-                        repeat_int(seq, pa.int64(), n) if seq is not None else pa.nulls(n, pa.int64())
+                        repeat_int(seq, pa.int64(), n)
+                        if seq is not None
+                        else pa.nulls(n, pa.int64())
                     )
                 out.append(pc.coalesce(stored_by_name[name], inherited))
                 continue

@@ -52,10 +52,12 @@ def _partition_keys(table: Table, files: list[DataFile], struct: StructType) -> 
     keys = []
     for data_file in files:
         index = positions.get(data_file.spec_id, {})
-        keys.append(tuple(
-            data_file.partition[index[f.field_id]] if f.field_id in index else None
-            for f in struct.fields
-        ))
+        keys.append(
+            tuple(
+                data_file.partition[index[f.field_id]] if f.field_id in index else None
+                for f in struct.fields
+            )
+        )
     return keys
 
 
@@ -119,8 +121,14 @@ class MetadataTables:
     ``readable_metrics`` (a query that neither names that column nor selects ``*``) the column
     is left out: decoding every bound of every file is most of the cost of a files table."""
 
-    def __init__(self, table: Table, snapshot: Snapshot | None, cache: ManifestCache,
-                 time_travel: bool = False, readable_metrics: bool = True):
+    def __init__(
+        self,
+        table: Table,
+        snapshot: Snapshot | None,
+        cache: ManifestCache,
+        time_travel: bool = False,
+        readable_metrics: bool = True,
+    ):
         self.table = table
         self.metadata = table.metadata
         self.snapshot = snapshot
@@ -135,24 +143,31 @@ class MetadataTables:
         if name.startswith("all_") and self.time_travel:
             raise ProgrammingError(
                 f"cannot select a snapshot of {self.table.name}.{name}: it covers every"
-                " snapshot of the table (Spark: Cannot select snapshot in table)")
+                " snapshot of the table (Spark: Cannot select snapshot in table)"
+            )
         return builder()
 
     # -- table-level history ---------------------------------------------------------------
     def _snapshots(self) -> pa.Table:
         snaps = self.metadata.snapshots
-        return pa.table({
-            "committed_at": pa.array([s.timestamp_ms for s in snaps], pa.int64()).cast(TS),
-            "snapshot_id": pa.array([s.snapshot_id for s in snaps], pa.int64()),
-            "parent_id": pa.array([s.parent_snapshot_id for s in snaps], pa.int64()),
-            "operation": pa.array([(s.summary or {}).get("operation") for s in snaps], pa.string()),
-            "manifest_list": pa.array([s.manifest_list for s in snaps], pa.string()),
-            "summary": pa.array(
-                [sorted((k, v) for k, v in (s.summary or {}).items() if k != "operation")
-                 for s in snaps],
-                pa.map_(pa.string(), pa.string()),
-            ),
-        })
+        return pa.table(
+            {
+                "committed_at": pa.array([s.timestamp_ms for s in snaps], pa.int64()).cast(TS),
+                "snapshot_id": pa.array([s.snapshot_id for s in snaps], pa.int64()),
+                "parent_id": pa.array([s.parent_snapshot_id for s in snaps], pa.int64()),
+                "operation": pa.array(
+                    [(s.summary or {}).get("operation") for s in snaps], pa.string()
+                ),
+                "manifest_list": pa.array([s.manifest_list for s in snaps], pa.string()),
+                "summary": pa.array(
+                    [
+                        sorted((k, v) for k, v in (s.summary or {}).items() if k != "operation")
+                        for s in snaps
+                    ],
+                    pa.map_(pa.string(), pa.string()),
+                ),
+            }
+        )
 
     def _history(self) -> pa.Table:
         current = self.metadata.current_snapshot_id
@@ -164,40 +179,56 @@ class MetadataTables:
             (s.parent_snapshot_id if (s := self.metadata.snapshot_by_id(e.snapshot_id)) else None)
             for e in log
         ]
-        return pa.table({
-            "made_current_at": pa.array([e.timestamp_ms for e in log], pa.int64()).cast(TS),
-            "snapshot_id": pa.array([e.snapshot_id for e in log], pa.int64()),
-            "parent_id": pa.array(parents, pa.int64()),
-            "is_current_ancestor": pa.array([e.snapshot_id in ancestors for e in log], pa.bool_()),
-        })
+        return pa.table(
+            {
+                "made_current_at": pa.array([e.timestamp_ms for e in log], pa.int64()).cast(TS),
+                "snapshot_id": pa.array([e.snapshot_id for e in log], pa.int64()),
+                "parent_id": pa.array(parents, pa.int64()),
+                "is_current_ancestor": pa.array(
+                    [e.snapshot_id in ancestors for e in log], pa.bool_()
+                ),
+            }
+        )
 
     def _refs(self) -> pa.Table:
         refs = list(self.metadata.refs.items())
-        return pa.table({
-            "name": pa.array([n for n, _ in refs], pa.string()),
-            "type": pa.array([r.type.upper() for _, r in refs], pa.string()),
-            "snapshot_id": pa.array([r.snapshot_id for _, r in refs], pa.int64()),
-            "max_reference_age_in_ms": pa.array([r.max_ref_age_ms for _, r in refs], pa.int64()),
-            "min_snapshots_to_keep": pa.array(
-                [r.min_snapshots_to_keep for _, r in refs], pa.int32()),
-            "max_snapshot_age_in_ms": pa.array(
-                [r.max_snapshot_age_ms for _, r in refs], pa.int64()),
-        })
+        return pa.table(
+            {
+                "name": pa.array([n for n, _ in refs], pa.string()),
+                "type": pa.array([r.type.upper() for _, r in refs], pa.string()),
+                "snapshot_id": pa.array([r.snapshot_id for _, r in refs], pa.int64()),
+                "max_reference_age_in_ms": pa.array(
+                    [r.max_ref_age_ms for _, r in refs], pa.int64()
+                ),
+                "min_snapshots_to_keep": pa.array(
+                    [r.min_snapshots_to_keep for _, r in refs], pa.int32()
+                ),
+                "max_snapshot_age_in_ms": pa.array(
+                    [r.max_snapshot_age_ms for _, r in refs], pa.int64()
+                ),
+            }
+        )
 
     def _metadata_log_entries(self) -> pa.Table:
         entries = [(e.timestamp_ms, e.metadata_file) for e in self.metadata.metadata_log]
         current_file = self.metadata.path or ""
         entries.append((self.metadata.last_updated_ms, current_file))
         latest = [self._snapshot_at(ts) for ts, _ in entries]
-        return pa.table({
-            "timestamp": pa.array([ts for ts, _ in entries], pa.int64()).cast(TS),
-            "file": pa.array([f for _, f in entries], pa.string()),
-            "latest_snapshot_id": pa.array(
-                [s.snapshot_id if s else None for s in latest], pa.int64()),
-            "latest_schema_id": pa.array([s.schema_id if s else None for s in latest], pa.int32()),
-            "latest_sequence_number": pa.array(
-                [s.sequence_number if s else None for s in latest], pa.int64()),
-        })
+        return pa.table(
+            {
+                "timestamp": pa.array([ts for ts, _ in entries], pa.int64()).cast(TS),
+                "file": pa.array([f for _, f in entries], pa.string()),
+                "latest_snapshot_id": pa.array(
+                    [s.snapshot_id if s else None for s in latest], pa.int64()
+                ),
+                "latest_schema_id": pa.array(
+                    [s.schema_id if s else None for s in latest], pa.int32()
+                ),
+                "latest_sequence_number": pa.array(
+                    [s.sequence_number if s else None for s in latest], pa.int64()
+                ),
+            }
+        )
 
     def _snapshot_at(self, timestamp_ms: int) -> Snapshot | None:
         found = None
@@ -216,32 +247,52 @@ class MetadataTables:
         return self._manifests_table(list(self._manifest_files()))
 
     def _manifests_table(self, ms: list[ManifestFile]) -> pa.Table:
-        summary_type = pa.list_(pa.struct([
-            ("contains_null", pa.bool_()), ("contains_nan", pa.bool_()),
-            ("lower_bound", pa.string()), ("upper_bound", pa.string()),
-        ]))
+        summary_type = pa.list_(
+            pa.struct(
+                [
+                    ("contains_null", pa.bool_()),
+                    ("contains_nan", pa.bool_()),
+                    ("lower_bound", pa.string()),
+                    ("upper_bound", pa.string()),
+                ]
+            )
+        )
 
         def count(m: ManifestFile, attr: str, content: int) -> int:
             return (getattr(m, attr) or 0) if m.content == content else 0
 
-        return pa.table({
-            "content": pa.array([m.content for m in ms], pa.int32()),
-            "path": pa.array([m.manifest_path for m in ms], pa.string()),
-            "length": pa.array([m.manifest_length for m in ms], pa.int64()),
-            "partition_spec_id": pa.array([m.partition_spec_id for m in ms], pa.int32()),
-            "added_snapshot_id": pa.array([m.added_snapshot_id for m in ms], pa.int64()),
-            **{
-                f"{kind}_{what}_files_count": pa.array(
-                    [count(m, f"{kind}_files_count", c) for m in ms], pa.int32())
-                for what, c in (("data", 0), ("delete", 1))
-                for kind in ("added", "existing", "deleted")
-            },
-            "partition_summaries": pa.array([self._summaries(m) for m in ms], summary_type),
-        }).select(["content", "path", "length", "partition_spec_id", "added_snapshot_id",
-                   "added_data_files_count", "existing_data_files_count",
-                   "deleted_data_files_count", "added_delete_files_count",
-                   "existing_delete_files_count", "deleted_delete_files_count",
-                   "partition_summaries"])
+        return pa.table(
+            {
+                "content": pa.array([m.content for m in ms], pa.int32()),
+                "path": pa.array([m.manifest_path for m in ms], pa.string()),
+                "length": pa.array([m.manifest_length for m in ms], pa.int64()),
+                "partition_spec_id": pa.array([m.partition_spec_id for m in ms], pa.int32()),
+                "added_snapshot_id": pa.array([m.added_snapshot_id for m in ms], pa.int64()),
+                **{
+                    f"{kind}_{what}_files_count": pa.array(
+                        [count(m, f"{kind}_files_count", c) for m in ms], pa.int32()
+                    )
+                    for what, c in (("data", 0), ("delete", 1))
+                    for kind in ("added", "existing", "deleted")
+                },
+                "partition_summaries": pa.array([self._summaries(m) for m in ms], summary_type),
+            }
+        ).select(
+            [
+                "content",
+                "path",
+                "length",
+                "partition_spec_id",
+                "added_snapshot_id",
+                "added_data_files_count",
+                "existing_data_files_count",
+                "deleted_data_files_count",
+                "added_delete_files_count",
+                "existing_delete_files_count",
+                "deleted_delete_files_count",
+                "partition_summaries",
+            ]
+        )
 
     def _summaries(self, m: ManifestFile) -> list[dict]:
         spec = self.metadata.spec_by_id(m.partition_spec_id)
@@ -258,12 +309,14 @@ class MetadataTables:
                     return None
                 return pf.transform.to_human_string(source, from_bytes(field.type, raw))
 
-            out.append({
-                "contains_null": summary.contains_null,
-                "contains_nan": summary.contains_nan,
-                "lower_bound": human(summary.lower_bound),
-                "upper_bound": human(summary.upper_bound),
-            })
+            out.append(
+                {
+                    "contains_null": summary.contains_null,
+                    "contains_nan": summary.contains_nan,
+                    "lower_bound": human(summary.lower_bound),
+                    "upper_bound": human(summary.upper_bound),
+                }
+            )
         return out
 
     def _live_entries(self, contents: Iterable[int] | None = None) -> list[ManifestEntry]:
@@ -301,8 +354,7 @@ class MetadataTables:
             "status": pa.array([e.status for e in entries], pa.int32()),
             "snapshot_id": pa.array([e.snapshot_id for e in entries], pa.int64()),
             "sequence_number": pa.array([e.sequence_number for e in entries], pa.int64()),
-            "file_sequence_number": pa.array(
-                [e.file_sequence_number for e in entries], pa.int64()),
+            "file_sequence_number": pa.array([e.file_sequence_number for e in entries], pa.int64()),
             "data_file": data_file,
         }
         if self.readable_metrics:
@@ -314,7 +366,8 @@ class MetadataTables:
         Java's ``ManifestReader.entries()`` gives them: read here, not from the cache of live
         entries that planning keeps."""
         return self._entries_table(
-            [e for m in self._manifest_files() for e in read_manifest(self.table.io, m)])
+            [e for m in self._manifest_files() for e in read_manifest(self.table.io, m)]
+        )
 
     # -- every snapshot: the all_* tables --------------------------------------------------
     def _all_manifest_files(self) -> list[ManifestFile]:
@@ -330,7 +383,8 @@ class MetadataTables:
         manifests appears once per manifest, as in Java's AllFilesTable."""
         wanted = None if contents is None else set(contents)
         files = [
-            e.data_file for m in self._all_manifest_files()
+            e.data_file
+            for m in self._all_manifest_files()
             for e in self.cache.live_entries(self.table.io, m)
             if wanted is None or e.data_file.content in wanted
         ]
@@ -347,26 +401,27 @@ class MetadataTables:
 
     def _all_entries(self) -> pa.Table:
         return self._entries_table(
-            [e for m in self._all_manifest_files() for e in read_manifest(self.table.io, m)])
+            [e for m in self._all_manifest_files() for e in read_manifest(self.table.io, m)]
+        )
 
     def _all_manifests(self) -> pa.Table:
         """Each snapshot's manifests, with the snapshot as ``reference_snapshot_id``."""
         rows: list[tuple[ManifestFile, int]] = [
-            (m, s.snapshot_id) for s in self.metadata.snapshots
+            (m, s.snapshot_id)
+            for s in self.metadata.snapshots
             for m in self.cache.manifests(self.table.io, s)
         ]
         table = self._manifests_table([m for m, _ in rows])
         return table.append_column(
-            "reference_snapshot_id", pa.array([sid for _, sid in rows], pa.int64()))
+            "reference_snapshot_id", pa.array([sid for _, sid in rows], pa.int64())
+        )
 
     # -- partitions and position deletes ---------------------------------------------------
     def _partitions(self) -> pa.Table:
         return partitions_table(self.table, self._live_entries())
 
     def _position_deletes(self) -> pa.Table:
-        return position_deletes_table(
-            self.table, [e.data_file for e in self._live_entries((1,))])
-
+        return position_deletes_table(self.table, [e.data_file for e in self._live_entries((1,))])
 
 
 def partitions_table(table: Table, entries: list[ManifestEntry]) -> pa.Table:
@@ -400,10 +455,15 @@ def partitions_table(table: Table, entries: list[ManifestEntry]) -> pa.Table:
     if struct.fields:
         columns["partition"] = _partition_struct(struct, list(groups))
         columns["spec_id"] = pa.array([g[0] for g in stats], pa.int32())
-    names = [("record_count", pa.int64()), ("file_count", pa.int32()),
-             ("total_data_file_size_in_bytes", pa.int64()),
-             ("position_delete_record_count", pa.int64()), ("position_delete_file_count", pa.int32()),
-             ("equality_delete_record_count", pa.int64()), ("equality_delete_file_count", pa.int32())]
+    names = [
+        ("record_count", pa.int64()),
+        ("file_count", pa.int32()),
+        ("total_data_file_size_in_bytes", pa.int64()),
+        ("position_delete_record_count", pa.int64()),
+        ("position_delete_file_count", pa.int32()),
+        ("equality_delete_record_count", pa.int64()),
+        ("equality_delete_file_count", pa.int32()),
+    ]
     for i, (name, arrow_type) in enumerate(names, start=1):
         columns[name] = pa.array([g[i] for g in stats], arrow_type)
     columns["last_updated_at"] = pa.array([g[8] for g in stats], pa.int64()).cast(TS)
@@ -449,8 +509,10 @@ def position_deletes_table(table: Table, deletes: list[DataFile]) -> pa.Table:
     columns["spec_id"] = pa.array([d.spec_id for d in deletes], pa.int32()).take(take)
     columns["delete_file_path"] = pa.array([d.file_path for d in deletes], pa.string()).take(take)
     if table.metadata.format_version >= 3:
-        columns["content_offset"] = pa.array(
-            [d.content_offset for d in deletes], pa.int64()).take(take)
+        columns["content_offset"] = pa.array([d.content_offset for d in deletes], pa.int64()).take(
+            take
+        )
         columns["content_size_in_bytes"] = pa.array(
-            [d.content_size_in_bytes for d in deletes], pa.int64()).take(take)
+            [d.content_size_in_bytes for d in deletes], pa.int64()
+        ).take(take)
     return pa.table(columns)

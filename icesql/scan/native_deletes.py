@@ -103,7 +103,7 @@ class KeepMask:
         futures = [self._ready[i] for i in range(len(self.files))]
         try:
             chunks = [chunk for future in futures for chunk in future.result()]
-        except Exception:  # noqa: BLE001 - re-raised by the scan (``_batches``)
+        except Exception:
             return
         batches = [pa.RecordBatch.from_arrays([chunk], schema=_SCHEMA) for chunk in chunks]
         self._table = pa.Table.from_batches(batches, schema=_SCHEMA)

@@ -95,28 +95,31 @@ else:  # the delete machinery loads with the first scan whose files have deletes
 
 __all__ = ["NativeRead", "duckdb_type", "split_native"]
 
-_DUCKDB_TYPES: PerPrimitiveType[Any] = PerPrimitiveType("DuckDB type", {
-    BooleanType: "BOOLEAN",
-    IntegerType: "INTEGER",
-    LongType: "BIGINT",
-    FloatType: "FLOAT",
-    DoubleType: "DOUBLE",
-    DecimalType: lambda t: f"DECIMAL({t.precision},{t.scale})",
-    DateType: "DATE",
-    TimeType: "TIME",
-    TimestampType: "TIMESTAMP",
-    TimestamptzType: "TIMESTAMP WITH TIME ZONE",
-    TimestampNanoType: "TIMESTAMP_NS",
-    TimestamptzNanoType: "TIMESTAMPTZ_NS",
-    StringType: "VARCHAR",
-    (UUIDType, FixedType, BinaryType): "BLOB",  # the stream hands uuids over as binary(16)
-    # DuckDB reads the VARIANT group, shredded or not; the stream's arrow.parquet.variant too
-    VariantType: "VARIANT",
-    # WKB, annotated GEOMETRY / GEOGRAPHY or plain binary: DuckDB's reader casts either
-    (GeometryType, GeographyType): "GEOMETRY",
-    # None: DuckDB's reader cannot produce these from the file by field id
-    (UnknownType, StructType, ListType, MapType): None,
-})
+_DUCKDB_TYPES: PerPrimitiveType[Any] = PerPrimitiveType(
+    "DuckDB type",
+    {
+        BooleanType: "BOOLEAN",
+        IntegerType: "INTEGER",
+        LongType: "BIGINT",
+        FloatType: "FLOAT",
+        DoubleType: "DOUBLE",
+        DecimalType: lambda t: f"DECIMAL({t.precision},{t.scale})",
+        DateType: "DATE",
+        TimeType: "TIME",
+        TimestampType: "TIMESTAMP",
+        TimestamptzType: "TIMESTAMP WITH TIME ZONE",
+        TimestampNanoType: "TIMESTAMP_NS",
+        TimestamptzNanoType: "TIMESTAMPTZ_NS",
+        StringType: "VARCHAR",
+        (UUIDType, FixedType, BinaryType): "BLOB",  # the stream hands uuids over as binary(16)
+        # DuckDB reads the VARIANT group, shredded or not; the stream's arrow.parquet.variant too
+        VariantType: "VARIANT",
+        # WKB, annotated GEOMETRY / GEOGRAPHY or plain binary: DuckDB's reader casts either
+        (GeometryType, GeographyType): "GEOMETRY",
+        # None: DuckDB's reader cannot produce these from the file by field id
+        (UnknownType, StructType, ListType, MapType): None,
+    },
+)
 _GLOB_CHARS = re.compile(r"[*?\[\]{}]")
 _Readable = Callable[[str], bool]  # may DuckDB open this local path (its allowed directories)?
 MAX_GROUPS = 128  # read_parquet calls per scan, not counting the splits below
@@ -146,17 +149,35 @@ def _blob_literal(t: IcebergType, value: Any) -> str:
     return sql_string("".join(f"\\x{b:02X}" for b in raw))
 
 
-_DEFAULT_LITERALS: PerPrimitiveType[Any] = PerPrimitiveType("DuckDB default value", {
-    (FloatType, DoubleType): _float_literal,
-    (BinaryType, FixedType, UUIDType): _blob_literal,
-    BooleanType: lambda t, value: sql_string("true" if value else "false"),
-    (IntegerType, LongType, DecimalType, DateType, TimeType, TimestampType, TimestamptzType,
-     TimestampNanoType, TimestamptzNanoType, StringType): lambda t, value: sql_string(
-        str(to_json_value(t, value))
-    ),
-    (UnknownType, VariantType, GeometryType, GeographyType, StructType, ListType, MapType):
-        lambda t, value: None,
-})
+_DEFAULT_LITERALS: PerPrimitiveType[Any] = PerPrimitiveType(
+    "DuckDB default value",
+    {
+        (FloatType, DoubleType): _float_literal,
+        (BinaryType, FixedType, UUIDType): _blob_literal,
+        BooleanType: lambda t, value: sql_string("true" if value else "false"),
+        (
+            IntegerType,
+            LongType,
+            DecimalType,
+            DateType,
+            TimeType,
+            TimestampType,
+            TimestamptzType,
+            TimestampNanoType,
+            TimestamptzNanoType,
+            StringType,
+        ): lambda t, value: sql_string(str(to_json_value(t, value))),
+        (
+            UnknownType,
+            VariantType,
+            GeometryType,
+            GeographyType,
+            StructType,
+            ListType,
+            MapType,
+        ): lambda t, value: None,
+    },
+)
 
 
 def default_literal(t: IcebergType, value: object) -> str | None:
@@ -289,8 +310,10 @@ class _EqualityColumns:
         most that many delete rows more than were all hashed. At least one column stays
         hashed."""
         files = [self.entries[p] for p in paths]
-        few = [equality_metrics.few_values(files, f.field_id, f.type, EQ_CHECKED_VALUES)
-               for f in self.fields[ids]]
+        few = [
+            equality_metrics.few_values(files, f.field_id, f.type, EQ_CHECKED_VALUES)
+            for f in self.fields[ids]
+        ]
         return [False] * len(few) if all(few) else few
 
     def key_column(self, f: NestedField) -> str:
@@ -443,8 +466,10 @@ def _reads(
             out.append((bucket, f"SELECT *{extra} FROM {read}"))
     for bucket, name, mask in scans:
         read = _read_parquet(
-            [p for _, p, _ in mask.files], equality_columns if bucket.equality else columns,
-            dict(bucket.key), positions,
+            [p for _, p, _ in mask.files],
+            equality_columns if bucket.equality else columns,
+            dict(bucket.key),
+            positions,
         )
         extra = _metadata(meta, mask.files, "p.") + _tag(bucket, mask.files, "p.", tagged)
         out.append((bucket, native_deletes.positional(read, name, extra)))
@@ -477,11 +502,17 @@ def _metadata(meta: Sequence[str], files: Sequence[Sequence], alias: str) -> str
         if name == POS_COLUMN:
             out += f", {alias}{ROW_NUMBER}::BIGINT AS {POS_COLUMN}"
             continue
-        values = ([sql_string(t.data_file.file_path) for t in tasks] if name == FILE_COLUMN
-                  else [str(t.spec_id) for t in tasks])
+        values = (
+            [sql_string(t.data_file.file_path) for t in tasks]
+            if name == FILE_COLUMN
+            else [str(t.spec_id) for t in tasks]
+        )
         kind = "VARCHAR" if name == FILE_COLUMN else "INTEGER"
-        value = (f"{values[0]}::{kind}" if len(set(values)) == 1 else
-                 f"list_extract([{', '.join(values)}]::{kind}[], {alias}{FILE_INDEX}::BIGINT + 1)")
+        value = (
+            f"{values[0]}::{kind}"
+            if len(set(values)) == 1
+            else f"list_extract([{', '.join(values)}]::{kind}[], {alias}{FILE_INDEX}::BIGINT + 1)"
+        )
         out += f", {value} AS {name}"
     return out
 
@@ -497,7 +528,9 @@ def _tag(bucket: _Bucket, files: Sequence[Sequence], alias: str, tagged: set[int
     return f", list_extract({tags}::INTEGER[], {alias}{FILE_INDEX}::BIGINT + 1) AS {PART_COLUMN}"
 
 
-def _delete_files_by_tag(tags: Mapping[_Signature, int]) -> dict[tuple[int, ...], dict[str, list[int]]]:
+def _delete_files_by_tag(
+    tags: Mapping[_Signature, int],
+) -> dict[tuple[int, ...], dict[str, list[int]]]:
     """Per set of delete columns, the delete files and the tags of the data files each
     applies to."""
     out: dict[tuple[int, ...], dict[str, list[int]]] = {}
@@ -638,8 +671,13 @@ def _columns(schema: Schema) -> list[_Column] | None:
 
 def _local_parquet(task: FileScanTask, io: FileIO, readable: _Readable) -> str | None:
     # a file with deletes has its row count checked next (``_check_row_count``)
-    return _local_file(task.data_file.file_path, task.data_file.file_format, io, readable,
-                       decode_all=bool(task.delete_files))
+    return _local_file(
+        task.data_file.file_path,
+        task.data_file.file_format,
+        io,
+        readable,
+        decode_all=bool(task.delete_files),
+    )
 
 
 def _local_file(

@@ -58,8 +58,12 @@ def has_field_ids(path: str, decode_all: bool = False) -> bool:
     if decode_all:
         facts = _footer(path)
         return facts is not None and facts[0]
-    found = _cached(_ids_cache, path, lambda size: _read_tail(path, size, _decode_ids),
-                    lambda key: (_cache.get(key) or (None,))[0])  # decoded whole already
+    found = _cached(
+        _ids_cache,
+        path,
+        lambda size: _read_tail(path, size, _decode_ids),
+        lambda key: (_cache.get(key) or (None,))[0],
+    )  # decoded whole already
     return bool(found)
 
 
@@ -125,7 +129,7 @@ def _read_tail(path: str, size: int, decode: Callable[[bytes], _T]) -> _T:
             raise ValueError("not a plain Parquet footer")  # encrypted footers end in PARE
         begin = size - 8 - length
         if begin >= start:
-            return decode(tail[begin - start:-8])
+            return decode(tail[begin - start : -8])
         f.seek(begin)
         footer = f.read(FOOTER_PREFIX)
         try:
@@ -252,7 +256,7 @@ def schema_element_ends(buf: bytes) -> tuple[list[tuple[str, int, int]], int]:
                 break
             if fid == _NAME and kind == _BINARY:
                 length, start = _varint(buf, after)
-                name, pos = buf[start:start + length].decode(), start + length
+                name, pos = buf[start : start + length].decode(), start + length
             elif fid == _NUM_CHILDREN and kind == _I32:
                 children, pos = _zigzag(buf, after)
             else:
@@ -366,7 +370,7 @@ def footer_decodes(path: str) -> bool:
             group = meta.row_group(i)
             for j in range(group.num_columns):
                 group.column(j).path_in_schema  # noqa: B018 - decoding it is the check
-    except Exception:  # noqa: BLE001 - any failure to decode means damaged
+    except Exception:
         return False
     return True
 
@@ -381,6 +385,6 @@ def pages_decode(path: str) -> bool:
     try:
         with duckdb.connect() as con:
             con.execute(f"SELECT max(hash(COLUMNS(*))) FROM read_parquet({literal})").fetchall()
-    except Exception:  # noqa: BLE001 - any failure to decode means damaged
+    except Exception:
         return False
     return True

@@ -159,9 +159,7 @@ class ManifestCache:
                 self.reads += 1
         return cached
 
-    def _keep_entries(
-        self, path: str, entries: tuple[ManifestEntry, ...], metrics: bool
-    ) -> None:
+    def _keep_entries(self, path: str, entries: tuple[ManifestEntry, ...], metrics: bool) -> None:
         with self._lock:
             self.entries.put(path, (entries, metrics), max(len(entries), 1))
             self.entries.trim(ENTRIES_KEPT, ENTRIES_KEPT)
@@ -206,8 +204,15 @@ def _plan_key(
     if metadata.path is None:
         return None
     key = (
-        metadata.path, metadata.table_uuid, snapshot.snapshot_id, snapshot.manifest_list,
-        schema, row_filter, repr(row_filter), case_sensitive, table_name,
+        metadata.path,
+        metadata.table_uuid,
+        snapshot.snapshot_id,
+        snapshot.manifest_list,
+        schema,
+        row_filter,
+        repr(row_filter),
+        case_sensitive,
+        table_name,
     )
     try:
         hash(key)

@@ -28,15 +28,23 @@ _COUNTS = ("column_size", "value_count", "null_value_count", "nan_value_count")
 
 def _columns(schema: Schema) -> list[tuple[str, NestedField]]:
     """(full name, field) of every primitive column, sorted by name as Java sorts them."""
-    found = [(".".join(path), f) for path, f in walk_fields(schema.as_struct())
-             if isinstance(f.type, PrimitiveType)]
+    found = [
+        (".".join(path), f)
+        for path, f in walk_fields(schema.as_struct())
+        if isinstance(f.type, PrimitiveType)
+    ]
     return sorted(found, key=lambda item: item[0])
 
 
 def _metric_type(field: NestedField) -> pa.StructType:
     bound = type_to_arrow(field.type)
-    return pa.struct([*(pa.field(n, pa.int64()) for n in _COUNTS),
-                      pa.field("lower_bound", bound), pa.field("upper_bound", bound)])
+    return pa.struct(
+        [
+            *(pa.field(n, pa.int64()) for n in _COUNTS),
+            pa.field("lower_bound", bound),
+            pa.field("upper_bound", bound),
+        ]
+    )
 
 
 def readable_metrics_type(schema: Schema) -> pa.StructType:
@@ -55,12 +63,14 @@ def readable_metrics(schema: Schema, files: Sequence[DataFile]) -> pa.StructArra
             for attr in ("column_sizes", "value_counts", "null_value_counts", "nan_value_counts")
         ]
         bounds = [
-            to_arrow_array(field.type, [_decode(field, (getattr(f, attr) or {}).get(fid))
-                                        for f in files])
+            to_arrow_array(
+                field.type, [_decode(field, (getattr(f, attr) or {}).get(fid)) for f in files]
+            )
             for attr in ("lower_bounds", "upper_bounds")
         ]
-        children.append(pa.StructArray.from_arrays(
-            [*counts, *bounds], fields=list(_metric_type(field))))
+        children.append(
+            pa.StructArray.from_arrays([*counts, *bounds], fields=list(_metric_type(field)))
+        )
     if not children:
         return pa.array([{}] * len(files), pa.struct([]))
     return pa.StructArray.from_arrays(children, names=[name for name, _ in columns])

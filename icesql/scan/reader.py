@@ -113,8 +113,11 @@ def read_data_file(
         yield from _row_count_batches(record_count, ctx.batch_rows)
         return
     is_parquet = file_format == "PARQUET" or file_format.upper() == "PARQUET"
-    pf = open_parquet(ctx.io, path, size) if is_parquet else open_format_file(
-        ctx.io, path, file_format)
+    pf = (
+        open_parquet(ctx.io, path, size)
+        if is_parquet
+        else open_format_file(ctx.io, path, file_format)
+    )
     file_fields = _file_fields(pf.schema_arrow, ctx.name_mapping, path)
     by_id = children_by_id(file_fields)
     read_columns: list[str] = []
@@ -218,14 +221,17 @@ def _stored_batches(
 ) -> Iterator[pa.RecordBatch]:
     rows = 0
     try:
-        for batch in pf.iter_batches(batch_size=STORED_BATCH_ROWS, columns=columns,
-                                     use_threads=False):
+        for batch in pf.iter_batches(
+            batch_size=STORED_BATCH_ROWS, columns=columns, use_threads=False
+        ):
             rows += batch.num_rows
             yield pa.RecordBatch.from_arrays(batch.columns, names=names)
     except (pa.ArrowInvalid, OSError) as e:
         raise CorruptFileError(path, str(e)) from None
     if rows != record_count:
-        raise CorruptFileError(path, f"the file holds {rows} rows, its manifest entry says {record_count}")
+        raise CorruptFileError(
+            path, f"the file holds {rows} rows, its manifest entry says {record_count}"
+        )
 
 
 ROW_COUNT_COLUMN = "__icesql_rows"
@@ -240,9 +246,7 @@ def _row_count_batches(count: int, batch_rows: int) -> Iterator[pa.RecordBatch]:
         count -= n
 
 
-def _file_fields(
-    schema: pa.Schema, mapping: NameMapping | None, path: str
-) -> list[pa.Field]:
+def _file_fields(schema: pa.Schema, mapping: NameMapping | None, path: str) -> list[pa.Field]:
     """The file's top-level fields, with field ids assigned by name mapping if missing."""
     fields = list(schema)
     if any(field_id(f) is not None for f in fields):

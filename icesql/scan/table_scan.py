@@ -76,7 +76,8 @@ class TableScan:
         hidden = [c for c in metadata_columns if c.lower() not in data_names]
         self.metadata_columns = (
             metadata_columns_.MetadataColumns.for_scan(table.metadata, schema, hidden)
-            if hidden else None
+            if hidden
+            else None
         )
         mapping_json = table.metadata.properties.get(NAME_MAPPING_PROPERTY)
         name_mapping = NameMapping.from_json(mapping_json) if mapping_json else None
@@ -207,8 +208,12 @@ class TableScan:
             assert positions is not None
             columns = batch.columns if ctx.schema.fields else []
             extra = meta.arrays(
-                task.data_file, task.spec_id, positions, deleted,
-                task.data_sequence_number, columns[width:],
+                task.data_file,
+                task.spec_id,
+                positions,
+                deleted,
+                task.data_sequence_number,
+                columns[width:],
             )
             yield pa.RecordBatch.from_arrays([*columns[:width], *extra], schema=schema)
 

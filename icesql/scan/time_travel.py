@@ -62,9 +62,7 @@ def _is_branch(metadata: TableMetadata, name: str) -> bool:
     return r is not None and r.type == "branch"
 
 
-def _ref_snapshot(
-    metadata: TableMetadata, table_name: str, ref: str, kind: str | None
-) -> Snapshot:
+def _ref_snapshot(metadata: TableMetadata, table_name: str, ref: str, kind: str | None) -> Snapshot:
     r = metadata.refs.get(ref)
     if r is None or (kind is not None and r.type != kind):
         what = kind or "branch or tag"

@@ -257,13 +257,19 @@ class Router:
             except (ValueError, UnicodeDecodeError):
                 return 400, {"error": "invalid_request", "error_description": "bad Basic header"}
         if form.get("grant_type") not in (
-            "client_credentials", "urn:ietf:params:oauth:grant-type:token-exchange"
+            "client_credentials",
+            "urn:ietf:params:oauth:grant-type:token-exchange",
         ):
-            return 400, {"error": "unsupported_grant_type",
-                         "error_description": f"grant_type {form.get('grant_type')!r}"}
+            return 400, {
+                "error": "unsupported_grant_type",
+                "error_description": f"grant_type {form.get('grant_type')!r}",
+            }
         token = self.auth.grant(form, basic)
         if token is None:
-            return 401, {"error": "invalid_client", "error_description": "unknown client credentials"}
+            return 401, {
+                "error": "invalid_client",
+                "error_description": "unknown client credentials",
+            }
         return 200, {
             "access_token": token,
             "token_type": "bearer",

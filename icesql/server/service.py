@@ -160,7 +160,7 @@ def _normal(location: str) -> str:
     if not sep:
         scheme, rest = "", location
         if rest.startswith("file:"):
-            rest = rest[len("file:"):]
+            rest = rest[len("file:") :]
     elif scheme == "file":
         scheme = ""
     path = posixpath.normpath(rest) if rest else rest
@@ -209,7 +209,11 @@ class RestCatalogService:
     def config(self, warehouse: str | None, endpoints: list[str]) -> dict[str, Any]:
         """Serves one warehouse: a client naming another (by location or catalog name) is
         told so instead of silently getting this one."""
-        if warehouse and _normal(warehouse.rstrip("/")) != self._root and warehouse != self.catalog.name:
+        if (
+            warehouse
+            and _normal(warehouse.rstrip("/")) != self._root
+            and warehouse != self.catalog.name
+        ):
             raise NoSuchWarehouseError(
                 f"warehouse {warehouse!r} not found: this server serves {self.warehouse!r}"
             )
@@ -236,7 +240,10 @@ class RestCatalogService:
 
     def load_namespace(self, namespace: Identifier) -> dict[str, Any]:
         self.check_namespace(namespace)
-        return {"namespace": list(namespace), "properties": self.catalog.namespace_properties(namespace)}
+        return {
+            "namespace": list(namespace),
+            "properties": self.catalog.namespace_properties(namespace),
+        }
 
     def namespace_exists(self, namespace: Identifier) -> None:
         self.check_namespace(namespace)
@@ -285,7 +292,9 @@ class RestCatalogService:
         if snapshots not in (None, "all", "refs"):
             raise BadRequestError(f"snapshots must be 'all' or 'refs', got {snapshots!r}")
         table = self.catalog.load_table(identifier)
-        return self._load_result(table.metadata, table.metadata_location, refs_only=snapshots == "refs")
+        return self._load_result(
+            table.metadata, table.metadata_location, refs_only=snapshots == "refs"
+        )
 
     def table_exists(self, identifier: Identifier) -> None:
         self.check_table(identifier)
@@ -365,7 +374,9 @@ class RestCatalogService:
         self.check_location(location, "metadata location")
         with self._locked([identifier]):
             if self.catalog.table_exists(identifier) and not overwrite:
-                raise AlreadyExistsError(f"table already exists: {self.catalog.describe(identifier)}")
+                raise AlreadyExistsError(
+                    f"table already exists: {self.catalog.describe(identifier)}"
+                )
             table = self.catalog.register_table(identifier, location, overwrite=overwrite)
         return self._load_result(table.metadata, table.metadata_location)
 
@@ -443,8 +454,12 @@ class RestCatalogService:
         """The second half of a staged create (Spark's CTAS): the table is born with the
         commit's updates, or the commit fails because it exists by now."""
         if not self.catalog.namespace_exists(identifier[:-1]):
-            raise NoSuchNamespaceError(f"namespace not found: {self.catalog.describe(identifier[:-1])}")
-        current = self.catalog.load_table(identifier) if self.catalog.table_exists(identifier) else None
+            raise NoSuchNamespaceError(
+                f"namespace not found: {self.catalog.describe(identifier[:-1])}"
+            )
+        current = (
+            self.catalog.load_table(identifier) if self.catalog.table_exists(identifier) else None
+        )
         check_table_requirements(current.metadata if current else None, commit.requirements)
         metadata = apply_table_updates(
             None, commit.updates, location=self.catalog.default_table_location(identifier)
@@ -475,17 +490,25 @@ def _fresh(
         return ids[old]
 
     identifier_ids = tuple(new_id(i) for i in schema.identifier_field_ids)
-    fresh_spec = PartitionSpec(0, tuple(
-        dataclasses.replace(
-            f,
-            source_id=new_id(f.source_id),
-            field_id=PARTITION_FIELD_ID_START + i,
-            source_ids=tuple(new_id(s) for s in f.source_ids),
-        )
-        for i, f in enumerate(spec.fields)
-    ))
-    fresh_order = SortOrder(1 if order.fields else 0, tuple(
-        dataclasses.replace(f, source_id=new_id(f.source_id), source_ids=tuple(new_id(s) for s in f.source_ids))
-        for f in order.fields
-    ))
+    fresh_spec = PartitionSpec(
+        0,
+        tuple(
+            dataclasses.replace(
+                f,
+                source_id=new_id(f.source_id),
+                field_id=PARTITION_FIELD_ID_START + i,
+                source_ids=tuple(new_id(s) for s in f.source_ids),
+            )
+            for i, f in enumerate(spec.fields)
+        ),
+    )
+    fresh_order = SortOrder(
+        1 if order.fields else 0,
+        tuple(
+            dataclasses.replace(
+                f, source_id=new_id(f.source_id), source_ids=tuple(new_id(s) for s in f.source_ids)
+            )
+            for f in order.fields
+        ),
+    )
     return Schema(fields, 0, identifier_ids), fresh_spec, fresh_order

@@ -91,14 +91,16 @@ class RestCatalogApp:
     def __init__(self, router: Router) -> None:
         self.router = router
 
-    def __call__(self, environ: Mapping[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+    def __call__(
+        self, environ: Mapping[str, Any], start_response: StartResponse
+    ) -> Iterable[bytes]:
         started = time.perf_counter()
         method = environ["REQUEST_METHOD"]
         path, query = _raw_target(environ)
         try:
             request = Request(method, path, query, _body(environ), _headers(environ))
             status, payload = self.router.handle(request)
-        except Exception as e:  # noqa: BLE001 - every failure becomes an ErrorModel
+        except Exception as e:
             status, payload = error_response(e)
             if status == 500 and not isinstance(e, Error):
                 log.exception("unexpected error in %s %s", method, path)
@@ -162,8 +164,14 @@ class RestCatalogServer:
         self.router = router
         self._map: dict[int, Any] = {}
         self._listener = server.create_server(
-            RestCatalogApp(router), map=self._map, host=host, port=port, threads=threads,
-            channel_timeout=IDLE_TIMEOUT_S, max_request_body_size=MAX_BODY, ident="icesql",
+            RestCatalogApp(router),
+            map=self._map,
+            host=host,
+            port=port,
+            threads=threads,
+            channel_timeout=IDLE_TIMEOUT_S,
+            max_request_body_size=MAX_BODY,
+            ident="icesql",
             asyncore_use_poll=True,
         )
         self._listeners = [d for d in self._map.values() if isinstance(d, server.BaseWSGIServer)]

@@ -28,8 +28,16 @@ if TYPE_CHECKING:
     from icesql.scan.planner import ManifestCache
 
 __all__ = [
-    "DML_TARGET", "Progress", "ProgressCallback", "ProgressTracker", "Result", "Session",
-    "Settings", "WriteRef", "read_branch", "write_ref",
+    "DML_TARGET",
+    "Progress",
+    "ProgressCallback",
+    "ProgressTracker",
+    "Result",
+    "Session",
+    "Settings",
+    "WriteRef",
+    "read_branch",
+    "write_ref",
 ]
 
 

@@ -225,7 +225,7 @@ class ProgressTracker:
                     continue
                 try:
                     percent = read.cursor.query_progress()
-                except Exception:  # noqa: BLE001, S112 - a closed cursor: its query is over
+                except Exception:
                     continue
                 if percent is not None and percent >= 0:
                     shares.append(min(percent / 100.0, 1.0))
@@ -235,5 +235,5 @@ class ProgressTracker:
         for callback in self._listeners:
             try:
                 callback(progress)
-            except Exception:  # noqa: BLE001, S112 - progress never fails the statement
+            except Exception:
                 continue

@@ -92,7 +92,9 @@ class DuckRows(Protocol):
         ...
 
 
-def rows(schema: pa.Schema | Sequence[tuple[str, pa.DataType]], data: Sequence[Sequence[object]]) -> Result:
+def rows(
+    schema: pa.Schema | Sequence[tuple[str, pa.DataType]], data: Sequence[Sequence[object]]
+) -> Result:
     """A small result set, e.g. SHOW TABLES."""
     import pyarrow as pa
 

@@ -47,8 +47,13 @@ def under_roots(path: str, roots: tuple[str, ...]) -> bool:
 def _normalized(path: str) -> bool:
     """Whether ``os.path.abspath`` returns ``path`` as it is: absolute, without ``.``,
     ``..``, ``//`` or a trailing separator (what table metadata lists)."""
-    return (os.sep == "/" and path[:1] == "/" and "//" not in path and "/." not in path
-            and path[-1:] != "/")
+    return (
+        os.sep == "/"
+        and path[:1] == "/"
+        and "//" not in path
+        and "/." not in path
+        and path[-1:] != "/"
+    )
 
 
 def lock(con: duckdb.DuckDBPyConnection, roots: tuple[str, ...]) -> None:

@@ -50,7 +50,9 @@ def _byte_count(key: str) -> Callable[[str], None]:
     def check(value: str) -> None:
         text = value.strip()
         if not text.isdigit():
-            raise ProgrammingError(f"the value of {key} should be a number of bytes, but was {text}")
+            raise ProgrammingError(
+                f"the value of {key} should be a number of bytes, but was {text}"
+            )
 
     return check
 
@@ -65,7 +67,9 @@ def _one_of(key: str, values: Sequence[str]) -> Callable[[str], None]:
     return check
 
 
-def _only(key: str, allowed: Sequence[str], valid: Sequence[str] | None, why: str) -> Callable[[str], None]:
+def _only(
+    key: str, allowed: Sequence[str], valid: Sequence[str] | None, why: str
+) -> Callable[[str], None]:
     """A setting icesql cannot change: any value but ``allowed`` is refused."""
 
     def check(value: str) -> None:
@@ -128,24 +132,36 @@ _KNOWN = (
         "UTC",
         "The session time zone; icesql always runs in UTC.",
         "2.2.0",
-        _only("spark.sql.session.timeZone", ("utc", "z", "gmt", "+00:00", "etc/utc"), None,
-              "icesql sessions always use the UTC time zone"),
+        _only(
+            "spark.sql.session.timeZone",
+            ("utc", "z", "gmt", "+00:00", "etc/utc"),
+            None,
+            "icesql sessions always use the UTC time zone",
+        ),
     ),
     Setting(
         "spark.sql.caseSensitive",
         "false",
         "Whether names are resolved case-sensitively; icesql resolves them case-insensitively.",
         "1.4.0",
-        _only("spark.sql.caseSensitive", ("false",), ("true", "false"),
-              "icesql resolves names case-insensitively"),
+        _only(
+            "spark.sql.caseSensitive",
+            ("false",),
+            ("true", "false"),
+            "icesql resolves names case-insensitively",
+        ),
     ),
     Setting(
         "spark.sql.storeAssignmentPolicy",
         "ANSI",
         "How values are converted when stored in a column; icesql follows the ANSI policy.",
         "3.0.0",
-        _only("spark.sql.storeAssignmentPolicy", ("ansi",), ("ansi", "legacy", "strict"),
-              "icesql stores values by the ANSI store assignment rules"),
+        _only(
+            "spark.sql.storeAssignmentPolicy",
+            ("ansi",),
+            ("ansi", "legacy", "strict"),
+            "icesql stores values by the ANSI store assignment rules",
+        ),
     ),
 )
 KNOWN = {s.key: s for s in _KNOWN}

@@ -45,13 +45,19 @@ __all__ = ["INSTALL_HINT", "SparkBackend", "jdbc_url", "require_pyspark", "spark
 SPARK_CATALOG = "org.apache.iceberg.spark.SparkCatalog"
 ICEBERG_EXTENSIONS = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
 INSTALL_HINT = "pip install 'icesql[spark]' (pyspark 3.5)"
-CONNECT_HINT = "pip install 'pyspark[connect]==3.5.*' (grpcio, grpcio-status, googleapis-common-protos)"
+CONNECT_HINT = (
+    "pip install 'pyspark[connect]==3.5.*' (grpcio, grpcio-status, googleapis-common-protos)"
+)
 # Iceberg's Java catalog types, by icesql's catalog kind (icesql.catalog.loader.catalog_type)
 _SPARK_TYPES = {"hadoop": "hadoop", "sql": "jdbc", "rest": "rest", "glue": "glue", "hive": "hive"}
 # what decides which table a name means: compared with a session's own declaration
 _IDENTITY_KEYS = ("type", "catalog-impl", "uri", "warehouse")
-_JDBC_SUBPROTOCOLS = {"postgresql": "postgresql", "postgres": "postgresql", "mysql": "mysql",
-                      "mariadb": "mariadb"}
+_JDBC_SUBPROTOCOLS = {
+    "postgresql": "postgresql",
+    "postgres": "postgresql",
+    "mysql": "mysql",
+    "mariadb": "mariadb",
+}
 TIME_ZONE = "spark.sql.session.timeZone"
 _ERROR_LINES = 12  # of a Spark error's message (the JVM's stack trace follows them)
 # sessions icesql started (no SparkContext was running), by id, with the backends still using each: the last
@@ -213,7 +219,9 @@ class SparkBackend:
             try:
                 return builder.remote(given).getOrCreate()
             except Exception as err:
-                raise OperationalError(f"cannot open a Spark Connect session at {given}: {err}") from err
+                raise OperationalError(
+                    f"cannot open a Spark Connect session at {given}: {err}"
+                ) from err
         if given:
             builder = builder.master(given)
         conf = {"spark.sql.extensions": ICEBERG_EXTENSIONS, **self._conf}
@@ -228,7 +236,9 @@ class SparkBackend:
         try:
             session = builder.appName("icesql").getOrCreate()
         except Exception as err:
-            raise OperationalError(f"cannot start Spark ({given or 'default master'}): {err}") from err
+            raise OperationalError(
+                f"cannot start Spark ({given or 'default master'}): {err}"
+            ) from err
         users = _STARTED.get(id(session))
         if not running or users is not None:
             if users is None or users[0] is not session:
@@ -261,7 +271,11 @@ class SparkBackend:
 
     # -- statements ------------------------------------------------------------------------
     def execute(
-        self, sql: str, params: Sequence[object], settings: Settings, catalog: str,
+        self,
+        sql: str,
+        params: Sequence[object],
+        settings: Settings,
+        catalog: str,
         namespace: Sequence[str],
     ) -> Result:
         """Run ``sql`` on Spark: its rows as an Arrow stream, or ``done()`` for a statement
@@ -279,8 +293,14 @@ class SparkBackend:
             raise _spark_error(err) from err
         return Result(reader=table.to_reader(), engine="spark")
 
-    def explain(self, sql: str, params: Sequence[object], settings: Settings, catalog: str,
-                namespace: Sequence[str]) -> str:
+    def explain(
+        self,
+        sql: str,
+        params: Sequence[object],
+        settings: Settings,
+        catalog: str,
+        namespace: Sequence[str],
+    ) -> str:
         """Spark's plan of ``sql`` (``EXPLAIN <sql>``)."""
         result = self.execute(f"EXPLAIN {sql}", params, settings, catalog, namespace)
         assert result.reader is not None
@@ -305,7 +325,7 @@ class SparkBackend:
             if namespace:
                 try:
                     session.catalog.setCurrentDatabase(".".join(_quote(p) for p in namespace))
-                except Exception:  # noqa: BLE001 - a namespace not created yet: Spark's default
+                except Exception:
                     pass
             self._current = (catalog, namespace)
 
@@ -338,7 +358,7 @@ def _spark_error(err: Exception) -> Error:
     try:
         from pyspark.errors import AnalysisException
     except ImportError:  # pragma: no cover - pyspark older than 3.4
-        AnalysisException = ()  # type: ignore[assignment,misc]  # noqa: N806
+        AnalysisException = ()  # type: ignore[assignment,misc]
     if isinstance(err, AnalysisException):
         return ProgrammingError(message)
     if "CommitFailedException" in text or "ValidationException" in text:

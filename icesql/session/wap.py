@@ -28,7 +28,15 @@ from icesql.session.settings import Settings
 if TYPE_CHECKING:
     from icesql.write.snapshot import Change
 
-__all__ = ["WAP_BRANCH", "WAP_ENABLED", "WAP_ID", "WAP_ID_SUMMARY", "WriteRef", "read_branch", "write_ref"]
+__all__ = [
+    "WAP_BRANCH",
+    "WAP_ENABLED",
+    "WAP_ID",
+    "WAP_ID_SUMMARY",
+    "WriteRef",
+    "read_branch",
+    "write_ref",
+]
 
 WAP_BRANCH = "spark.wap.branch"
 WAP_ID = "spark.wap.id"

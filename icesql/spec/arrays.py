@@ -28,8 +28,16 @@ import numpy as np
 import pyarrow as pa
 
 __all__ = [
-    "bool_array", "bool_scalar", "bools", "floats", "int_array", "int_scalar", "int_values", "ints",
-    "repeat_int", "repeat_string",
+    "bool_array",
+    "bool_scalar",
+    "bools",
+    "floats",
+    "int_array",
+    "int_scalar",
+    "int_values",
+    "ints",
+    "repeat_int",
+    "repeat_string",
 ]
 
 

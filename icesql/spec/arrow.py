@@ -85,34 +85,41 @@ EXTENSION_METADATA_KEY = b"ARROW:extension:metadata"
 VARIANT_EXTENSION_NAME = EXTENSION_NAME_KEY
 VARIANT_EXTENSION = {EXTENSION_NAME_KEY: b"arrow.parquet.variant", EXTENSION_METADATA_KEY: b""}
 # the Parquet spec's unshredded variant group; its children carry no field ids (Appendix A)
-VARIANT_STORAGE = pa.struct([pa.field("metadata", pa.binary(), nullable=False),
-                             pa.field("value", pa.binary(), nullable=False)])
+VARIANT_STORAGE = pa.struct(
+    [
+        pa.field("metadata", pa.binary(), nullable=False),
+        pa.field("value", pa.binary(), nullable=False),
+    ]
+)
 GEOARROW_WKB = "geoarrow.wkb"
 _GEO_FIELD_METADATA = {EXTENSION_NAME_KEY: GEOARROW_WKB.encode(), EXTENSION_METADATA_KEY: b"{}"}
 
-_ARROW_TYPES: PerPrimitiveType[Any] = PerPrimitiveType("Arrow type", {
-    BooleanType: constant(pa.bool_()),
-    IntegerType: constant(pa.int32()),
-    LongType: constant(pa.int64()),
-    FloatType: constant(pa.float32()),
-    DoubleType: constant(pa.float64()),
-    DecimalType: lambda t: pa.decimal128(t.precision, t.scale),
-    DateType: constant(pa.date32()),
-    TimeType: constant(pa.time64("us")),
-    TimestampType: constant(pa.timestamp("us")),
-    TimestamptzType: constant(pa.timestamp("us", tz="UTC")),
-    TimestampNanoType: constant(pa.timestamp("ns")),
-    TimestamptzNanoType: constant(pa.timestamp("ns", tz="UTC")),
-    StringType: constant(pa.string()),
-    UUIDType: constant(pa.binary(16)),
-    FixedType: lambda t: pa.binary(t.length),
-    (BinaryType, GeometryType, GeographyType): constant(pa.binary()),
-    VariantType: lambda t: VARIANT_STORAGE,
-    UnknownType: constant(pa.null()),
-    StructType: lambda t: pa.struct([field_to_arrow(f) for f in t.fields]),
-    ListType: lambda t: pa.list_(field_to_arrow(t.element_field)),
-    MapType: lambda t: pa.map_(field_to_arrow(t.key_field), field_to_arrow(t.value_field)),
-})
+_ARROW_TYPES: PerPrimitiveType[Any] = PerPrimitiveType(
+    "Arrow type",
+    {
+        BooleanType: constant(pa.bool_()),
+        IntegerType: constant(pa.int32()),
+        LongType: constant(pa.int64()),
+        FloatType: constant(pa.float32()),
+        DoubleType: constant(pa.float64()),
+        DecimalType: lambda t: pa.decimal128(t.precision, t.scale),
+        DateType: constant(pa.date32()),
+        TimeType: constant(pa.time64("us")),
+        TimestampType: constant(pa.timestamp("us")),
+        TimestamptzType: constant(pa.timestamp("us", tz="UTC")),
+        TimestampNanoType: constant(pa.timestamp("ns")),
+        TimestamptzNanoType: constant(pa.timestamp("ns", tz="UTC")),
+        StringType: constant(pa.string()),
+        UUIDType: constant(pa.binary(16)),
+        FixedType: lambda t: pa.binary(t.length),
+        (BinaryType, GeometryType, GeographyType): constant(pa.binary()),
+        VariantType: lambda t: VARIANT_STORAGE,
+        UnknownType: constant(pa.null()),
+        StructType: lambda t: pa.struct([field_to_arrow(f) for f in t.fields]),
+        ListType: lambda t: pa.list_(field_to_arrow(t.element_field)),
+        MapType: lambda t: pa.map_(field_to_arrow(t.key_field), field_to_arrow(t.value_field)),
+    },
+)
 
 
 # pyarrow 20 and 21 cannot open a Parquet file holding a group annotated VARIANT (any writer's:
@@ -129,7 +136,8 @@ def check_variant_support(schema: Schema, action: str) -> None:
         if isinstance(schema.find_type(fid), VariantType):
             raise NotSupportedError(
                 f"{action} variant column {schema.find_column_name(fid)!r} needs pyarrow 22 or"
-                f" later (pyarrow {pa.__version__} cannot open Parquet files with variant columns)")
+                f" later (pyarrow {pa.__version__} cannot open Parquet files with variant columns)"
+            )
 
 
 def _metadata(field_id: int) -> dict[bytes, bytes]:
@@ -217,19 +225,40 @@ def _same(t: IcebergType, value: Any) -> Any:
     return value
 
 
-_ARROW_VALUES: PerPrimitiveType[Any] = PerPrimitiveType("Arrow value", {
-    UUIDType: lambda t, value: value.bytes if hasattr(value, "bytes") else bytes(value),
-    StructType: lambda t, value: {
-        f.name: _arrow_py(f.type, value.get(f.field_id)) for f in t.fields
+_ARROW_VALUES: PerPrimitiveType[Any] = PerPrimitiveType(
+    "Arrow value",
+    {
+        UUIDType: lambda t, value: value.bytes if hasattr(value, "bytes") else bytes(value),
+        StructType: lambda t, value: {
+            f.name: _arrow_py(f.type, value.get(f.field_id)) for f in t.fields
+        },
+        ListType: lambda t, value: [_arrow_py(t.element_type, v) for v in value],
+        MapType: lambda t, value: [
+            (_arrow_py(t.key_type, k), _arrow_py(t.value_type, v)) for k, v in value.items()
+        ],
+        (
+            BooleanType,
+            IntegerType,
+            LongType,
+            FloatType,
+            DoubleType,
+            DecimalType,
+            DateType,
+            TimeType,
+            TimestampType,
+            TimestamptzType,
+            TimestampNanoType,
+            TimestamptzNanoType,
+            StringType,
+            FixedType,
+            BinaryType,
+            UnknownType,
+            VariantType,
+            GeometryType,
+            GeographyType,
+        ): _same,
     },
-    ListType: lambda t, value: [_arrow_py(t.element_type, v) for v in value],
-    MapType: lambda t, value: [
-        (_arrow_py(t.key_type, k), _arrow_py(t.value_type, v)) for k, v in value.items()
-    ],
-    (BooleanType, IntegerType, LongType, FloatType, DoubleType, DecimalType, DateType, TimeType,
-     TimestampType, TimestamptzType, TimestampNanoType, TimestamptzNanoType, StringType,
-     FixedType, BinaryType, UnknownType, VariantType, GeometryType, GeographyType): _same,
-})
+)
 
 
 def _arrow_py(t: IcebergType, value: Any) -> Any:

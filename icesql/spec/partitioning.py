@@ -142,7 +142,8 @@ class PartitionSpec:
         for f in self.fields:
             source = _source_type(schema, f.source_id)
             result: IcebergType = (
-                UnknownType() if isinstance(source, UnknownType)
+                UnknownType()
+                if isinstance(source, UnknownType)
                 else f.transform.result_type(source)
             )
             out.append(NestedField(f.field_id, f.name, result, required=False))
@@ -209,8 +210,11 @@ class PartitionSpec:
             key = (f.source_id, kind)
             if key in seen:
                 other = seen[key]
-                column = schema.find_column_name(f.source_id) if schema.has_field_id(
-                    f.source_id) else str(f.source_id)
+                column = (
+                    schema.find_column_name(f.source_id)
+                    if schema.has_field_id(f.source_id)
+                    else str(f.source_id)
+                )
                 if str(other.transform) == str(f.transform):
                     raise ProgrammingError(
                         f"cannot partition by {f.transform}({column}) twice (partition fields"

@@ -45,5 +45,13 @@ ROW_LINEAGE_FIELDS = (ROW_ID_FIELD, LAST_UPDATED_FIELD)
 # the metadata columns a query may name, as Spark exposes them (icesql.scan.metadata_columns
 # builds them); kept here so that binding SQL checks a name without loading the scan path
 METADATA_COLUMN_NAMES = frozenset(
-    ("_file", "_pos", "_spec_id", "_partition", "_deleted", ROW_ID_FIELD.name, LAST_UPDATED_FIELD.name)
+    (
+        "_file",
+        "_pos",
+        "_spec_id",
+        "_partition",
+        "_deleted",
+        ROW_ID_FIELD.name,
+        LAST_UPDATED_FIELD.name,
+    )
 )

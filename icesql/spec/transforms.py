@@ -111,16 +111,19 @@ def _no_hash(t: IcebergType, value: Any) -> bytes:
     raise NotSupportedError(f"the Iceberg spec defines no hash for type {t}")
 
 
-_HASH_BYTES: PerPrimitiveType[Any] = PerPrimitiveType("Murmur3 hash", {
-    _INT_LIKE: lambda t, value: struct.pack("<q", value),
-    _NANOS: lambda t, value: struct.pack("<q", value // 1000),
-    BooleanType: lambda t, value: struct.pack("<q", 1 if value else 0),
-    (FloatType, DoubleType): _float_hash_bytes,
-    DecimalType: lambda t, value: int_to_min_bytes(unscaled_decimal(value, t.scale)),
-    (StringType, UUIDType, FixedType, BinaryType): to_bytes,
-    _UNORDERABLE: _no_hash,
-    UnknownType: lambda t, value: None,
-})
+_HASH_BYTES: PerPrimitiveType[Any] = PerPrimitiveType(
+    "Murmur3 hash",
+    {
+        _INT_LIKE: lambda t, value: struct.pack("<q", value),
+        _NANOS: lambda t, value: struct.pack("<q", value // 1000),
+        BooleanType: lambda t, value: struct.pack("<q", 1 if value else 0),
+        (FloatType, DoubleType): _float_hash_bytes,
+        DecimalType: lambda t, value: int_to_min_bytes(unscaled_decimal(value, t.scale)),
+        (StringType, UUIDType, FixedType, BinaryType): to_bytes,
+        _UNORDERABLE: _no_hash,
+        UnknownType: lambda t, value: None,
+    },
+)
 
 
 def murmur3_hash(t: IcebergType, value: Any) -> int | None:
@@ -297,8 +300,9 @@ class Truncate(Transform):
         return f"truncate[{self.width}]"
 
     def can_transform(self, source_type: IcebergType) -> bool:
-        return isinstance(source_type, IntegerType | LongType | DecimalType | StringType |
-                          BinaryType)
+        return isinstance(
+            source_type, IntegerType | LongType | DecimalType | StringType | BinaryType
+        )
 
     def result_type(self, source_type: IcebergType) -> IcebergType:
         return source_type
@@ -402,8 +406,10 @@ class _TimeTransform(Transform):
         if isinstance(self, Year):
             return years
         months = pc.cast(pc.month(dates), pa.int32())
-        return pc.add(pc.multiply(years, int_scalar(12, pa.int32())),
-                      pc.subtract(months, int_scalar(1, pa.int32())))
+        return pc.add(
+            pc.multiply(years, int_scalar(12, pa.int32())),
+            pc.subtract(months, int_scalar(1, pa.int32())),
+        )
 
 
 def _arrow_micros(source_type: IcebergType, array: pa.Array) -> pa.Array:
@@ -581,8 +587,10 @@ def _to_convention(source_type: IcebergType, array: pa.Array) -> list[Any]:
     if isinstance(source_type, UUIDType):
         import uuid
 
-        return [None if v is None else (v if isinstance(v, uuid.UUID) else uuid.UUID(bytes=v))
-                for v in values]
+        return [
+            None if v is None else (v if isinstance(v, uuid.UUID) else uuid.UUID(bytes=v))
+            for v in values
+        ]
     if isinstance(source_type, DecimalType):
         return [None if v is None else Decimal(v) for v in values]
     return values

@@ -376,9 +376,26 @@ class MapType(NestedType):
 
 
 PRIMITIVE_TYPES: tuple[type[PrimitiveType], ...] = (
-    BooleanType, IntegerType, LongType, FloatType, DoubleType, DecimalType, DateType, TimeType,
-    TimestampType, TimestamptzType, TimestampNanoType, TimestamptzNanoType, StringType,
-    UUIDType, FixedType, BinaryType, UnknownType, VariantType, GeometryType, GeographyType,
+    BooleanType,
+    IntegerType,
+    LongType,
+    FloatType,
+    DoubleType,
+    DecimalType,
+    DateType,
+    TimeType,
+    TimestampType,
+    TimestamptzType,
+    TimestampNanoType,
+    TimestamptzNanoType,
+    StringType,
+    UUIDType,
+    FixedType,
+    BinaryType,
+    UnknownType,
+    VariantType,
+    GeometryType,
+    GeographyType,
 )
 """Every primitive type class: each per-type table (``icesql.spec.dispatch``) has a case for
 each, so a type added here fails at import in every table that does not handle it yet."""
@@ -404,8 +421,14 @@ def effective_default(f: NestedField, initial: bool = True) -> Any:
     return {c.field_id: effective_default(c, initial) for c in f.type.fields}
 
 
-_V3_TYPES = (TimestampNanoType, TimestamptzNanoType, UnknownType, VariantType, GeometryType,
-             GeographyType)
+_V3_TYPES = (
+    TimestampNanoType,
+    TimestamptzNanoType,
+    UnknownType,
+    VariantType,
+    GeometryType,
+    GeographyType,
+)
 
 
 def min_format_version(t: IcebergType) -> int:
@@ -427,9 +450,21 @@ def min_format_version(t: IcebergType) -> int:
 _SIMPLE: dict[str, IcebergType] = {
     str(t): t
     for t in (
-        BooleanType(), IntegerType(), LongType(), FloatType(), DoubleType(), DateType(),
-        TimeType(), TimestampType(), TimestamptzType(), TimestampNanoType(),
-        TimestamptzNanoType(), StringType(), UUIDType(), BinaryType(), UnknownType(),
+        BooleanType(),
+        IntegerType(),
+        LongType(),
+        FloatType(),
+        DoubleType(),
+        DateType(),
+        TimeType(),
+        TimestampType(),
+        TimestamptzType(),
+        TimestampNanoType(),
+        TimestamptzNanoType(),
+        StringType(),
+        UUIDType(),
+        BinaryType(),
+        UnknownType(),
         VariantType(),
     )
 }

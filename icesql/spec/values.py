@@ -138,9 +138,7 @@ def date_to_days(value: dt.date) -> int:
 
 def micros_to_datetime(micros: int, with_zone: bool = False) -> dt.datetime:
     """Micros since the epoch to a datetime: naive, or aware in UTC when ``with_zone``."""
-    return (EPOCH_DATETIME_UTC if with_zone else EPOCH_DATETIME) + dt.timedelta(
-        microseconds=micros
-    )
+    return (EPOCH_DATETIME_UTC if with_zone else EPOCH_DATETIME) + dt.timedelta(microseconds=micros)
 
 
 def datetime_to_micros(value: dt.datetime) -> int:
@@ -204,6 +202,7 @@ def _check_decimal(t: DecimalType, value: Any) -> Decimal:
 # ---------------------------------------------------------------------------------------------
 # Binary single-value serialization (Appendix D)
 
+
 def _packer(fmt: str) -> Any:
     pack = struct.Struct(fmt).pack
     return lambda t, value: pack(value)
@@ -213,18 +212,21 @@ def _no_binary(t: IcebergType, _: Any) -> Any:
     raise NotSupportedError(f"type {t} has no binary single-value serialization")
 
 
-_TO_BYTES: PerPrimitiveType[Any] = PerPrimitiveType("binary single-value serialization", {
-    BooleanType: lambda t, value: b"\x01" if value else b"\x00",
-    (IntegerType, DateType): _packer("<i"),
-    (LongType, TimeType) + _TIMESTAMPS: _packer("<q"),
-    FloatType: _packer("<f"),
-    DoubleType: _packer("<d"),
-    DecimalType: lambda t, value: int_to_min_bytes(unscaled_decimal(value, t.scale)),
-    StringType: lambda t, value: value.encode("utf-8"),
-    UUIDType: lambda t, value: _as_uuid(value).bytes,
-    _BYTES: lambda t, value: bytes(value),
-    (UnknownType, VariantType): _no_binary,
-})
+_TO_BYTES: PerPrimitiveType[Any] = PerPrimitiveType(
+    "binary single-value serialization",
+    {
+        BooleanType: lambda t, value: b"\x01" if value else b"\x00",
+        (IntegerType, DateType): _packer("<i"),
+        (LongType, TimeType) + _TIMESTAMPS: _packer("<q"),
+        FloatType: _packer("<f"),
+        DoubleType: _packer("<d"),
+        DecimalType: lambda t, value: int_to_min_bytes(unscaled_decimal(value, t.scale)),
+        StringType: lambda t, value: value.encode("utf-8"),
+        UUIDType: lambda t, value: _as_uuid(value).bytes,
+        _BYTES: lambda t, value: bytes(value),
+        (UnknownType, VariantType): _no_binary,
+    },
+)
 
 
 def to_bytes(t: IcebergType, value: Any) -> bytes:
@@ -249,37 +251,51 @@ def _boolean_from_bytes(t: IcebergType, data: bytes) -> bool:
 
 # Bounds are not rewritten when a type is promoted: a 4-byte long (double) bound was written
 # as an int (float), a 4-byte timestamp bound as a date (v3), read as midnight of that day.
-_FROM_BYTES: PerPrimitiveType[Any] = PerPrimitiveType("binary single-value serialization", {
-    BooleanType: _boolean_from_bytes,
-    (IntegerType, DateType): lambda t, data: _INT(data)[0],
-    LongType: lambda t, data: (_INT if len(data) == 4 else _LONG)(data)[0],
-    FloatType: lambda t, data: _FLOAT(data)[0],
-    DoubleType: lambda t, data: (_FLOAT if len(data) == 4 else _DOUBLE)(data)[0],
-    TimestampType: lambda t, data: (
-        _INT(data)[0] * MICROS_PER_DAY if len(data) == 4 else _LONG(data)[0]
-    ),
-    TimestampNanoType: lambda t, data: (
-        _INT(data)[0] * NANOS_PER_DAY if len(data) == 4 else _LONG(data)[0]
-    ),
-    (TimeType, TimestamptzType, TimestamptzNanoType): lambda t, data: _LONG(data)[0],
-    DecimalType: lambda t, data: decimal_from_unscaled(
-        int.from_bytes(data, "big", signed=True), t.scale
-    ),
-    StringType: lambda t, data: data.decode("utf-8"),
-    UUIDType: lambda t, data: uuid.UUID(bytes=data),
-    _BYTES: lambda t, data: data,
-    (UnknownType, VariantType): _no_binary,
-})
+_FROM_BYTES: PerPrimitiveType[Any] = PerPrimitiveType(
+    "binary single-value serialization",
+    {
+        BooleanType: _boolean_from_bytes,
+        (IntegerType, DateType): lambda t, data: _INT(data)[0],
+        LongType: lambda t, data: (_INT if len(data) == 4 else _LONG)(data)[0],
+        FloatType: lambda t, data: _FLOAT(data)[0],
+        DoubleType: lambda t, data: (_FLOAT if len(data) == 4 else _DOUBLE)(data)[0],
+        TimestampType: lambda t, data: (
+            _INT(data)[0] * MICROS_PER_DAY if len(data) == 4 else _LONG(data)[0]
+        ),
+        TimestampNanoType: lambda t, data: (
+            _INT(data)[0] * NANOS_PER_DAY if len(data) == 4 else _LONG(data)[0]
+        ),
+        (TimeType, TimestamptzType, TimestamptzNanoType): lambda t, data: _LONG(data)[0],
+        DecimalType: lambda t, data: decimal_from_unscaled(
+            int.from_bytes(data, "big", signed=True), t.scale
+        ),
+        StringType: lambda t, data: data.decode("utf-8"),
+        UUIDType: lambda t, data: uuid.UUID(bytes=data),
+        _BYTES: lambda t, data: data,
+        (UnknownType, VariantType): _no_binary,
+    },
+)
 
 
-_WIDTHS: PerPrimitiveType[Any] = PerPrimitiveType("binary single-value width", {
-    BooleanType: 1,
-    (IntegerType, DateType, FloatType): 4,
-    (LongType, DoubleType, TimeType) + _TIMESTAMPS: 8,
-    UUIDType: 16,
-    (DecimalType, StringType, FixedType, BinaryType, UnknownType, VariantType, GeometryType,
-     GeographyType): None,
-})
+_WIDTHS: PerPrimitiveType[Any] = PerPrimitiveType(
+    "binary single-value width",
+    {
+        BooleanType: 1,
+        (IntegerType, DateType, FloatType): 4,
+        (LongType, DoubleType, TimeType) + _TIMESTAMPS: 8,
+        UUIDType: 16,
+        (
+            DecimalType,
+            StringType,
+            FixedType,
+            BinaryType,
+            UnknownType,
+            VariantType,
+            GeometryType,
+            GeographyType,
+        ): None,
+    },
+)
 
 
 def binary_width(t: IcebergType) -> int | None:
@@ -396,29 +412,32 @@ def _no_json(t: IcebergType, _: Any) -> Any:
     raise NotSupportedError(f"type {t} has no JSON single-value serialization in icesql")
 
 
-_TO_JSON: PerPrimitiveType[Any] = PerPrimitiveType("JSON single-value serialization", {
-    BooleanType: lambda t, value: bool(value),
-    (IntegerType, LongType): lambda t, value: int(value),
-    (FloatType, DoubleType): lambda t, value: float(value),
-    DecimalType: _decimal_to_json,
-    DateType: lambda t, value: iso_date(value),
-    TimeType: lambda t, value: _iso_time_of_day(value, 6),
-    _TIMESTAMPS: iso_timestamp,
-    StringType: lambda t, value: str(value),
-    UUIDType: lambda t, value: str(_as_uuid(value)),
-    (FixedType, BinaryType): lambda t, value: bytes(value).hex(),
-    StructType: lambda t, value: {
-        str(f.field_id): to_json_value(f.type, value[f.field_id])
-        for f in t.fields
-        if value.get(f.field_id) is not None
+_TO_JSON: PerPrimitiveType[Any] = PerPrimitiveType(
+    "JSON single-value serialization",
+    {
+        BooleanType: lambda t, value: bool(value),
+        (IntegerType, LongType): lambda t, value: int(value),
+        (FloatType, DoubleType): lambda t, value: float(value),
+        DecimalType: _decimal_to_json,
+        DateType: lambda t, value: iso_date(value),
+        TimeType: lambda t, value: _iso_time_of_day(value, 6),
+        _TIMESTAMPS: iso_timestamp,
+        StringType: lambda t, value: str(value),
+        UUIDType: lambda t, value: str(_as_uuid(value)),
+        (FixedType, BinaryType): lambda t, value: bytes(value).hex(),
+        StructType: lambda t, value: {
+            str(f.field_id): to_json_value(f.type, value[f.field_id])
+            for f in t.fields
+            if value.get(f.field_id) is not None
+        },
+        ListType: lambda t, value: [to_json_value(t.element_type, v) for v in value],
+        MapType: lambda t, value: {
+            "keys": [to_json_value(t.key_type, k) for k in value],
+            "values": [to_json_value(t.value_type, v) for v in value.values()],
+        },
+        (UnknownType,) + _OPAQUE: _no_json,
     },
-    ListType: lambda t, value: [to_json_value(t.element_type, v) for v in value],
-    MapType: lambda t, value: {
-        "keys": [to_json_value(t.key_type, k) for k in value],
-        "values": [to_json_value(t.value_type, v) for v in value.values()],
-    },
-    (UnknownType,) + _OPAQUE: _no_json,
-})
+)
 
 
 def to_json_value(t: IcebergType, value: Any) -> Any:
@@ -513,23 +532,26 @@ def _unknown_from_json(t: IcebergType, obj: Any) -> Any:
     raise ValueError(f"unknown-typed values must be null, got {obj!r}")
 
 
-_FROM_JSON: PerPrimitiveType[Any] = PerPrimitiveType("JSON single-value serialization", {
-    BooleanType: _boolean_from_json,
-    (IntegerType, LongType): _integer_from_json,
-    (FloatType, DoubleType): _floating_from_json,
-    DecimalType: _decimal_from_json,
-    DateType: lambda t, obj: date_to_days(dt.date.fromisoformat(_text(t, obj))),
-    TimeType: lambda t, obj: _parse_time(_text(t, obj)),
-    _TIMESTAMPS: lambda t, obj: _parse_timestamp(t, _text(t, obj)),
-    StringType: _text,
-    UUIDType: lambda t, obj: uuid.UUID(_text(t, obj)),
-    (FixedType, BinaryType): _bytes_from_json,
-    StructType: _struct_from_json,
-    ListType: _list_from_json,
-    MapType: _map_from_json,
-    UnknownType: _unknown_from_json,
-    _OPAQUE: _no_json,
-})
+_FROM_JSON: PerPrimitiveType[Any] = PerPrimitiveType(
+    "JSON single-value serialization",
+    {
+        BooleanType: _boolean_from_json,
+        (IntegerType, LongType): _integer_from_json,
+        (FloatType, DoubleType): _floating_from_json,
+        DecimalType: _decimal_from_json,
+        DateType: lambda t, obj: date_to_days(dt.date.fromisoformat(_text(t, obj))),
+        TimeType: lambda t, obj: _parse_time(_text(t, obj)),
+        _TIMESTAMPS: lambda t, obj: _parse_timestamp(t, _text(t, obj)),
+        StringType: _text,
+        UUIDType: lambda t, obj: uuid.UUID(_text(t, obj)),
+        (FixedType, BinaryType): _bytes_from_json,
+        StructType: _struct_from_json,
+        ListType: _list_from_json,
+        MapType: _map_from_json,
+        UnknownType: _unknown_from_json,
+        _OPAQUE: _no_json,
+    },
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -540,21 +562,37 @@ def _same(t: IcebergType, value: Any) -> Any:
     return value
 
 
-_TO_PYTHON: PerPrimitiveType[Any] = PerPrimitiveType("conversion to Python", {
-    DateType: lambda t, value: days_to_date(value),
-    TimeType: lambda t, value: micros_to_time(value),
-    _TIMESTAMP_MICRO: lambda t, value: micros_to_datetime(value, isinstance(t, _WITH_ZONE)),
-    _TIMESTAMP_NANO: lambda t, value: micros_to_datetime(value // 1000, isinstance(t, _WITH_ZONE)),
-    StructType: lambda t, value: {
-        f.name: to_python(f.type, value.get(f.field_id)) for f in t.fields
+_TO_PYTHON: PerPrimitiveType[Any] = PerPrimitiveType(
+    "conversion to Python",
+    {
+        DateType: lambda t, value: days_to_date(value),
+        TimeType: lambda t, value: micros_to_time(value),
+        _TIMESTAMP_MICRO: lambda t, value: micros_to_datetime(value, isinstance(t, _WITH_ZONE)),
+        _TIMESTAMP_NANO: lambda t, value: micros_to_datetime(
+            value // 1000, isinstance(t, _WITH_ZONE)
+        ),
+        StructType: lambda t, value: {
+            f.name: to_python(f.type, value.get(f.field_id)) for f in t.fields
+        },
+        ListType: lambda t, value: [to_python(t.element_type, v) for v in value],
+        MapType: lambda t, value: {
+            to_python(t.key_type, k): to_python(t.value_type, v) for k, v in value.items()
+        },
+        (
+            BooleanType,
+            IntegerType,
+            LongType,
+            FloatType,
+            DoubleType,
+            DecimalType,
+            StringType,
+            UUIDType,
+            UnknownType,
+            VariantType,
+        )
+        + _BYTES: _same,
     },
-    ListType: lambda t, value: [to_python(t.element_type, v) for v in value],
-    MapType: lambda t, value: {
-        to_python(t.key_type, k): to_python(t.value_type, v) for k, v in value.items()
-    },
-    (BooleanType, IntegerType, LongType, FloatType, DoubleType, DecimalType, StringType,
-     UUIDType, UnknownType, VariantType) + _BYTES: _same,
-})
+)
 
 
 def to_python(t: IcebergType, value: Any) -> Any:
@@ -646,8 +684,9 @@ def _bytes_from_python(t: IcebergType, value: Any) -> bytes:
 def _struct_from_python(t: StructType, value: Any) -> dict[int, Any]:
     if not isinstance(value, dict):
         raise _mismatch(t, value)
-    return {f.field_id: from_python(f.type, value.get(f.field_id, value.get(f.name)))
-            for f in t.fields}
+    return {
+        f.field_id: from_python(f.type, value.get(f.field_id, value.get(f.name))) for f in t.fields
+    }
 
 
 def _no_python(t: IcebergType, value: Any) -> Any:
@@ -701,24 +740,27 @@ def _as_uuid(value: Any) -> uuid.UUID:
     raise ValueError(f"cannot convert {value!r} to uuid")
 
 
-_FROM_PYTHON: PerPrimitiveType[Any] = PerPrimitiveType("conversion from Python", {
-    BooleanType: _boolean_from_python,
-    (IntegerType, LongType): _integer_from_python,
-    (FloatType, DoubleType): _floating_from_python,
-    DecimalType: _decimal_from_python,
-    DateType: _date_from_python,
-    TimeType: _time_from_python,
-    _TIMESTAMPS: _timestamp_from_python,
-    StringType: _string_from_python,
-    UUIDType: lambda t, value: _as_uuid(value),
-    _BYTES: _bytes_from_python,
-    StructType: _struct_from_python,
-    ListType: lambda t, value: [from_python(t.element_type, v) for v in value],
-    MapType: lambda t, value: {
-        from_python(t.key_type, k): from_python(t.value_type, v) for k, v in value.items()
+_FROM_PYTHON: PerPrimitiveType[Any] = PerPrimitiveType(
+    "conversion from Python",
+    {
+        BooleanType: _boolean_from_python,
+        (IntegerType, LongType): _integer_from_python,
+        (FloatType, DoubleType): _floating_from_python,
+        DecimalType: _decimal_from_python,
+        DateType: _date_from_python,
+        TimeType: _time_from_python,
+        _TIMESTAMPS: _timestamp_from_python,
+        StringType: _string_from_python,
+        UUIDType: lambda t, value: _as_uuid(value),
+        _BYTES: _bytes_from_python,
+        StructType: _struct_from_python,
+        ListType: lambda t, value: [from_python(t.element_type, v) for v in value],
+        MapType: lambda t, value: {
+            from_python(t.key_type, k): from_python(t.value_type, v) for k, v in value.items()
+        },
+        (UnknownType, VariantType): _no_python,
     },
-    (UnknownType, VariantType): _no_python,
-})
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -790,17 +832,21 @@ def _timestamp_human(t: IcebergType, value: int) -> str:
     return text + "Z" if isinstance(t, _WITH_ZONE) else text
 
 
-_HUMAN: PerPrimitiveType[Any] = PerPrimitiveType("human string", {
-    BooleanType: lambda t, value: "true" if value else "false",
-    DateType: lambda t, value: iso_date(value),
-    TimeType: lambda t, value: _java_time(value * 1000),
-    _TIMESTAMPS: _timestamp_human,
-    (FixedType, BinaryType): lambda t, value: base64.b64encode(bytes(value)).decode("ascii"),
-    FloatType: lambda t, value: _java_double(_shortest_float32(value)),
-    DoubleType: lambda t, value: _java_double(value),
-    (IntegerType, LongType, DecimalType, StringType, UUIDType, UnknownType) + _OPAQUE + _NESTED:
-        lambda t, value: str(value),
-})
+_HUMAN: PerPrimitiveType[Any] = PerPrimitiveType(
+    "human string",
+    {
+        BooleanType: lambda t, value: "true" if value else "false",
+        DateType: lambda t, value: iso_date(value),
+        TimeType: lambda t, value: _java_time(value * 1000),
+        _TIMESTAMPS: _timestamp_human,
+        (FixedType, BinaryType): lambda t, value: base64.b64encode(bytes(value)).decode("ascii"),
+        FloatType: lambda t, value: _java_double(_shortest_float32(value)),
+        DoubleType: lambda t, value: _java_double(value),
+        (IntegerType, LongType, DecimalType, StringType, UUIDType, UnknownType)
+        + _OPAQUE
+        + _NESTED: lambda t, value: str(value),
+    },
+)
 
 
 def human_string(t: IcebergType, value: Any) -> str:

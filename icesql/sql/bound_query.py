@@ -134,7 +134,7 @@ def bind_query(statement: exp.Expr, sources: Mapping[str, TableSource]) -> Bound
             quote_identifiers=False,
         )
         scopes = traverse_scope(tree)
-    except Exception as e:  # noqa: BLE001 - an unqualified query only reads everything
+    except Exception as e:
         log.debug("binding skipped: %s", e)
     resolved = scopes is not None and _all_resolved(scopes)
     if sums and resolved:
@@ -147,7 +147,7 @@ def bind_query(statement: exp.Expr, sources: Mapping[str, TableSource]) -> Bound
         try:
             annotate_types(tree, schema=schema, dialect=DIALECT)
             record_operand_types(tree, nodes)
-        except Exception as e:  # noqa: BLE001 - unknown types only leave the rules inactive
+        except Exception as e:
             log.debug("type annotation skipped: %s", e)
     tables = {
         view: BoundTable(
@@ -183,7 +183,11 @@ def _record_integral_sums(
     for scope in scopes:
         for node in scope.expression.find_all(exp.Sum):
             index = node.meta.get(_SUM_KEY)
-            if index is None or index >= len(sums) or node.find_ancestor(exp.Select) is not scope.expression:
+            if (
+                index is None
+                or index >= len(sums)
+                or node.find_ancestor(exp.Select) is not scope.expression
+            ):
                 continue  # a nested query's sum: its own scope reads it
             if _integral(node.this, scope, columns):
                 sums[index].meta[TYPES_KEY] = {"this": exp.DataType.build("BIGINT")}
@@ -212,12 +216,20 @@ def _name_date_arithmetic(
     for scope in scopes:
         for node in scope.expression.find_all(exp.Add, exp.Sub):
             index = node.meta.get(_ARITHMETIC_KEY)
-            if index is None or index >= len(nodes) or node.find_ancestor(exp.Select) is not scope.expression:
+            if (
+                index is None
+                or index >= len(nodes)
+                or node.find_ancestor(exp.Select) is not scope.expression
+            ):
                 continue
             left, right = node.this, node.expression
             if _is_date(left, scope, columns) and _integral(right, scope, columns):
                 side = "this"
-            elif isinstance(node, exp.Add) and _integral(left, scope, columns) and _is_date(right, scope, columns):
+            elif (
+                isinstance(node, exp.Add)
+                and _integral(left, scope, columns)
+                and _is_date(right, scope, columns)
+            ):
                 side = "expression"
             else:
                 continue
@@ -244,8 +256,11 @@ def _is_date(node: exp.Expr, scope: Scope, columns: dict[str, dict[str, str]]) -
     if isinstance(node, exp.Add | exp.Sub):  # date + n + m
         if _is_date(node.this, scope, columns) and _integral(node.expression, scope, columns):
             return True
-        return isinstance(node, exp.Add) and _integral(node.this, scope, columns) and _is_date(
-            node.expression, scope, columns)
+        return (
+            isinstance(node, exp.Add)
+            and _integral(node.this, scope, columns)
+            and _is_date(node.expression, scope, columns)
+        )
     return isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.DATE
 
 
@@ -285,8 +300,10 @@ def _nanos_possible(statement: exp.Expr, columns: dict[str, dict[str, str]]) -> 
     names = set(_NANO_NAMES.values())
     if any(t.upper() in names for types in columns.values() for t in types.values()):
         return True
-    return any(t.this == exp.DataType.Type.TIMESTAMP_NS or str(t.args.get("kind", "")).upper() in names
-               for t in statement.find_all(exp.DataType))
+    return any(
+        t.this == exp.DataType.Type.TIMESTAMP_NS or str(t.args.get("kind", "")).upper() in names
+        for t in statement.find_all(exp.DataType)
+    )
 
 
 def _column_types(source: TableSource, metadata: Sequence[str]) -> dict[str, str]:
@@ -315,6 +332,6 @@ def _read(reader: Callable[[Sequence[Scope], A], R], scopes: Sequence[Scope], ar
     """One reader of the scopes; a reader that fails only means "read all, prune nothing"."""
     try:
         return reader(scopes, arg)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         log.debug("%s skipped: %s", getattr(reader, "__name__", reader), e)
         return None

@@ -67,13 +67,37 @@ _NULL_ONLY = (UnknownType, VariantType, GeometryType, GeographyType)
 Evaluate = Callable[[exp.Expr], pa.Table]  # runs ``SELECT <expression>``: one row, one column
 # what is not one value for every row and statement: refused as a default
 _VARYING: tuple[type[exp.Expr], ...] = (
-    exp.Column, exp.Subquery, exp.Select, exp.AggFunc, exp.Window, exp.CurrentDate,
-    exp.CurrentTimestamp, exp.CurrentTime, exp.CurrentDatetime, exp.Localtimestamp,
-    exp.CurrentUser, exp.CurrentTimezone, exp.CurrentCatalog, exp.CurrentDatabase,
-    exp.Rand, exp.Randn, exp.Uuid, exp.Shuffle, exp.StrToUnix,
+    exp.Column,
+    exp.Subquery,
+    exp.Select,
+    exp.AggFunc,
+    exp.Window,
+    exp.CurrentDate,
+    exp.CurrentTimestamp,
+    exp.CurrentTime,
+    exp.CurrentDatetime,
+    exp.Localtimestamp,
+    exp.CurrentUser,
+    exp.CurrentTimezone,
+    exp.CurrentCatalog,
+    exp.CurrentDatabase,
+    exp.Rand,
+    exp.Randn,
+    exp.Uuid,
+    exp.Shuffle,
+    exp.StrToUnix,
 )
-_VARYING_CALLS = {"now", "monotonically_increasing_id", "input_file_name", "spark_partition_id",
-                  "current_schema", "session_user", "user", "random", "uuid"}
+_VARYING_CALLS = {
+    "now",
+    "monotonically_increasing_id",
+    "input_file_name",
+    "spark_partition_id",
+    "current_schema",
+    "session_user",
+    "user",
+    "random",
+    "uuid",
+}
 
 
 def check_defaults_supported(format_version: int, table: str) -> None:
@@ -86,7 +110,9 @@ def check_defaults_supported(format_version: int, table: str) -> None:
         )
 
 
-def default_value(node: exp.Expr, f: NestedField, table: str, evaluate: Evaluate | None = None) -> Any:
+def default_value(
+    node: exp.Expr, f: NestedField, table: str, evaluate: Evaluate | None = None
+) -> Any:
     """The convention value of the ``DEFAULT`` expression ``node`` for column ``f`` (None for
     ``DEFAULT NULL``); errors name the column, its type and the table. Without ``evaluate``
     only literals are taken."""
@@ -146,8 +172,11 @@ def _evaluated(node: exp.Expr, f: NestedField, table: str, where: str, evaluate:
         raise type(e)(f"{where}: {str(e).split(': ', 1)[-1]}") from None
     if stored.null_count:
         return None
-    if pa.types.is_timestamp(stored.type) or pa.types.is_date(stored.type) or pa.types.is_time(
-            stored.type):
+    if (
+        pa.types.is_timestamp(stored.type)
+        or pa.types.is_date(stored.type)
+        or pa.types.is_time(stored.type)
+    ):
         width = pa.int32() if pa.types.is_date(stored.type) else pa.int64()
         return pc.cast(stored, width)[0].as_py()  # in the convention's unit already
     return from_python(f.type, _maps_as_dicts(f.type, stored[0].as_py()))
@@ -169,8 +198,13 @@ def is_default_keyword(node: exp.Expr | None) -> bool:
     reads it as a word, or as an unquoted column of that name)."""
     if isinstance(node, exp.Var):
         return node.name.upper() == "DEFAULT"
-    return (isinstance(node, exp.Column) and not node.table and isinstance(node.this, exp.Identifier)
-            and not node.this.quoted and node.name.upper() == "DEFAULT")
+    return (
+        isinstance(node, exp.Column)
+        and not node.table
+        and isinstance(node.this, exp.Identifier)
+        and not node.this.quoted
+        and node.name.upper() == "DEFAULT"
+    )
 
 
 def write_default_expression(f: NestedField) -> exp.Expr:
@@ -197,27 +231,37 @@ def default_expression(t: IcebergType, value: Any) -> exp.Expr:
     if value is None:
         return exp.Null()
     if isinstance(t, StructType):  # an effective default: each field's own
-        fields = [exp.PropertyEQ(this=exp.to_identifier(c.name, quoted=True),
-                                 expression=default_expression(c.type, value.get(c.field_id)))
-                  for c in t.fields]
-        return exp.Cast(this=exp.Struct(expressions=fields),
-                        to=exp.DataType.build(spark_type(t), dialect=DIALECT))
+        fields = [
+            exp.PropertyEQ(
+                this=exp.to_identifier(c.name, quoted=True),
+                expression=default_expression(c.type, value.get(c.field_id)),
+            )
+            for c in t.fields
+        ]
+        return exp.Cast(
+            this=exp.Struct(expressions=fields),
+            to=exp.DataType.build(spark_type(t), dialect=DIALECT),
+        )
     if isinstance(t, ListType):
         items = [default_expression(t.element_type, v) for v in value]
-        return exp.Cast(this=exp.Array(expressions=items),
-                        to=exp.DataType.build(spark_type(t), dialect=DIALECT))
+        return exp.Cast(
+            this=exp.Array(expressions=items), to=exp.DataType.build(spark_type(t), dialect=DIALECT)
+        )
     if isinstance(t, MapType):
         pairs = [default_expression(t.key_type, k) for k in value]
         vals = [default_expression(t.value_type, v) for v in value.values()]
-        return exp.Cast(this=exp.VarMap(keys=exp.Array(expressions=pairs),
-                                        values=exp.Array(expressions=vals)),
-                        to=exp.DataType.build(spark_type(t), dialect=DIALECT))
+        return exp.Cast(
+            this=exp.VarMap(keys=exp.Array(expressions=pairs), values=exp.Array(expressions=vals)),
+            to=exp.DataType.build(spark_type(t), dialect=DIALECT),
+        )
     if isinstance(t, BooleanType):
         return exp.Boolean(this=bool(value))
     if isinstance(t, BinaryType | FixedType):
         return exp.HexString(this=bytes(value).hex())
     text = str(to_json_value(t, value))
-    return exp.Cast(this=exp.Literal.string(text), to=exp.DataType.build(_sql_type(t), dialect=DIALECT))
+    return exp.Cast(
+        this=exp.Literal.string(text), to=exp.DataType.build(_sql_type(t), dialect=DIALECT)
+    )
 
 
 def _sql_type(t: IcebergType) -> str:

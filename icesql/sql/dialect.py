@@ -124,8 +124,12 @@ class IcebergSpark(Spark):
             "CREATE TAG": lambda self: self._parse_create_ref("tag", True, False),
             "REPLACE TAG": lambda self: self._parse_create_ref("tag", False, True),
             "DROP TAG": lambda self: self._parse_drop_ref("tag"),
-            "SET IDENTIFIER FIELDS": lambda self: self._parse_identifier_fields(nodes.SetIdentifierFields),
-            "DROP IDENTIFIER FIELDS": lambda self: self._parse_identifier_fields(nodes.DropIdentifierFields),
+            "SET IDENTIFIER FIELDS": lambda self: self._parse_identifier_fields(
+                nodes.SetIdentifierFields
+            ),
+            "DROP IDENTIFIER FIELDS": lambda self: self._parse_identifier_fields(
+                nodes.DropIdentifierFields
+            ),
             # Spark's own
             "ADD COLUMNS": lambda self: self._parse_add_columns(),
             "ADD COLUMN": lambda self: self._parse_add_columns(),
@@ -184,12 +188,12 @@ class IcebergSpark(Spark):
                 self._refuse_show()
             return entry(self)
 
-        def validate_expression(self, expression, args=None):  # noqa: ANN001, ANN201 - sqlglot's
+        def validate_expression(self, expression, args=None):
             if args is not None:
                 expression.meta[FUNCTION_ARGS] = list(args)  # a known function, as written
             return super().validate_expression(expression, args)
 
-        def _parse_function_call(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        def _parse_function_call(self, *args, **kwargs):
             token = self._curr
             result = super()._parse_function_call(*args, **kwargs)
             func = result.this if isinstance(result, exp.Window) else result
@@ -197,7 +201,7 @@ class IcebergSpark(Spark):
                 func.meta.setdefault(FUNCTION_NAME, token.text)  # also the specially parsed
             return result
 
-        def _parse_distinct_arg_function(self, func, distinct_index=0):  # noqa: ANN001, ANN202
+        def _parse_distinct_arg_function(self, func, distinct_index=0):
             # percentile(x, p, frequency): sqlglot keeps the arguments its node has room for;
             # remember all of them, so a rewrite can refuse the ones it would drop
             start = self._index
@@ -219,27 +223,40 @@ class IcebergSpark(Spark):
                 node.meta[EXTRACT_FIELD] = field  # as written: sqlglot upper-cases it
             return node
 
-        def _parse_types(self, check_func=False, schema=False, allow_identifiers=True,  # noqa: ANN001, ANN202
-                         with_collation=False):
+        def _parse_types(
+            self, check_func=False, schema=False, allow_identifiers=True, with_collation=False
+        ):
             # where a type may stand; sqlglot's _parse_type retreats to a column of that name
             # when no literal follows (``SELECT timestamptz_ns FROM t``)
             token = self._curr
-            if (token is not None and token.token_type == TokenType.VAR
-                    and token.text.upper() in NAMED_TYPES):
+            if (
+                token is not None
+                and token.token_type == TokenType.VAR
+                and token.text.upper() in NAMED_TYPES
+            ):
                 self._advance()
                 return NAMED_TYPES[token.text.upper()]()
-            return super()._parse_types(check_func=check_func, schema=schema,
-                                        allow_identifiers=allow_identifiers,
-                                        with_collation=with_collation)
+            return super()._parse_types(
+                check_func=check_func,
+                schema=schema,
+                allow_identifiers=allow_identifiers,
+                with_collation=with_collation,
+            )
 
-        def _parse_struct_types(self, type_required=False):  # noqa: ANN001, ANN202
+        def _parse_struct_types(self, type_required=False):
             # ``STRUCT<a: TIMESTAMPTZ_NS>``: sqlglot checks the field's type against its type
             # tokens before parsing it, and a named type is no token
             name, after = self._curr, self._next
             if after is not None and after.token_type == TokenType.COLON:
-                after = self._tokens[self._index + 2] if self._index + 2 < len(self._tokens) else None
-            if (name is not None and after is not None and after.token_type == TokenType.VAR
-                    and after.text.upper() in NAMED_TYPES):
+                after = (
+                    self._tokens[self._index + 2] if self._index + 2 < len(self._tokens) else None
+                )
+            if (
+                name is not None
+                and after is not None
+                and after.token_type == TokenType.VAR
+                and after.text.upper() in NAMED_TYPES
+            ):
                 this = self._parse_id_var(any_token=True)
                 self._match(TokenType.COLON)
                 return self._parse_column_def(this)
@@ -293,7 +310,7 @@ def split_statements(sql: str) -> list[str]:
     out, start = [], 0
     for token in tokens:
         if token.token_type == TokenType.SEMICOLON:
-            out.append(sql[start:token.start])
+            out.append(sql[start : token.start])
             start = token.end + 1
     out.append(sql[start:])
     return [text.strip() for text in out if text.strip()]
@@ -338,7 +355,9 @@ def parse_term(text: str) -> nodes.Term:
     """One transform term (``bucket(16, id)``, ``days(ts)``, ``st.a``), e.g. from the text
     of a ``PARTITIONED BY`` item sqlglot parsed."""
     try:
-        (transform,) = DIALECT.parser().parse_into(nodes.TransformTerm, DIALECT.tokenize(text), text)
+        (transform,) = DIALECT.parser().parse_into(
+            nodes.TransformTerm, DIALECT.tokenize(text), text
+        )
     except ParseError as e:
         raise _parse_error(text, e) from None
     except TokenError as e:

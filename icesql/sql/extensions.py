@@ -161,9 +161,14 @@ class ExtensionsParser(Spark.Parser):
 
     def _parse_name_part(self) -> exp.Identifier:
         token = self._curr
-        if not token or token.token_type in _PUNCTUATION or token.token_type in (
-            TokenType.STRING,
-            TokenType.NUMBER,
+        if (
+            not token
+            or token.token_type in _PUNCTUATION
+            or token.token_type
+            in (
+                TokenType.STRING,
+                TokenType.NUMBER,
+            )
         ):
             raise self._syntax_error("a name")
         self._advance()
@@ -211,7 +216,9 @@ class ExtensionsParser(Spark.Parser):
         """``col`` | ``transform(col)`` | ``bucket(N, col)`` | ``truncate(N, col)``."""
         first = self._parse_name_parts()
         if len(first) != 1 or not self._match(TokenType.L_PAREN):
-            return self.expression(nodes.TransformTerm(this=nodes.column_path(first), kind="identity"))
+            return self.expression(
+                nodes.TransformTerm(this=nodes.column_path(first), kind="identity")
+            )
         written = first[0].name
         func = written.lower()
         if func not in _TRANSFORMS:
@@ -265,10 +272,14 @@ class ExtensionsParser(Spark.Parser):
             raise ProgrammingError(
                 f"cannot convert transform with more than one column reference: {text}"
             )
-        if len(args) != 2 or not columns or (
-            written.upper() == "BUCKET" and not isinstance(args[0], exp.Literal)
+        if (
+            len(args) != 2
+            or not columns
+            or (written.upper() == "BUCKET" and not isinstance(args[0], exp.Literal))
         ):
-            raise ProgrammingError(f"invalid transform {text}: expected {written.lower()}(N, column)")
+            raise ProgrammingError(
+                f"invalid transform {text}: expected {written.lower()}(N, column)"
+            )
         klass = exp.PartitionedByBucket if written.upper() == "BUCKET" else exp.PartitionByTruncate
         this, width = (args[1], args[0]) if isinstance(args[0], exp.Literal) else (args[0], args[1])
         return self.expression(klass(this=this, expression=width))
@@ -313,7 +324,11 @@ class ExtensionsParser(Spark.Parser):
         if self._match_words("UNORDERED"):
             return self.expression(nodes.WriteDistributionAndOrdering(distribution="none"))
         if self._match_words("DISTRIBUTED", "BY", "PARTITION"):
-            order = self._parse_write_order_fields() if self._match_words("LOCALLY", "ORDERED", "BY") else []
+            order = (
+                self._parse_write_order_fields()
+                if self._match_words("LOCALLY", "ORDERED", "BY")
+                else []
+            )
             return self.expression(
                 nodes.WriteDistributionAndOrdering(distribution="hash", expressions=order)
             )
@@ -327,7 +342,9 @@ class ExtensionsParser(Spark.Parser):
                     distribution="range", expressions=self._parse_write_order_fields()
                 )
             )
-        raise self._syntax_error("ORDERED BY, LOCALLY ORDERED BY, DISTRIBUTED BY PARTITION or UNORDERED")
+        raise self._syntax_error(
+            "ORDERED BY, LOCALLY ORDERED BY, DISTRIBUTED BY PARTITION or UNORDERED"
+        )
 
     def _parse_write_order_fields(self) -> list[nodes.WriteOrderField]:
         fields = []
@@ -341,7 +358,9 @@ class ExtensionsParser(Spark.Parser):
                 nulls = "first"
             elif self._match_words("NULLS", "LAST"):
                 nulls = "last"
-            fields.append(self.expression(nodes.WriteOrderField(this=transform, desc=desc, nulls=nulls)))
+            fields.append(
+                self.expression(nodes.WriteOrderField(this=transform, desc=desc, nulls=nulls))
+            )
             if not self._match(TokenType.COMMA):
                 return fields
 
@@ -386,7 +405,9 @@ class ExtensionsParser(Spark.Parser):
         if self._match_words("FIRST"):
             return self.expression(exp.ColumnPosition(position="FIRST"))
         if self._match_words("AFTER"):
-            return self.expression(exp.ColumnPosition(this=self._parse_name_part(), position="AFTER"))
+            return self.expression(
+                exp.ColumnPosition(this=self._parse_name_part(), position="AFTER")
+            )
         return None
 
     def _parse_drop_columns(self) -> nodes.DropColumns:
@@ -410,7 +431,9 @@ class ExtensionsParser(Spark.Parser):
             comment = self._parse_string_literal() if self._match_words("COMMENT") else None
             return self.expression(nodes.AlterColumn(this=path, kind=kind, comment=comment))
         if self._match_words("COMMENT"):
-            return self.expression(nodes.AlterColumn(this=path, comment=self._parse_string_literal()))
+            return self.expression(
+                nodes.AlterColumn(this=path, comment=self._parse_string_literal())
+            )
         if self._match_words("SET", "DEFAULT"):
             default = self._parse_bitwise()
             if default is None:
@@ -429,7 +452,9 @@ class ExtensionsParser(Spark.Parser):
             )
         return self.expression(nodes.AlterColumn(this=path, position=position))
 
-    def _parse_identifier_fields(self, node: type[nodes.AlterTableAction]) -> nodes.AlterTableAction:
+    def _parse_identifier_fields(
+        self, node: type[nodes.AlterTableAction]
+    ) -> nodes.AlterTableAction:
         return self.expression(node(expressions=self._parse_column_paths()))
 
     # --- properties ---------------------------------------------------------------------------
@@ -511,7 +536,9 @@ class ExtensionsParser(Spark.Parser):
 
     def _parse_drop_ref(self, kind: str) -> nodes.DropRef:
         exists = self._match_words("IF", "EXISTS")
-        return self.expression(nodes.DropRef(this=self._parse_name_part(), kind=kind, exists=exists))
+        return self.expression(
+            nodes.DropRef(this=self._parse_name_part(), kind=kind, exists=exists)
+        )
 
     # --- CALL ------------------------------------------------------------------------------
 

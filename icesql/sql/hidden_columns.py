@@ -42,9 +42,7 @@ def referenced_metadata_columns(statement: exp.Expr) -> list[str]:
     return list(names)
 
 
-def hide_metadata_columns(
-    statement: exp.Expr, views: Mapping[str, Sequence[str]]
-) -> exp.Expr:
+def hide_metadata_columns(statement: exp.Expr, views: Mapping[str, Sequence[str]]) -> exp.Expr:
     """Exclude the metadata columns of ``views`` (view name -> its metadata column names)
     from every star of a SELECT that reads only tables directly (in place): ``v.*`` leaves
     out ``v``'s, a bare ``*`` over a join each source's, by qualified name (``v._pos``);

@@ -99,14 +99,16 @@ def table_name(parts: list[exp.Identifier]) -> exp.Table:
     if len(qualifiers) > 2:
         this = exp.Dot.build([*qualifiers[2:], last])
         qualifiers = qualifiers[:2]
-    keys = ("catalog", "db")[2 - len(qualifiers):]
+    keys = ("catalog", "db")[2 - len(qualifiers) :]
     return exp.Table(this=this, **dict(zip(keys, qualifiers, strict=True)))
 
 
 def column_path(parts: list[exp.Identifier]) -> exp.Expr:
     """A ``Column`` for ``parts`` (a nested field ``st.a``; past four parts a ``Dot``)."""
     head, rest = parts[:4], parts[4:]
-    column = exp.Column(**dict(zip(("this", "table", "db", "catalog"), reversed(head), strict=False)))
+    column = exp.Column(
+        **dict(zip(("this", "table", "db", "catalog"), reversed(head), strict=False))
+    )
     return exp.Dot.build([column, *rest]) if rest else column
 
 
@@ -165,7 +167,11 @@ class NewColumn(_Positioned):
     [FIRST|AFTER c]``."""
 
     arg_types = {
-        "this": True, "kind": True, "not_null": False, "default": False, "comment": False,
+        "this": True,
+        "kind": True,
+        "not_null": False,
+        "default": False,
+        "comment": False,
         "position": False,
     }
 

@@ -256,11 +256,14 @@ class _Printer:
 
     def dot(self, node: exp.Dot) -> str:
         if isinstance(node.this, exp.Struct):  # struct(1 AS a).a keeps the names
-            fields = [f"{self.sql(e.expression)} AS {e.this.name}" if isinstance(e, exp.PropertyEQ)
-                      else self.sql(e) for e in node.this.expressions]
+            fields = [
+                f"{self.sql(e.expression)} AS {e.this.name}"
+                if isinstance(e, exp.PropertyEQ)
+                else self.sql(e)
+                for e in node.this.expressions
+            ]
             return f"struct({', '.join(fields)}).{node.expression.name}"
         return f"{self.sql(node.this)}.{node.expression.name}"
-
 
     # -- functions ----------------------------------------------------------------------------
     def count(self, node: exp.Count) -> str:
@@ -290,8 +293,9 @@ class _Printer:
                 args = node.expressions
             else:  # parsed specially: sqlglot declares arguments in the order they are written
                 args = [v for key in node.arg_types for v in _as_list(node.args.get(key))]
-        if any(isinstance(a, (exp.Lambda, exp.Star, exp.Select, exp.Subquery, exp.Kwarg))
-               for a in args):
+        if any(
+            isinstance(a, (exp.Lambda, exp.Star, exp.Select, exp.Subquery, exp.Kwarg)) for a in args
+        ):
             raise _Unknown("lambda, star, subquery or named argument")
         return args
 
@@ -404,7 +408,9 @@ class _Printer:
     def plus_minus(self, node: exp.Add | exp.Sub) -> str:
         side = node.meta.get(DATE_ARITHMETIC_KEY)
         if side is not None:  # date + n, n + date, date - n: Spark's DateAdd / DateSub
-            date, days = (node.this, node.expression) if side == "this" else (node.expression, node.this)
+            date, days = (
+                (node.this, node.expression) if side == "this" else (node.expression, node.this)
+            )
             function = "date_add" if isinstance(node, exp.Add) else "date_sub"
             return f"{function}({self.sql(date)}, {self.sql(days)})"
         if isinstance(_unwrap(node.this), (exp.Interval, exp.Add, exp.Sub)) and isinstance(
@@ -425,16 +431,23 @@ class _Printer:
             definition = self.windows.get(named.name.lower())
             if definition is None or node.args.get("partition_by") or node.args.get("order"):
                 raise _Unknown("window reference")
-            node = exp.Window(this=node.this, partition_by=definition.args.get("partition_by"),
-                              order=definition.args.get("order"), spec=definition.args.get("spec"))
+            node = exp.Window(
+                this=node.this,
+                partition_by=definition.args.get("partition_by"),
+                order=definition.args.get("order"),
+                spec=definition.args.get("spec"),
+            )
         function, default_frame = self.window_function(node.this)
         parts = []
         if node.args.get("partition_by"):
             parts.append("PARTITION BY " + self.args(node.args["partition_by"]))
         order = node.args.get("order")
         if order is not None:
-            keys = [f"{self.sql(o.this)} {'DESC' if o.args.get('desc') else 'ASC'} NULLS "
-                    f"{'FIRST' if o.args.get('nulls_first') else 'LAST'}" for o in order.expressions]
+            keys = [
+                f"{self.sql(o.this)} {'DESC' if o.args.get('desc') else 'ASC'} NULLS "
+                f"{'FIRST' if o.args.get('nulls_first') else 'LAST'}"
+                for o in order.expressions
+            ]
             parts.append("ORDER BY " + ", ".join(keys))
         spec = node.args.get("spec")
         if spec is not None:
@@ -494,7 +507,9 @@ class _Printer:
     def special_call(self, node: exp.Anonymous) -> str:
         name = node.name.lower()
         if name in ("isnull", "isnotnull") and len(node.expressions) == 1:
-            return f"({self.sql(node.expressions[0])} IS {'NOT ' if name == 'isnotnull' else ''}NULL)"
+            return (
+                f"({self.sql(node.expressions[0])} IS {'NOT ' if name == 'isnotnull' else ''}NULL)"
+            )
         if name == "positive" and len(node.expressions) == 1:
             return f"(+ {self.sql(node.expressions[0])})"
         return self.function(node)
@@ -525,10 +540,23 @@ def _as_list(value: object) -> list:
 
 
 _BINARY: dict[type, str] = {
-    exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%", exp.IntDiv: "div",
-    exp.EQ: "=", exp.NullSafeEQ: "<=>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">=",
-    exp.And: "AND", exp.Or: "OR",
-    exp.BitwiseAnd: "&", exp.BitwiseOr: "|", exp.BitwiseXor: "^",
+    exp.Add: "+",
+    exp.Sub: "-",
+    exp.Mul: "*",
+    exp.Div: "/",
+    exp.Mod: "%",
+    exp.IntDiv: "div",
+    exp.EQ: "=",
+    exp.NullSafeEQ: "<=>",
+    exp.LT: "<",
+    exp.LTE: "<=",
+    exp.GT: ">",
+    exp.GTE: ">=",
+    exp.And: "AND",
+    exp.Or: "OR",
+    exp.BitwiseAnd: "&",
+    exp.BitwiseOr: "|",
+    exp.BitwiseXor: "^",
 }
 _PRINTERS: dict[type, Callable[[_Printer, exp.Expr], str]] = {
     exp.Column: _Printer.column,
@@ -595,8 +623,17 @@ _DATETIME_LITERALS = {
 # constructs Spark prints in a way no rule here reproduces
 # constructs Spark prints in a way no rule here reproduces; generators are named by their
 # rewrite (icesql.sql.spark.relations), which knows a map's key and value from an array's col
-_UNKNOWN = (exp.Subquery, exp.Exists, exp.Lambda, exp.Placeholder, exp.Star, exp.Select,
-            exp.Explode, exp.Posexplode, exp.Inline)
+_UNKNOWN = (
+    exp.Subquery,
+    exp.Exists,
+    exp.Lambda,
+    exp.Placeholder,
+    exp.Star,
+    exp.Select,
+    exp.Explode,
+    exp.Posexplode,
+    exp.Inline,
+)
 
 
 def _number_text(text: str) -> str:

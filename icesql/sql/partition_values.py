@@ -58,8 +58,15 @@ _FALSE = frozenset({"f", "false", "n", "no", "0"})
 _INTEGER = re.compile(r"[+-]?\d+")
 _DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _FLOATING = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[dDfF]?")
-_INFINITY = {"inf": math.inf, "+inf": math.inf, "infinity": math.inf, "+infinity": math.inf,
-             "-inf": -math.inf, "-infinity": -math.inf, "nan": math.nan}
+_INFINITY = {
+    "inf": math.inf,
+    "+inf": math.inf,
+    "infinity": math.inf,
+    "+infinity": math.inf,
+    "-inf": -math.inf,
+    "-infinity": -math.inf,
+    "nan": math.nan,
+}
 _DATE = re.compile(r"([+-]?\d{4,7})(?:-(\d{1,2})(?:-(\d{1,2})(?:[ T].*)?)?)?", re.DOTALL)
 _TIMESTAMP = re.compile(
     r"([+-]?\d{4,7})(?:-(\d{1,2})(?:-(\d{1,2})"
@@ -88,7 +95,9 @@ def partition_text(node: exp.Expr, params: Sequence[object], where: str) -> str 
         return text[1:] if text.startswith("-") else "-" + text
     if isinstance(node, exp.HexString):
         return bytes.fromhex(node.this)
-    if isinstance(node, exp.Concat) and all(isinstance(e, exp.Literal) and e.is_string for e in node.expressions):
+    if isinstance(node, exp.Concat) and all(
+        isinstance(e, exp.Literal) and e.is_string for e in node.expressions
+    ):
         return "".join(e.this for e in node.expressions)  # 'a' 'b': adjacent strings join
     if isinstance(node, exp.Cast | exp.TryCast) and isinstance(node.this, exp.Literal):
         return _typed_literal_text(node, where)
@@ -153,9 +162,7 @@ def _parameter_text(value: object) -> str | bytes | None:
 # Spark's ANSI cast of that string to the column type
 
 
-def cast_partition_value(
-    text: str | bytes | None, t: IcebergType, table: str, column: str
-) -> Any:
+def cast_partition_value(text: str | bytes | None, t: IcebergType, table: str, column: str) -> Any:
     """The convention value of ``text`` cast to ``t``, or a ``DataError`` naming the table
     and column (Spark's ``CAST_INVALID_INPUT`` / ``NUMERIC_VALUE_OUT_OF_RANGE``)."""
     if text is None:
@@ -184,7 +191,7 @@ _MALFORMED = object()
 _OUT_OF_RANGE = object()
 
 
-def _cast(text: str, t: IcebergType) -> Any:  # noqa: C901 - one branch per type
+def _cast(text: str, t: IcebergType) -> Any:
     trimmed = text.strip()
     if isinstance(t, StringType):
         return text

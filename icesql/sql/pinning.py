@@ -75,7 +75,9 @@ def _clause(version: int | str | None, timestamp: str | datetime | None) -> exp.
         return exp.Version(this="VERSION", kind="AS OF", expression=value)
     if isinstance(timestamp, datetime):
         timestamp = timestamp.isoformat(sep=" ")
-    return exp.Version(this="TIMESTAMP", kind="AS OF", expression=exp.Literal.string(str(timestamp)))
+    return exp.Version(
+        this="TIMESTAMP", kind="AS OF", expression=exp.Literal.string(str(timestamp))
+    )
 
 
 def _names_a_ref(node: exp.Table) -> bool:

@@ -146,7 +146,7 @@ def pushed_filters(bound: BoundQuery, params: Sequence[object]) -> dict[str, Boo
             if total != ALWAYS_TRUE:
                 out[view] = total
         return out
-    except Exception as e:  # noqa: BLE001 - any failure only means "prune nothing"
+    except Exception as e:
         log.debug("predicate pushdown skipped: %s", e)
         return {}
 
@@ -163,7 +163,8 @@ def _scope_conditions(scope: Scope, views: Collection[str]) -> list[tuple[str, s
     aliases = {
         alias: source.name.lower()
         for alias, source in scope.sources.items()
-        if isinstance(source, exp.Table) and source.name.lower() in views
+        if isinstance(source, exp.Table)
+        and source.name.lower() in views
         and not source.args.get("pivots")  # WHERE sees the pivoted rows, not the table's
     }
     if not aliases:
@@ -289,7 +290,7 @@ def exact_filter(
         table = qualified.args["from_"].this.alias_or_name
         converter = _Converter(table, schema, params, exact=True)
         converted = converter.convert(where, negate=False)
-    except Exception as e:  # noqa: BLE001 - anything not understood is simply not exact
+    except Exception as e:
         log.debug("no exact filter: %s", e)
         return None
     return None if converter.lossy or converted is None else converted
@@ -381,8 +382,10 @@ class _Converter:
             if not negate:
                 return self._bind(predicate(Operation.IS_NAN, name))
             # Spark's isnan(NULL) is false, so NOT isnan(x) keeps the nulls
-            return or_(self._bind(predicate(Operation.NOT_NAN, name)),
-                       self._bind(predicate(Operation.IS_NULL, name)))
+            return or_(
+                self._bind(predicate(Operation.NOT_NAN, name)),
+                self._bind(predicate(Operation.IS_NULL, name)),
+            )
         if isinstance(node, exp.Column):
             name = self._column(node)  # a boolean column used as a condition
             if name is None:
@@ -494,7 +497,8 @@ def _cast(value: Any, to: exp.DataType) -> Any:
         return None
     kind = to.this
     zoned_nanos = kind == exp.DataType.Type.USERDEFINED and (
-        str(to.args.get("kind", "")).upper() == _ZONED_NANOS)
+        str(to.args.get("kind", "")).upper() == _ZONED_NANOS
+    )
     if kind == exp.DataType.Type.TIMESTAMP_NS or zoned_nanos:
         return _nanos_cast(value, zoned_nanos)
     if kind == exp.DataType.Type.DATE:

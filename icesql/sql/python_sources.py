@@ -67,7 +67,7 @@ class PythonSource:
         for i, f in enumerate(schema, start=1):
             try:
                 t = arrow.arrow_field_type(f, counter)
-            except Exception:  # noqa: BLE001 - e.g. uint64: only its type stays unknown
+            except Exception:
                 fields.append(NestedField(i, f.name, UnknownType(), False))
                 continue
             fields.append(NestedField(i, f.name, t, False))
@@ -218,7 +218,7 @@ def _from_pandas(df: Any, name: str) -> pa.Table:
 def _polars_arrow(df: Any, name: str) -> pa.Table:
     try:
         return df.to_arrow()
-    except Exception as e:  # noqa: BLE001 - polars raises its own error classes
+    except Exception as e:
         raise ProgrammingError(f"cannot read polars DataFrame {name!r}: {e}") from None
 
 
@@ -263,6 +263,6 @@ def _arrow_schema(obj: Any) -> pa.Schema | None:
     if hasattr(obj, "__arrow_c_schema__"):
         try:
             return pa.schema(obj)
-        except Exception:  # noqa: BLE001 - the schema is only a help to the binder
+        except Exception:
             return None
     return None

@@ -53,8 +53,11 @@ def _needs_types(node: exp.Expr, decimals: bool = True, nanos: bool = True) -> b
     for area in _AREAS:
         if not isinstance(node, tuple(area.TYPED)):
             continue
-        if (not decimals and isinstance(node, tuple(getattr(area, "DECIMAL_ONLY", ())))
-                and not getattr(area, "typed_without_decimals", _never)(node)):
+        if (
+            not decimals
+            and isinstance(node, tuple(getattr(area, "DECIMAL_ONLY", ())))
+            and not getattr(area, "typed_without_decimals", _never)(node)
+        ):
             continue
         if not nanos and isinstance(node, tuple(getattr(area, "NANOS_ONLY", ()))):
             continue

@@ -60,23 +60,26 @@ __all__ = [
 TINYINT = "tinyint"
 SMALLINT = "smallint"
 
-SPARK_TYPE_NAMES: PerPrimitiveType[Any] = PerPrimitiveType("Spark type name", {
-    BooleanType: "boolean",
-    IntegerType: "int",
-    LongType: "bigint",
-    FloatType: "float",
-    DoubleType: "double",
-    DecimalType: lambda t: f"decimal({t.precision},{t.scale})",
-    DateType: "date",
-    TimeType: "time",
-    (TimestampType, TimestampNanoType): "timestamp_ntz",
-    (TimestamptzType, TimestamptzNanoType): "timestamp",
-    (StringType, UUIDType): "string",
-    (FixedType, BinaryType): "binary",
-    UnknownType: "void",
-    VariantType: "variant",
-    (GeometryType, GeographyType): str,  # no Spark type: the Iceberg spelling
-})
+SPARK_TYPE_NAMES: PerPrimitiveType[Any] = PerPrimitiveType(
+    "Spark type name",
+    {
+        BooleanType: "boolean",
+        IntegerType: "int",
+        LongType: "bigint",
+        FloatType: "float",
+        DoubleType: "double",
+        DecimalType: lambda t: f"decimal({t.precision},{t.scale})",
+        DateType: "date",
+        TimeType: "time",
+        (TimestampType, TimestampNanoType): "timestamp_ntz",
+        (TimestamptzType, TimestamptzNanoType): "timestamp",
+        (StringType, UUIDType): "string",
+        (FixedType, BinaryType): "binary",
+        UnknownType: "void",
+        VariantType: "variant",
+        (GeometryType, GeographyType): str,  # no Spark type: the Iceberg spelling
+    },
+)
 """Iceberg primitive type class -> Spark's name (a function of the type where it has
 parameters)."""
 

@@ -129,7 +129,9 @@ def iceberg_type(dt: exp.DataType) -> IcebergType:
         return ListType(PLACEHOLDER_ID, iceberg_type(element), False)
     if kind == T.MAP:
         key, value = dt.expressions
-        return MapType(PLACEHOLDER_ID, iceberg_type(key), PLACEHOLDER_ID, iceberg_type(value), False)
+        return MapType(
+            PLACEHOLDER_ID, iceberg_type(key), PLACEHOLDER_ID, iceberg_type(value), False
+        )
     if kind == T.STRUCT:
         return StructType(tuple(struct_fields(dt)))
     if kind == T.NULL:
@@ -174,7 +176,9 @@ def _geospatial(dt: exp.DataType) -> IcebergType:
         raise ProgrammingError(f"invalid CRS {crs!r} in {dt.sql(dialect='spark')}")
     if not geography:
         return GeometryType(crs)
-    algorithm = _geo_param(dt, params[1], "algorithm").lower() if len(params) > 1 else DEFAULT_ALGORITHM
+    algorithm = (
+        _geo_param(dt, params[1], "algorithm").lower() if len(params) > 1 else DEFAULT_ALGORITHM
+    )
     if algorithm not in EDGE_ALGORITHMS:
         raise NotSupportedError(
             f"edge-interpolation algorithm {algorithm!r} in {dt.sql(dialect='spark')}: the spec"

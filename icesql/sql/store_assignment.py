@@ -98,15 +98,18 @@ def _sql_name(t: pa.DataType) -> str:
         from icesql.spec.arrow import arrow_to_iceberg_type
 
         return spark_type(arrow_to_iceberg_type(t, [1])).upper()
-    except Exception:  # noqa: BLE001 - only for a message
+    except Exception:
         return str(t).upper()
 
 
 def is_variant_storage(t: pa.DataType) -> bool:
     """Whether ``t`` is how DuckDB hands over a VARIANT (Spark stores only a variant in a
     variant column)."""
-    return (pa.types.is_struct(t) and [f.name for f in t] == ["metadata", "value"]
-            and all(pa.types.is_binary(f.type) for f in t))
+    return (
+        pa.types.is_struct(t)
+        and [f.name for f in t] == ["metadata", "value"]
+        and all(pa.types.is_binary(f.type) for f in t)
+    )
 
 
 def can_assign(source: pa.DataType, target: IcebergType) -> bool:
@@ -138,8 +141,10 @@ def can_assign(source: pa.DataType, target: IcebergType) -> bool:
     if isinstance(target, VariantType):
         return is_variant_storage(source)
     if isinstance(target, StructType):
-        return pa.types.is_struct(source) and source.num_fields == len(target.fields) and all(
-            can_assign(source.field(i).type, f.type) for i, f in enumerate(target.fields)
+        return (
+            pa.types.is_struct(source)
+            and source.num_fields == len(target.fields)
+            and all(can_assign(source.field(i).type, f.type) for i, f in enumerate(target.fields))
         )
     if isinstance(target, ListType):
         return _is_list(source) and can_assign(source.value_type, target.element_type)
@@ -175,7 +180,9 @@ class Assignment:
         else:
             lowered = [c.lower() for c in columns]
             if len(set(lowered)) != len(lowered):
-                raise ProgrammingError(f"cannot write to {table}: a column is named twice in {list(columns)}")
+                raise ProgrammingError(
+                    f"cannot write to {table}: a column is named twice in {list(columns)}"
+                )
             for c in lowered:
                 if c not in [n.lower() for n in table_columns]:
                     raise ProgrammingError(
@@ -223,7 +230,9 @@ class Assignment:
         return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
 
 
-def arity_error(table: str, table_columns: Sequence[str], data_columns: Sequence[str]) -> ProgrammingError:
+def arity_error(
+    table: str, table_columns: Sequence[str], data_columns: Sequence[str]
+) -> ProgrammingError:
     """Spark's error for a query with fewer or more columns than the columns it fills."""
     too_few = len(data_columns) < len(table_columns)
     reason = "not enough data columns" if too_few else "too many data columns"
@@ -309,7 +318,9 @@ def _convert(array: pa.Array, f: NestedField, column: str, table: str) -> pa.Arr
         return pc.cast(array, want)
     except pa.ArrowInvalid as e:
         text = str(e).lower()
-        if any(w in text for w in ("overflow", "out of bounds", "not fit", "not in range", "precision")):
+        if any(
+            w in text for w in ("overflow", "out of bounds", "not fit", "not in range", "precision")
+        ):
             raise _overflow(source, target, column, table) from None
         raise DataError(f"cannot write to {table}: column `{column}`: {e}") from None
 
@@ -334,7 +345,9 @@ def _to_integer(array: pa.Array, want: pa.DataType) -> pa.Array:
     source = array.type
     if pa.types.is_floating(source):
         values = array.to_numpy(zero_copy_only=False)
-        if not all(math.isfinite(v) for v in values[~pc.is_null(array).to_numpy(zero_copy_only=False)]):
+        if not all(
+            math.isfinite(v) for v in values[~pc.is_null(array).to_numpy(zero_copy_only=False)]
+        ):
             raise pa.ArrowInvalid("overflow: NaN or infinity")
         array = pc.trunc(array)
         lo = float(INT32_MIN if want == pa.int32() else INT64_MIN)  # exact; -lo is max + 1
@@ -343,7 +356,9 @@ def _to_integer(array: pa.Array, want: pa.DataType) -> pa.Array:
         return pc.cast(array, want, safe=False)
     if pa.types.is_decimal(source):
         array = pc.round(array, 0, round_mode="towards_zero")
-        return pc.cast(pc.cast(array, pa.decimal128(38, 0) if source.precision <= 38 else source), want)
+        return pc.cast(
+            pc.cast(array, pa.decimal128(38, 0) if source.precision <= 38 else source), want
+        )
     return pc.cast(array, want)
 
 
@@ -367,7 +382,9 @@ def _to_decimal(array: pa.Array, target: DecimalType, want: pa.DataType) -> pa.A
             out.append(d)
         return pa.array(out, want)
     if pa.types.is_integer(source):
-        array = pc.cast(array, pa.decimal128(38, 0) if source.bit_width > 32 else pa.decimal128(19, 0))
+        array = pc.cast(
+            array, pa.decimal128(38, 0) if source.bit_width > 32 else pa.decimal128(19, 0)
+        )
     elif pa.types.is_decimal(source) and source.scale > target.scale:
         array = pc.round(array, target.scale, round_mode="half_towards_infinity")
     return pc.cast(array, want)
@@ -381,10 +398,14 @@ def _to_string(array: pa.Array) -> pa.Array:
         text = java_float_string if source == pa.float32() else java_double_string
         return pa.array([None if v is None else text(v) for v in array.to_pylist()], pa.string())
     if pa.types.is_boolean(source):
-        return pa.array([None if v is None else ("true" if v else "false") for v in array.to_pylist()], pa.string())
+        return pa.array(
+            [None if v is None else ("true" if v else "false") for v in array.to_pylist()],
+            pa.string(),
+        )
     if _is_binary(source):
         return pa.array(
-            [None if v is None else v.decode("utf-8", "replace") for v in array.to_pylist()], pa.string()
+            [None if v is None else v.decode("utf-8", "replace") for v in array.to_pylist()],
+            pa.string(),
         )
     if pa.types.is_timestamp(source):
         out = []
@@ -413,7 +434,9 @@ def _to_uuid(array: pa.Array, column: str, table: str) -> pa.Array:
         try:
             out.append(uuid.UUID(str(v).strip()).bytes)
         except ValueError:
-            raise DataError(f"cannot write to {table}: {v!r} is not a UUID (column `{column}`)") from None
+            raise DataError(
+                f"cannot write to {table}: {v!r} is not a UUID (column `{column}`)"
+            ) from None
     return pa.array(out, pa.binary(16))
 
 
@@ -463,7 +486,11 @@ def _filled(array: pa.Array) -> pa.Array:
     elif pa.types.is_decimal(t):
         zero = pa.scalar(Decimal(0), type=t)
     elif pa.types.is_date(t) or pa.types.is_time(t) or pa.types.is_timestamp(t):
-        zero = pa.scalar(0, type=pa.int64()).cast(t) if not pa.types.is_date32(t) else pa.scalar(0, pa.int32()).cast(t)
+        zero = (
+            pa.scalar(0, type=pa.int64()).cast(t)
+            if not pa.types.is_date32(t)
+            else pa.scalar(0, pa.int32()).cast(t)
+        )
     else:
         zero = pa.scalar(0, type=t)
     return pc.fill_null(array, zero)
@@ -494,7 +521,9 @@ def _map(array: pa.Array, target: MapType, column: str, table: str) -> pa.Array:
     start = array.offsets[0].as_py()
     end = array.offsets[-1].as_py()
     keys = _convert(array.keys.slice(start, end - start), target.key_field, f"{column}.key", table)
-    items = _convert(array.items.slice(start, end - start), target.value_field, f"{column}.value", table)
+    items = _convert(
+        array.items.slice(start, end - start), target.value_field, f"{column}.value", table
+    )
     if keys.null_count:
         raise _null_error(f"{column}.key", table)
     if target.value_required and items.null_count:

@@ -58,7 +58,9 @@ def check_table_functions(statement: exp.Expr) -> None:
         if isinstance(call, exp.Anonymous) and name in SPARK_TABLE_FUNCTIONS:
             continue
         if name in _SPARK4_TABLE_FUNCTIONS:
-            raise NotSupportedError(f"table function {name}() is not supported: {_SPARK4_TABLE_FUNCTIONS[name]}")
+            raise NotSupportedError(
+                f"table function {name}() is not supported: {_SPARK4_TABLE_FUNCTIONS[name]}"
+            )
         raise NotSupportedError(
             f"table function {name}() is not Spark SQL: a query reads Iceberg tables, registered"
             f" objects and Spark's table-valued functions ({', '.join(sorted(SPARK_TABLE_FUNCTIONS))})"

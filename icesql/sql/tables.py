@@ -18,9 +18,22 @@ from icesql.errors import NoSuchTableError, ProgrammingError
 
 METADATA_TABLES = frozenset(
     {
-        "snapshots", "history", "files", "data_files", "delete_files", "manifests",
-        "partitions", "entries", "refs", "metadata_log_entries", "all_data_files",
-        "all_delete_files", "all_files", "all_manifests", "all_entries", "position_deletes",
+        "snapshots",
+        "history",
+        "files",
+        "data_files",
+        "delete_files",
+        "manifests",
+        "partitions",
+        "entries",
+        "refs",
+        "metadata_log_entries",
+        "all_data_files",
+        "all_delete_files",
+        "all_files",
+        "all_manifests",
+        "all_entries",
+        "position_deletes",
     }
 )
 
@@ -135,7 +148,7 @@ def drop_table_prefixes(statement: exp.Expr, refs: Sequence[TableReference]) -> 
             if table is None:
                 continue
             node: exp.Expr = exp.Column(this=parts[k], table=exp.to_identifier(table))
-            for field in parts[k + 1:]:  # db.t.s.f: f is a field of the struct column s
+            for field in parts[k + 1 :]:  # db.t.s.f: f is a field of the struct column s
                 node = exp.Dot(this=node, expression=field)
             column.replace(node)
             break

@@ -86,7 +86,9 @@ def new_sort_order(schema: Schema, terms: Sequence[SortTerm], order_id: int = 1)
     fields = []
     for t in terms:
         source_id = source_field(schema, t.term.column, "sort")
-        fields.append(SortField(source_id, parse_transform(t.term.transform), t.direction, t.null_order))
+        fields.append(
+            SortField(source_id, parse_transform(t.term.transform), t.direction, t.null_order)
+        )
     order = SortOrder(order_id, tuple(fields))
     order.validate(schema)
     return order

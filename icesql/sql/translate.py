@@ -144,13 +144,15 @@ def duckdb_errors(scans: Sequence[TableScan]) -> Iterator[None]:
             if mapped is not None:
                 raise mapped from None
         if RUNTIME_REFUSAL in str(e):  # a rewrite's refusal of an input (refuse_when)
-            refused = str(e)[str(e).index(RUNTIME_REFUSAL) + len(RUNTIME_REFUSAL):]
+            refused = str(e)[str(e).index(RUNTIME_REFUSAL) + len(RUNTIME_REFUSAL) :]
             raise NotSupportedError(clean_duckdb_message(refused) + " (not supported)") from None
         if not isinstance(e, duckdb.Error):
             raise OperationalError(clean_duckdb_message(str(e))) from None
         unknown = _UNKNOWN_FUNCTION.search(str(e))
         if unknown is not None and unknown.group(1).lower() in SPARK_FUNCTIONS:
-            raise NotSupportedError(f"Spark function {unknown.group(1)}() is not supported") from None
+            raise NotSupportedError(
+                f"Spark function {unknown.group(1)}() is not supported"
+            ) from None
         for duck_type, ours in _ERROR_TYPES:
             if isinstance(e, duck_type):
                 raise ours(clean_duckdb_message(str(e))) from None

@@ -105,7 +105,9 @@ def _evaluator(session: Session, params: Sequence[object]) -> Evaluate:
 def _change(table: Table, parsed: object, evaluate: Evaluate | None = None) -> Change | None:
     if isinstance(parsed, nodes.SetTableProperties | nodes.UnsetTableProperties):
         return _properties(table, parsed)
-    if isinstance(parsed, nodes.AddPartitionField | nodes.DropPartitionField | nodes.ReplacePartitionField):
+    if isinstance(
+        parsed, nodes.AddPartitionField | nodes.DropPartitionField | nodes.ReplacePartitionField
+    ):
         return _partitioning(table, parsed)
     if isinstance(parsed, nodes.WriteDistributionAndOrdering):
         return _ordering(table, parsed)
@@ -115,7 +117,10 @@ def _change(table: Table, parsed: object, evaluate: Evaluate | None = None) -> C
     md = table.metadata
     return Change(
         updates=(AddSchema(schema), SetCurrentSchema()),
-        requirements=(AssertCurrentSchemaId(md.current_schema_id), AssertLastAssignedFieldId(md.last_column_id)),
+        requirements=(
+            AssertCurrentSchemaId(md.current_schema_id),
+            AssertLastAssignedFieldId(md.last_column_id),
+        ),
     )
 
 
@@ -129,8 +134,9 @@ def _new_schema(table: Table, parsed: object, evaluate: Evaluate | None = None) 
         last = md.last_column_id
         for column in parsed.columns:
             field = column_field_of(column)
-            su.check_type_version(field.type, md.format_version, f"cannot alter {name}",
-                                  ".".join(column.path))
+            su.check_type_version(
+                field.type, md.format_version, f"cannot alter {name}", ".".join(column.path)
+            )
             if column.default is not None:
                 check_defaults_supported(md.format_version, name)
                 value = default_value(column.default, field, name, evaluate)
@@ -162,17 +168,21 @@ def _new_schema(table: Table, parsed: object, evaluate: Evaluate | None = None) 
                     f" (identifier fields: {', '.join(schema.identifier_field_names()) or 'none'})"
                 )
             drop.add(f.field_id)
-        return Schema(schema.fields, schema.schema_id, tuple(i for i in schema.identifier_field_ids if i not in drop))
+        return Schema(
+            schema.fields,
+            schema.schema_id,
+            tuple(i for i in schema.identifier_field_ids if i not in drop),
+        )
     raise ProgrammingError(f"unsupported ALTER TABLE action {type(parsed).__name__}")
 
 
-def column_field_of(column: nodes.NewColumn):  # noqa: ANN201 - a NestedField with placeholder ids
+def column_field_of(column: nodes.NewColumn):
     node = exp.ColumnDef(this=exp.to_identifier(column.path[-1]), kind=column.data_type)
     field = column_field(node)
     return type(field)(field.field_id, field.name, field.type, column.not_null, column.comment)
 
 
-def _exists(schema: Schema, path) -> bool:  # noqa: ANN001
+def _exists(schema: Schema, path) -> bool:
     try:
         schema.find_field_by_name(".".join(path))
         return True
@@ -180,17 +190,22 @@ def _exists(schema: Schema, path) -> bool:  # noqa: ANN001
         return False
 
 
-def _alter_column(table: Table, schema: Schema, parsed: nodes.AlterColumn,
-                  evaluate: Evaluate | None = None) -> Schema:
+def _alter_column(
+    table: Table, schema: Schema, parsed: nodes.AlterColumn, evaluate: Evaluate | None = None
+) -> Schema:
     md, name = table.metadata, table.name
     if parsed.data_type is not None:
-        schema = su.promote_type(schema, parsed.path, iceberg_type(parsed.data_type), md.format_version, md.specs, name)
+        schema = su.promote_type(
+            schema, parsed.path, iceberg_type(parsed.data_type), md.format_version, md.specs, name
+        )
     if parsed.comment is not None:
         schema = su.update_doc(schema, parsed.path, parsed.comment, name)
     if parsed.default is not None or parsed.drop_default:
         check_defaults_supported(md.format_version, name)
         target = su._field(schema, parsed.path, su._Ctx(name))
-        value = None if parsed.drop_default else default_value(parsed.default, target, name, evaluate)
+        value = (
+            None if parsed.drop_default else default_value(parsed.default, target, name, evaluate)
+        )
         schema = su.set_write_default(schema, parsed.path, value, name)
     if parsed.drop_not_null:
         schema = su.make_optional(schema, parsed.path, name)
@@ -222,7 +237,9 @@ def _properties(table: Table, parsed: object) -> Change:
             except ValueError:
                 v = -1
             if v not in (1, 2, 3):
-                raise ProgrammingError(f"cannot alter {table.name}: unsupported format-version {version!r}")
+                raise ProgrammingError(
+                    f"cannot alter {table.name}: unsupported format-version {version!r}"
+                )
             if v < md.format_version:
                 raise ProgrammingError(
                     f"cannot alter {table.name}: cannot downgrade format-version {md.format_version} to {v}"
@@ -241,13 +258,17 @@ def _properties(table: Table, parsed: object) -> Change:
 def _no_reserved(props: dict[str, str], table: str) -> None:
     reserved = sorted(k for k in props if k in RESERVED)
     if reserved:
-        raise ProgrammingError(f"cannot alter {table}: table properties {', '.join(reserved)} are reserved")
+        raise ProgrammingError(
+            f"cannot alter {table}: table properties {', '.join(reserved)} are reserved"
+        )
 
 
 # --- partitioning ----------------------------------------------------------------------------
 
 
-def _find_partition_field(table: Table, spec: PartitionSpec, ref: nodes.DropPartitionField) -> PartitionField:
+def _find_partition_field(
+    table: Table, spec: PartitionSpec, ref: nodes.DropPartitionField
+) -> PartitionField:
     schema = table.metadata.schema()
     if ref.field_name is not None:
         for f in spec.fields:
@@ -263,7 +284,9 @@ def _find_partition_field(table: Table, spec: PartitionSpec, ref: nodes.DropPart
                 return f
     wanted = ref.field_name or f"{ref.term.transform}({'.'.join(ref.term.column)})"
     names = ", ".join(f.name for f in spec.fields) or "none"
-    raise ProgrammingError(f"cannot alter {table.name}: no partition field {wanted} (fields: {names})")
+    raise ProgrammingError(
+        f"cannot alter {table.name}: no partition field {wanted} (fields: {names})"
+    )
 
 
 def _partitioning(table: Table, parsed: object) -> Change:
@@ -277,9 +300,18 @@ def _partitioning(table: Table, parsed: object) -> Change:
     if isinstance(parsed, nodes.AddPartitionField | nodes.ReplacePartitionField):
         term = parsed.term
         source_id = source_field(schema, term.column)
-        name = parsed.field_name or default_partition_name(term, schema.find_column_name(source_id), evolving=True)
+        name = parsed.field_name or default_partition_name(
+            term, schema.find_column_name(source_id), evolving=True
+        )
         spec, last = add_partition_field(
-            md, spec, source_id, term.transform, name, parsed.field_name is not None, table.name, last
+            md,
+            spec,
+            source_id,
+            term.transform,
+            name,
+            parsed.field_name is not None,
+            table.name,
+            last,
         )
     return Change(
         updates=(AddSpec(spec), SetDefaultSpec()),

@@ -99,14 +99,18 @@ def drop(session: Session, statement: exp.Expr, params: Sequence[object]) -> Res
     assert isinstance(statement, exp.Drop)
     kind = (statement.args.get("kind") or "").upper()
     exists = bool(statement.args.get("exists"))
-    for node in statement.args.get("expressions") or statement.args.get("tables") or [statement.this]:
+    for node in (
+        statement.args.get("expressions") or statement.args.get("tables") or [statement.this]
+    ):
         parts = name_parts(node)
         if kind in _NAMESPACE_KINDS:
             catalog, namespace = namespace_name(session, parts)
             if not catalog.namespace_exists(namespace):
                 if exists:
                     continue
-                raise NoSuchNamespaceError(f"[SCHEMA_NOT_FOUND] namespace not found: {'.'.join(namespace)}")
+                raise NoSuchNamespaceError(
+                    f"[SCHEMA_NOT_FOUND] namespace not found: {'.'.join(namespace)}"
+                )
             if statement.args.get("cascade"):
                 for table in catalog.list_tables(namespace):
                     catalog.drop_table(table)
@@ -116,7 +120,9 @@ def drop(session: Session, statement: exp.Expr, params: Sequence[object]) -> Res
             if not catalog.table_exists(identifier):
                 if exists:
                     continue
-                raise NoSuchTableError(f"[TABLE_OR_VIEW_NOT_FOUND] table not found: {'.'.join(identifier)}")
+                raise NoSuchTableError(
+                    f"[TABLE_OR_VIEW_NOT_FOUND] table not found: {'.'.join(identifier)}"
+                )
             catalog.drop_table(identifier, purge=bool(statement.args.get("purge")))
         else:
             raise NotSupportedError(f"DROP {kind} is not supported (tables and namespaces are)")
@@ -127,11 +133,15 @@ def _create_namespace(session: Session, statement: exp.Create) -> Result:
     catalog, namespace = namespace_name(session, name_parts(statement.this))
     properties: dict[str, str] = {}
     for prop in (statement.args.get("properties") or exp.Properties()).expressions:
-        properties[prop.name or type(prop).__name__] = prop.text("value") or prop.sql(dialect="spark")
+        properties[prop.name or type(prop).__name__] = prop.text("value") or prop.sql(
+            dialect="spark"
+        )
     if catalog.namespace_exists(namespace):
         if statement.args.get("exists"):
             return done()
-        raise AlreadyExistsError(f"[SCHEMA_ALREADY_EXISTS] namespace already exists: {'.'.join(namespace)}")
+        raise AlreadyExistsError(
+            f"[SCHEMA_ALREADY_EXISTS] namespace already exists: {'.'.join(namespace)}"
+        )
     catalog.create_namespace(namespace, properties or None)
     return done()
 
@@ -151,10 +161,14 @@ class _TableSpec:
         self.comment: str | None = None
         this = statement.this
         if isinstance(this, exp.Schema):
-            self.fields = [sql_types.column_field(c) for c in this.expressions if isinstance(c, exp.ColumnDef)]
+            self.fields = [
+                sql_types.column_field(c) for c in this.expressions if isinstance(c, exp.ColumnDef)
+            ]
             others = [c for c in this.expressions if not isinstance(c, exp.ColumnDef)]
             if others:
-                raise NotSupportedError(f"table constraint {others[0].sql(dialect='spark')} is not supported")
+                raise NotSupportedError(
+                    f"table constraint {others[0].sql(dialect='spark')} is not supported"
+                )
         for prop in (statement.args.get("properties") or exp.Properties()).expressions:
             self._property(prop)
 
@@ -175,7 +189,9 @@ class _TableSpec:
         if isinstance(prop, exp.FileFormatProperty):
             provider = prop.name.lower()
             if provider != "iceberg":
-                raise NotSupportedError(f"USING {prop.name}: icesql creates only Iceberg tables (USING iceberg)")
+                raise NotSupportedError(
+                    f"USING {prop.name}: icesql creates only Iceberg tables (USING iceberg)"
+                )
         elif isinstance(prop, exp.PartitionedByProperty):
             items = prop.this.expressions if isinstance(prop.this, exp.Schema) else [prop.this]
             self.terms = [parse_term(i.sql(dialect="spark")) for i in items]
@@ -186,9 +202,13 @@ class _TableSpec:
         elif isinstance(prop, exp.Property):
             key = prop.this.name if isinstance(prop.this, exp.Literal) else prop.name
             value = prop.args.get("value")
-            self.properties[key] = value.name if isinstance(value, exp.Literal) else value.sql(dialect="spark")
+            self.properties[key] = (
+                value.name if isinstance(value, exp.Literal) else value.sql(dialect="spark")
+            )
         else:
-            raise NotSupportedError(f"CREATE TABLE clause {prop.sql(dialect='spark')} is not supported")
+            raise NotSupportedError(
+                f"CREATE TABLE clause {prop.sql(dialect='spark')} is not supported"
+            )
 
 
 def _format_version(properties: dict[str, str], default: int) -> int:
@@ -208,7 +228,9 @@ def _stored_properties(spec: _TableSpec) -> dict[str, str]:
     props = dict(spec.properties)
     reserved = sorted(k for k in props if k in RESERVED and k != FORMAT_VERSION)
     if reserved:
-        raise ProgrammingError(f"table properties {', '.join(reserved)} are reserved and cannot be set")
+        raise ProgrammingError(
+            f"table properties {', '.join(reserved)} are reserved and cannot be set"
+        )
     if spec.comment is not None:
         props["comment"] = spec.comment
     return props
@@ -256,7 +278,8 @@ def _spark_timestamps(fields: list[NestedField], format_version: int) -> list[Ne
     micros = {TimestampNanoType: TimestampType(), TimestamptzNanoType: TimestamptzType()}
     return [
         NestedField(f.field_id, f.name, micros[type(f.type)], f.required, f.doc)
-        if type(f.type) in micros else f
+        if type(f.type) in micros
+        else f
         for f in fields
     ]
 
@@ -265,7 +288,9 @@ def _optional(t: Any) -> Any:
     from icesql.spec.types import ListType, MapType, StructType
 
     if isinstance(t, StructType):
-        return StructType(tuple(NestedField(0, f.name, _optional(f.type), False, f.doc) for f in t.fields))
+        return StructType(
+            tuple(NestedField(0, f.name, _optional(f.type), False, f.doc) for f in t.fields)
+        )
     if isinstance(t, ListType):
         return ListType(0, _optional(t.element_type), False)
     if isinstance(t, MapType):
@@ -352,7 +377,10 @@ def _create_new_table(
     files, rows, _ = write_query(session, table, None, params, result=result)
     try:
         committer.create_table(
-            catalog, identifier, metadata, Change(operation=SnapshotOperation.APPEND, added_files=tuple(files))
+            catalog,
+            identifier,
+            metadata,
+            Change(operation=SnapshotOperation.APPEND, added_files=tuple(files)),
         )
     except CommitStateUnknownError:
         raise  # the files may be part of the table now
@@ -365,7 +393,7 @@ def _create_new_table(
 def _owner() -> str:
     try:
         return getpass.getuser()
-    except Exception:  # noqa: BLE001 - no user name in some containers
+    except Exception:
         return "icesql"
 
 
@@ -379,7 +407,7 @@ def _delete(table: Table, files: Sequence[Any]) -> None:
     for f in files:
         try:
             table.io.delete(f.file_path)
-        except Exception:  # noqa: BLE001 - the original error matters more
+        except Exception:
             pass
 
 
@@ -387,7 +415,9 @@ def _delete(table: Table, files: Sequence[Any]) -> None:
 # CREATE OR REPLACE TABLE
 
 
-def _replacement_spec(base: TableMetadata, schema: Schema, terms: Sequence[Term], version: int) -> PartitionSpec:
+def _replacement_spec(
+    base: TableMetadata, schema: Schema, terms: Sequence[Term], version: int
+) -> PartitionSpec:
     """Java's ``reassignPartitionIds``: keep the id of a (source, transform) pair any earlier
     spec had; new pairs get ids after ``last-partition-id`` (v1: by position from 1000)."""
     fresh = new_partition_spec(schema, terms)
@@ -411,7 +441,10 @@ def _replacement_spec(base: TableMetadata, schema: Schema, terms: Sequence[Term]
 def _replace_table(
     session: Session,
     catalog: Catalog,
-    table: Table, spec: _TableSpec, query: exp.Expr | None, params: Sequence[object]
+    table: Table,
+    spec: _TableSpec,
+    query: exp.Expr | None,
+    params: Sequence[object],
 ) -> Result:
     result = None
     fields = spec.fields
@@ -444,9 +477,7 @@ def _replace_with(
         )
     if result is not None:
         fields = _spark_timestamps(fields, version)
-    schema = Schema(
-        fresh_schema_fields(fields, base.last_column_id + 1, base.schema()), 0
-    )
+    schema = Schema(fresh_schema_fields(fields, base.last_column_id + 1, base.schema()), 0)
     _check_schema(schema, version, name)
     updates = [
         AddSchema(schema),
@@ -497,4 +528,3 @@ def _replace_with(
         _delete(table, files)
         raise
     return done(rows)
-

@@ -130,9 +130,17 @@ def _delete_files_only(
     # other commits landed first: count what the filter removed from the snapshot before ours
     try:
         parent = committed.snapshot_by_id(parent_id) if parent_id is not None else None
-        landed = plan_scan(committed, parent, table.io, session.manifest_cache, table.name, expr, committed.schema())
+        landed = plan_scan(
+            committed,
+            parent,
+            table.io,
+            session.manifest_cache,
+            table.name,
+            expr,
+            committed.schema(),
+        )
         return _rows_in(table, landed.tasks)
-    except Exception:  # noqa: BLE001 - the commit stands; the count only informs
+    except Exception:
         return -1
 
 

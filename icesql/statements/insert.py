@@ -71,8 +71,11 @@ def write_query(
     if result is None:
         assert query is not None
         rows = session.python_rows(query)
-        result = (Result(reader=rows.to_reader(PYTHON_BATCH_ROWS)) if rows is not None
-                  else session.query(query, params))
+        result = (
+            Result(reader=rows.to_reader(PYTHON_BATCH_ROWS))
+            if rows is not None
+            else session.query(query, params)
+        )
     writer: DataWriter | None = None
     try:
         reader = result.reader
@@ -206,5 +209,5 @@ def _delete_files(table: Table, files: Sequence[DataFile]) -> None:
     for f in files:
         try:
             table.io.delete(f.file_path)
-        except Exception:  # noqa: BLE001 - the commit error is what the user needs to see
+        except Exception:
             pass

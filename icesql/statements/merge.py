@@ -114,7 +114,9 @@ def _assignment_column(node: exp.Expr, target_alias: str, columns: dict[str, str
     return name
 
 
-def _star_values(kind: str, source_alias: str, source_columns: Sequence[str], schema: Schema) -> dict[str, exp.Expr]:
+def _star_values(
+    kind: str, source_alias: str, source_columns: Sequence[str], schema: Schema
+) -> dict[str, exp.Expr]:
     """``UPDATE SET *`` / ``INSERT *``: each target column from the source column of its name."""
     by_name = {c.lower(): c for c in source_columns}
     out: dict[str, exp.Expr] = {}
@@ -161,14 +163,18 @@ def _clauses(
             items = list(then.expressions)
             if len(items) == 1 and isinstance(items[0], exp.Star):
                 if kind == NOT_MATCHED_BY_SOURCE:
-                    raise ProgrammingError("UPDATE SET * is not allowed in WHEN NOT MATCHED BY SOURCE")
+                    raise ProgrammingError(
+                        "UPDATE SET * is not allowed in WHEN NOT MATCHED BY SOURCE"
+                    )
                 assert source_columns is not None
                 values = _star_values("UPDATE", source_alias, source_columns, schema)
             else:
                 values = {}
                 for item in items:
                     if not isinstance(item, exp.EQ):
-                        raise ProgrammingError(f"bad assignment in MERGE: {item.sql(dialect=DIALECT)}")
+                        raise ProgrammingError(
+                            f"bad assignment in MERGE: {item.sql(dialect=DIALECT)}"
+                        )
                     name = _assignment_column(item.this, target_alias, columns)
                     if name in values:
                         raise ProgrammingError(
@@ -183,7 +189,9 @@ def _clauses(
                 assert source_columns is not None
                 values = _star_values("INSERT", source_alias, source_columns, schema)
             else:
-                names = [_assignment_column(c, target_alias, columns) for c in then.this.expressions]
+                names = [
+                    _assignment_column(c, target_alias, columns) for c in then.this.expressions
+                ]
                 exprs = list(then.expression.expressions) if then.expression is not None else []
                 if len(names) != len(exprs):
                     raise ProgrammingError(
@@ -225,7 +233,9 @@ def _needs_cardinality_check(clauses: Sequence[Clause]) -> bool:
     matched = [c for c in clauses if c.kind == MATCHED]
     if not matched:
         return False
-    return not (len(matched) == 1 and matched[0].action == "delete" and matched[0].condition is None)
+    return not (
+        len(matched) == 1 and matched[0].action == "delete" and matched[0].condition is None
+    )
 
 
 def _join_kind(clauses: Sequence[Clause]) -> str:
@@ -254,7 +264,7 @@ def name_target_by_its_alias(statement: exp.Merge, catalog: str) -> None:
     for node in parts:
         for column in list(node.find_all(exp.Column)) if node is not None else []:
             qualifier = [p.name.lower() for p in column.parts[:-1]]
-            if len(qualifier) >= 2 and full[-len(qualifier):] == qualifier:
+            if len(qualifier) >= 2 and full[-len(qualifier) :] == qualifier:
                 column.set("catalog", None)
                 column.set("db", None)
                 column.set("table", exp.to_identifier(target.name))
@@ -286,7 +296,9 @@ def plan_merge(
     # a source row is present when its marker is; a target row when its _file is
     inner_source = source.copy()
     marked = exp.select(exp.Star(), exp.alias_(exp.true(), SOURCE_FLAG)).from_(inner_source)
-    source_node = exp.Subquery(this=marked, alias=exp.TableAlias(this=exp.to_identifier(source_alias)))
+    source_node = exp.Subquery(
+        this=marked, alias=exp.TableAlias(this=exp.to_identifier(source_alias))
+    )
     t_absent = exp.Is(this=tcol("_file"), expression=exp.Null())
     s_absent = exp.Is(this=exp.column(SOURCE_FLAG, table=source_alias), expression=exp.Null())
     t_present, s_present = exp.Not(this=t_absent.copy()), exp.Not(this=s_absent.copy())
@@ -355,13 +367,19 @@ def merge(session: Session, statement: exp.Expr, params: Sequence[object]) -> Re
     target, _ = target_table_node(node, table)
     md = table.metadata
     lineage = md.format_version >= 3
-    plan = plan_merge(statement, target, md.schema(), source_columns(session, statement, params), lineage)
+    plan = plan_merge(
+        statement, target, md.schema(), source_columns(session, statement, params), lineage
+    )
     result, scan = run_target_query(session, plan.query, params)
     if [f.field_id for f in scan.version.schema.fields] != [f.field_id for f in md.schema().fields]:
         result.close()  # planned on one schema, read with another: a concurrent ALTER won
-        raise CommitConflictError(f"cannot merge into {table.name}: its schema changed concurrently")
+        raise CommitConflictError(
+            f"cannot merge into {table.name}: its schema changed concurrently"
+        )
     empty = SnapshotOperation.APPEND if plan.insert_only else SnapshotOperation.OVERWRITE
-    changes = apply_changes(catalog, result, scan, "merge", _Collector(plan, table.name), empty, ref)
+    changes = apply_changes(
+        catalog, result, scan, "merge", _Collector(plan, table.name), empty, ref
+    )
     return done(changes.affected_rows)
 
 
@@ -392,14 +410,18 @@ class _Collector:
             values = rows.select(names).rename_columns([f.name for f in schema.fields])
             assignment = self.assignments.get(number)
             if assignment is None:
-                assignment = self.assignments[number] = Assignment(self.table, schema, values.schema)
+                assignment = self.assignments[number] = Assignment(
+                    self.table, schema, values.schema
+                )
             row_ids = None
             if plan.lineage and plan.clauses[number - 1].action == "update":
                 row_ids = rows.column(ROW_ID)
             changes.write(assignment.convert(values), row_ids)
 
 
-def source_columns(session: Session, statement: exp.Merge, params: Sequence[object]) -> list[str] | None:
+def source_columns(
+    session: Session, statement: exp.Merge, params: Sequence[object]
+) -> list[str] | None:
     """The source's column names, when a ``*`` clause needs them (a zero-row query)."""
     whens = statement.args.get("whens")
     stars = whens is not None and any(
@@ -432,13 +454,17 @@ class CardinalityCheck:
     def add(self, files: pa.Array, positions: pa.Array) -> None:
         if len(files) == 0:
             return
-        encoded = pc.dictionary_encode(files).combine_chunks() if isinstance(files, pa.ChunkedArray) else pc.dictionary_encode(files)
+        encoded = (
+            pc.dictionary_encode(files).combine_chunks()
+            if isinstance(files, pa.ChunkedArray)
+            else pc.dictionary_encode(files)
+        )
         paths = encoded.dictionary.to_pylist()
         indices = ints(encoded.indices)
         by_file = ints(positions).astype(np.uint64)[np.argsort(indices, kind="stable")]
         ends = np.cumsum(np.bincount(indices, minlength=len(paths)))
         for index, path in enumerate(paths):
-            pos = by_file[ends[index - 1] if index else 0:ends[index]]
+            pos = by_file[ends[index - 1] if index else 0 : ends[index]]
             seen = self._seen.get(path)
             if seen is None:
                 seen = self._seen[path] = self._new()

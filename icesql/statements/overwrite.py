@@ -75,7 +75,9 @@ class PartitionClause:
         return and_(*terms) if terms else ALWAYS_TRUE
 
 
-def partition_clause(table: Table, node: exp.Expr | None, params: Sequence[object]) -> PartitionClause:
+def partition_clause(
+    table: Table, node: exp.Expr | None, params: Sequence[object]
+) -> PartitionClause:
     """Resolve ``node`` (sqlglot's ``Partition``, or None) against ``table``'s current spec."""
     if node is None:
         return PartitionClause()
@@ -83,7 +85,9 @@ def partition_clause(table: Table, node: exp.Expr | None, params: Sequence[objec
     schema = md.schema()
     identity = {}
     for pf in md.spec().fields:
-        if isinstance(pf.transform, Identity) and pf.source_id in {f.field_id for f in schema.fields}:
+        if isinstance(pf.transform, Identity) and pf.source_id in {
+            f.field_id for f in schema.fields
+        }:
             f = schema.find_field(pf.source_id)
             identity[f.name.lower()] = f
     static: dict[str, tuple[NestedField, Any]] = {}
@@ -92,7 +96,9 @@ def partition_clause(table: Table, node: exp.Expr | None, params: Sequence[objec
     for item in node.expressions:
         column = item.this if isinstance(item, exp.EQ) else item
         if not isinstance(column, exp.Column) or column.table:
-            raise ProgrammingError(f"cannot read the PARTITION clause item {item.sql(dialect='spark')}")
+            raise ProgrammingError(
+                f"cannot read the PARTITION clause item {item.sql(dialect='spark')}"
+            )
         name = column.name
         if name.lower() in seen:
             raise ProgrammingError(f"found duplicate keys '{name}' in the PARTITION clause")
@@ -124,12 +130,16 @@ def overwrite_change(
         summary = {REPLACE_PARTITIONS: "true"}
         if table.metadata.spec().is_unpartitioned():
             return Change(
-                operation=SnapshotOperation.OVERWRITE, added_files=added, delete_filter=ALWAYS_TRUE,
+                operation=SnapshotOperation.OVERWRITE,
+                added_files=added,
+                delete_filter=ALWAYS_TRUE,
                 summary=summary,
             )
         dropped = frozenset((f.spec_id, f.partition) for f in added)
         return Change(
-            operation=SnapshotOperation.OVERWRITE, added_files=added, dropped_partitions=dropped,
+            operation=SnapshotOperation.OVERWRITE,
+            added_files=added,
+            dropped_partitions=dropped,
             summary=summary,
         )
     operation = SnapshotOperation.OVERWRITE if added else SnapshotOperation.DELETE

@@ -32,7 +32,9 @@ from icesql.write.updates import AssertRefSnapshotId, RemoveRef, SetRef
 __all__ = ["change_ref"]
 
 
-def change_ref(catalog: Catalog, table: Table, action: nodes.CreateOrReplaceRef | nodes.DropRef) -> None:
+def change_ref(
+    catalog: Catalog, table: Table, action: nodes.CreateOrReplaceRef | nodes.DropRef
+) -> None:
     """Run one branch or tag statement on ``table`` (module docstring)."""
     if isinstance(action, nodes.DropRef):
         _drop(catalog, table, action)
@@ -68,25 +70,37 @@ def _create_or_replace(catalog: Catalog, table: Table, action: nodes.CreateOrRep
         base = SnapshotRef(snapshot_id or 0, kind)
     if snapshot_id is None:  # a branch of a table without snapshots: an empty one of its own
         table = commit(
-            catalog, table,
-            Change(operation=SnapshotOperation.APPEND, branch=name,
-                   requirements=(AssertRefSnapshotId(name, None),)),
+            catalog,
+            table,
+            Change(
+                operation=SnapshotOperation.APPEND,
+                branch=name,
+                requirements=(AssertRefSnapshotId(name, None),),
+            ),
         )
         base = table.metadata.refs[name]
         snapshot_id = base.snapshot_id
         existing = base
         if _retention(action, base) == base:
             return
-    ref = _retention(action, SnapshotRef(
-        snapshot_id, kind, base.min_snapshots_to_keep, base.max_snapshot_age_ms,
-        base.max_ref_age_ms, base.extra,
-    ))
+    ref = _retention(
+        action,
+        SnapshotRef(
+            snapshot_id,
+            kind,
+            base.min_snapshots_to_keep,
+            base.max_snapshot_age_ms,
+            base.max_ref_age_ms,
+            base.extra,
+        ),
+    )
     requirement = AssertRefSnapshotId(name, existing.snapshot_id if existing is not None else None)
     commit(catalog, table, Change(updates=(SetRef(name, ref),), requirements=(requirement,)))
 
 
 def _retention(action: nodes.CreateOrReplaceRef, ref: SnapshotRef) -> SnapshotRef:
     """``ref`` with the retention settings the statement gives."""
+
     def pick(given: int | None, kept: int | None) -> int | None:
         return given if given is not None else kept
 

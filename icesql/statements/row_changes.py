@@ -121,7 +121,9 @@ def metadata_column(alias: str, name: str) -> exp.Column:
     return exp.column(name, table=alias)
 
 
-def run_target_query(session: Session, select: exp.Expr, params: Sequence[object]) -> tuple[Result, TableScan]:
+def run_target_query(
+    session: Session, select: exp.Expr, params: Sequence[object]
+) -> tuple[Result, TableScan]:
     """Start the statement's query; its result and the scan of the marked target table."""
     result = session.query(select, params)
     if result.target is None:
@@ -221,7 +223,9 @@ class RowChanges:
             bitmap = self._positions.get(path)
             if bitmap is None:
                 if path not in self._tasks:
-                    raise InternalError(f"row of {path}, which the scan of {self.table.name} did not plan")
+                    raise InternalError(
+                        f"row of {path}, which the scan of {self.table.name} did not plan"
+                    )
                 bitmap = self._positions[path] = BitMap64()
             bitmap.update(pos[indices == index])
 
@@ -233,7 +237,9 @@ class RowChanges:
         if self.lineage:
             nulls = pa.nulls(batch.num_rows, pa.int64())
             ids = nulls if row_ids is None else row_ids.cast(pa.int64())
-            batch = pa.RecordBatch.from_arrays([*batch.columns, ids, nulls], names=[*batch.schema.names, *_LINEAGE])
+            batch = pa.RecordBatch.from_arrays(
+                [*batch.columns, ids, nulls], names=[*batch.schema.names, *_LINEAGE]
+            )
         self._data_writer().write(batch)
 
     def _data_writer(self) -> DataWriter:
@@ -243,7 +249,9 @@ class RowChanges:
 
     # -- committing ------------------------------------------------------------------------
     def commit(
-        self, catalog: Catalog, empty_operation: SnapshotOperation | None = SnapshotOperation.OVERWRITE
+        self,
+        catalog: Catalog,
+        empty_operation: SnapshotOperation | None = SnapshotOperation.OVERWRITE,
     ) -> None:
         """One commit of everything collected; when nothing changed, an empty snapshot with
         operation ``empty_operation`` (what Spark commits then), or nothing when it is None."""
@@ -296,8 +304,13 @@ class RowChanges:
         file holds the table's columns as they are and nothing else deletes from it
         (``read_as_stored``), else through a scan with the file's deletes applied."""
         removed = np.frombuffer(gone.to_array(), dtype=np.uint64).astype(np.int64)
-        stored = None if self.lineage or task.delete_files else read_as_stored(
-            self.table.io, task.data_file.file_path, self.schema, task.data_file.record_count)
+        stored = (
+            None
+            if self.lineage or task.delete_files
+            else read_as_stored(
+                self.table.io, task.data_file.file_path, self.schema, task.data_file.record_count
+            )
+        )
         if stored is not None:
             first = 0
             for batch in stored:
@@ -307,8 +320,14 @@ class RowChanges:
                     self._data_writer().write(kept)
             return
         meta = ["_pos", *(_LINEAGE if self.lineage else [])]
-        scan = TableScan(self.table, self.scan.version, None, self.scan.cache, metadata_columns=meta,
-                         read_threads=False)  # both cores encode what it reads
+        scan = TableScan(
+            self.table,
+            self.scan.version,
+            None,
+            self.scan.cache,
+            metadata_columns=meta,
+            read_threads=False,
+        )  # both cores encode what it reads
         scan.restrict_to([task])
         names = [f.name for f in self.schema.fields]
         for batch in scan.batches():
@@ -316,7 +335,9 @@ class RowChanges:
             keep = bool_array(~np.isin(positions, removed))
             kept = batch.filter(keep)
             if kept.num_rows:
-                self._data_writer().write(kept.select([*names, *(_LINEAGE if self.lineage else [])]))
+                self._data_writer().write(
+                    kept.select([*names, *(_LINEAGE if self.lineage else [])])
+                )
 
     def abort(self) -> None:
         """Delete the files written so far (the statement failed before its commit)."""

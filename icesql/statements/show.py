@@ -61,7 +61,9 @@ def show(session: Session, parsed: exp.Expr, params: Sequence[object]) -> Result
         if named is not None and not catalog.namespace_exists(parent):
             catalog, parent = named, ()  # SHOW NAMESPACES IN prod: the top of catalog prod
         if parent and not catalog.namespace_exists(parent):
-            raise NoSuchNamespaceError(f"[SCHEMA_NOT_FOUND] namespace not found: {'.'.join(parent)}")
+            raise NoSuchNamespaceError(
+                f"[SCHEMA_NOT_FOUND] namespace not found: {'.'.join(parent)}"
+            )
         pattern = _pattern(parsed.pattern)
         names = [".".join(ns) for ns in sorted(catalog.list_namespaces(parent))]
         names = [n for n in names if pattern is None or pattern.match(n.rsplit(".", 1)[-1])]
@@ -72,7 +74,9 @@ def show(session: Session, parsed: exp.Expr, params: Sequence[object]) -> Result
         else:
             catalog, namespace = session.catalog, tuple(session.default_namespace)
         if not catalog.namespace_exists(namespace):
-            raise NoSuchNamespaceError(f"[SCHEMA_NOT_FOUND] namespace not found: {'.'.join(namespace)}")
+            raise NoSuchNamespaceError(
+                f"[SCHEMA_NOT_FOUND] namespace not found: {'.'.join(namespace)}"
+            )
         pattern = _pattern(parsed.pattern)
         tables = sorted(catalog.list_tables(namespace))
         data = [
@@ -105,7 +109,9 @@ def spark_properties(table: Table) -> dict[str, str]:
     stored = dict(md.properties)
     out = {
         "format": "iceberg/" + stored.get("write.format.default", "parquet").lower(),
-        "current-snapshot-id": str(md.current_snapshot_id) if md.current_snapshot_id is not None else "none",
+        "current-snapshot-id": str(md.current_snapshot_id)
+        if md.current_snapshot_id is not None
+        else "none",
         "format-version": str(md.format_version),
     }
     order = md.sort_order()
@@ -122,7 +128,11 @@ def spark_properties(table: Table) -> dict[str, str]:
 
 def transform_sql(field: PartitionField, schema: Schema) -> str:
     """A partition field as Spark writes it in DDL: ``bucket(16, id)``, ``days(ts)``."""
-    column = schema.find_column_name(field.source_id) if schema.has_field_id(field.source_id) else str(field.source_id)
+    column = (
+        schema.find_column_name(field.source_id)
+        if schema.has_field_id(field.source_id)
+        else str(field.source_id)
+    )
     text = str(field.transform)
     if text == "identity":
         return column
@@ -160,7 +170,9 @@ def show_create_table(table: Table, catalog_name: str) -> str:
         if f.doc:
             line += f" COMMENT {_quote(f.doc)}"
         columns.append(line)
-    out = f"CREATE TABLE {catalog_name}.{table.name} (\n" + ",\n".join(columns) + ")\nUSING iceberg\n"
+    out = (
+        f"CREATE TABLE {catalog_name}.{table.name} (\n" + ",\n".join(columns) + ")\nUSING iceberg\n"
+    )
     spec = md.spec()
     if spec.fields:
         out += "PARTITIONED BY (" + ", ".join(transform_sql(f, schema) for f in spec.fields) + ")\n"
@@ -169,9 +181,11 @@ def show_create_table(table: Table, catalog_name: str) -> str:
         out += f"COMMENT {_quote(comment)}\n"
     out += f"LOCATION {_quote(md.location)}\n"
     props = spark_properties(table)
-    out += "TBLPROPERTIES (\n" + ",\n".join(
-        f"  {_quote(k)} = {_quote(v)}" for k, v in sorted(props.items())
-    ) + ")\n"
+    out += (
+        "TBLPROPERTIES (\n"
+        + ",\n".join(f"  {_quote(k)} = {_quote(v)}" for k, v in sorted(props.items()))
+        + ")\n"
+    )
     return out
 
 
@@ -284,13 +298,24 @@ def _describe_metadata_table(
         data += [(f"partition.{f.name}", arrow_spark_type(f.type), None) for f in partition]
     if extended:
         md = table.metadata
-        props = {k: v for k, v in spark_properties(table).items() if k in ("current-snapshot-id", "format")}
+        props = {
+            k: v
+            for k, v in spark_properties(table).items()
+            if k in ("current-snapshot-id", "format")
+        }
         if kind == "position_deletes":  # the one metadata table with its table's properties
-            props = {k: v for k, v in spark_properties(table).items()
-                     if k not in ("format-version", "sort-order", "identifier-fields")}
+            props = {
+                k: v
+                for k, v in spark_properties(table).items()
+                if k not in ("format-version", "sort-order", "identifier-fields")
+            }
         shown = ",".join(f"{k}={v}" for k, v in sorted(props.items()))
         # the partition struct of a table whose rows have partitions (position_deletes)
-        partition = arrow_spark_type(schema.field("partition").type) if kind == "position_deletes" else "struct<>"
+        partition = (
+            arrow_spark_type(schema.field("partition").type)
+            if kind == "position_deletes"
+            else "struct<>"
+        )
         data += [("", "", ""), ("# Metadata Columns", "", "")]
         data += [
             ("_spec_id", "int", ""), ("_partition", partition, ""), ("_file", "string", ""),
@@ -349,7 +374,13 @@ def describe(session: Session, statement: exp.Expr, params: Sequence[object]) ->
             data.append(("Comment", md.properties["comment"], ""))
         if md.properties.get("owner"):
             data.append(("Owner", md.properties["owner"], ""))
-        data.append(("Table Properties", "[" + ",".join(f"{k}={v}" for k, v in sorted(props.items())) + "]", ""))
+        data.append(
+            (
+                "Table Properties",
+                "[" + ",".join(f"{k}={v}" for k, v in sorted(props.items())) + "]",
+                "",
+            )
+        )
     return rows([("col_name", _S), ("data_type", _S), ("comment", _S)], data)
 
 

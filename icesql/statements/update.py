@@ -77,7 +77,9 @@ def update(session: Session, statement: exp.Expr, params: Sequence[object]) -> R
     result, scan = run_target_query(session, select, params)
     try:
         if [f.field_id for f in scan.version.schema.fields] != [f.field_id for f in schema.fields]:
-            raise CommitConflictError(f"cannot update {table.name}: its schema changed concurrently")
+            raise CommitConflictError(
+                f"cannot update {table.name}: its schema changed concurrently"
+            )
         reader = result.reader
         assert reader is not None
         n = len(schema.fields)
@@ -100,7 +102,9 @@ def _assignments(
     out: dict[Path, exp.Expr] = {}
     for item in expressions:
         if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column | exp.Dot):
-            raise NotSupportedError(f"UPDATE assignment {item.sql(dialect=DIALECT)} is not supported")
+            raise NotSupportedError(
+                f"UPDATE assignment {item.sql(dialect=DIALECT)} is not supported"
+            )
         path = _resolve(item.this, alias, schema, table)
         for other in out:
             shorter, longer = sorted((other, path), key=len)

@@ -38,7 +38,9 @@ def use(session: Session, statement: exp.Expr, params: Sequence[object]) -> Resu
             catalog, namespace = named, parts[1:]
         elif kind == "CATALOG":
             known = ", ".join(sorted(session.catalogs))
-            raise ProgrammingError(f"[CATALOG_NOT_FOUND] catalog {parts[0]!r} not found (known: {known})")
+            raise ProgrammingError(
+                f"[CATALOG_NOT_FOUND] catalog {parts[0]!r} not found (known: {known})"
+            )
     if namespace and not catalog.namespace_exists(namespace):
         raise NoSuchNamespaceError(
             f"[SCHEMA_NOT_FOUND] namespace not found in catalog {catalog.name!r}: {'.'.join(namespace)}"

@@ -171,7 +171,7 @@ class MetricsConfig:
                         by_id[sid] = DEFAULT_MODE  # sorted columns always keep bounds
         for key, value in properties.items():
             if key.startswith(METRICS_COLUMN_PREFIX):
-                name = key[len(METRICS_COLUMN_PREFIX):]
+                name = key[len(METRICS_COLUMN_PREFIX) :]
                 mode = parse_metrics_mode(value, key)
                 try:
                     field = schema.find_field_by_name(name, case_sensitive=True)
@@ -310,34 +310,53 @@ class FileMetricsCollector:
             and self.config.mode(leaf.field.field_id).counts
             and not isinstance(leaf.field.type, _NO_BOUNDS)  # no order Parquet stats could use
         ]
-        self._floats = [leaf for leaf in tracked if isinstance(leaf.field.type, FloatType | DoubleType)]
+        self._floats = [
+            leaf for leaf in tracked if isinstance(leaf.field.type, FloatType | DoubleType)
+        ]
         bounded = [
-            leaf for leaf in tracked
+            leaf
+            for leaf in tracked
             if self.config.mode(leaf.field.field_id).bounds
             and not isinstance(leaf.field.type, FloatType | DoubleType)
         ]
         # files without a Parquet footer (ORC, Avro): every count and bound from the batches
         self._counted = [
-            leaf for leaf in self.leaves
-            if count_batches and leaf.path is not None
+            leaf
+            for leaf in self.leaves
+            if count_batches
+            and leaf.path is not None
             and self.config.mode(leaf.field.field_id).counts
         ]
         # pyarrow's footer has no statistics (no null count) for a column annotated GEOMETRY /
         # GEOGRAPHY (Parquet defines no order for them), so their counts come from the data
-        self._geo_counted = set() if count_batches else {
-            leaf.field.field_id for leaf in self.leaves
-            if leaf.path is not None and isinstance(leaf.field.type, GeometryType | GeographyType)
-            and self.config.mode(leaf.field.field_id).counts
-        }
+        self._geo_counted = (
+            set()
+            if count_batches
+            else {
+                leaf.field.field_id
+                for leaf in self.leaves
+                if leaf.path is not None
+                and isinstance(leaf.field.type, GeometryType | GeographyType)
+                and self.config.mode(leaf.field.field_id).counts
+            }
+        )
         self._counted += [leaf for leaf in self.leaves if leaf.field.field_id in self._geo_counted]
         self._bounded = bounded if count_batches else []
-        self._long = [] if count_batches else [
-            leaf for leaf in bounded if isinstance(leaf.field.type, StringType | BinaryType | FixedType)
-        ]
+        self._long = (
+            []
+            if count_batches
+            else [
+                leaf
+                for leaf in bounded
+                if isinstance(leaf.field.type, StringType | BinaryType | FixedType)
+            ]
+        )
         # geometry / geography: the spec's bounding-box points, measured from the WKB
         self._geo = [
-            leaf for leaf in self.leaves
-            if leaf.path is not None and isinstance(leaf.field.type, GeometryType | GeographyType)
+            leaf
+            for leaf in self.leaves
+            if leaf.path is not None
+            and isinstance(leaf.field.type, GeometryType | GeographyType)
             and self.config.mode(leaf.field.field_id).bounds
         ]
         self._boxes = {
@@ -639,7 +658,9 @@ def _stat_value(t: IcebergType, chunk: Any, raw: Any) -> Any:
         return float(raw)
     if isinstance(t, BooleanType):
         return bool(raw)
-    if isinstance(t, TimestampType | TimestamptzType | TimestampNanoType | TimestamptzNanoType | TimeType):
+    if isinstance(
+        t, TimestampType | TimestamptzType | TimestampNanoType | TimestamptzNanoType | TimeType
+    ):
         if physical != "INT64" and not (isinstance(t, TimeType) and physical == "INT32"):
             return None
         nanos = _TIME_UNITS.get(_logical(logical).get("timeUnit", ""))

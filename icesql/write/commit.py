@@ -35,7 +35,13 @@ from icesql.write.updates import apply_updates, check_requirements
 __all__ = ["Change", "commit", "create_table"]
 
 
-def _build(base: TableMetadata, base_path: str | None, change: Change, producer: SnapshotProducer, attempt: int):
+def _build(
+    base: TableMetadata,
+    base_path: str | None,
+    change: Change,
+    producer: SnapshotProducer,
+    attempt: int,
+):
     """The new metadata for ``change`` on ``base`` and the snapshot it adds (or None)."""
     builder = apply_updates(base.builder(), change.updates)
     snapshot = None
@@ -76,13 +82,17 @@ def commit(catalog: Catalog, table: Table, change: Change) -> Table:
                     base.metadata, base.io, base.name, change.removed_files, change.branch
                 )
             try:
-                metadata, snapshot = _build(base.metadata, base.metadata_location, change, producer, attempt)
+                metadata, snapshot = _build(
+                    base.metadata, base.metadata_location, change, producer, attempt
+                )
             except OperationalError as e:
                 # a file of the base gone (a concurrent expire_snapshots) while the table
                 # moved on is a lost race: Java re-reads the table for each attempt, we do then
                 if catalog.load_table(table.identifier).metadata_location == base.metadata_location:
                     raise
-                raise CommitFailedError(f"{table.name} changed while the commit was prepared: {e}") from e
+                raise CommitFailedError(
+                    f"{table.name} changed while the commit was prepared: {e}"
+                ) from e
             committed = catalog.commit_table(base, metadata)
         except CommitFailedError as e:
             producer.discard_attempt(snapshot)

@@ -142,10 +142,14 @@ class DataWriter:
         self.sorted = not target.sort_order.is_unsorted()
         # a sorted file is written from one buffer, so buffer up to a whole file
         limit = self.target_size if self.sorted else target.properties.row_group_size_bytes
-        self.flush_bytes = max(1, min(limit, MAX_ROW_GROUP_BYTES if not self.sorted else MAX_BUFFERED_BYTES))
+        self.flush_bytes = max(
+            1, min(limit, MAX_ROW_GROUP_BYTES if not self.sorted else MAX_BUFFERED_BYTES)
+        )
         # Arrow bytes of one row group: write.parquet.row-group-size-bytes also splits a
         # large batch (the Parquet size it names is reached later: Arrow bytes are larger)
-        self.row_group_bytes = max(1, min(target.properties.row_group_size_bytes, MAX_ROW_GROUP_BYTES))
+        self.row_group_bytes = max(
+            1, min(target.properties.row_group_size_bytes, MAX_ROW_GROUP_BYTES)
+        )
         self._partitions: dict[tuple[Any, ...], _Partition] = {}
         self._done: list[DataFile] = []
         self._open: list[DataFileWriter] = []
@@ -160,11 +164,13 @@ class DataWriter:
         # Parquet encoder, which then takes the dictionary as it is instead of hashing every
         # value (copy-on-write's kept rows: 25% less CPU to encode); not the columns that
         # partition or sort (their transforms and comparisons take plain arrays)
-        sources = {i for f in (*target.spec.fields, *target.sort_order.fields)
-                   for i in f.all_source_ids}
+        sources = {
+            i for f in (*target.spec.fields, *target.sort_order.fields) for i in f.all_source_ids
+        }
         parquet = target.properties.file_format == "parquet"
         self._encoded = frozenset(
-            f.name for f, field in zip(self.arrow_schema, target.write_schema.fields)
+            f.name
+            for f, field in zip(self.arrow_schema, target.write_schema.fields)
             if parquet and field.field_id not in sources and f.type in (pa.string(), pa.binary())
         )
         self.progress = progress  # told of the rows taken and each file finished
@@ -188,7 +194,8 @@ class DataWriter:
                 arrays.append(c)
                 fields.append(f)
             batch = pa.RecordBatch.from_arrays(
-                arrays, schema=pa.schema(fields, metadata=self.arrow_schema.metadata))
+                arrays, schema=pa.schema(fields, metadata=self.arrow_schema.metadata)
+            )
         self.rows += batch.num_rows
         if self.progress is not None and self.progress.active:
             self.progress.rows_written(batch.num_rows)
@@ -233,7 +240,7 @@ class DataWriter:
         for data_file in self._done:
             try:
                 self.target.io.delete(data_file.file_path)
-            except Exception:  # noqa: BLE001 - cleanup must not mask the original error
+            except Exception:
                 pass
         self._open.clear()
         self._partitions.clear()

@@ -65,24 +65,36 @@ def check_format(fmt: str, prop: str = DEFAULT_FILE_FORMAT) -> str:
     low = fmt.lower()
     if low not in WRITABLE:
         raise NotSupportedError(
-            f"table property {prop}={fmt!r}: icesql writes parquet, orc and avro files")
+            f"table property {prop}={fmt!r}: icesql writes parquet, orc and avro files"
+        )
     return low
 
 
-def open_writer(fmt: str, io: FileIO, path: str, schema: Schema, spec_id: int,
-                partition: Sequence[Any], metrics: MetricsConfig, prop: str,
-                sort_order_id: int | None, **parquet: Any) -> DataFileWriter:
+def open_writer(
+    fmt: str,
+    io: FileIO,
+    path: str,
+    schema: Schema,
+    spec_id: int,
+    partition: Sequence[Any],
+    metrics: MetricsConfig,
+    prop: str,
+    sort_order_id: int | None,
+    **parquet: Any,
+) -> DataFileWriter:
     """A data-file writer for format ``fmt`` (``prop`` is the property that chose it)."""
     low = check_format(fmt, prop)
     if low != "parquet" and variant_paths(schema):
         raise NotSupportedError(
-            f"table property {prop}={fmt!r}: icesql writes variant columns to Parquet only")
+            f"table property {prop}={fmt!r}: icesql writes variant columns to Parquet only"
+        )
     if low == "orc":
         return OrcDataWriter(io, path, schema, spec_id, partition, metrics, sort_order_id, prop)
     if low == "avro":
         return AvroDataWriter(io, path, schema, spec_id, partition, metrics, sort_order_id)
-    return ParquetDataWriter(io, path, schema, spec_id, partition, metrics,
-                             sort_order_id=sort_order_id, **parquet)
+    return ParquetDataWriter(
+        io, path, schema, spec_id, partition, metrics, sort_order_id=sort_order_id, **parquet
+    )
 
 
 class _Writer(OpenDataFile):
@@ -90,10 +102,19 @@ class _Writer(OpenDataFile):
 
     FORMAT = ""
 
-    def __init__(self, io: FileIO, path: str, schema: Schema, spec_id: int,
-                 partition: Sequence[Any], metrics: MetricsConfig, sort_order_id: int | None):
-        super().__init__(io, path, schema, spec_id, partition, metrics, sort_order_id,
-                         count_batches=True)
+    def __init__(
+        self,
+        io: FileIO,
+        path: str,
+        schema: Schema,
+        spec_id: int,
+        partition: Sequence[Any],
+        metrics: MetricsConfig,
+        sort_order_id: int | None,
+    ):
+        super().__init__(
+            io, path, schema, spec_id, partition, metrics, sort_order_id, count_batches=True
+        )
         self.write_schema = self._write_schema
 
     def _prepare(self, batch: pa.RecordBatch | pa.Table) -> pa.Table:
@@ -142,9 +163,17 @@ class OrcDataWriter(_Writer):
 
     FORMAT = "ORC"
 
-    def __init__(self, io: FileIO, path: str, schema: Schema, spec_id: int,
-                 partition: Sequence[Any], metrics: MetricsConfig, sort_order_id: int | None,
-                 prop: str = DEFAULT_FILE_FORMAT):
+    def __init__(
+        self,
+        io: FileIO,
+        path: str,
+        schema: Schema,
+        spec_id: int,
+        partition: Sequence[Any],
+        metrics: MetricsConfig,
+        sort_order_id: int | None,
+        prop: str = DEFAULT_FILE_FORMAT,
+    ):
         super().__init__(io, path, schema, spec_id, partition, metrics, sort_order_id)
         self.orc_schema = pa.schema([_orc_field(f) for f in self.write_schema.fields])
         self._writer = orc.ORCWriter(self._sink, compression="zstd")
@@ -239,15 +268,22 @@ def _cast_nested(array: pa.Array, t: IcebergType) -> pa.Array:
         return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
     if isinstance(t, ListType):
         values = _cast_nested(array.values, t.element_type)
-        return pa.ListArray.from_arrays(array.offsets, values,
-                                        type=pa.list_(_orc_field(t.element_field)),
-                                        mask=array.is_null() if array.null_count else None)
+        return pa.ListArray.from_arrays(
+            array.offsets,
+            values,
+            type=pa.list_(_orc_field(t.element_field)),
+            mask=array.is_null() if array.null_count else None,
+        )
     if isinstance(t, MapType):
         keys = _cast_nested(array.keys, t.key_type)
         items = _cast_nested(array.items, t.value_type)
-        return pa.MapArray.from_arrays(array.offsets, keys, items,
-                                       type=_orc_type(t, {}),
-                                       mask=array.is_null() if array.null_count else None)
+        return pa.MapArray.from_arrays(
+            array.offsets,
+            keys,
+            items,
+            type=_orc_type(t, {}),
+            mask=array.is_null() if array.null_count else None,
+        )
     return array
 
 
@@ -259,8 +295,16 @@ class AvroDataWriter(_Writer):
 
     FORMAT = "AVRO"
 
-    def __init__(self, io: FileIO, path: str, schema: Schema, spec_id: int,
-                 partition: Sequence[Any], metrics: MetricsConfig, sort_order_id: int | None):
+    def __init__(
+        self,
+        io: FileIO,
+        path: str,
+        schema: Schema,
+        spec_id: int,
+        partition: Sequence[Any],
+        metrics: MetricsConfig,
+        sort_order_id: int | None,
+    ):
         super().__init__(io, path, schema, spec_id, partition, metrics, sort_order_id)
         self.avro_schema = avro_schema(self.write_schema)
         parsed = fastavro.parse_schema(self.avro_schema)
@@ -272,15 +316,19 @@ class AvroDataWriter(_Writer):
             return
         table = self._prepare(batch)
         names = [f.name for f in self.write_schema.fields]
-        columns = [_raw_column(c, f.type).to_pylist()
-                   for c, f in zip(table.columns, self.write_schema.fields)]
+        columns = [
+            _raw_column(c, f.type).to_pylist()
+            for c, f in zip(table.columns, self.write_schema.fields)
+        ]
         conv = self._convert
         try:
             for row in zip(*columns):
-                self._writer.write({
-                    n: (v if c is None or v is None else c(v))
-                    for n, v, c in zip(names, row, conv)
-                })
+                self._writer.write(
+                    {
+                        n: (v if c is None or v is None else c(v))
+                        for n, v, c in zip(names, row, conv)
+                    }
+                )
             self._writer.flush()
         except (OSError, ValueError, TypeError) as e:
             raise OperationalError(f"cannot write data file {self.path}: {e}") from e
@@ -309,8 +357,9 @@ def _avro_value(t: IcebergType) -> Any:
     epoch = dt.datetime(1970, 1, 1)
     if isinstance(t, StructType):
         subs = [(f.name, _avro_value(f.type)) for f in t.fields]
-        return lambda v: {n: (x if c is None or x is None else c(x))
-                          for n, c in subs for x in (v.get(n),)}
+        return lambda v: {
+            n: (x if c is None or x is None else c(x)) for n, c in subs for x in (v.get(n),)
+        }
     if isinstance(t, ListType):
         e = _avro_value(t.element_type)
         return None if e is None else (lambda v: [x if x is None else e(x) for x in v])
@@ -324,6 +373,7 @@ def _avro_value(t: IcebergType) -> Any:
             return lambda v: {a: fix(val, b) for a, b in v}
         return lambda v: [{"key": fix(k, a), "value": fix(val, b)} for a, b in v]
     if isinstance(t, (TimestampType, TimestamptzType)):
+
         def micros(v: Any) -> int:
             if isinstance(v, int):
                 return v
@@ -331,11 +381,16 @@ def _avro_value(t: IcebergType) -> Any:
                 v = v.astimezone(dt.UTC).replace(tzinfo=None)
             d = v - epoch
             return (d.days * 86400 + d.seconds) * 1_000_000 + d.microseconds
+
         return micros
     if isinstance(t, (TimestampNanoType, TimestamptzNanoType)):
         return lambda v: int(v.value) if hasattr(v, "value") else int(v)
     if isinstance(t, TimeType):
-        return lambda v: v if isinstance(v, int) else ((v.hour * 60 + v.minute) * 60 + v.second) * 1_000_000 + v.microsecond
+        return lambda v: (
+            v
+            if isinstance(v, int)
+            else ((v.hour * 60 + v.minute) * 60 + v.second) * 1_000_000 + v.microsecond
+        )
     if type(t).__name__ == "DateType":
         return lambda v: v if isinstance(v, int) else (v - dt.date(1970, 1, 1)).days
     return None
@@ -344,8 +399,11 @@ def _avro_value(t: IcebergType) -> Any:
 def avro_schema(schema: Schema) -> dict[str, Any]:
     """The Avro schema of Java's ``AvroSchemaUtil.convert(schema, "table")``."""
     names: set[str] = set()
-    return {"type": "record", "name": "table",
-            "fields": [_avro_field(f, names) for f in schema.fields]}
+    return {
+        "type": "record",
+        "name": "table",
+        "fields": [_avro_field(f, names) for f in schema.fields],
+    }
 
 
 def _avro_field(f: NestedField, names: set[str]) -> dict[str, Any]:
@@ -366,12 +424,18 @@ def _named(name: str, body: dict[str, Any], names: set[str]) -> Any:
 
 def _avro_type(t: IcebergType, fid: int, names: set[str]) -> Any:
     if isinstance(t, StructType):
-        return _named(f"r{fid}", {"type": "record",
-                                  "fields": [_avro_field(c, names) for c in t.fields]}, names)
+        return _named(
+            f"r{fid}",
+            {"type": "record", "fields": [_avro_field(c, names) for c in t.fields]},
+            names,
+        )
     if isinstance(t, ListType):
         item = _avro_type(t.element_type, t.element_id, names)
-        return {"type": "array", "items": item if t.element_required else ["null", item],
-                "element-id": t.element_id}
+        return {
+            "type": "array",
+            "items": item if t.element_required else ["null", item],
+            "element-id": t.element_id,
+        }
     if isinstance(t, MapType):
         value = _avro_type(t.value_type, t.value_id, names)
         if not t.value_required:
@@ -379,16 +443,31 @@ def _avro_type(t: IcebergType, fid: int, names: set[str]) -> Any:
         if isinstance(t.key_type, StringType):
             return {"type": "map", "values": value, "key-id": t.key_id, "value-id": t.value_id}
         key = _avro_type(t.key_type, t.key_id, names)
-        record = _named(f"k{t.key_id}_v{t.value_id}", {"type": "record", "fields": [
-            {"name": "key", "type": key, "field-id": t.key_id},
-            {"name": "value", "type": value, "field-id": t.value_id},
-        ]}, names)
+        record = _named(
+            f"k{t.key_id}_v{t.value_id}",
+            {
+                "type": "record",
+                "fields": [
+                    {"name": "key", "type": key, "field-id": t.key_id},
+                    {"name": "value", "type": value, "field-id": t.value_id},
+                ],
+            },
+            names,
+        )
         return {"type": "array", "logicalType": "map", "items": record}
     if isinstance(t, DecimalType):
         size = decimal_required_bytes(t.precision)
-        return _named(f"decimal_{t.precision}_{t.scale}", {
-            "type": "fixed", "size": size, "logicalType": "decimal",
-            "precision": t.precision, "scale": t.scale}, names)
+        return _named(
+            f"decimal_{t.precision}_{t.scale}",
+            {
+                "type": "fixed",
+                "size": size,
+                "logicalType": "decimal",
+                "precision": t.precision,
+                "scale": t.scale,
+            },
+            names,
+        )
     if isinstance(t, UUIDType):
         return _named("uuid_fixed", {"type": "fixed", "size": 16, "logicalType": "uuid"}, names)
     if isinstance(t, FixedType):
@@ -396,19 +475,33 @@ def _avro_type(t: IcebergType, fid: int, names: set[str]) -> Any:
     if isinstance(t, TimeType):
         return {"type": "long", "logicalType": "time-micros"}
     if isinstance(t, (TimestampType, TimestamptzType)):
-        return {"type": "long", "logicalType": "timestamp-micros",
-                "adjust-to-utc": isinstance(t, TimestamptzType)}
+        return {
+            "type": "long",
+            "logicalType": "timestamp-micros",
+            "adjust-to-utc": isinstance(t, TimestamptzType),
+        }
     if isinstance(t, (TimestampNanoType, TimestamptzNanoType)):
-        return {"type": "long", "logicalType": "timestamp-nanos",
-                "adjust-to-utc": isinstance(t, TimestamptzNanoType)}
+        return {
+            "type": "long",
+            "logicalType": "timestamp-nanos",
+            "adjust-to-utc": isinstance(t, TimestamptzNanoType),
+        }
     name = type(t).__name__
-    simple = {"BooleanType": "boolean", "IntegerType": "int", "LongType": "long",
-              "FloatType": "float", "DoubleType": "double", "StringType": "string",
-              "BinaryType": "bytes", "GeometryType": "bytes", "GeographyType": "bytes"}
+    simple = {
+        "BooleanType": "boolean",
+        "IntegerType": "int",
+        "LongType": "long",
+        "FloatType": "float",
+        "DoubleType": "double",
+        "StringType": "string",
+        "BinaryType": "bytes",
+        "GeometryType": "bytes",
+        "GeographyType": "bytes",
+    }
     if name == "DateType":
         return {"type": "int", "logicalType": "date"}
     if name in simple:
         return simple[name]
-    raise NotSupportedError(f"column type {t} cannot be written to Avro yet"
-                            f" (table property {DEFAULT_FILE_FORMAT}=avro)")
-
+    raise NotSupportedError(
+        f"column type {t} cannot be written to Avro yet (table property {DEFAULT_FILE_FORMAT}=avro)"
+    )

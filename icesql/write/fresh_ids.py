@@ -42,8 +42,15 @@ def fresh_schema_fields(
     def struct(fs: Sequence[NestedField], prefix: tuple[str, ...]) -> tuple[NestedField, ...]:
         ids = [next_id((*prefix, f.name)) for f in fs]
         return tuple(
-            NestedField(i, f.name, typ(f.type, (*prefix, f.name)), f.required, f.doc,
-                        f.initial_default, f.write_default)
+            NestedField(
+                i,
+                f.name,
+                typ(f.type, (*prefix, f.name)),
+                f.required,
+                f.doc,
+                f.initial_default,
+                f.write_default,
+            )
             for f, i in zip(fs, ids)
         )
 
@@ -56,8 +63,11 @@ def fresh_schema_fields(
         if isinstance(t, MapType):
             key_id, value_id = next_id((*path, "key")), next_id((*path, "value"))
             return MapType(
-                key_id, typ(t.key_type, (*path, "key")), value_id,
-                typ(t.value_type, (*path, "value")), t.value_required,
+                key_id,
+                typ(t.key_type, (*path, "key")),
+                value_id,
+                typ(t.value_type, (*path, "value")),
+                t.value_required,
             )
         return t
 

@@ -96,9 +96,7 @@ def source_partitions(
     walk(root, {})
     if not names:
         return [SourcePartition(root, (), {})]
-    return [
-        p for p in found if all(p.raw.get(k) == v for k, v in partition_filter.items())
-    ]
+    return [p for p in found if all(p.raw.get(k) == v for k, v in partition_filter.items())]
 
 
 def _values(spec: PartitionSpec, schema: Schema, raw: Mapping[str, str]) -> tuple[Any, ...]:
@@ -131,7 +129,9 @@ def _partition_value(t: IcebergType, text: str, name: str) -> Any:
         raise ProgrammingError(
             f"partition folder value {text!r} of {name!r} is not a valid {t}"
         ) from None
-    raise NotSupportedError(f"add_files: partition folders of {t} column {name!r} are not supported")
+    raise NotSupportedError(
+        f"add_files: partition folders of {t} column {name!r} are not supported"
+    )
 
 
 def source_files(io: FileIO, folder: str) -> Iterator[str]:
@@ -145,6 +145,7 @@ def source_files(io: FileIO, folder: str) -> Iterator[str]:
 def _leaf_ids(schema: pa.Schema, mapping: NameMapping | None) -> list[int | None]:
     """The field id of each Parquet leaf column, in column-chunk order: the file's own
     ids when it has any, else the name mapping's by name path (Java's rule)."""
+
     def has_ids(f: pa.Field) -> bool:
         return bool(f.metadata and FIELD_ID_KEY in f.metadata)
 
@@ -172,8 +173,13 @@ def _leaf_ids(schema: pa.Schema, mapping: NameMapping | None) -> list[int | None
 
 
 def imported_data_file(
-    io: FileIO, path: str, schema: Schema, spec_id: int, partition: Sequence[Any],
-    config: MetricsConfig, mapping: NameMapping | None,
+    io: FileIO,
+    path: str,
+    schema: Schema,
+    spec_id: int,
+    partition: Sequence[Any],
+    config: MetricsConfig,
+    mapping: NameMapping | None,
 ) -> DataFile:
     """The ``DataFile`` of the existing Parquet file ``path`` (module docstring)."""
     try:

@@ -69,7 +69,9 @@ def _row_filter(md: TableMetadata, row_filter: BooleanExpression) -> FileFilter:
     return FileFilter(md.schema(), md.specs, row_filter)
 
 
-def rows_must_match(md: TableMetadata, row_filter: BooleanExpression) -> Callable[[int, DataFile], bool]:
+def rows_must_match(
+    md: TableMetadata, row_filter: BooleanExpression
+) -> Callable[[int, DataFile], bool]:
     """``must_match(spec_id, file)``: does every row of the file match ``row_filter``? The
     rule ``Change.delete_filter`` removes files by (a DELETE asks it first, to know whether
     it can remove whole files without reading them)."""

@@ -51,8 +51,15 @@ from icesql.write.parquet_stitch import MAGIC, EncodedRowGroup, Stitcher, encode
 from icesql.write.variant_footer import annotate_footer, variant_paths
 
 __all__ = [
-    "OpenDataFile", "ParquetDataWriter", "arrow_write_schema", "dictionary_pays", "file_schema",
-    "is_encoded", "leaf_paths", "plain_columns", "split_offsets",
+    "OpenDataFile",
+    "ParquetDataWriter",
+    "arrow_write_schema",
+    "dictionary_pays",
+    "file_schema",
+    "is_encoded",
+    "leaf_paths",
+    "plain_columns",
+    "split_offsets",
 ]
 
 _CODEC_NAMES = {"uncompressed": "none", "none": "none", "lz4_raw": "lz4"}
@@ -65,7 +72,9 @@ def file_schema(schema: Schema) -> Schema:
 
 
 def _known_fields(fields: tuple[NestedField, ...]) -> tuple[NestedField, ...]:
-    return tuple(replace(f, type=_known(f.type)) for f in fields if not isinstance(f.type, UnknownType))
+    return tuple(
+        replace(f, type=_known(f.type)) for f in fields if not isinstance(f.type, UnknownType)
+    )
 
 
 def _known(t: IcebergType) -> IcebergType:
@@ -150,9 +159,16 @@ def leaf_paths(schema: pa.Schema) -> list[str]:
 
     def walk(prefix: str, t: pa.DataType) -> list[str]:
         if pa.types.is_struct(t):
-            return [p for i in range(t.num_fields) for p in walk(f"{prefix}.{t.field(i).name}", t.field(i).type)]
+            return [
+                p
+                for i in range(t.num_fields)
+                for p in walk(f"{prefix}.{t.field(i).name}", t.field(i).type)
+            ]
         if pa.types.is_map(t):
-            return [*walk(f"{prefix}.key_value.key", t.key_type), *walk(f"{prefix}.key_value.value", t.item_type)]
+            return [
+                *walk(f"{prefix}.key_value.key", t.key_type),
+                *walk(f"{prefix}.key_value.value", t.item_type),
+            ]
         if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
             return walk(f"{prefix}.list.element", t.value_type)
         return [prefix]
@@ -172,7 +188,8 @@ def _geo_columns(schema: Schema) -> list[tuple[int, pa.DataType]]:
     ``spherical`` (pyarrow's writer refuses the others), stay plain binary: the table's schema
     still says what they are, and every reader takes the bytes as WKB."""
     return [
-        (i, geoarrow_type(f.type)) for i, f in enumerate(schema.fields)
+        (i, geoarrow_type(f.type))
+        for i, f in enumerate(schema.fields)
         if isinstance(f.type, GeometryType)
         or (isinstance(f.type, GeographyType) and f.type.algorithm == "spherical")
     ]
@@ -182,9 +199,17 @@ class OpenDataFile:
     """What every format's writer shares: the schema written (unknown columns left out),
     the metrics collector, the open sink, and deleting the file on abort."""
 
-    def __init__(self, io: FileIO, path: str, schema: Schema, spec_id: int,
-                 partition: Sequence[Any], metrics: MetricsConfig, sort_order_id: int | None,
-                 count_batches: bool = False):
+    def __init__(
+        self,
+        io: FileIO,
+        path: str,
+        schema: Schema,
+        spec_id: int,
+        partition: Sequence[Any],
+        metrics: MetricsConfig,
+        sort_order_id: int | None,
+        count_batches: bool = False,
+    ):
         self.io = io
         self.path = path
         self.spec_id = spec_id
@@ -234,16 +259,16 @@ class OpenDataFile:
         """Close and delete the file (best effort): nothing will reference it."""
         try:
             self.wait()
-        except Exception:  # noqa: BLE001 - already failing; cleanup must not mask the cause
+        except Exception:
             pass
         try:
             self._close_writer()
             self._sink.close()
-        except Exception:  # noqa: BLE001 - already failing; cleanup must not mask the cause
+        except Exception:
             pass
         try:
             self.io.delete(self.path)
-        except Exception:  # noqa: BLE001
+        except Exception:
             pass
 
 
@@ -273,7 +298,9 @@ class ParquetDataWriter(OpenDataFile):
         self._file_schema = self.arrow_schema
         for i, ext in self._geo:
             f = self.arrow_schema.field(i)
-            self._file_schema = self._file_schema.set(i, pa.field(f.name, ext, f.nullable, f.metadata))
+            self._file_schema = self._file_schema.set(
+                i, pa.field(f.name, ext, f.nullable, f.metadata)
+            )
         self._options: dict[str, Any] = dict(
             compression=_CODEC_NAMES.get(compression, compression),
             compression_level=compression_level,
@@ -289,7 +316,8 @@ class ParquetDataWriter(OpenDataFile):
         # Not a decimal with a default: Iceberg Java's vectorized reader (Spark's, up to
         # 1.10) fails on its plain pages (apache/iceberg#16502), so it keeps its dictionary
         self._widths = {
-            f.name: width for f, field in zip(self._file_schema, self._write_schema.fields)
+            f.name: width
+            for f, field in zip(self._file_schema, self._write_schema.fields)
             if (width := _plain_width(f.type)) is not None
             and not (
                 pa.types.is_decimal(f.type)
@@ -434,7 +462,7 @@ class ParquetDataWriter(OpenDataFile):
             future.cancel()
             try:
                 future.result()
-            except BaseException:  # noqa: BLE001 - already failing; cleanup must not mask the cause
+            except BaseException:
                 pass
         self._queue.clear()
         super().abort()

@@ -164,10 +164,10 @@ def _value(buf: memoryview | bytes, pos: int, kind: int) -> tuple[Any, int]:
         raw, pos = _varint(buf, pos)
         return _unzigzag(raw), pos
     if kind == _DOUBLE:
-        return bytes(buf[pos:pos + 8]), pos + 8
+        return bytes(buf[pos : pos + 8]), pos + 8
     if kind == _BINARY:
         length, pos = _varint(buf, pos)
-        return bytes(buf[pos:pos + length]), pos + length
+        return bytes(buf[pos : pos + length]), pos + length
     if kind in (_LIST, _SET):
         byte = buf[pos]
         pos += 1

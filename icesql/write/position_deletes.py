@@ -97,7 +97,9 @@ class PositionDeleteWriter:
     must be the delete files the scan applied to the data file (equality deletes are ignored).
     """
 
-    def __init__(self, table: Table, loader: DeleteLoader | None = None, operation_id: str | None = None):
+    def __init__(
+        self, table: Table, loader: DeleteLoader | None = None, operation_id: str | None = None
+    ):
         md = table.metadata
         self.table = table
         self.format_version = md.format_version
@@ -142,7 +144,7 @@ class PositionDeleteWriter:
         for path in self._written:
             try:
                 self.table.io.delete(path)
-            except Exception:  # noqa: BLE001 - cleanup must not mask the original error
+            except Exception:
                 pass
         self._written.clear()
 
@@ -172,7 +174,9 @@ class PositionDeleteWriter:
                 added.append(self._write_position_file(pending.data_file, merged))
         if vectors:
             added.extend(self._write_vectors(vectors))
-        return DeleteWriteResult(tuple(added), tuple(removed.values()), frozenset(referenced), deleted_rows)
+        return DeleteWriteResult(
+            tuple(added), tuple(removed.values()), frozenset(referenced), deleted_rows
+        )
 
     def _merge(self, pending: _Pending) -> tuple[np.ndarray, list[DataFile], np.ndarray]:
         """All positions the new delete file holds, the delete files it replaces, and the
@@ -200,7 +204,7 @@ class PositionDeleteWriter:
             return self.data_location
         try:
             return f"{self.data_location}/{spec.partition_path(data_file.partition, md.schema())}"
-        except Exception:  # noqa: BLE001 - a spec over dropped columns: the data root will do
+        except Exception:
             return self.data_location
 
     def _write_position_file(self, data_file: DataFile, positions: np.ndarray) -> DataFile:

@@ -75,7 +75,9 @@ RESERVED = frozenset(
     }
 )
 # What Spark's SparkTable adds to the properties it shows, never stored either.
-SPARK_DISPLAY_ONLY = frozenset({"format", "provider", "location", "sort-order", "identifier-fields"})
+SPARK_DISPLAY_ONLY = frozenset(
+    {"format", "provider", "location", "sort-order", "identifier-fields"}
+)
 
 _CODECS = {"zstd", "gzip", "snappy", "lz4", "brotli", "uncompressed", "none", "lz4_raw"}
 

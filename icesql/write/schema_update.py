@@ -75,8 +75,11 @@ def check_type_version(t: IcebergType, format_version: int, context: str, column
     """Refuse a column of a type newer than the table's format version (nanosecond
     timestamps, unknown, variant, geometry: v3), as Java's ``Schema.checkCompatibility``
     does; ``context`` starts the message (``cannot create db.t``), which names the field."""
-    leaves = [((column,), t)] if is_primitive(t) else [
-        ((column, *path), f.type) for path, f in walk_fields(t) if is_primitive(f.type)]
+    leaves = (
+        [((column,), t)]
+        if is_primitive(t)
+        else [((column, *path), f.type) for path, f in walk_fields(t) if is_primitive(f.type)]
+    )
     for path, leaf in leaves:
         needed = min_format_version(leaf)
         if needed > format_version:
@@ -131,11 +134,15 @@ def _edit_struct(
     if struct is None:
         raise ctx.error(f"column {name!r} does not exist ({f.name} has no fields)")
     new_struct = StructType(_edit_struct(struct.fields, parent[1:], edit, ctx, full))
-    return fields[:step] + (replace(f, type=_rebuild(f.type, new_struct)),) + fields[step + 1:]
+    return fields[:step] + (replace(f, type=_rebuild(f.type, new_struct)),) + fields[step + 1 :]
 
 
-def _with_fields(schema: Schema, fields: tuple[NestedField, ...], ids: Sequence[int] | None = None) -> Schema:
-    return Schema(fields, schema.schema_id, tuple(schema.identifier_field_ids if ids is None else ids))
+def _with_fields(
+    schema: Schema, fields: tuple[NestedField, ...], ids: Sequence[int] | None = None
+) -> Schema:
+    return Schema(
+        fields, schema.schema_id, tuple(schema.identifier_field_ids if ids is None else ids)
+    )
 
 
 def _field(schema: Schema, path: Path, ctx: _Ctx) -> NestedField:
@@ -154,8 +161,10 @@ def _positioned(
         return (*fields, new)
     i = _find(fields, after)
     if i is None:
-        raise ctx.error(f"cannot place {new.name!r} after {after!r}: no such column in the same struct")
-    return fields[: i + 1] + (new,) + fields[i + 1:]
+        raise ctx.error(
+            f"cannot place {new.name!r} after {after!r}: no such column in the same struct"
+        )
+    return fields[: i + 1] + (new,) + fields[i + 1 :]
 
 
 def add_column(
@@ -205,7 +214,9 @@ def delete_column(schema: Schema, path: Path, spec: PartitionSpec | None, table:
     removed = set(_ids(target))
     name = schema.find_column_name(target.field_id)
     if removed & set(schema.identifier_field_ids):
-        raise ctx.error(f"cannot drop identifier field {name!r}; drop it from the identifier fields first")
+        raise ctx.error(
+            f"cannot drop identifier field {name!r}; drop it from the identifier fields first"
+        )
     if spec is not None:
         for pf in spec.fields:
             if set(pf.all_source_ids) & removed and not pf.transform.is_void:
@@ -214,7 +225,9 @@ def delete_column(schema: Schema, path: Path, spec: PartitionSpec | None, table:
                 )
     parts = name.split(".")
     if parts[-1] in ("element", "key", "value") and len(parts) > 1:
-        raise ctx.error(f"cannot drop {name!r}: list elements and map keys/values cannot be dropped")
+        raise ctx.error(
+            f"cannot drop {name!r}: list elements and map keys/values cannot be dropped"
+        )
     *parent, leaf = _name_path(schema, target)
 
     def edit(fields: tuple[NestedField, ...]) -> tuple[NestedField, ...]:
@@ -246,7 +259,9 @@ def _name_path(schema: Schema, f: NestedField) -> list[str]:
     return out
 
 
-def _replace_field(schema: Schema, target: NestedField, new: NestedField, ctx: _Ctx, path: Path) -> Schema:
+def _replace_field(
+    schema: Schema, target: NestedField, new: NestedField, ctx: _Ctx, path: Path
+) -> Schema:
     *parent, _ = _name_path(schema, target)
 
     def edit(fields: tuple[NestedField, ...]) -> tuple[NestedField, ...]:
@@ -262,7 +277,9 @@ def rename_column(schema: Schema, path: Path, new_name: str, table: str) -> Sche
     siblings = _siblings(schema, parent)
     clash = _find(siblings, new_name)
     if clash is not None and siblings[clash].field_id != target.field_id:
-        raise ctx.error(f"cannot rename {'.'.join(path)!r} to {new_name!r}: a column of that name exists")
+        raise ctx.error(
+            f"cannot rename {'.'.join(path)!r} to {new_name!r}: a column of that name exists"
+        )
     return _replace_field(schema, target, replace(target, name=new_name), ctx, path)
 
 
@@ -322,7 +339,9 @@ def promote_type(
             f"cannot change the type of {'.'.join(path)!r} from {old} to {new_type}: only primitive types can be promoted"
         )
     if not _promotable(old, new_type, format_version):
-        raise ctx.error(f"cannot change column type {'.'.join(path)}: {old} -> {new_type} (not a valid promotion)")
+        raise ctx.error(
+            f"cannot change column type {'.'.join(path)}: {old} -> {new_type} (not a valid promotion)"
+        )
     if isinstance(old, DateType):
         for spec in specs:
             for pf in spec.fields:
@@ -377,11 +396,17 @@ def set_identifier_fields(schema: Schema, paths: Sequence[Path], table: str) -> 
         if not is_primitive(f.type):
             raise ctx.error(f"cannot use {name!r} as an identifier field: not a primitive type")
         if isinstance(f.type, FloatType | DoubleType):
-            raise ctx.error(f"cannot use {name!r} as an identifier field: float and double are not allowed")
+            raise ctx.error(
+                f"cannot use {name!r} as an identifier field: float and double are not allowed"
+            )
         if not f.required:
-            raise ctx.error(f"cannot use {name!r} as an identifier field: it is not NOT NULL (required)")
+            raise ctx.error(
+                f"cannot use {name!r} as an identifier field: it is not NOT NULL (required)"
+            )
         if len(name.split(".")) != len(_name_path(schema, f)):
-            raise ctx.error(f"cannot use {name!r} as an identifier field: it is inside a list or map")
+            raise ctx.error(
+                f"cannot use {name!r} as an identifier field: it is inside a list or map"
+            )
         if f.field_id not in ids:
             ids.append(f.field_id)
     return _with_fields(schema, schema.fields, ids)

@@ -328,7 +328,9 @@ class SnapshotProducer:
             raise InternalError(f"files of {self.table} use unknown partition spec {spec_id}")
         path = f"{meta_dir}/{self.commit_uuid}-m{len(self._manifest_paths)}.avro"
         self._manifest_paths.append(path)
-        return write_manifest(self.io, path, spec, md.schema(), md.format_version, sid, entries, content)
+        return write_manifest(
+            self.io, path, spec, md.schema(), md.format_version, sid, entries, content
+        )
 
     def discard_attempt(self, snapshot: Snapshot | None) -> None:
         """Delete the manifest list of a failed attempt (the manifests stay for a retry)."""
@@ -349,5 +351,5 @@ def _delete(io: FileIO, paths: Sequence[str]) -> None:
     for path in paths:
         try:
             io.delete(path)
-        except Exception:  # noqa: BLE001 - cleanup is best effort; the commit outcome stands
+        except Exception:
             pass

@@ -97,9 +97,7 @@ def partition_keys(
         keys.append(_comparable(f.transform.apply_arrow(source_type, array)))
         result_types.append(f.transform.result_type(source_type))
     if batch.num_rows > 0 and all(pc.count_distinct(k, mode="all").as_py() == 1 for k in keys):
-        values = tuple(
-            _to_convention(t, [k[0].as_py()])[0] for t, k in zip(result_types, keys)
-        )
+        values = tuple(_to_convention(t, [k[0].as_py()])[0] for t, k in zip(result_types, keys))
         return [(values, None)]
     if batch.num_rows == 0:
         return []
@@ -131,7 +129,11 @@ def sort_keys(batch: pa.RecordBatch, schema: Schema, order: SortOrder) -> list[p
     """The values ``batch`` sorts by, one array per field of ``order`` (its transform
     applied, in a type Arrow and DuckDB compare as Iceberg orders them)."""
     return [
-        _comparable(f.transform.apply_arrow(schema.find_type(f.source_id), column_array(batch, schema, f.source_id)))
+        _comparable(
+            f.transform.apply_arrow(
+                schema.find_type(f.source_id), column_array(batch, schema, f.source_id)
+            )
+        )
         for f in order.fields
     ]
 

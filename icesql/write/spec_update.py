@@ -25,6 +25,7 @@ from icesql.spec.transforms import Void, parse_transform
 
 __all__ = ["add_partition_field", "check_partition_names", "remove_partition_field"]
 
+
 def _error(table: str, message: str) -> ProgrammingError:
     return ProgrammingError(f"cannot change the partitioning of {table}: {message}")
 
@@ -45,7 +46,9 @@ def add_partition_field(
     column = schema.find_column_name(source_id)
     for f in spec.fields:
         if f.source_id == source_id and str(f.transform) == str(transform):
-            raise _error(table, f"it is already partitioned by {transform}({column}) (field {f.name!r})")
+            raise _error(
+                table, f"it is already partitioned by {transform}({column}) (field {f.name!r})"
+            )
     field_id = None
     if md.format_version >= 2:
         for old in md.specs:
@@ -62,7 +65,9 @@ def add_partition_field(
         last_partition_id += 1
         field_id = last_partition_id
     new = PartitionField(source_id, field_id, transform, name)
-    return _checked(schema, PartitionSpec(spec.spec_id, (*spec.fields, new)), table), last_partition_id
+    return _checked(
+        schema, PartitionSpec(spec.spec_id, (*spec.fields, new)), table
+    ), last_partition_id
 
 
 def remove_partition_field(
@@ -72,7 +77,9 @@ def remove_partition_field(
         fields = tuple(f for f in spec.fields if f.field_id != field.field_id)
     else:
         fields = tuple(
-            replace(f, transform=Void(), name=f"{f.name}_{f.field_id}") if f.field_id == field.field_id else f
+            replace(f, transform=Void(), name=f"{f.name}_{f.field_id}")
+            if f.field_id == field.field_id
+            else f
             for f in spec.fields
         )
     return PartitionSpec(spec.spec_id, fields)

@@ -83,12 +83,24 @@ def snapshot_summary(
     counts = {**_file_counts(added, "added", False), **_file_counts(removed, "removed", True)}
     out: dict[str, str] = {"operation": operation}
     order = [
-        "added-data-files", "deleted-data-files", "added-delete-files", "removed-delete-files",
-        "added-equality-delete-files", "removed-equality-delete-files",
-        "added-position-delete-files", "removed-position-delete-files", "added-dvs",
-        "removed-dvs", "added-records", "deleted-records", "added-files-size",
-        "removed-files-size", "added-position-deletes", "removed-position-deletes",
-        "added-equality-deletes", "removed-equality-deletes",
+        "added-data-files",
+        "deleted-data-files",
+        "added-delete-files",
+        "removed-delete-files",
+        "added-equality-delete-files",
+        "removed-equality-delete-files",
+        "added-position-delete-files",
+        "removed-position-delete-files",
+        "added-dvs",
+        "removed-dvs",
+        "added-records",
+        "deleted-records",
+        "added-files-size",
+        "removed-files-size",
+        "added-position-deletes",
+        "removed-position-deletes",
+        "added-equality-deletes",
+        "removed-equality-deletes",
     ]
     for key in order:
         value = counts.get(key, 0)

@@ -88,20 +88,28 @@ class Validation:
                         and snapshot.operation in _DATA_CONFLICT_OPERATIONS
                         and may_match(spec_id, f)
                     ):
-                        _conflict(table, f"{where} added data file {f.file_path}"
-                                  f" that may hold rows matching {self.conflict_filter}")
+                        _conflict(
+                            table,
+                            f"{where} added data file {f.file_path}"
+                            f" that may hold rows matching {self.conflict_filter}",
+                        )
                 elif f.content == DATA:  # removed since
                     if f.file_path in touched or may_match(spec_id, f):
-                        _conflict(table, f"{where} removed data file {f.file_path}"
-                                  " that this statement read")
+                        _conflict(
+                            table,
+                            f"{where} removed data file {f.file_path} that this statement read",
+                        )
                 elif status == STATUS_ADDED:
                     if f.referenced_data_file is not None:
                         hit = f.referenced_data_file in touched
                     else:
                         hit = _may_apply(f, spec_id, removed_data)
                     if hit or (self.referenced_data_files and may_match(spec_id, f)):
-                        _conflict(table, f"{where} added delete file {f.file_path}"
-                                  " for rows this statement changes")
+                        _conflict(
+                            table,
+                            f"{where} added delete file {f.file_path}"
+                            " for rows this statement changes",
+                        )
 
 
 @dataclass(frozen=True)
@@ -144,8 +152,11 @@ class RewriteValidation:
                     hit = _may_apply(f, spec_id, replaced) and _path_in_bounds(f, replaced)
                 if hit:
                     where = f"snapshot {snapshot.snapshot_id} ({snapshot.operation or 'unknown'})"
-                    _conflict(table, f"{where} added delete file {f.file_path} for data files"
-                              " this rewrite replaces")
+                    _conflict(
+                        table,
+                        f"{where} added delete file {f.file_path} for data files"
+                        " this rewrite replaces",
+                    )
 
 
 def _path_in_bounds(delete: DataFile, data_files: list[DataFile]) -> bool:
@@ -169,7 +180,9 @@ def _may_apply(delete: DataFile, spec_id: int, data_files: list[DataFile]) -> bo
 
 
 def _conflict(table: str, what: str) -> None:
-    raise CommitConflictError(f"cannot commit to {table}: conflict with a concurrent commit: {what}")
+    raise CommitConflictError(
+        f"cannot commit to {table}: conflict with a concurrent commit: {what}"
+    )
 
 
 def _snapshots_since(

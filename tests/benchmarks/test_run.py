@@ -46,8 +46,9 @@ def test_a_stopped_side_gives_a_bound_not_a_figure():
         stopped = [Run(False, None, 100.0, error=error, extra={"stopped_after": 600.0})]
         got = _judged(30.0, {"pyiceberg": stopped}, _Runner([]))
         assert got[UPSERT]["status"] == PASS, got
-        assert got[UPSERT]["reason"] == (f"PyIceberg stopped unfinished after 600.0 s ({error}):"
-                                         " icesql 30.000 s / it < 0.050x")
+        assert got[UPSERT]["reason"] == (
+            f"PyIceberg stopped unfinished after 600.0 s ({error}): icesql 30.000 s / it < 0.050x"
+        )
         got = _judged(90.0, {"pyiceberg": stopped}, _Runner([]))
         assert got[UPSERT]["status"] == NOT_MEASURED
 
@@ -59,6 +60,7 @@ def test_missing_and_failing_sides_are_named():
     assert got[UPSERT]["reason"] == "PyIceberg skipped (--no-pyiceberg)"
     assert got[REPARK]["status"] == ERROR
     assert got[REPARK]["reason"] == (
-        "repark 1.5.5 failed: AnalysisException: MERGE is not supported")
+        "repark 1.5.5 failed: AnalysisException: MERGE is not supported"
+    )
     got = _judged(1.0, {}, _Runner([]))
     assert got[REPARK]["reason"] == "repark not selected (--peers)"

@@ -40,8 +40,17 @@ def test_smoke_mode_reports_every_scenario(tmp_path, capsys):
     out = tmp_path / "results.json"
     # --no-spark: the data_checks scenario's Spark side starts a JVM (run it by hand:
     # python -m benchmarks --smoke --scenarios data_checks)
-    argv = ["--smoke", "--no-pyiceberg", "--no-spark", "--peers", "none",
-            "--cache", str(tmp_path / "data"), "--json", str(out)]
+    argv = [
+        "--smoke",
+        "--no-pyiceberg",
+        "--no-spark",
+        "--peers",
+        "none",
+        "--cache",
+        str(tmp_path / "data"),
+        "--json",
+        str(out),
+    ]
     assert run.main(argv) == 0
 
     printed = capsys.readouterr().out
@@ -68,8 +77,9 @@ def test_smoke_mode_reports_every_scenario(tmp_path, capsys):
     for side in cpu.values():
         assert side["cores"] >= 1 and side["cpu_seconds"] > 0, cpu
         assert 0 < side["utilisation"] <= 1.05, cpu
-    assert any(n.startswith("CPU utilisation of icesql: ")
-               for n in by_name["full_aggregate"]["notes"])
+    assert any(
+        n.startswith("CPU utilisation of icesql: ") for n in by_name["full_aggregate"]["notes"]
+    )
     # every DML scenario names its further targets, unmeasured sides with the reason
     assert len(DML) == 5
     for name in DML:
@@ -80,7 +90,8 @@ def test_smoke_mode_reports_every_scenario(tmp_path, capsys):
         assert any(n.startswith("committed (snapshots / ") for n in by_name[name]["notes"])
     upsert = {t["target"]: t for t in by_name["dml_merge_mor"]["targets"]}
     assert upsert["<= 0.1x PyIceberg upsert (issue 21)"]["reason"] == (
-        "PyIceberg skipped (--no-pyiceberg)")
+        "PyIceberg skipped (--no-pyiceberg)"
+    )
     # the merge-on-read DELETE against DuckDB finding the same rows is judged on figures
     find = by_name["dml_delete_mor"]["targets"][0]
     assert find["target"] == "<= 2x DuckDB finding the rows (issue 21)"
@@ -100,8 +111,18 @@ def test_peers_are_measured_or_named_as_missing(tmp_path, capsys):
     """A peer (benchmarks.peers) either answers the scenario's query with icesql's answer and
     gets a figure, or the notes say it is not set up and how to set it up."""
     out = tmp_path / "results.json"
-    argv = ["--smoke", "--no-pyiceberg", "--scenarios", "full_aggregate",
-            "--peers", "duckdb_iceberg", "--cache", str(tmp_path / "data"), "--json", str(out)]
+    argv = [
+        "--smoke",
+        "--no-pyiceberg",
+        "--scenarios",
+        "full_aggregate",
+        "--peers",
+        "duckdb_iceberg",
+        "--cache",
+        str(tmp_path / "data"),
+        "--json",
+        str(out),
+    ]
     assert run.main(argv) == 0
     row = json.loads(out.read_text())["results"][0]
     label = peers.PEERS["duckdb_iceberg"].label
@@ -132,8 +153,18 @@ def test_dml_peers_are_measured_or_named_as_missing(tmp_path):
     change on copies of their own and end with icesql's final rows; repark, when it is not set
     up, is named as such in the notes and its target (issue 27) is not measured."""
     out = tmp_path / "results.json"
-    argv = ["--smoke", "--no-spark", "--peers", "repark", "--scenarios", ",".join(DML),
-            "--cache", str(tmp_path / "data"), "--json", str(out)]
+    argv = [
+        "--smoke",
+        "--no-spark",
+        "--peers",
+        "repark",
+        "--scenarios",
+        ",".join(DML),
+        "--cache",
+        str(tmp_path / "data"),
+        "--json",
+        str(out),
+    ]
     assert run.main(argv) == 0
     rows = {r["scenario"]: r for r in json.loads(out.read_text())["results"]}
     assert sorted(rows) == sorted(DML)
@@ -158,16 +189,18 @@ def test_dml_peers_are_measured_or_named_as_missing(tmp_path):
             assert row["pyiceberg_s"] > 0, row
             assert "PyIceberg " in committed, committed
         elif HAVE_PYICEBERG:  # named in the row, not a crash of the run
-            assert any(n.startswith("PyIceberg: NotInstalledError: pyiceberg_core")
-                       for n in row["notes"]), row["notes"]
+            assert any(
+                n.startswith("PyIceberg: NotInstalledError: pyiceberg_core") for n in row["notes"]
+            ), row["notes"]
     # icesql's merge-on-read DELETE writes delete files and removes no data file; PyIceberg
     # 0.12 falls back to copy-on-write and says so
     mor = rows["dml_delete_mor"]
     committed = next(n for n in mor["notes"] if n.startswith("committed ("))
     assert "icesql 1 / +0 / -0 / +" in committed and "icesql 1 / +0 / -0 / +0" not in committed
     if HAVE_PYICEBERG_WRITES:
-        assert ("PyIceberg warned: Merge on read is not yet supported, falling back to"
-                " copy-on-write") in mor["notes"]
+        assert (
+            "PyIceberg warned: Merge on read is not yet supported, falling back to copy-on-write"
+        ) in mor["notes"]
         upsert = {t["target"]: t for t in rows["dml_merge_mor"]["targets"]}
         assert upsert["<= 0.1x PyIceberg upsert (issue 21)"]["status"] in (PASS, MISS)
 

@@ -47,7 +47,10 @@ WRITES = [
     ("create namespaces", lambda c: c.create_namespace(("new",))),
     ("create namespaces", lambda c: c.create_namespace(("new",), {"k": "v"})),
     ("drop namespaces", lambda c: c.drop_namespace(("db",))),
-    ("store namespace properties", lambda c: c.update_namespace_properties(("db",), {"k"}, {"a": "b"})),
+    (
+        "store namespace properties",
+        lambda c: c.update_namespace_properties(("db",), {"k"}, {"a": "b"}),
+    ),
     ("register tables", lambda c: c.register_table(("db", "t"), "/x/v1.metadata.json")),
     ("create tables", lambda c: c.default_table_location(("db", "t"))),
     ("create tables", lambda c: c.create_table(("db", "t"), None)),
@@ -58,7 +61,9 @@ WRITES = [
 ]
 
 
-@pytest.mark.parametrize(("what", "write"), WRITES, ids=[f"{w[0]}-{i}" for i, w in enumerate(WRITES)])
+@pytest.mark.parametrize(
+    ("what", "write"), WRITES, ids=[f"{w[0]}-{i}" for i, w in enumerate(WRITES)]
+)
 def test_a_read_only_catalog_refuses_every_write_naming_itself_and_the_operation(
     archive, tmp_path, what, write
 ):
@@ -90,8 +95,10 @@ def test_the_hadoop_catalog_keeps_the_defaults_it_does_not_implement(tmp_path):
     assert catalog.namespace_properties(("db",)) == {}
     with pytest.raises(NoSuchNamespaceError, match="namespace not found: other"):
         catalog.namespace_properties(("other",))
-    with pytest.raises(icesql.NotSupportedError,
-                       match=r"^catalog 'lake' \(FileSystemCatalog\) cannot store namespace properties$"):
+    with pytest.raises(
+        icesql.NotSupportedError,
+        match=r"^catalog 'lake' \(FileSystemCatalog\) cannot store namespace properties$",
+    ):
         catalog.update_namespace_properties(("db",), updates={"owner": "me"})
     with pytest.raises(icesql.NotSupportedError, match="catalog 'lake' .* cannot register tables"):
         catalog.register_table(("db", "t"), str(tmp_path / "v1.metadata.json"))

@@ -63,8 +63,11 @@ def test_a_transaction_commits_all_tables_or_none(con):
     t_uuid = con.catalog.load_table(("db", "t")).metadata.table_uuid
     u_before = con.catalog.load_table(("db", "u")).metadata_location
     change_t = (("db", "t"), [AssertTableUUID(t_uuid)], [SetPropertiesUpdate({"b": "t"})])
-    stale_u = (("db", "u"), [AssertTableUUID("00000000-0000-0000-0000-000000000000")],
-               [SetPropertiesUpdate({"b": "u"})])
+    stale_u = (
+        ("db", "u"),
+        [AssertTableUUID("00000000-0000-0000-0000-000000000000")],
+        [SetPropertiesUpdate({"b": "u"})],
+    )
     if type(con.catalog).__name__ == "FileSystemCatalog":
         with pytest.raises(icesql.NotSupportedError, match="cannot commit several tables at once"):
             con.catalog.commit_transaction([change_t])

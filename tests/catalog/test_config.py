@@ -53,11 +53,18 @@ def test_spark_catalogs_are_the_iceberg_ones_with_their_properties(tmp_path):
     path.write_text(SPARK_DEFAULTS)
     config = spark_catalogs(path)
     assert config.catalogs == {
-        "prod": {"type": "hadoop", "warehouse": "s3://bucket/wh", "s3.endpoint": "http://127.0.0.1:9000"},
+        "prod": {
+            "type": "hadoop",
+            "warehouse": "s3://bucket/wh",
+            "s3.endpoint": "http://127.0.0.1:9000",
+        },
         "spark_catalog": {"type": "jdbc", "uri": "jdbc:sqlite:/tmp/a.db"},
     }  # Delta's catalog is no Iceberg catalog
     assert config.default == "prod"
-    assert spark_catalogs({"spark.sql.catalog.x": "org.apache.iceberg.spark.SparkCatalog"}).default is None
+    assert (
+        spark_catalogs({"spark.sql.catalog.x": "org.apache.iceberg.spark.SparkCatalog"}).default
+        is None
+    )
 
 
 def test_spark_escapes_and_missing_file(tmp_path):
@@ -87,8 +94,11 @@ def test_yaml_subset_reads_scalars_as_strings():
     assert parse_yaml(text) == {
         "catalog": {
             "Prod": {
-                "uri": "sqlite:////tmp/x.db", "warehouse": "file:///tmp/w#1",
-                "s3.endpoint": "http://a:9000", "port": "8080", "flag": "true",
+                "uri": "sqlite:////tmp/x.db",
+                "warehouse": "file:///tmp/w#1",
+                "s3.endpoint": "http://a:9000",
+                "port": "8080",
+                "flag": "true",
             },
             "local": {"type": "sql"},
         },
@@ -196,8 +206,14 @@ def test_pyiceberg_reads_the_same_catalogs_from_the_same_file(tmp_path):
         """)
     env = {k: v for k, v in os.environ.items() if not k.upper().startswith("PYICEBERG")}
     env.update(PYICEBERG_HOME=str(tmp_path), HOME=str(tmp_path))
-    proc = subprocess.run([sys.executable, "-c", script], env=env, cwd=tmp_path,
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     theirs = json.loads(proc.stdout)
     assert theirs["default"] == ours.default == "other"

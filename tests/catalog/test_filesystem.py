@@ -70,7 +70,10 @@ def test_create_table_writes_version_1_and_the_hint(catalog, tmp_path):
 def test_commit_from_a_stale_base_fails_and_never_overwrites(catalog, tmp_path):
     md = new_table_metadata(catalog.default_table_location(("db", "t")), _schema())
     base = catalog.create_table(("db", "t"), md)
-    winner = catalog.commit_table(base, base.metadata.builder().set_properties({"who": "winner"}).build(base.metadata_location))
+    winner = catalog.commit_table(
+        base,
+        base.metadata.builder().set_properties({"who": "winner"}).build(base.metadata_location),
+    )
     assert winner.metadata_location.endswith("v2.metadata.json")
     loser = base.metadata.builder().set_properties({"who": "loser"}).build(base.metadata_location)
     with pytest.raises(CommitFailedError, match="another commit won"):
@@ -100,7 +103,9 @@ def test_a_version_created_behind_our_back_is_not_replaced(catalog, tmp_path):
 def test_a_missing_or_stale_hint_does_not_hide_commits(catalog, tmp_path):
     md = new_table_metadata(catalog.default_table_location(("db", "t")), _schema())
     base = catalog.create_table(("db", "t"), md)
-    catalog.commit_table(base, base.metadata.builder().set_properties({"a": "1"}).build(base.metadata_location))
+    catalog.commit_table(
+        base, base.metadata.builder().set_properties({"a": "1"}).build(base.metadata_location)
+    )
     hint = tmp_path / "db" / "t" / "metadata" / "version-hint.text"
     hint.write_text("1")
     assert catalog.current_version(("db", "t"))[0] == 2
@@ -120,7 +125,10 @@ def test_delete_after_commit_keeps_previous_versions_max(tmp_path):
     versions = sorted(n for n in os.listdir(mdir) if n.endswith(".metadata.json"))
     assert versions == ["v4.metadata.json", "v5.metadata.json", "v6.metadata.json"]
     md = con.catalog.load_table(("db", "t")).metadata
-    assert [e.metadata_file.rsplit("/", 1)[1] for e in md.metadata_log] == ["v4.metadata.json", "v5.metadata.json"]
+    assert [e.metadata_file.rsplit("/", 1)[1] for e in md.metadata_log] == [
+        "v4.metadata.json",
+        "v5.metadata.json",
+    ]
     assert con.execute("SELECT count(*) FROM db.t").fetchone() == (5,)
 
 
@@ -150,9 +158,15 @@ def warehouse(request, tmp_path):
 def test_tables_written_and_read_through_fsspec(warehouse):
     con = icesql.connect(warehouse)
     con.execute("CREATE NAMESPACE db")
-    con.execute("CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (bucket(4, id))")
+    con.execute(
+        "CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (bucket(4, id))"
+    )
     con.execute("INSERT INTO db.t VALUES (1, 'a'), (2, 'b'), (3, NULL)")
-    assert con.execute("SELECT * FROM db.t ORDER BY id").fetchall() == [(1, "a"), (2, "b"), (3, None)]
+    assert con.execute("SELECT * FROM db.t ORDER BY id").fetchall() == [
+        (1, "a"),
+        (2, "b"),
+        (3, None),
+    ]
     catalog = FileSystemCatalog(warehouse)
     assert catalog.list_namespaces() == [("db",)]
     assert catalog.list_tables(("db",)) == [("db", "t")]
@@ -168,14 +182,20 @@ def test_unknown_names_are_programming_errors(warehouse):
         FileSystemCatalog(warehouse).list_tables(("nope",))
 
 
-@pytest.mark.parametrize("name", ["`a\\\\b`", "`a\x00b`", "`%2e%2e`", "`a%2Fb`", "`a%5cb`", "`/etc`", "`..`"])
+@pytest.mark.parametrize(
+    "name", ["`a\\\\b`", "`a\x00b`", "`%2e%2e`", "`a%2Fb`", "`a%5cb`", "`/etc`", "`..`"]
+)
 def test_names_cannot_leave_the_warehouse(tmp_path, name):
     warehouse = tmp_path / "wh"
     con = icesql.connect(str(warehouse))
     con.execute("CREATE NAMESPACE IF NOT EXISTS default")
     before = sorted(p.name for p in warehouse.iterdir())
-    for sql in (f"CREATE NAMESPACE {name}", f"CREATE TABLE {name}.t (x int)",
-                f"CREATE TABLE default.{name} (x int)", f"SELECT * FROM default.{name}"):
+    for sql in (
+        f"CREATE NAMESPACE {name}",
+        f"CREATE TABLE {name}.t (x int)",
+        f"CREATE TABLE default.{name} (x int)",
+        f"SELECT * FROM default.{name}",
+    ):
         with pytest.raises(ProgrammingError, match="invalid name part"):
             con.execute(sql)
     assert sorted(p.name for p in warehouse.iterdir()) == before
@@ -189,8 +209,12 @@ def test_a_link_out_of_the_warehouse_is_refused(tmp_path):
     con.execute("CREATE NAMESPACE IF NOT EXISTS default")
     (warehouse / "evil").symlink_to(outside)
     (warehouse / "default" / "t").symlink_to(outside)
-    for sql in ("CREATE TABLE evil.t (x int)", "CREATE TABLE default.t (x int)",
-                "SELECT * FROM evil.t", "DROP NAMESPACE evil CASCADE"):
+    for sql in (
+        "CREATE TABLE evil.t (x int)",
+        "CREATE TABLE default.t (x int)",
+        "SELECT * FROM evil.t",
+        "DROP NAMESPACE evil CASCADE",
+    ):
         with pytest.raises(ProgrammingError, match="link out of the warehouse"):
             con.execute(sql)
     assert list(outside.iterdir()) == []

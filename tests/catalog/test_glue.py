@@ -54,12 +54,20 @@ def _boto(properties):
 
 
 def test_client_arguments_follow_pyicebergs_property_names():
-    assert glue_client_arguments({
-        "glue.endpoint": "http://h", "client.region": "eu-west-1", "glue.access-key-id": "a",
-        "client.secret-access-key": "s", "glue.session-token": "t",
-    }) == {
-        "endpoint_url": "http://h", "region_name": "eu-west-1", "aws_access_key_id": "a",
-        "aws_secret_access_key": "s", "aws_session_token": "t",
+    assert glue_client_arguments(
+        {
+            "glue.endpoint": "http://h",
+            "client.region": "eu-west-1",
+            "glue.access-key-id": "a",
+            "client.secret-access-key": "s",
+            "glue.session-token": "t",
+        }
+    ) == {
+        "endpoint_url": "http://h",
+        "region_name": "eu-west-1",
+        "aws_access_key_id": "a",
+        "aws_secret_access_key": "s",
+        "aws_session_token": "t",
     }
 
 
@@ -73,7 +81,8 @@ def test_tables_are_glue_tables_as_java_writes_them(catalog, properties, databas
     glue_table = _boto(properties).get_table(DatabaseName=database, Name="t")["Table"]
     assert glue_table["TableType"] == "EXTERNAL_TABLE"
     assert glue_table["Parameters"] == {
-        "table_type": "ICEBERG", "metadata_location": table.metadata_location,
+        "table_type": "ICEBERG",
+        "metadata_location": table.metadata_location,
     }
     committed = catalog.commit_table(table, table.metadata)
     params = _boto(properties).get_table(DatabaseName=database, Name="t")["Table"]["Parameters"]
@@ -88,7 +97,8 @@ def test_tables_are_glue_tables_as_java_writes_them(catalog, properties, databas
 def test_non_iceberg_glue_tables_are_not_tables(catalog, properties, database):
     catalog.create_namespace((database,))
     _boto(properties).create_table(
-        DatabaseName=database, TableInput={"Name": "hive_t", "Parameters": {"classification": "csv"}}
+        DatabaseName=database,
+        TableInput={"Name": "hive_t", "Parameters": {"classification": "csv"}},
     )
     assert catalog.list_tables((database,)) == []
     assert not catalog.table_exists((database, "hive_t"))
@@ -121,11 +131,14 @@ def test_sql_through_glue_and_pyiceberg_reads_it(properties, database):
     pyiceberg = glue.GlueCatalog("glue", **properties)
     table = pyiceberg.load_table(f"{database}.u")
     assert table.scan().to_arrow().sort_by("id").to_pylist() == [
-        {"id": 1, "s": "a"}, {"id": 3, "s": "a"},
+        {"id": 1, "s": "a"},
+        {"id": 3, "s": "a"},
     ]
     table.append(pa.table({"id": pa.array([4], pa.int64()), "s": pa.array(["c"])}))
     assert con.execute(f"SELECT id, s FROM {database}.u ORDER BY id").fetchall() == [
-        (1, "a"), (3, "a"), (4, "c"),
+        (1, "a"),
+        (3, "a"),
+        (4, "c"),
     ]
     assert [t for (_, t, _) in con.execute(f"SHOW TABLES IN {database}").fetchall()] == ["u"]
 
@@ -137,4 +150,7 @@ def test_pyiceberg_tables_read_by_icesql(properties, database):
     data = pa.table({"id": pa.array([1, 2], pa.int64()), "v": pa.array([0.5, None])})
     pyiceberg.create_table(f"{database}.t", schema=data.schema).append(data)
     con = icesql.connect(catalog="glue", properties=properties)
-    assert con.execute(f"SELECT id, v FROM {database}.t ORDER BY id").fetchall() == [(1, 0.5), (2, None)]
+    assert con.execute(f"SELECT id, v FROM {database}.t ORDER BY id").fetchall() == [
+        (1, 0.5),
+        (2, None),
+    ]

@@ -31,11 +31,17 @@ def test_catalog_type(properties, kind):
 def test_unknown_and_unsupported_types_name_the_catalog_and_type(tmp_path):
     with pytest.raises(ProgrammingError, match="catalog 'prod': unknown catalog type 'nessie'"):
         load_catalog("prod", {"type": "nessie", "uri": "x"})
-    with pytest.raises(NotSupportedError, match="catalog 'prod': catalog type 'hive' is not supported"):
+    with pytest.raises(
+        NotSupportedError, match="catalog 'prod': catalog type 'hive' is not supported"
+    ):
         load_catalog("prod", {"type": "hive", "uri": "thrift://x:9083"})
-    with pytest.raises(NotSupportedError, match="catalog 'x': catalog-impl 'com.Foo' is not supported"):
+    with pytest.raises(
+        NotSupportedError, match="catalog 'x': catalog-impl 'com.Foo' is not supported"
+    ):
         load_catalog("x", {"catalog-impl": "com.Foo"})
-    with pytest.raises(ProgrammingError, match="catalog 'w': the file-system catalog needs a warehouse"):
+    with pytest.raises(
+        ProgrammingError, match="catalog 'w': the file-system catalog needs a warehouse"
+    ):
         load_catalog("w", {"type": "hadoop"})
     with pytest.raises(ProgrammingError, match="catalog 's': the SQL catalog needs a uri"):
         load_catalog("s", {"type": "sql"})
@@ -43,10 +49,16 @@ def test_unknown_and_unsupported_types_name_the_catalog_and_type(tmp_path):
 
 
 def test_load_catalogs_builds_each_by_name_in_order(tmp_path):
-    built = load_catalogs({
-        "fs": {"warehouse": str(tmp_path / "wh")},
-        "db": {"type": "jdbc", "uri": f"sqlite:///{tmp_path}/c.db", "warehouse": str(tmp_path / "w2")},
-    })
+    built = load_catalogs(
+        {
+            "fs": {"warehouse": str(tmp_path / "wh")},
+            "db": {
+                "type": "jdbc",
+                "uri": f"sqlite:///{tmp_path}/c.db",
+                "warehouse": str(tmp_path / "w2"),
+            },
+        }
+    )
     try:
         assert [(type(c), c.name) for c in built] == [(FileSystemCatalog, "fs"), (SqlCatalog, "db")]
     finally:
@@ -57,15 +69,19 @@ def test_load_catalogs_builds_each_by_name_in_order(tmp_path):
 def test_one_bad_configuration_leaves_nothing_written(tmp_path):
     """The SQL catalog creates its tables when built: a later bad catalog must stop that."""
     with pytest.raises(NotSupportedError, match="catalog 'later': catalog type 'hive'"):
-        load_catalogs({
-            "db": {"uri": f"sqlite:///{tmp_path}/c.db"},
-            "later": {"uri": "thrift://127.0.0.1:1"},
-        })
+        load_catalogs(
+            {
+                "db": {"uri": f"sqlite:///{tmp_path}/c.db"},
+                "later": {"uri": "thrift://127.0.0.1:1"},
+            }
+        )
     assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("kind", ["hadoop", "sql"])
-def test_a_relative_local_warehouse_becomes_absolute_in_table_locations(tmp_path, monkeypatch, kind):
+def test_a_relative_local_warehouse_becomes_absolute_in_table_locations(
+    tmp_path, monkeypatch, kind
+):
     """Table metadata records where the table lives for every reader: a path relative to this
     process's working folder would point elsewhere for Spark or a process started elsewhere."""
     monkeypatch.chdir(tmp_path)

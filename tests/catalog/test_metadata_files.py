@@ -33,10 +33,14 @@ def test_new_locations_follow_the_version_and_the_table_properties():
     first = metadata_files.new_metadata_location(md, None)
     assert re.fullmatch(r"/t/metadata/00000-[0-9a-f-]{36}\.metadata\.json", first)
     assert metadata_files.new_metadata_location(md, first).startswith("/t/metadata/00001-")
-    gz = _metadata("/t", **{"write.metadata.compression-codec": "GZIP", "write.metadata.path": "/m/"})
+    gz = _metadata(
+        "/t", **{"write.metadata.compression-codec": "GZIP", "write.metadata.path": "/m/"}
+    )
     # after a name of another scheme (the hadoop layout's) the count starts over, as in Java
-    assert re.fullmatch(r"/m/00000-[0-9a-f-]{36}\.gz\.metadata\.json",
-                        metadata_files.new_metadata_location(gz, "/m/v7.metadata.json"))
+    assert re.fullmatch(
+        r"/m/00000-[0-9a-f-]{36}\.gz\.metadata\.json",
+        metadata_files.new_metadata_location(gz, "/m/v7.metadata.json"),
+    )
     assert metadata_files.compressed(gz) and not metadata_files.compressed(md)
 
 
@@ -50,7 +54,9 @@ def test_purge_deletes_every_file_the_table_references(tmp_path):
     uri = f"sqlite:///{tmp_path / 'c.db'}"
     con = icesql.connect(catalog="sql", uri=uri, warehouse=str(tmp_path / "wh"))
     con.execute("CREATE NAMESPACE db")
-    con.execute("CREATE TABLE db.t (id BIGINT) USING iceberg LOCATION '" + str(tmp_path / "elsewhere") + "'")
+    con.execute(
+        "CREATE TABLE db.t (id BIGINT) USING iceberg LOCATION '" + str(tmp_path / "elsewhere") + "'"
+    )
     con.execute("INSERT INTO db.t VALUES (1), (2)")
     con.execute("INSERT INTO db.t VALUES (3)")
     table = con.catalog.load_table(("db", "t"))

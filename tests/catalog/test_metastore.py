@@ -61,7 +61,9 @@ def catalog(tmp_path) -> DictCatalog:
 def _create(catalog: DictCatalog, name: str = "t"):
     identifier = ("db", name)
     schema = Schema((NestedField(1, "id", LongType(), False),))
-    return catalog.create_table(identifier, new_table_metadata(catalog.default_table_location(identifier), schema))
+    return catalog.create_table(
+        identifier, new_table_metadata(catalog.default_table_location(identifier), schema)
+    )
 
 
 def _files(catalog: DictCatalog) -> list[str]:
@@ -119,7 +121,9 @@ def test_a_taken_name_leaves_no_metadata_file(catalog):
 def test_drop_with_purge_deletes_the_tables_files(catalog):
     table = _create(catalog)
     # the next version as the commit path makes it: the previous file in its metadata log
-    catalog.commit_table(table, table.metadata.builder().build(previous_metadata_file=table.metadata_location))
+    catalog.commit_table(
+        table, table.metadata.builder().build(previous_metadata_file=table.metadata_location)
+    )
     catalog.drop_table(("db", "t"), purge=True)
     assert _files(catalog) == []
     with pytest.raises(NoSuchTableError):
@@ -128,8 +132,14 @@ def test_drop_with_purge_deletes_the_tables_files(catalog):
 
 @pytest.mark.parametrize(
     ("identifier", "what"),
-    [(("db", ".."), "table"), (("a/b", "t"), "table"), (("a.b", "t"), "table"),
-     (("db", "x%2Fy"), "table"), (("t",), "table"), (("..",), "namespace")],
+    [
+        (("db", ".."), "table"),
+        (("a/b", "t"), "table"),
+        (("a.b", "t"), "table"),
+        (("db", "x%2Fy"), "table"),
+        (("t",), "table"),
+        (("..",), "namespace"),
+    ],
 )
 def test_names_that_would_be_paths_are_refused(catalog, identifier, what):
     with pytest.raises(ProgrammingError, match="invalid"):

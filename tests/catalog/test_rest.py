@@ -48,9 +48,13 @@ def test_every_statement_through_the_server_and_pyiceberg_sees_it(rest):
     con.execute("CREATE TABLE db.c AS SELECT * FROM db.t")
     con.execute("ALTER TABLE db.c RENAME TO db.d")
     assert con.execute("SHOW TABLES IN db").fetchall() == [("db", "d", False), ("db", "t", False)]
-    first = con.execute("SELECT snapshot_id FROM db.t.snapshots ORDER BY committed_at").fetchone()[0]
+    first = con.execute("SELECT snapshot_id FROM db.t.snapshots ORDER BY committed_at").fetchone()[
+        0
+    ]
     assert con.execute(f"SELECT id FROM db.t VERSION AS OF {first} ORDER BY id").fetchall() == [
-        (1,), (2,), (3,),
+        (1,),
+        (2,),
+        (3,),
     ]
 
     from pyiceberg.catalog.rest import RestCatalog as PyIcebergRest
@@ -58,11 +62,18 @@ def test_every_statement_through_the_server_and_pyiceberg_sees_it(rest):
     theirs = PyIcebergRest("rest", uri=rest.uri)
     table = theirs.load_table("db.t")
     assert table.scan().to_arrow().sort_by("id").to_pylist() == [
-        {"id": 1, "s": "a", "x": None}, {"id": 3, "s": "a", "x": 5},
+        {"id": 1, "s": "a", "x": None},
+        {"id": 3, "s": "a", "x": 5},
     ]
     assert theirs.load_table("db.d").scan().to_arrow().num_rows == 2
-    table.append(pa.table({"id": pa.array([4], pa.int64()), "s": ["c"], "x": pa.array([7], pa.int32())}))
-    assert con.execute("SELECT id, x FROM db.t ORDER BY id").fetchall() == [(1, None), (3, 5), (4, 7)]
+    table.append(
+        pa.table({"id": pa.array([4], pa.int64()), "s": ["c"], "x": pa.array([7], pa.int32())})
+    )
+    assert con.execute("SELECT id, x FROM db.t ORDER BY id").fetchall() == [
+        (1, None),
+        (3, 5),
+        (4, 7),
+    ]
     con.execute("DROP TABLE db.d PURGE")
     assert [t for _, t, _ in con.execute("SHOW TABLES IN db").fetchall()] == ["t"]
 
@@ -78,7 +89,7 @@ def test_racing_connections_commit_every_row(rest):
         try:
             for i in range(5):
                 other.execute("INSERT INTO db.t VALUES (?, ?)", [w, i])
-        except BaseException as e:  # noqa: BLE001 - reported below
+        except BaseException as e:
             errors.append(e)
 
     threads = [threading.Thread(target=writer, args=(w,)) for w in range(3)]
@@ -87,8 +98,13 @@ def test_racing_connections_commit_every_row(rest):
     for t in threads:
         t.join()
     assert errors == []
-    assert con.execute("SELECT count(*), count(DISTINCT writer * 10 + i) FROM db.t").fetchone() == (15, 15)
-    history = con.execute("SELECT snapshot_id, parent_id FROM db.t.history ORDER BY made_current_at").fetchall()
+    assert con.execute("SELECT count(*), count(DISTINCT writer * 10 + i) FROM db.t").fetchone() == (
+        15,
+        15,
+    )
+    history = con.execute(
+        "SELECT snapshot_id, parent_id FROM db.t.history ORDER BY made_current_at"
+    ).fetchall()
     assert [p for _, p in history] == [None] + [s for s, _ in history[:-1]]
 
 
@@ -107,7 +123,9 @@ def test_tokens_and_client_credentials(rest_with_token):
 
 def test_path_like_names_are_refused_and_nothing_is_made(rest):
     con = _connect(rest.uri)
-    with pytest.raises(ProgrammingError, match=r"REST catalog 'rest'.*invalid name part 'a/b'.*\(400\)"):
+    with pytest.raises(
+        ProgrammingError, match=r"REST catalog 'rest'.*invalid name part 'a/b'.*\(400\)"
+    ):
         con.execute("CREATE NAMESPACE `a/b`")
     assert con.execute("SHOW NAMESPACES").fetchall() == []
 
@@ -135,7 +153,10 @@ class FaultProxy:
                 body = self.rfile.read(length) if length else None
                 action = fault(self.command, self.path)
                 if isinstance(action, int):
-                    data = b'{"error": {"message": "injected", "type": "Injected", "code": %d}}' % action
+                    data = (
+                        b'{"error": {"message": "injected", "type": "Injected", "code": %d}}'
+                        % action
+                    )
                     self.send_response(action)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
@@ -188,7 +209,9 @@ def table_behind_proxy(rest):
 
 def test_a_409_is_a_lost_race_retried(rest, table_behind_proxy):
     answers = [409, 409]
-    proxy = FaultProxy(rest.uri, lambda m, p: answers.pop(0) if _is_commit(m, p) and answers else None)
+    proxy = FaultProxy(
+        rest.uri, lambda m, p: answers.pop(0) if _is_commit(m, p) and answers else None
+    )
     try:
         con = _connect(proxy.uri)
         con.execute("INSERT INTO db.t VALUES (2)")
@@ -210,7 +233,9 @@ def test_a_500_on_commit_is_an_unknown_outcome_never_retried(rest, table_behind_
     proxy = FaultProxy(rest.uri, fault)
     try:
         con = _connect(proxy.uri)
-        with pytest.raises(CommitStateUnknownError, match=r"db\.t \(catalog 'rest'\) may have succeeded"):
+        with pytest.raises(
+            CommitStateUnknownError, match=r"db\.t \(catalog 'rest'\) may have succeeded"
+        ):
             con.execute("INSERT INTO db.t VALUES (2)")
         assert len(seen) == 1  # not retried blindly
     finally:
@@ -239,7 +264,9 @@ def test_vended_credentials_configure_the_tables_files(rest, table_behind_proxy)
         if method == "GET" and path.split("?")[0].endswith("/tables/t"):
             body = json.loads(data)
             body["config"] = {"s3.access-key-id": "vended-id"}
-            body["storage-credentials"] = [{"prefix": "s3://", "config": {"s3.session-token": "tok"}}]
+            body["storage-credentials"] = [
+                {"prefix": "s3://", "config": {"s3.session-token": "tok"}}
+            ]
             return json.dumps(body).encode()
         return data
 

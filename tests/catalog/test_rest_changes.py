@@ -55,10 +55,24 @@ def _pyiceberg(md: TableMetadata):
 def _essence(md) -> dict:
     """What a commit must carry over, in PyIceberg's JSON form."""
     raw = json.loads(md.model_dump_json(by_alias=True, exclude_none=True))
-    keys = ("format-version", "table-uuid", "location", "last-column-id", "schemas",
-            "current-schema-id", "partition-specs", "default-spec-id", "last-partition-id",
-            "sort-orders", "default-sort-order-id", "properties", "snapshots",
-            "current-snapshot-id", "refs", "last-sequence-number")
+    keys = (
+        "format-version",
+        "table-uuid",
+        "location",
+        "last-column-id",
+        "schemas",
+        "current-schema-id",
+        "partition-specs",
+        "default-spec-id",
+        "last-partition-id",
+        "sort-orders",
+        "default-sort-order-id",
+        "properties",
+        "snapshots",
+        "current-snapshot-id",
+        "refs",
+        "last-sequence-number",
+    )
     return {k: raw.get(k) for k in keys}
 
 
@@ -80,7 +94,11 @@ def test_a_stale_change_fails_its_requirements(versions):
     base, new, later = versions[1], versions[2], versions[3]
     requirements, _ = table_changes(base, new)
     kinds = {r["type"] for r in requirements}
-    assert {"assert-table-uuid", "assert-current-schema-id", "assert-last-assigned-field-id"} <= kinds
+    assert {
+        "assert-table-uuid",
+        "assert-current-schema-id",
+        "assert-last-assigned-field-id",
+    } <= kinds
     newer = _pyiceberg(versions[2])
     with pytest.raises(Exception, match="schema"):
         for requirement in requirements:
@@ -96,8 +114,12 @@ def test_an_append_asserts_only_its_branch(versions):
         {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": base.current_snapshot_id},
     ]
     assert [u["action"] for u in updates] == ["add-snapshot", "set-snapshot-ref"]
-    assert updates[1] == {"action": "set-snapshot-ref", "ref-name": "main", "type": "branch",
-                          "snapshot-id": new.current_snapshot_id}
+    assert updates[1] == {
+        "action": "set-snapshot-ref",
+        "ref-name": "main",
+        "type": "branch",
+        "snapshot-id": new.current_snapshot_id,
+    }
 
 
 def test_a_new_table_is_one_create_change(versions):
@@ -105,8 +127,12 @@ def test_a_new_table_is_one_create_change(versions):
     assert requirements == [{"type": "assert-create"}]
     parsed = [UPDATES.validate_python(u) for u in updates]
     assert [u["action"] for u in updates][:2] == ["assign-uuid", "upgrade-format-version"]
-    assert {type(u).__name__ for u in parsed} >= {"AddSchemaUpdate", "AddPartitionSpecUpdate",
-                                                   "SetPropertiesUpdate", "SetLocationUpdate"}
+    assert {type(u).__name__ for u in parsed} >= {
+        "AddSchemaUpdate",
+        "AddPartitionSpecUpdate",
+        "SetPropertiesUpdate",
+        "SetLocationUpdate",
+    }
     props = next(u for u in updates if u["action"] == "set-properties")["updates"]
     assert props["owner"] == "a"
 
@@ -125,16 +151,31 @@ def test_an_expiry_asserts_every_ref_and_the_kept_spec_and_schema(tmp_path):
     con.execute("INSERT INTO db.t VALUES (3, 'c')")
     base = con.catalog.load_table(("db", "t")).metadata
     con.execute("ALTER TABLE db.t DROP TAG old")
-    con.execute("CALL system.expire_snapshots(table => 'db.t', older_than =>"
-                " TIMESTAMP '2100-01-01 00:00:00', clean_expired_metadata => true)")
+    con.execute(
+        "CALL system.expire_snapshots(table => 'db.t', older_than =>"
+        " TIMESTAMP '2100-01-01 00:00:00', clean_expired_metadata => true)"
+    )
     middle = con.catalog.load_table(("db", "t")).metadata
     requirements, updates = table_changes(
         parse_table_metadata(base.to_json()), parse_table_metadata(middle.to_json())
     )
-    assert {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": base.current_snapshot_id} in requirements
-    assert {"type": "assert-ref-snapshot-id", "ref": "old", "snapshot-id": base.refs["old"].snapshot_id} in requirements
-    assert {"type": "assert-current-schema-id", "current-schema-id": base.current_schema_id} in requirements
-    assert len(requirements) == len({json.dumps(r, sort_keys=True) for r in requirements})  # no repeats
+    assert {
+        "type": "assert-ref-snapshot-id",
+        "ref": "main",
+        "snapshot-id": base.current_snapshot_id,
+    } in requirements
+    assert {
+        "type": "assert-ref-snapshot-id",
+        "ref": "old",
+        "snapshot-id": base.refs["old"].snapshot_id,
+    } in requirements
+    assert {
+        "type": "assert-current-schema-id",
+        "current-schema-id": base.current_schema_id,
+    } in requirements
+    assert len(requirements) == len(
+        {json.dumps(r, sort_keys=True) for r in requirements}
+    )  # no repeats
     actions = [u["action"] for u in updates]
     assert "remove-snapshots" in actions and "remove-schemas" in actions
     theirs = _pyiceberg(base)

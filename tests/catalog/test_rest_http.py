@@ -110,7 +110,9 @@ def test_client_credentials_are_exchanged_and_renewed_on_401():
             issued.append(f"token-{len(issued)}")
             return 200, {"access_token": issued[-1], "token_type": "bearer", "expires_in": 3600}
         if headers.get("authorization") != f"Bearer {issued[-1]}":
-            return 401, {"error": {"message": "expired", "type": "NotAuthorizedException", "code": 401}}
+            return 401, {
+                "error": {"message": "expired", "type": "NotAuthorizedException", "code": 401}
+            }
         return 200, {"ok": True}
 
     server = Recorder(answer)
@@ -121,7 +123,9 @@ def test_client_credentials_are_exchanged_and_renewed_on_401():
         assert http.request("GET", "/v1/config").body == {"ok": True}  # renewed once, retried
         assert issued[-1] == "token-2" or issued[-1].startswith("token-")
         bad = RestHttp(server.uri, {"credential": "me:wrong"}, "prod")
-        with pytest.raises(OperationalError, match=r"REST catalog 'prod': the OAuth2 token request.*\(401\)"):
+        with pytest.raises(
+            OperationalError, match=r"REST catalog 'prod': the OAuth2 token request.*\(401\)"
+        ):
             bad.request("GET", "/v1/config")
     finally:
         server.close()
@@ -177,14 +181,22 @@ def test_an_answer_cut_off_midway_is_a_lost_answer():
         while b"\r\n\r\n" not in data:
             data += conn.recv(65536)
         head, _, body = data.partition(b"\r\n\r\n")
-        length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                       if line.lower().startswith(b"content-length:")), 0)
+        length = next(
+            (
+                int(line.split(b":")[1])
+                for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length:")
+            ),
+            0,
+        )
         while len(body) < length:
             body += conn.recv(65536)
 
     def serve() -> None:
-        for answer in (b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"cut\": ",
-                       b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"):
+        for answer in (
+            b'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"cut": ',
+            b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}",
+        ):
             conn, _ = listener.accept()
             with conn:
                 read_request(conn)

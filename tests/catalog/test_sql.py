@@ -79,9 +79,9 @@ def test_create_commit_and_the_rows_they_leave(catalog, db_path, tmp_path):
     ]
     committed = catalog.commit_table(table, table.metadata)
     assert committed.metadata_location.startswith(f"{md.location}/metadata/00001-")
-    assert _rows(db_path, "SELECT metadata_location, previous_metadata_location FROM iceberg_tables") == [
-        (committed.metadata_location, table.metadata_location)
-    ]
+    assert _rows(
+        db_path, "SELECT metadata_location, previous_metadata_location FROM iceberg_tables"
+    ) == [(committed.metadata_location, table.metadata_location)]
     assert catalog.load_table(("db", "t")).metadata_location == committed.metadata_location
 
 

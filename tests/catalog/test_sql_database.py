@@ -49,16 +49,20 @@ def db(request, tmp_path):
 
 
 def test_a_transaction_is_all_or_nothing(db):
-    assert db.change([
-        ("INSERT INTO kv VALUES (:k, :v)", {"k": "a", "v": 1}),
-        ("UPDATE kv SET v = :v WHERE k = :k", {"k": "a", "v": 2}),
-        ("UPDATE kv SET v = 9 WHERE k = :k", {"k": "none"}),
-    ]) == [1, 1, 0]
+    assert db.change(
+        [
+            ("INSERT INTO kv VALUES (:k, :v)", {"k": "a", "v": 1}),
+            ("UPDATE kv SET v = :v WHERE k = :k", {"k": "a", "v": 2}),
+            ("UPDATE kv SET v = 9 WHERE k = :k", {"k": "none"}),
+        ]
+    ) == [1, 1, 0]
     with pytest.raises(DuplicateKeyError):
-        db.change([
-            ("INSERT INTO kv VALUES (:k, :v)", {"k": "b", "v": 1}),
-            ("INSERT INTO kv VALUES (:k, :v)", {"k": "a", "v": 3}),
-        ])
+        db.change(
+            [
+                ("INSERT INTO kv VALUES (:k, :v)", {"k": "b", "v": 1}),
+                ("INSERT INTO kv VALUES (:k, :v)", {"k": "a", "v": 3}),
+            ]
+        )
     assert db.query("SELECT k, v FROM kv ORDER BY k") == [("a", 2)]
 
 
@@ -69,8 +73,12 @@ def test_errors_name_the_database(db):
 
 def test_another_process_sees_each_committed_change(tmp_path):
     db = open_database(str(tmp_path / "c.db"))
-    db.change([("CREATE TABLE kv (k VARCHAR(10) PRIMARY KEY, v INT)", {}),
-               ("INSERT INTO kv VALUES ('a', 1)", {})])
+    db.change(
+        [
+            ("CREATE TABLE kv (k VARCHAR(10) PRIMARY KEY, v INT)", {}),
+            ("INSERT INTO kv VALUES ('a', 1)", {}),
+        ]
+    )
     with sqlite3.connect(tmp_path / "c.db") as other:
         assert other.execute("SELECT v FROM kv").fetchall() == [(1,)]
     db.close()

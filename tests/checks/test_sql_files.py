@@ -28,9 +28,16 @@ def test_statements_with_names_marks_expectations_and_lines() -> None:
         "no_negative",
         "SELECT * FROM db.orders   -- not a directive: name: x\n"
         "WHERE note = 'a;b' AND `odd;col` = \"c;d\" AND s = 'it\\'s;'",
-        4, ("slow", "nightly"), None)
+        4,
+        ("slow", "nightly"),
+        None,
+    )
     assert (second.name, second.line, second.expect_rows, second.marks) == (
-        "statement_2", 10, 3, ())
+        "statement_2",
+        10,
+        3,
+        (),
+    )
     assert second.sql == "SELECT DISTINCT status\nFROM db.orders"
     assert (third.name, third.sql, third.line) == ("statement_3", "SELECT 1", 12)
 
@@ -40,14 +47,17 @@ def test_empty_statements_and_comment_only_files() -> None:
     assert [c.line for c in read_sql_checks("\n\n;SELECT 1;\n\nSELECT 2;")] == [3, 5]
 
 
-@pytest.mark.parametrize("text, line, message", [
-    ("-- expect: many\nSELECT 1", 1, "expect: N rows"),
-    ("-- name: a b\nSELECT 1", 1, "check name"),
-    ("-- name: a\nSELECT 1;\n-- name: a\nSELECT 2", 4, "two checks are named 'a'"),
-    ("SELECT 1;\n-- name: orphan\n", 2, "no statement"),
-    ("SELECT 'open", 1, "unterminated ' quote"),
-    ("SELECT 1 /* open", 1, "unterminated /*"),
-])
+@pytest.mark.parametrize(
+    "text, line, message",
+    [
+        ("-- expect: many\nSELECT 1", 1, "expect: N rows"),
+        ("-- name: a b\nSELECT 1", 1, "check name"),
+        ("-- name: a\nSELECT 1;\n-- name: a\nSELECT 2", 4, "two checks are named 'a'"),
+        ("SELECT 1;\n-- name: orphan\n", 2, "no statement"),
+        ("SELECT 'open", 1, "unterminated ' quote"),
+        ("SELECT 1 /* open", 1, "unterminated /*"),
+    ],
+)
 def test_malformed_files_name_the_line(text: str, line: int, message: str) -> None:
     with pytest.raises(SqlCheckFileError, match=message) as info:
         read_sql_checks(text)

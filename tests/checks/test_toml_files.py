@@ -43,26 +43,35 @@ def test_every_check_is_one_record() -> None:
     ]
     by_name = {c.name: c for c in checks}
     assert by_name["db.orders::relationships(customer_id)"].arguments == {
-        "table": "db.orders", "column": "customer_id", "to_table": "cat.db.customers",
-        "to_column": "id"}
+        "table": "db.orders",
+        "column": "customer_id",
+        "to_table": "cat.db.customers",
+        "to_column": "id",
+    }
     assert by_name["db.orders::exact_schema"].arguments["exact"] is True
     assert by_name["db.orders::expression(amount >= 0)"].arguments["sql"] == (
-        "SELECT * FROM db.orders WHERE NOT (amount >= 0)")
+        "SELECT * FROM db.orders WHERE NOT (amount >= 0)"
+    )
     assert {c.marks for c in checks} == {("nightly",), ()}
     # the plugin collects a table, then its checks: the name splits back at its "::"
     assert [(c.table, c.check_name) for c in checks[:1] + checks[-1:]] == [
-        ("db.orders", "not_null(id)"), ("events", "freshness")]
+        ("db.orders", "not_null(id)"),
+        ("events", "freshness"),
+    ]
 
 
-@pytest.mark.parametrize("text, line, message", [
-    ('[tables."t"]\nnot_nul = ["a"]', 2, "unknown check 'not_nul'"),
-    ('[tables."t"]\nrow_count = { minimum = 1 }', 2, "unknown: minimum"),
-    ('[tables."t"]\nfreshness = { column = "c" }', 2, "needs max_age"),
-    ('[tables."t"]\nrelationships = { a = "nodot" }', 2, "'<table>.<column>'"),
-    ('[tables."t"]\nnot_null = []', 2, "a name or a list"),
-    ('[tables."t"]\nnot_null = ["a",,]\n', 2, "Invalid"),
-    ('[table."t"]\nnot_null = ["a"]', 0, "unknown top-level"),
-])
+@pytest.mark.parametrize(
+    "text, line, message",
+    [
+        ('[tables."t"]\nnot_nul = ["a"]', 2, "unknown check 'not_nul'"),
+        ('[tables."t"]\nrow_count = { minimum = 1 }', 2, "unknown: minimum"),
+        ('[tables."t"]\nfreshness = { column = "c" }', 2, "needs max_age"),
+        ('[tables."t"]\nrelationships = { a = "nodot" }', 2, "'<table>.<column>'"),
+        ('[tables."t"]\nnot_null = []', 2, "a name or a list"),
+        ('[tables."t"]\nnot_null = ["a",,]\n', 2, "Invalid"),
+        ('[table."t"]\nnot_null = ["a"]', 0, "unknown top-level"),
+    ],
+)
 def test_malformed_files_name_the_line(text: str, line: int, message: str) -> None:
     with pytest.raises(TomlCheckFileError, match=message) as info:
         read_toml_checks(text)

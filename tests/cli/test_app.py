@@ -97,11 +97,21 @@ def test_internal_errors_show_a_traceback_only_with_debug(tmp_path, capsys, monk
 
 
 def test_version_and_no_prompt_toolkit_in_scripts(tmp_path) -> None:
-    code = ("import sys; from icesql.shell import main; rc = main(sys.argv[1:]);"
-            " print(sorted(m for m in ('prompt_toolkit', 'pygments') if m in sys.modules)); sys.exit(rc)")
-    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path), "-c", "SELECT 1"],
-                          capture_output=True, text=True, check=False)
+    code = (
+        "import sys; from icesql.shell import main; rc = main(sys.argv[1:]);"
+        " print(sorted(m for m in ('prompt_toolkit', 'pygments') if m in sys.modules)); sys.exit(rc)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path), "-c", "SELECT 1"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0 and proc.stdout.rstrip().endswith("[]"), proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "icesql.shell", "--version"],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "icesql.shell", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.stdout.strip() == "icesql 0.1.0"

@@ -89,7 +89,10 @@ def test_branches_and_tags_after_version_as_of(refs: Names) -> None:
 
 def test_branch_and_tag_suffixes_after_a_table(refs: Names) -> None:
     assert _texts("SELECT * FROM db.versioned.branch_", refs) == [
-        "branch_audit", "branch_dev-2", "branch_main"]
+        "branch_audit",
+        "branch_dev-2",
+        "branch_main",
+    ]
     assert _texts("SELECT * FROM db.versioned.tag_", refs) == ["tag_nightly"]
 
 
@@ -108,8 +111,9 @@ def test_procedures_after_call_system(names: Names) -> None:
 def test_procedures_are_read_from_the_registry_as_it_is(names: Names, monkeypatch) -> None:
     from icesql.statements import procedures
 
-    monkeypatch.setitem(procedures.PROCEDURES, "zz_new_procedure", procedures.PROCEDURES[
-        "fast_forward"])
+    monkeypatch.setitem(
+        procedures.PROCEDURES, "zz_new_procedure", procedures.PROCEDURES["fast_forward"]
+    )
     assert _texts("CALL system.zz", names) == ["zz_new_procedure"]
 
 

@@ -41,7 +41,9 @@ def test_box_draws_lines() -> None:
 
 def test_markdown_marks_numeric_columns_right_aligned() -> None:
     assert render(COLUMNS, ROWS, Format("markdown")).splitlines()[:2] == [
-        "|  id | name |", "|----:|------|"]
+        "|  id | name |",
+        "|----:|------|",
+    ]
 
 
 def test_nullvalue_and_headers_apply() -> None:
@@ -53,7 +55,11 @@ def test_csv_round_trips_quotes_commas_and_nulls() -> None:
     rows = [(1, 'c,"q"'), (2, None), (3, "two\nlines")]
     text = render(COLUMNS, rows, Format("csv"))
     assert list(csv.reader(io.StringIO(text))) == [
-        ["id", "name"], ["1", 'c,"q"'], ["2", ""], ["3", "two\nlines"]]
+        ["id", "name"],
+        ["1", 'c,"q"'],
+        ["2", ""],
+        ["3", "two\nlines"],
+    ]
     assert render(COLUMNS, rows[:1], Format("tsv")).splitlines()[0] == "id\tname"
 
 
@@ -61,7 +67,14 @@ def test_json_and_jsonl_keep_types() -> None:
     rows = [(1, decimal.Decimal("2.50"), dt.date(2024, 1, 2), [1, 2], {"k": None}, float("nan"))]
     cols = ["i", "d", "day", "arr", "m", "f"]
     (obj,) = json.loads(render(cols, rows, Format("json")))
-    assert obj == {"i": 1, "d": 2.5, "day": "2024-01-02", "arr": [1, 2], "m": {"k": None}, "f": "NaN"}
+    assert obj == {
+        "i": 1,
+        "d": 2.5,
+        "day": "2024-01-02",
+        "arr": [1, 2],
+        "m": {"k": None},
+        "f": "NaN",
+    }
     assert json.loads(render(cols, rows, Format("jsonl"))) == obj
     assert render(cols, [], Format("json")) == "[]"
 
@@ -77,7 +90,13 @@ def test_html_escapes_and_right_aligns_numbers() -> None:
 
 def test_multi_line_cells_span_rows_in_tables() -> None:
     assert render(["plan"], [("a\nbb",)], Format("table")).splitlines() == [
-        "+------+", "| plan |", "+------+", "| a    |", "| bb   |", "+------+"]
+        "+------+",
+        "| plan |",
+        "+------+",
+        "| a    |",
+        "| bb   |",
+        "+------+",
+    ]
 
 
 def test_cell_text_of_special_values() -> None:

@@ -20,8 +20,7 @@ def shell(tmp_path):
     con.execute("CREATE TABLE db.events (id INT, kind STRING) PARTITIONED BY (kind)")
     con.execute("CREATE TABLE db.sub.other (x INT)")
     con.execute("INSERT INTO db.events VALUES (1, 'a'), (2, 'b')")
-    out = Shell(con, Output(io.StringIO(), io.StringIO()),
-                connect=lambda w: icesql.connect(w))
+    out = Shell(con, Output(io.StringIO(), io.StringIO()), connect=lambda w: icesql.connect(w))
     yield out
     out.close()
     con.close()
@@ -83,8 +82,14 @@ def test_bad_arguments_are_errors(shell: Shell) -> None:
 
 
 def test_settings_commands(shell: Shell) -> None:
-    for line in (".mode csv", ".headers off", ".nullvalue NIL", ".maxrows 1", ".timer on",
-                 ".explain on"):
+    for line in (
+        ".mode csv",
+        ".headers off",
+        ".nullvalue NIL",
+        ".maxrows 1",
+        ".timer on",
+        ".explain on",
+    ):
         assert run_meta(shell, line), line
     s = shell.settings
     assert (s.format.mode, s.format.headers, s.format.nullvalue) == ("csv", False, "NIL")

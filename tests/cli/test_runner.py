@@ -96,9 +96,7 @@ def test_ctrl_c_stops_a_long_query_and_the_shell_goes_on(shell: Shell) -> None:
     assert "| 3 |" in _out(shell)
 
 
-def test_ctrl_c_before_the_query_reaches_duckdb_still_stops_it(
-    shell: Shell, monkeypatch
-) -> None:
+def test_ctrl_c_before_the_query_reaches_duckdb_still_stops_it(shell: Shell, monkeypatch) -> None:
     """The Ctrl-C lands while the statement is still being planned: no DuckDB query runs
     yet for it to interrupt, so the shell interrupts again until the statement ends."""
     engine = type(shell.con.engine)
@@ -119,8 +117,10 @@ def test_ctrl_c_before_the_query_reaches_duckdb_still_stops_it(
 def test_an_interrupted_write_commits_nothing(shell: Shell) -> None:
     before = shell.con.execute("SELECT count(*) FROM db.t.snapshots").fetchone()
     _interrupt_soon()
-    insert = ("INSERT INTO db.t SELECT CAST(a.id AS INT), 'x' FROM range(1000000) a,"
-              " range(1000000) b WHERE a.id * b.id = -1")
+    insert = (
+        "INSERT INTO db.t SELECT CAST(a.id AS INT), 'x' FROM range(1000000) a,"
+        " range(1000000) b WHERE a.id * b.id = -1"
+    )
     assert shell.run_text(insert) == 1
     assert "interrupted" in _err(shell)
     assert shell.con.execute("SELECT count(*) FROM db.t.snapshots").fetchone() == before

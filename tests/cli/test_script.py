@@ -8,8 +8,11 @@ from icesql.cli.script import is_complete, units
 def test_statements_and_meta_commands_in_order() -> None:
     text = "SELECT 1; SELECT 2;\n.mode csv\n-- a comment\nSELECT\n  3"
     assert [(u.kind, u.text, u.line) for u in units(text)] == [
-        ("sql", "SELECT 1", 1), ("sql", "SELECT 2", 1), ("meta", ".mode csv", 2),
-        ("sql", "-- a comment\nSELECT\n  3", 3)]
+        ("sql", "SELECT 1", 1),
+        ("sql", "SELECT 2", 1),
+        ("meta", ".mode csv", 2),
+        ("sql", "-- a comment\nSELECT\n  3", 3),
+    ]
 
 
 def test_a_dot_inside_a_statement_is_sql() -> None:

@@ -17,8 +17,9 @@ HEAVY = ("duckdb", "pyarrow", "sqlglot", "fsspec", "pandas", "polars", "numpy", 
 
 def _imported(*args: str) -> set[str]:
     """The top-level packages a Python run imports, as ``-X importtime`` lists them."""
-    proc = subprocess.run([sys.executable, "-X", "importtime", *args],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", *args], capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     names = set()
     for line in proc.stderr.splitlines():
@@ -29,8 +30,12 @@ def _imported(*args: str) -> set[str]:
 
 
 def test_version_imports_no_engine_library() -> None:
-    proc = subprocess.run([sys.executable, "-m", "icesql.shell", "--version"],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "icesql.shell", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0 and proc.stdout.startswith("icesql ")
     imported = _imported("-m", "icesql.shell", "--version")
     assert not imported & set(HEAVY), sorted(imported & set(HEAVY))
@@ -76,10 +81,19 @@ def test_a_command_line_query_loads_no_writer_file_system_or_prompt(tmp_path) ->
 
 # What a query of no table leaves unloaded (icesql._lazy): the read path (planning, manifests,
 # the scan and its delete handling), Arrow's compute kernels and its Parquet reader.
-READ_PATH = ("icesql.scan.table_scan", "icesql.scan.planner", "icesql.scan.explain",
-             "icesql.scan.metadata_tables", "icesql.scan.time_travel", "icesql.scan.apply_deletes",
-             "icesql.metadata.manifest", "icesql.metadata.manifest_list", "pyarrow.compute",
-             "pyarrow.parquet", "pyarrow.dataset")
+READ_PATH = (
+    "icesql.scan.table_scan",
+    "icesql.scan.planner",
+    "icesql.scan.explain",
+    "icesql.scan.metadata_tables",
+    "icesql.scan.time_travel",
+    "icesql.scan.apply_deletes",
+    "icesql.metadata.manifest",
+    "icesql.metadata.manifest_list",
+    "pyarrow.compute",
+    "pyarrow.parquet",
+    "pyarrow.dataset",
+)
 
 
 def _loaded_after(warehouse: str, statements: str) -> list[str]:
@@ -94,7 +108,7 @@ def _loaded_after(warehouse: str, statements: str) -> list[str]:
         f"print(sorted(m for m in {READ_PATH!r} if m in sys.modules))\n"
     )
     lines = run_python(code)
-    return eval(lines[-1])  # noqa: S307 - our own printed list
+    return eval(lines[-1])
 
 
 def test_a_query_of_no_table_loads_no_read_path(tmp_path) -> None:
@@ -103,10 +117,15 @@ def test_a_query_of_no_table_loads_no_read_path(tmp_path) -> None:
 
 def test_the_first_table_read_loads_the_read_path(tmp_path) -> None:
     """The same list is what a table's query needs: the check above names real modules."""
-    loaded = _loaded_after(str(tmp_path), "CREATE TABLE t (id INT); INSERT INTO t VALUES (1);"
-                                          " SELECT * FROM t")
-    assert {"icesql.scan.table_scan", "icesql.scan.planner", "icesql.metadata.manifest",
-            "pyarrow.compute"} <= set(loaded), loaded
+    loaded = _loaded_after(
+        str(tmp_path), "CREATE TABLE t (id INT); INSERT INTO t VALUES (1); SELECT * FROM t"
+    )
+    assert {
+        "icesql.scan.table_scan",
+        "icesql.scan.planner",
+        "icesql.metadata.manifest",
+        "pyarrow.compute",
+    } <= set(loaded), loaded
 
 
 def test_a_local_tables_first_query_loads_no_file_system_kernels_or_avro_library(
@@ -125,7 +144,7 @@ def test_a_local_tables_first_query_loads_no_file_system_kernels_or_avro_library
     code = (
         "import sys, icesql\n"
         f"con = icesql.connect({str(tmp_path)!r})\n"
-        "rows = con.execute(\"SELECT s, count(*) FROM db.t WHERE id > 1 GROUP BY s\").fetchall()\n"
+        'rows = con.execute("SELECT s, count(*) FROM db.t WHERE id > 1 GROUP BY s").fetchall()\n'
         "print(rows)\n"
         "light = ('fsspec', 'asyncio', 'ssl', 'fastavro', 'pyarrow.compute', 'pyarrow.parquet',\n"
         "         'pyarrow.fs', 'pandas')\n"
@@ -146,7 +165,9 @@ def test_local_writes_load_no_pandas_or_file_system(tmp_path) -> None:
 
     pytest.importorskip("pandas")
     mor = ", ".join(f"'write.{op}.mode'='merge-on-read'" for op in ("delete", "update", "merge"))
-    columns = "id BIGINT, k INT, v DOUBLE, f FLOAT, s STRING, d DATE, ts TIMESTAMP, dec DECIMAL(10,2)"
+    columns = (
+        "id BIGINT, k INT, v DOUBLE, f FLOAT, s STRING, d DATE, ts TIMESTAMP, dec DECIMAL(10,2)"
+    )
     row = "(1, 1, 1.5, 0.5, 'a', DATE '2020-01-01', TIMESTAMP '2020-01-01 10:00:00', 1.25)"
     statements = [
         f"CREATE TABLE db.t ({columns}) USING iceberg PARTITIONED BY (days(ts), bucket(4, id),"
@@ -210,11 +231,14 @@ def test_a_query_of_no_table_fetches_without_arrow(tmp_path) -> None:
     """DB-API queries of no table, of the types DuckDB fetches as tuples, on a connection
     opened with ``preload=False``: no pyarrow or numpy but for the one function DuckDB
     calls through Arrow (wide decimal division)."""
-    lines = _dbapi_loads(str(tmp_path), [
-        "SELECT 1 AS one",
-        "SELECT CAST(1.5 AS DECIMAL(10, 2)) AS d, 'x' AS s, DATE '2020-01-01'",
-        "SELECT 2147483647 + id AS wrapped FROM range(1) t(id)",
-    ])
+    lines = _dbapi_loads(
+        str(tmp_path),
+        [
+            "SELECT 1 AS one",
+            "SELECT CAST(1.5 AS DECIMAL(10, 2)) AS d, 'x' AS s, DATE '2020-01-01'",
+            "SELECT 2147483647 + id AS wrapped FROM range(1) t(id)",
+        ],
+    )
     assert lines == [
         "('one', 'INT') [(1,)]",
         "('d', 'DECIMAL(10,2)') [(Decimal('1.50'), 'x', datetime.date(2020, 1, 1))]",
@@ -224,8 +248,10 @@ def test_a_query_of_no_table_fetches_without_arrow(tmp_path) -> None:
     division = _dbapi_loads(
         str(tmp_path), ["SELECT CAST(1 AS DECIMAL(38, 18)) / CAST(3 AS DECIMAL(38, 18)) AS q"]
     )
-    assert division == ["('q', 'DECIMAL(38,6)') [(Decimal('0.333333'),)]",
-                        "['numpy', 'pyarrow']"], division
+    assert division == [
+        "('q', 'DECIMAL(38,6)') [(Decimal('0.333333'),)]",
+        "['numpy', 'pyarrow']",
+    ], division
 
 
 def test_arrow_rows_and_connect_load_arrow(tmp_path) -> None:
@@ -239,9 +265,14 @@ def test_arrow_rows_and_connect_load_arrow(tmp_path) -> None:
 
 # Loaded only when a scan has delete files (or names a metadata column): the delete readers,
 # keep-masks, equality-delete matching and Puffin deletion vectors.
-DELETE_PATH = ("icesql.scan.delete_loaders", "icesql.scan.native_deletes",
-               "icesql.scan.equality_keys", "icesql.scan.equality_metrics",
-               "icesql.metadata.puffin", "icesql.scan.metadata_columns")
+DELETE_PATH = (
+    "icesql.scan.delete_loaders",
+    "icesql.scan.native_deletes",
+    "icesql.scan.equality_keys",
+    "icesql.scan.equality_metrics",
+    "icesql.metadata.puffin",
+    "icesql.scan.metadata_columns",
+)
 
 
 def _loaded_by_query(warehouse: str, query: str) -> tuple[str, set[str]]:
@@ -253,29 +284,38 @@ def _loaded_by_query(warehouse: str, query: str) -> tuple[str, set[str]]:
         f"print(sorted(m for m in {DELETE_PATH!r} if m in sys.modules))\n"
     )
     rows, loaded = run_python(code)
-    return rows, set(eval(loaded))  # noqa: S307 - our own printed list
+    return rows, set(eval(loaded))
 
 
 def test_a_first_query_over_files_without_deletes_loads_no_delete_machinery(tmp_path) -> None:
     import icesql
 
     con = icesql.connect(str(tmp_path))
-    con.execute("CREATE TABLE db.t (id INT, s STRING) USING iceberg PARTITIONED BY (s)"
-                " TBLPROPERTIES ('write.delete.mode'='merge-on-read', 'format-version'='3')")
+    con.execute(
+        "CREATE TABLE db.t (id INT, s STRING) USING iceberg PARTITIONED BY (s)"
+        " TBLPROPERTIES ('write.delete.mode'='merge-on-read', 'format-version'='3')"
+    )
     con.execute("INSERT INTO db.t VALUES (1, 'a'), (2, 'b'), (3, 'b')")
-    con.execute("CREATE TABLE db.e (id INT, s STRING) USING iceberg"
-                " TBLPROPERTIES ('write.delete.mode'='merge-on-read')")
+    con.execute(
+        "CREATE TABLE db.e (id INT, s STRING) USING iceberg"
+        " TBLPROPERTIES ('write.delete.mode'='merge-on-read')"
+    )
     con.execute("INSERT INTO db.e VALUES (1, 'a'), (2, 'b')")
     assert _loaded_by_query(str(tmp_path), "SELECT count(*), max(s) FROM db.t") == (
-        "[(3, 'b')]", set())
+        "[(3, 'b')]",
+        set(),
+    )
     # the same list is what deletes load (it names real modules): a DV, position deletes
     con.execute("DELETE FROM db.t WHERE id = 2")
     con.execute("DELETE FROM db.e WHERE id = 1")
     con.close()
     rows, loaded = _loaded_by_query(str(tmp_path), "SELECT count(*), max(s) FROM db.t")
     assert rows == "[(2, 'b')]", rows
-    assert {"icesql.scan.delete_loaders", "icesql.scan.native_deletes",
-            "icesql.metadata.puffin"} <= loaded, loaded
+    assert {
+        "icesql.scan.delete_loaders",
+        "icesql.scan.native_deletes",
+        "icesql.metadata.puffin",
+    } <= loaded, loaded
     rows, loaded = _loaded_by_query(str(tmp_path), "SELECT id, _pos FROM db.e")
     assert rows == "[(2, 1)]", rows
     assert {"icesql.scan.delete_loaders", "icesql.scan.metadata_columns"} <= loaded, loaded

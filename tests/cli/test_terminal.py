@@ -20,7 +20,8 @@ import pytest
 import icesql
 
 pytestmark = pytest.mark.skipif(
-    shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)")
+    shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)"
+)
 
 
 class Terminal:
@@ -31,10 +32,14 @@ class Terminal:
     def __init__(self, warehouse: Path, history: Path, pager: str = ""):
         self.name = f"icesql-test-{uuid.uuid4().hex[:8]}"
         self.tmux = ("tmux", "-L", self.name)
-        command = (f"env ICESQL_HISTORY={history} PAGER='{pager}' {sys.executable} -m icesql.shell"
-                   f" {warehouse}")
-        subprocess.run([*self.tmux, "new-session", "-d", "-s", self.name, "-x", "150", "-y", "50",
-                        command], check=True)
+        command = (
+            f"env ICESQL_HISTORY={history} PAGER='{pager}' {sys.executable} -m icesql.shell"
+            f" {warehouse}"
+        )
+        subprocess.run(
+            [*self.tmux, "new-session", "-d", "-s", self.name, "-x", "150", "-y", "50", command],
+            check=True,
+        )
         try:
             self.wait_for("icesql>")
         except AssertionError:
@@ -43,15 +48,28 @@ class Terminal:
 
     def type(self, text: str) -> None:
         # a trailing ';' ends a tmux command: escape it
-        subprocess.run([*self.tmux, "send-keys", "-t", self.name, "-l",
-                        text[:-1] + "\\;" if text.endswith(";") else text], check=True)
+        subprocess.run(
+            [
+                *self.tmux,
+                "send-keys",
+                "-t",
+                self.name,
+                "-l",
+                text[:-1] + "\\;" if text.endswith(";") else text,
+            ],
+            check=True,
+        )
 
     def keys(self, *names: str) -> None:
         subprocess.run([*self.tmux, "send-keys", "-t", self.name, *names], check=True)
 
     def screen(self) -> str:
-        return subprocess.run([*self.tmux, "capture-pane", "-p", "-t", self.name],
-                              capture_output=True, text=True, check=True).stdout
+        return subprocess.run(
+            [*self.tmux, "capture-pane", "-p", "-t", self.name],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
 
     def wait_for(self, text: str, timeout: float = 20.0, count: int = 1) -> str:
         deadline = time.monotonic() + timeout
@@ -155,8 +173,10 @@ def big_warehouse(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("big") / "wh"
     with icesql.connect(str(path)) as con:
         con.execute("CREATE NAMESPACE db")
-        con.execute("CREATE TABLE db.big (a BIGINT, b BIGINT)"
-                    " TBLPROPERTIES ('write.target-file-size-bytes' = '450000')")
+        con.execute(
+            "CREATE TABLE db.big (a BIGINT, b BIGINT)"
+            " TBLPROPERTIES ('write.target-file-size-bytes' = '450000')"
+        )
         con.execute("INSERT INTO db.big SELECT id, id * 7 % 1000003 FROM range(3000000) AS r(id)")
         assert con.execute("SELECT count(*) FROM db.big.files").fetchall()[0][0] > 8
     return path
@@ -165,8 +185,9 @@ def big_warehouse(tmp_path_factory) -> Path:
 def test_progress_bar_of_a_long_scan_appears_then_is_erased(big_warehouse, tmp_path) -> None:
     term = Terminal(big_warehouse, tmp_path / "history")
     try:
-        term.type("SELECT count(DISTINCT sha2(repeat(CAST(a AS STRING), 20), 256)) AS n"
-                  " FROM db.big;")
+        term.type(
+            "SELECT count(DISTINCT sha2(repeat(CAST(a AS STRING), 20), 256)) AS n FROM db.big;"
+        )
         term.keys("Enter")
         screen = term.wait_for(" files  ", timeout=30)
         bar = next(line for line in screen.splitlines() if " files  " in line)

@@ -114,4 +114,3 @@ def test_unrepresentable_literals_are_refused(expr) -> None:
 def test_unknown_column() -> None:
     with pytest.raises(ProgrammingError, match="nope"):
         bind(S, equal("nope", 1))
-

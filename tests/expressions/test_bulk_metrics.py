@@ -57,8 +57,14 @@ def _both(schema, expr, files) -> tuple[list[bool], list[bool]]:
     return got, expected
 
 
-SPECIAL_FILES = [METRICS_FILE, FILE_ABC, FILE_42, data_file(record_count=0),
-                 data_file(record_count=-1), data_file()]
+SPECIAL_FILES = [
+    METRICS_FILE,
+    FILE_ABC,
+    FILE_42,
+    data_file(record_count=0),
+    data_file(record_count=-1),
+    data_file(),
+]
 
 
 @pytest.mark.parametrize(("expr", "_"), INCLUSIVE_CASES, ids=[str(c[0]) for c in INCLUSIVE_CASES])
@@ -69,8 +75,13 @@ def test_case_table_in_bulk(expr, _) -> None:
 
 def test_constants_and_in_limit() -> None:
     files = [METRICS_FILE, data_file(record_count=0), data_file(record_count=-1)]
-    for expr in (ALWAYS_TRUE, ALWAYS_FALSE, in_("id", range(1000, 1201)),
-                 in_("id", range(1000, 1200)), equal("id", 2**31 - 1)):
+    for expr in (
+        ALWAYS_TRUE,
+        ALWAYS_FALSE,
+        in_("id", range(1000, 1201)),
+        in_("id", range(1000, 1200)),
+        equal("id", 2**31 - 1),
+    ):
         got, expected = _both(METRICS_SCHEMA, expr, files)
         assert got == expected, expr
 

@@ -38,11 +38,13 @@ from icesql.expressions.tree import (
 from icesql.spec.types import DoubleType, IntegerType, NestedField, StringType, StructType
 
 NAN = float("nan")
-STRUCT = StructType((
-    NestedField(1, "i", IntegerType()),
-    NestedField(2, "x", DoubleType()),
-    NestedField(3, "s", StringType()),
-))
+STRUCT = StructType(
+    (
+        NestedField(1, "i", IntegerType()),
+        NestedField(2, "x", DoubleType()),
+        NestedField(3, "s", StringType()),
+    )
+)
 COLUMNS = {
     "i": pa.array([None, -1, 0, 5, 7, 2**31 - 1, 5, None], pa.int32()),
     "x": pa.array([NAN, None, -0.0, 5.0, float("inf"), NAN, 2.5, 1e-300]),
@@ -50,17 +52,41 @@ COLUMNS = {
 }
 ROWS = list(zip(*(c.to_pylist() for c in COLUMNS.values())))
 PREDICATES = [
-    is_null("i"), not_null("x"), is_nan("x"), not_nan("x"),
-    *(make(c, v) for c, v in (("i", 5), ("x", 2.5), ("x", 0.0), ("s", "ab"))
-      for make in (less_than, less_than_or_equal, greater_than, greater_than_or_equal,
-                   equal, not_equal)),
-    equal("x", NAN), not_equal("x", NAN), greater_than("x", NAN), less_than("x", NAN),
-    in_("i", [0, 7]), not_in("i", [0, 7]), in_("x", [5.0, NAN]), not_in("x", [5.0, NAN]),
-    in_("s", ["a", "zz"]), not_in("s", ["a"]),
-    starts_with("s", "a"), starts_with("s", ""), not_starts_with("s", "a"),
-    and_(greater_than("i", 0), is_nan("x")), or_(is_null("s"), less_than("x", 0.0)),
-    not_(or_(equal("i", 5), starts_with("s", "b"))), not_(is_null("x")),
-    ALWAYS_TRUE, ALWAYS_FALSE,
+    is_null("i"),
+    not_null("x"),
+    is_nan("x"),
+    not_nan("x"),
+    *(
+        make(c, v)
+        for c, v in (("i", 5), ("x", 2.5), ("x", 0.0), ("s", "ab"))
+        for make in (
+            less_than,
+            less_than_or_equal,
+            greater_than,
+            greater_than_or_equal,
+            equal,
+            not_equal,
+        )
+    ),
+    equal("x", NAN),
+    not_equal("x", NAN),
+    greater_than("x", NAN),
+    less_than("x", NAN),
+    in_("i", [0, 7]),
+    not_in("i", [0, 7]),
+    in_("x", [5.0, NAN]),
+    not_in("x", [5.0, NAN]),
+    in_("s", ["a", "zz"]),
+    not_in("s", ["a"]),
+    starts_with("s", "a"),
+    starts_with("s", ""),
+    not_starts_with("s", "a"),
+    and_(greater_than("i", 0), is_nan("x")),
+    or_(is_null("s"), less_than("x", 0.0)),
+    not_(or_(equal("i", 5), starts_with("s", "b"))),
+    not_(is_null("x")),
+    ALWAYS_TRUE,
+    ALWAYS_FALSE,
 ]
 
 
@@ -74,7 +100,15 @@ def test_rows_match_as_duckdb_evaluates_them(expr) -> None:
 def test_bind_once_evaluate_many() -> None:
     bound = bind(STRUCT, greater_than_or_equal("i", 5))
     assert [evaluate_bound(bound, row) for row in ROWS] == [
-        False, False, False, True, True, True, True, False]
+        False,
+        False,
+        False,
+        True,
+        True,
+        True,
+        True,
+        False,
+    ]
     assert [evaluate_bound(bound, (v, None, None)) for v in (4, 5)] == [False, True]
 
 

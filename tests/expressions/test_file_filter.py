@@ -34,10 +34,16 @@ def _file(p: str | None, lo: int, hi: int, content: int = 0, rows: int = 10) -> 
     metrics on ``p``."""
     t = LongType()
     return DataFile(
-        file_path=f"{p}-{lo}-{hi}.parquet", file_format="PARQUET",
-        partition=() if p is None else (p,), record_count=rows, file_size_in_bytes=1,
-        content=content, value_counts={1: rows}, null_value_counts={1: 0},
-        lower_bounds={1: to_bytes(t, lo)}, upper_bounds={1: to_bytes(t, hi)},
+        file_path=f"{p}-{lo}-{hi}.parquet",
+        file_format="PARQUET",
+        partition=() if p is None else (p,),
+        record_count=rows,
+        file_size_in_bytes=1,
+        content=content,
+        value_counts={1: rows},
+        null_value_counts={1: 0},
+        lower_bounds={1: to_bytes(t, lo)},
+        upper_bounds={1: to_bytes(t, hi)},
         equality_ids=(1,) if content == EQUALITY_DELETES else None,
     )
 
@@ -91,7 +97,9 @@ def test_manifests_by_their_partition_summaries():
     f = _filter(equal("p", "a"))
     summary = FieldSummary(False, None, b"b", b"c")
     assert not f.manifest_may_match(ManifestFile("m", 1, 1, partitions=(summary,)))
-    assert f.manifest_may_match(ManifestFile("m", 1, 1, partitions=(FieldSummary(False, None, b"a", b"c"),)))
+    assert f.manifest_may_match(
+        ManifestFile("m", 1, 1, partitions=(FieldSummary(False, None, b"a", b"c"),))
+    )
     assert f.manifest_may_match(ManifestFile("m", 1, 0, partitions=()))
 
 

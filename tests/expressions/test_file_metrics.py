@@ -28,12 +28,14 @@ def ref(field_id: int, t) -> BoundReference:
 
 # field 1: 10 values, 3 nulls, 2 NaN; 2: all null; 3: all NaN; 4: 4 null + 6 NaN;
 # 5: only a value count; 6: only a NaN count (no null count)
-METRICS = FileMetrics(data_file(
-    record_count=10,
-    value_counts={1: 10, 2: 10, 3: 10, 4: 10, 5: 10, 6: 10},
-    null_value_counts={1: 3, 2: 10, 3: 0, 4: 4},
-    nan_value_counts={1: 2, 3: 10, 4: 6, 6: 10},
-))
+METRICS = FileMetrics(
+    data_file(
+        record_count=10,
+        value_counts={1: 10, 2: 10, 3: 10, 4: 10, 5: 10, 6: 10},
+        null_value_counts={1: 3, 2: 10, 3: 0, 4: 4},
+        nan_value_counts={1: 2, 3: 10, 4: 6, 6: 10},
+    )
+)
 
 
 @pytest.mark.parametrize(
@@ -83,13 +85,22 @@ def test_may_contain_nan(t, nan_count, expected) -> None:
         (DoubleType(), double_bytes(float("nan")), double_bytes(1.0), (None, 1.0)),  # old writers
         (StringType(), "é".encode(), b"zz", ("é", "zz")),
         (StringType(), b"\xff", None, (None, None)),  # not UTF-8: unknown, not an error
-        (UUIDType(), uuid.UUID(int=1).bytes, uuid.UUID(int=2).bytes, (None, None)),  # order disputed
+        (
+            UUIDType(),
+            uuid.UUID(int=1).bytes,
+            uuid.UUID(int=2).bytes,
+            (None, None),
+        ),  # order disputed
         (IntegerType(), None, None, (None, None)),
     ],
 )
 def test_bounds(t, lower, upper, expected) -> None:
-    m = FileMetrics(data_file(lower_bounds={} if lower is None else {1: lower},
-                              upper_bounds={} if upper is None else {1: upper}))
+    m = FileMetrics(
+        data_file(
+            lower_bounds={} if lower is None else {1: lower},
+            upper_bounds={} if upper is None else {1: upper},
+        )
+    )
     assert (m.lower(ref(1, t)), m.upper(ref(1, t))) == expected
 
 

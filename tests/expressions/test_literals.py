@@ -95,20 +95,32 @@ UUID = "f79c3e09-677c-4bbd-a479-3f349cb785e7"
         (dt.datetime(2024, 1, 2, tzinfo=dt.UTC), DateType(), (days(dt.date(2024, 1, 2)), EXACT)),
         (dt.datetime(2024, 1, 2, 10), DateType(), (days(dt.date(2024, 1, 2)), BELOW)),
         # 01:00 at +02:00 is still the day before in UTC
-        (dt.datetime(2024, 1, 2, 1, tzinfo=dt.timezone(dt.timedelta(hours=2))), DateType(),
-         (days(dt.date(2024, 1, 1)), BELOW)),
+        (
+            dt.datetime(2024, 1, 2, 1, tzinfo=dt.timezone(dt.timedelta(hours=2))),
+            DateType(),
+            (days(dt.date(2024, 1, 1)), BELOW),
+        ),
         ("10:30", TimeType(), (37_800_000_000, EXACT)),
         ("23:59:59.999999", TimeType(), (86_400_000_000 - 1, EXACT)),
         ("00:00:01.5", TimeType(), (1_500_000, EXACT)),
         (dt.time(1, 2, 3, 4), TimeType(), (3_723_000_004, EXACT)),
         ("2024-01-01", TimestampType(), (micros(dt.datetime(2024, 1, 1, tzinfo=dt.UTC)), EXACT)),
-        ("2024-01-01 02:00:00+02:00", TimestamptzType(),
-         (micros(dt.datetime(2024, 1, 1, tzinfo=dt.UTC)), EXACT)),
-        ("2024-01-01T10:00:00.5", TimestampType(),
-         (micros(dt.datetime(2024, 1, 1, 10, 0, 0, 500_000, tzinfo=dt.UTC)), EXACT)),
+        (
+            "2024-01-01 02:00:00+02:00",
+            TimestamptzType(),
+            (micros(dt.datetime(2024, 1, 1, tzinfo=dt.UTC)), EXACT),
+        ),
+        (
+            "2024-01-01T10:00:00.5",
+            TimestampType(),
+            (micros(dt.datetime(2024, 1, 1, 10, 0, 0, 500_000, tzinfo=dt.UTC)), EXACT),
+        ),
         ("1969-12-31 23:59:59.999999Z", TimestamptzType(), (-1, EXACT)),
-        (dt.datetime(2024, 1, 1), TimestamptzType(),  # naive: the session zone, UTC
-         (micros(dt.datetime(2024, 1, 1, tzinfo=dt.UTC)), EXACT)),
+        (
+            dt.datetime(2024, 1, 1),
+            TimestamptzType(),  # naive: the session zone, UTC
+            (micros(dt.datetime(2024, 1, 1, tzinfo=dt.UTC)), EXACT),
+        ),
         (dt.date(1969, 12, 31), TimestampType(), (-86_400_000_000, EXACT)),
         (123, TimestampNanoType(), (123, EXACT)),
         # nanosecond columns compare at nanoseconds: a micro literal is exact there
@@ -117,13 +129,24 @@ UUID = "f79c3e09-677c-4bbd-a479-3f349cb785e7"
         ("1969-12-31 23:59:59.999999999", TimestampNanoType(), (-1, EXACT)),
         ("2024-01-01 02:00:00.5+02:00", TimestamptzNanoType(), (1_704_067_200_500_000_000, EXACT)),
         (dt.datetime(2024, 1, 1), TimestamptzNanoType(), (1_704_067_200 * 10**9, EXACT)),
-        (dt.datetime(1969, 12, 31, 23, 59, 59, 999_999, tzinfo=dt.UTC), TimestampNanoType(),
-         (-1000, EXACT)),
+        (
+            dt.datetime(1969, 12, 31, 23, 59, 59, 999_999, tzinfo=dt.UTC),
+            TimestampNanoType(),
+            (-1000, EXACT),
+        ),
         (dt.date(1969, 12, 31), TimestampNanoType(), (-86_400 * 10**9, EXACT)),
         (TimestampNanos(-1), TimestamptzNanoType(), (-1, EXACT)),
         # a nanosecond literal on a micro column: the engine compares at nanoseconds
-        (TimestampNanos(1_704_067_200_000_001_000), TimestampType(), (1_704_067_200_000_001, EXACT)),
-        (TimestampNanos(1_704_067_200_000_000_001), TimestamptzType(), (1_704_067_200_000_000, BELOW)),
+        (
+            TimestampNanos(1_704_067_200_000_001_000),
+            TimestampType(),
+            (1_704_067_200_000_001, EXACT),
+        ),
+        (
+            TimestampNanos(1_704_067_200_000_000_001),
+            TimestamptzType(),
+            (1_704_067_200_000_000, BELOW),
+        ),
         (TimestampNanos(-1), TimestampType(), (-1, BELOW)),
         (UUID, UUIDType(), (uuid.UUID(UUID), EXACT)),
         (bytearray(b"abc"), FixedType(3), (b"abc", EXACT)),

@@ -67,10 +67,14 @@ PSCHEMA = Schema(
         NestedField(9, "unpartitioned", IntegerType()),
     )
 )
-PSPEC = PartitionSpec(0, tuple(
-    PartitionField(i, 1000 + i, Identity(), f.name) for i, f in
-    ((f.field_id, f) for f in PSCHEMA.fields[:7])
-) + (PartitionField(8, 1008, Day(), "ts_day"),))
+PSPEC = PartitionSpec(
+    0,
+    tuple(
+        PartitionField(i, 1000 + i, Identity(), f.name)
+        for i, f in ((f.field_id, f) for f in PSCHEMA.fields[:7])
+    )
+    + (PartitionField(8, 1008, Day(), "ts_day"),),
+)
 SUMMARIES = (
     FieldSummary(False, False, int_bytes(30), int_bytes(79)),
     FieldSummary(True, None, None, None),
@@ -84,16 +88,31 @@ SUMMARIES = (
 MANIFEST = ManifestFile("m.avro", 1, 0, partitions=SUMMARIES)
 
 MANIFEST_CASES = [
-    (less_than("id", 5), False), (less_than("id", 31), True), (greater_than("id", 79), False),
-    (greater_than_or_equal("id", 79), True), (equal("id", 30), True), (equal("id", 80), False),
-    (in_("id", [5, 6]), False), (in_("id", [78, 100]), True), (not_equal("id", 5), True),
-    (is_null("all_nulls"), True), (is_null("no_nulls"), False), (not_null("all_nulls"), False),
-    (not_null("some_nulls"), True), (equal("all_nulls", "a"), False),
-    (not_equal("all_nulls", "a"), False), (not_in("all_nulls", ["a", "b"]), False),
-    (is_nan("float_no_nan"), False), (is_nan("float_nan"), True), (not_nan("all_nans"), False),
-    (greater_than("float_nan", 100.0), True), (greater_than("float_no_nan", 100.0), False),
-    (starts_with("some_nulls", "b"), True), (starts_with("no_nulls", "{"), False),
-    (not_starts_with("no_nulls", "a"), True), (starts_with("all_nulls", "a"), False),
+    (less_than("id", 5), False),
+    (less_than("id", 31), True),
+    (greater_than("id", 79), False),
+    (greater_than_or_equal("id", 79), True),
+    (equal("id", 30), True),
+    (equal("id", 80), False),
+    (in_("id", [5, 6]), False),
+    (in_("id", [78, 100]), True),
+    (not_equal("id", 5), True),
+    (is_null("all_nulls"), True),
+    (is_null("no_nulls"), False),
+    (not_null("all_nulls"), False),
+    (not_null("some_nulls"), True),
+    (equal("all_nulls", "a"), False),
+    (not_equal("all_nulls", "a"), False),
+    (not_in("all_nulls", ["a", "b"]), False),
+    (is_nan("float_no_nan"), False),
+    (is_nan("float_nan"), True),
+    (not_nan("all_nans"), False),
+    (greater_than("float_nan", 100.0), True),
+    (greater_than("float_no_nan", 100.0), False),
+    (starts_with("some_nulls", "b"), True),
+    (starts_with("no_nulls", "{"), False),
+    (not_starts_with("no_nulls", "a"), True),
+    (starts_with("all_nulls", "a"), False),
     # day(ts) in [100, 200]: a timestamp filter projects onto the day field
     (greater_than_or_equal("ts", 201 * 86_400_000_000), False),
     (greater_than_or_equal("ts", 200 * 86_400_000_000 + 1), True),
@@ -104,7 +123,9 @@ MANIFEST_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("expr", "expected"), MANIFEST_CASES, ids=[str(c[0]) for c in MANIFEST_CASES])
+@pytest.mark.parametrize(
+    ("expr", "expected"), MANIFEST_CASES, ids=[str(c[0]) for c in MANIFEST_CASES]
+)
 def test_manifest_evaluator(expr, expected) -> None:
     assert manifest_evaluator(PSCHEMA, PSPEC, expr)(MANIFEST) is expected
 
@@ -117,7 +138,9 @@ def test_named_results_are_the_booleans_returned() -> None:
     assert (ROWS_MIGHT_MATCH, ROWS_CANNOT_MATCH) == (True, False)
 
 
-@pytest.mark.parametrize(("size", "expected"), [(IN_PREDICATE_LIMIT, False), (IN_PREDICATE_LIMIT + 1, True)])
+@pytest.mark.parametrize(
+    ("size", "expected"), [(IN_PREDICATE_LIMIT, False), (IN_PREDICATE_LIMIT + 1, True)]
+)
 def test_in_is_compared_up_to_the_limit(size: int, expected: bool) -> None:
     # every value is above the upper bound 79: only the limit keeps the manifest
     evaluate = manifest_evaluator(PSCHEMA, PSPEC, in_("id", range(1000, 1000 + size)))
@@ -145,9 +168,13 @@ def test_unknown_nan_presence_keeps_greater_than() -> None:
 # The guarantee: summaries built as the spec says from the partition values of a manifest's
 # files; a manifest is never skipped when DuckDB finds a matching value among them.
 
-IDENTITY_SPEC = PartitionSpec(0, tuple(
-    PartitionField(f.field_id, 1000 + f.field_id, Identity(), f.name) for f in PARQUET_SCHEMA.fields
-))
+IDENTITY_SPEC = PartitionSpec(
+    0,
+    tuple(
+        PartitionField(f.field_id, 1000 + f.field_id, Identity(), f.name)
+        for f in PARQUET_SCHEMA.fields
+    ),
+)
 
 
 def _summary(values: list, encode) -> FieldSummary:
@@ -155,7 +182,9 @@ def _summary(values: list, encode) -> FieldSummary:
     floats = any(isinstance(v, float) for v in values)
     return FieldSummary(
         contains_null=any(v is None for v in values),
-        contains_nan=any(isinstance(v, float) and math.isnan(v) for v in values) if floats else None,
+        contains_nan=any(isinstance(v, float) and math.isnan(v) for v in values)
+        if floats
+        else None,
         lower_bound=encode(min(numbers)) if numbers else None,
         upper_bound=encode(max(numbers)) if numbers else None,
     )
@@ -167,9 +196,12 @@ _ENCODERS = {"i": int_bytes, "x": double_bytes, "s": str.encode}
 @pytest.mark.parametrize("name", list(PARQUET_TABLES))
 def test_never_skips_a_manifest_with_a_matching_partition(name: str) -> None:
     columns = PARQUET_TABLES[name]
-    manifest = ManifestFile("m.avro", 1, 0, partitions=tuple(
-        _summary(columns[c], _ENCODERS[c]) for c in ("i", "x", "s")
-    ))
+    manifest = ManifestFile(
+        "m.avro",
+        1,
+        0,
+        partitions=tuple(_summary(columns[c], _ENCODERS[c]) for c in ("i", "x", "s")),
+    )
     wrong, skipped = [], 0
     exprs = parquet_predicates()
     for expr, rows in zip(exprs, matching_rows(parquet_table(name), exprs)):

@@ -67,8 +67,9 @@ from icesql.spec.values import date_to_days
 
 
 def project(transform: Transform, t: IcebergType, expr: BooleanExpression) -> tuple[str, str]:
-    schema = Schema((__import__("icesql.spec.types", fromlist=["NestedField"]).NestedField(
-        1, "x", t),))
+    schema = Schema(
+        (__import__("icesql.spec.types", fromlist=["NestedField"]).NestedField(1, "x", t),)
+    )
     spec = PartitionSpec(0, (PartitionField(1, 1000, transform, "p"),))
     return (
         str(inclusive_projection(schema, spec)(expr)),
@@ -136,7 +137,13 @@ CASES = [
     (Truncate(5), STR, starts_with("x", "ab"), "p STARTS WITH 'ab'", "p STARTS WITH 'ab'"),
     (Truncate(5), STR, starts_with("x", "abcde"), "p = 'abcde'", "p = 'abcde'"),
     (Truncate(5), STR, starts_with("x", "abcdefg"), "p STARTS WITH 'abcde'", "false"),
-    (Truncate(5), STR, not_starts_with("x", "ab"), "p NOT STARTS WITH 'ab'", "p NOT STARTS WITH 'ab'"),
+    (
+        Truncate(5),
+        STR,
+        not_starts_with("x", "ab"),
+        "p NOT STARTS WITH 'ab'",
+        "p NOT STARTS WITH 'ab'",
+    ),
     (Truncate(5), STR, not_starts_with("x", "abcde"), "p != 'abcde'", "p != 'abcde'"),
     (Truncate(5), STR, not_starts_with("x", "abcdefg"), "true", "p NOT STARTS WITH 'abcde'"),
     # strings are cut by code points, not bytes or UTF-16 units
@@ -158,7 +165,13 @@ CASES = [
     (Bucket(16), TimeType(), equal("x", 81068000000), "p = 3", "false"),
     (Bucket(16), TS, equal("x", "2017-11-16 22:31:08"), "p = 7", "false"),
     (Bucket(16), TSTZ, equal("x", "2017-11-16 14:31:08-08:00"), "p = 7", "false"),
-    (Bucket(16), TimestampNanoType(), equal("x", 1510871468000001001), "p = 6", "false"),  # -1207196810
+    (
+        Bucket(16),
+        TimestampNanoType(),
+        equal("x", 1510871468000001001),
+        "p = 6",
+        "false",
+    ),  # -1207196810
     (Bucket(16), UUIDType(), equal("x", "f79c3e09-677c-4bbd-a479-3f349cb785e7"), "p = 12", "false"),
     (Bucket(16), FixedType(4), equal("x", b"\x00\x01\x02\x03"), "p = 9", "false"),
     (Bucket(16), BinaryType(), equal("x", b"\x00\x01\x02\x03"), "p = 9", "false"),
@@ -175,7 +188,13 @@ CASES = [
     (Month(), D, not_in("x", ["2017-12-01", "2017-12-02"]), "true", "p != 575"),
     (Year(), D, less_than("x", "2018-01-01"), "p <= 47", "p < 48"),
     (Year(), D, greater_than_or_equal("x", "2017-12-31"), "p >= 47", "p > 47"),
-    (Day(), D, less_than("x", "2017-12-01"), f"p <= {days('2017-11-30')}", f"p < {days('2017-12-01')}"),
+    (
+        Day(),
+        D,
+        less_than("x", "2017-12-01"),
+        f"p <= {days('2017-11-30')}",
+        f"p < {days('2017-12-01')}",
+    ),
     (Day(), D, equal("x", "1969-12-31"), "p = -1", "false"),
     # negative ordinals: widened (inclusive) / narrowed (strict) for Iceberg <= 0.10 files
     (Month(), D, less_than_or_equal("x", "1969-12-31"), "p <= 0", "p < 0"),
@@ -191,7 +210,13 @@ CASES = [
     (Hour(), TS, greater_than_or_equal("x", "2017-12-01 10:00:00"), "p >= 420034", "p > 420033"),
     (Day(), TSTZ, equal("x", "2017-12-01 10:00:00+00:00"), "p = 17501", "false"),
     (Day(), TSTZ, less_than("x", "2017-12-02 00:00:00"), "p <= 17501", "p < 17502"),
-    (Day(), TSTZ, greater_than_or_equal("x", "2017-12-01 23:59:59.999999"), "p >= 17501", "p > 17501"),
+    (
+        Day(),
+        TSTZ,
+        greater_than_or_equal("x", "2017-12-01 23:59:59.999999"),
+        "p >= 17501",
+        "p > 17501",
+    ),
     (Month(), TS, not_equal("x", "2017-12-01 10:00:00"), "true", "p != 575"),
     # one microsecond before 1970: day -1, hour -1; old writers put it in 0
     (Day(), TS, equal("x", "1969-12-31 23:59:59.999999"), "p IN (-1, 0)", "false"),
@@ -204,8 +229,11 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("transform", "t", "expr", "inclusive", "strict"), CASES,
-                         ids=[f"{c[0]}-{c[1]}-{c[2]}" for c in CASES])
+@pytest.mark.parametrize(
+    ("transform", "t", "expr", "inclusive", "strict"),
+    CASES,
+    ids=[f"{c[0]}-{c[1]}-{c[2]}" for c in CASES],
+)
 def test_projection_table(transform, t, expr, inclusive, strict) -> None:
     got_inclusive, got_strict = project(transform, t, expr)
     assert _canonical(got_inclusive) == _canonical(inclusive)
@@ -232,9 +260,14 @@ def test_and_or_combine_and_several_fields_on_one_column() -> None:
     from icesql.spec.types import NestedField
 
     schema = Schema((NestedField(1, "ts", TS), NestedField(2, "id", INT)))
-    spec = PartitionSpec(0, (PartitionField(1, 1000, Day(), "ts_day"),
-                             PartitionField(1, 1001, Hour(), "ts_hour"),
-                             PartitionField(2, 1002, Bucket(4), "id_bucket")))
+    spec = PartitionSpec(
+        0,
+        (
+            PartitionField(1, 1000, Day(), "ts_day"),
+            PartitionField(1, 1001, Hour(), "ts_hour"),
+            PartitionField(2, 1002, Bucket(4), "id_bucket"),
+        ),
+    )
     expr = or_(equal("id", 7), greater_than_or_equal("ts", "2017-12-01 10:00:00"))
     assert str(inclusive_projection(schema, spec)(expr)) == (
         "(id_bucket = 3 OR (ts_day >= 17501 AND ts_hour >= 420034))"

@@ -55,16 +55,21 @@ def test_residual_of_unpartitioned_spec_is_the_filter() -> None:
     assert str(residual(())) == "id != 5"
 
 
-SCHEMA = Schema((
-    NestedField(1, "ts", TimestampType()),
-    NestedField(2, "id", IntegerType()),
-    NestedField(3, "s", StringType()),
-))
-SPEC = PartitionSpec(0, (
-    PartitionField(1, 1000, Day(), "ts_day"),
-    PartitionField(3, 1001, Truncate(2), "s_trunc"),
-    PartitionField(2, 1002, Identity(), "id"),
-))
+SCHEMA = Schema(
+    (
+        NestedField(1, "ts", TimestampType()),
+        NestedField(2, "id", IntegerType()),
+        NestedField(3, "s", StringType()),
+    )
+)
+SPEC = PartitionSpec(
+    0,
+    (
+        PartitionField(1, 1000, Day(), "ts_day"),
+        PartitionField(3, 1001, Truncate(2), "s_trunc"),
+        PartitionField(2, 1002, Identity(), "id"),
+    ),
+)
 # rows on both sides of the epoch and of midnight, with nulls in every column
 ROWS = {
     "ts": [-DAY - 1, -1, 0, DAY // 2, DAY - 1, DAY, 3 * DAY + 7, None, 2 * DAY, DAY + 1],
@@ -93,8 +98,13 @@ def _partition(ts, id_, s) -> tuple:
 @pytest.mark.parametrize("row_filter", FILTERS, ids=str)
 def test_residual_keeps_exactly_the_rows_the_filter_keeps(row_filter) -> None:
     residual_of = residual_evaluator(SCHEMA, SPEC, row_filter)
-    table = pa.table({"ts": pa.array(ROWS["ts"], pa.timestamp("us")).cast(pa.int64()),
-                      "id": pa.array(ROWS["id"], pa.int32()), "s": pa.array(ROWS["s"])})
+    table = pa.table(
+        {
+            "ts": pa.array(ROWS["ts"], pa.timestamp("us")).cast(pa.int64()),
+            "id": pa.array(ROWS["id"], pa.int32()),
+            "s": pa.array(ROWS["s"]),
+        }
+    )
     partitions = [_partition(*r) for r in zip(ROWS["ts"], ROWS["id"], ROWS["s"])]
     residuals = {p: residual_of(p) for p in set(partitions)}
     keys = list(residuals)

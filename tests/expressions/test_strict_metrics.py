@@ -55,27 +55,48 @@ def strict(expr, file=METRICS_FILE) -> bool:
 
 
 STRICT_CASES = [
-    (less_than("id", 80), True), (less_than("id", 79), False),
-    (less_than_or_equal("id", 79), True), (less_than_or_equal("id", 78), False),
-    (greater_than("id", 29), True), (greater_than("id", 30), False),
-    (greater_than_or_equal("id", 30), True), (greater_than_or_equal("id", 31), False),
+    (less_than("id", 80), True),
+    (less_than("id", 79), False),
+    (less_than_or_equal("id", 79), True),
+    (less_than_or_equal("id", 78), False),
+    (greater_than("id", 29), True),
+    (greater_than("id", 30), False),
+    (greater_than_or_equal("id", 30), True),
+    (greater_than_or_equal("id", 31), False),
     (equal("id", 30), False),
-    (not_equal("id", 5), True), (not_equal("id", 29), True), (not_equal("id", 30), False),
-    (not_equal("id", 75), False), (not_equal("id", 80), True),
+    (not_equal("id", 5), True),
+    (not_equal("id", 29), True),
+    (not_equal("id", 30), False),
+    (not_equal("id", 75), False),
+    (not_equal("id", 80), True),
     (in_("id", [30, 31]), False),
-    (not_in("id", [5, 6]), True), (not_in("id", [29, 30]), False), (not_in("id", [80, 81]), True),
-    (not_(equal("id", 80)), True), (not_(less_than("id", 80)), False),
+    (not_in("id", [5, 6]), True),
+    (not_in("id", [29, 30]), False),
+    (not_in("id", [80, 81]), True),
+    (not_(equal("id", 80)), True),
+    (not_(less_than("id", 80)), False),
     (and_(greater_than("id", 29), less_than("id", 80)), True),
     (or_(less_than("id", 5), greater_than("id", 29)), True),
-    (is_null("all_nulls"), True), (is_null("some_nulls"), False), (is_null("no_nulls"), False),
-    (not_null("no_nulls"), True), (not_null("some_nulls"), False), (not_null("all_nulls"), False),
-    (is_nan("all_nans"), True), (is_nan("some_nans"), False), (is_nan("no_nans"), False),
-    (not_nan("no_nans"), True), (not_nan("some_nans"), False), (not_nan("all_nans"), False),
+    (is_null("all_nulls"), True),
+    (is_null("some_nulls"), False),
+    (is_null("no_nulls"), False),
+    (not_null("no_nulls"), True),
+    (not_null("some_nulls"), False),
+    (not_null("all_nulls"), False),
+    (is_nan("all_nans"), True),
+    (is_nan("some_nans"), False),
+    (is_nan("no_nans"), False),
+    (not_nan("no_nans"), True),
+    (not_nan("some_nans"), False),
+    (not_nan("all_nans"), False),
     # SQL: a null never matches != (Java: must match)
-    (not_equal("some_nulls", "zzz"), False), (not_equal("all_nulls", "a"), False),
-    (not_equal("no_nulls", "zzz"), True), (not_equal("no_nulls", "c"), False),
+    (not_equal("some_nulls", "zzz"), False),
+    (not_equal("all_nulls", "a"), False),
+    (not_equal("no_nulls", "zzz"), True),
+    (not_equal("no_nulls", "c"), False),
     # NaN > anything in SQL: the lower bound decides ">" even with NaNs present
-    (greater_than("some_nans", -5.0), True), (less_than("some_nans", 100.0), False),
+    (greater_than("some_nans", -5.0), True),
+    (less_than("some_nans", 100.0), False),
     (less_than("no_nans", 100.0), True),
     (less_than("no_stats", 5), False),
     (starts_with("required", "a"), False),
@@ -128,7 +149,11 @@ def test_never_claims_all_rows_of_a_parquet_file_with_a_non_match(parquet_files,
             wrong.append(f"{expr}: all rows match, but DuckDB finds {matches} of 5")
         decided += must
         exact = matches == file.record_count
-        if name == "one_value" and getattr(expr, "op", None) in EXACT_ON_ONE_VALUE and must != exact:
+        if (
+            name == "one_value"
+            and getattr(expr, "op", None) in EXACT_ON_ONE_VALUE
+            and must != exact
+        ):
             wrong.append(f"{expr}: {must}, but DuckDB finds {matches} of 5")
     assert wrong == []
     # every column of "mixed" holds a null: no predicate matches all of its rows

@@ -46,10 +46,12 @@ from icesql.spec.types import (
 
 NAN = float("nan")
 # a double column and a string column, with a null and (for x) NaN among the values
-ROWS = pa.table({
-    "x": pa.array([None, NAN, -1.0, 0.0, 2.0, 5.0, 7.5, float("inf")], pa.float64()),
-    "s": pa.array([None, "", "a", "ab", "abc", "b", "ba", "zz"]),
-})
+ROWS = pa.table(
+    {
+        "x": pa.array([None, NAN, -1.0, 0.0, 2.0, 5.0, 7.5, float("inf")], pa.float64()),
+        "s": pa.array([None, "", "a", "ab", "abc", "b", "ba", "zz"]),
+    }
+)
 
 
 def _operand(op: Operation):
@@ -69,7 +71,11 @@ def test_operator_kinds_partition_the_operators() -> None:
     for op in Operation:
         assert [op.is_unary, op.is_set, op.is_literal].count(True) == 1, op
     assert {op for op in Operation if op.is_unary} == {
-        Operation.IS_NULL, Operation.NOT_NULL, Operation.IS_NAN, Operation.NOT_NAN}
+        Operation.IS_NULL,
+        Operation.NOT_NULL,
+        Operation.IS_NAN,
+        Operation.NOT_NAN,
+    }
     assert {op for op in Operation if op.is_set} == {Operation.IN, Operation.NOT_IN}
 
 
@@ -89,12 +95,21 @@ def test_flipped_operator_swaps_the_operands(op: Operation) -> None:
     if not op.is_literal or op in (Operation.STARTS_WITH, Operation.NOT_STARTS_WITH):
         assert op.flip() is op
         return
-    sql = {Operation.LT: "<", Operation.LT_EQ: "<=", Operation.GT: ">", Operation.GT_EQ: ">=",
-           Operation.EQ: "=", Operation.NOT_EQ: "<>"}[op]
+    sql = {
+        Operation.LT: "<",
+        Operation.LT_EQ: "<=",
+        Operation.GT: ">",
+        Operation.GT_EQ: ">=",
+        Operation.EQ: "=",
+        Operation.NOT_EQ: "<>",
+    }[op]
     flipped = matching_rows(ROWS, [_pred(op.flip())])[0]
     # "2.0 op x", evaluated by DuckDB as written
-    swapped = {i for i, v in enumerate(ROWS["x"].to_pylist())
-                if v is not None and _duck(f"2.0::DOUBLE {sql} ?", v)}
+    swapped = {
+        i
+        for i, v in enumerate(ROWS["x"].to_pylist())
+        if v is not None and _duck(f"2.0::DOUBLE {sql} ?", v)
+    }
     assert flipped == swapped
 
 
@@ -110,8 +125,10 @@ def _duck(sql: str, value: float) -> bool:
         (or_(), ALWAYS_FALSE),
         (and_(ALWAYS_TRUE, is_null("a")), is_null("a")),
         (and_(is_null("a"), ALWAYS_FALSE, is_null("b")), ALWAYS_FALSE),
-        (and_(is_null("a"), is_null("b"), is_null("c")),
-         And(And(is_null("a"), is_null("b")), is_null("c"))),
+        (
+            and_(is_null("a"), is_null("b"), is_null("c")),
+            And(And(is_null("a"), is_null("b")), is_null("c")),
+        ),
         (or_(ALWAYS_FALSE, is_null("a")), is_null("a")),
         (or_(is_null("a"), ALWAYS_TRUE), ALWAYS_TRUE),
         (or_(is_null("a"), is_null("b")), Or(is_null("a"), is_null("b"))),
@@ -131,8 +148,10 @@ def test_builders_fold_constants(expr, expected) -> None:
     [
         (negate(ALWAYS_TRUE), ALWAYS_FALSE),
         (negate(Not(is_null("a"))), is_null("a")),
-        (negate(and_(less_than("a", 5), is_null("b"))),
-         Or(greater_than_or_equal("a", 5), predicate(Operation.NOT_NULL, "b"))),
+        (
+            negate(and_(less_than("a", 5), is_null("b"))),
+            Or(greater_than_or_equal("a", 5), predicate(Operation.NOT_NULL, "b")),
+        ),
         (negate(or_(equal("a", 1), ALWAYS_FALSE)), predicate(Operation.NOT_EQ, "a", 1)),
         (negate(in_("a", [1, 2])), not_in("a", [2, 1])),
     ],
@@ -145,7 +164,8 @@ def test_negate_pushes_not_to_the_predicates(expr, expected) -> None:
 def test_negate_keeps_a_bound_predicate_bound() -> None:
     term = BoundReference(NestedField(1, "a", StringType()), 0)
     assert negate(BoundPredicate(Operation.STARTS_WITH, term, "x")) == BoundPredicate(
-        Operation.NOT_STARTS_WITH, term, "x")
+        Operation.NOT_STARTS_WITH, term, "x"
+    )
 
 
 def test_negate_refuses_what_is_not_an_expression() -> None:
@@ -157,18 +177,36 @@ def test_negate_refuses_what_is_not_an_expression() -> None:
     ("make", "error", "message"),
     [
         (lambda: predicate(Operation.LT, "a", None), ValueError, "< needs a non-null literal"),
-        (lambda: UnboundPredicate(Operation.EQ, Reference("a")), ValueError,
-         "= takes exactly one non-null literal"),
-        (lambda: UnboundPredicate(Operation.EQ, Reference("a"), 1, frozenset({2})), ValueError,
-         "= takes exactly one"),
-        (lambda: UnboundPredicate(Operation.IS_NULL, Reference("a"), 1), ValueError,
-         "IS NULL takes no literal"),
-        (lambda: UnboundPredicate(Operation.IS_NAN, Reference("a"), None, frozenset({1})),
-         ValueError, "IS NAN takes no literal"),
-        (lambda: UnboundPredicate(Operation.IN, Reference("a"), 1), ValueError,
-         "IN takes a set of literals"),
-        (lambda: UnboundPredicate(Operation.IN, Reference("a"), None, [1]), TypeError,
-         "literals must be a frozenset, got list"),
+        (
+            lambda: UnboundPredicate(Operation.EQ, Reference("a")),
+            ValueError,
+            "= takes exactly one non-null literal",
+        ),
+        (
+            lambda: UnboundPredicate(Operation.EQ, Reference("a"), 1, frozenset({2})),
+            ValueError,
+            "= takes exactly one",
+        ),
+        (
+            lambda: UnboundPredicate(Operation.IS_NULL, Reference("a"), 1),
+            ValueError,
+            "IS NULL takes no literal",
+        ),
+        (
+            lambda: UnboundPredicate(Operation.IS_NAN, Reference("a"), None, frozenset({1})),
+            ValueError,
+            "IS NAN takes no literal",
+        ),
+        (
+            lambda: UnboundPredicate(Operation.IN, Reference("a"), 1),
+            ValueError,
+            "IN takes a set of literals",
+        ),
+        (
+            lambda: UnboundPredicate(Operation.IN, Reference("a"), None, [1]),
+            TypeError,
+            "literals must be a frozenset, got list",
+        ),
     ],
 )
 def test_operands_are_checked(make, error, message) -> None:
@@ -193,8 +231,10 @@ def _bound(t, op: Operation, literal=None, literals=frozenset()) -> BoundPredica
     ("expr", "text"),
     [
         (and_(greater_than_or_equal("id", 10), is_null("name")), "(id >= 10 AND name IS NULL)"),
-        (not_(and_(greater_than_or_equal("id", 10), is_null("name"))),
-         "NOT (id >= 10 AND name IS NULL)"),
+        (
+            not_(and_(greater_than_or_equal("id", 10), is_null("name"))),
+            "NOT (id >= 10 AND name IS NULL)",
+        ),
         (not_(equal("id", 1)), "NOT (id = 1)"),
         (or_(ALWAYS_TRUE, ALWAYS_TRUE), "true"),
         (And(ALWAYS_TRUE, ALWAYS_FALSE), "(true AND false)"),
@@ -204,12 +244,18 @@ def _bound(t, op: Operation, literal=None, literals=frozenset()) -> BoundPredica
         (equal("b", b"\x01\xff"), "b = X'01ff'"),
         (predicate(Operation.NOT_NAN, "x"), "x IS NOT NAN"),
         (equal("d", 19724), "d = 19724"),  # unbound: no type to show the value by
-        (_bound(DateType(), Operation.EQ, 19724),
-         f"c = '{dt.date(1970, 1, 1) + dt.timedelta(days=19724)}'"),
-        (_bound(TimestampType(), Operation.LT, 1_704_067_200_000_001),
-         "c < '2024-01-01T00:00:00.000001'"),
-        (_bound(TimestamptzType(), Operation.IN, None, frozenset({0})),
-         "c IN ('1970-01-01T00:00Z')"),  # as Java's OffsetDateTime.toString
+        (
+            _bound(DateType(), Operation.EQ, 19724),
+            f"c = '{dt.date(1970, 1, 1) + dt.timedelta(days=19724)}'",
+        ),
+        (
+            _bound(TimestampType(), Operation.LT, 1_704_067_200_000_001),
+            "c < '2024-01-01T00:00:00.000001'",
+        ),
+        (
+            _bound(TimestamptzType(), Operation.IN, None, frozenset({0})),
+            "c IN ('1970-01-01T00:00Z')",
+        ),  # as Java's OffsetDateTime.toString
         (_bound(BinaryType(), Operation.EQ, b"\x00"), "c = X'00'"),
     ],
     ids=lambda v: v if isinstance(v, str) else "",

@@ -75,8 +75,16 @@ def test_visit_is_bottom_up_and_left_to_right() -> None:
     trace = _Trace()
     expr = Or(And(is_null("a"), Not(ALWAYS_TRUE)), And(ALWAYS_FALSE, _bound(Operation.IS_NULL)))
     assert visit(expr, trace) == "or(and(a,not(T)),and(F,#1))"
-    assert trace.calls == ["a", "T", "not(T)", "and(a,not(T))", "F", "#1", "and(F,#1)",
-                           "or(and(a,not(T)),and(F,#1))"]
+    assert trace.calls == [
+        "a",
+        "T",
+        "not(T)",
+        "and(a,not(T))",
+        "F",
+        "#1",
+        "and(F,#1)",
+        "or(and(a,not(T)),and(F,#1))",
+    ]
 
 
 def test_visit_refuses_what_is_not_a_node() -> None:
@@ -117,15 +125,17 @@ def _reporter(name: str):
 
 
 # one method per operator, reporting its name and the arguments it was given
-_Dispatch = type("_Dispatch", (_Combine,), {
-    f"visit_{op.name.lower()}": _reporter(f"visit_{op.name.lower()}") for op in Operation
-})
+_Dispatch = type(
+    "_Dispatch",
+    (_Combine,),
+    {f"visit_{op.name.lower()}": _reporter(f"visit_{op.name.lower()}") for op in Operation},
+)
 
 
 @pytest.mark.parametrize("op", list(Operation), ids=lambda op: op.name)
 def test_each_operator_reaches_its_own_method(op: Operation) -> None:
     pred = _bound(op)
-    expected_args = (() if op.is_unary else (frozenset({1, 2}),) if op.is_set else (7,))
+    expected_args = () if op.is_unary else (frozenset({1, 2}),) if op.is_set else (7,)
     assert visit(pred, _Dispatch()) == (f"visit_{op.name.lower()}", TERM, *expected_args)
 
 
@@ -146,11 +156,13 @@ def test_bound_visitor_refuses_not_and_unbound(expr, message) -> None:
         visit(expr, _Dispatch())
 
 
-ROWS = pa.table({
-    "a": pa.array([None, 1, 5, 7, 9, 5], pa.int32()),
-    "x": pa.array([1.5, None, float("nan"), -1.0, 3.0, float("nan")]),
-    "s": pa.array(["ab", "b", None, "abc", "", "zz"]),
-})
+ROWS = pa.table(
+    {
+        "a": pa.array([None, 1, 5, 7, 9, 5], pa.int32()),
+        "x": pa.array([1.5, None, float("nan"), -1.0, 3.0, float("nan")]),
+        "s": pa.array(["ab", "b", None, "abc", "", "zz"]),
+    }
+)
 EXPRESSIONS = [
     not_(or_(less_than("a", 5), is_null("s"))),
     not_(and_(greater_than("x", 1.0), not_(starts_with("s", "a")))),
@@ -178,8 +190,9 @@ def test_rewrite_not_removes_not_and_keeps_the_rows(expr) -> None:
 
 
 def test_rewrite_not_example() -> None:
-    assert str(rewrite_not(not_(or_(less_than("a", 5), is_null("b"))))) == \
-        "(a >= 5 AND b IS NOT NULL)"
+    assert (
+        str(rewrite_not(not_(or_(less_than("a", 5), is_null("b"))))) == "(a >= 5 AND b IS NOT NULL)"
+    )
     assert rewrite_not(not_(ALWAYS_TRUE)) == ALWAYS_FALSE
 
 
@@ -188,9 +201,13 @@ def _ref(field_id: int, t) -> BoundReference:
 
 
 def test_referenced_field_ids() -> None:
-    expr = Or(And(BoundPredicate(Operation.LT, _ref(3, IntegerType()), 1),
-                  Not(BoundPredicate(Operation.IS_NAN, _ref(5, DoubleType())))),
-              And(ALWAYS_TRUE, BoundPredicate(Operation.EQ, _ref(3, IntegerType()), 2)))
+    expr = Or(
+        And(
+            BoundPredicate(Operation.LT, _ref(3, IntegerType()), 1),
+            Not(BoundPredicate(Operation.IS_NAN, _ref(5, DoubleType()))),
+        ),
+        And(ALWAYS_TRUE, BoundPredicate(Operation.EQ, _ref(3, IntegerType()), 2)),
+    )
     assert referenced_field_ids(expr) == frozenset({3, 5})
     assert referenced_field_ids(ALWAYS_FALSE) == frozenset()
     starts = BoundPredicate(Operation.STARTS_WITH, _ref(8, StringType()), "x")

@@ -43,46 +43,131 @@ CREATE TABLE db.all_types (
 """
 
 
-def _all_types_row(id_, bool_, int_, long_, float_, double_, dec9, dec18, dec38, date, ts, ts_ntz,
-                   string, binary) -> str:
+def _all_types_row(
+    id_, bool_, int_, long_, float_, double_, dec9, dec18, dec38, date, ts, ts_ntz, string, binary
+) -> str:
     """One VALUES tuple; every argument is SQL text (or None for NULL)."""
 
     def typed(value, sql_type):
         return f"CAST(NULL AS {sql_type})" if value is None else f"CAST({value} AS {sql_type})"
 
     parts = [
-        str(id_), typed(bool_, "BOOLEAN"), typed(int_, "INT"), typed(long_, "BIGINT"),
-        typed(float_, "FLOAT"), typed(double_, "DOUBLE"), typed(dec9, "DECIMAL(9,2)"),
-        typed(dec18, "DECIMAL(18,6)"), typed(dec38, "DECIMAL(38,10)"), typed(date, "DATE"),
-        typed(ts, "TIMESTAMP"), typed(ts_ntz, "TIMESTAMP_NTZ"), typed(string, "STRING"),
+        str(id_),
+        typed(bool_, "BOOLEAN"),
+        typed(int_, "INT"),
+        typed(long_, "BIGINT"),
+        typed(float_, "FLOAT"),
+        typed(double_, "DOUBLE"),
+        typed(dec9, "DECIMAL(9,2)"),
+        typed(dec18, "DECIMAL(18,6)"),
+        typed(dec38, "DECIMAL(38,10)"),
+        typed(date, "DATE"),
+        typed(ts, "TIMESTAMP"),
+        typed(ts_ntz, "TIMESTAMP_NTZ"),
+        typed(string, "STRING"),
         typed(binary, "BINARY"),
     ]
     return "(" + ", ".join(parts) + ")"
 
 
 ALL_TYPES_ROWS = [
-    _all_types_row(1, "true", "1", "100", "1.5", "2.25", "'12.34'", "'123.456789'",
-                   "'1234567890.0123456789'", "'2024-01-15'", "'2024-01-15 10:30:00.123456'",
-                   "'2024-01-15 10:30:00.123456'", "'hello'", "X'0102'"),
+    _all_types_row(
+        1,
+        "true",
+        "1",
+        "100",
+        "1.5",
+        "2.25",
+        "'12.34'",
+        "'123.456789'",
+        "'1234567890.0123456789'",
+        "'2024-01-15'",
+        "'2024-01-15 10:30:00.123456'",
+        "'2024-01-15 10:30:00.123456'",
+        "'hello'",
+        "X'0102'",
+    ),
     _all_types_row(2, *[None] * 13),
-    _all_types_row(3, "false", "-1", "-100", "'NaN'", "'NaN'", "'-12.34'", "'-0.000001'",
-                   "'-0.0000000001'", "'1969-12-31'", "'1969-12-31 23:59:59.999999'",
-                   "'1969-12-31 23:59:59.999999'", "'ünïcödé ✓'", "X''"),
-    _all_types_row(4, "true", "2147483647", "9223372036854775807", "'Infinity'", "'Infinity'",
-                   "'9999999.99'", "'999999999999.999999'",
-                   "'9999999999999999999999999999.9999999999'", "'9999-12-31'",
-                   "'9999-12-31 23:59:59.999999'", "'9999-12-31 23:59:59.999999'", "'日本語'",
-                   "X'FF00FE'"),
-    _all_types_row(5, "false", "-2147483648", "-9223372036854775808", "'-Infinity'",
-                   "'-Infinity'", "'-9999999.99'", "'-999999999999.999999'",
-                   "'-9999999999999999999999999999.9999999999'", "'0001-01-01'",
-                   "'0001-01-02 00:00:00'", "'0001-01-02 00:00:00'", "''", None),
-    _all_types_row(6, "true", "0", "0", "'-0.0'", "'3.4028234663852886E38'", "'0.01'",
-                   "'0.000001'", "'0.0000000001'", "'1900-02-28'", "'1900-02-28 12:34:56'",
-                   "'1900-02-28 12:34:56'", "'O\\'Reilly'", "X'00'"),
-    _all_types_row(7, None, "42", "-1234567890123", "'0.1'", "'1E-300'", "'100.00'",
-                   "'-42.5'", "'0'", "'1970-01-01'", "'1970-01-01 00:00:00'",
-                   "'1970-01-01 00:00:00'", "'  padded  '", "X'CAFEBABE'"),
+    _all_types_row(
+        3,
+        "false",
+        "-1",
+        "-100",
+        "'NaN'",
+        "'NaN'",
+        "'-12.34'",
+        "'-0.000001'",
+        "'-0.0000000001'",
+        "'1969-12-31'",
+        "'1969-12-31 23:59:59.999999'",
+        "'1969-12-31 23:59:59.999999'",
+        "'ünïcödé ✓'",
+        "X''",
+    ),
+    _all_types_row(
+        4,
+        "true",
+        "2147483647",
+        "9223372036854775807",
+        "'Infinity'",
+        "'Infinity'",
+        "'9999999.99'",
+        "'999999999999.999999'",
+        "'9999999999999999999999999999.9999999999'",
+        "'9999-12-31'",
+        "'9999-12-31 23:59:59.999999'",
+        "'9999-12-31 23:59:59.999999'",
+        "'日本語'",
+        "X'FF00FE'",
+    ),
+    _all_types_row(
+        5,
+        "false",
+        "-2147483648",
+        "-9223372036854775808",
+        "'-Infinity'",
+        "'-Infinity'",
+        "'-9999999.99'",
+        "'-999999999999.999999'",
+        "'-9999999999999999999999999999.9999999999'",
+        "'0001-01-01'",
+        "'0001-01-02 00:00:00'",
+        "'0001-01-02 00:00:00'",
+        "''",
+        None,
+    ),
+    _all_types_row(
+        6,
+        "true",
+        "0",
+        "0",
+        "'-0.0'",
+        "'3.4028234663852886E38'",
+        "'0.01'",
+        "'0.000001'",
+        "'0.0000000001'",
+        "'1900-02-28'",
+        "'1900-02-28 12:34:56'",
+        "'1900-02-28 12:34:56'",
+        "'O\\'Reilly'",
+        "X'00'",
+    ),
+    _all_types_row(
+        7,
+        None,
+        "42",
+        "-1234567890123",
+        "'0.1'",
+        "'1E-300'",
+        "'100.00'",
+        "'-42.5'",
+        "'0'",
+        "'1970-01-01'",
+        "'1970-01-01 00:00:00'",
+        "'1970-01-01 00:00:00'",
+        "'  padded  '",
+        "X'CAFEBABE'",
+    ),
 ]
 
 NESTED_DDL = """
@@ -189,21 +274,19 @@ def _snapshots(spark, table: str) -> list[Snapshot]:
     rows = spark.sql(
         f"SELECT snapshot_id, committed_at FROM {table}.snapshots ORDER BY committed_at"
     ).collect()
-    return [
-        Snapshot(row.snapshot_id, row.committed_at.replace(tzinfo=dt.UTC)) for row in rows
-    ]
+    return [Snapshot(row.snapshot_id, row.committed_at.replace(tzinfo=dt.UTC)) for row in rows]
 
 
 def _current_snapshot(spark, table: str) -> int:
-    row = spark.sql(
-        f"SELECT snapshot_id FROM {table}.refs WHERE name = 'main'"
-    ).collect()[0]
+    row = spark.sql(f"SELECT snapshot_id FROM {table}.refs WHERE name = 'main'").collect()[0]
     return row.snapshot_id
 
 
 def _create_history(spark) -> tuple[tuple[Snapshot, ...], int, int, str]:
-    spark.sql("CREATE TABLE db.history (id INT, v STRING) USING iceberg "
-              "TBLPROPERTIES ('format-version' = '2')")
+    spark.sql(
+        "CREATE TABLE db.history (id INT, v STRING) USING iceberg "
+        "TBLPROPERTIES ('format-version' = '2')"
+    )
     for rows in HISTORY_ROWS:
         spark.sql(f"INSERT INTO db.history VALUES {rows}")
         time.sleep(0.01)  # commits at distinct milliseconds, so TIMESTAMP AS OF is exact
@@ -213,9 +296,11 @@ def _create_history(spark) -> tuple[tuple[Snapshot, ...], int, int, str]:
     spark.sql(f"ALTER TABLE db.history CREATE TAG t1 AS OF VERSION {base}")
     spark.sql(f"ALTER TABLE db.history CREATE BRANCH b1 AS OF VERSION {base}")
     spark.sql(f"INSERT INTO db.history.branch_b1 VALUES {HISTORY_BRANCH_ROWS}")
-    branch_head = spark.sql(
-        "SELECT snapshot_id FROM db.history.refs WHERE name = 'b1'"
-    ).collect()[0].snapshot_id
+    branch_head = (
+        spark.sql("SELECT snapshot_id FROM db.history.refs WHERE name = 'b1'")
+        .collect()[0]
+        .snapshot_id
+    )
     assert branch_head not in {s.snapshot_id for s in main}
     second, third = main[HISTORY_TAG_INDEX].committed_at, main[HISTORY_TAG_INDEX + 1].committed_at
     assert third - second >= dt.timedelta(milliseconds=2), (second, third)
@@ -245,16 +330,22 @@ def create_spark_tables(spark, warehouse: str) -> SparkTables:
     spark.sql("INSERT INTO db.all_types VALUES " + ",\n".join(ALL_TYPES_ROWS))
     spark.sql(NESTED_DDL)
     spark.sql(NESTED_INSERT)
-    spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW part_source AS SELECT * FROM VALUES {PART_ROWS} "
-              "AS t(id, s, n, d, ts)")
+    spark.sql(
+        f"CREATE OR REPLACE TEMPORARY VIEW part_source AS SELECT * FROM VALUES {PART_ROWS} "
+        "AS t(id, s, n, d, ts)"
+    )
     for name, spec in PARTITIONED_TABLES.items():
-        spark.sql(f"CREATE TABLE db.{name} ({PART_COLUMNS}) USING iceberg PARTITIONED BY ({spec}) "
-                  "TBLPROPERTIES ('format-version' = '2')")
+        spark.sql(
+            f"CREATE TABLE db.{name} ({PART_COLUMNS}) USING iceberg PARTITIONED BY ({spec}) "
+            "TBLPROPERTIES ('format-version' = '2')"
+        )
         spark.sql(f"INSERT INTO db.{name} SELECT * FROM part_source")
     spark.catalog.dropTempView("part_source")
     for version in (1, 3):
-        spark.sql(f"CREATE TABLE db.small_v{version} ({SMALL_COLUMNS}) USING iceberg "
-                  f"TBLPROPERTIES ('format-version' = '{version}')")
+        spark.sql(
+            f"CREATE TABLE db.small_v{version} ({SMALL_COLUMNS}) USING iceberg "
+            f"TBLPROPERTIES ('format-version' = '{version}')"
+        )
         for rows in SMALL_ROWS:
             spark.sql(f"INSERT INTO db.small_v{version} VALUES {rows}")
     main, tag, branch, between = _create_history(spark)

@@ -86,9 +86,9 @@ def test_add_files_twins(spark, spark_warehouse, tmp_path, partitioned):
         assert not differ, f"{ice_file['file_path']}: (icesql, Spark) {differ}"
     # a filter on a bound prunes the same in both
     for n in names:
-        assert spark.sql(f"SELECT count(*) FROM local.{NS}.{n} WHERE id >= 110").collect()[0][0] == (
-            3 if partitioned else 3
-        )
+        assert spark.sql(f"SELECT count(*) FROM local.{NS}.{n} WHERE id >= 110").collect()[0][
+            0
+        ] == (3 if partitioned else 3)
 
 
 def _describe(rows) -> list[tuple]:

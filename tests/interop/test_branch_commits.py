@@ -23,7 +23,9 @@ def test_spark_reads_the_branch_icesql_appended_to_and_deleted_from(spark, con):
     ns = "w_branch_commits"
     con.execute(f"DROP NAMESPACE IF EXISTS {ns} CASCADE")
     con.execute(f"CREATE NAMESPACE {ns}")
-    con.execute(f"CREATE TABLE {ns}.t (id BIGINT) USING iceberg TBLPROPERTIES ('format-version'='2')")
+    con.execute(
+        f"CREATE TABLE {ns}.t (id BIGINT) USING iceberg TBLPROPERTIES ('format-version'='2')"
+    )
     con.execute(f"INSERT INTO {ns}.t VALUES (1), (2)")
     spark.sql(f"REFRESH TABLE {ns}.t")
     spark.sql(f"ALTER TABLE {ns}.t CREATE BRANCH b")  # Spark makes the branch
@@ -32,7 +34,9 @@ def test_spark_reads_the_branch_icesql_appended_to_and_deleted_from(spark, con):
     ident = (ns, "t")
     table = con.catalog.load_table(ident)
     fork = table.metadata.snapshot_for_ref("b").snapshot_id
-    table = commit(con.catalog, table, Change(SnapshotOperation.APPEND, _files(table, [3, 4]), branch="b"))
+    table = commit(
+        con.catalog, table, Change(SnapshotOperation.APPEND, _files(table, [3, 4]), branch="b")
+    )
     # copy-on-write DELETE FROM t.branch_b WHERE id = 1: the file of ids 1, 2 is rewritten
     md = table.metadata
     read = md.snapshot_for_ref("b").snapshot_id
@@ -40,9 +44,15 @@ def test_spark_reads_the_branch_icesql_appended_to_and_deleted_from(spark, con):
     holding_1 = tuple(f for f in files if _holds(f.file_path, 1))
     added = _files(table, [2])
     table = commit(
-        con.catalog, table,
-        Change(operation_for(added, holding_1), added, holding_1,
-               validation=Validation(read, equal("id", 1)), branch="b"),
+        con.catalog,
+        table,
+        Change(
+            operation_for(added, holding_1),
+            added,
+            holding_1,
+            validation=Validation(read, equal("id", 1)),
+            branch="b",
+        ),
     )
     md = table.metadata
     assert md.snapshot_for_ref("b").parent_snapshot_id == read
@@ -51,10 +61,18 @@ def test_spark_reads_the_branch_icesql_appended_to_and_deleted_from(spark, con):
     spark.sql(f"REFRESH TABLE {ns}.t")
     ours = con.execute(f"SELECT id FROM {ns}.t.branch_b").fetchall()
     assert sorted(r[0] for r in ours) == [2, 3, 4]
-    assert_same_rows(spark.sql(f"SELECT id FROM {ns}.t.branch_b").collect(), ours, ordered=False,
-                     context="Spark reading t.branch_b")
-    assert_same_rows(spark.sql(f"SELECT id FROM {ns}.t VERSION AS OF 'b'").collect(), ours,
-                     ordered=False, context="Spark reading VERSION AS OF 'b'")
+    assert_same_rows(
+        spark.sql(f"SELECT id FROM {ns}.t.branch_b").collect(),
+        ours,
+        ordered=False,
+        context="Spark reading t.branch_b",
+    )
+    assert_same_rows(
+        spark.sql(f"SELECT id FROM {ns}.t VERSION AS OF 'b'").collect(),
+        ours,
+        ordered=False,
+        context="Spark reading VERSION AS OF 'b'",
+    )
     assert sorted(r.id for r in spark.sql(f"SELECT id FROM {ns}.t").collect()) == [1, 2, 10]
 
 

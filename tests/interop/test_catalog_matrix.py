@@ -56,14 +56,18 @@ def _catalog(kind: str, request: pytest.FixtureRequest, tmp_path) -> dict:
         return {"warehouse": warehouse, "properties": storage}
     if kind.startswith("sql"):
         return {
-            "catalog": "sql", "uri": f"sqlite:///{tmp_path / 'c.db'}", "warehouse": warehouse,
+            "catalog": "sql",
+            "uri": f"sqlite:///{tmp_path / 'c.db'}",
+            "warehouse": warehouse,
             "properties": storage,
         }
     pytest.importorskip("boto3")
     server = request.getfixturevalue("s3_server")
     glue = {
-        "glue.endpoint": server.endpoint, "glue.region": "us-east-1",
-        "glue.access-key-id": "testing", "glue.secret-access-key": "testing",
+        "glue.endpoint": server.endpoint,
+        "glue.region": "us-east-1",
+        "glue.access-key-id": "testing",
+        "glue.secret-access-key": "testing",
     }
     return {"catalog": "glue", "warehouse": warehouse, "properties": {**storage, **glue}}
 
@@ -86,9 +90,13 @@ def test_the_same_script_on_every_catalog(kind, request, tmp_path):
         got = con.execute(CHECK.format(t=table)).fetchall()
         assert got == reference.execute(CHECK.format(t="t")).fetchall(), (kind, ours)
         snapshots.append(got)
-    history = con.execute(f"SELECT snapshot_id FROM {table}.snapshots ORDER BY committed_at").fetchall()
+    history = con.execute(
+        f"SELECT snapshot_id FROM {table}.snapshots ORDER BY committed_at"
+    ).fetchall()
     assert len(history) == len(SCRIPT) - 2  # every step but CREATE and ALTER made one
-    first = con.execute(f"SELECT * FROM {table} VERSION AS OF {history[0][0]} ORDER BY id").fetchall()
+    first = con.execute(
+        f"SELECT * FROM {table} VERSION AS OF {history[0][0]} ORDER BY id"
+    ).fetchall()
     assert first == snapshots[1]  # time travel reads the snapshot's own schema, as Spark does
     files = con.execute(f"SELECT count(*) FROM {table}.files").fetchone()[0]
     assert files > 0

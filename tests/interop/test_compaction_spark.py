@@ -86,7 +86,9 @@ def test_rewrite_data_files_twins(spark, spark_warehouse, version, mode):
             f"CALL system.rewrite_data_files(table => '{NS}.{sp}', options => map('rewrite-all', 'true'))"
         )
         assert_same_rows(
-            _spark_rows(spark, ice), con.execute(f"SELECT * FROM {NS}.{sp}").fetchall(), ordered=False
+            _spark_rows(spark, ice),
+            con.execute(f"SELECT * FROM {NS}.{sp}").fetchall(),
+            ordered=False,
         )
     finally:
         con.close()
@@ -135,20 +137,30 @@ def test_rewrite_manifests_twins(spark, spark_warehouse, version):
     assert _spark_rows(spark, sp) == _spark_rows(spark, ice)
 
     def manifests(n: str) -> list[tuple]:
-        return sorted(tuple(r) for r in spark.sql(
-            "SELECT content, added_data_files_count, existing_data_files_count,"
-            " added_delete_files_count, existing_delete_files_count"
-            f" FROM local.{NS}.{n}.manifests").collect())
+        return sorted(
+            tuple(r)
+            for r in spark.sql(
+                "SELECT content, added_data_files_count, existing_data_files_count,"
+                " added_delete_files_count, existing_delete_files_count"
+                f" FROM local.{NS}.{n}.manifests"
+            ).collect()
+        )
 
     def entries(n: str) -> list[tuple]:
-        return sorted(tuple(r) for r in spark.sql(
-            "SELECT status, sequence_number, file_sequence_number, data_file.record_count"
-            f" FROM local.{NS}.{n}.entries").collect())
+        return sorted(
+            tuple(r)
+            for r in spark.sql(
+                "SELECT status, sequence_number, file_sequence_number, data_file.record_count"
+                f" FROM local.{NS}.{n}.entries"
+            ).collect()
+        )
 
     assert manifests(ice) == manifests(sp)
     assert entries(ice) == entries(sp)
     # Spark maintains what icesql rewrote: a further rewrite_data_files reads the same rows
-    spark.sql(f"CALL local.system.rewrite_data_files(table => '{NS}.{ice}', options => map('rewrite-all', 'true'))")
+    spark.sql(
+        f"CALL local.system.rewrite_data_files(table => '{NS}.{ice}', options => map('rewrite-all', 'true'))"
+    )
     assert _spark_rows(spark, sp) == _spark_rows(spark, ice)
 
 
@@ -174,7 +186,9 @@ def test_rewrite_position_delete_files_twins(spark, spark_warehouse):
     assert _spark_rows(spark, sp) == _spark_rows(spark, ice)
     assert _files(spark, sp) == _files(spark, ice)
     # Spark compacts the data files of the table icesql's delete rewrite left
-    spark.sql(f"CALL local.system.rewrite_data_files(table => '{NS}.{ice}', options => map('rewrite-all', 'true'))")
+    spark.sql(
+        f"CALL local.system.rewrite_data_files(table => '{NS}.{ice}', options => map('rewrite-all', 'true'))"
+    )
     assert _spark_rows(spark, sp) == _spark_rows(spark, ice)
 
 
@@ -188,7 +202,9 @@ def test_sort_rewrite_spark_reads_and_resorts(spark, spark_warehouse):
             f"CALL system.rewrite_data_files('{NS}.{ice}', 'sort', 'id DESC NULLS LAST',"
             " map('rewrite-all', 'true'))"
         ).fetchall()
-        paths = [r[0] for r in con.execute(f"SELECT file_path FROM {NS}.{ice}.data_files").fetchall()]
+        paths = [
+            r[0] for r in con.execute(f"SELECT file_path FROM {NS}.{ice}.data_files").fetchall()
+        ]
     finally:
         con.close()
     assert out[0] > 0 and out[4] > 0  # the deletion vectors went with the rewritten files

@@ -111,52 +111,89 @@ ORD, CUS = f"{NS}.orders", f"{NS}.customers"
 # pass; "diff": the two EXCEPT ALL queries, rows only in A and only in B
 SPARK_CHECKS: dict[str, tuple[str, object]] = {
     "test_dq.sql::negative_amounts": ("rows", f"SELECT id, amount FROM {ORD} WHERE amount < 0"),
-    "test_dq.sql::busy_days":
-        ("rows", f"SELECT day FROM {ORD} GROUP BY day HAVING count(*) > 2"),
-    "test_dq.sql::customers_without_orders":
-        ("rows", f"SELECT c.id FROM {CUS} c LEFT ANTI JOIN {ORD} o ON o.customer_id = c.id"),
+    "test_dq.sql::busy_days": ("rows", f"SELECT day FROM {ORD} GROUP BY day HAVING count(*) > 2"),
+    "test_dq.sql::customers_without_orders": (
+        "rows",
+        f"SELECT c.id FROM {CUS} c LEFT ANTI JOIN {ORD} o ON o.customer_id = c.id",
+    ),
     "test_dq.sql::huge_amounts": ("rows", f"SELECT * FROM {ORD} WHERE amount > 1000"),
     "test_dq.sql::two_countries": ("expect", (2, f"SELECT DISTINCT country FROM {CUS}")),
-    **{f"dq.checks.toml::{ORD}::not_null({c})": ("rows", f"SELECT * FROM {ORD} WHERE {c} IS NULL")
-       for c in ("id", "customer_id", "status", "day")},
-    f"dq.checks.toml::{ORD}::unique(id)":
-        ("rows", f"SELECT id FROM {ORD} WHERE id IS NOT NULL GROUP BY id HAVING count(*) > 1"),
-    f"dq.checks.toml::{ORD}::unique(customer_id,day)":
-        ("rows", f"SELECT customer_id, day FROM {ORD} WHERE customer_id IS NOT NULL"
-                 " AND day IS NOT NULL GROUP BY customer_id, day HAVING count(*) > 1"),
-    f"dq.checks.toml::{ORD}::accepted_values(status)":
-        ("rows", f"SELECT * FROM {ORD} WHERE status NOT IN ('new', 'shipped', 'returned')"),
-    f"dq.checks.toml::{ORD}::relationships(customer_id)":
-        ("rows", f"SELECT o.* FROM {ORD} o LEFT ANTI JOIN {CUS} c ON o.customer_id = c.id"
-                 " WHERE o.customer_id IS NOT NULL"),
+    **{
+        f"dq.checks.toml::{ORD}::not_null({c})": ("rows", f"SELECT * FROM {ORD} WHERE {c} IS NULL")
+        for c in ("id", "customer_id", "status", "day")
+    },
+    f"dq.checks.toml::{ORD}::unique(id)": (
+        "rows",
+        f"SELECT id FROM {ORD} WHERE id IS NOT NULL GROUP BY id HAVING count(*) > 1",
+    ),
+    f"dq.checks.toml::{ORD}::unique(customer_id,day)": (
+        "rows",
+        f"SELECT customer_id, day FROM {ORD} WHERE customer_id IS NOT NULL"
+        " AND day IS NOT NULL GROUP BY customer_id, day HAVING count(*) > 1",
+    ),
+    f"dq.checks.toml::{ORD}::accepted_values(status)": (
+        "rows",
+        f"SELECT * FROM {ORD} WHERE status NOT IN ('new', 'shipped', 'returned')",
+    ),
+    f"dq.checks.toml::{ORD}::relationships(customer_id)": (
+        "rows",
+        f"SELECT o.* FROM {ORD} o LEFT ANTI JOIN {CUS} c ON o.customer_id = c.id"
+        " WHERE o.customer_id IS NOT NULL",
+    ),
     f"dq.checks.toml::{ORD}::row_count": ("count", (1, 5, f"SELECT count(*) FROM {ORD}")),
-    f"dq.checks.toml::{ORD}::expression(amount >= 0)":
-        ("rows", f"SELECT * FROM {ORD} WHERE NOT (amount >= 0)"),
-    f"dq.checks.toml::{ORD}::expression(amount < 100)":
-        ("rows", f"SELECT * FROM {ORD} WHERE NOT (amount < 100)"),
-    **{f"dq.checks.toml::{CUS}::not_null({c})": ("rows", f"SELECT * FROM {CUS} WHERE {c} IS NULL")
-       for c in ("id", "name")},
-    f"dq.checks.toml::{CUS}::unique(id)":
-        ("rows", f"SELECT id FROM {CUS} WHERE id IS NOT NULL GROUP BY id HAVING count(*) > 1"),
-    f"dq.checks.toml::{CUS}::accepted_values(country)":
-        ("rows", f"SELECT * FROM {CUS} WHERE country NOT IN ('DE', 'FR')"),
+    f"dq.checks.toml::{ORD}::expression(amount >= 0)": (
+        "rows",
+        f"SELECT * FROM {ORD} WHERE NOT (amount >= 0)",
+    ),
+    f"dq.checks.toml::{ORD}::expression(amount < 100)": (
+        "rows",
+        f"SELECT * FROM {ORD} WHERE NOT (amount < 100)",
+    ),
+    **{
+        f"dq.checks.toml::{CUS}::not_null({c})": ("rows", f"SELECT * FROM {CUS} WHERE {c} IS NULL")
+        for c in ("id", "name")
+    },
+    f"dq.checks.toml::{CUS}::unique(id)": (
+        "rows",
+        f"SELECT id FROM {CUS} WHERE id IS NOT NULL GROUP BY id HAVING count(*) > 1",
+    ),
+    f"dq.checks.toml::{CUS}::accepted_values(country)": (
+        "rows",
+        f"SELECT * FROM {CUS} WHERE country NOT IN ('DE', 'FR')",
+    ),
     f"dq.checks.toml::{CUS}::row_count": ("count", (1, 10, f"SELECT count(*) FROM {CUS}")),
-    "test_py_dq.py::test_helper_no_rows":
-        ("rows", f"SELECT * FROM {ORD} WHERE day > DATE '2024-01-04'"),
-    "test_py_dq.py::test_helper_not_null":
-        ("rows", f"SELECT * FROM {ORD} WHERE customer_id IS NULL OR status IS NULL"),
-    "test_py_dq.py::test_helper_unique":
-        ("rows", f"SELECT id FROM {CUS} WHERE id IS NOT NULL GROUP BY id HAVING count(*) > 1"),
-    "test_py_dq.py::test_helper_accepted_values":
-        ("rows", f"SELECT * FROM {CUS} WHERE country NOT IN ('DE', 'FR')"),
-    "test_py_dq.py::test_helper_relationship":
-        ("rows", f"SELECT o.* FROM {ORD} o LEFT ANTI JOIN {CUS} c ON o.customer_id = c.id"
-                 " WHERE o.customer_id IS NOT NULL"),
-    "test_py_dq.py::test_helper_row_count":
-        ("count", (8, None, f"SELECT count(*) FROM {ORD} WHERE amount IS NOT NULL")),
-    "test_py_dq.py::test_helper_same_rows":
-        ("diff", (f"SELECT customer_id FROM {ORD} EXCEPT ALL SELECT id FROM {CUS}",
-                  f"SELECT id FROM {CUS} EXCEPT ALL SELECT customer_id FROM {ORD}")),
+    "test_py_dq.py::test_helper_no_rows": (
+        "rows",
+        f"SELECT * FROM {ORD} WHERE day > DATE '2024-01-04'",
+    ),
+    "test_py_dq.py::test_helper_not_null": (
+        "rows",
+        f"SELECT * FROM {ORD} WHERE customer_id IS NULL OR status IS NULL",
+    ),
+    "test_py_dq.py::test_helper_unique": (
+        "rows",
+        f"SELECT id FROM {CUS} WHERE id IS NOT NULL GROUP BY id HAVING count(*) > 1",
+    ),
+    "test_py_dq.py::test_helper_accepted_values": (
+        "rows",
+        f"SELECT * FROM {CUS} WHERE country NOT IN ('DE', 'FR')",
+    ),
+    "test_py_dq.py::test_helper_relationship": (
+        "rows",
+        f"SELECT o.* FROM {ORD} o LEFT ANTI JOIN {CUS} c ON o.customer_id = c.id"
+        " WHERE o.customer_id IS NOT NULL",
+    ),
+    "test_py_dq.py::test_helper_row_count": (
+        "count",
+        (8, None, f"SELECT count(*) FROM {ORD} WHERE amount IS NOT NULL"),
+    ),
+    "test_py_dq.py::test_helper_same_rows": (
+        "diff",
+        (
+            f"SELECT customer_id FROM {ORD} EXCEPT ALL SELECT id FROM {CUS}",
+            f"SELECT id FROM {CUS} EXCEPT ALL SELECT customer_id FROM {ORD}",
+        ),
+    ),
 }
 
 # the offending-row figure of each failure kind's message (RowsFailure, unique's keys,
@@ -234,8 +271,9 @@ def test_engine(icesql_connection, icesql):
 
 
 @pytest.mark.parametrize("engine", ["local", "spark"])
-def test_checks_give_sparks_verdicts_and_counts(spark, spark_dq_tables: str, engine: str,
-                                                pytester: pytest.Pytester) -> None:
+def test_checks_give_sparks_verdicts_and_counts(
+    spark, spark_dq_tables: str, engine: str, pytester: pytest.Pytester
+) -> None:
     pytester.makefile(".sql", test_dq=SQL_CHECKS)
     pytester.path.joinpath("dq.checks.toml").write_text(TOML_CHECKS)
     pytester.makepyfile(test_py_dq=PY_CHECKS)
@@ -246,19 +284,28 @@ def test_checks_give_sparks_verdicts_and_counts(spark, spark_dq_tables: str, eng
         # that also names its catalog (jars, Iceberg's catalog ``local`` on the same warehouse)
         conf = spark_support.spark_conf(spark_dq_tables, pytester.path / "spark-scratch")
         pytester.path.joinpath("spark-defaults.conf").write_text(
-            "".join(f"{key} {value}\n" for key, value in conf.items()))
+            "".join(f"{key} {value}\n" for key, value in conf.items())
+        )
         pytester.makepyfile(test_engine_check=ENGINE_CHECK)
-        args = ["-p", "no:cacheprovider", "--icesql-config=spark-defaults.conf",
-                "--icesql-engine=spark", "--icesql-spark=local[1]"]
+        args = [
+            "-p",
+            "no:cacheprovider",
+            "--icesql-config=spark-defaults.conf",
+            "--icesql-engine=spark",
+            "--icesql-spark=local[1]",
+        ]
     # in a process of its own: an in-process run drops the modules it imported first from
     # sys.modules when it ends, and later tests of this process then meet second copies of
     # sqlglot's and icesql's classes (ALTER TABLE ... ADD COLUMN failed after it)
     result = pytester.runpytest_subprocess(*args, timeout=600)
     ours = _icesql_verdicts(json.loads((pytester.path / "outcomes.json").read_text()))
     if engine == "spark":
-        assert ours.pop("test_engine_check.py::test_engine") == ("passed", None), result.stdout.str()
-    theirs = {node: _spark_verdict(spark, kind, query)
-              for node, (kind, query) in SPARK_CHECKS.items()}
+        assert ours.pop("test_engine_check.py::test_engine") == ("passed", None), (
+            result.stdout.str()
+        )
+    theirs = {
+        node: _spark_verdict(spark, kind, query) for node, (kind, query) in SPARK_CHECKS.items()
+    }
     assert set(ours) == set(theirs), result.stdout.str()
     verdicts = {node: v for node, (v, _) in ours.items()}
     assert verdicts == {node: v for node, (v, _) in theirs.items()}

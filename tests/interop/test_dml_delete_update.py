@@ -140,18 +140,34 @@ def _create(spark, name: str, version: int, mode: str, extra: str = "") -> tuple
 def _compare(spark, con, ice: str, twin: str, version: int, step: str) -> None:
     spark.sql(f"REFRESH TABLE {ice}")
     expected = spark.sql(f"SELECT * FROM {twin}").collect()
-    assert_same_rows(expected, con.execute(f"SELECT * FROM {ice}").fetchall(), ordered=False,
-                     context=f"icesql reads {ice} after {step}")
-    assert_same_rows(expected, spark.sql(f"SELECT * FROM {ice}").collect(), ordered=False,
-                     context=f"Spark reads {ice} after {step}")
+    assert_same_rows(
+        expected,
+        con.execute(f"SELECT * FROM {ice}").fetchall(),
+        ordered=False,
+        context=f"icesql reads {ice} after {step}",
+    )
+    assert_same_rows(
+        expected,
+        spark.sql(f"SELECT * FROM {ice}").collect(),
+        ordered=False,
+        context=f"Spark reads {ice} after {step}",
+    )
     listing = "SELECT content, file_path, file_format, record_count, referenced_data_file,"
     listing += " content_offset, content_size_in_bytes FROM {}.delete_files"
-    assert_same_rows(spark.sql(listing.format(ice)).collect(), con.execute(listing.format(ice)).fetchall(),
-                     ordered=False, context=f"delete files of {ice} after {step}")
+    assert_same_rows(
+        spark.sql(listing.format(ice)).collect(),
+        con.execute(listing.format(ice)).fetchall(),
+        ordered=False,
+        context=f"delete files of {ice} after {step}",
+    )
     if version >= 3:
         lineage = "SELECT id, _row_id, _last_updated_sequence_number FROM {}"
-        assert_same_rows(spark.sql(lineage.format(twin)).collect(), spark.sql(lineage.format(ice)).collect(),
-                         ordered=False, context=f"row lineage of {ice} after {step}")
+        assert_same_rows(
+            spark.sql(lineage.format(twin)).collect(),
+            spark.sql(lineage.format(ice)).collect(),
+            ordered=False,
+            context=f"row lineage of {ice} after {step}",
+        )
 
 
 def _run(spark, con, ice: str, twin: str, version: int, steps: list) -> None:
@@ -184,7 +200,9 @@ def test_partition_scoped_deletes_stay_and_dvs_absorb_them(spark, spark_warehous
     """v2 partition-scoped position deletes written by Spark: icesql's file-scoped deletes
     leave them in place; after an upgrade to v3 icesql's DV absorbs them (spec: a DV holds
     every position delete of its data file)."""
-    ice, twin = _create(spark, "part", 2, "merge-on-read", ", 'write.delete.granularity'='partition'")
+    ice, twin = _create(
+        spark, "part", 2, "merge-on-read", ", 'write.delete.granularity'='partition'"
+    )
     con = icesql.connect(spark_warehouse)
     try:
         steps = [
@@ -195,7 +213,9 @@ def test_partition_scoped_deletes_stay_and_dvs_absorb_them(spark, spark_warehous
             ("spark", "DELETE FROM {t} WHERE id = 4"),
         ]
         _run(spark, con, ice, twin, 2, steps)
-        formats = sorted(r[0] for r in con.execute(f"SELECT file_format FROM {ice}.delete_files").fetchall())
+        formats = sorted(
+            r[0] for r in con.execute(f"SELECT file_format FROM {ice}.delete_files").fetchall()
+        )
         assert "PUFFIN" in formats and "PARQUET" in formats  # the partition-scoped file stays
     finally:
         con.close()
@@ -250,14 +270,25 @@ def test_bad_statements_fail_in_both_and_change_nothing(spark, spark_warehouse):
 # runs exactly that through the JVM with the append made between building and committing
 # it; icesql's DELETE gets the same append between planning and committing.
 RACES = {  # name -> (format version, condition, the same filter in Java, rows appended)
-    "same-partition-v2": (2, "p = 'a'", ("equal", "p", "a"), "(20,'a',2.0,'x'), (21,'a',NULL,NULL)"),
+    "same-partition-v2": (
+        2,
+        "p = 'a'",
+        ("equal", "p", "a"),
+        "(20,'a',2.0,'x'), (21,'a',NULL,NULL)",
+    ),
     "same-partition-v3": (3, "p = 'a'", ("equal", "p", "a"), "(20,'a',2.0,'x')"),
     "metrics": (2, "id < 100", ("lessThan", "id", 100), "(20,'z',2.0,'x'), (30,'a',3.0,'y')"),
     "split-file": (2, "id < 100", ("lessThan", "id", 100), "(50,'a',1.0,'x'), (500,'a',2.0,'y')"),
 }
 DELETE_COUNTS = (
-    "deleted-data-files", "removed-delete-files", "removed-position-deletes", "removed-dvs",
-    "deleted-records", "changed-partition-count", "total-records", "total-data-files",
+    "deleted-data-files",
+    "removed-delete-files",
+    "removed-position-deletes",
+    "removed-dvs",
+    "deleted-records",
+    "changed-partition-count",
+    "total-records",
+    "total-data-files",
     "total-delete-files",
 )
 
@@ -265,19 +296,23 @@ DELETE_COUNTS = (
 @pytest.mark.parametrize("race", sorted(RACES))
 def test_metadata_only_delete_races_an_append_like_spark(spark, spark_warehouse, monkeypatch, race):
     version, condition, (op, column, value), appended = RACES[race]
-    ice, twin = _create(spark, "part", version, "merge-on-read", ", 'write.delete.isolation-level'='serializable'")
+    ice, twin = _create(
+        spark, "part", version, "merge-on-read", ", 'write.delete.isolation-level'='serializable'"
+    )
     con = icesql.connect(spark_warehouse)
     try:
         for t in (ice, twin):  # files with deletes (a DV in v3) that the filter removes too
             spark.sql(f"DELETE FROM {t} WHERE id IN (2, 9)")
         append = f"INSERT INTO {{}} VALUES {appended}"
-        java_filter = getattr(spark._jvm.org.apache.iceberg.expressions.Expressions, op)(column, value)
+        java_filter = getattr(spark._jvm.org.apache.iceberg.expressions.Expressions, op)(
+            column, value
+        )
         jdelete = java_table(spark, twin).newDelete().deleteFromRowFilter(java_filter)
         con.execute(append.format(twin))
         java_error = None
         try:
             jdelete.commit()
-        except Exception as e:  # noqa: BLE001 - py4j's wrapper of Java's ValidationException
+        except Exception as e:
             java_error = str(e)
 
         ident = tuple(ice.split("."))
@@ -293,14 +328,19 @@ def test_metadata_only_delete_races_an_append_like_spark(spark, spark_warehouse,
         assert written  # the append happened
         spark.sql(f"REFRESH TABLE {twin}")
         _compare(spark, con, ice, twin, version, f"DELETE WHERE {condition} racing an append")
-        mine, theirs = (con.catalog.load_table(tuple(t.split("."))).metadata.current_snapshot() for t in (ice, twin))
+        mine, theirs = (
+            con.catalog.load_table(tuple(t.split("."))).metadata.current_snapshot()
+            for t in (ice, twin)
+        )
         assert mine.operation == theirs.operation == ("append" if java_error else "delete")
         if java_error is None:
             counts = [{k: s.summary.get(k) for k in DELETE_COUNTS} for s in (mine, theirs)]
             assert counts[0] == counts[1]
             assert int(counts[0]["deleted-data-files"]) >= 2
-            before = spark.sql(f"SELECT count(*) FROM {twin} VERSION AS OF {theirs.parent_snapshot_id}"
-                               f" WHERE {condition}").collect()[0][0]
+            before = spark.sql(
+                f"SELECT count(*) FROM {twin} VERSION AS OF {theirs.parent_snapshot_id}"
+                f" WHERE {condition}"
+            ).collect()[0][0]
             assert rowcount == before  # the rows matching when the commit landed
     finally:
         con.close()

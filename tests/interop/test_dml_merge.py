@@ -78,8 +78,7 @@ SCRIPTS = {
         " WHEN NOT MATCHED THEN INSERT (id, cat, v, amount, ts) VALUES (s.id, s.cat, 0, 0, NULL)",
     ],
     "changes_nothing": [  # each commits an empty snapshot, as Spark does
-        "MERGE INTO {t} t USING {s} s ON t.id = s.id + 1000"
-        " WHEN MATCHED THEN UPDATE SET v = 0",
+        "MERGE INTO {t} t USING {s} s ON t.id = s.id + 1000 WHEN MATCHED THEN UPDATE SET v = 0",
         # rows match, no clause applies (copy-on-write Spark rewrites their files anyway)
         "MERGE INTO {t} t USING {s} s ON t.id = s.id WHEN MATCHED AND s.v < 0 THEN DELETE"
         " WHEN NOT MATCHED BY SOURCE AND t.id < 0 THEN UPDATE SET v = 0",
@@ -96,7 +95,10 @@ ERRORS = {
     " WHEN MATCHED THEN UPDATE SET v = 1",
 }
 
-CODES = {"ambiguous_match": "MERGE_CARDINALITY_VIOLATION", "column_aliases": "COLUMN_ALIASES_IS_NOT_ALLOWED"}
+CODES = {
+    "ambiguous_match": "MERGE_CARDINALITY_VIOLATION",
+    "column_aliases": "COLUMN_ALIASES_IS_NOT_ALLOWED",
+}
 
 LAYOUTS = [  # (format version, mode, partitioned); copy-on-write ones next to each other
     (2, "copy-on-write", True),
@@ -130,7 +132,9 @@ def _tables(spark, version, mode, partitioned):
     _create(spark, ours, version, mode, partitioned)
     _create(spark, theirs, version, mode, partitioned)
     spark.sql(f"DROP TABLE IF EXISTS {source}")
-    spark.sql(f"CREATE TABLE {source} (id BIGINT, cat STRING, v INT, amount DECIMAL(10,2), op STRING) USING iceberg")
+    spark.sql(
+        f"CREATE TABLE {source} (id BIGINT, cat STRING, v INT, amount DECIMAL(10,2), op STRING) USING iceberg"
+    )
     spark.sql(f"INSERT INTO {source} VALUES {', '.join(SOURCE)}")
     return ours, theirs, source
 
@@ -141,10 +145,22 @@ def _tables(spark, version, mode, partitioned):
 # depend on how the writer splits its output (Spark: one file per partition and task), and
 # equal icesql's one file per partition for these few rows, clustered by partition.
 COUNTS = (
-    "added-data-files", "deleted-data-files", "added-delete-files", "removed-delete-files",
-    "added-position-delete-files", "removed-position-delete-files", "added-dvs", "removed-dvs",
-    "added-records", "deleted-records", "added-position-deletes", "removed-position-deletes",
-    "changed-partition-count", "total-records", "total-data-files", "total-delete-files",
+    "added-data-files",
+    "deleted-data-files",
+    "added-delete-files",
+    "removed-delete-files",
+    "added-position-delete-files",
+    "removed-position-delete-files",
+    "added-dvs",
+    "removed-dvs",
+    "added-records",
+    "deleted-records",
+    "added-position-deletes",
+    "removed-position-deletes",
+    "changed-partition-count",
+    "total-records",
+    "total-data-files",
+    "total-delete-files",
     "total-position-deletes",
 )
 # Copy-on-write: Spark rewrites every file holding a target row the ON condition matched
@@ -153,10 +169,18 @@ COUNTS = (
 # copied, and the delete files removed with those data files may differ (Spark's can only
 # be more, never fewer); the rows, net record change and remaining counts must be equal.
 REWRITE_DEPENDENT = (
-    "added-data-files", "deleted-data-files", "added-records", "deleted-records",
-    "removed-delete-files", "removed-position-delete-files", "removed-dvs",
-    "removed-position-deletes", "changed-partition-count", "total-data-files",
-    "total-delete-files", "total-position-deletes",
+    "added-data-files",
+    "deleted-data-files",
+    "added-records",
+    "deleted-records",
+    "removed-delete-files",
+    "removed-position-delete-files",
+    "removed-dvs",
+    "removed-position-deletes",
+    "changed-partition-count",
+    "total-data-files",
+    "total-delete-files",
+    "total-position-deletes",
 )
 
 
@@ -173,14 +197,23 @@ def _same_commit(con, ours, theirs, before, mode, step):
     mine, spark_made = (_snapshots(con, t)[n:] for t, n in zip((ours, theirs), before))
     assert len(mine) == len(spark_made) == 1, f"{step}: icesql made {mine}, Spark {spark_made}"
     a, b = mine[0].summary, spark_made[0].summary
-    assert a["operation"] == b["operation"], f"{step}: operation {a['operation']} (Spark {b['operation']})"
+    assert a["operation"] == b["operation"], (
+        f"{step}: operation {a['operation']} (Spark {b['operation']})"
+    )
     if mode == "merge-on-read":
         assert _counts(a) == _counts(b), step
         return
     exact = [k for k in COUNTS if k not in REWRITE_DEPENDENT]
     assert _counts(a, exact) == _counts(b, exact), step
-    gone = ("deleted-data-files", "deleted-records", "removed-delete-files", "removed-position-deletes")
-    assert all(_counts(a)[k] <= _counts(b)[k] for k in gone), f"{step}: icesql {_counts(a)}, Spark {_counts(b)}"
+    gone = (
+        "deleted-data-files",
+        "deleted-records",
+        "removed-delete-files",
+        "removed-position-deletes",
+    )
+    assert all(_counts(a)[k] <= _counts(b)[k] for k in gone), (
+        f"{step}: icesql {_counts(a)}, Spark {_counts(b)}"
+    )
     net = _counts(a)["added-records"] - _counts(a)["deleted-records"]
     assert net == _counts(b)["added-records"] - _counts(b)["deleted-records"], step
 
@@ -204,7 +237,11 @@ def _layout_id(layout):
 # every script in three layouts, rotating, so that each layout meets most scripts and each
 # script meets both modes (layouts i, i+2, i+4 always include one of two adjacent ones)
 CASES = [
-    pytest.param(script, LAYOUTS[(i + k) % len(LAYOUTS)], id=f"{script}-{_layout_id(LAYOUTS[(i + k) % len(LAYOUTS)])}")
+    pytest.param(
+        script,
+        LAYOUTS[(i + k) % len(LAYOUTS)],
+        id=f"{script}-{_layout_id(LAYOUTS[(i + k) % len(LAYOUTS)])}",
+    )
     for i, script in enumerate(sorted(SCRIPTS))
     for k in (0, 2, 4)
 ]
@@ -219,14 +256,24 @@ def test_merge_matches_spark(spark, con, script, layout):
         spark.sql(statement.format(t=theirs, s=source))
         _same_commit(con, ours, theirs, before, layout[1], f"{script}: {statement[:60]}...")
     expected = _rows(spark, theirs)
-    assert_same_rows(expected, _rows(spark, ours), ordered=False, context=f"{script}: Spark reads icesql's table")
-    assert_same_rows(expected, con.execute(f"SELECT {COLUMNS} FROM {ours}").fetchall(), ordered=False,
-                     context=f"{script}: icesql reads its table")
+    assert_same_rows(
+        expected, _rows(spark, ours), ordered=False, context=f"{script}: Spark reads icesql's table"
+    )
+    assert_same_rows(
+        expected,
+        con.execute(f"SELECT {COLUMNS} FROM {ours}").fetchall(),
+        ordered=False,
+        context=f"{script}: icesql reads its table",
+    )
     # Spark can keep changing what icesql wrote
     spark.sql(f"DELETE FROM {ours} WHERE id = 1")
     spark.sql(f"DELETE FROM {theirs} WHERE id = 1")
-    assert_same_rows(_rows(spark, theirs), con.execute(f"SELECT {COLUMNS} FROM {ours}").fetchall(),
-                     ordered=False, context=f"{script}: after a Spark DELETE on top")
+    assert_same_rows(
+        _rows(spark, theirs),
+        con.execute(f"SELECT {COLUMNS} FROM {ours}").fetchall(),
+        ordered=False,
+        context=f"{script}: after a Spark DELETE on top",
+    )
 
 
 @pytest.mark.parametrize("layout", [LAYOUTS[2], LAYOUTS[1]], ids=["v2-mor", "v3-cow"])

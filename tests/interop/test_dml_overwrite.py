@@ -25,9 +25,18 @@ import icesql
 NS = "ovw"
 MODE = "spark.sql.sources.partitionOverwriteMode"
 KEYS = (
-    "operation", "replace-partitions", "added-records", "deleted-records", "changed-partition-count",
-    "removed-delete-files", "removed-position-deletes", "removed-dvs", "removed-position-delete-files",
-    "total-records", "total-delete-files", "total-position-deletes",
+    "operation",
+    "replace-partitions",
+    "added-records",
+    "deleted-records",
+    "changed-partition-count",
+    "removed-delete-files",
+    "removed-position-deletes",
+    "removed-dvs",
+    "removed-position-delete-files",
+    "total-records",
+    "total-delete-files",
+    "total-position-deletes",
 )
 
 SCRIPTS = {
@@ -144,8 +153,13 @@ def con(spark_warehouse):
 
 
 def _snapshots(spark, table):
-    rows = spark.sql(f"SELECT operation, summary FROM {table}.snapshots ORDER BY committed_at").collect()
-    return [{"operation": r.operation, **{k: v for k, v in r.summary.items() if k in KEYS}} for r in rows]
+    rows = spark.sql(
+        f"SELECT operation, summary FROM {table}.snapshots ORDER BY committed_at"
+    ).collect()
+    return [
+        {"operation": r.operation, **{k: v for k, v in r.summary.items() if k in KEYS}}
+        for r in rows
+    ]
 
 
 def _state(spark, table):
@@ -189,17 +203,35 @@ def test_overwrite_script_matches_spark(spark, con, name, version):
                     spark.sql(sql.format(t=theirs))
                 with pytest.raises(icesql.Error):
                     con.execute(sql.format(t=ours))
-                assert (_state(spark, ours), _state(spark, theirs)) == before, f"{step} changed a table"
+                assert (_state(spark, ours), _state(spark, theirs)) == before, (
+                    f"{step} changed a table"
+                )
                 continue
             spark.sql(sql.format(t=theirs))
             _run_icesql(con, sql.format(t=ours))
-            (our_rows, our_deletes, our_snaps), (rows, deletes, snaps) = _state(spark, ours), _state(spark, theirs)
+            (our_rows, our_deletes, our_snaps), (rows, deletes, snaps) = (
+                _state(spark, ours),
+                _state(spark, theirs),
+            )
             context = f"{name} v{version} after {sql}"
-            assert_same_rows(rows, our_rows, ordered=False, context=context + " (Spark reading both)")
-            assert_same_rows(rows, con.execute(f"SELECT * FROM {ours}").fetchall(), ordered=False, context=context)
-            assert len(our_snaps) == len(snaps), f"{context}: {len(our_snaps)} snapshots vs Spark's {len(snaps)}"
-            assert our_snaps[-1] == snaps[-1], f"{context}: summary {our_snaps[-1]} vs Spark's {snaps[-1]}"
-            assert our_deletes == deletes, f"{context}: {our_deletes} live delete files vs Spark's {deletes}"
+            assert_same_rows(
+                rows, our_rows, ordered=False, context=context + " (Spark reading both)"
+            )
+            assert_same_rows(
+                rows,
+                con.execute(f"SELECT * FROM {ours}").fetchall(),
+                ordered=False,
+                context=context,
+            )
+            assert len(our_snaps) == len(snaps), (
+                f"{context}: {len(our_snaps)} snapshots vs Spark's {len(snaps)}"
+            )
+            assert our_snaps[-1] == snaps[-1], (
+                f"{context}: summary {our_snaps[-1]} vs Spark's {snaps[-1]}"
+            )
+            assert our_deletes == deletes, (
+                f"{context}: {our_deletes} live delete files vs Spark's {deletes}"
+            )
     finally:
         spark.sql(f"RESET {MODE}")
         con.execute(f"RESET {MODE}")

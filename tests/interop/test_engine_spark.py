@@ -140,7 +140,9 @@ def test_set_engine_and_reset(spark, spark_tables, spark_warehouse):
 
 
 def test_spark_errors_are_db_api_errors(on_spark):
-    with pytest.raises(icesql.ProgrammingError, match="Spark: .*(TABLE_OR_VIEW_NOT_FOUND|not found)"):
+    with pytest.raises(
+        icesql.ProgrammingError, match="Spark: .*(TABLE_OR_VIEW_NOT_FOUND|not found)"
+    ):
         on_spark.execute("SELECT * FROM db.no_such_table")
     # with engine=spark, text icesql cannot parse is Spark's to judge (and to run)
     with pytest.raises(icesql.ProgrammingError, match="Spark: .*PARSE_SYNTAX_ERROR"):
@@ -182,7 +184,17 @@ def test_shell_engine_option_runs_on_spark(spark, spark_tables, spark_warehouse,
     test session (one SparkContext per process)."""
     from icesql.shell import main
 
-    assert main([spark_warehouse, "--engine", "spark", "-c",
-                 "EXPLAIN SELECT count(*) FROM db.all_types"]) == 0
+    assert (
+        main(
+            [
+                spark_warehouse,
+                "--engine",
+                "spark",
+                "-c",
+                "EXPLAIN SELECT count(*) FROM db.all_types",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "spark: SET icesql.engine = spark" in out and "Physical Plan" in out

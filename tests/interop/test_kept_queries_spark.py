@@ -8,7 +8,9 @@ def test_a_repeated_query_sees_each_spark_commit(spark, con):
     ns = "w_kept_queries"
     con.execute(f"DROP NAMESPACE IF EXISTS {ns} CASCADE")
     con.execute(f"CREATE NAMESPACE {ns}")
-    con.execute(f"CREATE TABLE {ns}.t (id BIGINT) USING iceberg TBLPROPERTIES ('format-version'='2')")
+    con.execute(
+        f"CREATE TABLE {ns}.t (id BIGINT) USING iceberg TBLPROPERTIES ('format-version'='2')"
+    )
     con.execute(f"INSERT INTO {ns}.t VALUES (1), (2)")
     count = f"SELECT count(*), sum(id) FROM {ns}.t"
     star = f"SELECT * FROM {ns}.t WHERE id >= 2 ORDER BY id"

@@ -53,7 +53,9 @@ MORE = [
     "INSERT INTO {t}.branch_c VALUES (21, 'f', 'q')",
     "INSERT INTO {t} VALUES (9, 'a', 'x')",
 ]
-EXPIRE_FIRST = f"CALL system.expire_snapshots(table => '{{t}}', older_than => {FUTURE}, retain_last => 2)"
+EXPIRE_FIRST = (
+    f"CALL system.expire_snapshots(table => '{{t}}', older_than => {FUTURE}, retain_last => 2)"
+)
 EXPIRE_SECOND = (
     f"CALL system.expire_snapshots(table => '{{t}}', older_than => {FUTURE},"
     " clean_expired_metadata => true)"
@@ -106,16 +108,26 @@ def _compare(spark, con, ice: str, twin: str, context: str) -> None:
     for t in (ice, twin):
         spark.sql(f"REFRESH TABLE {t}")
     refs = [r.name for r in spark.sql(f"SELECT name FROM {twin}.refs").collect()]
-    for query in ("SELECT name, type FROM {t}.refs", "SELECT count(*) FROM {t}.snapshots", FILES,
-                  "SELECT * FROM {t}"):
-        assert_same_rows(spark.sql(query.format(t=twin)).collect(),
-                         spark.sql(query.format(t=ice)).collect(), ordered=False,
-                         context=f"{query} after {context}")
+    for query in (
+        "SELECT name, type FROM {t}.refs",
+        "SELECT count(*) FROM {t}.snapshots",
+        FILES,
+        "SELECT * FROM {t}",
+    ):
+        assert_same_rows(
+            spark.sql(query.format(t=twin)).collect(),
+            spark.sql(query.format(t=ice)).collect(),
+            ordered=False,
+            context=f"{query} after {context}",
+        )
     for ref in refs:
         query = "SELECT * FROM {t} VERSION AS OF '" + ref + "'"
-        assert_same_rows(spark.sql(query.format(t=twin)).collect(),
-                         spark.sql(query.format(t=ice)).collect(), ordered=False,
-                         context=f"Spark reading {ref} after {context}")
+        assert_same_rows(
+            spark.sql(query.format(t=twin)).collect(),
+            spark.sql(query.format(t=ice)).collect(),
+            ordered=False,
+            context=f"Spark reading {ref} after {context}",
+        )
     assert _kinds(spark, ice) == _kinds(spark, twin), f"files on disk after {context}"
     for t in (ice, twin):
         assert_every_reached_file_exists(con, t.split(".")[1], NS)
@@ -159,34 +171,53 @@ def _age(folder: str, seconds: float) -> None:
 
 def test_remove_orphan_files_twins(spark, con):
     ice, twin = _create(spark, 2, "o")
-    _run_spark(spark, (ice, twin), HISTORY[:4] + ["ALTER TABLE {t} CREATE BRANCH b",
-                                                 "INSERT INTO {t}.branch_b VALUES (10, 'a')"])
+    _run_spark(
+        spark,
+        (ice, twin),
+        HISTORY[:4]
+        + ["ALTER TABLE {t} CREATE BRANCH b", "INSERT INTO {t}.branch_b VALUES (10, 'a')"],
+    )
     for t in (ice, twin):
         folder = local(table_location(spark, t))
-        for name in ("data/part=a/junk.parquet", "data/junk.parquet", "metadata/stray-m0.avro",
-                     "other/x.txt"):
+        for name in (
+            "data/part=a/junk.parquet",
+            "data/junk.parquet",
+            "metadata/stray-m0.avro",
+            "other/x.txt",
+        ):
             os.makedirs(os.path.dirname(f"{folder}/{name}"), exist_ok=True)
             with open(f"{folder}/{name}", "wb") as f:
                 f.write(b"junk")
         _age(folder, 10 * 24 * 3600)  # every file, the table's own too, is a candidate
-    sql = ("CALL system.remove_orphan_files(table => '{t}', older_than => TIMESTAMP '"
-           + time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(time.time() - 2 * 24 * 3600)) + "'{extra})")
+    sql = (
+        "CALL system.remove_orphan_files(table => '{t}', older_than => TIMESTAMP '"
+        + time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(time.time() - 2 * 24 * 3600))
+        + "'{extra})"
+    )
     outputs = {}
     for extra in (", dry_run => true", ""):
         mine = con.execute(sql.format(t=ice, extra=extra)).fetchall()
         theirs = spark.sql(sql.format(t=twin, extra=extra)).collect()
-        outputs[extra] = [sorted(local(p).removeprefix(local(table_location(spark, t)))
-                                 for (p,) in rows) for t, rows in ((ice, mine), (twin, theirs))]
+        outputs[extra] = [
+            sorted(local(p).removeprefix(local(table_location(spark, t))) for (p,) in rows)
+            for t, rows in ((ice, mine), (twin, theirs))
+        ]
         assert outputs[extra][0] == outputs[extra][1], extra
-    assert outputs[""][0] == ["/data/junk.parquet", "/data/part=a/junk.parquet",
-                              "/metadata/stray-m0.avro", "/other/x.txt"]
+    assert outputs[""][0] == [
+        "/data/junk.parquet",
+        "/data/part=a/junk.parquet",
+        "/metadata/stray-m0.avro",
+        "/other/x.txt",
+    ]
     _compare(spark, con, ice, twin, "remove_orphan_files")
 
 
 def _spark_reads(spark, table: str) -> dict[str, list]:
     spark.sql(f"REFRESH TABLE {table}")
     refs = [r.name for r in spark.sql(f"SELECT name FROM {table}.refs").collect()]
-    return {ref: spark.sql(f"SELECT * FROM {table} VERSION AS OF '{ref}'").collect() for ref in refs}
+    return {
+        ref: spark.sql(f"SELECT * FROM {table} VERSION AS OF '{ref}'").collect() for ref in refs
+    }
 
 
 @pytest.mark.parametrize("seed", [10, 17, 18])  # v2 deletes; v3 DVs, branches; 4 refs
@@ -210,15 +241,21 @@ def test_random_histories_expired_by_icesql_read_alike_in_spark(spark, con, seed
     # file of it made old
     _age(local(table_location(spark, table)), 10 * 24 * 3600)
     two_days_ago = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(time.time() - 2 * 24 * 3600))
-    orphans = (f"CALL system.remove_orphan_files(table => '{table}', dry_run => true,"
-               f" older_than => TIMESTAMP '{two_days_ago}')")
+    orphans = (
+        f"CALL system.remove_orphan_files(table => '{table}', dry_run => true,"
+        f" older_than => TIMESTAMP '{two_days_ago}')"
+    )
     theirs = sorted(local(r[0]) for r in spark.sql(orphans).collect())
     mine = sorted(local(r[0]) for r in con.execute(orphans).fetchall())
     assert mine == theirs == [], call
     # Spark expires what icesql kept; icesql reads what Spark left
-    spark.sql(f"CALL system.expire_snapshots(table => '{table}', older_than => TIMESTAMP"
-              " '2100-01-01 00:00:00', retain_last => 1)")
+    spark.sql(
+        f"CALL system.expire_snapshots(table => '{table}', older_than => TIMESTAMP"
+        " '2100-01-01 00:00:00', retain_last => 1)"
+    )
     for ref, rows in _spark_reads(spark, table).items():
         mine = con.execute(f"SELECT * FROM {table} VERSION AS OF '{ref}'").fetchall()
-        assert_same_rows(rows, mine, ordered=False, context=f"icesql reading {ref} after Spark expired")
+        assert_same_rows(
+            rows, mine, ordered=False, context=f"icesql reading {ref} after Spark expired"
+        )
     assert_every_reached_file_exists(con, f"r{seed}", NS)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 import spark_support
 
-FILE_COLUMNS = ("content, file_path, file_format, spec_id, record_count,"
-                " file_size_in_bytes, column_sizes, value_counts, null_value_counts,"
-                " nan_value_counts, lower_bounds, upper_bounds, split_offsets, sort_order_id")
+FILE_COLUMNS = (
+    "content, file_path, file_format, spec_id, record_count,"
+    " file_size_in_bytes, column_sizes, value_counts, null_value_counts,"
+    " nan_value_counts, lower_bounds, upper_bounds, split_offsets, sort_order_id"
+)
 
 QUERIES = [
     "SELECT * FROM db.history.snapshots",
@@ -46,6 +48,8 @@ def test_column_names_are_sparks(spark, spark_tables, icesql_connection):
 
 def test_unpartitioned_tables_have_no_partition_column(spark, spark_tables, icesql_connection):
     expected = spark.sql("SELECT * FROM local.db.small_v1.files").columns
-    actual = [d[0] for d in icesql_connection.execute("SELECT * FROM db.small_v1.files").description]
+    actual = [
+        d[0] for d in icesql_connection.execute("SELECT * FROM db.small_v1.files").description
+    ]
     assert "partition" not in actual
     assert actual == expected

@@ -17,9 +17,22 @@ from .test_read_deletes import _commit_equality_delete
 NS = "mdt"
 
 METADATA_TABLES = (
-    "entries", "files", "data_files", "delete_files", "manifests", "partitions", "history",
-    "snapshots", "refs", "metadata_log_entries", "position_deletes", "all_entries", "all_files",
-    "all_data_files", "all_delete_files", "all_manifests",
+    "entries",
+    "files",
+    "data_files",
+    "delete_files",
+    "manifests",
+    "partitions",
+    "history",
+    "snapshots",
+    "refs",
+    "metadata_log_entries",
+    "position_deletes",
+    "all_entries",
+    "all_files",
+    "all_data_files",
+    "all_delete_files",
+    "all_manifests",
 )
 
 SETUP = [
@@ -87,10 +100,18 @@ def md_tables(spark, spark_warehouse: str) -> dict[str, list[int]]:
         spark.sql(f"DROP TABLE IF EXISTS {NS}.{table}")
     for statement in SETUP:
         spark.sql(statement)
-    _commit_equality_delete(spark, f"{NS}.eq", {"id": (1, pa.array([2, 9], pa.int32()))}, [1],
-                            partition_path="cat=a")
-    return {t: [r[0] for r in spark.sql(f"SELECT snapshot_id FROM {NS}.{t}.snapshots"
-                                        " ORDER BY committed_at").collect()] for t in TABLES}
+    _commit_equality_delete(
+        spark, f"{NS}.eq", {"id": (1, pa.array([2, 9], pa.int32()))}, [1], partition_path="cat=a"
+    )
+    return {
+        t: [
+            r[0]
+            for r in spark.sql(
+                f"SELECT snapshot_id FROM {NS}.{t}.snapshots ORDER BY committed_at"
+            ).collect()
+        ]
+        for t in TABLES
+    }
 
 
 @pytest.fixture(scope="module")
@@ -107,8 +128,9 @@ def _assert_same(spark, con, sql: str, spark_sql: str | None = None) -> None:
     cursor = con.execute(sql)
     columns = [(f.name, f.dataType.simpleString()) for f in expected.schema.fields]
     assert [(d[0], str(d[1]).lower()) for d in cursor.description] == columns, sql
-    spark_support.assert_same_rows(expected.collect(), cursor.fetchall(), ordered=False,
-                                   context=sql)
+    spark_support.assert_same_rows(
+        expected.collect(), cursor.fetchall(), ordered=False, context=sql
+    )
 
 
 @pytest.mark.parametrize("name", METADATA_TABLES)
@@ -119,8 +141,16 @@ def test_select_star_equals_sparks(spark, md_con, table: str, name: str) -> None
 
 # the session's shared fixture tables (spark_tables.py): every Spark-expressible primitive type,
 # nested types, every transform on its own, history with refs, v1 / v3, deletes and DVs
-SHARED = ("all_types", "nested", "history", "small_v1", "small_v3", "with_deletes", "with_dvs",
-          *PARTITIONED_TABLES)
+SHARED = (
+    "all_types",
+    "nested",
+    "history",
+    "small_v1",
+    "small_v3",
+    "with_deletes",
+    "with_dvs",
+    *PARTITIONED_TABLES,
+)
 
 
 @pytest.mark.parametrize("table", SHARED)
@@ -129,8 +159,19 @@ def test_shared_fixture_tables_equal_sparks(spark, spark_tables, icesql_connecti
         _assert_same(spark, icesql_connection, f"SELECT * FROM db.{table}.{name}")
 
 
-TRAVELLING = ("entries", "files", "data_files", "delete_files", "manifests", "partitions",
-              "position_deletes", "snapshots", "history", "refs", "metadata_log_entries")
+TRAVELLING = (
+    "entries",
+    "files",
+    "data_files",
+    "delete_files",
+    "manifests",
+    "partitions",
+    "position_deletes",
+    "snapshots",
+    "history",
+    "refs",
+    "metadata_log_entries",
+)
 
 
 @pytest.mark.parametrize("name", TRAVELLING)
@@ -139,18 +180,25 @@ def test_time_travel_equals_sparks(spark, md_tables, md_con, name: str) -> None:
     replaced; an overwritten v1 table), a timestamp and a branch: the one-snapshot tables show
     that snapshot, the history tables the whole table, as in Spark."""
     first_v3 = md_tables["v3"][1]
-    committed = spark.sql(f"SELECT committed_at FROM {NS}.v3.snapshots"
-                          f" WHERE snapshot_id = {first_v3}").collect()[0][0]
+    committed = spark.sql(
+        f"SELECT committed_at FROM {NS}.v3.snapshots WHERE snapshot_id = {first_v3}"
+    ).collect()[0][0]
     b2 = spark.sql(f"SELECT snapshot_id FROM {NS}.v3.refs WHERE name = 'b2'").collect()[0][0]
-    for sql in (f"SELECT * FROM {NS}.v2.{name} VERSION AS OF 't1'",
-                f"SELECT * FROM {NS}.v3.{name} VERSION AS OF {first_v3}",
-                f"SELECT * FROM {NS}.v3.{name} TIMESTAMP AS OF '{committed:%Y-%m-%d %H:%M:%S.%f}'",
-                f"SELECT * FROM {NS}.v1.{name} FOR SYSTEM_VERSION AS OF {md_tables['v1'][0]}"):
+    for sql in (
+        f"SELECT * FROM {NS}.v2.{name} VERSION AS OF 't1'",
+        f"SELECT * FROM {NS}.v3.{name} VERSION AS OF {first_v3}",
+        f"SELECT * FROM {NS}.v3.{name} TIMESTAMP AS OF '{committed:%Y-%m-%d %H:%M:%S.%f}'",
+        f"SELECT * FROM {NS}.v1.{name} FOR SYSTEM_VERSION AS OF {md_tables['v1'][0]}",
+    ):
         _assert_same(spark, md_con, sql)
     # Spark 3.5 + Iceberg 1.10 fail on a partitioned table's metadata table read at a branch
     # by name ("Cannot find source column for partition field"); at its snapshot id they work
-    _assert_same(spark, md_con, f"SELECT * FROM {NS}.v3.{name} VERSION AS OF 'b2'",
-                 f"SELECT * FROM {NS}.v3.{name} VERSION AS OF {b2}")
+    _assert_same(
+        spark,
+        md_con,
+        f"SELECT * FROM {NS}.v3.{name} VERSION AS OF 'b2'",
+        f"SELECT * FROM {NS}.v3.{name} VERSION AS OF {b2}",
+    )
 
 
 @pytest.mark.parametrize("name", [n for n in METADATA_TABLES if n.startswith("all_")])
@@ -167,6 +215,7 @@ def test_all_tables_refuse_time_travel_as_spark_does(spark, md_tables, md_con, n
 def test_the_tables_cover_what_they_claim(md_con) -> None:
     """Guards the fixture: deletes, DVs, replaced DVs, DELETED entries, refs and evolution
     are really there, so the comparisons above compare them."""
+
     def one(sql: str) -> object:
         return md_con.execute(sql).fetchone()[0]
 
@@ -178,5 +227,10 @@ def test_the_tables_cover_what_they_claim(md_con) -> None:
     assert one(f"SELECT count(*) FROM {NS}.v1.all_entries WHERE status = 2") >= 1
     assert one(f"SELECT count(*) FROM {NS}.v2.refs") == 3
     assert one(f"SELECT sum(equality_delete_file_count) FROM {NS}.eq.partitions") == 1
-    assert one(f"SELECT readable_metrics.`st.b`.upper_bound FROM {NS}.nested.files"
-               " WHERE readable_metrics.id.lower_bound = 13") == "y"
+    assert (
+        one(
+            f"SELECT readable_metrics.`st.b`.upper_bound FROM {NS}.nested.files"
+            " WHERE readable_metrics.id.lower_bound = 13"
+        )
+        == "y"
+    )

@@ -29,32 +29,42 @@ def _spark_outcome(spark, table: str, query: str) -> str:
     try:
         spark.sql(f"REFRESH TABLE {table}")
         rows = spark.sql(query).collect()
-    except Exception as e:  # noqa: BLE001 - the outcome is what the test pins
+    except Exception as e:
         return "refused: " + next(line for line in str(e).splitlines() if line.strip())
     return f"read {[tuple(r) for r in rows]}"
 
 
 def test_spark_35_and_nanosecond_timestamps(spark, con):
-    con.execute("CREATE TABLE v3types.ns (id INT, ts TIMESTAMP_NS) USING iceberg"
-                " TBLPROPERTIES ('format-version'='3')")
-    con.execute("INSERT INTO v3types.ns SELECT 1, CAST('2024-01-01 00:00:00.000000001' AS TIMESTAMP_NS)")
+    con.execute(
+        "CREATE TABLE v3types.ns (id INT, ts TIMESTAMP_NS) USING iceberg"
+        " TBLPROPERTIES ('format-version'='3')"
+    )
+    con.execute(
+        "INSERT INTO v3types.ns SELECT 1, CAST('2024-01-01 00:00:00.000000001' AS TIMESTAMP_NS)"
+    )
     outcome = _spark_outcome(spark, "v3types.ns", "SELECT id FROM v3types.ns")
     assert outcome == "refused: Cannot convert unknown type to Spark: timestamp_ns"
 
 
 def test_spark_35_and_unknown_columns(spark, con):
-    con.execute("CREATE TABLE v3types.unk (id INT, v VOID) USING iceberg"
-                " TBLPROPERTIES ('format-version'='3')")
+    con.execute(
+        "CREATE TABLE v3types.unk (id INT, v VOID) USING iceberg"
+        " TBLPROPERTIES ('format-version'='3')"
+    )
     con.execute("INSERT INTO v3types.unk VALUES (1, NULL)")
     outcome = _spark_outcome(spark, "v3types.unk", "SELECT id FROM v3types.unk")
     assert outcome == "refused: Cannot convert unknown type to Spark: unknown"
 
 
 def test_spark_reads_expression_defaults_and_the_default_keyword(spark, con):
-    con.execute("CREATE TABLE v3types.d (id INT) USING iceberg TBLPROPERTIES ('format-version'='3')")
+    con.execute(
+        "CREATE TABLE v3types.d (id INT) USING iceberg TBLPROPERTIES ('format-version'='3')"
+    )
     con.execute("INSERT INTO v3types.d VALUES (1)")
-    con.execute("ALTER TABLE v3types.d ADD COLUMNS (a BIGINT DEFAULT 1 + 2,"
-                " s STRING DEFAULT upper('x') || 'y', d DATE DEFAULT date_add(DATE'2024-01-01', 1))")
+    con.execute(
+        "ALTER TABLE v3types.d ADD COLUMNS (a BIGINT DEFAULT 1 + 2,"
+        " s STRING DEFAULT upper('x') || 'y', d DATE DEFAULT date_add(DATE'2024-01-01', 1))"
+    )
     con.execute("INSERT INTO v3types.d VALUES (2, DEFAULT, DEFAULT, NULL)")
     con.execute("INSERT INTO v3types.d (id, a, s, d) VALUES (3, 30, DEFAULT, DEFAULT)")
     con.execute("UPDATE v3types.d SET a = DEFAULT WHERE id = 3")
@@ -71,8 +81,10 @@ def test_spark_35_cannot_load_a_list_default(spark, con, spark_warehouse):
     import json
     from pathlib import Path
 
-    con.execute("CREATE TABLE v3types.ld (id INT, l ARRAY<INT>) USING iceberg"
-                " TBLPROPERTIES ('format-version'='3')")
+    con.execute(
+        "CREATE TABLE v3types.ld (id INT, l ARRAY<INT>) USING iceberg"
+        " TBLPROPERTIES ('format-version'='3')"
+    )
     meta = Path(spark_warehouse) / "v3types" / "ld" / "metadata"
     version = int((meta / "version-hint.text").read_text())
     md = json.loads((meta / f"v{version}.metadata.json").read_text())

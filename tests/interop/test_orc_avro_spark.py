@@ -30,8 +30,10 @@ def _rows(start: int, count: int) -> str:
     out = []
     for i in range(start, start + count):
         if i % 7 == 3:
-            out.append(f"({i}, 'c{i % 3}', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
-                       " NULL, NULL, NULL, NULL)")
+            out.append(
+                f"({i}, 'c{i % 3}', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
+                " NULL, NULL, NULL, NULL)"
+            )
             continue
         out.append(
             f"({i}, 'c{i % 3}', {i * 1.5}, {i * 10}, {i}.25, DATE '2024-01-01' + {i},"
@@ -70,8 +72,10 @@ def _create(spark, table: str, fmt: str, version: int, extra: str = "") -> None:
 
 
 def _files(spark, table: str, ext: str) -> list[str]:
-    return glob.glob(os.path.join(table_location(spark, table).removeprefix("file:"),
-                                  "data", "**", f"*.{ext}"), recursive=True)
+    return glob.glob(
+        os.path.join(table_location(spark, table).removeprefix("file:"), "data", "**", f"*.{ext}"),
+        recursive=True,
+    )
 
 
 @pytest.mark.parametrize("fmt", ["orc", "avro"])
@@ -82,8 +86,7 @@ def test_spark_v2_table_with_position_deletes_and_evolution(spark, con, fmt):
     spark.sql(f"INSERT INTO {table} VALUES {_rows(40, 40)}")
     spark.sql(f"DELETE FROM {table} WHERE id % 5 = 0")
     spark.sql(f"UPDATE {table} SET v = -v WHERE id % 9 = 1")
-    deletes = spark.sql(
-        f"SELECT file_format FROM {table}.delete_files").collect()
+    deletes = spark.sql(f"SELECT file_format FROM {table}.delete_files").collect()
     assert deletes and {r.file_format for r in deletes} == {fmt.upper()}
     # schema evolution: rename, add, drop, promote, then more rows in the new shape
     spark.sql(f"ALTER TABLE {table} RENAME COLUMN v TO value")
@@ -93,7 +96,8 @@ def test_spark_v2_table_with_position_deletes_and_evolution(spark, con, fmt):
     spark.sql(f"ALTER TABLE {table} RENAME COLUMN value TO v")
     spark.sql(
         f"INSERT INTO {table} SELECT id + 100, cat, v, n, dec, d, ts, tsn, b, st, arr, m, mi,"
-        f" 'x' || id FROM {table} WHERE id < 20")
+        f" 'x' || id FROM {table} WHERE id < 20"
+    )
     assert _files(spark, table, fmt)
     _check(spark, con, table)
 
@@ -105,8 +109,7 @@ def test_spark_v3_table_with_deletion_vectors(spark, con, fmt):
     spark.sql(f"INSERT INTO {table} VALUES {_rows(0, 60)}")
     spark.sql(f"DELETE FROM {table} WHERE id % 4 = 1")
     spark.sql(f"DELETE FROM {table} WHERE id % 6 = 2")
-    formats = {r.file_format for r in spark.sql(f"SELECT file_format FROM {table}.files")
-               .collect()}
+    formats = {r.file_format for r in spark.sql(f"SELECT file_format FROM {table}.files").collect()}
     assert formats == {fmt.upper(), "PUFFIN"}
     _check(spark, con, table)
     # row lineage by the spec: first_row_id of the file + the row's position. Spark 3.5 with
@@ -130,7 +133,8 @@ def test_table_mixing_three_formats(spark, con):
     spark.sql(f"INSERT INTO {table} VALUES {_rows(60, 30)}")
     spark.sql(f"DELETE FROM {table} WHERE id % 7 = 1")  # Avro position deletes
     formats = spark.sql(
-        f"SELECT content, file_format, count(*) FROM {table}.files GROUP BY 1, 2").collect()
+        f"SELECT content, file_format, count(*) FROM {table}.files GROUP BY 1, 2"
+    ).collect()
     assert {r.file_format for r in formats if r.content == 0} == {"PARQUET", "ORC", "AVRO"}
     assert {r.file_format for r in formats if r.content == 1} >= {"ORC", "AVRO"}
     _check(spark, con, table)
@@ -151,8 +155,10 @@ def test_icesql_writes_table_format_spark_reads_like_its_twin(spark, con, fmt):
     ]
     for name in ("t", "twin"):
         spark.sql(f"DROP TABLE IF EXISTS {ns}.{name}")
-    create = (f"CREATE TABLE {{t}} ({COLUMNS}) USING iceberg PARTITIONED BY (cat)"
-              f" TBLPROPERTIES ('format-version' = '2', 'write.format.default' = '{fmt}', {MOR})")
+    create = (
+        f"CREATE TABLE {{t}} ({COLUMNS}) USING iceberg PARTITIONED BY (cat)"
+        f" TBLPROPERTIES ('format-version' = '2', 'write.format.default' = '{fmt}', {MOR})"
+    )
     con.execute(create.format(t=f"{ns}.t"))
     spark.sql(create.format(t=f"{ns}.twin"))
     for sql in statements:
@@ -170,7 +176,9 @@ def test_icesql_writes_table_format_spark_reads_like_its_twin(spark, con, fmt):
         assert_same_rows(
             spark.sql(f"SELECT id FROM {ns}.twin WHERE {where}").collect(),
             spark.sql(f"SELECT id FROM {ns}.t WHERE {where}").collect(),
-            ordered=False, context=where)
+            ordered=False,
+            context=where,
+        )
     assert_same_query(spark, con, f"SELECT * FROM {ns}.t", ordered=False)
 
 
@@ -180,18 +188,25 @@ def test_pyiceberg_reads_icesql_orc_table(spark, con, spark_warehouse):
     ns = "fmt_pyiceberg"
     spark.sql(f"CREATE NAMESPACE IF NOT EXISTS local.{ns}")
     spark.sql(f"DROP TABLE IF EXISTS {ns}.t")
-    con.execute(f"CREATE TABLE {ns}.t (id INT, s STRING, d DOUBLE, ts TIMESTAMP) USING iceberg"
-                " TBLPROPERTIES ('write.format.default' = 'orc', 'format-version' = '2',"
-                " 'write.delete.mode' = 'merge-on-read')")
-    values = ", ".join(f"({i}, 's{i}', {i / 2}, TIMESTAMP '2024-01-01 00:{i:02d}:00')"
-                       for i in range(50))
+    con.execute(
+        f"CREATE TABLE {ns}.t (id INT, s STRING, d DOUBLE, ts TIMESTAMP) USING iceberg"
+        " TBLPROPERTIES ('write.format.default' = 'orc', 'format-version' = '2',"
+        " 'write.delete.mode' = 'merge-on-read')"
+    )
+    values = ", ".join(
+        f"({i}, 's{i}', {i / 2}, TIMESTAMP '2024-01-01 00:{i:02d}:00')" for i in range(50)
+    )
     con.execute(f"INSERT INTO {ns}.t VALUES {values}")
     con.execute(f"DELETE FROM {ns}.t WHERE id % 4 = 0")
     location = table_location(spark, f"{ns}.t").removeprefix("file:")
     metadata = sorted(glob.glob(f"{location}/metadata/*.metadata.json"))[-1]
     read = StaticTable.from_metadata(metadata).scan().to_arrow().sort_by("id")
     expected = con.execute(f"SELECT id, s, d, ts FROM {ns}.t ORDER BY id").fetchall()
-    assert_same_rows(expected, [tuple(r.values()) for r in read.to_pylist()], ordered=True,
-                     context="PyIceberg reads icesql's ORC table")
+    assert_same_rows(
+        expected,
+        [tuple(r.values()) for r in read.to_pylist()],
+        ordered=True,
+        context="PyIceberg reads icesql's ORC table",
+    )
     spark.sql(f"REFRESH TABLE {ns}.t")
     assert_same_query(spark, con, f"SELECT * FROM {ns}.t", ordered=False)

@@ -34,7 +34,9 @@ def test_position_deletes_row_matches_spark(spark, spark_warehouse):
     con = icesql.connect(spark_warehouse)
     try:
         table = con.catalog.load_table((NS, "t"))
-        [(data_path,)] = con.execute(f"SELECT file_path FROM {NS}.t.files WHERE partition.p = 0").fetchall()
+        [(data_path,)] = con.execute(
+            f"SELECT file_path FROM {NS}.t.files WHERE partition.p = 0"
+        ).fetchall()
         row_type = pa.struct([
             pa.field("id", pa.int64(), metadata=_ids(1)), pa.field("s", pa.string(), metadata=_ids(2)),
             pa.field("p", pa.int32(), metadata=_ids(3)),
@@ -50,11 +52,17 @@ def test_position_deletes_row_matches_spark(spark, spark_warehouse):
         path = f"{table.metadata.location}/data/p=0/hand-deletes-with-rows.parquet"
         pq.write_table(rows, path.removeprefix("file:"))
         delete = DataFile(
-            content=POSITION_DELETES, file_path=path, file_format="PARQUET", partition=(0,),
-            record_count=2, file_size_in_bytes=os.path.getsize(path.removeprefix("file:")),
+            content=POSITION_DELETES,
+            file_path=path,
+            file_format="PARQUET",
+            partition=(0,),
+            record_count=2,
+            file_size_in_bytes=os.path.getsize(path.removeprefix("file:")),
             spec_id=0,
         )
-        commit(con.catalog, table, Change(operation=SnapshotOperation.DELETE, added_files=(delete,)))
+        commit(
+            con.catalog, table, Change(operation=SnapshotOperation.DELETE, added_files=(delete,))
+        )
         ice = con.execute(f"SELECT * FROM {NS}.t.position_deletes").fetchall()
         ice_rows = con.execute(f"SELECT id FROM {NS}.t ORDER BY id").fetchall()
     finally:
@@ -69,7 +77,8 @@ def test_position_deletes_row_matches_spark(spark, spark_warehouse):
     key = lambda r: (r["delete_file_path"], r["pos"])  # noqa: E731
     assert sorted(ice_pd, key=key) == sorted(spark_pd, key=key)
     assert [r["row"] for r in sorted(spark_pd, key=key) if r["row"] is not None] == [
-        {"id": 1, "s": "a", "p": 0}, {"id": 3, "s": "c", "p": 0}
+        {"id": 1, "s": "a", "p": 0},
+        {"id": 3, "s": "c", "p": 0},
     ]
     assert ice_rows == [(2,), (5,)]
     assert sorted(r[0] for r in spark.sql(f"SELECT id FROM local.{NS}.t").collect()) == [2, 5]

@@ -56,7 +56,9 @@ def _create(spark, version: int) -> tuple[str, str]:
     for suffix in ("i", "s"):
         t = f"{NS}.p{version}_{suffix}"
         spark.sql(f"DROP TABLE IF EXISTS {t}")
-        spark.sql(f"CREATE TABLE {t} (id BIGINT) USING iceberg TBLPROPERTIES ('format-version'='{version}')")
+        spark.sql(
+            f"CREATE TABLE {t} (id BIGINT) USING iceberg TBLPROPERTIES ('format-version'='{version}')"
+        )
         for i in range(3):
             spark.sql(f"INSERT INTO {t} VALUES ({i})")
         names.append(t)
@@ -76,7 +78,9 @@ def _resolve(con, table: str, step: str) -> str:
         if kind == "snap":
             return str(snapshots[int(arg)].snapshot_id)
         if kind == "ts":  # Spark's CALL takes literals only
-            moment = dt.datetime.fromtimestamp((snapshots[int(arg)].timestamp_ms + 1) / 1000, dt.UTC)
+            moment = dt.datetime.fromtimestamp(
+                (snapshots[int(arg)].timestamp_ms + 1) / 1000, dt.UTC
+            )
             return f"TIMESTAMP '{moment:%Y-%m-%d %H:%M:%S.%f}'"
         return str(md.refs[arg].snapshot_id)
 
@@ -87,22 +91,30 @@ def _positions(con, table: str, rows) -> list[tuple]:
     snapshots, _ = _snapshots(con, table)
     index = {s.snapshot_id: f"#{i}" for i, s in enumerate(snapshots)}
     stamps = {s.timestamp_ms: f"@{i}" for i, s in enumerate(snapshots)}
-    return [tuple(index.get(v, stamps.get(v, v)) if isinstance(v, int) else v for v in row)
-            for row in rows]
+    return [
+        tuple(index.get(v, stamps.get(v, v)) if isinstance(v, int) else v for v in row)
+        for row in rows
+    ]
 
 
 def _compare(spark, ice: str, twin: str, step: str) -> None:
     spark.sql(f"REFRESH TABLE {ice}")
     refs = spark.sql(REFS.format(t=twin)).collect()
     for query in (REFS, SNAPSHOTS, "SELECT * FROM {t}"):
-        assert_same_rows(spark.sql(query.format(t=twin)).collect(),
-                         spark.sql(query.format(t=ice)).collect(), ordered=False,
-                         context=f"{query} after: {step}")
-    for (ref, _) in refs:
+        assert_same_rows(
+            spark.sql(query.format(t=twin)).collect(),
+            spark.sql(query.format(t=ice)).collect(),
+            ordered=False,
+            context=f"{query} after: {step}",
+        )
+    for ref, _ in refs:
         query = "SELECT * FROM {t} VERSION AS OF '" + ref + "'"
-        assert_same_rows(spark.sql(query.format(t=twin)).collect(),
-                         spark.sql(query.format(t=ice)).collect(), ordered=False,
-                         context=f"Spark reading ref {ref} after: {step}")
+        assert_same_rows(
+            spark.sql(query.format(t=twin)).collect(),
+            spark.sql(query.format(t=ice)).collect(),
+            ordered=False,
+            context=f"Spark reading ref {ref} after: {step}",
+        )
 
 
 @pytest.mark.parametrize("version", [2, 3])

@@ -45,23 +45,33 @@ def test_icesql_reads_what_pyiceberg_wrote(pyiceberg, con):
     from pyiceberg.expressions import EqualTo
 
     pyiceberg.create_namespace("db")
-    data = pa.table({
-        "id": pa.array([1, 2, 3, 4], pa.int64()),
-        "name": pa.array(["a", "b", None, "d"]),
-        "price": pa.array([1.5, 2.5, 3.5, None]),
-    })
+    data = pa.table(
+        {
+            "id": pa.array([1, 2, 3, 4], pa.int64()),
+            "name": pa.array(["a", "b", None, "d"]),
+            "price": pa.array([1.5, 2.5, 3.5, None]),
+        }
+    )
     table = pyiceberg.create_table("db.t", schema=data.schema)
     table.append(data)
-    table.append(pa.table({
-        "id": pa.array([5], pa.int64()), "name": pa.array(["e"]), "price": pa.array([5.5]),
-    }))
+    table.append(
+        pa.table(
+            {
+                "id": pa.array([5], pa.int64()),
+                "name": pa.array(["e"]),
+                "price": pa.array([5.5]),
+            }
+        )
+    )
     table.delete(EqualTo("id", 2))
     expected = _sorted_rows(pyiceberg.load_table("db.t").scan().to_arrow())
     assert [r["id"] for r in expected] == [1, 3, 4, 5]
     cursor = con.execute("SELECT id, name, price FROM db.t ORDER BY id")
     assert [dict(zip(("id", "name", "price"), row)) for row in cursor.fetchall()] == expected
     history = con.execute("SELECT snapshot_id FROM db.t.snapshots ORDER BY committed_at").fetchall()
-    assert [s for (s,) in history] == [s.snapshot_id for s in pyiceberg.load_table("db.t").snapshots()]
+    assert [s for (s,) in history] == [
+        s.snapshot_id for s in pyiceberg.load_table("db.t").snapshots()
+    ]
 
 
 def test_pyiceberg_reads_what_icesql_committed(pyiceberg, con):
@@ -84,11 +94,18 @@ def test_pyiceberg_reads_what_icesql_committed(pyiceberg, con):
         {"id": 5, "s": "b", "x": 50},
     ]
     # and PyIceberg commits on top of icesql's, which icesql then reads
-    table.append(pa.table({
-        "id": pa.array([6], pa.int64()), "s": pa.array(["d"]), "x": pa.array([60], pa.int32()),
-    }))
+    table.append(
+        pa.table(
+            {
+                "id": pa.array([6], pa.int64()),
+                "s": pa.array(["d"]),
+                "x": pa.array([60], pa.int32()),
+            }
+        )
+    )
     assert con.execute("SELECT id, x FROM db.t WHERE id >= 5 ORDER BY id").fetchall() == [
-        (5, 50), (6, 60),
+        (5, 50),
+        (6, 60),
     ]
     assert con.execute("SELECT count(*) FROM db.t.snapshots").fetchone() == (4,)  # ALTER adds none
 

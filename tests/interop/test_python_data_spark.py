@@ -19,8 +19,15 @@ COLUMNS = (
     " f DOUBLE, b BOOLEAN, tags ARRAY<STRING>"
 )
 SPARK_TYPES = [
-    ("id", "bigint"), ("i", "int"), ("s", "string"), ("d", "decimal(10,2)"), ("ts", "timestamp"),
-    ("ntz", "timestamp_ntz"), ("day", "date"), ("f", "double"), ("b", "boolean"),
+    ("id", "bigint"),
+    ("i", "int"),
+    ("s", "string"),
+    ("d", "decimal(10,2)"),
+    ("ts", "timestamp"),
+    ("ntz", "timestamp_ntz"),
+    ("day", "date"),
+    ("f", "double"),
+    ("b", "boolean"),
     ("tags", "array<string>"),
 ]
 NOON = dt.datetime(2024, 6, 1, 12, 0)
@@ -30,48 +37,54 @@ DAY = dt.date(2024, 6, 1)
 
 def from_pandas():
     """Nullable, categorical, time-zone-aware nanosecond and naive dtypes."""
-    return pd.DataFrame({
-        "id": pd.array([1, 2], dtype="Int64"),
-        "i": pd.array([10, None], dtype="Int32"),
-        "s": pd.Categorical(["a", None]),
-        "d": [Decimal("1.50"), None],
-        "ts": pd.to_datetime([NOON, None]).tz_localize("Europe/Paris"),  # 10:00 UTC
-        "ntz": pd.to_datetime([MICRO, None]),  # datetime64[ns], whole microseconds
-        "day": [DAY, None],
-        "f": [0.5, None],
-        "b": pd.array([True, None], dtype="boolean"),
-        "tags": [["x", "y"], None],
-    })
+    return pd.DataFrame(
+        {
+            "id": pd.array([1, 2], dtype="Int64"),
+            "i": pd.array([10, None], dtype="Int32"),
+            "s": pd.Categorical(["a", None]),
+            "d": [Decimal("1.50"), None],
+            "ts": pd.to_datetime([NOON, None]).tz_localize("Europe/Paris"),  # 10:00 UTC
+            "ntz": pd.to_datetime([MICRO, None]),  # datetime64[ns], whole microseconds
+            "day": [DAY, None],
+            "f": [0.5, None],
+            "b": pd.array([True, None], dtype="boolean"),
+            "tags": [["x", "y"], None],
+        }
+    )
 
 
 def from_polars():
-    return pl.DataFrame({
-        "id": pl.Series([3, 4], dtype=pl.UInt32),  # unsigned: fits BIGINT
-        "i": pl.Series([30, None], dtype=pl.Int16),
-        "s": pl.Series(["c", None], dtype=pl.Categorical),
-        "d": pl.Series([Decimal("3.25"), None], dtype=pl.Decimal(5, 2)),
-        "ts": pl.Series([NOON, None], dtype=pl.Datetime("ns", "UTC")),
-        "ntz": pl.Series([MICRO, None], dtype=pl.Datetime("ms")),  # to milliseconds: 12:00
-        "day": pl.Series([DAY, None], dtype=pl.Date),
-        "f": [3.5, None],
-        "b": [False, None],
-        "tags": pl.Series([["z"], []], dtype=pl.List(pl.String)),
-    })
+    return pl.DataFrame(
+        {
+            "id": pl.Series([3, 4], dtype=pl.UInt32),  # unsigned: fits BIGINT
+            "i": pl.Series([30, None], dtype=pl.Int16),
+            "s": pl.Series(["c", None], dtype=pl.Categorical),
+            "d": pl.Series([Decimal("3.25"), None], dtype=pl.Decimal(5, 2)),
+            "ts": pl.Series([NOON, None], dtype=pl.Datetime("ns", "UTC")),
+            "ntz": pl.Series([MICRO, None], dtype=pl.Datetime("ms")),  # to milliseconds: 12:00
+            "day": pl.Series([DAY, None], dtype=pl.Date),
+            "f": [3.5, None],
+            "b": [False, None],
+            "tags": pl.Series([["z"], []], dtype=pl.List(pl.String)),
+        }
+    )
 
 
 def from_arrow():
-    return pa.table({
-        "id": pa.array([5, 6], pa.uint8()),
-        "i": pa.array([50, None], pa.int8()),
-        "s": pa.array(["e", None]).dictionary_encode(),
-        "d": pa.array([Decimal("5.00"), None], pa.decimal128(4, 2)),
-        "ts": pa.array([NOON, None], pa.timestamp("us", "UTC")),
-        "ntz": pa.array([MICRO, None], pa.timestamp("ns")),
-        "day": pa.array([DAY, None], pa.date32()),
-        "f": pa.array([5.5, None], pa.float32()),
-        "b": [True, False],
-        "tags": pa.array([["p"], None], pa.large_list(pa.large_string())),
-    })
+    return pa.table(
+        {
+            "id": pa.array([5, 6], pa.uint8()),
+            "i": pa.array([50, None], pa.int8()),
+            "s": pa.array(["e", None]).dictionary_encode(),
+            "d": pa.array([Decimal("5.00"), None], pa.decimal128(4, 2)),
+            "ts": pa.array([NOON, None], pa.timestamp("us", "UTC")),
+            "ntz": pa.array([MICRO, None], pa.timestamp("ns")),
+            "day": pa.array([DAY, None], pa.date32()),
+            "f": pa.array([5.5, None], pa.float32()),
+            "b": [True, False],
+            "tags": pa.array([["p"], None], pa.large_list(pa.large_string())),
+        }
+    )
 
 
 def streamed():
@@ -88,7 +101,18 @@ def streamed():
 
 
 EXPECTED = [
-    (1, 10, "a", Decimal("1.50"), dt.datetime(2024, 6, 1, 10, 0), MICRO, DAY, 0.5, True, ["x", "y"]),
+    (
+        1,
+        10,
+        "a",
+        Decimal("1.50"),
+        dt.datetime(2024, 6, 1, 10, 0),
+        MICRO,
+        DAY,
+        0.5,
+        True,
+        ["x", "y"],
+    ),
     (2, None, None, None, None, None, None, None, None, None),
     (3, 30, "c", Decimal("3.25"), NOON, NOON, DAY, 3.5, False, ["z"]),
     (4, None, None, None, None, None, None, None, None, []),
@@ -139,8 +163,9 @@ def test_spark_reads_inserts_from_pandas_polars_arrow_and_a_stream(spark, con, n
 def test_spark_reads_ctas_from_python_data(spark, con, ns, source):
     """CTAS takes the column types from the Python data (Spark's types, microseconds below
     format version 3); the ones without an Iceberg type are cast in the query."""
-    obj = {"pandas": from_pandas, "polars": from_polars, "arrow": from_arrow,
-           "stream": streamed}[source]()
+    obj = {"pandas": from_pandas, "polars": from_polars, "arrow": from_arrow, "stream": streamed}[
+        source
+    ]()
     con.register("src", obj)
     table = f"{ns}.c_{source}"
     con.execute(
@@ -152,12 +177,20 @@ def test_spark_reads_ctas_from_python_data(spark, con, ns, source):
     assert types["tags"] == "array<string>" and types["b"] == "boolean"
     assert types["ts"] == "timestamp" and types["ntz"] == "timestamp_ntz"
     assert types["i"] == "int"  # Iceberg has no narrower integer: int16 and int8 widen
-    want_dec = {"pandas": "decimal(3,2)", "polars": "decimal(5,2)", "arrow": "decimal(4,2)",
-                "stream": "decimal(4,2)"}
+    want_dec = {
+        "pandas": "decimal(3,2)",
+        "polars": "decimal(5,2)",
+        "arrow": "decimal(4,2)",
+        "stream": "decimal(4,2)",
+    }
     assert types["d"] == want_dec[source]
     assert types["f"] == ("float" if source in ("arrow", "stream") else "double")
     rows = spark_rows(spark, table)
-    first = {"pandas": EXPECTED[0], "polars": EXPECTED[2], "arrow": EXPECTED[4],
-             "stream": EXPECTED[4][:0] + (7,) + EXPECTED[4][1:]}[source]
+    first = {
+        "pandas": EXPECTED[0],
+        "polars": EXPECTED[2],
+        "arrow": EXPECTED[4],
+        "stream": EXPECTED[4][:0] + (7,) + EXPECTED[4][1:],
+    }[source]
     assert rows[0] == first
     con.unregister("src")

@@ -120,8 +120,7 @@ def test_upgrade_to_v3_dv_replaces_position_delete_files(spark, con):
     spark.sql(f"DELETE FROM {table} WHERE id % 5 = 0")
     spark.sql(f"UPDATE {table} SET note = 'upd' WHERE id % 7 = 0")
     formats = {
-        r.file_format
-        for r in spark.sql(f"SELECT file_format FROM {table}.delete_files").collect()
+        r.file_format for r in spark.sql(f"SELECT file_format FROM {table}.delete_files").collect()
     }
     assert formats == {"PARQUET", "PUFFIN"}, formats  # both kinds live at once
     for query in _queries(table):
@@ -370,8 +369,13 @@ def test_equality_deletes_on_typed_columns_with_deletion_vectors(spark, con):
         spark,
         table,
         {
-            "ts": (3, pa.array([dt.datetime.fromtimestamp(1700000000 + 10 * 3600, utc)],
-                               pa.timestamp("us", tz="UTC"))),
+            "ts": (
+                3,
+                pa.array(
+                    [dt.datetime.fromtimestamp(1700000000 + 10 * 3600, utc)],
+                    pa.timestamp("us", tz="UTC"),
+                ),
+            ),
             "s": (5, pa.array([None], pa.string())),
         },
         [3, 5],
@@ -451,8 +455,7 @@ def test_missing_position_delete_file_names_the_file(spark, con, granularity):
     table = _bad_table(spark, f"missing_pos_{granularity}", 2, props)
     location = table_location(spark, table).removeprefix("file:")
     files = [
-        r.file_path
-        for r in spark.sql(f"SELECT file_path FROM {table}.delete_files").collect()
+        r.file_path for r in spark.sql(f"SELECT file_path FROM {table}.delete_files").collect()
     ]
     assert files
     for f in files:

@@ -242,46 +242,88 @@ COLUMNS_EXPRS = {
 def _column_steps(spark, table: str, version: int) -> list:
     steps = [
         ("add", ["ALTER TABLE {table} ADD COLUMN added STRING"], {"added": "concat('a', id)"}),
-        ("rename", ["ALTER TABLE {table} RENAME COLUMN old TO renamed"],
-         {"renamed": COLUMNS_EXPRS["old"]}),
+        (
+            "rename",
+            ["ALTER TABLE {table} RENAME COLUMN old TO renamed"],
+            {"renamed": COLUMNS_EXPRS["old"]},
+        ),
         ("drop", ["ALTER TABLE {table} DROP COLUMN gone"], {}),
-        ("int to bigint", ["ALTER TABLE {table} ALTER COLUMN i TYPE BIGINT"],
-         {"i": "(id % 13 - 6) * 1000000000"}),  # beyond int's range both ways
-        ("float to double", ["ALTER TABLE {table} ALTER COLUMN f TYPE DOUBLE"],
-         {"f": "CAST(id AS DOUBLE) * 1e37"}),  # beyond float's range
-        ("decimal(9,2) to decimal(12,2)",
-         ["ALTER TABLE {table} ALTER COLUMN d TYPE DECIMAL(12, 2)"],
-         {"d": "CAST(id * 1000000.25 AS DECIMAL(12, 2))"}),  # beyond 9 digits
-        ("reorder", ["ALTER TABLE {table} ALTER COLUMN added FIRST",
-                     "ALTER TABLE {table} ALTER COLUMN name AFTER d"], {}),
-        ("nested add", ["ALTER TABLE {table} ADD COLUMN s.n STRING"],
-         {"s.n": "concat('sn', id)"}),
-        ("nested rename, widen, reorder",
-         ["ALTER TABLE {table} RENAME COLUMN s.a TO a2",
-          "ALTER TABLE {table} ALTER COLUMN s.a2 TYPE BIGINT",
-          "ALTER TABLE {table} ALTER COLUMN s.b TYPE DOUBLE",
-          "ALTER TABLE {table} ALTER COLUMN s.n FIRST"],
-         {"s.a2": "id * 10000000000", "s.b": "CAST(id AS DOUBLE) * 1e38"}),
+        (
+            "int to bigint",
+            ["ALTER TABLE {table} ALTER COLUMN i TYPE BIGINT"],
+            {"i": "(id % 13 - 6) * 1000000000"},
+        ),  # beyond int's range both ways
+        (
+            "float to double",
+            ["ALTER TABLE {table} ALTER COLUMN f TYPE DOUBLE"],
+            {"f": "CAST(id AS DOUBLE) * 1e37"},
+        ),  # beyond float's range
+        (
+            "decimal(9,2) to decimal(12,2)",
+            ["ALTER TABLE {table} ALTER COLUMN d TYPE DECIMAL(12, 2)"],
+            {"d": "CAST(id * 1000000.25 AS DECIMAL(12, 2))"},
+        ),  # beyond 9 digits
+        (
+            "reorder",
+            [
+                "ALTER TABLE {table} ALTER COLUMN added FIRST",
+                "ALTER TABLE {table} ALTER COLUMN name AFTER d",
+            ],
+            {},
+        ),
+        ("nested add", ["ALTER TABLE {table} ADD COLUMN s.n STRING"], {"s.n": "concat('sn', id)"}),
+        (
+            "nested rename, widen, reorder",
+            [
+                "ALTER TABLE {table} RENAME COLUMN s.a TO a2",
+                "ALTER TABLE {table} ALTER COLUMN s.a2 TYPE BIGINT",
+                "ALTER TABLE {table} ALTER COLUMN s.b TYPE DOUBLE",
+                "ALTER TABLE {table} ALTER COLUMN s.n FIRST",
+            ],
+            {"s.a2": "id * 10000000000", "s.b": "CAST(id AS DOUBLE) * 1e38"},
+        ),
         ("nested drop", ["ALTER TABLE {table} DROP COLUMN s.c"], {}),
-        ("map value and list element fields added",
-         ["ALTER TABLE {table} ADD COLUMN m.value.z STRING",
-          "ALTER TABLE {table} ADD COLUMN l.element.z STRING"],
-         {"m.value.z": "concat('mz', id)", "l.element.z": "concat('lz', id)"}),
-        ("list element and map value widened, deeper struct evolved",
-         ["ALTER TABLE {table} ALTER COLUMN li.element TYPE BIGINT",
-          "ALTER TABLE {table} ALTER COLUMN mi.value TYPE BIGINT",
-          "ALTER TABLE {table} RENAME COLUMN deep.inner.p TO p2",
-          "ALTER TABLE {table} ADD COLUMN deep.inner.q STRING"],
-         {"li.element": "id * 10000000000", "mi.value": "-id * 10000000000",
-          "deep.inner.p2": "CAST(id * 3 AS INT)", "deep.inner.q": "concat('q', id)"}),
-        ("drop and re-add name",
-         ["ALTER TABLE {table} DROP COLUMN name", "ALTER TABLE {table} ADD COLUMN name STRING"],
-         {"name": "IF(id % 4 = 0, NULL, concat('new', id))"}),
+        (
+            "map value and list element fields added",
+            [
+                "ALTER TABLE {table} ADD COLUMN m.value.z STRING",
+                "ALTER TABLE {table} ADD COLUMN l.element.z STRING",
+            ],
+            {"m.value.z": "concat('mz', id)", "l.element.z": "concat('lz', id)"},
+        ),
+        (
+            "list element and map value widened, deeper struct evolved",
+            [
+                "ALTER TABLE {table} ALTER COLUMN li.element TYPE BIGINT",
+                "ALTER TABLE {table} ALTER COLUMN mi.value TYPE BIGINT",
+                "ALTER TABLE {table} RENAME COLUMN deep.inner.p TO p2",
+                "ALTER TABLE {table} ADD COLUMN deep.inner.q STRING",
+            ],
+            {
+                "li.element": "id * 10000000000",
+                "mi.value": "-id * 10000000000",
+                "deep.inner.p2": "CAST(id * 3 AS INT)",
+                "deep.inner.q": "concat('q', id)",
+            },
+        ),
+        (
+            "drop and re-add name",
+            ["ALTER TABLE {table} DROP COLUMN name", "ALTER TABLE {table} ADD COLUMN name STRING"],
+            {"name": "IF(id % 4 = 0, NULL, concat('new', id))"},
+        ),
     ]
     if version >= 3:
-        steps.append(("initial defaults", lambda: _add_defaults(spark, table),
-                      {"c": "CAST(id % 3 AS INT)", "dc": "CAST(id AS DECIMAL(9, 2))",
-                       "s.dflt": "concat('sd', id)"}))
+        steps.append(
+            (
+                "initial defaults",
+                lambda: _add_defaults(spark, table),
+                {
+                    "c": "CAST(id % 3 AS INT)",
+                    "dc": "CAST(id AS DECIMAL(9, 2))",
+                    "s.dflt": "concat('sd', id)",
+                },
+            )
+        )
     return steps
 
 
@@ -292,8 +334,12 @@ def _add_defaults(spark, table: str) -> None:
     types, literal = jvm.org.apache.iceberg.types.Types, jvm.org.apache.iceberg.expressions.Literal
     update = java_table(spark, table).updateSchema()
     update.addColumn("c", types.IntegerType.get(), "defaults to 5", literal.of(5))
-    update.addColumn("dc", types.DecimalType.of(9, 2), "defaults to 1.25",
-                     literal.of(jvm.java.math.BigDecimal("1.25")))
+    update.addColumn(
+        "dc",
+        types.DecimalType.of(9, 2),
+        "defaults to 1.25",
+        literal.of(jvm.java.math.BigDecimal("1.25")),
+    )
     update.addColumn("s", "dflt", types.StringType.get(), "defaults to 'dv'", literal.of("dv"))
     update.commit()
     spark.sql(f"REFRESH TABLE {table}")
@@ -303,8 +349,15 @@ def _add_defaults(spark, table: str) -> None:
 def columns_table(request, spark) -> Evolved:
     version = request.param
     table = f"evo_v{version}.columns"
-    return _evolve(spark, table, version, COLUMNS_CREATE, COLUMNS_EXPRS,
-                   _column_steps(spark, table, version), rows=12)
+    return _evolve(
+        spark,
+        table,
+        version,
+        COLUMNS_CREATE,
+        COLUMNS_EXPRS,
+        _column_steps(spark, table, version),
+        rows=12,
+    )
 
 
 COLUMN_QUERIES = [
@@ -344,11 +397,18 @@ V3_QUERIES = [
     "SELECT id, c, dc, s, s.dflt FROM {src}",
     "SELECT c, count(*), sum(dc) FROM {src} GROUP BY c",
     "SELECT dc, count(*) FROM {src} GROUP BY dc",
-    *(f"SELECT id, c, dc, s.dflt FROM {{src}} WHERE {where}" for where in (
-        "c = 5", "c IS NULL", "c IS NOT NULL AND c < 2", "dc = 1.25", "dc > 100",
-        "s.dflt = 'dv'",
-        "id % 7 = 3",  # s is NULL there: so is s.dflt, not its default
-    )),
+    *(
+        f"SELECT id, c, dc, s.dflt FROM {{src}} WHERE {where}"
+        for where in (
+            "c = 5",
+            "c IS NULL",
+            "c IS NOT NULL AND c < 2",
+            "dc = 1.25",
+            "dc > 100",
+            "s.dflt = 'dv'",
+            "id % 7 = 3",  # s is NULL there: so is s.dflt, not its default
+        )
+    ),
 ]
 
 
@@ -374,10 +434,13 @@ def test_columns_at_every_snapshot(spark, con, columns_table):
     table = columns_table.table
     snapshots = dict(columns_table.snapshots)
     # filters on columns as they were named and typed then
-    _check(spark, con, f"SELECT id, i FROM {table} VERSION AS OF {snapshots['rename']}"
-                       f" WHERE i > 0")
-    _check(spark, con, f"SELECT id, name FROM {table} VERSION AS OF {snapshots['nested drop']}"
-                       f" WHERE name = 'n101' OR name IS NULL")
+    _check(spark, con, f"SELECT id, i FROM {table} VERSION AS OF {snapshots['rename']} WHERE i > 0")
+    _check(
+        spark,
+        con,
+        f"SELECT id, name FROM {table} VERSION AS OF {snapshots['nested drop']}"
+        f" WHERE name = 'n101' OR name IS NULL",
+    )
     # a tag reads with its snapshot's schema, a branch with the table's current schema
     spark.sql(f"ALTER TABLE {table} CREATE TAG early AS OF VERSION {snapshots['rename']}")
     spark.sql(f"ALTER TABLE {table} CREATE BRANCH early_b AS OF VERSION {snapshots['rename']}")
@@ -386,10 +449,18 @@ def test_columns_at_every_snapshot(spark, con, columns_table):
     branched = _check(spark, con, f"SELECT * FROM {table}.branch_early_b")
     assert "gone" not in branched[0].asDict() and "name" in branched[0].asDict()
     _check(spark, con, f"SELECT id, name FROM {table} VERSION AS OF 'early_b' WHERE i > 0")
-    assert _check_outside_scan(spark, con, f"{table} VERSION AS OF {snapshots['add']}",
-                               "SELECT id, old, gone FROM {src} WHERE old = 'x'")
-    assert _check_outside_scan(spark, con, f"{table} VERSION AS OF {snapshots['nested add']}",
-                               "SELECT id, s.a FROM {src} WHERE s.a > 300")
+    assert _check_outside_scan(
+        spark,
+        con,
+        f"{table} VERSION AS OF {snapshots['add']}",
+        "SELECT id, old, gone FROM {src} WHERE old = 'x'",
+    )
+    assert _check_outside_scan(
+        spark,
+        con,
+        f"{table} VERSION AS OF {snapshots['nested add']}",
+        "SELECT id, s.a FROM {src} WHERE s.a > 300",
+    )
 
 
 # --- partition specs ---------------------------------------------------------------------
@@ -407,14 +478,25 @@ PARTS_EXPRS = {
 }
 PARTS_STEPS = [
     ("add bucket", ["ALTER TABLE {table} ADD PARTITION FIELD bucket(4, id)"], {}),
-    ("days to months", ["ALTER TABLE {table} REPLACE PARTITION FIELD days(ts) WITH months(ts)"],
-     {}),
+    (
+        "days to months",
+        ["ALTER TABLE {table} REPLACE PARTITION FIELD days(ts) WITH months(ts)"],
+        {},
+    ),
     ("drop bucket", ["ALTER TABLE {table} DROP PARTITION FIELD bucket(4, id)"], {}),
-    ("add identity, rename source",
-     ["ALTER TABLE {table} ADD PARTITION FIELD cat", "ALTER TABLE {table} RENAME COLUMN ts TO et"],
-     {"et": PARTS_EXPRS["ts"]}),
-    ("widen bucket source", ["ALTER TABLE {table} ALTER COLUMN id TYPE BIGINT"],
-     {"id": "id * 1000000000"}),
+    (
+        "add identity, rename source",
+        [
+            "ALTER TABLE {table} ADD PARTITION FIELD cat",
+            "ALTER TABLE {table} RENAME COLUMN ts TO et",
+        ],
+        {"et": PARTS_EXPRS["ts"]},
+    ),
+    (
+        "widen bucket source",
+        ["ALTER TABLE {table} ALTER COLUMN id TYPE BIGINT"],
+        {"id": "id * 1000000000"},
+    ),
 ]
 
 
@@ -422,8 +504,9 @@ PARTS_STEPS = [
 @pytest.fixture(scope="module", params=[1, 2], ids=lambda v: f"v{v}")
 def parts_table(request, spark) -> Evolved:
     version = request.param
-    return _evolve(spark, f"evo_v{version}.parts", version, PARTS_CREATE, PARTS_EXPRS,
-                   PARTS_STEPS, rows=30)
+    return _evolve(
+        spark, f"evo_v{version}.parts", version, PARTS_CREATE, PARTS_EXPRS, PARTS_STEPS, rows=30
+    )
 
 
 PARTS_QUERIES = [
@@ -463,7 +546,9 @@ def test_partition_specs_at_every_snapshot(spark, con, parts_table):
     table = parts_table.table
     for _, snapshot in parts_table.snapshots[:4]:  # ts is renamed at step 4
         assert _check_outside_scan(
-            spark, con, f"{table} VERSION AS OF {snapshot}",
+            spark,
+            con,
+            f"{table} VERSION AS OF {snapshot}",
             "SELECT id, ts FROM {src}"
             " WHERE ts >= TIMESTAMP '2024-02-01' AND ts < TIMESTAMP '2024-02-15'",
         )
@@ -472,20 +557,22 @@ def test_partition_specs_at_every_snapshot(spark, con, parts_table):
 
 # --- name mapping ------------------------------------------------------------------------
 
-MAPPED_ARROW = pa.schema([  # file column order differs from the table's
-    ("old", pa.string()),
-    ("id", pa.int32()),
-    ("extra", pa.string()),  # not in the table: ignored
-    ("ts", pa.timestamp("us", tz="UTC")),
-    ("st", pa.struct([("p", pa.int32()), ("q", pa.string())])),
-    ("li", pa.list_(pa.int64())),
-    ("mp", pa.map_(pa.string(), pa.int32())),
-    ("amount", pa.decimal128(9, 2)),
-    ("x", pa.string()),
-    ("small", pa.int16()),  # INT in the table
-    ("items", pa.list_(pa.struct([("u", pa.int32()), ("v", pa.string())]))),
-    ("mv", pa.map_(pa.string(), pa.struct([("w", pa.int32())]))),
-])
+MAPPED_ARROW = pa.schema(
+    [  # file column order differs from the table's
+        ("old", pa.string()),
+        ("id", pa.int32()),
+        ("extra", pa.string()),  # not in the table: ignored
+        ("ts", pa.timestamp("us", tz="UTC")),
+        ("st", pa.struct([("p", pa.int32()), ("q", pa.string())])),
+        ("li", pa.list_(pa.int64())),
+        ("mp", pa.map_(pa.string(), pa.int32())),
+        ("amount", pa.decimal128(9, 2)),
+        ("x", pa.string()),
+        ("small", pa.int16()),  # INT in the table
+        ("items", pa.list_(pa.struct([("u", pa.int32()), ("v", pa.string())]))),
+        ("mv", pa.map_(pa.string(), pa.struct([("w", pa.int32())]))),
+    ]
+)
 MAPPED_CREATE = (
     "CREATE TABLE {table} (id INT, old STRING, ts TIMESTAMP, st STRUCT<p: INT, q: STRING>,"
     " li ARRAY<BIGINT>, mp MAP<STRING, INT>, amount DECIMAL(9, 2), x STRING, small INT,"
@@ -499,21 +586,23 @@ def _mapped_rows(start: int, count: int) -> pa.Table:
     import decimal
 
     ids = list(range(start, start + count))
-    return pa.table({
-        "old": [f"o{i % 4}" if i % 5 else None for i in ids],
-        "id": ids,
-        "extra": [f"e{i}" for i in ids],
-        "ts": [dt.datetime(2024, 1, 1, tzinfo=dt.UTC) + dt.timedelta(hours=7 * i)
-               for i in ids],
-        "st": [None if i % 6 == 0 else {"p": i, "q": f"q{i}"} for i in ids],
-        "li": [[i, i + 1] if i % 3 else None for i in ids],
-        "mp": [[("k", i)] if i % 2 else [] for i in ids],
-        "amount": [decimal.Decimal(i) / 4 for i in ids],
-        "x": [f"x{i}" for i in ids],
-        "small": [i % 100 - 50 for i in ids],
-        "items": [[{"u": i, "v": f"v{i}"}] if i % 4 else [] for i in ids],
-        "mv": [[("w", {"w": -i})] if i % 3 != 1 else None for i in ids],
-    }, schema=MAPPED_ARROW)
+    return pa.table(
+        {
+            "old": [f"o{i % 4}" if i % 5 else None for i in ids],
+            "id": ids,
+            "extra": [f"e{i}" for i in ids],
+            "ts": [dt.datetime(2024, 1, 1, tzinfo=dt.UTC) + dt.timedelta(hours=7 * i) for i in ids],
+            "st": [None if i % 6 == 0 else {"p": i, "q": f"q{i}"} for i in ids],
+            "li": [[i, i + 1] if i % 3 else None for i in ids],
+            "mp": [[("k", i)] if i % 2 else [] for i in ids],
+            "amount": [decimal.Decimal(i) / 4 for i in ids],
+            "x": [f"x{i}" for i in ids],
+            "small": [i % 100 - 50 for i in ids],
+            "items": [[{"u": i, "v": f"v{i}"}] if i % 4 else [] for i in ids],
+            "mv": [[("w", {"w": -i})] if i % 3 != 1 else None for i in ids],
+        },
+        schema=MAPPED_ARROW,
+    )
 
 
 def _write_source(root: str, partitions: dict[str, int] | None) -> None:
@@ -525,8 +614,9 @@ def _write_source(root: str, partitions: dict[str, int] | None) -> None:
         os.makedirs(os.path.join(root, directory), exist_ok=True)
         for part in range(2):
             path = os.path.join(root, directory, f"part-{part}.parquet")
-            pq.write_table(_mapped_rows(start + 10 * part, 10), path,
-                           use_compliant_nested_type=part == 0)
+            pq.write_table(
+                _mapped_rows(start + 10 * part, 10), path, use_compliant_nested_type=part == 0
+            )
             assert all(f.metadata is None for f in pq.read_schema(path)), "field ids written"
 
 
@@ -547,27 +637,55 @@ MAPPED_EXPRS = {
     "cat": "'c'",
 }
 MAPPED_STEPS = [
-    ("renames",
-     ["ALTER TABLE {table} RENAME COLUMN old TO newer",
-      "ALTER TABLE {table} RENAME COLUMN st.p TO p2"],
-     {"newer": MAPPED_EXPRS["old"], "st.p2": MAPPED_EXPRS["st.p"]}),
-    ("widen", ["ALTER TABLE {table} ALTER COLUMN id TYPE BIGINT",
-               "ALTER TABLE {table} ALTER COLUMN amount TYPE DECIMAL(12, 2)"],
-     {"id": "id * 10000000000"}),
-    ("drop and re-add x", ["ALTER TABLE {table} DROP COLUMN x",
-                           "ALTER TABLE {table} ADD COLUMN x STRING",
-                           "ALTER TABLE {table} ADD COLUMN later STRING"],
-     {"x": "concat('nx', id)", "later": "concat('l', id)"}),
-    ("nested", ["ALTER TABLE {table} ALTER COLUMN small TYPE BIGINT",
-                "ALTER TABLE {table} RENAME COLUMN items.element.u TO u2",
-                "ALTER TABLE {table} ADD COLUMN items.element.nw STRING",
-                "ALTER TABLE {table} ADD COLUMN mv.value.nw STRING"],
-     {"items.element.u2": "CAST(id AS INT)", "items.element.nw": "concat('nw', id)",
-      "mv.value.nw": "concat('mw', id)", "small": "id * 10000000000"}),
-    ("merge-on-read delete, copy-on-write update",
-     ["ALTER TABLE {table} SET TBLPROPERTIES ('write.delete.mode' = 'merge-on-read')",
-      "DELETE FROM {table} WHERE id % 4 = 1",
-      "UPDATE {table} SET newer = 'upd' WHERE id IN (3, 4)"], {}),  # one imported file
+    (
+        "renames",
+        [
+            "ALTER TABLE {table} RENAME COLUMN old TO newer",
+            "ALTER TABLE {table} RENAME COLUMN st.p TO p2",
+        ],
+        {"newer": MAPPED_EXPRS["old"], "st.p2": MAPPED_EXPRS["st.p"]},
+    ),
+    (
+        "widen",
+        [
+            "ALTER TABLE {table} ALTER COLUMN id TYPE BIGINT",
+            "ALTER TABLE {table} ALTER COLUMN amount TYPE DECIMAL(12, 2)",
+        ],
+        {"id": "id * 10000000000"},
+    ),
+    (
+        "drop and re-add x",
+        [
+            "ALTER TABLE {table} DROP COLUMN x",
+            "ALTER TABLE {table} ADD COLUMN x STRING",
+            "ALTER TABLE {table} ADD COLUMN later STRING",
+        ],
+        {"x": "concat('nx', id)", "later": "concat('l', id)"},
+    ),
+    (
+        "nested",
+        [
+            "ALTER TABLE {table} ALTER COLUMN small TYPE BIGINT",
+            "ALTER TABLE {table} RENAME COLUMN items.element.u TO u2",
+            "ALTER TABLE {table} ADD COLUMN items.element.nw STRING",
+            "ALTER TABLE {table} ADD COLUMN mv.value.nw STRING",
+        ],
+        {
+            "items.element.u2": "CAST(id AS INT)",
+            "items.element.nw": "concat('nw', id)",
+            "mv.value.nw": "concat('mw', id)",
+            "small": "id * 10000000000",
+        },
+    ),
+    (
+        "merge-on-read delete, copy-on-write update",
+        [
+            "ALTER TABLE {table} SET TBLPROPERTIES ('write.delete.mode' = 'merge-on-read')",
+            "DELETE FROM {table} WHERE id % 4 = 1",
+            "UPDATE {table} SET newer = 'upd' WHERE id IN (3, 4)",
+        ],
+        {},
+    ),  # one imported file
 ]
 
 
@@ -577,7 +695,8 @@ def _mapped(spark, tmp_path_factory, version: int, partitioned: bool) -> Evolved
     source = str(tmp_path_factory.mktemp(f"{name}-v{version}-source"))
     _write_source(source, {"cat=a": 0, "cat=b": 100} if partitioned else None)
     create = MAPPED_CREATE.format(
-        table="{table}", version="{version}",
+        table="{table}",
+        version="{version}",
         partition_column=", cat STRING" if partitioned else "",
         partitioning="PARTITIONED BY (cat)" if partitioned else "",
     )
@@ -611,8 +730,7 @@ MAPPED_QUERIES = [
     "SELECT id, amount FROM {t} WHERE amount > 20",
     "SELECT id, x FROM {t} WHERE x LIKE 'x1%'",
     "SELECT id, ts FROM {t} WHERE ts < TIMESTAMP '2024-01-03'",
-    "SELECT newer, count(*), sum(amount), max(st.p2), count(li), count(x) FROM {t}"
-    " GROUP BY newer",
+    "SELECT newer, count(*), sum(amount), max(st.p2), count(li), count(x) FROM {t} GROUP BY newer",
     "SELECT id, small, items, mv FROM {t} WHERE small < 0 OR small > 1000",
     "SELECT id, items[0].u2, items[0].nw, mv['w'].w FROM {t} WHERE size(items) > 0",
 ]
@@ -626,11 +744,12 @@ def test_name_mapped_files(spark, con, mapped_table):
     ]:
         _check(spark, con, query.format(t=table))
     # the partition column is only in the directory names (and the partition tuple)
-    files = spark.sql(f"SELECT file_path FROM {table}.files WHERE partition.cat = 'b'"
-                      f" AND file_path LIKE '%-source%/cat=b/%'").collect()
+    files = spark.sql(
+        f"SELECT file_path FROM {table}.files WHERE partition.cat = 'b'"
+        f" AND file_path LIKE '%-source%/cat=b/%'"
+    ).collect()
     assert files  # imported files are still live (the DELETE left position deletes / DVs)
-    assert all("cat" not in pq.read_schema(f.file_path.removeprefix("file:")).names
-               for f in files)
+    assert all("cat" not in pq.read_schema(f.file_path.removeprefix("file:")).names for f in files)
     assert _check(spark, con, f"SELECT count(*) FROM {table} WHERE cat = 'b'")[0][0] > 0
     _assert_prunes(spark, con, table, "id = 107", exact=False)
 
@@ -662,10 +781,10 @@ def test_files_without_field_ids_need_a_name_mapping(spark, con, tmp_path_factor
     _write_source(source, None)
     spark.sql("CREATE NAMESPACE IF NOT EXISTS local.evo_v2")
     spark.sql(f"DROP TABLE IF EXISTS {table}")
-    spark.sql(MAPPED_CREATE.format(table=table, version=2, partition_column="",
-                                   partitioning=""))
-    spark.sql(f"CALL local.system.add_files(table => '{table}',"
-              f" source_table => '`parquet`.`{source}`')")
+    spark.sql(MAPPED_CREATE.format(table=table, version=2, partition_column="", partitioning=""))
+    spark.sql(
+        f"CALL local.system.add_files(table => '{table}', source_table => '`parquet`.`{source}`')"
+    )
     flat = f"SELECT id, old, amount, x FROM {table}"  # columns DuckDB's reader could take
     _check(spark, con, f"SELECT * FROM {table}")  # with the mapping add_files set
     _check(spark, con, flat)
@@ -678,6 +797,5 @@ def test_files_without_field_ids_need_a_name_mapping(spark, con, tmp_path_factor
         spark.sql(f"SELECT * FROM {table}").collect()
     for route in (con.native, con.streamed):  # the native one would otherwise read NULLs
         for query in (f"SELECT * FROM {table}", flat):
-            with pytest.raises(icesql.NotSupportedError,
-                               match=r"part-\d\.parquet.*name-mapping"):
+            with pytest.raises(icesql.NotSupportedError, match=r"part-\d\.parquet.*name-mapping"):
                 route.execute(query).fetchall()

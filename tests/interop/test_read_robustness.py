@@ -36,7 +36,7 @@ def _data_files(con: icesql.Connection, name: str) -> list[str]:
 
 
 def _local(path: str) -> str:
-    return path[len("file:"):] if path.startswith("file:") else path
+    return path[len("file:") :] if path.startswith("file:") else path
 
 
 def test_first_rows_stream_without_reading_the_whole_table(spark, spark_warehouse):
@@ -67,8 +67,10 @@ def test_first_rows_stream_without_reading_the_whole_table(spark, spark_warehous
 
 def test_truncated_metadata_json_names_the_file(spark, spark_warehouse):
     _create(spark, "bad_metadata", rows=10, files=1)
-    newest = max(glob.glob(f"{spark_warehouse}/robust/bad_metadata/metadata/v*.metadata.json"),
-                 key=lambda p: int(os.path.basename(p)[1:].split(".")[0]))
+    newest = max(
+        glob.glob(f"{spark_warehouse}/robust/bad_metadata/metadata/v*.metadata.json"),
+        key=lambda p: int(os.path.basename(p)[1:].split(".")[0]),
+    )
     with open(newest, "r+b") as f:
         f.truncate(os.path.getsize(newest) // 2)
     con = icesql.connect(spark_warehouse)
@@ -79,8 +81,11 @@ def test_truncated_metadata_json_names_the_file(spark, spark_warehouse):
 
 def test_truncated_manifest_names_the_file(spark, spark_warehouse):
     _create(spark, "bad_manifest", rows=10, files=1)
-    manifests = [p for p in glob.glob(f"{spark_warehouse}/robust/bad_manifest/metadata/*.avro")
-                 if not os.path.basename(p).startswith("snap-")]
+    manifests = [
+        p
+        for p in glob.glob(f"{spark_warehouse}/robust/bad_manifest/metadata/*.avro")
+        if not os.path.basename(p).startswith("snap-")
+    ]
     assert len(manifests) == 1
     with open(manifests[0], "r+b") as f:
         f.truncate(100)
@@ -110,8 +115,12 @@ def test_stale_or_missing_version_hint_still_finds_newest_version(spark, spark_w
     assert expected == (6,)
     with open(hint, "w") as f:
         f.write("1")
-    assert icesql.connect(spark_warehouse).execute(
-        "SELECT count(*) FROM robust.hinted").fetchone() == expected
+    assert (
+        icesql.connect(spark_warehouse).execute("SELECT count(*) FROM robust.hinted").fetchone()
+        == expected
+    )
     os.remove(hint)
-    assert icesql.connect(spark_warehouse).execute(
-        "SELECT count(*) FROM robust.hinted").fetchone() == expected
+    assert (
+        icesql.connect(spark_warehouse).execute("SELECT count(*) FROM robust.hinted").fetchone()
+        == expected
+    )

@@ -57,7 +57,10 @@ def test_syntax_error_names_a_position(sql, spark_tables, icesql_connection):
         ("SELECT * FROM db.history.branch_no_such_branch", "no_such_branch"),
         ("SELECT * FROM db.history.tag_no_such_tag", "no_such_tag"),
         # the literal as written, or as Iceberg milliseconds
-        ("SELECT * FROM db.history TIMESTAMP AS OF '1999-01-01 00:00:00'", "1999-01-01|915148800000"),
+        (
+            "SELECT * FROM db.history TIMESTAMP AS OF '1999-01-01 00:00:00'",
+            "1999-01-01|915148800000",
+        ),
     ],
 )
 def test_unknown_names_are_programming_errors(sql, names, spark, spark_tables, icesql_connection):
@@ -86,7 +89,9 @@ def test_delete_files_are_refused_or_applied(table, spark, spark_tables, icesql_
 
 def test_delete_snapshot_before_the_delete_reads(spark, spark_tables, icesql_connection):
     """The snapshot before the DELETE has no delete files: it must read without trouble."""
-    rows = spark.sql("SELECT snapshot_id FROM db.with_deletes.snapshots ORDER BY committed_at").collect()
+    rows = spark.sql(
+        "SELECT snapshot_id FROM db.with_deletes.snapshots ORDER BY committed_at"
+    ).collect()
     query = f"SELECT * FROM db.with_deletes VERSION AS OF {rows[0].snapshot_id}"
     expected = spark.sql(query).collect()
     assert len(expected) == 10

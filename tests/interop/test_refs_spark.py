@@ -17,7 +17,9 @@ pytestmark = pytest.mark.spark
 
 NS = "refs_twins"
 REFS = "SELECT name, type, max_reference_age_in_ms, min_snapshots_to_keep, max_snapshot_age_in_ms FROM {t}.refs"
-STAGED = "SELECT operation, summary['wap.id'] FROM {t}.snapshots WHERE summary['wap.id'] IS NOT NULL"
+STAGED = (
+    "SELECT operation, summary['wap.id'] FROM {t}.snapshots WHERE summary['wap.id'] IS NOT NULL"
+)
 
 STEPS = [
     "ALTER TABLE {t} CREATE BRANCH b RETAIN 7 DAYS WITH SNAPSHOT RETENTION 2 SNAPSHOTS 3 HOURS",
@@ -79,16 +81,23 @@ def _compare(spark, ice: str, twin: str, step: str) -> None:
 def _compare_refs(spark, ice: str, twin: str, step: str) -> None:
     spark.sql(f"REFRESH TABLE {ice}")
     refs = spark.sql(REFS.format(t=twin)).collect()
-    assert_same_rows(refs, spark.sql(REFS.format(t=ice)).collect(), ordered=False,
-                     context=f"refs after: {step}")
+    assert_same_rows(
+        refs, spark.sql(REFS.format(t=ice)).collect(), ordered=False, context=f"refs after: {step}"
+    )
     for ref in sorted(r[0] for r in refs):
         query = "SELECT * FROM {t} VERSION AS OF '" + ref + "'"
-        assert_same_rows(spark.sql(query.format(t=twin)).collect(),
-                         spark.sql(query.format(t=ice)).collect(), ordered=False,
-                         context=f"Spark reading ref {ref} after: {step}")
-    assert_same_rows(spark.sql(STAGED.format(t=twin)).collect(),
-                     spark.sql(STAGED.format(t=ice)).collect(), ordered=False,
-                     context=f"staged snapshots after: {step}")
+        assert_same_rows(
+            spark.sql(query.format(t=twin)).collect(),
+            spark.sql(query.format(t=ice)).collect(),
+            ordered=False,
+            context=f"Spark reading ref {ref} after: {step}",
+        )
+    assert_same_rows(
+        spark.sql(STAGED.format(t=twin)).collect(),
+        spark.sql(STAGED.format(t=ice)).collect(),
+        ordered=False,
+        context=f"staged snapshots after: {step}",
+    )
 
 
 @pytest.mark.parametrize(("version", "mode"), [(2, "copy-on-write"), (3, "merge-on-read")])
@@ -108,9 +117,12 @@ def test_ref_script_matches_spark(spark, con, version, mode):
             spark.sql(f"CALL local.system.fast_forward('{t}', 'main', 'audit')")
             spark.sql(f"CALL local.system.publish_changes('{t}', 'job1')")
         _compare(spark, ice, twin, "fast_forward + publish_changes by Spark")
-        assert_same_rows(spark.sql(f"SELECT * FROM {twin}").collect(),
-                         con.execute(f"SELECT * FROM {ice}").fetchall(), ordered=False,
-                         context="icesql reading main after Spark's procedures")
+        assert_same_rows(
+            spark.sql(f"SELECT * FROM {twin}").collect(),
+            con.execute(f"SELECT * FROM {ice}").fetchall(),
+            ordered=False,
+            context="icesql reading main after Spark's procedures",
+        )
     finally:
         for key in ("spark.wap.branch", "spark.wap.id"):
             spark.conf.unset(key)

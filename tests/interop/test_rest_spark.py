@@ -216,7 +216,8 @@ def test_spark_branches_and_tags_through_the_server_and_icesql_reads_each_ref(sp
     con.execute(f"INSERT INTO {table}.branch_b VALUES (5, 'icesql on b')")
     con.execute(f"DELETE FROM {table}.branch_b WHERE id = 2")
     assert _rows(spark, con, "SELECT * FROM {t}.branch_b", table) == {
-        (3, "on b"), (5, "icesql on b")
+        (3, "on b"),
+        (5, "icesql on b"),
     }
     assert _rows(spark, con, "SELECT * FROM {t}", table) == main
     spark.sql(f"ALTER TABLE {t} DROP TAG v1")
@@ -231,7 +232,9 @@ def test_spark_replaces_tables_as_select_through_the_server(spark, spark_rest):
     spark.sql("CREATE NAMESPACE rest.rtas")
     spark.sql("CREATE TABLE rest.rtas.src (id BIGINT, s STRING) USING iceberg")
     spark.sql("INSERT INTO rest.rtas.src VALUES (1, 'a'), (2, 'b'), (3, NULL)")
-    spark.sql("CREATE TABLE rest.rtas.t USING iceberg AS SELECT id, s FROM rest.rtas.src WHERE id < 3")
+    spark.sql(
+        "CREATE TABLE rest.rtas.t USING iceberg AS SELECT id, s FROM rest.rtas.src WHERE id < 3"
+    )
     spark.sql(
         "REPLACE TABLE rest.rtas.t USING iceberg PARTITIONED BY (s)"
         " AS SELECT s, id * 10 AS x FROM rest.rtas.src"
@@ -249,7 +252,8 @@ def test_spark_replaces_tables_as_select_through_the_server(spark, spark_rest):
     ids = snapshot_ids(spark, "rest.rtas.t")
     assert _icesql_snapshot_ids(con, "rtas.t") == ids and len(ids) == 2  # the history is kept
     assert _rows(spark, con, f"SELECT * FROM {{t}} VERSION AS OF {ids[0]}", "rtas.t") == {
-        (1, "a"), (2, "b")
+        (1, "a"),
+        (2, "b"),
     }
     assert _rows(spark, con, "SELECT * FROM {t}", "rtas.fresh") == {("z",)}
     spec = "SELECT spec_id, count(*) FROM {t}.files GROUP BY spec_id"
@@ -320,7 +324,9 @@ def test_spark_and_icesql_processes_commit_to_one_table_at_once(spark, spark_res
     procs = [
         subprocess.Popen(
             [sys.executable, str(script), spark_rest.uri, table, str(w), str(steps), str(start)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for w in writers
     ]
@@ -338,7 +344,7 @@ def test_spark_and_icesql_processes_commit_to_one_table_at_once(spark, spark_res
         try:
             spark.sql(sql)
             ok = True
-        except Exception as e:  # noqa: BLE001 - a failed commit is an outcome, checked below
+        except Exception as e:
             assert "CommitFailedException" in str(e) or "ValidationException" in str(e), str(e)
             ok = False
         spark_log.append({"op": op, "i": key, "ok": ok, "t0": t0, "t1": time.time()})
@@ -373,9 +379,21 @@ def test_spark_and_icesql_processes_commit_to_one_table_at_once(spark, spark_res
 def _start_server(folder: Path, port: int = 0) -> tuple[subprocess.Popen, int]:
     """``icesql serve`` as a process over ``folder/catalog.db``; waits until it answers."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "icesql.shell", "serve", "--warehouse", str(folder / "warehouse"),
-         "--uri", f"sqlite:///{folder / 'catalog.db'}", "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "icesql.shell",
+            "serve",
+            "--warehouse",
+            str(folder / "warehouse"),
+            "--uri",
+            f"sqlite:///{folder / 'catalog.db'}",
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     line = proc.stderr.readline()  # "icesql serve: http://127.0.0.1:<port> (...)"
     assert line.startswith("icesql serve: http://127.0.0.1:"), line + proc.stderr.read()

@@ -66,7 +66,11 @@ def test_delete_of_another_file_in_the_partition_does_not_conflict(
         assert current.summary["operation"] == "replace"
         assert md.snapshot_by_id(current.parent_snapshot_id).summary["operation"] == "delete"
         assert con.execute(f"SELECT id FROM {table} ORDER BY id").fetchall() == [
-            (0,), (1,), (2,), (3,), (201,)
+            (0,),
+            (1,),
+            (2,),
+            (3,),
+            (201,),
         ]
     finally:
         con.close()

@@ -59,7 +59,7 @@ def test_racing_writers_on_s3_lose_nothing(s3_server, s3_bucket):
         try:
             for i in range(6):
                 other.execute("INSERT INTO db.t VALUES (?, ?)", [w, i])
-        except BaseException as e:  # noqa: BLE001 - reported below
+        except BaseException as e:
             errors.append(e)
 
     threads = [threading.Thread(target=writer, args=(w,)) for w in (1, 2)]
@@ -84,11 +84,19 @@ def test_pyiceberg_and_icesql_share_a_warehouse_in_a_bucket(s3_server, s3_bucket
     warehouse = f"s3://{s3_bucket}/wh"
     pyiceberg = sql.SqlCatalog("local", uri=uri, warehouse=warehouse, **s3_server.properties)
     pyiceberg.create_namespace("db")
-    table = pyiceberg.create_table("db.t", schema=pa.schema([("id", pa.int64()), ("v", pa.string())]))
+    table = pyiceberg.create_table(
+        "db.t", schema=pa.schema([("id", pa.int64()), ("v", pa.string())])
+    )
     table.append(pa.table({"id": pa.array([1, 2, 3], pa.int64()), "v": ["x", "y", "z"]}))
 
-    con = icesql.connect(catalog="sql", uri=uri, warehouse=warehouse, properties=s3_server.properties)
-    assert con.execute("SELECT id, v FROM db.t ORDER BY id").fetchall() == [(1, "x"), (2, "y"), (3, "z")]
+    con = icesql.connect(
+        catalog="sql", uri=uri, warehouse=warehouse, properties=s3_server.properties
+    )
+    assert con.execute("SELECT id, v FROM db.t ORDER BY id").fetchall() == [
+        (1, "x"),
+        (2, "y"),
+        (3, "z"),
+    ]
     con.execute("INSERT INTO db.t VALUES (4, 'w')")
     con.execute("DELETE FROM db.t WHERE id = 1")
     rows = pyiceberg.load_table("db.t").scan().to_arrow().sort_by("id").to_pylist()
@@ -108,7 +116,9 @@ def test_a_query_reads_each_data_file_once(s3_server, s3_bucket):
     con = icesql.connect(warehouse, properties=s3_server.properties)
     s3_server.requests.clear()
     assert con.execute("SELECT s, count(*) FROM db.t GROUP BY s ORDER BY s").fetchall() == [
-        ("a", 1000), ("b", 1000), ("c", 1000),
+        ("a", 1000),
+        ("b", 1000),
+        ("c", 1000),
     ]
     gets = Counter(path for method, path in s3_server.requests if method == "GET")
     data_gets = {p: n for p, n in gets.items() if p.endswith(".parquet")}

@@ -95,8 +95,17 @@ def test_every_manifest_list_and_manifest_reads(spark_tables):
 
 @pytest.mark.parametrize(
     "table",
-    ["all_types", "nested", "part_two_fields", "part_hours", "history", "small_v1", "small_v3",
-     "with_deletes", "with_dvs"],
+    [
+        "all_types",
+        "nested",
+        "part_two_fields",
+        "part_hours",
+        "history",
+        "small_v1",
+        "small_v3",
+        "with_deletes",
+        "with_dvs",
+    ],
 )
 def test_live_files_match_spark_files_table(table, spark, spark_tables):
     io = FileIO()
@@ -107,6 +116,9 @@ def test_live_files_match_spark_files_table(table, spark, spark_tables):
     for manifest in read_manifest_list(io, snapshot.manifest_list, snapshot):
         for entry in read_manifest(io, manifest):
             if entry.is_live:
-                live[entry.data_file.file_path] = (entry.data_file.content, entry.data_file.record_count)
+                live[entry.data_file.file_path] = (
+                    entry.data_file.content,
+                    entry.data_file.record_count,
+                )
     rows = spark.sql(f"SELECT file_path, content, record_count FROM db.{table}.files").collect()
     assert live == {row.file_path: (row.content, row.record_count) for row in rows}

@@ -74,13 +74,16 @@ def test_python_relocation_rewrites_every_jackson_name(tmp_path):
     jar = ss.relocated_jackson_jar(tmp_path, use_jarjar=False)
     with zipfile.ZipFile(jar) as z:
         names = z.namelist()
-        assert "org/apache/iceberg/shaded/com/fasterxml/jackson/core/JsonFactoryBuilder.class" in names
+        assert (
+            "org/apache/iceberg/shaded/com/fasterxml/jackson/core/JsonFactoryBuilder.class" in names
+        )
         assert all(n.startswith("org/apache/iceberg/shaded/com/fasterxml/jackson/") for n in names)
         data = z.read("org/apache/iceberg/shaded/com/fasterxml/jackson/databind/ObjectMapper.class")
     constants = classfile_support.utf8_constants(data)
     assert b"org/apache/iceberg/shaded/com/fasterxml/jackson/databind/ObjectMapper" in constants
     unshaded = [
-        c for c in constants
+        c
+        for c in constants
         if b"com/fasterxml" in c.replace(b"org/apache/iceberg/shaded/com/fasterxml", b"")
     ]
     assert not unshaded
@@ -140,15 +143,27 @@ def test_httpclient_jar_is_relocated_and_patched(tmp_path):
         names = z.namelist()
         assert all(n.startswith(shaded) for n in names)
         assert not [n for n in names if "module-info" in n or n.startswith("META-INF/")]
-        for part in ("client5/http/impl/classic/HttpClients", "core5/http/HttpHost",
-                     "core5/http2/HttpVersionPolicy", "client5/http/ssl/TlsSocketStrategy"):
+        for part in (
+            "client5/http/impl/classic/HttpClients",
+            "core5/http/HttpHost",
+            "core5/http2/HttpVersionPolicy",
+            "client5/http/ssl/TlsSocketStrategy",
+        ):
             assert f"{shaded}{part}.class" in names
         builder = z.read(f"org/apache/iceberg/shaded/{ss._CONNECTION_MANAGER_BUILDER}.class")
     constants = classfile_support.utf8_constants(builder)
     assert b"setTlsSocketStrategy" in constants
     assert f"(L{shaded}client5/http/ssl/TlsSocketStrategy;)".encode() in b"".join(constants)
     assert not [c for c in constants if b"org/apache/hc" in c.replace(shaded.encode(), b"")]
-    out = _javap("-p", "-cp", str(jar), (shaded + "client5/http/impl/io/"
-                 "PoolingHttpClientConnectionManagerBuilder").replace("/", "."))
-    assert ("setTlsSocketStrategy(org.apache.iceberg.shaded.org.apache.hc.client5.http.ssl."
-            "TlsSocketStrategy)") in out
+    out = _javap(
+        "-p",
+        "-cp",
+        str(jar),
+        (shaded + "client5/http/impl/io/PoolingHttpClientConnectionManagerBuilder").replace(
+            "/", "."
+        ),
+    )
+    assert (
+        "setTlsSocketStrategy(org.apache.iceberg.shaded.org.apache.hc.client5.http.ssl."
+        "TlsSocketStrategy)"
+    ) in out

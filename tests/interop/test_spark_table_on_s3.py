@@ -45,7 +45,7 @@ def _local_path(location: str) -> Path:
     """A local path from Spark's ``file:/...`` / ``file:///...`` / plain form."""
     for prefix in ("file://", "file:"):
         if location.startswith(prefix):
-            location = location[len(prefix):]
+            location = location[len(prefix) :]
             break
     return Path(location)
 
@@ -104,7 +104,9 @@ def _fill_v3(spark, name: str) -> None:
         " TBLPROPERTIES ('format-version' = '3', 'write.delete.mode' = 'merge-on-read',"
         " 'write.update.mode' = 'merge-on-read')"
     )
-    spark.sql(f"INSERT INTO {name} SELECT id, CAST(id % 3 AS INT), concat('s', id) FROM range(0, 50)")
+    spark.sql(
+        f"INSERT INTO {name} SELECT id, CAST(id % 3 AS INT), concat('s', id) FROM range(0, 50)"
+    )
     spark.sql(f"DELETE FROM {name} WHERE part = 0 AND id % 4 = 0")
     spark.sql(f"UPDATE {name} SET s = upper(s) WHERE part = 1 AND id > 30")
     spark.sql(f"ALTER TABLE {name} ADD COLUMN flag BOOLEAN")
@@ -153,8 +155,9 @@ def test_spark_table_copied_to_bucket_reads_identically(
         query = f"SELECT * FROM {namespace}.{table}"
         s3_server.requests.clear()
         actual = con.execute(query).fetchall()
-        assert_same_rows(spark.sql(f"SELECT * FROM {name}").collect(), actual, ordered=False,
-                         context=query)
+        assert_same_rows(
+            spark.sql(f"SELECT * FROM {name}").collect(), actual, ordered=False, context=query
+        )
         gets = Counter(path for method, path in s3_server.requests if method == "GET")
         fetched = {p: n for p, n in gets.items() if p.endswith(".parquet")}
         assert any(p.endswith("-deletes.parquet") for p in fetched), fetched
@@ -164,8 +167,12 @@ def test_spark_table_copied_to_bucket_reads_identically(
         expected = spark.sql(f"SELECT * FROM {name} VERSION AS OF {first}")
         cursor = con.execute(f"{query} VERSION AS OF {first}")
         assert [d[0] for d in cursor.description] == expected.columns  # the first schema
-        assert_same_rows(expected.collect(), cursor.fetchall(), ordered=False,
-                         context=f"{query} VERSION AS OF {first}")
+        assert_same_rows(
+            expected.collect(),
+            cursor.fetchall(),
+            ordered=False,
+            context=f"{query} VERSION AS OF {first}",
+        )
 
         paths = [p for (p,) in con.execute(f"SELECT file_path FROM {namespace}.{table}.files")]
         assert paths and all(p.startswith(f"{target}/data/") for p in paths), paths

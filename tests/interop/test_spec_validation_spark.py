@@ -97,7 +97,7 @@ def _order(con, name: str) -> list[tuple]:
 def _run_spark(spark, sql: str) -> str | None:
     try:
         spark.sql(sql)
-    except Exception as e:  # noqa: BLE001 - any refusal counts; the message is reported
+    except Exception as e:
         return next((line for line in str(e).splitlines() if line.strip()), type(e).__name__)
     return None
 
@@ -134,7 +134,13 @@ def _both(spark, con, spark_sql: str, icesql_sql: str, what, s: str, i: str) -> 
 @pytest.mark.parametrize("partitioning", CREATE_CASES)
 def test_create_partitioned_by(spark, con, partitioning):
     n = CREATE_CASES.index(partitioning)
-    sql = "CREATE TABLE specval.{} (" + COLUMNS + ") USING iceberg PARTITIONED BY (" + partitioning + ")"
+    sql = (
+        "CREATE TABLE specval.{} ("
+        + COLUMNS
+        + ") USING iceberg PARTITIONED BY ("
+        + partitioning
+        + ")"
+    )
     if _both(spark, con, sql.format(f"cs{n}"), sql.format(f"ci{n}"), _spec, f"cs{n}", f"ci{n}"):
         assert not con.catalog.table_exists(("specval", f"ci{n}"))
 
@@ -142,7 +148,13 @@ def test_create_partitioned_by(spark, con, partitioning):
 @pytest.mark.parametrize(("partitioning", "term"), ADD_CASES)
 def test_add_partition_field(spark, con, partitioning, term):
     n = ADD_CASES.index((partitioning, term))
-    create = "CREATE TABLE specval.{} (" + COLUMNS + ") USING iceberg PARTITIONED BY (" + partitioning + ")"
+    create = (
+        "CREATE TABLE specval.{} ("
+        + COLUMNS
+        + ") USING iceberg PARTITIONED BY ("
+        + partitioning
+        + ")"
+    )
     spark.sql(create.format(f"as{n}"))
     con.execute(create.format(f"ai{n}"))
     before = con.catalog.load_table(("specval", f"ai{n}")).metadata.to_json()
@@ -159,5 +171,7 @@ def test_write_ordered_by(spark, con, order):
     con.execute(create.format(f"oi{n}"))
     alter = "ALTER TABLE specval.{} WRITE ORDERED BY " + order
     before = con.catalog.load_table(("specval", f"oi{n}")).metadata.to_json()
-    if _both(spark, con, alter.format(f"os{n}"), alter.format(f"oi{n}"), _order, f"os{n}", f"oi{n}"):
+    if _both(
+        spark, con, alter.format(f"os{n}"), alter.format(f"oi{n}"), _order, f"os{n}", f"oi{n}"
+    ):
         assert con.catalog.load_table(("specval", f"oi{n}")).metadata.to_json() == before

@@ -47,72 +47,196 @@ VALUE_ROWS = [
 ]
 
 NUMBERS = [
-    "pmod(i, 3)", "pmod(l, -3)", "pmod(d, 2)", "pmod(dec, 2)", "pmod(i, 0)",
-    "i % 3", "l % -3", "d % 2", "i % 0", "dec % 0.004",
-    "i div 2", "l div -2", "dec div 1", "dec div 0.001", "i div 0",
-    "round(d, 0)", "round(d, 2)", "round(d)", "round(dec, 2)", "round(l, -1)", "round(d * 1.01, 1)",
-    "round(2.675D, 2)", "round(-1.005D, 2)", "round(CAST(d AS FLOAT), 1)", "round(1234.5D, -2)",
-    "bround(d, 0)", "bround(d, 2)", "bround(dec, 2)", "bround(l, -1)", "bround(2.5, 0)",
-    "ln(d)", "log(d)", "log(2, d)", "log10(d)", "log2(d)", "log(d, 8)",
-    "isnan(d)", "isnan(CAST('NaN' AS DOUBLE))", "nanvl(CAST('NaN' AS DOUBLE), d)",
-    "positive(i)", "negative(l)", "e()",
-    "format_number(d, 2)", "format_number(dec, 0)", "format_number(dec, 2)", "format_number(l, 1)",
-    "format_number(i, 0)", "format_number(d * 1000000, 3)", "format_number(d, -1)",
-    "format_number(CAST('NaN' AS DOUBLE), 2)", "format_number(-CAST('Infinity' AS DOUBLE), 1)",
+    "pmod(i, 3)",
+    "pmod(l, -3)",
+    "pmod(d, 2)",
+    "pmod(dec, 2)",
+    "pmod(i, 0)",
+    "i % 3",
+    "l % -3",
+    "d % 2",
+    "i % 0",
+    "dec % 0.004",
+    "i div 2",
+    "l div -2",
+    "dec div 1",
+    "dec div 0.001",
+    "i div 0",
+    "round(d, 0)",
+    "round(d, 2)",
+    "round(d)",
+    "round(dec, 2)",
+    "round(l, -1)",
+    "round(d * 1.01, 1)",
+    "round(2.675D, 2)",
+    "round(-1.005D, 2)",
+    "round(CAST(d AS FLOAT), 1)",
+    "round(1234.5D, -2)",
+    "bround(d, 0)",
+    "bround(d, 2)",
+    "bround(dec, 2)",
+    "bround(l, -1)",
+    "bround(2.5, 0)",
+    "ln(d)",
+    "log(d)",
+    "log(2, d)",
+    "log10(d)",
+    "log2(d)",
+    "log(d, 8)",
+    "isnan(d)",
+    "isnan(CAST('NaN' AS DOUBLE))",
+    "nanvl(CAST('NaN' AS DOUBLE), d)",
+    "positive(i)",
+    "negative(l)",
+    "e()",
+    "format_number(d, 2)",
+    "format_number(dec, 0)",
+    "format_number(dec, 2)",
+    "format_number(l, 1)",
+    "format_number(i, 0)",
+    "format_number(d * 1000000, 3)",
+    "format_number(d, -1)",
+    "format_number(CAST('NaN' AS DOUBLE), 2)",
+    "format_number(-CAST('Infinity' AS DOUBLE), 1)",
     "format_number(CAST(d AS FLOAT), 2)",
 ]
 
 TEXT = [
-    "format_string('%s-%d', s, i)", "format_string('%5s|%-6s|', s2, s)",
-    "format_string('%05d, %+d, %,d', i, l, l)", "format_string('%.2f', d)",
-    "format_string('%.2f', 1.005D)", "format_string('%8.3f|', d)", "format_string('100%% %s', s2)",
-    "format_string('%2$s %1$s', s, s2)", "format_string('%s and %<s', s2)", "printf('%05.2f', d)",
-    "regexp_replace(s2, '([a-z])', '<$1>')", "regexp_replace(s2, '([a-z])([0-9])', '$2$1')",
-    "regexp_replace(s2, '[0-9]', '\\\\$')", "regexp_extract(s2, '([a-z])([0-9]+)', 2)",
-    "substring_index(s2, ',', 2)", "substring_index(s2, ',', -2)", "substring_index(s2, ',', 0)",
-    "substring_index(s2, '.', -1)", "substring_index(s2, ',', 10)", "substring_index(s2, '', 1)",
-    "split(s2, ',')", "split(s2, '[0-9]+')", "split(s2, ',', 1)", "split(s2, ',', -1)",
-    "replace(s, 'l')", "octet_length(s)", "base64(s)", "btrim(s)", "btrim(s2, 'a')",
-    "rpad(s2, 3, '')", "lpad(s, 20, '')", "lpad(s, 5, '*')", "rpad(s, 15, '*-')",
-    "levenshtein(s2, 'abc')", "levenshtein(s2, 'abc', 2)", "initcap('hello wORLD-foo bar_baz')",
-    "concat_ws('-', s, s2)", "concat_ws(',', arr)", "CAST(d AS STRING)", "CAST(d * 1e7 AS STRING)",
-    "CAST(d / 10000 AS STRING)", "CAST(CAST(d AS FLOAT) * 1e8 AS STRING)", "CAST(ts AS STRING)",
-    "concat(s, d * 1e8)", "concat('at ', ts)", "s2 || (d / 1e5)", "isnull(i)", "isnotnull(s)",
-    "upper(s)", "upper('straße ﬁne')", "initcap(s)", "lower(s)",
+    "format_string('%s-%d', s, i)",
+    "format_string('%5s|%-6s|', s2, s)",
+    "format_string('%05d, %+d, %,d', i, l, l)",
+    "format_string('%.2f', d)",
+    "format_string('%.2f', 1.005D)",
+    "format_string('%8.3f|', d)",
+    "format_string('100%% %s', s2)",
+    "format_string('%2$s %1$s', s, s2)",
+    "format_string('%s and %<s', s2)",
+    "printf('%05.2f', d)",
+    "regexp_replace(s2, '([a-z])', '<$1>')",
+    "regexp_replace(s2, '([a-z])([0-9])', '$2$1')",
+    "regexp_replace(s2, '[0-9]', '\\\\$')",
+    "regexp_extract(s2, '([a-z])([0-9]+)', 2)",
+    "substring_index(s2, ',', 2)",
+    "substring_index(s2, ',', -2)",
+    "substring_index(s2, ',', 0)",
+    "substring_index(s2, '.', -1)",
+    "substring_index(s2, ',', 10)",
+    "substring_index(s2, '', 1)",
+    "split(s2, ',')",
+    "split(s2, '[0-9]+')",
+    "split(s2, ',', 1)",
+    "split(s2, ',', -1)",
+    "replace(s, 'l')",
+    "octet_length(s)",
+    "base64(s)",
+    "btrim(s)",
+    "btrim(s2, 'a')",
+    "rpad(s2, 3, '')",
+    "lpad(s, 20, '')",
+    "lpad(s, 5, '*')",
+    "rpad(s, 15, '*-')",
+    "levenshtein(s2, 'abc')",
+    "levenshtein(s2, 'abc', 2)",
+    "initcap('hello wORLD-foo bar_baz')",
+    "concat_ws('-', s, s2)",
+    "concat_ws(',', arr)",
+    "CAST(d AS STRING)",
+    "CAST(d * 1e7 AS STRING)",
+    "CAST(d / 10000 AS STRING)",
+    "CAST(CAST(d AS FLOAT) * 1e8 AS STRING)",
+    "CAST(ts AS STRING)",
+    "concat(s, d * 1e8)",
+    "concat('at ', ts)",
+    "s2 || (d / 1e5)",
+    "isnull(i)",
+    "isnotnull(s)",
+    "upper(s)",
+    "upper('straße ﬁne')",
+    "initcap(s)",
+    "lower(s)",
 ]
 
 DATES = [
-    "date_format(ts, 'yyyy-MM-dd HH:mm:ss.SSS')", "date_format(ts, 'D DDD')",
-    "date_format(ts, \"yyyy-MM-dd'T'HH:mm:ss\")", "date_format(ts, 'EEEE, MMM d, yyyy h:mm a')",
-    "date_format(ts, 'yy-M-d H:m:s')", "date_format(dt, 'MMMM')",
-    "to_timestamp(s2)", "to_timestamp(s2, 'yyyy-MM-dd')",
-    "to_timestamp('05/03/2024 10:11', 'dd/MM/yyyy HH:mm')", "to_date('03/05/2024', 'MM/dd/yyyy')",
-    "unix_timestamp(ts)", "unix_timestamp(dt)", "unix_timestamp('2024-03-05', 'yyyy-MM-dd')",
-    "unix_timestamp(s2, 'yyyy-MM-dd')", "to_unix_timestamp(ts)", "from_unixtime(l % 100000000)",
+    "date_format(ts, 'yyyy-MM-dd HH:mm:ss.SSS')",
+    "date_format(ts, 'D DDD')",
+    "date_format(ts, \"yyyy-MM-dd'T'HH:mm:ss\")",
+    "date_format(ts, 'EEEE, MMM d, yyyy h:mm a')",
+    "date_format(ts, 'yy-M-d H:m:s')",
+    "date_format(dt, 'MMMM')",
+    "to_timestamp(s2)",
+    "to_timestamp(s2, 'yyyy-MM-dd')",
+    "to_timestamp('05/03/2024 10:11', 'dd/MM/yyyy HH:mm')",
+    "to_date('03/05/2024', 'MM/dd/yyyy')",
+    "unix_timestamp(ts)",
+    "unix_timestamp(dt)",
+    "unix_timestamp('2024-03-05', 'yyyy-MM-dd')",
+    "unix_timestamp(s2, 'yyyy-MM-dd')",
+    "to_unix_timestamp(ts)",
+    "from_unixtime(l % 100000000)",
     "from_unixtime(1700000000, 'dd/MM/yyyy HH:mm')",
     "months_between(ts, TIMESTAMP'2024-01-15 00:00:00')",
-    "months_between(ts, TIMESTAMP'2024-01-15 00:00:00', false)", "months_between(dt, DATE'2024-01-31')",
+    "months_between(ts, TIMESTAMP'2024-01-15 00:00:00', false)",
+    "months_between(dt, DATE'2024-01-31')",
     "months_between(TIMESTAMP'2024-03-31 10:00:00', TIMESTAMP'2024-02-29 23:00:00')",
-    "make_date(2024, 2, 30)", "make_timestamp(2024, 2, 30, 10, 11, 12.5)",
-    "from_utc_timestamp(ts, 'Asia/Tokyo')", "to_utc_timestamp(ts, 'Asia/Tokyo')",
-    "extract(DOW FROM dt)", "extract(DAYOFWEEK_ISO FROM dt)", "extract(SECOND FROM ts)",
-    "date_part('dow', dt)", "unix_seconds(ts)", "unix_millis(ts)",
-    "dt + INTERVAL 1 MONTH", "dt - INTERVAL 2 DAYS", "dt + INTERVAL 1 HOUR",
-    "date_from_unix_date(i % 100000)", "timestamp_seconds(l % 100000)", "timestamp_millis(l % 100000)",
-    "date_add(dt, 1)", "add_months(dt, 1)", "trunc(dt, 'MM')", "datediff(dt, DATE'2024-01-01')",
-    "trunc(dt, 'Q')", "trunc(dt, 'DD')", "date_trunc('Q', ts)", "date_trunc('dd', ts)",
+    "make_date(2024, 2, 30)",
+    "make_timestamp(2024, 2, 30, 10, 11, 12.5)",
+    "from_utc_timestamp(ts, 'Asia/Tokyo')",
+    "to_utc_timestamp(ts, 'Asia/Tokyo')",
+    "extract(DOW FROM dt)",
+    "extract(DAYOFWEEK_ISO FROM dt)",
+    "extract(SECOND FROM ts)",
+    "date_part('dow', dt)",
+    "unix_seconds(ts)",
+    "unix_millis(ts)",
+    "dt + INTERVAL 1 MONTH",
+    "dt - INTERVAL 2 DAYS",
+    "dt + INTERVAL 1 HOUR",
+    "date_from_unix_date(i % 100000)",
+    "timestamp_seconds(l % 100000)",
+    "timestamp_millis(l % 100000)",
+    "date_add(dt, 1)",
+    "add_months(dt, 1)",
+    "trunc(dt, 'MM')",
+    "datediff(dt, DATE'2024-01-01')",
+    "trunc(dt, 'Q')",
+    "trunc(dt, 'DD')",
+    "date_trunc('Q', ts)",
+    "date_trunc('dd', ts)",
 ]
 
 COLLECTIONS = [
-    "array_contains(arr, 2)", "array_contains(arr, 5)", "array_distinct(arr)",
-    "array_union(arr, array(9, 1))", "array_intersect(arr, array(2, NULL, 3))",
-    "array_except(arr, array(2))", "array_join(arr, ',')", "array_join(arr, ',', 'N')",
-    "array_position(arr, 2)", "array_remove(arr, 2)", "array_repeat(i, 2)", "array_repeat(s, -1)",
-    "arrays_zip(arr, array(9, 8))", "flatten(array(arr, arr))", "cardinality(m)", "cardinality(arr)",
-    "array_size(arr)", "size(arr)", "size(m)", "map_contains_key(m, 'a')", "sequence(5, 1)",
-    "sequence(k, 1)", "sequence(DATE'2024-01-01', DATE'2024-01-03')", "map_concat(m, map('z', 26))",
-    "get(arr, 0)", "get(arr, -1)", "exists(arr, x -> x = 2)", "forall(arr, x -> x > 0)",
-    "element_at(arr, -1)", "arr[0]", "m['a']", "sort_array(arr, false)",
+    "array_contains(arr, 2)",
+    "array_contains(arr, 5)",
+    "array_distinct(arr)",
+    "array_union(arr, array(9, 1))",
+    "array_intersect(arr, array(2, NULL, 3))",
+    "array_except(arr, array(2))",
+    "array_join(arr, ',')",
+    "array_join(arr, ',', 'N')",
+    "array_position(arr, 2)",
+    "array_remove(arr, 2)",
+    "array_repeat(i, 2)",
+    "array_repeat(s, -1)",
+    "arrays_zip(arr, array(9, 8))",
+    "flatten(array(arr, arr))",
+    "cardinality(m)",
+    "cardinality(arr)",
+    "array_size(arr)",
+    "size(arr)",
+    "size(m)",
+    "map_contains_key(m, 'a')",
+    "sequence(5, 1)",
+    "sequence(k, 1)",
+    "sequence(DATE'2024-01-01', DATE'2024-01-03')",
+    "map_concat(m, map('z', 26))",
+    "get(arr, 0)",
+    "get(arr, -1)",
+    "exists(arr, x -> x = 2)",
+    "forall(arr, x -> x > 0)",
+    "element_at(arr, -1)",
+    "arr[0]",
+    "m['a']",
+    "sort_array(arr, false)",
 ]
 
 AGGREGATES = [
@@ -280,7 +404,9 @@ def test_column_names_like_spark(spark, con, query):
 
 
 def test_ctas_column_names_like_spark(spark, con):
-    select = "SELECT k, count(*), k + 1, CAST(i AS STRING), upper(s) FROM sqlc.vals GROUP BY k, i, s"
+    select = (
+        "SELECT k, count(*), k + 1, CAST(i AS STRING), upper(s) FROM sqlc.vals GROUP BY k, i, s"
+    )
     spark.sql(f"CREATE TABLE sqlc.ctas_spark USING iceberg AS {select}")
     con.execute(f"CREATE TABLE sqlc.ctas_icesql USING iceberg AS {select}")
     spark.sql("REFRESH TABLE sqlc.ctas_icesql")
@@ -315,49 +441,134 @@ def test_refused_like_spark(spark, con, query):
 
 # Spark's result types (issue 23): the same CTAS makes the same column types in both engines
 TYPED_AGGREGATES = [
-    "sum(i)", "sum(l)", "sum(dec)", "sum(d)", "avg(i)", "avg(l)", "avg(dec)", "count(*)",
-    "sum(DISTINCT i)", "sum(i + l)", "max(dec)", "min(i)", "sum(k) FILTER (WHERE i > 0)",
-    "sum(dec * 2)", "sum(length(s))", "avg(dec * dec)", "sum(dec) / count(*)",
-    "sum(dec) / sum(i)", "avg(dec) / 2", "avg(dec) * 2", "avg(dec) / avg(dec)",
+    "sum(i)",
+    "sum(l)",
+    "sum(dec)",
+    "sum(d)",
+    "avg(i)",
+    "avg(l)",
+    "avg(dec)",
+    "count(*)",
+    "sum(DISTINCT i)",
+    "sum(i + l)",
+    "max(dec)",
+    "min(i)",
+    "sum(k) FILTER (WHERE i > 0)",
+    "sum(dec * 2)",
+    "sum(length(s))",
+    "avg(dec * dec)",
+    "sum(dec) / count(*)",
+    "sum(dec) / sum(i)",
+    "avg(dec) / 2",
+    "avg(dec) * 2",
+    "avg(dec) / avg(dec)",
 ]
 TYPED_ROWS = [
-    "i div 2", "l div -2", "dec div 1", "i / 2", "l / i", "length(s)", "char_length(s)",
-    "i % 3", "coalesce(i, l)", "CASE WHEN k > 1 THEN i ELSE dec END", "coalesce(dec, d)",
-    "upper(s)", "concat(s, s2)", "i + 1.5", "dec + dec", "abs(i)", "-l",
-    "dec * dec", "dec * 2", "dec + l", "dec - i", "dec * l", "dec * 1.5", "2 - dec",
-    "CAST(dec AS DECIMAL(38, 10)) * dec", "CAST(dec AS DECIMAL(30, 20)) + l",
+    "i div 2",
+    "l div -2",
+    "dec div 1",
+    "i / 2",
+    "l / i",
+    "length(s)",
+    "char_length(s)",
+    "i % 3",
+    "coalesce(i, l)",
+    "CASE WHEN k > 1 THEN i ELSE dec END",
+    "coalesce(dec, d)",
+    "upper(s)",
+    "concat(s, s2)",
+    "i + 1.5",
+    "dec + dec",
+    "abs(i)",
+    "-l",
+    "dec * dec",
+    "dec * 2",
+    "dec + l",
+    "dec - i",
+    "dec * l",
+    "dec * 1.5",
+    "2 - dec",
+    "CAST(dec AS DECIMAL(38, 10)) * dec",
+    "CAST(dec AS DECIMAL(30, 20)) + l",
 ]
 
 # decimal division and rounding (DecimalPrecision, RoundBase, Floor/Ceil)
 TYPED_DIVISIONS = [
-    "dec / 3", "dec / dec", "i / dec", "dec / l", "dec / 1.5", "1.0 / 3", "l / 2.25",
-    "dec / 0", "CAST(dec AS DECIMAL(20, 2)) / CAST(dec AS DECIMAL(20, 2))", "-dec / 7",
-    "floor(d)", "ceil(d)", "floor(dec)", "ceil(dec)", "floor(i)", "ceil(l)", "round(dec)",
-    "round(dec, 1)", "round(dec, 5)", "round(dec, -1)", "bround(dec, 2)", "abs(dec)",
-    "i * 1.5", "l + 1.5", "1.5 * 1.5", "dec % 3", "l % 1.5", "dec % dec", "dec % 0", "1.5 % 0.4",
-    "-dec % -0.25", "(dec * dec) / dec", "-(dec) / (2)", "dec div (dec * dec)",
+    "dec / 3",
+    "dec / dec",
+    "i / dec",
+    "dec / l",
+    "dec / 1.5",
+    "1.0 / 3",
+    "l / 2.25",
+    "dec / 0",
+    "CAST(dec AS DECIMAL(20, 2)) / CAST(dec AS DECIMAL(20, 2))",
+    "-dec / 7",
+    "floor(d)",
+    "ceil(d)",
+    "floor(dec)",
+    "ceil(dec)",
+    "floor(i)",
+    "ceil(l)",
+    "round(dec)",
+    "round(dec, 1)",
+    "round(dec, 5)",
+    "round(dec, -1)",
+    "bround(dec, 2)",
+    "abs(dec)",
+    "i * 1.5",
+    "l + 1.5",
+    "1.5 * 1.5",
+    "dec % 3",
+    "l % 1.5",
+    "dec % dec",
+    "dec % 0",
+    "1.5 % 0.4",
+    "-dec % -0.25",
+    "(dec * dec) / dec",
+    "-(dec) / (2)",
+    "dec div (dec * dec)",
     # operands whose DECIMAL type sqlglot only guesses: pinned to Spark's before dividing
-    "abs(dec) / 2", "abs(dec) / dec", "coalesce(dec, 1) / i", "coalesce(dec, l) / 3",
-    "greatest(dec, i) / 2", "CASE WHEN k > 1 THEN dec ELSE 0 END / 3", "if(k > 1, dec, 0.5) / 7",
-    "nvl(dec, 2.25) / dec", "least(dec, CAST(dec AS DECIMAL(20, 1))) / 3",
+    "abs(dec) / 2",
+    "abs(dec) / dec",
+    "coalesce(dec, 1) / i",
+    "coalesce(dec, l) / 3",
+    "greatest(dec, i) / 2",
+    "CASE WHEN k > 1 THEN dec ELSE 0 END / 3",
+    "if(k > 1, dec, 0.5) / 7",
+    "nvl(dec, 2.25) / dec",
+    "least(dec, CAST(dec AS DECIMAL(20, 1))) / 3",
     # the scale squeezed to 6 (the scaled dividend passes 38 digits)
     "CAST(dec AS DECIMAL(38, 18)) / CAST(dec AS DECIMAL(38, 18))",
-    "CAST(dec AS DECIMAL(38, 18)) / 3", "CAST(l AS DECIMAL(38, 0)) / CAST(dec AS DECIMAL(38, 20))",
+    "CAST(dec AS DECIMAL(38, 18)) / 3",
+    "CAST(l AS DECIMAL(38, 0)) / CAST(dec AS DECIMAL(38, 20))",
     "CAST(dec AS DECIMAL(38, 2)) / CAST(dec * 7 AS DECIMAL(38, 30))",
-    "CAST(dec AS DECIMAL(38, 18)) / 0", "CAST(i AS DECIMAL(38, 10)) / CAST(-7 AS DECIMAL(38, 37))",
+    "CAST(dec AS DECIMAL(38, 18)) / 0",
+    "CAST(i AS DECIMAL(38, 10)) / CAST(-7 AS DECIMAL(38, 37))",
 ]
 # widening of conditionals (TypeCoercion's findWiderTypeForTwo)
 TYPED_WIDENINGS = [
-    "coalesce(l, dec)", "CASE WHEN k > 1 THEN l ELSE dec END", "if(k > 1, dec, i)",
-    "nvl(dec, l)", "greatest(l, dec)", "least(i, dec)", "coalesce(i, d)", "greatest(dec, d)",
+    "coalesce(l, dec)",
+    "CASE WHEN k > 1 THEN l ELSE dec END",
+    "if(k > 1, dec, i)",
+    "nvl(dec, l)",
+    "greatest(l, dec)",
+    "least(i, dec)",
+    "coalesce(i, d)",
+    "greatest(dec, d)",
     "coalesce(dec, CAST(dec AS DECIMAL(20, 1)))",
 ]
 
 
-@pytest.mark.parametrize("name, items, tail", [
-    ("aggs", TYPED_AGGREGATES, ""), ("rows", TYPED_ROWS, " WHERE k < 3"),
-    ("divs", TYPED_DIVISIONS, ""), ("wide", TYPED_WIDENINGS, ""),
-])
+@pytest.mark.parametrize(
+    "name, items, tail",
+    [
+        ("aggs", TYPED_AGGREGATES, ""),
+        ("rows", TYPED_ROWS, " WHERE k < 3"),
+        ("divs", TYPED_DIVISIONS, ""),
+        ("wide", TYPED_WIDENINGS, ""),
+    ],
+)
 def test_a_ctas_has_sparks_column_types(spark, con, name, items, tail):
     select = ", ".join(f"{item} AS c{n}" for n, item in enumerate(items))
     query = f"SELECT {select} FROM sqlc.vals{tail}"
@@ -367,35 +578,61 @@ def test_a_ctas_has_sparks_column_types(spark, con, name, items, tail):
     spark.sql(f"REFRESH TABLE sqlc.ice_{name}")
     sparks = [(r.col_name, r.data_type) for r in spark.sql(f"DESCRIBE sqlc.spark_{name}").collect()]
     ours = [(r.col_name, r.data_type) for r in spark.sql(f"DESCRIBE sqlc.ice_{name}").collect()]
-    mismatched = [(item, s[1], o[1]) for item, s, o in zip(items, sparks, ours, strict=True)
-                  if s != o]
+    mismatched = [
+        (item, s[1], o[1]) for item, s, o in zip(items, sparks, ours, strict=True) if s != o
+    ]
     assert mismatched == [], mismatched
     # the query's own result description carries the same types
     described = [d[1].lower() for d in con.execute(query).description]
-    mismatched = [(item, s[1], d) for item, s, d in zip(items, sparks, described, strict=True)
-                  if s[1] != d]
+    mismatched = [
+        (item, s[1], d) for item, s, d in zip(items, sparks, described, strict=True) if s[1] != d
+    ]
     assert mismatched == [], mismatched
 
 
 def test_decimal_arithmetic_values_as_spark(spark, con):
-    assert_same_query(spark, con, "SELECT k, dec * dec, dec * 2, dec + l, dec - i, dec * l,"
-                      " CAST(dec AS DECIMAL(38, 10)) * dec, sum(dec * 2) OVER (ORDER BY k)"
-                      " FROM sqlc.vals ORDER BY k")
+    assert_same_query(
+        spark,
+        con,
+        "SELECT k, dec * dec, dec * 2, dec + l, dec - i, dec * l,"
+        " CAST(dec AS DECIMAL(38, 10)) * dec, sum(dec * 2) OVER (ORDER BY k)"
+        " FROM sqlc.vals ORDER BY k",
+    )
 
 
 def test_decimal_division_and_rounding_values_as_spark(spark, con):
     items = ", ".join(TYPED_DIVISIONS + TYPED_WIDENINGS)
     assert_same_query(spark, con, f"SELECT k, {items} FROM sqlc.vals ORDER BY k")
-    assert_same_query(spark, con, "SELECT sum(dec) / count(*), sum(dec) / sum(i), avg(dec) / 2,"
-                      " avg(dec) * 2, avg(dec) / avg(dec) FROM sqlc.vals")
+    assert_same_query(
+        spark,
+        con,
+        "SELECT sum(dec) / count(*), sum(dec) / sum(i), avg(dec) / 2,"
+        " avg(dec) * 2, avg(dec) / avg(dec) FROM sqlc.vals",
+    )
 
 
 OVERFLOWS = [
-    "i + 2147483647", "i * i", "-i", "abs(i - 2147483647 - 2)", "l * l", "l * 1024", "-(l * l)",
-    "i * 2147483648", "(i + 1) * 2147483648", "l + 9223372036854775000", "i - (-2147483648)",
-    "2147483647 + 1", "9223372036854775807 + 1", "abs(-2147483648)", "-(-2147483648)",
-    "2147483648 + 1", "CAST(i AS SMALLINT) * CAST(3 AS SMALLINT)", "CAST(l AS INT)",
-    "CAST(i AS TINYINT)", "CAST(2147483648 AS INT)", "CAST(l * 1000 AS SMALLINT)",
+    "i + 2147483647",
+    "i * i",
+    "-i",
+    "abs(i - 2147483647 - 2)",
+    "l * l",
+    "l * 1024",
+    "-(l * l)",
+    "i * 2147483648",
+    "(i + 1) * 2147483648",
+    "l + 9223372036854775000",
+    "i - (-2147483648)",
+    "2147483647 + 1",
+    "9223372036854775807 + 1",
+    "abs(-2147483648)",
+    "-(-2147483648)",
+    "2147483648 + 1",
+    "CAST(i AS SMALLINT) * CAST(3 AS SMALLINT)",
+    "CAST(l AS INT)",
+    "CAST(i AS TINYINT)",
+    "CAST(2147483648 AS INT)",
+    "CAST(l * 1000 AS SMALLINT)",
 ]
 
 
@@ -411,9 +648,11 @@ def test_integer_overflow_wraps_as_spark(spark, con):
         sparks = [f.dataType.simpleString() for f in spark.sql(query).schema]
         assert [d[1].lower() for d in con.execute(query).description] == sparks, query
     union = "(SELECT l FROM sqlc.vals UNION ALL SELECT 9223372036854775807 AS l)"
-    for query in (f"SELECT sum(l), sum(l * 3) FROM {union}",
-                  "SELECT sum(i + 2147483647) FROM sqlc.vals",
-                  f"SELECT sum(l) OVER (ORDER BY l) FROM {union} ORDER BY 1"):
+    for query in (
+        f"SELECT sum(l), sum(l * 3) FROM {union}",
+        "SELECT sum(i + 2147483647) FROM sqlc.vals",
+        f"SELECT sum(l) OVER (ORDER BY l) FROM {union} ORDER BY 1",
+    ):
         assert_same_query(spark, con, query)
         sparks = [f.dataType.simpleString() for f in spark.sql(query).schema]
         assert [d[1].lower() for d in con.execute(query).description] == sparks, query
@@ -422,16 +661,47 @@ def test_integer_overflow_wraps_as_spark(spark, con):
 # pmod's DECIMAL type, floor/ceil to d places, nullif, and a STRING meeting another type
 # in a conditional (TypeCoercion's implicit cast to STRING, ANSI off)
 TYPED_FUNCTIONS = [
-    "pmod(dec, 2)", "pmod(-dec, 2)", "pmod(dec, -0.7)", "pmod(i, -3)", "pmod(-7, 3)",
-    "pmod(-7, -3)", "pmod(l, 3)", "pmod(dec, i)", "pmod(i, dec)", "pmod(d, -2)", "pmod(-7.5, 2)",
-    "pmod(i, 0)", "pmod(dec, 0)", "pmod(CAST(i AS SMALLINT), CAST(-3 AS SMALLINT))",
-    "floor(dec, 1)", "ceil(dec, 1)", "floor(d, 1)", "ceil(d, -1)", "floor(i, -1)", "ceil(l, 2)",
-    "floor(dec, -1)", "ceil(-dec, 2)", "floor(2.675, 2)", "ceil(d, 0)", "floor(dec, 5)",
-    "ceil(-dec, -2)", "floor(-dec, 2)",
-    "nullif(i, 0)", "nullif(dec, 2.5)", "nullif(i, l)", "nullif(l, i)", "nullif(s, 'x')",
-    "nullif(i, 1.5)", "nullif(dec, d)",
-    "coalesce(i, 'x')", "coalesce(i, '7')", "coalesce(dt, 'x')", "nvl(i, 'abc')",
-    "coalesce(dec, 'none')", "CASE WHEN k > 2 THEN i ELSE 'small' END", "if(k > 2, 'big', l)",
+    "pmod(dec, 2)",
+    "pmod(-dec, 2)",
+    "pmod(dec, -0.7)",
+    "pmod(i, -3)",
+    "pmod(-7, 3)",
+    "pmod(-7, -3)",
+    "pmod(l, 3)",
+    "pmod(dec, i)",
+    "pmod(i, dec)",
+    "pmod(d, -2)",
+    "pmod(-7.5, 2)",
+    "pmod(i, 0)",
+    "pmod(dec, 0)",
+    "pmod(CAST(i AS SMALLINT), CAST(-3 AS SMALLINT))",
+    "floor(dec, 1)",
+    "ceil(dec, 1)",
+    "floor(d, 1)",
+    "ceil(d, -1)",
+    "floor(i, -1)",
+    "ceil(l, 2)",
+    "floor(dec, -1)",
+    "ceil(-dec, 2)",
+    "floor(2.675, 2)",
+    "ceil(d, 0)",
+    "floor(dec, 5)",
+    "ceil(-dec, -2)",
+    "floor(-dec, 2)",
+    "nullif(i, 0)",
+    "nullif(dec, 2.5)",
+    "nullif(i, l)",
+    "nullif(l, i)",
+    "nullif(s, 'x')",
+    "nullif(i, 1.5)",
+    "nullif(dec, d)",
+    "coalesce(i, 'x')",
+    "coalesce(i, '7')",
+    "coalesce(dt, 'x')",
+    "nvl(i, 'abc')",
+    "coalesce(dec, 'none')",
+    "CASE WHEN k > 2 THEN i ELSE 'small' END",
+    "if(k > 2, 'big', l)",
 ]
 
 
@@ -444,7 +714,15 @@ def test_function_types_and_values_as_spark(spark, con):
 
 
 def test_make_interval_of_a_column_as_spark(spark, con):
-    assert_same_query(spark, con, "SELECT k, TIMESTAMP '2024-03-01 00:00:00'"
-                      " + make_interval(0, 0, 0, 0, CAST(k AS INT), 0, 0) FROM sqlc.vals ORDER BY k")
-    assert_same_query(spark, con, "SELECT k, TIMESTAMP '2024-03-01 00:00:00'"
-                      " + make_interval(1, CAST(k AS INT), 1, k, 2, 3, k * 1.5) FROM sqlc.vals ORDER BY k")
+    assert_same_query(
+        spark,
+        con,
+        "SELECT k, TIMESTAMP '2024-03-01 00:00:00'"
+        " + make_interval(0, 0, 0, 0, CAST(k AS INT), 0, 0) FROM sqlc.vals ORDER BY k",
+    )
+    assert_same_query(
+        spark,
+        con,
+        "SELECT k, TIMESTAMP '2024-03-01 00:00:00'"
+        " + make_interval(1, CAST(k AS INT), 1, k, 2, 3, k * 1.5) FROM sqlc.vals ORDER BY k",
+    )

@@ -35,7 +35,7 @@ DOCS = {
     1: '{"name":"a","tags":["x","y"],"n":{"deep":[1,{"k":false}]},"none":null}',
     2: '[1,-2,300,4000000000,"s",true,null]',
     3: '"just text"',
-    4: '{}',
+    4: "{}",
 }
 EXPECTED = {i: json.loads(d) for i, d in DOCS.items()}
 
@@ -58,28 +58,42 @@ def table(ice):
 
 
 def _data_files(con, table: str = "db.t") -> list[str]:
-    return [r[0].removeprefix("file:") for r in con.execute(f"SELECT file_path FROM {table}.files").fetchall()]
+    return [
+        r[0].removeprefix("file:")
+        for r in con.execute(f"SELECT file_path FROM {table}.files").fetchall()
+    ]
 
 
 @needs22
 def test_insert_parse_json_and_read_back(table):
     rows = table.execute("SELECT id, to_json(v) FROM db.t ORDER BY id").fetchall()
     assert [(i, json.loads(t) if t is not None else None) for i, t in rows] == [
-        *EXPECTED.items(), (5, None)]
+        *EXPECTED.items(),
+        (5, None),
+    ]
     got = table.execute("""SELECT variant_get(v, '$.name', 'string'), variant_get(v, '$.tags[1]', 'string'),
         variant_get(v, '$.n.deep[1].k', 'boolean'), variant_get(v, '$[3]', 'bigint'),
         variant_get(v, '$.missing', 'int'), is_variant_null(variant_get(v, '$.none', 'variant')),
         cast(v AS string) FROM db.t ORDER BY id""").fetchall()
     assert got == [
-        ("a", "y", False, None, None, True,  # object keys sorted, as the encoding keeps them
-         json.dumps(EXPECTED[1], separators=(",", ":"), sort_keys=True)),
+        (
+            "a",
+            "y",
+            False,
+            None,
+            None,
+            True,  # object keys sorted, as the encoding keeps them
+            json.dumps(EXPECTED[1], separators=(",", ":"), sort_keys=True),
+        ),
         (None, None, None, 4000000000, None, False, DOCS[2]),
         (None, None, None, None, None, False, "just text"),
         (None, None, None, None, None, False, "{}"),
         (None, None, None, None, None, False, None),
     ]
     # the Arrow stream (metadata columns) reads the same as DuckDB's own reader
-    streamed = table.execute("SELECT id, to_json(v), _file IS NOT NULL FROM db.t ORDER BY id").fetchall()
+    streamed = table.execute(
+        "SELECT id, to_json(v), _file IS NOT NULL FROM db.t ORDER BY id"
+    ).fetchall()
     assert [r[:2] for r in streamed] == rows
 
 
@@ -98,24 +112,36 @@ def test_primitive_kinds_round_trip(ice):
         for i, cell in zip(t.column("id").to_pylist(), t.column("v").to_pylist()):
             decoded[i] = decode(cell["metadata"], cell["value"])
     assert decoded == {
-        1: True, 2: 7, 3: -9, 4: Decimal("1.25"), 5: datetime.date(2024, 2, 29), 6: "text",
-        7: b"\x00\xff", 8: datetime.datetime(2024, 1, 2, 3, 4, 5, 123456),
+        1: True,
+        2: 7,
+        3: -9,
+        4: Decimal("1.25"),
+        5: datetime.date(2024, 2, 29),
+        6: "text",
+        7: b"\x00\xff",
+        8: datetime.datetime(2024, 1, 2, 3, 4, 5, 123456),
     }
     got = con.execute("""SELECT id, try_variant_get(v, '$', 'string'),
         try_variant_get(v, '$', 'int'), try_variant_get(v, '$', 'decimal(5,2)'),
         try_variant_get(v, '$', 'date') FROM db.p WHERE id IN (1, 2, 5, 6) ORDER BY id""").fetchall()
-    assert got == [(1, "true", 1, Decimal("1.00"), None), (2, "7", 7, Decimal("7.00"), None),
-                   (5, "2024-02-29", None, None, datetime.date(2024, 2, 29)),
-                   (6, "text", None, None, None)]
-    assert con.execute("SELECT variant_get(v, '$', 'decimal(5,2)') FROM db.p WHERE id = 4"
-                       ).fetchall() == [(Decimal("1.25"),)]
+    assert got == [
+        (1, "true", 1, Decimal("1.00"), None),
+        (2, "7", 7, Decimal("7.00"), None),
+        (5, "2024-02-29", None, None, datetime.date(2024, 2, 29)),
+        (6, "text", None, None, None),
+    ]
+    assert con.execute(
+        "SELECT variant_get(v, '$', 'decimal(5,2)') FROM db.p WHERE id = 4"
+    ).fetchall() == [(Decimal("1.25"),)]
 
 
 @needs22
 def test_duckdb_reads_the_data_file_directly(table):
     expected = table.execute("SELECT id, to_json(v) FROM db.t ORDER BY id").fetchall()
     (path,) = _data_files(table)
-    schema = duckdb.sql(f"SELECT name, duckdb_type FROM parquet_schema('{path}') WHERE name = 'v'").fetchall()
+    schema = duckdb.sql(
+        f"SELECT name, duckdb_type FROM parquet_schema('{path}') WHERE name = 'v'"
+    ).fetchall()
     assert schema == [("v", "VARIANT")]
     direct = duckdb.sql(f"SELECT id, to_json(v) FROM read_parquet('{path}') ORDER BY id").fetchall()
     assert direct == expected
@@ -125,15 +151,18 @@ def test_duckdb_reads_the_data_file_directly(table):
 def test_written_bytes_decode_to_the_values(table):
     (path,) = _data_files(table)
     t = pq.read_table(path)
-    got = {i: decode(c["metadata"], c["value"]) if c is not None else "SQL NULL"
-           for i, c in zip(t.column("id").to_pylist(), t.column("v").to_pylist())}
+    got = {
+        i: decode(c["metadata"], c["value"]) if c is not None else "SQL NULL"
+        for i, c in zip(t.column("id").to_pylist(), t.column("v").to_pylist())
+    }
     assert got == {**EXPECTED, 5: "SQL NULL"}
 
 
 @needs22
 def test_manifest_metrics_count_but_never_bound_variants(table):
     (row,) = table.execute(
-        "SELECT value_counts, null_value_counts, lower_bounds, upper_bounds FROM db.t.files").fetchall()
+        "SELECT value_counts, null_value_counts, lower_bounds, upper_bounds FROM db.t.files"
+    ).fetchall()
     values, nulls, lower, upper = row
     assert values[2] == 5 and nulls[2] == 1
     assert 2 not in (lower or {}) and 2 not in (upper or {})
@@ -161,24 +190,33 @@ def test_ctas_of_parse_json_makes_a_variant_column(ice):
 @pytest.mark.parametrize("mode", ["copy-on-write", "merge-on-read"])
 def test_dml_keeps_variants(ice, mode):
     ice.execute("CREATE NAMESPACE db")
-    ice.execute(f"CREATE TABLE db.d (id INT, v VARIANT) USING iceberg TBLPROPERTIES ('format-version'='3',"
-                f" 'write.delete.mode'='{mode}', 'write.update.mode'='{mode}', 'write.merge.mode'='{mode}')")
-    ice.execute("""INSERT INTO db.d VALUES (1, parse_json('{"a":1}')), (2, parse_json('[2]')), (3, NULL)""")
+    ice.execute(
+        f"CREATE TABLE db.d (id INT, v VARIANT) USING iceberg TBLPROPERTIES ('format-version'='3',"
+        f" 'write.delete.mode'='{mode}', 'write.update.mode'='{mode}', 'write.merge.mode'='{mode}')"
+    )
+    ice.execute(
+        """INSERT INTO db.d VALUES (1, parse_json('{"a":1}')), (2, parse_json('[2]')), (3, NULL)"""
+    )
     ice.execute("DELETE FROM db.d WHERE id = 2")
     ice.execute("""UPDATE db.d SET v = parse_json('"u"') WHERE id = 3""")
     ice.execute("""MERGE INTO db.d USING (SELECT 1 AS id, parse_json('{"m":true}') AS v
         UNION ALL SELECT 4, parse_json('4')) s ON db.d.id = s.id
         WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT *""")
     assert ice.execute("SELECT id, to_json(v) FROM db.d ORDER BY id").fetchall() == [
-        (1, '{"m":true}'), (3, '"u"'), (4, "4")]
+        (1, '{"m":true}'),
+        (3, '"u"'),
+        (4, "4"),
+    ]
 
 
 @needs22
 def test_orc_and_avro_tables_refuse_variant_writes(ice):
     con = ice
     con.execute("CREATE NAMESPACE db")
-    con.execute("CREATE TABLE db.o (v VARIANT) USING iceberg TBLPROPERTIES"
-                " ('format-version'='3', 'write.format.default'='orc')")
+    con.execute(
+        "CREATE TABLE db.o (v VARIANT) USING iceberg TBLPROPERTIES"
+        " ('format-version'='3', 'write.format.default'='orc')"
+    )
     with pytest.raises(NotSupportedError, match="write.format.default"):
         con.execute("INSERT INTO db.o SELECT parse_json('1')")
 
@@ -186,9 +224,20 @@ def test_orc_and_avro_tables_refuse_variant_writes(ice):
 # --- the Parquet spec's test vectors ---------------------------------------------------
 
 _JSON_VECTORS = [
-    "array_empty", "array_nested", "array_primitive", "object_empty", "object_nested",
-    "object_primitive", "primitive_boolean_true", "primitive_boolean_false", "primitive_int8",
-    "primitive_int16", "primitive_int32", "primitive_int64", "short_string", "primitive_string",
+    "array_empty",
+    "array_nested",
+    "array_primitive",
+    "object_empty",
+    "object_nested",
+    "object_primitive",
+    "primitive_boolean_true",
+    "primitive_boolean_false",
+    "primitive_int8",
+    "primitive_int16",
+    "primitive_int32",
+    "primitive_int64",
+    "short_string",
+    "primitive_string",
 ]
 
 
@@ -219,14 +268,29 @@ def test_icesql_reads_the_vectors(ice, tmp_path: Path):
     con.execute(f"CREATE TABLE db.vec (id INT, v VARIANT) {V3}")
     schema = Schema((NestedField(1, "id", IntegerType()), NestedField(2, "v", VariantType())))
     arrow = arrow_write_schema(schema)
-    cells = [{"metadata": (VECTORS / f"{n}.metadata").read_bytes(),
-              "value": (VECTORS / f"{n}.value").read_bytes()} for n in _JSON_VECTORS]
+    cells = [
+        {
+            "metadata": (VECTORS / f"{n}.metadata").read_bytes(),
+            "value": (VECTORS / f"{n}.value").read_bytes(),
+        }
+        for n in _JSON_VECTORS
+    ]
     folder = tmp_path / "wh" / "src"  # inside the warehouse: DuckDB's reader may open it
     folder.mkdir(parents=True)
-    writer = ParquetDataWriter(FileIO(), str(folder / "vectors.parquet"), schema, 0, (),
-                               MetricsConfig.for_table(schema, {}))
-    writer.write(pa.record_batch([pa.array(range(len(cells)), pa.int32()),
-                                  pa.array(cells, arrow.field("v").type)], schema=arrow))
+    writer = ParquetDataWriter(
+        FileIO(),
+        str(folder / "vectors.parquet"),
+        schema,
+        0,
+        (),
+        MetricsConfig.for_table(schema, {}),
+    )
+    writer.write(
+        pa.record_batch(
+            [pa.array(range(len(cells)), pa.int32()), pa.array(cells, arrow.field("v").type)],
+            schema=arrow,
+        )
+    )
     writer.close()
     con.execute(f"CALL system.add_files('db.vec', '`parquet`.`{folder}`')")
     expected = dictionary()
@@ -234,7 +298,8 @@ def test_icesql_reads_the_vectors(ice, tmp_path: Path):
         extra = ", _file" if streamed else ""
         rows = con.execute(f"SELECT id, to_json(v){extra} FROM db.vec ORDER BY id").fetchall()
         assert {_JSON_VECTORS[r[0]]: json.loads(r[1]) for r in rows} == {
-            n: expected[n] for n in _JSON_VECTORS}
+            n: expected[n] for n in _JSON_VECTORS
+        }
 
 
 _SHREDDED = {"001": [0], "044": [0], "046": [0], "083": [1, 2, 3]}
@@ -261,17 +326,20 @@ def test_icesql_reads_shredded_files(ice, tmp_path: Path):
         for i in ids:
             raw = (VECTORS / "shredded" / f"case-{case}_row-{i}.variant.bin").read_bytes()
             expected.append((i, decode(*split_variant_bin(raw))))
+
     def canonical(value):  # the files' ids are not the row numbers: compare the values
         return json.dumps(value, sort_keys=True) if value is not None else ""
 
-    assert sorted(canonical(json.loads(t) if t is not None else None) for _, t in rows) == \
-        sorted(canonical(v) for _, v in expected)
+    assert sorted(canonical(json.loads(t) if t is not None else None) for _, t in rows) == sorted(
+        canonical(v) for _, v in expected
+    )
     con.execute("SET icesql.scan.nativeParquet = false")  # every file on the Arrow stream
     with pytest.raises(NotSupportedError, match="shredded variant"):
         con.execute("SELECT id, var FROM db.s").fetchall()
 
 
 # --- Spark 3.5 --------------------------------------------------------------------------
+
 
 @needs22
 @pytest.mark.spark
@@ -286,8 +354,10 @@ def test_spark_35_and_a_variant_table(spark, spark_warehouse):
     for query in ("SELECT id FROM specvar.t", "SELECT * FROM specvar.t", "DESCRIBE specvar.t"):
         try:
             outcomes[query] = f"rows {spark.sql(query).collect()}"
-        except Exception as e:  # noqa: BLE001 - recording Spark's behaviour
-            outcomes[query] = "refused: " + next(line for line in str(e).splitlines() if line.strip())
+        except Exception as e:
+            outcomes[query] = "refused: " + next(
+                line for line in str(e).splitlines() if line.strip()
+            )
     print("SPARK35_VARIANT", outcomes)
     # observed: Iceberg 1.10's Spark 3.5 schema conversion refuses the whole table, even a
     # query of its other columns ("Unsupported type: variant"); never a wrong answer

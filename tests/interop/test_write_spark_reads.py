@@ -94,7 +94,13 @@ TRANSFORMS = {
 # icesql writes (one file per partition per INSERT)
 ONE_TASK = "'write.distribution-mode' = 'none', 'write.spark.fanout.enabled' = 'true'"
 # columns of Spark's `files` table that legitimately differ between two writers
-WRITER_SPECIFIC = {"file_path", "file_size_in_bytes", "column_sizes", "split_offsets", "readable_metrics"}
+WRITER_SPECIFIC = {
+    "file_path",
+    "file_size_in_bytes",
+    "column_sizes",
+    "split_offsets",
+    "readable_metrics",
+}
 
 
 def _fresh_namespace(spark, con, name: str) -> str:
@@ -129,7 +135,9 @@ def _split_columns(columns: str) -> list[str]:
 def _files(spark, table: str) -> list[tuple]:
     spark.sql(f"REFRESH TABLE {table}")
     columns = [c for c in spark.table(f"{table}.files").columns if c not in WRITER_SPECIFIC]
-    return [tuple(r) for r in spark.sql(f"SELECT {', '.join(columns)} FROM {table}.files").collect()]
+    return [
+        tuple(r) for r in spark.sql(f"SELECT {', '.join(columns)} FROM {table}.files").collect()
+    ]
 
 
 def assert_same_files(ours: list[tuple], theirs: list[tuple], context: str) -> None:
@@ -169,10 +177,18 @@ def test_spark_reads_every_type(spark, spark_warehouse, con, version):
 
     spark.sql(f"REFRESH TABLE {ns}.t")
     expected = spark.sql(f"SELECT * FROM {ns}.twin").collect()
-    assert_same_rows(expected, spark.sql(f"SELECT * FROM {ns}.t").collect(), ordered=False,
-                     context="Spark reading icesql's table vs Spark's twin")
-    assert_same_rows(expected, con.execute(f"SELECT * FROM {ns}.t").fetchall(), ordered=False,
-                     context="icesql reading its own table")
+    assert_same_rows(
+        expected,
+        spark.sql(f"SELECT * FROM {ns}.t").collect(),
+        ordered=False,
+        context="Spark reading icesql's table vs Spark's twin",
+    )
+    assert_same_rows(
+        expected,
+        con.execute(f"SELECT * FROM {ns}.t").fetchall(),
+        ordered=False,
+        context="icesql reading its own table",
+    )
     # the same files, metrics and bounds as Spark writes (one file per INSERT on both sides)
     assert_same_files(_files(spark, f"{ns}.t"), _files(spark, f"{ns}.twin"), f"v{version}")
 
@@ -210,10 +226,13 @@ def test_every_transform_partitions_like_spark(spark, spark_warehouse, con, name
         context=name,
     )
     assert_same_files(_files(spark, f"{ns}.t"), _files(spark, f"{ns}.twin"), name)
+
     # the same partition folders as Spark's, under data/
     def folders(table: str) -> list[str]:
         paths = spark.sql(f"SELECT file_path FROM {ns}.{table}.files").collect()
-        return sorted(p.file_path.split(f"/{ns}/{table}/data/", 1)[1].rsplit("/", 1)[0] for p in paths)
+        return sorted(
+            p.file_path.split(f"/{ns}/{table}/data/", 1)[1].rsplit("/", 1)[0] for p in paths
+        )
 
     if name != "identity_ts":
         # identity(timestamptz) folders differ: Iceberg 1.10 prints 12:00:00+00:00 where
@@ -230,7 +249,9 @@ def test_every_transform_partitions_like_spark(spark, spark_warehouse, con, name
 
 def test_snapshot_summaries_and_files_agree(spark, spark_warehouse, con):
     ns = _fresh_namespace(spark, con, "summaries")
-    con.execute(f"CREATE TABLE {ns}.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (bucket(4, id))")
+    con.execute(
+        f"CREATE TABLE {ns}.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (bucket(4, id))"
+    )
     con.execute(f"CREATE TABLE {ns}.src (id BIGINT) USING iceberg")
     con.execute(f"INSERT INTO {ns}.src VALUES " + ", ".join(f"({i})" for i in range(100)))
     con.execute(f"INSERT INTO {ns}.t SELECT id, CAST(id AS STRING) FROM {ns}.src")
@@ -238,7 +259,9 @@ def test_snapshot_summaries_and_files_agree(spark, spark_warehouse, con):
     spark.sql(f"REFRESH TABLE {ns}.t")
     md = _metadata(spark_warehouse, ns, "t")
     snaps = {s["snapshot-id"]: s for s in md["snapshots"]}
-    rows = spark.sql(f"SELECT snapshot_id, parent_id, operation, summary FROM {ns}.t.snapshots").collect()
+    rows = spark.sql(
+        f"SELECT snapshot_id, parent_id, operation, summary FROM {ns}.t.snapshots"
+    ).collect()
     assert {r.snapshot_id for r in rows} == set(snaps)
     for r in rows:
         ours = snaps[r.snapshot_id]
@@ -262,12 +285,18 @@ def test_spark_keeps_writing_tables_icesql_created(spark, con):
         " PARTITIONED BY (bucket(4, id), hours(ts)) TBLPROPERTIES ('format-version'='3')"
     )
     con.execute(f"ALTER TABLE {ns}.t WRITE ORDERED BY s DESC, id")
-    con.execute(f"INSERT INTO {ns}.t VALUES (1, 'b', TIMESTAMP '2024-01-01 10:00:00'), (2, 'a', NULL)")
+    con.execute(
+        f"INSERT INTO {ns}.t VALUES (1, 'b', TIMESTAMP '2024-01-01 10:00:00'), (2, 'a', NULL)"
+    )
     spark.sql(f"INSERT INTO {ns}.t VALUES (3, 'c', TIMESTAMP '2024-01-01 10:30:00')")
     con.execute(f"INSERT INTO {ns}.t VALUES (4, 'd', TIMESTAMP '2024-01-01 11:00:00')")
     spark.sql(f"REFRESH TABLE {ns}.t")
-    assert_same_rows(spark.sql(f"SELECT * FROM {ns}.t").collect(), con.execute(f"SELECT * FROM {ns}.t").fetchall(),
-                     ordered=False, context="alternating writers")
+    assert_same_rows(
+        spark.sql(f"SELECT * FROM {ns}.t").collect(),
+        con.execute(f"SELECT * FROM {ns}.t").fetchall(),
+        ordered=False,
+        context="alternating writers",
+    )
     # icesql's files are sorted by the table's order 1 and say so (Spark's own file says 0)
     orders = spark.sql(
         f"SELECT e.data_file.sort_order_id AS o FROM {ns}.t.entries e JOIN {ns}.t.snapshots s"
@@ -289,12 +318,19 @@ def test_ctas_rtas_and_gzip_metadata(spark, spark_warehouse, con):
     )
     assert con.catalog.load_table((ns, "t")).metadata_location.endswith("v1.gz.metadata.json")
     assert sorted(spark.sql(f"SELECT id FROM {ns}.t").collect()) == [(1,), (2,)]
-    con.execute(f"CREATE OR REPLACE TABLE {ns}.t USING iceberg AS SELECT s, id * 10 AS x FROM {ns}.src")
+    con.execute(
+        f"CREATE OR REPLACE TABLE {ns}.t USING iceberg AS SELECT s, id * 10 AS x FROM {ns}.src"
+    )
     spark.sql(f"REFRESH TABLE {ns}.t")
     assert sorted(map(tuple, spark.sql(f"SELECT * FROM {ns}.t").collect()), key=repr) == sorted(
         [("a", 10), ("b", 20), (None, 30)], key=repr
     )
-    ops = [r.operation for r in spark.sql(f"SELECT operation FROM {ns}.t.snapshots ORDER BY committed_at").collect()]
+    ops = [
+        r.operation
+        for r in spark.sql(
+            f"SELECT operation FROM {ns}.t.snapshots ORDER BY committed_at"
+        ).collect()
+    ]
     assert ops == ["append", "overwrite"]
     con.execute(f"REPLACE TABLE {ns}.t USING iceberg AS SELECT id FROM {ns}.src WHERE id > 1")
     spark.sql(f"REFRESH TABLE {ns}.t")
@@ -312,7 +348,10 @@ def test_uuid_and_fixed_types(spark, con):
         " (2, NULL, NULL)"
     )
     rows = spark.sql(f"SELECT id, u, fx FROM {ns}.t ORDER BY id").collect()
-    assert rows[0].u == "f79c3e09-677c-4d5f-9e49-6f9b0f3e5a21" and bytes(rows[0].fx) == b"\x01\x02\x03\x04"
+    assert (
+        rows[0].u == "f79c3e09-677c-4d5f-9e49-6f9b0f3e5a21"
+        and bytes(rows[0].fx) == b"\x01\x02\x03\x04"
+    )
     assert rows[1].u is None
     with pytest.raises(icesql.DataError, match="fixed\\(4\\)"):
         con.execute(f"INSERT INTO {ns}.t VALUES (3, NULL, X'01')")
@@ -348,11 +387,19 @@ def test_spark_reads_a_file_of_row_groups_encoded_at_once(spark, con):
         " FROM {t}"
     )
     theirs = spark.sql(summary.format(t=f"{ns}.t")).collect()
-    assert_same_rows(theirs, con.execute(summary.format(t=f"{ns}.t")).fetchall(), ordered=True,
-                     context="Spark vs icesql over a stitched file")
+    assert_same_rows(
+        theirs,
+        con.execute(summary.format(t=f"{ns}.t")).fetchall(),
+        ordered=True,
+        context="Spark vs icesql over a stitched file",
+    )
     assert theirs[0][0] == 60000 and theirs[0][7] == 3530
     sample = f"SELECT * FROM {ns}.t WHERE id % 997 = 0 OR id BETWEEN 30000 AND 30005"
-    assert_same_rows(spark.sql(sample).collect(), con.execute(sample).fetchall(), ordered=False,
-                     context="Spark reading sampled rows of every row group")
+    assert_same_rows(
+        spark.sql(sample).collect(),
+        con.execute(sample).fetchall(),
+        ordered=False,
+        context="Spark reading sampled rows of every row group",
+    )
     # Spark's pruning by the file's metrics (a wrong bound would lose rows)
     assert spark.sql(f"SELECT count(*) FROM {ns}.t WHERE id >= 59990").collect()[0][0] == 10

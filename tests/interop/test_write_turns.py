@@ -39,10 +39,14 @@ def test_spark_and_icesql_take_turns(spark, con, version):
         f" PARTITIONED BY (bucket(4, id)) TBLPROPERTIES ('format-version'='{version}',"
         " 'write.delete.mode'='merge-on-read', 'write.update.mode'='merge-on-read')"
     )
-    spark.sql(f"INSERT INTO {table} VALUES (1, 'spark', TIMESTAMP '2024-01-01 00:00:00'), (2, 'spark', NULL)")
+    spark.sql(
+        f"INSERT INTO {table} VALUES (1, 'spark', TIMESTAMP '2024-01-01 00:00:00'), (2, 'spark', NULL)"
+    )
     _same(spark, con, table, "Spark INSERT", 2)
 
-    con.execute(f"INSERT INTO {table} VALUES (3, 'icesql', TIMESTAMP '2024-01-02 00:00:00'), (4, 'icesql', NULL)")
+    con.execute(
+        f"INSERT INTO {table} VALUES (3, 'icesql', TIMESTAMP '2024-01-02 00:00:00'), (4, 'icesql', NULL)"
+    )
     _same(spark, con, table, "icesql INSERT", 4)
 
     spark.sql(f"DELETE FROM {table} WHERE id IN (1, 3)")
@@ -63,21 +67,33 @@ def test_spark_and_icesql_take_turns(spark, con, version):
     con.execute(f"ALTER TABLE {table} ADD COLUMN tag STRING AFTER s")
     con.execute(f"ALTER TABLE {table} ALTER COLUMN n TYPE BIGINT")
     con.execute(f"ALTER TABLE {table} ADD PARTITION FIELD days(ts)")
-    con.execute(f"INSERT INTO {table} VALUES (7, 'icesql', 'new', TIMESTAMP '2024-03-01 12:00:00', 70)")
+    con.execute(
+        f"INSERT INTO {table} VALUES (7, 'icesql', 'new', TIMESTAMP '2024-03-01 12:00:00', 70)"
+    )
     _same(spark, con, table, "icesql ALTER + INSERT", 6)
     spark.sql(f"REFRESH TABLE {table}")
     assert [f.name for f in spark.table(table).schema.fields] == ["id", "s", "tag", "ts", "n"]
     assert spark.sql(f"SELECT tag, n FROM {table} WHERE id = 7").collect()[0] == ("new", 70)
 
     # Spark keeps writing the table as its own after icesql's schema and spec changes
-    spark.sql(f"INSERT INTO {table} VALUES (8, 'spark', 'last', TIMESTAMP '2024-03-02 00:00:00', 80)")
+    spark.sql(
+        f"INSERT INTO {table} VALUES (8, 'spark', 'last', TIMESTAMP '2024-03-02 00:00:00', 80)"
+    )
     _same(spark, con, table, "Spark INSERT after icesql's ALTER", 7)
 
     history = spark.sql(
         f"SELECT h.snapshot_id, h.parent_id, s.operation FROM {table}.history h"
         f" JOIN {table}.snapshots s ON h.snapshot_id = s.snapshot_id ORDER BY h.made_current_at"
     ).collect()
-    assert [r.operation for r in history] == ["append", "append", "delete", "append", "append", "append", "append"]
+    assert [r.operation for r in history] == [
+        "append",
+        "append",
+        "delete",
+        "append",
+        "append",
+        "append",
+        "append",
+    ]
     assert all(history[i].parent_id == history[i - 1].snapshot_id for i in range(1, len(history)))
     md = con.catalog.load_table((ns, "t")).metadata
     assert [s.sequence_number for s in md.snapshots] == list(range(1, 8))

@@ -33,7 +33,12 @@ ORDER = SortOrder.from_json(
     {
         "order-id": 1,
         "fields": [
-            {"transform": "identity", "source-id": 1, "direction": "asc", "null-order": "nulls-first"}
+            {
+                "transform": "identity",
+                "source-id": 1,
+                "direction": "asc",
+                "null-order": "nulls-first",
+            }
         ],
     }
 )

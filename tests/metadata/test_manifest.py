@@ -150,15 +150,23 @@ def test_v2_v3_round_trip_with_sequence_number_inheritance(tmp_path: Path, versi
 
 @pytest.mark.parametrize("version", [1, 2, 3])
 def test_read_without_metrics_leaves_only_the_metrics_out(tmp_path: Path, version: int) -> None:
-    entries = entries_v2() if version > 1 else [
-        ManifestEntry(1, None, None, None, data_file("a", PARTS[0]))
-    ]
+    entries = (
+        entries_v2()
+        if version > 1
+        else [ManifestEntry(1, None, None, None, data_file("a", PARTS[0]))]
+    )
     io, _, _, [m] = commit(tmp_path, version, entries)
     full = list(read_manifest(io, m))
     lean = list(read_manifest(io, m, metrics=False))
     none = dict.fromkeys(
-        ["column_sizes", "value_counts", "null_value_counts", "nan_value_counts",
-         "lower_bounds", "upper_bounds"]
+        [
+            "column_sizes",
+            "value_counts",
+            "null_value_counts",
+            "nan_value_counts",
+            "lower_bounds",
+            "upper_bounds",
+        ]
     )
     assert [replace(e, data_file=replace(e.data_file, **none)) for e in full] == lean
     assert full[0].data_file.value_counts == {1: 10, 2: 10}
@@ -330,7 +338,12 @@ def test_exact_entry_schema_per_version(tmp_path: Path) -> None:
             "precision": 9,
             "scale": 2,
         }
-        assert types[3] == {"type": "fixed", "name": "uuid_fixed", "size": 16, "logicalType": "uuid"}
+        assert types[3] == {
+            "type": "fixed",
+            "name": "uuid_fixed",
+            "size": 16,
+            "logicalType": "uuid",
+        }
         assert part["fields"][5]["name"] == "cat_x2Degory"  # Java's Avro-compatible name
         assert part["fields"][5]["iceberg-field-name"] == "cat-egory"
         counts = next(f for f in df["fields"] if f["name"] == "column_sizes")["type"][1]
@@ -346,11 +359,38 @@ def test_reads_java_style_logical_types(tmp_path: Path) -> None:
     """A manifest as Java writes it (fastavro stands in): values come back normalised."""
     part_fields = [
         ("d", 1000, {"type": "int", "logicalType": "date"}, 19675),
-        ("t", 1001, {"type": "long", "logicalType": "timestamp-micros", "adjust-to-utc": False}, 1700000000123456),  # fmt: skip
-        ("n", 1002, {"type": "long", "logicalType": "timestamp-nanos", "adjust-to-utc": True}, 1700000000123456789),  # fmt: skip
+        (
+            "t",
+            1001,
+            {"type": "long", "logicalType": "timestamp-micros", "adjust-to-utc": False},
+            1700000000123456,
+        ),  # fmt: skip
+        (
+            "n",
+            1002,
+            {"type": "long", "logicalType": "timestamp-nanos", "adjust-to-utc": True},
+            1700000000123456789,
+        ),  # fmt: skip
         ("tm", 1003, {"type": "long", "logicalType": "time-micros"}, 3_600_000_001),
-        ("dec", 1004, {"type": "fixed", "name": "decimal_38_10", "size": 16, "logicalType": "decimal", "precision": 38, "scale": 10}, (-123456789012345678901).to_bytes(16, "big", signed=True)),  # fmt: skip
-        ("u", 1005, {"type": "fixed", "name": "uuid_fixed", "size": 16, "logicalType": "uuid"}, KEY.bytes),  # fmt: skip
+        (
+            "dec",
+            1004,
+            {
+                "type": "fixed",
+                "name": "decimal_38_10",
+                "size": 16,
+                "logicalType": "decimal",
+                "precision": 38,
+                "scale": 10,
+            },
+            (-123456789012345678901).to_bytes(16, "big", signed=True),
+        ),  # fmt: skip
+        (
+            "u",
+            1005,
+            {"type": "fixed", "name": "uuid_fixed", "size": 16, "logicalType": "uuid"},
+            KEY.bytes,
+        ),  # fmt: skip
         ("far", 1006, {"type": "int", "logicalType": "date"}, 3_000_000),  # past year 9999
     ]
     path = write_raw_manifest(tmp_path, part_fields=part_fields)
@@ -549,7 +589,9 @@ ALL_TYPES = [
 ]
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.tuples(*[st.one_of(st.none(), s) for _, s in ALL_TYPES]))
 def test_every_partition_type_round_trips(tmp_path: Path, values: tuple) -> None:
     schema = Schema.from_json(

@@ -32,20 +32,30 @@ def _random_manifest(tmp_path: Path, seed: int, version: int, n: int = 80):
     rng = random.Random(seed)
     entries = []
     for k in range(n):
-        partition = (rng.choice(RANDOM_DOMAINS["i"] + [None]),
-                     rng.choice(RANDOM_DOMAINS["s"] + [None]))
+        partition = (
+            rng.choice(RANDOM_DOMAINS["i"] + [None]),
+            rng.choice(RANDOM_DOMAINS["s"] + [None]),
+        )
         f = random_data_file(rng, k, partition)
         if version >= 3 and rng.random() < 0.3:
             f = replace(f, first_row_id=rng.randrange(10_000))
         status = rng.choice([0, 1, 1, 2]) if version >= 2 else rng.choice([0, 1, 2])
         seq = None if status == 1 and rng.random() < 0.7 else rng.randrange(1, 6)
-        entries.append(ManifestEntry(status, 11 if status == 0 else None, seq,
-                                     seq, f))
+        entries.append(ManifestEntry(status, 11 if status == 0 else None, seq, seq, f))
     io = FileIO()
-    m = write_manifest(io, str(tmp_path / f"m{seed}.avro"), SPEC, RANDOM_SCHEMA, version, 42,
-                       entries)
-    write_manifest_list(io, str(tmp_path / f"l{seed}.avro"), [m], version, 42, None, 7,
-                        first_row_id=1000 if version >= 3 else None)
+    m = write_manifest(
+        io, str(tmp_path / f"m{seed}.avro"), SPEC, RANDOM_SCHEMA, version, 42, entries
+    )
+    write_manifest_list(
+        io,
+        str(tmp_path / f"l{seed}.avro"),
+        [m],
+        version,
+        42,
+        None,
+        7,
+        first_row_id=1000 if version >= 3 else None,
+    )
     [listed] = read_manifest_list(io, str(tmp_path / f"l{seed}.avro"))
     return io, listed
 

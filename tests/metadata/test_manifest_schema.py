@@ -47,7 +47,9 @@ from icesql.spec.types import (
 )
 
 # Avro schemas and iceberg.schema keys of manifests Java (Iceberg 1.10.2) wrote
-SCHEMAS = json.loads((Path(__file__).parent / "fixtures" / "java" / "avro_schemas.json").read_text())
+SCHEMAS = json.loads(
+    (Path(__file__).parent / "fixtures" / "java" / "avro_schemas.json").read_text()
+)
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,9 @@ def test_spellings_of_one_location_are_one_file(a, b):
 
 
 def test_different_files_stay_different():
-    keys = {reachable.same_file(p) for p in ("/w/a", "/w/b", "s3://b/w/a", "gs://b/w/a", "file:/w/b/")}
+    keys = {
+        reachable.same_file(p) for p in ("/w/a", "/w/b", "s3://b/w/a", "gs://b/w/a", "file:/w/b/")
+    }
     assert len(keys) == 5
 
 
@@ -27,7 +29,9 @@ def _table_after(tmp_path, *statements: str):
     """db.t (merge-on-read) after ``statements``: its metadata and file IO."""
     con = icesql.connect(str(tmp_path))
     con.execute("CREATE NAMESPACE db")
-    con.execute("CREATE TABLE db.t (id BIGINT) USING iceberg TBLPROPERTIES ('write.delete.mode' = 'merge-on-read')")
+    con.execute(
+        "CREATE TABLE db.t (id BIGINT) USING iceberg TBLPROPERTIES ('write.delete.mode' = 'merge-on-read')"
+    )
     for sql in statements:
         con.execute(sql)
     table = con.catalog.load_table(("db", "t"))
@@ -36,7 +40,9 @@ def _table_after(tmp_path, *statements: str):
 
 
 def test_kinds_of_a_merge_on_read_table(tmp_path):
-    md, io = _table_after(tmp_path, "INSERT INTO db.t VALUES (1), (2)", "DELETE FROM db.t WHERE id = 1")
+    md, io = _table_after(
+        tmp_path, "INSERT INTO db.t VALUES (1), (2)", "DELETE FROM db.t WHERE id = 1"
+    )
     first, second = (s.snapshot_id for s in md.snapshots)
     assert len(reachable.manifest_lists(md, [first, second])) == 2
     manifests = reachable.manifests(io, md, [first, second])
@@ -58,7 +64,10 @@ def test_a_missing_file_fails_the_walk_unless_missing_ok(tmp_path):
     io.delete(path)
     with pytest.raises(icesql.OperationalError, match="file not found"):
         reachable.manifests(io, md, [first.snapshot_id])
-    assert reachable.manifests(io, md, [first.snapshot_id, second.snapshot_id], missing_ok=True) == manifests
+    assert (
+        reachable.manifests(io, md, [first.snapshot_id, second.snapshot_id], missing_ok=True)
+        == manifests
+    )
     with pytest.raises(icesql.OperationalError, match="file not found"):
         list(reachable.content_files(io, manifests.values()))
     assert len(list(reachable.content_files(io, manifests.values(), missing_ok=True))) == 1

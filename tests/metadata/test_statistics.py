@@ -34,7 +34,10 @@ STATS = {
 
 def test_statistics_file_round_trips() -> None:
     stats = StatisticsFile.from_json(STATS)
-    assert (stats.snapshot_id, stats.statistics_path) == (3055729675574597004, "s3://a/b/stats.puffin")
+    assert (stats.snapshot_id, stats.statistics_path) == (
+        3055729675574597004,
+        "s3://a/b/stats.puffin",
+    )
     assert (stats.file_size_in_bytes, stats.file_footer_size_in_bytes) == (413, 42)
     assert stats.key_metadata == "aWNlYmVyZwo="
     theta, other = stats.blob_metadata
@@ -116,7 +119,10 @@ def test_partition_statistics_round_trip() -> None:
 )  # fmt: skip
 def test_encryption_keys_round_trip(raw: dict) -> None:
     key = EncryptionKey.from_json(raw)
-    assert (key.key_id, key.encrypted_key_metadata) == (raw["key-id"], raw["encrypted-key-metadata"])
+    assert (key.key_id, key.encrypted_key_metadata) == (
+        raw["key-id"],
+        raw["encrypted-key-metadata"],
+    )
     assert key.encrypted_by_id == raw.get("encrypted-by-id")
     assert dict(key.properties) == raw.get("properties", {})
     assert key.to_json() == raw and list(key.to_json()) == list(raw)

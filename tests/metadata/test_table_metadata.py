@@ -271,7 +271,12 @@ def test_a_v3_multi_argument_spec_loads() -> None:
     """``source-ids`` specs other engines write (v3) load; Spark's SQL syntax cannot make them."""
     raw = json.loads(load("v3")[0])
     raw["partition-specs"].append(  # id long, ts timestamp_ns
-        {"spec-id": 7, "fields": [{"source-ids": [1, 2], "field-id": 1010, "name": "b", "transform": "bucket[8]"}]}
+        {
+            "spec-id": 7,
+            "fields": [
+                {"source-ids": [1, 2], "field-id": 1010, "name": "b", "transform": "bucket[8]"}
+            ],
+        }
     )
     raw["default-spec-id"] = 7
     md = parse_table_metadata(json.dumps(raw), "x.json")

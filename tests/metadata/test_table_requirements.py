@@ -29,10 +29,11 @@ REQUIREMENTS = [
 ]
 
 
-
 def _table():
     return new_table_metadata(
-        "s3://b/wh/db/t", Schema.from_json(SCHEMA_JSON), table_uuid="2cc52516-5e73-41f2-b139-545d41a4e151"
+        "s3://b/wh/db/t",
+        Schema.from_json(SCHEMA_JSON),
+        table_uuid="2cc52516-5e73-41f2-b139-545d41a4e151",
     )
 
 
@@ -58,28 +59,57 @@ def test_requirements_on_a_missing_or_changed_table() -> None:
     with pytest.raises(RequirementFailedError, match="table UUID does not match"):
         parse_requirement({"type": "assert-table-uuid", "uuid": "x"}).check(md)
     for obj, message in [
-        ({"type": "assert-current-schema-id", "current-schema-id": 1}, "current schema changed: expected id 1 != 0"),
-        ({"type": "assert-last-assigned-field-id", "last-assigned-field-id": 9}, "last assigned field id changed"),
-        ({"type": "assert-default-spec-id", "default-spec-id": 2}, "default partition spec changed"),
-        ({"type": "assert-last-assigned-partition-id", "last-assigned-partition-id": 1}, "partition id changed"),
-        ({"type": "assert-default-sort-order-id", "default-sort-order-id": 1}, "default sort order changed"),
+        (
+            {"type": "assert-current-schema-id", "current-schema-id": 1},
+            "current schema changed: expected id 1 != 0",
+        ),
+        (
+            {"type": "assert-last-assigned-field-id", "last-assigned-field-id": 9},
+            "last assigned field id changed",
+        ),
+        (
+            {"type": "assert-default-spec-id", "default-spec-id": 2},
+            "default partition spec changed",
+        ),
+        (
+            {"type": "assert-last-assigned-partition-id", "last-assigned-partition-id": 1},
+            "partition id changed",
+        ),
+        (
+            {"type": "assert-default-sort-order-id", "default-sort-order-id": 1},
+            "default sort order changed",
+        ),
     ]:
         with pytest.raises(RequirementFailedError, match=message):
             parse_requirement(obj).check(md)
 
 
-
-
 def test_a_ref_must_be_where_the_change_saw_it() -> None:
     md = _table()
-    absent = parse_requirement({"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": None})
+    absent = parse_requirement(
+        {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": None}
+    )
     absent.check(md)  # no snapshot yet: main does not exist
-    moved = _apply(md, {"action": "add-snapshot", "snapshot": SNAPSHOT_JSON},
-                   {"action": "set-snapshot-ref", "ref-name": "main", "type": "branch",
-                    "snapshot-id": SNAPSHOT_JSON["snapshot-id"]})
+    moved = _apply(
+        md,
+        {"action": "add-snapshot", "snapshot": SNAPSHOT_JSON},
+        {
+            "action": "set-snapshot-ref",
+            "ref-name": "main",
+            "type": "branch",
+            "snapshot-id": SNAPSHOT_JSON["snapshot-id"],
+        },
+    )
     with pytest.raises(RequirementFailedError, match="main"):
         absent.check(moved)
-    parse_requirement({"type": "assert-ref-snapshot-id", "ref": "main",
-                       "snapshot-id": SNAPSHOT_JSON["snapshot-id"]}).check(moved)
+    parse_requirement(
+        {
+            "type": "assert-ref-snapshot-id",
+            "ref": "main",
+            "snapshot-id": SNAPSHOT_JSON["snapshot-id"],
+        }
+    ).check(moved)
     with pytest.raises(RequirementFailedError, match="main"):
-        parse_requirement({"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 1}).check(moved)
+        parse_requirement(
+            {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 1}
+        ).check(moved)

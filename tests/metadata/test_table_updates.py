@@ -37,7 +37,10 @@ SCHEMA_JSON = {
 SCHEMA2_JSON = {
     **SCHEMA_JSON,
     "schema-id": 1,
-    "fields": [*SCHEMA_JSON["fields"], {"id": 3, "name": "ts", "required": False, "type": "timestamptz"}],
+    "fields": [
+        *SCHEMA_JSON["fields"],
+        {"id": 3, "name": "ts", "required": False, "type": "timestamptz"},
+    ],
 }
 SPEC_JSON = {
     "spec-id": 1,
@@ -45,7 +48,9 @@ SPEC_JSON = {
 }
 ORDER_JSON = {
     "order-id": 1,
-    "fields": [{"transform": "identity", "source-id": 1, "direction": "asc", "null-order": "nulls-first"}],
+    "fields": [
+        {"transform": "identity", "source-id": 1, "direction": "asc", "null-order": "nulls-first"}
+    ],
 }
 SNAPSHOT_JSON = {
     "snapshot-id": 3055729675574597004,
@@ -61,8 +66,12 @@ STATS_JSON = {
     "file-size-in-bytes": 413,
     "file-footer-size-in-bytes": 42,
     "blob-metadata": [
-        {"type": "apache-datasketches-theta-v1", "snapshot-id": 3055729675574597004,
-         "sequence-number": 1, "fields": [1]}
+        {
+            "type": "apache-datasketches-theta-v1",
+            "snapshot-id": 3055729675574597004,
+            "sequence-number": 1,
+            "fields": [1],
+        }
     ],
 }
 PARTITION_STATS_JSON = {
@@ -82,10 +91,19 @@ UPDATES = [
     {"action": "add-sort-order", "sort-order": ORDER_JSON},
     {"action": "set-default-sort-order", "sort-order-id": -1},
     {"action": "add-snapshot", "snapshot": SNAPSHOT_JSON},
-    {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 3055729675574597004,
-     "type": "branch"},
-    {"action": "set-snapshot-ref", "ref-name": "v1", "snapshot-id": 3055729675574597004,
-     "type": "tag", "max-ref-age-ms": 86400000},
+    {
+        "action": "set-snapshot-ref",
+        "ref-name": "main",
+        "snapshot-id": 3055729675574597004,
+        "type": "branch",
+    },
+    {
+        "action": "set-snapshot-ref",
+        "ref-name": "v1",
+        "snapshot-id": 3055729675574597004,
+        "type": "tag",
+        "max-ref-age-ms": 86400000,
+    },
     {"action": "remove-snapshots", "snapshot-ids": [1, 2]},
     {"action": "remove-snapshot-ref", "ref-name": "v1"},
     {"action": "set-location", "location": "s3://b/wh/db/t2"},
@@ -163,7 +181,9 @@ def test_encryption_keys_are_refused_by_name() -> None:
 
 def _table(format_version: int = 2):
     return new_table_metadata(
-        "s3://b/wh/db/t", Schema.from_json(SCHEMA_JSON), format_version=format_version,
+        "s3://b/wh/db/t",
+        Schema.from_json(SCHEMA_JSON),
+        format_version=format_version,
         table_uuid="2cc52516-5e73-41f2-b139-545d41a4e151",
     )
 
@@ -186,17 +206,28 @@ def test_schema_spec_and_order_evolution_with_last_added_ids() -> None:
     assert md.current_schema_id == 1 and md.last_column_id == 3
     assert md.default_spec_id == 1 and md.last_partition_id == 1000
     assert md.default_sort_order_id == 1
-    assert [e.metadata_file for e in md.metadata_log] == ["s3://b/wh/db/t/metadata/00000-a.metadata.json"]
-    check_table_requirements(md, [parse_requirement(r) for r in (
-        {"type": "assert-current-schema-id", "current-schema-id": 1},
-        {"type": "assert-last-assigned-field-id", "last-assigned-field-id": 3},
-        {"type": "assert-default-spec-id", "default-spec-id": 1},
-        {"type": "assert-last-assigned-partition-id", "last-assigned-partition-id": 1000},
-        {"type": "assert-default-sort-order-id", "default-sort-order-id": 1},
-    )])
+    assert [e.metadata_file for e in md.metadata_log] == [
+        "s3://b/wh/db/t/metadata/00000-a.metadata.json"
+    ]
+    check_table_requirements(
+        md,
+        [
+            parse_requirement(r)
+            for r in (
+                {"type": "assert-current-schema-id", "current-schema-id": 1},
+                {"type": "assert-last-assigned-field-id", "last-assigned-field-id": 3},
+                {"type": "assert-default-spec-id", "default-spec-id": 1},
+                {"type": "assert-last-assigned-partition-id", "last-assigned-partition-id": 1000},
+                {"type": "assert-default-sort-order-id", "default-sort-order-id": 1},
+            )
+        ],
+    )
     # unused schemas and specs can go, the current ones cannot
-    md = _apply(md, {"action": "remove-schemas", "schema-ids": [0]},
-                {"action": "remove-partition-specs", "spec-ids": [0]})
+    md = _apply(
+        md,
+        {"action": "remove-schemas", "schema-ids": [0]},
+        {"action": "remove-partition-specs", "spec-ids": [0]},
+    )
     assert [s.schema_id for s in md.schemas] == [1] and [s.spec_id for s in md.specs] == [1]
     with pytest.raises(InvalidUpdateError, match="current schema 1"):
         _apply(md, {"action": "remove-schemas", "schema-ids": [1]})
@@ -218,14 +249,22 @@ def test_snapshots_refs_and_statistics() -> None:
     assert set(md.refs) == {"main", "v1"} and not md.refs["v1"].is_branch
     assert [s.statistics_path for s in md.statistics] == [STATS_JSON["statistics-path"]]
     assert len(md.partition_statistics) == 1
-    check_table_requirements(md, [parse_requirement(
-        {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": sid})])
+    check_table_requirements(
+        md,
+        [parse_requirement({"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": sid})],
+    )
     with pytest.raises(RequirementFailedError, match="tag v1 was created concurrently"):
-        parse_requirement({"type": "assert-ref-snapshot-id", "ref": "v1", "snapshot-id": None}).check(md)
+        parse_requirement(
+            {"type": "assert-ref-snapshot-id", "ref": "v1", "snapshot-id": None}
+        ).check(md)
     with pytest.raises(RequirementFailedError, match="branch main has changed: expected id 5 != "):
-        parse_requirement({"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 5}).check(md)
+        parse_requirement(
+            {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 5}
+        ).check(md)
     with pytest.raises(RequirementFailedError, match="branch or tag b is missing, expected 5"):
-        parse_requirement({"type": "assert-ref-snapshot-id", "ref": "b", "snapshot-id": 5}).check(md)
+        parse_requirement({"type": "assert-ref-snapshot-id", "ref": "b", "snapshot-id": 5}).check(
+            md
+        )
 
     md = _apply(
         md,
@@ -258,8 +297,10 @@ def test_updates_that_cannot_apply_are_client_errors() -> None:
     with pytest.raises(InvalidUpdateError, match="last added schema: none was added"):
         _apply(_table(), {"action": "set-current-schema", "schema-id": -1})
     with pytest.raises(InvalidUpdateError, match="unknown snapshot 9"):
-        _apply(_table(), {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 9,
-                          "type": "branch"})
+        _apply(
+            _table(),
+            {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 9, "type": "branch"},
+        )
     with pytest.raises(InvalidUpdateError, match="never reassigned"):
         _apply(_table(), {"action": "assign-uuid", "uuid": "00000000-0000-0000-0000-000000000000"})
 
@@ -267,24 +308,38 @@ def test_updates_that_cannot_apply_are_client_errors() -> None:
 def _create_commit(format_version: int) -> TableCommit:
     """What Spark sends to commit a CTAS after ``stage-create`` (abridged to the updates)."""
     sid = SNAPSHOT_JSON["snapshot-id"]
-    snapshot = {**SNAPSHOT_JSON, **({"first-row-id": 0, "added-rows": 3} if format_version > 2 else {})}
-    return TableCommit.from_json({
-        "requirements": [{"type": "assert-create"}],
-        "updates": [
-            {"action": "assign-uuid", "uuid": "2cc52516-5e73-41f2-b139-545d41a4e151"},
-            {"action": "upgrade-format-version", "format-version": format_version},
-            {"action": "add-schema", "schema": {**SCHEMA2_JSON, "schema-id": 0}, "last-column-id": 3},
-            {"action": "set-current-schema", "schema-id": -1},
-            {"action": "add-spec", "spec": {**SPEC_JSON, "spec-id": 0}},
-            {"action": "set-default-spec", "spec-id": -1},
-            {"action": "add-sort-order", "sort-order": {"order-id": 0, "fields": []}},
-            {"action": "set-default-sort-order", "sort-order-id": -1},
-            {"action": "set-location", "location": "s3://b/wh/db/ctas"},
-            {"action": "set-properties", "updates": {"write.delete.mode": "merge-on-read"}},
-            {"action": "add-snapshot", "snapshot": snapshot},
-            {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": sid, "type": "branch"},
-        ],
-    })
+    snapshot = {
+        **SNAPSHOT_JSON,
+        **({"first-row-id": 0, "added-rows": 3} if format_version > 2 else {}),
+    }
+    return TableCommit.from_json(
+        {
+            "requirements": [{"type": "assert-create"}],
+            "updates": [
+                {"action": "assign-uuid", "uuid": "2cc52516-5e73-41f2-b139-545d41a4e151"},
+                {"action": "upgrade-format-version", "format-version": format_version},
+                {
+                    "action": "add-schema",
+                    "schema": {**SCHEMA2_JSON, "schema-id": 0},
+                    "last-column-id": 3,
+                },
+                {"action": "set-current-schema", "schema-id": -1},
+                {"action": "add-spec", "spec": {**SPEC_JSON, "spec-id": 0}},
+                {"action": "set-default-spec", "spec-id": -1},
+                {"action": "add-sort-order", "sort-order": {"order-id": 0, "fields": []}},
+                {"action": "set-default-sort-order", "sort-order-id": -1},
+                {"action": "set-location", "location": "s3://b/wh/db/ctas"},
+                {"action": "set-properties", "updates": {"write.delete.mode": "merge-on-read"}},
+                {"action": "add-snapshot", "snapshot": snapshot},
+                {
+                    "action": "set-snapshot-ref",
+                    "ref-name": "main",
+                    "snapshot-id": sid,
+                    "type": "branch",
+                },
+            ],
+        }
+    )
 
 
 @pytest.mark.parametrize("format_version", [2, 3])
@@ -298,7 +353,9 @@ def test_a_creating_commit_builds_the_table_from_its_updates(format_version) -> 
     assert [s.schema_id for s in md.schemas] == [0] and md.last_column_id == 3
     assert [s.spec_id for s in md.specs] == [0] and md.last_partition_id == 1000
     assert md.default_sort_order_id == 0 and len(md.sort_orders) == 1
-    assert md.location == "s3://b/wh/db/ctas" and md.properties["write.delete.mode"] == "merge-on-read"
+    assert (
+        md.location == "s3://b/wh/db/ctas" and md.properties["write.delete.mode"] == "merge-on-read"
+    )
     assert md.current_snapshot_id == SNAPSHOT_JSON["snapshot-id"] and md.metadata_log == []
     if format_version == 3:
         assert md.next_row_id == 3

@@ -112,8 +112,12 @@ def _connect_for(kind: str, folder: Path, rest=None) -> dict:
     if kind == "hadoop":
         return {"warehouse": warehouse}
     if kind == "sql":
-        return {"catalog": "sql", "uri": f"sqlite:///{folder / 'catalog.db'}",
-                "warehouse": warehouse, "name": "local"}
+        return {
+            "catalog": "sql",
+            "uri": f"sqlite:///{folder / 'catalog.db'}",
+            "warehouse": warehouse,
+            "name": "local",
+        }
     return {"catalog": "rest", "uri": rest.uri, "name": "rest"}
 
 
@@ -149,9 +153,22 @@ def _start_server(folder: Path, fault: str | None) -> tuple[subprocess.Popen, st
     if fault:
         env["ICESQL_FAULT"] = fault
     proc = subprocess.Popen(
-        [sys.executable, "-m", "icesql.shell", "serve", "--warehouse", str(folder / "warehouse"),
-         "--uri", f"sqlite:///{folder / 'catalog.db'}", "--port", "0"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+        [
+            sys.executable,
+            "-m",
+            "icesql.shell",
+            "serve",
+            "--warehouse",
+            str(folder / "warehouse"),
+            "--uri",
+            f"sqlite:///{folder / 'catalog.db'}",
+            "--port",
+            "0",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     line = proc.stderr.readline()  # "icesql serve: http://127.0.0.1:<port> (...)"
     assert line.startswith("icesql serve: http://127.0.0.1:"), line + proc.stderr.read()
@@ -197,8 +214,9 @@ def test_a_rest_server_killed_at_each_commit_step_loses_nothing(point, tmp_path,
     server, uri = _start_server(tmp_path, None)
     try:
         connect = {"catalog": "rest", "uri": uri, "name": "rest"}
-        check_state(connect, folder, before, old_rows, old_snapshot, effect,
-                    point != "after-swap", None)
+        check_state(
+            connect, folder, before, old_rows, old_snapshot, effect, point != "after-swap", None
+        )
     finally:
         _stop(server)
 

@@ -53,9 +53,16 @@ def _equality_delete(table, ids: list[int]) -> DataFile:
     path = f"{table.metadata.location}/data/eq-deletes.parquet"
     field = pa.field("id", pa.int32(), nullable=False, metadata={b"PARQUET:field_id": b"1"})
     pq.write_table(pa.table([pa.array(ids, pa.int32())], schema=pa.schema([field])), path)
-    return DataFile(file_path=path, file_format="PARQUET", partition=(), record_count=len(ids),
-                    file_size_in_bytes=os.path.getsize(path), content=EQUALITY_DELETES,
-                    equality_ids=(1,), spec_id=0)
+    return DataFile(
+        file_path=path,
+        file_format="PARQUET",
+        partition=(),
+        record_count=len(ids),
+        file_size_in_bytes=os.path.getsize(path),
+        content=EQUALITY_DELETES,
+        equality_ids=(1,),
+        spec_id=0,
+    )
 
 
 def _files(table) -> dict[str, list[str]]:
@@ -73,8 +80,9 @@ def _files(table) -> dict[str, list[str]]:
         "manifest-list": [snapshot.manifest_list],
         "manifest": [m.manifest_path for m in manifests],
         "data-footer": sorted({t.data_file.file_path for t in tasks}),
-        "position-deletes": sorted(p for p, d in deletes.items()
-                                   if d.content == 1 and d.file_format.upper() == "PARQUET"),
+        "position-deletes": sorted(
+            p for p, d in deletes.items() if d.content == 1 and d.file_format.upper() == "PARQUET"
+        ),
         "equality-deletes": sorted(p for p, d in deletes.items() if d.content == EQUALITY_DELETES),
         "dv-blob": sorted(p for p, d in deletes.items() if d.file_format.upper() == "PUFFIN"),
     }
@@ -90,22 +98,37 @@ def tables(tmp_path_factory):
     con.execute("CREATE NAMESPACE db")
     out = {}
     for name, props in TABLES.items():
-        con.execute(f"CREATE TABLE db.{name} (id INT, s STRING, x DOUBLE, d DATE) USING iceberg "
-                    f"TBLPROPERTIES ({props})")
+        con.execute(
+            f"CREATE TABLE db.{name} (id INT, s STRING, x DOUBLE, d DATE) USING iceberg "
+            f"TBLPROPERTIES ({props})"
+        )
         for start in (0, 40):
-            con.execute(f"INSERT INTO db.{name} SELECT CAST(id AS INT), concat('s', id), id / 4, "
-                        f"date_add(DATE '2024-01-01', CAST(id AS INT)) "
-                        f"FROM range({start}, {start + 40})")
+            con.execute(
+                f"INSERT INTO db.{name} SELECT CAST(id AS INT), concat('s', id), id / 4, "
+                f"date_add(DATE '2024-01-01', CAST(id AS INT)) "
+                f"FROM range({start}, {start + 40})"
+            )
         con.execute(f"DELETE FROM db.{name} WHERE id % 7 = 3")
         if name == "v2":
             table = con.catalog.load_table(("db", name))
-            commit(con.catalog, table, Change(operation="delete",
-                                              added_files=[_equality_delete(table, [1, 2, 50])]))
+            commit(
+                con.catalog,
+                table,
+                Change(operation="delete", added_files=[_equality_delete(table, [1, 2, 50])]),
+            )
         rows = con.execute(QUERY.format(name)).fetchall()
         out[name] = (rows, _files(con.catalog.load_table(("db", name))))
     assert {k for _, files in out.values() for k in files} == {
-        "metadata-json", "version-hint", "manifest-list", "manifest", "data-footer",
-        "position-deletes", "equality-deletes", "dv-blob", "puffin-footer"}
+        "metadata-json",
+        "version-hint",
+        "manifest-list",
+        "manifest",
+        "data-footer",
+        "position-deletes",
+        "equality-deletes",
+        "dv-blob",
+        "puffin-footer",
+    }
     assert len(out["v2"][0]) == 80 - 11 - 3
     con.close()
     return warehouse, out
@@ -122,7 +145,7 @@ def _footer_length(data: bytes, magic: bytes) -> int:
 
 def _puffin_footer(data: bytes) -> dict:
     """The JSON payload of a Puffin file's footer."""
-    return json.loads(data[-_footer_length(data, b"PFA1") + 4:-12])
+    return json.loads(data[-_footer_length(data, b"PFA1") + 4 : -12])
 
 
 def _region(kind: str, data: bytes, path: str) -> tuple[int, int]:
@@ -150,16 +173,18 @@ def _still_decodes(kind: str, data: bytes) -> bool:
             pq.read_table(io.BytesIO(data))
         else:  # Puffin: the footer's JSON, and each DV blob's CRC-32 over magic + bitmap
             for blob in _puffin_footer(data)["blobs"]:
-                b = data[blob["offset"]:blob["offset"] + blob["length"]]
+                b = data[blob["offset"] : blob["offset"] + blob["length"]]
                 if zlib.crc32(b[4:-4]) != int.from_bytes(b[-4:], "big"):
                     return False
         return True
-    except Exception:  # noqa: BLE001 - any failure means "does not decode"
+    except Exception:
         return False
 
 
 @st.composite
-def corruptions(draw: st.DrawFn, tables_files: dict) -> tuple[str, str, str, list[tuple[int, int]] | int]:
+def corruptions(
+    draw: st.DrawFn, tables_files: dict
+) -> tuple[str, str, str, list[tuple[int, int]] | int]:
     """(table, kind, path, flips [(offset, xor mask)] or a truncated length)."""
     table = draw(st.sampled_from(sorted(tables_files)))
     files = tables_files[table]
@@ -172,8 +197,9 @@ def corruptions(draw: st.DrawFn, tables_files: dict) -> tuple[str, str, str, lis
         lo, hi = 0, size
     if draw(st.integers(0, 3)) == 0:
         return table, kind, path, draw(st.integers(0, size - 1))
-    flips = draw(st.lists(st.tuples(st.integers(lo, hi - 1), st.integers(1, 255)),
-                          min_size=1, max_size=3))
+    flips = draw(
+        st.lists(st.tuples(st.integers(lo, hi - 1), st.integers(1, 255)), min_size=1, max_size=3)
+    )
     return table, kind, path, flips
 
 
@@ -188,7 +214,7 @@ def _read(warehouse: str, table: str) -> tuple[list | None, BaseException | None
                 result.append(con.execute(QUERY.format(table)).fetchall())
             finally:
                 con.close()
-        except BaseException as e:  # noqa: BLE001 - handed to the test thread
+        except BaseException as e:
             result.append(e)
 
     thread = threading.Thread(target=run, daemon=True)

@@ -33,19 +33,37 @@ INTS = [None, -3, -1, 0, 1, 2, 3, 7]
 LONGS = [None, -(2**40), -100, -1, 0, 1, 50, 99, 2**40]
 STRINGS = [None, "", "a", "ab", "abc", "abd", "b", "ba", "é", "éa", "zz", "a%"]
 DATES = [None, *(dt.date(2024, 1, 1) + dt.timedelta(days=k) for k in (-400, -31, -1, 0, 1, 30, 59))]
-TIMES = [None, *(dt.datetime(2024, 1, 1) + dt.timedelta(hours=k) for k in (-25, -1, 0, 1, 23, 24, 48))]
-DECIMALS = [None, Decimal("-1.50"), Decimal("0.00"), Decimal("0.01"), Decimal("1.50"),
-            Decimal("99999999.99")]
+TIMES = [
+    None,
+    *(dt.datetime(2024, 1, 1) + dt.timedelta(hours=k) for k in (-25, -1, 0, 1, 23, 24, 48)),
+]
+DECIMALS = [
+    None,
+    Decimal("-1.50"),
+    Decimal("0.00"),
+    Decimal("0.01"),
+    Decimal("1.50"),
+    Decimal("99999999.99"),
+]
 FLOATS = [None, float("nan"), float("-inf"), -1.5, -0.0, 0.0, 1.5, float("inf")]
-DOMAINS = {"i": INTS, "l": LONGS, "s": STRINGS, "d": DATES, "ts": TIMES, "amt": DECIMALS,
-           "f": FLOATS}
+DOMAINS = {
+    "i": INTS,
+    "l": LONGS,
+    "s": STRINGS,
+    "d": DATES,
+    "ts": TIMES,
+    "amt": DECIMALS,
+    "f": FLOATS,
+}
 # each stage: the partition spec change, then several INSERTs of random rows under it
 STAGES = [
     ["ALTER TABLE db.p ADD PARTITION FIELD bucket(4, l)"],
     ["ALTER TABLE db.p ADD PARTITION FIELD truncate(2, s)"],
     ["ALTER TABLE db.p ADD PARTITION FIELD days(ts)", "ALTER TABLE db.p DROP PARTITION FIELD i"],
-    ["ALTER TABLE db.p ADD PARTITION FIELD months(d)",
-     "ALTER TABLE db.p DROP PARTITION FIELD s_trunc_2"],
+    [
+        "ALTER TABLE db.p ADD PARTITION FIELD months(d)",
+        "ALTER TABLE db.p DROP PARTITION FIELD s_trunc_2",
+    ],
 ]
 
 
@@ -80,7 +98,9 @@ def table(tmp_path_factory):
         for statement in stage:
             con.execute(statement)
         for _ in range(3):
-            rows = [tuple(rng.choice(DOMAINS[c]) for c in DOMAINS) for _ in range(rng.randint(1, 6))]
+            rows = [
+                tuple(rng.choice(DOMAINS[c]) for c in DOMAINS) for _ in range(rng.randint(1, 6))
+            ]
             values = ", ".join("(" + ", ".join(sql_literal(v) for v in r) + ")" for r in rows)
             con.execute(f"INSERT INTO db.p VALUES {values}")
     t = con.catalog.load_table(("db", "p"))
@@ -105,9 +125,11 @@ def comparison(column: str) -> st.SearchStrategy[str]:
     ]
     if column == "s":
         prefix = st.sampled_from(["", "a", "ab", "é", "b", "z"])
-        options += [prefix.map(lambda p: f"s LIKE '{p}%'"),
-                    prefix.map(lambda p: f"s NOT LIKE '{p}%'"),
-                    prefix.map(lambda p: f"startswith(s, '{p}')")]
+        options += [
+            prefix.map(lambda p: f"s LIKE '{p}%'"),
+            prefix.map(lambda p: f"s NOT LIKE '{p}%'"),
+            prefix.map(lambda p: f"startswith(s, '{p}')"),
+        ]
     if column == "f":
         options += [st.just("isnan(f)"), st.just("NOT isnan(f)")]
     return st.one_of(options)
@@ -128,18 +150,25 @@ PREDICATES = st.recursive(
 def duckdb_predicate(predicate: str) -> str:
     """The condition in DuckDB's words, with Spark's meaning: ``startswith`` and ``<=>`` are
     spelled differently, and Spark's ``isnan(NULL)`` is false where DuckDB's is NULL."""
-    return (predicate.replace("startswith(", "starts_with(")
-            .replace("<=>", "IS NOT DISTINCT FROM")
-            .replace("isnan(f)", "coalesce(isnan(f), false)"))
+    return (
+        predicate.replace("startswith(", "starts_with(")
+        .replace("<=>", "IS NOT DISTINCT FROM")
+        .replace("isnan(f)", "coalesce(isnan(f), false)")
+    )
 
 
 def planned(t, predicate: str) -> set[str]:
     """The files icesql's planner keeps for the filter the engine pushes from ``predicate``."""
     md = t.metadata
-    bound = bind_query(parse_one(f"SELECT * FROM v WHERE {predicate}"), {"v": TableSource(md.schema())})
+    bound = bind_query(
+        parse_one(f"SELECT * FROM v WHERE {predicate}"), {"v": TableSource(md.schema())}
+    )
     row_filter = pushed_filters(bound, ()).get("v")
-    plan = plan_scan(md, md.current_snapshot(), t.io, row_filter=row_filter) if row_filter else \
-        plan_scan(md, md.current_snapshot(), t.io)
+    plan = (
+        plan_scan(md, md.current_snapshot(), t.io, row_filter=row_filter)
+        if row_filter
+        else plan_scan(md, md.current_snapshot(), t.io)
+    )
     return {task.data_file.file_path for task in plan.tasks}
 
 
@@ -154,7 +183,8 @@ def test_planner_never_skips_a_matching_file(table, predicate: str) -> None:
     listing = ", ".join(f"'{p}'" for p in files)
     source = f"read_parquet([{listing}], hive_partitioning = false, filename = true)"
     matching = duck.execute(
-        f"SELECT filename, count(*) FROM {source} WHERE {where} GROUP BY filename").fetchall()
+        f"SELECT filename, count(*) FROM {source} WHERE {where} GROUP BY filename"
+    ).fetchall()
     skipped = {path: n for path, n in matching if path not in keep}
     assert not skipped, f"files holding rows matching {predicate} were skipped: {skipped}"
     expected = duck.execute(f"SELECT i, l, s, d, ts, amt, f FROM {source} WHERE {where}").fetchall()
@@ -185,7 +215,11 @@ def test_whole_file_verdicts_of_an_exact_filter_hold(table, predicate: str) -> N
         event(f"rows match: {verdict.value}")
         if verdict is RowsMatch.SOME:
             continue
-        (n,) = duck.execute(f"SELECT count(*) FROM read_parquet('{f.file_path}', "
-                            f"hive_partitioning = false) WHERE {where}").fetchone()
+        (n,) = duck.execute(
+            f"SELECT count(*) FROM read_parquet('{f.file_path}', "
+            f"hive_partitioning = false) WHERE {where}"
+        ).fetchone()
         wanted = f.record_count if verdict is RowsMatch.ALL else 0
-        assert n == wanted, f"{predicate} ({exact}): {f.file_path} judged {verdict.value}, {n} match"
+        assert n == wanted, (
+            f"{predicate} ({exact}): {f.file_path} judged {verdict.value}, {n} match"
+        )

@@ -38,8 +38,16 @@ WORKER = str(Path(__file__).parent.parent / "workload_support.py")
 SEED_ROWS = [(i, 0, i % 4) for i in range(1, 9)]
 
 
-def run_workload(connect: dict, version: int, mode: str, workers: int, statements: int,
-                 seed: int, spark: Any = None, spark_statements: int = 0) -> dict:
+def run_workload(
+    connect: dict,
+    version: int,
+    mode: str,
+    workers: int,
+    statements: int,
+    seed: int,
+    spark: Any = None,
+    spark_statements: int = 0,
+) -> dict:
     """Create ``db.t`` and run ``workers`` writers on it (and ``spark_statements`` through
     ``spark``, a session over the same warehouse, in a thread beside them); returns the
     figures checked."""
@@ -57,11 +65,22 @@ def run_workload(connect: dict, version: int, mode: str, workers: int, statement
     con.close()
     procs = [
         subprocess.Popen(
-            [sys.executable, WORKER, json.dumps({
-                "connect": connect, "worker": w, "workers": workers,
-                "statements": statements, "seed": seed * 100 + w,
-            })],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                WORKER,
+                json.dumps(
+                    {
+                        "connect": connect,
+                        "worker": w,
+                        "workers": workers,
+                        "statements": statements,
+                        "seed": seed * 100 + w,
+                    }
+                ),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
             env={k: v for k, v in os.environ.items() if k != "ICESQL_FAULT"},
         )
         for w in range(workers)
@@ -70,8 +89,9 @@ def run_workload(connect: dict, version: int, mode: str, workers: int, statement
     spark_log: list[dict] = []
     thread = None
     if spark is not None:
-        thread = threading.Thread(target=spark_writer, args=(
-            spark, connect, workers, spark_statements, seed, spark_log))
+        thread = threading.Thread(
+            target=spark_writer, args=(spark, connect, workers, spark_statements, seed, spark_log)
+        )
         thread.start()
     for proc in procs:
         out, err = proc.communicate(timeout=1200)
@@ -89,8 +109,9 @@ def run_workload(connect: dict, version: int, mode: str, workers: int, statement
 SPARK_OPS = ("insert", "delete", "update", "merge")
 
 
-def spark_writer(spark: Any, connect: dict, workers: int, statements: int, seed: int,
-                 log: list[dict]) -> None:
+def spark_writer(
+    spark: Any, connect: dict, workers: int, statements: int, seed: int, log: list[dict]
+) -> None:
     """Spark as writer number ``workers``: random INSERT / DELETE / UPDATE / MERGE, each
     after a REFRESH (the session's catalog caches tables) with the table's current columns;
     notes each statement's start and end time, its snapshot is found afterwards
@@ -109,7 +130,7 @@ def spark_writer(spark: Any, connect: dict, workers: int, statements: int, seed:
                 spark.sql("REFRESH TABLE db.t")
                 spark.sql(entry["sql"]).collect()
                 entry["ok"] = True
-            except Exception as e:  # noqa: BLE001 - every Spark failure is classified in check
+            except Exception as e:
                 entry["ok"], entry["error"] = False, f"{type(e).__name__}: {e}"[:3000]
             entry["end"] = entry["t"] = time.time()
             log.append(entry)
@@ -133,7 +154,8 @@ def spark_commits(connect: dict, log: list[dict]) -> list[dict]:
             seen.update((s.snapshot_id, s) for s in md.snapshots if "spark.app.id" in s.summary)
     for entry in log:
         entry["commits"] = [
-            [s.snapshot_id, s.parent_snapshot_id, s.sequence_number] for s in seen.values()
+            [s.snapshot_id, s.parent_snapshot_id, s.sequence_number]
+            for s in seen.values()
             if entry["start"] * 1000 - 1 <= s.timestamp_ms <= entry["end"] * 1000 + 1
         ]
     claimed = sum(len(e["commits"]) for e in log)
@@ -152,8 +174,10 @@ def _expected_spark_failure(entry: dict) -> bool:
         or "ValidationException" in error
         or "INCOMPATIBLE_DATA_FOR_TABLE" in error
         or "ARITY" in error
-        or (("FileNotFoundException" in error or "NotFoundException" in error)
-            and entry["op"] in ("delete", "update", "merge"))
+        or (
+            ("FileNotFoundException" in error or "NotFoundException" in error)
+            and entry["op"] in ("delete", "update", "merge")
+        )
     )
 
 
@@ -169,8 +193,11 @@ def _expected_failure(entry: dict) -> bool:
         error.startswith("CommitConflictError")
         or "INCOMPATIBLE_DATA_FOR_TABLE" in error
         or "ARITY" in error
-        or (error.startswith("OperationalError") and "file not found" in error
-            and entry["op"] in ("delete", "update", "merge", "rewrite", "overwrite"))
+        or (
+            error.startswith("OperationalError")
+            and "file not found" in error
+            and entry["op"] in ("delete", "update", "merge", "rewrite", "overwrite")
+        )
     )
 
 
@@ -207,20 +234,27 @@ def check(connect: dict, log: list[dict], seed_snapshot: int) -> dict:
     con.close()
     spark_entries = [e for e in log if e.get("engine") == "spark"]
     return {
-        "statements": len(log), "acknowledged": sum(e["ok"] for e in log),
-        "commits": len(commits), "rows": len(actual),
+        "statements": len(log),
+        "acknowledged": sum(e["ok"] for e in log),
+        "commits": len(commits),
+        "rows": len(actual),
         "spark_statements": len(spark_entries),
         "spark_acknowledged": sum(e["ok"] for e in spark_entries),
-        "failed": sorted(f"{e.get('engine', 'icesql')} {e['op']}: {e['error'][:90]}"
-                         for e in log if not e["ok"]),
+        "failed": sorted(
+            f"{e.get('engine', 'icesql')} {e['op']}: {e['error'][:90]}" for e in log if not e["ok"]
+        ),
     }
 
 
 def _variants(soak: bool) -> list[tuple[int, str, int, int]]:
     """(format version, delete mode, writers, statements each)."""
     if soak:
-        return [(v, m, n, 40) for v in (2, 3) for m in ("copy-on-write", "merge-on-read")
-                for n in (2, 4, 8)]
+        return [
+            (v, m, n, 40)
+            for v in (2, 3)
+            for m in ("copy-on-write", "merge-on-read")
+            for n in (2, 4, 8)
+        ]
     return [(2, "copy-on-write", 2, 10), (3, "merge-on-read", 3, 8)]
 
 
@@ -235,8 +269,12 @@ def test_mixed_writers_lose_nothing_and_serialize(tmp_path, soak):
 
 
 def test_mixed_writers_through_the_sql_catalog(tmp_path, soak):
-    connect = {"catalog": "sql", "uri": f"sqlite:///{tmp_path / 'c.db'}",
-               "warehouse": str(tmp_path / "w"), "name": "local"}
+    connect = {
+        "catalog": "sql",
+        "uri": f"sqlite:///{tmp_path / 'c.db'}",
+        "warehouse": str(tmp_path / "w"),
+        "name": "local",
+    }
     figures = run_workload(connect, 2, "merge-on-read", 4 if soak else 2, 40 if soak else 8, seed=7)
     assert figures["acknowledged"] > 0
 
@@ -275,8 +313,16 @@ def test_spark_writes_among_the_mixed_writers(spark, spark_warehouse, soak):
     connect = {"warehouse": spark_warehouse}
     _drop(connect)
     workers, each, spark_statements = (4, 30, 40) if soak else (2, 6, 12)
-    figures = run_workload(connect, 2, "merge-on-read", workers, each, seed=23, spark=spark,
-                           spark_statements=spark_statements)
+    figures = run_workload(
+        connect,
+        2,
+        "merge-on-read",
+        workers,
+        each,
+        seed=23,
+        spark=spark,
+        spark_statements=spark_statements,
+    )
     assert figures["acknowledged"] > 0 and figures["spark_acknowledged"] > 0
     print("mixed workload with Spark:", figures)
     _assert_spark_reads_the_same(spark, connect)

@@ -22,16 +22,28 @@ from icesql.catalog.base import CommitStateUnknownError
 from icesql.errors import Error, OperationalError
 
 STATEMENTS = [  # (SQL, the rows after it, the format versions), one after another
-    ("INSERT INTO db.t VALUES (5, 'e'), (6, 'f')",
-     [(1, "a"), (2, "b"), (3, "c"), (4, "d"), (5, "e"), (6, "f")], (2, 3)),
+    (
+        "INSERT INTO db.t VALUES (5, 'e'), (6, 'f')",
+        [(1, "a"), (2, "b"), (3, "c"), (4, "d"), (5, "e"), (6, "f")],
+        (2, 3),
+    ),
     ("DELETE FROM db.t WHERE id = 2", [(1, "a"), (3, "c"), (4, "d"), (5, "e"), (6, "f")], (2, 3)),
-    ("UPDATE db.t SET s = 'u' WHERE id = 3",
-     [(1, "a"), (3, "u"), (4, "d"), (5, "e"), (6, "f")], (2, 3)),
-    ("CALL system.rewrite_position_delete_files(table => 'db.t',"
-     " options => map('rewrite-all', 'true'))",
-     [(1, "a"), (3, "u"), (4, "d"), (5, "e"), (6, "f")], (2,)),
-    ("CALL system.rewrite_data_files(table => 'db.t', options => map('rewrite-all', 'true'))",
-     [(1, "a"), (3, "u"), (4, "d"), (5, "e"), (6, "f")], (2, 3)),
+    (
+        "UPDATE db.t SET s = 'u' WHERE id = 3",
+        [(1, "a"), (3, "u"), (4, "d"), (5, "e"), (6, "f")],
+        (2, 3),
+    ),
+    (
+        "CALL system.rewrite_position_delete_files(table => 'db.t',"
+        " options => map('rewrite-all', 'true'))",
+        [(1, "a"), (3, "u"), (4, "d"), (5, "e"), (6, "f")],
+        (2,),
+    ),
+    (
+        "CALL system.rewrite_data_files(table => 'db.t', options => map('rewrite-all', 'true'))",
+        [(1, "a"), (3, "u"), (4, "d"), (5, "e"), (6, "f")],
+        (2, 3),
+    ),
 ]
 
 
@@ -92,8 +104,12 @@ def test_file_system_catalog_link_that_fails_after_linking(tmp_path, monkeypatch
 
 @pytest.mark.parametrize("version", [2, 3])
 def test_sql_catalog_update_whose_connection_dies_after_it_ran(tmp_path, version):
-    con = icesql.connect(catalog="sql", uri=f"sqlite:///{tmp_path / 'c.db'}",
-                         warehouse=str(tmp_path / "w"), name="local")
+    con = icesql.connect(
+        catalog="sql",
+        uri=f"sqlite:///{tmp_path / 'c.db'}",
+        warehouse=str(tmp_path / "w"),
+        name="local",
+    )
     _setup(con, version)
     db = con.catalog.db
     change, query = db.change, db.query
@@ -116,8 +132,9 @@ def test_sql_catalog_update_whose_connection_dies_after_it_ran(tmp_path, version
     def arm(on: bool) -> None:
         armed[0], dead[0] = on, False
 
-    assert _each_statement_lands_although_unknown(con, version, arm, lambda: con
-    ) == 5 - (version == 3)
+    assert _each_statement_lands_although_unknown(con, version, arm, lambda: con) == 5 - (
+        version == 3
+    )
 
 
 class _DroppingProxy(http.server.ThreadingHTTPServer):
@@ -140,7 +157,9 @@ class _Forward(http.server.BaseHTTPRequestHandler):
     def _forward(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else None
-        req = urllib.request.Request(self.server.upstream + self.path, data=body, method=self.command)
+        req = urllib.request.Request(
+            self.server.upstream + self.path, data=body, method=self.command
+        )
         for key in ("Content-Type", "Authorization", "X-Iceberg-Access-Delegation"):
             if self.headers.get(key):
                 req.add_header(key, self.headers[key])

@@ -152,25 +152,40 @@ class TableWriter:
         pos_field = NestedField(2147483545, "pos", LongType(), required=True)
         rows = [{"file_path": data_file.file_path, "pos": p} for p in positions]
         return self._delete_file(
-            Schema((path_field, pos_field)), rows, "delete", data_file.partition,
-            spec_id=data_file.spec_id, content=1,
+            Schema((path_field, pos_field)),
+            rows,
+            "delete",
+            data_file.partition,
+            spec_id=data_file.spec_id,
+            content=1,
         )
 
     def equality_deletes(
-        self, field_names: Sequence[str], rows: Sequence[dict[str, Any]],
+        self,
+        field_names: Sequence[str],
+        rows: Sequence[dict[str, Any]],
         partition: tuple[Any, ...] = (),
     ) -> DataFile:
         """An equality delete file deleting rows whose ``field_names`` columns equal one of
         ``rows`` (NULL matching NULL), in ``partition`` of the current spec."""
         fields = tuple(self.schema.find_field_by_name(n) for n in field_names)
         return self._delete_file(
-            Schema(fields), rows, "eq-delete", partition, spec_id=self.spec.spec_id,
-            content=2, equality_ids=tuple(f.field_id for f in fields),
+            Schema(fields),
+            rows,
+            "eq-delete",
+            partition,
+            spec_id=self.spec.spec_id,
+            content=2,
+            equality_ids=tuple(f.field_id for f in fields),
         )
 
     def _delete_file(
-        self, schema: Schema, rows: Sequence[dict[str, Any]], prefix: str,
-        partition: tuple[Any, ...], **entry: Any,
+        self,
+        schema: Schema,
+        rows: Sequence[dict[str, Any]],
+        prefix: str,
+        partition: tuple[Any, ...],
+        **entry: Any,
     ) -> DataFile:
         columns = [to_arrow_array(f.type, [r.get(f.name) for r in rows]) for f in schema.fields]
         path = f"{self.location}/data/{prefix}-{next(_ids)}.parquet"
@@ -247,8 +262,9 @@ def warehouse(tmp_path: Path) -> Path:
 def make_table(warehouse: Path) -> Any:
     """``make_table("db.t", schema, spec)`` gives a ``TableWriter`` in the test warehouse."""
 
-    def make(identifier: str, schema: Schema, spec: PartitionSpec | None = None,
-             format_version: int = 2) -> TableWriter:
+    def make(
+        identifier: str, schema: Schema, spec: PartitionSpec | None = None, format_version: int = 2
+    ) -> TableWriter:
         return TableWriter(warehouse, identifier, schema, spec, format_version)
 
     return make

@@ -59,11 +59,19 @@ def test_sliced_list_and_map_promote_values():
 
 
 def test_promotion_int_to_long_and_float_to_double():
-    out = conform(pa.array([1, None], pa.int32()), fid("a", pa.int32(), 1),
-                  NestedField(1, "a", LongType()), "f")
+    out = conform(
+        pa.array([1, None], pa.int32()),
+        fid("a", pa.int32(), 1),
+        NestedField(1, "a", LongType()),
+        "f",
+    )
     assert out.type == pa.int64() and out.to_pylist() == [1, None]
-    out = conform(pa.array([0.5], pa.float32()), fid("b", pa.float32(), 2),
-                  NestedField(2, "b", FloatType()), "f")
+    out = conform(
+        pa.array([0.5], pa.float32()),
+        fid("b", pa.float32(), 2),
+        NestedField(2, "b", FloatType()),
+        "f",
+    )
     assert out.type == pa.float32()
 
 
@@ -72,11 +80,16 @@ def test_unknown_fields_read_as_null_whatever_the_file_holds():
     replaced with null values" (a file another engine wrote before the type became unknown)."""
     file_type = pa.struct([fid("a", pa.int32(), 2), fid("b", pa.string(), 3)])
     array = pa.array([{"a": 1, "b": "x"}, None], file_type)
-    target = NestedField(1, "s", StructType((NestedField(2, "a", IntegerType()),
-                                             NestedField(3, "b", UnknownType()))))
+    target = NestedField(
+        1, "s", StructType((NestedField(2, "a", IntegerType()), NestedField(3, "b", UnknownType())))
+    )
     out = conform(array, fid("s", file_type, 1), target, "f.parquet")
     assert out.to_pylist() == [{"a": 1, "b": None}, None]
     assert out.type.field("b").type == pa.null()
-    column = conform(pa.array(["x", "y"]), fid("n", pa.string(), 4),
-                     NestedField(4, "n", UnknownType()), "f.parquet")
+    column = conform(
+        pa.array(["x", "y"]),
+        fid("n", pa.string(), 4),
+        NestedField(4, "n", UnknownType()),
+        "f.parquet",
+    )
     assert column.type == pa.null() and column.null_count == 2

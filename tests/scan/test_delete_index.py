@@ -94,8 +94,14 @@ def test_equality_delete_of_unpartitioned_spec_is_global():
 
 
 def test_deletion_vector_replaces_position_delete_files():
-    dv = _file("dv.puffin", POSITION_DELETES, fmt="PUFFIN", referenced_data_file="a",
-               content_offset=4, content_size_in_bytes=40)
+    dv = _file(
+        "dv.puffin",
+        POSITION_DELETES,
+        fmt="PUFFIN",
+        referenced_data_file="a",
+        content_offset=4,
+        content_size_in_bytes=40,
+    )
     pos = _file("pos.parquet", POSITION_DELETES)
     eq = _file("eq.parquet", EQUALITY_DELETES, equality_ids=(1,))
     index = _index((3, pos, PARTITIONED), (6, dv, PARTITIONED), (7, eq, PARTITIONED))
@@ -130,7 +136,9 @@ def test_position_keep_mask_uses_the_offset_within_the_file():
 
 def test_equality_deletes_match_null_to_null():
     fields = (NestedField(1, "id", IntegerType()), NestedField(2, "s", StringType()))
-    one = EqualityDeletes.from_tables(fields[:1], [pa.table({"0": pa.array([2, None], pa.int32())})])
+    one = EqualityDeletes.from_tables(
+        fields[:1], [pa.table({"0": pa.array([2, None], pa.int32())})]
+    )
     data = pa.array([1, 2, None, 3], pa.int32())
     assert one.deleted([data]).tolist() == [False, True, True, False]
     two = EqualityDeletes.from_tables(

@@ -25,33 +25,50 @@ POS_META = {b"PARQUET:field_id": b"2147483545"}  # and pos
 
 def _file(path, content=POSITION_DELETES, fmt="PARQUET", record_count=10, **kw) -> DataFile:
     return DataFile(
-        file_path=path, file_format=fmt, partition=(), record_count=record_count,
-        file_size_in_bytes=100, content=content, **kw,
+        file_path=path,
+        file_format=fmt,
+        partition=(),
+        record_count=record_count,
+        file_size_in_bytes=100,
+        content=content,
+        **kw,
     )
 
 
 def _position_file(path, paths, positions, **kw) -> DataFile:
-    schema = pa.schema([
-        pa.field("file_path", pa.string(), metadata=PATH_META),
-        pa.field("pos", pa.int64(), True, metadata=POS_META),
-    ])
+    schema = pa.schema(
+        [
+            pa.field("file_path", pa.string(), metadata=PATH_META),
+            pa.field("pos", pa.int64(), True, metadata=POS_META),
+        ]
+    )
     pq.write_table(pa.table([paths, positions], schema=schema), path)
     return _file(path, record_count=len(positions), **kw)
 
 
 def _dv(tmp_path, data_path, positions) -> DataFile:
     path = str(tmp_path / "dv.puffin")
-    [(offset, length, card)] = write_deletion_vector_puffin(FileIO(), path, [(data_path, positions)])
-    return _file(path, fmt="PUFFIN", record_count=card, referenced_data_file=data_path,
-                 content_offset=offset, content_size_in_bytes=length)
+    [(offset, length, card)] = write_deletion_vector_puffin(
+        FileIO(), path, [(data_path, positions)]
+    )
+    return _file(
+        path,
+        fmt="PUFFIN",
+        record_count=card,
+        referenced_data_file=data_path,
+        content_offset=offset,
+        content_size_in_bytes=length,
+    )
 
 
 def test_position_delete_rows_split_by_data_file(tmp_path):
     meta = {b"PARQUET:field_id": b"2147483546"}, {b"PARQUET:field_id": b"2147483545"}
-    schema = pa.schema([
-        pa.field("file_path", pa.string(), False, metadata=meta[0]),
-        pa.field("pos", pa.int64(), False, metadata=meta[1]),
-    ])
+    schema = pa.schema(
+        [
+            pa.field("file_path", pa.string(), False, metadata=meta[0]),
+            pa.field("pos", pa.int64(), False, metadata=meta[1]),
+        ]
+    )
     path = str(tmp_path / "pos.parquet")
     rows = pa.table([["b", "a", "b", "a", "b"], [7, 3, 1, 3, 4]], schema=schema)
     pq.write_table(rows, path, row_group_size=2)  # several chunks
@@ -78,10 +95,12 @@ def test_a_shared_delete_file_is_read_once_by_concurrent_readers(tmp_path):
     from concurrent.futures import ThreadPoolExecutor
 
     meta = {b"PARQUET:field_id": b"2147483546"}, {b"PARQUET:field_id": b"2147483545"}
-    schema = pa.schema([
-        pa.field("file_path", pa.string(), False, metadata=meta[0]),
-        pa.field("pos", pa.int64(), False, metadata=meta[1]),
-    ])
+    schema = pa.schema(
+        [
+            pa.field("file_path", pa.string(), False, metadata=meta[0]),
+            pa.field("pos", pa.int64(), False, metadata=meta[1]),
+        ]
+    )
     path = str(tmp_path / "pos.parquet")
     paths = [f"d{i % 8}" for i in range(50_000)]
     pq.write_table(pa.table([paths, list(range(50_000))], schema=schema), path)
@@ -139,10 +158,12 @@ def test_a_position_file_with_null_paths_is_a_data_error(tmp_path):
 
 def test_equality_rows_are_read_once_typed_and_named_by_position(tmp_path):
     path = str(tmp_path / "eq.parquet")
-    schema = pa.schema([
-        pa.field("s", pa.string(), metadata={b"PARQUET:field_id": b"2"}),
-        pa.field("id", pa.int64(), metadata={b"PARQUET:field_id": b"1"}),
-    ])
+    schema = pa.schema(
+        [
+            pa.field("s", pa.string(), metadata={b"PARQUET:field_id": b"2"}),
+            pa.field("id", pa.int64(), metadata={b"PARQUET:field_id": b"1"}),
+        ]
+    )
     pq.write_table(pa.table([["a", None], [1, 2]], schema=schema), path)
     delete = _file(path, content=EQUALITY_DELETES, record_count=2, equality_ids=(1, 2))
     fields = [NestedField(1, "id", LongType()), NestedField(2, "s", StringType())]
@@ -160,7 +181,9 @@ def test_equality_rows_of_a_file_without_ids_use_the_name_mapping(tmp_path):
     delete = _file(path, content=EQUALITY_DELETES, record_count=1, equality_ids=(1,))
     mapping = NameMapping.from_json('[{"field-id": 1, "names": ["id"]}]')
     loader = DeleteLoader(FileIO(), mapping)
-    assert loader.equality_rows(delete, [NestedField(1, "id", LongType())]).to_pydict() == {"0": [7]}
+    assert loader.equality_rows(delete, [NestedField(1, "id", LongType())]).to_pydict() == {
+        "0": [7]
+    }
     with pytest.raises(icesql.NotSupportedError, match="has no Iceberg field ids"):
         DeleteLoader(FileIO()).equality_rows(delete, [NestedField(1, "id", LongType())])
 
@@ -184,7 +207,7 @@ def test_a_position_file_whose_footer_names_are_not_utf8_is_corrupt(tmp_path):
     raw = bytearray((tmp_path / "p.parquet").read_bytes())
     footer = len(raw) - 8 - int.from_bytes(raw[-8:-4], "little")
     for at in range(footer, len(raw)):  # every name in the footer, so no reader decodes one
-        if raw[at:at + 9] == b"file_path":
+        if raw[at : at + 9] == b"file_path":
             raw[at] ^= 0xFF  # 'f' becomes a byte no UTF-8 text starts with
     (tmp_path / "p.parquet").write_bytes(bytes(raw))
     with pytest.raises(CorruptFileError, match="p.parquet"):
@@ -196,9 +219,7 @@ def test_a_position_file_whose_footer_names_are_not_utf8_is_corrupt(tmp_path):
 def test_a_shared_delete_file_drops_each_part_handed_out_and_rereads_on_a_second_pass(tmp_path):
     """A scan holds the positions of the data files it has not read yet, not of all; a
     second scan of the same rows (a self-join) gets the same positions again."""
-    delete = _position_file(
-        str(tmp_path / "p.parquet"), ["b", "a", "b", "c", "a"], [7, 3, 1, 0, 9]
-    )
+    delete = _position_file(str(tmp_path / "p.parquet"), ["b", "a", "b", "c", "a"], [7, 3, 1, 0, 9])
     loader = DeleteLoader(FileIO())
     assert loader.deleted_positions("b", [delete]).tolist() == [1, 7]
     assert set(loader._shared_positions[delete.file_path]) == {"a", "c"}  # b's part dropped

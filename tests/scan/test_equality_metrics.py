@@ -27,8 +27,14 @@ def _file(bounds: dict, nulls: dict | None = None, ids=(1,), content=EQUALITY_DE
     lower = {fid: to_bytes(TYPES[fid], lo) for fid, (lo, _) in bounds.items()}
     upper = {fid: to_bytes(TYPES[fid], hi) for fid, (_, hi) in bounds.items()}
     return DataFile(
-        file_path="f", file_format="PARQUET", partition=(), record_count=3,
-        file_size_in_bytes=1, content=content, lower_bounds=lower, upper_bounds=upper,
+        file_path="f",
+        file_format="PARQUET",
+        partition=(),
+        record_count=3,
+        file_size_in_bytes=1,
+        content=content,
+        lower_bounds=lower,
+        upper_bounds=upper,
         null_value_counts=nulls if nulls is not None else dict.fromkeys(bounds, 0),
         equality_ids=ids,
     )
@@ -58,13 +64,22 @@ def test_one_disjoint_field_of_several_prunes():
 
 
 def test_unordered_or_unknown_statistics_never_prune():
-    assert may_delete_from(_file({3: (1.0, 2.0)}, ids=(3,)), _file({3: (5.0, 6.0)}, content=0), TYPES)
-    assert may_delete_from(_file({4: ("a", "b")}, ids=(4,)), _file({4: ("x", "y")}, content=0), TYPES)
+    assert may_delete_from(
+        _file({3: (1.0, 2.0)}, ids=(3,)), _file({3: (5.0, 6.0)}, content=0), TYPES
+    )
+    assert may_delete_from(
+        _file({4: ("a", "b")}, ids=(4,)), _file({4: ("x", "y")}, content=0), TYPES
+    )
     assert may_delete_from(_file({}, ids=(1,)), _file({1: (5, 6)}, content=0), TYPES)
     # a long column whose older file still has 4-byte int bounds
     old = DataFile(
-        file_path="f", file_format="PARQUET", partition=(), record_count=1, file_size_in_bytes=1,
-        lower_bounds={1: to_bytes(IntegerType(), 50)}, upper_bounds={1: to_bytes(IntegerType(), 60)},
+        file_path="f",
+        file_format="PARQUET",
+        partition=(),
+        record_count=1,
+        file_size_in_bytes=1,
+        lower_bounds={1: to_bytes(IntegerType(), 50)},
+        upper_bounds={1: to_bytes(IntegerType(), 60)},
         null_value_counts={1: 0},
     )
     assert may_delete_from(_file({1: (1, 2)}), old, TYPES)
@@ -72,7 +87,9 @@ def test_unordered_or_unknown_statistics_never_prune():
 
 def test_decimal_ranges():
     data = _file({5: (Decimal("1.00"), Decimal("2.00"))}, content=0)
-    assert not may_delete_from(_file({5: (Decimal("2.01"), Decimal("9.99"))}, ids=(5,)), data, TYPES)
+    assert not may_delete_from(
+        _file({5: (Decimal("2.01"), Decimal("9.99"))}, ids=(5,)), data, TYPES
+    )
     assert may_delete_from(_file({5: (Decimal("0.50"), Decimal("1.00"))}, ids=(5,)), data, TYPES)
 
 
@@ -111,15 +128,23 @@ def test_may_meet_keeps_every_digit_of_wide_decimals():
 
     def f(lo: Decimal, hi: Decimal, content: int) -> DataFile:
         return DataFile(
-            file_path="f", file_format="PARQUET", partition=(), record_count=1,
-            file_size_in_bytes=1, content=content, equality_ids=(6,),
-            lower_bounds={6: to_bytes(t[6], lo)}, upper_bounds={6: to_bytes(t[6], hi)},
+            file_path="f",
+            file_format="PARQUET",
+            partition=(),
+            record_count=1,
+            file_size_in_bytes=1,
+            content=content,
+            equality_ids=(6,),
+            lower_bounds={6: to_bytes(t[6], lo)},
+            upper_bounds={6: to_bytes(t[6], hi)},
             null_value_counts={6: 0},
         )
 
     data = f(big + Decimal("0.01"), big + Decimal("1.00"), 0)
     assert may_meet([f(big, big, EQUALITY_DELETES)], [data], t).tolist() == [[False]]
-    assert may_meet([f(big, big + Decimal("0.01"), EQUALITY_DELETES)], [data], t).tolist() == [[True]]
+    assert may_meet([f(big, big + Decimal("0.01"), EQUALITY_DELETES)], [data], t).tolist() == [
+        [True]
+    ]
 
 
 def test_few_values_spans_the_bounds_of_every_file_and_counts_null():

@@ -24,8 +24,11 @@ def _scan(warehouse, row_filter=ALWAYS_TRUE) -> TableScan:
 
 
 def _lines(text: str) -> dict[str, str]:
-    return {line.split(":", 1)[0]: line.split(":", 1)[1].strip() for line in text.splitlines()[1:]
-            if not line.startswith("residual")}
+    return {
+        line.split(":", 1)[0]: line.split(":", 1)[1].strip()
+        for line in text.splitlines()[1:]
+        if not line.startswith("residual")
+    }
 
 
 def test_a_pruned_scan(make_table, warehouse) -> None:

@@ -49,45 +49,85 @@ from icesql.write.position_deletes import POSITION_DELETE_SCHEMA
 
 FORMATS = ["orc", "avro"]
 
-SCHEMA = Schema((
-    NestedField(1, "id", IntegerType(), True),
-    NestedField(2, "f", FloatType()),
-    NestedField(3, "dec", DecimalType(10, 2)),
-    NestedField(4, "d", DateType()),
-    NestedField(5, "ts", TimestampType()),
-    NestedField(6, "tstz", TimestamptzType()),
-    NestedField(7, "t", TimeType()),
-    NestedField(8, "u", UUIDType()),
-    NestedField(9, "fx", FixedType(3)),
-    NestedField(10, "st", StructType((NestedField(11, "a", IntegerType()),
-                                      NestedField(12, "b", StringType())))),
-    NestedField(13, "arr", ListType(14, LongType(), False)),
-    NestedField(15, "m", MapType(16, StringType(), 17, IntegerType(), False)),
-    NestedField(18, "mi", MapType(19, IntegerType(), 20, StringType(), False)),
-))
+SCHEMA = Schema(
+    (
+        NestedField(1, "id", IntegerType(), True),
+        NestedField(2, "f", FloatType()),
+        NestedField(3, "dec", DecimalType(10, 2)),
+        NestedField(4, "d", DateType()),
+        NestedField(5, "ts", TimestampType()),
+        NestedField(6, "tstz", TimestamptzType()),
+        NestedField(7, "t", TimeType()),
+        NestedField(8, "u", UUIDType()),
+        NestedField(9, "fx", FixedType(3)),
+        NestedField(
+            10,
+            "st",
+            StructType((NestedField(11, "a", IntegerType()), NestedField(12, "b", StringType()))),
+        ),
+        NestedField(13, "arr", ListType(14, LongType(), False)),
+        NestedField(15, "m", MapType(16, StringType(), 17, IntegerType(), False)),
+        NestedField(18, "mi", MapType(19, IntegerType(), 20, StringType(), False)),
+    )
+)
 UTC = dt.UTC
 ROWS = [
-    {"id": 1, "f": 1.5, "dec": decimal.Decimal("3.25"), "d": dt.date(2024, 1, 2),
-     "ts": dt.datetime(2024, 1, 2, 3, 4, 5, 123456),
-     "tstz": dt.datetime(1969, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
-     "t": dt.time(1, 2, 3, 4), "u": b"0123456789abcdef", "fx": b"abc",
-     "st": {"a": 1, "b": "x"}, "arr": [1, 2], "m": [("k", 1)], "mi": [(7, "z")]},
-    {"id": 2, "f": None, "dec": None, "d": None, "ts": None, "tstz": None, "t": None,
-     "u": None, "fx": None, "st": None, "arr": None, "m": None, "mi": None},
-    {"id": 3, "f": -0.0, "dec": decimal.Decimal("-5.25"), "d": dt.date(1960, 1, 2),
-     "ts": dt.datetime(1960, 1, 2), "tstz": dt.datetime(2100, 1, 1, tzinfo=UTC),
-     "t": dt.time(23, 59, 59, 999999), "u": bytes(16), "fx": b"\x00\x01\x02",
-     "st": {"a": None, "b": "y"}, "arr": [], "m": [], "mi": []},
+    {
+        "id": 1,
+        "f": 1.5,
+        "dec": decimal.Decimal("3.25"),
+        "d": dt.date(2024, 1, 2),
+        "ts": dt.datetime(2024, 1, 2, 3, 4, 5, 123456),
+        "tstz": dt.datetime(1969, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+        "t": dt.time(1, 2, 3, 4),
+        "u": b"0123456789abcdef",
+        "fx": b"abc",
+        "st": {"a": 1, "b": "x"},
+        "arr": [1, 2],
+        "m": [("k", 1)],
+        "mi": [(7, "z")],
+    },
+    {
+        "id": 2,
+        "f": None,
+        "dec": None,
+        "d": None,
+        "ts": None,
+        "tstz": None,
+        "t": None,
+        "u": None,
+        "fx": None,
+        "st": None,
+        "arr": None,
+        "m": None,
+        "mi": None,
+    },
+    {
+        "id": 3,
+        "f": -0.0,
+        "dec": decimal.Decimal("-5.25"),
+        "d": dt.date(1960, 1, 2),
+        "ts": dt.datetime(1960, 1, 2),
+        "tstz": dt.datetime(2100, 1, 1, tzinfo=UTC),
+        "t": dt.time(23, 59, 59, 999999),
+        "u": bytes(16),
+        "fx": b"\x00\x01\x02",
+        "st": {"a": None, "b": "y"},
+        "arr": [],
+        "m": [],
+        "mi": [],
+    },
 ]
 
 
-def _write(tmp_path: Path, fmt: str, schema: Schema = SCHEMA, rows: list | None = None,
-           name: str = "f") -> DataFile:
+def _write(
+    tmp_path: Path, fmt: str, schema: Schema = SCHEMA, rows: list | None = None, name: str = "f"
+) -> DataFile:
     path = str(tmp_path / f"{name}.{fmt}")
-    writer = open_writer(fmt, FileIO(), path, schema, 0, (), MetricsConfig(FULL, {}),
-                         "write.format.default", None)
-    table = pa.Table.from_pylist(rows if rows is not None else ROWS,
-                                 schema=schema_to_arrow(schema))
+    writer = open_writer(
+        fmt, FileIO(), path, schema, 0, (), MetricsConfig(FULL, {}), "write.format.default", None
+    )
+    table = pa.Table.from_pylist(rows if rows is not None else ROWS, schema=schema_to_arrow(schema))
     for batch in table.to_batches(max_chunksize=2):
         writer.write(batch)
     return writer.close()
@@ -95,8 +135,11 @@ def _write(tmp_path: Path, fmt: str, schema: Schema = SCHEMA, rows: list | None 
 
 def _read(schema: Schema, data_file: DataFile, **ctx) -> pa.Table:
     context = ReadContext(schema, FileIO(), **ctx)
-    batches = list(read_data_file(context, data_file.file_path, data_file.record_count,
-                                  file_format=data_file.file_format))
+    batches = list(
+        read_data_file(
+            context, data_file.file_path, data_file.record_count, file_format=data_file.file_format
+        )
+    )
     return pa.Table.from_batches(batches, schema=context.arrow_schema)
 
 
@@ -143,21 +186,34 @@ def test_orc_and_avro_files_carry_iceberg_ids(tmp_path, fmt):
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_projection_by_id_with_evolution(tmp_path, fmt):
     written = _write(tmp_path, fmt)
-    evolved = Schema((
-        NestedField(13, "list_renamed", ListType(14, LongType(), False)),
-        NestedField(1, "key", LongType(), True),  # renamed and promoted int -> long
-        NestedField(2, "f", DoubleType()),  # float -> double
-        NestedField(3, "dec", DecimalType(12, 2)),  # precision widened
-        NestedField(10, "st", StructType((NestedField(12, "renamed_b", StringType()),
-                                          NestedField(30, "added", IntegerType())))),
-        NestedField(31, "added", StringType(), initial_default="dflt"),
-    ))
+    evolved = Schema(
+        (
+            NestedField(13, "list_renamed", ListType(14, LongType(), False)),
+            NestedField(1, "key", LongType(), True),  # renamed and promoted int -> long
+            NestedField(2, "f", DoubleType()),  # float -> double
+            NestedField(3, "dec", DecimalType(12, 2)),  # precision widened
+            NestedField(
+                10,
+                "st",
+                StructType(
+                    (
+                        NestedField(12, "renamed_b", StringType()),
+                        NestedField(30, "added", IntegerType()),
+                    )
+                ),
+            ),
+            NestedField(31, "added", StringType(), initial_default="dflt"),
+        )
+    )
     table = _read(evolved, written, batch_rows=1)
     assert table.column("key").to_pylist() == [1, 2, 3]
     assert table.column("f").to_pylist() == [1.5, None, -0.0]
     assert table.column("dec").type == pa.decimal128(12, 2)
     assert table.column("st").to_pylist() == [
-        {"renamed_b": "x", "added": None}, None, {"renamed_b": "y", "added": None}]
+        {"renamed_b": "x", "added": None},
+        None,
+        {"renamed_b": "y", "added": None},
+    ]
     assert table.column("added").to_pylist() == ["dflt"] * 3
     assert table.column("list_renamed").to_pylist() == [[1, 2], None, []]
 
@@ -168,8 +224,9 @@ def test_streams_in_batches(tmp_path, fmt):
     rows = [{"id": i} for i in range(10)]
     written = _write(tmp_path, fmt, schema, rows)
     ctx = ReadContext(schema, FileIO(), batch_rows=3)
-    sizes = [b.num_rows for b in read_data_file(ctx, written.file_path, 10,
-                                                file_format=fmt.upper())]
+    sizes = [
+        b.num_rows for b in read_data_file(ctx, written.file_path, 10, file_format=fmt.upper())
+    ]
     assert max(sizes) <= 3 and sum(sizes) == 10
 
 
@@ -177,7 +234,9 @@ def test_orc_file_without_ids_uses_name_mapping(tmp_path):
     path = tmp_path / "noids.orc"
     orc.write_table(pa.table({"id": [1, 2], "name": ["a", "b"]}), path)
     schema = Schema((NestedField(5, "id", LongType()), NestedField(6, "name", StringType())))
-    data_file = DataFile(file_path=str(path), file_format="ORC", partition=(), record_count=2, file_size_in_bytes=1)
+    data_file = DataFile(
+        file_path=str(path), file_format="ORC", partition=(), record_count=2, file_size_in_bytes=1
+    )
     with pytest.raises(NotSupportedError, match="name-mapping"):
         _read(schema, data_file)
     table = _read(schema, data_file, name_mapping=create_mapping_from_schema(schema))
@@ -186,12 +245,17 @@ def test_orc_file_without_ids_uses_name_mapping(tmp_path):
 
 def test_avro_file_without_ids_uses_name_mapping(tmp_path):
     path = tmp_path / "noids.avro"
-    avro_schema = {"type": "record", "name": "r", "fields": [
-        {"name": "id", "type": "long"}, {"name": "name", "type": ["null", "string"]}]}
+    avro_schema = {
+        "type": "record",
+        "name": "r",
+        "fields": [{"name": "id", "type": "long"}, {"name": "name", "type": ["null", "string"]}],
+    }
     with open(path, "wb") as fo:
         fastavro.writer(fo, avro_schema, [{"id": 1, "name": "a"}, {"id": 2, "name": None}])
     schema = Schema((NestedField(5, "id", LongType()), NestedField(6, "name", StringType())))
-    data_file = DataFile(file_path=str(path), file_format="AVRO", partition=(), record_count=2, file_size_in_bytes=1)
+    data_file = DataFile(
+        file_path=str(path), file_format="AVRO", partition=(), record_count=2, file_size_in_bytes=1
+    )
     table = _read(schema, data_file, name_mapping=create_mapping_from_schema(schema))
     assert table.to_pylist() == [{"id": 1, "name": "a"}, {"id": 2, "name": None}]
 
@@ -215,8 +279,13 @@ def test_truncated_orc_is_corrupt(tmp_path):
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_missing_file(tmp_path, fmt):
-    missing = DataFile(file_path=str(tmp_path / f"gone.{fmt}"), file_format=fmt.upper(),
-                       partition=(), record_count=1, file_size_in_bytes=1)
+    missing = DataFile(
+        file_path=str(tmp_path / f"gone.{fmt}"),
+        file_format=fmt.upper(),
+        partition=(),
+        record_count=1,
+        file_size_in_bytes=1,
+    )
     with pytest.raises(OperationalError, match="not found"):
         _read(SCHEMA, missing)
 
@@ -226,17 +295,33 @@ def test_format_comes_from_the_manifest_not_the_name(tmp_path):
     written = _write(tmp_path, "orc", name="misnamed")
     renamed = tmp_path / "misnamed.parquet"
     Path(written.file_path).rename(renamed)
-    entry = DataFile(file_path=str(renamed), file_format="ORC", partition=(), record_count=3, file_size_in_bytes=1)
+    entry = DataFile(
+        file_path=str(renamed),
+        file_format="ORC",
+        partition=(),
+        record_count=3,
+        file_size_in_bytes=1,
+    )
     assert _read(SCHEMA, entry).column("id").to_pylist() == [1, 2, 3]
-    as_parquet = DataFile(file_path=str(renamed), file_format="PARQUET", partition=(), file_size_in_bytes=1,
-                          record_count=3)
+    as_parquet = DataFile(
+        file_path=str(renamed),
+        file_format="PARQUET",
+        partition=(),
+        file_size_in_bytes=1,
+        record_count=3,
+    )
     with pytest.raises(CorruptFileError):
         _read(SCHEMA, as_parquet)
 
 
 def test_unknown_format_is_refused(tmp_path):
-    entry = DataFile(file_path=str(tmp_path / "x.csv"), file_format="CSV", partition=(), file_size_in_bytes=1,
-                     record_count=1)
+    entry = DataFile(
+        file_path=str(tmp_path / "x.csv"),
+        file_format="CSV",
+        partition=(),
+        file_size_in_bytes=1,
+        record_count=1,
+    )
     with pytest.raises(NotSupportedError, match="CSV"):
         _read(SCHEMA, entry)
 
@@ -244,10 +329,17 @@ def test_unknown_format_is_refused(tmp_path):
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_position_delete_files(tmp_path, fmt):
     rows = [{"file_path": "s3://b/a.parquet", "pos": p} for p in (1, 5)] + [
-        {"file_path": "s3://b/b.parquet", "pos": 2}]
+        {"file_path": "s3://b/b.parquet", "pos": 2}
+    ]
     written = _write(tmp_path, fmt, POSITION_DELETE_SCHEMA, rows, name="deletes")
-    delete = DataFile(file_path=written.file_path, file_format=fmt.upper(), partition=(), file_size_in_bytes=1,
-                      record_count=3, content=1)
+    delete = DataFile(
+        file_path=written.file_path,
+        file_format=fmt.upper(),
+        partition=(),
+        file_size_in_bytes=1,
+        record_count=3,
+        content=1,
+    )
     loader = DeleteLoader(FileIO())
     assert loader.deleted_positions("s3://b/a.parquet", [delete]).tolist() == [1, 5]
     assert loader.deleted_positions("s3://b/b.parquet", [delete]).tolist() == [2]
@@ -261,7 +353,14 @@ def test_position_delete_files(tmp_path, fmt):
 def test_equality_delete_files(tmp_path, fmt):
     schema = Schema((NestedField(1, "id", IntegerType(), True),))
     written = _write(tmp_path, fmt, schema, [{"id": 4}, {"id": 9}], name="eq")
-    delete = DataFile(file_path=written.file_path, file_format=fmt.upper(), partition=(), file_size_in_bytes=1,
-                      record_count=2, content=2, equality_ids=(1,))
+    delete = DataFile(
+        file_path=written.file_path,
+        file_format=fmt.upper(),
+        partition=(),
+        file_size_in_bytes=1,
+        record_count=2,
+        content=2,
+        equality_ids=(1,),
+    )
     table = DeleteLoader(FileIO()).equality_rows(delete, [NestedField(1, "id", LongType())])
     assert table.column(0).to_pylist() == [4, 9]

@@ -26,12 +26,16 @@ SCHEMA = Schema((NestedField(1, "id", LongType()), NestedField(2, "s", StringTyp
 
 def _metadata(*specs: tuple[tuple[int, int, str, str], ...]):
     """Table metadata whose specs are ``specs`` in order (the first one at creation)."""
-    def spec(fields, spec_id=0):
-        return PartitionSpec(spec_id, tuple(
-            PartitionField(src, fid, parse_transform(t), name) for src, fid, t, name in fields))
 
-    md = new_table_metadata("/tmp/t", SCHEMA, spec(specs[0]) if specs else None,
-                            format_version=3)
+    def spec(fields, spec_id=0):
+        return PartitionSpec(
+            spec_id,
+            tuple(
+                PartitionField(src, fid, parse_transform(t), name) for src, fid, t, name in fields
+            ),
+        )
+
+    md = new_table_metadata("/tmp/t", SCHEMA, spec(specs[0]) if specs else None, format_version=3)
     for i, fields in enumerate(specs[1:], 1):
         builder = md.builder()
         builder.set_default_spec(builder.add_partition_spec(spec(fields, i)))
@@ -40,26 +44,44 @@ def _metadata(*specs: tuple[tuple[int, int, str, str], ...]):
 
 
 def _file(partition=(), first_row_id=None) -> DataFile:
-    return DataFile(file_path="/d/f.parquet", file_format="PARQUET", partition=partition,
-                    record_count=4, file_size_in_bytes=1, first_row_id=first_row_id)
+    return DataFile(
+        file_path="/d/f.parquet",
+        file_format="PARQUET",
+        partition=partition,
+        record_count=4,
+        file_size_in_bytes=1,
+        first_row_id=first_row_id,
+    )
 
 
 def test_the_names_are_sparks() -> None:
-    assert METADATA_COLUMN_NAMES == {"_file", "_pos", "_spec_id", "_partition", "_deleted",
-                                     "_row_id", "_last_updated_sequence_number"}
+    assert METADATA_COLUMN_NAMES == {
+        "_file",
+        "_pos",
+        "_spec_id",
+        "_partition",
+        "_deleted",
+        "_row_id",
+        "_last_updated_sequence_number",
+    }
 
 
 def test_names_are_lowered_and_deduplicated_in_order() -> None:
     cols = MetadataColumns.for_scan(_metadata(), SCHEMA, ["_POS", "_file", "_pos"])
     assert cols.names == ("_pos", "_file")
     assert [(f.name, f.type, f.nullable) for f in cols.arrow_fields()] == [
-        ("_pos", pa.int64(), False), ("_file", pa.string(), False)]
+        ("_pos", pa.int64(), False),
+        ("_file", pa.string(), False),
+    ]
 
 
-@pytest.mark.parametrize(("names", "message"), [
-    (["_change_type"], "metadata column _change_type is not supported yet"),
-    (["_partition"], "_partition of an unpartitioned table"),
-])
+@pytest.mark.parametrize(
+    ("names", "message"),
+    [
+        (["_change_type"], "metadata column _change_type is not supported yet"),
+        (["_partition"], "_partition of an unpartitioned table"),
+    ],
+)
 def test_unsupported_columns_are_refused_by_name(names, message) -> None:
     with pytest.raises(NotSupportedError, match=message):
         MetadataColumns.for_scan(_metadata(), SCHEMA, names)
@@ -70,9 +92,12 @@ def test_arrow_types_and_nullability() -> None:
     cols = MetadataColumns.for_scan(md, SCHEMA, sorted(METADATA_COLUMN_NAMES))
     got = {f.name: (f.type, f.nullable) for f in cols.arrow_fields()}
     assert got == {
-        "_deleted": (pa.bool_(), False), "_file": (pa.string(), False),
-        "_last_updated_sequence_number": (pa.int64(), True), "_pos": (pa.int64(), False),
-        "_row_id": (pa.int64(), True), "_spec_id": (pa.int32(), False),
+        "_deleted": (pa.bool_(), False),
+        "_file": (pa.string(), False),
+        "_last_updated_sequence_number": (pa.int64(), True),
+        "_pos": (pa.int64(), False),
+        "_row_id": (pa.int64(), True),
+        "_spec_id": (pa.int32(), False),
         "_partition": (pa.struct([pa.field("s", pa.string())]), True),
     }
     assert cols.marks_deleted
@@ -90,7 +115,9 @@ def test_partition_union_spans_every_spec_by_field_id() -> None:
     )
     union = partition_union_type(md, SCHEMA)
     assert [(f.field_id, f.name, type(f.type)) for f in union.fields] == [
-        (1000, "s", StringType), (1002, "id_bucket", IntegerType)]
+        (1000, "s", StringType),
+        (1002, "id_bucket", IntegerType),
+    ]
     cols = MetadataColumns.for_scan(md, SCHEMA, ["_partition"])
     # a row of the first spec: NULL for the field its spec does not have
     [old] = cols.arrays(_file(("x", None)), 0, np.array([0]))
@@ -103,8 +130,7 @@ def test_arrays_for_rows_of_one_file() -> None:
     md = _metadata()
     cols = MetadataColumns.for_scan(md, SCHEMA, ["_file", "_pos", "_spec_id", "_deleted"])
     positions = np.array([0, 2, 3], dtype=np.int64)
-    file, pos, spec, deleted = cols.arrays(_file(), 7, positions,
-                                           np.array([False, True, False]))
+    file, pos, spec, deleted = cols.arrays(_file(), 7, positions, np.array([False, True, False]))
     assert file.to_pylist() == ["/d/f.parquet"] * 3
     assert pos.to_pylist() == [0, 2, 3] and spec.to_pylist() == [7] * 3
     assert deleted.to_pylist() == [False, True, False]
@@ -116,8 +142,9 @@ def test_arrays_for_rows_of_one_file() -> None:
 def test_row_lineage_is_stored_or_inherited() -> None:
     """Spec "Row Lineage": a null stored _row_id inherits first_row_id + _pos, a null
     _last_updated_sequence_number the file's data sequence number."""
-    cols = MetadataColumns.for_scan(_metadata(), SCHEMA, ["_row_id",
-                                                         "_last_updated_sequence_number"])
+    cols = MetadataColumns.for_scan(
+        _metadata(), SCHEMA, ["_row_id", "_last_updated_sequence_number"]
+    )
     positions = np.array([0, 1, 5], dtype=np.int64)
     stored = [pa.array([None, 99, None], pa.int64()), pa.array([2, None, None], pa.int64())]
     row_id, seq = cols.arrays(_file(first_row_id=100), 0, positions, None, 4, stored)

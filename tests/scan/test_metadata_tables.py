@@ -20,10 +20,26 @@ import icesql
 from icesql.errors import NoSuchTableError
 
 FILE_COLUMNS = [
-    "content", "file_path", "file_format", "spec_id", "partition", "record_count",
-    "file_size_in_bytes", "column_sizes", "value_counts", "null_value_counts",
-    "nan_value_counts", "lower_bounds", "upper_bounds", "key_metadata", "split_offsets",
-    "equality_ids", "sort_order_id", "first_row_id", "referenced_data_file", "content_offset",
+    "content",
+    "file_path",
+    "file_format",
+    "spec_id",
+    "partition",
+    "record_count",
+    "file_size_in_bytes",
+    "column_sizes",
+    "value_counts",
+    "null_value_counts",
+    "nan_value_counts",
+    "lower_bounds",
+    "upper_bounds",
+    "key_metadata",
+    "split_offsets",
+    "equality_ids",
+    "sort_order_id",
+    "first_row_id",
+    "referenced_data_file",
+    "content_offset",
     "content_size_in_bytes",
 ]
 FILES_TABLE_COLUMNS = FILE_COLUMNS + ["readable_metrics"]  # the files tables; data_file is the rest
@@ -57,7 +73,10 @@ def _columns(con, name: str) -> list[str]:
 
 
 def _metadata(location: Path) -> dict:
-    files = sorted((location / "metadata").glob("v*.metadata.json"), key=lambda p: int(p.name[1:].split(".")[0]))
+    files = sorted(
+        (location / "metadata").glob("v*.metadata.json"),
+        key=lambda p: int(p.name[1:].split(".")[0]),
+    )
     return json.loads(files[-1].read_text())
 
 
@@ -76,7 +95,12 @@ def _ms(value) -> int:
 def test_snapshots_match_the_metadata_json(table):
     con, location = table
     assert _columns(con, "snapshots") == [
-        "committed_at", "snapshot_id", "parent_id", "operation", "manifest_list", "summary"
+        "committed_at",
+        "snapshot_id",
+        "parent_id",
+        "operation",
+        "manifest_list",
+        "summary",
     ]
     snaps = _metadata(location)["snapshots"]
     rows = _rows(con, "SELECT * FROM db.t.snapshots ORDER BY committed_at")
@@ -94,7 +118,12 @@ def test_snapshots_match_the_metadata_json(table):
 
 def test_history_follows_the_snapshot_log(table):
     con, location = table
-    assert _columns(con, "history") == ["made_current_at", "snapshot_id", "parent_id", "is_current_ancestor"]
+    assert _columns(con, "history") == [
+        "made_current_at",
+        "snapshot_id",
+        "parent_id",
+        "is_current_ancestor",
+    ]
     md = _metadata(location)
     rows = _rows(con, "SELECT * FROM db.t.history ORDER BY made_current_at")
     log = md["snapshot-log"]
@@ -109,23 +138,40 @@ def test_history_follows_the_snapshot_log(table):
 def test_refs_show_main(table):
     con, location = table
     assert _columns(con, "refs") == [
-        "name", "type", "snapshot_id", "max_reference_age_in_ms", "min_snapshots_to_keep",
+        "name",
+        "type",
+        "snapshot_id",
+        "max_reference_age_in_ms",
+        "min_snapshots_to_keep",
         "max_snapshot_age_in_ms",
     ]
     md = _metadata(location)
-    assert _rows(con, "SELECT * FROM db.t.refs") == [{
-        "name": "main", "type": "BRANCH", "snapshot_id": md["current-snapshot-id"],
-        "max_reference_age_in_ms": None, "min_snapshots_to_keep": None, "max_snapshot_age_in_ms": None,
-    }]
+    assert _rows(con, "SELECT * FROM db.t.refs") == [
+        {
+            "name": "main",
+            "type": "BRANCH",
+            "snapshot_id": md["current-snapshot-id"],
+            "max_reference_age_in_ms": None,
+            "min_snapshots_to_keep": None,
+            "max_snapshot_age_in_ms": None,
+        }
+    ]
 
 
 def test_metadata_log_entries_list_every_metadata_file(table):
     con, location = table
     assert _columns(con, "metadata_log_entries") == [
-        "timestamp", "file", "latest_snapshot_id", "latest_schema_id", "latest_sequence_number"
+        "timestamp",
+        "file",
+        "latest_snapshot_id",
+        "latest_schema_id",
+        "latest_sequence_number",
     ]
     rows = _rows(con, "SELECT * FROM db.t.metadata_log_entries ORDER BY timestamp")
-    on_disk = sorted((location / "metadata").glob("v*.metadata.json"), key=lambda p: int(p.name[1:].split(".")[0]))
+    on_disk = sorted(
+        (location / "metadata").glob("v*.metadata.json"),
+        key=lambda p: int(p.name[1:].split(".")[0]),
+    )
     assert [Path(r["file"]).resolve() for r in rows] == [p.resolve() for p in on_disk]
     # v1 is the CREATE (no snapshot yet); each later file is one commit
     snaps = _metadata(location)["snapshots"]
@@ -140,9 +186,17 @@ def test_metadata_log_entries_list_every_metadata_file(table):
 def test_manifests_count_the_files_each_commit_added(table):
     con, location = table
     assert _columns(con, "manifests") == [
-        "content", "path", "length", "partition_spec_id", "added_snapshot_id",
-        "added_data_files_count", "existing_data_files_count", "deleted_data_files_count",
-        "added_delete_files_count", "existing_delete_files_count", "deleted_delete_files_count",
+        "content",
+        "path",
+        "length",
+        "partition_spec_id",
+        "added_snapshot_id",
+        "added_data_files_count",
+        "existing_data_files_count",
+        "deleted_data_files_count",
+        "added_delete_files_count",
+        "existing_delete_files_count",
+        "deleted_delete_files_count",
         "partition_summaries",
     ]
     snaps = [s["snapshot-id"] for s in _metadata(location)["snapshots"]]
@@ -152,8 +206,15 @@ def test_manifests_count_the_files_each_commit_added(table):
         assert os.path.getsize(row["path"]) == row["length"]
         assert row["partition_spec_id"] == 0
     first, second, delete = (rows[s] for s in snaps)
-    counts = ["content", "added_data_files_count", "existing_data_files_count", "deleted_data_files_count",
-              "added_delete_files_count", "existing_delete_files_count", "deleted_delete_files_count"]
+    counts = [
+        "content",
+        "added_data_files_count",
+        "existing_data_files_count",
+        "deleted_data_files_count",
+        "added_delete_files_count",
+        "existing_delete_files_count",
+        "deleted_delete_files_count",
+    ]
     assert [first[c] for c in counts] == [0, 2, 0, 0, 0, 0, 0]
     assert [second[c] for c in counts] == [0, 1, 0, 0, 0, 0, 0]
     assert [delete[c] for c in counts] == [1, 0, 0, 0, 1, 0, 0]
@@ -189,7 +250,9 @@ def test_data_files_carry_their_metrics(table):
     assert _columns(con, "data_files") == FILES_TABLE_COLUMNS
     rows = _rows(con, "SELECT * FROM db.t.data_files")
     assert {r["content"] for r in rows} == {0}
-    ids = {r["file_path"]: pq.ParquetFile(r["file_path"]).read().column("id").to_pylist() for r in rows}
+    ids = {
+        r["file_path"]: pq.ParquetFile(r["file_path"]).read().column("id").to_pylist() for r in rows
+    }
     assert sorted(sorted(v) for v in ids.values()) == [[1, 2], [3], [4]]
     for r in rows:
         values = ids[r["file_path"]]
@@ -219,8 +282,14 @@ def test_delete_files_point_at_the_deleted_row(table):
 
 def test_entries_give_the_sequence_number_of_the_adding_commit(table):
     con, location = table
-    assert _columns(con, "entries") == ["status", "snapshot_id", "sequence_number", "file_sequence_number",
-                                        "data_file", "readable_metrics"]
+    assert _columns(con, "entries") == [
+        "status",
+        "snapshot_id",
+        "sequence_number",
+        "file_sequence_number",
+        "data_file",
+        "readable_metrics",
+    ]
     snaps = _metadata(location)["snapshots"]
     seq = {s["snapshot-id"]: s["sequence-number"] for s in snaps}
     rows = _rows(con, "SELECT * FROM db.t.entries")
@@ -228,8 +297,10 @@ def test_entries_give_the_sequence_number_of_the_adding_commit(table):
     for r in rows:
         assert r["status"] == 1  # every file is ADDED in the manifest that holds it
         assert r["sequence_number"] == r["file_sequence_number"] == seq[r["snapshot_id"]]
-    by_snapshot = sorted((seq[r["snapshot_id"]], r["data_file"]["content"], r["data_file"]["record_count"])
-                         for r in rows)
+    by_snapshot = sorted(
+        (seq[r["snapshot_id"]], r["data_file"]["content"], r["data_file"]["record_count"])
+        for r in rows
+    )
     assert by_snapshot == [(1, 0, 1), (1, 0, 2), (2, 0, 1), (3, 1, 1)]
     assert list(rows[0]["data_file"]) == FILE_COLUMNS
 
@@ -237,9 +308,15 @@ def test_entries_give_the_sequence_number_of_the_adding_commit(table):
 def test_metadata_tables_time_travel(table):
     con, location = table
     first, second, _ = (s["snapshot-id"] for s in _metadata(location)["snapshots"])
-    assert con.execute(f"SELECT count(*) FROM db.t.files VERSION AS OF {first}").fetchall() == [(2,)]
-    assert con.execute(f"SELECT count(*) FROM db.t.manifests VERSION AS OF {second}").fetchall() == [(2,)]
-    assert con.execute(f"SELECT count(*) FROM db.t.delete_files VERSION AS OF {second}").fetchall() == [(0,)]
+    assert con.execute(f"SELECT count(*) FROM db.t.files VERSION AS OF {first}").fetchall() == [
+        (2,)
+    ]
+    assert con.execute(
+        f"SELECT count(*) FROM db.t.manifests VERSION AS OF {second}"
+    ).fetchall() == [(2,)]
+    assert con.execute(
+        f"SELECT count(*) FROM db.t.delete_files VERSION AS OF {second}"
+    ).fetchall() == [(0,)]
 
 
 def test_unpartitioned_tables_have_no_partition_column(tmp_path):
@@ -286,27 +363,47 @@ def test_partitions_count_files_and_deletes_per_partition(table):
     files of ids 3 (snapshot 1) and 4 (snapshot 2); sizes from the files on disk."""
     con, location = table
     assert _columns(con, "partitions") == [
-        "partition", "spec_id", "record_count", "file_count", "total_data_file_size_in_bytes",
-        "position_delete_record_count", "position_delete_file_count",
-        "equality_delete_record_count", "equality_delete_file_count", "last_updated_at",
+        "partition",
+        "spec_id",
+        "record_count",
+        "file_count",
+        "total_data_file_size_in_bytes",
+        "position_delete_record_count",
+        "position_delete_file_count",
+        "equality_delete_record_count",
+        "equality_delete_file_count",
+        "last_updated_at",
         "last_updated_snapshot_id",
     ]
     snaps = _metadata(location)["snapshots"]
     on_disk = _parquet(location)
-    data = {p: [f for f in files if not f.endswith("-deletes.parquet")] for p, files in on_disk.items()}
+    data = {
+        p: [f for f in files if not f.endswith("-deletes.parquet")] for p, files in on_disk.items()
+    }
     rows = {r["partition"]["p"]: r for r in _rows(con, "SELECT * FROM db.t.partitions")}
     assert set(rows) == {"a", "b"}
     a, b = rows["a"], rows["b"]
-    assert (a["record_count"], a["file_count"], a["position_delete_record_count"],
-            a["position_delete_file_count"], a["equality_delete_file_count"]) == (2, 1, 1, 1, 0)
+    assert (
+        a["record_count"],
+        a["file_count"],
+        a["position_delete_record_count"],
+        a["position_delete_file_count"],
+        a["equality_delete_file_count"],
+    ) == (2, 1, 1, 1, 0)
     assert (b["record_count"], b["file_count"], b["position_delete_file_count"]) == (2, 2, 0)
     for name, row in rows.items():
-        assert row["total_data_file_size_in_bytes"] == sum(os.path.getsize(f) for f in data[f"p={name}"])
+        assert row["total_data_file_size_in_bytes"] == sum(
+            os.path.getsize(f) for f in data[f"p={name}"]
+        )
         assert row["spec_id"] == 0
     assert (a["last_updated_snapshot_id"], _ms(a["last_updated_at"])) == (
-        snaps[2]["snapshot-id"], snaps[2]["timestamp-ms"])
+        snaps[2]["snapshot-id"],
+        snaps[2]["timestamp-ms"],
+    )
     assert (b["last_updated_snapshot_id"], _ms(b["last_updated_at"])) == (
-        snaps[1]["snapshot-id"], snaps[1]["timestamp-ms"])
+        snaps[1]["snapshot-id"],
+        snaps[1]["timestamp-ms"],
+    )
     first = snaps[0]["snapshot-id"]
     past = _rows(con, f"SELECT * FROM db.t.partitions VERSION AS OF {first}")
     assert sorted((r["partition"]["p"], r["record_count"]) for r in past) == [("a", 2), ("b", 1)]
@@ -315,32 +412,61 @@ def test_partitions_count_files_and_deletes_per_partition(table):
 def test_position_deletes_list_each_deleted_position(table):
     con, _ = table
     assert _columns(con, "position_deletes") == [
-        "file_path", "pos", "row", "partition", "spec_id", "delete_file_path"]  # v2: no offsets
+        "file_path",
+        "pos",
+        "row",
+        "partition",
+        "spec_id",
+        "delete_file_path",
+    ]  # v2: no offsets
     (delete,) = _rows(con, "SELECT file_path FROM db.t.delete_files")
     written = pq.ParquetFile(delete["file_path"]).read().to_pylist()
     rows = _rows(con, "SELECT * FROM db.t.position_deletes")
-    assert [(r["file_path"], r["pos"]) for r in rows] == [(d["file_path"], d["pos"]) for d in written]
-    assert all(r["row"] is None and r["partition"] == {"p": "a"} and r["spec_id"] == 0
-               and r["delete_file_path"] == delete["file_path"] for r in rows)
+    assert [(r["file_path"], r["pos"]) for r in rows] == [
+        (d["file_path"], d["pos"]) for d in written
+    ]
+    assert all(
+        r["row"] is None
+        and r["partition"] == {"p": "a"}
+        and r["spec_id"] == 0
+        and r["delete_file_path"] == delete["file_path"]
+        for r in rows
+    )
 
 
 def test_position_deletes_of_deletion_vectors(tmp_path):
     con = icesql.connect(str(tmp_path))
-    con.execute("CREATE TABLE db.v (id BIGINT) USING iceberg TBLPROPERTIES"
-                " ('format-version'='3', 'write.delete.mode'='merge-on-read')")
+    con.execute(
+        "CREATE TABLE db.v (id BIGINT) USING iceberg TBLPROPERTIES"
+        " ('format-version'='3', 'write.delete.mode'='merge-on-read')"
+    )
     con.execute("INSERT INTO db.v SELECT id FROM range(10)")
     con.execute("DELETE FROM db.v WHERE id IN (2, 7)")
     (dv,) = _rows(con, "SELECT * FROM db.v.delete_files")
     assert dv["file_format"] == "PUFFIN"
     rows = _rows(con, "SELECT * FROM db.v.position_deletes ORDER BY pos")
-    assert list(rows[0]) == ["file_path", "pos", "row", "spec_id", "delete_file_path",
-                             "content_offset", "content_size_in_bytes"]
+    assert list(rows[0]) == [
+        "file_path",
+        "pos",
+        "row",
+        "spec_id",
+        "delete_file_path",
+        "content_offset",
+        "content_size_in_bytes",
+    ]
     data = pq.ParquetFile(dv["referenced_data_file"]).read().column("id").to_pylist()
     assert [data[r["pos"]] for r in rows] == [2, 7]
-    assert {(r["file_path"], r["delete_file_path"], r["content_offset"],
-             r["content_size_in_bytes"]) for r in rows} == {
-        (dv["referenced_data_file"], dv["file_path"], dv["content_offset"],
-         dv["content_size_in_bytes"])}
+    assert {
+        (r["file_path"], r["delete_file_path"], r["content_offset"], r["content_size_in_bytes"])
+        for r in rows
+    } == {
+        (
+            dv["referenced_data_file"],
+            dv["file_path"],
+            dv["content_offset"],
+            dv["content_size_in_bytes"],
+        )
+    }
 
 
 def test_all_tables_cover_every_snapshot(tmp_path):
@@ -356,26 +482,37 @@ def test_all_tables_cover_every_snapshot(tmp_path):
     on_disk = {str(p) for p in (tmp_path / "db" / "o" / "data").rglob("*.parquet")}
     assert set(every) == on_disk and live < on_disk
     snaps = _metadata(tmp_path / "db" / "o")["snapshots"]
-    expected = sorted((m["manifest_path"], s["snapshot-id"]) for s in snaps
-                      for m in _manifest_list(s["manifest-list"]))
+    expected = sorted(
+        (m["manifest_path"], s["snapshot-id"])
+        for s in snaps
+        for m in _manifest_list(s["manifest-list"])
+    )
     got = con.execute("SELECT path, reference_snapshot_id FROM db.o.all_manifests").fetchall()
     assert sorted(got) == expected
     assert [d[0] for d in con.execute("SELECT * FROM db.o.all_manifests").description][-1] == (
-        "reference_snapshot_id")
-    statuses = con.execute("SELECT status, count(*) FROM db.o.all_entries GROUP BY status"
-                           " ORDER BY status").fetchall()
+        "reference_snapshot_id"
+    )
+    statuses = con.execute(
+        "SELECT status, count(*) FROM db.o.all_entries GROUP BY status ORDER BY status"
+    ).fetchall()
     assert dict(statuses)[2] >= 1  # the overwrite's DELETED entries
     for name in ("all_files", "all_data_files", "all_delete_files", "all_entries", "all_manifests"):
-        with pytest.raises(icesql.ProgrammingError, match=f"cannot select a snapshot of db.o.{name}"):
+        with pytest.raises(
+            icesql.ProgrammingError, match=f"cannot select a snapshot of db.o.{name}"
+        ):
             con.execute(f"SELECT * FROM db.o.{name} VERSION AS OF {snaps[0]['snapshot-id']}")
 
 
 def test_readable_metrics_decode_the_bounds_by_column_name(tmp_path):
     con = icesql.connect(str(tmp_path))
-    con.execute("CREATE TABLE db.r (id BIGINT, s STRING, st STRUCT<b: DOUBLE, a: DATE>,"
-                " d DECIMAL(9, 2)) USING iceberg")
-    con.execute("INSERT INTO db.r VALUES (5, 'x', named_struct('b', 1.5, 'a', DATE '2024-01-02'),"
-                " 1.25), (9, NULL, NULL, 3.50)")
+    con.execute(
+        "CREATE TABLE db.r (id BIGINT, s STRING, st STRUCT<b: DOUBLE, a: DATE>,"
+        " d DECIMAL(9, 2)) USING iceberg"
+    )
+    con.execute(
+        "INSERT INTO db.r VALUES (5, 'x', named_struct('b', 1.5, 'a', DATE '2024-01-02'),"
+        " 1.25), (9, NULL, NULL, 3.50)"
+    )
     cur = con.execute("SELECT readable_metrics, lower_bounds, null_value_counts FROM db.r.files")
     metrics, lower, nulls = cur.fetchone()
     assert list(metrics) == ["d", "id", "s", "st.a", "st.b"]  # full names, sorted
@@ -396,15 +533,19 @@ def test_position_delete_files_that_store_rows_show_them(tmp_path):
     import pyarrow as pa
 
     con = icesql.connect(str(tmp_path))
-    con.execute("CREATE TABLE db.w (id BIGINT, s STRING) USING iceberg TBLPROPERTIES"
-                " ('format-version'='2', 'write.delete.mode'='merge-on-read')")
+    con.execute(
+        "CREATE TABLE db.w (id BIGINT, s STRING) USING iceberg TBLPROPERTIES"
+        " ('format-version'='2', 'write.delete.mode'='merge-on-read')"
+    )
     con.execute("INSERT INTO db.w VALUES (1, 'a'), (2, 'b')")
     con.execute("INSERT INTO db.w VALUES (3, 'c'), (4, 'd')")
     con.execute("DELETE FROM db.w WHERE id = 1")
     (path,) = con.execute("SELECT file_path FROM db.w.delete_files").fetchone()
     written = pq.read_table(path)
-    row = pa.array([{"ident": 1}], pa.struct([pa.field("ident", pa.int64(), metadata={
-        b"PARQUET:field_id": b"1"})]))  # renamed in the file: matched by id
+    row = pa.array(
+        [{"ident": 1}],
+        pa.struct([pa.field("ident", pa.int64(), metadata={b"PARQUET:field_id": b"1"})]),
+    )  # renamed in the file: matched by id
     field = pa.field("row", row.type, metadata={b"PARQUET:field_id": b"2147483544"})
     pq.write_table(written.append_column(field, row), path)
     con.execute("DELETE FROM db.w WHERE id = 3")  # a second delete file, without rows
@@ -415,10 +556,19 @@ def test_position_delete_files_that_store_rows_show_them(tmp_path):
 
 def test_new_metadata_tables_of_an_empty_table_are_empty(tmp_path):
     con = icesql.connect(str(tmp_path))
-    con.execute("CREATE TABLE db.e (id BIGINT, p STRING) USING iceberg PARTITIONED BY (p)"
-                " TBLPROPERTIES ('format-version'='3')")
-    for name in ("partitions", "position_deletes", "all_entries", "all_files", "all_data_files",
-                 "all_delete_files", "all_manifests"):
+    con.execute(
+        "CREATE TABLE db.e (id BIGINT, p STRING) USING iceberg PARTITIONED BY (p)"
+        " TBLPROPERTIES ('format-version'='3')"
+    )
+    for name in (
+        "partitions",
+        "position_deletes",
+        "all_entries",
+        "all_files",
+        "all_data_files",
+        "all_delete_files",
+        "all_manifests",
+    ):
         cur = con.execute(f"SELECT * FROM db.e.{name}")
         assert cur.fetchall() == [], name
     names = [d[0] for d in con.execute("SELECT * FROM db.e.position_deletes").description]

@@ -24,11 +24,13 @@ from icesql.spec.schema import Schema
 from icesql.spec.transforms import parse_transform
 from icesql.spec.types import IntegerType, LongType, NestedField, StringType
 
-SCHEMA = Schema((
-    NestedField(1, "id", LongType()),
-    NestedField(2, "k", IntegerType()),
-    NestedField(3, "s", StringType()),
-))
+SCHEMA = Schema(
+    (
+        NestedField(1, "id", LongType()),
+        NestedField(2, "k", IntegerType()),
+        NestedField(3, "s", StringType()),
+    )
+)
 
 
 def _rows(n: int, start: int = 0) -> list[dict]:
@@ -58,14 +60,17 @@ def _readers(con: icesql.Connection, sql: str) -> str:
 _names = itertools.count()
 
 
-@settings(max_examples=30, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     sizes=st.lists(st.integers(1, 40), min_size=1, max_size=3),
     positions=st.sets(st.integers(0, 45), max_size=20),
     keys=st.sets(st.one_of(st.none(), st.integers(0, 5)), max_size=3),
-    pairs=st.sets(st.tuples(st.one_of(st.none(), st.integers(0, 4)),
-                            st.sampled_from([None, "s0", "s1"])), max_size=3),
+    pairs=st.sets(
+        st.tuples(st.one_of(st.none(), st.integers(0, 4)), st.sampled_from([None, "s0", "s1"])),
+        max_size=3,
+    ),
     columns=st.sampled_from(["*", "id", "s", "count(*)", "k, count(*)"]),
 )
 def test_deletes_in_duckdb_equal_brute_force(
@@ -93,7 +98,8 @@ def test_deletes_in_duckdb_equal_brute_force(
     everything = _rows(start) + later
     first_ids = {r["id"] for r in writer.file_rows[first.file_path]}
     alive = [
-        r for r in everything[:start]
+        r
+        for r in everything[:start]
         if not (r["id"] in first_ids and r["id"] - min(first_ids) in positions)
         and not (keys and r["k"] in keys)
         and not any(r["k"] == k and r["s"] == s for k, s in pairs)
@@ -142,10 +148,13 @@ def test_every_file_with_deletes_goes_to_duckdb(make_table, warehouse) -> None:
     writer = make_table("db.all", SCHEMA)
     writer.append(_rows(30), rows_per_file=10)
     a, b, c = writer.files
-    writer.commit_files([
-        writer.position_deletes(a, [0, 9]),
-        writer.equality_deletes(["s"], [{"s": "s1"}]),
-    ], content=1)
+    writer.commit_files(
+        [
+            writer.position_deletes(a, [0, 9]),
+            writer.equality_deletes(["s"], [{"s": "s1"}]),
+        ],
+        content=1,
+    )
     con = icesql.connect(str(warehouse))
     assert _readers(con, "SELECT * FROM db.all") == (
         "readers: DuckDB read_parquet 3 files (3 with deletes), Arrow stream 0 files"
@@ -164,23 +173,30 @@ def test_filters_and_self_join_over_many_row_groups(make_table, warehouse) -> No
     path = f"{writer.location}/data/big.parquet"
     table = pa.Table.from_pylist(rows, schema=native_read_schema())
     pq.write_table(table, path, row_group_size=300)
-    data = DataFile(file_path=path, file_format="PARQUET", partition=(), record_count=5000,
-                    file_size_in_bytes=Path(path).stat().st_size)
+    data = DataFile(
+        file_path=path,
+        file_format="PARQUET",
+        partition=(),
+        record_count=5000,
+        file_size_in_bytes=Path(path).stat().st_size,
+    )
     writer.commit_files([data])
     deleted = list(range(0, 5000, 3))
     writer.commit_files([writer.position_deletes(data, deleted)], content=1)
     con = icesql.connect(str(warehouse))
     alive = [i for i in range(5000) if i % 3]
     got = _both_routes(con, "SELECT id FROM db.big WHERE id >= 4000 AND k = 1")
-    assert sorted(r[0] for r in got) == [i for i in alive if i >= 4000 and i % 5 == 1
-                                         and i % 7 != 3]
+    assert sorted(r[0] for r in got) == [
+        i for i in alive if i >= 4000 and i % 5 == 1 and i % 7 != 3
+    ]
     got = _both_routes(
         con, "SELECT a.id FROM db.big a JOIN db.big b ON a.id = b.id + 1 WHERE a.id < 100"
     )
     assert sorted(r[0] for r in got) == [i for i in alive if i < 100 and i - 1 in alive]
-    assert _both_routes(con, "SELECT id FROM db.big LIMIT 3") and len(
-        con.execute("SELECT id FROM db.big LIMIT 3").fetchall()
-    ) == 3
+    assert (
+        _both_routes(con, "SELECT id FROM db.big LIMIT 3")
+        and len(con.execute("SELECT id FROM db.big LIMIT 3").fetchall()) == 3
+    )
 
 
 def test_masks_built_before_the_query_runs_are_handed_over_whole(
@@ -191,10 +207,16 @@ def test_masks_built_before_the_query_runs_are_handed_over_whole(
     the rows equal the stream's; EXPLAIN waits for none."""
     writer = make_table("db.whole", SCHEMA)
     path = f"{writer.location}/data/whole.parquet"
-    pq.write_table(pa.Table.from_pylist(_rows(5000), schema=native_read_schema()), path,
-                   row_group_size=300)
-    data = DataFile(file_path=path, file_format="PARQUET", partition=(), record_count=5000,
-                    file_size_in_bytes=Path(path).stat().st_size)
+    pq.write_table(
+        pa.Table.from_pylist(_rows(5000), schema=native_read_schema()), path, row_group_size=300
+    )
+    data = DataFile(
+        file_path=path,
+        file_format="PARQUET",
+        partition=(),
+        record_count=5000,
+        file_size_in_bytes=Path(path).stat().st_size,
+    )
     writer.commit_files([data])
     writer.commit_files([writer.position_deletes(data, list(range(0, 5000, 3)))], content=1)
     settled: list[pa.Table | None] = []
@@ -232,15 +254,19 @@ def test_identity_partitions_and_an_unprojected_dropped_delete_column(
     writer = make_table("db.part", SCHEMA, spec)
     writer.append(_rows(40))
     by_k = {f.partition: f for f in writer.files}
-    writer.commit_files([
-        writer.equality_deletes(["s"], [{"s": "s0"}, {"s": None}], partition=(1,)),
-        writer.position_deletes(by_k[(2,)], [0]),
-    ], content=1)
+    writer.commit_files(
+        [
+            writer.equality_deletes(["s"], [{"s": "s0"}, {"s": None}], partition=(1,)),
+            writer.position_deletes(by_k[(2,)], [0]),
+        ],
+        content=1,
+    )
     con = icesql.connect(str(warehouse))
     got = sorted(r[0] for r in _both_routes(con, "SELECT id FROM db.part"))
     first_k2 = writer.file_rows[by_k[(2,)].file_path][0]["id"]
     assert got == sorted(
-        r["id"] for r in _rows(40)
+        r["id"]
+        for r in _rows(40)
         if not (r["k"] == 1 and r["s"] in ("s0", None)) and r["id"] != first_k2
     )
     assert _both_routes(con, "SELECT k, count(*) FROM db.part WHERE k = 1 GROUP BY k") == [
@@ -250,10 +276,16 @@ def test_identity_partitions_and_an_unprojected_dropped_delete_column(
 
 def _data_file(writer, name: str, rows: list[dict], row_group_size: int) -> DataFile:
     path = f"{writer.location}/data/{name}.parquet"
-    pq.write_table(pa.Table.from_pylist(rows, schema=native_read_schema()), path,
-                   row_group_size=row_group_size)
-    return DataFile(file_path=path, file_format="PARQUET", partition=(), record_count=len(rows),
-                    file_size_in_bytes=Path(path).stat().st_size)
+    pq.write_table(
+        pa.Table.from_pylist(rows, schema=native_read_schema()), path, row_group_size=row_group_size
+    )
+    return DataFile(
+        file_path=path,
+        file_format="PARQUET",
+        partition=(),
+        record_count=len(rows),
+        file_size_in_bytes=Path(path).stat().st_size,
+    )
 
 
 @pytest.mark.parametrize("eager", [True, False])
@@ -279,12 +311,21 @@ def test_files_with_position_deletes_share_positional_scans(
             deleted |= {start + p for p in gone}
         start += size
     writer.commit_files(files)
-    writer.commit_files([
-        writer.position_deletes(f, sorted(i - sum(20 + 17 * m for m in range(n))
-                                          for i in deleted if f.record_count > i - sum(
-                                              20 + 17 * m for m in range(n)) >= 0))
-        for n, f in enumerate(files) if n % 6
-    ], content=1)
+    writer.commit_files(
+        [
+            writer.position_deletes(
+                f,
+                sorted(
+                    i - sum(20 + 17 * m for m in range(n))
+                    for i in deleted
+                    if f.record_count > i - sum(20 + 17 * m for m in range(n)) >= 0
+                ),
+            )
+            for n, f in enumerate(files)
+            if n % 6
+        ],
+        content=1,
+    )
     con = icesql.connect(str(warehouse))
     assert _readers(con, "SELECT * FROM db.cut") == (
         "readers: DuckDB read_parquet 12 files (10 with deletes), Arrow stream 0 files"
@@ -319,8 +360,9 @@ def test_masked_files_past_the_group_limit_stream(make_table, warehouse, monkeyp
 
 
 def test_columns_named_like_duckdb_virtual_columns(make_table, warehouse) -> None:
-    schema = Schema((NestedField(1, "file_row_number", LongType()),
-                     NestedField(2, "keep", StringType())))
+    schema = Schema(
+        (NestedField(1, "file_row_number", LongType()), NestedField(2, "keep", StringType()))
+    )
     writer = make_table("db.frn", schema)
     writer.append([{"file_row_number": i, "keep": "no"} for i in range(6)])
     writer.commit_files([writer.position_deletes(writer.files[0], [2])], content=1)
@@ -328,9 +370,7 @@ def test_columns_named_like_duckdb_virtual_columns(make_table, warehouse) -> Non
     assert _readers(con, "SELECT * FROM db.frn") == (
         "readers: DuckDB read_parquet 1 file (1 with deletes), Arrow stream 0 files"
     )
-    assert sorted(_both_routes(con, "SELECT * FROM db.frn")) == [
-        (i, "no") for i in (0, 1, 3, 4, 5)
-    ]
+    assert sorted(_both_routes(con, "SELECT * FROM db.frn")) == [(i, "no") for i in (0, 1, 3, 4, 5)]
 
 
 def test_row_count_other_than_the_manifest_names_the_file(make_table, warehouse) -> None:
@@ -340,7 +380,9 @@ def test_row_count_other_than_the_manifest_names_the_file(make_table, warehouse)
     writer.commit_files([writer.position_deletes(data, [1])], content=1)
     pq.write_table(pa.Table.from_pylist(_rows(8), schema=native_read_schema()), data.file_path)
     con = icesql.connect(str(warehouse))
-    with pytest.raises(icesql.DatabaseError, match="holds 8 rows, its manifest entry says 10") as info:
+    with pytest.raises(
+        icesql.DatabaseError, match="holds 8 rows, its manifest entry says 10"
+    ) as info:
         con.execute("SELECT * FROM db.short").fetchall()
     assert data.file_path in str(info.value)
 
@@ -526,8 +568,10 @@ def test_partition_tags_dropped_only_where_metrics_rule_other_partitions_out(
     writer.append(rows, rows_per_file=7)
     gone = {0: [1, 5], 1: [25], 2: [41, 59]}
     writer.commit_files(
-        [writer.equality_deletes(["id"], [{"id": i} for i in ids], partition=(k,))
-         for k, ids in gone.items()],
+        [
+            writer.equality_deletes(["id"], [{"id": i} for i in ids], partition=(k,))
+            for k, ids in gone.items()
+        ],
         content=2,
     )
     con = icesql.connect(str(warehouse))
@@ -546,12 +590,16 @@ def test_partition_tags_dropped_only_where_metrics_rule_other_partitions_out(
     assert "__icesql_part" in check()
 
 
-@settings(max_examples=20, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     sizes=st.lists(st.integers(1, 30), min_size=1, max_size=4),
-    shared=st.lists(st.sets(st.tuples(st.integers(0, 3), st.integers(0, 35)), max_size=25),
-                    min_size=1, max_size=2),
+    shared=st.lists(
+        st.sets(st.tuples(st.integers(0, 3), st.integers(0, 35)), max_size=25),
+        min_size=1,
+        max_size=2,
+    ),
 )
 def test_shared_position_delete_files_equal_brute_force_twice_in_a_query(
     make_table, warehouse, sizes, shared
@@ -566,13 +614,19 @@ def test_shared_position_delete_files_equal_brute_force_twice_in_a_query(
     for n in sizes:
         writer.append(_rows(n, start))
         start += n
-    schema = Schema((NestedField(2147483546, "file_path", StringType(), required=True),
-                     NestedField(2147483545, "pos", LongType(), required=True)))
+    schema = Schema(
+        (
+            NestedField(2147483546, "file_path", StringType(), required=True),
+            NestedField(2147483545, "pos", LongType(), required=True),
+        )
+    )
     dead: set[int] = set()
     deletes = []
     for pairs in shared:
-        rows = [{"file_path": writer.files[f % len(writer.files)].file_path, "pos": p}
-                for f, p in sorted(pairs)]
+        rows = [
+            {"file_path": writer.files[f % len(writer.files)].file_path, "pos": p}
+            for f, p in sorted(pairs)
+        ]
         for row in rows:
             ids = sorted(r["id"] for r in writer.file_rows[row["file_path"]])
             if row["pos"] < len(ids):

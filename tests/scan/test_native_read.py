@@ -50,9 +50,22 @@ from icesql.spec.types import (
 )
 
 PRIMITIVES = [
-    BooleanType(), IntegerType(), LongType(), FloatType(), DoubleType(), DateType(), TimeType(),
-    TimestampType(), TimestamptzType(), TimestampNanoType(), TimestamptzNanoType(),
-    StringType(), UUIDType(), BinaryType(), FixedType(3), DecimalType(9, 2),
+    BooleanType(),
+    IntegerType(),
+    LongType(),
+    FloatType(),
+    DoubleType(),
+    DateType(),
+    TimeType(),
+    TimestampType(),
+    TimestamptzType(),
+    TimestampNanoType(),
+    TimestamptzNanoType(),
+    StringType(),
+    UUIDType(),
+    BinaryType(),
+    FixedType(3),
+    DecimalType(9, 2),
     DecimalType(38, 10),
 ]
 
@@ -96,10 +109,23 @@ def test_every_primitive_type_reads_the_same_as_the_stream(make_table, warehouse
     fields = tuple(NestedField(i + 1, f"c{i}", t) for i, t in enumerate(PRIMITIVES))
     schema = Schema((NestedField(100, "id", IntegerType()), *fields))
     values = [
-        True, -7, 2**40, 1.5, -2.25, 19000, 3_600_000_001,
-        1_700_000_000_123_456, 1_700_000_000_123_456, 1_700_000_000_123_456_789,
-        1_700_000_000_123_456_789, "héllo", uuid.UUID("12345678-1234-5678-1234-567812345678"),
-        b"\x00\xffbin", b"abc", Decimal("1234567.89"), Decimal("-1234567890123456789012.3456789012"),
+        True,
+        -7,
+        2**40,
+        1.5,
+        -2.25,
+        19000,
+        3_600_000_001,
+        1_700_000_000_123_456,
+        1_700_000_000_123_456,
+        1_700_000_000_123_456_789,
+        1_700_000_000_123_456_789,
+        "héllo",
+        uuid.UUID("12345678-1234-5678-1234-567812345678"),
+        b"\x00\xffbin",
+        b"abc",
+        Decimal("1234567.89"),
+        Decimal("-1234567890123456789012.3456789012"),
     ]
     row = {"id": 1, **{f"c{i}": v for i, v in enumerate(values)}}
     empty = {"id": 2}
@@ -125,19 +151,23 @@ def _evolve(writer, schema: Schema, format_version: int | None = None) -> None:
 
 def test_renamed_promoted_dropped_and_added_columns(make_table, warehouse) -> None:
     """Files written before and after the changes, read by one ``read_parquet``."""
-    old = Schema((
-        NestedField(1, "id", IntegerType()),
-        NestedField(2, "n", IntegerType()),
-        NestedField(3, "f", FloatType()),
-        NestedField(4, "d", DecimalType(9, 2)),
-        NestedField(5, "gone", StringType()),
-        NestedField(6, "day", DateType()),
-    ))
+    old = Schema(
+        (
+            NestedField(1, "id", IntegerType()),
+            NestedField(2, "n", IntegerType()),
+            NestedField(3, "f", FloatType()),
+            NestedField(4, "d", DecimalType(9, 2)),
+            NestedField(5, "gone", StringType()),
+            NestedField(6, "day", DateType()),
+        )
+    )
     writer = make_table("db.evolved", old)
-    writer.append([
-        {"id": 1, "n": 5, "f": 1.25, "d": Decimal("3.10"), "gone": "x", "day": 19000},
-        {"id": 2, "n": None, "f": None, "d": None, "gone": None, "day": None},
-    ])
+    writer.append(
+        [
+            {"id": 1, "n": 5, "f": 1.25, "d": Decimal("3.10"), "gone": "x", "day": 19000},
+            {"id": 2, "n": None, "f": None, "d": None, "gone": None, "day": None},
+        ]
+    )
     mid = (
         NestedField(1, "id", IntegerType()),
         NestedField(2, "n_long", LongType()),
@@ -147,16 +177,28 @@ def test_renamed_promoted_dropped_and_added_columns(make_table, warehouse) -> No
         NestedField(7, "added", StringType()),
     )
     _evolve(writer, Schema(mid))
-    writer.append([{"id": 3, "n_long": 2**40, "f": 0.1, "d": Decimal("1234567890.12"),
-                    "day": 1, "added": "new"}])
-    new = Schema((
-        *mid[:4],
-        NestedField(6, "at", TimestampType()),  # v3: date -> timestamp
-        mid[5],
-        NestedField(8, "with_default", DecimalType(5, 1), initial_default=Decimal("2.5")),
-        NestedField(9, "ts_default", TimestamptzType(), initial_default=1_000_000),
-        NestedField(10, "flag_default", BooleanType(), initial_default=True),
-    ))
+    writer.append(
+        [
+            {
+                "id": 3,
+                "n_long": 2**40,
+                "f": 0.1,
+                "d": Decimal("1234567890.12"),
+                "day": 1,
+                "added": "new",
+            }
+        ]
+    )
+    new = Schema(
+        (
+            *mid[:4],
+            NestedField(6, "at", TimestampType()),  # v3: date -> timestamp
+            mid[5],
+            NestedField(8, "with_default", DecimalType(5, 1), initial_default=Decimal("2.5")),
+            NestedField(9, "ts_default", TimestamptzType(), initial_default=1_000_000),
+            NestedField(10, "flag_default", BooleanType(), initial_default=True),
+        )
+    )
     _evolve(writer, new, format_version=3)
     con = icesql.connect(str(warehouse))
     rows = _same(con, "db.evolved").to_pylist()
@@ -165,10 +207,24 @@ def test_renamed_promoted_dropped_and_added_columns(make_table, warehouse) -> No
         "ts_default": dt.datetime(1970, 1, 1, 0, 0, 1, tzinfo=dt.UTC),
         "flag_default": True,
     }
-    assert rows[0] == {"id": 1, "n_long": 5, "f": 1.25, "d": Decimal("3.10"),
-                       "at": dt.datetime(2022, 1, 8), "added": None, **defaults}
-    assert rows[2] == {"id": 3, "n_long": 2**40, "f": 0.1, "d": Decimal("1234567890.12"),
-                       "at": dt.datetime(1970, 1, 2), "added": "new", **defaults}
+    assert rows[0] == {
+        "id": 1,
+        "n_long": 5,
+        "f": 1.25,
+        "d": Decimal("3.10"),
+        "at": dt.datetime(2022, 1, 8),
+        "added": None,
+        **defaults,
+    }
+    assert rows[2] == {
+        "id": 3,
+        "n_long": 2**40,
+        "f": 0.1,
+        "d": Decimal("1234567890.12"),
+        "at": dt.datetime(1970, 1, 2),
+        "added": "new",
+        **defaults,
+    }
     assert "DuckDB read_parquet 2 files" in _readers(con, "SELECT * FROM db.evolved")
 
 
@@ -191,16 +247,27 @@ def test_identity_partition_column_missing_from_the_file(make_table, warehouse) 
     for region, ids in (("eu", [10, 11]), ("it's", [12])):  # files without the column
         path = f"{writer.location}/data/{region.replace(chr(39), '')}-nocol.parquet"
         only_id = Schema((schema.fields[0],))
-        pq.write_table(pa.table({"id": pa.array(ids, pa.int64())}, schema=schema_to_arrow(only_id)),
-                       path)
-        files.append(DataFile(file_path=path, file_format="PARQUET", partition=(region,),
-                              record_count=len(ids), file_size_in_bytes=os.path.getsize(path)))
+        pq.write_table(
+            pa.table({"id": pa.array(ids, pa.int64())}, schema=schema_to_arrow(only_id)), path
+        )
+        files.append(
+            DataFile(
+                file_path=path,
+                file_format="PARQUET",
+                partition=(region,),
+                record_count=len(ids),
+                file_size_in_bytes=os.path.getsize(path),
+            )
+        )
     writer.commit_files(files)
     con = icesql.connect(str(warehouse))
     got = _same(con, "db.parts")
     assert got.to_pylist() == [
-        {"id": 1, "region": "eu"}, {"id": 2, "region": "us"}, {"id": 10, "region": "eu"},
-        {"id": 11, "region": "eu"}, {"id": 12, "region": "it's"},
+        {"id": 1, "region": "eu"},
+        {"id": 2, "region": "us"},
+        {"id": 10, "region": "eu"},
+        {"id": 11, "region": "eu"},
+        {"id": 12, "region": "it's"},
     ]
     assert con.execute("SELECT count(*) FROM db.parts WHERE region = 'eu'").fetchone() == (3,)
     assert "DuckDB read_parquet 4 files" in _readers(con, "SELECT * FROM db.parts")
@@ -251,17 +318,24 @@ def test_file_position_and_spec_id_read_as_the_stream_gives_them(make_table, war
     ``file_row_number`` and each row's ``file_index``, over files without deletes, with
     position deletes (positional scans) and with equality deletes (the anti-join), under
     two specs; a data column named like DuckDB's virtual columns keeps the stream."""
-    schema = Schema((NestedField(1, "id", LongType()), NestedField(2, "s", StringType()),
-                     NestedField(3, "file_index", LongType())))
+    schema = Schema(
+        (
+            NestedField(1, "id", LongType()),
+            NestedField(2, "s", StringType()),
+            NestedField(3, "file_index", LongType()),
+        )
+    )
     writer = make_table("db.meta", schema)
-    writer.append([{"id": i, "s": f"r{i % 3}", "file_index": i} for i in range(12)],
-                  rows_per_file=4)
+    writer.append(
+        [{"id": i, "s": f"r{i % 3}", "file_index": i} for i in range(12)], rows_per_file=4
+    )
     first, second = writer.files[0], writer.files[1]
     writer.commit_files([writer.position_deletes(first, [1, 2])], content=1)
     # 13 is written later: the equality delete does not apply to it
     writer.commit_files([writer.equality_deletes(["id"], [{"id": 5}, {"id": 13}])], content=2)
-    writer.evolve_spec(PartitionSpec(1, (PartitionField(2, 1000, parse_transform("identity"),
-                                                        "s"),)))
+    writer.evolve_spec(
+        PartitionSpec(1, (PartitionField(2, 1000, parse_transform("identity"), "s"),))
+    )
     writer.append([{"id": i, "s": f"r{i % 3}", "file_index": i} for i in range(12, 18)])
     con = icesql.connect(str(warehouse))
     sql = "SELECT _file, _pos, _spec_id, id, s FROM db.meta ORDER BY id"
@@ -321,9 +395,17 @@ def _add_file_without_field_ids(writer, rows: dict[str, list]) -> str:
     path = f"{writer.location}/data/no-ids-{uuid.uuid4().hex[:8]}.parquet"
     pq.write_table(pa.table(rows), path)
     assert not any(f.metadata for f in pq.read_schema(path))
-    writer.commit_files([DataFile(file_path=path, file_format="PARQUET", partition=(),
-                                  record_count=len(next(iter(rows.values()))),
-                                  file_size_in_bytes=os.path.getsize(path))])
+    writer.commit_files(
+        [
+            DataFile(
+                file_path=path,
+                file_format="PARQUET",
+                partition=(),
+                record_count=len(next(iter(rows.values()))),
+                file_size_in_bytes=os.path.getsize(path),
+            )
+        ]
+    )
     return path
 
 
@@ -334,7 +416,8 @@ def test_files_without_field_ids_raise_on_both_routes(make_table, warehouse) -> 
     writer = make_table("db.noids", schema)
     writer.append([{"id": 1, "s": "a"}])
     path = _add_file_without_field_ids(
-        writer, {"s": ["c", "b"], "id": pa.array([3, 2], pa.int64())}  # another order
+        writer,
+        {"s": ["c", "b"], "id": pa.array([3, 2], pa.int64())},  # another order
     )
     con = icesql.connect(str(warehouse))
     assert _readers(con, "SELECT id, s FROM db.noids") == (
@@ -353,7 +436,9 @@ def test_files_without_field_ids_raise_on_both_routes(make_table, warehouse) -> 
     for native in ("true", "false"):
         con.execute(f"SET icesql.scan.nativeParquet = {native}")
         assert con.execute("SELECT id, s FROM db.noids ORDER BY id").fetchall() == [
-            (1, "a"), (2, "b"), (3, "c")
+            (1, "a"),
+            (2, "b"),
+            (3, "c"),
         ]
         assert con.execute("SELECT sum(id) FROM db.noids").fetchone() == (6,)
     # the mapping is for files without ids: the file with ids still goes to DuckDB
@@ -368,8 +453,10 @@ def test_files_without_metrics_read_natively(warehouse) -> None:
     mode none still goes to DuckDB's reader, with the right values."""
     con = icesql.connect(str(warehouse))
     con.execute("CREATE NAMESPACE db")
-    con.execute("CREATE TABLE db.bare (id BIGINT, s STRING, d DECIMAL(9, 2)) USING iceberg"
-                " TBLPROPERTIES ('write.metadata.metrics.default' = 'none')")
+    con.execute(
+        "CREATE TABLE db.bare (id BIGINT, s STRING, d DECIMAL(9, 2)) USING iceberg"
+        " TBLPROPERTIES ('write.metadata.metrics.default' = 'none')"
+    )
     con.execute("INSERT INTO db.bare VALUES (1, 'a', 1.50), (2, NULL, -2.25), (3, 'c', NULL)")
     metrics = con.execute("SELECT value_counts, lower_bounds FROM db.bare.files").fetchall()
     assert len(metrics) == 1 and not any(metrics[0]), metrics
@@ -378,7 +465,8 @@ def test_files_without_metrics_read_natively(warehouse) -> None:
     )
     got = _same(con, "db.bare")
     assert got.to_pylist() == [
-        {"id": 1, "s": "a", "d": Decimal("1.50")}, {"id": 2, "s": None, "d": Decimal("-2.25")},
+        {"id": 1, "s": "a", "d": Decimal("1.50")},
+        {"id": 2, "s": None, "d": Decimal("-2.25")},
         {"id": 3, "s": "c", "d": None},
     ]
 
@@ -465,7 +553,7 @@ def test_a_damaged_data_page_names_its_file(tmp_path, page):
     column = pq.ParquetFile(damaged).metadata.row_group(0).column(1)
     data = bytearray(damaged.read_bytes())
     start = getattr(column, page)
-    data[start:start + 6] = b"\xff" * 6
+    data[start : start + 6] = b"\xff" * 6
     damaged.write_bytes(bytes(data))
     with pytest.raises(CorruptFileError) as e:
         con.execute("SELECT count(*), max(s) FROM db.t").fetchall()

@@ -17,7 +17,9 @@ from icesql.scan.parquet_footer import has_field_ids
 
 
 def _field(name: str, t: pa.DataType, fid: int | None = None) -> pa.Field:
-    return pa.field(name, t, metadata={FIELD_ID_KEY: str(fid).encode()} if fid is not None else None)
+    return pa.field(
+        name, t, metadata={FIELD_ID_KEY: str(fid).encode()} if fid is not None else None
+    )
 
 
 def _pyarrow_says(path: Path) -> bool:
@@ -25,10 +27,12 @@ def _pyarrow_says(path: Path) -> bool:
     return any(f.metadata and FIELD_ID_KEY in f.metadata for f in pq.read_schema(path))
 
 
-NESTED_NO_TOP_ID = pa.schema([
-    _field("s", pa.struct([_field("a", pa.int32(), 5), _field("b", pa.string(), 6)])),
-    _field("l", pa.list_(_field("element", pa.int64(), 7))),
-])
+NESTED_NO_TOP_ID = pa.schema(
+    [
+        _field("s", pa.struct([_field("a", pa.int32(), 5), _field("b", pa.string(), 6)])),
+        _field("l", pa.list_(_field("element", pa.int64(), 7))),
+    ]
+)
 SCHEMAS = {
     "no ids": pa.schema([_field("id", pa.int64()), _field("s", pa.string())]),
     "all ids": pa.schema([_field("id", pa.int64(), 1), _field("s", pa.string(), 2)]),
@@ -36,19 +40,23 @@ SCHEMAS = {
     "id 0": pa.schema([_field("id", pa.int64(), 0)]),
     # nested children with ids do not count, as in the stream: the top level has none
     "nested children only": NESTED_NO_TOP_ID,
-    "after nested columns": pa.schema([
-        *NESTED_NO_TOP_ID,
-        _field("m", pa.map_(pa.string(), pa.struct([_field("w", pa.int32())]))),
-        _field("d", pa.decimal128(20, 3), 9),
-    ]),
+    "after nested columns": pa.schema(
+        [
+            *NESTED_NO_TOP_ID,
+            _field("m", pa.map_(pa.string(), pa.struct([_field("w", pa.int32())]))),
+            _field("d", pa.decimal128(20, 3), 9),
+        ]
+    ),
     # names of 128 bytes and more (a two-byte length), large ids and logical types (structs
     # inside the element) before the column with an id
-    "long names, logical types": pa.schema([
-        _field("n" * 200, pa.timestamp("us", tz="UTC")),
-        _field("é" * 70, pa.decimal128(38, 10)),
-        _field("t", pa.time64("us")),
-        _field("w" * 127, pa.string(), 2_000_000),
-    ]),
+    "long names, logical types": pa.schema(
+        [
+            _field("n" * 200, pa.timestamp("us", tz="UTC")),
+            _field("é" * 70, pa.decimal128(38, 10)),
+            _field("t", pa.time64("us")),
+            _field("w" * 127, pa.string(), 2_000_000),
+        ]
+    ),
 }
 
 
@@ -62,8 +70,12 @@ def _rows(schema: pa.Schema, n: int) -> pa.Table:
     [
         {},
         # key/value metadata, several row groups, data page v2, no statistics, other codec
-        {"row_group_size": 2, "data_page_version": "2.0", "write_statistics": False,
-         "compression": "gzip"},
+        {
+            "row_group_size": 2,
+            "data_page_version": "2.0",
+            "write_statistics": False,
+            "compression": "gzip",
+        },
     ],
     ids=["default", "options"],
 )
@@ -72,8 +84,16 @@ def test_agrees_with_pyarrow(tmp_path: Path, name: str, options: dict) -> None:
     path = tmp_path / "f.parquet"
     pq.write_table(_rows(schema, 5), path, **options)
     assert has_field_ids(str(path)) == _pyarrow_says(path)
-    assert has_field_ids(str(path)) == (name in ("all ids", "last column only", "id 0",
-                                                "after nested columns", "long names, logical types"))
+    assert has_field_ids(str(path)) == (
+        name
+        in (
+            "all ids",
+            "last column only",
+            "id 0",
+            "after nested columns",
+            "long names, logical types",
+        )
+    )
     assert parquet_footer.footer_row_count(str(path)) == 5
     assert parquet_footer.footer_row_groups(str(path)) == pq.read_metadata(path).num_row_groups
 
@@ -94,7 +114,7 @@ def test_unreadable_files_are_not_taken_to_have_ids(tmp_path: Path) -> None:
     good = tmp_path / "good.parquet"
     pq.write_table(_rows(SCHEMAS["all ids"], 3), good)
     data = good.read_bytes()
-    footer = data[-8 - int.from_bytes(data[-8:-4], "little"):-8]
+    footer = data[-8 - int.from_bytes(data[-8:-4], "little") : -8]
     cases = {
         "missing": None,
         "empty": b"",
@@ -131,11 +151,13 @@ def test_field_ids_are_decoded_up_to_the_first_column_with_one(tmp_path: Path, m
     file scan decoded 17 elements a file); the row count decodes the rest, once."""
     decoded = []
     element = parquet_footer._schema_element
-    monkeypatch.setattr(parquet_footer, "_schema_element",
-                        lambda *a: decoded.append(1) or element(*a))
+    monkeypatch.setattr(
+        parquet_footer, "_schema_element", lambda *a: decoded.append(1) or element(*a)
+    )
     path = tmp_path / "wide.parquet"
-    pq.write_table(_rows(pa.schema([_field(f"c{i}", pa.int32(), i + 1) for i in range(30)]), 1),
-                   path)
+    pq.write_table(
+        _rows(pa.schema([_field(f"c{i}", pa.int32(), i + 1) for i in range(30)]), 1), path
+    )
     assert has_field_ids(str(path)) and len(decoded) == 2
     assert parquet_footer.footer_row_count(str(path)) == 1 and len(decoded) == 2 + 31
     assert has_field_ids(str(path)) and len(decoded) == 33  # answered by the full decode's cache
@@ -171,8 +193,9 @@ def test_a_small_files_footer_is_one_read(tmp_path: Path, monkeypatch) -> None:
             reads.append(n)
             return self._f.read(n)
 
-    monkeypatch.setattr(parquet_footer, "open", lambda *a, **k: Counting(open(*a, **k)),
-                        raising=False)
+    monkeypatch.setattr(
+        parquet_footer, "open", lambda *a, **k: Counting(open(*a, **k)), raising=False
+    )
     small = tmp_path / "small.parquet"
     pq.write_table(_rows(SCHEMAS["all ids"], 3), small)
     assert has_field_ids(str(small), decode_all=True) and len(reads) == 1

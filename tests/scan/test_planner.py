@@ -68,16 +68,26 @@ def days_table(make_table):
     for day in range(365):
         for hour in (1, 12, 23):
             micros = (DAY_2024 + day) * MICROS_PER_DAY + hour * 3_600_000_000
-            rows.append({"id": day * 3 + hour % 3, "ts": micros, "d": DAY_2024 + day,
-                         "s": f"s{day:03d}", "x": float(day), "amount": Decimal(day) / 4})
+            rows.append(
+                {
+                    "id": day * 3 + hour % 3,
+                    "ts": micros,
+                    "d": DAY_2024 + day,
+                    "s": f"s{day:03d}",
+                    "x": float(day),
+                    "amount": Decimal(day) / 4,
+                }
+            )
     t.append(rows)
     return t
 
 
 def test_one_day_filter_reads_one_of_365_files(days_table, warehouse, explain) -> None:
     con = icesql.connect(str(warehouse))
-    sql = ("SELECT count(*) FROM db.events WHERE ts >= TIMESTAMP '2024-03-01 00:00:00'"
-           " AND ts < TIMESTAMP '2024-03-02 00:00:00'")
+    sql = (
+        "SELECT count(*) FROM db.events WHERE ts >= TIMESTAMP '2024-03-01 00:00:00'"
+        " AND ts < TIMESTAMP '2024-03-02 00:00:00'"
+    )
     assert _check(con, sql) == [(3,)]
     c = explain(con, sql)
     assert c["data_files_total"] == 365
@@ -124,12 +134,22 @@ def test_sorted_unpartitioned_column_skips_by_metrics(make_table, warehouse, exp
 
 
 def test_partition_evolution_plans_each_manifest_with_its_spec(make_table, warehouse, explain):
-    t = make_table("db.evolved", SCHEMA, PartitionSpec(0, (PartitionField(3, 1000, Month(), "d_month"),)))
+    t = make_table(
+        "db.evolved", SCHEMA, PartitionSpec(0, (PartitionField(3, 1000, Month(), "d_month"),))
+    )
     t.append({"id": i, "d": DAY_2024 + i, "s": f"a{i % 7}"} for i in range(120))  # 4 months
-    t.evolve_spec(PartitionSpec(0, (PartitionField(3, 1001, Day(), "d_day"),
-                                    PartitionField(4, 1002, Truncate(1), "s_trunc"))))
-    t.append({"id": 1000 + i, "d": DAY_2024 + 120 + i % 30, "s": f"{'ab'[i % 2]}{i}"}
-             for i in range(60))
+    t.evolve_spec(
+        PartitionSpec(
+            0,
+            (
+                PartitionField(3, 1001, Day(), "d_day"),
+                PartitionField(4, 1002, Truncate(1), "s_trunc"),
+            ),
+        )
+    )
+    t.append(
+        {"id": 1000 + i, "d": DAY_2024 + 120 + i % 30, "s": f"{'ab'[i % 2]}{i}"} for i in range(60)
+    )
     t.evolve_spec(PartitionSpec(0, (PartitionField(1, 1003, Bucket(4), "id_bucket"),)))
     t.append({"id": 5000 + i, "d": DAY_2024 + 200, "s": "z"} for i in range(40))
     assert len({m.partition_spec_id for m in t.manifests}) == 3
@@ -238,25 +258,32 @@ def test_delete_files_are_pruned_like_data_files(make_table, warehouse, explain)
     t = make_table("db.deleted", SCHEMA, spec)
     t.append({"id": i, "s": "ab"[i % 2]} for i in range(10))  # 'a': even ids, 'b': odd
     a_file, b_file = sorted(t.files, key=lambda f: f.partition)
-    t.commit_files([t.position_deletes(a_file, [0]), t.position_deletes(b_file, [1, 2])],
-                   content=1)
+    t.commit_files([t.position_deletes(a_file, [0]), t.position_deletes(b_file, [1, 2])], content=1)
     con = icesql.connect(str(warehouse))
     assert con.execute("SELECT id FROM db.deleted ORDER BY id").fetchall() == [
-        (i,) for i in (1, 2, 4, 6, 7, 8, 9)]
+        (i,) for i in (1, 2, 4, 6, 7, 8, 9)
+    ]
     sql = "SELECT id FROM db.deleted WHERE s = 'a' ORDER BY id"
     assert _check(con, sql) == [(2,), (4,), (6,), (8,)]
     c = explain(con, sql)
     assert c["data_files_read"] == 1
     # the other partition's delete file is never read
-    assert (c["delete_files_total"], c["delete_files_applied"], c["delete_files_skipped"]) == (2, 1, 1)
+    assert (c["delete_files_total"], c["delete_files_applied"], c["delete_files_skipped"]) == (
+        2,
+        1,
+        1,
+    )
     sql = "SELECT id FROM db.deleted WHERE s = 'c'"
     c = explain(con, sql)
     assert c["manifests_read"] == 0 and c["delete_files_skipped"] == 2
 
 
 def _encrypted_table_errors(con, table: str) -> None:
-    for sql in [f"SELECT * FROM {table}", f"DELETE FROM {table} WHERE id = 1",
-                f"INSERT INTO {table} VALUES (9)"]:
+    for sql in [
+        f"SELECT * FROM {table}",
+        f"DELETE FROM {table} WHERE id = 1",
+        f"INSERT INTO {table} VALUES (9)",
+    ]:
         with pytest.raises(icesql.NotSupportedError, match=rf"table {table} is encrypted"):
             con.execute(sql)
 
@@ -286,11 +313,16 @@ def test_data_files_with_key_metadata_are_refused_not_read(tmp_path):
     con = icesql.connect(str(tmp_path))
     con.execute("CREATE TABLE db.enc (id INT) USING iceberg")
     close = parquet.ParquetDataWriter.close
-    with mock.patch.object(parquet.ParquetDataWriter, "close",
-                           lambda self: replace(close(self), key_metadata=b"\x01key")):
+    with mock.patch.object(
+        parquet.ParquetDataWriter,
+        "close",
+        lambda self: replace(close(self), key_metadata=b"\x01key"),
+    ):
         con.execute("INSERT INTO db.enc VALUES (1)")
     for sql in ["SELECT * FROM db.enc", "DELETE FROM db.enc WHERE id = 1"]:
-        with pytest.raises(icesql.NotSupportedError, match=r"table db.enc is encrypted \(file .*key_metadata"):
+        with pytest.raises(
+            icesql.NotSupportedError, match=r"table db.enc is encrypted \(file .*key_metadata"
+        ):
             con.execute(sql)
 
 
@@ -310,8 +342,10 @@ def _plans(md, io, row_filter, monkeypatch) -> tuple:
     path; a plan as comparable values."""
 
     def key(plan):
-        tasks = [(t.data_file, t.spec_id, t.data_sequence_number, str(t.residual),
-                  t.delete_files) for t in plan.tasks]
+        tasks = [
+            (t.data_file, t.spec_id, t.data_sequence_number, str(t.residual), t.delete_files)
+            for t in plan.tasks
+        ]
         return tasks, plan.metrics
 
     cache = ManifestCache()
@@ -319,8 +353,9 @@ def _plans(md, io, row_filter, monkeypatch) -> tuple:
     warm = key(plan_scan(md, md.current_snapshot(), io, cache, row_filter=row_filter))
     with monkeypatch.context() as m:
         m.setattr(FileFilter, "bulk", property(lambda self: False))
-        per_file = key(plan_scan(md, md.current_snapshot(), io, ManifestCache(),
-                                 row_filter=row_filter))
+        per_file = key(
+            plan_scan(md, md.current_snapshot(), io, ManifestCache(), row_filter=row_filter)
+        )
     return bulk, warm, per_file
 
 
@@ -337,8 +372,9 @@ def test_bulk_planning_plans_exactly_the_per_file_files(make_table, monkeypatch,
     t.append([_random_row(rng) for _ in range(40)], rows_per_file=4)
     calls = []
     real = FileFilter.may_match_all
-    monkeypatch.setattr(FileFilter, "may_match_all",
-                        lambda self, *a: calls.append(1) or real(self, *a))
+    monkeypatch.setattr(
+        FileFilter, "may_match_all", lambda self, *a: calls.append(1) or real(self, *a)
+    )
     pruned = 0
     for _ in range(40):
         row_filter = random_predicate(rng)
@@ -381,7 +417,10 @@ def test_a_repeated_plan_is_kept_copied_and_bounded(days_table, monkeypatch) -> 
         again = plan_scan(md, md.current_snapshot(), io, cache, row_filter=equal("s", "s100"))
     assert again.tasks == first.tasks and again.tasks is not first.tasks
     again.tasks.clear()
-    assert len(plan_scan(md, md.current_snapshot(), io, cache, row_filter=equal("s", "s100")).tasks) == 1
+    assert (
+        len(plan_scan(md, md.current_snapshot(), io, cache, row_filter=equal("s", "s100")).tasks)
+        == 1
+    )
     other = plan_scan(md, md.current_snapshot(), io, cache, row_filter=equal("s", "s101"))
     assert [t.data_file.record_count for t in other.tasks] == [3]
     monkeypatch.setattr(planner_module, "PLANS_KEPT", 3)
@@ -406,8 +445,12 @@ def test_the_manifest_cache_is_bounded(days_table, monkeypatch) -> None:
     assert len(cache.entries) + len(cache.columns) == 1 and len(cache.lists) == 1
     assert cache.reads == 2
     small = ManifestCache()
-    for name, bound in (("ENTRIES_KEPT", 364), ("COLUMN_ROWS_KEPT", 364),
-                        ("MANIFEST_LISTS_KEPT", 0), ("PLANS_KEPT", 0)):
+    for name, bound in (
+        ("ENTRIES_KEPT", 364),
+        ("COLUMN_ROWS_KEPT", 364),
+        ("MANIFEST_LISTS_KEPT", 0),
+        ("PLANS_KEPT", 0),
+    ):
         monkeypatch.setattr(planner_module, name, bound)  # below the one manifest's 365 rows
     for _ in range(2):
         again = plan_scan(md, snapshot, io, small, row_filter=equal("s", "s100"))

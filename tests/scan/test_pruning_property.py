@@ -51,11 +51,26 @@ SCHEMA = Schema(
 FIELD_IDS = {f.name: f.field_id for f in SCHEMA.fields}
 HOUR = 3_600_000_000
 PARTITIONINGS = [
-    ("i", Identity()), ("s", Identity()), ("d", Identity()), ("x", Identity()),
-    ("i", Bucket(3)), ("s", Bucket(2)), ("dec", Bucket(4)), ("d", Bucket(3)), ("ts", Bucket(2)),
-    ("i", Truncate(3)), ("s", Truncate(1)), ("s", Truncate(2)), ("dec", Truncate(50)),
-    ("d", Year()), ("d", Month()), ("d", Day()),
-    ("ts", Year()), ("ts", Month()), ("ts", Day()), ("ts", Hour()),
+    ("i", Identity()),
+    ("s", Identity()),
+    ("d", Identity()),
+    ("x", Identity()),
+    ("i", Bucket(3)),
+    ("s", Bucket(2)),
+    ("dec", Bucket(4)),
+    ("d", Bucket(3)),
+    ("ts", Bucket(2)),
+    ("i", Truncate(3)),
+    ("s", Truncate(1)),
+    ("s", Truncate(2)),
+    ("dec", Truncate(50)),
+    ("d", Year()),
+    ("d", Month()),
+    ("d", Day()),
+    ("ts", Year()),
+    ("ts", Month()),
+    ("ts", Day()),
+    ("ts", Hour()),
 ]
 STRINGS = ["", "a", "aa", "ab", "abc", "b", "ba", "é", "éa", "z"]
 XS = [-2.5, -0.0, 0.0, 1.5, 3.0, float("nan"), float("inf")]
@@ -95,12 +110,17 @@ def _ts_sql(micros: int) -> str:
 LITERALS = {
     "i": st.one_of(st.integers(-14, 14).map(str), st.sampled_from(["5.5", "-0.5", "'3'", "2.0"])),
     "s": st.sampled_from(STRINGS).map(lambda v: f"'{v}'"),
-    "d": st.one_of(st.integers(-810, 810).map(_date_sql),
-                   st.integers(-72, 72).map(lambda h: _ts_sql(h * HOUR))),
-    "ts": st.one_of(st.integers(-73, 73).map(lambda h: _ts_sql(h * HOUR)),
-                    st.integers(-4, 4).map(_date_sql),
-                    st.integers(-73, 73).map(lambda h: _ts_sql(h * HOUR + 1))),
-    "x": st.sampled_from(["1.5", "-2.5", "0", "-0.0", "3", "0.1", "1e300", "CAST('NaN' AS DOUBLE)"]),
+    "d": st.one_of(
+        st.integers(-810, 810).map(_date_sql), st.integers(-72, 72).map(lambda h: _ts_sql(h * HOUR))
+    ),
+    "ts": st.one_of(
+        st.integers(-73, 73).map(lambda h: _ts_sql(h * HOUR)),
+        st.integers(-4, 4).map(_date_sql),
+        st.integers(-73, 73).map(lambda h: _ts_sql(h * HOUR + 1)),
+    ),
+    "x": st.sampled_from(
+        ["1.5", "-2.5", "0", "-0.0", "3", "0.1", "1e300", "CAST('NaN' AS DOUBLE)"]
+    ),
     "dec": st.sampled_from(["0.5", "0.49", "-1.25", "3.1", "0.495", "1"]),
 }
 COLUMNS = list(LITERALS)
@@ -144,8 +164,9 @@ CONDITIONS = st.recursive(
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     rows=ROWS,
-    specs=st.lists(st.lists(st.sampled_from(PARTITIONINGS), max_size=2, unique_by=repr),
-                   min_size=1, max_size=2),
+    specs=st.lists(
+        st.lists(st.sampled_from(PARTITIONINGS), max_size=2, unique_by=repr), min_size=1, max_size=2
+    ),
     rows_per_file=st.integers(1, 8),
     condition=CONDITIONS,
 )
@@ -176,16 +197,22 @@ def test_pruning_keeps_every_matching_row(
         engine.close()
     assert got == expected, condition
     matching = set(expected)
-    needed = {path for path, written in table.file_rows.items()
-              if any(r["id"] in matching for r in written)}
+    needed = {
+        path
+        for path, written in table.file_rows.items()
+        if any(r["id"] in matching for r in written)
+    }
     assert needed <= planned, condition
 
 
 def _spec(fields: list[tuple[str, object]], first_id: int) -> PartitionSpec:
-    return PartitionSpec(0, tuple(
-        PartitionField(FIELD_IDS[col], first_id + k, transform, f"p{first_id + k}")
-        for k, (col, transform) in enumerate(fields)
-    ))
+    return PartitionSpec(
+        0,
+        tuple(
+            PartitionField(FIELD_IDS[col], first_id + k, transform, f"p{first_id + k}")
+            for k, (col, transform) in enumerate(fields)
+        ),
+    )
 
 
 def _qualified(condition: str, alias: str) -> str:
@@ -197,9 +224,13 @@ def _qualified(condition: str, alias: str) -> str:
     rows=ROWS,
     spec=st.lists(st.sampled_from(PARTITIONINGS), max_size=2, unique_by=repr),
     rows_per_file=st.integers(1, 8),
-    join=st.sampled_from(["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "LEFT SEMI JOIN",
-                          "LEFT ANTI JOIN"]),
-    on_a=CONDITIONS, on_b=CONDITIONS, where_a=CONDITIONS, where_b=CONDITIONS,
+    join=st.sampled_from(
+        ["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "LEFT SEMI JOIN", "LEFT ANTI JOIN"]
+    ),
+    on_a=CONDITIONS,
+    on_b=CONDITIONS,
+    where_a=CONDITIONS,
+    where_b=CONDITIONS,
     use=st.lists(st.booleans(), min_size=4, max_size=4),
 )
 def test_pruning_in_joins_never_changes_results(
@@ -209,13 +240,21 @@ def test_pruning_in_joins_never_changes_results(
     table = make_table(f"db.j{next(_tables)}", SCHEMA, _spec(spec, 1000))
     table.append(rows, rows_per_file)
     ns, name = table.location.rsplit("/", 2)[-2:]
-    on = " AND ".join(["a.id = b.id"] + [_qualified(c, t) for c, t, u in
-                                          ((on_a, "a", use[0]), (on_b, "b", use[1])) if u])
-    where = [_qualified(c, t) for c, t, u in ((where_a, "a", use[2]), (where_b, "b", use[3]))
-             if u and not (t == "b" and ("SEMI" in join or "ANTI" in join))]
+    on = " AND ".join(
+        ["a.id = b.id"]
+        + [_qualified(c, t) for c, t, u in ((on_a, "a", use[0]), (on_b, "b", use[1])) if u]
+    )
+    where = [
+        _qualified(c, t)
+        for c, t, u in ((where_a, "a", use[2]), (where_b, "b", use[3]))
+        if u and not (t == "b" and ("SEMI" in join or "ANTI" in join))
+    ]
     columns = "a.id" if "SEMI" in join or "ANTI" in join else "a.id, b.id"
-    sql = (f"SELECT {columns} FROM {ns}.{name} a {join} {ns}.{name} b ON {on}"
-           + (f" WHERE {' AND '.join(where)}" if where else "") + " ORDER BY ALL")
+    sql = (
+        f"SELECT {columns} FROM {ns}.{name} a {join} {ns}.{name} b ON {on}"
+        + (f" WHERE {' AND '.join(where)}" if where else "")
+        + " ORDER BY ALL"
+    )
     engine = Engine(FileSystemCatalog(str(warehouse)))
     try:
         got = engine.execute(sql).reader.read_all().to_pylist()

@@ -83,8 +83,9 @@ def test_only_missing_columns_still_give_one_row_per_file_row(tmp_path) -> None:
     assert got.num_rows == 5 and got.column("name").null_count == 5
 
 
-@pytest.mark.parametrize(("count", "batch_rows", "sizes"), [(5, 2, [2, 2, 1]), (0, 2, []),
-                                                            (4, 4, [4])])
+@pytest.mark.parametrize(
+    ("count", "batch_rows", "sizes"), [(5, 2, [2, 2, 1]), (0, 2, []), (4, 4, [4])]
+)
 def test_no_columns_give_null_batches_of_the_record_count(count, batch_rows, sizes) -> None:
     """No file is opened at all: the manifest's record count decides (the path is bogus)."""
     ctx = ReadContext(Schema(()), FileIO(), batch_rows=batch_rows)
@@ -104,8 +105,9 @@ def test_batches_stream_at_most_batch_rows(tmp_path) -> None:
 def test_decoding_on_one_thread_reads_what_the_pool_reads(tmp_path, monkeypatch) -> None:
     """``threads=False`` asks pyarrow for no thread pool (copy-on-write's reads) and gives
     the same batches."""
-    path = _write(tmp_path / "f.parquet", Schema((ID, NAME)),
-                  {"id": list(range(5)), "name": list("abcde")})
+    path = _write(
+        tmp_path / "f.parquet", Schema((ID, NAME)), {"id": list(range(5)), "name": list("abcde")}
+    )
     asked = []
     iter_batches = pq.ParquetFile.iter_batches
 
@@ -121,8 +123,9 @@ def test_decoding_on_one_thread_reads_what_the_pool_reads(tmp_path, monkeypatch)
 
 
 def test_int_file_column_is_promoted_to_long(tmp_path) -> None:
-    path = _write(tmp_path / "f.parquet", Schema((NestedField(1, "id", IntegerType()),)),
-                  {"id": [1, None]})
+    path = _write(
+        tmp_path / "f.parquet", Schema((NestedField(1, "id", IntegerType()),)), {"id": [1, None]}
+    )
     got = _read(Schema((ID,)), path, 2)
     assert got.schema.field("id").type == pa.int64() and got.column("id").to_pylist() == [1, None]
 
@@ -161,8 +164,9 @@ def test_a_name_mapping_gives_ids_to_a_file_without_them(tmp_path) -> None:
 
 
 def test_a_name_the_mapping_lacks_reads_as_missing(tmp_path) -> None:
-    path = _write_without_ids(tmp_path / "f.parquet", {"id": pa.array([1], pa.int64()),
-                                                       "other": pa.array(["z"])})
+    path = _write_without_ids(
+        tmp_path / "f.parquet", {"id": pa.array([1], pa.int64()), "other": pa.array(["z"])}
+    )
     mapping = create_mapping_from_schema(Schema((ID,)))
     got = _read(Schema((ID, NAME)), path, 1, name_mapping=mapping)
     assert got.to_pylist() == [{"id": 1, "name": None}]
@@ -203,7 +207,7 @@ def test_footer_names_that_are_not_utf8_are_a_corrupt_file_error(tmp_path) -> No
     raw = bytearray(Path(path).read_bytes())
     footer = len(raw) - 8 - int.from_bytes(raw[-8:-4], "little")
     for at in range(footer, len(raw) - 1):
-        if raw[at:at + 2] == b"id":
+        if raw[at : at + 2] == b"id":
             raw[at] ^= 0xFF
     Path(path).write_bytes(bytes(raw))
     with pytest.raises(CorruptFileError) as info:
@@ -246,34 +250,48 @@ def test_unknown_columns_read_as_null_and_rows_written_leave_them_out(tmp_path, 
     import icesql
 
     con = icesql.connect(str(tmp_path))
-    con.execute(f"CREATE TABLE db.u (id INT, n STRING, s STRUCT<a: INT, b: STRING>) USING iceberg"
-                f" TBLPROPERTIES ('format-version'='3', 'write.format.default'='{fmt}')")
+    con.execute(
+        f"CREATE TABLE db.u (id INT, n STRING, s STRUCT<a: INT, b: STRING>) USING iceberg"
+        f" TBLPROPERTIES ('format-version'='3', 'write.format.default'='{fmt}')"
+    )
     con.execute("INSERT INTO db.u VALUES (1, 'x', named_struct('a', 1, 'b', 'y')), (2, NULL, NULL)")
     _retype_as_unknown(tmp_path / "db" / "u", {"n", "s.b"})
     expected = [(1, None, {"a": 1, "b": None}), (2, None, None)]
     assert con.execute("SELECT * FROM db.u ORDER BY id").fetchall() == expected
-    assert con.execute("SELECT count(*) FROM db.u WHERE n IS NOT NULL OR s.b IS NOT NULL"
-                       ).fetchall() == [(0,)]
+    assert con.execute(
+        "SELECT count(*) FROM db.u WHERE n IS NOT NULL OR s.b IS NOT NULL"
+    ).fetchall() == [(0,)]
     assert con.execute("SELECT typeof(n), typeof(s) FROM db.u LIMIT 1").fetchall() == [
-        ("void", "struct<a:int,b:void>")]
+        ("void", "struct<a:int,b:void>")
+    ]
     before = {r[0] for r in con.execute("SELECT file_path FROM db.u.files").fetchall()}
     with pytest.raises(icesql.ProgrammingError, match="cannot safely cast `n` STRING to VOID"):
         con.execute("INSERT INTO db.u VALUES (3, 'z', NULL)")
     con.execute("INSERT INTO db.u VALUES (3, NULL, named_struct('a', 3, 'b', NULL))")
     con.execute("UPDATE db.u SET id = 10 WHERE id = 1")
     assert con.execute("SELECT * FROM db.u ORDER BY id").fetchall() == [
-        (2, None, None), (3, None, {"a": 3, "b": None}), (10, None, {"a": 1, "b": None})]
+        (2, None, None),
+        (3, None, {"a": 3, "b": None}),
+        (10, None, {"a": 1, "b": None}),
+    ]
     written = {r[0] for r in con.execute("SELECT file_path FROM db.u.files").fetchall()} - before
     assert written
     for path in written:
-        fields = pq.read_schema(path) if fmt == "parquet" else open_format_file(
-            FileIO(), path, fmt).schema_arrow
+        fields = (
+            pq.read_schema(path)
+            if fmt == "parquet"
+            else open_format_file(FileIO(), path, fmt).schema_arrow
+        )
         assert [f.name for f in fields][:2] == ["id", "s"]
         assert "n" not in fields.names and [c.name for c in fields.field("s").type] == ["a"]
     con.execute("ALTER TABLE db.u ALTER COLUMN n TYPE STRING")
     con.execute("INSERT INTO db.u VALUES (4, 'w', NULL)")
     assert con.execute("SELECT id, n FROM db.u ORDER BY id").fetchall() == [
-        (2, None), (3, None), (4, "w"), (10, None)]
+        (2, None),
+        (3, None),
+        (4, "w"),
+        (10, None),
+    ]
 
 
 def test_struct_defaults_are_each_fields_own_default(tmp_path):
@@ -292,28 +310,55 @@ def test_struct_defaults_are_each_fields_own_default(tmp_path):
     md = json.loads((meta / f"v{version}.metadata.json").read_text())
     schema = json.loads(json.dumps(md["schemas"][-1]))
     schema["schema-id"] += 1
-    schema["fields"].append({
-        "id": 2, "name": "p", "required": False, "initial-default": {}, "write-default": {},
-        "type": {"type": "struct", "fields": [
-            {"id": 3, "name": "x", "required": False, "type": "int",
-             "initial-default": 0, "write-default": 5},
-            {"id": 4, "name": "y", "required": False, "type": "string", "initial-default": "a"},
-        ]},
-    })
+    schema["fields"].append(
+        {
+            "id": 2,
+            "name": "p",
+            "required": False,
+            "initial-default": {},
+            "write-default": {},
+            "type": {
+                "type": "struct",
+                "fields": [
+                    {
+                        "id": 3,
+                        "name": "x",
+                        "required": False,
+                        "type": "int",
+                        "initial-default": 0,
+                        "write-default": 5,
+                    },
+                    {
+                        "id": 4,
+                        "name": "y",
+                        "required": False,
+                        "type": "string",
+                        "initial-default": "a",
+                    },
+                ],
+            },
+        }
+    )
     md["schemas"].append(schema)
     md["current-schema-id"], md["last-column-id"] = schema["schema-id"], 4
     (meta / f"v{version + 1}.metadata.json").write_text(json.dumps(md))
     (meta / "version-hint.text").write_text(str(version + 1))
     con.execute("INSERT INTO db.s (id) VALUES (2)")
     con.execute("INSERT INTO db.s VALUES (3, DEFAULT)")
-    con.execute("MERGE INTO db.s t USING (SELECT 4 AS id) u ON t.id = u.id"
-                " WHEN NOT MATCHED THEN INSERT (id) VALUES (u.id)")
+    con.execute(
+        "MERGE INTO db.s t USING (SELECT 4 AS id) u ON t.id = u.id"
+        " WHEN NOT MATCHED THEN INSERT (id) VALUES (u.id)"
+    )
     assert con.execute("SELECT id, p FROM db.s ORDER BY id").fetchall() == [
-        (1, {"x": 0, "y": "a"}), (2, {"x": 5, "y": None}), (3, {"x": 5, "y": None}),
-        (4, {"x": 5, "y": None})]
+        (1, {"x": 0, "y": "a"}),
+        (2, {"x": 5, "y": None}),
+        (3, {"x": 5, "y": None}),
+        (4, {"x": 5, "y": None}),
+    ]
 
 
 # -- read_as_stored: a rewrite's rows as the file stores them --------------------------------
+
 
 def test_read_as_stored_keeps_strings_of_few_values_dictionary_encoded(tmp_path) -> None:
     from icesql.scan.reader import read_as_stored
@@ -323,9 +368,13 @@ def test_read_as_stored_keeps_strings_of_few_values_dictionary_encoded(tmp_path)
     rows = 50_000
     path = tmp_path / "f.parquet"
     table = pa.table(
-        {"id": list(range(rows)), "name": [f"n{i % 3}" for i in range(rows)],
-         "many": [f"value {i:08d} of many" for i in range(rows)]},
-        schema=schema_to_arrow(schema))
+        {
+            "id": list(range(rows)),
+            "name": [f"n{i % 3}" for i in range(rows)],
+            "many": [f"value {i:08d} of many" for i in range(rows)],
+        },
+        schema=schema_to_arrow(schema),
+    )
     pq.write_table(table, path)
     batches = list(read_as_stored(FileIO(), str(path), schema, rows))
     assert pa.types.is_dictionary(batches[0].schema.field("name").type)
@@ -335,10 +384,13 @@ def test_read_as_stored_keeps_strings_of_few_values_dictionary_encoded(tmp_path)
     assert got.cast(table.schema).equals(table)
 
 
-@pytest.mark.parametrize("stored", [
-    Schema((NestedField(1, "id", IntegerType()), NAME)),  # int promoted to long: conformed
-    Schema((NAME,)),  # id missing: read as its default
-])
+@pytest.mark.parametrize(
+    "stored",
+    [
+        Schema((NestedField(1, "id", IntegerType()), NAME)),  # int promoted to long: conformed
+        Schema((NAME,)),  # id missing: read as its default
+    ],
+)
 def test_read_as_stored_leaves_files_that_need_conforming_to_the_scan(tmp_path, stored) -> None:
     from icesql.scan.reader import read_as_stored
 

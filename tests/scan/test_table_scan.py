@@ -188,8 +188,17 @@ def test_identity_partition_values_fill_columns_the_file_lacks(make_table, wareh
     path = f"{writer.location}/data/no-part.parquet"
     arrow = pa.schema([f for f in schema_to_arrow(SCHEMA) if f.name != "part"])
     pq.write_table(pa.table({"id": [7, 8], "Name": ["a", "b"]}, schema=arrow), path)
-    writer.commit_files([DataFile(file_path=path, file_format="PARQUET", partition=(5,),
-                                  record_count=2, file_size_in_bytes=os.path.getsize(path))])
+    writer.commit_files(
+        [
+            DataFile(
+                file_path=path,
+                file_format="PARQUET",
+                partition=(5,),
+                record_count=2,
+                file_size_in_bytes=os.path.getsize(path),
+            )
+        ]
+    )
     assert _rows(_scan(warehouse)) == [(7, "a", 5), (8, "b", 5)]
     assert _rows(_scan(warehouse, columns=["part"]), "SELECT part FROM t") == [(5,), (5,)]
     with_meta = _scan(warehouse, metadata_columns=["_file"])  # the other code path

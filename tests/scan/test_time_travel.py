@@ -21,8 +21,12 @@ FIRST, SECOND, UNKNOWN_SCHEMA = 11, 22, 33
 
 def _snapshot(snapshot_id, ts, seq, parent, schema_id):
     return Snapshot(
-        snapshot_id=snapshot_id, timestamp_ms=ts, manifest_list=f"/m/snap-{snapshot_id}.avro",
-        parent_snapshot_id=parent, sequence_number=seq, summary={"operation": "append"},
+        snapshot_id=snapshot_id,
+        timestamp_ms=ts,
+        manifest_list=f"/m/snap-{snapshot_id}.avro",
+        parent_snapshot_id=parent,
+        sequence_number=seq,
+        summary={"operation": "append"},
         schema_id=schema_id,
     )
 

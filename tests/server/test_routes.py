@@ -24,7 +24,9 @@ SCHEMA = {
 
 def _table(rest, name="t", namespace="db"):
     rest.request("POST", "namespaces", {"namespace": [namespace]})
-    status, body = rest.request("POST", f"namespaces/{namespace}/tables", {"name": name, "schema": SCHEMA})
+    status, body = rest.request(
+        "POST", f"namespaces/{namespace}/tables", {"name": name, "schema": SCHEMA}
+    )
     assert status == 200, body
     return body
 
@@ -54,15 +56,23 @@ def test_config_and_load_shapes(rest):
     assert rest.request("HEAD", "namespaces/db/tables/t")[0] == 204
     assert rest.request("HEAD", "namespaces/db")[0] == 204
     assert rest.request("HEAD", "namespaces/nope")[0] == 404
-    status, body = rest.request("POST", "namespaces/db/tables/t/metrics", {"report-type": "scan-report"})
+    status, body = rest.request(
+        "POST", "namespaces/db/tables/t/metrics", {"report-type": "scan-report"}
+    )
     assert status == 204 and body is None
 
 
 def test_a_staged_create_writes_nothing_until_its_commit(rest):
     rest.request("POST", "namespaces", {"namespace": ["db"]})
     status, staged = rest.request(
-        "POST", "namespaces/db/tables",
-        {"name": "s", "schema": SCHEMA, "stage-create": True, "properties": {"format-version": "3"}},
+        "POST",
+        "namespaces/db/tables",
+        {
+            "name": "s",
+            "schema": SCHEMA,
+            "stage-create": True,
+            "properties": {"format-version": "3"},
+        },
     )
     assert status == 200 and "metadata-location" not in staged
     assert staged["metadata"]["next-row-id"] == 0
@@ -102,21 +112,28 @@ def test_bad_commits_change_nothing(rest):
     _error(body, 400, "BadRequestException")
     assert "unknown table update action 'explode'" in body["error"]["message"]
     status, body = rest.request(
-        "POST", "namespaces/db/tables/t",
-        {"requirements": [{"type": "assert-current-schema-id", "current-schema-id": 7}],
-         "updates": [{"action": "set-properties", "updates": {"k": "v"}}]},
+        "POST",
+        "namespaces/db/tables/t",
+        {
+            "requirements": [{"type": "assert-current-schema-id", "current-schema-id": 7}],
+            "updates": [{"action": "set-properties", "updates": {"k": "v"}}],
+        },
     )
     _error(body, 409, "CommitFailedException")
-    assert "Requirement failed: current schema changed: expected id 7 != 0" in body["error"]["message"]
+    assert (
+        "Requirement failed: current schema changed: expected id 7 != 0" in body["error"]["message"]
+    )
     status, body = rest.request(
-        "POST", "namespaces/db/tables/t",
+        "POST",
+        "namespaces/db/tables/t",
         {"requirements": [], "updates": [{"action": "set-location", "location": "/etc"}]},
     )
     _error(body, 403, "ForbiddenException")
     assert _location(rest) == before
     assert rest.request("DELETE", "namespaces/db/tables/t")[0] == 204
     status, body = rest.request(
-        "POST", "namespaces/db/tables/t",
+        "POST",
+        "namespaces/db/tables/t",
         {"requirements": [], "updates": [{"action": "set-properties", "updates": {"k": "v"}}]},
     )
     _error(body, 404, "NoSuchTableException")
@@ -126,9 +143,14 @@ def test_bad_commits_change_nothing(rest):
 def test_a_good_commit_names_its_new_version(rest):
     created = _table(rest)
     status, body = rest.request(
-        "POST", "namespaces/db/tables/t",
-        {"requirements": [{"type": "assert-table-uuid", "uuid": created["metadata"]["table-uuid"]}],
-         "updates": [{"action": "set-properties", "updates": {"k": "v"}}]},
+        "POST",
+        "namespaces/db/tables/t",
+        {
+            "requirements": [
+                {"type": "assert-table-uuid", "uuid": created["metadata"]["table-uuid"]}
+            ],
+            "updates": [{"action": "set-properties", "updates": {"k": "v"}}],
+        },
     )
     assert status == 200 and body["metadata"]["properties"]["k"] == "v"
     assert "/00001-" in body["metadata-location"] and body["metadata-location"] == _location(rest)
@@ -160,11 +182,14 @@ def test_creating_path_like_names_or_outside_locations_is_refused(rest, tmp_path
     status, body = rest.request("POST", "namespaces/db/tables", {"name": "../t", "schema": SCHEMA})
     _error(body, 400, "BadRequestException")
     status, body = rest.request(
-        "POST", "namespaces/db/tables", {"name": "t", "schema": SCHEMA, "location": str(tmp_path / "x")}
+        "POST",
+        "namespaces/db/tables",
+        {"name": "t", "schema": SCHEMA, "location": str(tmp_path / "x")},
     )
     _error(body, 403, "ForbiddenException")
     status, body = rest.request(
-        "POST", "namespaces/db/tables",
+        "POST",
+        "namespaces/db/tables",
         {"name": "t", "schema": SCHEMA, "location": f"{rest.warehouse}/db/../../x"},
     )
     _error(body, 403, "ForbiddenException")
@@ -191,15 +216,21 @@ def test_namespace_errors(rest):
     _error(body, 409, "AlreadyExistsException")
     status, body = rest.request("DELETE", "namespaces/db")
     _error(body, 409, "NamespaceNotEmptyException")
-    status, body = rest.request("POST", "namespaces/db/properties", {"removals": ["a"], "updates": {"a": "1"}})
+    status, body = rest.request(
+        "POST", "namespaces/db/properties", {"removals": ["a"], "updates": {"a": "1"}}
+    )
     _error(body, 422, "UnprocessableEntityException")
     status, body = rest.request("GET", "namespaces/nope/tables")
     _error(body, 404, "NoSuchNamespaceException")
     status, body = rest.request("GET", "nothing/here")
     assert status == 404
     status, body = rest.request(
-        "POST", "tables/rename",
-        {"source": {"namespace": ["db"], "name": "t"}, "destination": {"namespace": ["nope"], "name": "t"}},
+        "POST",
+        "tables/rename",
+        {
+            "source": {"namespace": ["db"], "name": "t"},
+            "destination": {"namespace": ["nope"], "name": "t"},
+        },
     )
     _error(body, 404, "NoSuchNamespaceException")
 
@@ -211,19 +242,27 @@ def test_multi_table_transactions_are_all_or_nothing(rest):
     def change(name, created, uuid=None):
         return {
             "identifier": {"namespace": ["db"], "name": name},
-            "requirements": [{"type": "assert-table-uuid", "uuid": uuid or created["metadata"]["table-uuid"]}],
+            "requirements": [
+                {"type": "assert-table-uuid", "uuid": uuid or created["metadata"]["table-uuid"]}
+            ],
             "updates": [{"action": "set-properties", "updates": {"txn": "1"}}],
         }
 
     status, body = rest.request(
-        "POST", "transactions/commit", {"table-changes": [change("a", a), change("b", b, uuid="wrong")]}
+        "POST",
+        "transactions/commit",
+        {"table-changes": [change("a", a), change("b", b, uuid="wrong")]},
     )
     _error(body, 409, "CommitFailedException")
     assert (_location(rest, "a"), _location(rest, "b")) == before
-    status, body = rest.request("POST", "transactions/commit", {"table-changes": [change("a", a), change("b", b)]})
+    status, body = rest.request(
+        "POST", "transactions/commit", {"table-changes": [change("a", a), change("b", b)]}
+    )
     assert status == 204, body
     for name in ("a", "b"):
-        assert rest.request("GET", f"namespaces/db/tables/{name}")[1]["metadata"]["properties"] == {"txn": "1"}
+        assert rest.request("GET", f"namespaces/db/tables/{name}")[1]["metadata"]["properties"] == {
+            "txn": "1"
+        }
 
 
 def test_missing_or_wrong_token(rest_with_token):
@@ -245,9 +284,20 @@ def test_missing_or_wrong_token(rest_with_token):
 
 def test_the_serve_command_logs_each_request_and_stops_gracefully(tmp_path):
     proc = subprocess.Popen(
-        [sys.executable, "-m", "icesql.shell", "serve", "--warehouse", str(tmp_path / "wh"),
-         "--uri", f"sqlite:///{tmp_path / 'c.db'}", "--port", "0"],
-        stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "icesql.shell",
+            "serve",
+            "--warehouse",
+            str(tmp_path / "wh"),
+            "--uri",
+            f"sqlite:///{tmp_path / 'c.db'}",
+            "--port",
+            "0",
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         banner = proc.stderr.readline()
@@ -285,7 +335,9 @@ def test_listings_page_by_the_specs_page_token_and_size(rest):
     for name in ("n1", "n2", "n3"):
         assert rest.request("POST", "namespaces", {"namespace": ["a", name]})[0] == 200
     for name in ("t3", "t1", "t2", "t5", "t4"):
-        assert rest.request("POST", "namespaces/a/tables", {"name": name, "schema": SCHEMA})[0] == 200
+        assert (
+            rest.request("POST", "namespaces/a/tables", {"name": name, "schema": SCHEMA})[0] == 200
+        )
     # without pageToken: everything at once, as before (and no next-page-token)
     assert rest.request("GET", "namespaces")[1] == {"namespaces": [[n] for n in "abcde"]}
     assert rest.request("GET", "namespaces?pageSize=2")[1] == {"namespaces": [[n] for n in "abcde"]}
@@ -313,29 +365,40 @@ def test_register_with_overwrite_swaps_an_existing_table(rest):
     created = _table(rest)
     first = created["metadata-location"]
     status, body = rest.request(
-        "POST", "namespaces/db/tables/t",
+        "POST",
+        "namespaces/db/tables/t",
         {"requirements": [], "updates": [{"action": "set-properties", "updates": {"k": "v"}}]},
     )
     assert status == 200
     second = body["metadata-location"]
-    status, body = rest.request("POST", "namespaces/db/register", {"name": "t", "metadata-location": first})
+    status, body = rest.request(
+        "POST", "namespaces/db/register", {"name": "t", "metadata-location": first}
+    )
     _error(body, 409, "AlreadyExistsException")
     for bad, code, kind in (
         ({"overwrite": "yes", "metadata-location": first}, 400, "BadRequestException"),
-        ({"overwrite": True, "metadata-location": "/etc/x.metadata.json"}, 403, "ForbiddenException"),
+        (
+            {"overwrite": True, "metadata-location": "/etc/x.metadata.json"},
+            403,
+            "ForbiddenException",
+        ),
     ):
         status, body = rest.request("POST", "namespaces/db/register", {"name": "t", **bad})
         _error(body, code, kind)
     assert _location(rest) == second
     status, body = rest.request(
-        "POST", "namespaces/db/register", {"name": "t", "metadata-location": first, "overwrite": True}
+        "POST",
+        "namespaces/db/register",
+        {"name": "t", "metadata-location": first, "overwrite": True},
     )
     assert status == 200 and body["metadata-location"] == first
     assert _location(rest) == first
     assert rest.request("GET", "namespaces/db/tables/t")[1]["metadata"]["properties"] == {}
     # overwrite on a new name registers it
     status, body = rest.request(
-        "POST", "namespaces/db/register", {"name": "u", "metadata-location": second, "overwrite": True}
+        "POST",
+        "namespaces/db/register",
+        {"name": "u", "metadata-location": second, "overwrite": True},
     )
     assert status == 200 and _location(rest, "u") == second
 
@@ -348,9 +411,21 @@ def test_more_bad_commits_change_nothing(rest_with_token):
     for body, code, kind in (
         ({"requirements": [{"type": "assert-nothing"}], "updates": []}, 400, "BadRequestException"),
         ([1, 2], 400, "BadRequestException"),
-        ({"requirements": [], "updates": [{"action": "set-properties"}]}, 400, "BadRequestException"),
-        ({"requirements": [{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 1}],
-          "updates": good["updates"]}, 409, "CommitFailedException"),
+        (
+            {"requirements": [], "updates": [{"action": "set-properties"}]},
+            400,
+            "BadRequestException",
+        ),
+        (
+            {
+                "requirements": [
+                    {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 1}
+                ],
+                "updates": good["updates"],
+            },
+            409,
+            "CommitFailedException",
+        ),
     ):
         status, answer = rest.request("POST", "namespaces/db/tables/t", body)
         _error(answer, code, kind)
@@ -365,20 +440,51 @@ def test_more_bad_commits_change_nothing(rest_with_token):
 
 def test_create_table_refuses_specs_and_orders_java_refuses(rest):
     rest.request("POST", "namespaces", {"namespace": ["db"]})
-    schema = {"type": "struct", "schema-id": 0, "fields": [
-        {"id": 1, "name": "ts", "required": False, "type": "timestamptz"},
-        {"id": 2, "name": "f", "required": False, "type": "float"}]}
+    schema = {
+        "type": "struct",
+        "schema-id": 0,
+        "fields": [
+            {"id": 1, "name": "ts", "required": False, "type": "timestamptz"},
+            {"id": 2, "name": "f", "required": False, "type": "float"},
+        ],
+    }
     for spec, order, message in [
-        ({"spec-id": 0, "fields": [
-            {"source-id": 1, "field-id": 1000, "name": "ts_year", "transform": "year"},
-            {"source-id": 1, "field-id": 1001, "name": "ts_month", "transform": "month"}]}, None,
-         "redundant with 'ts_year'"),
-        ({"spec-id": 0, "fields": [
-            {"source-id": 2, "field-id": 1000, "name": "f_bucket", "transform": "bucket[4]"}]}, None,
-         r"bucket[4](f) (partition field 'f_bucket'): bucket[4] does not apply to float"),
-        (None, {"order-id": 1, "fields": [
-            {"source-id": 1, "transform": "truncate[2]", "direction": "asc", "null-order": "nulls-first"}]},
-         "cannot sort by truncate[2](ts)"),
+        (
+            {
+                "spec-id": 0,
+                "fields": [
+                    {"source-id": 1, "field-id": 1000, "name": "ts_year", "transform": "year"},
+                    {"source-id": 1, "field-id": 1001, "name": "ts_month", "transform": "month"},
+                ],
+            },
+            None,
+            "redundant with 'ts_year'",
+        ),
+        (
+            {
+                "spec-id": 0,
+                "fields": [
+                    {"source-id": 2, "field-id": 1000, "name": "f_bucket", "transform": "bucket[4]"}
+                ],
+            },
+            None,
+            r"bucket[4](f) (partition field 'f_bucket'): bucket[4] does not apply to float",
+        ),
+        (
+            None,
+            {
+                "order-id": 1,
+                "fields": [
+                    {
+                        "source-id": 1,
+                        "transform": "truncate[2]",
+                        "direction": "asc",
+                        "null-order": "nulls-first",
+                    }
+                ],
+            },
+            "cannot sort by truncate[2](ts)",
+        ),
     ]:
         body = {"name": "bad", "schema": schema}
         if spec is not None:

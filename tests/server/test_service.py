@@ -24,7 +24,9 @@ SCHEMA = Schema(
     NestedField(1, "id", LongType(), required=False),
     NestedField(2, "cat", StringType(), required=False),
 )
-SPEC = PartitionSpec(PartitionField(source_id=2, field_id=1000, transform=IdentityTransform(), name="cat"))
+SPEC = PartitionSpec(
+    PartitionField(source_id=2, field_id=1000, transform=IdentityTransform(), name="cat")
+)
 ROWS = pa.table({"id": pa.array([1, 2, 3, 4], pa.int64()), "cat": ["a", "b", "a", "c"]})
 
 
@@ -43,7 +45,9 @@ def test_namespaces_with_properties(rest):
     assert cat.list_namespaces() == [("db",)]
     assert cat.list_namespaces("db") == [("db", "inner")]
     assert cat.load_namespace_properties("db") == {"owner": "ana"}
-    summary = cat.update_namespace_properties("db", removals={"owner", "nope"}, updates={"team": "x"})
+    summary = cat.update_namespace_properties(
+        "db", removals={"owner", "nope"}, updates={"team": "x"}
+    )
     assert (summary.updated, summary.removed, summary.missing) == (["team"], ["owner"], ["nope"])
     assert cat.load_namespace_properties("db") == {"team": "x"}
     with pytest.raises(NamespaceAlreadyExistsError):
@@ -69,7 +73,9 @@ def test_create_append_delete_read_and_icesql_sees_the_same_rows(rest):
 
     with _icesql(rest) as con:
         assert con.execute("SELECT id, cat FROM db.t ORDER BY id").fetchall() == [
-            (1, "a"), (3, "a"), (4, "c")
+            (1, "a"),
+            (3, "a"),
+            (4, "c"),
         ]
         con.execute("INSERT INTO db.t VALUES (5, 'b')")
         con.execute("DELETE FROM db.t WHERE id = 1")

@@ -47,8 +47,16 @@ def test_one_kept_alive_connection_serves_many_requests_in_step(rest, caplog):
         # a body nobody needs (Spark's metrics reports), sent with and without a length
         assert _exchange(conn, "POST", "/v1/namespaces/db/tables/t/metrics", report)[0] == 204
         chunks = iter([report[:70_000], report[70_000:]])
-        assert _exchange(conn, "POST", "/v1/namespaces/db/tables/t/metrics", chunks,
-                         {"Transfer-Encoding": "chunked"})[0] == 204
+        assert (
+            _exchange(
+                conn,
+                "POST",
+                "/v1/namespaces/db/tables/t/metrics",
+                chunks,
+                {"Transfer-Encoding": "chunked"},
+            )[0]
+            == 204
+        )
         status, body = _exchange(conn, "POST", "/v1/namespaces/db/tables/t", json.dumps(SET_K))
         assert status == 200 and body["metadata"]["properties"] == {"k": "v"}
         # an encoded '/' stays inside its name (refused), it never becomes a separator

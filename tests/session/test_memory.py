@@ -51,7 +51,9 @@ _CHILD = textwrap.dedent("""
 def test_a_scan_larger_than_the_address_space_left_streams(tmp_path):
     child = subprocess.run(
         [sys.executable, "-c", _CHILD, str(tmp_path / "wh"), "64"],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert child.returncode == 0, child.stderr[-2000:]  # no abort, no kill
     out = json.loads(child.stdout.strip().splitlines()[-1])
@@ -62,6 +64,8 @@ def test_a_scan_larger_than_the_address_space_left_streams(tmp_path):
     number, unit = out["duckdb_limit"].split()
     assert unit in ("KiB", "MiB") and (unit == "KiB" or float(number) < 64), out
     assert out["aggregate"] == [[600000, expected_chars], 1] or out["aggregate"].startswith(
-        "error: Out of Memory"), out
-    assert out["sort"] == [[f"abcdefghij{'abcdefghij' * 9}99999"], 600000] or out["sort"].startswith(
-        "error: Out of Memory"), out
+        "error: Out of Memory"
+    ), out
+    assert out["sort"] == [[f"abcdefghij{'abcdefghij' * 9}99999"], 600000] or out[
+        "sort"
+    ].startswith("error: Out of Memory"), out

@@ -17,8 +17,10 @@ def con(tmp_path):
     con.execute("CREATE NAMESPACE db")
     con.execute("CREATE TABLE db.t (id BIGINT, kind STRING) PARTITIONED BY (kind)")
     for i in range(4):  # one file per INSERT and kind: 8 files
-        con.execute(f"INSERT INTO db.t SELECT id, IF(id % 2 = 0, 'a', 'b') FROM range({i * 100},"
-                    f" {(i + 1) * 100}) AS r(id)")
+        con.execute(
+            f"INSERT INTO db.t SELECT id, IF(id % 2 = 0, 'a', 'b') FROM range({i * 100},"
+            f" {(i + 1) * 100}) AS r(id)"
+        )
     yield con
     con.close()
 
@@ -60,7 +62,9 @@ def test_an_insert_reports_rows_and_files_written(con) -> None:
     before = set(r[0] for r in con.execute("SELECT file_path FROM db.t.files").fetchall())
     seen: list[Progress] = []
     con.add_progress_listener(seen.append)
-    cur = con.execute("INSERT INTO db.t SELECT id, IF(id < 250, 'a', 'c') FROM range(1000) AS r(id)")
+    cur = con.execute(
+        "INSERT INTO db.t SELECT id, IF(id < 250, 'a', 'c') FROM range(1000) AS r(id)"
+    )
     assert cur.rowcount == 1000
     last = seen[-1]
     assert last.finished

@@ -27,7 +27,9 @@ def test_rows_from_name_type_pairs_keeps_order_types_and_nulls():
         [("a", 1, dt.date(2020, 1, 2)), (None, None, None), ("c", -3, dt.date(1969, 12, 31))],
     )
     table = result.reader.read_all()
-    assert table.schema == pa.schema([("name", pa.string()), ("n", pa.int64()), ("day", pa.date32())])
+    assert table.schema == pa.schema(
+        [("name", pa.string()), ("n", pa.int64()), ("day", pa.date32())]
+    )
     assert table.to_pylist() == [
         {"name": "a", "n": 1, "day": dt.date(2020, 1, 2)},
         {"name": None, "n": None, "day": None},
@@ -57,4 +59,3 @@ def test_close_closes_the_duckdb_cursor_once():
         cursor.execute("SELECT 1")
     result.close()  # a second close is harmless
     con.close()
-

@@ -20,15 +20,16 @@ def test_duckdb_itself_refuses_files_outside_the_warehouse(tmp_path):
     con = icesql.connect(str(tmp_path / "wh"))
     duck = _engine(con).duck.cursor()
     # as if a statement had slipped through the translator's refusal
-    for sql in ("SELECT * FROM read_text('/etc/hostname')",
-                "SELECT * FROM read_csv('/etc/passwd')",
-                f"COPY (SELECT 1) TO '{tmp_path}/out.csv'",
-                f"ATTACH '{tmp_path}/x.duckdb'",
-                "INSTALL httpfs"):
+    for sql in (
+        "SELECT * FROM read_text('/etc/hostname')",
+        "SELECT * FROM read_csv('/etc/passwd')",
+        f"COPY (SELECT 1) TO '{tmp_path}/out.csv'",
+        f"ATTACH '{tmp_path}/x.duckdb'",
+        "INSTALL httpfs",
+    ):
         with pytest.raises(duckdb.Error, match=r"(?i)disabled by configuration|external access"):
             duck.execute(sql)
-    for sql in ("SET enable_external_access = true",
-                f"SET allowed_directories = ['{tmp_path}/']"):
+    for sql in ("SET enable_external_access = true", f"SET allowed_directories = ['{tmp_path}/']"):
         with pytest.raises(duckdb.Error):
             duck.execute(sql)
     assert not (tmp_path / "out.csv").exists()
@@ -56,11 +57,15 @@ def test_only_files_under_the_roots_are_readable(tmp_path):
 
 
 def test_a_table_outside_the_warehouse_is_streamed_not_refused(tmp_path):
-    con = icesql.connect(catalog="sql", uri=f"sqlite:///{tmp_path}/c.db", warehouse=str(tmp_path / "wh"))
+    con = icesql.connect(
+        catalog="sql", uri=f"sqlite:///{tmp_path}/c.db", warehouse=str(tmp_path / "wh")
+    )
     con.execute("CREATE NAMESPACE db")
     con.execute(f"CREATE TABLE db.t (id bigint) LOCATION '{tmp_path}/elsewhere/t'")
     con.execute("INSERT INTO db.t VALUES (1), (2)")
-    assert "DuckDB read_parquet 0 files" in str(con.execute("EXPLAIN SELECT * FROM db.t").fetchall())
+    assert "DuckDB read_parquet 0 files" in str(
+        con.execute("EXPLAIN SELECT * FROM db.t").fetchall()
+    )
     assert con.execute("SELECT sum(id) FROM db.t").fetchall() == [(3,)]
 
 
@@ -71,8 +76,16 @@ def test_credentials_are_never_printed(s3_server, s3_bucket, caplog):
         con = icesql.connect(f"s3://{s3_bucket}/wh", properties=props)
         con.execute("CREATE TABLE db.t (id bigint)")
         con.execute("INSERT INTO db.t VALUES (1)")
-        shown = [repr(con), repr(con.catalogs), str(con.execute("EXPLAIN SELECT * FROM db.t").fetchall())]
-        for sql in ("SELECT * FROM db.missing", "SELECT nope FROM db.t", "INSERT INTO db.t VALUES ('x')"):
+        shown = [
+            repr(con),
+            repr(con.catalogs),
+            str(con.execute("EXPLAIN SELECT * FROM db.t").fetchall()),
+        ]
+        for sql in (
+            "SELECT * FROM db.missing",
+            "SELECT nope FROM db.t",
+            "INSERT INTO db.t VALUES ('x')",
+        ):
             with pytest.raises(icesql.Error) as e:
                 con.execute(sql)
             shown += [str(e.value), repr(e.value)]
@@ -82,10 +95,23 @@ def test_credentials_are_never_printed(s3_server, s3_bucket, caplog):
     assert secret not in caplog.text
 
 
-@pytest.mark.parametrize("path", [
-    "/wh/db/t/data/f.parquet", "/wh/../etc/passwd", "/wh/./f", "/wh//f", "/wh/", "/wh",
-    "/wh/.hidden/f", "//wh/f", "/wh/a/..", "/wh/a/.", "/wh2/f", "relative/f",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/wh/db/t/data/f.parquet",
+        "/wh/../etc/passwd",
+        "/wh/./f",
+        "/wh//f",
+        "/wh/",
+        "/wh",
+        "/wh/.hidden/f",
+        "//wh/f",
+        "/wh/a/..",
+        "/wh/a/.",
+        "/wh2/f",
+        "relative/f",
+    ],
+)
 def test_under_roots_judges_every_path_as_abspath_does(path):
     """The per-file check skips ``abspath`` for paths it would not change: same answers."""
     roots = ("/wh/",)

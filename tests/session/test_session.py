@@ -53,7 +53,9 @@ def test_handlers_need_only_the_session(tmp_path):
     assert isinstance(session, Session)
     _run(session, "CREATE NAMESPACE db")
     _run(session, "CREATE TABLE db.t (id BIGINT) USING iceberg")
-    assert _run(session, "SHOW TABLES IN db").reader.read_all().column("tableName").to_pylist() == ["t"]
+    assert _run(session, "SHOW TABLES IN db").reader.read_all().column("tableName").to_pylist() == [
+        "t"
+    ]
     assert _run(session, "SET spark.sql.sources.partitionOverwriteMode = dynamic").reader
     assert session.settings.partition_overwrite_mode == "dynamic"
     with pytest.raises(AssertionError, match="runs no queries"):

@@ -38,7 +38,9 @@ def test_sql_catalog_conf_speaks_jdbc(tmp_path, monkeypatch):
     assert conf[f"{P}.type"] == "jdbc"
     assert conf[f"{P}.uri"] == f"jdbc:sqlite:{tmp_path / 'cat.db'}"
     assert not any("py-io-impl" in key for key in conf)
-    url, extra = jdbc_url("prod", "postgresql+psycopg://ann:p%40ss@db.example:5433/ice?sslmode=require")
+    url, extra = jdbc_url(
+        "prod", "postgresql+psycopg://ann:p%40ss@db.example:5433/ice?sslmode=require"
+    )
     assert url == "jdbc:postgresql://db.example:5433/ice?sslmode=require"
     assert extra == {"jdbc.user": "ann", "jdbc.password": "p@ss"}
     assert jdbc_url("prod", "jdbc:mysql://h/db") == ("jdbc:mysql://h/db", {})
@@ -49,15 +51,18 @@ def test_sql_catalog_conf_speaks_jdbc(tmp_path, monkeypatch):
 
 
 def test_rest_glue_and_catalog_impl_keep_their_properties():
-    rest = spark_catalog_conf("prod", {"uri": "http://127.0.0.1:8181", "token": "t",
-                                       "header.X-Y": "z", "cache-enabled": "true"})
+    rest = spark_catalog_conf(
+        "prod",
+        {"uri": "http://127.0.0.1:8181", "token": "t", "header.X-Y": "z", "cache-enabled": "true"},
+    )
     assert rest[f"{P}.type"] == "rest" and rest[f"{P}.uri"] == "http://127.0.0.1:8181"
     assert rest[f"{P}.token"] == "t" and rest[f"{P}.header.X-Y"] == "z"
     assert rest[f"{P}.cache-enabled"] == "true"  # the user's choice wins
     glue = spark_catalog_conf("prod", {"type": "glue", "warehouse": "s3://b/w"})
     assert glue[f"{P}.type"] == "glue"
-    impl = spark_catalog_conf("prod", {"catalog-impl": "org.apache.iceberg.jdbc.JdbcCatalog",
-                                       "uri": "jdbc:sqlite:/c.db"})
+    impl = spark_catalog_conf(
+        "prod", {"catalog-impl": "org.apache.iceberg.jdbc.JdbcCatalog", "uri": "jdbc:sqlite:/c.db"}
+    )
     assert f"{P}.type" not in impl
     assert impl[f"{P}.catalog-impl"] == "org.apache.iceberg.jdbc.JdbcCatalog"
 
@@ -102,13 +107,20 @@ def _run_without(modules: list[str], code: str, tmp_path) -> subprocess.Complete
     """``code`` in a fresh Python where importing any of ``modules`` fails (and is recorded in
     ``Hidden.tried``)."""
     script = f"HIDDEN = {modules!r}\n{_HIDE}{textwrap.dedent(code)}"
-    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          cwd=tmp_path, env={**os.environ, "ICESQL_TEST_WH": str(tmp_path)},
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "ICESQL_TEST_WH": str(tmp_path)},
+        timeout=120,
+    )
 
 
 def test_without_pyspark_local_and_auto_work_and_spark_names_what_to_install(tmp_path):
-    result = _run_without(["pyspark"], """
+    result = _run_without(
+        ["pyspark"],
+        """
         import os, icesql
         wh = os.environ["ICESQL_TEST_WH"]
         con = icesql.connect(wh, engine="auto", spark="local[2]")
@@ -126,26 +138,33 @@ def test_without_pyspark_local_and_auto_work_and_spark_names_what_to_install(tmp
             con.execute("SELECT 1")
         except icesql.InterfaceError as err:
             print("refused:", err)
-    """, tmp_path)
+    """,
+        tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "[(2,)]"
     assert lines[1].startswith("local: its scans plan ") and "not above" in lines[1]
     assert lines[2] == "tried: []"  # local and auto-below-threshold never import pyspark
     assert len(lines) == 5 and all(line.startswith("refused: ") for line in lines[3:])
-    assert all("needs pyspark" in line and "pip install 'icesql[spark]'" in line
-               for line in lines[3:])
+    assert all(
+        "needs pyspark" in line and "pip install 'icesql[spark]'" in line for line in lines[3:]
+    )
 
 
 def test_spark_connect_without_its_client_names_what_to_install(tmp_path):
-    result = _run_without(["grpc"], """
+    result = _run_without(
+        ["grpc"],
+        """
         import os, icesql
         con = icesql.connect(os.environ["ICESQL_TEST_WH"], engine="spark", spark="sc://127.0.0.1:1")
         try:
             con.execute("SELECT 1")
         except icesql.InterfaceError as err:
             print("refused:", err)
-    """, tmp_path)
+    """,
+        tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("refused: Spark Connect (sc://127.0.0.1:1) needs")
     assert "pip install 'pyspark[connect]" in result.stdout
@@ -185,10 +204,19 @@ def test_a_session_icesql_started_stops_with_its_last_connection(tmp_path):
         print("caller's:", SparkContext._active_spark_context is not None)
         mine.stop()
     """)
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            cwd=tmp_path, env={**os.environ, "ICESQL_TEST_WH": str(tmp_path)},
-                            timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "ICESQL_TEST_WH": str(tmp_path)},
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.splitlines() == [
-        "[(2,)] [(2,)]", "after one: True", "after both: False", "[(3,)]", "caller's: True",
+        "[(2,)] [(2,)]",
+        "after one: True",
+        "after both: False",
+        "[(3,)]",
+        "caller's: True",
     ]

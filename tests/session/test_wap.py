@@ -54,7 +54,11 @@ def test_a_wap_id_stages_the_write():
     ref = write_ref(_settings(id="job-1"), _md())
     assert ref == WriteRef("main", "job-1")
     staged = ref.apply(Change(SnapshotOperation.APPEND, summary={"k": "v"}))
-    assert (staged.branch, staged.stage_only, dict(staged.summary)) == ("main", True, {"k": "v", "wap.id": "job-1"})
+    assert (staged.branch, staged.stage_only, dict(staged.summary)) == (
+        "main",
+        True,
+        {"k": "v", "wap.id": "job-1"},
+    )
     plain = WriteRef("b").apply(Change(SnapshotOperation.APPEND))
     assert (plain.branch, plain.stage_only, dict(plain.summary)) == ("b", False, {})
 

@@ -15,8 +15,16 @@ import pytest
 import icesql
 from icesql.spec.arrays import bool_array, bools, int_array, ints, repeat_int, repeat_string
 
-INT_TYPES = [pa.int8(), pa.int16(), pa.int32(), pa.int64(),
-             pa.uint8(), pa.uint16(), pa.uint32(), pa.uint64()]
+INT_TYPES = [
+    pa.int8(),
+    pa.int16(),
+    pa.int32(),
+    pa.int64(),
+    pa.uint8(),
+    pa.uint16(),
+    pa.uint32(),
+    pa.uint64(),
+]
 
 
 @pytest.mark.parametrize("arrow_type", INT_TYPES, ids=str)
@@ -111,10 +119,14 @@ def test_reads_and_dml_with_position_deletes_and_dvs_import_no_pandas(tmp_path) 
         con.execute(f"INSERT INTO db.{table} SELECT id, id % 7 FROM range(1000) t(id)")
         con.execute(f"DELETE FROM db.{table} WHERE id % 10 = 3")
         formats = con.execute(f"SELECT file_format FROM db.{table}.delete_files").fetchall()
-        assert formats and {f.upper() for (f,) in formats} == {"PARQUET" if version == 2 else "PUFFIN"}
+        assert formats and {f.upper() for (f,) in formats} == {
+            "PARQUET" if version == 2 else "PUFFIN"
+        }
     out = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(tmp_path)],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     result = json.loads(out.stdout)
     kept = [i for i in range(1000) if i % 10 != 3]
@@ -124,7 +136,8 @@ def test_reads_and_dml_with_position_deletes_and_dvs_import_no_pandas(tmp_path) 
         assert result["rows"][table + "_meta"] == [1, 999, 0]
         after = [i for i in kept if i % 10 != 4]
         assert result["rows"][table + "_dml"] == [
-            len(after), sum(-1 if i % 10 == 5 else i % 7 for i in after)
+            len(after),
+            sum(-1 if i % 10 == 5 else i % 7 for i in after),
         ]
     assert result["pandas"] is False
     assert result["pandas_dml"] is False

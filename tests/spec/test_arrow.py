@@ -61,8 +61,15 @@ TABLE = [
     (FixedType(5), pa.binary(5)),
     (BinaryType(), pa.binary()),
     (UnknownType(), pa.null()),
-    (VariantType(), pa.struct([pa.field("metadata", pa.binary(), nullable=False),
-                               pa.field("value", pa.binary(), nullable=False)])),
+    (
+        VariantType(),
+        pa.struct(
+            [
+                pa.field("metadata", pa.binary(), nullable=False),
+                pa.field("value", pa.binary(), nullable=False),
+            ]
+        ),
+    ),
     (GeometryType(), pa.binary()),
     (GeographyType(), pa.binary()),
 ]
@@ -73,8 +80,9 @@ def test_type_table(iceberg, arrow):
     assert type_to_arrow(iceberg) == arrow
 
 
-REVERSIBLE = [t for t, _ in TABLE if not isinstance(t, UUIDType | VariantType | GeometryType |
-                                                     GeographyType)]
+REVERSIBLE = [
+    t for t, _ in TABLE if not isinstance(t, UUIDType | VariantType | GeometryType | GeographyType)
+]
 
 
 @pytest.mark.parametrize("iceberg", REVERSIBLE, ids=[str(t) for t in REVERSIBLE])
@@ -150,8 +158,10 @@ def test_nested_arrow_without_ids_uses_the_counter():
     t = pa.struct([pa.field("a", pa.int32()), pa.field("b", pa.list_(pa.string()))])
     counter = [10]
     assert arrow_to_iceberg_type(t, counter) == StructType(
-        (NestedField(10, "a", IntegerType()),
-         NestedField(11, "b", ListType(12, StringType(), False)))
+        (
+            NestedField(10, "a", IntegerType()),
+            NestedField(11, "b", ListType(12, StringType(), False)),
+        )
     )
     assert counter == [13]
     with pytest.raises(ValueError, match="no field id"):

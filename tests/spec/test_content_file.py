@@ -6,8 +6,7 @@ from icesql.spec.content_file import DATA, POSITION_DELETES, DataFile
 
 
 def _file(path: str, **kw) -> DataFile:
-    fields = {"file_format": "PARQUET", "partition": (), "record_count": 1,
-              "file_size_in_bytes": 1}
+    fields = {"file_format": "PARQUET", "partition": (), "record_count": 1, "file_size_in_bytes": 1}
     return DataFile(file_path=path, **{**fields, **kw})
 
 

@@ -32,8 +32,11 @@ def test_two_cases_for_one_type_are_refused() -> None:
 def test_an_unknown_type_raises_naming_the_type_and_the_operation() -> None:
     table = PerPrimitiveType("widths", {cls: 1 for cls in PRIMITIVE_TYPES})
     assert table[IntegerType()] == 1
-    with pytest.raises(UnhandledTypeError, match=r"widths has no case for Iceberg type "
-                                                 r"int128 \(Int128Type\)") as e:
+    with pytest.raises(
+        UnhandledTypeError,
+        match=r"widths has no case for Iceberg type "
+        r"int128 \(Int128Type\)",
+    ) as e:
         table[Int128Type()]
     assert isinstance(e.value, NotSupportedError) and e.value.type == Int128Type()
     with pytest.raises(UnhandledTypeError):

@@ -7,8 +7,19 @@ import importlib
 
 import pytest
 
-MODULES = ["types", "values", "schema", "transforms", "partitioning", "sorting", "arrow",
-           "name_mapping", "dispatch", "geo", "lru"]
+MODULES = [
+    "types",
+    "values",
+    "schema",
+    "transforms",
+    "partitioning",
+    "sorting",
+    "arrow",
+    "name_mapping",
+    "dispatch",
+    "geo",
+    "lru",
+]
 
 
 def _spec_names() -> dict:

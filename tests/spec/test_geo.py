@@ -162,10 +162,18 @@ def test_parse_wkb_reports_coordinates_and_edges():
     assert parse_wkb(line([(0, 0), (1, 1)]))[1]
 
 
-@pytest.mark.parametrize("raw", [
-    b"", b"\x01", b"\x02\x01\x00\x00\x00", point(1, 2)[:-1], point(1, 2) + b"\x00",
-    struct.pack("<BI", 1, 99), multi(4, [line([(0, 0), (1, 1)])]),
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"",
+        b"\x01",
+        b"\x02\x01\x00\x00\x00",
+        point(1, 2)[:-1],
+        point(1, 2) + b"\x00",
+        struct.pack("<BI", 1, 99),
+        multi(4, [line([(0, 0), (1, 1)])]),
+    ],
+)
 def test_invalid_wkb_is_refused(raw):
     with pytest.raises(InvalidWKBError):
         parse_wkb(raw)

@@ -12,7 +12,14 @@ def test_unknown_counts_mean_the_manifest_may_hold_files() -> None:
 
 
 def test_zero_counts_mean_none_of_that_kind() -> None:
-    m = ManifestFile("m.avro", 10, 0, added_files_count=0, existing_files_count=2,
-                     deleted_files_count=0, partitions=(FieldSummary(False),))
+    m = ManifestFile(
+        "m.avro",
+        10,
+        0,
+        added_files_count=0,
+        existing_files_count=2,
+        deleted_files_count=0,
+        partitions=(FieldSummary(False),),
+    )
     assert (m.has_added_files, m.has_existing_files, m.has_deleted_files) == (False, True, False)
     assert m.partitions[0].lower_bound is None

@@ -42,8 +42,7 @@ def test_spec_example():
 
 
 def test_field_without_id_still_maps_children():
-    m = NameMapping.from_json([{"names": ["wrapper"], "fields": [{"field-id": 7,
-                                                                 "names": ["x"]}]}])
+    m = NameMapping.from_json([{"names": ["wrapper"], "fields": [{"field-id": 7, "names": ["x"]}]}])
     assert m.find(["wrapper"]) is None
     assert m.find(["wrapper", "x"]) == 7
     assert m.fields[0] == MappedField(None, ("wrapper",), (MappedField(7, ("x",)),))

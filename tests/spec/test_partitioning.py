@@ -93,13 +93,19 @@ def test_v3_source_ids():
     assert f.source_id == 1 and f.all_source_ids == (1, 2)
     assert f.transform == UnknownTransform("zorder")
     assert f.to_json() == {
-        "source-ids": [1, 2], "field-id": 1000, "name": "multi", "transform": "zorder"
+        "source-ids": [1, 2],
+        "field-id": 1000,
+        "name": "multi",
+        "transform": "zorder",
     }
     single = PartitionField.from_json(
         {"source-ids": [4], "field-id": 1001, "name": "d", "transform": "identity"}
     )
     assert single.to_json() == {
-        "source-id": 4, "field-id": 1001, "name": "d", "transform": "identity"
+        "source-id": 4,
+        "field-id": 1001,
+        "name": "d",
+        "transform": "identity",
     }
 
 
@@ -127,8 +133,9 @@ def test_partition_path_matches_java():
     assert SPEC.partition_path([17486, None, None], SCHEMA) == (
         "ts_day=2017-11-16/id_bucket=null/data_trunc=null"
     )
-    hourly = PartitionSpec(0, (PartitionField(3, 1000, Hour(), "ts_hour"),
-                               PartitionField(10, 1001, Identity(), "bin")))
+    hourly = PartitionSpec(
+        0, (PartitionField(3, 1000, Hour(), "ts_hour"), PartitionField(10, 1001, Identity(), "bin"))
+    )
     assert hourly.partition_path([-1, b"\x01\x02\x03"], SCHEMA) == (
         "ts_hour=1969-12-31-23/bin=AQID"
     )
@@ -159,8 +166,10 @@ def test_unpartitioned():
 
 def test_equivalence_ignores_ids():
     other = PartitionSpec(
-        7, tuple(PartitionField(f.source_id, f.field_id + 10, f.transform, f.name)
-                 for f in SPEC.fields)
+        7,
+        tuple(
+            PartitionField(f.source_id, f.field_id + 10, f.transform, f.name) for f in SPEC.fields
+        ),
     )
     assert SPEC.is_equivalent(other)
     assert not SPEC.is_equivalent(PartitionSpec(7, SPEC.fields[:2]))
@@ -185,8 +194,9 @@ def test_validate_rejects(field, message):
 def test_validate_accepts_nested_struct_source_and_rejects_duplicates():
     PartitionSpec(1, (PartitionField(7, 1000, Identity(), "inner"),)).validate(SCHEMA)
     SPEC.validate(SCHEMA)
-    dup = PartitionSpec(1, (PartitionField(1, 1000, Identity(), "a"),
-                            PartitionField(2, 1001, Identity(), "a")))
+    dup = PartitionSpec(
+        1, (PartitionField(1, 1000, Identity(), "a"), PartitionField(2, 1001, Identity(), "a"))
+    )
     with pytest.raises(ProgrammingError, match="duplicate"):
         dup.validate(SCHEMA)
 
@@ -194,17 +204,27 @@ def test_validate_accepts_nested_struct_source_and_rejects_duplicates():
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
-        ((PartitionField(3, 1000, Day(), "ts_day"), PartitionField(3, 1001, Hour(), "ts_hour")),
-         r"cannot partition by hour\(ts\) \(partition field 'ts_hour'\): redundant with 'ts_day'"),
-        ((PartitionField(4, 1000, Day(), "d_day"), PartitionField(4, 1001, Month(), "d_month")),
-         "redundant with 'd_day'"),
-        ((PartitionField(1, 1000, Bucket(4), "a"), PartitionField(1, 1001, Bucket(4), "b")),
-         r"bucket\[4\]\(id\) twice \(partition fields 'a' and 'b'\)"),
-        ((PartitionField(1, 1000, Identity(), "a"), PartitionField(1, 1001, Identity(), "b")),
-         r"identity\(id\) twice"),
+        (
+            (PartitionField(3, 1000, Day(), "ts_day"), PartitionField(3, 1001, Hour(), "ts_hour")),
+            r"cannot partition by hour\(ts\) \(partition field 'ts_hour'\): redundant with 'ts_day'",
+        ),
+        (
+            (PartitionField(4, 1000, Day(), "d_day"), PartitionField(4, 1001, Month(), "d_month")),
+            "redundant with 'd_day'",
+        ),
+        (
+            (PartitionField(1, 1000, Bucket(4), "a"), PartitionField(1, 1001, Bucket(4), "b")),
+            r"bucket\[4\]\(id\) twice \(partition fields 'a' and 'b'\)",
+        ),
+        (
+            (PartitionField(1, 1000, Identity(), "a"), PartitionField(1, 1001, Identity(), "b")),
+            r"identity\(id\) twice",
+        ),
         ((PartitionField(1, 1000, Bucket(4), "data"),), "a column of that name exists"),
-        ((PartitionField(11, 1000, Bucket(4), "score_bucket"),),
-         r"bucket\[4\]\(score\) \(partition field 'score_bucket'\): bucket\[4\] does not apply to double"),
+        (
+            (PartitionField(11, 1000, Bucket(4), "score_bucket"),),
+            r"bucket\[4\]\(score\) \(partition field 'score_bucket'\): bucket\[4\] does not apply to double",
+        ),
     ],
 )
 def test_validate_new_refuses_what_the_java_builder_refuses(fields, message):
@@ -214,17 +234,27 @@ def test_validate_new_refuses_what_the_java_builder_refuses(fields, message):
 
 
 def test_validate_new_allows_what_the_java_builder_allows():
-    PartitionSpec(0, (PartitionField(3, 1000, Day(), "ts_day"), PartitionField(4, 1001, Month(), "d_month"),
-                      PartitionField(1, 1002, Bucket(4), "id_b4"), PartitionField(1, 1003, Bucket(8), "id_b8"),
-                      PartitionField(1, 1004, Identity(), "id"))).validate_new(SCHEMA)
+    PartitionSpec(
+        0,
+        (
+            PartitionField(3, 1000, Day(), "ts_day"),
+            PartitionField(4, 1001, Month(), "d_month"),
+            PartitionField(1, 1002, Bucket(4), "id_b4"),
+            PartitionField(1, 1003, Bucket(8), "id_b8"),
+            PartitionField(1, 1004, Identity(), "id"),
+        ),
+    ).validate_new(SCHEMA)
     # a spec a table already has (evolved by ALTER) may hold two time fields of one column
-    PartitionSpec(1, (PartitionField(3, 1000, Day(), "ts_day"),
-                      PartitionField(3, 1001, Hour(), "ts_hour"))).validate(SCHEMA)
+    PartitionSpec(
+        1, (PartitionField(3, 1000, Day(), "ts_day"), PartitionField(3, 1001, Hour(), "ts_hour"))
+    ).validate(SCHEMA)
 
 
 def test_validate_checks_every_source_of_a_multi_argument_field():
     ok = PartitionField(1, 1000, Bucket(8), "b", source_ids=(1, 2))
     PartitionSpec(0, (ok,)).validate(SCHEMA)
     bad = PartitionField(1, 1000, Bucket(8), "b", source_ids=(1, 11))
-    with pytest.raises(ProgrammingError, match=r"bucket\[8\]\(score\).*'b'.*does not apply to double"):
+    with pytest.raises(
+        ProgrammingError, match=r"bucket\[8\]\(score\).*'b'.*does not apply to double"
+    ):
         PartitionSpec(0, (bad,)).validate(SCHEMA)

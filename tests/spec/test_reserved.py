@@ -39,8 +39,9 @@ def _spec_fields() -> dict[str, tuple[int, object]]:
 SPEC = _spec_fields()
 
 
-@pytest.mark.parametrize("field", [*POSITION_DELETE_SCHEMA.fields, *ROW_LINEAGE_FIELDS],
-                         ids=lambda f: f.name)
+@pytest.mark.parametrize(
+    "field", [*POSITION_DELETE_SCHEMA.fields, *ROW_LINEAGE_FIELDS], ids=lambda f: f.name
+)
 def test_ids_names_and_types_are_the_spec_s(field) -> None:
     assert (field.field_id, field.type) == SPEC[field.name]
 
@@ -48,7 +49,9 @@ def test_ids_names_and_types_are_the_spec_s(field) -> None:
 def test_position_delete_schema() -> None:
     # spec, "Position Delete Files": file_path then pos (and Java writes both required)
     assert [(f.name, f.required) for f in POSITION_DELETE_SCHEMA.fields] == [
-        ("file_path", True), ("pos", True)]
+        ("file_path", True),
+        ("pos", True),
+    ]
     assert (FILE_PATH_FIELD_ID, POS_FIELD_ID) == (SPEC["file_path"][0], SPEC["pos"][0])
 
 

@@ -87,8 +87,14 @@ def test_unknown_name_lists_available_columns():
 
 @pytest.mark.parametrize(
     "field_id, name",
-    [(1, "id"), (4, "location.lat"), (7, "tags.element"), (10, "points.element.x"),
-     (12, "props.key"), (14, "props.value.v")],
+    [
+        (1, "id"),
+        (4, "location.lat"),
+        (7, "tags.element"),
+        (10, "points.element.x"),
+        (12, "props.key"),
+        (14, "props.value.v"),
+    ],
 )
 def test_find_field_and_column_name(field_id, name):
     assert SCHEMA.find_column_name(field_id) == name

@@ -13,10 +13,8 @@ from icesql.spec.types import FloatType, LongType, NestedField, StringType, Stru
 SPEC_EXAMPLE = {
     "order-id": 1,
     "fields": [
-        {"transform": "identity", "source-id": 2, "direction": "asc",
-         "null-order": "nulls-first"},
-        {"transform": "bucket[4]", "source-id": 3, "direction": "desc",
-         "null-order": "nulls-last"},
+        {"transform": "identity", "source-id": 2, "direction": "asc", "null-order": "nulls-first"},
+        {"transform": "bucket[4]", "source-id": 3, "direction": "desc", "null-order": "nulls-last"},
     ],
 }
 
@@ -24,8 +22,11 @@ SPEC_EXAMPLE = {
 def test_spec_example_round_trip():
     order = SortOrder.from_json(SPEC_EXAMPLE)
     assert order == SortOrder(
-        1, (SortField(2, Identity(), "asc", "nulls-first"), SortField(3, Bucket(4), "desc",
-                                                                      "nulls-last"))
+        1,
+        (
+            SortField(2, Identity(), "asc", "nulls-first"),
+            SortField(3, Bucket(4), "desc", "nulls-last"),
+        ),
     )
     assert order.to_json() == SPEC_EXAMPLE
     assert str(order) == "[identity(2) ASC NULLS FIRST, bucket[4](3) DESC NULLS LAST]"
@@ -52,8 +53,14 @@ def test_invalid_direction_and_null_order():
 
 
 def test_multi_source_field_json():
-    f = SortField.from_json({"transform": "zorder", "source-ids": [1, 2], "direction": "asc",
-                             "null-order": "nulls-last"})
+    f = SortField.from_json(
+        {
+            "transform": "zorder",
+            "source-ids": [1, 2],
+            "direction": "asc",
+            "null-order": "nulls-last",
+        }
+    )
     assert f.all_source_ids == (1, 2)
     assert f.to_json()["source-ids"] == [1, 2] and "source-id" not in f.to_json()
 
@@ -68,12 +75,14 @@ def test_satisfies():
     assert not by_hour.satisfies(SortOrder(2, (SortField(2, Identity()),)))
 
 
-_SCHEMA = Schema((
-    NestedField(1, "id", LongType()),
-    NestedField(2, "s", StringType()),
-    NestedField(3, "st", StructType((NestedField(4, "x", LongType()),))),
-    NestedField(5, "f", FloatType()),
-))
+_SCHEMA = Schema(
+    (
+        NestedField(1, "id", LongType()),
+        NestedField(2, "s", StringType()),
+        NestedField(3, "st", StructType((NestedField(4, "x", LongType()),))),
+        NestedField(5, "f", FloatType()),
+    )
+)
 
 
 @pytest.mark.parametrize(
@@ -91,4 +100,6 @@ def test_validate_refuses_what_java_refuses(field, message):
 
 
 def test_validate_accepts_nested_and_transformed_sources():
-    SortOrder(1, (SortField(4), SortField(2, Truncate(3)), SortField(1, Bucket(4)))).validate(_SCHEMA)
+    SortOrder(1, (SortField(4), SortField(2, Truncate(3)), SortField(1, Bucket(4)))).validate(
+        _SCHEMA
+    )

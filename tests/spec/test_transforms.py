@@ -95,8 +95,9 @@ def test_int_and_long_buckets_agree_so_promotion_keeps_partitions():
         assert Bucket(1000).apply(IntegerType(), v) == Bucket(1000).apply(LongType(), v)
 
 
-@pytest.mark.parametrize("t", [BooleanType(), FloatType(), DoubleType(), VariantType(),
-                               GeometryType()])
+@pytest.mark.parametrize(
+    "t", [BooleanType(), FloatType(), DoubleType(), VariantType(), GeometryType()]
+)
 def test_types_not_valid_for_bucketing(t):
     assert not Bucket(4).can_transform(t)
     with pytest.raises(NotSupportedError):
@@ -294,8 +295,19 @@ SOURCES = [
     (FixedType(3), st.binary(min_size=3, max_size=3)),
     (UUIDType(), st.uuids()),
 ]
-TRANSFORMS = [Identity(), Void(), Bucket(7), Bucket(1024), Truncate(1), Truncate(3),
-              Truncate(1000), Year(), Month(), Day(), Hour()]
+TRANSFORMS = [
+    Identity(),
+    Void(),
+    Bucket(7),
+    Bucket(1024),
+    Truncate(1),
+    Truncate(3),
+    Truncate(1000),
+    Year(),
+    Month(),
+    Day(),
+    Hour(),
+]
 
 
 def _to_arrow(t, values):
@@ -303,8 +315,9 @@ def _to_arrow(t, values):
     arrow_type = type_to_arrow(t)
     if isinstance(t, DateType):
         return pa.array(values, pa.int32()).cast(arrow_type)
-    if isinstance(t, TimeType | TimestampType | TimestamptzType | TimestampNanoType |
-                  TimestamptzNanoType):
+    if isinstance(
+        t, TimeType | TimestampType | TimestamptzType | TimestampNanoType | TimestamptzNanoType
+    ):
         return pa.array(values, pa.int64()).cast(arrow_type)
     if isinstance(t, UUIDType):
         return pa.array([None if v is None else v.bytes for v in values], arrow_type)

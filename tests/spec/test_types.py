@@ -243,11 +243,21 @@ def test_min_format_version_follows_the_spec_type_table(t, version):
 
 def test_effective_default_of_a_struct_is_its_fields_defaults():
     inner = StructType((NestedField(3, "z", IntegerType(), initial_default=1, write_default=2),))
-    f = NestedField(1, "p", StructType((
-        NestedField(2, "x", IntegerType(), initial_default=0),
-        NestedField(4, "q", inner, initial_default={}, write_default=None),
-    )), initial_default={}, write_default={})
+    f = NestedField(
+        1,
+        "p",
+        StructType(
+            (
+                NestedField(2, "x", IntegerType(), initial_default=0),
+                NestedField(4, "q", inner, initial_default={}, write_default=None),
+            )
+        ),
+        initial_default={},
+        write_default={},
+    )
     assert effective_default(f) == {2: 0, 4: {3: 1}}
     assert effective_default(f, initial=False) == {2: None, 4: None}
-    assert effective_default(NestedField(5, "n", IntegerType(), write_default=7), initial=False) == 7
+    assert (
+        effective_default(NestedField(5, "n", IntegerType(), write_default=7), initial=False) == 7
+    )
     assert effective_default(NestedField(6, "s", inner)) is None

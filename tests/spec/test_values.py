@@ -116,8 +116,9 @@ def test_boolean_any_non_zero_byte_is_true():
     assert from_bytes(BooleanType(), b"\x02") is True
 
 
-@pytest.mark.parametrize("t", [UnknownType(), VariantType(), StructType(()),
-                               ListType(1, IntegerType(), True)])
+@pytest.mark.parametrize(
+    "t", [UnknownType(), VariantType(), StructType(()), ListType(1, IntegerType(), True)]
+)
 def test_types_without_binary_form(t):
     with pytest.raises(NotSupportedError):
         to_bytes(t, 1)

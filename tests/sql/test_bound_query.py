@@ -17,11 +17,13 @@ from icesql.sql.bound_query import TableSource, bind_query
 from icesql.sql.dialect import parse_one
 from icesql.sql.spark.base import TYPES_KEY
 
-S = Schema((
-    NestedField(1, "id", LongType()),
-    NestedField(2, "name", StringType()),
-    NestedField(3, "x", DoubleType()),
-))
+S = Schema(
+    (
+        NestedField(1, "id", LongType()),
+        NestedField(2, "name", StringType()),
+        NestedField(3, "x", DoubleType()),
+    )
+)
 TYPES = {"id": "bigint", "name": "string", "x": "double"}
 
 
@@ -29,8 +31,10 @@ TYPES = {"id": "bigint", "name": "string", "x": "double"}
 def calls(monkeypatch: pytest.MonkeyPatch) -> Counter:
     """Counts sqlglot's ``qualify`` and ``annotate_types`` calls, wherever icesql imported them."""
     counter: Counter = Counter()
-    for module, name in ((sqlglot.optimizer.qualify, "qualify"),
-                         (sqlglot.optimizer.annotate_types, "annotate_types")):
+    for module, name in (
+        (sqlglot.optimizer.qualify, "qualify"),
+        (sqlglot.optimizer.annotate_types, "annotate_types"),
+    ):
         original = getattr(module, name)
 
         def counting(*args, _original=original, _name=name, **kwargs):
@@ -39,8 +43,10 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Counter:
 
         monkeypatch.setattr(module, name, counting)
         for loaded in list(sys.modules.values()):
-            if (getattr(loaded, "__name__", "").startswith("icesql")
-                    and getattr(loaded, name, None) is original):
+            if (
+                getattr(loaded, "__name__", "").startswith("icesql")
+                and getattr(loaded, name, None) is original
+            ):
                 monkeypatch.setattr(loaded, name, counting)
     return counter
 
@@ -56,13 +62,19 @@ def con(tmp_path_factory):
 @pytest.mark.parametrize(
     "sql, rows",
     [
-        ("SELECT name, count(*), sum(x) FROM db.t WHERE id > 1 GROUP BY name ORDER BY name",
-         [("a", 1, 3.5), ("b", 1, 2.5)]),
-        ("WITH c AS (SELECT id, name FROM db.t WHERE x > 2) "
-         "SELECT c.name, t.x FROM c JOIN db.t t ON c.id = t.id ORDER BY 1",
-         [("a", 3.5), ("b", 2.5)]),
-        ("SELECT id, row_number() OVER (PARTITION BY name ORDER BY id DESC) FROM db.t ORDER BY id",
-         [(1, 2), (2, 1), (3, 1)]),
+        (
+            "SELECT name, count(*), sum(x) FROM db.t WHERE id > 1 GROUP BY name ORDER BY name",
+            [("a", 1, 3.5), ("b", 1, 2.5)],
+        ),
+        (
+            "WITH c AS (SELECT id, name FROM db.t WHERE x > 2) "
+            "SELECT c.name, t.x FROM c JOIN db.t t ON c.id = t.id ORDER BY 1",
+            [("a", 3.5), ("b", 2.5)],
+        ),
+        (
+            "SELECT id, row_number() OVER (PARTITION BY name ORDER BY id DESC) FROM db.t ORDER BY id",
+            [(1, 2), (2, 1), (3, 1)],
+        ),
         ("SELECT id FROM db.t WHERE id IN (SELECT max(id) FROM db.t) ", [(3,)]),
         ("SELECT CAST(x AS INT), _pos FROM db.t ORDER BY 1", [(1, 0), (2, 1), (3, 2)]),
         ("SELECT id FROM db.t WHERE nope = 1 OR id = 1", None),  # unresolved: still one
@@ -125,7 +137,8 @@ def test_conditions_keep_their_select() -> None:
     pushable = bind_query(statement, {"v": TableSource(S)}).tables["v"].pushable
     assert [(p.scope, p.alias) for p in pushable] == [(0, "v"), (1, "v")]
     assert {p.condition.sql() for p in pushable} == {
-        "v.x > 1", "v.id < 9 AND v.id IN (SELECT v.id AS id FROM v AS v WHERE v.x > 1)"
+        "v.x > 1",
+        "v.id < 9 AND v.id IN (SELECT v.id AS id FROM v AS v WHERE v.x > 1)",
     }
 
 
@@ -140,12 +153,18 @@ def test_nothing_to_read_is_not_qualified(calls) -> None:
     [
         # Spark's sum of an integral operand is a BIGINT (DuckDB's a HUGEINT, a DECIMAL(38,0)
         # in Arrow), found without sqlglot's type inference when no DECIMAL can occur
-        ("SELECT sum(id), sum(x), sum(id * 2 + id % 3), sum(DISTINCT id) FROM db.t",
-         ["BIGINT", "DOUBLE", "BIGINT", "BIGINT"], 0),
+        (
+            "SELECT sum(id), sum(x), sum(id * 2 + id % 3), sum(DISTINCT id) FROM db.t",
+            ["BIGINT", "DOUBLE", "BIGINT", "BIGINT"],
+            0,
+        ),
         ("SELECT sum(id) FILTER (WHERE x > 2), sum(x) FROM db.t", ["BIGINT", "DOUBLE"], 0),
         ("SELECT sum(id) OVER (ORDER BY id) FROM db.t", ["BIGINT"], 0),
-        ("SELECT (SELECT sum(a.id) FROM db.t a), sum(CAST(x AS INT)) FROM db.t",
-         ["BIGINT", "BIGINT"], 1),  # the CAST's rule reads types
+        (
+            "SELECT (SELECT sum(a.id) FROM db.t a), sum(CAST(x AS INT)) FROM db.t",
+            ["BIGINT", "BIGINT"],
+            1,
+        ),  # the CAST's rule reads types
         # a subquery's or CTE's column of the same name is not the table's: left as it is
         ("SELECT sum(id) FROM (SELECT x AS id FROM db.t)", ["DOUBLE"], 0),
         ("WITH c AS (SELECT x AS id FROM db.t) SELECT sum(id) FROM c", ["DOUBLE"], 0),
@@ -164,10 +183,14 @@ def test_result_types_are_sparks(con, calls, sql, types, annotated) -> None:
 
 def test_a_ctas_of_sums_has_sparks_column_types(con) -> None:
     con.execute("CREATE TABLE IF NOT EXISTS db.dec (d DECIMAL(9, 2)) USING iceberg")
-    con.execute("CREATE OR REPLACE TABLE db.totals AS SELECT sum(t.id) AS total,"
-                " sum(d.d) AS amt_total, avg(d.d) AS amt_avg, max(t.id) div 2 AS half"
-                " FROM db.t t, db.dec d")
+    con.execute(
+        "CREATE OR REPLACE TABLE db.totals AS SELECT sum(t.id) AS total,"
+        " sum(d.d) AS amt_total, avg(d.d) AS amt_avg, max(t.id) div 2 AS half"
+        " FROM db.t t, db.dec d"
+    )
     assert [r[:2] for r in con.execute("DESCRIBE db.totals").fetchall()] == [
-        ("total", "bigint"), ("amt_total", "decimal(19,2)"), ("amt_avg", "decimal(13,6)"),
+        ("total", "bigint"),
+        ("amt_total", "decimal(19,2)"),
+        ("amt_avg", "decimal(13,6)"),
         ("half", "bigint"),
     ]

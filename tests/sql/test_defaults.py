@@ -52,8 +52,11 @@ def _expr(sql: str):
         ("'hi'", StringType(), "hi"),
         ("DATE'2024-01-02'", DateType(), date_to_days(dt.date(2024, 1, 2))),
         ("X'0AFF'", BinaryType(), b"\x0a\xff"),
-        ("TIMESTAMP'2024-01-01 10:00:00'", TimestamptzType(),
-         from_python(TimestamptzType(), dt.datetime(2024, 1, 1, 10, tzinfo=dt.UTC))),
+        (
+            "TIMESTAMP'2024-01-01 10:00:00'",
+            TimestamptzType(),
+            from_python(TimestamptzType(), dt.datetime(2024, 1, 1, 10, tzinfo=dt.UTC)),
+        ),
         ("'2024-01-01 10:00:00.123456789'", TimestampNanoType(), 1704103200123456789),
         ("NULL", IntegerType(), None),
     ],
@@ -65,7 +68,12 @@ def test_literals_become_convention_values(literal, t, expected):
 @pytest.mark.parametrize(
     ("literal", "t", "error", "message"),
     [
-        ("'x'", IntegerType(), ProgrammingError, r"DEFAULT 'x' for column 'c' \(int\) of db\.t: the value 'x'"),
+        (
+            "'x'",
+            IntegerType(),
+            ProgrammingError,
+            r"DEFAULT 'x' for column 'c' \(int\) of db\.t: the value 'x'",
+        ),
         ("3000000000", IntegerType(), ProgrammingError, "3000000000.*cannot be cast to INT"),
         ("id + 1", IntegerType(), NotSupportedError, "literal default"),
         ("'{}'", VariantType(), ProgrammingError, "can only default to null"),
@@ -121,10 +129,16 @@ def _evaluate(node):
         ("upper('x') || 'y'", StringType(), "Xy"),
         ("1.5 * 2", DecimalType(9, 2), Decimal("3.00")),
         ("date_add(DATE'2024-01-01', 1)", DateType(), date_to_days(dt.date(2024, 1, 2))),
-        ("TIMESTAMP'2024-01-01 00:00:00' + INTERVAL 1 DAY", TimestamptzType(),
-         from_python(TimestamptzType(), dt.datetime(2024, 1, 2, tzinfo=dt.UTC))),
-        ("CAST('2024-01-01 00:00:00.000000001' AS TIMESTAMP_NS)", TimestampNanoType(),
-         1_704_067_200_000_000_001),
+        (
+            "TIMESTAMP'2024-01-01 00:00:00' + INTERVAL 1 DAY",
+            TimestamptzType(),
+            from_python(TimestamptzType(), dt.datetime(2024, 1, 2, tzinfo=dt.UTC)),
+        ),
+        (
+            "CAST('2024-01-01 00:00:00.000000001' AS TIMESTAMP_NS)",
+            TimestampNanoType(),
+            1_704_067_200_000_000_001,
+        ),
         ("CAST(NULL AS INT) + 1", IntegerType(), None),
     ],
 )
@@ -142,16 +156,32 @@ def test_constant_expressions_are_evaluated_once(expression, t, expected):
         ("uuid()", StringType(), NotSupportedError, "is not a constant"),
         ("id + 1", IntegerType(), NotSupportedError, "id is not a constant"),
         ("(SELECT 1)", IntegerType(), NotSupportedError, "is not a constant"),
-        ("'a' || 'b'", IntegerType(), ProgrammingError,
-         r"DEFAULT 'a' \|\| 'b' for column 'c' \(int\) of db.t: cannot safely cast `c` STRING to INT"),
+        (
+            "'a' || 'b'",
+            IntegerType(),
+            ProgrammingError,
+            r"DEFAULT 'a' \|\| 'b' for column 'c' \(int\) of db.t: cannot safely cast `c` STRING to INT",
+        ),
         ("1 + 1", VariantType(), ProgrammingError, "can only default to null"),
-        ("named_struct('x', 1)", StructType((NestedField(2, "x", IntegerType()),)),
-         NotSupportedError, "a struct's default holds no field values"),
+        (
+            "named_struct('x', 1)",
+            StructType((NestedField(2, "x", IntegerType()),)),
+            NotSupportedError,
+            "a struct's default holds no field values",
+        ),
         # Iceberg 1.10 cannot load such a table (tests/interop/test_nanos_unknown_spark.py)
-        ("array(1, 2)", ListType(2, IntegerType(), False), NotSupportedError,
-         "Iceberg 1.10 .* cannot load a table whose list or map column has one"),
-        ("map('k', 7)", MapType(2, StringType(), 3, LongType(), False), NotSupportedError,
-         "list or map column"),
+        (
+            "array(1, 2)",
+            ListType(2, IntegerType(), False),
+            NotSupportedError,
+            "Iceberg 1.10 .* cannot load a table whose list or map column has one",
+        ),
+        (
+            "map('k', 7)",
+            MapType(2, StringType(), 3, LongType(), False),
+            NotSupportedError,
+            "list or map column",
+        ),
     ],
 )
 def test_expressions_that_are_no_one_value_are_refused(expression, t, error, message):
@@ -162,9 +192,16 @@ def test_expressions_that_are_no_one_value_are_refused(expression, t, error, mes
 @pytest.mark.parametrize(
     ("t", "value", "sql"),
     [
-        (ListType(2, IntegerType(), False), [1, 2], "CAST(ARRAY(CAST('1' AS INT), CAST('2' AS INT)) AS ARRAY<INT>)"),
-        (MapType(2, StringType(), 3, LongType(), False), {"k": 7},
-         "CAST(MAP(CAST('k' AS STRING), CAST('7' AS BIGINT)) AS MAP<STRING, BIGINT>)"),
+        (
+            ListType(2, IntegerType(), False),
+            [1, 2],
+            "CAST(ARRAY(CAST('1' AS INT), CAST('2' AS INT)) AS ARRAY<INT>)",
+        ),
+        (
+            MapType(2, StringType(), 3, LongType(), False),
+            {"k": 7},
+            "CAST(MAP(CAST('k' AS STRING), CAST('7' AS BIGINT)) AS MAP<STRING, BIGINT>)",
+        ),
         (TimestampNanoType(), 5, "CAST('1970-01-01T00:00:00.000000005' AS TIMESTAMP_NS)"),
     ],
 )
@@ -173,9 +210,14 @@ def test_nested_and_nanosecond_write_defaults_as_sql_constants(t, value, sql):
 
 
 def test_the_default_keyword_fills_values_rows():
-    fields = [NestedField(1, "a", IntegerType()), NestedField(2, "b", IntegerType(), write_default=5)]
-    values = sqlglot.parse_one("INSERT INTO t VALUES (DEFAULT, DEFAULT), (1, 2, DEFAULT)",
-                               read=DIALECT).expression
+    fields = [
+        NestedField(1, "a", IntegerType()),
+        NestedField(2, "b", IntegerType(), write_default=5),
+    ]
+    values = sqlglot.parse_one(
+        "INSERT INTO t VALUES (DEFAULT, DEFAULT), (1, 2, DEFAULT)", read=DIALECT
+    ).expression
     assert fill_values_defaults(values, fields).sql(dialect="spark") == (
-        "VALUES (NULL, CAST('5' AS INT)), (1, 2, DEFAULT)")
+        "VALUES (NULL, CAST('5' AS INT)), (1, 2, DEFAULT)"
+    )
     assert is_default_keyword(_expr("DEFAULT")) and not is_default_keyword(_expr("`DEFAULT`"))

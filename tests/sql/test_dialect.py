@@ -71,12 +71,18 @@ def test_timestamptz_ns_is_a_type_where_a_type_stands_and_a_name_elsewhere():
     name as a user-defined type of that name, in column definitions and casts only."""
     created = parse_one("CREATE TABLE t (a timestamptz_ns, b TIMESTAMP_NS) USING iceberg")
     kinds = [d for d in created.find_all(exp.DataType)]
-    assert kinds[0].this == exp.DataType.Type.USERDEFINED and kinds[0].args["kind"] == "TIMESTAMPTZ_NS"
+    assert (
+        kinds[0].this == exp.DataType.Type.USERDEFINED and kinds[0].args["kind"] == "TIMESTAMPTZ_NS"
+    )
     assert kinds[1].this == exp.DataType.Type.TIMESTAMP_NS
-    query = parse_one("SELECT timestamptz_ns, CAST(x AS timestamptz_ns), x::TIMESTAMPTZ_NS,"
-                      " timestamptz_ns(1) FROM t AS timestamptz_ns")
-    assert query.sql("duckdb") == ("SELECT timestamptz_ns, TRY_CAST(x AS TIMESTAMPTZ_NS),"
-                                   " TRY_CAST(x AS TIMESTAMPTZ_NS), TIMESTAMPTZ_NS(1)"
-                                   " FROM t AS timestamptz_ns")
+    query = parse_one(
+        "SELECT timestamptz_ns, CAST(x AS timestamptz_ns), x::TIMESTAMPTZ_NS,"
+        " timestamptz_ns(1) FROM t AS timestamptz_ns"
+    )
+    assert query.sql("duckdb") == (
+        "SELECT timestamptz_ns, TRY_CAST(x AS TIMESTAMPTZ_NS),"
+        " TRY_CAST(x AS TIMESTAMPTZ_NS), TIMESTAMPTZ_NS(1)"
+        " FROM t AS timestamptz_ns"
+    )
     altered = parse_one("ALTER TABLE t ADD COLUMN c timestamptz_ns")
     assert altered.find(exp.DataType).args["kind"] == "TIMESTAMPTZ_NS"

@@ -28,64 +28,158 @@ def _fields(node: exp.Expr, names: dict[str, object]) -> dict[str, object]:
 
 def test_every_alter_table_goes_to_the_entry_table():
     assert isinstance(_action("ALTER TABLE db.t ADD COLUMN c INT"), nodes.AddColumns)
-    assert isinstance(_action("alter table db.t set tblproperties ('a' = 'b')"), nodes.SetTableProperties)
+    assert isinstance(
+        _action("alter table db.t set tblproperties ('a' = 'b')"), nodes.SetTableProperties
+    )
 
 
 @pytest.mark.parametrize(
     ("sql", "node", "fields"),
     [
-        ("ALTER TABLE db.t ADD PARTITION FIELD bucket(16, id) AS shard", nodes.AddPartitionField,
-         {"term": Term("bucket[16]", ("id",)), "field_name": "shard"}),
-        ("ALTER TABLE db.t ADD PARTITION FIELD truncate(s, 4)", nodes.AddPartitionField,
-         {"term": Term("truncate[4]", ("s",)), "field_name": None}),
-        ("ALTER TABLE db.t ADD PARTITION FIELD date_hour(ts)", nodes.AddPartitionField,
-         {"term": Term("hour", ("ts",)), "field_name": None}),
-        ("ALTER TABLE `db`.`t` DROP PARTITION FIELD st.`day`", nodes.DropPartitionField,
-         {"term": Term("identity", ("st", "day")), "field_name": None}),
-        ("ALTER TABLE db.t DROP PARTITION FIELD id_bucket_16", nodes.DropPartitionField,
-         {"term": Term("identity", ("id_bucket_16",)), "field_name": "id_bucket_16"}),
-        ("ALTER TABLE db.t DROP PARTITION FIELD identity(x)", nodes.DropPartitionField,
-         {"term": Term("identity", ("x",)), "field_name": None}),
-        ("ALTER TABLE db.t REPLACE PARTITION FIELD ts_day WITH hours(ts)", nodes.ReplacePartitionField,
-         {"term": Term("hour", ("ts",)), "field_name": None}),
-        ("ALTER TABLE db.t REPLACE PARTITION FIELD bucket(4, x) WITH bucket(8, x) AS b8",
-         nodes.ReplacePartitionField, {"term": Term("bucket[8]", ("x",)), "field_name": "b8"}),
-        ("ALTER TABLE db.t WRITE ORDERED BY a DESC NULLS LAST, days(ts)", nodes.WriteDistributionAndOrdering,
-         {"distribution": "range", "order": (SortTerm(Term("identity", ("a",)), "desc", "nulls-last"),
-                                             SortTerm(Term("day", ("ts",)), "asc", None))}),
-        ("ALTER TABLE db.t WRITE LOCALLY ORDERED BY a", nodes.WriteDistributionAndOrdering,
-         {"distribution": None, "order": (SortTerm(Term("identity", ("a",))),)}),
-        ("ALTER TABLE db.t WRITE DISTRIBUTED BY PARTITION LOCALLY ORDERED BY bucket(4, id) ASC NULLS FIRST",
-         nodes.WriteDistributionAndOrdering,
-         {"distribution": "hash", "order": (SortTerm(Term("bucket[4]", ("id",)), "asc", "nulls-first"),)}),
-        ("ALTER TABLE db.t WRITE DISTRIBUTED BY PARTITION", nodes.WriteDistributionAndOrdering,
-         {"distribution": "hash", "order": ()}),
-        ("ALTER TABLE db.t WRITE UNORDERED", nodes.WriteDistributionAndOrdering,
-         {"distribution": "none", "order": ()}),
-        ("ALTER TABLE db.t SET IDENTIFIER FIELDS a, st.b", nodes.SetIdentifierFields,
-         {"paths": (("a",), ("st", "b"))}),
-        ("ALTER TABLE db.t DROP IDENTIFIER FIELDS a", nodes.DropIdentifierFields, {"paths": (("a",),)}),
-        ("ALTER TABLE db.t DROP COLUMNS (a, b)", nodes.DropColumns,
-         {"paths": (("a",), ("b",)), "if_exists": False}),
-        ("ALTER TABLE db.t DROP COLUMN IF EXISTS st.a", nodes.DropColumns,
-         {"paths": (("st", "a"),), "if_exists": True}),
-        ("ALTER TABLE db.t RENAME COLUMN st.a TO b", nodes.RenameColumn,
-         {"path": ("st", "a"), "new_name": "b"}),
-        ("ALTER TABLE db.t RENAME TO cat.db.u", nodes.RenameTable, {"new_name": ("cat", "db", "u")}),
-        ("ALTER TABLE db.t RENAME TO a.b.c.d", nodes.RenameTable, {"new_name": ("a", "b", "c", "d")}),
-        ("ALTER TABLE db.t ALTER COLUMN a AFTER b", nodes.AlterColumn,
-         {"path": ("a",), "first": False, "after": "b", "data_type": None, "comment": None}),
-        ("ALTER TABLE db.t ALTER a.b FIRST", nodes.AlterColumn,
-         {"path": ("a", "b"), "first": True, "after": None}),
-        ("ALTER TABLE db.t CHANGE COLUMN a COMMENT 'x'", nodes.AlterColumn, {"comment": "x", "first": False}),
-        ("ALTER TABLE db.t ALTER COLUMN a DROP NOT NULL", nodes.AlterColumn,
-         {"drop_not_null": True, "set_not_null": False}),
-        ("ALTER TABLE db.t ALTER COLUMN a SET NOT NULL", nodes.AlterColumn,
-         {"drop_not_null": False, "set_not_null": True}),
-        ("ALTER TABLE db.t SET TBLPROPERTIES ('a' = 'b', c.d = true, 'e' 10)", nodes.SetTableProperties,
-         {"properties": (("a", "b"), ("c.d", "true"), ("e", "10"))}),
-        ("ALTER TABLE db.t UNSET TBLPROPERTIES IF EXISTS ('a', 'b')", nodes.UnsetTableProperties,
-         {"keys": ("a", "b"), "if_exists": True}),
+        (
+            "ALTER TABLE db.t ADD PARTITION FIELD bucket(16, id) AS shard",
+            nodes.AddPartitionField,
+            {"term": Term("bucket[16]", ("id",)), "field_name": "shard"},
+        ),
+        (
+            "ALTER TABLE db.t ADD PARTITION FIELD truncate(s, 4)",
+            nodes.AddPartitionField,
+            {"term": Term("truncate[4]", ("s",)), "field_name": None},
+        ),
+        (
+            "ALTER TABLE db.t ADD PARTITION FIELD date_hour(ts)",
+            nodes.AddPartitionField,
+            {"term": Term("hour", ("ts",)), "field_name": None},
+        ),
+        (
+            "ALTER TABLE `db`.`t` DROP PARTITION FIELD st.`day`",
+            nodes.DropPartitionField,
+            {"term": Term("identity", ("st", "day")), "field_name": None},
+        ),
+        (
+            "ALTER TABLE db.t DROP PARTITION FIELD id_bucket_16",
+            nodes.DropPartitionField,
+            {"term": Term("identity", ("id_bucket_16",)), "field_name": "id_bucket_16"},
+        ),
+        (
+            "ALTER TABLE db.t DROP PARTITION FIELD identity(x)",
+            nodes.DropPartitionField,
+            {"term": Term("identity", ("x",)), "field_name": None},
+        ),
+        (
+            "ALTER TABLE db.t REPLACE PARTITION FIELD ts_day WITH hours(ts)",
+            nodes.ReplacePartitionField,
+            {"term": Term("hour", ("ts",)), "field_name": None},
+        ),
+        (
+            "ALTER TABLE db.t REPLACE PARTITION FIELD bucket(4, x) WITH bucket(8, x) AS b8",
+            nodes.ReplacePartitionField,
+            {"term": Term("bucket[8]", ("x",)), "field_name": "b8"},
+        ),
+        (
+            "ALTER TABLE db.t WRITE ORDERED BY a DESC NULLS LAST, days(ts)",
+            nodes.WriteDistributionAndOrdering,
+            {
+                "distribution": "range",
+                "order": (
+                    SortTerm(Term("identity", ("a",)), "desc", "nulls-last"),
+                    SortTerm(Term("day", ("ts",)), "asc", None),
+                ),
+            },
+        ),
+        (
+            "ALTER TABLE db.t WRITE LOCALLY ORDERED BY a",
+            nodes.WriteDistributionAndOrdering,
+            {"distribution": None, "order": (SortTerm(Term("identity", ("a",))),)},
+        ),
+        (
+            "ALTER TABLE db.t WRITE DISTRIBUTED BY PARTITION LOCALLY ORDERED BY bucket(4, id) ASC NULLS FIRST",
+            nodes.WriteDistributionAndOrdering,
+            {
+                "distribution": "hash",
+                "order": (SortTerm(Term("bucket[4]", ("id",)), "asc", "nulls-first"),),
+            },
+        ),
+        (
+            "ALTER TABLE db.t WRITE DISTRIBUTED BY PARTITION",
+            nodes.WriteDistributionAndOrdering,
+            {"distribution": "hash", "order": ()},
+        ),
+        (
+            "ALTER TABLE db.t WRITE UNORDERED",
+            nodes.WriteDistributionAndOrdering,
+            {"distribution": "none", "order": ()},
+        ),
+        (
+            "ALTER TABLE db.t SET IDENTIFIER FIELDS a, st.b",
+            nodes.SetIdentifierFields,
+            {"paths": (("a",), ("st", "b"))},
+        ),
+        (
+            "ALTER TABLE db.t DROP IDENTIFIER FIELDS a",
+            nodes.DropIdentifierFields,
+            {"paths": (("a",),)},
+        ),
+        (
+            "ALTER TABLE db.t DROP COLUMNS (a, b)",
+            nodes.DropColumns,
+            {"paths": (("a",), ("b",)), "if_exists": False},
+        ),
+        (
+            "ALTER TABLE db.t DROP COLUMN IF EXISTS st.a",
+            nodes.DropColumns,
+            {"paths": (("st", "a"),), "if_exists": True},
+        ),
+        (
+            "ALTER TABLE db.t RENAME COLUMN st.a TO b",
+            nodes.RenameColumn,
+            {"path": ("st", "a"), "new_name": "b"},
+        ),
+        (
+            "ALTER TABLE db.t RENAME TO cat.db.u",
+            nodes.RenameTable,
+            {"new_name": ("cat", "db", "u")},
+        ),
+        (
+            "ALTER TABLE db.t RENAME TO a.b.c.d",
+            nodes.RenameTable,
+            {"new_name": ("a", "b", "c", "d")},
+        ),
+        (
+            "ALTER TABLE db.t ALTER COLUMN a AFTER b",
+            nodes.AlterColumn,
+            {"path": ("a",), "first": False, "after": "b", "data_type": None, "comment": None},
+        ),
+        (
+            "ALTER TABLE db.t ALTER a.b FIRST",
+            nodes.AlterColumn,
+            {"path": ("a", "b"), "first": True, "after": None},
+        ),
+        (
+            "ALTER TABLE db.t CHANGE COLUMN a COMMENT 'x'",
+            nodes.AlterColumn,
+            {"comment": "x", "first": False},
+        ),
+        (
+            "ALTER TABLE db.t ALTER COLUMN a DROP NOT NULL",
+            nodes.AlterColumn,
+            {"drop_not_null": True, "set_not_null": False},
+        ),
+        (
+            "ALTER TABLE db.t ALTER COLUMN a SET NOT NULL",
+            nodes.AlterColumn,
+            {"drop_not_null": False, "set_not_null": True},
+        ),
+        (
+            "ALTER TABLE db.t SET TBLPROPERTIES ('a' = 'b', c.d = true, 'e' 10)",
+            nodes.SetTableProperties,
+            {"properties": (("a", "b"), ("c.d", "true"), ("e", "10"))},
+        ),
+        (
+            "ALTER TABLE db.t UNSET TBLPROPERTIES IF EXISTS ('a', 'b')",
+            nodes.UnsetTableProperties,
+            {"keys": ("a", "b"), "if_exists": True},
+        ),
     ],
 )
 def test_alter_table_forms(sql, node, fields):
@@ -100,24 +194,66 @@ DAY, HOUR, MINUTE = 86_400_000, 3_600_000, 60_000
 @pytest.mark.parametrize(
     ("sql", "fields"),
     [
-        ("ALTER TABLE db.t CREATE BRANCH b", {"ref_name": "b", "kind": "branch", "create": True,
-         "replace": False, "if_not_exists": False, "snapshot_id": None, "max_ref_age_ms": None,
-         "min_snapshots_to_keep": None, "max_snapshot_age_ms": None}),
-        ("ALTER TABLE db.t CREATE BRANCH IF NOT EXISTS `audit-branch` AS OF VERSION 1234",
-         {"ref_name": "audit-branch", "if_not_exists": True, "snapshot_id": 1234}),
-        ("alter table db.t create or replace branch b retain 30 days"
-         " with snapshot retention 3 snapshots 2 hours",
-         {"create": True, "replace": True, "max_ref_age_ms": 30 * DAY,
-          "min_snapshots_to_keep": 3, "max_snapshot_age_ms": 2 * HOUR}),
-        ("ALTER TABLE db.t REPLACE BRANCH b AS OF VERSION 7 WITH SNAPSHOT RETENTION 5 MINUTES",
-         {"create": False, "replace": True, "snapshot_id": 7, "min_snapshots_to_keep": None,
-          "max_snapshot_age_ms": 5 * MINUTE}),
-        ("ALTER TABLE db.t CREATE BRANCH b WITH SNAPSHOT RETENTION 4 SNAPSHOTS",
-         {"min_snapshots_to_keep": 4, "max_snapshot_age_ms": None}),
-        ("ALTER TABLE db.t CREATE TAG `historical-tag` AS OF VERSION 1 RETAIN 365 DAYS",
-         {"ref_name": "historical-tag", "kind": "tag", "snapshot_id": 1, "max_ref_age_ms": 365 * DAY}),
-        ("ALTER TABLE db.t CREATE OR REPLACE TAG t1", {"kind": "tag", "create": True, "replace": True}),
-        ("ALTER TABLE db.t REPLACE TAG t1 RETAIN 2 HOURS", {"create": False, "max_ref_age_ms": 2 * HOUR}),
+        (
+            "ALTER TABLE db.t CREATE BRANCH b",
+            {
+                "ref_name": "b",
+                "kind": "branch",
+                "create": True,
+                "replace": False,
+                "if_not_exists": False,
+                "snapshot_id": None,
+                "max_ref_age_ms": None,
+                "min_snapshots_to_keep": None,
+                "max_snapshot_age_ms": None,
+            },
+        ),
+        (
+            "ALTER TABLE db.t CREATE BRANCH IF NOT EXISTS `audit-branch` AS OF VERSION 1234",
+            {"ref_name": "audit-branch", "if_not_exists": True, "snapshot_id": 1234},
+        ),
+        (
+            "alter table db.t create or replace branch b retain 30 days"
+            " with snapshot retention 3 snapshots 2 hours",
+            {
+                "create": True,
+                "replace": True,
+                "max_ref_age_ms": 30 * DAY,
+                "min_snapshots_to_keep": 3,
+                "max_snapshot_age_ms": 2 * HOUR,
+            },
+        ),
+        (
+            "ALTER TABLE db.t REPLACE BRANCH b AS OF VERSION 7 WITH SNAPSHOT RETENTION 5 MINUTES",
+            {
+                "create": False,
+                "replace": True,
+                "snapshot_id": 7,
+                "min_snapshots_to_keep": None,
+                "max_snapshot_age_ms": 5 * MINUTE,
+            },
+        ),
+        (
+            "ALTER TABLE db.t CREATE BRANCH b WITH SNAPSHOT RETENTION 4 SNAPSHOTS",
+            {"min_snapshots_to_keep": 4, "max_snapshot_age_ms": None},
+        ),
+        (
+            "ALTER TABLE db.t CREATE TAG `historical-tag` AS OF VERSION 1 RETAIN 365 DAYS",
+            {
+                "ref_name": "historical-tag",
+                "kind": "tag",
+                "snapshot_id": 1,
+                "max_ref_age_ms": 365 * DAY,
+            },
+        ),
+        (
+            "ALTER TABLE db.t CREATE OR REPLACE TAG t1",
+            {"kind": "tag", "create": True, "replace": True},
+        ),
+        (
+            "ALTER TABLE db.t REPLACE TAG t1 RETAIN 2 HOURS",
+            {"create": False, "max_ref_age_ms": 2 * HOUR},
+        ),
     ],
 )
 def test_branch_and_tag_forms(sql, fields):
@@ -130,7 +266,10 @@ def test_branch_and_tag_forms(sql, fields):
     ("sql", "fields"),
     [
         ("ALTER TABLE db.t DROP BRANCH b", {"ref_name": "b", "kind": "branch", "if_exists": False}),
-        ("ALTER TABLE db.t DROP TAG IF EXISTS `t-1`", {"ref_name": "t-1", "kind": "tag", "if_exists": True}),
+        (
+            "ALTER TABLE db.t DROP TAG IF EXISTS `t-1`",
+            {"ref_name": "t-1", "kind": "tag", "if_exists": True},
+        ),
     ],
 )
 def test_drop_branch_and_tag(sql, fields):
@@ -157,17 +296,31 @@ def test_column_types_are_sqlglots():
 
 
 def test_add_columns_each_with_its_own_position():
-    action = _action("ALTER TABLE db.t ADD COLUMN st.c DECIMAL(10, 2) NOT NULL AFTER a, d FIXED(16)")
+    action = _action(
+        "ALTER TABLE db.t ADD COLUMN st.c DECIMAL(10, 2) NOT NULL AFTER a, d FIXED(16)"
+    )
     first, second = action.columns
     assert (first.path, first.data_type.sql(dialect="spark"), first.not_null, first.after) == (
-        ("st", "c"), "DECIMAL(10, 2)", True, "a")
+        ("st", "c"),
+        "DECIMAL(10, 2)",
+        True,
+        "a",
+    )
     assert (second.path, second.data_type.this, second.first, second.after) == (
-        ("d",), exp.DType.FIXEDSTRING, False, None)
+        ("d",),
+        exp.DType.FIXEDSTRING,
+        False,
+        None,
+    )
 
 
 def test_alter_column_type_and_comment():
     action = _action("ALTER TABLE db.t ALTER COLUMN n TYPE BIGINT COMMENT 'wide'")
-    assert (action.path, action.data_type.sql(dialect="spark"), action.comment) == (("n",), "BIGINT", "wide")
+    assert (action.path, action.data_type.sql(dialect="spark"), action.comment) == (
+        ("n",),
+        "BIGINT",
+        "wide",
+    )
 
 
 def test_names_keep_back_quoted_parts_and_any_depth():
@@ -188,14 +341,25 @@ def test_other_alter_statements_stay_sqlglots():
     [
         ("SHOW TABLES", nodes.ShowTables, {"namespace": None, "pattern": None}),
         ("SHOW TABLES IN db LIKE 'a*'", nodes.ShowTables, {"namespace": ("db",), "pattern": "a*"}),
-        ("show tables from cat.db 'a|b'", nodes.ShowTables, {"namespace": ("cat", "db"), "pattern": "a|b"}),
+        (
+            "show tables from cat.db 'a|b'",
+            nodes.ShowTables,
+            {"namespace": ("cat", "db"), "pattern": "a|b"},
+        ),
         ("SHOW NAMESPACES", nodes.ShowNamespaces, {"namespace": None, "pattern": None}),
-        ("SHOW DATABASES IN cat LIKE 'x'", nodes.ShowNamespaces, {"namespace": ("cat",), "pattern": "x"}),
+        (
+            "SHOW DATABASES IN cat LIKE 'x'",
+            nodes.ShowNamespaces,
+            {"namespace": ("cat",), "pattern": "x"},
+        ),
         ("SHOW SCHEMAS", nodes.ShowNamespaces, {"namespace": None}),
         ("SHOW CREATE TABLE local.db.t", nodes.ShowCreateTable, {"table": ("local", "db", "t")}),
         ("SHOW CREATE TABLE db.t AS SERDE", nodes.ShowCreateTable, {"table": ("db", "t")}),
-        ("SHOW TBLPROPERTIES db.t ('k')", nodes.ShowTableProperties,
-         {"table": ("db", "t"), "property_key": "k"}),
+        (
+            "SHOW TBLPROPERTIES db.t ('k')",
+            nodes.ShowTableProperties,
+            {"table": ("db", "t"), "property_key": "k"},
+        ),
         ("SHOW TBLPROPERTIES db.t (a.b)", nodes.ShowTableProperties, {"property_key": "a.b"}),
         ("SHOW TBLPROPERTIES db.t", nodes.ShowTableProperties, {"property_key": None}),
     ],
@@ -226,12 +390,22 @@ def test_partitioned_by_items(text, term):
         ("ALTER TABLE db.t ADD COLUMN", ProgrammingError, "expected a name"),
         ("ALTER TABLE db.t FROB", ProgrammingError, "near 'FROB'.*expected an ALTER TABLE action"),
         ("ALTER TABLE db.t ADD PARTITION FIELD bucket(id)", ProgrammingError, "positive N"),
-        ("ALTER TABLE db.t ADD PARTITION FIELD zorder(id)", ProgrammingError, "unknown partition transform"),
+        (
+            "ALTER TABLE db.t ADD PARTITION FIELD zorder(id)",
+            ProgrammingError,
+            "unknown partition transform",
+        ),
         ("ALTER TABLE db.t WRITE SIDEWAYS", ProgrammingError, "ORDERED BY"),
-        ("ALTER TABLE db.t CREATE TAG t1 WITH SNAPSHOT RETENTION 2 SNAPSHOTS", ProgrammingError,
-         "near 'WITH'.*expected the end of the statement"),
-        ("ALTER TABLE db.t CREATE BRANCH b RETAIN 2 WEEKS", ProgrammingError,
-         "near 'WEEKS'.*expected DAYS, HOURS or MINUTES"),
+        (
+            "ALTER TABLE db.t CREATE TAG t1 WITH SNAPSHOT RETENTION 2 SNAPSHOTS",
+            ProgrammingError,
+            "near 'WITH'.*expected the end of the statement",
+        ),
+        (
+            "ALTER TABLE db.t CREATE BRANCH b RETAIN 2 WEEKS",
+            ProgrammingError,
+            "near 'WEEKS'.*expected DAYS, HOURS or MINUTES",
+        ),
         ("ALTER TABLE db.t REPLACE BRANCH IF NOT EXISTS b", ProgrammingError, "near 'NOT'"),
         ("ALTER TABLE db.t CREATE VIEW v", ProgrammingError, "expected BRANCH, TAG"),
         ("SHOW FUNCTIONS", NotSupportedError, "SHOW FUNCTIONS"),
@@ -245,13 +419,27 @@ def test_errors(sql, error, pattern):
 @pytest.mark.parametrize(
     ("sql", "message"),
     [
-        ("ALTER TABLE db.t FROB", "near 'FROB' (line 1, column 18): expected an ALTER TABLE action"),
-        ("ALTER TABLE db.t ADD COLUM x INT",
-         "near 'COLUM' (line 1, column 22): expected COLUMN, COLUMNS or PARTITION FIELD"),
-        ("ALTER TABLE db.t\n  WRITE SIDEWAYS", "near 'SIDEWAYS' (line 2, column 9): expected ORDERED BY"),
+        (
+            "ALTER TABLE db.t FROB",
+            "near 'FROB' (line 1, column 18): expected an ALTER TABLE action",
+        ),
+        (
+            "ALTER TABLE db.t ADD COLUM x INT",
+            "near 'COLUM' (line 1, column 22): expected COLUMN, COLUMNS or PARTITION FIELD",
+        ),
+        (
+            "ALTER TABLE db.t\n  WRITE SIDEWAYS",
+            "near 'SIDEWAYS' (line 2, column 9): expected ORDERED BY",
+        ),
         ("ALTER TABLE db.t SET TBLPROPERTIES ('a' = 'b'", "at the end: expected ')'"),
-        ("ALTER DATABASE db SET LOCATION 'x'", "near 'DATABASE' (line 1, column 7): expected TABLE"),
-        ("SHOW TABLES IN db x", "SHOW statement near 'x' (line 1, column 19): expected a quoted string"),
+        (
+            "ALTER DATABASE db SET LOCATION 'x'",
+            "near 'DATABASE' (line 1, column 7): expected TABLE",
+        ),
+        (
+            "SHOW TABLES IN db x",
+            "SHOW statement near 'x' (line 1, column 19): expected a quoted string",
+        ),
     ],
 )
 def test_errors_name_line_and_column(sql, message):
@@ -268,13 +456,23 @@ def test_entry_methods_shadow_none_of_sqlglots():
 
     from icesql.sql.extensions import ExtensionsParser
 
-    own = {name for name in vars(ExtensionsParser) if name.startswith("_") and not name.startswith("__")}
+    own = {
+        name
+        for name in vars(ExtensionsParser)
+        if name.startswith("_") and not name.startswith("__")
+    }
     assert not {name for name in own if hasattr(Spark.Parser, name)}
 
 
 def test_call_parses_positional_and_named_arguments():
-    call = parse("CALL local.system.rollback_to_timestamp(table => 'db.t', TIMESTAMP => TIMESTAMP '2024-01-01')")[0]
-    assert type(call) is nodes.Call and call.procedure == ("local", "system", "rollback_to_timestamp")
+    call = parse(
+        "CALL local.system.rollback_to_timestamp(table => 'db.t', TIMESTAMP => TIMESTAMP '2024-01-01')"
+    )[0]
+    assert type(call) is nodes.Call and call.procedure == (
+        "local",
+        "system",
+        "rollback_to_timestamp",
+    )
     assert [a.arg_name for a in call.arguments] == ["table", "TIMESTAMP"]
     assert isinstance(call.arguments[1].expression, exp.Cast)
     call = parse("call system.ancestors_of('db.t', -5, ?)")[0]
@@ -285,7 +483,11 @@ def test_call_parses_positional_and_named_arguments():
 @pytest.mark.parametrize(
     ("sql", "error", "message"),
     [
-        ("CALL system.x(", ProgrammingError, "CALL statement at the end: expected an argument value"),
+        (
+            "CALL system.x(",
+            ProgrammingError,
+            "CALL statement at the end: expected an argument value",
+        ),
         ("CALL system.x(1 2)", ProgrammingError, "near '2' .*expected ',' or '\\)'"),
         ("CALL system.x", ProgrammingError, "expected '\\('"),
         ("EXECUTE IMMEDIATE 'SELECT 1'", NotSupportedError, "EXECUTE statements are not supported"),

@@ -27,8 +27,10 @@ def _spark(sql: str):
         ("SELECT _FILE, v._pos, _file FROM v", ["_file", "_pos"]),  # lower-cased, first mention
         ("SELECT a FROM v WHERE _spec_id = 0 ORDER BY _row_id", ["_spec_id", "_row_id"]),
         ("SELECT '_file', a AS _deleted FROM v", []),  # a string and an alias are no columns
-        ("SELECT _partition._x, _last_updated_sequence_number FROM v",
-         ["_last_updated_sequence_number"]),  # `_partition._x` is column _x of table _partition
+        (
+            "SELECT _partition._x, _last_updated_sequence_number FROM v",
+            ["_last_updated_sequence_number"],
+        ),  # `_partition._x` is column _x of table _partition
         ("SELECT _pos FROM (SELECT _file FROM v)", ["_pos", "_file"]),
     ],
 )

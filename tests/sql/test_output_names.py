@@ -16,7 +16,10 @@ from icesql.sql.output_names import name_select_items, spark_name
         ("count(DISTINCT i)", "count(DISTINCT i)"),
         ("sum(DISTINCT i)", "sum(DISTINCT i)"),
         ("sum(i) FILTER (WHERE i > 0)", "sum(i) FILTER (WHERE (i > 0))"),
-        ("count(*) FILTER (WHERE i IS NULL AND k = 1)", "count(1) FILTER (WHERE ((i IS NULL) AND (k = 1)))"),
+        (
+            "count(*) FILTER (WHERE i IS NULL AND k = 1)",
+            "count(1) FILTER (WHERE ((i IS NULL) AND (k = 1)))",
+        ),
         ("i + 1", "(i + 1)"),
         ("-i", "(- i)"),
         ("i div 2", "(i div 2)"),
@@ -65,12 +68,18 @@ from icesql.sql.output_names import name_select_items, spark_name
         ("t.i + 1", "(i + 1)"),
         ("db.t.i", "i"),
         ("s.f + 1", "(s.f + 1)"),
-        ("row_number() OVER (ORDER BY k)",
-         "row_number() OVER (ORDER BY k ASC NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"),
-        ("sum(i) OVER (PARTITION BY k)",
-         "sum(i) OVER (PARTITION BY k ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"),
-        ("lag(i) OVER (ORDER BY k DESC)",
-         "lag(i, 1, NULL) OVER (ORDER BY k DESC NULLS LAST ROWS BETWEEN -1 FOLLOWING AND -1 FOLLOWING)"),
+        (
+            "row_number() OVER (ORDER BY k)",
+            "row_number() OVER (ORDER BY k ASC NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
+        ),
+        (
+            "sum(i) OVER (PARTITION BY k)",
+            "sum(i) OVER (PARTITION BY k ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)",
+        ),
+        (
+            "lag(i) OVER (ORDER BY k DESC)",
+            "lag(i, 1, NULL) OVER (ORDER BY k DESC NULLS LAST ROWS BETWEEN -1 FOLLOWING AND -1 FOLLOWING)",
+        ),
     ],
 )
 def test_spark_names(item, name):
@@ -78,7 +87,9 @@ def test_spark_names(item, name):
     assert spark_name(statement.selects[0], {"t"}) == name
 
 
-@pytest.mark.parametrize("item", ["transform(arr, x -> x + 1)", "posexplode(arr)", "hll_sketch_agg(i)"])
+@pytest.mark.parametrize(
+    "item", ["transform(arr, x -> x + 1)", "posexplode(arr)", "hll_sketch_agg(i)"]
+)
 def test_no_rule_keeps_duckdbs_name(item):
     assert spark_name(parse_one(f"SELECT {item} FROM t").selects[0], {"t"}) is None
 
@@ -101,7 +112,9 @@ def test_description_and_ctas_use_spark_names(tmp_path):
         assert [d[0] for d in cur.description] == ["count(1)", "max((id + 1))"]
         cur = con.execute("SELECT id + 1, CAST(id AS STRING) FROM range(3)")
         assert [d[0] for d in cur.description] == ["(id + 1)", "id"]
-        con.execute("CREATE TABLE db.c USING iceberg AS SELECT id, id * 2, upper('x') FROM range(2)")
+        con.execute(
+            "CREATE TABLE db.c USING iceberg AS SELECT id, id * 2, upper('x') FROM range(2)"
+        )
         cur = con.execute("SELECT * FROM db.c")
         assert [d[0] for d in cur.description] == ["id", "(id * 2)", "upper(x)"]
 
@@ -117,7 +130,13 @@ def test_date_arithmetic_is_named_like_sparks_date_add(con):
     )
     names = [d[0] for d in cur.description]
     assert names[:9] == [
-        "date_add(d, 1)", "date_sub(d, id)", "date_add(d, 1)", "date_add(d, 1)",
-        "date_add(date_add(d, 1), 1)", "date_add(DATE '2024-01-01', 2)", "(id + 1)", "(x + 1)",
+        "date_add(d, 1)",
+        "date_sub(d, id)",
+        "date_add(d, 1)",
+        "date_add(d, 1)",
+        "date_add(date_add(d, 1), 1)",
+        "date_add(DATE '2024-01-01', 2)",
+        "(id + 1)",
+        "(x + 1)",
         "named",
     ]

@@ -93,8 +93,10 @@ def test_partition_text_is_sparks_string_of_the_literal(literal, text):
         (Decimal("1.50"), "1.50"),
         (dt.date(2020, 1, 2), "2020-01-02"),
         (dt.datetime(2020, 1, 2, 3, 4, 5), "2020-01-02 03:04:05"),
-        (dt.datetime(2020, 1, 2, 3, 4, tzinfo=dt.timezone(dt.timedelta(hours=2))),
-         "2020-01-02 01:04:00"),
+        (
+            dt.datetime(2020, 1, 2, 3, 4, tzinfo=dt.timezone(dt.timedelta(hours=2))),
+            "2020-01-02 01:04:00",
+        ),
     ],
 )
 def test_a_parameter_prints_as_its_literal_would(param, text):
@@ -149,14 +151,23 @@ def test_a_malformed_typed_literal_is_a_data_error(literal, message):
         ("2020-01-02 03:04:05+02:00", TimestamptzType(), _micros(2020, 1, 2, 1, 4, 5)),
         ("2020-01-02 03:04:05Z", TimestamptzType(), _micros(2020, 1, 2, 3, 4, 5)),
         ("2020-01-02 03:04:05 UTC-3", TimestamptzType(), _micros(2020, 1, 2, 6, 4, 5)),
-        ("2020-07-01 12:00 Europe/Paris", TimestamptzType(),  # summer time: UTC+2
-         _micros(2020, 7, 1, 10, 0)),
+        (
+            "2020-07-01 12:00 Europe/Paris",
+            TimestamptzType(),  # summer time: UTC+2
+            _micros(2020, 7, 1, 10, 0),
+        ),
         ("2020-01-02 03:04:05+02:00", TimestampType(), _micros(2020, 1, 2, 3, 4, 5)),  # no zone
-        ("2020-01-02 00:00:00.123456789", TimestampNanoType(),
-         _micros(2020, 1, 2) * 1000 + 123456789),
+        (
+            "2020-01-02 00:00:00.123456789",
+            TimestampNanoType(),
+            _micros(2020, 1, 2) * 1000 + 123456789,
+        ),
         ("10:11:12.5", TimeType(), ((10 * 60 + 11) * 60 + 12) * 10**6 + 500_000),
-        ("f79c3e09-677c-4bbd-a479-3f349cb785e7", UUIDType(),
-         uuid.UUID("f79c3e09-677c-4bbd-a479-3f349cb785e7")),
+        (
+            "f79c3e09-677c-4bbd-a479-3f349cb785e7",
+            UUIDType(),
+            uuid.UUID("f79c3e09-677c-4bbd-a479-3f349cb785e7"),
+        ),
         ("ab", BinaryType(), b"ab"),
         (b"\x00\x01", FixedType(2), b"\x00\x01"),
         (b"\xff", StringType(), "\ufffd"),  # binary into a string column: decoded leniently

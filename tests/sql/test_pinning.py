@@ -16,28 +16,35 @@ def _pin(sql: str, **pin) -> str:
 
 
 def test_every_unversioned_reference_gets_the_clause() -> None:
-    sql = ("WITH c AS (SELECT * FROM db.customers) SELECT * FROM db.orders o JOIN c USING (id)"
-           " WHERE o.id IN (SELECT id FROM local.db.returns)")
+    sql = (
+        "WITH c AS (SELECT * FROM db.customers) SELECT * FROM db.orders o JOIN c USING (id)"
+        " WHERE o.id IN (SELECT id FROM local.db.returns)"
+    )
     assert _pin(sql, version="audit") == (
         "WITH c AS (SELECT * FROM db.customers VERSION AS OF 'audit') SELECT * FROM db.orders"
         " VERSION AS OF 'audit' AS o JOIN c USING (id) WHERE o.id IN (SELECT id FROM"
-        " local.db.returns VERSION AS OF 'audit')")
+        " local.db.returns VERSION AS OF 'audit')"
+    )
 
 
 def test_explicit_versions_and_ref_suffixes_are_kept() -> None:
-    assert _pin("SELECT * FROM db.t TIMESTAMP AS OF '2020-01-01', db.u.branch_b, db.v.tag_x",
-                version=5) == (
+    assert _pin(
+        "SELECT * FROM db.t TIMESTAMP AS OF '2020-01-01', db.u.branch_b, db.v.tag_x", version=5
+    ) == (
         "SELECT * FROM db.t TIMESTAMP AS OF '2020-01-01' CROSS JOIN db.u.branch_b"
-        " CROSS JOIN db.v.tag_x")
+        " CROSS JOIN db.v.tag_x"
+    )
 
 
 def test_snapshot_ids_timestamps_and_table_functions() -> None:
     assert _pin("SELECT * FROM db.t", version=123) == "SELECT * FROM db.t VERSION AS OF 123"
     assert _pin("SELECT * FROM db.t.files", version="b") == (
-        "SELECT * FROM db.t.files VERSION AS OF 'b'")
+        "SELECT * FROM db.t.files VERSION AS OF 'b'"
+    )
     assert _pin("SELECT * FROM range(3)", version="b") == "SELECT * FROM RANGE(3)"
     assert _pin("SELECT 1 FROM db.t", timestamp="2024-05-01 10:00:00") == (
-        "SELECT 1 FROM db.t TIMESTAMP AS OF '2024-05-01 10:00:00'")
+        "SELECT 1 FROM db.t TIMESTAMP AS OF '2024-05-01 10:00:00'"
+    )
 
 
 def test_no_pin_returns_the_statement_and_both_are_refused() -> None:
@@ -56,8 +63,11 @@ def test_the_engine_reads_the_pinned_version(tmp_path) -> None:
     explicit = con.execute(
         f"SELECT id, status FROM db.orders VERSION AS OF {shop.clean_snapshot} ORDER BY id, status"
     ).fetchall()
-    for pin in ({"version": shop.clean_snapshot}, {"version": str(shop.clean_snapshot)},
-                {"timestamp": shop.between}):
+    for pin in (
+        {"version": shop.clean_snapshot},
+        {"version": str(shop.clean_snapshot)},
+        {"timestamp": shop.between},
+    ):
         result = con.engine.execute_statement(pin_tables(parse_one(sql), **pin))
         assert [tuple(r.values()) for r in result.reader.read_all().to_pylist()] == explicit
         result.close()

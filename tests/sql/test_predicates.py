@@ -136,22 +136,32 @@ CASES = [
     ("CAST(ts AS DATE) = DATE '2024-01-01'", None),
     # nanosecond timestamps compare at nanoseconds (icesql.sql.spark.datetimes)
     ("ns > TIMESTAMP '2024-01-01 00:00:00'", "ns > '2024-01-01T00:00'"),
-    ("ns BETWEEN DATE '2024-01-01' AND TIMESTAMP_NTZ '2024-01-02 00:00:00.5'",
-     "(ns >= '2024-01-01T00:00' AND ns <= '2024-01-02T00:00:00.500')"),
-    ("ns IN (TIMESTAMP '2024-01-01 00:00:00', '2024-01-01 00:00:00.000000001')",
-     "ns IN ('2024-01-01T00:00', '2024-01-01T00:00:00.000000001')"),
+    (
+        "ns BETWEEN DATE '2024-01-01' AND TIMESTAMP_NTZ '2024-01-02 00:00:00.5'",
+        "(ns >= '2024-01-01T00:00' AND ns <= '2024-01-02T00:00:00.500')",
+    ),
+    (
+        "ns IN (TIMESTAMP '2024-01-01 00:00:00', '2024-01-01 00:00:00.000000001')",
+        "ns IN ('2024-01-01T00:00', '2024-01-01T00:00:00.000000001')",
+    ),
     ("ns = '2024-01-01 00:00:00.000000001'", "ns = '2024-01-01T00:00:00.000000001'"),
-    ("ns = CAST('2024-01-01 00:00:00.000000001' AS TIMESTAMP_NS)",
-     "ns = '2024-01-01T00:00:00.000000001'"),
+    (
+        "ns = CAST('2024-01-01 00:00:00.000000001' AS TIMESTAMP_NS)",
+        "ns = '2024-01-01T00:00:00.000000001'",
+    ),
     ("ns = '2024-01-01 00:00:00+01:00'", None),  # a zone on a zoneless column
-    ("nstz < CAST('2024-01-01 00:00:00.000000001+01:00' AS TIMESTAMPTZ_NS)",
-     "nstz < '2023-12-31T23:00:00.000000001Z'"),
+    (
+        "nstz < CAST('2024-01-01 00:00:00.000000001+01:00' AS TIMESTAMPTZ_NS)",
+        "nstz < '2023-12-31T23:00:00.000000001Z'",
+    ),
     ("nstz >= TIMESTAMP '2024-01-01 00:00:00'", "nstz >= '2024-01-01T00:00Z'"),
     ("ntz > CAST('2024-01-01 00:00:00.000000001' AS TIMESTAMP_NS)", "ntz > '2024-01-01T00:00'"),
     ("ntz = CAST('2024-01-01 00:00:00.000000001' AS TIMESTAMP_NS)", "false"),
     ("ntz = CAST(CAST('2024-01-01 00:00:00.000000001' AS TIMESTAMP_NS) AS TIMESTAMP)", None),
-    ("ntz = CAST(CAST('2024-01-01 00:00:00.000001' AS TIMESTAMP_NS) AS TIMESTAMP)",
-     "ntz = '2024-01-01T00:00:00.000001'"),
+    (
+        "ntz = CAST(CAST('2024-01-01 00:00:00.000001' AS TIMESTAMP_NS) AS TIMESTAMP)",
+        "ntz = '2024-01-01T00:00:00.000001'",
+    ),
 ]
 
 
@@ -163,8 +173,10 @@ def test_condition(condition: str, expected: str | None) -> None:
 def test_parameters() -> None:
     assert one("id = ? AND d >= ?", (7, dt.date(2024, 1, 2))) == "(id = 7 AND d >= '2024-01-02')"
     assert one("amount > ?", (Decimal("1.5"),)) == "amount > 1.50"
-    assert one("ts < ?", (dt.datetime(2024, 1, 1, 2, tzinfo=dt.timezone(dt.timedelta(hours=2))),)) \
+    assert (
+        one("ts < ?", (dt.datetime(2024, 1, 1, 2, tzinfo=dt.timezone(dt.timedelta(hours=2))),))
         == "ts < '2024-01-01T00:00Z'"
+    )
     assert one("name IN (?, ?)", ("a", "b")) == "name IN ('a', 'b')"
 
 
@@ -175,9 +187,13 @@ def test_joins_and_scopes() -> None:
 
     base = "SELECT * FROM a JOIN b ON a.id = b.id"
     assert both(base + " AND b.d = DATE '2024-01-01' AND a.x > 1") == (
-        "x > 1.0", "d = '2024-01-01'")
+        "x > 1.0",
+        "d = '2024-01-01'",
+    )
     assert both(base + " WHERE a.name = 'n' AND b.id < 3 AND a.id = b.big") == (
-        "name = 'n'", "id < 3")
+        "name = 'n'",
+        "id < 3",
+    )
     left = "SELECT * FROM a LEFT JOIN b ON a.id = b.id AND b.id > 3 AND a.id < 9"
     assert both(left) == (None, "id > 3")  # never to the preserved side
     assert both(left + " WHERE a.name = 'x'") == ("name = 'x'", "id > 3")
@@ -188,19 +204,31 @@ def test_joins_and_scopes() -> None:
     full = "SELECT * FROM a FULL JOIN b ON a.id = b.id AND b.id > 3 AND a.id < 9 WHERE a.x > 1"
     assert both(full) == ("x > 1.0", None)  # a.x > 1 rejects a's padded nulls
     assert both("SELECT * FROM a LEFT SEMI JOIN b ON a.id = b.id AND b.id > 3 AND a.id < 9") == (
-        None, "id > 3")
+        None,
+        "id > 3",
+    )
     assert both("SELECT * FROM a LEFT ANTI JOIN b ON a.id = b.id AND b.id > 3") == (None, "id > 3")
     assert both("SELECT * FROM a, b WHERE a.id = b.id AND b.id = 1") == (None, "id = 1")
     # subqueries keep their own conditions
-    assert both("SELECT * FROM a WHERE a.id IN (SELECT id FROM b WHERE b.id > 5)") == (None, "id > 5")
+    assert both("SELECT * FROM a WHERE a.id IN (SELECT id FROM b WHERE b.id > 5)") == (
+        None,
+        "id > 5",
+    )
     assert both("SELECT * FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.id = a.id AND b.x < 2)") == (
-        None, "x < 2.0")
+        None,
+        "x < 2.0",
+    )
     assert both("SELECT * FROM (SELECT * FROM a WHERE id = 1) q JOIN b ON q.id = b.id") == (
-        "id = 1", None)
-    assert both("WITH c AS (SELECT * FROM a WHERE id = 2) SELECT * FROM c, b WHERE b.id = c.id") == (
-        "id = 2", None)
+        "id = 1",
+        None,
+    )
+    assert both(
+        "WITH c AS (SELECT * FROM a WHERE id = 2) SELECT * FROM c, b WHERE b.id = c.id"
+    ) == ("id = 2", None)
     assert both("SELECT id FROM a WHERE id = 1 UNION ALL SELECT id FROM b WHERE id = 2") == (
-        "id = 1", "id = 2")
+        "id = 1",
+        "id = 2",
+    )
 
 
 def test_unknown_columns_or_bad_sql_push_nothing() -> None:
@@ -211,7 +239,9 @@ def test_unknown_columns_or_bad_sql_push_nothing() -> None:
 def test_metadata_columns_do_not_stop_the_rest_from_being_pushed() -> None:
     """A row-level DELETE selects ``_file, _pos``: its condition still prunes the scan and is
     its conflict filter; conditions on the hidden columns themselves stay with DuckDB."""
-    statement = parse_one("SELECT _file, _pos FROM t WHERE id = 5 AND _pos > 2 AND length(name) > 0")
+    statement = parse_one(
+        "SELECT _file, _pos FROM t WHERE id = 5 AND _pos > 2 AND length(name) > 0"
+    )
     bound = bind_query(statement, {"t": TableSource(T)})
     assert bound.metadata_columns == ("_file", "_pos")  # the binder knows them from the text
     filters = pushed_filters(bound, ())

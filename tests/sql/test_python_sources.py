@@ -92,7 +92,10 @@ def test_names_that_hold_no_rows_stay_unknown_tables(con):
     data = pa.table({"x": [1]})  # noqa: F841
     with pytest.raises(icesql.ProgrammingError, match="table not found: db.data"):
         con.execute("SELECT * FROM db.data")  # qualified names are Iceberg tables only
-    with pytest.raises(icesql.ProgrammingError, match="cannot use 'n' as a table: an object of type int holds no rows"):
+    with pytest.raises(
+        icesql.ProgrammingError,
+        match="cannot use 'n' as a table: an object of type int holds no rows",
+    ):
         con.register("n", 42)
 
 
@@ -120,28 +123,36 @@ def test_insert_from_pandas_polars_and_arrow(con):
     rows = pyiceberg_rows(con)
     assert rows.schema.field("id").type == pa.int64()
     assert rows.to_pylist() == [
-        {"id": 1, "name": "a"}, {"id": 2, "name": None}, {"id": 3, "name": "c"},
+        {"id": 1, "name": "a"},
+        {"id": 2, "name": None},
+        {"id": 3, "name": "c"},
         {"id": 4, "name": "d"},
     ]
 
 
-PLAIN = pa.table({
-    "id": pa.array([1, 2, 3], pa.int64()),
-    "i8": pa.array([1, None, -3], pa.int8()),
-    "f": pa.array([1.5, float("nan"), None], pa.float32()),
-    "d": pa.array([0.25, None, -1e300]),
-    "s": pa.array(["a", None, "ü"]),
-    "ls": pa.array(["x" * 40, None, ""], pa.large_string()),
-    "b": pa.array([b"\x00", None, b""]),
-    "day": pa.array([datetime.date(2020, 1, 1), None, datetime.date(1, 1, 1)]),
-    "ts": pa.array([datetime.datetime(2020, 1, 1, 1, 2, 3, 4), None, None], pa.timestamp("us")),
-    "tz": pa.array([datetime.datetime(2020, 1, 1), None, None], pa.timestamp("us", tz="UTC")),
-    "dec": pa.array([Decimal("1.25"), None, Decimal("-99999999999999999999999999999999999.99")],
-                    pa.decimal128(37, 2)),
-    "ok": pa.array([True, None, False]),
-})
-PLAIN_DDL = ("id BIGINT, i8 TINYINT, f FLOAT, d DOUBLE, s STRING, ls STRING, b BINARY, day DATE,"
-             " ts TIMESTAMP_NTZ, tz TIMESTAMP, dec DECIMAL(37, 2), ok BOOLEAN")
+PLAIN = pa.table(
+    {
+        "id": pa.array([1, 2, 3], pa.int64()),
+        "i8": pa.array([1, None, -3], pa.int8()),
+        "f": pa.array([1.5, float("nan"), None], pa.float32()),
+        "d": pa.array([0.25, None, -1e300]),
+        "s": pa.array(["a", None, "ü"]),
+        "ls": pa.array(["x" * 40, None, ""], pa.large_string()),
+        "b": pa.array([b"\x00", None, b""]),
+        "day": pa.array([datetime.date(2020, 1, 1), None, datetime.date(1, 1, 1)]),
+        "ts": pa.array([datetime.datetime(2020, 1, 1, 1, 2, 3, 4), None, None], pa.timestamp("us")),
+        "tz": pa.array([datetime.datetime(2020, 1, 1), None, None], pa.timestamp("us", tz="UTC")),
+        "dec": pa.array(
+            [Decimal("1.25"), None, Decimal("-99999999999999999999999999999999999.99")],
+            pa.decimal128(37, 2),
+        ),
+        "ok": pa.array([True, None, False]),
+    }
+)
+PLAIN_DDL = (
+    "id BIGINT, i8 TINYINT, f FLOAT, d DOUBLE, s STRING, ls STRING, b BINARY, day DATE,"
+    " ts TIMESTAMP_NTZ, tz TIMESTAMP, dec DECIMAL(37, 2), ok BOOLEAN"
+)
 
 
 def test_a_plain_insert_of_arrow_rows_writes_what_duckdb_would(con):
@@ -162,8 +173,12 @@ def test_a_plain_insert_of_arrow_rows_writes_what_duckdb_would(con):
     assert engine.python_rows(plain) is None  # not in the engine's scope outside a statement
     engine.registered["data"] = data
     assert engine.python_rows(plain) is data
-    for other in ("SELECT id FROM data", "SELECT * FROM data LIMIT 1",
-                  "SELECT DISTINCT * FROM data", "SELECT * EXCEPT (id) FROM data"):
+    for other in (
+        "SELECT id FROM data",
+        "SELECT * FROM data LIMIT 1",
+        "SELECT DISTINCT * FROM data",
+        "SELECT * EXCEPT (id) FROM data",
+    ):
         assert engine.python_rows(sqlglot.parse_one(other, read="spark")) is None, other
     engine.registered["data"] = data.set_column(4, "s", data.column("s").dictionary_encode())
     assert data.schema.field(4).name == "s"
@@ -182,8 +197,9 @@ def test_a_frame_is_converted_once_per_statement(con, monkeypatch):
 
     calls = []
     convert = python_sources._from_pandas
-    monkeypatch.setattr(python_sources, "_from_pandas",
-                        lambda df, name: calls.append(name) or convert(df, name))
+    monkeypatch.setattr(
+        python_sources, "_from_pandas", lambda df, name: calls.append(name) or convert(df, name)
+    )
     frame = pd.DataFrame({"id": [1, 2], "name": pd.Categorical(["a", "b"])})
     con.register("frame", frame)
     con.execute("INSERT INTO db.t SELECT * FROM frame")
@@ -225,7 +241,9 @@ def test_merge_from_a_registered_table(con):
         " WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
     )
     assert pyiceberg_rows(con).to_pylist() == [
-        {"id": 1, "name": "one"}, {"id": 2, "name": "TWO"}, {"id": 3, "name": "three"},
+        {"id": 1, "name": "one"},
+        {"id": 2, "name": "TWO"},
+        {"id": 3, "name": "three"},
     ]
 
 
@@ -293,36 +311,48 @@ def test_a_query_that_needs_few_rows_pulls_few_batches(con):
 
 def test_pandas_nullable_categorical_and_unsigned(con):
     con.execute("CREATE TABLE db.k (i INT, b BOOLEAN, s STRING, c STRING, u BIGINT) USING iceberg")
-    frame = pd.DataFrame({  # noqa: F841
-        "i": pd.array([1, None], dtype="Int32"),
-        "b": pd.array([True, None], dtype="boolean"),
-        "s": pd.array(["x", None], dtype="string"),
-        "c": pd.Categorical(["red", None]),
-        "u": np.array([1, 2**32], dtype="uint64"),
-    })
+    frame = pd.DataFrame(  # noqa: F841
+        {
+            "i": pd.array([1, None], dtype="Int32"),
+            "b": pd.array([True, None], dtype="boolean"),
+            "s": pd.array(["x", None], dtype="string"),
+            "c": pd.Categorical(["red", None]),
+            "u": np.array([1, 2**32], dtype="uint64"),
+        }
+    )
     con.execute("INSERT INTO db.k SELECT * FROM frame")
     rows = pyiceberg_rows(con, "db.k")
     assert rows.to_pylist() == [
         {"i": 1, "b": True, "s": "x", "c": "red", "u": 1},
         {"i": None, "b": None, "s": None, "c": None, "u": 2**32},
     ]
-    assert rows.schema.field("c").type == pa.large_string() or rows.schema.field("c").type == pa.string()
+    assert (
+        rows.schema.field("c").type == pa.large_string()
+        or rows.schema.field("c").type == pa.string()
+    )
 
 
 def test_unsigned_overflow_and_ctas_name_the_column(con):
     big = pd.DataFrame({"id": np.array([2**63], dtype="uint64"), "name": ["x"]})  # noqa: F841
     with pytest.raises(icesql.DataError, match=r"CAST_OVERFLOW_IN_TABLE_INSERT.*`id`"):
         con.execute("INSERT INTO db.t SELECT * FROM big")
-    with pytest.raises(icesql.NotSupportedError, match=r"column `id` of type uint64.*DECIMAL\(20,0\)"):
+    with pytest.raises(
+        icesql.NotSupportedError, match=r"column `id` of type uint64.*DECIMAL\(20,0\)"
+    ):
         con.execute("CREATE TABLE db.u USING iceberg AS SELECT * FROM big")
-    con.execute("CREATE TABLE db.u USING iceberg AS SELECT CAST(id AS DECIMAL(20,0)) AS id FROM big")
+    con.execute(
+        "CREATE TABLE db.u USING iceberg AS SELECT CAST(id AS DECIMAL(20,0)) AS id FROM big"
+    )
     assert pyiceberg_rows(con, "db.u").column("id").to_pylist() == [Decimal(2**63)]
 
 
 def test_dictionary_arrays_and_incompatible_types(con):
-    coded = pa.table({  # noqa: F841
-        "id": [1], "name": pa.array(["x"]).dictionary_encode(),
-    })
+    coded = pa.table(  # noqa: F841
+        {
+            "id": [1],
+            "name": pa.array(["x"]).dictionary_encode(),
+        }
+    )
     con.execute("INSERT INTO db.t SELECT * FROM coded")
     assert pyiceberg_rows(con).column("name").to_pylist() == ["x"]
     wrong = pa.table({"id": ["1"], "name": ["x"]})  # noqa: F841

@@ -68,24 +68,35 @@ def test_primitive_names(iceberg, spark):
     assert spark_ddl_type(iceberg) == spark.upper()
 
 
-NESTED = StructType((
-    NestedField(1, "a", IntegerType()),
-    NestedField(2, "tags", ListType(3, StringType(), False)),
-    NestedField(4, "m", MapType(5, StringType(), 6, DecimalType(9, 2), False)),
-    NestedField(7, "s", StructType((NestedField(8, "ts", TimestamptzType()),))),
-))
+NESTED = StructType(
+    (
+        NestedField(1, "a", IntegerType()),
+        NestedField(2, "tags", ListType(3, StringType(), False)),
+        NestedField(4, "m", MapType(5, StringType(), 6, DecimalType(9, 2), False)),
+        NestedField(7, "s", StructType((NestedField(8, "ts", TimestamptzType()),))),
+    )
+)
 
 
 @pytest.mark.parametrize(
     "iceberg, simple, ddl",
     [
         (ListType(1, IntegerType(), True), "array<int>", "ARRAY<INT>"),
-        (MapType(1, StringType(), 2, LongType(), False), "map<string,bigint>", "MAP<STRING, BIGINT>"),
-        (ListType(1, ListType(2, DateType(), False), False), "array<array<date>>",
-         "ARRAY<ARRAY<DATE>>"),
-        (NESTED,
-         "struct<a:int,tags:array<string>,m:map<string,decimal(9,2)>,s:struct<ts:timestamp>>",
-         "STRUCT<a: INT, tags: ARRAY<STRING>, m: MAP<STRING, DECIMAL(9,2)>, s: STRUCT<ts: TIMESTAMP>>"),
+        (
+            MapType(1, StringType(), 2, LongType(), False),
+            "map<string,bigint>",
+            "MAP<STRING, BIGINT>",
+        ),
+        (
+            ListType(1, ListType(2, DateType(), False), False),
+            "array<array<date>>",
+            "ARRAY<ARRAY<DATE>>",
+        ),
+        (
+            NESTED,
+            "struct<a:int,tags:array<string>,m:map<string,decimal(9,2)>,s:struct<ts:timestamp>>",
+            "STRUCT<a: INT, tags: ARRAY<STRING>, m: MAP<STRING, DECIMAL(9,2)>, s: STRUCT<ts: TIMESTAMP>>",
+        ),
         (StructType(()), "struct<>", "STRUCT<>"),
     ],
 )

@@ -97,10 +97,16 @@ def test_iceberg_types_beyond_spark(ddl, iceberg):
     "spark, iceberg",
     [
         ("ARRAY<INT>", ListType(0, IntegerType(), False)),
-        ("MAP<STRING, ARRAY<DATE>>",
-         MapType(0, StringType(), 0, ListType(0, DateType(), False), False)),
-        ("STRUCT<a: INT, b: STRING NOT NULL>",
-         StructType((NestedField(0, "a", IntegerType()), NestedField(0, "b", StringType(), True)))),
+        (
+            "MAP<STRING, ARRAY<DATE>>",
+            MapType(0, StringType(), 0, ListType(0, DateType(), False), False),
+        ),
+        (
+            "STRUCT<a: INT, b: STRING NOT NULL>",
+            StructType(
+                (NestedField(0, "a", IntegerType()), NestedField(0, "b", StringType(), True))
+            ),
+        ),
     ],
 )
 def test_nested_types_have_placeholder_ids(spark, iceberg):
@@ -153,8 +159,12 @@ def test_struct_fields_need_names():
 
 def test_fresh_ids_follow_javas_order():
     # Java's TypeUtil.assignFreshIds: a struct's own fields first, then their children
-    fields = fresh_schema_fields(struct_fields(_type(
-        "STRUCT<a: INT, b: STRUCT<c: INT, d: ARRAY<INT>>, e: MAP<STRING, INT>>")), 1)
+    fields = fresh_schema_fields(
+        struct_fields(
+            _type("STRUCT<a: INT, b: STRUCT<c: INT, d: ARRAY<INT>>, e: MAP<STRING, INT>>")
+        ),
+        1,
+    )
     assert [str(f) for f in fields] == [
         "1: a: optional int",
         "2: b: optional struct<4: c: optional int, 5: d: optional list<int>>",
@@ -164,32 +174,45 @@ def test_fresh_ids_follow_javas_order():
     assert (fields[2].type.key_id, fields[2].type.value_id) == (7, 8)
 
 
-@pytest.mark.parametrize(("ddl", "expected"), [
-    ("GEOMETRY", "geometry"),
-    ("GEOMETRY('OGC:CRS84')", "geometry"),
-    ("GEOMETRY('srid:4326')", "geometry(srid:4326)"),
-    ("GEOMETRY(3857)", "geometry(srid:3857)"),
-    ("GEOMETRY('projjson:crs_prop')", "geometry(projjson:crs_prop)"),
-    ("GEOGRAPHY", "geography"),
-    ("GEOGRAPHY('srid:4269')", "geography(srid:4269)"),
-    ("GEOGRAPHY('OGC:CRS84', 'spherical')", "geography"),
-    ("GEOGRAPHY('OGC:CRS84', karney)", "geography(OGC:CRS84, karney)"),
-    ("GEOGRAPHY('srid:4326', 'VINCENTY')", "geography(srid:4326, vincenty)"),
-])
+@pytest.mark.parametrize(
+    ("ddl", "expected"),
+    [
+        ("GEOMETRY", "geometry"),
+        ("GEOMETRY('OGC:CRS84')", "geometry"),
+        ("GEOMETRY('srid:4326')", "geometry(srid:4326)"),
+        ("GEOMETRY(3857)", "geometry(srid:3857)"),
+        ("GEOMETRY('projjson:crs_prop')", "geometry(projjson:crs_prop)"),
+        ("GEOGRAPHY", "geography"),
+        ("GEOGRAPHY('srid:4269')", "geography(srid:4269)"),
+        ("GEOGRAPHY('OGC:CRS84', 'spherical')", "geography"),
+        ("GEOGRAPHY('OGC:CRS84', karney)", "geography(OGC:CRS84, karney)"),
+        ("GEOGRAPHY('srid:4326', 'VINCENTY')", "geography(srid:4326, vincenty)"),
+    ],
+)
 def test_geospatial_types(ddl, expected):
     """The spec's ``geometry(C)`` / ``geography(C, A)``, defaults OGC:CRS84 and spherical left
     out of the type string as Iceberg writes it."""
     assert str(iceberg_type(exp.DataType.build(ddl, dialect="spark"))) == expected
 
 
-@pytest.mark.parametrize(("ddl", "error", "pattern"), [
-    ("CREATE TABLE t (g GEOGRAPHY('OGC:CRS84', 'great_circle'))", icesql.NotSupportedError,
-     "algorithm 'great_circle'"),
-    ("CREATE TABLE t (g GEOMETRY(OGC:CRS84))", icesql.ProgrammingError, "CRS as a string"),
-    ("CREATE TABLE t (g GEOMETRY('a', 'b'))", icesql.ProgrammingError, "one CRS"),
-    ("CREATE TABLE t (g GEOGRAPHY('a', 'spherical', 'x'))", icesql.ProgrammingError, "a CRS and"),
-    ("CREATE TABLE t (g GEOMETRY('srid 4326'))", icesql.ProgrammingError, "invalid CRS"),
-])
+@pytest.mark.parametrize(
+    ("ddl", "error", "pattern"),
+    [
+        (
+            "CREATE TABLE t (g GEOGRAPHY('OGC:CRS84', 'great_circle'))",
+            icesql.NotSupportedError,
+            "algorithm 'great_circle'",
+        ),
+        ("CREATE TABLE t (g GEOMETRY(OGC:CRS84))", icesql.ProgrammingError, "CRS as a string"),
+        ("CREATE TABLE t (g GEOMETRY('a', 'b'))", icesql.ProgrammingError, "one CRS"),
+        (
+            "CREATE TABLE t (g GEOGRAPHY('a', 'spherical', 'x'))",
+            icesql.ProgrammingError,
+            "a CRS and",
+        ),
+        ("CREATE TABLE t (g GEOMETRY('srid 4326'))", icesql.ProgrammingError, "invalid CRS"),
+    ],
+)
 def test_bad_geospatial_types(ddl, error, pattern):
     create = parse_one(ddl)
     with pytest.raises(error, match=pattern):

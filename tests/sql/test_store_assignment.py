@@ -71,8 +71,10 @@ def _store(t, values, source_type: pa.DataType, required: bool = False) -> list:
         (pa.map_(pa.string(), pa.int32()), MapType(2, StringType(), 3, DoubleType(), False)),
         (pa.dictionary(pa.int32(), pa.string()), StringType()),
         (pa.null(), UnknownType()),  # a v3 unknown column takes NULL only
-        (pa.struct([("p", pa.int32()), ("q", pa.null())]),
-         StructType((NestedField(2, "a", LongType()), NestedField(3, "b", UnknownType())))),
+        (
+            pa.struct([("p", pa.int32()), ("q", pa.null())]),
+            StructType((NestedField(2, "a", LongType()), NestedField(3, "b", UnknownType()))),
+        ),
     ],
 )
 def test_can_assign_reasonable_conversions(source, target):
@@ -88,7 +90,10 @@ def test_can_assign_reasonable_conversions(source, target):
         (pa.int32(), BooleanType()),
         (pa.int64(), DateType()),
         (pa.list_(pa.int32()), StringType()),  # containers are not atomic
-        (pa.struct([("p", pa.int32()), ("q", pa.int32())]), StructType((NestedField(2, "a", LongType()),))),
+        (
+            pa.struct([("p", pa.int32()), ("q", pa.int32())]),
+            StructType((NestedField(2, "a", LongType()),)),
+        ),
         (pa.struct([("p", pa.string())]), StructType((NestedField(2, "a", LongType()),))),
         (pa.list_(pa.string()), ListType(2, LongType(), False)),
         (pa.map_(pa.string(), pa.string()), MapType(2, StringType(), 3, DoubleType(), False)),
@@ -105,7 +110,9 @@ def test_can_assign_refuses_unsafe_conversions(source, target):
 def test_unsafe_cast_is_refused_before_any_row_with_spark_error_class_naming_the_column():
     schema = Schema((NestedField(1, "id", LongType()), NestedField(2, "flag", IntegerType())))
     source = pa.schema([("a", pa.int64()), ("b", pa.bool_())])
-    with pytest.raises(ProgrammingError, match=r"\[INCOMPATIBLE_DATA_FOR_TABLE\.CANNOT_SAFELY_CAST\]") as e:
+    with pytest.raises(
+        ProgrammingError, match=r"\[INCOMPATIBLE_DATA_FOR_TABLE\.CANNOT_SAFELY_CAST\]"
+    ) as e:
         Assignment(TABLE, schema, source)
     assert "`flag`" in str(e.value) and TABLE in str(e.value)
     assert "BOOLEAN" in str(e.value) and "INT" in str(e.value)
@@ -116,7 +123,9 @@ def test_unsafe_cast_is_refused_before_any_row_with_spark_error_class_naming_the
 
 def test_arity_mismatch_names_both_column_lists():
     schema = Schema((NestedField(1, "a", LongType()), NestedField(2, "b", LongType())))
-    with pytest.raises(ProgrammingError, match=r"INSERT_COLUMN_ARITY_MISMATCH\.NOT_ENOUGH_DATA_COLUMNS.*a, b.*x"):
+    with pytest.raises(
+        ProgrammingError, match=r"INSERT_COLUMN_ARITY_MISMATCH\.NOT_ENOUGH_DATA_COLUMNS.*a, b.*x"
+    ):
         Assignment(TABLE, schema, pa.schema([("x", pa.int64())]))
     three = pa.schema([("x", pa.int64()), ("y", pa.int64()), ("z", pa.int64())])
     with pytest.raises(ProgrammingError, match=r"TOO_MANY_DATA_COLUMNS.*data columns: x, y, z"):
@@ -172,9 +181,15 @@ def test_float_out_of_int_range_overflows(value):
 
 def test_decimals_round_half_up_to_the_column_scale():
     # half-up, not banker's: 0.125 -> 0.13 and -0.125 -> -0.13 (banker's would give 0.12)
-    assert _store(DecimalType(5, 2), [Decimal("0.125"), Decimal("-0.125"), Decimal("1.114")],
-                  pa.decimal128(6, 3)) == [Decimal("0.13"), Decimal("-0.13"), Decimal("1.11")]
-    assert _store(DecimalType(5, 2), [0.125, 2.5], pa.float64()) == [Decimal("0.13"), Decimal("2.50")]
+    assert _store(
+        DecimalType(5, 2),
+        [Decimal("0.125"), Decimal("-0.125"), Decimal("1.114")],
+        pa.decimal128(6, 3),
+    ) == [Decimal("0.13"), Decimal("-0.13"), Decimal("1.11")]
+    assert _store(DecimalType(5, 2), [0.125, 2.5], pa.float64()) == [
+        Decimal("0.13"),
+        Decimal("2.50"),
+    ]
     assert _store(DecimalType(10, 0), [12345], pa.int64()) == [Decimal(12345)]
 
 
@@ -199,7 +214,10 @@ def test_atomic_values_become_spark_strings():
     # Java's Double.toString: scientific notation from 1e7 on, always a fraction digit
     assert _store(StringType(), [1e10, 1.5, 100.0], pa.float64()) == ["1.0E10", "1.5", "100.0"]
     ts = [dt.datetime(2024, 1, 2, 3, 4, 5, 120000), dt.datetime(2024, 1, 2)]
-    assert _store(StringType(), ts, pa.timestamp("us")) == ["2024-01-02 03:04:05.12", "2024-01-02 00:00:00"]
+    assert _store(StringType(), ts, pa.timestamp("us")) == [
+        "2024-01-02 03:04:05.12",
+        "2024-01-02 00:00:00",
+    ]
 
 
 _TS = [dt.datetime(1969, 12, 31, 23, 0), dt.datetime(2024, 3, 1, 23, 59, 59)]
@@ -207,16 +225,25 @@ _TS = [dt.datetime(1969, 12, 31, 23, 0), dt.datetime(2024, 3, 1, 23, 59, 59)]
 
 @pytest.mark.parametrize("unit", ["s", "ms", "us"])
 def test_timestamp_to_date_floors_before_the_epoch(unit):
-    assert _store(DateType(), _TS, pa.timestamp(unit)) == [dt.date(1969, 12, 31), dt.date(2024, 3, 1)]
+    assert _store(DateType(), _TS, pa.timestamp(unit)) == [
+        dt.date(1969, 12, 31),
+        dt.date(2024, 3, 1),
+    ]
 
 
 def test_nanosecond_timestamp_near_the_epoch_to_date():
     near = [dt.datetime(1969, 12, 31, 23, 0), dt.datetime(1970, 1, 2, 1, 0)]
-    assert _store(DateType(), near, pa.timestamp("ns")) == [dt.date(1969, 12, 31), dt.date(1970, 1, 2)]
+    assert _store(DateType(), near, pa.timestamp("ns")) == [
+        dt.date(1969, 12, 31),
+        dt.date(1970, 1, 2),
+    ]
 
 
 def test_nanosecond_timestamp_of_today_to_date():
-    assert _store(DateType(), _TS, pa.timestamp("ns")) == [dt.date(1969, 12, 31), dt.date(2024, 3, 1)]
+    assert _store(DateType(), _TS, pa.timestamp("ns")) == [
+        dt.date(1969, 12, 31),
+        dt.date(2024, 3, 1),
+    ]
 
 
 def test_timestamps_with_and_without_zone_convert_in_utc():
@@ -280,7 +307,11 @@ def test_null_required_struct_child_fails_only_under_a_non_null_struct():
 
 
 def test_lists_and_maps_convert_element_by_element():
-    assert _store(ListType(2, LongType(), False), [[1, 2], None, []], pa.list_(pa.int32())) == [[1, 2], None, []]
+    assert _store(ListType(2, LongType(), False), [[1, 2], None, []], pa.list_(pa.int32())) == [
+        [1, 2],
+        None,
+        [],
+    ]
     target = MapType(2, StringType(), 3, DoubleType(), False)
     out = _store(target, [[("k", 1)], None], pa.map_(pa.string(), pa.int32()))
     assert out == [[("k", 1.0)], None]
@@ -305,7 +336,11 @@ def test_sliced_list_input_keeps_its_own_rows():
 
 @pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
 def test_timestamps_of_every_unit_to_date_floor_to_the_utc_day(unit):
-    values = [dt.datetime(1969, 12, 31, 23, 59, 59), None, dt.datetime(1900, 1, 1, 0, 0, 1),
-              dt.datetime(2262, 4, 11)]
+    values = [
+        dt.datetime(1969, 12, 31, 23, 59, 59),
+        None,
+        dt.datetime(1900, 1, 1, 0, 0, 1),
+        dt.datetime(2262, 4, 11),
+    ]
     expected = [None if v is None else v.date() for v in values]
     assert _store(DateType(), values, pa.timestamp(unit)) == expected

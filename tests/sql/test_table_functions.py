@@ -70,10 +70,14 @@ def test_spark_table_functions_pass(sql):
     assert parse(sql)
 
 
-@pytest.mark.parametrize("sql", [
-    "SELECT current_setting('home_directory')", "SELECT getvariable('x')",
-    "SELECT * FROM range(1) WHERE getenv('HOME') IS NOT NULL",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT current_setting('home_directory')",
+        "SELECT getvariable('x')",
+        "SELECT * FROM range(1) WHERE getenv('HOME') IS NOT NULL",
+    ],
+)
 def test_duckdb_functions_that_tell_the_host_are_refused(sql):
     with pytest.raises(NotSupportedError, match=r"function \w+\(\) is not Spark SQL"):
         parse(sql)

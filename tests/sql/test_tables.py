@@ -60,8 +60,10 @@ def test_ctes_and_table_functions_are_not_tables():
 
 def _without_prefixes(sql):
     statement = parse_one(sql)
-    refs = [resolve_reference(n, {"local": EXISTING.__contains__}, "local", ("default",))
-            for n in table_nodes(statement)]
+    refs = [
+        resolve_reference(n, {"local": EXISTING.__contains__}, "local", ("default",))
+        for n in table_nodes(statement)
+    ]
     drop_table_prefixes(statement, refs)
     return statement.sql(dialect="spark")
 

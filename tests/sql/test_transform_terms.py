@@ -69,14 +69,13 @@ def test_source_field_finds_dotted_and_case_insensitive_names(column, field_id):
 def test_source_field_names_the_missing_column_and_the_columns_there_are():
     with pytest.raises(ProgrammingError) as e:
         source_field(SCHEMA, ("nope",), "sort")
-    assert str(e.value) == (
-        "cannot sort by 'nope': no such column (columns: id, s, ts, st, d)"
-    )
+    assert str(e.value) == ("cannot sort by 'nope': no such column (columns: id, s, ts, st, d)")
 
 
 def test_a_new_spec_numbers_fields_from_1000_in_term_order():
     spec = new_partition_spec(
-        SCHEMA, [Term("day", ("ts",)), Term("bucket[4]", ("st", "x")), Term("identity", ("s",))],
+        SCHEMA,
+        [Term("day", ("ts",)), Term("bucket[4]", ("st", "x")), Term("identity", ("s",))],
         spec_id=3,
     )
     assert spec.spec_id == 3
@@ -96,12 +95,16 @@ def test_no_terms_is_the_unpartitioned_spec():
     ("terms", "message"),
     [
         ([Term("day", ("nope",))], "cannot partition by 'nope': no such column"),
-        ([Term("bucket[4]", ("id",)), Term("bucket[4]", ("id",))],
-         r"cannot partition by bucket\[4\]\(id\) twice"),
+        (
+            [Term("bucket[4]", ("id",)), Term("bucket[4]", ("id",))],
+            r"cannot partition by bucket\[4\]\(id\) twice",
+        ),
         ([Term("identity", ("s",)), Term("identity", ("s",))], r"identity\(s\) twice"),
         # two bucket counts are allowed by the builder, but both are named id_bucket
-        ([Term("bucket[4]", ("id",)), Term("bucket[8]", ("id",))],
-         "cannot use partition name 'id_bucket' twice"),
+        (
+            [Term("bucket[4]", ("id",)), Term("bucket[8]", ("id",))],
+            "cannot use partition name 'id_bucket' twice",
+        ),
         ([Term("year", ("s",))], "year"),  # a transform that does not apply to a string
     ],
 )

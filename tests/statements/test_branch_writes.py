@@ -49,8 +49,10 @@ def test_every_statement_writes_the_branch_and_leaves_main(con, version, mode):
     con.execute("DELETE FROM db.t.branch_b WHERE id = 1")  # row by row
     con.execute("DELETE FROM db.t.branch_b WHERE p = 'c'")  # whole files
     con.execute("UPDATE db.t.branch_b SET id = id * 10 WHERE p = 'b'")
-    con.execute("MERGE INTO db.t.branch_b t USING (SELECT 2 AS id, 'z' AS p UNION ALL SELECT 7, 'd') s"
-                " ON t.id = s.id WHEN MATCHED THEN UPDATE SET p = s.p WHEN NOT MATCHED THEN INSERT *")
+    con.execute(
+        "MERGE INTO db.t.branch_b t USING (SELECT 2 AS id, 'z' AS p UNION ALL SELECT 7, 'd') s"
+        " ON t.id = s.id WHEN MATCHED THEN UPDATE SET p = s.p WHEN NOT MATCHED THEN INSERT *"
+    )
     con.execute("INSERT OVERWRITE db.t.branch_b PARTITION (p = 'd') VALUES (70)")
     assert _rows(con, "db.t.branch_b") == [(2, "z"), (30, "b"), (70, "d")]
     assert _rows(con, "db.t VERSION AS OF 'b'") == [(2, "z"), (30, "b"), (70, "d")]
@@ -79,14 +81,18 @@ def test_branch_targets_spark_refuses(con):
 
 def test_conflicts_are_checked_against_the_branch_only(con, monkeypatch, tmp_path):
     _create(con, 2, "merge-on-read")
-    con.execute("ALTER TABLE db.t SET TBLPROPERTIES ('write.delete.isolation-level'='serializable')")
+    con.execute(
+        "ALTER TABLE db.t SET TBLPROPERTIES ('write.delete.isolation-level'='serializable')"
+    )
     # an append to main's partition a while deleting from the branch: no conflict
     append_before_commit(con, monkeypatch, str(tmp_path), "INSERT INTO db.t VALUES (5, 'a')", T)
     con.execute("DELETE FROM db.t.branch_b WHERE id % 2 = 1 AND p = 'a'")
     assert _rows(con, "db.t.branch_b") == [(2, "a"), (3, "b")]
     monkeypatch.undo()
     # an append to the branch's partition a: the serializable DELETE fails
-    append_before_commit(con, monkeypatch, str(tmp_path), "INSERT INTO db.t.branch_b VALUES (6, 'a')", T)
+    append_before_commit(
+        con, monkeypatch, str(tmp_path), "INSERT INTO db.t.branch_b VALUES (6, 'a')", T
+    )
     with pytest.raises(CommitConflictError, match="added data file"):
         con.execute("DELETE FROM db.t.branch_b WHERE id % 2 = 0 AND p = 'a'")
     assert _rows(con, "db.t.branch_b") == [(2, "a"), (3, "b"), (6, "a")]

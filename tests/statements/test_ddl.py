@@ -32,7 +32,14 @@ def test_create_table_ids_specs_and_properties_like_spark(con):
     )
     raw = _raw(con)
     fields = raw["schemas"][0]["fields"]
-    assert [(f["id"], f["name"]) for f in fields] == [(1, "id"), (2, "s"), (3, "ts"), (4, "st"), (5, "arr"), (6, "m")]
+    assert [(f["id"], f["name"]) for f in fields] == [
+        (1, "id"),
+        (2, "s"),
+        (3, "ts"),
+        (4, "st"),
+        (5, "arr"),
+        (6, "m"),
+    ]
     assert fields[0] == {"id": 1, "name": "id", "required": True, "type": "long", "doc": "the id"}
     assert [f["id"] for f in fields[3]["type"]["fields"]] == [7, 8]
     assert fields[4]["type"]["element-id"] == 9
@@ -42,8 +49,12 @@ def test_create_table_ids_specs_and_properties_like_spark(con):
     assert raw["last-column-id"] == 13
     spec = raw["partition-specs"][0]["fields"]
     assert [(f["name"], f["transform"], f["field-id"]) for f in spec] == [
-        ("id_bucket", "bucket[4]", 1000), ("ts_day", "day", 1001), ("s_trunc", "truncate[2]", 1002),
-        ("st.a_bucket", "bucket[2]", 1003), ("st.b_trunc", "truncate[3]", 1004), ("s", "identity", 1005),
+        ("id_bucket", "bucket[4]", 1000),
+        ("ts_day", "day", 1001),
+        ("s_trunc", "truncate[2]", 1002),
+        ("st.a_bucket", "bucket[2]", 1003),
+        ("st.b_trunc", "truncate[3]", 1004),
+        ("s", "identity", 1005),
     ]
     assert raw["last-partition-id"] == 1005
     assert raw["properties"]["foo"] == "bar" and raw["properties"]["comment"] == "orders"
@@ -54,7 +65,9 @@ def test_create_table_ids_specs_and_properties_like_spark(con):
 
 @pytest.mark.parametrize("version", [1, 2, 3])
 def test_format_versions(con, version):
-    con.execute(f"CREATE TABLE db.t (id BIGINT) USING iceberg TBLPROPERTIES ('format-version'='{version}')")
+    con.execute(
+        f"CREATE TABLE db.t (id BIGINT) USING iceberg TBLPROPERTIES ('format-version'='{version}')"
+    )
     raw = _raw(con)
     assert raw["format-version"] == version
     assert ("next-row-id" in raw) == (version == 3)
@@ -64,27 +77,74 @@ def test_format_versions(con, version):
 @pytest.mark.parametrize(
     ("ddl", "error", "pattern"),
     [
-        ("CREATE TABLE db.t (a INT) USING iceberg TBLPROPERTIES ('format-version'='4')", icesql.ProgrammingError, "format-version '4'"),
-        ("CREATE TABLE db.t (a INT) USING iceberg LOCATION '/elsewhere'", icesql.ProgrammingError, "custom location"),
+        (
+            "CREATE TABLE db.t (a INT) USING iceberg TBLPROPERTIES ('format-version'='4')",
+            icesql.ProgrammingError,
+            "format-version '4'",
+        ),
+        (
+            "CREATE TABLE db.t (a INT) USING iceberg LOCATION '/elsewhere'",
+            icesql.ProgrammingError,
+            "custom location",
+        ),
         ("CREATE TABLE db.t (a INT) USING parquet", icesql.NotSupportedError, "USING parquet"),
-        ("CREATE TABLE db.t (a INT, A STRING) USING iceberg", icesql.ProgrammingError, "appears twice"),
-        ("CREATE TABLE db.t (a INT) USING iceberg PARTITIONED BY (bucket(4, b))", icesql.ProgrammingError, "no such column"),
-        ("CREATE TABLE db.t (a STRING) USING iceberg PARTITIONED BY (days(a))", icesql.ProgrammingError, "day does not apply to string"),
-        ("CREATE TABLE db.t (a INT) USING iceberg PARTITIONED BY (wrong(a))", icesql.ProgrammingError, "unknown partition transform"),
-        ("CREATE TABLE db.t (a INT) USING iceberg TBLPROPERTIES ('current-snapshot-id'='1')", icesql.ProgrammingError, "reserved"),
-        ("CREATE TABLE db.t USING iceberg AS SELECT NULL AS x", icesql.ProgrammingError, "has no type"),
+        (
+            "CREATE TABLE db.t (a INT, A STRING) USING iceberg",
+            icesql.ProgrammingError,
+            "appears twice",
+        ),
+        (
+            "CREATE TABLE db.t (a INT) USING iceberg PARTITIONED BY (bucket(4, b))",
+            icesql.ProgrammingError,
+            "no such column",
+        ),
+        (
+            "CREATE TABLE db.t (a STRING) USING iceberg PARTITIONED BY (days(a))",
+            icesql.ProgrammingError,
+            "day does not apply to string",
+        ),
+        (
+            "CREATE TABLE db.t (a INT) USING iceberg PARTITIONED BY (wrong(a))",
+            icesql.ProgrammingError,
+            "unknown partition transform",
+        ),
+        (
+            "CREATE TABLE db.t (a INT) USING iceberg TBLPROPERTIES ('current-snapshot-id'='1')",
+            icesql.ProgrammingError,
+            "reserved",
+        ),
+        (
+            "CREATE TABLE db.t USING iceberg AS SELECT NULL AS x",
+            icesql.ProgrammingError,
+            "has no type",
+        ),
         # v3 types on older versions, refused as Java's Schema.checkCompatibility does
-        ("CREATE TABLE db.t (a TIMESTAMP_NS) USING iceberg", icesql.ProgrammingError,
-         "column 'a' of type timestamp_ns needs format-version 3"),
-        ("CREATE TABLE db.t (a INT, s STRUCT<b: TIMESTAMPTZ_NS>) USING iceberg TBLPROPERTIES"
-         " ('format-version'='1')", icesql.ProgrammingError,
-         "column 's.b' of type timestamptz_ns needs format-version 3"),
-        ("CREATE TABLE db.t (id INT, g GEOMETRY) USING iceberg", icesql.ProgrammingError,
-         "column 'g' of type geometry needs format-version 3"),
-        ("CREATE TABLE db.t (m MAP<STRING, GEOGRAPHY>) USING iceberg", icesql.ProgrammingError,
-         r"column 'm\.value' of type geography needs format-version 3"),
-        ("CREATE TABLE db.t (v VARIANT) USING iceberg", icesql.ProgrammingError,
-         "column 'v' of type variant needs format-version 3"),
+        (
+            "CREATE TABLE db.t (a TIMESTAMP_NS) USING iceberg",
+            icesql.ProgrammingError,
+            "column 'a' of type timestamp_ns needs format-version 3",
+        ),
+        (
+            "CREATE TABLE db.t (a INT, s STRUCT<b: TIMESTAMPTZ_NS>) USING iceberg TBLPROPERTIES"
+            " ('format-version'='1')",
+            icesql.ProgrammingError,
+            "column 's.b' of type timestamptz_ns needs format-version 3",
+        ),
+        (
+            "CREATE TABLE db.t (id INT, g GEOMETRY) USING iceberg",
+            icesql.ProgrammingError,
+            "column 'g' of type geometry needs format-version 3",
+        ),
+        (
+            "CREATE TABLE db.t (m MAP<STRING, GEOGRAPHY>) USING iceberg",
+            icesql.ProgrammingError,
+            r"column 'm\.value' of type geography needs format-version 3",
+        ),
+        (
+            "CREATE TABLE db.t (v VARIANT) USING iceberg",
+            icesql.ProgrammingError,
+            "column 'v' of type variant needs format-version 3",
+        ),
     ],
 )
 def test_bad_create_statements(con, ddl, error, pattern):
@@ -112,7 +172,11 @@ def test_ctas_creates_the_table_with_its_first_snapshot(con, tmp_path):
     assert sorted(p.name for p in mdir.glob("v*.metadata.json")) == ["v1.metadata.json"]
     raw = json.loads((mdir / "v1.metadata.json").read_text())
     assert len(raw["snapshots"]) == 1 and raw["metadata-log"] == []
-    assert [(f["name"], f["required"]) for f in raw["schemas"][0]["fields"]] == [("id", False), ("s", False), ("x", False)]
+    assert [(f["name"], f["required"]) for f in raw["schemas"][0]["fields"]] == [
+        ("id", False),
+        ("s", False),
+        ("x", False),
+    ]
     assert con.execute("SELECT * FROM db.t ORDER BY id").fetchall()[0][:2] == (1, "a")
 
 
@@ -120,7 +184,9 @@ def test_failed_ctas_leaves_no_table(con):
     con.execute("CREATE TABLE db.src (a INT) USING iceberg")
     con.execute("INSERT INTO db.src VALUES (1), (2)")
     with pytest.raises(icesql.DataError, match="Assertion failed"):
-        con.execute("CREATE TABLE db.t USING iceberg AS SELECT a, assert_true(a < 2) AS ok FROM db.src")
+        con.execute(
+            "CREATE TABLE db.t USING iceberg AS SELECT a, assert_true(a < 2) AS ok FROM db.src"
+        )
     assert not con.catalog.table_exists(("db", "t"))
 
 
@@ -133,7 +199,10 @@ def test_create_or_replace_keeps_history_and_column_ids(con):
     assert raw["last-column-id"] == 3
     snaps = raw["snapshots"]
     assert len(snaps) == 2 and "parent-snapshot-id" not in snaps[1]
-    assert snaps[1]["summary"]["operation"] == "overwrite" and snaps[1]["summary"]["total-records"] == "1"
+    assert (
+        snaps[1]["summary"]["operation"] == "overwrite"
+        and snaps[1]["summary"]["total-records"] == "1"
+    )
     assert con.execute("SELECT * FROM db.t").fetchall() == [(2, "y")]
     con.execute("CREATE OR REPLACE TABLE db.t (z BIGINT) USING iceberg")
     raw = _raw(con)
@@ -198,16 +267,26 @@ def test_namespaces_and_drops(con):
 @pytest.mark.parametrize(
     ("ddl", "pattern"),
     [
-        ("CREATE TABLE db.n (id INT, s STRING) USING iceberg PARTITIONED BY (bucket(4, id, s))",
-         r"more than one column reference: bucket\(4, id, s\)"),
-        ("CREATE TABLE db.n (id INT) USING iceberg PARTITIONED BY (bucket(id, 4))",
-         r"expected bucket\(N, column\)"),
-        ("CREATE TABLE db.n USING iceberg PARTITIONED BY (years(ts), months(ts)) AS SELECT TIMESTAMP'2024-01-01' AS ts",
-         r"month\(ts\) \(partition field 'ts_month'\): redundant with 'ts_year'"),
-        ("CREATE OR REPLACE TABLE db.n USING iceberg PARTITIONED BY (days(ts), hours(ts)) AS SELECT TIMESTAMP'2024-01-01' AS ts",
-         "redundant with 'ts_day'"),
-        ("CREATE TABLE db.n (b BOOLEAN) USING iceberg PARTITIONED BY (bucket(4, b))",
-         r"bucket\[4\]\(b\) \(partition field 'b_bucket'\): bucket\[4\] does not apply to boolean"),
+        (
+            "CREATE TABLE db.n (id INT, s STRING) USING iceberg PARTITIONED BY (bucket(4, id, s))",
+            r"more than one column reference: bucket\(4, id, s\)",
+        ),
+        (
+            "CREATE TABLE db.n (id INT) USING iceberg PARTITIONED BY (bucket(id, 4))",
+            r"expected bucket\(N, column\)",
+        ),
+        (
+            "CREATE TABLE db.n USING iceberg PARTITIONED BY (years(ts), months(ts)) AS SELECT TIMESTAMP'2024-01-01' AS ts",
+            r"month\(ts\) \(partition field 'ts_month'\): redundant with 'ts_year'",
+        ),
+        (
+            "CREATE OR REPLACE TABLE db.n USING iceberg PARTITIONED BY (days(ts), hours(ts)) AS SELECT TIMESTAMP'2024-01-01' AS ts",
+            "redundant with 'ts_day'",
+        ),
+        (
+            "CREATE TABLE db.n (b BOOLEAN) USING iceberg PARTITIONED BY (bucket(4, b))",
+            r"bucket\[4\]\(b\) \(partition field 'b_bucket'\): bucket\[4\] does not apply to boolean",
+        ),
     ],
 )
 def test_specs_spark_refuses_create_nothing(con, ddl, pattern):
@@ -236,7 +315,10 @@ def test_geospatial_columns_in_the_schema_json_as_the_spec_writes_them(con):
     )
     fields = _raw(con)["schemas"][0]["fields"]
     assert [f["type"] for f in fields[:5]] == [
-        "geometry", "geometry(srid:4326)", "geography", "geography(srid:4326)",
+        "geometry",
+        "geometry(srid:4326)",
+        "geography",
+        "geography(srid:4326)",
         "geography(OGC:CRS84, karney)",
     ]
     assert fields[5]["type"]["fields"][0]["type"] == "geometry(srid:3857)"
@@ -251,7 +333,9 @@ def test_geospatial_columns_in_the_schema_json_as_the_spec_writes_them(con):
 def test_geospatial_columns_need_format_version_3(con, version):
     for column in ("g GEOMETRY", "g GEOGRAPHY('srid:4326')", "s STRUCT<g: GEOMETRY>"):
         with pytest.raises(icesql.ProgrammingError, match="needs? format-version 3"):
-            con.execute(f"CREATE TABLE db.t ({column}) TBLPROPERTIES ('format-version'='{version}')")
+            con.execute(
+                f"CREATE TABLE db.t ({column}) TBLPROPERTIES ('format-version'='{version}')"
+            )
         assert not con.catalog.table_exists(("db", "t"))
     con.execute(f"CREATE TABLE db.t (id INT) TBLPROPERTIES ('format-version'='{version}')")
     with pytest.raises(icesql.ProgrammingError, match="needs? format-version 3"):
@@ -261,14 +345,21 @@ def test_geospatial_columns_need_format_version_3(con, version):
 
 def test_add_geospatial_columns_on_v3(con):
     con.execute("CREATE TABLE db.t (id INT) TBLPROPERTIES ('format-version'='3')")
-    con.execute("ALTER TABLE db.t ADD COLUMNS (g GEOMETRY('srid:3857'), h GEOGRAPHY('srid:4326', 'andoyer'))")
+    con.execute(
+        "ALTER TABLE db.t ADD COLUMNS (g GEOMETRY('srid:3857'), h GEOGRAPHY('srid:4326', 'andoyer'))"
+    )
     fields = _raw(con)["schemas"][-1]["fields"]
-    assert [f["type"] for f in fields[1:]] == ["geometry(srid:3857)", "geography(srid:4326, andoyer)"]
+    assert [f["type"] for f in fields[1:]] == [
+        "geometry(srid:3857)",
+        "geography(srid:4326, andoyer)",
+    ]
 
 
 def test_nanosecond_timestamp_columns_on_v3(con):
-    con.execute("CREATE TABLE db.t (a TIMESTAMP_NS, b timestamptz_ns, c ARRAY<TIMESTAMPTZ_NS>)"
-                " USING iceberg TBLPROPERTIES ('format-version'='3')")
+    con.execute(
+        "CREATE TABLE db.t (a TIMESTAMP_NS, b timestamptz_ns, c ARRAY<TIMESTAMPTZ_NS>)"
+        " USING iceberg TBLPROPERTIES ('format-version'='3')"
+    )
     fields = _raw(con)["schemas"][0]["fields"]
     assert [f["type"] for f in fields[:2]] == ["timestamp_ns", "timestamptz_ns"]
     assert fields[2]["type"]["element"] == "timestamptz_ns"

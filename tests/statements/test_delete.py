@@ -55,7 +55,9 @@ def _files(con) -> set[str]:
 
 def _data_files(con):
     table = con.catalog.load_table(T)
-    return [t.data_file for t in plan_files(table.metadata, table.metadata.current_snapshot(), table.io)]
+    return [
+        t.data_file for t in plan_files(table.metadata, table.metadata.current_snapshot(), table.io)
+    ]
 
 
 @pytest.mark.parametrize("version, mode", MODES)
@@ -115,7 +117,11 @@ def test_files_proven_by_metrics_are_removed_whole(con):
     os.remove(second.file_path)
     assert con.execute("DELETE FROM db.t WHERE id >= 10").rowcount == 2
     op, summary = _last(con)
-    assert op == "delete" and summary["deleted-data-files"] == "1" and summary["deleted-records"] == "2"
+    assert (
+        op == "delete"
+        and summary["deleted-data-files"] == "1"
+        and summary["deleted-records"] == "2"
+    )
     assert _ids(con) == [1, 2, 3, 4, 5, 6]
 
 
@@ -125,7 +131,11 @@ def test_delete_without_where_removes_every_file(con):
     assert con.execute("DELETE FROM db.t").rowcount == 5
     assert _ids(con) == []
     op, summary = _last(con)
-    assert op == "delete" and summary["total-data-files"] == "0" and summary["total-delete-files"] == "0"
+    assert (
+        op == "delete"
+        and summary["total-data-files"] == "0"
+        and summary["total-delete-files"] == "0"
+    )
 
 
 def test_deleting_nothing_commits_like_spark(con):
@@ -154,22 +164,36 @@ def test_subquery_conditions(con):
     con.execute("CREATE TABLE db.u (id INT) USING iceberg")
     con.execute("INSERT INTO db.u VALUES (2), (4), (NULL)")
     assert con.execute("DELETE FROM db.t WHERE id IN (SELECT id FROM db.u)").rowcount == 2
-    assert con.execute(
-        "DELETE FROM db.t AS a WHERE EXISTS (SELECT 1 FROM db.u AS u WHERE u.id + 1 = a.id)"
-    ).rowcount == 2  # ids 3 and 5
+    assert (
+        con.execute(
+            "DELETE FROM db.t AS a WHERE EXISTS (SELECT 1 FROM db.u AS u WHERE u.id + 1 = a.id)"
+        ).rowcount
+        == 2
+    )  # ids 3 and 5
     assert con.execute("DELETE FROM db.t WHERE id NOT IN (SELECT id FROM db.u)").rowcount == 0
-    assert con.execute(
-        "DELETE FROM db.t WHERE id = (SELECT max(id) FROM db.t)"  # the target in a subquery
-    ).rowcount == 1
+    assert (
+        con.execute(
+            "DELETE FROM db.t WHERE id = (SELECT max(id) FROM db.t)"  # the target in a subquery
+        ).rowcount
+        == 1
+    )
     assert _ids(con) == [1]
 
 
 @pytest.mark.parametrize(
     "sql, error, pattern",
     [
-        ("DELETE FROM db.missing WHERE id = 1", icesql.ProgrammingError, "table not found: db.missing"),
+        (
+            "DELETE FROM db.missing WHERE id = 1",
+            icesql.ProgrammingError,
+            "table not found: db.missing",
+        ),
         ("DELETE FROM db.t WHERE nope = 1", icesql.ProgrammingError, "nope"),
-        ("DELETE FROM db.t.branch_b WHERE id = 1", icesql.ProgrammingError, r"branch \(does not exist\): b"),
+        (
+            "DELETE FROM db.t.branch_b WHERE id = 1",
+            icesql.ProgrammingError,
+            r"branch \(does not exist\): b",
+        ),
         ("DELETE FROM db.t VERSION AS OF 1 WHERE id = 1", icesql.NotSupportedError, "time travel"),
     ],
 )
@@ -209,7 +233,9 @@ def test_a_failed_commit_leaves_no_files(con, monkeypatch, version, mode):
 def test_a_concurrent_append_to_the_deleted_partition(con, tmp_path, isolation, conflicts):
     """The machinery used directly: read, let another writer append, then commit."""
     _create(con, 3, "merge-on-read")
-    con.execute(f"ALTER TABLE db.t SET TBLPROPERTIES ('write.delete.isolation-level'='{isolation}')")
+    con.execute(
+        f"ALTER TABLE db.t SET TBLPROPERTIES ('write.delete.isolation-level'='{isolation}')"
+    )
     engine = con.engine
     table = con.catalog.load_table(T)
     node = exp.to_table("db.t")
@@ -258,7 +284,9 @@ def test_metadata_only_delete_removes_what_matches_when_it_commits(
     the table the commit lands on, unvalidated, at either isolation level (the Spark twin is
     in tests/interop/test_dml_delete_update.py). rowcount counts what was removed."""
     _create(con, 2, "merge-on-read")
-    con.execute(f"ALTER TABLE db.t SET TBLPROPERTIES ('write.delete.isolation-level'='{isolation}')")
+    con.execute(
+        f"ALTER TABLE db.t SET TBLPROPERTIES ('write.delete.isolation-level'='{isolation}')"
+    )
     append_before_commit(con, monkeypatch, str(tmp_path), f"INSERT INTO db.t VALUES {appended}", T)
     assert con.execute(f"DELETE FROM db.t WHERE {condition}").rowcount == count
     assert _ids(con) == left
@@ -270,15 +298,24 @@ def test_metadata_only_delete_removes_what_matches_when_it_commits(
 
 
 @pytest.mark.parametrize("isolation", ["serializable", "snapshot"])
-def test_metadata_only_delete_fails_on_a_concurrent_file_it_would_split(con, monkeypatch, tmp_path, isolation):
+def test_metadata_only_delete_fails_on_a_concurrent_file_it_would_split(
+    con, monkeypatch, tmp_path, isolation
+):
     """A file appended meanwhile holding matching and other rows can be neither kept nor
     removed (Java: ValidationException): the statement fails and changes nothing."""
     _create(con, 3, "merge-on-read")
-    con.execute(f"ALTER TABLE db.t SET TBLPROPERTIES ('write.delete.isolation-level'='{isolation}')")
-    seen = append_before_commit(con, monkeypatch, str(tmp_path), "INSERT INTO db.t VALUES (50,'a',1.0), (500,'a',2.0)", T)
+    con.execute(
+        f"ALTER TABLE db.t SET TBLPROPERTIES ('write.delete.isolation-level'='{isolation}')"
+    )
+    seen = append_before_commit(
+        con, monkeypatch, str(tmp_path), "INSERT INTO db.t VALUES (50,'a',1.0), (500,'a',2.0)", T
+    )
     version, files = _version(con), _files(con)
-    with pytest.raises(CommitConflictError, match=r"concurrent commit added data file .*\.parquet, which holds"
-                       r" rows matching .* and rows that may not"):
+    with pytest.raises(
+        CommitConflictError,
+        match=r"concurrent commit added data file .*\.parquet, which holds"
+        r" rows matching .* and rows that may not",
+    ):
         con.execute("DELETE FROM db.t WHERE id < 100")
     assert _version(con) == version + 1 and _last(con)[0] == "append"  # the append's version only
     assert _files(con) == files | seen[0]  # nothing of the DELETE left behind

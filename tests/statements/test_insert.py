@@ -36,14 +36,42 @@ def _version(con) -> int:
     ("values", "error", "pattern"),
     [
         ("(1, 'x')", icesql.ProgrammingError, "NOT_ENOUGH_DATA_COLUMNS.*table columns: a, b, d"),
-        ("(1, 'x', NULL, NULL, NULL, NULL, NULL, 9)", icesql.ProgrammingError, "TOO_MANY_DATA_COLUMNS"),
+        (
+            "(1, 'x', NULL, NULL, NULL, NULL, NULL, 9)",
+            icesql.ProgrammingError,
+            "TOO_MANY_DATA_COLUMNS",
+        ),
         ("(NULL, 'x', NULL, NULL, NULL, NULL, NULL)", icesql.IntegrityError, "NOT NULL column `a`"),
-        ("('5', 'x', NULL, NULL, NULL, NULL, NULL)", icesql.ProgrammingError, "cannot safely cast `a` STRING to INT"),
-        ("(1, 'x', '2024-01-01', NULL, NULL, NULL, NULL)", icesql.ProgrammingError, "cast `d` STRING to DATE"),
-        ("(3000000000, 'x', NULL, NULL, NULL, NULL, NULL)", icesql.DataError, "CAST_OVERFLOW.*column `a`"),
-        ("(1, 'x', NULL, NULL, 123456.0, NULL, NULL)", icesql.DataError, "CAST_OVERFLOW.*column `dec`"),
-        ("(1, 'x', NULL, NULL, NULL, CAST('NaN' AS DOUBLE), NULL)", icesql.DataError, "CAST_OVERFLOW.*column `l`"),
-        ("(true, 'x', NULL, NULL, NULL, NULL, NULL)", icesql.ProgrammingError, "cast `a` BOOLEAN to INT"),
+        (
+            "('5', 'x', NULL, NULL, NULL, NULL, NULL)",
+            icesql.ProgrammingError,
+            "cannot safely cast `a` STRING to INT",
+        ),
+        (
+            "(1, 'x', '2024-01-01', NULL, NULL, NULL, NULL)",
+            icesql.ProgrammingError,
+            "cast `d` STRING to DATE",
+        ),
+        (
+            "(3000000000, 'x', NULL, NULL, NULL, NULL, NULL)",
+            icesql.DataError,
+            "CAST_OVERFLOW.*column `a`",
+        ),
+        (
+            "(1, 'x', NULL, NULL, 123456.0, NULL, NULL)",
+            icesql.DataError,
+            "CAST_OVERFLOW.*column `dec`",
+        ),
+        (
+            "(1, 'x', NULL, NULL, NULL, CAST('NaN' AS DOUBLE), NULL)",
+            icesql.DataError,
+            "CAST_OVERFLOW.*column `l`",
+        ),
+        (
+            "(true, 'x', NULL, NULL, NULL, NULL, NULL)",
+            icesql.ProgrammingError,
+            "cast `a` BOOLEAN to INT",
+        ),
     ],
 )
 def test_bad_rows_name_their_cause_and_commit_nothing(con, values, error, pattern):
@@ -77,7 +105,9 @@ def test_implicit_casts_match_spark(con):
 
 
 def test_column_lists_reorder_and_must_be_complete(con):
-    con.execute("INSERT INTO db.c (b, a, d, ts, dec, l, f) VALUES ('z', 8, NULL, NULL, NULL, NULL, NULL)")
+    con.execute(
+        "INSERT INTO db.c (b, a, d, ts, dec, l, f) VALUES ('z', 8, NULL, NULL, NULL, NULL, NULL)"
+    )
     assert con.execute("SELECT a, b FROM db.c").fetchall() == [(8, "z")]
     with pytest.raises(icesql.ProgrammingError, match="CANNOT_FIND_DATA.*output column `d`"):
         con.execute("INSERT INTO db.c (a, b) VALUES (7, 'y')")
@@ -86,7 +116,10 @@ def test_column_lists_reorder_and_must_be_complete(con):
 
 
 def test_parameters_and_insert_select(con):
-    con.execute("INSERT INTO db.c VALUES (?, ?, ?, NULL, ?, ?, NULL)", [1, "p", dt.date(2020, 2, 29), Decimal("3.14"), 10])
+    con.execute(
+        "INSERT INTO db.c VALUES (?, ?, ?, NULL, ?, ?, NULL)",
+        [1, "p", dt.date(2020, 2, 29), Decimal("3.14"), 10],
+    )
     con.execute("INSERT INTO TABLE db.c SELECT a + 1, upper(b), d, ts, dec, l * 2, f FROM db.c")
     assert con.execute("SELECT a, b, d, dec, l FROM db.c ORDER BY a").fetchall() == [
         (1, "p", dt.date(2020, 2, 29), Decimal("3.14"), 10),
@@ -98,7 +131,9 @@ def test_rowcount_and_empty_inserts(con):
     cur = con.execute("INSERT INTO db.c SELECT * FROM db.c")
     assert cur.rowcount == 0
     md = con.catalog.load_table(T).metadata
-    assert md.current_snapshot().summary["total-records"] == "0"  # an empty append, as Spark commits
+    assert (
+        md.current_snapshot().summary["total-records"] == "0"
+    )  # an empty append, as Spark commits
 
 
 def test_nested_values_and_not_null_inside_structs(tmp_path):
@@ -117,7 +152,9 @@ def test_nested_values_and_not_null_inside_structs(tmp_path):
         (3, {"a": 3, "b": None}, [], {}),
     ]
     with pytest.raises(icesql.IntegrityError, match="`st.a`"):
-        con.execute("INSERT INTO db.n VALUES (4, named_struct('a', CAST(NULL AS INT), 'b', 'y'), NULL, NULL)")
+        con.execute(
+            "INSERT INTO db.n VALUES (4, named_struct('a', CAST(NULL AS INT), 'b', 'y'), NULL, NULL)"
+        )
 
 
 def test_unsupported_forms_say_so(con):
@@ -137,8 +174,11 @@ def test_types_spark_cannot_declare(tmp_path):
         "INSERT INTO db.x VALUES ('f79c3e09-677c-4d5f-9e49-6f9b0f3e5a21', X'0102', TIME '12:34:56.789',"
         " TIMESTAMP_NTZ '2024-01-01 00:00:00.123456')"
     )
-    (u, fx, tm, ns), = con.execute("SELECT * FROM db.x").fetchall()
-    assert str(u) in ("f79c3e09-677c-4d5f-9e49-6f9b0f3e5a21",) or bytes(u).hex() == "f79c3e09677c4d5f9e496f9b0f3e5a21"
+    ((u, fx, tm, ns),) = con.execute("SELECT * FROM db.x").fetchall()
+    assert (
+        str(u) in ("f79c3e09-677c-4d5f-9e49-6f9b0f3e5a21",)
+        or bytes(u).hex() == "f79c3e09677c4d5f9e496f9b0f3e5a21"
+    )
     assert bytes(fx) == b"\x01\x02" and tm == dt.time(12, 34, 56, 789000)
     assert ns == dt.datetime(2024, 1, 1, 0, 0, 0, 123456)
 
@@ -155,14 +195,17 @@ def test_timestamp_ns_round_trips_with_transforms_bounds_and_duckdb(tmp_path):
     from icesql.spec.types import TimestampNanoType, TimestampType
 
     con = icesql.connect(str(tmp_path))
-    con.execute("CREATE TABLE db.n (id INT, ns TIMESTAMP_NS) USING iceberg"
-                " PARTITIONED BY (hours(ns), bucket(4, ns)) TBLPROPERTIES ('format-version'='3')")
+    con.execute(
+        "CREATE TABLE db.n (id INT, ns TIMESTAMP_NS) USING iceberg"
+        " PARTITIONED BY (hours(ns), bucket(4, ns)) TBLPROPERTIES ('format-version'='3')"
+    )
     con.execute("INSERT INTO db.n SELECT 1, CAST('2024-01-02 03:04:05.123456789' AS TIMESTAMP_NS)")
     nanos = 1704164645123456789
     rows = con.execute("SELECT id, ns FROM db.n").fetchall()
     assert rows[0][0] == 1 and rows[0][1].value == nanos  # pandas Timestamp keeps nanos
     ((partition, lower, upper, path),) = con.execute(
-        "SELECT partition, lower_bounds, upper_bounds, file_path FROM db.n.files").fetchall()
+        "SELECT partition, lower_bounds, upper_bounds, file_path FROM db.n.files"
+    ).fetchall()
     assert partition["ns_bucket"] == Bucket(4).apply(TimestampNanoType(), nanos)
     assert partition["ns_bucket"] == Bucket(4).apply(TimestampType(), nanos // 1000)
     assert partition["ns_hour"] == nanos // 3_600_000_000_000
@@ -176,20 +219,31 @@ def test_the_default_keyword_writes_the_write_default(tmp_path):
     NULL for a column without one, as Spark does; UPDATE ... SET c = DEFAULT and MERGE's SET /
     VALUES take it too, in every format."""
     con = icesql.connect(str(tmp_path))
-    con.execute("CREATE TABLE db.d (id INT, c INT, s STRING, l ARRAY<INT>, ns TIMESTAMP_NS)"
-                " USING iceberg TBLPROPERTIES ('format-version'='3')")
+    con.execute(
+        "CREATE TABLE db.d (id INT, c INT, s STRING, l ARRAY<INT>, ns TIMESTAMP_NS)"
+        " USING iceberg TBLPROPERTIES ('format-version'='3')"
+    )
     con.execute("ALTER TABLE db.d ALTER COLUMN c SET DEFAULT 2 + 3")
-    con.execute("ALTER TABLE db.d ALTER COLUMN ns SET DEFAULT"
-                " CAST('2024-01-01 00:00:00.000000001' AS TIMESTAMP_NS)")
+    con.execute(
+        "ALTER TABLE db.d ALTER COLUMN ns SET DEFAULT"
+        " CAST('2024-01-01 00:00:00.000000001' AS TIMESTAMP_NS)"
+    )
     con.execute("INSERT INTO db.d VALUES (1, DEFAULT, DEFAULT, DEFAULT, DEFAULT)")
-    con.execute("INSERT INTO db.d (id, s, c, l, ns) VALUES (2, DEFAULT, 20, NULL, DEFAULT),"
-                " (3, 'x', DEFAULT, array(3), NULL)")
+    con.execute(
+        "INSERT INTO db.d (id, s, c, l, ns) VALUES (2, DEFAULT, 20, NULL, DEFAULT),"
+        " (3, 'x', DEFAULT, array(3), NULL)"
+    )
     con.execute("UPDATE db.d SET c = DEFAULT, s = DEFAULT WHERE id = 2")
-    con.execute("MERGE INTO db.d t USING (SELECT 3 AS id UNION ALL SELECT 4) u ON t.id = u.id"
-                " WHEN MATCHED THEN UPDATE SET l = DEFAULT"
-                " WHEN NOT MATCHED THEN INSERT (id, c, s, l, ns) VALUES (u.id, DEFAULT, 'new', DEFAULT, DEFAULT)")
+    con.execute(
+        "MERGE INTO db.d t USING (SELECT 3 AS id UNION ALL SELECT 4) u ON t.id = u.id"
+        " WHEN MATCHED THEN UPDATE SET l = DEFAULT"
+        " WHEN NOT MATCHED THEN INSERT (id, c, s, l, ns) VALUES (u.id, DEFAULT, 'new', DEFAULT, DEFAULT)"
+    )
     rows = con.execute("SELECT id, c, s, l, ns FROM db.d ORDER BY id").fetchall()
     ns = 1_704_067_200_000_000_001
     assert [(i, c, s, li, None if t is None else t.value) for i, c, s, li, t in rows] == [
-        (1, 5, None, None, ns), (2, 5, None, None, ns), (3, 5, "x", None, None),
-        (4, 5, "new", None, ns)]
+        (1, 5, None, None, ns),
+        (2, 5, None, None, ns),
+        (3, 5, "x", None, None),
+        (4, 5, "new", None, ns),
+    ]

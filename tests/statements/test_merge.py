@@ -66,8 +66,14 @@ def test_an_unaliased_target_is_named_by_any_tail_of_its_name(con, name):
         f" WHEN MATCHED AND {name}.cat = 'a' THEN UPDATE SET {name}.v = s.v + {name}.v"
         " WHEN NOT MATCHED AND s.cat IS NOT NULL THEN INSERT (id, cat, v) VALUES (s.id, s.cat, s.v)"
     )
-    assert _rows(con) == [(1, "a", 10), (2, "a", 220), (3, "b", 30), (4, "b", 40), (5, "c", 50),
-                          (6, "c", 600)]
+    assert _rows(con) == [
+        (1, "a", 10),
+        (2, "a", 220),
+        (3, "b", 30),
+        (4, "b", 40),
+        (5, "c", 50),
+        (6, "c", 600),
+    ]
 
 
 def test_upsert_with_stars(con):
@@ -76,8 +82,13 @@ def test_upsert_with_stars(con):
         " WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
     )
     assert _rows(con) == [
-        (1, "a", 10), (2, "a", 200), (3, "b", 300), (4, "b", 40), (5, "c", 50),
-        (6, "c", 600), (7, None, None),
+        (1, "a", 10),
+        (2, "a", 200),
+        (3, "b", 300),
+        (4, "b", 40),
+        (5, "c", 50),
+        (6, "c", 600),
+        (7, None, None),
     ]
 
 
@@ -92,15 +103,26 @@ def test_source_reading_the_target_itself(con):
 @pytest.mark.parametrize(
     "statement, operation",
     [
-        ("MERGE INTO db.t t USING db.s s ON t.id = s.id + 100 WHEN MATCHED THEN DELETE", "overwrite"),
-        ("MERGE INTO db.t t USING db.s s ON t.id = s.id AND s.v < 0 WHEN MATCHED THEN UPDATE SET v = 0"
-         " WHEN NOT MATCHED BY SOURCE AND t.id > 100 THEN DELETE", "overwrite"),
-        ("MERGE INTO db.t t USING (SELECT * FROM db.s WHERE id < 4) s ON t.id = s.id"
-         " WHEN NOT MATCHED THEN INSERT (id) VALUES (s.id)", "append"),
+        (
+            "MERGE INTO db.t t USING db.s s ON t.id = s.id + 100 WHEN MATCHED THEN DELETE",
+            "overwrite",
+        ),
+        (
+            "MERGE INTO db.t t USING db.s s ON t.id = s.id AND s.v < 0 WHEN MATCHED THEN UPDATE SET v = 0"
+            " WHEN NOT MATCHED BY SOURCE AND t.id > 100 THEN DELETE",
+            "overwrite",
+        ),
+        (
+            "MERGE INTO db.t t USING (SELECT * FROM db.s WHERE id < 4) s ON t.id = s.id"
+            " WHEN NOT MATCHED THEN INSERT (id) VALUES (s.id)",
+            "append",
+        ),
     ],
     ids=["no-match", "conditions-false", "insert-only"],
 )
-def test_a_merge_that_changes_nothing_commits_an_empty_snapshot(con, tmp_path, statement, operation):
+def test_a_merge_that_changes_nothing_commits_an_empty_snapshot(
+    con, tmp_path, statement, operation
+):
     """As Spark does (tests/interop/test_dml_merge.py): no file written, one empty snapshot."""
     rows = _rows(con)
     files = {p for p in tmp_path.rglob("*.parquet")}
@@ -121,10 +143,16 @@ def test_row_lineage_of_updated_rows(con):
     if con.catalog.load_table(("db", "t")).metadata.format_version < 3:
         pytest.skip("row lineage is v3")
     before = dict(con.execute("SELECT id, _row_id FROM db.t").fetchall())
-    con.execute("MERGE INTO db.t t USING db.s s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = 0"
-                " WHEN NOT MATCHED THEN INSERT (id) VALUES (s.id)")
-    after = {r[0]: r[1:] for r in con.execute(
-        "SELECT id, _row_id, _last_updated_sequence_number FROM db.t").fetchall()}
+    con.execute(
+        "MERGE INTO db.t t USING db.s s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = 0"
+        " WHEN NOT MATCHED THEN INSERT (id) VALUES (s.id)"
+    )
+    after = {
+        r[0]: r[1:]
+        for r in con.execute(
+            "SELECT id, _row_id, _last_updated_sequence_number FROM db.t"
+        ).fetchall()
+    }
     seq = con.catalog.load_table(("db", "t")).metadata.last_sequence_number
     for key in (2, 3):  # updated: same id, stamped with the MERGE's sequence number
         assert after[key] == (before[key], seq)
@@ -137,20 +165,36 @@ def test_row_lineage_of_updated_rows(con):
 @pytest.mark.parametrize(
     "statement, message",
     [
-        ("MERGE INTO db.t t USING (SELECT 1 AS id UNION ALL SELECT 1) s ON t.id = s.id"
-         " WHEN MATCHED THEN UPDATE SET v = 1", "MERGE_CARDINALITY_VIOLATION"),
-        ("MERGE INTO db.t t USING db.s s ON t.id = s.id WHEN MATCHED THEN UPDATE SET nope = 1",
-         "no column 'nope'"),
-        ("MERGE INTO db.t t USING db.s s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.op",
-         "cannot safely cast `v` STRING to INT"),
-        ("MERGE INTO db.t t USING db.s s ON t.id = s.id WHEN MATCHED THEN DELETE"
-         " WHEN MATCHED AND s.v > 1 THEN UPDATE SET v = 1", "NON_LAST_MATCHED_CLAUSE_OMIT_CONDITION"),
-        ("MERGE INTO db.t t USING (SELECT id, v FROM db.s) s ON t.id = s.id WHEN NOT MATCHED THEN INSERT *",
-         "source has no column"),
-        ("MERGE INTO db.missing t USING db.s s ON t.id = s.id WHEN MATCHED THEN DELETE",
-         "db.missing"),
-        ("MERGE INTO db.t t USING db.s s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = t.id * 3000000000",
-         "CAST_OVERFLOW_IN_TABLE_INSERT"),
+        (
+            "MERGE INTO db.t t USING (SELECT 1 AS id UNION ALL SELECT 1) s ON t.id = s.id"
+            " WHEN MATCHED THEN UPDATE SET v = 1",
+            "MERGE_CARDINALITY_VIOLATION",
+        ),
+        (
+            "MERGE INTO db.t t USING db.s s ON t.id = s.id WHEN MATCHED THEN UPDATE SET nope = 1",
+            "no column 'nope'",
+        ),
+        (
+            "MERGE INTO db.t t USING db.s s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.op",
+            "cannot safely cast `v` STRING to INT",
+        ),
+        (
+            "MERGE INTO db.t t USING db.s s ON t.id = s.id WHEN MATCHED THEN DELETE"
+            " WHEN MATCHED AND s.v > 1 THEN UPDATE SET v = 1",
+            "NON_LAST_MATCHED_CLAUSE_OMIT_CONDITION",
+        ),
+        (
+            "MERGE INTO db.t t USING (SELECT id, v FROM db.s) s ON t.id = s.id WHEN NOT MATCHED THEN INSERT *",
+            "source has no column",
+        ),
+        (
+            "MERGE INTO db.missing t USING db.s s ON t.id = s.id WHEN MATCHED THEN DELETE",
+            "db.missing",
+        ),
+        (
+            "MERGE INTO db.t t USING db.s s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = t.id * 3000000000",
+            "CAST_OVERFLOW_IN_TABLE_INSERT",
+        ),
     ],
 )
 def test_bad_merges_raise_and_change_nothing(con, tmp_path, statement, message):
@@ -164,8 +208,10 @@ def test_bad_merges_raise_and_change_nothing(con, tmp_path, statement, message):
 
 def test_targets_row_level_changes_cannot_address_are_refused(con):
     with pytest.raises(icesql.NotSupportedError, match="time travel in the target"):
-        con.execute("MERGE INTO db.t VERSION AS OF 1 AS t USING db.s s ON t.id = s.id"
-                    " WHEN MATCHED THEN DELETE")
+        con.execute(
+            "MERGE INTO db.t VERSION AS OF 1 AS t USING db.s s ON t.id = s.id"
+            " WHEN MATCHED THEN DELETE"
+        )
     con.execute("CREATE TABLE db.hiding (id BIGINT, _file STRING) USING iceberg")
     con.execute("INSERT INTO db.hiding VALUES (2, 'x')")
     with pytest.raises(icesql.NotSupportedError, match="_file hide the metadata columns"):
@@ -174,8 +220,10 @@ def test_targets_row_level_changes_cannot_address_are_refused(con):
 
 
 def test_a_lone_unconditional_delete_needs_no_cardinality_check(con):
-    con.execute("MERGE INTO db.t t USING (SELECT 1 AS id UNION ALL SELECT 1) s ON t.id = s.id"
-                " WHEN MATCHED THEN DELETE")
+    con.execute(
+        "MERGE INTO db.t t USING (SELECT 1 AS id UNION ALL SELECT 1) s ON t.id = s.id"
+        " WHEN MATCHED THEN DELETE"
+    )
     assert [r[0] for r in _rows(con)] == [2, 3, 4, 5]
 
 

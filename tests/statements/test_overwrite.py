@@ -29,7 +29,9 @@ def con(tmp_path):
         "CREATE TABLE db.t (id BIGINT, p STRING, q INT) USING iceberg PARTITIONED BY (p, q)"
         " TBLPROPERTIES ('format-version'='2')"
     )
-    connection.execute("INSERT INTO db.t VALUES (1, 'a', 1), (2, 'a', 2), (3, 'b', 1), (4, NULL, 1)")
+    connection.execute(
+        "INSERT INTO db.t VALUES (1, 'a', 1), (2, 'a', 2), (3, 'b', 1), (4, NULL, 1)"
+    )
     yield connection
     connection.close()
 
@@ -65,7 +67,9 @@ def test_static_partition_replaces_matching_partitions(con):
 
 def test_full_and_partial_static_specs(con):
     con.execute("INSERT OVERWRITE TABLE db.t PARTITION (p = 'a', q = 2) VALUES (20)")
-    assert (20, "a", 2) in _rows(con) and (2, "a", 2) not in _rows(con) and (1, "a", 1) in _rows(con)
+    assert (
+        (20, "a", 2) in _rows(con) and (2, "a", 2) not in _rows(con) and (1, "a", 1) in _rows(con)
+    )
     con.execute("INSERT OVERWRITE db.t PARTITION (p = 'a', q) SELECT 21, 5")  # q from the query
     assert [r for r in _rows(con) if r[1] == "a"] == [(21, "a", 5)]
     con.execute("INSERT OVERWRITE db.t PARTITION (q = 1) SELECT 22, 'z'")
@@ -107,14 +111,22 @@ def test_insert_into_with_static_values_appends(con):
 def test_dynamic_mode_replaces_only_written_partitions(con):
     con.execute("SET spark.sql.sources.partitionOverwriteMode = dynamic")
     con.execute("INSERT OVERWRITE db.t VALUES (40, 'a', 1), (41, 'c', 3)")
-    assert _rows(con) == sorted([(2, "a", 2), (3, "b", 1), (4, None, 1), (40, "a", 1), (41, "c", 3)], key=repr)
+    assert _rows(con) == sorted(
+        [(2, "a", 2), (3, "b", 1), (4, None, 1), (40, "a", 1), (41, "c", 3)], key=repr
+    )
     op, s = _last(con)
     assert op == "overwrite" and s["replace-partitions"] == "true"
-    assert (s["deleted-data-files"], s["added-data-files"], s["changed-partition-count"]) == ("1", "2", "2")
+    assert (s["deleted-data-files"], s["added-data-files"], s["changed-partition-count"]) == (
+        "1",
+        "2",
+        "2",
+    )
     before = _version(con)
     con.execute("INSERT OVERWRITE db.t SELECT 1, 'x', 1 WHERE false")  # no rows: no commit
     assert _version(con) == before
-    con.execute("INSERT OVERWRITE db.t PARTITION (p = 'b') SELECT 42, 7")  # static value, new partition
+    con.execute(
+        "INSERT OVERWRITE db.t PARTITION (p = 'b') SELECT 42, 7"
+    )  # static value, new partition
     assert (3, "b", 1) in _rows(con) and (42, "b", 7) in _rows(con)
     con.execute("SET spark.sql.sources.partitionOverwriteMode = STATIC")
     con.execute("INSERT OVERWRITE db.t PARTITION (p = 'b') SELECT 43, 7")
@@ -132,10 +144,14 @@ def test_dynamic_mode_on_an_unpartitioned_table_replaces_everything(tmp_path):
     assert op == "overwrite" and s["replace-partitions"] == "true" and s["deleted-records"] == "2"
 
 
-@pytest.mark.parametrize("transform", ["days(ts)", "bucket(4, id)", "truncate(2, s)", "months(ts), bucket(3, s)"])
+@pytest.mark.parametrize(
+    "transform", ["days(ts)", "bucket(4, id)", "truncate(2, s)", "months(ts), bucket(3, s)"]
+)
 def test_dynamic_mode_with_transforms(tmp_path, transform):
     con = icesql.connect(str(tmp_path))
-    con.execute(f"CREATE TABLE db.x (id BIGINT, ts TIMESTAMP, s STRING) USING iceberg PARTITIONED BY ({transform})")
+    con.execute(
+        f"CREATE TABLE db.x (id BIGINT, ts TIMESTAMP, s STRING) USING iceberg PARTITIONED BY ({transform})"
+    )
     con.execute(
         "INSERT INTO db.x VALUES (1, TIMESTAMP '2024-01-01 10:00:00', 'abc'),"
         " (2, TIMESTAMP '2024-02-02 10:00:00', 'xyz'), (3, TIMESTAMP '2024-01-01 11:00:00', 'abd')"
@@ -148,7 +164,11 @@ def test_dynamic_mode_with_transforms(tmp_path, transform):
     schema = md.schema()
     new_key = _partition_of(spec, schema, (1, dt.datetime(2024, 1, 1, 10), "abc"))
     expected = {1} | {
-        i for i, ts, s in [(2, dt.datetime(2024, 2, 2, 10), "xyz"), (3, dt.datetime(2024, 1, 1, 11), "abd")]
+        i
+        for i, ts, s in [
+            (2, dt.datetime(2024, 2, 2, 10), "xyz"),
+            (3, dt.datetime(2024, 1, 1, 11), "abd"),
+        ]
         if _partition_of(spec, schema, (i, ts, s)) != new_key
     }
     assert {r[0] for r in con.execute("SELECT id FROM db.x").fetchall()} == expected
@@ -175,8 +195,14 @@ def test_delete_files_of_replaced_partitions_are_removed(tmp_path, mode):
     )
     con.execute("INSERT INTO db.d VALUES (1, 'a'), (2, 'a'), (3, 'b'), (4, 'b')")
     table = con.catalog.load_table(("db", "d"))
-    files = {t.data_file.partition: t.data_file for t in plan_files(table.metadata, table.metadata.current_snapshot(), table.io)}
-    dvs = (deletion_vector(table, files[("a",)], [0], "dva.puffin"), deletion_vector(table, files[("b",)], [0], "dvb.puffin"))
+    files = {
+        t.data_file.partition: t.data_file
+        for t in plan_files(table.metadata, table.metadata.current_snapshot(), table.io)
+    }
+    dvs = (
+        deletion_vector(table, files[("a",)], [0], "dva.puffin"),
+        deletion_vector(table, files[("b",)], [0], "dvb.puffin"),
+    )
     commit(con.catalog, table, Change(operation="delete", added_files=dvs))
     assert sorted(r[0] for r in con.execute("SELECT id FROM db.d").fetchall()) == [2, 4]
     con.execute(f"SET spark.sql.sources.partitionOverwriteMode = {mode}")
@@ -187,20 +213,36 @@ def test_delete_files_of_replaced_partitions_are_removed(tmp_path, mode):
     assert sorted(r[0] for r in con.execute("SELECT id FROM db.d").fetchall()) == [4, 10]
     op, s = _last(con, "db.d")
     assert op == "overwrite"
-    assert (s["removed-dvs"], s["removed-delete-files"], s["removed-position-deletes"]) == ("1", "1", "1")
+    assert (s["removed-dvs"], s["removed-delete-files"], s["removed-position-deletes"]) == (
+        "1",
+        "1",
+        "1",
+    )
     assert (s["total-delete-files"], s["total-position-deletes"]) == ("1", "1")
-    live = [r[0].rsplit("/", 1)[-1] for r in con.execute("SELECT file_path FROM db.d.delete_files").fetchall()]
+    live = [
+        r[0].rsplit("/", 1)[-1]
+        for r in con.execute("SELECT file_path FROM db.d.delete_files").fetchall()
+    ]
     assert live == ["dvb.puffin"]
 
 
 def test_old_delete_files_age_out_when_their_data_is_gone(tmp_path):
     """Java drops delete files older than every live data file once a commit removes data."""
     con = icesql.connect(str(tmp_path))
-    con.execute("CREATE TABLE db.g (id BIGINT, p STRING) USING iceberg PARTITIONED BY (p) TBLPROPERTIES ('format-version'='3')")
+    con.execute(
+        "CREATE TABLE db.g (id BIGINT, p STRING) USING iceberg PARTITIONED BY (p) TBLPROPERTIES ('format-version'='3')"
+    )
     con.execute("INSERT INTO db.g VALUES (1, 'a'), (2, 'a')")
     table = con.catalog.load_table(("db", "g"))
     [task] = plan_files(table.metadata, table.metadata.current_snapshot(), table.io)
-    commit(con.catalog, table, Change(operation="delete", added_files=(deletion_vector(table, task.data_file, [0], "old.puffin"),)))
+    commit(
+        con.catalog,
+        table,
+        Change(
+            operation="delete",
+            added_files=(deletion_vector(table, task.data_file, [0], "old.puffin"),),
+        ),
+    )
     con.execute("ALTER TABLE db.g DROP PARTITION FIELD p")  # the DV's partition is not the filter's
     con.execute("INSERT OVERWRITE db.g SELECT 5, 'z'")
     op, s = _last(con, "db.g")
@@ -228,13 +270,25 @@ def test_a_file_straddling_the_filter_fails_and_changes_nothing(tmp_path):
     [
         ("PARTITION (id = 1) SELECT 'a', 1", icesql.ProgrammingError, "NON_PARTITION_COLUMN.*`id`"),
         ("PARTITION (zz = 1) SELECT 1, 'a'", icesql.ProgrammingError, "NON_PARTITION_COLUMN.*`zz`"),
-        ("PARTITION (q = 'x') SELECT 1, 'a'", icesql.DataError, "CAST_INVALID_INPUT.*'x'.*`q`.*INT"),
+        (
+            "PARTITION (q = 'x') SELECT 1, 'a'",
+            icesql.DataError,
+            "CAST_INVALID_INPUT.*'x'.*`q`.*INT",
+        ),
         ("PARTITION (q = 1.5) SELECT 1, 'a'", icesql.DataError, "CAST_INVALID_INPUT.*'1.5'"),
         ("PARTITION (q = 2147483648) SELECT 1, 'a'", icesql.DataError, "CAST_INVALID_INPUT"),
-        ("PARTITION (q = 1) SELECT 1", icesql.ProgrammingError, "NOT_ENOUGH_DATA_COLUMNS.*table columns: id, p"),
+        (
+            "PARTITION (q = 1) SELECT 1",
+            icesql.ProgrammingError,
+            "NOT_ENOUGH_DATA_COLUMNS.*table columns: id, p",
+        ),
         ("PARTITION (q = 1) SELECT 1, 'a', 3", icesql.ProgrammingError, "TOO_MANY_DATA_COLUMNS"),
         ("SELECT 1, 'a'", icesql.ProgrammingError, "NOT_ENOUGH_DATA_COLUMNS"),
-        ("PARTITION (p = 'a') (p, id, q) SELECT 'a', 1, 2", icesql.ProgrammingError, "STATIC_PARTITION_COLUMN_IN_INSERT_COLUMN_LIST"),
+        (
+            "PARTITION (p = 'a') (p, id, q) SELECT 'a', 1, 2",
+            icesql.ProgrammingError,
+            "STATIC_PARTITION_COLUMN_IN_INSERT_COLUMN_LIST",
+        ),
         ("PARTITION (p = 'a', P = 'b') SELECT 1, 2", icesql.ProgrammingError, "duplicate keys"),
         ("PARTITION (p = upper('a')) SELECT 1, 2", icesql.ProgrammingError, "only literals"),
         ("PARTITION (p = 'a') IF NOT EXISTS SELECT 1, 2", icesql.ProgrammingError, "IF NOT EXISTS"),
@@ -264,32 +318,73 @@ def test_partition_values_are_cast_as_spark_casts_them(tmp_path):
         "INSERT INTO db.c PARTITION (d = DATE '2020-01-05', x = ' 2 ', s = 1e3, f = -1.5,"
         " ts = TIMESTAMP '2020-01-01 10:00:00', tn = '2020-01-01', b = 0, bn = 'hi') SELECT 2"
     )
-    con.execute("INSERT INTO db.c PARTITION (d = ?, x = ?, s = ?, f = ?, ts = ?, tn = ?, b = ?, bn = ?) SELECT 3",
-                [dt.date(2021, 2, 3), Decimal("7.125"), "p", 0.25, dt.datetime(2021, 1, 1, tzinfo=dt.UTC),
-                 dt.datetime(2021, 1, 1, 12), True, b"\x00"])
+    con.execute(
+        "INSERT INTO db.c PARTITION (d = ?, x = ?, s = ?, f = ?, ts = ?, tn = ?, b = ?, bn = ?) SELECT 3",
+        [
+            dt.date(2021, 2, 3),
+            Decimal("7.125"),
+            "p",
+            0.25,
+            dt.datetime(2021, 1, 1, tzinfo=dt.UTC),
+            dt.datetime(2021, 1, 1, 12),
+            True,
+            b"\x00",
+        ],
+    )
     rows = {r[0]: r[1:] for r in con.execute("SELECT * FROM db.c").fetchall()}
     utc = dt.UTC
     assert rows[1][:4] == (dt.date(2020, 1, 1), Decimal("1.01"), "1.50", math.inf)
-    assert rows[1][4:] == (dt.datetime(2020, 1, 1, 8, tzinfo=utc), dt.datetime(2020, 1, 1, 10, 0, 1, 500000), True, b"\x01\x02")
-    assert rows[2] == (dt.date(2020, 1, 5), Decimal("2.00"), "1000.0", -1.5, dt.datetime(2020, 1, 1, 10, tzinfo=utc),
-                       dt.datetime(2020, 1, 1), False, b"hi")
-    assert rows[3] == (dt.date(2021, 2, 3), Decimal("7.13"), "p", 0.25, dt.datetime(2021, 1, 1, tzinfo=utc),
-                       dt.datetime(2021, 1, 1, 12), True, b"\x00")
+    assert rows[1][4:] == (
+        dt.datetime(2020, 1, 1, 8, tzinfo=utc),
+        dt.datetime(2020, 1, 1, 10, 0, 1, 500000),
+        True,
+        b"\x01\x02",
+    )
+    assert rows[2] == (
+        dt.date(2020, 1, 5),
+        Decimal("2.00"),
+        "1000.0",
+        -1.5,
+        dt.datetime(2020, 1, 1, 10, tzinfo=utc),
+        dt.datetime(2020, 1, 1),
+        False,
+        b"hi",
+    )
+    assert rows[3] == (
+        dt.date(2021, 2, 3),
+        Decimal("7.13"),
+        "p",
+        0.25,
+        dt.datetime(2021, 1, 1, tzinfo=utc),
+        dt.datetime(2021, 1, 1, 12),
+        True,
+        b"\x00",
+    )
     with pytest.raises(icesql.DataError, match="NUMERIC_VALUE_OUT_OF_RANGE.*DECIMAL"):
-        con.execute("INSERT INTO db.c PARTITION (x = 12345) SELECT 4, NULL, 'a', 1, NULL, NULL, true, NULL")
+        con.execute(
+            "INSERT INTO db.c PARTITION (x = 12345) SELECT 4, NULL, 'a', 1, NULL, NULL, true, NULL"
+        )
     with pytest.raises(icesql.DataError, match="CAST_INVALID_INPUT.*'maybe'.*BOOLEAN"):
-        con.execute("INSERT INTO db.c PARTITION (b = 'maybe') SELECT 4, NULL, 1, 'a', 1, NULL, NULL, NULL")
+        con.execute(
+            "INSERT INTO db.c PARTITION (b = 'maybe') SELECT 4, NULL, 1, 'a', 1, NULL, NULL, NULL"
+        )
     with pytest.raises(icesql.DataError, match="CAST_INVALID_INPUT.*'2020-13-01'.*DATE"):
-        con.execute("INSERT INTO db.c PARTITION (d = '2020-13-01') SELECT 4, 1, 'a', 1, NULL, NULL, true, NULL")
+        con.execute(
+            "INSERT INTO db.c PARTITION (d = '2020-13-01') SELECT 4, 1, 'a', 1, NULL, NULL, true, NULL"
+        )
     with pytest.raises(icesql.DataError, match="CAST_INVALID_INPUT.*25:00"):
-        con.execute("INSERT INTO db.c PARTITION (ts = '2020-01-01 25:00') SELECT 4, NULL, 1, 'a', 1, NULL, true, NULL")
+        con.execute(
+            "INSERT INTO db.c PARTITION (ts = '2020-01-01 25:00') SELECT 4, NULL, 1, 'a', 1, NULL, true, NULL"
+        )
 
 
 def test_static_boolean_and_nan_partitions_overwrite(tmp_path):
     """Spark 3.5 cannot push ``b <=> true`` to Iceberg ("does not support overwrite by
     expression"); icesql overwrites the partition, as the statement asks."""
     con = icesql.connect(str(tmp_path))
-    con.execute("CREATE TABLE db.b (v INT, b BOOLEAN, f DOUBLE) USING iceberg PARTITIONED BY (b, f)")
+    con.execute(
+        "CREATE TABLE db.b (v INT, b BOOLEAN, f DOUBLE) USING iceberg PARTITIONED BY (b, f)"
+    )
     con.execute("INSERT INTO db.b VALUES (1, true, 1.0), (2, false, 1.0), (3, true, double('NaN'))")
     con.execute("INSERT OVERWRITE db.b PARTITION (b = true) SELECT 4, 2.0")
     assert sorted(r[0] for r in con.execute("SELECT v FROM db.b").fetchall()) == [2, 4]

@@ -31,8 +31,10 @@ def _head(con) -> int:
 
 
 def _refs(con) -> dict[str, tuple]:
-    rows = con.execute("SELECT name, type, snapshot_id, max_reference_age_in_ms,"
-                       " min_snapshots_to_keep, max_snapshot_age_in_ms FROM db.t.refs").fetchall()
+    rows = con.execute(
+        "SELECT name, type, snapshot_id, max_reference_age_in_ms,"
+        " min_snapshots_to_keep, max_snapshot_age_in_ms FROM db.t.refs"
+    ).fetchall()
     return {r[0]: r[1:] for r in rows}
 
 
@@ -41,8 +43,9 @@ def test_create_branch_and_tag_at_the_current_snapshot_or_a_version(con):
     first = _head(con)
     con.execute("INSERT INTO db.t VALUES (2)")
     second = _head(con)
-    con.execute("ALTER TABLE db.t CREATE BRANCH b RETAIN 7 DAYS"
-                " WITH SNAPSHOT RETENTION 3 SNAPSHOTS 2 HOURS")
+    con.execute(
+        "ALTER TABLE db.t CREATE BRANCH b RETAIN 7 DAYS WITH SNAPSHOT RETENTION 3 SNAPSHOTS 2 HOURS"
+    )
     con.execute(f"ALTER TABLE db.t CREATE TAG `t-1` AS OF VERSION {first} RETAIN 10 MINUTES")
     assert _refs(con) == {
         "main": ("BRANCH", second, None, None, None),
@@ -77,7 +80,9 @@ def test_a_branch_of_a_table_without_snapshots_gets_an_empty_snapshot(con):
     assert snapshot.summary["operation"] == "append" and snapshot.parent_snapshot_id is None
     assert md.refs["b"].max_ref_age_ms == 2 * DAY
     assert con.execute("SELECT * FROM db.t.branch_b").fetchall() == []
-    with pytest.raises(ProgrammingError, match="create or replace tag operation on db.t, main has no snapshot"):
+    with pytest.raises(
+        ProgrammingError, match="create or replace tag operation on db.t, main has no snapshot"
+    ):
         con.execute("ALTER TABLE db.t CREATE TAG t1")
 
 
@@ -90,13 +95,20 @@ def test_a_branch_of_a_table_without_snapshots_gets_an_empty_snapshot(con):
         ("ALTER TABLE db.t REPLACE TAG b", ProgrammingError, "Ref b is a branch not a tag"),
         ("ALTER TABLE db.t REPLACE BRANCH t1", ProgrammingError, "Ref t1 is a tag not a branch"),
         ("ALTER TABLE db.t DROP BRANCH main", ProgrammingError, "Cannot remove main branch"),
-        ("ALTER TABLE db.t DROP BRANCH IF EXISTS main", ProgrammingError, "Cannot remove main branch"),
+        (
+            "ALTER TABLE db.t DROP BRANCH IF EXISTS main",
+            ProgrammingError,
+            "Cannot remove main branch",
+        ),
         ("ALTER TABLE db.t DROP BRANCH nope", ProgrammingError, "Branch does not exist: nope"),
         ("ALTER TABLE db.t DROP TAG nope", ProgrammingError, "Tag does not exist: nope"),
         ("ALTER TABLE db.t DROP TAG b", ProgrammingError, "Ref b is a branch not a tag"),
         ("ALTER TABLE db.t DROP BRANCH t1", ProgrammingError, "Ref t1 is a tag not a branch"),
-        ("ALTER TABLE db.t CREATE BRANCH x AS OF VERSION 42", ProgrammingError,
-         "Cannot set x to unknown snapshot: 42"),
+        (
+            "ALTER TABLE db.t CREATE BRANCH x AS OF VERSION 42",
+            ProgrammingError,
+            "Cannot set x to unknown snapshot: 42",
+        ),
     ],
 )
 def test_spark_errors(con, sql, error, message):

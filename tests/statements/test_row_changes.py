@@ -223,7 +223,9 @@ def test_copy_on_write_encodes_a_partition_s_rows_once_its_files_are_read(con, m
     """The files of a partition are rewritten one after another, so the rows kept of one
     partition go to the encoding threads when the next partition's file is read, not at
     the end: the writer holds no buffered row then."""
-    con.execute("CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (bucket(3, id))")
+    con.execute(
+        "CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (bucket(3, id))"
+    )
     con.execute("INSERT INTO db.t SELECT id, 'row ' || id FROM range(300) AS r(id)")
     buffered = []
     copy = RowChanges._copy_rows
@@ -276,14 +278,22 @@ def test_copy_on_write_hands_the_writer_strings_still_dictionary_encoded(con, mo
     con.execute("DELETE FROM db.t WHERE id % 10 = 0")
     assert types and all(pa.types.is_dictionary(t) for t in types)
     assert con.execute("SELECT count(*), sum(id), min(s), max(s) FROM db.t").fetchone() == (
-        900, 499500 - 49500, "v0", "v2")
+        900,
+        499500 - 49500,
+        "v0",
+        "v2",
+    )
     from icesql.metadata.manifest import read_manifest
     from icesql.metadata.manifest_list import read_manifest_list
 
     table = con.catalog.load_table(T)
     snap = table.metadata.current_snapshot()
-    (f,) = [e.data_file for m in read_manifest_list(table.io, snap.manifest_list, snap)
-            for e in read_manifest(table.io, m) if e.status != 2 and m.content == 0]
+    (f,) = [
+        e.data_file
+        for m in read_manifest_list(table.io, snap.manifest_list, snap)
+        for e in read_manifest(table.io, m)
+        if e.status != 2 and m.content == 0
+    ]
     assert f.record_count == 900
     assert f.lower_bounds[2] == b"v0" and f.upper_bounds[2] == b"v2"
 
@@ -303,9 +313,7 @@ def test_merge_on_read_writes_position_deletes_or_dvs(con, version, kind) -> Non
     _remove_where(con, "id IN (1, 3)").commit(con.catalog)
     assert [r[0] for r in _rows(con)] == [2, 4, 5]
     assert _data_files(con) == before  # no data file rewritten
-    deletes = con.execute(
-        "SELECT file_format, record_count FROM db.t.delete_files"
-    ).fetchall()
+    deletes = con.execute("SELECT file_format, record_count FROM db.t.delete_files").fetchall()
     assert deletes == [(kind, 2)]
     assert _snapshot(con).summary["operation"] == "delete"
 
@@ -322,8 +330,9 @@ def test_written_rows_are_added_in_the_same_commit(con) -> None:
     _table(con)
     changes = _remove_where(con, "id = 5")
     changes.write(pa.record_batch([pa.array([50], pa.int64()), pa.array(["E"])], names=["id", "s"]))
-    changes.write(pa.record_batch([pa.array([], pa.int64()), pa.array([], pa.string())],
-                                  names=["id", "s"]))
+    changes.write(
+        pa.record_batch([pa.array([], pa.int64()), pa.array([], pa.string())], names=["id", "s"])
+    )
     changes.commit(con.catalog)
     assert _rows(con)[-2:] == [(4, "d"), (50, "E")]
     assert len(con.catalog.load_table(T).metadata.snapshots) == 3  # one commit
@@ -339,8 +348,12 @@ def test_v3_written_rows_keep_the_row_ids_they_are_given(con) -> None:
     changes.write(new, pa.array([before[2], None], pa.int64()))  # an update and an insert
     changes.commit(con.catalog)
     seq = _snapshot(con).sequence_number
-    got = {r[0]: r[1:] for r in con.execute(
-        "SELECT id, _row_id, _last_updated_sequence_number FROM db.t").fetchall()}
+    got = {
+        r[0]: r[1:]
+        for r in con.execute(
+            "SELECT id, _row_id, _last_updated_sequence_number FROM db.t"
+        ).fetchall()
+    }
     assert got[20] == (before[2], seq)  # same lineage id, updated now
     assert got[6][0] not in before.values() and got[6][1] == seq
     assert got[1] == (before[1], 1)  # a copied row keeps its id and its sequence number
@@ -423,8 +436,9 @@ def test_apply_changes_aborts_when_the_commit_fails(con, tmp_path) -> None:
 
     def collect(changes: RowChanges, batch: pa.RecordBatch) -> None:
         changes.remove(batch.column(0), batch.column(1))
-        changes.write(pa.record_batch([pa.array([20], pa.int64()), pa.array(["B"])],
-                                      names=["id", "s"]))
+        changes.write(
+            pa.record_batch([pa.array([20], pa.int64()), pa.array(["B"])], names=["id", "s"])
+        )
         other.execute("INSERT INTO db.t VALUES (2, 'again')")  # lands before our commit
 
     with pytest.raises(CommitConflictError):

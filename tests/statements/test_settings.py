@@ -45,7 +45,11 @@ def test_settings_belong_to_one_connection(con, tmp_path):
 @pytest.mark.parametrize(
     ("sql", "error", "pattern"),
     [
-        (f"SET {MODE} = sometimes", icesql.ProgrammingError, "should be one of DYNAMIC, STATIC, but was SOMETIMES"),
+        (
+            f"SET {MODE} = sometimes",
+            icesql.ProgrammingError,
+            "should be one of DYNAMIC, STATIC, but was SOMETIMES",
+        ),
         ("SET spark.sql.session.timeZone = America/New_York", icesql.NotSupportedError, "UTC"),
         ("SET spark.sql.caseSensitive = true", icesql.NotSupportedError, "case-insensitively"),
         ("SET spark.sql.caseSensitive = maybe", icesql.ProgrammingError, "true, false"),
@@ -60,7 +64,9 @@ def test_bad_values_are_refused_and_change_nothing(con, sql, error, pattern):
 
 
 def test_values_icesql_follows_anyway_are_accepted(con):
-    assert _rows(con, "SET spark.sql.session.timeZone = UTC") == [("spark.sql.session.timeZone", "UTC")]
+    assert _rows(con, "SET spark.sql.session.timeZone = UTC") == [
+        ("spark.sql.session.timeZone", "UTC")
+    ]
     assert _rows(con, "SET spark.sql.caseSensitive=false") == [("spark.sql.caseSensitive", "false")]
 
 

@@ -42,8 +42,9 @@ def test_show_namespaces_lists_children_of_a_parent(con) -> None:
     assert con.execute("SHOW NAMESPACES IN db LIKE 'su*'").fetchall() == [("db.sub",)]
 
 
-@pytest.mark.parametrize("sql", ["SHOW NAMESPACES IN nope", "SHOW TABLES IN nope",
-                                 "SHOW TABLES IN db.nope"])
+@pytest.mark.parametrize(
+    "sql", ["SHOW NAMESPACES IN nope", "SHOW TABLES IN nope", "SHOW TABLES IN db.nope"]
+)
 def test_a_missing_namespace_is_named(con, sql) -> None:
     with pytest.raises(icesql.ProgrammingError, match=r"SCHEMA_NOT_FOUND.*nope"):
         con.execute(sql)
@@ -73,7 +74,10 @@ def test_show_tables_uses_the_default_namespace(con) -> None:
     con.execute("CREATE TABLE default.b (a INT) USING iceberg")
     con.execute("CREATE TABLE a (a INT) USING iceberg")
     assert _columns(con, "SHOW TABLES") == ["namespace", "tableName", "isTemporary"]
-    assert con.execute("SHOW TABLES").fetchall() == [("default", "a", False), ("default", "b", False)]
+    assert con.execute("SHOW TABLES").fetchall() == [
+        ("default", "a", False),
+        ("default", "b", False),
+    ]
 
 
 # -- SHOW TBLPROPERTIES ------------------------------------------------------------------------
@@ -103,8 +107,9 @@ def test_tblproperties_add_what_spark_derives(con) -> None:
 
 
 def test_tblproperties_hide_reserved_and_catalog_properties(con) -> None:
-    con.execute("CREATE TABLE db.t (a INT) USING iceberg COMMENT 'c'"
-                " TBLPROPERTIES ('owner'='me', 'x'='1')")
+    con.execute(
+        "CREATE TABLE db.t (a INT) USING iceberg COMMENT 'c' TBLPROPERTIES ('owner'='me', 'x'='1')"
+    )
     keys = {k for k, _ in con.execute("SHOW TBLPROPERTIES db.t").fetchall()}
     assert "x" in keys and not keys & {"owner", "comment", "provider", "location"}
 
@@ -121,8 +126,13 @@ def test_tblproperties_of_one_key(con) -> None:
 
 
 @pytest.mark.parametrize(
-    "sql", ["SHOW TBLPROPERTIES db.nope", "SHOW CREATE TABLE db.nope", "DESCRIBE db.nope",
-            "DESCRIBE TABLE EXTENDED db.nope"]
+    "sql",
+    [
+        "SHOW TBLPROPERTIES db.nope",
+        "SHOW CREATE TABLE db.nope",
+        "DESCRIBE db.nope",
+        "DESCRIBE TABLE EXTENDED db.nope",
+    ],
 )
 def test_a_missing_table_is_named(con, sql) -> None:
     with pytest.raises(icesql.ProgrammingError, match=r"TABLE_OR_VIEW_NOT_FOUND.*db\.nope"):
@@ -161,11 +171,14 @@ def test_transform_sql_is_spark_ddl(source, transform, sql) -> None:
 
 
 def test_describe_sort_order_is_javas_spark3util_describe() -> None:
-    order = SortOrder(1, (
-        SortField(2, parse_transform("identity"), DESC, NULLS_FIRST),
-        SortField(1, parse_transform("bucket[8]"), ASC, NULLS_LAST),
-        SortField(3, parse_transform("day")),  # defaults: ASC NULLS FIRST
-    ))
+    order = SortOrder(
+        1,
+        (
+            SortField(2, parse_transform("identity"), DESC, NULLS_FIRST),
+            SortField(1, parse_transform("bucket[8]"), ASC, NULLS_LAST),
+            SortField(3, parse_transform("day")),  # defaults: ASC NULLS FIRST
+        ),
+    )
     assert describe_sort_order(order, SCHEMA) == (
         "s DESC NULLS FIRST, bucket(8, id) ASC NULLS LAST, days(ts) ASC NULLS FIRST"
     )
@@ -201,24 +214,34 @@ def test_show_create_table_quotes_comments_and_location(con) -> None:
 
 
 def test_describe_extended_metadata_columns_and_details(con) -> None:
-    con.execute("CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (s)"
-                " COMMENT 'hello' TBLPROPERTIES ('owner'='me')")
+    con.execute(
+        "CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (s)"
+        " COMMENT 'hello' TBLPROPERTIES ('owner'='me')"
+    )
     con.execute("ALTER TABLE db.t ADD PARTITION FIELD bucket(2, id)")
     con.execute("ALTER TABLE db.t DROP PARTITION FIELD s")
     rows = con.execute("DESCRIBE TABLE EXTENDED db.t").fetchall()
     assert _columns(con, "DESCRIBE EXTENDED db.t") == ["col_name", "data_type", "comment"]
     start = rows.index(("# Metadata Columns", "", ""))
     assert rows[:start] == [
-        ("id", "bigint", None), ("s", "string", None), ("", "", ""), ("# Partitioning", "", ""),
-        ("Part 0", "bucket(2, id)", ""), ("", "", ""),  # v2 drops the field from the spec
+        ("id", "bigint", None),
+        ("s", "string", None),
+        ("", "", ""),
+        ("# Partitioning", "", ""),
+        ("Part 0", "bucket(2, id)", ""),
+        ("", "", ""),  # v2 drops the field from the spec
     ]
     meta = rows[start + 1 : start + 8]
     # _partition spans every spec's fields, the dropped one too (ALTER names it as Java's
     # UpdatePartitionSpec does: id_bucket_2)
     assert meta == [
-        ("_spec_id", "int", ""), ("_partition", "struct<s:string,id_bucket_2:int>", ""),
-        ("_file", "string", ""), ("_pos", "bigint", ""), ("_deleted", "boolean", ""),
-        ("_row_id", "bigint", ""), ("_last_updated_sequence_number", "bigint", ""),
+        ("_spec_id", "int", ""),
+        ("_partition", "struct<s:string,id_bucket_2:int>", ""),
+        ("_file", "string", ""),
+        ("_pos", "bigint", ""),
+        ("_deleted", "boolean", ""),
+        ("_row_id", "bigint", ""),
+        ("_last_updated_sequence_number", "bigint", ""),
     ]
     details = {r[0]: r[1] for r in rows[start + 8 :]}
     location = con.catalog.load_table(("db", "t")).metadata.location
@@ -238,9 +261,15 @@ def test_describe_and_show_like_spark(con):
     )
     rows = con.execute("DESCRIBE db.t").fetchall()
     assert rows == [
-        ("id", "bigint", "the id"), ("st", "struct<a:int,b:string>", None), ("m", "map<string,int>", None),
-        ("ts", "timestamp", None), ("n", "timestamp_ntz", None), ("", "", ""), ("# Partitioning", "", ""),
-        ("Part 0", "bucket(4, id)", ""), ("Part 1", "days(ts)", ""),
+        ("id", "bigint", "the id"),
+        ("st", "struct<a:int,b:string>", None),
+        ("m", "map<string,int>", None),
+        ("ts", "timestamp", None),
+        ("n", "timestamp_ntz", None),
+        ("", "", ""),
+        ("# Partitioning", "", ""),
+        ("Part 0", "bucket(4, id)", ""),
+        ("Part 1", "days(ts)", ""),
     ]
     extended = dict((r[0], r[1]) for r in con.execute("DESCRIBE TABLE EXTENDED db.t").fetchall())
     assert extended["_partition"] == "struct<id_bucket:int,ts_day:date>"
@@ -250,7 +279,9 @@ def test_describe_and_show_like_spark(con):
     )
     assert con.execute("SHOW TBLPROPERTIES db.t ('foo')").fetchall() == [("foo", "bar")]
     (ddl,) = con.execute("SHOW CREATE TABLE db.t").fetchone()
-    assert ddl.startswith("CREATE TABLE local.db.t (\n  id BIGINT NOT NULL COMMENT 'the id',\n  st STRUCT<a: INT, b: STRING>,")
+    assert ddl.startswith(
+        "CREATE TABLE local.db.t (\n  id BIGINT NOT NULL COMMENT 'the id',\n  st STRUCT<a: INT, b: STRING>,"
+    )
     assert "PARTITIONED BY (bucket(4, id), days(ts))\n" in ddl
     # what SHOW CREATE TABLE prints creates the same table again
     con.execute("DROP TABLE db.t")
@@ -267,10 +298,22 @@ def test_describe_metadata_tables(con):
         ("parent_id", "bigint", None), ("is_current_ancestor", "boolean", None),
     ]  # fmt: skip
     files = con.execute("DESCRIBE TABLE db.m.files").fetchall()
-    assert files[0] == ("content", "int", "Contents of the file: 0=data, 1=position deletes, 2=equality deletes")
-    assert ("partition", "struct<p:int>", "Partition data tuple, schema based on the partition spec") in files
+    assert files[0] == (
+        "content",
+        "int",
+        "Contents of the file: 0=data, 1=position deletes, 2=equality deletes",
+    )
+    assert (
+        "partition",
+        "struct<p:int>",
+        "Partition data tuple, schema based on the partition spec",
+    ) in files
     extended = con.execute("DESCRIBE TABLE EXTENDED db.m.position_deletes").fetchall()
-    assert ("partition.p", "int", None) in extended and ("_partition", "struct<p:int>", "") in extended
+    assert ("partition.p", "int", None) in extended and (
+        "_partition",
+        "struct<p:int>",
+        "",
+    ) in extended
     assert ("Name", "local.db.m.position_deletes", "") in extended
     with pytest.raises(NoSuchTableError):
         con.execute("DESCRIBE db.nope.snapshots")

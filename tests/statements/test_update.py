@@ -79,9 +79,13 @@ def test_row_lineage_is_kept(con, version, mode):
 
 def test_set_sees_the_old_row_and_moves_partitions(con):
     _create(con)
-    con.execute("UPDATE db.t SET p = CASE WHEN p = 'a' THEN 'b' ELSE 'a' END, x = id WHERE x IS NOT NULL")
+    con.execute(
+        "UPDATE db.t SET p = CASE WHEN p = 'a' THEN 'b' ELSE 'a' END, x = id WHERE x IS NOT NULL"
+    )
     assert _rows(con) == [(1, "b", 1.0), (2, "a", None), (3, "a", 3.0), (4, "a", 4.0)]
-    partitions = con.execute("SELECT partition.p, record_count FROM db.t.files ORDER BY 1").fetchall()
+    partitions = con.execute(
+        "SELECT partition.p, record_count FROM db.t.files ORDER BY 1"
+    ).fetchall()
     assert sum(n for _, n in partitions) == 4
 
 
@@ -110,7 +114,9 @@ def test_store_assignment_converts_like_spark(con):
     _create(con)
     con.execute("UPDATE db.t SET id = id + 0.9, amount = 2.345 WHERE id = 1")  # truncated, rounded
     assert _rows(con, "id, amount")[0] == (1, Decimal("2.35"))
-    con.execute("UPDATE db.t SET x = amount, p = 7 WHERE id = 1")  # decimal -> double, int -> string
+    con.execute(
+        "UPDATE db.t SET x = amount, p = 7 WHERE id = 1"
+    )  # decimal -> double, int -> string
     assert _rows(con)[0] == (1, "7", 2.35)
 
 
@@ -137,7 +143,11 @@ def test_subqueries_in_set_and_where(con):
         ("UPDATE db.t SET id = 3000000000", icesql.DataError, r"CAST_OVERFLOW.*db\.t.*`id`"),
         ("UPDATE db.t SET id = NULL WHERE id = 3", icesql.IntegrityError, "NOT NULL.*`id`"),
         ("UPDATE db.t SET x = 1, x = 2", icesql.ProgrammingError, "Multiple assignments for 'x'"),
-        ("UPDATE db.t SET s = NULL, s.f = 1", icesql.ProgrammingError, "Conflicting assignments for 's'"),
+        (
+            "UPDATE db.t SET s = NULL, s.f = 1",
+            icesql.ProgrammingError,
+            "Conflicting assignments for 's'",
+        ),
         ("UPDATE db.t SET s.nope = 1", icesql.ProgrammingError, "`s` has no field `nope`"),
         ("UPDATE db.t SET tags.element = 'x'", icesql.NotSupportedError, "array or map"),
         ("UPDATE db.missing SET x = 1", icesql.ProgrammingError, "table not found: db.missing"),
@@ -160,7 +170,9 @@ def test_a_late_failure_removes_the_files_already_written(con, mode):
         f" ('write.update.mode'='{mode}', 'write.parquet.row-group-size-bytes'='4096',"
         " 'write.target-file-size-bytes'='65536')"
     )
-    con.execute("INSERT INTO db.t SELECT id, concat('v', id) FROM (SELECT explode(sequence(0, 199999)) AS id)")
+    con.execute(
+        "INSERT INTO db.t SELECT id, concat('v', id) FROM (SELECT explode(sequence(0, 199999)) AS id)"
+    )
     before, files = _version(con), _files(con)
     with pytest.raises(icesql.IntegrityError, match="NOT NULL"):
         con.execute("UPDATE db.t SET id = CASE WHEN id = 199999 THEN NULL ELSE id + 1 END")

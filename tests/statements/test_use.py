@@ -69,14 +69,23 @@ def test_unqualified_namespaces_are_of_the_current_catalog(con):
 @pytest.mark.parametrize(
     ("sql", "error", "message"),
     [
-        ("USE nope", NoSuchNamespaceError,
-         r"^\[SCHEMA_NOT_FOUND\] namespace not found in catalog 'prod': nope$"),
-        ("USE local.nope", NoSuchNamespaceError,
-         r"^\[SCHEMA_NOT_FOUND\] namespace not found in catalog 'local': nope$"),
+        (
+            "USE nope",
+            NoSuchNamespaceError,
+            r"^\[SCHEMA_NOT_FOUND\] namespace not found in catalog 'prod': nope$",
+        ),
+        (
+            "USE local.nope",
+            NoSuchNamespaceError,
+            r"^\[SCHEMA_NOT_FOUND\] namespace not found in catalog 'local': nope$",
+        ),
         ("USE a.nope", NoSuchNamespaceError, "namespace not found in catalog 'prod': a.nope"),
         ("USE NAMESPACE a", NoSuchNamespaceError, "catalog 'prod': a$"),  # local's a
-        ("USE CATALOG nope", icesql.ProgrammingError,
-         r"^\[CATALOG_NOT_FOUND\] catalog 'nope' not found \(known: local, prod\)$"),
+        (
+            "USE CATALOG nope",
+            icesql.ProgrammingError,
+            r"^\[CATALOG_NOT_FOUND\] catalog 'nope' not found \(known: local, prod\)$",
+        ),
         ("USE CATALOG db", icesql.ProgrammingError, "catalog 'db' not found"),  # a namespace
     ],
 )

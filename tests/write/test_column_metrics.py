@@ -152,7 +152,9 @@ def test_leaf_columns_follow_parquet_order() -> None:
     paths = [parquet.column(j).path for j in range(len(parquet))]
     assert paths == ["id", "s.a", "s.b", "l.list.element.x", "m.key_value.key",
                      "m.key_value.value", "d"]  # fmt: skip
-    assert [p.rsplit(".", 1)[-1] for p in paths] == [leaf.field.name for leaf in leaf_columns(NESTED)]
+    assert [p.rsplit(".", 1)[-1] for p in paths] == [
+        leaf.field.name for leaf in leaf_columns(NESTED)
+    ]
 
 
 def _metrics(schema: Schema, table: pa.Table, props: dict, row_group_size: int = 3):
@@ -176,12 +178,17 @@ def test_metrics_of_a_real_file_match_pyarrow() -> None:
     table = pa.table(
         {
             "id": pa.array(ids, pa.int64()),
-            "s": pa.array([{"a": 1, "b": s} for s in strings],
-                          schema_to_arrow(NESTED).field("s").type),  # fmt: skip
-            "l": pa.array([[{"x": 1.0}], [], None, [{"x": math.nan}], [{"x": 3.0}]],
-                          schema_to_arrow(NESTED).field("l").type),  # fmt: skip
-            "m": pa.array([[("k", 1)], None, [], [], [("k", 2), ("j", 3)]],
-                          schema_to_arrow(NESTED).field("m").type),  # fmt: skip
+            "s": pa.array(
+                [{"a": 1, "b": s} for s in strings], schema_to_arrow(NESTED).field("s").type
+            ),  # fmt: skip
+            "l": pa.array(
+                [[{"x": 1.0}], [], None, [{"x": math.nan}], [{"x": 3.0}]],
+                schema_to_arrow(NESTED).field("l").type,
+            ),  # fmt: skip
+            "m": pa.array(
+                [[("k", 1)], None, [], [], [("k", 2), ("j", 3)]],
+                schema_to_arrow(NESTED).field("m").type,
+            ),  # fmt: skip
             "d": pa.array(doubles, pa.float64()),
         },
         schema=schema_to_arrow(Schema(tuple(f for f in NESTED.fields if f.field_id != 11))),
@@ -276,7 +283,9 @@ def test_bounds_from_the_footer_are_the_extremes_of_every_type() -> None:
     for name, vals in values.items():
         t = arrow.field(name).type
         if pa.types.is_temporal(t):
-            columns.append(pa.array(vals, pa.int32() if pa.types.is_date(t) else pa.int64()).cast(t))
+            columns.append(
+                pa.array(vals, pa.int32() if pa.types.is_date(t) else pa.int64()).cast(t)
+            )
         else:
             columns.append(pa.array(vals, t))
     table = pa.Table.from_arrays(columns, schema=arrow)

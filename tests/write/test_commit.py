@@ -41,7 +41,9 @@ def test_a_lost_race_is_retried_on_the_new_table(con, tmp_path):
     con.execute("CREATE TABLE db.t (id BIGINT) USING iceberg")
     stale = con.catalog.load_table(T)
     con.execute("INSERT INTO db.t VALUES (1)")  # the competitor wins first
-    committed = commit(con.catalog, stale, Change(operation="append", added_files=_files_for(stale, [2])))
+    committed = commit(
+        con.catalog, stale, Change(operation="append", added_files=_files_for(stale, [2]))
+    )
     md = committed.metadata
     snaps = md.snapshots
     assert [s.sequence_number for s in snaps] == [1, 2]
@@ -55,7 +57,9 @@ def test_a_lost_race_is_retried_on_the_new_table(con, tmp_path):
 
 
 def test_retries_exhausted_raise_and_leave_no_files(con, tmp_path):
-    con.execute("CREATE TABLE db.t (id BIGINT) USING iceberg TBLPROPERTIES ('commit.retry.num-retries'='0')")
+    con.execute(
+        "CREATE TABLE db.t (id BIGINT) USING iceberg TBLPROPERTIES ('commit.retry.num-retries'='0')"
+    )
     stale = con.catalog.load_table(T)
     con.execute("INSERT INTO db.t VALUES (1)")
     before = set(os.listdir(tmp_path / "db" / "t" / "metadata"))
@@ -80,7 +84,9 @@ def test_schema_change_on_a_changed_schema_is_a_conflict(con):
 
 
 def test_appends_carry_forward_every_manifest_and_count_totals(con):
-    con.execute("CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (bucket(2, id))")
+    con.execute(
+        "CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (bucket(2, id))"
+    )
     for i in range(3):
         con.execute(f"INSERT INTO db.t VALUES ({i}, 'a'), ({i + 10}, 'b')")
     md = con.catalog.load_table(T).metadata
@@ -142,7 +148,9 @@ def test_previous_versions_max_bounds_the_metadata_log(con):
         con.execute(f"INSERT INTO db.t VALUES ({i})")
     md = con.catalog.load_table(T).metadata
     assert [e.metadata_file.rsplit("/", 1)[1] for e in md.metadata_log] == [
-        "v4.metadata.json", "v5.metadata.json", "v6.metadata.json"
+        "v4.metadata.json",
+        "v5.metadata.json",
+        "v6.metadata.json",
     ]
 
 
@@ -159,22 +167,48 @@ def test_appends_keep_existing_delete_manifests(con, tmp_path):
     table = con.catalog.load_table(T)
     md = table.metadata
     deletes = DataFile(
-        content=POSITION_DELETES, file_path=str(tmp_path / "deletes.parquet"), file_format="PARQUET",
-        partition=(), record_count=1, file_size_in_bytes=10,
+        content=POSITION_DELETES,
+        file_path=str(tmp_path / "deletes.parquet"),
+        file_format="PARQUET",
+        partition=(),
+        record_count=1,
+        file_size_in_bytes=10,
     )
     manifest = write_manifest(
-        table.io, str(tmp_path / "del-m0.avro"), md.spec(), md.schema(), 2, 42,
-        [ManifestEntry(STATUS_ADDED, 42, None, None, deletes)], content=CONTENT_DELETES,
+        table.io,
+        str(tmp_path / "del-m0.avro"),
+        md.spec(),
+        md.schema(),
+        2,
+        42,
+        [ManifestEntry(STATUS_ADDED, 42, None, None, deletes)],
+        content=CONTENT_DELETES,
     )
     parent = md.current_snapshot()
     existing = read_manifest_list(table.io, parent.manifest_list, parent)
     sid = 42
     path = str(tmp_path / "db" / "t" / "metadata" / "snap-42.avro")
     write_manifest_list(table.io, path, [manifest, *existing], 2, sid, parent.snapshot_id, 2)
-    snap = Snapshot(sid, parent.timestamp_ms + 1, path, parent.snapshot_id, 2,
-                    {"operation": "delete", **{k: v for k, v in parent.summary.items() if k.startswith("total-")},
-                     "total-delete-files": "1", "total-position-deletes": "1"}, md.current_schema_id)
-    new_md = md.builder().add_snapshot(snap).set_branch_snapshot("main", sid).build(table.metadata_location)
+    snap = Snapshot(
+        sid,
+        parent.timestamp_ms + 1,
+        path,
+        parent.snapshot_id,
+        2,
+        {
+            "operation": "delete",
+            **{k: v for k, v in parent.summary.items() if k.startswith("total-")},
+            "total-delete-files": "1",
+            "total-position-deletes": "1",
+        },
+        md.current_schema_id,
+    )
+    new_md = (
+        md.builder()
+        .add_snapshot(snap)
+        .set_branch_snapshot("main", sid)
+        .build(table.metadata_location)
+    )
     table = con.catalog.commit_table(table, new_md)
 
     con.execute("INSERT INTO db.t VALUES (3)")
@@ -201,8 +235,10 @@ def _branch_table(con, name="b"):
     con.execute("INSERT INTO db.t VALUES (1), (2)")
     table = con.catalog.load_table(T)
     fork = table.metadata.current_snapshot().snapshot_id
-    md = table.metadata.builder().set_branch_snapshot(name, fork).build(
-        previous_metadata_file=table.metadata_location
+    md = (
+        table.metadata.builder()
+        .set_branch_snapshot(name, fork)
+        .build(previous_metadata_file=table.metadata_location)
     )
     con.catalog.commit_table(table, md)
     con.execute("INSERT INTO db.t VALUES (10)")
@@ -238,13 +274,18 @@ def test_a_row_level_delete_on_a_branch_validates_against_the_branch(con):
     table, fork = _branch_table(con)
     removed = tuple(_branch_files(table, "b"))  # copy-on-write DELETE FROM db.t WHERE id = 1
     added = _files_for(table, [2])
-    validation = Validation(fork, equal("id", 1), referenced_data_files=frozenset(f.file_path for f in removed))
+    validation = Validation(
+        fork, equal("id", 1), referenced_data_files=frozenset(f.file_path for f in removed)
+    )
     # main gains a row matching the condition since the branch was read: no conflict, main's
     # commits are not the branch's history
     con.execute("INSERT INTO db.t VALUES (1)")
     change = Change(
-        operation=operation_for(added, removed), added_files=added, removed_files=removed,
-        validation=validation, branch="b",
+        operation=operation_for(added, removed),
+        added_files=added,
+        removed_files=removed,
+        validation=validation,
+        branch="b",
     )
     md = commit(con.catalog, table, change).metadata
     head = md.snapshot_for_ref("b")
@@ -257,11 +298,18 @@ def test_a_concurrent_commit_to_the_branch_conflicts(con):
     table, fork = _branch_table(con)
     removed = tuple(_branch_files(table, "b"))
     # another writer appends a row matching the condition to the branch meanwhile
-    commit(con.catalog, table, Change(operation="append", added_files=_files_for(table, [1]), branch="b"))
+    commit(
+        con.catalog,
+        table,
+        Change(operation="append", added_files=_files_for(table, [1]), branch="b"),
+    )
     version = con.catalog.current_version(T)[0]
     change = Change(
-        operation="overwrite", added_files=_files_for(table, [2]), removed_files=removed,
-        validation=Validation(fork, equal("id", 1)), branch="b",
+        operation="overwrite",
+        added_files=_files_for(table, [2]),
+        removed_files=removed,
+        validation=Validation(fork, equal("id", 1)),
+        branch="b",
     )
     with pytest.raises(CommitConflictError, match="added data file"):
         commit(con.catalog, table, change)
@@ -272,7 +320,9 @@ def test_a_metadata_only_delete_on_a_branch_filters_the_branch_files(con):
     from icesql.expressions.tree import ALWAYS_TRUE
 
     table, fork = _branch_table(con)
-    md = commit(con.catalog, table, Change(operation="delete", delete_filter=ALWAYS_TRUE, branch="b")).metadata
+    md = commit(
+        con.catalog, table, Change(operation="delete", delete_filter=ALWAYS_TRUE, branch="b")
+    ).metadata
     assert md.snapshot_for_ref("b").parent_snapshot_id == fork
     assert md.snapshot_for_ref("b").summary["total-records"] == "0"
     assert _ids(con, "b") == []
@@ -281,8 +331,16 @@ def test_a_metadata_only_delete_on_a_branch_filters_the_branch_files(con):
 
 def test_a_lost_race_on_a_branch_is_retried_on_the_new_branch_head(con):
     table, fork = _branch_table(con)  # a stale table: the competitor commits next
-    first = commit(con.catalog, table, Change(operation="append", added_files=_files_for(table, [3]), branch="b"))
-    md = commit(con.catalog, table, Change(operation="append", added_files=_files_for(table, [4]), branch="b")).metadata
+    first = commit(
+        con.catalog,
+        table,
+        Change(operation="append", added_files=_files_for(table, [3]), branch="b"),
+    )
+    md = commit(
+        con.catalog,
+        table,
+        Change(operation="append", added_files=_files_for(table, [4]), branch="b"),
+    ).metadata
     head = md.snapshot_for_ref("b")
     assert head.parent_snapshot_id == first.metadata.snapshot_for_ref("b").snapshot_id
     assert _ids(con, "b") == [1, 2, 3, 4]
@@ -292,22 +350,33 @@ def test_a_lost_race_on_a_branch_is_retried_on_the_new_branch_head(con):
 def test_a_new_branch_forks_from_the_current_snapshot_and_a_tag_is_refused(con):
     table, fork = _branch_table(con)
     main_head = table.metadata.current_snapshot().snapshot_id
-    md = commit(con.catalog, table, Change(operation="append", added_files=_files_for(table, [5]), branch="new")).metadata
+    md = commit(
+        con.catalog,
+        table,
+        Change(operation="append", added_files=_files_for(table, [5]), branch="new"),
+    ).metadata
     assert md.snapshot_for_ref("new").parent_snapshot_id == main_head
     assert md.refs["new"].is_branch
     assert _ids(con, "new") == [1, 2, 5, 10]
     table = con.catalog.load_table(T)
-    tagged = table.metadata.builder().set_ref("t1", SnapshotRef(fork, "tag")).build(
-        previous_metadata_file=table.metadata_location
+    tagged = (
+        table.metadata.builder()
+        .set_ref("t1", SnapshotRef(fork, "tag"))
+        .build(previous_metadata_file=table.metadata_location)
     )
     table = con.catalog.commit_table(table, tagged)
     with pytest.raises(icesql.ProgrammingError, match="'t1' is a tag"):
-        commit(con.catalog, table, Change(operation="append", added_files=_files_for(table, [6]), branch="t1"))
+        commit(
+            con.catalog,
+            table,
+            Change(operation="append", added_files=_files_for(table, [6]), branch="t1"),
+        )
 
 
 # ---------------------------------------------------------------------------------------------
 # Commits that remove files and add delete files (moved here from
 # tests/statements/test_row_changes.py; their conflict validation is in test_validation.py)
+
 
 def _table(con, version=2, partitioned=True):
     part = "PARTITIONED BY (p)" if partitioned else ""
@@ -354,7 +423,11 @@ def test_removing_a_file_twice_is_a_conflict_and_changes_nothing(con, tmp_path):
     commit(con.catalog, table, Change(operation="delete", removed_files=(victim,)))
     before = con.catalog.load_table(T).metadata_location
     with pytest.raises(CommitConflictError, match=victim.file_path.rsplit("/", 1)[-1]):
-        commit(con.catalog, con.catalog.load_table(T), Change(operation="delete", removed_files=(victim,)))
+        commit(
+            con.catalog,
+            con.catalog.load_table(T),
+            Change(operation="delete", removed_files=(victim,)),
+        )
     assert con.catalog.load_table(T).metadata_location == before
     meta = tmp_path / "db" / "t" / "metadata"
     assert len([n for n in meta.iterdir() if n.name.startswith("snap-")]) == 3
@@ -373,14 +446,17 @@ def test_a_deletion_vector_is_added_then_replaced(con):
     table = _table(con, version=3, partitioned=False)
     target = max(live_data_files(table), key=lambda f: f.record_count)
     first = deletion_vector(table, target, [0], name="dv.puffin")
-    table = commit(con.catalog, table, Change(operation=operation_for([first], []), added_files=(first,)))
+    table = commit(
+        con.catalog, table, Change(operation=operation_for([first], []), added_files=(first,))
+    )
     assert _ids(con) == [2, 3, 4, 5]
     summary = table.metadata.current_snapshot().summary
     assert summary["operation"] == "delete"
     assert summary["added-dvs"] == "1" and summary["added-position-deletes"] == "1"
     merged = deletion_vector(table, target, [0, 2], name="dv2.puffin")
     table = commit(
-        con.catalog, table,
+        con.catalog,
+        table,
         Change(operation="delete", added_files=(merged,), removed_files=(first,)),
     )
     assert _ids(con) == [2, 4, 5]
@@ -390,7 +466,9 @@ def test_a_deletion_vector_is_added_then_replaced(con):
     assert sorted(deletes) == [(1, 1), (1, 2)]
 
 
-def test_an_append_whose_start_was_expired_meanwhile_retries_on_the_current_table(tmp_path, monkeypatch):
+def test_an_append_whose_start_was_expired_meanwhile_retries_on_the_current_table(
+    tmp_path, monkeypatch
+):
     """The statement started from a snapshot whose manifest list a concurrent
     ``expire_snapshots`` deleted before the commit read it (found by tests/reliability's
     mixed workload): that is a lost race, retried on the current table as Java re-reads it
@@ -408,8 +486,10 @@ def test_an_append_whose_start_was_expired_meanwhile_retries_on_the_current_tabl
             busy.append(True)
             other.execute("INSERT INTO db.t VALUES (2)")
             other.execute("INSERT INTO db.t VALUES (3)")
-            other.execute("CALL system.expire_snapshots(table => 'db.t',"
-                          " older_than => current_timestamp(), retain_last => 1)")
+            other.execute(
+                "CALL system.expire_snapshots(table => 'db.t',"
+                " older_than => current_timestamp(), retain_last => 1)"
+            )
             start = table.metadata.current_snapshot().manifest_list
             assert not os.path.exists(start.removeprefix("file:"))
         return real(catalog, table, change)

@@ -58,7 +58,9 @@ def test_four_processes_commit_100_appends(tmp_path):
     total = WRITERS * INSERTS
     assert con.catalog.current_version(("db", "t"))[0] == 1 + total
     rows = con.execute("SELECT worker, i, s FROM db.t").fetchall()
-    assert sorted(rows) == sorted((w, i, f"w{w}-{i}") for w in range(WRITERS) for i in range(INSERTS))
+    assert sorted(rows) == sorted(
+        (w, i, f"w{w}-{i}") for w in range(WRITERS) for i in range(INSERTS)
+    )
 
     # a linear history: every snapshot's parent is the one before it
     chain = list(md.ancestors_of(md.current_snapshot_id))
@@ -131,9 +133,12 @@ def _delete_partition(con, spy: _Spy, partition: str, ready=None, go=None):
         con.execute("DELETE FROM db.r WHERE p = ? AND length(p) > 0", [partition])
     except CommitConflictError as e:
         return str(e), [], spy.read, None
-    ids = [r[0] for r in con.execute(
-        f"SELECT id FROM db.r VERSION AS OF {spy.read} WHERE p = ?", [partition]
-    ).fetchall()]
+    ids = [
+        r[0]
+        for r in con.execute(
+            f"SELECT id FROM db.r VERSION AS OF {spy.read} WHERE p = ?", [partition]
+        ).fetchall()
+    ]
     ours = [s for s in con.catalog.load_table(R).metadata.snapshots if s.operation != "append"]
     return "committed", sorted(ids), spy.read, ours[-1].snapshot_id
 
@@ -165,7 +170,9 @@ def _appender(warehouse: str, partition: str, readies, gos, first_id: int) -> li
             if not ready.wait(120):
                 raise TimeoutError("the deleting process never got ready to commit")
             ids = [first_id + 2 * i, first_id + 2 * i + 1]
-            con.execute("INSERT INTO db.r VALUES (?, ?), (?, ?)", [ids[0], partition, ids[1], partition])
+            con.execute(
+                "INSERT INTO db.r VALUES (?, ?), (?, ?)", [ids[0], partition, ids[1], partition]
+            )
             appended += ids
             go.set()
         return appended
@@ -206,8 +213,11 @@ def test_serializable_delete_fails_when_a_row_is_appended_to_its_partition(tmp_p
     outcomes, appended = _race(str(tmp_path), "a", rounds)
     for outcome, deleted in outcomes:
         assert isinstance(outcome, str) and deleted == []
-        assert re.search(r"conflict with a concurrent commit: snapshot \d+ \(append\) added data file"
-                         r" .*\.parquet that may hold rows matching", outcome), outcome
+        assert re.search(
+            r"conflict with a concurrent commit: snapshot \d+ \(append\) added data file"
+            r" .*\.parquet that may hold rows matching",
+            outcome,
+        ), outcome
     assert _ids(con, "a") == sorted([1, 2, *appended])  # the delete changed nothing
     assert _ids(con, "b") == [3]
     md = con.catalog.load_table(R).metadata
@@ -223,7 +233,7 @@ def test_snapshot_isolation_delete_keeps_rows_appended_meanwhile(tmp_path, round
     # each delete removed exactly what it had read: the rows appended before its round
     assert outcomes[0][1] == [1, 2]
     for i in range(1, rounds):
-        assert sorted(outcomes[i][1]) == appended[2 * (i - 1): 2 * i]
+        assert sorted(outcomes[i][1]) == appended[2 * (i - 1) : 2 * i]
     assert _ids(con, "a") == appended[-2:]  # the last round's rows survive its delete
     deleted = [i for _, ids in outcomes for i in ids]
     assert sorted(deleted + _ids(con, "a")) == sorted([1, 2, *appended])  # nothing lost
@@ -318,7 +328,9 @@ def _overwriter(warehouse: str, mode: str, readies, gos) -> None:
         spy = _Spy(con.catalog)
         spy.start(readies[0], gos[0])
         con.execute(f"SET spark.sql.sources.partitionOverwriteMode = {mode}")
-        con.execute("INSERT OVERWRITE db.r PARTITION (p = 'a') SELECT id + 100 FROM db.r WHERE p = 'a'")
+        con.execute(
+            "INSERT OVERWRITE db.r PARTITION (p = 'a') SELECT id + 100 FROM db.r WHERE p = 'a'"
+        )
     finally:
         con.close()
 

@@ -53,7 +53,9 @@ def test_default_is_one_file_and_zstd(con):
     assert meta.schema.to_arrow_schema().field("id").metadata[b"PARQUET:field_id"] == b"1"
 
 
-@pytest.mark.parametrize("codec, expected", [("gzip", "GZIP"), ("snappy", "SNAPPY"), ("uncompressed", "UNCOMPRESSED")])
+@pytest.mark.parametrize(
+    "codec, expected", [("gzip", "GZIP"), ("snappy", "SNAPPY"), ("uncompressed", "UNCOMPRESSED")]
+)
 def test_compression_codec_property(con, codec, expected):
     con.execute(
         f"CREATE TABLE db.t (id BIGINT) USING iceberg TBLPROPERTIES ('write.parquet.compression-codec'='{codec}')"
@@ -65,7 +67,9 @@ def test_compression_codec_property(con, codec, expected):
 
 def test_bad_codec_names_the_property(con):
     with pytest.raises(icesql.ProgrammingError, match="write.parquet.compression-codec"):
-        con.execute("CREATE TABLE db.t (id BIGINT) USING iceberg TBLPROPERTIES ('write.parquet.compression-codec'='zip')")
+        con.execute(
+            "CREATE TABLE db.t (id BIGINT) USING iceberg TBLPROPERTIES ('write.parquet.compression-codec'='zip')"
+        )
 
 
 def test_metrics_modes(con):
@@ -76,7 +80,9 @@ def test_metrics_modes(con):
         " 'write.metadata.metrics.column.b'='counts',"
         " 'write.metadata.metrics.column.d'='full')"
     )
-    con.execute("INSERT INTO db.t VALUES (1, 'bbbbbbbb', 'cccccccc', 'dddddddd'), (2, NULL, 'c', 'd')")
+    con.execute(
+        "INSERT INTO db.t VALUES (1, 'bbbbbbbb', 'cccccccc', 'dddddddd'), (2, NULL, 'c', 'd')"
+    )
     (f,) = _data_files(con)
     assert 1 not in f.value_counts and 1 not in f.column_sizes and 1 not in f.lower_bounds
     assert f.value_counts[2] == 2 and f.null_value_counts[2] == 1 and 2 not in f.lower_bounds
@@ -103,7 +109,9 @@ def test_sorted_tables_write_sorted_files(con):
 
 
 def test_rows_land_in_their_bucket(con):
-    con.execute("CREATE TABLE db.t (id INT, s STRING) USING iceberg PARTITIONED BY (bucket(16, id), bucket(8, s))")
+    con.execute(
+        "CREATE TABLE db.t (id INT, s STRING) USING iceberg PARTITIONED BY (bucket(16, id), bucket(8, s))"
+    )
     ids = list(range(-20, 20))
     con.execute("INSERT INTO db.t VALUES " + ", ".join(f"({i}, 'k{i}')" for i in ids))
     files = _data_files(con)
@@ -120,7 +128,9 @@ def test_rows_land_in_their_bucket(con):
 
 def test_bounds_decode_to_the_extremes(con):
     con.execute("CREATE TABLE db.t (id BIGINT, d DOUBLE) USING iceberg")
-    con.execute("INSERT INTO db.t VALUES (5, -0.0D), (-7, CAST('NaN' AS DOUBLE)), (9, 0.0D), (NULL, NULL)")
+    con.execute(
+        "INSERT INTO db.t VALUES (5, -0.0D), (-7, CAST('NaN' AS DOUBLE)), (9, 0.0D), (NULL, NULL)"
+    )
     (f,) = _data_files(con)
     assert from_bytes(LongType(), f.lower_bounds[1]) == -7
     assert from_bytes(LongType(), f.upper_bounds[1]) == 9
@@ -131,12 +141,16 @@ def test_insert_select_streams_from_an_iceberg_table(con):
     con.execute("CREATE TABLE db.src (id BIGINT) USING iceberg")
     con.execute("INSERT INTO db.src VALUES " + ", ".join(f"({i})" for i in range(3000)))
     con.execute("CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg")
-    cur = con.execute("INSERT INTO db.t SELECT id * 2, CAST(id AS STRING) FROM db.src WHERE id % 3 = 0")
+    cur = con.execute(
+        "INSERT INTO db.t SELECT id * 2, CAST(id AS STRING) FROM db.src WHERE id % 3 = 0"
+    )
     assert cur.rowcount == 1000
     cur = con.execute("INSERT INTO db.t SELECT * FROM db.t")  # reads the snapshot it started on
     assert cur.rowcount == 1000
-    assert con.execute("SELECT count(*), sum(id) FROM db.t").fetchone() == (2000, 2 * 2 * sum(range(0, 3000, 3)))
-
+    assert con.execute("SELECT count(*), sum(id) FROM db.t").fetchone() == (
+        2000,
+        2 * 2 * sum(range(0, 3000, 3)),
+    )
 
 
 def test_row_lineage_columns_are_written_with_reserved_ids_and_read_back(con):
@@ -153,7 +167,9 @@ def test_row_lineage_columns_are_written_with_reserved_ids_and_read_back(con):
     table = con.catalog.load_table(T)
     target = WriteTarget.for_table(table, row_lineage=True)
     assert [f.name for f in target.write_schema.fields] == [
-        "id", "_row_id", "_last_updated_sequence_number"
+        "id",
+        "_row_id",
+        "_last_updated_sequence_number",
     ]
     writer = DataWriter(target)
     writer.write(
@@ -174,7 +190,9 @@ def test_row_lineage_columns_are_written_with_reserved_ids_and_read_back(con):
     assert rows == [(1, 0, 1), (2, 1, 1), (10, 7, 1), (20, 3, 2), (30, 1, 2)]
 
 
-def _write_partitioned(tmp_path, name: str, partitioned: str = "PARTITIONED BY (bucket(3, id))") -> list:
+def _write_partitioned(
+    tmp_path, name: str, partitioned: str = "PARTITIONED BY (bucket(3, id))"
+) -> list:
     """Files of a bucketed, rolling INSERT (several files per partition, several partitions)."""
     with icesql.connect(str(tmp_path / name)) as c:
         c.execute(
@@ -185,9 +203,20 @@ def _write_partitioned(tmp_path, name: str, partitioned: str = "PARTITIONED BY (
         c.execute(f"INSERT INTO db.t VALUES {_values(6000)}")
         assert c.execute("SELECT count(*), sum(id) FROM db.t").fetchone() == (6000, 17997000)
         return sorted(
-            ((f.partition, f.record_count, f.file_size_in_bytes, f.split_offsets,
-              f.value_counts, f.null_value_counts, f.lower_bounds, f.upper_bounds,
-              f.column_sizes) for f in _data_files(c)),  # fmt: skip
+            (
+                (
+                    f.partition,
+                    f.record_count,
+                    f.file_size_in_bytes,
+                    f.split_offsets,
+                    f.value_counts,
+                    f.null_value_counts,
+                    f.lower_bounds,
+                    f.upper_bounds,
+                    f.column_sizes,
+                )
+                for f in _data_files(c)
+            ),  # fmt: skip
             key=repr,
         )
 
@@ -200,7 +229,9 @@ def test_threaded_writes_cut_files_as_a_sequential_writer_does(tmp_path, monkeyp
     threaded = _write_partitioned(tmp_path, "threaded")
     assert len({f[0] for f in threaded}) == 3 and len(threaded) >= 9
     assert any(len(f[3]) > 1 for f in threaded)  # several row groups per file
-    monkeypatch.setattr(ParquetDataWriter, "submit", lambda self, batch, executor: self.write(batch))
+    monkeypatch.setattr(
+        ParquetDataWriter, "submit", lambda self, batch, executor: self.write(batch)
+    )
     assert _write_partitioned(tmp_path, "sequential") == threaded
 
 
@@ -213,7 +244,9 @@ def test_unpartitioned_threaded_writes_cut_files_as_a_sequential_writer_does(tmp
     assert len(threaded) >= 3 and any(len(f[3]) > 2 for f in threaded)
     sizes = sorted(f[2] for f in threaded)
     assert all(size >= 6000 for size in sizes[1:])
-    monkeypatch.setattr(ParquetDataWriter, "submit", lambda self, batch, executor: self.write(batch))
+    monkeypatch.setattr(
+        ParquetDataWriter, "submit", lambda self, batch, executor: self.write(batch)
+    )
     assert _write_partitioned(tmp_path, "sequential", partitioned="") == threaded
 
 
@@ -254,7 +287,9 @@ def test_the_partitions_of_an_insert_encode_side_by_side_at_close(con, monkeypat
 
     from icesql.write.parquet import ParquetDataWriter
 
-    con.execute("CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (bucket(4, id))")
+    con.execute(
+        "CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (bucket(4, id))"
+    )
     barrier = threading.Barrier(2, timeout=30)
     encode = ParquetDataWriter._encode_row_group
     calls = itertools.count()
@@ -329,25 +364,46 @@ def test_dictionary_encoded_strings_write_the_rows_and_bounds_of_plain_ones(con,
 
     from icesql.write.data_writer import DataWriter, WriteTarget
 
-    con.execute("CREATE TABLE db.t (id BIGINT, s STRING, p STRING) USING iceberg PARTITIONED BY (p)"
-                f" TBLPROPERTIES ('write.format.default' = '{fmt}')")
+    con.execute(
+        "CREATE TABLE db.t (id BIGINT, s STRING, p STRING) USING iceberg PARTITIONED BY (p)"
+        f" TBLPROPERTIES ('write.format.default' = '{fmt}')"
+    )
     writer = DataWriter(WriteTarget.for_table(con.catalog.load_table(T)))
 
     def encoded(indices, values):
         return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), pa.array(values))
 
-    writer.write(pa.RecordBatch.from_arrays(
-        [pa.array([1, 2, 3, 4]), encoded([0, 1, 2, 1], ["a", "bb", "zz", "unused"]),
-         encoded([0, 0, 1, 1], ["x", "y"])], names=["id", "s", "p"]))
-    writer.write(pa.RecordBatch.from_arrays(
-        [pa.array([5]), pa.array(["c"]), pa.array(["x"])], names=["id", "s", "p"]))
+    writer.write(
+        pa.RecordBatch.from_arrays(
+            [
+                pa.array([1, 2, 3, 4]),
+                encoded([0, 1, 2, 1], ["a", "bb", "zz", "unused"]),
+                encoded([0, 0, 1, 1], ["x", "y"]),
+            ],
+            names=["id", "s", "p"],
+        )
+    )
+    writer.write(
+        pa.RecordBatch.from_arrays(
+            [pa.array([5]), pa.array(["c"]), pa.array(["x"])], names=["id", "s", "p"]
+        )
+    )
     files = sorted(writer.close(), key=lambda f: f.partition)
     assert [f.partition for f in files] == [("x",), ("y",)]
     assert [(f.record_count, f.lower_bounds[2], f.upper_bounds[2]) for f in files] == [
-        (3, b"a", b"c"), (2, b"bb", b"zz")]
+        (3, b"a", b"c"),
+        (2, b"bb", b"zz"),
+    ]
     import pyarrow.orc
 
-    reader = (lambda path: pq.ParquetFile(path).read()) if fmt == "parquet" else pyarrow.orc.read_table
+    reader = (
+        (lambda path: pq.ParquetFile(path).read()) if fmt == "parquet" else pyarrow.orc.read_table
+    )
     read = pa.concat_tables([reader(f.file_path) for f in files])
     assert sorted(zip(read.column("id").to_pylist(), read.column("s").to_pylist())) == [
-        (1, "a"), (2, "bb"), (3, "zz"), (4, "bb"), (5, "c")]
+        (1, "a"),
+        (2, "bb"),
+        (3, "zz"),
+        (4, "bb"),
+        (5, "c"),
+    ]

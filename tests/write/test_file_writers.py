@@ -63,14 +63,24 @@ def test_ctas_and_compaction_follow_the_property(con):
     con.execute(f"INSERT INTO db.t VALUES {VALUES}")
     con.execute(f"INSERT INTO db.t VALUES {VALUES}")
     con.execute("ALTER TABLE db.t SET TBLPROPERTIES ('write.format.default' = 'orc')")
-    con.execute("CALL system.rewrite_data_files(table => 'db.t', options => map('min-input-files', '1'))")
+    con.execute(
+        "CALL system.rewrite_data_files(table => 'db.t', options => map('min-input-files', '1'))"
+    )
     assert {f for c, f in _formats(con)} == {"ORC"}
-    con.execute("CREATE TABLE db.c USING iceberg TBLPROPERTIES ('write.format.default' = 'avro')"
-                " AS SELECT * FROM db.t")
+    con.execute(
+        "CREATE TABLE db.c USING iceberg TBLPROPERTIES ('write.format.default' = 'avro')"
+        " AS SELECT * FROM db.t"
+    )
     fmts = con.execute("SELECT DISTINCT file_format FROM db.c.files").fetchall()
     assert fmts == [("AVRO",)]
-    assert sorted(con.execute("SELECT id FROM db.c").fetchall()) == [(1,), (1,), (2,), (2,),
-                                                                   (3,), (3,)]
+    assert sorted(con.execute("SELECT id FROM db.c").fetchall()) == [
+        (1,),
+        (1,),
+        (2,),
+        (2,),
+        (3,),
+        (3,),
+    ]
 
 
 @pytest.mark.parametrize("prop", ["write.format.default", "write.delete.format.default"])
@@ -102,5 +112,7 @@ def test_orc_timestamp_outside_nanosecond_range(con):
     # pyarrow 20's ORC reader does not check: the nanoseconds wrap round; a wrapped value is
     # never a whole number of microseconds (2**64 is not a multiple of 1000 within 70,000
     # years), which the reader detects in a column an Iceberg writer truncated to micros
-    with pytest.raises(NotSupportedError, match=r"\.orc: column 'ts' holds a timestamp outside 1677-2262"):
+    with pytest.raises(
+        NotSupportedError, match=r"\.orc: column 'ts' holds a timestamp outside 1677-2262"
+    ):
         con.execute("SELECT ts FROM db.t").fetchall()

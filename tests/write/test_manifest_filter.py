@@ -31,14 +31,22 @@ def _table(con, version=2):
 
 def _data(table, partition):
     md = table.metadata
-    return [t.data_file for t in plan_files(md, md.current_snapshot(), table.io) if t.data_file.partition == (partition,)]
+    return [
+        t.data_file
+        for t in plan_files(md, md.current_snapshot(), table.io)
+        if t.data_file.partition == (partition,)
+    ]
 
 
 def _position_deletes(partition, name="pos.parquet"):
     """A position delete file's manifest entry; never read by these tests."""
     return DataFile(
-        file_path=f"/nowhere/{name}", file_format="PARQUET", partition=(partition,), record_count=1,
-        file_size_in_bytes=10, content=POSITION_DELETES,
+        file_path=f"/nowhere/{name}",
+        file_format="PARQUET",
+        partition=(partition,),
+        record_count=1,
+        file_size_in_bytes=10,
+        content=POSITION_DELETES,
     )
 
 
@@ -53,14 +61,18 @@ def _live_deletes(table):
 
 def test_appends_never_drop_delete_files(con):
     table = _table(con)
-    table = commit(con.catalog, table, Change(operation="delete", added_files=(_position_deletes("a"),)))
+    table = commit(
+        con.catalog, table, Change(operation="delete", added_files=(_position_deletes("a"),))
+    )
     con.execute("INSERT INTO db.t VALUES (3, 'b')")
     assert _live_deletes(con.catalog.load_table(T)) == ["/nowhere/pos.parquet"]
 
 
 def test_delete_files_older_than_all_data_age_out_once_data_is_removed(con):
     table = _table(con)  # data a: seq 1
-    table = commit(con.catalog, table, Change(operation="delete", added_files=(_position_deletes("a"),)))  # seq 2
+    table = commit(
+        con.catalog, table, Change(operation="delete", added_files=(_position_deletes("a"),))
+    )  # seq 2
     con.execute("INSERT INTO db.t VALUES (3, 'b')")  # seq 3
     table = con.catalog.load_table(T)
     [old] = _data(table, "a")
@@ -76,12 +88,24 @@ def test_deletion_vectors_of_removed_data_files_go_with_them(con):
     con.execute("INSERT INTO db.t VALUES (3, 'b')")
     table = con.catalog.load_table(T)
     [a], [b] = _data(table, "a"), _data(table, "b")
-    table = commit(con.catalog, table, Change(operation="delete", added_files=(deletion_vector(table, a, [0], "a.puffin"), deletion_vector(table, b, [0], "b.puffin"))))
+    table = commit(
+        con.catalog,
+        table,
+        Change(
+            operation="delete",
+            added_files=(
+                deletion_vector(table, a, [0], "a.puffin"),
+                deletion_vector(table, b, [0], "b.puffin"),
+            ),
+        ),
+    )
     table = commit(con.catalog, table, Change(operation="delete", removed_files=(a,)))
     summary = table.metadata.current_snapshot().summary
     assert [p.rsplit("/", 1)[-1] for p in _live_deletes(table)] == ["b.puffin"]
     assert (summary["removed-dvs"], summary["total-delete-files"]) == ("1", "1")
-    assert sorted(r[0] for r in con.execute("SELECT id FROM db.t").fetchall()) == []  # a gone, b's one row deleted
+    assert (
+        sorted(r[0] for r in con.execute("SELECT id FROM db.t").fetchall()) == []
+    )  # a gone, b's one row deleted
 
 
 def test_manifests_without_live_files_are_not_carried_forward(con):
@@ -112,9 +136,20 @@ def test_dropped_partitions_take_their_delete_files(con):
     table = _table(con)
     con.execute("INSERT INTO db.t VALUES (4, 'b')")
     table = con.catalog.load_table(T)
-    table = commit(con.catalog, table, Change(operation="delete", added_files=(_position_deletes("a"), _position_deletes("b", "pb.parquet"))))
+    table = commit(
+        con.catalog,
+        table,
+        Change(
+            operation="delete",
+            added_files=(_position_deletes("a"), _position_deletes("b", "pb.parquet")),
+        ),
+    )
     spec_id = table.metadata.spec().spec_id
-    table = commit(con.catalog, table, Change(operation="overwrite", dropped_partitions=frozenset({(spec_id, ("a",))})))
+    table = commit(
+        con.catalog,
+        table,
+        Change(operation="overwrite", dropped_partitions=frozenset({(spec_id, ("a",))})),
+    )
     summary = table.metadata.current_snapshot().summary
     assert _live_deletes(table) == ["/nowhere/pb.parquet"]
     assert (summary["deleted-data-files"], summary["removed-delete-files"]) == ("1", "1")

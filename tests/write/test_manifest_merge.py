@@ -35,7 +35,8 @@ def test_pack_end_fills_bins_from_the_oldest_manifest():
     assert [[m.manifest_path for m in b] for b in bins] == [["new", "a"], ["b", "c"]]
     # an item larger than the target gets its own bin
     assert [[m.manifest_path for m in b] for b in pack_end([_m("x", 20), _m("y", 1)], 8)] == [
-        ["x"], ["y"],
+        ["x"],
+        ["y"],
     ]
 
 

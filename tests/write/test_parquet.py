@@ -69,14 +69,20 @@ def test_unknown_struct_fields_are_left_out_at_every_level() -> None:
     """Spec: unknown fields are omitted from data files, in structs too (inside lists and maps
     as well); a list element or map value of type unknown has nothing to leave out."""
     inner = StructType((NestedField(3, "a", LongType()), NestedField(4, "b", UnknownType())))
-    schema = Schema((NestedField(1, "s", StructType((NestedField(2, "t", inner),
-                                                      NestedField(5, "u", UnknownType())))),
-                     NestedField(6, "l", ListType(7, inner, False))))
+    schema = Schema(
+        (
+            NestedField(
+                1, "s", StructType((NestedField(2, "t", inner), NestedField(5, "u", UnknownType())))
+            ),
+            NestedField(6, "l", ListType(7, inner, False)),
+        )
+    )
     kept = file_schema(schema)
     assert str(kept.find_type(1)) == "struct<2: t: optional struct<3: a: optional long>>"
     assert str(kept.find_type(6)) == "list<struct<3: a: optional long>>"
     assert arrow_write_schema(schema).field("s").type == pa.struct(
-        [pa.field("t", pa.struct([pa.field("a", pa.int64())]))])
+        [pa.field("t", pa.struct([pa.field("a", pa.int64())]))]
+    )
     with pytest.raises(NotSupportedError, match="list element or map key/value of type unknown"):
         file_schema(Schema((NestedField(1, "l", ListType(2, UnknownType(), False)),)))
 
@@ -178,7 +184,9 @@ def test_columns_whose_values_barely_repeat_are_written_plain(tmp_path: Path) ->
         [
             pa.array(range(n), pa.int64()),
             pa.array([i % 50 for i in range(n)], pa.int32()),
-            pa.array([Decimal(i * 7919 % 1_000_003) / 100 for i in range(n)], arrow.field("price").type),
+            pa.array(
+                [Decimal(i * 7919 % 1_000_003) / 100 for i in range(n)], arrow.field("price").type
+            ),
             pa.array([Decimal(i) for i in range(n)], arrow.field("big").type),
             pa.array([f"name {i}" for i in range(n)]),
             pa.array([{"n": i} for i in range(n)], arrow.field("s").type),
@@ -196,8 +204,14 @@ def test_columns_whose_values_barely_repeat_are_written_plain(tmp_path: Path) ->
         meta.schema.column(i).path: meta.row_group(0).column(i).has_dictionary_page
         for i in range(meta.num_columns)
     }
-    assert dictionary == {"id": False, "qty": True, "price": False, "big": False, "name": True,
-                          "s.n": True}
+    assert dictionary == {
+        "id": False,
+        "qty": True,
+        "price": False,
+        "big": False,
+        "name": True,
+        "s.n": True,
+    }
     assert meta.row_group(1).column(0).has_dictionary_page  # 100 times the same id
     assert pq.read_table(path).slice(0, n).equals(rows)
     assert data_file.lower_bounds[1] == (0).to_bytes(8, "little")
@@ -211,7 +225,9 @@ def test_columns_whose_values_barely_repeat_are_written_plain(tmp_path: Path) ->
 @pytest.mark.parametrize(
     "t",
     [
-        pa.struct([pa.field("a", pa.int64()), pa.field("b", pa.struct([pa.field("c", pa.string())]))]),
+        pa.struct(
+            [pa.field("a", pa.int64()), pa.field("b", pa.struct([pa.field("c", pa.string())]))]
+        ),
         pa.list_(pa.field("element", pa.struct([pa.field("x", pa.int32())]))),
         pa.map_(pa.string(), pa.list_(pa.field("element", pa.float64()))),
         pa.int64(),
@@ -237,7 +253,9 @@ def test_a_decimal_with_a_default_keeps_its_dictionary(tmp_path: Path) -> None:
     arrow = arrow_write_schema(schema)
     values = pa.array([Decimal(i) / 100 for i in range(10_000)], arrow.field("without").type)
     path = tmp_path / "f.parquet"
-    writer = ParquetDataWriter(FileIO(), str(path), schema, 0, (), MetricsConfig.for_table(schema, {}))
+    writer = ParquetDataWriter(
+        FileIO(), str(path), schema, 0, (), MetricsConfig.for_table(schema, {})
+    )
     writer.write(pa.table([values, values], schema=arrow))
     writer.close()
     group = pq.read_metadata(path).row_group(0)

@@ -65,9 +65,14 @@ SCHEMA = Schema((
 ))  # fmt: skip
 
 OPTIONS = dict(
-    compression="zstd", data_page_size=1024 * 1024, store_decimal_as_integer=True,
-    store_schema=False, write_statistics=True, use_compliant_nested_type=True,
-    version="2.6", data_page_version="1.0",
+    compression="zstd",
+    data_page_size=1024 * 1024,
+    store_decimal_as_integer=True,
+    store_schema=False,
+    write_statistics=True,
+    use_compliant_nested_type=True,
+    version="2.6",
+    data_page_version="1.0",
 )
 
 
@@ -79,26 +84,29 @@ def _rows(start: int, n: int) -> pa.Table:
         return pa.array(values, arrow.field(name).type)
 
     base = dt.datetime(2020, 1, 1)
-    return pa.Table.from_arrays([
-        col("id", ids),
-        col("i", [None if i % 7 == 0 else i % 1000 for i in ids]),
-        col("b", [i % 2 == 0 for i in ids]),
-        col("f", [float("nan") if i % 11 == 0 else i / 3 for i in ids]),
-        col("d", [-0.0 if i % 13 == 0 else i * 1.5 for i in ids]),
-        col("small", [Decimal(i % 10000) / 100 for i in ids]),
-        col("big", [Decimal(i) * 10**20 / 10**4 for i in ids]),
-        col("day", [dt.date(2020, 1, 1) + dt.timedelta(days=i % 900) for i in ids]),
-        col("t", [dt.time(i % 24, i % 60) for i in ids]),
-        col("ts", [base + dt.timedelta(seconds=i) for i in ids]),
-        col("tstz", [(base + dt.timedelta(minutes=i)).replace(tzinfo=dt.UTC) for i in ids]),
-        col("s", [f"value {i % 97}" if i % 5 else None for i in ids]),
-        col("bin", [bytes([i % 256]) * (i % 9) for i in ids]),
-        col("fx", [bytes([i % 256]) * 3 for i in ids]),
-        col("u", [uuid.UUID(int=i).bytes for i in ids]),
-        col("tags", [[str(i), None] if i % 3 else None for i in ids]),
-        col("m", [[("k", i), ("n", None)] if i % 4 else [] for i in ids]),
-        col("st", [{"x": i} if i % 6 else None for i in ids]),
-    ], schema=arrow)
+    return pa.Table.from_arrays(
+        [
+            col("id", ids),
+            col("i", [None if i % 7 == 0 else i % 1000 for i in ids]),
+            col("b", [i % 2 == 0 for i in ids]),
+            col("f", [float("nan") if i % 11 == 0 else i / 3 for i in ids]),
+            col("d", [-0.0 if i % 13 == 0 else i * 1.5 for i in ids]),
+            col("small", [Decimal(i % 10000) / 100 for i in ids]),
+            col("big", [Decimal(i) * 10**20 / 10**4 for i in ids]),
+            col("day", [dt.date(2020, 1, 1) + dt.timedelta(days=i % 900) for i in ids]),
+            col("t", [dt.time(i % 24, i % 60) for i in ids]),
+            col("ts", [base + dt.timedelta(seconds=i) for i in ids]),
+            col("tstz", [(base + dt.timedelta(minutes=i)).replace(tzinfo=dt.UTC) for i in ids]),
+            col("s", [f"value {i % 97}" if i % 5 else None for i in ids]),
+            col("bin", [bytes([i % 256]) * (i % 9) for i in ids]),
+            col("fx", [bytes([i % 256]) * 3 for i in ids]),
+            col("u", [uuid.UUID(int=i).bytes for i in ids]),
+            col("tags", [[str(i), None] if i % 3 else None for i in ids]),
+            col("m", [[("k", i), ("n", None)] if i % 4 else [] for i in ids]),
+            col("st", [{"x": i} if i % 6 else None for i in ids]),
+        ],
+        schema=arrow,
+    )
 
 
 def _stitched(parts: list[pa.Table], schema: pa.Schema) -> bytes:

@@ -44,14 +44,23 @@ def _shared_delete_file(table, rows: list[tuple[str, int]], partition) -> DataFi
     path = f"{table.metadata.location}/data/p=a/shared-deletes.parquet"
     schema = pa.schema(
         [
-            pa.field("file_path", pa.string(), False, {b"PARQUET:field_id": str(FILE_PATH_FIELD_ID).encode()}),
+            pa.field(
+                "file_path",
+                pa.string(),
+                False,
+                {b"PARQUET:field_id": str(FILE_PATH_FIELD_ID).encode()},
+            ),
             pa.field("pos", pa.int64(), False, {b"PARQUET:field_id": str(POS_FIELD_ID).encode()}),
         ]
     )
     pq.write_table(pa.table([[r[0] for r in rows], [r[1] for r in rows]], schema=schema), path)
     return DataFile(
-        content=POSITION_DELETES, file_path=path, file_format="PARQUET", partition=partition,
-        record_count=len(rows), file_size_in_bytes=1,
+        content=POSITION_DELETES,
+        file_path=path,
+        file_format="PARQUET",
+        partition=partition,
+        record_count=len(rows),
+        file_size_in_bytes=1,
     )
 
 
@@ -96,7 +105,9 @@ def test_v2_merges_and_replaces_file_scoped_deletes_but_keeps_partition_scoped(c
     first = PositionDeleteWriter(table)
     first.delete(files["a"], [0])
     old = first.close().added[0]
-    shared = _shared_delete_file(table, [(files["a"].file_path, 2), ("elsewhere.parquet", 0)], ("a",))
+    shared = _shared_delete_file(
+        table, [(files["a"].file_path, 2), ("elsewhere.parquet", 0)], ("a",)
+    )
     writer = PositionDeleteWriter(table)
     writer.delete(files["a"], [1], existing=[old, shared])
     writer.delete(files["a"], [3], existing=[old, shared])  # positions accumulate
@@ -119,7 +130,9 @@ def test_v3_writes_one_puffin_file_of_deletion_vectors(con):
     puffin = {f.file_path for f in result.added}
     assert len(puffin) == 1
     (path,) = puffin
-    assert path.startswith(f"{table.metadata.location}/data/00000-0-") and path.endswith("-deletes.puffin")
+    assert path.startswith(f"{table.metadata.location}/data/00000-0-") and path.endswith(
+        "-deletes.puffin"
+    )
     footer = read_puffin_footer(table.io, path)
     assert [b.type for b in footer.blobs] == ["deletion-vector-v1"] * 2
     for dv in result.added:
@@ -142,7 +155,9 @@ def test_v3_merges_the_old_dv_and_every_position_delete_file(con):
     first = PositionDeleteWriter(table)
     first.delete(files["a"], [0])
     old_dv = first.close().added[0]
-    shared = _shared_delete_file(table, [(files["a"].file_path, 2), ("elsewhere.parquet", 0)], ("a",))
+    shared = _shared_delete_file(
+        table, [(files["a"].file_path, 2), ("elsewhere.parquet", 0)], ("a",)
+    )
     writer = PositionDeleteWriter(table)
     writer.delete(files["a"], [3], existing=[old_dv, shared])
     result = writer.close()

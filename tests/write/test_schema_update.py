@@ -52,14 +52,26 @@ def _schema() -> Schema:
         (
             NestedField(1, "id", LongType(), True),
             NestedField(2, "s", StringType()),
-            NestedField(3, "st", StructType((
-                NestedField(4, "a", IntegerType(), True),
-                NestedField(5, "b", StringType()),
-            ))),
-            NestedField(6, "pts", ListType(7, StructType((NestedField(8, "x", IntegerType()),)), False)),
-            NestedField(9, "m", MapType(
-                10, StringType(), 11, StructType((NestedField(12, "v", IntegerType()),)), False
-            )),
+            NestedField(
+                3,
+                "st",
+                StructType(
+                    (
+                        NestedField(4, "a", IntegerType(), True),
+                        NestedField(5, "b", StringType()),
+                    )
+                ),
+            ),
+            NestedField(
+                6, "pts", ListType(7, StructType((NestedField(8, "x", IntegerType()),)), False)
+            ),
+            NestedField(
+                9,
+                "m",
+                MapType(
+                    10, StringType(), 11, StructType((NestedField(12, "v", IntegerType()),)), False
+                ),
+            ),
             NestedField(13, "f", FloatType()),
             NestedField(14, "n", IntegerType()),
             NestedField(15, "dec", DecimalType(9, 2)),
@@ -86,7 +98,9 @@ def _refused(match: str):
 
 
 def test_add_top_level_column_goes_last_with_next_id():
-    schema, last = add_column(_schema(), ["z"], NestedField(0, "ignored", LongType()), LAST_ID, TABLE)
+    schema, last = add_column(
+        _schema(), ["z"], NestedField(0, "ignored", LongType()), LAST_ID, TABLE
+    )
     assert _names(schema.fields)[-1] == "z"
     z = schema.find_field_by_name("z")
     assert (z.field_id, z.type, z.required) == (17, LongType(), False)
@@ -97,10 +111,16 @@ def test_add_top_level_column_goes_last_with_next_id():
 
 
 def test_add_nested_struct_numbers_children_after_parent_in_java_order():
-    new = NestedField(0, "z", StructType((
-        NestedField(0, "p", IntegerType()),
-        NestedField(0, "q", ListType(0, StringType(), False)),
-    )))
+    new = NestedField(
+        0,
+        "z",
+        StructType(
+            (
+                NestedField(0, "p", IntegerType()),
+                NestedField(0, "q", ListType(0, StringType(), False)),
+            )
+        ),
+    )
     schema, last = add_column(_schema(), ["z"], new, LAST_ID, TABLE, first=True)
     z = schema.fields[0]
     assert z.name == "z" and z.field_id == 17
@@ -111,14 +131,17 @@ def test_add_nested_struct_numbers_children_after_parent_in_java_order():
 
 
 def test_add_inside_struct_after_a_sibling():
-    schema, last = add_column(_schema(), ["st", "c"], NestedField(0, "c", IntegerType()), LAST_ID, TABLE,
-                              after="a")
+    schema, last = add_column(
+        _schema(), ["st", "c"], NestedField(0, "c", IntegerType()), LAST_ID, TABLE, after="a"
+    )
     assert _names(schema.find_field_by_name("st").type.fields) == ["a", "c", "b"]
     assert schema.find_field_by_name("st.c").field_id == 17 and last == 17
 
 
 def test_add_into_list_element_and_map_value_struct_by_short_name():
-    schema, _ = add_column(_schema(), ["pts", "y"], NestedField(0, "y", DoubleType()), LAST_ID, TABLE)
+    schema, _ = add_column(
+        _schema(), ["pts", "y"], NestedField(0, "y", DoubleType()), LAST_ID, TABLE
+    )
     element = schema.find_field_by_name("pts").type.element_type
     assert _names(element.fields) == ["x", "y"]
     schema, _ = add_column(schema, ["M", "w"], NestedField(0, "w", DoubleType()), 17, TABLE)
@@ -147,7 +170,9 @@ def test_add_under_missing_or_primitive_parent_is_refused():
 
 def test_add_after_missing_sibling_is_refused():
     with _refused("'ghost'"):
-        add_column(_schema(), ["z"], NestedField(0, "z", IntegerType()), LAST_ID, TABLE, after="ghost")
+        add_column(
+            _schema(), ["z"], NestedField(0, "z", IntegerType()), LAST_ID, TABLE, after="ghost"
+        )
 
 
 # --- delete ---------------------------------------------------------------------------------
@@ -301,7 +326,9 @@ def test_v3_promotions_date_to_timestamp_and_unknown_to_any():
 
 
 @pytest.mark.parametrize("transform", [Identity(), Bucket(8)])
-def test_date_promotion_refused_when_any_spec_takes_it_through_a_value_changing_transform(transform):
+def test_date_promotion_refused_when_any_spec_takes_it_through_a_value_changing_transform(
+    transform,
+):
     old_spec = PartitionSpec(0, (PartitionField(16, 1000, transform, "d_part"),))
     new_spec = PartitionSpec(1, ())
     with pytest.raises(ProgrammingError, match=r"'d'.*'d_part'"):
@@ -366,12 +393,16 @@ def _required(schema: Schema, name: str, new_type=None) -> Schema:
     ],
 )
 def test_set_identifier_fields_refusals(schema, path, reason):
-    with pytest.raises(ProgrammingError, match=rf"{re.escape(TABLE)}.*'{'.'.join(path)}'.*{reason}"):
+    with pytest.raises(
+        ProgrammingError, match=rf"{re.escape(TABLE)}.*'{'.'.join(path)}'.*{reason}"
+    ):
         set_identifier_fields(schema, [path], TABLE)
 
 
 def test_identifier_field_inside_a_list_is_refused():
     element = StructType((NestedField(3, "x", IntegerType(), True),))
-    schema = Schema((NestedField(1, "id", LongType(), True), NestedField(2, "l", ListType(4, element, True))))
+    schema = Schema(
+        (NestedField(1, "id", LongType(), True), NestedField(2, "l", ListType(4, element, True)))
+    )
     with _refused("'l.element.x'.*list or map"):
         set_identifier_fields(schema, [["l", "x"]], TABLE)

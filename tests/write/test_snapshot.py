@@ -46,8 +46,15 @@ def _files_for(table, ids):
 
 
 def _file(path="d.parquet", content=0, records=1, **kw):
-    return DataFile(file_path=path, file_format="PARQUET", partition=(), record_count=records,
-                    file_size_in_bytes=10, content=content, **kw)
+    return DataFile(
+        file_path=path,
+        file_format="PARQUET",
+        partition=(),
+        record_count=records,
+        file_size_in_bytes=10,
+        content=content,
+        **kw,
+    )
 
 
 def _avro(path):
@@ -69,8 +76,15 @@ def _avro_files(tmp_path):
 
 DATA = _file()
 POS = _file("pos.parquet", POSITION_DELETES)
-DV = DataFile(file_path="x.puffin", file_format="PUFFIN", partition=(), record_count=1,
-              file_size_in_bytes=1, content=POSITION_DELETES, referenced_data_file="d.parquet")
+DV = DataFile(
+    file_path="x.puffin",
+    file_format="PUFFIN",
+    partition=(),
+    record_count=1,
+    file_size_in_bytes=1,
+    content=POSITION_DELETES,
+    referenced_data_file="d.parquet",
+)
 EQ = _file("eq.parquet", EQUALITY_DELETES, equality_ids=(1,))
 
 
@@ -181,7 +195,9 @@ def test_an_append_writes_one_manifest_and_a_list_on_top_of_the_parent(con, tmp_
     assert (new.added_snapshot_id, new.sequence_number, new.min_sequence_number) == (sid, 3, 3)
     assert (new.added_files_count, new.added_rows_count, new.content) == (1, 3, CONTENT_DATA)
     entries = list(read_manifest(table.io, new))
-    assert [(e.status, e.snapshot_id, e.sequence_number) for e in entries] == [(STATUS_ADDED, sid, 3)]
+    assert [(e.status, e.snapshot_id, e.sequence_number) for e in entries] == [
+        (STATUS_ADDED, sid, 3)
+    ]
     assert entries[0].data_file.file_path == added[0].file_path
 
     # fastavro: the list's key-value metadata and rows, the manifest's entries
@@ -206,8 +222,12 @@ def test_data_and_delete_files_go_to_manifests_of_their_content(con, tmp_path):
     data = _files_for(table, [3])
     deletes = (
         _file(f"{table.metadata.location}/data/pos.parquet", POSITION_DELETES, records=2),
-        _file(f"{table.metadata.location}/data/eq.parquet", EQUALITY_DELETES, records=4,
-              equality_ids=(1,)),
+        _file(
+            f"{table.metadata.location}/data/eq.parquet",
+            EQUALITY_DELETES,
+            records=4,
+            equality_ids=(1,),
+        ),
     )
     change = Change(operation=operation_for([*data, *deletes], []), added_files=(*deletes, *data))
     producer = SnapshotProducer(table.io, change, "db.t")
@@ -222,10 +242,13 @@ def test_data_and_delete_files_go_to_manifests_of_their_content(con, tmp_path):
     assert [m.content for m in listed] == [CONTENT_DATA] * (len(listed) - 1) + [CONTENT_DELETES]
     assert [m.content for m in manifests] == [CONTENT_DATA, CONTENT_DELETES]
     assert [m.manifest_path.rsplit("-", 1)[1] for m in manifests] == ["m0.avro", "m1.avro"]
-    by_content = {m.content: [e.data_file.file_path for e in read_manifest(table.io, m)]
-                  for m in manifests}
-    assert by_content == {CONTENT_DATA: [data[0].file_path],
-                          CONTENT_DELETES: [f.file_path for f in deletes]}
+    by_content = {
+        m.content: [e.data_file.file_path for e in read_manifest(table.io, m)] for m in manifests
+    }
+    assert by_content == {
+        CONTENT_DATA: [data[0].file_path],
+        CONTENT_DELETES: [f.file_path for f in deletes],
+    }
     meta, _ = _avro(manifests[1].manifest_path)
     assert meta["content"] == "deletes"
     meta, _ = _avro(manifests[0].manifest_path)
@@ -306,15 +329,23 @@ def test_a_retry_reuses_the_manifests_and_writes_a_new_list_on_the_new_base(con,
 def test_a_removed_file_the_base_no_longer_holds_is_a_conflict(con):
     table = _table(con)
     missing = _file(f"{table.metadata.location}/data/gone.parquet")
-    producer = SnapshotProducer(table.io, Change(operation="delete", removed_files=(missing,)), "db.t")
+    producer = SnapshotProducer(
+        table.io, Change(operation="delete", removed_files=(missing,)), "db.t"
+    )
     with pytest.raises(CommitConflictError, match=r"db\.t.*gone\.parquet"):
         producer.produce(table.metadata, 1)
 
 
 def test_a_file_of_an_unknown_spec_is_an_internal_error_naming_the_table(con):
     table = _table(con)
-    stray = DataFile(file_path="s.parquet", file_format="PARQUET", partition=(), record_count=1,
-                     file_size_in_bytes=1, spec_id=7)
+    stray = DataFile(
+        file_path="s.parquet",
+        file_format="PARQUET",
+        partition=(),
+        record_count=1,
+        file_size_in_bytes=1,
+        spec_id=7,
+    )
     producer = SnapshotProducer(table.io, Change(operation="append", added_files=(stray,)), "db.t")
     with pytest.raises(InternalError, match=r"db\.t use unknown partition spec 7"):
         producer.produce(table.metadata, 1)
@@ -338,8 +369,11 @@ def test_discard_attempt_deletes_only_that_attempts_list(con, tmp_path):
     producer, (a, b, c), before = _three_attempts(con, tmp_path)
     producer.discard_attempt(b)
     written = _avro_files(tmp_path) - before
-    assert written == {os.path.basename(a.manifest_list), os.path.basename(c.manifest_list),
-                       f"{producer.commit_uuid}-m0.avro"}
+    assert written == {
+        os.path.basename(a.manifest_list),
+        os.path.basename(c.manifest_list),
+        f"{producer.commit_uuid}-m0.avro",
+    }
     producer.discard_attempt(None)  # no snapshot made: nothing to do
     producer.discard_attempt(b)  # already gone: best effort, no error
     assert _avro_files(tmp_path) - before == written
@@ -349,7 +383,8 @@ def test_cleanup_after_success_keeps_what_the_committed_snapshot_uses(con, tmp_p
     producer, (a, b, c), before = _three_attempts(con, tmp_path)
     producer.cleanup(b)
     assert _avro_files(tmp_path) - before == {
-        os.path.basename(b.manifest_list), f"{producer.commit_uuid}-m0.avro"
+        os.path.basename(b.manifest_list),
+        f"{producer.commit_uuid}-m0.avro",
     }
     assert _avro_files(tmp_path) >= before  # the parent's files are never touched
 
@@ -366,19 +401,28 @@ def test_cleanup_keeps_the_rewritten_manifests_the_committed_snapshot_uses(con, 
     table = _table(con)
     md = table.metadata
     head = md.current_snapshot()
-    victim = next(e.data_file for m in read_manifest_list(table.io, head.manifest_list, head)
-                  for e in read_manifest(table.io, m))
+    victim = next(
+        e.data_file
+        for m in read_manifest_list(table.io, head.manifest_list, head)
+        for e in read_manifest(table.io, m)
+    )
     before = _avro_files(tmp_path)
-    producer = SnapshotProducer(table.io, Change(operation="delete", removed_files=(victim,)), "db.t")
+    producer = SnapshotProducer(
+        table.io, Change(operation="delete", removed_files=(victim,)), "db.t"
+    )
     snap = producer.produce(md, 1)
     assert [f.file_path for f in producer.removed] == [victim.file_path]
     assert snap.summary["deleted-data-files"] == "1" and snap.summary["total-records"] == "1"
-    rewritten = {m.manifest_path for m in read_manifest_list(table.io, snap.manifest_list, snap)
-                 if m.added_snapshot_id == snap.snapshot_id}
+    rewritten = {
+        m.manifest_path
+        for m in read_manifest_list(table.io, snap.manifest_list, snap)
+        if m.added_snapshot_id == snap.snapshot_id
+    }
     assert {os.path.basename(p) for p in rewritten} == {f"{producer.commit_uuid}-m0.avro"}
     producer.cleanup(snap)
     assert _avro_files(tmp_path) - before == {
-        os.path.basename(snap.manifest_list), f"{producer.commit_uuid}-m0.avro"
+        os.path.basename(snap.manifest_list),
+        f"{producer.commit_uuid}-m0.avro",
     }
     producer.cleanup()
     assert _avro_files(tmp_path) == before

@@ -8,10 +8,25 @@ from icesql.spec.content_file import DATA, EQUALITY_DELETES, POSITION_DELETES, D
 from icesql.write.summary import ENGINE_NAME, snapshot_summary
 
 
-def _file(path: str, records: int, size: int, content: int = DATA, partition=("a",), spec_id: int = 0,
-          content_offset: int | None = None) -> DataFile:
-    return DataFile(file_path=path, file_format="PARQUET", partition=partition, record_count=records,
-                    file_size_in_bytes=size, content=content, spec_id=spec_id, content_offset=content_offset)
+def _file(
+    path: str,
+    records: int,
+    size: int,
+    content: int = DATA,
+    partition=("a",),
+    spec_id: int = 0,
+    content_offset: int | None = None,
+) -> DataFile:
+    return DataFile(
+        file_path=path,
+        file_format="PARQUET",
+        partition=partition,
+        record_count=records,
+        file_size_in_bytes=size,
+        content=content,
+        spec_id=spec_id,
+        content_offset=content_offset,
+    )
 
 
 def test_first_append_counts_from_zero():
@@ -35,7 +50,9 @@ def test_first_append_counts_from_zero():
 
 def test_totals_carry_over_from_the_parent_minus_what_is_removed():
     parent = snapshot_summary("append", added=[_file("a", 3, 100), _file("b", 4, 50)])
-    s = snapshot_summary("overwrite", added=[_file("c", 2, 70)], removed=[_file("a", 3, 100)], previous=parent)
+    s = snapshot_summary(
+        "overwrite", added=[_file("c", 2, 70)], removed=[_file("a", 3, 100)], previous=parent
+    )
     assert (s["added-data-files"], s["deleted-data-files"]) == ("1", "1")
     assert (s["added-records"], s["deleted-records"]) == ("2", "3")
     assert (s["added-files-size"], s["removed-files-size"]) == ("70", "100")
@@ -63,17 +80,28 @@ def test_delete_files_are_counted_by_kind():
 
 def test_removing_delete_files():
     parent = {"total-delete-files": "2", "total-position-deletes": "9", "total-records": "10"}
-    s = snapshot_summary("overwrite", removed=[_file("p", 4, 30, content=POSITION_DELETES)], previous=parent)
-    assert (s["removed-delete-files"], s["removed-position-delete-files"], s["removed-position-deletes"]) == (
-        "1", "1", "4")
-    assert (s["total-delete-files"], s["total-position-deletes"], s["total-records"]) == ("1", "5", "10")
+    s = snapshot_summary(
+        "overwrite", removed=[_file("p", 4, 30, content=POSITION_DELETES)], previous=parent
+    )
+    assert (
+        s["removed-delete-files"],
+        s["removed-position-delete-files"],
+        s["removed-position-deletes"],
+    ) == ("1", "1", "4")
+    assert (s["total-delete-files"], s["total-position-deletes"], s["total-records"]) == (
+        "1",
+        "5",
+        "10",
+    )
 
 
 def test_a_total_the_parent_lacks_is_left_out_and_unparsable_ones_too():
     s = snapshot_summary("append", added=[_file("a", 3, 100)], previous={"total-records": "x"})
     assert not any(k.startswith("total-") for k in s)
     s = snapshot_summary("append", added=[_file("a", 3, 100)], previous={"total-data-files": "4"})
-    assert [k for k in s if k.startswith("total-")] == ["total-data-files"] and s["total-data-files"] == "5"
+    assert [k for k in s if k.startswith("total-")] == ["total-data-files"] and s[
+        "total-data-files"
+    ] == "5"
 
 
 def test_a_total_that_would_go_negative_is_left_out():

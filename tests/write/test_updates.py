@@ -123,8 +123,14 @@ def test_broken_requirements_name_the_change(requirement, message: str) -> None:
 def _with_snapshot(md, snapshot_id: int):
     from icesql.metadata.snapshots import Snapshot
 
-    snapshot = Snapshot(snapshot_id=snapshot_id, timestamp_ms=1, manifest_list="file:/w/t/m.avro",
-                        sequence_number=1, summary={"operation": "append"}, schema_id=0)
+    snapshot = Snapshot(
+        snapshot_id=snapshot_id,
+        timestamp_ms=1,
+        manifest_list="file:/w/t/m.avro",
+        sequence_number=1,
+        summary={"operation": "append"},
+        schema_id=0,
+    )
     return md.builder().add_snapshot(snapshot).set_branch_snapshot("main", snapshot_id).build()
 
 

@@ -37,8 +37,12 @@ def _table(con, version=2, partitioned=True):
 def _delete_file(table, partition, content=POSITION_DELETES, name="del.parquet"):
     """A partition-scoped delete file (never read by validation, so not written)."""
     return DataFile(
-        file_path=f"{table.metadata.location}/data/{name}", file_format="PARQUET",
-        partition=partition, record_count=1, file_size_in_bytes=10, content=content,
+        file_path=f"{table.metadata.location}/data/{name}",
+        file_format="PARQUET",
+        partition=partition,
+        record_count=1,
+        file_size_in_bytes=10,
+        content=content,
         equality_ids=(1,) if content == EQUALITY_DELETES else None,
     )
 
@@ -90,7 +94,11 @@ def test_a_data_file_appended_since(con, condition, isolation, conflicts):
         _check(con, validation)
         return
     message = _conflict(con, validation)
-    path = next(f.file_path for f in live_data_files(_now(con)) if f.record_count == 1 and f.partition == ("a",))
+    path = next(
+        f.file_path
+        for f in live_data_files(_now(con))
+        if f.record_count == 1 and f.partition == ("a",)
+    )
     assert f"snapshot {appended.snapshot_id} (append) added data file {path}" in message
     assert message.endswith(f"that may hold rows matching {condition}")
 
@@ -140,7 +148,9 @@ def test_a_data_file_removed_since(con, isolation, condition, referenced, by_rem
     commit(con.catalog, table, Change(operation="delete", removed_files=(target,)))
     made = _now(con).metadata.current_snapshot()
     validation = Validation(
-        start, condition, isolation,
+        start,
+        condition,
+        isolation,
         referenced_data_files=frozenset({target.file_path}) if referenced else frozenset(),
     )
     removed = (target,) if by_removal else ()
@@ -169,8 +179,15 @@ def test_a_deletion_vector_for_a_referenced_file_conflicts(con, isolation):
     made = _now(con).metadata.current_snapshot()
     # referenced by the change, or a data file the change removes: a conflict
     for validation, removed in [
-        (Validation(start, equal("id", 100), isolation,
-                    referenced_data_files=frozenset({target.file_path})), ()),
+        (
+            Validation(
+                start,
+                equal("id", 100),
+                isolation,
+                referenced_data_files=frozenset({target.file_path}),
+            ),
+            (),
+        ),
         (Validation(start, equal("id", 100), isolation), (target,)),
     ]:
         message = _conflict(con, validation, removed)
@@ -264,8 +281,10 @@ def test_only_commits_after_the_snapshot_read_count(con):
 def test_a_read_snapshot_no_longer_in_the_history_is_a_conflict(con):
     table = _table(con)
     first, second = (s.snapshot_id for s in table.metadata.snapshots)
-    md = table.metadata.builder().set_branch_snapshot("main", first).build(
-        previous_metadata_file=table.metadata_location
+    md = (
+        table.metadata.builder()
+        .set_branch_snapshot("main", first)
+        .build(previous_metadata_file=table.metadata_location)
     )
     con.catalog.commit_table(table, md)  # rolled back to the first snapshot
     with pytest.raises(CommitConflictError) as info:
@@ -279,8 +298,10 @@ def test_a_read_snapshot_no_longer_in_the_history_is_a_conflict(con):
 def test_a_branch_is_checked_against_its_own_history(con):
     table = _table(con)
     fork = table.metadata.current_snapshot_id
-    md = table.metadata.builder().set_ref("b", SnapshotRef(fork, "branch")).build(
-        previous_metadata_file=table.metadata_location
+    md = (
+        table.metadata.builder()
+        .set_ref("b", SnapshotRef(fork, "branch"))
+        .build(previous_metadata_file=table.metadata_location)
     )
     con.catalog.commit_table(table, md)
     con.execute("INSERT INTO db.t VALUES (6, 'a')")  # to main only
@@ -353,8 +374,12 @@ def test_a_concurrent_dv_for_a_referenced_file_conflicts(con):
     change = Change(
         operation="delete",
         added_files=(ours,),
-        validation=Validation(start, equal("id", 1), isolation=SNAPSHOT,
-                              referenced_data_files=frozenset({target.file_path})),
+        validation=Validation(
+            start,
+            equal("id", 1),
+            isolation=SNAPSHOT,
+            referenced_data_files=frozenset({target.file_path}),
+        ),
     )
     with pytest.raises(CommitConflictError, match="added delete file"):
         commit(con.catalog, table, change)
@@ -370,7 +395,9 @@ def test_a_referenced_file_removed_concurrently_conflicts(con):
     change = Change(
         operation="delete",
         added_files=(ours,),
-        validation=Validation(start, equal("id", 5), referenced_data_files=frozenset({target.file_path})),
+        validation=Validation(
+            start, equal("id", 5), referenced_data_files=frozenset({target.file_path})
+        ),
     )
     with pytest.raises(CommitConflictError, match="removed data file"):
         commit(con.catalog, table, change)

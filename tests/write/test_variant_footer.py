@@ -23,7 +23,9 @@ from icesql.write.parquet import ParquetDataWriter, arrow_write_schema
 from icesql.write.variant_footer import annotate_footer, variant_paths
 
 # pyarrow 20 and 21 write the annotated file but cannot open it again
-pytestmark = pytest.mark.skipif(not PYARROW_READS_VARIANT, reason="pyarrow < 22 opens no variant file")
+pytestmark = pytest.mark.skipif(
+    not PYARROW_READS_VARIANT, reason="pyarrow < 22 opens no variant file"
+)
 
 SCHEMA = Schema((
     NestedField(1, "id", IntegerType(), required=True),
@@ -48,13 +50,20 @@ def _variants(docs: list[str]) -> pa.Array:
 def _write(path: Path) -> None:
     arrow = arrow_write_schema(SCHEMA)
     variants = _variants(DOCS).cast(arrow.field("v").type)
-    batch = pa.record_batch([
-        pa.array([1, 2, 3], pa.int32()),
-        pa.array([variants[0].as_py(), None, variants[2].as_py()], arrow.field("v").type),
-        pa.array([{"inner": variants[1].as_py()}, None, {"inner": None}], arrow.field("s").type),
-        pa.array([[variants[2].as_py(), variants[0].as_py()], [], None], arrow.field("l").type),
-    ], schema=arrow)
-    writer = ParquetDataWriter(FileIO(), str(path), SCHEMA, 0, (), MetricsConfig.for_table(SCHEMA, {}))
+    batch = pa.record_batch(
+        [
+            pa.array([1, 2, 3], pa.int32()),
+            pa.array([variants[0].as_py(), None, variants[2].as_py()], arrow.field("v").type),
+            pa.array(
+                [{"inner": variants[1].as_py()}, None, {"inner": None}], arrow.field("s").type
+            ),
+            pa.array([[variants[2].as_py(), variants[0].as_py()], [], None], arrow.field("l").type),
+        ],
+        schema=arrow,
+    )
+    writer = ParquetDataWriter(
+        FileIO(), str(path), SCHEMA, 0, (), MetricsConfig.for_table(SCHEMA, {})
+    )
     writer.write(batch)
     data_file = writer.close()
     assert data_file.file_size_in_bytes == path.stat().st_size
@@ -65,7 +74,8 @@ def test_variant_groups_are_annotated_and_carry_no_child_ids(tmp_path: Path):
     path = tmp_path / "f.parquet"
     _write(path)
     rows = duckdb.sql(
-        f"SELECT name, duckdb_type, field_id FROM parquet_schema('{path}')").fetchall()
+        f"SELECT name, duckdb_type, field_id FROM parquet_schema('{path}')"
+    ).fetchall()
     annotated = [(name, fid) for name, logical, fid in rows if logical == "VARIANT"]
     assert annotated == [("v", 2), ("inner", 4), ("element", 6)]
     children = [(name, fid) for name, _, fid in rows if name in ("metadata", "value")]
@@ -92,7 +102,9 @@ def test_written_bytes_follow_the_variant_encoding(tmp_path: Path):
     _write(path)
     column = pq.read_table(path).column("v").to_pylist()
     assert [decode(c["metadata"], c["value"]) if c else None for c in column] == [
-        {"a": 1, "b": [True, None, "x"]}, None, [{"k": -3}],
+        {"a": 1, "b": [True, None, "x"]},
+        None,
+        [{"k": -3}],
     ]
 
 
@@ -102,4 +114,4 @@ def test_annotate_footer_refuses_a_footer_without_the_group(tmp_path: Path):
     raw = path.read_bytes()
     length = int.from_bytes(raw[-8:-4], "little")
     with pytest.raises(InternalError, match="not all found"):
-        annotate_footer(raw[-8 - length:-8], [("v",)])
+        annotate_footer(raw[-8 - length : -8], [("v",)])

@@ -85,8 +85,14 @@ def _string(buf: bytes, pos: int) -> tuple[str, int]:
 
 
 _PRIMITIVES: dict[str, Decoder] = {
-    "null": _null, "boolean": _boolean, "int": _long, "long": _long,
-    "float": _float, "double": _double, "bytes": _bytes, "string": _string,
+    "null": _null,
+    "boolean": _boolean,
+    "int": _long,
+    "long": _long,
+    "float": _float,
+    "double": _double,
+    "bytes": _bytes,
+    "string": _string,
 }
 
 
@@ -140,7 +146,10 @@ class _Generator:
         self.fields = fields
         self.spans = spans
         self.env: dict[str, Any] = {
-            "_long": _long, "_FLOAT": _FLOAT, "_DOUBLE": _DOUBLE, "len": len,
+            "_long": _long,
+            "_FLOAT": _FLOAT,
+            "_DOUBLE": _DOUBLE,
+            "len": len,
         }
         self.lines: list[str] = []
         self.count = 0
@@ -151,7 +160,7 @@ class _Generator:
         result = self.value(schema, 1)
         self.lines.append(f"    return {result}, pos")
         code = "\n".join(self.lines)
-        exec(compile(code, "<icesql avro decoder>", "exec"), self.env)  # noqa: S102
+        exec(compile(code, "<icesql avro decoder>", "exec"), self.env)
         return self.env["decode"]  # type: ignore[no-any-return]
 
     def var(self, prefix: str = "v") -> str:
@@ -327,8 +336,12 @@ def _compile(
     kind = schema.get("type")
     if kind == "record":
         fields = [
-            (f["name"], (_spanner if spans else _skipper)(f["type"], named) if f["name"] in skip
-             else _compile(f["type"], skip, named, spans))
+            (
+                f["name"],
+                (_spanner if spans else _skipper)(f["type"], named)
+                if f["name"] in skip
+                else _compile(f["type"], skip, named, spans),
+            )
             for f in schema["fields"]
         ]
         decoder = _record([(None if n in skip and not spans else n, d) for n, d in fields])
@@ -433,6 +446,7 @@ def _spanner(schema: Any, named: dict[str, Decoder]) -> Decoder:
     item = _item_pattern(array.get("items")) if isinstance(array, dict) else None
     nullable = array is not schema
     if item is None or array.get("type") != "array":
+
         def whole(buf: bytes, pos: int) -> tuple[tuple[int, int, int] | None, int]:
             value, end = decode(buf, pos)
             return (None if value is None else (pos, -1, end)), end
@@ -471,8 +485,14 @@ def key_pattern(item: Any, key: int) -> re.Pattern[bytes] | None:
     the bytes). None for other items. Varints are prefix-free, so the key can only match
     at an item's start; a key that is absent does not match."""
     whole = _item_pattern(item)
-    if whole is None or len(item["fields"]) != 2 or item["fields"][0]["type"] not in (
-        "int", "long",
+    if (
+        whole is None
+        or len(item["fields"]) != 2
+        or item["fields"][0]["type"]
+        not in (
+            "int",
+            "long",
+        )
     ):
         return None
     value = _VARINT if item["fields"][1]["type"] in ("int", "long") else _SHORT_BYTES

@@ -118,10 +118,14 @@ def _skewness(node: exp.Skewness) -> exp.Expr:
     value = node.this
     n = exp.Count(this=value.copy())
     minus = lambda k: exp.Paren(this=exp.Sub(this=n.copy(), expression=exp.Literal.number(k)))  # noqa: E731
-    scale = exp.Div(this=minus(2), expression=exp.func("sqrt", exp.Mul(this=n.copy(), expression=minus(1))))
+    scale = exp.Div(
+        this=minus(2), expression=exp.func("sqrt", exp.Mul(this=n.copy(), expression=minus(1)))
+    )
     two = exp.EQ(this=n.copy(), expression=exp.Literal.number(2))
-    answer = exp.Case(ifs=[exp.If(this=two, true=exp.cast(exp.Literal.number(0), "DOUBLE"))],
-                      default=exp.Mul(this=node, expression=exp.Paren(this=scale)))
+    answer = exp.Case(
+        ifs=[exp.If(this=two, true=exp.cast(exp.Literal.number(0), "DOUBLE"))],
+        default=exp.Mul(this=node, expression=exp.Paren(this=scale)),
+    )
     return _moment_answer(node, value, answer)
 
 
@@ -133,8 +137,12 @@ def _kurtosis(node: exp.Kurtosis) -> exp.Expr:
 def _typeof(node: exp.Typeof) -> exp.Expr:
     """Spark's type name of the argument, from the statement's inferred types."""
     operand = node.this
-    if isinstance(operand, exp.Literal) and operand.is_number and "." in operand.this \
-            and "e" not in operand.this.lower():  # 1.5 is a DECIMAL literal in Spark
+    if (
+        isinstance(operand, exp.Literal)
+        and operand.is_number
+        and "." in operand.this
+        and "e" not in operand.this.lower()
+    ):  # 1.5 is a DECIMAL literal in Spark
         _, digits, exponent = decimal.Decimal(operand.this).as_tuple()
         return exp.Literal.string(f"decimal({max(len(digits), -exponent)},{-exponent})")
     # a cast (also one an earlier rule made, e.g. a decimal sum's) has the type it names
@@ -145,8 +153,11 @@ def _typeof(node: exp.Typeof) -> exp.Expr:
     if operand.find(exp.AggFunc) is not None:
         # keep the aggregate in the query: typeof(sum(x)) alone still makes it an aggregation
         # (one row), which a bare literal would not
-        return exp.If(this=exp.Is(this=exp.paren(operand.copy()), expression=exp.Null()),
-                      true=name, false=name.copy())
+        return exp.If(
+            this=exp.Is(this=exp.paren(operand.copy()), expression=exp.Null()),
+            true=name,
+            false=name.copy(),
+        )
     return name
 
 
@@ -155,13 +166,19 @@ def _decimal_operand(aggregate: exp.Expr) -> tuple[int, int] | None:
     rules below a sum, run first, cast decimal arithmetic to Spark's type), else inferred."""
     operand = aggregate.this
     cast = operand.to if isinstance(operand, exp.Cast) else None
-    found = cast if cast is not None and cast.this == exp.DataType.Type.DECIMAL else arg_data_type(aggregate)
+    found = (
+        cast
+        if cast is not None and cast.this == exp.DataType.Type.DECIMAL
+        else arg_data_type(aggregate)
+    )
     if found is None or found.this != exp.DataType.Type.DECIMAL:
         return None
     return decimal_digits(found)
 
 
-def _dressed(aggregate: exp.Expr, filtered: exp.Filter | None, window: exp.Window | None) -> exp.Expr:
+def _dressed(
+    aggregate: exp.Expr, filtered: exp.Filter | None, window: exp.Window | None
+) -> exp.Expr:
     """``aggregate`` with the FILTER and OVER clauses of the call it stands in for."""
     if filtered is not None:
         aggregate = exp.Filter(this=aggregate, expression=filtered.expression.copy())
@@ -199,7 +216,9 @@ def _decimal_sum_avg(node: exp.Expr) -> exp.Expr:
         return node
     precision, scale = operand
     if isinstance(aggregate, exp.Sum):
-        return exp.TryCast(this=node, to=exp.DataType.build(f"DECIMAL({min(precision + 10, 38)}, {scale})"))
+        return exp.TryCast(
+            this=node, to=exp.DataType.build(f"DECIMAL({min(precision + 10, 38)}, {scale})")
+        )
     if scale > 18:  # the exact division below keeps unscaled values within 38 digits
         return node
     total = _dressed(exp.Sum(this=aggregate.this.copy()), filtered, window)
@@ -207,33 +226,51 @@ def _decimal_sum_avg(node: exp.Expr) -> exp.Expr:
     whole = call("trunc", total.copy())
     fraction = exp.paren(exp.Sub(this=total, expression=whole.copy()))
     # the sum as an integer at its scale, whole part and fraction apart so neither overflows
-    unscaled = exp.paren(exp.Add(
-        this=exp.Mul(this=_hugeint(whole), expression=_hugeint(10**scale)),
-        expression=_hugeint(exp.Mul(this=fraction, expression=_hugeint(10**scale))),
-    ))
+    unscaled = exp.paren(
+        exp.Add(
+            this=exp.Mul(this=_hugeint(whole), expression=_hugeint(10**scale)),
+            expression=_hugeint(exp.Mul(this=fraction, expression=_hugeint(10**scale))),
+        )
+    )
     # rounded half up (away from zero) to 4 more digits: (2 * 10^4 * sum + sign * n) // (2 * n)
     numerator = exp.Add(
         this=exp.Mul(this=unscaled, expression=_hugeint(2 * 10**4)),
         expression=exp.Mul(this=call("sign", unscaled.copy()), expression=count.copy()),
     )
-    rounded = exp.IntDiv(this=exp.paren(numerator),
-                         expression=exp.paren(exp.Mul(this=exp.Literal.number(2), expression=count)))
-    step = exp.cast(exp.Literal.string(f"{decimal.Decimal(1).scaleb(-(scale + 4)):f}"),
-                    f"DECIMAL({scale + 5}, {scale + 4})")
+    rounded = exp.IntDiv(
+        this=exp.paren(numerator),
+        expression=exp.paren(exp.Mul(this=exp.Literal.number(2), expression=count)),
+    )
+    step = exp.cast(
+        exp.Literal.string(f"{decimal.Decimal(1).scaleb(-(scale + 4)):f}"),
+        f"DECIMAL({scale + 5}, {scale + 4})",
+    )
     average = exp.Mul(this=exp.cast(rounded, "DECIMAL(38, 0)"), expression=step)
-    return exp.TryCast(this=average, to=exp.DataType.build(f"DECIMAL({min(precision + 4, 38)}, {scale + 4})"))
+    return exp.TryCast(
+        this=average, to=exp.DataType.build(f"DECIMAL({min(precision + 4, 38)}, {scale + 4})")
+    )
 
 
 _T = exp.DataType.Type
 _SMALL_INTS = {_T.TINYINT: TINYINT, _T.SMALLINT: SMALLINT}
 # the types of an inferred (DuckDB-side) expression: TIMESTAMP is a local timestamp here
 _ICEBERG_TYPES = {
-    _T.INT: IntegerType(), _T.BIGINT: LongType(), _T.FLOAT: FloatType(),
-    _T.DOUBLE: DoubleType(), _T.BOOLEAN: BooleanType(), _T.DATE: DateType(),
-    _T.TEXT: StringType(), _T.VARCHAR: StringType(), _T.CHAR: StringType(),
-    _T.BINARY: BinaryType(), _T.VARBINARY: BinaryType(), _T.TIMESTAMPTZ: TimestamptzType(),
-    _T.TIMESTAMPLTZ: TimestamptzType(), _T.TIMESTAMP: TimestampType(),
-    _T.TIMESTAMPNTZ: TimestampType(), _T.NULL: UnknownType(),
+    _T.INT: IntegerType(),
+    _T.BIGINT: LongType(),
+    _T.FLOAT: FloatType(),
+    _T.DOUBLE: DoubleType(),
+    _T.BOOLEAN: BooleanType(),
+    _T.DATE: DateType(),
+    _T.TEXT: StringType(),
+    _T.VARCHAR: StringType(),
+    _T.CHAR: StringType(),
+    _T.BINARY: BinaryType(),
+    _T.VARBINARY: BinaryType(),
+    _T.TIMESTAMPTZ: TimestamptzType(),
+    _T.TIMESTAMPLTZ: TimestamptzType(),
+    _T.TIMESTAMP: TimestampType(),
+    _T.TIMESTAMPNTZ: TimestampType(),
+    _T.NULL: UnknownType(),
 }
 
 
@@ -256,8 +293,11 @@ def spark_type_name(data_type: exp.DataType) -> str:
     if kind == T.MAP and len(params) == 2:
         return f"map<{spark_type_name(params[0])},{spark_type_name(params[1])}>"
     if kind == T.STRUCT:
-        fields = [f"{f.name}:{spark_type_name(f.args['kind'])}" for f in params
-                  if isinstance(f, exp.ColumnDef)]
+        fields = [
+            f"{f.name}:{spark_type_name(f.args['kind'])}"
+            for f in params
+            if isinstance(f, exp.ColumnDef)
+        ]
         if len(fields) == len(params):
             return f"struct<{','.join(fields)}>"
     refuse(f"typeof() of {data_type.sql()}", "no Spark type name known for it")

@@ -73,11 +73,14 @@ def _cardinality(node: exp.Anonymous) -> exp.Expr:
 
 def _array_contains(node: exp.ArrayContains) -> exp.Expr:
     array, value = node.this, node.expression
-    has_null = exp.Not(this=exp.Is(this=call("list_position", array.copy(), exp.Null()),
-                                   expression=exp.Null()))
+    has_null = exp.Not(
+        this=exp.Is(this=call("list_position", array.copy(), exp.Null()), expression=exp.Null())
+    )
     answer = exp.Case(
-        ifs=[exp.If(this=call("list_contains", array.copy(), value.copy()), true=exp.true()),
-             exp.If(this=has_null, true=exp.Null())],
+        ifs=[
+            exp.If(this=call("list_contains", array.copy(), value.copy()), true=exp.true()),
+            exp.If(this=has_null, true=exp.Null()),
+        ],
         default=exp.false(),
     )
     return null_if_any_null(answer, array, value)
@@ -109,25 +112,33 @@ def _array_join(node: exp.ArrayToString) -> exp.Expr:
     array, separator = node.this, node.expression
     replacement = node.args.get("null")
     if replacement is None:
-        elements = call("list_filter", array, _lambda(
-            exp.Not(this=exp.Is(this=_var(_X), expression=exp.Null())), _X))
+        elements = call(
+            "list_filter",
+            array,
+            _lambda(exp.Not(this=exp.Is(this=_var(_X), expression=exp.Null())), _X),
+        )
     else:
         text = exp.cast(_var(_X), "VARCHAR")
-        elements = call("list_transform", array, _lambda(exp.func("coalesce", text, replacement), _X))
+        elements = call(
+            "list_transform", array, _lambda(exp.func("coalesce", text, replacement), _X)
+        )
     return call("array_to_string", elements, separator)
 
 
 def _array_position(node: exp.ArrayPosition) -> exp.Expr:
     array, value = node.this, node.expression
-    position = exp.func("coalesce", call("list_position", array.copy(), value.copy()),
-                        exp.Literal.number(0))
+    position = exp.func(
+        "coalesce", call("list_position", array.copy(), value.copy()), exp.Literal.number(0)
+    )
     return null_if_any_null(exp.cast(position, "BIGINT"), array, value)
 
 
 def _array_remove(node: exp.ArrayRemove) -> exp.Expr:
     array, value = node.this, node.expression
-    keep = exp.or_(exp.Is(this=_var(_X), expression=exp.Null()),
-                   exp.NEQ(this=_var(_X), expression=value.copy()))
+    keep = exp.or_(
+        exp.Is(this=_var(_X), expression=exp.Null()),
+        exp.NEQ(this=_var(_X), expression=value.copy()),
+    )
     return null_if_any_null(call("list_filter", array.copy(), _lambda(keep, _X)), value)
 
 
@@ -147,16 +158,23 @@ def _arrays_zip(node: exp.ArraysZip) -> exp.Expr:
         refuse("arrays_zip() of arrays with the same name", "DuckDB structs need distinct fields")
     longest = exp.func("greatest", *(call("len", a.copy()) for a in arrays))
     index = exp.Add(this=_var(_I), expression=exp.Literal.number(1))
-    fields = [exp.PropertyEQ(this=exp.to_identifier(name), expression=call("list_extract", a.copy(), index.copy()))
-              for name, a in zip(names, arrays)]
-    zipped = call("list_transform", call("range", longest), _lambda(exp.Struct(expressions=fields), _I))
+    fields = [
+        exp.PropertyEQ(
+            this=exp.to_identifier(name), expression=call("list_extract", a.copy(), index.copy())
+        )
+        for name, a in zip(names, arrays)
+    ]
+    zipped = call(
+        "list_transform", call("range", longest), _lambda(exp.Struct(expressions=fields), _I)
+    )
     return null_if_any_null(zipped, *arrays)
 
 
 def _flatten(node: exp.Flatten) -> exp.Expr:
     # NULL when the outer array or any inner array is NULL
-    inner_null = exp.Not(this=exp.Is(this=call("list_position", node.this.copy(), exp.Null()),
-                                     expression=exp.Null()))
+    inner_null = exp.Not(
+        this=exp.Is(this=call("list_position", node.this.copy(), exp.Null()), expression=exp.Null())
+    )
     return exp.Case(ifs=[exp.If(this=inner_null, true=exp.Null())], default=node)
 
 
@@ -164,8 +182,9 @@ def _map_contains_key(node: exp.MapContainsKey) -> exp.Expr:
     mapping, key = node.this, node.args.get("key")
     if key is None:
         return node
-    return null_if_any_null(call("list_contains", call("map_keys", mapping.copy()), key.copy()),
-                            mapping, key)
+    return null_if_any_null(
+        call("list_contains", call("map_keys", mapping.copy()), key.copy()), mapping, key
+    )
 
 
 def _map_concat(node: exp.Anonymous) -> exp.Expr:
@@ -182,12 +201,15 @@ def _sequence(node: exp.GenerateSeries) -> exp.Expr:
         day = exp.Interval(this=exp.Literal.string("1"), unit=exp.var("DAY"))
         back = exp.Interval(this=exp.Literal.string("-1"), unit=exp.var("DAY"))
         step = exp.Case(ifs=[exp.If(this=down, true=back)], default=day)
-        days = exp.GenerateSeries(start=exp.cast(start, "TIMESTAMP"), end=exp.cast(stop, "TIMESTAMP"),
-                                  step=step)
+        days = exp.GenerateSeries(
+            start=exp.cast(start, "TIMESTAMP"), end=exp.cast(stop, "TIMESTAMP"), step=step
+        )
         return exp.cast(days, "DATE[]")
     if arg_type(node, "start") not in (None, *exp.DataType.INTEGER_TYPES):
         return node
-    step = exp.Case(ifs=[exp.If(this=down, true=exp.Literal.number(-1))], default=exp.Literal.number(1))
+    step = exp.Case(
+        ifs=[exp.If(this=down, true=exp.Literal.number(-1))], default=exp.Literal.number(1)
+    )
     node.set("step", step)
     return node
 
@@ -215,9 +237,11 @@ def _lambda_test(node: exp.Expr, decisive: bool) -> exp.Expr:
     decides = exp.EQ(this=_var(_X), expression=exp.Boolean(this=decisive))
     unknown = exp.Is(this=_var(_X), expression=exp.Null())
     return exp.Case(
-        ifs=[exp.If(this=exp.Is(this=array.copy(), expression=exp.Null()), true=exp.Null()),
-             exp.If(this=_any_element(results, decides), true=exp.Boolean(this=decisive)),
-             exp.If(this=_any_element(results, unknown), true=exp.Null())],
+        ifs=[
+            exp.If(this=exp.Is(this=array.copy(), expression=exp.Null()), true=exp.Null()),
+            exp.If(this=_any_element(results, decides), true=exp.Boolean(this=decisive)),
+            exp.If(this=_any_element(results, unknown), true=exp.Null()),
+        ],
         default=exp.Boolean(this=not decisive),
     )
 

@@ -23,28 +23,42 @@ INTEGRAL = {T.TINYINT, T.SMALLINT, T.INT, T.BIGINT}
 FLOATING = {T.FLOAT, T.DOUBLE}
 FRACTIONAL = FLOATING | {T.DECIMAL}
 TEXTUAL = {T.TEXT, T.VARCHAR, T.CHAR}
-TIMESTAMPS = {T.TIMESTAMP, T.TIMESTAMPTZ, T.TIMESTAMPLTZ, T.TIMESTAMPNTZ, T.DATETIME, T.TIMESTAMP_NS}
+TIMESTAMPS = {
+    T.TIMESTAMP,
+    T.TIMESTAMPTZ,
+    T.TIMESTAMPLTZ,
+    T.TIMESTAMPNTZ,
+    T.DATETIME,
+    T.TIMESTAMP_NS,
+}
 ZONED_NANOS = "TIMESTAMPTZ_NS"  # no sqlglot type: a user-defined type of the dialect
 
 
 def is_zoned_nanos(found: exp.DataType | None) -> bool:
     """Whether ``found`` is the nanosecond timestamp with time zone (``TIMESTAMPTZ_NS``)."""
-    return found is not None and found.this == T.USERDEFINED and (
-        str(found.args.get("kind", "")).upper() == ZONED_NANOS)
+    return (
+        found is not None
+        and found.this == T.USERDEFINED
+        and (str(found.args.get("kind", "")).upper() == ZONED_NANOS)
+    )
 
 
 def arg_key(key: str, index: int | None = None) -> str:
     return key if index is None else f"{key}.{index}"
 
 
-def arg_data_type(node: exp.Expr, key: str = "this", index: int | None = None) -> exp.DataType | None:
+def arg_data_type(
+    node: exp.Expr, key: str = "this", index: int | None = None
+) -> exp.DataType | None:
     """The full type (with precision, element types) of one argument, if it was inferred."""
     return node.meta.get(TYPES_KEY, {}).get(arg_key(key, index))
 
 
 def decimal_digits(found: exp.DataType) -> tuple[int, int]:
     """Precision and scale of a DECIMAL type (Spark's default DECIMAL is DECIMAL(10, 0))."""
-    digits = [int((p.this if isinstance(p, exp.DataTypeParam) else p).name) for p in found.expressions]
+    digits = [
+        int((p.this if isinstance(p, exp.DataTypeParam) else p).name) for p in found.expressions
+    ]
     return (digits[0] if digits else 10), (digits[1] if len(digits) > 1 else 0)
 
 

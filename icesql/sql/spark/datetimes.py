@@ -15,13 +15,21 @@ from icesql.sql.spark.base import TIMESTAMPS, arg_data_type, arg_type, call, is_
 
 # Spark's spellings of date/time units, as DuckDB's date_trunc names them
 _SPARK_UNITS = {
-    "YEAR": "year", "YYYY": "year", "YY": "year",
+    "YEAR": "year",
+    "YYYY": "year",
+    "YY": "year",
     "QUARTER": "quarter",
-    "MONTH": "month", "MM": "month", "MON": "month",
+    "MONTH": "month",
+    "MM": "month",
+    "MON": "month",
     "WEEK": "week",
-    "DAY": "day", "DD": "day",
-    "HOUR": "hour", "MINUTE": "minute", "SECOND": "second",
-    "MILLISECOND": "millisecond", "MICROSECOND": "microsecond",
+    "DAY": "day",
+    "DD": "day",
+    "HOUR": "hour",
+    "MINUTE": "minute",
+    "SECOND": "second",
+    "MILLISECOND": "millisecond",
+    "MICROSECOND": "microsecond",
 }
 
 
@@ -31,8 +39,15 @@ def _as_date(node: exp.Expr) -> exp.Expr:
 
 # the units Spark's trunc(date, fmt) and date_trunc(fmt, ts) know; any other gives NULL
 _TRUNC_UNITS = {"YEAR", "YYYY", "YY", "QUARTER", "MONTH", "MM", "MON", "WEEK"}
-_DATE_TRUNC_UNITS = _TRUNC_UNITS | {"DAY", "DD", "HOUR", "MINUTE", "SECOND", "MILLISECOND",
-                                    "MICROSECOND"}
+_DATE_TRUNC_UNITS = _TRUNC_UNITS | {
+    "DAY",
+    "DD",
+    "HOUR",
+    "MINUTE",
+    "SECOND",
+    "MILLISECOND",
+    "MICROSECOND",
+}
 
 
 def _unknown_unit(node: exp.Expr, units: set[str]) -> bool:
@@ -81,8 +96,9 @@ def _day_of_week(node: exp.DayOfWeek) -> exp.Expr:
 
 def _weekday(node: exp.Anonymous) -> exp.Expr:
     # Spark: Monday = 0 ... Sunday = 6
-    return exp.Paren(this=exp.Sub(this=exp.func("isodow", *node.expressions),
-                                  expression=exp.Literal.number(1)))
+    return exp.Paren(
+        this=exp.Sub(this=exp.func("isodow", *node.expressions), expression=exp.Literal.number(1))
+    )
 
 
 _DATE_UNITS = {"YEAR", "YEARS", "MONTH", "MONTHS", "WEEK", "WEEKS", "DAY", "DAYS"}
@@ -114,7 +130,10 @@ def _unix_timestamp(node: exp.StrToUnix) -> exp.Expr:
     which rounds down); NULL for text the pattern does not read (DuckDB's strptime raises); a
     timestamp or date is taken as it is."""
     value = node.this if node.this is not None else exp.CurrentTimestamp()
-    if not (isinstance(value, exp.CurrentTimestamp) or arg_type(node) in (*TIMESTAMPS, exp.DataType.Type.DATE)):
+    if not (
+        isinstance(value, exp.CurrentTimestamp)
+        or arg_type(node) in (*TIMESTAMPS, exp.DataType.Type.DATE)
+    ):
         value = exp.StrToTime(this=value, format=node.args.get("format"), safe=True)
     micros = call("epoch_us", exp.cast(value, _TIMESTAMPTZ))
     return exp.IntDiv(this=micros, expression=exp.Literal.number(1_000_000))
@@ -159,12 +178,16 @@ def _try(node: exp.Expr) -> exp.Expr:
 def _extract_field(node: exp.Expr, field: str, value: exp.Expr) -> exp.Expr:
     name = field.upper()
     if name in ("DOW", "DAYOFWEEK"):  # Spark: Sunday = 1 ... Saturday = 7
-        return exp.Paren(this=exp.Add(this=call("dayofweek", value), expression=exp.Literal.number(1)))
+        return exp.Paren(
+            this=exp.Add(this=call("dayofweek", value), expression=exp.Literal.number(1))
+        )
     if name in ("DOW_ISO", "DAYOFWEEK_ISO"):
         return call("isodow", value)
     if name in ("SECOND", "SECONDS", "S", "SEC", "SECS"):  # with the fraction: DECIMAL(8, 6)
         micros = call("date_part", exp.Literal.string("microseconds"), value)
-        return exp.cast(exp.Div(this=micros, expression=exp.Literal.number(1_000_000)), "DECIMAL(8, 6)")
+        return exp.cast(
+            exp.Div(this=micros, expression=exp.Literal.number(1_000_000)), "DECIMAL(8, 6)"
+        )
     return node
 
 
@@ -203,6 +226,7 @@ def _timestamp_from(unit: str) -> exp.Expr:
             return call("to_timestamp", value)
         made = call("epoch_ms", value) if unit == "millis" else call("make_timestamp", value)
         return exp.cast(made, _TIMESTAMPTZ)
+
     return rule
 
 
@@ -214,37 +238,60 @@ def _months_between(node: exp.MonthsBetween) -> exp.Expr:
     early = exp.cast(node.expression, _TIMESTAMPTZ)
 
     def months(ts: exp.Expr) -> exp.Expr:
-        return exp.Paren(this=exp.Add(
-            this=exp.Mul(this=call("year", ts.copy()), expression=exp.Literal.number(12)),
-            expression=call("month", ts.copy())))
+        return exp.Paren(
+            this=exp.Add(
+                this=exp.Mul(this=call("year", ts.copy()), expression=exp.Literal.number(12)),
+                expression=call("month", ts.copy()),
+            )
+        )
 
     def seconds_in_month(ts: exp.Expr) -> exp.Expr:  # whole seconds: Spark drops the fraction
         day_start = call("date_trunc", exp.Literal.string("day"), ts.copy())
         micros = exp.Sub(this=call("epoch_us", ts.copy()), expression=call("epoch_us", day_start))
-        return exp.Paren(this=exp.Add(
-            this=exp.Mul(this=call("day", ts.copy()), expression=exp.Literal.number(_SECONDS_PER_DAY)),
-            expression=_floor_div(micros, 1_000_000)))
+        return exp.Paren(
+            this=exp.Add(
+                this=exp.Mul(
+                    this=call("day", ts.copy()), expression=exp.Literal.number(_SECONDS_PER_DAY)
+                ),
+                expression=_floor_div(micros, 1_000_000),
+            )
+        )
 
     def month_end(ts: exp.Expr) -> exp.Expr:
-        return exp.EQ(this=call("day", ts.copy()), expression=call("day", call("last_day", ts.copy())))
+        return exp.EQ(
+            this=call("day", ts.copy()), expression=call("day", call("last_day", ts.copy()))
+        )
 
     whole = exp.cast(exp.Paren(this=exp.Sub(this=months(late), expression=months(early))), "DOUBLE")
-    part = exp.Div(this=exp.Paren(this=exp.Sub(this=seconds_in_month(late), expression=seconds_in_month(early))),
-                   expression=exp.Literal.number(31 * _SECONDS_PER_DAY))
+    part = exp.Div(
+        this=exp.Paren(
+            this=exp.Sub(this=seconds_in_month(late), expression=seconds_in_month(early))
+        ),
+        expression=exp.Literal.number(31 * _SECONDS_PER_DAY),
+    )
     diff = exp.Add(this=whole.copy(), expression=part)
     round_off = node.args.get("roundoff")
     if not (isinstance(round_off, exp.Boolean) and not round_off.this):
-        scaled = exp.Add(this=exp.Mul(this=exp.Paren(this=diff), expression=exp.Literal.number("1e8")),
-                         expression=exp.Literal.number("0.5"))
+        scaled = exp.Add(
+            this=exp.Mul(this=exp.Paren(this=diff), expression=exp.Literal.number("1e8")),
+            expression=exp.Literal.number("0.5"),
+        )
         diff = exp.Div(this=exp.func("floor", scaled), expression=exp.Literal.number("1e8"))
-    same_day = exp.or_(exp.EQ(this=call("day", late.copy()), expression=call("day", early.copy())),
-                       exp.and_(month_end(late), month_end(early)))
+    same_day = exp.or_(
+        exp.EQ(this=call("day", late.copy()), expression=call("day", early.copy())),
+        exp.and_(month_end(late), month_end(early)),
+    )
     return exp.Case(ifs=[exp.If(this=same_day, true=whole)], default=diff)
 
 
 _INTERVAL_PARTS = (  # make_interval's arguments, in order, and DuckDB's interval of each
-    ("year", "to_years"), ("month", "to_months"), ("week", "to_weeks"), ("day", "to_days"),
-    ("hour", "to_hours"), ("minute", "to_minutes"), ("second", None),
+    ("year", "to_years"),
+    ("month", "to_months"),
+    ("week", "to_weeks"),
+    ("day", "to_days"),
+    ("hour", "to_hours"),
+    ("minute", "to_minutes"),
+    ("second", None),
 )
 
 
@@ -259,8 +306,10 @@ def _make_interval(node: exp.MakeInterval) -> exp.Expr:
         if value is None:
             continue
         if to is None:  # seconds are DECIMAL(18,6) in Spark: whole microseconds
-            micros = exp.Mul(this=exp.cast(value.copy(), "DECIMAL(18,6)"),
-                             expression=exp.Literal.number(1_000_000))
+            micros = exp.Mul(
+                this=exp.cast(value.copy(), "DECIMAL(18,6)"),
+                expression=exp.Literal.number(1_000_000),
+            )
             part = call("to_microseconds", exp.cast(micros, "BIGINT"))
         else:
             part = call(to, exp.cast(value.copy(), "INT"))
@@ -268,8 +317,17 @@ def _make_interval(node: exp.MakeInterval) -> exp.Expr:
     return exp.Paren(this=total) if total is not None else node
 
 
-_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ,
-                exp.NullSafeNEQ, exp.Between)
+_COMPARISONS = (
+    exp.EQ,
+    exp.NEQ,
+    exp.GT,
+    exp.GTE,
+    exp.LT,
+    exp.LTE,
+    exp.NullSafeEQ,
+    exp.NullSafeNEQ,
+    exp.Between,
+)
 _ZONED = {exp.DataType.Type.TIMESTAMPTZ, exp.DataType.Type.TIMESTAMPLTZ}
 
 
@@ -281,13 +339,17 @@ def _nanos_comparison(node: exp.Expr) -> exp.Expr:
     icesql sessions run in UTC, where a zoneless value and its instant read alike."""
     keys = ("this", "low", "high") if isinstance(node, exp.Between) else ("this", "expression")
     types = {key: arg_data_type(node, key) for key in keys}
-    if not any(t is not None and (t.this == exp.DataType.Type.TIMESTAMP_NS or is_zoned_nanos(t))
-               for t in types.values()):
+    if not any(
+        t is not None and (t.this == exp.DataType.Type.TIMESTAMP_NS or is_zoned_nanos(t))
+        for t in types.values()
+    ):
         return node
     for key, found in types.items():
         if found is not None and (found.this in _ZONED or is_zoned_nanos(found)):
-            node.set(key, exp.Cast(this=node.args[key],
-                                   to=exp.DataType(this=exp.DataType.Type.TIMESTAMP_NS)))
+            node.set(
+                key,
+                exp.Cast(this=node.args[key], to=exp.DataType(this=exp.DataType.Type.TIMESTAMP_NS)),
+            )
     return node
 
 

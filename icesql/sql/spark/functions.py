@@ -50,11 +50,17 @@ def _divide(dividend: Decimal, divisor: Decimal, precision: int, scale: int) -> 
     return f"{Decimal(unscaled).scaleb(-scale):f}"
 
 
-def _decimal_divide(dividends: pa.Array, divisors: pa.Array, precisions: pa.Array,
-                    scales: pa.Array) -> pa.Array:
+def _decimal_divide(
+    dividends: pa.Array, divisors: pa.Array, precisions: pa.Array, scales: pa.Array
+) -> pa.Array:
     out = []
-    for x, y, p, s in zip(dividends.to_pylist(), divisors.to_pylist(), precisions.to_pylist(),
-                          scales.to_pylist(), strict=True):
+    for x, y, p, s in zip(
+        dividends.to_pylist(),
+        divisors.to_pylist(),
+        precisions.to_pylist(),
+        scales.to_pylist(),
+        strict=True,
+    ):
         out.append(None if x is None or y is None else _divide(Decimal(x), Decimal(y), p, s))
     return pa.array(out, pa.string())
 
@@ -62,5 +68,12 @@ def _decimal_divide(dividends: pa.Array, divisors: pa.Array, precisions: pa.Arra
 def register_functions(con: duckdb.DuckDBPyConnection) -> None:
     """Make the functions above callable in ``con``'s database (its cursors see them)."""
     text, integer = duckdb.sqltype("VARCHAR"), duckdb.sqltype("INTEGER")
-    con.create_function(DECIMAL_DIVIDE, _decimal_divide, [text, text, integer, integer], text,
-                        type="arrow", null_handling="special", side_effects=False)
+    con.create_function(
+        DECIMAL_DIVIDE,
+        _decimal_divide,
+        [text, text, integer, integer],
+        text,
+        type="arrow",
+        null_handling="special",
+        side_effects=False,
+    )

@@ -70,13 +70,20 @@ def _saturating(node: exp.Cast, target: T) -> exp.Expr:
     value = node.this
     node.set("this", exp.func("trunc", value.copy()))
     bound = exp.Literal.number  # the bounds compare as doubles: 2^63-1 is 2^63 there
-    return exp.Case(ifs=[
-        exp.If(this=exp.func("isnan", value.copy()), true=exp.Literal.number(0)),
-        exp.If(this=exp.GTE(this=value.copy(), expression=exp.cast(bound(high), "DOUBLE")),
-               true=exp.cast(bound(high), target.value)),
-        exp.If(this=exp.LTE(this=value, expression=exp.cast(bound(low), "DOUBLE")),
-               true=exp.cast(bound(low), target.value)),
-    ], default=node)
+    return exp.Case(
+        ifs=[
+            exp.If(this=exp.func("isnan", value.copy()), true=exp.Literal.number(0)),
+            exp.If(
+                this=exp.GTE(this=value.copy(), expression=exp.cast(bound(high), "DOUBLE")),
+                true=exp.cast(bound(high), target.value),
+            ),
+            exp.If(
+                this=exp.LTE(this=value, expression=exp.cast(bound(low), "DOUBLE")),
+                true=exp.cast(bound(low), target.value),
+            ),
+        ],
+        default=node,
+    )
 
 
 def _nonzero(divisor: exp.Expr) -> exp.Expr:
@@ -104,9 +111,10 @@ def _int_div(node: exp.IntDiv) -> exp.Expr:
         scale = max(s1, s2)
         if max(p1 + scale - s1, p2 + scale - s2) <= MAX_DIGITS:
             dividend = _scaled(_unscaled(node.this, s1), scale - s1)
-            quotient = exp.IntDiv(this=dividend,
-                                  expression=_nonzero(_scaled(_unscaled(node.expression, s2),
-                                                              scale - s2)))
+            quotient = exp.IntDiv(
+                this=dividend,
+                expression=_nonzero(_scaled(_unscaled(node.expression, s2), scale - s2)),
+            )
             return exp.TryCast(this=quotient, to=exp.DataType.build("BIGINT"))
     whole = exp.Sub(this=node.this.copy(), expression=exp.Mod(this=node.this, expression=divisor))
     quotient = exp.Div(this=exp.Paren(this=whole), expression=divisor.copy())
@@ -125,14 +133,19 @@ def _pmod(node: exp.Anonymous) -> exp.Expr:
     value, divisor = node.expressions
     rem = exp.Mod(this=value, expression=_nonzero(divisor))
     negative = exp.LT(this=rem.copy(), expression=exp.Literal.number(0))
-    wrapped = exp.Mod(this=exp.Paren(this=exp.Add(this=rem.copy(), expression=divisor.copy())),
-                      expression=_nonzero(divisor.copy()))
+    wrapped = exp.Mod(
+        this=exp.Paren(this=exp.Add(this=rem.copy(), expression=divisor.copy())),
+        expression=_nonzero(divisor.copy()),
+    )
     result = exp.Case(ifs=[exp.If(this=negative, true=wrapped)], default=rem)
     # with a DECIMAL, Spark's pmod has the type of % (DecimalPrecision's Remainder rule)
     types = node.meta.get(TYPES_KEY, {})
     remainder = exp.Mod(this=value.copy(), expression=divisor.copy())
-    remainder.meta[TYPES_KEY] = {k: types[f"expressions.{i}"] for i, k in
-                                 enumerate(("this", "expression")) if f"expressions.{i}" in types}
+    remainder.meta[TYPES_KEY] = {
+        k: types[f"expressions.{i}"]
+        for i, k in enumerate(("this", "expression"))
+        if f"expressions.{i}" in types
+    }
     typed = _decimal_arithmetic(remainder)
     if typed is remainder:
         return result
@@ -151,8 +164,9 @@ def _round_half(
     as_double = value if operand == T.DOUBLE else exp.cast(value, "DOUBLE")
     text = exp.cast(exp.cast(as_double.copy(), "VARCHAR"), f"DECIMAL(38, {_DECIMAL_TEXT_SCALE})")
     exact = exp.cast(call(duck_name, text, exp.Literal.number(places)), operand.value)
-    fits = exp.LT(this=exp.func("abs", as_double.copy()),
-                  expression=exp.Literal.number(_DECIMAL_TEXT_LIMIT))
+    fits = exp.LT(
+        this=exp.func("abs", as_double.copy()), expression=exp.Literal.number(_DECIMAL_TEXT_LIMIT)
+    )
     plain = call(duck_name, value.copy(), exp.Literal.number(places))
     return exp.Case(ifs=[exp.If(this=fits, true=exact)], default=plain)
 
@@ -188,8 +202,14 @@ def _decimal_rounded(
     return exp.TryCast(this=node, to=exp.DataType.build(f"DECIMAL({target[0]}, {target[1]})"))
 
 
-_AS_DECIMAL = {T.TINYINT: (3, 0), T.SMALLINT: (5, 0), T.INT: (10, 0), T.BIGINT: (20, 0),
-               T.FLOAT: (14, 7), T.DOUBLE: (30, 15)}  # DecimalType.forType
+_AS_DECIMAL = {
+    T.TINYINT: (3, 0),
+    T.SMALLINT: (5, 0),
+    T.INT: (10, 0),
+    T.BIGINT: (20, 0),
+    T.FLOAT: (14, 7),
+    T.DOUBLE: (30, 15),
+}  # DecimalType.forType
 
 
 def _floor_ceil_places(node: exp.Floor | exp.Ceil) -> exp.Expr:
@@ -210,11 +230,16 @@ def _floor_ceil_places(node: exp.Floor | exp.Ceil) -> exp.Expr:
     result: exp.Expr = value
     if places < scale:
         nearest = exp.func("round", value.copy(), exp.Literal.number(places))
-        unit = exp.cast(exp.Literal.number(f"{Decimal(1).scaleb(-places):f}"),
-                        f"DECIMAL({max(places, 0) + max(1 - places, 1)}, {max(places, 0)})")
+        unit = exp.cast(
+            exp.Literal.number(f"{Decimal(1).scaleb(-places):f}"),
+            f"DECIMAL({max(places, 0) + max(1 - places, 1)}, {max(places, 0)})",
+        )
         floor = isinstance(node, exp.Floor)
-        off = exp.GT(this=nearest.copy(), expression=value.copy()) if floor else exp.LT(
-            this=nearest.copy(), expression=value.copy())
+        off = (
+            exp.GT(this=nearest.copy(), expression=value.copy())
+            if floor
+            else exp.LT(this=nearest.copy(), expression=value.copy())
+        )
         step = (exp.Sub if floor else exp.Add)(this=nearest.copy(), expression=unit)
         result = exp.Case(ifs=[exp.If(this=off, true=step)], default=nearest)
     target = min(precision - scale + kept + 1, MAX_DIGITS)
@@ -239,9 +264,13 @@ def _floor_ceil(node: exp.Floor | exp.Ceil) -> exp.Expr:
 
 
 # the value arguments of the conditionals whose result type is the widest of them
-_BRANCHES = {exp.Coalesce: ("this", "expressions"), exp.Greatest: ("this", "expressions"),
-             exp.Least: ("this", "expressions"), exp.If: ("true", "false"),
-             exp.Case: ("default",)}
+_BRANCHES = {
+    exp.Coalesce: ("this", "expressions"),
+    exp.Greatest: ("this", "expressions"),
+    exp.Least: ("this", "expressions"),
+    exp.If: ("true", "false"),
+    exp.Case: ("default",),
+}
 
 
 def _branch_slots(node: exp.Expr) -> list[tuple[exp.Expr, str, int | None, exp.Expr]]:
@@ -264,15 +293,21 @@ def _branch_slots(node: exp.Expr) -> list[tuple[exp.Expr, str, int | None, exp.E
 _SAME_TEXT = {*INTEGRAL, T.DECIMAL, T.DATE, T.BOOLEAN}
 
 
-def _text_widened(slots: list[tuple[exp.Expr, str, int | None, exp.Expr]],
-                  kinds: list[T | None]) -> bool:
+def _text_widened(
+    slots: list[tuple[exp.Expr, str, int | None, exp.Expr]], kinds: list[T | None]
+) -> bool:
     """Spark (ANSI off) widens a number, date or boolean meeting a STRING in coalesce/nvl/
     if/CASE to STRING (TypeCoercion's implicit cast); DuckDB casts the string to the other
     type and fails on 'n/a'. Casts such branches to STRING; False when no string meets
     another type, or when one's text would differ (a DOUBLE, a TIMESTAMP: left as they are)."""
-    texts = [k in TEXTUAL or _string_literal(v) for (_, _, _, v), k in zip(slots, kinds, strict=True)]
-    others = [k for (_, _, _, v), k, t in zip(slots, kinds, texts, strict=True)
-              if not t and not isinstance(_bare(v), exp.Null)]
+    texts = [
+        k in TEXTUAL or _string_literal(v) for (_, _, _, v), k in zip(slots, kinds, strict=True)
+    ]
+    others = [
+        k
+        for (_, _, _, v), k, t in zip(slots, kinds, texts, strict=True)
+        if not t and not isinstance(_bare(v), exp.Null)
+    ]
     if not any(texts) or not others or any(k not in _SAME_TEXT for k in others):
         return False
     for (owner, key, index, value), kind, text in zip(slots, kinds, texts, strict=True):
@@ -317,8 +352,9 @@ def _bround(node: exp.Anonymous) -> exp.Expr:
     scale = args[1] if len(args) == 2 else exp.Literal.number(0)
     operand = arg_type(node, "expressions", 0)
     if operand == T.DECIMAL:
-        return _decimal_rounded(call("round_even", args[0], scale),
-                                arg_data_type(node, "expressions", 0), scale)
+        return _decimal_rounded(
+            call("round_even", args[0], scale), arg_data_type(node, "expressions", 0), scale
+        )
     rounded = _round_half(node, operand, args[0], scale, "round_even")
     return call("round_even", args[0], scale) if rounded is node else rounded
 
@@ -357,8 +393,10 @@ def _format_number(node: exp.Anonymous) -> exp.Expr:
     value, places_node = node.expressions
     places = literal_int(places_node)
     if places is None:
-        refuse("format_number() with a pattern or a computed number of places",
-               "only a literal number of decimal places is translated")
+        refuse(
+            "format_number() with a pattern or a computed number of places",
+            "only a literal number of decimal places is translated",
+        )
     if places < 0:
         return exp.Null()
     operand = arg_type(node, "expressions", 0)
@@ -371,21 +409,33 @@ def _format_number(node: exp.Anonymous) -> exp.Expr:
         data_type = arg_data_type(node, "expressions", 0)
         precision = _decimal_precision(data_type)
         if precision is None or precision > _DOUBLE_DIGITS:
-            refuse("format_number() of a DECIMAL wider than 15 digits",
-                   "DuckDB formats it through a DOUBLE and would lose digits")
+            refuse(
+                "format_number() of a DECIMAL wider than 15 digits",
+                "DuckDB formats it through a DOUBLE and would lose digits",
+            )
         value = exp.cast(call("round_even", value, exp.Literal.number(places)), "DOUBLE")
     elif operand not in FLOATING:
-        refuse("format_number() of a value of unknown or non-numeric type",
-               "cast the argument to DOUBLE, DECIMAL or an integer type")
+        refuse(
+            "format_number() of a value of unknown or non-numeric type",
+            "cast the argument to DOUBLE, DECIMAL or an integer type",
+        )
     text = call("format", exp.Literal.string(f"{{:,.{places}f}}"), value)
     if operand == T.DECIMAL:
         return text
     special = [
         exp.If(this=call("isnan", value.copy()), true=exp.Literal.string("NaN")),
-        exp.If(this=exp.EQ(this=value.copy(), expression=exp.cast(exp.Literal.string("inf"), "DOUBLE")),
-               true=exp.Literal.string("∞")),
-        exp.If(this=exp.EQ(this=value.copy(), expression=exp.cast(exp.Literal.string("-inf"), "DOUBLE")),
-               true=exp.Literal.string("-∞")),
+        exp.If(
+            this=exp.EQ(
+                this=value.copy(), expression=exp.cast(exp.Literal.string("inf"), "DOUBLE")
+            ),
+            true=exp.Literal.string("∞"),
+        ),
+        exp.If(
+            this=exp.EQ(
+                this=value.copy(), expression=exp.cast(exp.Literal.string("-inf"), "DOUBLE")
+            ),
+            true=exp.Literal.string("-∞"),
+        ),
     ]
     return exp.Case(ifs=special, default=text)
 
@@ -497,7 +547,8 @@ def _exact_operand(node: exp.Expr, key: str) -> bool:
     if isinstance(operand, exp.Neg):
         operand = _bare(operand.this)
     return arg_type(node, key) in INTEGRAL or isinstance(
-        operand, exp.Column | exp.Literal | exp.Cast)
+        operand, exp.Column | exp.Literal | exp.Cast
+    )
 
 
 def _is_decimal(node: exp.Expr, key: str) -> bool:
@@ -517,12 +568,14 @@ def _unscaled(value: exp.Expr, scale: int) -> exp.Expr:
     if scale == 0:
         return exp.cast(value, "HUGEINT")
     text = exp.cast(exp.cast(value, f"DECIMAL(38, {scale})"), "VARCHAR")
-    return exp.cast(call("replace", text, exp.Literal.string("."), exp.Literal.string("")),
-                    "HUGEINT")
+    return exp.cast(
+        call("replace", text, exp.Literal.string("."), exp.Literal.string("")), "HUGEINT"
+    )
 
 
-def _branch_decimal(owner: exp.Expr, key: str, index: int | None, value: exp.Expr
-                    ) -> tuple[int, int] | None:
+def _branch_decimal(
+    owner: exp.Expr, key: str, index: int | None, value: exp.Expr
+) -> tuple[int, int] | None:
     """Spark's DECIMAL view of one branch of a conditional (DecimalType.forType: an INT is
     DECIMAL(10, 0), a BIGINT DECIMAL(20, 0); a decimal literal its digits), else None."""
     value = _bare(value)
@@ -539,7 +592,8 @@ def _branch_decimal(owner: exp.Expr, key: str, index: int | None, value: exp.Exp
         return None
     if found.this in _INTEGRAL_DIGITS:
         return {T.BIGINT: (20, 0), T.INT: (10, 0), T.SMALLINT: (5, 0), T.TINYINT: (3, 0)}[
-            found.this]
+            found.this
+        ]
     return decimal_digits(found) if found.this == T.DECIMAL and found.expressions else None
 
 
@@ -604,23 +658,28 @@ def _decimal_divide(node: exp.Div) -> exp.Expr:
         return node  # left as DuckDB's DOUBLE: an operand's scale is unknown
     if shift < 0 or p1 + shift > MAX_DIGITS:  # the scaled dividend would pass HUGEINT
         text = [exp.cast(node.args[key], "VARCHAR") for key in ("this", "expression")]
-        quotient = call(DECIMAL_DIVIDE, *text, exp.Literal.number(precision),
-                        exp.Literal.number(scale))
+        quotient = call(
+            DECIMAL_DIVIDE, *text, exp.Literal.number(precision), exp.Literal.number(scale)
+        )
         return exp.TryCast(this=quotient, to=exp.DataType.build(f"DECIMAL({precision}, {scale})"))
     dividend = _scaled(_unscaled(node.this, s1), shift)
     divisor = _nonzero(_unscaled(node.expression, s2))
     quotient = exp.IntDiv(this=dividend.copy(), expression=divisor.copy())  # toward zero
     rest = exp.func("abs", exp.Mod(this=dividend.copy(), expression=divisor.copy()))
-    half_up = exp.GTE(this=rest, expression=exp.Sub(this=exp.func("abs", divisor.copy()),
-                                                     expression=rest.copy()))
+    half_up = exp.GTE(
+        this=rest, expression=exp.Sub(this=exp.func("abs", divisor.copy()), expression=rest.copy())
+    )
     away = exp.Mul(this=exp.func("sign", dividend), expression=exp.func("sign", divisor))
-    rounded = exp.Case(ifs=[exp.If(this=half_up, true=exp.Add(this=quotient.copy(),
-                                                               expression=away))],
-                       default=quotient)
+    rounded = exp.Case(
+        ifs=[exp.If(this=half_up, true=exp.Add(this=quotient.copy(), expression=away))],
+        default=quotient,
+    )
     whole = exp.cast(rounded, "DECIMAL(38, 0)")
     if scale:
         unit = exp.Literal.number("0." + "0" * (scale - 1) + "1")
-        whole = exp.Mul(this=whole, expression=exp.cast(unit, f"DECIMAL({min(scale + 1, MAX_DIGITS)}, {scale})"))
+        whole = exp.Mul(
+            this=whole, expression=exp.cast(unit, f"DECIMAL({min(scale + 1, MAX_DIGITS)}, {scale})")
+        )
     return exp.TryCast(this=whole, to=exp.DataType.build(f"DECIMAL({precision}, {scale})"))
 
 
@@ -653,7 +712,18 @@ FUNCTIONS = {
     "positive": _positive,
     "e": _e,
 }
-TYPED = {exp.Cast, exp.IntDiv, exp.Mod, exp.Round, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Floor,
-         exp.Ceil, *_BRANCHES}
+TYPED = {
+    exp.Cast,
+    exp.IntDiv,
+    exp.Mod,
+    exp.Round,
+    exp.Add,
+    exp.Sub,
+    exp.Mul,
+    exp.Div,
+    exp.Floor,
+    exp.Ceil,
+    *_BRANCHES,
+}
 DECIMAL_ONLY = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, *_BRANCHES)
 TYPED_FUNCTIONS = {"bround", "format_number", "pmod"}

@@ -53,8 +53,10 @@ def wrapped(value: exp.Expr, kind: T) -> exp.Expr:
     """``value`` (an integer, at most 127 bits) wrapped to the width of ``kind``."""
     bits = _BITS[kind]
     half = _hugeint(2 ** (bits - 1))
-    low = exp.BitwiseAnd(this=exp.paren(exp.Add(this=exp.paren(value, copy=False), expression=half)),
-                         expression=_hugeint(2**bits - 1))
+    low = exp.BitwiseAnd(
+        this=exp.paren(exp.Add(this=exp.paren(value, copy=False), expression=half)),
+        expression=_hugeint(2**bits - 1),
+    )
     return exp.cast(exp.Sub(this=exp.paren(low), expression=half.copy()), kind)
 
 
@@ -142,8 +144,11 @@ KEEP_SUMS_AS_WRITTEN = "SET disabled_optimizers = 'aggregate_function_rewriter'"
 
 def sums_arithmetic(statement: exp.Expr) -> bool:
     """Whether ``statement`` sums a ``+``/``-`` (see ``KEEP_SUMS_AS_WRITTEN``)."""
-    return any(node.this.find(exp.Add, exp.Sub) is not None for node in statement.find_all(exp.Sum)
-               if isinstance(node.this, exp.Expr))
+    return any(
+        node.this.find(exp.Add, exp.Sub) is not None
+        for node in statement.find_all(exp.Sum)
+        if isinstance(node.this, exp.Expr)
+    )
 
 
 def needs_types(node: exp.Expr) -> bool:

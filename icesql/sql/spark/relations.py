@@ -67,8 +67,10 @@ def _elements(generator: exp.Expr, is_map: bool, outer: bool) -> exp.Expr:
     if not outer:
         return elements
     size = call("cardinality" if is_map else "len", collection.copy())
-    return exp.Case(ifs=[exp.If(this=exp.GT(this=size, expression=exp.Literal.number(0)), true=elements)],
-                    default=exp.Array(expressions=[exp.Null()]))
+    return exp.Case(
+        ifs=[exp.If(this=exp.GT(this=size, expression=exp.Literal.number(0)), true=elements)],
+        default=exp.Array(expressions=[exp.Null()]),
+    )
 
 
 def _is_map(generator: exp.Expr, columns: int) -> bool:
@@ -81,13 +83,19 @@ def _lateral_view(node: exp.Lateral) -> exp.Expr:
     """LATERAL VIEW [OUTER] gen(...) t AS c1, ...: a lateral subquery of UNNESTs, LEFT JOINed
     ON TRUE for OUTER (an empty or NULL collection keeps its row, with NULLs)."""
     generator = node.this
-    if not node.args.get("view") or not isinstance(generator, (exp.Explode, exp.Posexplode, exp.Inline)):
+    if not node.args.get("view") or not isinstance(
+        generator, (exp.Explode, exp.Posexplode, exp.Inline)
+    ):
         return node
     alias = node.args.get("alias")
     columns = list(alias.columns) if alias is not None else []
     is_map = _is_map(generator, len(columns))
-    values = [_unnest(_elements(generator, is_map, outer=False),
-                      expand_structs=is_map or isinstance(generator, exp.Inline))]
+    values = [
+        _unnest(
+            _elements(generator, is_map, outer=False),
+            expand_structs=is_map or isinstance(generator, exp.Inline),
+        )
+    ]
     defaults = ["key", "value"] if is_map else ["col"]
     if isinstance(generator, exp.Posexplode):
         size = exp.cast(call("cardinality" if is_map else "len", generator.this.copy()), "BIGINT")
@@ -96,9 +104,13 @@ def _lateral_view(node: exp.Lateral) -> exp.Expr:
     elif isinstance(generator, exp.Inline):
         defaults = []  # the struct's field names
     names = columns or [exp.to_identifier(n) for n in defaults]
-    table = exp.Lateral(this=exp.Subquery(this=exp.select(*values)),
-                        alias=exp.TableAlias(this=alias.this if alias is not None else None, columns=names))
-    outer = node.args.get("outer") or isinstance(generator, (exp._ExplodeOuter, exp.PosexplodeOuter))
+    table = exp.Lateral(
+        this=exp.Subquery(this=exp.select(*values)),
+        alias=exp.TableAlias(this=alias.this if alias is not None else None, columns=names),
+    )
+    outer = node.args.get("outer") or isinstance(
+        generator, (exp._ExplodeOuter, exp.PosexplodeOuter)
+    )
     if outer:
         return exp.Join(this=table, side="LEFT", on=exp.true())
     return exp.Join(this=table, kind="CROSS")

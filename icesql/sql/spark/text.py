@@ -41,10 +41,18 @@ def _substring(node: exp.Substring) -> exp.Expr:
     if isinstance(start, exp.Literal) and not start.is_string and start.this == "0":
         node.set("start", exp.Literal.number(1))
     elif start is not None and not isinstance(start, exp.Literal):
-        node.set("start", exp.Case(ifs=[exp.If(this=exp.EQ(this=start.copy(),
-                                                           expression=exp.Literal.number(0)),
-                                               true=exp.Literal.number(1))],
-                                   default=start))
+        node.set(
+            "start",
+            exp.Case(
+                ifs=[
+                    exp.If(
+                        this=exp.EQ(this=start.copy(), expression=exp.Literal.number(0)),
+                        true=exp.Literal.number(1),
+                    )
+                ],
+                default=start,
+            ),
+        )
     return node
 
 
@@ -55,10 +63,18 @@ def _left_right(node: exp.Left | exp.Right) -> exp.Expr:
         if int(length.this) < 0:
             node.set("expression", exp.Literal.number(0))
         return node
-    node.set("expression", exp.Case(
-        ifs=[exp.If(this=exp.LT(this=length.copy(), expression=exp.Literal.number(0)),
-                    true=exp.Literal.number(0))],
-        default=length))
+    node.set(
+        "expression",
+        exp.Case(
+            ifs=[
+                exp.If(
+                    this=exp.LT(this=length.copy(), expression=exp.Literal.number(0)),
+                    true=exp.Literal.number(0),
+                )
+            ],
+            default=length,
+        ),
+    )
     return node
 
 
@@ -66,17 +82,26 @@ def _locate(node: exp.StrPosition) -> exp.Expr:
     # Spark's locate(substr, str, pos): 0 for a NULL pos or one below 1 (then NULL only for a
     # NULL substr or str); DuckDB searches from the string's start or answers NULL
     position = node.args.get("position")
-    if position is None or (isinstance(position, exp.Literal) and not position.is_string
-                            and int(position.this) >= 1):
+    if position is None or (
+        isinstance(position, exp.Literal) and not position.is_string and int(position.this) >= 1
+    ):
         return node
     zero = exp.Literal.number(0)
-    either_null = exp.Or(this=exp.Is(this=node.this.copy(), expression=exp.Null()),
-                         expression=exp.Is(this=node.args["substr"].copy(), expression=exp.Null()))
-    return exp.Case(ifs=[
-        exp.If(this=exp.Is(this=position.copy(), expression=exp.Null()), true=zero),
-        exp.If(this=either_null, true=exp.Null()),
-        exp.If(this=exp.LT(this=position.copy(), expression=exp.Literal.number(1)), true=zero.copy()),
-    ], default=node)
+    either_null = exp.Or(
+        this=exp.Is(this=node.this.copy(), expression=exp.Null()),
+        expression=exp.Is(this=node.args["substr"].copy(), expression=exp.Null()),
+    )
+    return exp.Case(
+        ifs=[
+            exp.If(this=exp.Is(this=position.copy(), expression=exp.Null()), true=zero),
+            exp.If(this=either_null, true=exp.Null()),
+            exp.If(
+                this=exp.LT(this=position.copy(), expression=exp.Literal.number(1)),
+                true=zero.copy(),
+            ),
+        ],
+        default=node,
+    )
 
 
 def _is_null(node: exp.Anonymous) -> exp.Expr:
@@ -87,7 +112,16 @@ def _is_null(node: exp.Anonymous) -> exp.Expr:
 
 
 # Java's toUpperCase maps these to several letters; DuckDB's upper maps ß to ẞ, leaves the rest
-_FULL_UPPER = {"ß": "SS", "ﬀ": "FF", "ﬁ": "FI", "ﬂ": "FL", "ﬃ": "FFI", "ﬄ": "FFL", "ﬅ": "ST", "ﬆ": "ST"}
+_FULL_UPPER = {
+    "ß": "SS",
+    "ﬀ": "FF",
+    "ﬁ": "FI",
+    "ﬂ": "FL",
+    "ﬃ": "FFI",
+    "ﬄ": "FFL",
+    "ﬅ": "ST",
+    "ﬆ": "ST",
+}
 
 
 def _upper(node: exp.Upper) -> exp.Expr:
@@ -117,8 +151,11 @@ def _format_string(node: exp.Expr) -> exp.Expr:
     conversion, so a NULL argument prints ``null`` (with the width and precision of a %s) as
     Java does, instead of making DuckDB's whole result NULL."""
     if isinstance(node, exp.Format):
-        pattern_node, args, types = node.this, node.expressions, [arg_type(node, "expressions", i)
-                                                                  for i in range(len(node.expressions))]
+        pattern_node, args, types = (
+            node.this,
+            node.expressions,
+            [arg_type(node, "expressions", i) for i in range(len(node.expressions))],
+        )
     else:
         pattern_node, args = node.expressions[0], node.expressions[1:]
         types = [arg_type(node, "expressions", i + 1) for i in range(len(args))]
@@ -129,7 +166,7 @@ def _format_string(node: exp.Expr) -> exp.Expr:
     position, previous, next_arg = 0, None, 0
     for match in _SPEC.finditer(pattern):
         if match.start() > position:
-            parts.append(exp.Literal.string(pattern[position:match.start()]))
+            parts.append(exp.Literal.string(pattern[position : match.start()]))
         position = match.end()
         index, relative, flags, width, precision, conversion = match.groups()
         if conversion == "%":
@@ -147,8 +184,17 @@ def _format_string(node: exp.Expr) -> exp.Expr:
         if arg_index is None or arg_index >= len(args):
             refuse(f"format_string() conversion {match.group(0)!r}", "it has no argument")
         previous = arg_index
-        parts.append(_conversion(match.group(0), flags, width, precision, conversion,
-                                 args[arg_index], types[arg_index]))
+        parts.append(
+            _conversion(
+                match.group(0),
+                flags,
+                width,
+                precision,
+                conversion,
+                args[arg_index],
+                types[arg_index],
+            )
+        )
     if position < len(pattern):
         parts.append(exp.Literal.string(pattern[position:]))
     if not parts:
@@ -156,13 +202,21 @@ def _format_string(node: exp.Expr) -> exp.Expr:
     return parts[0] if len(parts) == 1 else call("concat", *parts)
 
 
-def _conversion(spec: str, flags: str, width: str | None, precision: str | None, conversion: str,
-                value: exp.Expr, kind: T | None) -> exp.Expr:
+def _conversion(
+    spec: str,
+    flags: str,
+    width: str | None,
+    precision: str | None,
+    conversion: str,
+    value: exp.Expr,
+    kind: T | None,
+) -> exp.Expr:
     unsupported = set(flags) - set("-0+ ,")
     if unsupported or conversion not in "sdf":
         refuse(f"format_string() conversion {spec!r}", "DuckDB's printf has no equivalent")
-    if conversion == "s" and (kind in FLOATING or kind in TIMESTAMPS
-                              or kind in (T.DATE, T.ARRAY, T.MAP, T.STRUCT)):
+    if conversion == "s" and (
+        kind in FLOATING or kind in TIMESTAMPS or kind in (T.DATE, T.ARRAY, T.MAP, T.STRUCT)
+    ):
         refuse(f"format_string() %s of a {kind.value}", "Spark prints such values its own way")
     if conversion == "d" and kind not in INTEGRAL:
         refuse("format_string() %d of a value that is not an integer", "cast it to an integer type")
@@ -174,8 +228,12 @@ def _conversion(spec: str, flags: str, width: str | None, precision: str | None,
     size = (width or "") + (f".{precision}" if precision else "")
     null_spec = "%" + ("-" if "-" in flags else "") + size + "s"
     return exp.Case(
-        ifs=[exp.If(this=exp.Is(this=value, expression=exp.Null()),
-                    true=call("printf", exp.Literal.string(null_spec), exp.Literal.string("null")))],
+        ifs=[
+            exp.If(
+                this=exp.Is(this=value, expression=exp.Null()),
+                true=call("printf", exp.Literal.string(null_spec), exp.Literal.string("null")),
+            )
+        ],
         default=call("printf", exp.Literal.string(f"%{flags}{size}{conversion}"), printed),
     )
 
@@ -198,7 +256,7 @@ def _regexp_replace(node: exp.RegexpReplace) -> exp.Expr:
             out.append("\\\\" if text[i + 1] == "\\" else text[i + 1])
             i += 2
         elif char == "$":
-            group = re.match(r"\d+", text[i + 1:])
+            group = re.match(r"\d+", text[i + 1 :])
             if group is None or len(group.group()) > 1:
                 refuse(f"regexp_replace() replacement {text!r}", "only $0 to $9 group references")
             out.append("\\" + group.group())
@@ -220,18 +278,26 @@ def _substring_index(node: exp.SubstringIndex) -> exp.Expr:
     if any(text[:k] == text[-k:] for k in range(1, len(text))):
         refuse(f"substring_index() with delimiter {text!r}", "its occurrences can overlap")
     if text == "":
-        return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=exp.Null())],
-                        default=exp.Literal.string(""))
+        return exp.Case(
+            ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=exp.Null())],
+            default=exp.Literal.string(""),
+        )
     parts = call("string_split", value.copy(), delimiter.copy())
     front = call("list_slice", parts.copy(), exp.Literal.number(1), count.copy())
     back = call("list_slice", parts, count.copy(), exp.Literal.number(-1))
     zero = exp.EQ(this=count.copy(), expression=exp.Literal.number(0))
     positive = exp.GT(this=count.copy(), expression=exp.Literal.number(0))
-    answer = exp.Case(ifs=[exp.If(this=zero, true=exp.Literal.string("")),
-                           exp.If(this=positive, true=call("array_to_string", front, delimiter.copy()))],
-                      default=call("array_to_string", back, delimiter.copy()))
-    return exp.Case(ifs=[exp.If(this=exp.Is(this=value, expression=exp.Null()), true=exp.Null())],
-                    default=answer)
+    answer = exp.Case(
+        ifs=[
+            exp.If(this=zero, true=exp.Literal.string("")),
+            exp.If(this=positive, true=call("array_to_string", front, delimiter.copy())),
+        ],
+        default=call("array_to_string", back, delimiter.copy()),
+    )
+    return exp.Case(
+        ifs=[exp.If(this=exp.Is(this=value, expression=exp.Null()), true=exp.Null())],
+        default=answer,
+    )
 
 
 def _split(node: exp.RegexpSplit) -> exp.Expr:
@@ -245,8 +311,10 @@ def _split(node: exp.RegexpSplit) -> exp.Expr:
         return node
     if count == 1:
         whole = exp.Array(expressions=[node.this.copy()])
-        return exp.Case(ifs=[exp.If(this=exp.Is(this=node.this, expression=exp.Null()), true=exp.Null())],
-                        default=whole)
+        return exp.Case(
+            ifs=[exp.If(this=exp.Is(this=node.this, expression=exp.Null()), true=exp.Null())],
+            default=whole,
+        )
     refuse("split() with a limit above 1", "DuckDB's regexp split has no limit")
 
 
@@ -259,7 +327,9 @@ def _replace(node: exp.Replace) -> exp.Expr:
 def _octet_length(node: exp.Anonymous) -> exp.Expr:
     if len(node.expressions) != 1:
         return node
-    return call("strlen", node.expressions[0]) if arg_type(node, "expressions", 0) in TEXTUAL else node
+    return (
+        call("strlen", node.expressions[0]) if arg_type(node, "expressions", 0) in TEXTUAL else node
+    )
 
 
 def _base64(node: exp.ToBase64) -> exp.Expr:
@@ -290,10 +360,18 @@ def _levenshtein(node: exp.Levenshtein) -> exp.Expr:
     if threshold is not None:  # more than threshold edits: -1
         over = exp.GT(this=distance.copy(), expression=threshold)
         distance = exp.Case(ifs=[exp.If(this=over, true=exp.Literal.number(-1))], default=distance)
-    non_ascii = exp.or_(*(exp.NEQ(this=call("strlen", s.copy()), expression=call("length", s.copy()))
-                          for s in (left, right)))
-    return refuse_when(non_ascii, "levenshtein() of non-ASCII text",
-                       "DuckDB counts bytes, Spark characters", distance)
+    non_ascii = exp.or_(
+        *(
+            exp.NEQ(this=call("strlen", s.copy()), expression=call("length", s.copy()))
+            for s in (left, right)
+        )
+    )
+    return refuse_when(
+        non_ascii,
+        "levenshtein() of non-ASCII text",
+        "DuckDB counts bytes, Spark characters",
+        distance,
+    )
 
 
 # Java's Double.toString from DuckDB's shortest text: plain within [1e-3, 1e7), else d.dddE±n
@@ -306,8 +384,10 @@ _TEXT = "CAST(abs(v) AS VARCHAR)"
 _MANTISSA = f"split_part({_TEXT}, 'e', 1)"
 _WHOLE = f"split_part({_MANTISSA}, '.', 1)"
 _DIGITS = f"({_WHOLE} || split_part({_MANTISSA}, '.', 2))"
-_EXPONENT = (f"(CASE WHEN contains({_TEXT}, 'e') THEN CAST(split_part({_TEXT}, 'e', 2) AS INTEGER)"
-             f" ELSE 0 END + length({_WHOLE}) - 1 - (length({_DIGITS}) - length(ltrim({_DIGITS}, '0'))))")
+_EXPONENT = (
+    f"(CASE WHEN contains({_TEXT}, 'e') THEN CAST(split_part({_TEXT}, 'e', 2) AS INTEGER)"
+    f" ELSE 0 END + length({_WHOLE}) - 1 - (length({_DIGITS}) - length(ltrim({_DIGITS}, '0'))))"
+)
 _JAVA_DOUBLE_SQL = _JAVA_DOUBLE.format(d=f"rtrim(ltrim({_DIGITS}, '0'), '0')", e=_EXPONENT)
 
 
@@ -317,8 +397,13 @@ def spark_string(value: exp.Expr, kind: T | None) -> exp.Expr | None:
     if kind in FLOATING:
         body = sqlglot.parse_one(_JAVA_DOUBLE_SQL, read="duckdb")
         one = exp.Array(expressions=[value])  # v evaluated once, named by a lambda
-        return call("list_extract", call("list_transform", one, exp.Lambda(
-            this=body, expressions=[exp.to_identifier("v")])), exp.Literal.number(1))
+        return call(
+            "list_extract",
+            call(
+                "list_transform", one, exp.Lambda(this=body, expressions=[exp.to_identifier("v")])
+            ),
+            exp.Literal.number(1),
+        )
     if kind in (T.TIMESTAMPTZ, T.TIMESTAMPLTZ):
         return exp.cast(exp.cast(value, "TIMESTAMP"), "VARCHAR")
     return None

@@ -44,7 +44,7 @@ def spark_to_strftime(pattern: str) -> str:
             if end == -1:
                 refuse(f"datetime pattern {pattern!r}", "an unterminated quote")
             # '' alone is a quote; inside quoted text, '' is a quote too (o''clock)
-            text = pattern[i + 1:end].replace("''", "'") if end > i + 1 else "'"
+            text = pattern[i + 1 : end].replace("''", "'") if end > i + 1 else "'"
             out.append(text.replace("%", "%%"))
             i = end + 1
             continue
@@ -52,8 +52,10 @@ def spark_to_strftime(pattern: str) -> str:
             run = len(pattern) - i - len(pattern[i:].lstrip(char))
             strftime = _RUNS.get(char, {}).get(run)
             if strftime is None:
-                refuse(f"datetime pattern letter {char * run!r} (in {pattern!r})",
-                       "DuckDB has no format for it")
+                refuse(
+                    f"datetime pattern letter {char * run!r} (in {pattern!r})",
+                    "DuckDB has no format for it",
+                )
             out.append(strftime)
             i += run
             continue
@@ -70,7 +72,7 @@ def _closing_quote(pattern: str, start: int) -> int:
     i = start
     while i < len(pattern):
         if pattern[i] == "'":
-            if pattern[i + 1:i + 2] != "'":
+            if pattern[i + 1 : i + 2] != "'":
                 return i
             i += 2
             continue

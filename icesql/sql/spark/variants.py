@@ -47,10 +47,21 @@ __all__ = ["parse_variant_path"]
 # a number token with a fraction or exponent, or an integer of 19+ digits, after [ : , or at
 # the start: DuckDB would store a DOUBLE where Spark stores a DECIMAL or BIGINT
 _INEXACT_NUMBER = r"(^|[\[:,])\s*-?[0-9]+([.eE]|[0-9]{18})"
-_ATOMIC = INTEGRAL | FLOATING | TEXTUAL | {
-    T.BOOLEAN, T.DECIMAL, T.DATE, T.TIMESTAMP, T.TIMESTAMPNTZ, T.TIMESTAMPTZ, T.VARBINARY,
-    T.BINARY,
-}
+_ATOMIC = (
+    INTEGRAL
+    | FLOATING
+    | TEXTUAL
+    | {
+        T.BOOLEAN,
+        T.DECIMAL,
+        T.DATE,
+        T.TIMESTAMP,
+        T.TIMESTAMPNTZ,
+        T.TIMESTAMPTZ,
+        T.VARBINARY,
+        T.BINARY,
+    }
+)
 _NAME = re.compile(r"\.([^.\[]+)")
 _QUOTED = re.compile(r"\[(?:'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\")\]")
 _INDEX = re.compile(r"\[([0-9]+)\]")
@@ -73,7 +84,8 @@ def parse_variant_path(path: str) -> list[str | int]:
                 break
         else:
             raise ProgrammingError(
-                f"[INVALID_VARIANT_GET_PATH] {path!r} is not a valid variant path")
+                f"[INVALID_VARIANT_GET_PATH] {path!r} is not a valid variant path"
+            )
         if pattern is _INDEX:
             steps.append(int(m.group(1)))
         else:
@@ -112,16 +124,29 @@ def _as_string(value: exp.Expr, kind: type[exp.Cast], construct: str) -> exp.Exp
         return exp.EQ(this=typeof.copy(), expression=exp.Literal.string(name))
 
     as_json = exp.Cast(this=call("to_json", value.copy()), to=varchar)
-    refused = refuse_when(exp.true(), construct, "a variant decimal, floating point, time,"
-                          " timestamp, binary or uuid value cast to STRING", exp.Null())
-    return exp.Case(ifs=[
-        exp.If(this=eq("VARCHAR"), true=kind(this=value.copy(), to=varchar)),
-        exp.If(this=eq("VARIANT_NULL"), true=exp.Null()),
-        exp.If(this=matches(r"^(OBJECT|ARRAY)\(|^(U?INT[0-9]+|BOOL_TRUE|BOOL_FALSE)$"),
-               true=as_json),
-        exp.If(this=eq("DATE"), true=exp.Cast(
-            this=kind(this=value.copy(), to=exp.DataType.build("DATE")), to=varchar)),
-    ], default=refused)
+    refused = refuse_when(
+        exp.true(),
+        construct,
+        "a variant decimal, floating point, time, timestamp, binary or uuid value cast to STRING",
+        exp.Null(),
+    )
+    return exp.Case(
+        ifs=[
+            exp.If(this=eq("VARCHAR"), true=kind(this=value.copy(), to=varchar)),
+            exp.If(this=eq("VARIANT_NULL"), true=exp.Null()),
+            exp.If(
+                this=matches(r"^(OBJECT|ARRAY)\(|^(U?INT[0-9]+|BOOL_TRUE|BOOL_FALSE)$"),
+                true=as_json,
+            ),
+            exp.If(
+                this=eq("DATE"),
+                true=exp.Cast(
+                    this=kind(this=value.copy(), to=exp.DataType.build("DATE")), to=varchar
+                ),
+            ),
+        ],
+        default=refused,
+    )
 
 
 def _as(value: exp.Expr, to: exp.DataType, construct: str, strict: bool) -> exp.Expr:
@@ -136,12 +161,18 @@ def _as(value: exp.Expr, to: exp.DataType, construct: str, strict: bool) -> exp.
     cast = kind(this=value.copy(), to=to)
     if to.this in INTEGRAL:
         fractional = exp.or_(
-            exp.In(this=_typeof(value.copy()),
-                   expressions=[exp.Literal.string("DOUBLE"), exp.Literal.string("FLOAT")]),
+            exp.In(
+                this=_typeof(value.copy()),
+                expressions=[exp.Literal.string("DOUBLE"), exp.Literal.string("FLOAT")],
+            ),
             exp.Like(this=_typeof(value), expression=exp.Literal.string("DECIMAL%")),
         )
-        return refuse_when(fractional, construct,
-                           "a fractional variant value cast to an integer (DuckDB rounds)", cast)
+        return refuse_when(
+            fractional,
+            construct,
+            "a fractional variant value cast to an integer (DuckDB rounds)",
+            cast,
+        )
     return cast
 
 
@@ -163,7 +194,7 @@ def _variant_get(node: exp.Anonymous) -> exp.Expr:
     value, steps, kind = _literal_args(node, name)
     try:
         to = exp.DataType.build(kind or "variant", dialect="spark")
-    except Exception:  # noqa: BLE001 - sqlglot's parse errors vary
+    except Exception:
         raise ProgrammingError(f"{name}(): unknown type {kind!r}") from None
     return _as(_follow(value.copy(), steps), to, f"{name}()", strict=name == "variant_get")
 
@@ -172,21 +203,27 @@ def _is_variant_null(node: exp.Anonymous) -> exp.Expr:
     arg = node.expressions[0] if len(node.expressions) == 1 else None
     inner = arg.meta.get("icesql_variant_get") if arg is not None else None
     if inner is None:
-        refuse("is_variant_null()", "DuckDB cannot tell a variant null from SQL NULL;"
-               " it is answered only for variant_get(v, path, 'variant')")
+        refuse(
+            "is_variant_null()",
+            "DuckDB cannot tell a variant null from SQL NULL;"
+            " it is answered only for variant_get(v, path, 'variant')",
+        )
     value, steps = inner
     if not steps:
         refuse("is_variant_null()", "DuckDB cannot tell a top-level variant null from SQL NULL")
     parent = _follow(value.copy(), steps[:-1])
     last = steps[-1]
     if isinstance(last, str):
-        exists: exp.Expr = call("list_contains", call("variant_keys", parent.copy()),
-                                exp.Literal.string(last))
+        exists: exp.Expr = call(
+            "list_contains", call("variant_keys", parent.copy()), exp.Literal.string(last)
+        )
     else:
-        exists = exp.GT(this=call("variant_array_length", parent.copy()),
-                        expression=exp.Literal.number(last))
-    is_null = exp.EQ(this=_typeof(_extract(parent, last)),
-                     expression=exp.Literal.string("VARIANT_NULL"))
+        exists = exp.GT(
+            this=call("variant_array_length", parent.copy()), expression=exp.Literal.number(last)
+        )
+    is_null = exp.EQ(
+        this=_typeof(_extract(parent, last)), expression=exp.Literal.string("VARIANT_NULL")
+    )
     return call("coalesce", exp.and_(exists, is_null), exp.false())
 
 
@@ -206,10 +243,16 @@ def _parse_json(node: exp.Expr, strict: bool) -> exp.Expr:
     value = exp.Cast(this=json, to=exp.DataType.build("VARIANT"))
     inexact = call("regexp_matches", text.copy(), exp.Literal.string(_INEXACT_NUMBER))
     top_null = call("regexp_matches", text.copy(), exp.Literal.string(r"^\s*null\s*$"))
-    value = refuse_when(top_null, name, "a top-level JSON null (DuckDB stores it as SQL NULL)",
-                        value)
-    return refuse_when(inexact, name, "JSON numbers with a fraction, an exponent or more than"
-                       " 18 digits (DuckDB parses them as DOUBLE, Spark as DECIMAL)", value)
+    value = refuse_when(
+        top_null, name, "a top-level JSON null (DuckDB stores it as SQL NULL)", value
+    )
+    return refuse_when(
+        inexact,
+        name,
+        "JSON numbers with a fraction, an exponent or more than"
+        " 18 digits (DuckDB parses them as DOUBLE, Spark as DECIMAL)",
+        value,
+    )
 
 
 def _cast(node: exp.Cast) -> exp.Expr:
@@ -221,21 +264,28 @@ def _cast(node: exp.Cast) -> exp.Expr:
         source = T.VARIANT
     if to.this == T.VARIANT:
         literal = node.this
-        decimal_literal = (isinstance(literal, exp.Literal) and not literal.is_string
-                           and "e" not in literal.this.lower())  # Spark's 1.7 is a DECIMAL
+        decimal_literal = (
+            isinstance(literal, exp.Literal)
+            and not literal.is_string
+            and "e" not in literal.this.lower()
+        )  # Spark's 1.7 is a DECIMAL
         if source in FLOATING and not decimal_literal:
-            refuse("CAST(... AS VARIANT)", "of FLOAT/DOUBLE values (DuckDB prints them"
-                   " unlike Spark in to_json)")
+            refuse(
+                "CAST(... AS VARIANT)",
+                "of FLOAT/DOUBLE values (DuckDB prints them unlike Spark in to_json)",
+            )
         return node
     if source == T.VARIANT:
-        return _as(node.this.copy(), to, "CAST(variant AS ...)",
-                   strict=not isinstance(node, exp.TryCast))
+        return _as(
+            node.this.copy(), to, "CAST(variant AS ...)", strict=not isinstance(node, exp.TryCast)
+        )
     return node
 
 
-def _refused(why: str):  # noqa: ANN202 - a rule factory
+def _refused(why: str):
     def rule(node: exp.Anonymous) -> exp.Expr:
         refuse(f"{str(node.this).lower()}()", why)
+
     return rule
 
 

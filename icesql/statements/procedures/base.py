@@ -99,7 +99,9 @@ class Call:
 
     def identifier(self, parameter: str = "table") -> tuple[Catalog, tuple[str, ...]]:
         parts = self.table_name(parameter)
-        return catalog_and_table(parts, self.session.catalogs, self.catalog, self.session.default_namespace)
+        return catalog_and_table(
+            parts, self.session.catalogs, self.catalog, self.session.default_namespace
+        )
 
     def error(self, message: str) -> ProgrammingError:
         return ProgrammingError(f"procedure {self.procedure}: {message}")
@@ -119,10 +121,14 @@ class Procedure:
 
 
 def bind(
-    procedure: Procedure, qualified: str, arguments: Sequence[nodes.CallArgument],
-    session: Session, params: Sequence[object],
+    procedure: Procedure,
+    qualified: str,
+    arguments: Sequence[nodes.CallArgument],
+    session: Session,
+    params: Sequence[object],
 ) -> dict[str, Any]:
     """The arguments of a ``CALL`` by parameter name, checked and converted (module docstring)."""
+
     def fail(message: str) -> ProgrammingError:
         return ProgrammingError(f"procedure {qualified}: {message}")
 
@@ -163,7 +169,10 @@ def bind(
 
 
 def _evaluate(
-    node: exp.Expr, session: Session, params: Sequence[object], fail: Callable[[str], ProgrammingError]
+    node: exp.Expr,
+    session: Session,
+    params: Sequence[object],
+    fail: Callable[[str], ProgrammingError],
 ) -> tuple[Any, str]:
     """The value of an argument expression and its Spark type name."""
     if isinstance(node, exp.Null):
@@ -212,9 +221,13 @@ def _python_type(value: object) -> str:
         return "TimestampType"
     if isinstance(value, dt.date):
         return "DateType"
-    if isinstance(value, list | tuple) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+    if isinstance(value, list | tuple) and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in value
+    ):
         return "ArrayType(LongType)"
-    if isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+    if isinstance(value, dict) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
         return "MapType(StringType,StringType)"
     return type(value).__name__
 
@@ -241,7 +254,9 @@ def _arrow_type(t: pa.DataType) -> str:
     return str(t)
 
 
-def _convert(value: Any, spark_type: str, parameter: Parameter, fail: Callable[[str], ProgrammingError]) -> Any:
+def _convert(
+    value: Any, spark_type: str, parameter: Parameter, fail: Callable[[str], ProgrammingError]
+) -> Any:
     if parameter.type not in _UP_CASTS.get(spark_type, set()):
         raise fail(
             f"Wrong arg type for {parameter.name}: cannot cast {spark_type} to"
@@ -254,7 +269,9 @@ def _convert(value: Any, spark_type: str, parameter: Parameter, fail: Callable[[
             value = value.replace(tzinfo=dt.UTC)  # the session time zone
         return (value - _EPOCH) // dt.timedelta(milliseconds=1)  # Spark's lossy micros -> millis
     if parameter.type == STRING_MAP:
-        items = value.items() if isinstance(value, dict) else value  # Arrow maps: (key, value) pairs
+        items = (
+            value.items() if isinstance(value, dict) else value
+        )  # Arrow maps: (key, value) pairs
         return {k: v for k, v in items}
     if parameter.type == LONG_ARRAY:
         return list(value)

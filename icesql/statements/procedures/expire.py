@@ -149,13 +149,17 @@ def plan_expiry(
         keep.add(ref.snapshot_id)
     for snapshot_id in policy.snapshot_ids:
         if snapshot_id in heads:
-            raise fail(f"Cannot expire {snapshot_id}. Still referenced by refs: [{', '.join(sorted(heads[snapshot_id]))}]")
+            raise fail(
+                f"Cannot expire {snapshot_id}. Still referenced by refs: [{', '.join(sorted(heads[snapshot_id]))}]"
+            )
     referenced: set[int] = set()
     for ref in kept_refs.values():
         if not ref.is_branch:
             referenced.add(ref.snapshot_id)
             continue
-        before = now - ref.max_snapshot_age_ms if ref.max_snapshot_age_ms is not None else older_than
+        before = (
+            now - ref.max_snapshot_age_ms if ref.max_snapshot_age_ms is not None else older_than
+        )
         at_least = ref.min_snapshots_to_keep if ref.min_snapshots_to_keep is not None else min_keep
         kept_here = 0
         for ancestor in md.ancestors_of(ref.snapshot_id):
@@ -177,7 +181,9 @@ def plan_expiry(
         used_specs = {md.default_spec_id}
         used_schemas = {md.current_schema_id}
         for snapshot_id in keep:
-            used_specs |= {m.partition_spec_id for m in reachable.manifests(io, md, [snapshot_id]).values()}
+            used_specs |= {
+                m.partition_spec_id for m in reachable.manifests(io, md, [snapshot_id]).values()
+            }
             schema_id = md.snapshot_by_id(snapshot_id).schema_id
             if schema_id is not None:
                 used_schemas.add(schema_id)
@@ -202,7 +208,10 @@ def _kept_refs(md: TableMetadata, now: int, default_max_ref_age: int) -> dict[st
 
 
 def expire_snapshots(
-    catalog: Catalog, table: Table, policy: ExpirePolicy, fail: Callable[[str], Exception],
+    catalog: Catalog,
+    table: Table,
+    policy: ExpirePolicy,
+    fail: Callable[[str], Exception],
     max_workers: int = 4,
 ) -> dict[str, int]:
     """Expire (module docstring); returns the number of files deleted per kind."""
@@ -266,10 +275,16 @@ def _delete_unreachable(
             only_expired, candidates = found
             doomed.update(candidates)
             doom({m.manifest_path for m in only_expired}, set(), reachable.MANIFEST)
-        doom(reachable.manifest_lists(before, expired_ids), reachable.manifest_lists(after, kept_ids),
-             reachable.MANIFEST_LIST)
-    doom(reachable.statistics_files(before, expired_ids), reachable.statistics_files(after),
-         reachable.STATISTICS_FILE)
+        doom(
+            reachable.manifest_lists(before, expired_ids),
+            reachable.manifest_lists(after, kept_ids),
+            reachable.MANIFEST_LIST,
+        )
+    doom(
+        reachable.statistics_files(before, expired_ids),
+        reachable.statistics_files(after),
+        reachable.STATISTICS_FILE,
+    )
     ordered = sorted(doomed.values(), key=lambda item: _DELETE_ORDER.index(item[1]))
     deleted = delete_files(io, ordered, max_workers)
     counts = dict.fromkeys(_COUNTED, 0)
@@ -294,7 +309,9 @@ def _only_expired(
     io, same = table.io, reachable.same_file
     for _ in range(TableProperties(after.properties).commit_num_retries + 1):
         try:
-            kept_manifests = reachable.manifests(io, after, [s.snapshot_id for s in after.snapshots])
+            kept_manifests = reachable.manifests(
+                io, after, [s.snapshot_id for s in after.snapshots]
+            )
             kept_keys = {same(p) for p in kept_manifests}
             only = [m for p, m in expired.items() if same(p) not in kept_keys]
             candidates = {
@@ -321,10 +338,14 @@ def _expire_snapshots_procedure(call: Call) -> Sequence[Sequence[Any]]:
         raise call.error(f"max_concurrent_deletes should have value > 0, value: {workers}")
     catalog, table = call.table()
     if not TableProperties(table.metadata.properties, table.name).gc_enabled:
-        raise call.error("Cannot expire snapshots: GC is disabled (deleting files may corrupt other tables)")
+        raise call.error(
+            "Cannot expire snapshots: GC is disabled (deleting files may corrupt other tables)"
+        )
     retain_last = args.get("retain_last")
     if retain_last is not None and retain_last < 1:
-        raise call.error(f"Number of snapshots to retain must be at least 1, cannot be: {retain_last}")
+        raise call.error(
+            f"Number of snapshots to retain must be at least 1, cannot be: {retain_last}"
+        )
     policy = ExpirePolicy(
         now_ms=time.time_ns() // 1_000_000,
         older_than_ms=args.get("older_than"),

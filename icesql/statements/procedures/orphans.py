@@ -119,7 +119,9 @@ def flatten(mapping: Mapping[str, str] | None) -> dict[str, str]:
     return out
 
 
-def list_files(io: FileIO, location: str, older_than_ms: int, hidden_ok: Iterable[str] = ()) -> list[str]:
+def list_files(
+    io: FileIO, location: str, older_than_ms: int, hidden_ok: Iterable[str] = ()
+) -> list[str]:
     """The files under ``location`` modified before ``older_than_ms``, as URIs that start with
     ``location``; hidden paths skipped (module docstring), ``hidden_ok`` the name prefixes
     (``_field=``) of partition folders that are not hidden."""
@@ -133,7 +135,7 @@ def list_files(io: FileIO, location: str, older_than_ms: int, hidden_ok: Iterabl
     prefix = location.rstrip("/")
     out = []
     for path, info in found.items():
-        relative = path[len(root):].lstrip("/") if path.startswith(root) else None
+        relative = path[len(root) :].lstrip("/") if path.startswith(root) else None
         if not relative:
             continue
         if any(_hidden(part, allowed) for part in relative.split("/")):
@@ -162,7 +164,9 @@ def _modified_ms(info: Mapping[str, Any]) -> int | None:
             return int(value * 1000)
         if isinstance(value, str):
             try:
-                return int(dt.datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
+                return int(
+                    dt.datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000
+                )
             except ValueError:
                 continue
     return None
@@ -220,7 +224,10 @@ def find_orphans(listed: Sequence[str], valid: Iterable[str], search: OrphanSear
 
 
 def remove_orphans(
-    load: Callable[[], Table], search: OrphanSearch, dry_run: bool, max_workers: int,
+    load: Callable[[], Table],
+    search: OrphanSearch,
+    dry_run: bool,
+    max_workers: int,
     given: Callable[[], list[str]] | None = None,
 ) -> list[str]:
     """Steps 1-5 of the module docstring; ``load`` reads the table as the catalog has it now,
@@ -254,10 +261,14 @@ def _remove_orphan_files(call: Call) -> Sequence[Sequence[Any]]:
         raise call.error(f"max_concurrent_deletes should have value > 0, value: {workers}")
     mode = args.get("prefix_mismatch_mode", "ERROR").upper()
     if mode not in PREFIX_MISMATCH_MODES:
-        raise call.error(f"Invalid mode: {args['prefix_mismatch_mode']} (one of {', '.join(PREFIX_MISMATCH_MODES)})")
+        raise call.error(
+            f"Invalid mode: {args['prefix_mismatch_mode']} (one of {', '.join(PREFIX_MISMATCH_MODES)})"
+        )
     catalog, table = call.table()
     if not TableProperties(table.metadata.properties, table.name).gc_enabled:
-        raise call.error("Cannot delete orphan files: GC is disabled (deleting files may corrupt other tables)")
+        raise call.error(
+            "Cannot delete orphan files: GC is disabled (deleting files may corrupt other tables)"
+        )
     now = time.time_ns() // 1_000_000
     older_than = args.get("older_than")
     if older_than is None:
@@ -303,19 +314,29 @@ def _file_list(call: Call, name: str, search: OrphanSearch) -> list[str]:
         with duckdb_errors(result.scans):
             schema = result.reader.schema
             columns = {f.name.lower(): f for f in schema}
-            for column, check, kind in (("file_path", pa.types.is_string, "a string"),
-                                        ("last_modified", pa.types.is_timestamp, "a timestamp")):
+            for column, check, kind in (
+                ("file_path", pa.types.is_string, "a string"),
+                ("last_modified", pa.types.is_timestamp, "a timestamp"),
+            ):
                 found = columns.get(column)
                 if found is None:
-                    raise call.error(f"{column} does not exist. Available: {', '.join(schema.names)}")
-                if not (check(found.type) or (column == "file_path" and pa.types.is_large_string(found.type))):
+                    raise call.error(
+                        f"{column} does not exist. Available: {', '.join(schema.names)}"
+                    )
+                if not (
+                    check(found.type)
+                    or (column == "file_path" and pa.types.is_large_string(found.type))
+                ):
                     raise call.error(f"Invalid {column} column: {found.type} is not {kind}")
             path_at = schema.get_field_index(columns["file_path"].name)
             time_at = schema.get_field_index(columns["last_modified"].name)
             listed = []
             for batch in result.reader:
-                for path, modified in zip(batch.column(path_at).to_pylist(),
-                                          batch.column(time_at).to_pylist(), strict=True):
+                for path, modified in zip(
+                    batch.column(path_at).to_pylist(),
+                    batch.column(time_at).to_pylist(),
+                    strict=True,
+                ):
                     if path is None or modified is None or not path.startswith(search.location):
                         continue
                     if modified.tzinfo is None:

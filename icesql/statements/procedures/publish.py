@@ -58,7 +58,9 @@ def cherrypick(call: Call, catalog: Catalog, table: Table, snapshot_id: int) -> 
     fast_forward = snapshot.parent_snapshot_id == current_id
     wap_id = snapshot.summary.get(STAGED_WAP_ID) if operation == "append" or overwrite else None
     if wap_id and _published(md, wap_id):
-        raise call.error(f"Duplicate request to cherry pick wap id that was published already: {wap_id}")
+        raise call.error(
+            f"Duplicate request to cherry pick wap id that was published already: {wap_id}"
+        )
     if fast_forward:
         move_branch(catalog, table, MAIN_BRANCH, snapshot_id)
         return snapshot_id

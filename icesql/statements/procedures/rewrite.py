@@ -268,7 +268,9 @@ def _worth_rewriting(group: list[FileScanTask], o: _Options) -> bool:
     )
 
 
-def plan_groups(table: Table, tasks: Sequence[FileScanTask], o: _Options) -> list[list[FileScanTask]]:
+def plan_groups(
+    table: Table, tasks: Sequence[FileScanTask], o: _Options
+) -> list[list[FileScanTask]]:
     """The file groups to rewrite (module docstring)."""
     spec_id = table.metadata.default_spec_id
     by_partition: dict[tuple[Any, ...], list[FileScanTask]] = {}
@@ -313,8 +315,10 @@ def where_filter(call: Call, table: Table) -> BooleanExpression:
     except ProgrammingError as e:
         raise call.error(f"cannot parse where {text!r}: {e}") from None
     where = select.args.get("where")
-    found = None if where is None else exact_filter(
-        where.this, "__t", table.metadata.schema(), (), DIALECT
+    found = (
+        None
+        if where is None
+        else exact_filter(where.this, "__t", table.metadata.schema(), (), DIALECT)
     )
     if found is None:
         raise call.error(f"Cannot convert where {text!r} to an Iceberg filter")
@@ -337,7 +341,9 @@ def _sort_order(call: Call, table: Table, strategy: str) -> SortOrder | None:
             )
         return order
     if "zorder" in text.lower():
-        raise NotSupportedError(f"procedure {call.procedure}: sort_order {text!r}: z-order is not supported")
+        raise NotSupportedError(
+            f"procedure {call.procedure}: sort_order {text!r}: z-order is not supported"
+        )
     try:
         parsed = parse_one(f"ALTER TABLE __t WRITE LOCALLY ORDERED BY {text}")
         found = parsed.find(nodes.WriteDistributionAndOrdering)
@@ -539,12 +545,16 @@ def _remove_dangling_deletes(catalog: Catalog, table: Table) -> int:
                 lowest = everywhere if spec is not None and not spec.fields else min_seq.get(key)
                 seq = e.sequence_number or 0
                 # position deletes apply to data of a sequence number <= theirs, equality < theirs
-                gone = lowest is None or (seq < lowest if f.content == POSITION_DELETES else seq <= lowest)
+                gone = lowest is None or (
+                    seq < lowest if f.content == POSITION_DELETES else seq <= lowest
+                )
             if gone:
                 dangling.append(f)
     if not dangling:
         return 0
-    commit(catalog, table, Change(operation=SnapshotOperation.REPLACE, removed_files=tuple(dangling)))
+    commit(
+        catalog, table, Change(operation=SnapshotOperation.REPLACE, removed_files=tuple(dangling))
+    )
     return len(dangling)
 
 
@@ -567,7 +577,8 @@ def _rewrite_manifests(call: Call) -> Sequence[Sequence[Any]]:
     groups = []
     for data in (True, False):
         matching = tuple(
-            m for m in manifests
+            m
+            for m in manifests
             if (m.content == CONTENT_DATA) == data and m.partition_spec_id == spec_id
         )
         if not matching:
@@ -579,7 +590,9 @@ def _rewrite_manifests(call: Call) -> Sequence[Sequence[Any]]:
     if not groups:
         return [(0, 0)]
     committed = commit(
-        catalog, table, Change(operation=SnapshotOperation.REPLACE, rewritten_manifests=tuple(groups))
+        catalog,
+        table,
+        Change(operation=SnapshotOperation.REPLACE, rewritten_manifests=tuple(groups)),
     )
     created = committed.metadata.current_snapshot().summary.get("manifests-created", "0")
     return [(sum(len(g.manifests) for g in groups), int(created))]
@@ -593,10 +606,12 @@ PROCEDURES = (
             Parameter("use_caching", BOOLEAN, required=False),
             Parameter("spec_id", INT, required=False),
         ),
-        pa.schema([
-            pa.field("rewritten_manifests_count", pa.int32(), nullable=False),
-            pa.field("added_manifests_count", pa.int32(), nullable=False),
-        ]),
+        pa.schema(
+            [
+                pa.field("rewritten_manifests_count", pa.int32(), nullable=False),
+                pa.field("added_manifests_count", pa.int32(), nullable=False),
+            ]
+        ),
         _rewrite_manifests,
     ),
     Procedure(

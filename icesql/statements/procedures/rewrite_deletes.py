@@ -79,7 +79,9 @@ def _rewrite_position_delete_files(call: Call) -> Sequence[Sequence[Any]]:
     g.flag("partial-progress.enabled", False)
     granularity = str(md.properties.get(DELETE_GRANULARITY, "file")).strip().lower()
     if granularity not in ("file", "partition"):
-        raise call.error(f"table property {DELETE_GRANULARITY} is {granularity!r}; expected file or partition")
+        raise call.error(
+            f"table property {DELETE_GRANULARITY} is {granularity!r}; expected file or partition"
+        )
     row_filter = where_filter(call, table)
     snapshot = md.current_snapshot()
     if snapshot is None:
@@ -119,7 +121,9 @@ def _rewrite_position_delete_files(call: Call) -> Sequence[Sequence[Any]]:
     if order != "none":
         by, direction = order.split("-")
         groups.sort(
-            key=lambda kg: sum(e.data_file.file_size_in_bytes for e in kg[1]) if by == "bytes" else len(kg[1]),
+            key=lambda kg: (
+                sum(e.data_file.file_size_in_bytes for e in kg[1]) if by == "bytes" else len(kg[1])
+            ),
             reverse=direction == "desc",
         )
     if not groups:
@@ -127,7 +131,10 @@ def _rewrite_position_delete_files(call: Call) -> Sequence[Sequence[Any]]:
     if md.format_version >= 3:
         chosen = [(spec_id, e) for (spec_id, _), group in groups for e in group]
         return _to_deletion_vectors(catalog, table, snapshot, chosen)
-    live = {t.data_file.file_path for t in plan_scan(md, snapshot, table.io, ManifestCache(), table.name).tasks}
+    live = {
+        t.data_file.file_path
+        for t in plan_scan(md, snapshot, table.io, ManifestCache(), table.name).tasks
+    }
     data_location = props.data_location(md.location)
     operation = str(uuid.uuid4())
     added: list[DataFile] = []
@@ -151,8 +158,12 @@ def _rewrite_position_delete_files(call: Call) -> Sequence[Sequence[Any]]:
                 path = f"{folder}/00000-{n}-{operation}-{k:05d}-deletes.parquet"
                 chunks = part.to_batches(max_chunksize=1 << 20)
                 f = write_position_delete_file(
-                    table, path, spec_id, partition,
-                    (pa.Table.from_batches([b]) for b in chunks), referenced,
+                    table,
+                    path,
+                    spec_id,
+                    partition,
+                    (pa.Table.from_batches([b]) for b in chunks),
+                    referenced,
                 )
                 added.append(f)
                 seqs[f.file_path] = max(e.sequence_number or 0 for e in group)
@@ -193,7 +204,9 @@ def _to_deletion_vectors(
             vectors.append((task.data_file, positions))
         replaced_dvs += [d for d in positional if not _is_parquet_position_delete(d)]
     removed_by_key = {(d.file_path, d.content_offset): d for d in replaced_dvs}
-    removed_by_key.update({(e.data_file.file_path, e.data_file.content_offset): e.data_file for _, e in candidates})
+    removed_by_key.update(
+        {(e.data_file.file_path, e.data_file.content_offset): e.data_file for _, e in candidates}
+    )
     removed = tuple(removed_by_key.values())
     seq = max(e.sequence_number or 0 for _, e in candidates)
     added: list[DataFile] = []
@@ -231,7 +244,7 @@ def _delete_quietly(table: Any, paths: set[str]) -> None:
     for path in paths:
         try:
             table.io.delete(path)
-        except Exception:  # noqa: BLE001 - cleanup must not mask the original error
+        except Exception:
             pass
 
 
@@ -243,7 +256,9 @@ def _live_rows(table: Any, group: Sequence[ManifestEntry], live: set[str]) -> pa
             t = pq.read_table(source, columns=["file_path", "pos"])
         parts.append(t.select(["file_path", "pos"]))
     rows = pa.concat_tables(parts) if parts else pa.table({"file_path": [], "pos": []})
-    rows = rows.filter(pc.is_in(rows.column("file_path"), value_set=pa.array(sorted(live), pa.string())))
+    rows = rows.filter(
+        pc.is_in(rows.column("file_path"), value_set=pa.array(sorted(live), pa.string()))
+    )
     rows = rows.group_by(["file_path", "pos"]).aggregate([])
     return rows.sort_by([("file_path", "ascending"), ("pos", "ascending")])
 

@@ -37,12 +37,22 @@ def move_branch(catalog: Catalog, table: Table, branch: str, snapshot_id: int) -
     """Point ``branch`` (created when missing) at ``snapshot_id``, keeping its retention."""
     md = table.metadata
     current = md.refs.get(branch)
-    ref = SnapshotRef(snapshot_id) if current is None else SnapshotRef(
-        snapshot_id, current.type, current.min_snapshots_to_keep, current.max_snapshot_age_ms,
-        current.max_ref_age_ms, current.extra,
+    ref = (
+        SnapshotRef(snapshot_id)
+        if current is None
+        else SnapshotRef(
+            snapshot_id,
+            current.type,
+            current.min_snapshots_to_keep,
+            current.max_snapshot_age_ms,
+            current.max_ref_age_ms,
+            current.extra,
+        )
     )
     requirement = AssertRefSnapshotId(branch, current.snapshot_id if current is not None else None)
-    return commit(catalog, table, Change(updates=(SetRef(branch, ref),), requirements=(requirement,)))
+    return commit(
+        catalog, table, Change(updates=(SetRef(branch, ref),), requirements=(requirement,))
+    )
 
 
 def is_current_ancestor(md: TableMetadata, snapshot_id: int) -> bool:
@@ -79,7 +89,9 @@ def _rollback_to_timestamp(call: Call) -> Sequence[Sequence[Any]]:
     previous = _previous(call, md)
     target: Snapshot | None = None  # Java's findLatestAncestorOlderThan
     for snapshot in md.ancestors_of(previous):
-        if snapshot.timestamp_ms < timestamp and (target is None or snapshot.timestamp_ms > target.timestamp_ms):
+        if snapshot.timestamp_ms < timestamp and (
+            target is None or snapshot.timestamp_ms > target.timestamp_ms
+        ):
             target = snapshot
     if target is None:
         raise call.error(f"Cannot roll back, no valid snapshot older than: {timestamp}")
@@ -117,7 +129,9 @@ def _fast_forward(call: Call) -> Sequence[Sequence[Any]]:
             raise call.error(f"Ref {branch} is a tag not a branch")
         if current.snapshot_id == target.snapshot_id:
             return [(branch, current.snapshot_id, current.snapshot_id)]
-        if not any(s.snapshot_id == current.snapshot_id for s in md.ancestors_of(target.snapshot_id)):
+        if not any(
+            s.snapshot_id == current.snapshot_id for s in md.ancestors_of(target.snapshot_id)
+        ):
             raise call.error(f"Cannot fast-forward: {branch} is not an ancestor of {to}")
     move_branch(catalog, table, branch, target.snapshot_id)
     return [(branch, current.snapshot_id if current is not None else None, target.snapshot_id)]

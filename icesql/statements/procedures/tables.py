@@ -113,7 +113,9 @@ def _add_files(call: Call) -> Sequence[Sequence[Any]]:
         raise call.error(f"Cannot use partition filter with an unpartitioned table {table.name}")
     if NAME_MAPPING not in md.properties:
         mapping_json = create_mapping_from_schema(schema).to_json_string()
-        table = commit(catalog, table, Change(updates=(SetProperties({NAME_MAPPING: mapping_json}),)))
+        table = commit(
+            catalog, table, Change(updates=(SetProperties({NAME_MAPPING: mapping_json}),))
+        )
         md = table.metadata
     mapping = NameMapping.from_json(md.properties[NAME_MAPPING])
     partitions = source_partitions(table.io, folder, spec, schema, partition_filter)
@@ -142,7 +144,9 @@ def _add_files(call: Call) -> Sequence[Sequence[Any]]:
     current = table.metadata.current_snapshot()
     summary = current.summary if current is not None else {}
     changed = summary.get("changed-partition-count")
-    return [(int(summary.get("added-data-files", 0)), int(changed) if changed is not None else None)]
+    return [
+        (int(summary.get("added-data-files", 0)), int(changed) if changed is not None else None)
+    ]
 
 
 def _live_paths(table: Any) -> set[str]:

@@ -77,17 +77,20 @@ def test_iceberg_schema_of_every_shape() -> None:
             avro_field("b", "bytes", 1, doc="raw"),
             avro_field("d1", dec, 2, optional=True),
             avro_field("d2", "decimal_9_2", 3, optional=True),  # a reference by name
-            avro_field("u", {"type": "fixed", "name": "uuid_fixed", "size": 16,
-                             "logicalType": "uuid"}, 4),  # fmt: skip
+            avro_field(
+                "u", {"type": "fixed", "name": "uuid_fixed", "size": 16, "logicalType": "uuid"}, 4
+            ),  # fmt: skip
             avro_field("f", {"type": "fixed", "name": "fixed_3", "size": 3}, 5),
             avro_field("t", {"type": "long", "logicalType": "time-micros"}, 6),
-            avro_field("ts", {"type": "long", "logicalType": "timestamp-micros",
-                              "adjust-to-utc": False}, 7),  # fmt: skip
+            avro_field(
+                "ts", {"type": "long", "logicalType": "timestamp-micros", "adjust-to-utc": False}, 7
+            ),  # fmt: skip
             avro_field("m", avro_int_map(9, 10, "bytes"), 8, optional=True),
             avro_field("l", avro_list(12, "int"), 11),
             {**avro_field("x_x2Dy", "string", 13), "iceberg-field-name": "x-y"},
-            avro_field("s", {"type": "record", "name": "r20",
-                             "fields": [avro_field("n", "int", 21)]}, 20),  # fmt: skip
+            avro_field(
+                "s", {"type": "record", "name": "r20", "fields": [avro_field("n", "int", 21)]}, 20
+            ),  # fmt: skip
         ],
     }
     fastavro.parse_schema(record)

@@ -14,10 +14,16 @@ from icesql.metadata.avro import skipping
 from icesql.metadata.avro.container import _write_long, read_avro, read_header
 from icesql.metadata.avro.skipping import compile_skipping
 
-KV = {"type": "record", "name": "kv", "fields": [
-    {"name": "key", "type": "int"}, {"name": "value", "type": "long"}]}
-KB = {"type": "record", "name": "kb", "fields": [
-    {"name": "key", "type": "int"}, {"name": "value", "type": "bytes"}]}
+KV = {
+    "type": "record",
+    "name": "kv",
+    "fields": [{"name": "key", "type": "int"}, {"name": "value", "type": "long"}],
+}
+KB = {
+    "type": "record",
+    "name": "kb",
+    "fields": [{"name": "key", "type": "int"}, {"name": "value", "type": "bytes"}],
+}
 SCHEMA = {
     "type": "record",
     "name": "entry",
@@ -34,8 +40,17 @@ SCHEMA = {
         {"name": "bounds", "type": ["null", {"type": "array", "items": KB}]},
         {"name": "plain_bounds", "type": {"type": "array", "items": "kb"}},
         {"name": "offsets", "type": ["null", {"type": "array", "items": "long"}]},
-        {"name": "part", "type": {"type": "record", "name": "p", "fields": [
-            {"name": "x", "type": ["null", "int"]}, {"name": "s", "type": ["null", "string"]}]}},
+        {
+            "name": "part",
+            "type": {
+                "type": "record",
+                "name": "p",
+                "fields": [
+                    {"name": "x", "type": ["null", "int"]},
+                    {"name": "s", "type": ["null", "string"]},
+                ],
+            },
+        },
         {"name": "last", "type": "long"},
     ],
 }
@@ -44,15 +59,21 @@ SKIP = frozenset({"counts", "bounds", "plain_bounds"})
 
 def _record(i: int) -> dict:
     return {
-        "status": i % 3, "snapshot_id": None if i % 2 else 2**62 + i, "flag": i % 2 == 0,
-        "f": 1.5, "d": None if i % 3 else -0.25, "uuid": bytes(range(16)) if i % 2 else None,
-        "again": bytes(16) if i % 3 == 0 else None, "path": f"s3://b/é/{i}.parquet",
+        "status": i % 3,
+        "snapshot_id": None if i % 2 else 2**62 + i,
+        "flag": i % 2 == 0,
+        "f": 1.5,
+        "d": None if i % 3 else -0.25,
+        "uuid": bytes(range(16)) if i % 2 else None,
+        "again": bytes(16) if i % 3 == 0 else None,
+        "path": f"s3://b/é/{i}.parquet",
         "counts": None if i == 1 else [{"key": k, "value": -(2**40) * k} for k in range(i % 20)],
         # byte strings up to 100 bytes: past 63 the regular expression gives way to decoding
         "bounds": [{"key": k, "value": bytes([k]) * (k * 7 % 101)} for k in range(i % 17)],
         "plain_bounds": [{"key": 1, "value": b"\n" * 63}],
         "offsets": [4, 2**33] if i % 4 else None,
-        "part": {"x": i, "s": None if i % 5 else "\n\x00"}, "last": -i,
+        "part": {"x": i, "s": None if i % 5 else "\n\x00"},
+        "last": -i,
     }
 
 
@@ -67,7 +88,9 @@ def test_records_equal_fastavro_minus_the_skipped_fields(codec: str) -> None:
     records = [_record(i) for i in range(300)]
     data = _container(records, codec)
     got = list(read_avro(data, "m.avro", SKIP).records)
-    want = [{k: v for k, v in r.items() if k not in SKIP} for r in fastavro.reader(io.BytesIO(data))]
+    want = [
+        {k: v for k, v in r.items() if k not in SKIP} for r in fastavro.reader(io.BytesIO(data))
+    ]
     assert got == want
     assert list(read_avro(data, "m.avro").records) == list(fastavro.reader(io.BytesIO(data)))
 
@@ -76,10 +99,15 @@ def test_array_blocks_with_byte_sizes() -> None:
     """Avro lets a writer split an array into blocks and give a block's byte size (negative
     count); the skipped and the decoded arrays both follow that."""
     decode = compile_skipping(
-        {"type": "record", "name": "r", "fields": [
-            {"name": "a", "type": {"type": "array", "items": KV}},
-            {"name": "b", "type": {"type": "array", "items": "kv"}},
-            {"name": "z", "type": "long"}]},
+        {
+            "type": "record",
+            "name": "r",
+            "fields": [
+                {"name": "a", "type": {"type": "array", "items": KV}},
+                {"name": "b", "type": {"type": "array", "items": "kv"}},
+                {"name": "z", "type": "long"},
+            ],
+        },
         frozenset({"a"}),
     )
     assert decode is not None
@@ -92,9 +120,14 @@ def test_array_blocks_with_byte_sizes() -> None:
 
 
 def test_unsupported_schema_falls_back_to_fastavro() -> None:
-    schema = {"type": "record", "name": "r", "fields": [
-        {"name": "m", "type": {"type": "map", "values": "long"}},
-        {"name": "e", "type": {"type": "enum", "name": "e", "symbols": ["A", "B"]}}]}
+    schema = {
+        "type": "record",
+        "name": "r",
+        "fields": [
+            {"name": "m", "type": {"type": "map", "values": "long"}},
+            {"name": "e", "type": {"type": "enum", "name": "e", "symbols": ["A", "B"]}},
+        ],
+    }
     assert compile_skipping(schema, frozenset({"m"})) is None
     buf = io.BytesIO()
     fastavro.writer(buf, schema, [{"m": {"a": 1}, "e": "B"}])
@@ -152,7 +185,9 @@ def test_spans_locate_the_skipped_arrays(codec: str) -> None:
                     seen_fast += 1
                     n = len(whole[name])
                     assert skipping._long(block, value_start + (name != "plain_bounds"))[0] in (
-                        n, 0)
+                        n,
+                        0,
+                    )
                     assert block[items_end] == 0 or n == 0
             at = end
     assert seen_slow and seen_fast

@@ -49,9 +49,12 @@ def named_answer(sql: str, tables: Tables | None = None) -> tuple[list[str], lis
     try:
         con.execute("SET TimeZone = 'UTC'")
         for name, (columns, rows) in (tables or {}).items():
-            duck_types = {c: exp.DataType.build(t, dialect="spark").sql("duckdb")
-                          for c, t in columns.items()}
-            con.execute(f"CREATE TABLE {name} ({', '.join(f'{c} {t}' for c, t in duck_types.items())})")
+            duck_types = {
+                c: exp.DataType.build(t, dialect="spark").sql("duckdb") for c, t in columns.items()
+            }
+            con.execute(
+                f"CREATE TABLE {name} ({', '.join(f'{c} {t}' for c, t in duck_types.items())})"
+            )
             for row in rows:
                 con.execute(f"INSERT INTO {name} VALUES ({', '.join('?' for _ in row)})", list(row))
         cursor = con.execute(rewrite(sql, tables))

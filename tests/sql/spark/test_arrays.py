@@ -58,8 +58,10 @@ import icesql
         ("array_repeat('x', 2)", ["x", "x"]),
         ("array_repeat('x', -1)", []),
         ("array_repeat('x', NULL)", None),
-        ("arrays_zip(array(1, 2, 3), array(2, 3, 4))",
-         [{"0": 1, "1": 2}, {"0": 2, "1": 3}, {"0": 3, "1": 4}]),
+        (
+            "arrays_zip(array(1, 2, 3), array(2, 3, 4))",
+            [{"0": 1, "1": 2}, {"0": 2, "1": 3}, {"0": 3, "1": 4}],
+        ),
         ("arrays_zip(array(1, 2), array('a'))", [{"0": 1, "1": "a"}, {"0": 2, "1": None}]),
         ("arrays_zip(array(1), CAST(NULL AS ARRAY<INT>))", None),
         ("flatten(array(array(1, 2), array(3, 4)))", [1, 2, 3, 4]),
@@ -73,10 +75,14 @@ import icesql
         ("sequence(5, 1)", [5, 4, 3, 2, 1]),
         ("sequence(3, 1)", [3, 2, 1]),
         ("sequence(1, 5, 2)", [1, 3, 5]),
-        ("sequence(DATE '2024-02-28', DATE '2024-03-01')",
-         [datetime.date(2024, 2, 28), datetime.date(2024, 2, 29), datetime.date(2024, 3, 1)]),
-        ("sequence(DATE '2024-01-02', DATE '2024-01-01')",
-         [datetime.date(2024, 1, 2), datetime.date(2024, 1, 1)]),
+        (
+            "sequence(DATE '2024-02-28', DATE '2024-03-01')",
+            [datetime.date(2024, 2, 28), datetime.date(2024, 2, 29), datetime.date(2024, 3, 1)],
+        ),
+        (
+            "sequence(DATE '2024-01-02', DATE '2024-01-01')",
+            [datetime.date(2024, 1, 2), datetime.date(2024, 1, 1)],
+        ),
         ("get(array(1, 2, 3), 0)", 1),
         ("get(array(1, 2, 3), 3)", None),
         ("get(array(1, 2, 3), -1)", None),
@@ -100,8 +106,9 @@ def test_spark_answer(duck_answer, expr, spark_answer):
 
 def test_size_of_a_map_column_counts_its_entries(duck_answer):
     # which size (list or map) the rule writes depends on the column's type from the binder
-    tables = {"t": ({"m": "MAP<STRING, INT>", "a": "ARRAY<INT>"},
-                    [({"a": 1, "b": 2}, [1]), (None, None)])}
+    tables = {
+        "t": ({"m": "MAP<STRING, INT>", "a": "ARRAY<INT>"}, [({"a": 1, "b": 2}, [1]), (None, None)])
+    }
     rows = duck_answer("SELECT size(m), size(a), cardinality(m) FROM t", tables)
     assert sorted(rows) == [(-1, -1, -1), (2, 1, 2)]
 

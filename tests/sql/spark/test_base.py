@@ -37,8 +37,17 @@ def _expr(sql: str) -> exp.Expr:
 
 @pytest.mark.parametrize(
     "sql, value",
-    [("3", 3), ("-3", -3), ("0", 0), ("- -3", 3), ("3.5", None), ("'3'", None), ("x", None),
-     ("NULL", None), ("1 + 2", None)],
+    [
+        ("3", 3),
+        ("-3", -3),
+        ("0", 0),
+        ("- -3", 3),
+        ("3.5", None),
+        ("'3'", None),
+        ("x", None),
+        ("NULL", None),
+        ("1 + 2", None),
+    ],
 )
 def test_literal_int(sql, value):
     assert literal_int(_expr(sql)) == value
@@ -90,7 +99,9 @@ def test_call_is_written_as_named_and_copies_are_independent():
 
 
 def test_refuse_names_the_construct_and_why():
-    with pytest.raises(icesql.NotSupportedError, match=r"^hash\(\) is not supported: other values$"):
+    with pytest.raises(
+        icesql.NotSupportedError, match=r"^hash\(\) is not supported: other values$"
+    ):
         refuse("hash()", "other values")
 
 

@@ -47,16 +47,20 @@ def _ts(*parts: int) -> datetime.datetime:
         ("date_trunc('MM', TIMESTAMP '2015-03-05 09:32:05.359')", _ts(2015, 3, 1)),
         ("date_trunc('DD', TIMESTAMP '2015-03-05 09:32:05.359')", _ts(2015, 3, 5)),
         ("date_trunc('HOUR', TIMESTAMP '2015-03-05 09:32:05.359')", _ts(2015, 3, 5, 9)),
-        ("date_trunc('MILLISECOND', TIMESTAMP '2015-03-05 09:32:05.123456')",
-         _ts(2015, 3, 5, 9, 32, 5, 123000)),
+        (
+            "date_trunc('MILLISECOND', TIMESTAMP '2015-03-05 09:32:05.123456')",
+            _ts(2015, 3, 5, 9, 32, 5, 123000),
+        ),
         ("date_trunc('FORTNIGHT', TIMESTAMP '2015-03-05 09:32:05')", None),
         ("unix_seconds(TIMESTAMP '1970-01-01 00:00:01Z')", 1),
         ("unix_seconds(TIMESTAMP '1969-12-31 23:59:59.5')", -1),
         ("unix_millis(TIMESTAMP '1970-01-01 00:00:01Z')", 1000),
         ("unix_millis(TIMESTAMP '1969-12-31 23:59:59.9995')", -1),
         ("unix_timestamp(TIMESTAMP '1969-12-31 23:59:59.5')", 0),
-        ("unix_timestamp('2016-04-08', 'yyyy-MM-dd')",
-         int(datetime.datetime(2016, 4, 8, tzinfo=UTC).timestamp())),
+        (
+            "unix_timestamp('2016-04-08', 'yyyy-MM-dd')",
+            int(datetime.datetime(2016, 4, 8, tzinfo=UTC).timestamp()),
+        ),
         ("unix_timestamp('x', 'yyyy')", None),
         ("unix_timestamp(DATE '1970-01-02')", 86400),
         ("to_timestamp('2016-12-31 00:12:00')", _ts(2016, 12, 31, 0, 12)),
@@ -75,7 +79,10 @@ def _ts(*parts: int) -> datetime.datetime:
         ("extract(DAYOFWEEK FROM DATE '2009-07-30')", 5),
         ("extract(DOW_ISO FROM DATE '2024-01-07')", 7),
         ("extract(SECOND FROM TIMESTAMP '2024-01-01 00:00:30.25')", decimal.Decimal("30.250000")),
-        ("date_part('SECONDS', TIMESTAMP '2019-10-01 00:00:01.000001')", decimal.Decimal("1.000001")),
+        (
+            "date_part('SECONDS', TIMESTAMP '2019-10-01 00:00:01.000001')",
+            decimal.Decimal("1.000001"),
+        ),
         ("date_part('dow', DATE '2024-01-13')", 7),
         ("date_part('YEAR', DATE '2024-01-13')", 2024),
         ("DATE '2024-01-31' + INTERVAL 1 MONTH", datetime.date(2024, 2, 29)),
@@ -86,12 +93,18 @@ def _ts(*parts: int) -> datetime.datetime:
         ("timestamp_seconds(1230219000)", _ts(2008, 12, 25, 15, 30)),
         ("timestamp_millis(1230219000123)", _ts(2008, 12, 25, 15, 30, 0, 123000)),
         ("timestamp_micros(1230219000123123)", _ts(2008, 12, 25, 15, 30, 0, 123123)),
-        ("months_between(TIMESTAMP '1997-02-28 10:30:00', TIMESTAMP '1996-10-30 00:00:00')",
-         3.94959677),
-        ("months_between(TIMESTAMP '1997-02-28 10:30:00', TIMESTAMP '1996-10-30 00:00:00', false)",
-         3.9495967741935485),
-        ("months_between(TIMESTAMP '2024-02-29 13:45:30', TIMESTAMP '2024-01-15 00:00:00')",
-         1.47010529),
+        (
+            "months_between(TIMESTAMP '1997-02-28 10:30:00', TIMESTAMP '1996-10-30 00:00:00')",
+            3.94959677,
+        ),
+        (
+            "months_between(TIMESTAMP '1997-02-28 10:30:00', TIMESTAMP '1996-10-30 00:00:00', false)",
+            3.9495967741935485,
+        ),
+        (
+            "months_between(TIMESTAMP '2024-02-29 13:45:30', TIMESTAMP '2024-01-15 00:00:00')",
+            1.47010529,
+        ),
         ("months_between(DATE '2024-03-31', DATE '2024-02-29')", 1.0),  # both month ends
         ("months_between(DATE '2024-01-15', DATE '2024-03-15')", -2.0),
     ],
@@ -121,18 +134,28 @@ def test_results_have_sparks_types(duck_answer, expr, python_type):
         assert value.utcoffset() == datetime.timedelta(0)
 
 
-@pytest.mark.parametrize("zone_function, wall_clock", [
-    ("from_utc_timestamp", _ts(2016, 8, 31, 9)), ("to_utc_timestamp", _ts(2016, 8, 30, 15)),
-])
+@pytest.mark.parametrize(
+    "zone_function, wall_clock",
+    [
+        ("from_utc_timestamp", _ts(2016, 8, 31, 9)),
+        ("to_utc_timestamp", _ts(2016, 8, 30, 15)),
+    ],
+)
 def test_zone_shifts_of_a_timestamp_column(duck_answer, zone_function, wall_clock):
     tables = {"t": ({"ts": "TIMESTAMP"}, [(_ts(2016, 8, 31),)])}
-    assert duck_answer(f"SELECT {zone_function}(ts, 'Asia/Seoul') FROM t", tables) == [(wall_clock,)]
+    assert duck_answer(f"SELECT {zone_function}(ts, 'Asia/Seoul') FROM t", tables) == [
+        (wall_clock,)
+    ]
 
 
 def test_a_timestamp_column_plus_an_interval_stays_a_timestamp(duck_answer):
     # only a DATE operand (its type from the binder) is cast back to DATE
-    tables = {"t": ({"d": "DATE", "ts": "TIMESTAMP"},
-                    [(datetime.date(2024, 1, 31), _ts(2024, 1, 31, 12))])}
+    tables = {
+        "t": (
+            {"d": "DATE", "ts": "TIMESTAMP"},
+            [(datetime.date(2024, 1, 31), _ts(2024, 1, 31, 12))],
+        )
+    }
     rows = duck_answer("SELECT d + INTERVAL 1 MONTH, ts + INTERVAL 1 MONTH FROM t", tables)
     assert rows == [(datetime.date(2024, 2, 29), _ts(2024, 2, 29, 12))]
 
@@ -143,20 +166,37 @@ def test_make_interval_of_computed_arguments(duck_answer):
     rows = duck_answer(
         "SELECT CAST(TIMESTAMP '2024-01-01 00:00:00' + make_interval(0, n, 1, 1, n, 3, 4.5)"
         " AS STRING), make_interval(0, 0, 0, 0, n) IS NULL, make_interval(1, CAST(NULL AS INT))"
-        " IS NULL FROM VALUES (2), (NULL) AS t(n) ORDER BY n NULLS LAST")
+        " IS NULL FROM VALUES (2), (NULL) AS t(n) ORDER BY n NULLS LAST"
+    )
     assert rows == [("2024-03-09 02:03:04.5", False, True), (None, True, True)]
 
 
-_YEARS_100 = ({"y": "INT", "mo": "INT", "w": "INT", "d": "INT", "h": "INT", "mi": "INT",
-               "s": "DECIMAL(18,6)"}, [(100, 11, 1, 1, 12, 30, decimal.Decimal("1.001001"))])
+_YEARS_100 = (
+    {
+        "y": "INT",
+        "mo": "INT",
+        "w": "INT",
+        "d": "INT",
+        "h": "INT",
+        "mi": "INT",
+        "s": "DECIMAL(18,6)",
+    },
+    [(100, 11, 1, 1, 12, 30, decimal.Decimal("1.001001"))],
+)
 
 
-@pytest.mark.parametrize("args, spark_answer", [
-    # Spark's documented answers (DESCRIBE FUNCTION EXTENDED make_interval), arguments as columns
-    ("y, mo, w, d, h, mi, s", "100 years 11 months 8 days 12 hours 30 minutes 1.001001 seconds"),
-    ("y, NULL, w", None),
-    ("0, 1, 0, 1, 0, 0, 100.000001 + mi - 30", "1 months 1 days 1 minutes 40.000001 seconds"),
-])
+@pytest.mark.parametrize(
+    "args, spark_answer",
+    [
+        # Spark's documented answers (DESCRIBE FUNCTION EXTENDED make_interval), arguments as columns
+        (
+            "y, mo, w, d, h, mi, s",
+            "100 years 11 months 8 days 12 hours 30 minutes 1.001001 seconds",
+        ),
+        ("y, NULL, w", None),
+        ("0, 1, 0, 1, 0, 0, 100.000001 + mi - 30", "1 months 1 days 1 minutes 40.000001 seconds"),
+    ],
+)
 def test_make_interval_of_columns(duck_answer, args, spark_answer):
     # sqlglot pasted the arguments into an INTERVAL '...' string, which failed for columns
     tables = {"t": _YEARS_100}
@@ -170,8 +210,10 @@ def test_make_interval_of_columns(duck_answer, args, spark_answer):
 
 
 def test_make_interval_of_a_column_moves_a_timestamp(duck_answer):
-    rows = duck_answer("SELECT TIMESTAMP '2024-03-01 00:00:00'"
-                       " + make_interval(0, 0, 0, 0, CAST(id AS INT)) FROM range(2)")
+    rows = duck_answer(
+        "SELECT TIMESTAMP '2024-03-01 00:00:00'"
+        " + make_interval(0, 0, 0, 0, CAST(id AS INT)) FROM range(2)"
+    )
     assert rows == [(_ts(2024, 3, 1),), (_ts(2024, 3, 1, 1),)]
 
 
@@ -191,11 +233,18 @@ def _nano_ids(condition: str) -> list[int]:
     from icesql.sql.dialect import parse_one
     from icesql.sql.translate import to_duckdb_sql
 
-    schema = Schema((NestedField(1, "id", IntegerType()), NestedField(2, "ts", TimestampNanoType()),
-                     NestedField(3, "tz", TimestamptzNanoType())))
+    schema = Schema(
+        (
+            NestedField(1, "id", IntegerType()),
+            NestedField(2, "ts", TimestampNanoType()),
+            NestedField(3, "tz", TimestamptzNanoType()),
+        )
+    )
     statement = parse_one(f"SELECT id FROM t WHERE {condition} ORDER BY id")
-    bind_query(statement, {"t": TableSource(schema, {f.name: query_type_name(f.type)
-                                                      for f in schema.fields})})
+    bind_query(
+        statement,
+        {"t": TableSource(schema, {f.name: query_type_name(f.type) for f in schema.fields})},
+    )
     con = duckdb.connect()
     try:
         con.execute("SET TimeZone = 'UTC'")
@@ -206,30 +255,35 @@ def _nano_ids(condition: str) -> list[int]:
         con.close()
 
 
-@pytest.mark.parametrize("condition, ids", [
-    # DuckDB compares neither TIMESTAMP_NS with TIMESTAMPTZ (Spark's TIMESTAMP literal) nor
-    # with TIMESTAMPTZ_NS by itself; every nanosecond counts
-    ("ts > TIMESTAMP '2024-01-01 00:00:00'", [3]),
-    ("ts >= TIMESTAMP '2024-01-01 00:00:00'", [2, 3]),
-    ("TIMESTAMP '2024-01-01 00:00:00' > ts", [1]),
-    ("ts <= TIMESTAMP '2024-01-01 00:00:00'", [1, 2]),
-    ("ts = TIMESTAMP '2024-01-01 00:00:00'", [2]),
-    ("ts <=> TIMESTAMP '2024-01-01 00:00:00'", [2]),
-    ("ts != TIMESTAMP '2024-01-01 00:00:00'", [1, 3]),
-    ("ts BETWEEN TIMESTAMP '2023-12-31 23:59:59.999999' AND TIMESTAMP '2024-01-01 00:00:00'",
-     [1, 2]),
-    ("ts NOT BETWEEN TIMESTAMP '2024-01-01 00:00:00' AND TIMESTAMP '2024-01-02 00:00:00'", [1]),
-    ("ts IN (TIMESTAMP '2024-01-01 00:00:00')", [2]),
-    ("ts > TIMESTAMP_NTZ '2024-01-01 00:00:00'", [3]),
-    ("ts < DATE '2024-01-01'", [1]),
-    ("ts > '2024-01-01 00:00:00.000000000'", [3]),
-    ("ts < tz", []),
-    ("ts = tz", [1, 2, 3]),
-    ("tz > ts", []),
-    ("tz BETWEEN ts AND TIMESTAMP '2024-01-01 00:00:00'", [1, 2]),
-    ("tz > TIMESTAMP '2024-01-01 00:00:00'", [3]),
-    ("tz = CAST('2024-01-01 00:00:00.000000001' AS TIMESTAMP_NS)", [3]),
-    ("ts = CAST('2024-01-01 01:00:00.000000001+01:00' AS TIMESTAMPTZ_NS)", [3]),
-])
+@pytest.mark.parametrize(
+    "condition, ids",
+    [
+        # DuckDB compares neither TIMESTAMP_NS with TIMESTAMPTZ (Spark's TIMESTAMP literal) nor
+        # with TIMESTAMPTZ_NS by itself; every nanosecond counts
+        ("ts > TIMESTAMP '2024-01-01 00:00:00'", [3]),
+        ("ts >= TIMESTAMP '2024-01-01 00:00:00'", [2, 3]),
+        ("TIMESTAMP '2024-01-01 00:00:00' > ts", [1]),
+        ("ts <= TIMESTAMP '2024-01-01 00:00:00'", [1, 2]),
+        ("ts = TIMESTAMP '2024-01-01 00:00:00'", [2]),
+        ("ts <=> TIMESTAMP '2024-01-01 00:00:00'", [2]),
+        ("ts != TIMESTAMP '2024-01-01 00:00:00'", [1, 3]),
+        (
+            "ts BETWEEN TIMESTAMP '2023-12-31 23:59:59.999999' AND TIMESTAMP '2024-01-01 00:00:00'",
+            [1, 2],
+        ),
+        ("ts NOT BETWEEN TIMESTAMP '2024-01-01 00:00:00' AND TIMESTAMP '2024-01-02 00:00:00'", [1]),
+        ("ts IN (TIMESTAMP '2024-01-01 00:00:00')", [2]),
+        ("ts > TIMESTAMP_NTZ '2024-01-01 00:00:00'", [3]),
+        ("ts < DATE '2024-01-01'", [1]),
+        ("ts > '2024-01-01 00:00:00.000000000'", [3]),
+        ("ts < tz", []),
+        ("ts = tz", [1, 2, 3]),
+        ("tz > ts", []),
+        ("tz BETWEEN ts AND TIMESTAMP '2024-01-01 00:00:00'", [1, 2]),
+        ("tz > TIMESTAMP '2024-01-01 00:00:00'", [3]),
+        ("tz = CAST('2024-01-01 00:00:00.000000001' AS TIMESTAMP_NS)", [3]),
+        ("ts = CAST('2024-01-01 01:00:00.000000001+01:00' AS TIMESTAMPTZ_NS)", [3]),
+    ],
+)
 def test_nanosecond_timestamps_compare_with_every_timestamp(condition, ids):
     assert _nano_ids(condition) == ids

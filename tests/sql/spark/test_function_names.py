@@ -37,7 +37,13 @@ def test_every_name_is_a_spark_function(table, names):
 
 
 def test_names_are_keyed_in_lower_case():
-    for names in (FUNCTION_NAMES, CAST_FUNCTIONS, OPAQUE_FUNCTIONS, DEFAULT_ARGUMENTS, SPARK_FUNCTIONS):
+    for names in (
+        FUNCTION_NAMES,
+        CAST_FUNCTIONS,
+        OPAQUE_FUNCTIONS,
+        DEFAULT_ARGUMENTS,
+        SPARK_FUNCTIONS,
+    ):
         assert all(name == name.lower() for name in names)
 
 
@@ -48,8 +54,16 @@ def test_printed_names_differ_from_the_name_written():
 
 @pytest.mark.parametrize(
     "written, printed",
-    [("sqrt", "SQRT"), ("ln", None), ("array_agg", "collect_list"), ("random", "rand"),
-     ("dateadd", "date_add"), ("user", "current_user"), ("signum", "SIGNUM"), ("abs", None)],
+    [
+        ("sqrt", "SQRT"),
+        ("ln", None),
+        ("array_agg", "collect_list"),
+        ("random", "rand"),
+        ("dateadd", "date_add"),
+        ("user", "current_user"),
+        ("signum", "SIGNUM"),
+        ("abs", None),
+    ],
 )
 def test_spark_prints_these_names(written, printed):
     # Spark 3.5: SELECT sqrt(4) is named SQRT(4), array_agg(x) is collect_list(x), ln(x) is ln(x)
@@ -65,14 +79,35 @@ def test_default_arguments_are_keyed_by_fewer_arguments_than_written_in_full():
             assert written >= 0 and defaults and all(isinstance(d, str) for d in defaults), name
 
 
-@pytest.mark.parametrize("name", ["pmod", "percentile_approx", "array_distinct", "date_format",
-                                  "substring_index", "format_number", "collect_list", "explode"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "pmod",
+        "percentile_approx",
+        "array_distinct",
+        "date_format",
+        "substring_index",
+        "format_number",
+        "collect_list",
+        "explode",
+    ],
+)
 def test_spark_builtins_are_listed(name):
     assert name in SPARK_FUNCTIONS
 
 
-@pytest.mark.parametrize("name", ["list_filter", "strftime", "read_parquet", "quantile_disc",
-                                  "epoch_us", "round_even", "nosuchfn"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "list_filter",
+        "strftime",
+        "read_parquet",
+        "quantile_disc",
+        "epoch_us",
+        "round_even",
+        "nosuchfn",
+    ],
+)
 def test_duckdb_only_functions_are_not(name):
     # an unknown function that is a Spark built-in is "not supported", else a misspelt name
     assert name not in SPARK_FUNCTIONS

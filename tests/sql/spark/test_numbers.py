@@ -149,8 +149,12 @@ def test_format_number_refuses_what_it_cannot_print_as_java(duck_answer, expr, m
 
 
 # Spark 3.5's answers (tests/interop/test_sql_compat.py checks them against Spark itself)
-DECIMALS = {"t": ({"a": "DECIMAL(10, 3)", "l": "BIGINT", "i": "INT", "d": "DOUBLE"},
-                  [(D("2.675"), 9007199254740993, 7, 2.5), (D("-2.345"), 3, -7, -2.5)])}
+DECIMALS = {
+    "t": (
+        {"a": "DECIMAL(10, 3)", "l": "BIGINT", "i": "INT", "d": "DOUBLE"},
+        [(D("2.675"), 9007199254740993, 7, 2.5), (D("-2.345"), 3, -7, -2.5)],
+    )
+}
 
 
 @pytest.mark.parametrize(
@@ -176,8 +180,11 @@ DECIMALS = {"t": ({"a": "DECIMAL(10, 3)", "l": "BIGINT", "i": "INT", "d": "DOUBL
         ("round(a, -1)", "DECIMAL(8,0)", [D("0"), D("0")]),
         ("bround(a, 2)", "DECIMAL(10,2)", [D("2.68"), D("-2.34")]),
         ("coalesce(l, a)", "DECIMAL(23,3)", [D("9007199254740993.000"), D("3.000")]),
-        ("CASE WHEN i > 0 THEN l ELSE a END", "DECIMAL(23,3)", [D("9007199254740993.000"),
-                                                               D("-2.345")]),
+        (
+            "CASE WHEN i > 0 THEN l ELSE a END",
+            "DECIMAL(23,3)",
+            [D("9007199254740993.000"), D("-2.345")],
+        ),
         ("if(i > 0, a, l)", "DECIMAL(23,3)", [D("2.675"), D("3.000")]),
         ("greatest(l, a)", "DECIMAL(23,3)", [D("9007199254740993.000"), D("3.000")]),
         ("coalesce(i, a)", "DECIMAL(13,3)", [D("7.000"), D("-7.000")]),
@@ -191,8 +198,9 @@ DECIMALS = {"t": ({"a": "DECIMAL(10, 3)", "l": "BIGINT", "i": "INT", "d": "DOUBL
     ],
 )
 def test_decimal_results_have_sparks_type_and_value(duck_answer, expr, duck_type, values):
-    rows = duck_answer(f"SELECT {expr}, k FROM (SELECT *, row_number() OVER () AS k FROM t)"
-                       " ORDER BY k", DECIMALS)
+    rows = duck_answer(
+        f"SELECT {expr}, k FROM (SELECT *, row_number() OVER () AS k FROM t) ORDER BY k", DECIMALS
+    )
     assert [r[0] for r in rows] == values
     con = duckdb.connect()
     con.execute("CREATE TABLE t (a DECIMAL(10, 3), l BIGINT, i INTEGER, d DOUBLE)")
@@ -204,12 +212,18 @@ def test_an_average_of_decimals_divides_as_a_decimal(duck_answer):
     # sqlglot types avg(a) DOUBLE; the aggregate rule's cast to Spark's DECIMAL(14, 7) says more
     tables = {"t": ({"a": "DECIMAL(10, 3)"}, [(D("2.675"),), (D("-1"),)])}
     assert duck_answer("SELECT avg(a) / 2, avg(a) * 2 FROM t", tables) == [
-        (D("0.418750000"), D("1.6750000"))]
+        (D("0.418750000"), D("1.6750000"))
+    ]
 
 
 def test_decimal_quotient_rounds_half_up_exactly(duck_answer):
     # 38-digit scaled dividends: a DOUBLE would lose the last digits and the rounding
-    tables = {"t": ({"a": "DECIMAL(20, 2)", "b": "DECIMAL(20, 2)"},
-                    [(D("123456789012345678.99"), D("3.00"))])}
+    tables = {
+        "t": (
+            {"a": "DECIMAL(20, 2)", "b": "DECIMAL(20, 2)"},
+            [(D("123456789012345678.99"), D("3.00"))],
+        )
+    }
     assert duck_answer("SELECT a / b, -a / b FROM t", tables) == [
-        (D("41152263004115226.330000000000000000"), D("-41152263004115226.330000000000000000"))]
+        (D("41152263004115226.330000000000000000"), D("-41152263004115226.330000000000000000"))
+    ]

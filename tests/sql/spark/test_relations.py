@@ -54,8 +54,11 @@ def test_range_table_refuses_what_spark_refuses(spark_rules, query, message):
         ("SELECT explode_outer(CAST(NULL AS ARRAY<INT>))", ["col"], [(None,)]),
         ("SELECT explode(array())", ["col"], []),
         ("SELECT posexplode(array(10, 20))", ["pos", "col"], [(0, 10), (1, 20)]),
-        ("SELECT inline(array(struct(1, 'a'), struct(2, 'b')))", ["col1", "col2"],
-         [(1, "a"), (2, "b")]),
+        (
+            "SELECT inline(array(struct(1, 'a'), struct(2, 'b')))",
+            ["col1", "col2"],
+            [(1, "a"), (2, "b")],
+        ),
         ("SELECT inline_outer(CAST(NULL AS ARRAY<STRUCT<a: INT>>))", ["a"], [(None,)]),
     ],
 )
@@ -67,16 +70,27 @@ def test_generators_in_a_select_list(duck_named_answer, query, names, rows):
 @pytest.mark.parametrize(
     "query, rows",
     [
-        ("SELECT id, x FROM range(3) LATERAL VIEW OUTER explode(CASE WHEN id > 0 THEN"
-         " sequence(1, id) END) e AS x ORDER BY id, x", [(0, None), (1, 1), (2, 1), (2, 2)]),
-        ("SELECT id, x FROM range(3) LATERAL VIEW explode(CASE WHEN id > 0 THEN"
-         " sequence(1, id) END) e AS x ORDER BY id, x", [(1, 1), (2, 1), (2, 2)]),
+        (
+            "SELECT id, x FROM range(3) LATERAL VIEW OUTER explode(CASE WHEN id > 0 THEN"
+            " sequence(1, id) END) e AS x ORDER BY id, x",
+            [(0, None), (1, 1), (2, 1), (2, 2)],
+        ),
+        (
+            "SELECT id, x FROM range(3) LATERAL VIEW explode(CASE WHEN id > 0 THEN"
+            " sequence(1, id) END) e AS x ORDER BY id, x",
+            [(1, 1), (2, 1), (2, 2)],
+        ),
         ("SELECT k, v FROM range(1) LATERAL VIEW explode(map('a', 1)) e AS k, v", [("a", 1)]),
-        ("SELECT id, p, c FROM range(1) LATERAL VIEW posexplode(array('x', 'y')) e AS p, c"
-         " ORDER BY p", [(0, 0, "x"), (0, 1, "y")]),
+        (
+            "SELECT id, p, c FROM range(1) LATERAL VIEW posexplode(array('x', 'y')) e AS p, c"
+            " ORDER BY p",
+            [(0, 0, "x"), (0, 1, "y")],
+        ),
         ("SELECT id, e.col FROM range(1) LATERAL VIEW explode(array(7)) e", [(0, 7)]),
-        ("SELECT a, b FROM range(1) LATERAL VIEW inline(array(struct(1, 'q'))) e AS a, b",
-         [(1, "q")]),
+        (
+            "SELECT a, b FROM range(1) LATERAL VIEW inline(array(struct(1, 'q'))) e AS a, b",
+            [(1, "q")],
+        ),
     ],
 )
 def test_lateral_views(duck_answer, query, rows):

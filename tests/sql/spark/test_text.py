@@ -112,14 +112,22 @@ def test_substring_with_computed_start_zero(duck_answer):
 def test_left_right_and_locate_with_computed_arguments(duck_answer):
     rows = duck_answer(
         "SELECT left(s, n), right(s, n), locate('b', s, n), locate('b', NULL, n) FROM VALUES"
-        " ('abc', -1, 1), ('abcb', 3, 2), ('abc', NULL, 3), (NULL, 0, 4) AS t(s, n, k) ORDER BY k")
-    assert rows == [("", "", 0, None), ("abc", "bcb", 4, None), (None, None, 0, 0),
-                    (None, None, None, None)]
+        " ('abc', -1, 1), ('abcb', 3, 2), ('abc', NULL, 3), (NULL, 0, 4) AS t(s, n, k) ORDER BY k"
+    )
+    assert rows == [
+        ("", "", 0, None),
+        ("abc", "bcb", 4, None),
+        (None, None, 0, 0),
+        (None, None, None, None),
+    ]
 
 
 def test_double_column_in_concat_is_written_as_java_writes_it(duck_answer):
     tables = {"t": ({"d": "DOUBLE"}, [(1e7,), (2.5,)])}
-    assert sorted(duck_answer("SELECT concat('v=', d) FROM t", tables)) == [("v=1.0E7",), ("v=2.5",)]
+    assert sorted(duck_answer("SELECT concat('v=', d) FROM t", tables)) == [
+        ("v=1.0E7",),
+        ("v=2.5",),
+    ]
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,9 @@ AFTERNOON = datetime.datetime(2024, 11, 30, 13, 45, 30, 123456)
 
 def _duckdb_format(pattern: str, value: datetime.datetime) -> str:
     with duckdb.connect() as con:
-        (text,) = con.execute("SELECT strftime(?, ?)", [value, spark_to_strftime(pattern)]).fetchone()
+        (text,) = con.execute(
+            "SELECT strftime(?, ?)", [value, spark_to_strftime(pattern)]
+        ).fetchone()
     return text
 
 
@@ -92,8 +94,11 @@ def test_date_format_refuses_a_pattern_letter_it_cannot_print(duck_answer):
         duck_answer("SELECT date_format(current_date(), 'QQ')")
 
 
-@pytest.mark.xfail(strict=True, reason="Spark's date_format(ts, '') is '', but DuckDB's strftime "
-                   "refuses the empty format this module translates it to")
+@pytest.mark.xfail(
+    strict=True,
+    reason="Spark's date_format(ts, '') is '', but DuckDB's strftime "
+    "refuses the empty format this module translates it to",
+)
 def test_an_empty_pattern_prints_nothing(duck_answer):
     assert spark_to_strftime("") == ""
     assert duck_answer("SELECT date_format(TIMESTAMP '2024-02-29 13:45:30', '')") == [("",)]

@@ -58,7 +58,11 @@ def test_adds_partition_folders_with_footer_metrics(table, tmp_path):
     md = con.catalog.load_table(("db", "a")).metadata
     mapping = json.loads(md.properties["schema.name-mapping.default"])
     assert [(m["field-id"], m["names"]) for m in mapping] == [
-        (1, ["id"]), (2, ["s"]), (3, ["x"]), (4, ["dt"]), (5, ["p"])
+        (1, ["id"]),
+        (2, ["s"]),
+        (3, ["x"]),
+        (4, ["dt"]),
+        (5, ["p"]),
     ]
     assert md.current_snapshot().summary["operation"] == "append"
     rows = con.execute(
@@ -82,7 +86,9 @@ def test_duplicates_refused_unless_allowed(table, tmp_path):
     folder = _source(tmp_path / "src")
     _call(con, folder)
     before = con.catalog.load_table(("db", "a")).metadata.current_snapshot().snapshot_id
-    with pytest.raises(ProgrammingError, match=r"already exist within the target table: .*p=0/f\.parquet"):
+    with pytest.raises(
+        ProgrammingError, match=r"already exist within the target table: .*p=0/f\.parquet"
+    ):
         _call(con, folder)
     assert con.catalog.load_table(("db", "a")).metadata.current_snapshot().snapshot_id == before
     out = _call(con, folder, ", partition_filter => map('p', '1'), check_duplicate_files => false")
@@ -94,7 +100,9 @@ def test_unpartitioned_table_takes_the_folder_files(con, tmp_path):
     con.execute("CREATE TABLE db.u (id BIGINT, s STRING) USING iceberg")
     folder = tmp_path / "flat"
     folder.mkdir()
-    pq.write_table(pa.table({"id": pa.array([1, 2], pa.int64()), "s": ["x", "y"]}), folder / "a.parquet")
+    pq.write_table(
+        pa.table({"id": pa.array([1, 2], pa.int64()), "s": ["x", "y"]}), folder / "a.parquet"
+    )
     pq.write_table(pa.table({"id": pa.array([3], pa.int64()), "s": ["z"]}), folder / "b.parquet")
     out = con.execute(f"CALL system.add_files('db.u', '`parquet`.`{folder}`')").fetchall()
     assert out == [(2, None)]
@@ -135,5 +143,11 @@ def test_wrong_partition_folders_and_transforms_are_refused(con, tmp_path):
 
 @pytest.mark.parametrize("name", ["snapshot", "migrate"])
 def test_snapshot_and_migrate_need_a_session_catalog(con, name):
-    with pytest.raises(NotSupportedError, match=f"system.{name} cannot run here: .*session catalog"):
-        con.execute(f"CALL system.{name}('db.src', 'db.t')" if name == "snapshot" else f"CALL system.{name}('db.src')")
+    with pytest.raises(
+        NotSupportedError, match=f"system.{name} cannot run here: .*session catalog"
+    ):
+        con.execute(
+            f"CALL system.{name}('db.src', 'db.t')"
+            if name == "snapshot"
+            else f"CALL system.{name}('db.src')"
+        )

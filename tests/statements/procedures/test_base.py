@@ -29,8 +29,10 @@ def test_expressions_are_evaluated_and_dates_up_cast_to_timestamps(con, history)
     with pytest.raises(ProgrammingError, match="no valid snapshot older than: 946684800000"):
         con.execute("CALL system.rollback_to_timestamp('db.t', DATE '2000-01-01')")
     with pytest.raises(ProgrammingError, match="no valid snapshot older than: 946684800000"):
-        con.execute("CALL system.rollback_to_timestamp('db.t', TIMESTAMP '1999-12-31 23:00:00'"
-                    " + INTERVAL 1 HOUR)")
+        con.execute(
+            "CALL system.rollback_to_timestamp('db.t', TIMESTAMP '1999-12-31 23:00:00'"
+            " + INTERVAL 1 HOUR)"
+        )
 
 
 @pytest.mark.parametrize(

@@ -82,7 +82,9 @@ def test_files_only_expired_snapshots_reached_are_deleted(con, tmp_path):
 
 def test_tags_and_branches_keep_their_snapshots_with_their_retention(con, history):
     con.execute(f"ALTER TABLE db.t CREATE TAG first AS OF VERSION {history[0]}")
-    con.execute(f"ALTER TABLE db.t CREATE BRANCH b AS OF VERSION {history[1]} WITH SNAPSHOT RETENTION 2 SNAPSHOTS")
+    con.execute(
+        f"ALTER TABLE db.t CREATE BRANCH b AS OF VERSION {history[1]} WITH SNAPSHOT RETENTION 2 SNAPSHOTS"
+    )
     con.execute("INSERT INTO db.t.branch_b VALUES (10)")
     con.execute("INSERT INTO db.t.branch_b VALUES (11)")
     b_head = _md(con).refs["b"].snapshot_id
@@ -109,8 +111,10 @@ def test_refs_older_than_their_max_age_are_removed_but_never_main(con, history):
 
 
 def test_table_properties_are_the_defaults(con, history):
-    con.execute("ALTER TABLE db.t SET TBLPROPERTIES ('history.expire.max-snapshot-age-ms' = '0',"
-                " 'history.expire.min-snapshots-to-keep' = '2')")
+    con.execute(
+        "ALTER TABLE db.t SET TBLPROPERTIES ('history.expire.max-snapshot-age-ms' = '0',"
+        " 'history.expire.min-snapshots-to-keep' = '2')"
+    )
     time.sleep(0.01)
     _expire(con, "'db.t'")
     assert [s.snapshot_id for s in _md(con).snapshots] == history[1:]
@@ -119,12 +123,21 @@ def test_table_properties_are_the_defaults(con, history):
 
 
 def test_snapshot_ids_expire_even_when_young(con, history):
-    assert _expire(con, f"table => 'db.t', snapshot_ids => array({history[1]})") == (0, 0, 0, 0, 1, 0)
+    assert _expire(con, f"table => 'db.t', snapshot_ids => array({history[1]})") == (
+        0,
+        0,
+        0,
+        0,
+        1,
+        0,
+    )
     md = _md(con)
     assert [s.snapshot_id for s in md.snapshots] == [history[0], history[2]]
     assert _rows(con) == [(0,), (1,), (2,)]
     con.execute(f"ALTER TABLE db.t CREATE TAG keep AS OF VERSION {history[0]}")
-    with pytest.raises(ProgrammingError, match=rf"Cannot expire {history[0]}. Still referenced by refs: \[keep\]"):
+    with pytest.raises(
+        ProgrammingError, match=rf"Cannot expire {history[0]}. Still referenced by refs: \[keep\]"
+    ):
         _expire(con, f"table => 'db.t', snapshot_ids => array({history[0]})")
 
 
@@ -152,8 +165,11 @@ def test_gc_disabled_refuses(con, history):
 
 def test_options_that_only_steer_deleting_change_nothing_else(con, history, tmp_path):
     con.execute("INSERT OVERWRITE db.t VALUES (7)")
-    row = _expire(con, f"table => 'db.t', older_than => {FUTURE}, max_concurrent_deletes => 3,"
-                       " stream_results => true")
+    row = _expire(
+        con,
+        f"table => 'db.t', older_than => {FUTURE}, max_concurrent_deletes => 3,"
+        " stream_results => true",
+    )
     assert row == (3, 0, 0, 3, 3, 0)
     assert _rows(con) == [(7,)]
     assert_every_reached_file_exists(con)
@@ -182,8 +198,10 @@ def test_clean_expired_metadata_drops_unused_specs_and_schemas(con, history):
 
 
 def test_a_lost_commit_deletes_nothing(con, history, tmp_path, monkeypatch):
-    con.execute("ALTER TABLE db.t SET TBLPROPERTIES ('commit.retry.num-retries' = '1',"
-                " 'commit.retry.min-wait-ms' = '1')")
+    con.execute(
+        "ALTER TABLE db.t SET TBLPROPERTIES ('commit.retry.num-retries' = '1',"
+        " 'commit.retry.min-wait-ms' = '1')"
+    )
     con.execute("INSERT OVERWRITE db.t VALUES (9)")
     before = _on_disk(tmp_path)
 
@@ -220,8 +238,10 @@ def test_a_concurrent_commit_makes_it_plan_again(con, history, monkeypatch):
 
 @pytest.mark.parametrize("version", [2, 3])
 def test_merge_on_read_delete_files_are_counted_as_position_deletes(con, version):
-    con.execute(f"CREATE TABLE db.m (id BIGINT) USING iceberg TBLPROPERTIES ('format-version' = '{version}',"
-                " 'write.delete.mode' = 'merge-on-read')")
+    con.execute(
+        f"CREATE TABLE db.m (id BIGINT) USING iceberg TBLPROPERTIES ('format-version' = '{version}',"
+        " 'write.delete.mode' = 'merge-on-read')"
+    )
     con.execute("INSERT INTO db.m VALUES (1), (2), (3), (4)")
     con.execute("DELETE FROM db.m WHERE id = 1")
     con.execute("DELETE FROM db.m WHERE id = 2")  # v3: a new DV replaces the first
@@ -250,12 +270,17 @@ def test_through_a_rest_catalog_the_removals_are_rest_updates(rest):
     con.execute("ALTER TABLE db.t SET TBLPROPERTIES ('history.expire.max-ref-age-ms' = '1')")
     con.execute("ALTER TABLE db.t CREATE BRANCH kept RETAIN 7 DAYS")
     time.sleep(0.01)
-    (counts,) = con.execute(f"CALL system.expire_snapshots(table => 'db.t', older_than => {FUTURE},"
-                            " clean_expired_metadata => true)").fetchall()
+    (counts,) = con.execute(
+        f"CALL system.expire_snapshots(table => 'db.t', older_than => {FUTURE},"
+        " clean_expired_metadata => true)"
+    ).fetchall()
     assert counts[0] == 1 and counts[4] == 2  # the first data file; two manifest lists
     fresh = icesql.connect(catalog="rest", uri=rest.uri, name="rest")
     md = fresh.catalog.load_table(("db", "t")).metadata
-    assert set(md.refs) == {"main", "kept"}  # the tag outlived the table's 1 ms, not the branch its 7 days
+    assert set(md.refs) == {
+        "main",
+        "kept",
+    }  # the tag outlived the table's 1 ms, not the branch its 7 days
     assert [s.schema_id for s in md.schemas] == [md.current_schema_id]
     assert [s["spec-id"] for s in md.specs_json] == [md.default_spec_id]
     assert sorted(fresh.execute("SELECT * FROM db.t").fetchall()) == [(1, "a"), (2, "b")]
@@ -289,7 +314,9 @@ def overwritten(con, history, tmp_path) -> list[int]:
     return [*history, _md(con).current_snapshot_id]
 
 
-def test_a_concurrent_expiry_of_a_kept_snapshot_is_no_failure(con, overwritten, tmp_path, monkeypatch):
+def test_a_concurrent_expiry_of_a_kept_snapshot_is_no_failure(
+    con, overwritten, tmp_path, monkeypatch
+):
     """The first expiry keeps snapshots 2-4; a second one, between its commit and its
     deletes, expires 2 and 3 and deletes their files: the first reads the kept side again
     from the current version instead of failing on a manifest list that is gone."""
@@ -318,15 +345,27 @@ def test_an_expired_snapshots_file_already_deleted_is_nothing_left_to_delete(
     md = _md(con)
     table = con.catalog.load_table(("db", "t"))
     first = md.snapshot_by_id(overwritten[0])
-    gone = [first.manifest_list, *(m.manifest_path for m in expire.reachable.manifests(
-        table.io, md, [overwritten[0], overwritten[1]]).values())]
+    gone = [
+        first.manifest_list,
+        *(
+            m.manifest_path
+            for m in expire.reachable.manifests(
+                table.io, md, [overwritten[0], overwritten[1]]
+            ).values()
+        ),
+    ]
 
     def other_cleaner():
         for path in gone:
             os.remove(path.removeprefix("file:"))
 
-    listed_by_gone = {p for p, _ in expire.reachable.content_files(
-        table.io, [m for m in expire.reachable.manifests(table.io, md, [overwritten[1]]).values()])}
+    listed_by_gone = {
+        p
+        for p, _ in expire.reachable.content_files(
+            table.io,
+            [m for m in expire.reachable.manifests(table.io, md, [overwritten[1]]).values()],
+        )
+    }
     _between_commit_and_deletes(monkeypatch, other_cleaner)
     # the one data file a manifest still there lists (the other two were listed only by the
     # manifests the other cleaner deleted, so they are its to delete, or remove_orphan_files');
@@ -337,7 +376,9 @@ def test_an_expired_snapshots_file_already_deleted_is_nothing_left_to_delete(
     assert orphans(con, "db.t", dry_run=True) == {p.removeprefix("file:") for p in listed_by_gone}
 
 
-def test_a_concurrent_expiry_while_planning_makes_it_plan_again(con, overwritten, tmp_path, monkeypatch):
+def test_a_concurrent_expiry_while_planning_makes_it_plan_again(
+    con, overwritten, tmp_path, monkeypatch
+):
     """clean_expired_metadata reads the kept snapshots' manifests while planning; a
     concurrent expiry that deleted one sends it to plan on the new version."""
     other = icesql.connect(str(tmp_path))
@@ -351,8 +392,11 @@ def test_a_concurrent_expiry_while_planning_makes_it_plan_again(con, overwritten
         return planned(md, policy, io, fail)
 
     monkeypatch.setattr(expire, "plan_expiry", expire_first)
-    row = _expire(con, f"table => 'db.t', older_than => {FUTURE}, retain_last => 3,"
-                       " clean_expired_metadata => true")  # reads the manifests of 2-4
+    row = _expire(
+        con,
+        f"table => 'db.t', older_than => {FUTURE}, retain_last => 3,"
+        " clean_expired_metadata => true",
+    )  # reads the manifests of 2-4
     # its stale plan, the other's, its plan on the new version: nothing left to expire
     assert len(calls) == 3 and row == (0, 0, 0, 0, 0, 0)
     assert calls[2] is not calls[0]

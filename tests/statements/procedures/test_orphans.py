@@ -57,8 +57,11 @@ def _files(folder: str) -> set[str]:
 def test_old_unreachable_files_go_and_everything_the_table_reaches_stays(con, history):
     con.execute("INSERT OVERWRITE db.t VALUES (7)")  # earlier data files stay reachable
     folder = _table_dir(con)
-    junk = [_write(f"{folder}/data/junk.parquet"), _write(f"{folder}/metadata/stray.avro"),
-            _write(f"{folder}/elsewhere/x/y.txt")]
+    junk = [
+        _write(f"{folder}/data/junk.parquet"),
+        _write(f"{folder}/metadata/stray.avro"),
+        _write(f"{folder}/elsewhere/x/y.txt"),
+    ]
     _age(folder)
     before = _files(folder)
     assert _orphans(con, ", dry_run => true") == sorted(junk)
@@ -66,7 +69,11 @@ def test_old_unreachable_files_go_and_everything_the_table_reaches_stays(con, hi
     assert _orphans(con) == sorted(junk)
     assert _files(folder) == before - set(junk)
     assert sorted(con.execute("SELECT * FROM db.t").fetchall()) == [(7,)]
-    assert sorted(con.execute(f"SELECT * FROM db.t VERSION AS OF {history[2]}").fetchall()) == [(0,), (1,), (2,)]
+    assert sorted(con.execute(f"SELECT * FROM db.t VERSION AS OF {history[2]}").fetchall()) == [
+        (0,),
+        (1,),
+        (2,),
+    ]
     assert_every_reached_file_exists(con)
     md = con.catalog.load_table(("db", "t")).metadata
     assert all(os.path.exists(e.metadata_file.removeprefix("file:")) for e in md.metadata_log)
@@ -78,8 +85,12 @@ def test_young_and_hidden_files_are_never_listed(con, history):
     folder = _table_dir(con)
     _age(folder)
     young = _write(f"{folder}/data/young.parquet", age=DAY / 2)
-    hidden = [_write(f"{folder}/data/.x.parquet.crc"), _write(f"{folder}/data/_SUCCESS"),
-              _write(f"{folder}/_tmp/a.parquet"), _write(f"{folder}/data/.hidden/b.parquet")]
+    hidden = [
+        _write(f"{folder}/data/.x.parquet.crc"),
+        _write(f"{folder}/data/_SUCCESS"),
+        _write(f"{folder}/_tmp/a.parquet"),
+        _write(f"{folder}/data/.hidden/b.parquet"),
+    ]
     old = _write(f"{folder}/data/old.parquet", age=3 * DAY + 60)
     assert _orphans(con) == [old]  # default older_than: 3 days ago
     assert os.path.exists(young) and all(os.path.exists(p) for p in hidden)
@@ -109,7 +120,11 @@ def test_location_limits_the_listing(con, history):
 def test_the_24_hour_guard_and_other_refusals(con, history):
     for args, error, message in [
         (", older_than => current_timestamp()", ProgrammingError, "interval less than 24 hours"),
-        (", max_concurrent_deletes => 0", ProgrammingError, "max_concurrent_deletes should have value > 0"),
+        (
+            ", max_concurrent_deletes => 0",
+            ProgrammingError,
+            "max_concurrent_deletes should have value > 0",
+        ),
         (", prefix_mismatch_mode => 'maybe'", ProgrammingError, "Invalid mode: maybe"),
         (", file_list_view => 'db.nope'", ProgrammingError, "db.nope"),
         (", dry_run => 'yes'", ProgrammingError, "cannot cast StringType to BooleanType"),
@@ -126,9 +141,11 @@ def test_options_that_only_steer_deleting_change_nothing_else(con, history):
     folder = _table_dir(con)
     junk = sorted(_write(f"{folder}/data/junk{i}.parquet") for i in range(5))
     _age(folder)
-    args = (", max_concurrent_deletes => 3, prefix_listing => true,"
-            " equal_schemes => map('gs', 'gcs'), equal_authorities => map('a', 'b'),"
-            " prefix_mismatch_mode => 'error'")
+    args = (
+        ", max_concurrent_deletes => 3, prefix_listing => true,"
+        " equal_schemes => map('gs', 'gcs'), equal_authorities => map('a', 'b'),"
+        " prefix_mismatch_mode => 'error'"
+    )
     assert _orphans(con, args) == junk
     assert not any(os.path.exists(p) for p in junk)
 
@@ -174,19 +191,29 @@ def test_a_commit_landing_while_it_runs_loses_nothing(con, history, monkeypatch,
 
 
 def _search(mode: str = "ERROR", authorities=None) -> OrphanSearch:
-    return OrphanSearch(0, "s3://bucket/t", orphans.flatten({**orphans.DEFAULT_EQUAL_SCHEMES}),
-                        orphans.flatten(authorities), mode)
+    return OrphanSearch(
+        0,
+        "s3://bucket/t",
+        orphans.flatten({**orphans.DEFAULT_EQUAL_SCHEMES}),
+        orphans.flatten(authorities),
+        mode,
+    )
 
 
 def test_schemes_and_authorities_compare_as_java_compares_them():
     valid = ["s3://bucket/t/data/a.parquet", "/t/data/b.parquet"]
-    listed = ["s3a://bucket/t/data/a.parquet", "s3://other/t/data/b.parquet",
-              "s3://bucket/t/data/c.parquet"]
+    listed = [
+        "s3a://bucket/t/data/a.parquet",
+        "s3://other/t/data/b.parquet",
+        "s3://bucket/t/data/c.parquet",
+    ]
     # s3a = s3; a valid path without scheme or authority matches any
     assert find_orphans(listed, valid, _search()) == ["s3://bucket/t/data/c.parquet"]
     moved = ["s3://bucket/t/data/a.parquet"]
     listed = ["s3://other/t/data/a.parquet"]
-    with pytest.raises(PrefixMismatchError, match=r"Conflicting authorities/schemes: \[\(bucket, other\)\]"):
+    with pytest.raises(
+        PrefixMismatchError, match=r"Conflicting authorities/schemes: \[\(bucket, other\)\]"
+    ):
         find_orphans(listed, moved, _search())
     assert find_orphans(listed, moved, _search("IGNORE")) == []
     assert find_orphans(listed, moved, _search("DELETE")) == listed
@@ -201,8 +228,10 @@ def test_on_an_object_store(s3_server, s3_bucket):
     times and deletes go through fsspec's s3 file system."""
     con = icesql.connect(f"s3://{s3_bucket}/wh", properties=s3_server.properties)
     con.execute("CREATE NAMESPACE db")
-    con.execute("CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (s)"
-                " TBLPROPERTIES ('write.delete.mode' = 'merge-on-read')")
+    con.execute(
+        "CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (s)"
+        " TBLPROPERTIES ('write.delete.mode' = 'merge-on-read')"
+    )
     con.execute("INSERT INTO db.t VALUES (1, 'a'), (2, 'b'), (3, 'a')")
     con.execute("DELETE FROM db.t WHERE id = 2")
     con.execute("INSERT OVERWRITE db.t SELECT id + 10, s FROM db.t")
@@ -212,13 +241,17 @@ def test_on_an_object_store(s3_server, s3_bucket):
     for path in junk:
         io.write_bytes(path, b"junk")
     con.execute("SET spark.testing = true")
-    rows = con.execute("CALL system.remove_orphan_files(table => 'db.t',"
-                       " older_than => current_timestamp() + INTERVAL 1 MINUTE)").fetchall()
+    rows = con.execute(
+        "CALL system.remove_orphan_files(table => 'db.t',"
+        " older_than => current_timestamp() + INTERVAL 1 MINUTE)"
+    ).fetchall()
     assert sorted(p for (p,) in rows) == sorted(junk)
     assert not any(io.exists(p) for p in junk)
     assert all(io.exists(p) for p in reached_files(con, ("db", "t")))
-    (counts,) = con.execute("CALL system.expire_snapshots(table => 'db.t',"
-                            " older_than => TIMESTAMP '2100-01-01 00:00:00')").fetchall()
+    (counts,) = con.execute(
+        "CALL system.expire_snapshots(table => 'db.t',"
+        " older_than => TIMESTAMP '2100-01-01 00:00:00')"
+    ).fetchall()
     assert counts == (2, 1, 0, 2, 2, 0)
     assert all(io.exists(p) for p in reached_files(con, ("db", "t")))
     assert sorted(con.execute("SELECT * FROM db.t").fetchall()) == [(11, "a"), (13, "a")]
@@ -232,16 +265,23 @@ def test_a_file_list_replaces_the_listing(con, history):
     young = _write(f"{folder}/data/young.parquet", age=0)
     con.execute("CREATE TABLE db.listing (file_path STRING, last_modified TIMESTAMP) USING iceberg")
     on_disk = [p for p in _files(folder) if "/." not in p]
-    rows = [(f"{location.rstrip('/')}{p[len(folder.rstrip('/')):]}", "2000-01-01 00:00:00") for p in on_disk]
+    rows = [
+        (f"{location.rstrip('/')}{p[len(folder.rstrip('/')) :]}", "2000-01-01 00:00:00")
+        for p in on_disk
+    ]
     rows = [(p, "2100-01-01 00:00:00" if p.endswith("young.parquet") else t) for p, t in rows]
     rows.append(("/elsewhere/not-under-the-location.parquet", "2000-01-01 00:00:00"))
-    con.execute("INSERT INTO db.listing VALUES " + ", ".join(f"('{p}', TIMESTAMP '{t}')" for p, t in rows))
+    con.execute(
+        "INSERT INTO db.listing VALUES " + ", ".join(f"('{p}', TIMESTAMP '{t}')" for p, t in rows)
+    )
     # the files the table reaches are in the list, old: only the junk is an orphan
     assert _orphans(con, ", file_list_view => 'db.listing'") == [junk]
     assert os.path.exists(young) and not os.path.exists(junk)
     assert sorted(con.execute("SELECT * FROM db.t").fetchall()) == [(0,), (1,), (2,)]
     con.execute("CREATE TABLE db.bad (file_path STRING, last_modified DATE) USING iceberg")
-    with pytest.raises(ProgrammingError, match="Invalid last_modified column: date32.* is not a timestamp"):
+    with pytest.raises(
+        ProgrammingError, match="Invalid last_modified column: date32.* is not a timestamp"
+    ):
         _orphans(con, ", file_list_view => 'db.bad'")
     con.execute("CREATE TABLE db.worse (path STRING) USING iceberg")
     with pytest.raises(ProgrammingError, match="file_path does not exist. Available: path"):

@@ -39,7 +39,9 @@ def test_an_append_is_re_applied_on_a_moved_main(con, history, version):
     con.execute(f"ALTER TABLE db.t SET TBLPROPERTIES ('format-version' = '{version}')")
     staged = _stage(con, "w2", 8)
     con.execute("INSERT INTO db.t VALUES (9)")  # main moves past the staged snapshot's parent
-    (source, current), = con.execute("CALL system.publish_changes(wap_id => 'w2', table => 'db.t')").fetchall()
+    ((source, current),) = con.execute(
+        "CALL system.publish_changes(wap_id => 'w2', table => 'db.t')"
+    ).fetchall()
     md = _md(con)
     picked = md.current_snapshot()
     assert (source, current) == (staged, picked.snapshot_id) and staged != current
@@ -59,9 +61,13 @@ def test_cherrypick_refusals(con, history):
     cur = con.execute(f"CALL system.cherrypick_snapshot(table => 'db.t', snapshot_id => {picked})")
     assert cur.fetchall()[0][0] == picked
     assert _ids(con) == [0, 1, 2, 5]
-    with pytest.raises(ProgrammingError, match=f"Cannot cherrypick snapshot {picked}: already picked"):
+    with pytest.raises(
+        ProgrammingError, match=f"Cannot cherrypick snapshot {picked}: already picked"
+    ):
         con.execute(f"CALL system.cherrypick_snapshot('db.t', {picked})")
-    with pytest.raises(ProgrammingError, match=f"Cannot cherrypick snapshot {history[1]}: already an ancestor"):
+    with pytest.raises(
+        ProgrammingError, match=f"Cannot cherrypick snapshot {history[1]}: already an ancestor"
+    ):
         con.execute(f"CALL system.cherrypick_snapshot('db.t', {history[1]})")
     con.execute("DELETE FROM db.t.branch_b WHERE id = 5")
     deleted = _md(con).refs["b"].snapshot_id

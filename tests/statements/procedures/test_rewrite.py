@@ -60,7 +60,9 @@ def test_rewrite_applies_deletes_and_keeps_rows(con, version, mode):
     con.execute("DELETE FROM db.r WHERE id IN (1, 102)")
     con.execute("UPDATE db.r SET s = 'u' WHERE id = 4")
     before = _rows(con)
-    lineage = sorted(con.execute("SELECT id, _row_id FROM db.r").fetchall()) if version >= 3 else None
+    lineage = (
+        sorted(con.execute("SELECT id, _row_id FROM db.r").fetchall()) if version >= 3 else None
+    )
     start = con.catalog.load_table(T).metadata.current_snapshot()
     t0, _, files0 = _live(con)
     data0 = [e for c, e in files0 if c == CONTENT_DATA]
@@ -85,21 +87,28 @@ def test_bin_pack_selection_follows_java(con):
     _create(con, inserts=4)  # two partitions, two small files each
     # fewer than min-input-files (5) per partition and less than the target: nothing to do
     assert _call(con) == [(0, 0, 0, 0, 0)]
-    assert _call(con, "table => 'db.r', options => map('min-input-files', '3')") == [(0, 0, 0, 0, 0)]
+    assert _call(con, "table => 'db.r', options => map('min-input-files', '3')") == [
+        (0, 0, 0, 0, 0)
+    ]
     # more bytes than the target in a group of several files
     [row] = _call(con, "table => 'db.r', options => map('target-file-size-bytes', '1000')")
     assert row[:2] == (4, 2)
     # one file per partition now: a single file is never rewritten unless rewrite-all
-    assert _call(con, "table => 'db.r', options => map('min-input-files', '1')") == [(0, 0, 0, 0, 0)]
+    assert _call(con, "table => 'db.r', options => map('min-input-files', '1')") == [
+        (0, 0, 0, 0, 0)
+    ]
     assert _call(con, "table => 'db.r', options => map('rewrite-all', 'true')")[0][:2] == (2, 2)
 
 
 def test_where_limits_the_files(con):
     _create(con)
-    [row] = _call(con, "table => 'db.r', where => 'p = 1 and id > 0', options =>"
-                  " map('min-input-files', '2')")
+    [row] = _call(
+        con, "table => 'db.r', where => 'p = 1 and id > 0', options => map('min-input-files', '2')"
+    )
     assert row[:2] == (3, 1)
-    files = con.execute("SELECT partition.p, count(*) FROM db.r.files GROUP BY 1 ORDER BY 1").fetchall()
+    files = con.execute(
+        "SELECT partition.p, count(*) FROM db.r.files GROUP BY 1 ORDER BY 1"
+    ).fetchall()
     assert files == [(0, 3), (1, 1)]
 
 
@@ -154,8 +163,11 @@ def test_concurrent_append_does_not_conflict(con, monkeypatch, tmp_path):
 def test_partial_progress_commits_groups_apart(con):
     _create(con)
     before = len(con.catalog.load_table(T).metadata.snapshots)
-    [row] = _call(con, "table => 'db.r', options => map('min-input-files', '2',"
-                  " 'partial-progress.enabled', 'true', 'max-concurrent-file-group-rewrites', '4')")
+    [row] = _call(
+        con,
+        "table => 'db.r', options => map('min-input-files', '2',"
+        " 'partial-progress.enabled', 'true', 'max-concurrent-file-group-rewrites', '4')",
+    )
     assert row[:2] == (6, 2)
     assert len(con.catalog.load_table(T).metadata.snapshots) == before + 2  # one per group
 
@@ -163,7 +175,10 @@ def test_partial_progress_commits_groups_apart(con):
 def test_remove_dangling_deletes(con):
     _create(con, mode="merge-on-read", inserts=2)
     con.execute("DELETE FROM db.r WHERE id = 0")
-    [row] = _call(con, "table => 'db.r', options => map('rewrite-all', 'true', 'remove-dangling-deletes', 'true')")
+    [row] = _call(
+        con,
+        "table => 'db.r', options => map('rewrite-all', 'true', 'remove-dangling-deletes', 'true')",
+    )
     assert row[4] >= 1
     assert con.execute("SELECT count(*) FROM db.r.delete_files").fetchall() == [(0,)]
 
@@ -173,9 +188,21 @@ def test_remove_dangling_deletes(con):
     [
         ("'db.r', 'sort', 'zorder(id, p)'", NotSupportedError, "z-order"),
         ("'db.r', 'foo'", ProgrammingError, "unsupported strategy"),
-        ("table => 'db.r', options => map('foo', '1')", ProgrammingError, r"Cannot use options \['foo'\]"),
-        ("table => 'db.r', options => map('min-input-files', 'x')", ProgrammingError, "min-input-files"),
-        ("table => 'db.r', options => map('output-spec-id', '7')", NotSupportedError, "output-spec-id"),
+        (
+            "table => 'db.r', options => map('foo', '1')",
+            ProgrammingError,
+            r"Cannot use options \['foo'\]",
+        ),
+        (
+            "table => 'db.r', options => map('min-input-files', 'x')",
+            ProgrammingError,
+            "min-input-files",
+        ),
+        (
+            "table => 'db.r', options => map('output-spec-id', '7')",
+            NotSupportedError,
+            "output-spec-id",
+        ),
         ("'db.r', 'sort'", ProgrammingError, "no sort order"),
         ("table => 'db.r', where => 'nope(id)'", ProgrammingError, "Cannot convert where"),
         ("'db.missing'", ProgrammingError, "not found"),
@@ -221,7 +248,9 @@ def test_rewrite_manifests_clusters_entries_and_keeps_them(con, version):
     assert sorted(con.execute(f"SELECT *, {lineage} FROM db.r").fetchall()) == before
     # one manifest already: nothing to do, no commit
     version_before = con.catalog.current_version(T)
-    assert con.execute("CALL system.rewrite_manifests(table => 'db.r', use_caching => false)").fetchall() == [(0, 0)]
+    assert con.execute(
+        "CALL system.rewrite_manifests(table => 'db.r', use_caching => false)"
+    ).fetchall() == [(0, 0)]
     assert con.catalog.current_version(T) == version_before
 
 
@@ -244,7 +273,9 @@ def test_rewrite_manifests_splits_by_target_size_in_partition_order(con):
 
 def test_rewrite_manifests_loses_to_a_concurrent_rewrite(con, monkeypatch, tmp_path):
     _create(con, inserts=3)
-    append_before_commit(con, monkeypatch, str(tmp_path), "CALL system.rewrite_manifests('db.r')", T)
+    append_before_commit(
+        con, monkeypatch, str(tmp_path), "CALL system.rewrite_manifests('db.r')", T
+    )
     with pytest.raises(CommitConflictError, match="no longer in the table"):
         con.execute("CALL system.rewrite_manifests('db.r')")
     assert _manifest_counts(con) == {0: 1}
@@ -295,16 +326,22 @@ def test_rewrite_position_delete_files_merges_per_partition(con):
             assert e.sequence_number == by_partition[e.data_file.partition]
             assert e.data_file.referenced_data_file is None  # names two data files
     # nothing left worth rewriting
-    assert con.execute("CALL system.rewrite_position_delete_files('db.r')").fetchall() == [(0, 0, 0, 0)]
+    assert con.execute("CALL system.rewrite_position_delete_files('db.r')").fetchall() == [
+        (0, 0, 0, 0)
+    ]
 
 
 def test_rewrite_position_delete_files_drops_dangling_deletes(con):
     _deleted_v2(con)
     con.execute("ALTER TABLE db.r SET TBLPROPERTIES ('write.delete.granularity'='partition')")
-    con.execute("CALL system.rewrite_position_delete_files(table => 'db.r', options => map('min-input-files', '2'))")
+    con.execute(
+        "CALL system.rewrite_position_delete_files(table => 'db.r', options => map('min-input-files', '2'))"
+    )
     before = _rows(con)
     # rewrite the data of partition 0: its position delete file now names no live data file
-    con.execute("CALL system.rewrite_data_files(table => 'db.r', where => 'p = 0', options => map('rewrite-all', 'true'))")
+    con.execute(
+        "CALL system.rewrite_data_files(table => 'db.r', where => 'p = 0', options => map('rewrite-all', 'true'))"
+    )
     assert _content_counts(con) == {0: 3, 1: 2}
     [row] = con.execute(
         "CALL system.rewrite_position_delete_files(table => 'db.r', options => map('rewrite-all', 'true'))"
@@ -318,7 +355,9 @@ def test_rewrite_position_delete_files_file_granularity_by_default(con):
     _deleted_v2(con)
     con.execute("ALTER TABLE db.r SET TBLPROPERTIES ('write.delete.granularity'='partition')")
     con.execute("DELETE FROM db.r WHERE id = 4")  # a file naming two data files
-    con.execute("CALL system.rewrite_position_delete_files(table => 'db.r', options => map('min-input-files', '2'))")
+    con.execute(
+        "CALL system.rewrite_position_delete_files(table => 'db.r', options => map('min-input-files', '2'))"
+    )
     con.execute("ALTER TABLE db.r UNSET TBLPROPERTIES ('write.delete.granularity')")
     before = _rows(con)
     [row] = con.execute(
@@ -338,7 +377,9 @@ def test_rewrite_position_delete_files_turns_v2_deletes_into_dvs_after_an_upgrad
     before = _rows(con)
     counts = _content_counts(con)
     # as in v2, groups of too few files are left alone
-    assert con.execute("CALL system.rewrite_position_delete_files('db.r')").fetchall() == [(0, 0, 0, 0)]
+    assert con.execute("CALL system.rewrite_position_delete_files('db.r')").fetchall() == [
+        (0, 0, 0, 0)
+    ]
     [row] = con.execute(
         "CALL system.rewrite_position_delete_files('db.r', map('rewrite-all', 'true'))"
     ).fetchall()
@@ -349,24 +390,33 @@ def test_rewrite_position_delete_files_turns_v2_deletes_into_dvs_after_an_upgrad
     assert len(deletes) == 4 and all(d.file_format == "PUFFIN" for d in deletes)
     assert _rows(con) == before
     # deletion vectors only: nothing to rewrite
-    assert con.execute("CALL system.rewrite_position_delete_files('db.r')").fetchall() == [(0, 0, 0, 0)]
+    assert con.execute("CALL system.rewrite_position_delete_files('db.r')").fetchall() == [
+        (0, 0, 0, 0)
+    ]
 
 
 def test_rewrite_position_delete_files_bad_options(con):
     _create(con, 3, "merge-on-read", inserts=2)
     with pytest.raises(ProgrammingError, match="Cannot use options"):
-        con.execute("CALL system.rewrite_position_delete_files('db.r', map('delete-file-threshold', '1'))")
+        con.execute(
+            "CALL system.rewrite_position_delete_files('db.r', map('delete-file-threshold', '1'))"
+        )
 
 
 def test_partial_progress_counts_a_failed_commit_and_keeps_the_others(con, monkeypatch, tmp_path):
     _create(con, mode="merge-on-read")
     # id 3 lives in partition 1, whose group commits second: only that commit conflicts
     append_before_commit(con, monkeypatch, str(tmp_path), "DELETE FROM db.r WHERE id = 3", T)
-    [row] = _call(con, "table => 'db.r', options => map('min-input-files', '2',"
-                  " 'partial-progress.enabled', 'true')")
+    [row] = _call(
+        con,
+        "table => 'db.r', options => map('min-input-files', '2',"
+        " 'partial-progress.enabled', 'true')",
+    )
     rewritten, added, _, failed, _ = row
     assert (rewritten, added, failed) == (3, 1, 3)
-    counts = dict(con.execute("SELECT partition.p, count(*) FROM db.r.data_files GROUP BY 1").fetchall())
+    counts = dict(
+        con.execute("SELECT partition.p, count(*) FROM db.r.data_files GROUP BY 1").fetchall()
+    )
     assert counts == {0: 1, 1: 3}
     assert 3 not in [r[0] for r in _rows(con)] and len(_rows(con)) == 11
     # without partial progress the same conflict fails the whole rewrite
@@ -395,9 +445,12 @@ def test_sort_strategy_sorts_the_whole_group_across_files(con):
         values = ", ".join(f"({(i * 37 + k * 11) % 4000}, 'row {i} of {k}')" for i in range(1000))
         con.execute(f"INSERT INTO db.r VALUES {values}")
     before = sorted(con.execute("SELECT * FROM db.r").fetchall())
-    [row] = _call(con, "table => 'db.r', strategy => 'sort', sort_order => 'id ASC NULLS LAST',"
-                  " options => map('rewrite-all', 'true', 'target-file-size-bytes', '12000',"
-                  " 'min-file-size-bytes', '0')")
+    [row] = _call(
+        con,
+        "table => 'db.r', strategy => 'sort', sort_order => 'id ASC NULLS LAST',"
+        " options => map('rewrite-all', 'true', 'target-file-size-bytes', '12000',"
+        " 'min-file-size-bytes', '0')",
+    )
     assert row[0] == 4 and row[1] >= 2
     ranges = []
     for (path,) in con.execute("SELECT file_path FROM db.r.data_files").fetchall():

@@ -22,7 +22,9 @@ def test_rollback_to_an_ancestor_and_forward_again(con, history):
     cur = con.execute(f"CALL system.rollback_to_snapshot('db.t', {history[0]})")
     assert cur.fetchall() == [(history[2], history[0])]
     assert _ids(con) == [0]
-    with pytest.raises(ProgrammingError, match=f"not an ancestor of the current state: {history[2]}"):
+    with pytest.raises(
+        ProgrammingError, match=f"not an ancestor of the current state: {history[2]}"
+    ):
         con.execute(f"CALL system.rollback_to_snapshot('db.t', {history[2]})")
     with pytest.raises(ProgrammingError, match="Cannot roll back to unknown snapshot id: 42"):
         con.execute("CALL system.rollback_to_snapshot('db.t', 42)")
@@ -49,7 +51,9 @@ def test_set_current_snapshot_to_a_ref(con, history):
     assert cur.fetchall() == [(history[2], history[0])]
     with pytest.raises(ProgrammingError, match="Cannot find matching snapshot ID for ref nope"):
         con.execute("CALL system.set_current_snapshot(table => 'db.t', ref => 'nope')")
-    with pytest.raises(ProgrammingError, match="Either snapshot_id or ref must be provided, not both"):
+    with pytest.raises(
+        ProgrammingError, match="Either snapshot_id or ref must be provided, not both"
+    ):
         con.execute(f"CALL system.set_current_snapshot('db.t', {history[0]}, 't0')")
 
 
@@ -66,8 +70,10 @@ def test_fast_forward_moves_a_branch_to_a_descendant(con, history):
 
 
 def test_fast_forward_outputs_and_errors(con, history):
-    con.execute(f"ALTER TABLE db.t CREATE BRANCH old AS OF VERSION {history[0]}"
-                " WITH SNAPSHOT RETENTION 4 SNAPSHOTS")
+    con.execute(
+        f"ALTER TABLE db.t CREATE BRANCH old AS OF VERSION {history[0]}"
+        " WITH SNAPSHOT RETENTION 4 SNAPSHOTS"
+    )
     cur = con.execute("CALL system.fast_forward('db.t', 'old', 'main')")
     assert [d[0] for d in cur.description] == ["branch_updated", "previous_ref", "updated_ref"]
     assert cur.fetchall() == [("old", history[0], history[2])]

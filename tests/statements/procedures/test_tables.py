@@ -10,7 +10,9 @@ from icesql.errors import NotSupportedError, ProgrammingError
 
 
 def test_register_an_existing_metadata_file(tmp_path):
-    con = icesql.connect(catalog="sql", uri=f"sqlite:///{tmp_path}/cat.db", warehouse=str(tmp_path / "wh"))
+    con = icesql.connect(
+        catalog="sql", uri=f"sqlite:///{tmp_path}/cat.db", warehouse=str(tmp_path / "wh")
+    )
     try:
         con.execute("CREATE NAMESPACE db")
         con.execute("CREATE TABLE db.t (id BIGINT) USING iceberg")
@@ -19,7 +21,9 @@ def test_register_an_existing_metadata_file(tmp_path):
         table = con.catalog.load_table(("db", "t"))
         cur = con.execute("CALL system.register_table('db.copy', ?)", (table.metadata_location,))
         assert [d[0] for d in cur.description] == [
-            "current_snapshot_id", "total_records_count", "total_data_files_count"
+            "current_snapshot_id",
+            "total_records_count",
+            "total_data_files_count",
         ]
         assert cur.fetchall() == [(table.metadata.current_snapshot().snapshot_id, 3, 2)]
         assert con.execute("SELECT count(*) FROM db.copy").fetchone() == (3,)

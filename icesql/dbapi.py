@@ -28,7 +28,8 @@ from icesql.dbapi_types import type_code
 from icesql.engine import Engine
 from icesql.errors import InterfaceError, ProgrammingError
 from icesql.notebook_progress import NotebookProgress, in_kernel
-from icesql.session import ProgressCallback, Result
+from icesql.progress import ProgressCallback
+from icesql.session import Result
 from icesql.session.settings import ENGINE, ENGINES
 from icesql.session.spark import SparkBackend, require_pyspark
 from icesql.sql.identifiers import catalog_named
@@ -97,7 +98,7 @@ class Connection:
         self.engine.unregister(name)
 
     def add_progress_listener(self, callback: ProgressCallback) -> Callable[[], None]:
-        """Call ``callback(progress)`` (an ``icesql.session.Progress``: files and bytes planned
+        """Call ``callback(progress)`` (an ``icesql.progress.Progress``: files and bytes planned
         and read, rows and files written) as each statement of this connection progresses;
         returns a function that removes it. Nobody listening costs nothing.
 

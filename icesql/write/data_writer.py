@@ -45,7 +45,7 @@ import pyarrow as pa
 
 from icesql.errors import InternalError
 from icesql.io import FileIO
-from icesql.session.progress import ProgressTracker
+from icesql.progress import ProgressTracker
 from icesql.spec.arrow import check_variant_support
 from icesql.spec.content_file import DataFile
 from icesql.spec.partitioning import PartitionSpec

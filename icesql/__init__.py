@@ -28,6 +28,7 @@ from icesql.errors import (
 
 if TYPE_CHECKING:
     from icesql.dbapi import Connection, Cursor, connect
+    from icesql.dbapi.relation import Relation
     from icesql.dbapi_types import (
         BINARY,
         DATETIME,
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
         Timestamp,
         TimestampFromTicks,
     )
-    from icesql.relation import Relation
 
 apilevel = "2.0"
 threadsafety = 1
@@ -53,7 +53,7 @@ _LAZY = {
     "Connection": "icesql.dbapi",
     "Cursor": "icesql.dbapi",
     "connect": "icesql.dbapi",
-    "Relation": "icesql.relation",
+    "Relation": "icesql.dbapi.relation",
     **{
         name: "icesql.dbapi_types"
         for name in (

@@ -35,9 +35,9 @@ from icesql.errors import (
     NotSupportedError,
     ProgrammingError,
 )
+from icesql.progress import ProgressTracker
 from icesql.session import DML_TARGET, Result, Settings, read_branch, sandbox
 from icesql.session.memory import MemoryFit
-from icesql.session.progress import ProgressTracker
 from icesql.session.spark import SparkBackend
 from icesql.sql.bound_query import BoundQuery, TableSource, bind_query, query_type_name
 from icesql.sql.dialect import (

@@ -6,7 +6,7 @@ progress listeners (``Connection.add_progress_listener``), so a statement that r
 updated at most every ``REFRESH`` seconds and removed when the statement ends, as the shell's bar
 is erased. Outside a kernel (scripts, the shell, IPython in a terminal) nothing is added.
 
->>> from icesql.session.progress import Progress
+>>> from icesql.progress import Progress
 >>> shown = []
 >>> bar = NotebookProgress(show=shown.append, delay=0, refresh=0)
 >>> bar(Progress(files_planned=4, files_done=1, bytes_planned=400, bytes_done=100))
@@ -24,12 +24,9 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from icesql.cli.progress_bar import progress_text
-
-if TYPE_CHECKING:
-    from icesql.session.progress import Progress
+from icesql.progress import Progress, progress_text
 
 __all__ = ["DELAY", "REFRESH", "NotebookProgress", "ProgressDisplay", "in_kernel"]
 

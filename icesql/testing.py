@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from icesql.text_table import RULE, text_table
+
 if TYPE_CHECKING:  # the engine loads when a check first runs, not when this module is imported
     import pyarrow as pa
 
@@ -84,16 +86,11 @@ def format_table(
 ) -> str:
     """``columns`` over ``rows``, each column as wide as its widest value (cut at 40)."""
     cells = [[_cell(v) for v in row] for row in rows]
-    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
-    lines = [
-        " | ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip(),
-        "-+-".join("-" * w for w in widths),
-    ]
-    lines += [" | ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() for r in cells]
+    table = text_table([columns, RULE, *cells], framed=False)
     hidden = (count if count is not None else len(rows)) - len(rows)
     if hidden > 0:
-        lines.append(f"... and {hidden} more row{'s' if hidden != 1 else ''}")
-    return "\n".join(lines)
+        table += f"\n... and {hidden} more row{'s' if hidden != 1 else ''}"
+    return table
 
 
 def _cell(value: Any) -> str:

@@ -9,7 +9,7 @@ import pytest
 import icesql
 from icesql import notebook_progress
 from icesql.notebook_progress import NotebookProgress, ProgressDisplay, in_kernel
-from icesql.session.progress import Progress
+from icesql.progress import Progress
 
 IPython = pytest.importorskip("IPython")
 from IPython.core.displaypub import CapturingDisplayPublisher  # noqa: E402

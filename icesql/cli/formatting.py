@@ -16,14 +16,13 @@ path serves ``-c``, piped scripts and the prompt.
 from __future__ import annotations
 
 import csv
-import datetime as dt
-import decimal
 import html
 import io
 import json
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+from icesql.text_table import RULE, cell_text, is_numeric, json_value, text_table
 
 MODES = ("table", "box", "csv", "tsv", "json", "jsonl", "markdown", "line", "html")
 # modes whose output a person reads: row limits, footers and NULL markers apply to them
@@ -58,29 +57,6 @@ def render(columns: Sequence[str], rows: Rows, fmt: Format) -> str:
     except KeyError:
         raise ValueError(f"unknown output mode {fmt.mode!r}; one of {', '.join(MODES)}") from None
     return renderer(list(columns), rows, fmt)
-
-
-def cell_text(value: object, null: str = "NULL") -> str:
-    """One value as a person reads it: bytes in hex, nested values as JSON-like text."""
-    if value is None:
-        return null
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
-        return repr(value)
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return "0x" + bytes(value).hex()
-    if isinstance(value, (list, tuple, dict)):
-        return json.dumps(_jsonable(value), ensure_ascii=False, separators=(",", ":"))
-    return str(value)
-
-
-def is_numeric(value: object) -> bool:
-    return isinstance(value, (int, float, decimal.Decimal)) and not isinstance(value, bool)
 
 
 def numeric_columns(width: int, rows: Rows) -> list[bool]:
@@ -126,14 +102,9 @@ def _align(values: Sequence[str], widths: Sequence[int], numeric: Sequence[bool]
 
 def _table(columns: list[str], rows: Rows, fmt: Format) -> str:
     cells, widths, numeric = _grid(columns, rows, fmt)
-    sep = "+-" + "-+-".join("-" * w for w in widths) + "-+"
-    lines = [sep]
-    if fmt.headers:
-        lines += ["| " + " | ".join(_align(columns, widths, numeric)) + " |", sep]
-    lines += ["| " + " | ".join(_align(r, widths, numeric)) + " |" for r in cells]
-    if cells:
-        lines.append(sep)
-    return "\n".join(lines)
+    head: list[Sequence[str] | None] = [columns, RULE] if fmt.headers else []
+    tail: list[Sequence[str] | None] = [RULE] if cells else []
+    return text_table([RULE, *head, *cells, *tail], numeric, widths=widths)
 
 
 def _box(columns: list[str], rows: Rows, fmt: Format) -> str:
@@ -202,34 +173,9 @@ def _delimited(delimiter: str) -> Callable[[list[str], Rows, Format], str]:
     return render_delimited
 
 
-def json_value(value: object) -> object:
-    """A value as JSON has it: numbers stay numbers, NaN and infinities become strings."""
-    return _jsonable(value)
-
-
-def _jsonable(value: object) -> object:
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else cell_text(value)
-    if isinstance(value, decimal.Decimal):
-        if not value.is_finite():
-            return str(value)
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return cell_text(value)
-    if isinstance(value, (dt.date, dt.time, dt.datetime)):
-        return value.isoformat(sep=" ") if isinstance(value, dt.datetime) else value.isoformat()
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return str(value)
-
-
 def _json_lines(columns: list[str], rows: Rows) -> list[str]:
     return [
-        json.dumps({c: _jsonable(v) for c, v in zip(columns, row)}, ensure_ascii=False)
+        json.dumps({c: json_value(v) for c, v in zip(columns, row)}, ensure_ascii=False)
         for row in rows
     ]
 

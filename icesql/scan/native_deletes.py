@@ -31,9 +31,9 @@ import numpy as np
 import pyarrow as pa
 
 from icesql._lazy import lazy_module
+from icesql.metadata.parquet_footer import footer_row_groups
 from icesql.scan.apply_deletes import background_pool
 from icesql.scan.delete_loaders import DeleteLoader
-from icesql.scan.parquet_footer import footer_row_groups
 from icesql.scan.planner import FileScanTask
 from icesql.scan.sql_text import quoted
 from icesql.spec.arrays import bool_array

@@ -45,13 +45,13 @@ import numpy as np
 from icesql._lazy import lazy_module
 from icesql.errors import CorruptFileError, Error, OperationalError
 from icesql.io import FileIO, local_path
-from icesql.scan.apply_deletes import DeleteApplier, extra_delete_column
-from icesql.scan.parquet_footer import (
+from icesql.metadata.parquet_footer import (
     footer_decodes,
     footer_row_count,
     has_field_ids,
     pages_decode,
 )
+from icesql.scan.apply_deletes import DeleteApplier, extra_delete_column
 from icesql.scan.planner import FileScanTask
 from icesql.scan.sql_text import sql_string
 from icesql.spec.content_file import EQUALITY_DELETES, DataFile

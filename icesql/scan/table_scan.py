@@ -16,12 +16,12 @@ import pyarrow as pa
 from icesql._lazy import lazy_module
 from icesql.catalog.table import Table
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
+from icesql.progress import ProgressTracker
 from icesql.scan.apply_deletes import PREFETCH_FILES, DeleteApplier
 from icesql.scan.native_read import NativeRead, split_native
 from icesql.scan.planner import FileScanTask, ManifestCache, ScanPlan, plan_scan
 from icesql.scan.reader import ROW_COUNT_COLUMN, ReadContext
 from icesql.scan.time_travel import ReadVersion
-from icesql.session.progress import ProgressTracker
 from icesql.spec.name_mapping import NameMapping
 from icesql.spec.schema import Schema
 from icesql.spec.types import NestedField

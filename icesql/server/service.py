@@ -50,11 +50,11 @@ from icesql.metadata.table_updates import (
     apply_table_updates,
     check_table_requirements,
 )
+from icesql.spec.fresh_ids import fresh_schema_fields
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema, walk_fields
 from icesql.spec.sorting import SortOrder
 from icesql.spec.types import StructType
-from icesql.write.fresh_ids import fresh_schema_fields
 
 __all__ = [
     "BadRequestError",

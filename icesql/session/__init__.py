@@ -6,8 +6,9 @@ path; ``Session`` names exactly that, and the engine implements it. So the handl
 this small interface and the engine on the handlers, never the other way round.
 
 This layer holds what both sides share: ``Result`` (what a statement produced), the
-``Settings`` store, the ``ProgressTracker`` (how far a statement has got) and ``DML_TARGET``
-(the mark of the table a row-level statement changes). It imports nothing from ``icesql.engine``, ``icesql.statements`` or the fronts.
+``Settings`` store and ``DML_TARGET`` (the mark of the table a row-level statement changes);
+how far a statement has got is ``icesql.progress``, below the scan and write code that report
+it. It imports nothing from ``icesql.engine``, ``icesql.statements`` or the fronts.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from icesql.session.progress import Progress, ProgressCallback, ProgressTracker
+from icesql.progress import ProgressTracker
 from icesql.session.result import DML_TARGET, Result
 from icesql.session.settings import Settings
 from icesql.session.wap import WriteRef, read_branch, write_ref
@@ -29,9 +30,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DML_TARGET",
-    "Progress",
-    "ProgressCallback",
-    "ProgressTracker",
     "Result",
     "Session",
     "Settings",

@@ -12,7 +12,7 @@ Spark 4.1 writes it, is ``srid:N``)::
     >>> str(iceberg_type(exp.DataType.build("GEOGRAPHY('srid:4269', karney)", dialect="spark")))
     'geography(srid:4269, karney)'
 
-Field ids are assigned by ``icesql.write.fresh_ids.fresh_schema_fields`` (Java's order), so
+Field ids are assigned by ``icesql.spec.fresh_ids.fresh_schema_fields`` (Java's order), so
 Spark and icesql give the same table the same ids::
 
     >>> st = exp.DataType.build("STRUCT<a: INT, b: STRUCT<c: INT>, d: INT>", dialect="spark")
@@ -27,6 +27,7 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from icesql.errors import NotSupportedError, ProgrammingError
+from icesql.spec.fresh_ids import fresh_schema_fields
 from icesql.spec.types import (
     DEFAULT_ALGORITHM,
     DEFAULT_CRS,
@@ -56,7 +57,6 @@ from icesql.spec.types import (
     UUIDType,
     VariantType,
 )
-from icesql.write.fresh_ids import fresh_schema_fields
 
 __all__ = [
     "EDGE_ALGORITHMS",

@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 
 from icesql.errors import DataError, IntegrityError, ProgrammingError
 from icesql.spec.arrow import to_arrow_scalar, type_to_arrow
+from icesql.spec.file_schema import arrow_write_schema
 from icesql.spec.geo import InvalidWKBError, parse_wkb
 from icesql.spec.schema import Schema
 from icesql.spec.types import (
@@ -62,7 +63,6 @@ from icesql.spec.types import (
 )
 from icesql.spec.values import java_double_string, java_float_string
 from icesql.sql.spark_type_names import spark_type
-from icesql.write.parquet import arrow_write_schema
 
 __all__ = ["Assignment", "arity_error"]
 

@@ -31,6 +31,7 @@ from icesql.metadata.table_metadata import TableMetadata
 from icesql.session import Result, Session
 from icesql.session.result import done
 from icesql.spec.arrow import arrow_field_type
+from icesql.spec.fresh_ids import fresh_schema_fields
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortOrder
@@ -53,7 +54,6 @@ from icesql.statements.names import namespace_name, table_name
 from icesql.write import commit as committer
 from icesql.write.column_metrics import MetricsConfig
 from icesql.write.data_writer import WriteTarget
-from icesql.write.fresh_ids import fresh_schema_fields
 from icesql.write.properties import (
     DEFAULT_PARQUET_COMPRESSION,
     FORMAT_VERSION,

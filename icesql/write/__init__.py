@@ -2,7 +2,7 @@
 
 * ``data_writer`` / ``parquet`` / ``column_metrics`` / ``sorting``: record batches to partitioned,
   sorted, size-bounded Parquet files with Spark's column metrics;
-* ``updates`` / ``schema_update`` / ``spec_update`` / ``fresh_ids``: metadata changes as plain
+* ``updates`` / ``schema_update`` / ``spec_update``: metadata changes as plain
   data, computed the way Java's ``SchemaUpdate`` and ``UpdatePartitionSpec`` compute them;
 * ``snapshot`` / ``summary`` / ``commit``: a ``Change`` becomes manifests, a manifest list, a
   snapshot with Spark's summary on the change's branch and one atomic catalog swap,

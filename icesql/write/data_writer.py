@@ -45,16 +45,17 @@ import pyarrow as pa
 
 from icesql.errors import InternalError
 from icesql.io import FileIO
-from icesql.session.progress import ProgressTracker
+from icesql.progress import ProgressTracker
 from icesql.spec.arrow import check_variant_support
 from icesql.spec.content_file import DataFile
+from icesql.spec.file_schema import arrow_write_schema
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.reserved import ROW_LINEAGE_FIELDS
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortOrder
 from icesql.write.column_metrics import MetricsConfig
 from icesql.write.file_writers import DataFileWriter, check_format, open_writer
-from icesql.write.parquet import arrow_write_schema, is_encoded
+from icesql.write.parquet import is_encoded
 from icesql.write.properties import DEFAULT_FILE_FORMAT, TableProperties
 from icesql.write.sorting import partition_keys, sort_indices
 

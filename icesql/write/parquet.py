@@ -23,28 +23,22 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import Executor, Future
-from dataclasses import replace
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from icesql.errors import NotSupportedError, OperationalError
+from icesql.errors import OperationalError
 from icesql.io import FileIO
 from icesql.metadata.manifest_schema import decimal_required_bytes
 from icesql.spec.arrow import geoarrow_type, schema_to_arrow
 from icesql.spec.content_file import DATA, DataFile
+from icesql.spec.file_schema import file_schema
 from icesql.spec.schema import Schema
 from icesql.spec.types import (
     GeographyType,
     GeometryType,
-    IcebergType,
-    ListType,
-    MapType,
-    NestedField,
-    StructType,
-    UnknownType,
 )
 from icesql.write.column_metrics import FileMetricsCollector, MetricsConfig
 from icesql.write.parquet_stitch import MAGIC, EncodedRowGroup, Stitcher, encode
@@ -53,9 +47,7 @@ from icesql.write.variant_footer import annotate_footer, variant_paths
 __all__ = [
     "OpenDataFile",
     "ParquetDataWriter",
-    "arrow_write_schema",
     "dictionary_pays",
-    "file_schema",
     "is_encoded",
     "leaf_paths",
     "plain_columns",
@@ -63,33 +55,6 @@ __all__ = [
 ]
 
 _CODEC_NAMES = {"uncompressed": "none", "none": "none", "lz4_raw": "lz4"}
-
-
-def file_schema(schema: Schema) -> Schema:
-    """``schema`` as data files store it: v3 ``unknown`` fields left out at every level of
-    structs ("omit from data files", in every format); readers give them NULL."""
-    return Schema(_known_fields(schema.fields), schema.schema_id, schema.identifier_field_ids)
-
-
-def _known_fields(fields: tuple[NestedField, ...]) -> tuple[NestedField, ...]:
-    return tuple(
-        replace(f, type=_known(f.type)) for f in fields if not isinstance(f.type, UnknownType)
-    )
-
-
-def _known(t: IcebergType) -> IcebergType:
-    if isinstance(t, StructType):
-        return StructType(_known_fields(t.fields))
-    if any(isinstance(f.type, UnknownType) for f in getattr(t, "fields", ())):
-        raise NotSupportedError(
-            f"cannot write {t}: a list element or map key/value of type unknown has no"
-            " representation in data files (only struct fields and columns can be left out)"
-        )
-    if isinstance(t, ListType):
-        return replace(t, element_type=_known(t.element_type))
-    if isinstance(t, MapType):
-        return replace(t, key_type=_known(t.key_type), value_type=_known(t.value_type))
-    return t
 
 
 def is_encoded(array_type: pa.DataType, column_type: pa.DataType) -> bool:
@@ -174,11 +139,6 @@ def leaf_paths(schema: pa.Schema) -> list[str]:
         return [prefix]
 
     return [p for f in schema for p in walk(f.name, f.type)]
-
-
-def arrow_write_schema(schema: Schema) -> pa.Schema:
-    """The Arrow schema of the data files of ``schema`` (unknown fields left out)."""
-    return schema_to_arrow(file_schema(schema))
 
 
 def _geo_columns(schema: Schema) -> list[tuple[int, pa.DataType]]:

@@ -26,6 +26,7 @@ from dataclasses import replace
 from typing import Any
 
 from icesql.errors import ProgrammingError
+from icesql.spec.fresh_ids import fresh_schema_fields
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema, walk_fields
 from icesql.spec.types import (
@@ -46,7 +47,6 @@ from icesql.spec.types import (
     is_primitive,
     min_format_version,
 )
-from icesql.write.fresh_ids import fresh_schema_fields
 
 __all__ = [
     "add_column",

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from icesql.errors import InternalError
-from icesql.scan.parquet_footer import schema_element_ends
+from icesql.metadata.parquet_footer import schema_element_ends
 from icesql.spec.schema import Schema
 from icesql.spec.types import ListType, MapType, StructType, VariantType
 

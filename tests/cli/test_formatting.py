@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from icesql.cli.formatting import MODES, Format, cell_text, numeric_columns, render
+from icesql.cli.formatting import MODES, Format, numeric_columns, render
 
 COLUMNS = ["id", "name"]
 ROWS = [(1, "a"), (100, None)]
@@ -97,13 +97,6 @@ def test_multi_line_cells_span_rows_in_tables() -> None:
         "| bb   |",
         "+------+",
     ]
-
-
-def test_cell_text_of_special_values() -> None:
-    assert cell_text(b"\x01\xff") == "0x01ff"
-    assert cell_text(True) == "true"
-    assert cell_text(float("-inf")) == "-Infinity"
-    assert cell_text([1, None]) == "[1,null]"
 
 
 def test_booleans_are_not_numbers() -> None:

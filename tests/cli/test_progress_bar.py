@@ -8,7 +8,7 @@ import icesql
 from icesql.cli.output import Output
 from icesql.cli.progress_bar import ProgressBar, bar_text
 from icesql.cli.runner import Shell
-from icesql.session.progress import Progress
+from icesql.progress import Progress
 
 
 def test_bar_text_shows_files_bytes_and_rows_written() -> None:

@@ -23,10 +23,11 @@ import icesql
 from icesql.errors import NotSupportedError, ProgrammingError
 from icesql.io import FileIO
 from icesql.spec.arrow import PYARROW_READS_VARIANT
+from icesql.spec.file_schema import arrow_write_schema
 from icesql.spec.schema import Schema
 from icesql.spec.types import IntegerType, NestedField, VariantType
 from icesql.write.column_metrics import MetricsConfig
-from icesql.write.parquet import ParquetDataWriter, arrow_write_schema
+from icesql.write.parquet import ParquetDataWriter
 
 # pyarrow 20 and 21 cannot open files with variant columns: icesql refuses to write them there
 needs22 = pytest.mark.skipif(not PYARROW_READS_VARIANT, reason="pyarrow < 22 opens no variant file")

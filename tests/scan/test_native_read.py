@@ -490,7 +490,7 @@ def _garble_footer(path: str) -> None:
     """Flip the first byte of a Parquet file's Thrift footer after which icesql's own footer
     reader still sends the file to DuckDB, whose error then names no file
     (``TProtocolException: Invalid data`` and the like)."""
-    from icesql.scan.parquet_footer import footer_row_count
+    from icesql.metadata.parquet_footer import footer_row_count
 
     raw = Path(path).read_bytes()
     footer = len(raw) - 8 - int.from_bytes(raw[-8:-4], "little")

@@ -9,8 +9,9 @@ from sqlglot import exp
 
 from icesql.catalog.filesystem import FileSystemCatalog
 from icesql.engine import Engine
+from icesql.progress import ProgressTracker
 from icesql.scan.planner import ManifestCache
-from icesql.session import ProgressTracker, Result, Session, Settings
+from icesql.session import Result, Session, Settings
 from icesql.sql.dialect import parse
 from icesql.statements import statement_handler
 

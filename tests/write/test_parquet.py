@@ -11,8 +11,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from icesql.errors import NotSupportedError, OperationalError
+from icesql.errors import OperationalError
 from icesql.io import FileIO
+from icesql.spec.file_schema import arrow_write_schema
 from icesql.spec.schema import Schema
 from icesql.spec.types import (
     DecimalType,
@@ -26,13 +27,7 @@ from icesql.spec.types import (
 )
 from icesql.spec.values import to_bytes
 from icesql.write.column_metrics import MetricsConfig
-from icesql.write.parquet import (
-    ParquetDataWriter,
-    arrow_write_schema,
-    dictionary_pays,
-    file_schema,
-    leaf_paths,
-)
+from icesql.write.parquet import ParquetDataWriter, dictionary_pays, leaf_paths
 
 SCHEMA = Schema((
     NestedField(1, "id", LongType(), required=True),
@@ -63,28 +58,6 @@ def _batch(ids: list[int]) -> pa.RecordBatch:
 
 def test_the_arrow_write_schema_leaves_unknown_columns_out() -> None:
     assert arrow_write_schema(SCHEMA).names == ["id", "amount", "tags", "big"]
-
-
-def test_unknown_struct_fields_are_left_out_at_every_level() -> None:
-    """Spec: unknown fields are omitted from data files, in structs too (inside lists and maps
-    as well); a list element or map value of type unknown has nothing to leave out."""
-    inner = StructType((NestedField(3, "a", LongType()), NestedField(4, "b", UnknownType())))
-    schema = Schema(
-        (
-            NestedField(
-                1, "s", StructType((NestedField(2, "t", inner), NestedField(5, "u", UnknownType())))
-            ),
-            NestedField(6, "l", ListType(7, inner, False)),
-        )
-    )
-    kept = file_schema(schema)
-    assert str(kept.find_type(1)) == "struct<2: t: optional struct<3: a: optional long>>"
-    assert str(kept.find_type(6)) == "list<struct<3: a: optional long>>"
-    assert arrow_write_schema(schema).field("s").type == pa.struct(
-        [pa.field("t", pa.struct([pa.field("a", pa.int64())]))]
-    )
-    with pytest.raises(NotSupportedError, match="list element or map key/value of type unknown"):
-        file_schema(Schema((NestedField(1, "l", ListType(2, UnknownType(), False)),)))
 
 
 def test_layout_field_ids_and_types(tmp_path: Path) -> None:

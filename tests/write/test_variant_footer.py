@@ -16,10 +16,11 @@ from variant_support import decode
 from icesql.errors import InternalError
 from icesql.io import FileIO
 from icesql.spec.arrow import PYARROW_READS_VARIANT
+from icesql.spec.file_schema import arrow_write_schema
 from icesql.spec.schema import Schema
 from icesql.spec.types import IntegerType, ListType, NestedField, StructType, VariantType
 from icesql.write.column_metrics import MetricsConfig
-from icesql.write.parquet import ParquetDataWriter, arrow_write_schema
+from icesql.write.parquet import ParquetDataWriter
 from icesql.write.variant_footer import annotate_footer, variant_paths
 
 # pyarrow 20 and 21 write the annotated file but cannot open it again

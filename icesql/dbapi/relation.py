@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from icesql._lazy import lazy_module
-from icesql.cli.formatting import cell_text, is_numeric
 from icesql.dbapi_frames import to_pandas, to_polars
 from icesql.errors import Error
 from icesql.session import Result
 from icesql.sql.dialect import DIALECT, parse
 from icesql.sql.python_sources import PythonScope
+from icesql.text_table import RULE, cell_text, is_numeric, text_table
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -231,26 +231,12 @@ class Relation:
 def _text(p: _Preview) -> str:
     """The preview as a text table: names, types, a rule, the rows, the footer."""
     cells = [[_one_line(cell_text(v)) for v in row] for row in p.rows]
-    widths = [
-        max([len(_one_line(c)), len(t), *(len(r[i]) for r in cells)])
-        for i, (c, t) in enumerate(zip(p.columns, p.types))
-    ]
     numeric = [any(is_numeric(r[i]) for r in p.rows) for i in range(len(p.columns))]
-
-    def line(values: Sequence[str], align: bool = False) -> str:
-        parts = [
-            v.rjust(w) if align and num else v.ljust(w)
-            for v, w, num in zip(values, widths, numeric)
-        ]
-        return "| " + " | ".join(parts) + " |"
-
-    rule = "+-" + "-+-".join("-" * w for w in widths) + "-+"
     names = [_one_line(c) for c in p.columns]
-    out = [rule, line(names), line(p.types), rule, *(line(r, True) for r in cells)]
-    if p.truncated:
-        out.append(line(["..." for _ in widths]))
-    out += [rule, p.footer()]
-    return "\n".join(out)
+    dots: list[Sequence[str] | None] = [["..." for _ in names]] if p.truncated else []
+    lines = [RULE, names, p.types, RULE, *cells, *dots, RULE]
+    table = text_table(lines, numeric, left={1, 2, len(lines) - 2} if dots else {1, 2})
+    return f"{table}\n{p.footer()}"
 
 
 def _one_line(text: str) -> str:

@@ -8,7 +8,7 @@ import time
 import pytest
 
 import icesql
-from icesql.session.progress import Progress, ProgressTracker
+from icesql.progress import Progress, ProgressTracker
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""``Connection.sql``: lazy relations (``icesql.relation``), their results and how they look in
+"""``Connection.sql``: lazy relations (``icesql.dbapi.relation``), their results and how they look in
 a terminal and in a notebook (``_repr_html_``, through IPython's own display formatter)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 
 import icesql
-from icesql.relation import DISPLAY_ROWS, Relation
+from icesql.dbapi.relation import DISPLAY_ROWS, Relation
 
 pd = pytest.importorskip("pandas")
 pl = pytest.importorskip("polars")

@@ -8,6 +8,9 @@ a connection nobody watches pays one attribute test per file. Listeners get a fr
 monitor thread: those files count as done in proportion to DuckDB's own query progress, and all
 of them once the result has been read to its end.
 
+It sits below every layer that reports (``scan``, ``write``, the engine) and every front that
+listens, and imports nothing of icesql, so a scan can report without knowing of sessions.
+
 >>> seen = []
 >>> tracker = ProgressTracker()
 >>> remove = tracker.add_listener(seen.append)
@@ -28,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["TICK", "Progress", "ProgressCallback", "ProgressTracker"]
+__all__ = ["TICK", "Progress", "ProgressCallback", "ProgressTracker", "progress_text"]
 
 TICK = 0.2  # seconds between reports while DuckDB reads files itself
 
@@ -61,6 +64,26 @@ class Progress:
 
 
 ProgressCallback = Callable[[Progress], None]
+
+
+def progress_text(progress: Progress) -> str:
+    """Files and bytes read of those planned, rows and files written, without the bar itself
+    (the notebook display draws its own); empty when there is nothing to show."""
+    parts = []
+    if progress.fraction is not None:
+        parts.append(f"{progress.files_done}/{progress.files_planned} files")
+        if progress.bytes_planned:
+            parts.append(f"{_size(progress.bytes_done, progress.bytes_planned)}")
+    if progress.rows_written or progress.files_written:
+        parts.append(f"{progress.rows_written:,} rows, {progress.files_written} files written")
+    return "  ".join(parts)
+
+
+def _size(done: int, planned: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if planned >= scale:
+            return f"{done / scale:.1f}/{planned / scale:.1f} {unit}"
+    return f"{done}/{planned} B"
 
 
 @dataclass

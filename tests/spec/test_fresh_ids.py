@@ -4,6 +4,7 @@ ids before their contents; names found in a base schema keep their ids."""
 
 from __future__ import annotations
 
+from icesql.spec.fresh_ids import fresh_schema_fields
 from icesql.spec.schema import Schema
 from icesql.spec.types import (
     IntegerType,
@@ -13,7 +14,6 @@ from icesql.spec.types import (
     StringType,
     StructType,
 )
-from icesql.write.fresh_ids import fresh_schema_fields
 
 
 def _unnumbered() -> tuple[NestedField, ...]:

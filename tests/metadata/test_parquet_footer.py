@@ -11,9 +11,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from icesql.scan import parquet_footer
+from icesql.metadata import parquet_footer
+from icesql.metadata.parquet_footer import has_field_ids
 from icesql.scan.conform import FIELD_ID_KEY
-from icesql.scan.parquet_footer import has_field_ids
 
 
 def _field(name: str, t: pa.DataType, fid: int | None = None) -> pa.Field:

@@ -5,6 +5,9 @@ connection never holds uncommitted work: ``commit()`` and ``rollback()`` have no
 Results stay Arrow streams until fetched, so ``fetchone()`` on a huge table reads little; a
 query of no table is fetched by DuckDB itself (``icesql.engine_rows``: ``SELECT 1`` loads no
 pyarrow).
+
+The package is the connection's front: ``relation`` holds ``Connection.sql()``'s lazy
+relations, which run on this module's cursors, so the two live in one unit.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from icesql import relation
 from icesql._lazy import lazy_module
 from icesql.catalog.base import Catalog
 from icesql.catalog.config import (
@@ -23,12 +25,14 @@ from icesql.catalog.config import (
     spark_catalogs,
 )
 from icesql.catalog.loader import load_catalogs
+from icesql.dbapi import relation
 from icesql.dbapi_frames import to_pandas, to_polars
 from icesql.dbapi_types import type_code
 from icesql.engine import Engine
 from icesql.errors import InterfaceError, ProgrammingError
 from icesql.notebook_progress import NotebookProgress, in_kernel
-from icesql.session import ProgressCallback, Result
+from icesql.progress import ProgressCallback
+from icesql.session import Result
 from icesql.session.settings import ENGINE, ENGINES
 from icesql.session.spark import SparkBackend, require_pyspark
 from icesql.sql.identifiers import catalog_named
@@ -67,7 +71,7 @@ class Connection:
         """``query`` as a lazy relation: it runs when read (``df()``, ``pl()``, ``arrow()``,
         ``fetchall()``, ``show()``, or shown in a notebook as an HTML table with the column
         types and row count). Statements that are not queries run at once: those returning
-        rows give a relation over them, the others None (``icesql.relation``).
+        rows give a relation over them, the others None (``icesql.dbapi.relation``).
 
         >>> con = connect("/tmp/icesql-doctest-warehouse")
         >>> rel = con.sql("SELECT id, id * 2 AS twice FROM range(3) t(id)")
@@ -97,7 +101,7 @@ class Connection:
         self.engine.unregister(name)
 
     def add_progress_listener(self, callback: ProgressCallback) -> Callable[[], None]:
-        """Call ``callback(progress)`` (an ``icesql.session.Progress``: files and bytes planned
+        """Call ``callback(progress)`` (an ``icesql.progress.Progress``: files and bytes planned
         and read, rows and files written) as each statement of this connection progresses;
         returns a function that removes it. Nobody listening costs nothing.
 

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr
+
     from icesql.checks.sql_files import SqlCheck
     from icesql.checks.toml_files import TomlCheck
     from icesql.dbapi import Connection
@@ -282,7 +284,9 @@ class _CheckItem(pytest.Item):
         if self.failure is not None:
             raise self.failure
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
         from icesql.testing import CheckFailure
 
         if isinstance(excinfo.value, CheckFailure):

@@ -20,7 +20,7 @@ default one; identifier fields are the primary key).
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import types as sqltypes
 from sqlalchemy.engine import default
@@ -48,6 +48,14 @@ from icesql.spec.types import (
     TimeType,
     UUIDType,
 )
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine.interfaces import (
+        ReflectedColumn,
+        ReflectedForeignKeyConstraint,
+        ReflectedIndex,
+        ReflectedPrimaryKeyConstraint,
+    )
 
 __all__ = ["IcesqlDialect", "sqlalchemy_type"]
 
@@ -94,7 +102,7 @@ class IcesqlDialect(default.DefaultDialect):
     name = "icesql"
     driver = "icesql"
     paramstyle = "qmark"
-    preparer = IcesqlIdentifierPreparer
+    preparer: type[compiler.IdentifierPreparer] = IcesqlIdentifierPreparer
     default_schema_name = "default"
     supports_statement_cache = True
     supports_native_boolean = True
@@ -165,7 +173,7 @@ class IcesqlDialect(default.DefaultDialect):
 
     def get_columns(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
-    ) -> list[dict[str, Any]]:
+    ) -> list[ReflectedColumn]:
         table_schema = self._table_schema(connection, table_name, schema)
         return [
             {
@@ -180,14 +188,18 @@ class IcesqlDialect(default.DefaultDialect):
 
     def get_pk_constraint(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
-    ) -> dict[str, Any]:
+    ) -> ReflectedPrimaryKeyConstraint:
         table_schema = self._table_schema(connection, table_name, schema)
         return {"constrained_columns": table_schema.identifier_field_names(), "name": None}
 
-    def get_foreign_keys(self, *args: Any, **kw: Any) -> list[dict[str, Any]]:
+    def get_foreign_keys(
+        self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
+    ) -> list[ReflectedForeignKeyConstraint]:
         return []
 
-    def get_indexes(self, *args: Any, **kw: Any) -> list[dict[str, Any]]:
+    def get_indexes(
+        self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
+    ) -> list[ReflectedIndex]:
         return []
 
     def _namespace(self, connection: Any, schema: str | None) -> tuple[str, ...]:

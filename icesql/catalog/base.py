@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 from icesql.catalog.table import Table
@@ -92,7 +93,7 @@ class Catalog(ABC):
     def update_namespace_properties(
         self,
         namespace: Identifier,
-        removals: set[str] = frozenset(),
+        removals: AbstractSet[str] = frozenset(),
         updates: dict[str, str] | None = None,
     ) -> None:
         """Remove and set namespace properties in one step."""

@@ -18,6 +18,7 @@ environment and profile chain.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from icesql.catalog.base import CommitStateUnknownError, Identifier
@@ -259,7 +260,8 @@ class GlueCatalog(MetastoreCatalog):
         if parent:
             self._database_info(parent)
             return []  # Glue databases do not nest
-        names, token = [], None
+        names: list[Identifier] = []
+        token = None
         while True:
             page = self._call("get_databases", **({"NextToken": token} if token else {}))
             names.extend((d["Name"],) for d in page.get("DatabaseList", []))
@@ -308,7 +310,7 @@ class GlueCatalog(MetastoreCatalog):
     def update_namespace_properties(
         self,
         namespace: Identifier,
-        removals: set[str] = frozenset(),
+        removals: AbstractSet[str] = frozenset(),
         updates: dict[str, str] | None = None,
     ) -> None:
         props = self.namespace_properties(namespace)

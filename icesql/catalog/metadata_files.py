@@ -112,8 +112,8 @@ def delete_table_files(table: Table) -> None:
         add(snapshot.manifest_list)
     for stats in (*md.statistics, *md.partition_statistics):
         add(getattr(stats, "statistics_path", None) or getattr(stats, "path", None))
-    for entry in md.metadata_log:
-        add(entry.metadata_file)
+    for logged in md.metadata_log:
+        add(logged.metadata_file)
     add(table.metadata_location)  # the current version is not in its own log
     for path in doomed:
         try:

@@ -181,6 +181,10 @@ class RestHttp:
         kind = (
             http.client.HTTPSConnection if parsed.scheme == "https" else http.client.HTTPConnection
         )
+        if parsed.hostname is None:  # __init__ refused such a URI
+            raise OperationalError(
+                f"REST catalog {self.catalog!r}: not an http(s) URL: {self.uri!r}"
+            )
         return kind(parsed.hostname, parsed.port, timeout=self._timeout)
 
     def _drop_connection(self) -> None:

@@ -24,6 +24,7 @@ back unless each changed its row.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 
 from icesql.catalog.base import CommitStateUnknownError, Identifier
 from icesql.catalog.metastore import MetastoreCatalog
@@ -31,6 +32,7 @@ from icesql.catalog.sql_database import (
     Database,
     DuplicateKeyError,
     NoRowChangedError,
+    Params,
     open_database,
 )
 from icesql.errors import (
@@ -91,7 +93,7 @@ class SqlCatalog(MetastoreCatalog):
                     f"SQL catalog {self.name!r}: {self.db.uri} has no iceberg_tables table"
                     " (and init_catalog_tables is false)"
                 )
-            statements = [(_CREATE_TABLES, {})]
+            statements: list[tuple[str, Params]] = [(_CREATE_TABLES, {})]
             if not self._has_table("iceberg_namespace_properties"):
                 statements.append((_CREATE_PROPERTIES, {}))
             try:
@@ -332,7 +334,7 @@ class SqlCatalog(MetastoreCatalog):
     def update_namespace_properties(
         self,
         namespace: Identifier,
-        removals: set[str] = frozenset(),
+        removals: AbstractSet[str] = frozenset(),
         updates: dict[str, str] | None = None,
     ) -> None:
         if not self.namespace_exists(namespace):

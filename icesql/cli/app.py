@@ -9,6 +9,7 @@ statement waits for it.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import threading
 from collections.abc import Callable
@@ -117,8 +118,8 @@ def run(args: argparse.Namespace, open_connection: Callable[[], Connection]) -> 
 def _run_scripts(shell: Shell, args: argparse.Namespace) -> int:
     if not (args.command or args.file):
         return shell.run_text(sys.stdin.read())
-    texts: list[Callable[[], str | None]] = [lambda c=c: c for c in args.command or ()]
-    texts += [lambda p=p: _read(p, shell) for p in args.file]
+    texts: list[Callable[[], str | None]] = [_given(c) for c in args.command or ()]
+    texts += [functools.partial(_read, p, shell) for p in args.file]
     for text in texts:
         source = text()
         if source is None or shell.run_text(source):
@@ -126,6 +127,10 @@ def _run_scripts(shell: Shell, args: argparse.Namespace) -> int:
         if shell.quitting:
             break
     return 0
+
+
+def _given(text: str) -> Callable[[], str | None]:
+    return lambda: text
 
 
 def _read(path: str, shell: Shell) -> str | None:

@@ -91,6 +91,11 @@ def _connection(opening: Opening) -> Connection | None:
         return None
 
 
+def _connection_of(shell: Shell) -> Callable[[], Connection | None]:
+    """For completion: the connection ``shell`` runs on now (``.open`` may change it)."""
+    return lambda: shell.con
+
+
 def interact(opening: Opening, make_shell: Callable[[Connection], Shell]) -> int:
     """Read, run, print until Ctrl-D or ``.quit``. The status is 0 (errors were shown), or 1
     when the connection could not be opened."""
@@ -120,7 +125,7 @@ def interact(opening: Opening, make_shell: Callable[[Connection], Shell]) -> int
                 return 1
         shell.run_text(text)
         if shell.con is not shell.original or _CHANGES_NAMES.search(text):
-            names.connection = lambda shell=shell: shell.con
+            names.connection = _connection_of(shell)
             names.clear()
     if shell is not None:
         shell.close()

@@ -220,15 +220,15 @@ def _decode(t: Any, raw: list[bytes | None], n: int) -> tuple[_Bounds, np.ndarra
             return _Bounds(array, values), known
     values = [decode_bound(t, b) for b in raw]
     known = np.fromiter((v is not None for v in values), bool, n)
-    array = None
+    numeric: np.ndarray | None = None
     try:
         if isinstance(t, _INT_TYPES) and all(type(v) is int for v in values if v is not None):
-            array = np.array([0 if v is None else v for v in values], np.int64)
+            numeric = np.array([0 if v is None else v for v in values], np.int64)
         elif isinstance(t, _FLOAT_TYPES) and all(type(v) is float for v in values if v is not None):
-            array = np.array([0.0 if v is None else v for v in values], np.float64)
+            numeric = np.array([0.0 if v is None else v for v in values], np.float64)
     except OverflowError:
-        array = None
-    return _Bounds(array, values), known
+        numeric = None
+    return _Bounds(numeric, values), known
 
 
 def _compare(values: _Bounds, known: np.ndarray, op: str, literal: Any) -> np.ndarray:

@@ -32,7 +32,7 @@ import enum
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -238,7 +238,7 @@ class FileFilter:
         return found
 
 
-class BulkColumns(MetricColumns):
+class BulkColumns(MetricColumns, Protocol):
     """What ``may_match_all`` reads besides the metrics: partition tuples and contents."""
 
     partitions: list[tuple[Any, ...]]

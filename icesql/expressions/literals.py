@@ -349,23 +349,23 @@ def _converter(convert: Any) -> Any:
     return lambda t, value: convert(value, t)
 
 
+# converters take (value, type); _converter flips them to the (type, value) of the dispatch
+_CONVERTER_CASES: dict[type | tuple[type, ...], Any] = {
+    BooleanType: _boolean,
+    (IntegerType, LongType): _integral,
+    (FloatType, DoubleType): _double,
+    DecimalType: _decimal,
+    DateType: _date,
+    TimeType: _time,
+    (TimestampType, TimestamptzType): _timestamp,
+    (TimestampNanoType, TimestamptzNanoType): _nanos,
+    StringType: _string,
+    UUIDType: _uuid,
+    (FixedType, BinaryType): _binary,
+    (UnknownType, VariantType, GeometryType, GeographyType): _not_pushed,
+}
+
 _CONVERTERS: PerPrimitiveType[Any] = PerPrimitiveType(
     "literal conversion",
-    {
-        cls: _converter(convert)
-        for cls, convert in {
-            BooleanType: _boolean,
-            (IntegerType, LongType): _integral,
-            (FloatType, DoubleType): _double,
-            DecimalType: _decimal,
-            DateType: _date,
-            TimeType: _time,
-            (TimestampType, TimestamptzType): _timestamp,
-            (TimestampNanoType, TimestamptzNanoType): _nanos,
-            StringType: _string,
-            UUIDType: _uuid,
-            (FixedType, BinaryType): _binary,
-            (UnknownType, VariantType, GeometryType, GeographyType): _not_pushed,
-        }.items()
-    },
+    {cls: _converter(convert) for cls, convert in _CONVERTER_CASES.items()},
 )

@@ -174,6 +174,7 @@ def _time(transform: Transform, name: str, pred: BoundPredicate) -> BooleanExpre
     apply = lambda v: transform.apply(t, v)  # noqa: E731
     if pred.op.is_unary:
         return _keep_unary(name, pred)
+    projected: UnboundPredicate | None
     if pred.op is Operation.IN:
         projected = _transform_set(name, pred, apply)
     elif pred.op.is_literal:
@@ -195,6 +196,7 @@ def _time_strict(transform: Transform, name: str, pred: BoundPredicate) -> Boole
     apply = lambda v: transform.apply(t, v)  # noqa: E731
     if pred.op.is_unary:
         return _keep_unary(name, pred)
+    projected: UnboundPredicate | None
     if pred.op is Operation.NOT_IN:
         projected = _transform_set(name, pred, apply)
     elif pred.op.is_literal:

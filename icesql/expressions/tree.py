@@ -408,6 +408,8 @@ def negate(expr: BooleanExpression) -> BooleanExpression:
         return and_(negate(expr.left), negate(expr.right))
     if isinstance(expr, Not):
         return expr.child
-    if isinstance(expr, UnboundPredicate | BoundPredicate):
+    if isinstance(expr, UnboundPredicate):
+        return type(expr)(expr.op.negate(), expr.term, expr.literal, expr.literals)
+    if isinstance(expr, BoundPredicate):
         return type(expr)(expr.op.negate(), expr.term, expr.literal, expr.literals)
     raise TypeError(f"cannot negate {expr!r}")

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, overload
 
 
+@overload
+def get_int(obj: Mapping[str, Any], key: str, required: Literal[True] = True) -> int: ...
+@overload
+def get_int(obj: Mapping[str, Any], key: str, required: bool) -> int | None: ...
 def get_int(obj: Mapping[str, Any], key: str, required: bool = True) -> int | None:
     """An integer JSON field; ValueError (with the key) when missing or of another type."""
     value = obj.get(key)
@@ -18,6 +22,10 @@ def get_int(obj: Mapping[str, Any], key: str, required: bool = True) -> int | No
     return value
 
 
+@overload
+def get_str(obj: Mapping[str, Any], key: str, required: Literal[True] = True) -> str: ...
+@overload
+def get_str(obj: Mapping[str, Any], key: str, required: bool) -> str | None: ...
 def get_str(obj: Mapping[str, Any], key: str, required: bool = True) -> str | None:
     value = obj.get(key)
     if value is None:

@@ -212,10 +212,13 @@ def write_manifest_list(
     for m in manifests:
         m = _assign(m, format_version, snapshot_id, sequence_number)
         if format_version >= 3 and m.content == CONTENT_DATA and m.first_row_id is None:
-            if m.added_rows_count is None or m.existing_rows_count is None:
+            added, existing = m.added_rows_count, m.existing_rows_count
+            if added is None or existing is None:
                 raise InternalError(f"manifest {m.manifest_path} has no row counts")
+            if next_row_id is None:  # checked above: v3 lists start at first_row_id
+                raise InternalError("a v3 manifest list needs the snapshot's first-row-id")
             m = replace(m, first_row_id=next_row_id)
-            next_row_id += m.added_rows_count + m.existing_rows_count
+            next_row_id += added + existing
         elif m.content != CONTENT_DATA and m.first_row_id is not None:
             raise InternalError(f"delete manifest {m.manifest_path} has a first_row_id")
         written.append(m)
@@ -237,7 +240,7 @@ def _assign(m: ManifestFile, version: int, snapshot_id: int, seq: int) -> Manife
         if m.content != CONTENT_DATA:
             raise InternalError(f"cannot store delete manifest {m.manifest_path} in a v1 table")
         return m
-    changes: dict[str, int] = {}
+    changes: dict[str, Any] = {}
     for name in ("sequence_number", "min_sequence_number"):
         value = getattr(m, name)
         if value is None or value == UNASSIGNED_SEQUENCE_NUMBER:

@@ -21,6 +21,7 @@ from icesql.errors import OperationalError
 from icesql.io import FileIO, is_missing_file
 from icesql.metadata.manifest import read_manifest
 from icesql.metadata.manifest_list import read_manifest_list
+from icesql.metadata.statistics import PartitionStatisticsFile, StatisticsFile
 from icesql.metadata.table_metadata import TableMetadata
 from icesql.spec.content_file import DATA, EQUALITY_DELETES, POSITION_DELETES
 from icesql.spec.manifest_file import ManifestFile
@@ -93,11 +94,11 @@ def manifest_lists(md: TableMetadata, snapshot_ids: Iterable[int]) -> set[str]:
 def statistics_files(md: TableMetadata, snapshot_ids: Iterable[int] | None = None) -> set[str]:
     """The statistics and partition-statistics files of the snapshots (None: of all)."""
     wanted = None if snapshot_ids is None else set(snapshot_ids)
-    return {
-        s.statistics_path
-        for s in (*md.statistics, *md.partition_statistics)
-        if wanted is None or s.snapshot_id in wanted
-    }
+    files: list[StatisticsFile | PartitionStatisticsFile] = [
+        *md.statistics,
+        *md.partition_statistics,
+    ]
+    return {s.statistics_path for s in files if wanted is None or s.snapshot_id in wanted}
 
 
 def content_files(

@@ -285,7 +285,10 @@ class TableMetadata:
 
     def schema(self) -> Schema:
         """The current schema."""
-        return self.schema_by_id(self.current_schema_id)
+        schema = self.schema_by_id(self.current_schema_id)
+        if schema is None:  # _validate rejects such metadata
+            raise ValueError(f"current-schema-id {self.current_schema_id} is not in 'schemas'")
+        return schema
 
     def schema_by_id(self, schema_id: int) -> Schema | None:
         return next((s for s in self._schemas if s.schema_id == schema_id), None)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator, Sequence
 from io import BytesIO
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pyarrow as pa
 
@@ -183,7 +183,10 @@ class AvroDataFile:
 
         fo = _opened(source)
         try:
-            self._writer_schema = fastavro.reader(fo).writer_schema
+            writer_schema = fastavro.reader(fo).writer_schema
+            if not isinstance(writer_schema, dict):  # a data file's schema is a record
+                raise CorruptFileError(path, f"read as Avro: not a record schema: {writer_schema}")
+            self._writer_schema: dict[str, Any] = writer_schema
             named: dict[str, pa.DataType] = {}
             self.schema_arrow = pa.schema(
                 [_avro_field(f, named) for f in self._writer_schema["fields"]]
@@ -223,7 +226,9 @@ class AvroDataFile:
         fo = _opened(self._source)
         try:
             pending: list[dict[str, Any]] = []
-            for record in fastavro.reader(fo, reader_schema=plain):
+            # fastavro types a record as any Avro value; a record schema's are dicts
+            records = cast("Iterator[dict[str, Any]]", fastavro.reader(fo, reader_schema=plain))
+            for record in records:
                 pending.append(record)
                 if len(pending) >= batch_size:
                     yield _to_batch(pending, struct, converters)

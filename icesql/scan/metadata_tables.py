@@ -23,8 +23,9 @@ from icesql.scan.readable_metrics import readable_metrics
 from icesql.spec.arrow import to_arrow_array, type_to_arrow
 from icesql.spec.content_file import DataFile
 from icesql.spec.manifest_file import ManifestFile
+from icesql.spec.partitioning import PartitionField
 from icesql.spec.reserved import POSITION_DELETE_ROW_FIELD_ID
-from icesql.spec.types import NestedField, StructType
+from icesql.spec.types import IcebergType, NestedField, StructType
 from icesql.spec.values import from_bytes
 
 TS = pa.timestamp("ms", tz="UTC")
@@ -304,7 +305,12 @@ class MetadataTables:
         for pf, field, summary in zip(spec.fields, ptype.fields, m.partitions):
             source = schema.find_type(pf.source_id) if schema.has_field_id(pf.source_id) else None
 
-            def human(raw: bytes | None, field=field, pf=pf, source=source) -> str | None:
+            def human(
+                raw: bytes | None,
+                field: NestedField = field,
+                pf: PartitionField = pf,
+                source: IcebergType | None = source,
+            ) -> str | None:
                 if raw is None or source is None:
                     return None
                 return pf.transform.to_human_string(source, from_bytes(field.type, raw))

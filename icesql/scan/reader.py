@@ -23,7 +23,7 @@ from icesql.scan.conform import (
     field_id,
     missing_field_array,
 )
-from icesql.scan.file_formats import open_format_file
+from icesql.scan.file_formats import AvroDataFile, OrcDataFile, open_format_file
 from icesql.spec.arrow import PYARROW_READS_VARIANT, schema_to_arrow
 from icesql.spec.name_mapping import NameMapping
 from icesql.spec.schema import Schema
@@ -139,7 +139,10 @@ def read_data_file(
                 batch_size=ctx.batch_rows, columns=read_columns, use_threads=ctx.threads
             )
         else:
-            rows = pf.metadata.num_rows if is_parquet else pf.num_rows
+            # is_parquet opened a pq.ParquetFile, which counts its rows in its footer
+            rows = (
+                pf.num_rows if isinstance(pf, OrcDataFile | AvroDataFile) else pf.metadata.num_rows
+            )
             batches = _row_count_batches(rows if rows >= 0 else record_count, ctx.batch_rows)
         for batch in batches:
             n = batch.num_rows

@@ -33,15 +33,16 @@ def select_version(
         snapshot = _ref_snapshot(metadata, table_name, ref, ref_kind)
         return _version_for(metadata, snapshot, is_branch=_is_branch(metadata, ref))
     if isinstance(version, str):
-        if version.isdigit() and metadata.snapshot_by_id(int(version)) is not None:
-            return _version_for(metadata, metadata.snapshot_by_id(int(version)), False)
+        by_id = metadata.snapshot_by_id(int(version)) if version.isdigit() else None
+        if by_id is not None:
+            return _version_for(metadata, by_id, False)
         snapshot = _ref_snapshot(metadata, table_name, version, None)
         return _version_for(metadata, snapshot, is_branch=_is_branch(metadata, version))
     if isinstance(version, int):
-        snapshot = metadata.snapshot_by_id(version)
-        if snapshot is None:
+        found = metadata.snapshot_by_id(version)
+        if found is None:
             raise ProgrammingError(f"snapshot {version} not found in table {table_name}")
-        return _version_for(metadata, snapshot, False)
+        return _version_for(metadata, found, False)
     if timestamp_ms is not None:
         try:
             snapshot = metadata.snapshot_as_of(timestamp_ms)

@@ -124,7 +124,7 @@ def _waitress() -> tuple[Any, type]:
             "icesql serve needs the waitress WSGI server: pip install 'icesql[server]'"
         ) from None
 
-    class KeepAliveTask(WSGITask):  # type: ignore[misc]
+    class KeepAliveTask(WSGITask):
         """waitress closes the connection after any response without a Content-Length, and a
         204 may not carry one; but a 204 has no body by definition, so an HTTP/1.1
         connection stays in step and is kept (Spark answers each scan and commit with a
@@ -147,7 +147,7 @@ def _waitress() -> tuple[Any, type]:
             if not self._bodiless:
                 super().set_close_on_finish()
 
-    class KeepAliveChannel(HTTPChannel):  # type: ignore[misc]
+    class KeepAliveChannel(HTTPChannel):
         task_class = KeepAliveTask
 
     return waitress.server, KeepAliveChannel

@@ -44,11 +44,19 @@ class Session(Protocol):
     """What a statement handler may use of its connection."""
 
     catalog: Catalog  # the current catalog: the one unqualified names use (USE changes it)
-    catalogs: Mapping[str, Catalog]  # every catalog of the connection, by name
     default_namespace: tuple[str, ...]  # the namespace of unqualified table names
-    manifest_cache: ManifestCache  # manifests already read, shared by the connection's queries
     settings: Settings
     progress: ProgressTracker  # told of files planned and read, rows and files written
+
+    @property
+    def catalogs(self) -> Mapping[str, Catalog]:
+        """Every catalog of the connection, by name (read-only: handlers never swap it)."""
+        ...
+
+    @property
+    def manifest_cache(self) -> ManifestCache:
+        """Manifests already read, shared by the connection's queries."""
+        ...
 
     def query(self, statement: exp.Expr, params: Sequence[object]) -> Result:
         """Run a query (SELECT ...) through the scan path; its rows as an Arrow stream, and

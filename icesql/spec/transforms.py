@@ -280,7 +280,10 @@ class Bucket(Transform):
         if value is None:
             return None
         self._check(source_type)
-        return (murmur3_hash(source_type, value) & 0x7FFFFFFF) % self.num_buckets
+        hashed = murmur3_hash(source_type, value)
+        if hashed is None:  # _check admits only the types the spec hashes
+            raise NotSupportedError(f"transform {self} cannot hash type {source_type}")
+        return (hashed & 0x7FFFFFFF) % self.num_buckets
 
     def to_human_string(self, source_type: IcebergType, value: Any) -> str:
         return "null" if value is None else str(value)

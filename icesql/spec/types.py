@@ -305,7 +305,7 @@ class NestedField:
 class StructType(NestedType):
     """A tuple of named fields; a table schema is also a struct."""
 
-    fields: tuple[NestedField, ...] = ()  # type: ignore[assignment]
+    fields: tuple[NestedField, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.fields, tuple):
@@ -342,7 +342,7 @@ class ListType(NestedType):
         return NestedField(self.element_id, "element", self.element_type, self.element_required)
 
     @property
-    def fields(self) -> tuple[NestedField, ...]:  # type: ignore[override]
+    def fields(self) -> tuple[NestedField, ...]:
         return (self.element_field,)
 
     def __str__(self) -> str:
@@ -368,7 +368,7 @@ class MapType(NestedType):
         return NestedField(self.value_id, "value", self.value_type, self.value_required)
 
     @property
-    def fields(self) -> tuple[NestedField, ...]:  # type: ignore[override]
+    def fields(self) -> tuple[NestedField, ...]:
         return (self.key_field, self.value_field)
 
     def __str__(self) -> str:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from sqlglot import exp
 from sqlglot.optimizer.annotate_types import annotate_types
@@ -64,7 +64,10 @@ log = logging.getLogger(__name__)
 UNKNOWN_TYPE = "UNKNOWN"
 # nanosecond timestamps: DuckDB's own type names (TIMESTAMPTZ_NS is a user-defined type of
 # the dialect), so the rules see their precision; Spark has no such types
-_NANO_NAMES = {TimestampNanoType: "TIMESTAMP_NS", TimestamptzNanoType: "TIMESTAMPTZ_NS"}
+_NANO_NAMES: dict[type[IcebergType], str] = {
+    TimestampNanoType: "TIMESTAMP_NS",
+    TimestamptzNanoType: "TIMESTAMPTZ_NS",
+}
 A = TypeVar("A")
 R = TypeVar("R")
 
@@ -125,7 +128,8 @@ def bind_query(statement: exp.Expr, sources: Mapping[str, TableSource]) -> Bound
     tree: exp.Expr | None = None
     scopes: list[Scope] | None = None
     try:
-        schema = ensure_schema(columns, dialect=DIALECT)
+        # sqlglot asks for a dict[str, object] where any mapping of tables to columns will do
+        schema = ensure_schema(cast(dict[str, object], columns), dialect=DIALECT)
         tree = qualify(
             statement.copy(),
             dialect=DIALECT,
@@ -136,13 +140,18 @@ def bind_query(statement: exp.Expr, sources: Mapping[str, TableSource]) -> Bound
         scopes = traverse_scope(tree)
     except Exception as e:
         log.debug("binding skipped: %s", e)
-    resolved = scopes is not None and _all_resolved(scopes)
-    if sums and resolved:
-        _record_integral_sums(scopes, columns, sums)  # type: ignore[arg-type]
-    if arithmetic and resolved:
-        _name_date_arithmetic(scopes, columns, arithmetic)  # type: ignore[arg-type]
-    used = _read(used_columns, scopes, columns) if resolved else None
-    pushable = _read(predicates.pushable_conditions, scopes, views) if resolved and views else None
+    resolved_scopes = scopes if scopes is not None and _all_resolved(scopes) else None
+    resolved = resolved_scopes is not None
+    if sums and resolved_scopes is not None:
+        _record_integral_sums(resolved_scopes, columns, sums)
+    if arithmetic and resolved_scopes is not None:
+        _name_date_arithmetic(resolved_scopes, columns, arithmetic)
+    used = _read(used_columns, resolved_scopes, columns) if resolved_scopes is not None else None
+    pushable = (
+        _read(predicates.pushable_conditions, resolved_scopes, views)
+        if resolved_scopes is not None and views
+        else None
+    )
     if tree is not None and nodes:
         try:
             annotate_types(tree, schema=schema, dialect=DIALECT)
@@ -201,6 +210,7 @@ def _named_arithmetic(statement: exp.Expr) -> list[exp.Add | exp.Sub]:
     copy: one of them may be date arithmetic, which Spark names differently."""
     found: list[exp.Add | exp.Sub] = []
     for node in statement.find_all(exp.Add, exp.Sub):
+        assert isinstance(node, exp.Add | exp.Sub)  # sqlglot types the two as their base
         alias = node.find_ancestor(exp.Alias)
         if alias is not None and AUTO_NAME_KEY in alias.meta:
             node.meta[_ARITHMETIC_KEY] = len(found)

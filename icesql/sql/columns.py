@@ -7,14 +7,14 @@ column, which costs speed, never rows.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
 
 def used_columns(
-    scopes: Sequence[Scope], columns: Mapping[str, Sequence[str]]
+    scopes: Sequence[Scope], columns: Mapping[str, Iterable[str]]
 ) -> dict[str, set[str]] | None:
     """Per view name (lower-case), the lower-cased top-level columns the query reads; None if
     unsure. ``scopes`` are those of the qualified tree with its stars expanded; ``columns``

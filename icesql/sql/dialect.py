@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any, TypeVar
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ParseError, TokenError
-from sqlglot.tokens import TokenType
+from sqlglot.tokens import Token, TokenType
 
 from icesql.errors import InterfaceError, NotSupportedError, ProgrammingError
 from icesql.sql import nodes
@@ -47,6 +48,9 @@ require_interpreted(sqlglot.parser)
 
 # the statements that are queries: run, planned and explained as SELECTs
 QUERY_TYPES = (exp.Query,)
+
+_E = TypeVar("_E", bound=exp.Expr)
+_F = TypeVar("_F", bound=exp.Func)
 
 # meta keys the parser leaves for icesql.sql.output_names: a function's name and arguments as written,
 # and the mark of a typed numeric literal (1L, 1.5D), which sqlglot parses as a cast
@@ -170,7 +174,8 @@ class IcebergSpark(Spark):
             TokenType.PLACEHOLDER: lambda self: self._positioned_placeholder(),
         }
 
-        def _parse_alter(self) -> exp.Expr:
+        # sqlglot declares Alter | Command; ALTER TABLE's actions here are icesql's own nodes
+        def _parse_alter(self) -> exp.Expr:  # type: ignore[override]
             # every ALTER TABLE goes through ALTER_TABLE_PARSERS, one grammar for the family
             # (sqlglot parses only some of its forms and degrades Iceberg's to a Command)
             if self._curr is not None and self._curr.token_type == TokenType.TABLE:
@@ -188,12 +193,12 @@ class IcebergSpark(Spark):
                 self._refuse_show()
             return entry(self)
 
-        def validate_expression(self, expression, args=None):
+        def validate_expression(self, expression: _E, args: list | None = None) -> _E:
             if args is not None:
                 expression.meta[FUNCTION_ARGS] = list(args)  # a known function, as written
             return super().validate_expression(expression, args)
 
-        def _parse_function_call(self, *args, **kwargs):
+        def _parse_function_call(self, *args: Any, **kwargs: Any) -> exp.Expr | None:
             token = self._curr
             result = super()._parse_function_call(*args, **kwargs)
             func = result.this if isinstance(result, exp.Window) else result
@@ -201,7 +206,7 @@ class IcebergSpark(Spark):
                 func.meta.setdefault(FUNCTION_NAME, token.text)  # also the specially parsed
             return result
 
-        def _parse_distinct_arg_function(self, func, distinct_index=0):
+        def _parse_distinct_arg_function(self, func: type[_F], distinct_index: int = 0) -> _F:
             # percentile(x, p, frequency): sqlglot keeps the arguments its node has room for;
             # remember all of them, so a rewrite can refuse the ones it would drop
             start = self._index
@@ -216,7 +221,7 @@ class IcebergSpark(Spark):
             node.meta[FUNCTION_ARGS] = written
             return node
 
-        def _parse_extract(self) -> exp.Expr:
+        def _parse_extract(self) -> exp.Extract | exp.Anonymous:
             field = self._curr.text if self._curr is not None else None
             node = super()._parse_extract()
             if field is not None:
@@ -224,8 +229,12 @@ class IcebergSpark(Spark):
             return node
 
         def _parse_types(
-            self, check_func=False, schema=False, allow_identifiers=True, with_collation=False
-        ):
+            self,
+            check_func: bool = False,
+            schema: bool = False,
+            allow_identifiers: bool = True,
+            with_collation: bool = False,
+        ) -> exp.Expr | None:
             # where a type may stand; sqlglot's _parse_type retreats to a column of that name
             # when no literal follows (``SELECT timestamptz_ns FROM t``)
             token = self._curr
@@ -243,10 +252,11 @@ class IcebergSpark(Spark):
                 with_collation=with_collation,
             )
 
-        def _parse_struct_types(self, type_required=False):
+        def _parse_struct_types(self, type_required: bool = False) -> exp.Expr | None:
             # ``STRUCT<a: TIMESTAMPTZ_NS>``: sqlglot checks the field's type against its type
             # tokens before parsing it, and a named type is no token
-            name, after = self._curr, self._next
+            name = self._curr
+            after: Token | None = self._next
             if after is not None and after.token_type == TokenType.COLON:
                 after = (
                     self._tokens[self._index + 2] if self._index + 2 < len(self._tokens) else None

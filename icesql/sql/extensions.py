@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import NoReturn
 
 from sqlglot import exp
-from sqlglot.dialects.spark import Spark
+from sqlglot.parsers.spark import SparkParser
 from sqlglot.tokens import Token, TokenType
 
 from icesql.errors import NotSupportedError, ProgrammingError
@@ -65,7 +65,7 @@ _ALTER_ACTIONS = (
 Entry = Callable[["ExtensionsParser"], exp.Expr]
 
 
-class ExtensionsParser(Spark.Parser):
+class ExtensionsParser(SparkParser):  # the class Spark.Parser names
     """sqlglot's Spark parser plus the methods the dialect's entry tables name."""
 
     # --- dispatch -----------------------------------------------------------------------------
@@ -383,6 +383,7 @@ class ExtensionsParser(Spark.Parser):
         options: dict[str, object] = {}
         while True:
             start = self._index
+            value: object
             if self._match_words("NOT", "NULL"):
                 name, value = "not_null", True
             elif self._match_words("DEFAULT"):

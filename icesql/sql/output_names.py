@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime
 import decimal
 from collections.abc import Callable
+from typing import Any
 
 from sqlglot import exp
 
@@ -280,13 +281,13 @@ class _Printer:
             return f"{self.function_name(node)}(DISTINCT {self.args(operand.expressions)})"
         return self.function(node)
 
-    def function(self, node: exp.Func) -> str:
+    def function(self, node: exp.Expr) -> str:
         name = self.function_name(node)
         args = self.written_args(node)
         defaults = DEFAULT_ARGUMENTS.get(name, {}).get(len(args), ())
         return f"{name}({', '.join([*(self.sql(a) for a in args), *defaults])})"
 
-    def written_args(self, node: exp.Func) -> list[exp.Expr]:
+    def written_args(self, node: exp.Expr) -> list[exp.Expr]:
         args = node.meta.get(FUNCTION_ARGS)
         if args is None:
             if isinstance(node, exp.Anonymous):
@@ -299,7 +300,7 @@ class _Printer:
             raise _Unknown("lambda, star, subquery or named argument")
         return args
 
-    def function_name(self, node: exp.Func) -> str:
+    def function_name(self, node: exp.Expr) -> str:
         written = node.meta.get(FUNCTION_NAME)
         if written is None and isinstance(node, exp.Anonymous):
             written = node.name
@@ -309,7 +310,7 @@ class _Printer:
             raise _Unknown(f"{written}: Spark prints its arguments differently")
         return FUNCTION_NAMES.get(written.lower(), written.lower())
 
-    def as_function(self, node: exp.Func) -> str | None:
+    def as_function(self, node: exp.Expr) -> str | None:
         """``mod(a, b)`` written as a call prints as a call, though it parses as ``a % b``."""
         return self.function(node) if node.meta.get(FUNCTION_NAME) else None
 
@@ -498,6 +499,8 @@ class _Printer:
                 return f"UNBOUNDED {side}"
             if value == "CURRENT ROW" or value is None:
                 return "CURRENT ROW"
+            if not isinstance(value, exp.Expr):
+                raise _Unknown(type(value).__name__)
             return f"{self.sql(value)} {side}"
 
         start = bound(spec.args.get("start"), spec.args.get("start_side"))
@@ -558,7 +561,8 @@ _BINARY: dict[type, str] = {
     exp.BitwiseOr: "|",
     exp.BitwiseXor: "^",
 }
-_PRINTERS: dict[type, Callable[[_Printer, exp.Expr], str]] = {
+# each printer takes a node of its key's class (sql() looks it up by type), hence Any
+_PRINTERS: dict[type, Callable[[_Printer, Any], str]] = {
     exp.Column: _Printer.column,
     exp.Literal: _Printer.literal,
     exp.Neg: _Printer.neg,

@@ -212,30 +212,30 @@ def _cast(text: str, t: IcebergType) -> Any:
             return special
         if not _FLOATING.fullmatch(trimmed):
             return _MALFORMED
-        value = float(trimmed.rstrip("dDfF"))
-        if isinstance(t, FloatType) and math.isfinite(value):
+        number = float(trimmed.rstrip("dDfF"))
+        if isinstance(t, FloatType) and math.isfinite(number):
             try:
-                value = struct.unpack("<f", struct.pack("<f", value))[0]
+                number = struct.unpack("<f", struct.pack("<f", number))[0]
             except OverflowError:
-                value = math.copysign(math.inf, value)
-        return value
+                number = math.copysign(math.inf, number)
+        return number
     if isinstance(t, DecimalType):
         if not _DECIMAL.fullmatch(trimmed):
             return _MALFORMED
         try:
-            value = Decimal(trimmed).quantize(Decimal(1).scaleb(-t.scale), rounding=ROUND_HALF_UP)
+            exact = Decimal(trimmed).quantize(Decimal(1).scaleb(-t.scale), rounding=ROUND_HALF_UP)
         except InvalidOperation:
             return _OUT_OF_RANGE
-        digits = len(value.as_tuple().digits)
-        return _OUT_OF_RANGE if value != 0 and digits > t.precision else value
+        digits = len(exact.as_tuple().digits)
+        return _OUT_OF_RANGE if exact != 0 and digits > t.precision else exact
     if isinstance(t, DateType):
         days = _parse_date(trimmed)
         return _MALFORMED if days is None else days
     if isinstance(t, TimestampType | TimestamptzType | TimestampNanoType | TimestamptzNanoType):
         digits = 9 if isinstance(t, TimestampNanoType | TimestamptzNanoType) else 6
         zoned = isinstance(t, TimestamptzType | TimestamptzNanoType)
-        value = _parse_timestamp(trimmed, digits, zoned)
-        return _MALFORMED if value is None else value
+        stamp = _parse_timestamp(trimmed, digits, zoned)
+        return _MALFORMED if stamp is None else stamp
     if isinstance(t, TimeType):
         m = _TIME.fullmatch(trimmed)
         if m is None or int(m.group(1)) > 23 or int(m.group(2)) > 59 or int(m.group(3) or 0) > 59:

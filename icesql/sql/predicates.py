@@ -41,6 +41,7 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope
 
@@ -134,6 +135,8 @@ def pushed_filters(bound: BoundQuery, params: Sequence[object]) -> dict[str, Boo
     try:
         out: dict[str, BooleanExpression] = {}
         for view, table in bound.tables.items():
+            total: BooleanExpression
+            found: BooleanExpression
             total, scope, found = ALWAYS_TRUE, -1, ALWAYS_TRUE
             for pushable in table.pushable:
                 if pushable.scope != scope:
@@ -256,7 +259,7 @@ def _column_of(node: exp.Expr, alias: str) -> bool:
 
 
 def exact_filter(
-    condition: exp.Expr, alias: str, schema: Schema, params: Sequence[object], dialect: object
+    condition: exp.Expr, alias: str, schema: Schema, params: Sequence[object], dialect: Dialect
 ) -> BooleanExpression | None:
     """The bound Iceberg filter TRUE for exactly the rows where ``condition`` (over one
     table, columns qualified by ``alias`` or not) is TRUE, or None when any part of it does
@@ -523,9 +526,9 @@ def _cast(value: Any, to: exp.DataType) -> Any:
     elif kind in _INT_TYPES:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
-        if isinstance(value, Decimal | str) and _exact_decimal(value) is not None:
+        if isinstance(value, Decimal | str):
             d = _exact_decimal(value)
-            if d == d.to_integral_value():
+            if d is not None and d == d.to_integral_value():
                 return int(d)
     elif kind == exp.DataType.Type.DOUBLE:
         if isinstance(value, int | Decimal | float) and not isinstance(value, bool):

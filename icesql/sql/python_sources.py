@@ -26,6 +26,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from icesql._lazy import lazy_module
@@ -119,7 +120,7 @@ def caller_scope(registered: Mapping[str, Any], package: str = "icesql") -> Pyth
     """The scope of the first frame on the stack outside ``package`` (the frame that called
     ``execute``, past the DB-API and the shell); its namespaces are read during the
     statement, not kept."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None and _in_package(frame.f_globals.get("__name__", ""), package):
         frame = frame.f_back
     if frame is None:

@@ -122,5 +122,6 @@ def apply_spark_semantics(statement: exp.Expr) -> exp.Expr:
         if parent is None:
             tree = new
         else:
+            assert key is not None  # a node with a parent has its key there
             parent.set(key, new, index)
     return tree

@@ -66,7 +66,7 @@ __all__ = [
     "struct_fields",
 ]
 
-T = exp.DataType.Type
+T = exp.DType  # the enum behind exp.DataType.Type (a class variable, so no type to mypy)
 _SIMPLE: dict[T, Callable[[], IcebergType]] = {
     T.BOOLEAN: BooleanType,
     T.TINYINT: IntegerType,
@@ -147,7 +147,7 @@ EDGE_ALGORITHMS = ("spherical", "vincenty", "thomas", "andoyer", "karney")
 
 
 def _geo_param(dt: exp.DataType, p: exp.Expression, what: str) -> str:
-    node = p.this if isinstance(p, exp.DataTypeParam) else p
+    node: exp.Expr | None = p.this if isinstance(p, exp.DataTypeParam) else p
     if isinstance(p, exp.DataTypeParam) and p.args.get("expression") is not None:
         node = None  # `OGC:CRS84` unquoted: the tokens after the colon are lost
     if isinstance(node, exp.Literal) and node.is_string and node.name.strip():

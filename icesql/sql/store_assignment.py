@@ -366,7 +366,7 @@ def _to_decimal(array: pa.Array, target: DecimalType, want: pa.DataType) -> pa.A
     source = array.type
     if pa.types.is_floating(source):
         quantum = Decimal(1).scaleb(-target.scale)
-        out = []
+        out: list[Decimal | None] = []
         for v in array.to_pylist():
             if v is None:
                 out.append(None)
@@ -408,7 +408,7 @@ def _to_string(array: pa.Array) -> pa.Array:
             pa.string(),
         )
     if pa.types.is_timestamp(source):
-        out = []
+        out: list[str | None] = []
         for v in pc.cast(array, pa.timestamp("us", source.tz)).to_pylist():
             if v is None:
                 out.append(None)
@@ -426,7 +426,7 @@ def _to_uuid(array: pa.Array, column: str, table: str) -> pa.Array:
         return pc.cast(array, pa.binary(16))
     if isinstance(array.type, pa.ExtensionType):
         return pc.cast(array.storage, pa.binary(16))
-    out = []
+    out: list[bytes | None] = []
     for v in array.to_pylist():
         if v is None:
             out.append(None)

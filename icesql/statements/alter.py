@@ -25,6 +25,7 @@ from icesql.session import Result, Session
 from icesql.session.result import done
 from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
+from icesql.spec.types import NestedField
 from icesql.sql import nodes
 from icesql.sql.defaults import Evaluate, check_defaults_supported, default_value
 from icesql.sql.identifiers import catalog_and_table, name_parts
@@ -176,13 +177,13 @@ def _new_schema(table: Table, parsed: object, evaluate: Evaluate | None = None) 
     raise ProgrammingError(f"unsupported ALTER TABLE action {type(parsed).__name__}")
 
 
-def column_field_of(column: nodes.NewColumn):
+def column_field_of(column: nodes.NewColumn) -> NestedField:
     node = exp.ColumnDef(this=exp.to_identifier(column.path[-1]), kind=column.data_type)
     field = column_field(node)
     return type(field)(field.field_id, field.name, field.type, column.not_null, column.comment)
 
 
-def _exists(schema: Schema, path) -> bool:
+def _exists(schema: Schema, path: nodes.Name) -> bool:
     try:
         schema.find_field_by_name(".".join(path))
         return True
@@ -204,7 +205,9 @@ def _alter_column(
         check_defaults_supported(md.format_version, name)
         target = su._field(schema, parsed.path, su._Ctx(name))
         value = (
-            None if parsed.drop_default else default_value(parsed.default, target, name, evaluate)
+            None
+            if parsed.drop_default or parsed.default is None  # None: dropped (the if above)
+            else default_value(parsed.default, target, name, evaluate)
         )
         schema = su.set_write_default(schema, parsed.path, value, name)
     if parsed.drop_not_null:

@@ -36,6 +36,7 @@ from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortOrder
 from icesql.spec.types import (
+    IcebergType,
     NestedField,
     TimestampNanoType,
     TimestampType,
@@ -202,6 +203,10 @@ class _TableSpec:
         elif isinstance(prop, exp.Property):
             key = prop.this.name if isinstance(prop.this, exp.Literal) else prop.name
             value = prop.args.get("value")
+            if value is None:  # TEMPORARY, EXTERNAL, ROW FORMAT ...: a clause without a value
+                raise NotSupportedError(
+                    f"CREATE TABLE clause {prop.sql(dialect='spark')} is not supported"
+                )
             self.properties[key] = (
                 value.name if isinstance(value, exp.Literal) else value.sql(dialect="spark")
             )
@@ -275,7 +280,10 @@ def _spark_timestamps(fields: list[NestedField], format_version: int) -> list[Ne
     naming its column. Version 3 tables keep nanoseconds."""
     if format_version >= 3:
         return fields
-    micros = {TimestampNanoType: TimestampType(), TimestamptzNanoType: TimestamptzType()}
+    micros: dict[type[IcebergType], IcebergType] = {
+        TimestampNanoType: TimestampType(),
+        TimestamptzNanoType: TimestamptzType(),
+    }
     return [
         NestedField(f.field_id, f.name, micros[type(f.type)], f.required, f.doc)
         if type(f.type) in micros
@@ -334,6 +342,7 @@ def _create_table(session: Session, statement: exp.Create, params: Sequence[obje
     fields = spec.fields
     if query is not None:
         result = session.query(as_query(query), params)
+        assert result.reader is not None  # a query's result is a stream of rows
         fields = _query_fields(result.reader.schema)
     try:
         return _create_new_table(session, catalog, identifier, spec, fields, result, params)
@@ -423,7 +432,7 @@ def _replacement_spec(
     fresh = new_partition_spec(schema, terms)
     if version < 2:
         return fresh
-    known = {}
+    known: dict[tuple[int, str], int] = {}
     for s in base.specs:
         for f in s.fields:
             known.setdefault((f.source_id, str(f.transform)), f.field_id)
@@ -450,6 +459,7 @@ def _replace_table(
     fields = spec.fields
     if query is not None:
         result = session.query(as_query(query), params)
+        assert result.reader is not None  # a query's result is a stream of rows
         fields = _query_fields(result.reader.schema)
     try:
         return _replace_with(session, catalog, table, spec, fields, result, params)

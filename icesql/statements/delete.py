@@ -124,7 +124,9 @@ def _delete_files_only(
             f" which holds rows matching {expr} and rows that may not, so they cannot be"
             " deleted by removing whole files; run the DELETE again"
         ) from e
-    parent_id = branch_head(committed, branch, table.name).parent_snapshot_id
+    head = branch_head(committed, branch, table.name)
+    assert head is not None  # the snapshot this commit just added
+    parent_id = head.parent_snapshot_id
     if parent_id == (snapshot.snapshot_id if snapshot is not None else None):
         return count
     # other commits landed first: count what the filter removed from the snapshot before ours

@@ -88,8 +88,8 @@ def partition_clause(
         if isinstance(pf.transform, Identity) and pf.source_id in {
             f.field_id for f in schema.fields
         }:
-            f = schema.find_field(pf.source_id)
-            identity[f.name.lower()] = f
+            source = schema.find_field(pf.source_id)
+            identity[source.name.lower()] = source
     static: dict[str, tuple[NestedField, Any]] = {}
     dynamic: list[str] = []
     seen: set[str] = set()

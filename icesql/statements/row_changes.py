@@ -41,6 +41,7 @@ without files; ``append`` for a MERGE Spark plans as an append); None commits no
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -64,6 +65,9 @@ from icesql.write.data_writer import DataWriter, WriteTarget
 from icesql.write.properties import COPY_ON_WRITE, MERGE_ON_READ, TableProperties
 from icesql.write.snapshot import Change, SnapshotOperation, operation_for
 from icesql.write.validation import Validation
+
+if TYPE_CHECKING:
+    from icesql.write.position_deletes import PositionDeleteWriter
 
 __all__ = [
     "COPY_ON_WRITE",
@@ -200,7 +204,7 @@ class RowChanges:
         self._target = WriteTarget.for_table(self.table, row_lineage=True)
         self._writer: DataWriter | None = None
         self._null_lineage = None
-        self._delete_writer = None
+        self._delete_writer: PositionDeleteWriter | None = None
         self.affected_rows = 0
 
     @property

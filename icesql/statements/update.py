@@ -121,7 +121,7 @@ def _assignments(
     return out
 
 
-def _resolve(column: exp.Expr, alias: str, schema: Schema, table: str) -> Path:
+def _resolve(column: exp.Column | exp.Dot, alias: str, schema: Schema, table: str) -> Path:
     """The field path a SET target names; a leading alias (or table name) is dropped."""
     parts = [p.name for p in column.parts]
     fields = {f.name.lower(): f for f in schema.fields}

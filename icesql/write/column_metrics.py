@@ -33,7 +33,7 @@ import threading
 import uuid as _uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import pyarrow as pa
@@ -80,6 +80,7 @@ from icesql.write.properties import (
 __all__ = [
     "MetricsConfig",
     "MetricsMode",
+    "FileMetricMaps",
     "FileMetricsCollector",
     "footer_metrics",
     "LeafColumn",
@@ -289,6 +290,18 @@ def _order_key(t: IcebergType, v: Any) -> Any:
     return v
 
 
+class FileMetricMaps(TypedDict):
+    """The per field id maps of a data file's manifest entry, keyword arguments of
+    ``DataFile`` as they are."""
+
+    column_sizes: dict[int, int]
+    value_counts: dict[int, int]
+    null_value_counts: dict[int, int]
+    nan_value_counts: dict[int, int]
+    lower_bounds: dict[int, bytes]
+    upper_bounds: dict[int, bytes]
+
+
 class FileMetricsCollector:
     """Metrics of one file. Counts, sizes and most bounds come from the Parquet footer when
     the file is closed (``metrics``); what the footer cannot give exactly is measured from
@@ -493,7 +506,7 @@ class FileMetricsCollector:
             self._lower.pop(fid, None)
             self._upper.pop(fid, None)
 
-    def metrics(self, footer: Any) -> dict[str, dict[int, Any]]:
+    def metrics(self, footer: Any) -> FileMetricMaps:
         """The manifest metrics maps, given the written file's pyarrow ``FileMetaData`` (None:
         counts and bounds from the batches, no column sizes)."""
         if footer is None:
@@ -549,7 +562,7 @@ def _leaf_array(batch: pa.RecordBatch | pa.Table, leaf: LeafColumn) -> Any:
 
 def footer_metrics(
     footer: Any, schema: Schema, config: MetricsConfig, ids: Sequence[int | None]
-) -> dict[str, dict[int, Any]]:
+) -> FileMetricMaps:
     """The manifest metrics of an existing Parquet file from its pyarrow ``FileMetaData``
     only, as Java's ``ParquetUtil.fileMetrics`` gives them to ``add_files``: counts and sizes
     as for a written file, bounds from the column chunks' statistics (truncated by the metrics

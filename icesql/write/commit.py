@@ -26,6 +26,7 @@ from icesql import faults
 from icesql.catalog.base import Catalog, CommitFailedError, CommitStateUnknownError, Identifier
 from icesql.catalog.table import Table
 from icesql.errors import CommitConflictError, OperationalError
+from icesql.metadata.snapshots import Snapshot
 from icesql.metadata.table_metadata import TableMetadata
 from icesql.spec.content_file import DATA
 from icesql.write.properties import TableProperties
@@ -41,10 +42,10 @@ def _build(
     change: Change,
     producer: SnapshotProducer,
     attempt: int,
-):
+) -> tuple[TableMetadata, Snapshot | None]:
     """The new metadata for ``change`` on ``base`` and the snapshot it adds (or None)."""
     builder = apply_updates(base.builder(), change.updates)
-    snapshot = None
+    snapshot: Snapshot | None = None
     if change.adds_snapshot:
         view = TableMetadata(builder.raw, base.path)
         snapshot = producer.produce(view, attempt)

@@ -165,8 +165,8 @@ class DataWriter:
         # Parquet encoder, which then takes the dictionary as it is instead of hashing every
         # value (copy-on-write's kept rows: 25% less CPU to encode); not the columns that
         # partition or sort (their transforms and comparisons take plain arrays)
-        sources = {
-            i for f in (*target.spec.fields, *target.sort_order.fields) for i in f.all_source_ids
+        sources = {i for f in target.spec.fields for i in f.all_source_ids} | {
+            i for f in target.sort_order.fields for i in f.all_source_ids
         }
         parquet = target.properties.file_format == "parquet"
         self._encoded = frozenset(

@@ -21,7 +21,7 @@ Every error is a ``ProgrammingError`` naming the column and the table.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -40,6 +40,7 @@ from icesql.spec.types import (
     LongType,
     MapType,
     NestedField,
+    NestedType,
     StructType,
     TimestampNanoType,
     TimestampType,
@@ -76,9 +77,9 @@ def check_type_version(t: IcebergType, format_version: int, context: str, column
     timestamps, unknown, variant, geometry: v3), as Java's ``Schema.checkCompatibility``
     does; ``context`` starts the message (``cannot create db.t``), which names the field."""
     leaves = (
-        [((column,), t)]
-        if is_primitive(t)
-        else [((column, *path), f.type) for path, f in walk_fields(t) if is_primitive(f.type)]
+        [((column, *path), f.type) for path, f in walk_fields(t) if is_primitive(f.type)]
+        if isinstance(t, NestedType)  # as not is_primitive(t): a type is one or the other
+        else [((column,), t)]
     )
     for path, leaf in leaves:
         needed = min_format_version(leaf)
@@ -120,7 +121,11 @@ def _rebuild(t: IcebergType, struct: StructType) -> IcebergType:
 
 
 def _edit_struct(
-    fields: tuple[NestedField, ...], parent: Path, edit, ctx: _Ctx, full: Path
+    fields: tuple[NestedField, ...],
+    parent: Path,
+    edit: Callable[[tuple[NestedField, ...]], tuple[NestedField, ...]],
+    ctx: _Ctx,
+    full: Path,
 ) -> tuple[NestedField, ...]:
     """Apply ``edit(fields) -> fields`` to the struct at ``parent`` below ``fields``."""
     if not parent:

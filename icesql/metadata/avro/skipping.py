@@ -161,7 +161,7 @@ class _Generator:
         self.lines.append(f"    return {result}, pos")
         code = "\n".join(self.lines)
         exec(compile(code, "<icesql avro decoder>", "exec"), self.env)
-        return self.env["decode"]  # type: ignore[no-any-return]
+        return self.env["decode"]
 
     def var(self, prefix: str = "v") -> str:
         self.count += 1
@@ -380,7 +380,7 @@ def _record(fields: list[tuple[str | None, Decoder]]) -> Decoder:
 
 def _array(item: Decoder) -> Decoder:
     def array(buf: bytes, pos: int) -> tuple[list[Any], int]:
-        out = []
+        out: list[Any] = []
         while True:
             count, pos = _long(buf, pos)
             if count == 0:

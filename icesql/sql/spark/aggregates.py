@@ -70,8 +70,8 @@ def _ignore_nulls(node: exp.IgnoreNulls) -> exp.Expr:
             if type(inner) is spark_kind:
                 node.set("this", duck_kind(this=inner.this))
         return node
-    kinds = {exp.First: "first", exp.FirstValue: "first", exp.Last: "last", exp.LastValue: "last"}
-    name = kinds.get(type(inner))
+    names = {exp.First: "first", exp.FirstValue: "first", exp.Last: "last", exp.LastValue: "last"}
+    name = names.get(type(inner))
     if name is None:
         return node
     value = inner.this
@@ -144,6 +144,7 @@ def _typeof(node: exp.Typeof) -> exp.Expr:
         and "e" not in operand.this.lower()
     ):  # 1.5 is a DECIMAL literal in Spark
         _, digits, exponent = decimal.Decimal(operand.this).as_tuple()
+        assert isinstance(exponent, int)  # a finite number: not NaN or infinity
         return exp.Literal.string(f"decimal({max(len(digits), -exponent)},{-exponent})")
     # a cast (also one an earlier rule made, e.g. a decimal sum's) has the type it names
     found = operand.args["to"] if isinstance(operand, exp.Cast) else arg_data_type(node)

@@ -18,7 +18,7 @@ from icesql.errors import NotSupportedError
 
 Rule = Callable[[exp.Expr], exp.Expr]
 TYPES_KEY = "icesql_arg_types"
-T = exp.DataType.Type
+T = exp.DType  # the enum behind exp.DataType.Type (a class variable, so no type to mypy)
 INTEGRAL = {T.TINYINT, T.SMALLINT, T.INT, T.BIGINT}
 FLOATING = {T.FLOAT, T.DOUBLE}
 FRACTIONAL = FLOATING | {T.DECIMAL}

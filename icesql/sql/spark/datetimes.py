@@ -8,6 +8,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from sqlglot import exp
 
 from icesql.sql.dialect import EXTRACT_FIELD, FUNCTION_ARGS, FUNCTION_NAME
@@ -217,7 +220,7 @@ def _date_from_unix_date(node: exp.DateFromUnixDate) -> exp.Expr:
     return node if isinstance(node.parent, exp.Cast) else _as_date(node)
 
 
-def _timestamp_from(unit: str) -> exp.Expr:
+def _timestamp_from(unit: str) -> Callable[[exp.Anonymous], exp.Expr]:
     def rule(node: exp.Anonymous) -> exp.Expr:
         if len(node.expressions) != 1:
             return node
@@ -269,7 +272,7 @@ def _months_between(node: exp.MonthsBetween) -> exp.Expr:
         ),
         expression=exp.Literal.number(31 * _SECONDS_PER_DAY),
     )
-    diff = exp.Add(this=whole.copy(), expression=part)
+    diff: exp.Expr = exp.Add(this=whole.copy(), expression=part)
     round_off = node.args.get("roundoff")
     if not (isinstance(round_off, exp.Boolean) and not round_off.this):
         scaled = exp.Add(
@@ -353,7 +356,8 @@ def _nanos_comparison(node: exp.Expr) -> exp.Expr:
     return node
 
 
-RULES = {
+# each rule takes a node of its key's class (semantics looks it up by type), hence Any
+RULES: dict[type[exp.Expr], Callable[[Any], exp.Expr]] = {
     **dict.fromkeys(_COMPARISONS, _nanos_comparison),
     exp.MakeInterval: _make_interval,
     exp.UnixSeconds: _unix_seconds,

@@ -18,6 +18,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 import duckdb
+from duckdb.func import ARROW, SPECIAL
 
 from icesql._lazy import lazy_module
 
@@ -73,7 +74,7 @@ def register_functions(con: duckdb.DuckDBPyConnection) -> None:
         _decimal_divide,
         [text, text, integer, integer],
         text,
-        type="arrow",
-        null_handling="special",
+        type=ARROW,
+        null_handling=SPECIAL,
         side_effects=False,
     )

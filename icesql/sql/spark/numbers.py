@@ -111,7 +111,7 @@ def _int_div(node: exp.IntDiv) -> exp.Expr:
         scale = max(s1, s2)
         if max(p1 + scale - s1, p2 + scale - s2) <= MAX_DIGITS:
             dividend = _scaled(_unscaled(node.this, s1), scale - s1)
-            quotient = exp.IntDiv(
+            quotient: exp.Expr = exp.IntDiv(
                 this=dividend,
                 expression=_nonzero(_scaled(_unscaled(node.expression, s2), scale - s2)),
             )
@@ -253,7 +253,9 @@ def _floor_ceil(node: exp.Floor | exp.Ceil) -> exp.Expr:
         return _floor_ceil_places(node)
     operand = arg_type(node)
     if operand == T.DECIMAL:
-        precision, scale = decimal_digits(arg_data_type(node))
+        found = arg_data_type(node)
+        assert found is not None  # arg_type read DECIMAL from it
+        precision, scale = decimal_digits(found)
         whole = min(precision - scale + 1, MAX_DIGITS)
         return exp.TryCast(this=node, to=exp.DataType.build(f"DECIMAL({whole}, 0)"))
     if operand in FLOATING:
@@ -264,7 +266,7 @@ def _floor_ceil(node: exp.Floor | exp.Ceil) -> exp.Expr:
 
 
 # the value arguments of the conditionals whose result type is the widest of them
-_BRANCHES = {
+_BRANCHES: dict[type[exp.Expr], tuple[str, ...]] = {
     exp.Coalesce: ("this", "expressions"),
     exp.Greatest: ("this", "expressions"),
     exp.Least: ("this", "expressions"),
@@ -275,7 +277,7 @@ _BRANCHES = {
 
 def _branch_slots(node: exp.Expr) -> list[tuple[exp.Expr, str, int | None, exp.Expr]]:
     """(owner, key, index, value) of each branch value; a CASE's are in its WHEN nodes."""
-    slots = []
+    slots: list[tuple[exp.Expr, str, int | None, exp.Expr]] = []
     owners = [(node, _BRANCHES[type(node)])]
     if isinstance(node, exp.Case):
         owners += [(when, ("true",)) for when in node.args.get("ifs") or []]
@@ -615,10 +617,10 @@ def _spark_decimal(operand: exp.Expr, node: exp.Expr, key: str) -> tuple[int, in
     for owner, slot, index, value in _branch_slots(operand):
         if isinstance(_bare(value), exp.Null):
             continue
-        found = _branch_decimal(owner, slot, index, value)
-        if found is None:
+        branch = _branch_decimal(owner, slot, index, value)
+        if branch is None:
             return None
-        digits.append(found)
+        digits.append(branch)
     if not digits:
         return None
     scale = max(s for _, s in digits)
@@ -674,7 +676,7 @@ def _decimal_divide(node: exp.Div) -> exp.Expr:
         ifs=[exp.If(this=half_up, true=exp.Add(this=quotient.copy(), expression=away))],
         default=quotient,
     )
-    whole = exp.cast(rounded, "DECIMAL(38, 0)")
+    whole: exp.Expr = exp.cast(rounded, "DECIMAL(38, 0)")
     if scale:
         unit = exp.Literal.number("0." + "0" * (scale - 1) + "1")
         whole = exp.Mul(

@@ -107,16 +107,18 @@ def _wrapping_arithmetic(node: exp.Expr) -> exp.Expr:
     if isinstance(node, exp.Neg) and literal_int(node) is not None:
         return _negative_literal(node)
     if not wrapping():
-        if isinstance(node, exp.Neg) and _constant_kind(node.this) is not None:
+        constant = _constant_kind(node.this) if isinstance(node, exp.Neg) else None
+        if constant is not None:
             # DuckDB folds -(constant) into a wider literal: keep Spark's type, so that an
             # overflow is an error here and wraps in the rerun
-            return exp.cast(node, _constant_kind(node.this))  # type: ignore[arg-type]
+            return exp.cast(node, constant)
         return node
     keys = ("this",) if isinstance(node, (exp.Neg, exp.Abs)) else ("this", "expression")
-    kinds = [integral_type(node, key) for key in keys]
-    if any(kind is None for kind in kinds):
+    found = [integral_type(node, key) for key in keys]
+    kinds = [kind for kind in found if kind is not None]
+    if len(kinds) != len(found):
         return node
-    kind = max(kinds, key=lambda k: _BITS[k])  # type: ignore[arg-type,index]
+    kind = max(kinds, key=lambda k: _BITS[k])
     args = [_hugeint(node.args[key].copy()) for key in keys]
     if isinstance(node, exp.Abs):
         exact: exp.Expr = exp.Abs(this=args[0])
@@ -124,7 +126,7 @@ def _wrapping_arithmetic(node: exp.Expr) -> exp.Expr:
         exact = exp.Neg(this=exp.paren(args[0]))
     else:
         exact = type(node)(this=args[0], expression=args[1])
-    return wrapped(exact, kind)  # type: ignore[arg-type]
+    return wrapped(exact, kind)
 
 
 def mark_int_parameters(statement: exp.Expr, params: Sequence[object]) -> None:

@@ -119,7 +119,8 @@ def _lateral_view(node: exp.Lateral) -> exp.Expr:
 def _select_item_generator(node: exp.Expr) -> exp.Expr:
     """A generator in a select list: one UNNEST, named as Spark names its columns."""
     aliased = isinstance(node.parent, exp.Alias)
-    if not isinstance(node.parent.parent if aliased else node.parent, exp.Select):
+    owner = node.parent.parent if isinstance(node.parent, exp.Alias) else node.parent
+    if not isinstance(owner, exp.Select):
         return node
     if isinstance(node, exp.PosexplodeOuter):
         refuse("posexplode_outer() in a select list", "use LATERAL VIEW OUTER posexplode(...)")

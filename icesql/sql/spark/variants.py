@@ -26,6 +26,7 @@ True
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from sqlglot import exp
 
@@ -240,7 +241,7 @@ def _parse_json(node: exp.Expr, strict: bool) -> exp.Expr:
     text = node.this if isinstance(node, exp.ParseJSON) else node.expressions[0]
     name = "parse_json()" if strict else "try_parse_json()"
     json = (exp.Cast if strict else exp.TryCast)(this=text.copy(), to=exp.DataType.build("JSON"))
-    value = exp.Cast(this=json, to=exp.DataType.build("VARIANT"))
+    value: exp.Expr = exp.Cast(this=json, to=exp.DataType.build("VARIANT"))
     inexact = call("regexp_matches", text.copy(), exp.Literal.string(_INEXACT_NUMBER))
     top_null = call("regexp_matches", text.copy(), exp.Literal.string(r"^\s*null\s*$"))
     value = refuse_when(
@@ -282,7 +283,7 @@ def _cast(node: exp.Cast) -> exp.Expr:
     return node
 
 
-def _refused(why: str):
+def _refused(why: str) -> Callable[[exp.Anonymous], exp.Expr]:
     def rule(node: exp.Anonymous) -> exp.Expr:
         refuse(f"{str(node.this).lower()}()", why)
 

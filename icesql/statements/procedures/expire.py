@@ -184,7 +184,9 @@ def plan_expiry(
             used_specs |= {
                 m.partition_spec_id for m in reachable.manifests(io, md, [snapshot_id]).values()
             }
-            schema_id = md.snapshot_by_id(snapshot_id).schema_id
+            kept = md.snapshot_by_id(snapshot_id)
+            assert kept is not None  # kept ids are the table's (TableMetadata checks its refs)
+            schema_id = kept.schema_id
             if schema_id is not None:
                 used_schemas.add(schema_id)
         specs = tuple(sorted({s["spec-id"] for s in md.specs_json} - used_specs))

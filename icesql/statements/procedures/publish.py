@@ -91,7 +91,9 @@ def cherrypick(call: Call, catalog: Catalog, table: Table, snapshot_id: int) -> 
         requirements=(AssertRefSnapshotId(MAIN_BRANCH, current_id),),
     )
     committed = commit(catalog, table, change)
-    return committed.metadata.current_snapshot().snapshot_id
+    published = committed.metadata.current_snapshot()
+    assert published is not None  # the APPEND to main just added it
+    return published.snapshot_id
 
 
 def _added_data_files(table: Table, snapshot: Snapshot) -> list[DataFile]:

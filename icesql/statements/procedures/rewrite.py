@@ -295,10 +295,10 @@ def plan_groups(
     if o.job_order != "none":
         by, direction = o.job_order.split("-")
 
-        def key(g: list[FileScanTask]) -> int:
+        def job_size(g: list[FileScanTask]) -> int:
             return sum(t.data_file.file_size_in_bytes for t in g) if by == "bytes" else len(g)
 
-        groups.sort(key=key, reverse=direction == "desc")
+        groups.sort(key=job_size, reverse=direction == "desc")
     return groups
 
 
@@ -594,7 +594,9 @@ def _rewrite_manifests(call: Call) -> Sequence[Sequence[Any]]:
         table,
         Change(operation=SnapshotOperation.REPLACE, rewritten_manifests=tuple(groups)),
     )
-    created = committed.metadata.current_snapshot().summary.get("manifests-created", "0")
+    replaced = committed.metadata.current_snapshot()
+    assert replaced is not None  # the REPLACE commit just added it
+    created = replaced.summary.get("manifests-created", "0")
     return [(sum(len(g.manifests) for g in groups), int(created))]
 
 

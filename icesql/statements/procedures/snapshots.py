@@ -111,6 +111,7 @@ def _set_current_snapshot(call: Call) -> Sequence[Sequence[Any]]:
         if found is None:
             raise call.error(f"Cannot find matching snapshot ID for ref {ref}")
         snapshot_id = found.snapshot_id
+    assert snapshot_id is not None  # given, or the ref's (exactly one was: checked above)
     if md.snapshot_by_id(snapshot_id) is None:
         raise call.error(f"Cannot roll back to unknown snapshot id: {snapshot_id}")
     move_branch(catalog, table, MAIN_BRANCH, snapshot_id)

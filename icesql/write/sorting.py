@@ -5,6 +5,9 @@ array and compare the results. Partition values come back in icesql's value conv
 (dates as days, timestamps as micros, decimals as ``Decimal``, uuids as ``UUID``), as
 manifests store them::
 
+    >>> from icesql.spec.schema import Schema
+    >>> from icesql.spec.sorting import SortField, SortOrder
+    >>> from icesql.spec.types import LongType, NestedField
     >>> schema = Schema((NestedField(1, "id", LongType()),))
     >>> batch = pa.record_batch([pa.array([3, 1, None, 2])], names=["id"])
     >>> order = SortOrder(1, (SortField(1, direction="desc", null_order="nulls-last"),))

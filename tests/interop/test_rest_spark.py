@@ -25,10 +25,10 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
-from typing import IO
 
 import pytest
 import spark_support
+from rest_support import drain
 from spark_support import assert_same_rows, snapshot_ids
 
 import icesql
@@ -399,16 +399,10 @@ def _start_server(folder: Path, port: int = 0) -> tuple[subprocess.Popen, int]:
     line = proc.stderr.readline()  # "icesql serve: http://127.0.0.1:<port> (...)"
     assert line.startswith("icesql serve: http://127.0.0.1:"), line + proc.stderr.read()
     port = int(line.split(":")[3].split()[0])
-    threading.Thread(target=_drain, args=(proc.stderr,), daemon=True).start()  # request log
+    threading.Thread(target=drain, args=(proc.stderr,), daemon=True).start()  # request log
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/config", timeout=10) as answer:
         assert answer.status == 200
     return proc, port
-
-
-def _drain(pipe: IO[str]) -> None:
-    """Read ``pipe`` to its end (the server's exit) and close it, so no pipe is left open."""
-    with pipe:
-        pipe.read()
 
 
 def _commit_until_killed(

@@ -3,8 +3,8 @@
 ``icesql.storage_properties``) behave alike for every reader and writer in icesql.
 
 Local files are read, listed, written and deleted through ``os`` directly: fsspec's import
-(asyncio, ssl) cost 24 ms of a local table's first query and more of a process's first
-write, which need none of it."""
+(asyncio, ssl) would be a large part of a local table's first query and of a process's
+first write, which need none of it."""
 
 from __future__ import annotations
 

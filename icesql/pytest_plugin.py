@@ -116,14 +116,54 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 # -- fixtures --------------------------------------------------------------------------------
 @pytest.fixture(scope="session")
 def icesql_connection(pytestconfig: pytest.Config) -> Connection:
-    """The session's connection to the configured catalogs (closed when the session ends)."""
+    """The session's connection to the catalogs the ``--icesql-*`` options or ini keys name.
+
+    One per session, opened on first use (a run without checks opens none) and closed when
+    the session ends, so every test reads through the same caches.
+
+    Args:
+        pytestconfig: pytest's configuration, holding the options.
+
+    Returns:
+        An :class:`icesql.Connection`; the tests share it, so a test that writes should
+        write only tables of its own.
+
+    The example of the ``icesql`` fixture below uses both.
+    """
     return pytestconfig.stash[_OPENER].connection()
 
 
 @pytest.fixture(scope="session")
 def icesql(pytestconfig: pytest.Config) -> DataChecks:
-    """Assertion helpers (``icesql.testing``) over the session's connection, reading the
-    ``--icesql-ref`` / ``--icesql-as-of`` version when one is given."""
+    """Assertion helpers (``icesql.testing``) over the session's connection.
+
+    Every table reference of every check reads the ``--icesql-ref`` / ``--icesql-as-of``
+    version when one is given, so the same checks audit a branch before it is published.
+
+    Args:
+        pytestconfig: pytest's configuration, holding the options.
+
+    Returns:
+        An :class:`icesql.testing.DataChecks` bound to ``icesql_connection``; its failures
+        show the offending rows and the SQL.
+
+    >>> import pathlib, subprocess, sys, tempfile, textwrap
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     _ = pathlib.Path(root, "test_keys.py").write_text(textwrap.dedent('''
+    ...         def test_ids_are_unique(icesql, icesql_connection):
+    ...             icesql_connection.execute("CREATE TABLE db.t (id bigint) USING iceberg")
+    ...             icesql_connection.execute("INSERT INTO db.t VALUES (1), (1)")
+    ...             icesql.assert_unique("db.t", "id")
+    ...     '''))
+    ...     run = subprocess.run(
+    ...         [sys.executable, "-m", "pytest", "-q", "--tb=line", "-rN", "-p", "no:cacheprovider",
+    ...          "--icesql-warehouse", str(pathlib.Path(root, "warehouse")), root],
+    ...         capture_output=True, text=True, cwd=root)
+    >>> print(run.stdout)
+    F...
+    ...RowsFailure: unique(id) on db.t: 1 value occurs more than once
+    1 failed in ...
+    """
     return pytestconfig.stash[_OPENER].checks()
 
 

@@ -10,11 +10,15 @@ Statements are compiled as SQLAlchemy's default SQL with Spark's backtick quotin
 parameters; reflection reads the catalog directly (namespaces are schemas, ``default`` the
 default one; identifier fields are the primary key).
 
+>>> import tempfile
 >>> import sqlalchemy as sa
->>> engine = sa.create_engine("icesql:////tmp/icesql-doctest-warehouse")
+>>> warehouse = tempfile.TemporaryDirectory()
+>>> engine = sa.create_engine(f"icesql:///{warehouse.name}")
 >>> with engine.connect() as c:
 ...     c.execute(sa.text("SELECT 1 + :n AS x"), {"n": 1}).all()
 [(2,)]
+>>> engine.dispose()
+>>> warehouse.cleanup()
 """
 
 from __future__ import annotations

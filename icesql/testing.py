@@ -8,7 +8,8 @@ fixture of the pytest plugin), whose ``ref`` / ``as_of`` make every table refere
 branch, tag, snapshot or point in time (``pytest --icesql-ref audit``) without editing checks.
 
 >>> import icesql, tempfile
->>> con = icesql.connect(tempfile.mkdtemp())
+>>> warehouse = tempfile.TemporaryDirectory()
+>>> con = icesql.connect(warehouse.name)
 >>> _ = con.execute("CREATE NAMESPACE db")
 >>> _ = con.execute("CREATE TABLE db.t (id bigint) USING iceberg")
 >>> _ = con.execute("INSERT INTO db.t VALUES (1), (1)")
@@ -17,6 +18,8 @@ Traceback (most recent call last):
 ...
 icesql.testing.RowsFailure: unique(id) on db.t: 1 value occurs more than once
 ...
+>>> con.close()
+>>> warehouse.cleanup()
 
 A check that cannot run (a missing table, bad SQL) raises the engine's error, never a
 failure, so it can never pass.

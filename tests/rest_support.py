@@ -8,7 +8,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from icesql.server import RestCatalogServer, open_server
 
@@ -67,3 +67,10 @@ def start_rest_server(
 def stop_rest_server(rest: RestServer) -> None:
     rest.server.stop()
     rest.server.router.service.catalog.close()
+
+
+def drain(pipe: IO[str]) -> None:
+    """Read a server process's log ``pipe`` to its end (the server's exit) and close it: a
+    pipe left to the garbage collector is warned of as unclosed, and warnings fail tests."""
+    with pipe:
+        pipe.read()

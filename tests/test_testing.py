@@ -4,16 +4,12 @@ whose message carries the rows and the SQL; a check that cannot run raises the e
 
 from __future__ import annotations
 
-import doctest
 from datetime import timedelta
 
 import pytest
 from data_checks_support import Shop, duck_count, make_shop, rows_of
 
 import icesql
-import icesql.checks.sql_files
-import icesql.checks.toml_files
-import icesql.sql.pinning
 from icesql import testing
 from icesql.testing import (
     CheckFailure,
@@ -249,11 +245,3 @@ def test_format_table_and_ages() -> None:
     assert parse_age("90m") == parse_age(5400) == timedelta(minutes=90)
     with pytest.raises(ValueError, match="not an age"):
         parse_age("soon")
-
-
-@pytest.mark.parametrize(
-    "module", [testing, icesql.sql.pinning, icesql.checks.sql_files, icesql.checks.toml_files]
-)
-def test_docstring_examples_run(module) -> None:
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0

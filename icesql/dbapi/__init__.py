@@ -47,7 +47,12 @@ else:  # pyarrow loads on first use (icesql._lazy)
 
 class Connection:
     """A DB-API connection to Iceberg catalogs: ``catalog`` the default one (unqualified names
-    use it), ``catalogs`` all of them by name (``prod.db.t`` names table ``db.t`` of ``prod``)."""
+    use it), ``catalogs`` all of them by name (``prod.db.t`` names table ``db.t`` of ``prod``).
+
+    Made by :func:`connect`. Every statement commits as it completes, so ``commit`` and
+    ``rollback`` have nothing to do; ``close`` (or leaving a ``with`` block) releases the
+    DuckDB database and the catalogs' connections.
+    """
 
     def __init__(self, catalog: Catalog, others: Sequence[Catalog] = ()):
         self._engine: Engine | None = Engine(catalog, others=others)
@@ -61,58 +66,114 @@ class Connection:
         return self._engine
 
     def cursor(self) -> Cursor:
+        """A new :class:`Cursor`; cursors of one connection share its catalogs and settings."""
         return Cursor(self)
 
     def execute(self, sql: str, parameters: Sequence[Any] | None = None) -> Cursor:
-        """Shortcut for ``cursor().execute(...)``; returns the cursor."""
+        """Run one statement on a new cursor: ``cursor().execute(sql, parameters)``.
+
+        Args:
+            sql: one Spark SQL statement, with ``?`` for each parameter.
+            parameters: the values of the ``?`` markers, in order.
+
+        Returns:
+            The new cursor, so that ``con.execute(...).fetchall()`` chains.
+
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as warehouse, connect(warehouse) as con:
+        ...     con.execute("SELECT ? * 2", [21]).fetchall()
+        [(42,)]
+        """
         return self.cursor().execute(sql, parameters)
 
     def sql(self, query: str, params: Sequence[Any] | None = None) -> relation.Relation | None:
-        """``query`` as a lazy relation: it runs when read (``df()``, ``pl()``, ``arrow()``,
-        ``fetchall()``, ``show()``, or shown in a notebook as an HTML table with the column
-        types and row count). Statements that are not queries run at once: those returning
-        rows give a relation over them, the others None (``icesql.dbapi.relation``).
+        """``query`` as a lazy relation (``icesql.dbapi.relation``).
 
-        >>> con = connect("/tmp/icesql-doctest-warehouse")
-        >>> rel = con.sql("SELECT id, id * 2 AS twice FROM range(3) t(id)")
-        >>> rel.fetchall()
+        A query runs when read (``df()``, ``pl()``, ``arrow()``, ``fetchall()``, ``show()``,
+        or shown in a notebook as an HTML table with the column types and row count), so a
+        relation can be built on and only the final query runs. Statements that are not
+        queries run at once, as ``execute`` would run them.
+
+        Args:
+            query: one Spark SQL statement, with ``?`` for each parameter.
+            params: the values of the ``?`` markers, in order.
+
+        Returns:
+            A :class:`~icesql.dbapi.relation.Relation` over the query or the rows a statement
+            returned; None for a statement that returns no rows.
+
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as warehouse, connect(warehouse) as con:
+        ...     rel = con.sql("SELECT id, id * 2 AS twice FROM range(3) t(id)")
+        ...     rel.fetchall()
+        ...     rel.types
         [(0, 0), (1, 2), (2, 4)]
-        >>> rel.types
         ['BIGINT', 'BIGINT']
         """
         return relation.sql(self, query, params, caller_scope(self.engine.registered))
 
     def register(self, name: str, obj: Any) -> None:
-        """Name a Python object holding rows (pandas or polars DataFrame, polars LazyFrame,
-        pyarrow Table / Dataset / RecordBatchReader, anything with ``__arrow_c_stream__``) so
-        that SQL reads it as table ``name``. Unregistered objects are found too, as variables
-        of the caller; an Iceberg table of the same name always wins.
+        """Name a Python object holding rows so that SQL reads it as table ``name``.
 
+        Unregistered objects are found too, as variables of the caller; registering names
+        one for code that runs elsewhere (another function, a thread). An Iceberg table of
+        the same name always wins, so a Python variable never hides a table.
+
+        Args:
+            name: the table name SQL uses.
+            obj: a pandas or polars DataFrame, a polars LazyFrame, a pyarrow Table / Dataset
+                / RecordBatchReader, or anything with ``__arrow_c_stream__``.
+
+        >>> import tempfile
         >>> import pyarrow as pa
-        >>> con = connect("/tmp/icesql-doctest-warehouse")
-        >>> con.register("people", pa.table({"name": ["ada", "bob"]}))
-        >>> con.execute("SELECT count(*) FROM people").fetchall()
+        >>> with tempfile.TemporaryDirectory() as warehouse, connect(warehouse) as con:
+        ...     con.register("people", pa.table({"name": ["ada", "bob"]}))
+        ...     con.execute("SELECT count(*) FROM people").fetchall()
         [(2,)]
         """
         self.engine.register(name, obj)
 
     def unregister(self, name: str) -> None:
-        """Forget a name given to ``register`` (one never registered is ignored)."""
+        """Forget a name given to ``register``.
+
+        Args:
+            name: the registered name; one never registered is ignored, so cleanup code
+                need not know what was registered.
+
+        >>> import tempfile
+        >>> import pyarrow as pa
+        >>> with tempfile.TemporaryDirectory() as warehouse, connect(warehouse) as con:
+        ...     con.register("people", pa.table({"name": ["ada"]}))
+        ...     con.unregister("people")
+        ...     con.execute("SELECT * FROM people")
+        Traceback (most recent call last):
+        ...
+        icesql.errors.NoSuchTableError: table not found: people
+        """
         self.engine.unregister(name)
 
     def add_progress_listener(self, callback: ProgressCallback) -> Callable[[], None]:
-        """Call ``callback(progress)`` (an ``icesql.progress.Progress``: files and bytes planned
-        and read, rows and files written) as each statement of this connection progresses;
-        returns a function that removes it. Nobody listening costs nothing.
+        """Call ``callback`` as each statement of this connection progresses.
 
-        >>> con = connect("/tmp/icesql-doctest-warehouse")
-        >>> seen = []
-        >>> stop = con.add_progress_listener(seen.append)
-        >>> con.execute("SELECT 1").fetchall()
+        Nobody listening costs nothing: statements only count what they do while a listener
+        is there (a notebook adds one by itself, ``icesql.notebook_progress``).
+
+        Args:
+            callback: called with an ``icesql.progress.Progress`` (files and bytes planned
+                and read, rows and files written) at each step.
+
+        Returns:
+            A function of no arguments that removes the listener.
+
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as warehouse, connect(warehouse) as con:
+        ...     seen = []
+        ...     stop = con.add_progress_listener(seen.append)
+        ...     con.execute("SELECT 1").fetchall()
+        ...     seen[-1].finished
+        ...     stop()
         [(1,)]
-        >>> seen[-1].finished
         True
-        >>> stop()
         """
         return self.engine.progress.add_listener(callback)
 
@@ -143,7 +204,12 @@ class Connection:
 
 
 class Cursor:
-    """A DB-API cursor; ``execute`` returns the cursor so calls chain."""
+    """A DB-API cursor: runs statements and fetches their rows.
+
+    ``execute`` returns the cursor so calls chain. Rows stay an Arrow stream until fetched, so
+    ``fetchone`` over a large table reads little; the ``fetch_*`` and frame methods each take
+    the rows not fetched yet, and read them once.
+    """
 
     def __init__(self, connection: Connection):
         self.connection = connection
@@ -160,10 +226,32 @@ class Cursor:
     # -- PEP 249 attributes ----------------------------------------------------------------
     @property
     def description(self) -> list[tuple] | None:
+        """PEP 249's seven items per column of the last statement's rows, None without rows.
+
+        Each is ``(name, type_code, None, None, precision, scale, null_ok)``: precision and
+        scale are set for decimals only; type codes compare equal to ``icesql.NUMBER``,
+        ``icesql.STRING``... as PEP 249 asks.
+
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as warehouse, connect(warehouse) as con:
+        ...     con.execute("SELECT CAST(1.5 AS DECIMAL(5, 2)) AS price, 'a' AS s").description
+        [('price', 'DECIMAL(5,2)', None, None, 5, 2, True), ('s', 'STRING', None, None, None, None, True)]
+        """
         return self._description
 
     @property
     def rowcount(self) -> int:
+        """Rows the last statement inserted, updated, deleted or merged; -1 for a query (PEP
+        249 allows it: counting would read every row before the first is fetched).
+
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as warehouse, connect(warehouse) as con:
+        ...     _ = con.execute("CREATE TABLE db.t (id bigint) USING iceberg")
+        ...     con.execute("INSERT INTO db.t VALUES (1), (2), (3)").rowcount
+        ...     con.execute("DELETE FROM db.t WHERE id > 1").rowcount
+        3
+        2
+        """
         return self._rowcount
 
     @property
@@ -173,6 +261,26 @@ class Cursor:
 
     # -- execution -------------------------------------------------------------------------
     def execute(self, operation: str, parameters: Sequence[Any] | None = None) -> Cursor:
+        """Run one statement; a data change has committed when this returns.
+
+        Args:
+            operation: one Spark SQL statement, with ``?`` for each parameter (``qmark``).
+            parameters: the values of the ``?`` markers, in order.
+
+        Returns:
+            This cursor, its rows ready to fetch.
+
+        Raises:
+            ProgrammingError: the statement is invalid, names no table there is, or the
+                parameters are a dict or a string (``qmark`` takes a sequence).
+            CommitConflictError: another writer committed a conflicting change first.
+
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as warehouse, connect(warehouse) as con:
+        ...     cur = con.cursor()
+        ...     cur.execute("SELECT ? AS greeting", ["hello"]).fetchone()
+        ('hello',)
+        """
         self._check_open()
         return self._execute(operation, parameters, caller_scope(self.connection.engine.registered))
 
@@ -199,6 +307,21 @@ class Cursor:
         return self
 
     def executemany(self, operation: str, seq_of_parameters: Sequence[Sequence[Any]]) -> Cursor:
+        """Run one statement once per parameter sequence, each run its own commit.
+
+        Args:
+            operation: one Spark SQL statement with ``?`` markers.
+            seq_of_parameters: the values of the markers, one sequence per run.
+
+        Returns:
+            This cursor; ``rowcount`` is the sum of the runs' counts.
+
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as warehouse, connect(warehouse) as con:
+        ...     _ = con.execute("CREATE TABLE db.t (id bigint) USING iceberg")
+        ...     con.cursor().executemany("INSERT INTO db.t VALUES (?)", [[1], [2]]).rowcount
+        2
+        """
         self._check_open()
         total = 0
         any_count = False
@@ -212,17 +335,49 @@ class Cursor:
 
     # -- fetching ------------------------------------------------------------------------
     def fetchone(self) -> tuple | None:
+        """The next row as a tuple, None when there are no more.
+
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as warehouse, connect(warehouse) as con:
+        ...     cur = con.execute("SELECT * FROM range(2) t(id)")
+        ...     cur.fetchone(), cur.fetchone(), cur.fetchone()
+        ((0,), (1,), None)
+        """
         rows = self._take(1)
         return rows[0] if rows else None
 
     def fetchmany(self, size: int | None = None) -> list[tuple]:
+        """The next rows, up to ``size`` of them (``arraysize`` by default, 1).
+
+        Args:
+            size: how many rows at most; fewer once the rows run out.
+
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as warehouse, connect(warehouse) as con:
+        ...     cur = con.execute("SELECT * FROM range(5) t(id)")
+        ...     cur.fetchmany(2), cur.fetchmany(4)
+        ([(0,), (1,)], [(2,), (3,), (4,)])
+        """
         return self._take(self.arraysize if size is None else size)
 
     def fetchall(self) -> list[tuple]:
+        """Every remaining row as a list of tuples.
+
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as warehouse, connect(warehouse) as con:
+        ...     con.execute("SELECT 'a' AS s, 1 AS n UNION ALL SELECT 'b', 2").fetchall()
+        [('a', 1), ('b', 2)]
+        """
         return self._take(None)
 
     def fetch_arrow_table(self) -> pa.Table:
-        """The remaining rows as one ``pyarrow.Table``."""
+        """The remaining rows as one ``pyarrow.Table``, Iceberg's types kept as Arrow's.
+
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as warehouse, connect(warehouse) as con:
+        ...     con.execute("SELECT * FROM range(3) t(id)").fetch_arrow_table().num_rows
+        3
+        """
         reader = self.fetch_record_batch()
         with duckdb_errors(self._scans()):
             return reader.read_all()
@@ -232,10 +387,15 @@ class Cursor:
         return self.fetch_arrow_table()
 
     def df(self) -> Any:
-        """The remaining rows as a pandas DataFrame, Arrow-backed dtypes (``icesql[pandas]``).
+        """The remaining rows as a pandas DataFrame (the extra ``icesql[pandas]``).
 
-        Every column keeps its type: integers with NULLs stay integers, decimals stay exact
-        (see ``icesql.dbapi_frames``).
+        Columns get Arrow-backed dtypes, so every column keeps its type: integers with NULLs
+        stay integers, decimals stay exact (``icesql.dbapi_frames``).
+
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as warehouse, connect(warehouse) as con:
+        ...     con.execute("SELECT 1 AS n UNION ALL SELECT NULL").df()["n"].tolist()
+        [1, <NA>]
         """
         return to_pandas(self.fetch_arrow_table())
 
@@ -244,7 +404,13 @@ class Cursor:
         return to_pandas(self.fetch_arrow_table(), "Cursor.fetchdf()")
 
     def pl(self) -> Any:
-        """The remaining rows as a polars DataFrame (``icesql[polars]``)."""
+        """The remaining rows as a polars DataFrame (the extra ``icesql[polars]``).
+
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as warehouse, connect(warehouse) as con:
+        ...     con.execute("SELECT 1 AS n").pl().to_dicts()
+        [{'n': 1}]
+        """
         return to_polars(self.fetch_arrow_table())
 
     def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
@@ -254,8 +420,25 @@ class Cursor:
         return self.fetch_record_batch().__arrow_c_stream__(requested_schema)
 
     def fetch_record_batch(self, rows_per_batch: int | None = None) -> pa.RecordBatchReader:
-        """The remaining rows as a streamed ``pyarrow.RecordBatchReader``; with
-        ``rows_per_batch``, batches of exactly that many rows but the last (DuckDB's rule)."""
+        """The remaining rows as a streamed ``pyarrow.RecordBatchReader``, read once.
+
+        Args:
+            rows_per_batch: batches of exactly that many rows but the last (DuckDB's rule);
+                by default the batches as the scan produces them.
+
+        Returns:
+            A reader that reads the rows as it is read, so a large result never sits in
+            memory at once.
+
+        Raises:
+            ProgrammingError: ``rows_per_batch`` is below 1.
+
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as warehouse, connect(warehouse) as con:
+        ...     reader = con.execute("SELECT * FROM range(5) t(id)").fetch_record_batch(2)
+        ...     [batch.num_rows for batch in reader]
+        [2, 2, 1]
+        """
         if rows_per_batch is not None and rows_per_batch < 1:
             raise ProgrammingError(f"rows_per_batch must be at least 1, got {rows_per_batch}")
         reader = self._reader()
@@ -425,38 +608,61 @@ def connect(
 
     ``connect("warehouse/")`` opens the file-system (Spark ``hadoop``) catalog on a folder or
     fsspec URL; ``connect(catalog="sql", uri="sqlite:///catalog.db", warehouse=...)`` a SQL
-    catalog. ``catalog`` is the catalog type (``hadoop``, ``sql``/``jdbc``; inferred from
-    ``uri`` when left out), ``name`` the catalog's name (``spark.sql.catalog.<name>``; the
-    ``catalog_name`` of a SQL catalog's rows), and ``properties`` Iceberg catalog properties,
-    taken verbatim.
+    catalog. With no catalog of its own and none of ``catalogs``, ``spark_conf`` or
+    ``pyiceberg_config``, it reads the ``.pyiceberg.yaml`` and ``PYICEBERG_*`` variables
+    PyIceberg would read, so a machine set up for PyIceberg needs no arguments.
 
-    More catalogs come from ``catalogs`` (name -> properties), ``spark_conf`` (a
-    ``spark-defaults.conf`` path or a dict of Spark properties: every
-    ``spark.sql.catalog.<name>`` that is Iceberg's) and ``pyiceberg_config`` (a
-    ``.pyiceberg.yaml`` path); with none of these and no catalog of its own, ``connect()``
-    reads the ``.pyiceberg.yaml`` and ``PYICEBERG_*`` variables PyIceberg would read.
-    ``default`` names the catalog unqualified names use; otherwise the catalog of the
-    arguments above, else the source's own default (``spark.sql.defaultCatalog``, PyIceberg's
-    ``default-catalog``), else the first configured.
+    Args:
+        warehouse: the warehouse folder or fsspec URL (the catalog's ``warehouse`` property).
+        catalog: the catalog type (``hadoop``, ``sql``/``jdbc``, ``rest``, ``glue``...);
+            inferred from ``uri`` when left out.
+        uri: the catalog's URI (``sqlite:///catalog.db``, ``http://host:8181``).
+        name: the catalog's name, as in ``spark.sql.catalog.<name>`` and the
+            ``catalog_name`` of a SQL catalog's rows (Spark and PyIceberg then see the same
+            tables).
+        properties: Iceberg catalog properties, taken verbatim (Java's spelling, so a
+            Spark or PyIceberg configuration can be pasted in).
+        storage_options: fsspec options for the file system of every catalog (credentials,
+            endpoints).
+        catalogs: more catalogs, name -> properties; ``prod.db.t`` names table ``db.t`` of
+            catalog ``prod``.
+        default: the catalog unqualified names use; otherwise the catalog of the arguments
+            above, else the source's own default (``spark.sql.defaultCatalog``, PyIceberg's
+            ``default-catalog``), else the first configured.
+        spark_conf: a ``spark-defaults.conf`` path or a dict of Spark properties: every
+            ``spark.sql.catalog.<name>`` that is Iceberg's becomes a catalog.
+        pyiceberg_config: a ``.pyiceberg.yaml`` path whose catalogs are added.
+        engine: where statements run (``SET icesql.engine`` changes it, ``RESET`` returns
+            to it): ``local`` (DuckDB, here), ``spark`` (the statement's text, unchanged, on
+            Spark: ``icesql.session.spark``) or ``auto`` (Spark when a query's planned scan
+            is above ``SET icesql.engine.autoThresholdBytes``).
+        spark: the Spark of ``engine="spark"``/``"auto"``: a SparkSession, a master URL
+            (``local[4]``, ``spark://host:7077``, ``yarn``: a session is built with
+            ``spark_conf``'s properties) or a Spark Connect URL (``sc://host:15002``); by
+            default ``SparkSession.builder.getOrCreate()``. Spark is given every catalog
+            under its name.
+        preload: import pyarrow (and numpy), the Iceberg predicates and the scan planner
+            now, because reading a table needs them, so the first query does not wait for
+            the imports; ``import icesql`` does not load them, and with ``preload=False``
+            (the shell's ``-c``) a connection whose statements read no table (``SELECT 1``)
+            never does.
 
-    ``engine`` says where statements run (``SET icesql.engine`` changes it, ``RESET`` returns
-    to it): ``local`` (DuckDB, here), ``spark`` (the statement's text, unchanged, on Spark:
-    ``icesql.session.spark``) or ``auto`` (Spark when a query's planned scan is above ``SET
-    icesql.engine.autoThresholdBytes``). ``spark`` is a SparkSession, a master URL
-    (``local[4]``, ``spark://host:7077``, ``yarn``: a session is built with ``spark_conf``'s
-    properties) or a Spark Connect URL (``sc://host:15002``); by default
-    ``SparkSession.builder.getOrCreate()``. Spark is given every catalog under its name.
+    Returns:
+        A :class:`Connection`; close it (or use it as a context manager) to release its
+        DuckDB database and catalog connections.
 
-    ``preload`` imports pyarrow (and numpy), the Iceberg predicates and the scan planner
-    now, which reading a table needs (its metadata and plan are decoded to Arrow and numpy,
-    its filters pushed, its files planned), so that the first query does not pay for them
-    (the planner's modules: 0.025 s of a 0.1 s first query over 8 files); ``import icesql``
-    does not load them, and with ``preload=False`` (the shell's ``-c``) a connection whose
-    statements read no table (``SELECT 1``) never does.
+    Raises:
+        ProgrammingError: no catalog is configured, one is configured twice, ``default`` or
+            ``engine`` names none there is, or ``spark_conf`` / ``pyiceberg_config`` holds
+            no Iceberg catalog.
 
-    >>> con = connect("/tmp/icesql-doctest-warehouse")
-    >>> con.execute("SELECT 1 + 1").fetchone()
-    (2,)
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as warehouse, connect(warehouse) as con:
+    ...     _ = con.execute("CREATE TABLE db.t (id bigint) USING iceberg")
+    ...     con.execute("INSERT INTO db.t VALUES (1), (2)").rowcount
+    ...     con.execute("SELECT sum(id) FROM db.t").fetchone()
+    2
+    (3,)
     """
     sources = _CatalogSources()
     props = dict(properties or {})

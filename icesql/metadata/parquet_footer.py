@@ -11,14 +11,13 @@ that hold none, and planning without a filter does not decode metrics at all.
 
 The row count lets a file whose deletes DuckDB applies by position (``native_deletes``)
 be checked against its manifest's ``record_count`` before the query: a keep-mask of the
-wrong length would drop or keep the wrong rows. Checking it per row inside the query cost
-a third of the query.
+wrong length would drop or keep the wrong rows. Checking it per row inside the query would
+add work to every row; checked here, it is one number per file.
 
 The footer is the Thrift compact encoding of ``FileMetaData``; only its schema list and
-``num_rows`` are read, so a file costs an open and one small read: 2.7 ms for the 168
-files of the full-table benchmark (0.5% of its query; pyarrow's ``read_schema`` took 14 ms).
-Answers are cached per process by (path, size, modification time): a repeated query checks
-its files with one ``stat`` each (0.5 ms for those 168).
+``num_rows`` are read, so a file costs an open and one small read, less than pyarrow's
+``read_schema``, which builds the whole Arrow schema. Answers are cached per process by
+(path, size, modification time): a repeated query checks its files with one ``stat`` each.
 """
 
 from __future__ import annotations
@@ -52,8 +51,9 @@ def has_field_ids(path: str, decode_all: bool = False) -> bool:
     (the caller's other reader then raises the proper error).
 
     Decoding stops at the first column with an id (the first, from every writer that sets
-    them), not at the row count after the whole schema: 17 us a file instead of 170 us, which
-    on a 10,000-file scan was 1.7 s of its first query. ``decode_all`` decodes (and caches)
+    them), not at the row count after the whole schema: this runs for every file of a first
+    query, so on a scan of many files of wide schemas the rest of the schema would be most
+    of the cost. ``decode_all`` decodes (and caches)
     the row count too, for a caller that asks for it next: one read of the file, not two."""
     if decode_all:
         facts = _footer(path)
@@ -211,7 +211,8 @@ def _schema_element(buf: bytes, pos: int) -> tuple[int, int | None, int]:
 
     The headers, integers and names of its fields are decoded inline, not through
     ``_field_header`` and ``_skip``: a file whose row count is checked has its whole schema
-    decoded, and the calls cost three quarters of it (168 files of 17 columns: 18.6 ms)."""
+    decoded, once per file of a scan, and a function call per field would be most of that
+    decoding."""
     children, field_id, fid = 0, None, 0
     while True:
         byte = buf[pos]

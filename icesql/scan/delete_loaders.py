@@ -1,7 +1,8 @@
 """Reading delete files: position delete files, deletion vectors and equality delete files.
 
-Reading a delete file can cost more than applying it (DESIGN.md: 2M (file_path, pos) rows
-took 1.3 s, mostly the path strings), so:
+Reading a delete file can cost more than applying it: each row of a position delete file
+repeats the full path of its data file beside the position (the Iceberg table spec,
+"Position Delete Files"), and decoding those strings is most of the read. So:
 
 * a position delete file that names its one data file is read for ``pos`` only;
 * a position delete file shared by a partition is read once per scan and split by
@@ -183,8 +184,8 @@ class DeleteLoader:
     def _position_columns(self, delete: DataFile, with_paths: bool, row: bool = False) -> pa.Table:
         """The (file_path, pos) columns of a position delete file, or ``pos`` alone; with
         ``row``, also the stored deleted rows when the file has them (a third column).
-        ``file_path`` is read dictionary-encoded: the strings repeat, and decoding them
-        dominates the read otherwise (12x here)."""
+        ``file_path`` is read dictionary-encoded: the strings repeat, and decoding each of
+        them would dominate the read."""
         _require_format(delete, "position")
         if delete.file_format.upper() != "PARQUET":
             return self._other_format_positions(delete, with_paths, refuse_rows=row)
@@ -204,7 +205,8 @@ class DeleteLoader:
                 raise CorruptFileError(
                     delete.file_path, "position delete file has no file_path / pos columns"
                 )
-            # one thread: files are read in parallel already; Arrow's pool cost 2x here
+            # one thread: files are read in parallel already, and Arrow's pool on top of
+            # that only adds handing work between threads
             columns = [path_col, pos_col] if with_paths else [pos_col]
             if row and POSITION_DELETE_ROW_FIELD_ID in names:
                 columns.append(names[POSITION_DELETE_ROW_FIELD_ID])
@@ -277,9 +279,9 @@ def _require_format(delete: DataFile, kind: str) -> None:
 def _open_position_file(io: FileIO, path: str, with_paths: bool) -> _PositionFile:
     """A position delete file opened to read, with ``with_paths``, its ``file_path``
     column dictionary-encoded. A local file is read without pre-buffering: Arrow's
-    coalesced background reads pay off on object stores, but cost a file of 12k positions
-    0.28 ms to read instead of 0.17."""
-    local = io.local(path)  # a local file needs no fsspec (0.1-0.25 s to import)
+    coalesced background reads pay off on object stores, where a request is slow, but on a
+    local file they only add the hand-off to a background thread."""
+    local = io.local(path)  # a local file needs no fsspec (a slow import: icesql.io)
     is_local = local is not None
 
     def source() -> object:
@@ -295,8 +297,8 @@ def _open_position_file(io: FileIO, path: str, with_paths: bool) -> _PositionFil
 class _PositionFile:
     """What ``pyarrow.parquet.ParquetFile`` does for a position delete file (its schema, whole top-level
     columns), on pyarrow's Parquet reader itself: importing ``pyarrow.parquet`` (with
-    ``pyarrow.fs``, its cloud file systems and ssl) cost the query's first position delete
-    file 0.1-0.2 s, more than reading a scan's 168 files."""
+    ``pyarrow.fs``, its cloud file systems and ssl) would cost the query's first position
+    delete file more than reading all of a scan's files."""
 
     def __init__(self, source: object, read_dictionary: list[str], pre_buffer: bool):
         from pyarrow._parquet import ParquetReader

@@ -1,13 +1,14 @@
 """Membership of multi-column keys in a set of equality-delete rows, NULL matching NULL.
 
 Hash joins treat NULL keys as never equal, while an equality delete's NULL means ``IS NULL``.
-Three ways, picked by cost (measured on 2 cores):
+Three ways, picked by cost:
 
 * Arrow's Acero semi-join, with every key column that has NULLs among the deletes split into
-  (value with NULLs filled by a sentinel, is-NULL flag): ~0.7 ms a call on small delete
-  sets (DuckDB: ~14 ms), the common case of one delete file per partition;
-* DuckDB's semi-join on ``IS NOT DISTINCT FROM`` for large delete sets (200K keys, 1M rows:
-  0.08 s vs Acero's 0.3 s) and for floating-point keys, where NaN must match NaN;
+  (value with NULLs filled by a sentinel, is-NULL flag), on small delete sets, the common
+  case of one delete file per partition: a call has far less fixed cost than a DuckDB
+  query;
+* DuckDB's semi-join on ``IS NOT DISTINCT FROM`` for large delete sets, where its parallel
+  join outruns Acero's, and for floating-point keys, where NaN must match NaN;
 * a set of Python tuples when neither engine can join the key types.
 """
 

@@ -52,7 +52,7 @@ class ReadContext:
     batch_rows: int = BATCH_ROWS
     # a file's columns decoded on Arrow's thread pool; off for a reader whose batches feed
     # busy threads of its own (copy-on-write's encoders): handing each column to the pool
-    # then cost more than it gained (20M-row copy-on-write DELETE: 5% less CPU, 7% less time)
+    # then costs more than it gains, since every core is busy already
     threads: bool = True
 
     @property
@@ -177,9 +177,10 @@ def read_as_stored(
     primitive type, with the Arrow type the schema gives it. Columns come in schema order
     under the schema's names; strings whose every column chunk has a small dictionary stay
     dictionary-encoded (``SMALL_DICTIONARY_BYTES``), which the writer takes as they are
-    (``icesql.write.parquet.is_encoded``): decoding the strings and hashing them back cost a
-    quarter of a 20M-row rewrite's CPU. None when the file needs the scan's reader
-    (``read_data_file``: conforming types, defaults, name mapping, nested columns)."""
+    (``icesql.write.parquet.is_encoded``): decoding the strings only to hash them back into
+    a dictionary would be a large part of a rewrite's CPU. None when the file needs the
+    scan's reader (``read_data_file``: conforming types, defaults, name mapping, nested
+    columns)."""
     local = io.local(path)
     if local is None or not schema.fields:
         return None

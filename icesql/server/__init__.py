@@ -7,11 +7,14 @@ REST operations (no HTTP), ``routes`` the paths, auth and error model, ``wsgi`` 
 application and its server (waitress, the extra ``icesql[server]``). This package is a front: it uses the catalog, metadata and
 spec layers and nothing imports it but the ``icesql`` command.
 
+    >>> import tempfile
     >>> from icesql.server import open_server
-    >>> server = open_server("/tmp/wh", "sqlite:///:memory:", port=0)
+    >>> warehouse = tempfile.TemporaryDirectory()
+    >>> server = open_server(warehouse.name, "sqlite:///:memory:", port=0)
     >>> server.port > 0
     True
     >>> server.stop()
+    >>> warehouse.cleanup()
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 pyarrow's own conversions (``Array.to_numpy``, ``pa.array`` of a numpy array or a list,
 ``pa.scalar``, a Python number handed to a compute function) import pandas when it is
-installed, to test for its types: 0.2 s of CPU (0.9 s of wall time on a loaded machine) the
-first time in a process. A query over a table with position deletes paid it on every fresh
+installed, to test for its types, and that import is slow the first time in a process (more
+than a small query takes). A query over a table with position deletes paid it on every fresh
 connection, and so did every write of a float column (its NaN count) or through a day /
 month / hour partition transform. These helpers touch only the buffers, which is also faster
 for bit-packed booleans.

@@ -10,6 +10,7 @@ table knows (a ``PrimitiveType`` subclass outside ``PRIMITIVE_TYPES``) raises
 ``UnhandledTypeError`` naming the type and the operation, instead of falling through to a
 default::
 
+    >>> from icesql.spec.types import DateType, IntegerType, LongType, PrimitiveType, StringType
     >>> width = PerPrimitiveType("byte width", {(IntegerType, DateType): 4, LongType: 8},
     ...                          complete=False)
     >>> width[DateType()], width.get(StringType())

@@ -4,6 +4,9 @@ A spec's partition tuple is a struct whose field ids are the partition field ids
 up), so manifests can be read without the table schema; the path of a partition follows Java
 Iceberg exactly, so files land where Spark would put them::
 
+    >>> from icesql.spec.schema import Schema
+    >>> from icesql.spec.transforms import Day, Identity
+    >>> from icesql.spec.types import NestedField, StringType, TimestampType
     >>> schema = Schema((NestedField(1, "ts", TimestampType()), NestedField(2, "s", StringType())))
     >>> spec = PartitionSpec(0, (PartitionField(1, 1000, Day(), "ts_day"),
     ...                          PartitionField(2, 1001, Identity(), "s")))

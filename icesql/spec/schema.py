@@ -5,6 +5,7 @@ Names are indexed the way the reference implementation does it: nested struct fi
 struct inside a list or map is also reachable without the ``element``/``value`` step
 (``points.x`` for ``points.element.x``)::
 
+    >>> from icesql.spec.types import DoubleType, LongType, NestedField, StructType
     >>> s = Schema((NestedField(1, "id", LongType(), True),
     ...             NestedField(2, "loc", StructType((NestedField(3, "lat", DoubleType()),)))))
     >>> s.find_field_by_name("LOC.lat").field_id, s.find_column_name(3)

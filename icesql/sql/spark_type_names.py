@@ -4,6 +4,8 @@
 store-assignment errors and ``SHOW CREATE TABLE`` all spell a type the way Spark's
 ``DataType.simpleString`` does; they all read ``SPARK_TYPE_NAMES``::
 
+    >>> from icesql.spec.types import DecimalType, MapType, NestedField, StringType
+    >>> from icesql.spec.types import StructType, TimestampType
     >>> spark_type(MapType(1, StringType(), 2, TimestampType(), False))
     'map<string,timestamp_ntz>'
     >>> spark_ddl_type(StructType((NestedField(1, "d", DecimalType(9, 2)),)))

@@ -221,7 +221,7 @@ class RowChanges:
         if len(files) == 0:
             return
         encoded = pc.dictionary_encode(files)
-        pos = ints(positions).astype(np.uint64)  # to_numpy would import pandas (0.2 s)
+        pos = ints(positions).astype(np.uint64)  # to_numpy would import pandas (spec.arrays)
         indices = ints(encoded.indices)
         for index, path in enumerate(encoded.dictionary.to_pylist()):
             bitmap = self._positions.get(path)

@@ -63,14 +63,14 @@ __all__ = ["DataWriter", "WriteTarget"]
 
 MAX_BUFFERED_BYTES = 256 * 1024 * 1024  # all partitions together
 # in-memory (Arrow) size of one flushed row group: the default write.parquet.row-group-size-
-# bytes. At 64 MB (367k lineitem rows) encoding took 19% more CPU than 1M-row row groups (each
-# column chunk starts its dictionary and statistics afresh) and the file came out 8% larger
+# bytes. Smaller row groups cost more CPU to encode and make larger files: each column chunk
+# starts its dictionary and statistics afresh
 MAX_ROW_GROUP_BYTES = 128 * 1024 * 1024
 WRITE_THREADS = max(1, min(4, os.cpu_count() or 1))
 # submitted, not yet written: one row group more than the threads encode. At exactly as many,
 # two full row groups a few bytes over the average size made the caller wait for the older
 # one right after submitting the newer, instead of gathering the next row group's rows
-# meanwhile: a thread stood idle 0.05-0.1 s between row groups (parallelism 1.7, not 2)
+# meanwhile, and a thread stood idle between row groups
 MAX_IN_FLIGHT_BYTES = (WRITE_THREADS + 1) * MAX_ROW_GROUP_BYTES
 # row groups of one file whose size is not waited for: one queued beside those encoding, so a
 # thread that finishes takes the next at once while the caller appends the finished one
@@ -163,10 +163,11 @@ class DataWriter:
         self.rows = 0
         # string / binary columns a batch may hand over dictionary-encoded, kept so up to the
         # Parquet encoder, which then takes the dictionary as it is instead of hashing every
-        # value (copy-on-write's kept rows: 25% less CPU to encode); not the columns that
-        # partition or sort (their transforms and comparisons take plain arrays)
-        sources = {i for f in target.spec.fields for i in f.all_source_ids} | {
-            i for f in target.sort_order.fields for i in f.all_source_ids
+        # value again (copy-on-write's kept rows come so from the files they are read from);
+        # not the columns that partition or sort (their transforms and comparisons take
+        # plain arrays)
+        sources = {
+            i for f in (*target.spec.fields, *target.sort_order.fields) for i in f.all_source_ids
         }
         parquet = target.properties.file_format == "parquet"
         self._encoded = frozenset(

@@ -5,6 +5,9 @@ array and compare the results. Partition values come back in icesql's value conv
 (dates as days, timestamps as micros, decimals as ``Decimal``, uuids as ``UUID``), as
 manifests store them::
 
+    >>> from icesql.spec.schema import Schema
+    >>> from icesql.spec.sorting import SortField, SortOrder
+    >>> from icesql.spec.types import LongType, NestedField
     >>> schema = Schema((NestedField(1, "id", LongType()),))
     >>> batch = pa.record_batch([pa.array([3, 1, None, 2])], names=["id"])
     >>> order = SortOrder(1, (SortField(1, direction="desc", null_order="nulls-last"),))
@@ -102,7 +105,7 @@ def partition_keys(
     if batch.num_rows == 0:
         return []
     # group by the keys' dictionary codes in numpy (a NULL key is a code of its own): Arrow's
-    # group_by runs on Acero, whose import brings in pandas (0.2 s) in pyarrow 26
+    # group_by runs on Acero, whose import brings in pandas in pyarrow 26 (icesql.spec.arrays)
     encoded = [pc.dictionary_encode(k, null_encoding="encode") for k in keys]
     codes = np.stack([ints(e.indices).astype(np.int64) for e in encoded], axis=1)
     _, first, inverse = np.unique(codes, axis=0, return_index=True, return_inverse=True)

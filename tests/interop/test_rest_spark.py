@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 import spark_support
+from rest_support import drain
 from spark_support import assert_same_rows, snapshot_ids
 
 import icesql
@@ -398,7 +399,7 @@ def _start_server(folder: Path, port: int = 0) -> tuple[subprocess.Popen, int]:
     line = proc.stderr.readline()  # "icesql serve: http://127.0.0.1:<port> (...)"
     assert line.startswith("icesql serve: http://127.0.0.1:"), line + proc.stderr.read()
     port = int(line.split(":")[3].split()[0])
-    threading.Thread(target=proc.stderr.read, daemon=True).start()  # drain the request log
+    threading.Thread(target=drain, args=(proc.stderr,), daemon=True).start()  # request log
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/config", timeout=10) as answer:
         assert answer.status == 200
     return proc, port

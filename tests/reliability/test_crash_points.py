@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from crash_support import all_files, current_snapshot, orphans, run_killed, table_location
+from rest_support import drain
 
 import icesql
 from icesql.faults import POINTS
@@ -173,7 +174,7 @@ def _start_server(folder: Path, fault: str | None) -> tuple[subprocess.Popen, st
     line = proc.stderr.readline()  # "icesql serve: http://127.0.0.1:<port> (...)"
     assert line.startswith("icesql serve: http://127.0.0.1:"), line + proc.stderr.read()
     uri = line.split()[2]
-    threading.Thread(target=proc.stderr.read, daemon=True).start()  # drain the request log
+    threading.Thread(target=drain, args=(proc.stderr,), daemon=True).start()  # request log
     with urllib.request.urlopen(f"{uri}/v1/config", timeout=10) as answer:
         assert answer.status == 200
     return proc, uri

@@ -193,3 +193,4 @@ def test_rest_server_that_applies_and_drops_the_connection(rest, version):
         ) == 5 - (version == 3)
     finally:
         proxy.shutdown()
+        proxy.server_close()  # shutdown() only stops serve_forever; this closes the socket

@@ -312,6 +312,8 @@ def test_the_serve_command_logs_each_request_and_stops_gracefully(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
+            proc.wait(timeout=20)
+        proc.stderr.close()
     assert " GET /v1/config 200 " in log and "ms" in log
     assert "icesql serve: stopped" in log
 

@@ -220,7 +220,7 @@ def _schemas(
     plain, changed = strip_logical_types(schema)
     plain_text = schema_json(plain).encode("utf-8") if changed else None
     # the generated decoder also when nothing is skipped: as fast as fastavro's on manifest
-    # lists, and a query's first manifest list then does not import fastavro (7 ms)
+    # lists, and a query's first manifest list then does not wait for fastavro's import
     decoder = skipping.compile_skipping(plain, skip)
     return schema, plain_text, decoder
 

@@ -2,8 +2,8 @@
 
 Planning without a filter needs a manifest entry's file, partition and counts, not its
 column metrics, which are most of its bytes (an array of key/value records per metric and
-column). fastavro decodes or skips them element by element (with a reader schema, about
-three times slower per element than without one), so skipping is where planning spends
+column). fastavro decodes or skips them element by element (with a reader schema, slower
+still per element than without one), so skipping is where planning spends
 its time. Here the skipped arrays of small records of ints, longs and short byte strings
 are passed over by one regular expression per array (``(?:<item>){n}``, matched in C);
 everything else decodes through closures compiled once per writer schema.

@@ -25,6 +25,8 @@ from crash_support import all_files, current_snapshot, orphans, run_killed, tabl
 import icesql
 from icesql.faults import POINTS
 
+pytestmark = pytest.mark.slow
+
 ROWS = [(1, "a"), (2, "b"), (3, "c"), (4, "d")]
 STATEMENTS = {  # name -> (SQL, its effect on the rows, the points it passes)
     "insert": (

@@ -11,9 +11,13 @@
   ``properties`` are the Iceberg storage properties that reach it, ``requests`` what it served;
   ``s3_bucket`` — a new empty bucket on it.
 
-A test that uses either fixture gets the ``spark`` marker automatically (select or deselect
-them with ``-m spark`` / ``-m "not spark"``). Spark tests are skipped only when no Java is
-installed; any other failure to start Spark fails them. Helpers: ``tests/spark_support.py``.
+A test that uses ``spark`` or ``spark_warehouse`` gets the ``spark`` marker automatically, and
+one that uses ``rest``, ``rest_with_token``, ``s3_server`` or ``s3_bucket`` the ``server``
+marker: the fast tier (``-m "not spark and not server and not slow"``) leaves both out. Under
+xdist every ``spark`` test joins one ``xdist_group``, so with ``--dist loadgroup`` (addopts) one
+worker holds the single Spark session while the others run the rest. Spark tests are skipped
+only when no Java is installed; any other failure to start Spark fails them. Helpers:
+``tests/spark_support.py``.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ SPARK_FIXTURES = {"spark", "spark_warehouse"}
 # read, the socket is freed with its last reference) and not ours to close; accepted in the
 # Spark tests only, so the fast tier still fails on any socket icesql or its tests leave open.
 SPARK_SOCKETS = pytest.mark.filterwarnings(r"ignore:unclosed <socket\.socket:ResourceWarning")
+# fixtures that start a server of their own (icesql serve on waitress, moto's S3)
+SERVER_FIXTURES = {"rest", "rest_with_token", "s3_server", "s3_bucket"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -47,18 +53,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+# tryfirst: xdist's own hook reads the xdist_group marks this one adds
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     java = spark_support.java_executable()
     skip = pytest.mark.skip(
         reason="Spark interop tests need Java (no JAVA_HOME/bin/java or java on PATH)"
     )
     for item in items:
-        if SPARK_FIXTURES & set(getattr(item, "fixturenames", ())):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if SPARK_FIXTURES & fixtures:
             item.add_marker(pytest.mark.spark)
+        if SERVER_FIXTURES & fixtures:
+            item.add_marker(pytest.mark.server)
         if item.get_closest_marker("spark"):
             item.add_marker(SPARK_SOCKETS)
-        if java is None and item.get_closest_marker("spark"):
-            item.add_marker(skip)
+            # one Spark session per worker that runs a Spark test: keep them on one worker
+            item.add_marker(pytest.mark.xdist_group("spark"))
+            if java is None:
+                item.add_marker(skip)
 
 
 @pytest.fixture(scope="session")

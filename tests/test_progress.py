@@ -122,6 +122,7 @@ def test_a_failing_callback_does_not_fail_the_statement(con) -> None:
     assert con.execute("SELECT count(*) FROM db.t").fetchall() == [(400,)]
 
 
+@pytest.mark.slow
 def test_duckdb_reads_are_reported_while_they_run(tmp_path) -> None:
     """A file DuckDB reads itself counts as done as DuckDB's query progresses, reported by
     the monitor thread while the statement runs (a scan of one big file)."""

@@ -258,6 +258,7 @@ def test_junit_xml_carries_rows_and_errors(project: pytest.Pytester) -> None:
     assert len(passing) == 4 and len(all_cases) == 13
 
 
+@pytest.mark.slow
 def test_runs_under_xdist(project: pytest.Pytester, shop: Shop) -> None:
     result = project.runpytest_subprocess("-rA", "-p", "no:cacheprovider", "-p", "xdist", "-n", "2")
     outcomes = {node.split("] ", 1)[-1]: v for node, v in _outcomes(result).items()}
@@ -279,6 +280,7 @@ def test_costs_nothing_to_a_run_that_does_not_use_it(pytester: pytest.Pytester) 
     assert sys.modules.get("icesql.pytest_plugin") is not None
 
 
+@pytest.mark.slow
 def test_the_example_project_runs_and_catches_a_bad_row(pytester: pytest.Pytester) -> None:
     example = Path(__file__).resolve().parents[1] / "examples" / "data_checks"
     shutil.copytree(
@@ -309,6 +311,7 @@ def test_the_example_project_runs_and_catches_a_bad_row(pytester: pytest.Pyteste
     }
 
 
+@pytest.mark.slow
 def test_the_example_write_audit_publish_flow(pytester: pytest.Pytester) -> None:
     """examples/data_checks/wap.py: a good batch is published to main, a bad one is held back
     on the audit branch while main stays as it was."""

@@ -132,6 +132,7 @@ print(json.dumps({
 """
 
 
+@pytest.mark.slow
 def test_jupysql_magic_in_an_ipython_shell(engine, tmp_path):
     import importlib.util
     import json

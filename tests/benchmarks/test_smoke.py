@@ -7,11 +7,14 @@ import importlib.util
 import json
 
 import duckdb
+import pytest
 import sqlglot
 
 from benchmarks import peers, rest, run
 from benchmarks.report import ERROR, INFO, MISS, NOT_MEASURED, NOT_SUPPORTED, PASS
 from benchmarks.scenarios import SCENARIOS
+
+pytestmark = pytest.mark.slow
 
 DML = [s.name for s in SCENARIOS if s.extra.get("dml")]
 

@@ -19,9 +19,12 @@ import pytest
 
 import icesql
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)"
-)
+pytestmark = [
+    pytest.mark.server,  # every terminal is a tmux server of its own
+    pytest.mark.skipif(
+        shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)"
+    ),
+]
 
 
 class Terminal:

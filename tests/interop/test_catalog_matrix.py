@@ -72,6 +72,7 @@ def _catalog(kind: str, request: pytest.FixtureRequest, tmp_path) -> dict:
     return {"catalog": "glue", "warehouse": warehouse, "properties": {**storage, **glue}}
 
 
+@pytest.mark.server  # moto's S3 and icesql serve, through request.getfixturevalue
 @pytest.mark.parametrize(
     "kind", ["hadoop-local", "hadoop-s3", "sql-local", "sql-s3", "glue-s3", "rest-local"]
 )

@@ -33,6 +33,8 @@ from spark_support import assert_same_rows, snapshot_ids
 
 import icesql
 
+pytestmark = pytest.mark.server  # icesql serve, the session's or a process of the test's own
+
 needs_rest_spark = pytest.mark.skipif(
     not spark_support.spark_rest_catalog_available(),
     reason="Spark's RESTCatalog needs HttpClient 5 (apt-get install libhttpclient5-java"

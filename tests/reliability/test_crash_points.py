@@ -26,6 +26,8 @@ from rest_support import drain
 import icesql
 from icesql.faults import POINTS
 
+pytestmark = pytest.mark.slow
+
 ROWS = [(1, "a"), (2, "b"), (3, "c"), (4, "d")]
 STATEMENTS = {  # name -> (SQL, its effect on the rows, the points it passes)
     "insert": (

@@ -40,6 +40,8 @@ from icesql.spec.content_file import EQUALITY_DELETES, DataFile
 from icesql.write.commit import commit
 from icesql.write.snapshot import Change
 
+pytestmark = pytest.mark.slow
+
 DEADLINE_S = 60
 TABLES = {
     "v2": "'format-version'='2', 'write.delete.mode'='merge-on-read'",

@@ -28,6 +28,8 @@ from icesql.sql.bound_query import TableSource, bind_query
 from icesql.sql.dialect import DIALECT, parse_one
 from icesql.sql.predicates import exact_filter, pushed_filters
 
+pytestmark = pytest.mark.slow
+
 COLUMNS = "i INT, l BIGINT, s STRING, d DATE, ts TIMESTAMP, amt DECIMAL(10,2), f DOUBLE"
 INTS = [None, -3, -1, 0, 1, 2, 3, 7]
 LONGS = [None, -(2**40), -100, -1, 0, 1, 50, 99, 2**40]

@@ -28,6 +28,8 @@ from hypothesis import strategies as st
 import icesql
 from icesql.scan.planner import plan_scan
 
+pytestmark = pytest.mark.slow
+
 A_COLUMNS = {
     "id": "INT",
     "k": "INT",

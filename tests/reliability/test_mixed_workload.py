@@ -34,6 +34,8 @@ from workload_support import apply, statement, with_columns
 import icesql
 from icesql.metadata.table_metadata import parse_table_metadata
 
+pytestmark = pytest.mark.slow
+
 WORKER = str(Path(__file__).parent.parent / "workload_support.py")
 SEED_ROWS = [(i, 0, i % 4) for i in range(1, 9)]
 

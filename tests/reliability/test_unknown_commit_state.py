@@ -21,6 +21,8 @@ from icesql.catalog import exclusive_files
 from icesql.catalog.base import CommitStateUnknownError
 from icesql.errors import Error, OperationalError
 
+pytestmark = pytest.mark.slow
+
 STATEMENTS = [  # (SQL, the rows after it, the format versions), one after another
     (
         "INSERT INTO db.t VALUES (5, 'e'), (6, 'f')",

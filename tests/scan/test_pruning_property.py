@@ -17,6 +17,7 @@ import re
 from decimal import Decimal
 from unittest import mock
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -161,6 +162,7 @@ CONDITIONS = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     rows=ROWS,
@@ -219,6 +221,7 @@ def _qualified(condition: str, alias: str) -> str:
     return re.sub(r"\b(i|s|d|ts|x|dec)\b(?!')", rf"{alias}.\1", condition)
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     rows=ROWS,

@@ -282,6 +282,7 @@ def test_missing_or_wrong_token(rest_with_token):
     assert status == 401 and body["error"] == "invalid_client"
 
 
+@pytest.mark.server
 def test_the_serve_command_logs_each_request_and_stops_gracefully(tmp_path):
     proc = subprocess.Popen(
         [

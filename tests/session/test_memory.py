@@ -47,6 +47,7 @@ _CHILD = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
 def test_a_scan_larger_than_the_address_space_left_streams(tmp_path):
     child = subprocess.run(

@@ -23,6 +23,8 @@ import icesql
 from icesql.errors import CommitConflictError
 from icesql.write.validation import SERIALIZABLE, SNAPSHOT
 
+pytestmark = pytest.mark.slow
+
 WRITERS = 4
 INSERTS = 25
 

@@ -221,6 +221,7 @@ def _write_partitioned(
         )
 
 
+@pytest.mark.slow
 def test_threaded_writes_cut_files_as_a_sequential_writer_does(tmp_path, monkeypatch):
     """Row groups written on the pool give the files (rows, sizes, row groups, metrics) that
     writing each row group before taking the next rows gives."""
@@ -235,6 +236,7 @@ def test_threaded_writes_cut_files_as_a_sequential_writer_does(tmp_path, monkeyp
     assert _write_partitioned(tmp_path, "sequential") == threaded
 
 
+@pytest.mark.slow
 def test_unpartitioned_threaded_writes_cut_files_as_a_sequential_writer_does(tmp_path, monkeypatch):
     """Several row groups of one file encode at once; the files are still the sequential
     writer's, and each file but the last reached the target size."""
@@ -250,6 +252,7 @@ def test_unpartitioned_threaded_writes_cut_files_as_a_sequential_writer_does(tmp
     assert _write_partitioned(tmp_path, "sequential", partitioned="") == threaded
 
 
+@pytest.mark.slow
 def test_an_unpartitioned_insert_encodes_row_groups_of_one_file_at_once(con, monkeypatch):
     """The first two row groups of the one file meet at a barrier: a writer that waited for
     the first before submitting the second would never pass it (BrokenBarrierError)."""
@@ -327,6 +330,7 @@ def test_row_groups_are_full_but_the_last_when_batches_do_not_divide_them(con):
     assert con.execute("SELECT count(*), sum(id) FROM db.t").fetchone() == (190_000, 18049905000)
 
 
+@pytest.mark.slow
 def test_a_failed_row_group_write_fails_the_insert_and_leaves_no_file(con, monkeypatch):
     from icesql.write.parquet import ParquetDataWriter
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 import pyarrow as pa
+import pytest
 
 from icesql.metadata.manifest import STATUS_ADDED, STATUS_EXISTING, read_manifest
 from icesql.metadata.manifest_list import read_manifest_list
@@ -141,6 +142,7 @@ def test_v3_row_ids_survive_merging(con):
     assert len(set(after.values())) == 7
 
 
+@pytest.mark.slow
 def test_a_thousand_appends_plan_ten_manifests(con):
     """What Java's MergeAppend gives with the defaults (min-count 100): the count reaches
     100 and merges into 1 at commits 100, 199, 298 ... 991, so 10 manifests after 1,000.

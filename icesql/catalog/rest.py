@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import urllib.parse
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any
 
 from icesql import faults
@@ -142,7 +143,7 @@ class RestCatalog(Catalog):
         return f"{'.'.join(identifier)} (catalog {self.name!r})"
 
     def _table(self, identifier: Identifier, result: Mapping[str, Any]) -> Table:
-        location = result.get("metadata-location")
+        location: Any = result.get("metadata-location")  # absent only for a staged table
         metadata = TableMetadata(result["metadata"], location)
         try:
             metadata.validate_bindings()
@@ -210,7 +211,7 @@ class RestCatalog(Catalog):
     def update_namespace_properties(
         self,
         namespace: Identifier,
-        removals: set[str] = frozenset(),
+        removals: AbstractSet[str] = frozenset(),
         updates: dict[str, str] | None = None,
     ) -> None:
         body = {"removals": sorted(removals), "updates": dict(updates or {})}

@@ -573,7 +573,10 @@ class MetadataBuilder:
             if "schema" in raw or "schemas" not in raw:
                 raw["schema"] = view.schema().to_json()
             if "partition-spec" in raw or "partition-specs" not in raw:
-                raw["partition-spec"] = view.spec_json_by_id(view.default_spec_id)["fields"]
+                default_spec = view.spec_json_by_id(view.default_spec_id)
+                if default_spec is None:
+                    raise InternalError(f"unknown default partition spec {view.default_spec_id}")
+                raw["partition-spec"] = default_spec["fields"]
         return TableMetadata(copy.deepcopy(raw), changes=self.changes)
 
     def _prune_snapshot_log(self) -> None:

@@ -384,25 +384,23 @@ def update_requirements(
         elif isinstance(update, RemoveSnapshotsUpdate):
             for name in sorted(base.refs):
                 ref_unchanged(name)
-        elif isinstance(update, AddSchemaUpdate):
-            require(AssertLastAssignedFieldId(base.last_column_id))
-        elif isinstance(update, SetCurrentSchemaUpdate):
-            require(AssertCurrentSchemaId(base.current_schema_id))
-        elif isinstance(update, AddPartitionSpecUpdate):
-            require(AssertLastAssignedPartitionId(base.last_partition_id))
-        elif isinstance(update, SetDefaultSpecUpdate):
-            require(AssertDefaultSpecId(base.default_spec_id))
-        elif isinstance(update, SetDefaultSortOrderUpdate):
-            require(AssertDefaultSortOrderId(base.default_sort_order_id))
-        elif isinstance(update, RemovePartitionSpecsUpdate):
-            require(AssertDefaultSpecId(base.default_spec_id))
-            branches_unchanged()
-        elif isinstance(update, RemoveSchemasUpdate):
-            require(AssertCurrentSchemaId(base.current_schema_id))
+        elif type(update) in _BASED_ON:
+            require(_BASED_ON[type(update)](base))
+        if isinstance(update, RemoveSchemasUpdate | RemovePartitionSpecsUpdate):
             branches_unchanged()
     return sorted(found, key=lambda r: _ORDER.index(type(r)))
 
 
+# what of the base an update of each kind depends on
+_BASED_ON: dict[type[TableUpdate], Callable[[TableMetadata], TableRequirement]] = {
+    AddSchemaUpdate: lambda md: AssertLastAssignedFieldId(md.last_column_id),
+    SetCurrentSchemaUpdate: lambda md: AssertCurrentSchemaId(md.current_schema_id),
+    RemoveSchemasUpdate: lambda md: AssertCurrentSchemaId(md.current_schema_id),
+    AddPartitionSpecUpdate: lambda md: AssertLastAssignedPartitionId(md.last_partition_id),
+    SetDefaultSpecUpdate: lambda md: AssertDefaultSpecId(md.default_spec_id),
+    RemovePartitionSpecsUpdate: lambda md: AssertDefaultSpecId(md.default_spec_id),
+    SetDefaultSortOrderUpdate: lambda md: AssertDefaultSortOrderId(md.default_sort_order_id),
+}
 _ORDER: tuple[type[TableRequirement], ...] = (
     AssertTableUUID,
     AssertCurrentSchemaId,

@@ -331,7 +331,9 @@ class RestCatalogService:
         properties = _str_map(body.get("properties"), "table properties")
         version_text = properties.pop(FORMAT_VERSION_PROPERTY, str(DEFAULT_FORMAT_VERSION))
         try:
-            given_schema = Schema.from_json(_obj(body.get("schema"), "create table: 'schema'"))
+            given_schema = Schema.from_json(
+                dict(_obj(body.get("schema"), "create table: 'schema'"))
+            )
             spec_json = body.get("partition-spec")
             order_json = body.get("write-order")
             given_spec = PartitionSpec.from_json(spec_json) if spec_json else PartitionSpec(0, ())

@@ -71,6 +71,7 @@ __all__ = ["MetadataBuilder", "new_table_metadata"]
 PREVIOUS_VERSIONS_MAX = "write.metadata.previous-versions-max"
 DEFAULT_PREVIOUS_VERSIONS_MAX = 100
 MIN_NULL_CURRENT_SNAPSHOT_VERSION = 3  # from v3 on, "no current snapshot" is JSON null
+_ADDED_KINDS = ("schema", "partition spec", "sort order")  # what LAST_ADDED can select
 
 
 def _now_ms() -> int:
@@ -162,8 +163,7 @@ class MetadataBuilder:
         self._legacy_dirty = False
         # the schema, spec and order added last (found or new), and the ids new here
         self._last_added: dict[str, int] = {}
-        self._new_ids: dict[str, set[int]] = {"schema": set(), "partition spec": set()}
-        self._new_ids["sort order"] = set()
+        self._new_ids: dict[str, set[int]] = {k: set() for k in _ADDED_KINDS}
 
     def apply(self, updates: Iterable[TableUpdate]) -> MetadataBuilder:
         """Make ``updates``, in order (each records itself)."""

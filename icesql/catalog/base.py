@@ -123,8 +123,8 @@ class Catalog(ABC):
         swap lost to another writer starts over on the new current metadata, the requirements
         checked again, so a change that no longer holds fails (``RequirementFailedError``, a
         ``CommitConflictError``) and one that still holds lands."""
+        from icesql.metadata.table_commit import apply_table_updates
         from icesql.metadata.table_requirements import check_table_requirements
-        from icesql.metadata.table_updates import apply_table_updates
 
         for attempt in range(1, COMMIT_ATTEMPTS + 1):
             base = self.load_table(identifier)

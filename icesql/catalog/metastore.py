@@ -33,9 +33,10 @@ from icesql.errors import (
     ProgrammingError,
 )
 from icesql.io import FileIO
+from icesql.metadata.table_commit import apply_table_updates
 from icesql.metadata.table_metadata import TableMetadata, parse_table_metadata
 from icesql.metadata.table_requirements import TableRequirement, check_table_requirements
-from icesql.metadata.table_updates import TableUpdate, apply_table_updates
+from icesql.metadata.table_updates import TableUpdate
 
 __all__ = ["MetastoreCatalog"]
 

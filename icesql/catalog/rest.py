@@ -5,17 +5,25 @@ On connect, ``GET /v1/config`` gives the server's ``defaults`` (under the client
 properties) and ``overrides`` (over them), among them the path ``prefix``. Tables load with
 ``snapshots=all``; a table's ``config`` (vended credentials, when the server offers them for
 the ``X-Iceberg-Access-Delegation`` header every request carries) configures the FileIO its
-files are read and written with. A commit sends requirements and updates
-(``icesql.catalog.rest_changes``): 409 is a lost race (``CommitFailedError``: icesql's commit
-loop re-reads and retries), any 5xx or a connection that fails after the request was sent is
-an unknown outcome (``CommitStateUnknownError``: never retried, never cleaned up). Namespace
-levels are joined by the spec's ``%1F`` separator in paths.
+files are read and written with. A commit sends the updates the metadata builder recorded
+(``TableMetadata.changes``) with the requirements their kinds call for
+(``icesql.metadata.table_requirements.update_requirements``), so the server applies the
+change to its own current version: one based on an older version still lands when nothing
+it depended on moved (an append on ``main`` while someone else moved a tag). A new table
+is one commit asserting that it does not exist (``assert-create``) and carrying the updates
+that make its first version, the route Java's REST client takes for create transactions,
+so the server keeps icesql's field ids, specs and first snapshot. 409 is a lost race
+(``CommitFailedError``: icesql's commit loop re-reads and retries), any 5xx or a connection
+that fails after the request was sent is an unknown outcome (``CommitStateUnknownError``:
+never retried, never cleaned up). Namespace levels are joined by the spec's ``%1F``
+separator in paths.
 """
 
 from __future__ import annotations
 
 import urllib.parse
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any
 
 from icesql import faults
@@ -25,12 +33,12 @@ from icesql.catalog.base import (
     CommitStateUnknownError,
     Identifier,
 )
-from icesql.catalog.rest_changes import table_changes
 from icesql.catalog.rest_http import HttpResponse, RestHttp, error_message
 from icesql.catalog.table import Table
 from icesql.errors import (
     AlreadyExistsError,
     CorruptFileError,
+    InternalError,
     NoSuchNamespaceError,
     NoSuchTableError,
     NotSupportedError,
@@ -38,7 +46,9 @@ from icesql.errors import (
     ProgrammingError,
 )
 from icesql.io import FileIO
+from icesql.metadata.table_commit import TableCommit
 from icesql.metadata.table_metadata import TableMetadata
+from icesql.metadata.table_requirements import update_requirements
 
 if TYPE_CHECKING:
     from icesql.metadata.table_requirements import TableRequirement
@@ -133,7 +143,7 @@ class RestCatalog(Catalog):
         return f"{'.'.join(identifier)} (catalog {self.name!r})"
 
     def _table(self, identifier: Identifier, result: Mapping[str, Any]) -> Table:
-        location = result.get("metadata-location")
+        location: Any = result.get("metadata-location")  # absent only for a staged table
         metadata = TableMetadata(result["metadata"], location)
         try:
             metadata.validate_bindings()
@@ -201,7 +211,7 @@ class RestCatalog(Catalog):
     def update_namespace_properties(
         self,
         namespace: Identifier,
-        removals: set[str] = frozenset(),
+        removals: AbstractSet[str] = frozenset(),
         updates: dict[str, str] | None = None,
     ) -> None:
         body = {"removals": sorted(removals), "updates": dict(updates or {})}
@@ -275,17 +285,25 @@ class RestCatalog(Catalog):
 
     def create_table(self, identifier: Identifier, metadata: TableMetadata) -> Table:
         """One commit asserting the table does not exist and carrying its first version."""
-        requirements, updates = table_changes(None, metadata)
+        if not metadata.changes:
+            raise InternalError(
+                f"cannot create {self._describe(identifier)}: its metadata records no updates"
+                " (make it with new_table_metadata)"
+            )
         try:
-            return self._commit(identifier, requirements, updates)
+            return self.commit(
+                identifier, update_requirements(None, metadata.changes), metadata.changes
+            )
         except CommitFailedError as e:
             raise AlreadyExistsError(
                 f"table already exists: {self._describe(identifier)} ({e})"
             ) from None
 
     def commit_table(self, base: Table, metadata: TableMetadata) -> Table:
-        requirements, updates = table_changes(base.metadata, metadata)
-        return self._commit(base.identifier, requirements, updates)
+        """The updates that made ``metadata`` from ``base``, with what they require of it."""
+        updates = metadata.changes
+        requirements = update_requirements(base.metadata, updates)
+        return self.commit(base.identifier, requirements, updates)
 
     def commit(
         self,
@@ -294,16 +312,7 @@ class RestCatalog(Catalog):
         updates: Sequence[TableUpdate],
     ) -> Table:
         """Sent as they are: the server checks and applies them on its current metadata."""
-        return self._commit(
-            identifier, [r.to_json() for r in requirements], [u.to_json() for u in updates]
-        )
-
-    def _commit(self, identifier: Identifier, requirements: list, updates: list) -> Table:
-        body = {
-            "identifier": {"namespace": list(identifier[:-1]), "name": identifier[-1]},
-            "requirements": requirements,
-            "updates": updates,
-        }
+        body = _table_change(identifier, requirements, updates)
         faults.reached("before-swap")
         try:
             response = self._http.request("POST", self._table_path(identifier), body=body)
@@ -335,16 +344,7 @@ class RestCatalog(Catalog):
         changes: Sequence[tuple[Identifier, Sequence[TableRequirement], Sequence[TableUpdate]]],
     ) -> None:
         """Several tables' commits, all or nothing: the spec's ``/transactions/commit``."""
-        body = {
-            "table-changes": [
-                {
-                    "identifier": {"namespace": list(identifier[:-1]), "name": identifier[-1]},
-                    "requirements": [r.to_json() for r in requirements],
-                    "updates": [u.to_json() for u in updates],
-                }
-                for identifier, requirements, updates in changes
-            ]
-        }
+        body = {"table-changes": [_table_change(*change) for change in changes]}
         names = ", ".join(".".join(i) for i, _, _ in changes)
         try:
             response = self._http.request("POST", f"{self._prefix}/transactions/commit", body=body)
@@ -389,3 +389,11 @@ class RestCatalog(Catalog):
             self._call("POST", f"{self._prefix}/tables/rename", body=body),
             f"rename {self._describe(source)} to {'.'.join(target)}",
         )
+
+
+def _table_change(
+    identifier: Identifier,
+    requirements: Sequence[TableRequirement],
+    updates: Sequence[TableUpdate],
+) -> dict[str, Any]:
+    return TableCommit(tuple(identifier), tuple(requirements), tuple(updates)).to_json()

@@ -25,7 +25,7 @@ import gzip
 import json
 import threading
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -45,6 +45,7 @@ from icesql.spec.schema import Schema
 
 if TYPE_CHECKING:
     from icesql.metadata.builder import MetadataBuilder
+    from icesql.metadata.table_updates import TableUpdate
 
 __all__ = [
     "SUPPORTED_FORMAT_VERSIONS",
@@ -117,11 +118,21 @@ def _parse(data: str | bytes, path: str | None) -> TableMetadata:
 
 
 class TableMetadata:
-    """A parsed metadata document; accessors are views of ``raw`` (never mutate it)."""
+    """A parsed metadata document; accessors are views of ``raw`` (never mutate it).
 
-    def __init__(self, raw: Mapping[str, Any], path: str | None = None):
+    ``changes`` are the updates that made this version from the last committed one (Java's
+    ``TableMetadata.changes()``), as ``MetadataBuilder`` recorded them; empty for a version
+    read from a file or a catalog."""
+
+    def __init__(
+        self,
+        raw: Mapping[str, Any],
+        path: str | None = None,
+        changes: Sequence[TableUpdate] = (),
+    ):
         self._raw = json_object(raw, "table metadata")
         self.path = path
+        self.changes: tuple[TableUpdate, ...] = tuple(changes)
         version = get_int(self._raw, "format-version")
         if version not in SUPPORTED_FORMAT_VERSIONS:
             if version > max(SUPPORTED_FORMAT_VERSIONS):

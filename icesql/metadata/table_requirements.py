@@ -1,9 +1,11 @@
-"""The REST catalog protocol's table requirements: what must hold of a table's current
-metadata for a commit to land, as frozen dataclasses with JSON both ways.
+"""Metadata requirements: what must still hold of a table for a change to land, one frozen
+dataclass per ``type`` of the REST spec's ``TableRequirement``, with JSON both ways.
 
-One class per ``type`` of the spec's ``TableRequirement``; ``check`` raises
-``RequirementFailedError`` with Java's wording ("Requirement failed: ...") naming what no
-longer holds, and a REST server answers it with 409 ``CommitFailedException``::
+icesql's commit path checks a change's requirements on the table as loaded for each attempt
+(``check_table_requirements(md, requirements, table)``: the message names the table and what
+a concurrent commit changed); a REST server checks a client's on its current metadata
+(without ``table``: Java's wording, "Requirement failed: ...", which it answers with 409
+``CommitFailedException``)::
 
     >>> r = parse_requirement({"type": "assert-current-schema-id", "current-schema-id": 0})
     >>> r
@@ -13,17 +15,36 @@ longer holds, and a REST server answers it with 409 ``CommitFailedException``::
     ...
     icesql.metadata.table_requirements.RequirementFailedError: Requirement failed: current table metadata is missing
 
-The errors and JSON field readers here are shared with ``table_updates`` (the updates).
+A REST client sends the requirements that the kinds of its updates call for
+(``update_requirements``, Java's ``UpdateRequirements``): a change based on one version
+commits on a newer one exactly when nothing it depended on moved.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
-from icesql.errors import CommitConflictError, ProgrammingError
+from icesql.errors import CommitConflictError
+from icesql.metadata.snapshots import MAIN_BRANCH
 from icesql.metadata.table_metadata import TableMetadata
+from icesql.metadata.table_updates import (
+    AddPartitionSpecUpdate,
+    AddSchemaUpdate,
+    InvalidUpdateError,
+    RemovePartitionSpecsUpdate,
+    RemoveSchemasUpdate,
+    RemoveSnapshotRefUpdate,
+    RemoveSnapshotsUpdate,
+    SetCurrentSchemaUpdate,
+    SetDefaultSortOrderUpdate,
+    SetDefaultSpecUpdate,
+    SetSnapshotRefUpdate,
+    TableUpdate,
+    request_field,
+    request_int,
+)
 
 __all__ = [
     "AssertCreate",
@@ -34,82 +55,22 @@ __all__ = [
     "AssertLastAssignedPartitionId",
     "AssertRefSnapshotId",
     "AssertTableUUID",
-    "InvalidUpdateError",
     "RequirementFailedError",
     "TableRequirement",
     "check_table_requirements",
     "parse_requirement",
-    "request_field",
-    "request_int",
-    "request_int_list",
-    "request_parsed",
-    "request_str_map",
+    "update_requirements",
 ]
-
-
-class InvalidUpdateError(ProgrammingError):
-    """An update or requirement that is malformed, unknown, or cannot apply to the table."""
 
 
 class RequirementFailedError(CommitConflictError):
     """A requirement of the commit does not hold for the table's current metadata."""
 
 
-# --------------------------------------------------------------------------------------------
-# JSON field readers that name the update and the key
-# --------------------------------------------------------------------------------------------
-
-
-def request_field(
-    obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], what: str
-) -> Any:
-    if key not in obj:
-        raise InvalidUpdateError(f"{what}: missing required field {key!r}")
-    value = obj[key]
-    if not isinstance(value, kind):
-        raise InvalidUpdateError(f"{what}: field {key!r} has the wrong type: {value!r}")
-    return value
-
-
-def request_int(obj: Mapping[str, Any], key: str, what: str) -> int:
-    value = request_field(obj, key, int, what)
-    if isinstance(value, bool):
-        raise InvalidUpdateError(f"{what}: field {key!r} must be an integer, got {value!r}")
-    return value
-
-
-def request_int_list(obj: Mapping[str, Any], key: str, what: str) -> tuple[int, ...]:
-    values = request_field(obj, key, list, what)
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-        raise InvalidUpdateError(f"{what}: field {key!r} must be a list of integers")
-    return tuple(values)
-
-
-def request_str_map(obj: Mapping[str, Any], key: str, what: str) -> dict[str, str]:
-    values = request_field(obj, key, dict, what)
-    if not all(isinstance(k, str) and isinstance(v, str) for k, v in values.items()):
-        raise InvalidUpdateError(f"{what}: field {key!r} must map strings to strings")
-    return dict(values)
-
-
-def request_parsed(parse: Callable[[Any], Any], obj: Any, what: str) -> Any:
-    """A nested spec object (schema, snapshot, ...) parsed by its own model."""
-    try:
-        return parse(obj)
-    except InvalidUpdateError:
-        raise
-    except (ValueError, TypeError, KeyError, AttributeError, ProgrammingError) as e:
-        raise InvalidUpdateError(f"{what}: {e}") from None
-
-
-# --------------------------------------------------------------------------------------------
-# Requirements
-# --------------------------------------------------------------------------------------------
-
-
 class TableRequirement:
     """One ``TableRequirement``: ``check`` raises ``RequirementFailedError`` unless it holds
-    for ``metadata`` (None when the table does not exist)."""
+    for ``metadata`` (None when the table does not exist); with ``table`` the message names
+    the table and what a concurrent commit changed (icesql's own commits)."""
 
     type: ClassVar[str]
 
@@ -119,17 +80,18 @@ class TableRequirement:
     def _body(self) -> dict[str, Any]:
         raise NotImplementedError
 
-    def check(self, metadata: TableMetadata | None) -> None:
+    def check(self, metadata: TableMetadata | None, table: str | None = None) -> None:
         raise NotImplementedError
 
 
+_Requirement = TypeVar("_Requirement", bound=type[TableRequirement])
 _REQUIREMENTS: dict[str, Callable[[Mapping[str, Any], str], TableRequirement]] = {}
 
 
-def _requirement(kind: str):
-    def register(cls):
+def _requirement(kind: str) -> Callable[[_Requirement], _Requirement]:
+    def register(cls: _Requirement) -> _Requirement:
         cls.type = kind
-        _REQUIREMENTS[kind] = cls._from_json
+        _REQUIREMENTS[kind] = cls._from_json  # type: ignore[attr-defined]
         return cls
 
     return register
@@ -137,6 +99,13 @@ def _requirement(kind: str):
 
 def _failed(message: str) -> RequirementFailedError:
     return RequirementFailedError(f"Requirement failed: {message}")
+
+
+def _conflict(table: str, what: str) -> RequirementFailedError:
+    return RequirementFailedError(
+        f"cannot commit to table {table}: a concurrent commit {what}; nothing was committed,"
+        " re-run the statement"
+    )
 
 
 def _existing(metadata: TableMetadata | None) -> TableMetadata:
@@ -155,7 +124,7 @@ class AssertCreate(TableRequirement):
     def _body(self) -> dict[str, Any]:
         return {}
 
-    def check(self, metadata: TableMetadata | None) -> None:
+    def check(self, metadata: TableMetadata | None, table: str | None = None) -> None:
         if metadata is not None:
             raise _failed("table already exists")
 
@@ -163,7 +132,9 @@ class AssertCreate(TableRequirement):
 @_requirement("assert-table-uuid")
 @dataclass(frozen=True)
 class AssertTableUUID(TableRequirement):
-    uuid: str
+    """None only in icesql's own commits to a v1 table that never had a uuid."""
+
+    uuid: str | None
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> AssertTableUUID:
@@ -172,16 +143,22 @@ class AssertTableUUID(TableRequirement):
     def _body(self) -> dict[str, Any]:
         return {"uuid": self.uuid}
 
-    def check(self, metadata: TableMetadata | None) -> None:
+    def check(self, metadata: TableMetadata | None, table: str | None = None) -> None:
         actual = _existing(metadata).table_uuid
-        if actual != self.uuid:
+        if actual == self.uuid:
+            return
+        if table is None:
             raise _failed(f"table UUID does not match: expected {self.uuid} != {actual}")
+        raise RequirementFailedError(
+            f"table {table} was replaced by another table (uuid {actual},"
+            f" expected {self.uuid}); nothing was committed"
+        )
 
 
 @_requirement("assert-ref-snapshot-id")
 @dataclass(frozen=True)
 class AssertRefSnapshotId(TableRequirement):
-    """``snapshot_id`` None: the ref must not exist (it is about to be created)."""
+    """The ref still points where it did; ``snapshot_id`` None: it still does not exist."""
 
     ref: str
     snapshot_id: int | None
@@ -197,30 +174,55 @@ class AssertRefSnapshotId(TableRequirement):
     def _body(self) -> dict[str, Any]:
         return {"ref": self.ref, "snapshot-id": self.snapshot_id}
 
-    def check(self, metadata: TableMetadata | None) -> None:
+    def check(self, metadata: TableMetadata | None, table: str | None = None) -> None:
         current = _existing(metadata).refs.get(self.ref)
-        if current is not None:
-            kind = "branch" if current.is_branch else "tag"
+        actual = current.snapshot_id if current is not None else None
+        if actual == self.snapshot_id:
+            return
+        if table is not None:
             if self.snapshot_id is None:
-                raise _failed(f"{kind} {self.ref} was created concurrently")
-            if current.snapshot_id != self.snapshot_id:
-                raise _failed(
-                    f"{kind} {self.ref} has changed: expected id {self.snapshot_id}"
-                    f" != {current.snapshot_id}"
-                )
-        elif self.snapshot_id is not None:
+                what = f"created ref {self.ref!r} (at snapshot {actual})"
+            elif current is None:
+                what = f"removed ref {self.ref!r}"
+            else:
+                what = f"moved ref {self.ref!r} ({self.snapshot_id} -> {actual})"
+            raise _conflict(table, what)
+        if current is None:
             raise _failed(f"branch or tag {self.ref} is missing, expected {self.snapshot_id}")
+        kind = "branch" if current.is_branch else "tag"
+        if self.snapshot_id is None:
+            raise _failed(f"{kind} {self.ref} was created concurrently")
+        raise _failed(f"{kind} {self.ref} has changed: expected id {self.snapshot_id} != {actual}")
 
 
-def _check_id(what: str, expected: int, actual: int) -> None:
-    if actual != expected:
-        raise _failed(f"{what} changed: expected id {expected} != {actual}")
+class _IdRequirement(TableRequirement):
+    """A counter or default id of the table that must be what the change was based on."""
+
+    rest_what: ClassVar[str]  # Java's name in "Requirement failed: ... changed"
+    local_what: ClassVar[str]  # icesql's name in "a concurrent commit changed its ..."
+
+    @property
+    def expected(self) -> int:
+        raise NotImplementedError
+
+    def actual(self, metadata: TableMetadata) -> int:
+        raise NotImplementedError
+
+    def check(self, metadata: TableMetadata | None, table: str | None = None) -> None:
+        actual = self.actual(_existing(metadata))
+        if actual == self.expected:
+            return
+        if table is not None:
+            raise _conflict(table, f"changed its {self.local_what} ({self.expected} -> {actual})")
+        raise _failed(f"{self.rest_what} changed: expected id {self.expected} != {actual}")
 
 
 @_requirement("assert-last-assigned-field-id")
 @dataclass(frozen=True)
-class AssertLastAssignedFieldId(TableRequirement):
+class AssertLastAssignedFieldId(_IdRequirement):
     last_assigned_field_id: int
+    rest_what = "last assigned field id"
+    local_what = "last column id"
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> AssertLastAssignedFieldId:
@@ -229,15 +231,19 @@ class AssertLastAssignedFieldId(TableRequirement):
     def _body(self) -> dict[str, Any]:
         return {"last-assigned-field-id": self.last_assigned_field_id}
 
-    def check(self, metadata: TableMetadata | None) -> None:
-        actual = _existing(metadata).last_column_id
-        _check_id("last assigned field id", self.last_assigned_field_id, actual)
+    @property
+    def expected(self) -> int:
+        return self.last_assigned_field_id
+
+    def actual(self, metadata: TableMetadata) -> int:
+        return metadata.last_column_id
 
 
 @_requirement("assert-current-schema-id")
 @dataclass(frozen=True)
-class AssertCurrentSchemaId(TableRequirement):
+class AssertCurrentSchemaId(_IdRequirement):
     current_schema_id: int
+    rest_what = local_what = "current schema"
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> AssertCurrentSchemaId:
@@ -246,15 +252,20 @@ class AssertCurrentSchemaId(TableRequirement):
     def _body(self) -> dict[str, Any]:
         return {"current-schema-id": self.current_schema_id}
 
-    def check(self, metadata: TableMetadata | None) -> None:
-        actual = _existing(metadata).current_schema_id
-        _check_id("current schema", self.current_schema_id, actual)
+    @property
+    def expected(self) -> int:
+        return self.current_schema_id
+
+    def actual(self, metadata: TableMetadata) -> int:
+        return metadata.current_schema_id
 
 
 @_requirement("assert-last-assigned-partition-id")
 @dataclass(frozen=True)
-class AssertLastAssignedPartitionId(TableRequirement):
+class AssertLastAssignedPartitionId(_IdRequirement):
     last_assigned_partition_id: int
+    rest_what = "last assigned partition id"
+    local_what = "last partition id"
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> AssertLastAssignedPartitionId:
@@ -263,15 +274,19 @@ class AssertLastAssignedPartitionId(TableRequirement):
     def _body(self) -> dict[str, Any]:
         return {"last-assigned-partition-id": self.last_assigned_partition_id}
 
-    def check(self, metadata: TableMetadata | None) -> None:
-        actual = _existing(metadata).last_partition_id
-        _check_id("last assigned partition id", self.last_assigned_partition_id, actual)
+    @property
+    def expected(self) -> int:
+        return self.last_assigned_partition_id
+
+    def actual(self, metadata: TableMetadata) -> int:
+        return metadata.last_partition_id
 
 
 @_requirement("assert-default-spec-id")
 @dataclass(frozen=True)
-class AssertDefaultSpecId(TableRequirement):
+class AssertDefaultSpecId(_IdRequirement):
     default_spec_id: int
+    rest_what = local_what = "default partition spec"
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> AssertDefaultSpecId:
@@ -280,15 +295,19 @@ class AssertDefaultSpecId(TableRequirement):
     def _body(self) -> dict[str, Any]:
         return {"default-spec-id": self.default_spec_id}
 
-    def check(self, metadata: TableMetadata | None) -> None:
-        actual = _existing(metadata).default_spec_id
-        _check_id("default partition spec", self.default_spec_id, actual)
+    @property
+    def expected(self) -> int:
+        return self.default_spec_id
+
+    def actual(self, metadata: TableMetadata) -> int:
+        return metadata.default_spec_id
 
 
 @_requirement("assert-default-sort-order-id")
 @dataclass(frozen=True)
-class AssertDefaultSortOrderId(TableRequirement):
+class AssertDefaultSortOrderId(_IdRequirement):
     default_sort_order_id: int
+    rest_what = local_what = "default sort order"
 
     @staticmethod
     def _from_json(obj: Mapping[str, Any], what: str) -> AssertDefaultSortOrderId:
@@ -297,9 +316,12 @@ class AssertDefaultSortOrderId(TableRequirement):
     def _body(self) -> dict[str, Any]:
         return {"default-sort-order-id": self.default_sort_order_id}
 
-    def check(self, metadata: TableMetadata | None) -> None:
-        actual = _existing(metadata).default_sort_order_id
-        _check_id("default sort order", self.default_sort_order_id, actual)
+    @property
+    def expected(self) -> int:
+        return self.default_sort_order_id
+
+    def actual(self, metadata: TableMetadata) -> int:
+        return metadata.default_sort_order_id
 
 
 def parse_requirement(obj: Any) -> TableRequirement:
@@ -314,8 +336,77 @@ def parse_requirement(obj: Any) -> TableRequirement:
 
 
 def check_table_requirements(
-    metadata: TableMetadata | None, requirements: Sequence[TableRequirement]
+    metadata: TableMetadata | None,
+    requirements: Sequence[TableRequirement],
+    table: str | None = None,
 ) -> None:
     """Raise ``RequirementFailedError`` naming the first requirement ``metadata`` fails."""
     for requirement in requirements:
-        requirement.check(metadata)
+        requirement.check(metadata, table)
+
+
+def update_requirements(
+    base: TableMetadata | None, updates: Sequence[TableUpdate]
+) -> list[TableRequirement]:
+    """What must hold of the current metadata for ``updates``, made on ``base`` (None: a new
+    table), to mean what they meant there: Java's ``UpdateRequirements``, each at most once.
+
+    Always the table's uuid; a schema added: the last assigned field id, so ids are not
+    handed out twice; the current schema set or schemas removed: the current schema; a spec
+    added: the last assigned partition id; the default spec set or specs removed: the
+    default spec; the default sort order set: that; a ref set or removed: where it pointed.
+    Beyond Java, snapshots removed assert every ref: the expiry was planned from each ref's
+    head, and a ref moved since (onto a removed snapshot, say) must fail it, not be lost.
+    They come in one order, the table's identity, schema, specs, order, then refs, so the
+    first one a server finds broken names the most basic thing that moved.
+    """
+    if base is None:
+        return [AssertCreate()]
+    found: dict[TableRequirement, None] = {}
+
+    def require(requirement: TableRequirement) -> None:
+        found.setdefault(requirement)
+
+    def ref_unchanged(name: str) -> None:
+        ref = base.refs.get(name)
+        require(AssertRefSnapshotId(name, ref.snapshot_id if ref is not None else None))
+
+    def branches_unchanged() -> None:  # so that no writer still uses what is removed
+        for name, ref in sorted(base.refs.items()):
+            if ref.is_branch and name != MAIN_BRANCH:
+                ref_unchanged(name)
+
+    if base.table_uuid is not None:
+        require(AssertTableUUID(base.table_uuid))
+    for update in updates:
+        if isinstance(update, SetSnapshotRefUpdate | RemoveSnapshotRefUpdate):
+            ref_unchanged(update.ref_name)
+        elif isinstance(update, RemoveSnapshotsUpdate):
+            for name in sorted(base.refs):
+                ref_unchanged(name)
+        elif type(update) in _BASED_ON:
+            require(_BASED_ON[type(update)](base))
+        if isinstance(update, RemoveSchemasUpdate | RemovePartitionSpecsUpdate):
+            branches_unchanged()
+    return sorted(found, key=lambda r: _ORDER.index(type(r)))
+
+
+# what of the base an update of each kind depends on
+_BASED_ON: dict[type[TableUpdate], Callable[[TableMetadata], TableRequirement]] = {
+    AddSchemaUpdate: lambda md: AssertLastAssignedFieldId(md.last_column_id),
+    SetCurrentSchemaUpdate: lambda md: AssertCurrentSchemaId(md.current_schema_id),
+    RemoveSchemasUpdate: lambda md: AssertCurrentSchemaId(md.current_schema_id),
+    AddPartitionSpecUpdate: lambda md: AssertLastAssignedPartitionId(md.last_partition_id),
+    SetDefaultSpecUpdate: lambda md: AssertDefaultSpecId(md.default_spec_id),
+    RemovePartitionSpecsUpdate: lambda md: AssertDefaultSpecId(md.default_spec_id),
+    SetDefaultSortOrderUpdate: lambda md: AssertDefaultSortOrderId(md.default_sort_order_id),
+}
+_ORDER: tuple[type[TableRequirement], ...] = (
+    AssertTableUUID,
+    AssertCurrentSchemaId,
+    AssertLastAssignedFieldId,
+    AssertDefaultSpecId,
+    AssertLastAssignedPartitionId,
+    AssertDefaultSortOrderId,
+    AssertRefSnapshotId,
+)

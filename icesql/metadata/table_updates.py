@@ -1,10 +1,11 @@
-"""The REST catalog protocol's table updates: JSON both ways, and applied to metadata.
+"""Metadata updates: one frozen dataclass per ``action`` of the REST spec's ``TableUpdate``.
 
-A commit in the Iceberg REST spec (``CommitTableRequest``) is a list of *requirements* (what
-must still hold of the table's current metadata) and a list of *updates* (the changes, in
-order). This module is that vocabulary as frozen dataclasses, one per ``action`` of the spec's
-``TableUpdate`` (the requirements are in ``table_requirements``, re-exported here), so that a REST server applies what a client
-sends and a REST client serializes what it commits, with one definition of each::
+The one vocabulary of metadata changes. A statement states *what* it changes as these
+(``icesql.write.snapshot.Change.updates``); ``MetadataBuilder`` applies them (``apply_to``)
+and records every change it makes as one of them (``MetadataBuilder.changes``, Java's
+``TableMetadata.Builder.changes()``); the REST client sends the recorded ones; the REST
+server parses what a client sends (``parse_update``) and applies it through the same
+builder. JSON goes both ways in the spec's shape::
 
     >>> u = parse_update({"action": "set-properties", "updates": {"owner": "ana"}})
     >>> u
@@ -12,86 +13,118 @@ sends and a REST client serializes what it commits, with one definition of each:
     >>> u.to_json()
     {'action': 'set-properties', 'updates': {'owner': 'ana'}}
 
-Updates are applied through ``MetadataBuilder``, which keeps the invariants Java's
-``TableMetadata.Builder`` keeps (ids reused or assigned one above the highest, counters that
-only grow, ``main`` moving the current snapshot). An id of ``-1`` in ``set-current-schema`` /
-``set-default-spec`` / ``set-default-sort-order`` means "the one added last in this commit".
-A commit that creates a table (requirement ``assert-create``, Spark's CTAS after a staged
-create) starts from the table its first ``add-schema`` / ``add-spec`` / ``add-sort-order``
-describe, so those get ids 0 (order 1), as Java's ``buildFromEmpty`` gives them.
+An id of ``-1`` (``LAST_ADDED``) in ``set-current-schema`` / ``set-default-spec`` /
+``set-default-sort-order`` means "the one added last in this change": ids are only known
+once applied, and a server may assign other ids than the client would.
 
-Errors: a malformed or unknown update or requirement, or one that cannot apply (a snapshot
-that does not exist, a downgrade) raises ``InvalidUpdateError`` (a client error: HTTP 400);
-a requirement that no longer holds raises ``RequirementFailedError`` naming it (HTTP 409
-``CommitFailedException``); encryption keys are refused with ``NotSupportedError``.
+Errors: a malformed or unknown update raises ``InvalidUpdateError`` (a client error: HTTP
+400); encryption keys and views are refused with ``NotSupportedError``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from icesql.errors import InternalError, NotSupportedError
-from icesql.metadata.builder import MetadataBuilder, new_table_metadata
+from icesql.errors import InternalError, NotSupportedError, ProgrammingError
 from icesql.metadata.snapshots import Snapshot, SnapshotRef
 from icesql.metadata.statistics import PartitionStatisticsFile, StatisticsFile
-from icesql.metadata.table_metadata import TableMetadata
-from icesql.metadata.table_requirements import (
-    AssertCreate,
-    InvalidUpdateError,
-    RequirementFailedError,
-    TableRequirement,
-    check_table_requirements,
-    parse_requirement,
-    request_field,
-    request_int,
-    request_int_list,
-    request_parsed,
-    request_str_map,
-)
-from icesql.spec.partitioning import UNPARTITIONED_SPEC, PartitionSpec
+from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema
-from icesql.spec.sorting import UNSORTED_ORDER, SortOrder
+from icesql.spec.sorting import SortOrder
+
+if TYPE_CHECKING:
+    from icesql.metadata.builder import MetadataBuilder
 
 __all__ = [
     "LAST_ADDED",
+    "AddPartitionSpecUpdate",
+    "AddSchemaUpdate",
+    "AddSnapshotUpdate",
+    "AddSortOrderUpdate",
+    "AssignUUIDUpdate",
     "InvalidUpdateError",
-    "RequirementFailedError",
-    "TableCommit",
-    "TableRequirement",
+    "RemovePartitionSpecsUpdate",
+    "RemovePartitionStatisticsUpdate",
+    "RemovePropertiesUpdate",
+    "RemoveSchemasUpdate",
+    "RemoveSnapshotRefUpdate",
+    "RemoveSnapshotsUpdate",
+    "RemoveStatisticsUpdate",
+    "SetCurrentSchemaUpdate",
+    "SetDefaultSortOrderUpdate",
+    "SetDefaultSpecUpdate",
+    "SetLocationUpdate",
+    "SetPartitionStatisticsUpdate",
+    "SetPropertiesUpdate",
+    "SetSnapshotRefUpdate",
+    "SetStatisticsUpdate",
     "TableUpdate",
-    "apply_table_updates",
-    "check_table_requirements",
-    "parse_requirement",
+    "UpgradeFormatVersionUpdate",
     "parse_update",
 ]
 
 LAST_ADDED = -1
-DEFAULT_FORMAT_VERSION = 2  # what Java creates when the request names none
+
+
+class InvalidUpdateError(ProgrammingError):
+    """An update or requirement that is malformed, unknown, or cannot apply to the table."""
+
+
+# --------------------------------------------------------------------------------------------
+# JSON field readers that name the update and the key (shared with table_requirements)
+# --------------------------------------------------------------------------------------------
+
+
+def request_field(
+    obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], what: str
+) -> Any:
+    if key not in obj:
+        raise InvalidUpdateError(f"{what}: missing required field {key!r}")
+    value = obj[key]
+    if not isinstance(value, kind):
+        raise InvalidUpdateError(f"{what}: field {key!r} has the wrong type: {value!r}")
+    return value
+
+
+def request_int(obj: Mapping[str, Any], key: str, what: str) -> int:
+    value = request_field(obj, key, int, what)
+    if isinstance(value, bool):
+        raise InvalidUpdateError(f"{what}: field {key!r} must be an integer, got {value!r}")
+    return int(value)
+
+
+def request_int_list(obj: Mapping[str, Any], key: str, what: str) -> tuple[int, ...]:
+    values = request_field(obj, key, list, what)
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        raise InvalidUpdateError(f"{what}: field {key!r} must be a list of integers")
+    return tuple(values)
+
+
+def request_str_map(obj: Mapping[str, Any], key: str, what: str) -> dict[str, str]:
+    values = request_field(obj, key, dict, what)
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in values.items()):
+        raise InvalidUpdateError(f"{what}: field {key!r} must map strings to strings")
+    return dict(values)
+
+
+_Parsed = TypeVar("_Parsed")
+
+
+def request_parsed(parse: Callable[[Any], _Parsed], obj: Any, what: str) -> _Parsed:
+    """A nested spec object (schema, snapshot, ...) parsed by its own model."""
+    try:
+        return parse(obj)
+    except InvalidUpdateError:
+        raise
+    except (ValueError, TypeError, KeyError, AttributeError, ProgrammingError) as e:
+        raise InvalidUpdateError(f"{what}: {e}") from None
 
 
 # --------------------------------------------------------------------------------------------
 # Updates
 # --------------------------------------------------------------------------------------------
-
-
-class _Applying:
-    """The builder and the ids added so far in one commit (for the ``-1`` ids)."""
-
-    def __init__(self, builder: MetadataBuilder, creating: bool) -> None:
-        self.builder = builder
-        self.creating = creating
-        self.last_schema: int | None = None
-        self.last_spec: int | None = None
-        self.last_order: int | None = None
-
-    def resolve(self, given: int, last: int | None, what: str) -> int:
-        if given != LAST_ADDED:
-            return given
-        if last is None:
-            raise InvalidUpdateError(f"cannot set the last added {what}: none was added")
-        return last
 
 
 class TableUpdate:
@@ -105,19 +138,21 @@ class TableUpdate:
     def _body(self) -> dict[str, Any]:
         raise NotImplementedError
 
-    def _apply(self, ctx: _Applying) -> None:
-        raise NotImplementedError
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        """Make this change on ``builder`` (which records it)."""
+        raise InternalError(f"unknown metadata update {self!r}")
 
 
+_Update = TypeVar("_Update", bound=type[TableUpdate])
 _UPDATES: dict[str, Callable[[Mapping[str, Any], str], TableUpdate]] = {}
 
 
-def _update(action: str):
+def _update(action: str) -> Callable[[_Update], _Update]:
     """Register an update class under its action; its ``_from_json(obj, what)`` parses it."""
 
-    def register(cls):
+    def register(cls: _Update) -> _Update:
         cls.action = action
-        _UPDATES[action] = cls._from_json
+        _UPDATES[action] = cls._from_json  # type: ignore[attr-defined]
         return cls
 
     return register
@@ -135,13 +170,8 @@ class AssignUUIDUpdate(TableUpdate):
     def _body(self) -> dict[str, Any]:
         return {"uuid": self.uuid}
 
-    def _apply(self, ctx: _Applying) -> None:
-        current = ctx.builder.raw.get("table-uuid")
-        if current is not None and current != self.uuid and not ctx.creating:
-            raise InvalidUpdateError(
-                f"assign-uuid: the table already has uuid {current}; a uuid is never reassigned"
-            )
-        ctx.builder.raw["table-uuid"] = self.uuid
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        builder.assign_uuid(self.uuid)
 
 
 @_update("upgrade-format-version")
@@ -156,8 +186,8 @@ class UpgradeFormatVersionUpdate(TableUpdate):
     def _body(self) -> dict[str, Any]:
         return {"format-version": self.format_version}
 
-    def _apply(self, ctx: _Applying) -> None:
-        ctx.builder.upgrade_format_version(self.format_version)
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        builder.upgrade_format_version(self.format_version)
 
 
 @_update("add-schema")
@@ -182,11 +212,8 @@ class AddSchemaUpdate(TableUpdate):
             out["last-column-id"] = self.last_column_id
         return out
 
-    def _apply(self, ctx: _Applying) -> None:
-        ctx.last_schema = ctx.builder.add_schema(self.schema)
-        if self.last_column_id is not None:
-            raw = ctx.builder.raw
-            raw["last-column-id"] = max(raw["last-column-id"], self.last_column_id)
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        builder.add_schema(self.schema, self.last_column_id)
 
 
 @_update("set-current-schema")
@@ -201,8 +228,8 @@ class SetCurrentSchemaUpdate(TableUpdate):
     def _body(self) -> dict[str, Any]:
         return {"schema-id": self.schema_id}
 
-    def _apply(self, ctx: _Applying) -> None:
-        ctx.builder.set_current_schema(ctx.resolve(self.schema_id, ctx.last_schema, "schema"))
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        builder.set_current_schema(self.schema_id)
 
 
 @_update("add-spec")
@@ -219,8 +246,8 @@ class AddPartitionSpecUpdate(TableUpdate):
     def _body(self) -> dict[str, Any]:
         return {"spec": self.spec.to_json()}
 
-    def _apply(self, ctx: _Applying) -> None:
-        ctx.last_spec = ctx.builder.add_partition_spec(self.spec)
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        builder.add_partition_spec(self.spec)
 
 
 @_update("set-default-spec")
@@ -235,8 +262,8 @@ class SetDefaultSpecUpdate(TableUpdate):
     def _body(self) -> dict[str, Any]:
         return {"spec-id": self.spec_id}
 
-    def _apply(self, ctx: _Applying) -> None:
-        ctx.builder.set_default_spec(ctx.resolve(self.spec_id, ctx.last_spec, "partition spec"))
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        builder.set_default_spec(self.spec_id)
 
 
 @_update("add-sort-order")
@@ -253,8 +280,8 @@ class AddSortOrderUpdate(TableUpdate):
     def _body(self) -> dict[str, Any]:
         return {"sort-order": self.sort_order.to_json()}
 
-    def _apply(self, ctx: _Applying) -> None:
-        ctx.last_order = ctx.builder.add_sort_order(self.sort_order)
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        builder.add_sort_order(self.sort_order)
 
 
 @_update("set-default-sort-order")
@@ -269,9 +296,8 @@ class SetDefaultSortOrderUpdate(TableUpdate):
     def _body(self) -> dict[str, Any]:
         return {"sort-order-id": self.sort_order_id}
 
-    def _apply(self, ctx: _Applying) -> None:
-        order_id = ctx.resolve(self.sort_order_id, ctx.last_order, "sort order")
-        ctx.builder.set_default_sort_order(order_id)
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        builder.set_default_sort_order(self.sort_order_id)
 
 
 @_update("add-snapshot")
@@ -288,13 +314,26 @@ class AddSnapshotUpdate(TableUpdate):
     def _body(self) -> dict[str, Any]:
         return {"snapshot": self.snapshot.to_json()}
 
-    def _apply(self, ctx: _Applying) -> None:
-        ctx.builder.add_snapshot(self.snapshot)
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        builder.add_snapshot(self.snapshot)
+
+
+# the spec's fields of a ref (a ref read from a table may carry extra keys of its own)
+_REF_FIELDS = (
+    "snapshot-id",
+    "type",
+    "min-snapshots-to-keep",
+    "max-snapshot-age-ms",
+    "max-ref-age-ms",
+)
 
 
 @_update("set-snapshot-ref")
 @dataclass(frozen=True)
 class SetSnapshotRefUpdate(TableUpdate):
+    """Point a branch or tag at a snapshot with its retention settings (moving ``main``
+    makes its snapshot current)."""
+
     ref_name: str
     ref: SnapshotRef
 
@@ -305,15 +344,19 @@ class SetSnapshotRefUpdate(TableUpdate):
         return SetSnapshotRefUpdate(name, request_parsed(SnapshotRef.from_json, body, what))
 
     def _body(self) -> dict[str, Any]:
-        return {"ref-name": self.ref_name, **self.ref.to_json()}
+        ref = self.ref.to_json()
+        return {"ref-name": self.ref_name, **{k: ref[k] for k in _REF_FIELDS if k in ref}}
 
-    def _apply(self, ctx: _Applying) -> None:
-        ctx.builder.set_ref(self.ref_name, self.ref)
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        builder.set_ref(self.ref_name, self.ref)
 
 
 @_update("remove-snapshots")
 @dataclass(frozen=True)
 class RemoveSnapshotsUpdate(TableUpdate):
+    """Expire snapshots: they leave ``snapshots`` with their statistics files, and the
+    snapshot log forgets the history before them."""
+
     snapshot_ids: tuple[int, ...]
 
     @staticmethod
@@ -323,13 +366,16 @@ class RemoveSnapshotsUpdate(TableUpdate):
     def _body(self) -> dict[str, Any]:
         return {"snapshot-ids": list(self.snapshot_ids)}
 
-    def _apply(self, ctx: _Applying) -> None:
-        ctx.builder.remove_snapshots(self.snapshot_ids)
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        builder.remove_snapshots(self.snapshot_ids)
 
 
 @_update("remove-snapshot-ref")
 @dataclass(frozen=True)
 class RemoveSnapshotRefUpdate(TableUpdate):
+    """Drop a branch or tag; dropping ``main`` leaves the table without a current snapshot
+    (what a REPLACE TABLE does before its first snapshot)."""
+
     ref_name: str
 
     @staticmethod
@@ -339,8 +385,8 @@ class RemoveSnapshotRefUpdate(TableUpdate):
     def _body(self) -> dict[str, Any]:
         return {"ref-name": self.ref_name}
 
-    def _apply(self, ctx: _Applying) -> None:
-        ctx.builder.remove_ref(self.ref_name)
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        builder.remove_ref(self.ref_name)
 
 
 @_update("set-location")
@@ -355,8 +401,8 @@ class SetLocationUpdate(TableUpdate):
     def _body(self) -> dict[str, Any]:
         return {"location": self.location}
 
-    def _apply(self, ctx: _Applying) -> None:
-        ctx.builder.set_location(self.location)
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        builder.set_location(self.location)
 
 
 @_update("set-properties")
@@ -371,8 +417,8 @@ class SetPropertiesUpdate(TableUpdate):
     def _body(self) -> dict[str, Any]:
         return {"updates": dict(self.updates)}
 
-    def _apply(self, ctx: _Applying) -> None:
-        ctx.builder.set_properties(self.updates)
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        builder.set_properties(self.updates)
 
 
 @_update("remove-properties")
@@ -390,8 +436,8 @@ class RemovePropertiesUpdate(TableUpdate):
     def _body(self) -> dict[str, Any]:
         return {"removals": list(self.removals)}
 
-    def _apply(self, ctx: _Applying) -> None:
-        ctx.builder.remove_properties(self.removals)
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        builder.remove_properties(self.removals)
 
 
 @_update("set-statistics")
@@ -408,8 +454,8 @@ class SetStatisticsUpdate(TableUpdate):
         # the deprecated top-level snapshot-id is still written: older servers require it
         return {"snapshot-id": self.statistics.snapshot_id, "statistics": self.statistics.to_json()}
 
-    def _apply(self, ctx: _Applying) -> None:
-        ctx.builder.set_statistics(self.statistics)
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        builder.set_statistics(self.statistics)
 
 
 @_update("remove-statistics")
@@ -424,8 +470,8 @@ class RemoveStatisticsUpdate(TableUpdate):
     def _body(self) -> dict[str, Any]:
         return {"snapshot-id": self.snapshot_id}
 
-    def _apply(self, ctx: _Applying) -> None:
-        ctx.builder.remove_statistics(self.snapshot_id)
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        builder.remove_statistics(self.snapshot_id)
 
 
 @_update("set-partition-statistics")
@@ -443,8 +489,8 @@ class SetPartitionStatisticsUpdate(TableUpdate):
     def _body(self) -> dict[str, Any]:
         return {"partition-statistics": self.partition_statistics.to_json()}
 
-    def _apply(self, ctx: _Applying) -> None:
-        ctx.builder.set_partition_statistics(self.partition_statistics)
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        builder.set_partition_statistics(self.partition_statistics)
 
 
 @_update("remove-partition-statistics")
@@ -459,13 +505,15 @@ class RemovePartitionStatisticsUpdate(TableUpdate):
     def _body(self) -> dict[str, Any]:
         return {"snapshot-id": self.snapshot_id}
 
-    def _apply(self, ctx: _Applying) -> None:
-        ctx.builder.remove_partition_statistics(self.snapshot_id)
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        builder.remove_partition_statistics(self.snapshot_id)
 
 
 @_update("remove-partition-specs")
 @dataclass(frozen=True)
 class RemovePartitionSpecsUpdate(TableUpdate):
+    """Drop partition specs no manifest of a kept snapshot uses (never the default one)."""
+
     spec_ids: tuple[int, ...]
 
     @staticmethod
@@ -475,13 +523,15 @@ class RemovePartitionSpecsUpdate(TableUpdate):
     def _body(self) -> dict[str, Any]:
         return {"spec-ids": list(self.spec_ids)}
 
-    def _apply(self, ctx: _Applying) -> None:
-        ctx.builder.remove_partition_specs(self.spec_ids)
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        builder.remove_partition_specs(self.spec_ids)
 
 
 @_update("remove-schemas")
 @dataclass(frozen=True)
 class RemoveSchemasUpdate(TableUpdate):
+    """Drop schemas no kept snapshot was written with (never the current one)."""
+
     schema_ids: tuple[int, ...]
 
     @staticmethod
@@ -491,8 +541,8 @@ class RemoveSchemasUpdate(TableUpdate):
     def _body(self) -> dict[str, Any]:
         return {"schema-ids": list(self.schema_ids)}
 
-    def _apply(self, ctx: _Applying) -> None:
-        ctx.builder.remove_schemas(self.schema_ids)
+    def apply_to(self, builder: MetadataBuilder) -> None:
+        builder.remove_schemas(self.schema_ids)
 
 
 _REFUSED_UPDATES = {
@@ -514,105 +564,3 @@ def parse_update(obj: Any) -> TableUpdate:
     if parse is None:
         raise InvalidUpdateError(f"unknown table update action {action!r}")
     return parse(obj, f"table update {action!r}")
-
-
-# --------------------------------------------------------------------------------------------
-# A commit, and applying one
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TableCommit:
-    """A ``CommitTableRequest``: the table (optional on the per-table route), what must hold,
-    and what changes."""
-
-    identifier: tuple[str, ...] | None
-    requirements: tuple[TableRequirement, ...] = ()
-    updates: tuple[TableUpdate, ...] = ()
-
-    @property
-    def creates(self) -> bool:
-        """Whether this commit creates its table (``assert-create``)."""
-        return any(isinstance(r, AssertCreate) for r in self.requirements)
-
-    @staticmethod
-    def from_json(obj: Any) -> TableCommit:
-        if not isinstance(obj, Mapping):
-            raise InvalidUpdateError(f"a table commit must be a JSON object, got {obj!r}")
-        for key in ("requirements", "updates"):
-            if not isinstance(obj.get(key), list):
-                raise InvalidUpdateError(f"a table commit needs a list of {key}")
-        ident = obj.get("identifier")
-        identifier = None
-        if ident is not None:
-            namespace = ident.get("namespace") if isinstance(ident, Mapping) else None
-            name = ident.get("name") if isinstance(ident, Mapping) else None
-            if not (
-                isinstance(namespace, list)
-                and all(isinstance(p, str) for p in namespace)
-                and isinstance(name, str)
-            ):
-                raise InvalidUpdateError(f"invalid table identifier {ident!r}")
-            identifier = (*namespace, name)
-        return TableCommit(
-            identifier,
-            tuple(parse_requirement(r) for r in obj["requirements"]),
-            tuple(parse_update(u) for u in obj["updates"]),
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        if self.identifier is not None:
-            out["identifier"] = {
-                "namespace": list(self.identifier[:-1]),
-                "name": self.identifier[-1],
-            }
-        out["requirements"] = [r.to_json() for r in self.requirements]
-        out["updates"] = [u.to_json() for u in self.updates]
-        return out
-
-
-def apply_table_updates(
-    base: TableMetadata | None,
-    updates: Sequence[TableUpdate],
-    previous_metadata_file: str | None = None,
-    location: str | None = None,
-) -> TableMetadata:
-    """The metadata after ``updates``, in order, on ``base``; with ``base`` None, a new table
-    built from the updates (``location`` when they set none)."""
-    try:
-        creating = base is None
-        if creating:
-            base = _empty_table(updates, location)
-        ctx = _Applying(base.builder(), creating)
-        for update in updates:
-            update._apply(ctx)
-        return ctx.builder.build(previous_metadata_file=previous_metadata_file)
-    except (InternalError, ValueError, TypeError, KeyError) as e:
-        raise InvalidUpdateError(f"cannot apply the table updates: {e}") from None
-
-
-def _empty_table(updates: Sequence[TableUpdate], location: str | None) -> TableMetadata:
-    """The table the first schema, spec and order of a creating commit describe (ids 0, and
-    1 for a sort order), so that applying the updates to it finds them and changes nothing."""
-
-    def first(kind: type) -> Any:
-        return next((u for u in updates if isinstance(u, kind)), None)
-
-    schema = first(AddSchemaUpdate)
-    if schema is None:
-        raise InvalidUpdateError("a commit that creates a table needs an add-schema update")
-    spec, order = first(AddPartitionSpecUpdate), first(AddSortOrderUpdate)
-    version, uuid = first(UpgradeFormatVersionUpdate), first(AssignUUIDUpdate)
-    set_location = [u for u in updates if isinstance(u, SetLocationUpdate)]
-    where = set_location[-1].location if set_location else location
-    if where is None:
-        raise InvalidUpdateError("a commit that creates a table needs a set-location update")
-    return new_table_metadata(
-        where,
-        Schema(schema.schema.fields, 0, schema.schema.identifier_field_ids),
-        PartitionSpec(0, spec.spec.fields) if spec else UNPARTITIONED_SPEC,
-        SortOrder(0, order.sort_order.fields) if order else UNSORTED_ORDER,
-        format_version=version.format_version if version else DEFAULT_FORMAT_VERSION,
-        table_uuid=uuid.uuid if uuid else None,
-    )

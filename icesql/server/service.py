@@ -6,8 +6,8 @@ turns into the spec's ``ErrorModel``. Nothing here knows HTTP.
 
 Commits are checked and applied here, not trusted: the server loads the table's current
 metadata, checks the commit's requirements against it (``RequirementFailedError`` → 409),
-applies the updates (``icesql.metadata.table_updates``), writes the new metadata file and
-swaps the catalog's pointer with its compare-and-swap. Commits to one table through this
+applies the updates through the metadata builder (``icesql.metadata.table_commit``), writes
+the new metadata file and swaps the catalog's pointer with its compare-and-swap. Commits to one table through this
 server queue on a per-table lock; a swap lost to a writer outside the server (icesql or
 PyIceberg on the same database) is re-done from the new current metadata, requirements
 checked again, so a retry never applies a change the client did not base on what it asserted.
@@ -41,15 +41,10 @@ from icesql.errors import (
     ProgrammingError,
 )
 from icesql.metadata.builder import new_table_metadata
+from icesql.metadata.table_commit import DEFAULT_FORMAT_VERSION, TableCommit, apply_table_updates
 from icesql.metadata.table_metadata import TableMetadata
-from icesql.metadata.table_updates import (
-    DEFAULT_FORMAT_VERSION,
-    InvalidUpdateError,
-    RequirementFailedError,
-    TableCommit,
-    apply_table_updates,
-    check_table_requirements,
-)
+from icesql.metadata.table_requirements import RequirementFailedError, check_table_requirements
+from icesql.metadata.table_updates import InvalidUpdateError
 from icesql.spec.fresh_ids import fresh_schema_fields
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema, walk_fields
@@ -336,7 +331,9 @@ class RestCatalogService:
         properties = _str_map(body.get("properties"), "table properties")
         version_text = properties.pop(FORMAT_VERSION_PROPERTY, str(DEFAULT_FORMAT_VERSION))
         try:
-            given_schema = Schema.from_json(_obj(body.get("schema"), "create table: 'schema'"))
+            given_schema = Schema.from_json(
+                dict(_obj(body.get("schema"), "create table: 'schema'"))
+            )
             spec_json = body.get("partition-spec")
             order_json = body.get("write-order")
             given_spec = PartitionSpec.from_json(spec_json) if spec_json else PartitionSpec(0, ())

@@ -21,6 +21,25 @@ from sqlglot import exp
 
 from icesql.catalog.table import Table
 from icesql.errors import NoSuchTableError, NotSupportedError, ProgrammingError
+from icesql.metadata.table_requirements import (
+    AssertCurrentSchemaId,
+    AssertDefaultSortOrderId,
+    AssertDefaultSpecId,
+    AssertLastAssignedFieldId,
+    AssertLastAssignedPartitionId,
+)
+from icesql.metadata.table_updates import (
+    AddPartitionSpecUpdate,
+    AddSchemaUpdate,
+    AddSortOrderUpdate,
+    RemovePropertiesUpdate,
+    SetCurrentSchemaUpdate,
+    SetDefaultSortOrderUpdate,
+    SetDefaultSpecUpdate,
+    SetPropertiesUpdate,
+    TableUpdate,
+    UpgradeFormatVersionUpdate,
+)
 from icesql.session import Result, Session
 from icesql.session.result import done
 from icesql.spec.partitioning import PartitionField, PartitionSpec
@@ -38,23 +57,6 @@ from icesql.write.commit import commit
 from icesql.write.properties import DISTRIBUTION_MODE, FORMAT_VERSION, RESERVED
 from icesql.write.snapshot import Change
 from icesql.write.spec_update import add_partition_field, remove_partition_field
-from icesql.write.updates import (
-    AddSchema,
-    AddSortOrder,
-    AddSpec,
-    AssertCurrentSchemaId,
-    AssertDefaultSortOrderId,
-    AssertDefaultSpecId,
-    AssertLastAssignedFieldId,
-    AssertLastAssignedPartitionId,
-    RemoveProperties,
-    SetCurrentSchema,
-    SetDefaultSortOrder,
-    SetDefaultSpec,
-    SetProperties,
-    Update,
-    UpgradeFormatVersion,
-)
 
 __all__ = ["alter"]
 
@@ -117,7 +119,7 @@ def _change(table: Table, parsed: object, evaluate: Evaluate | None = None) -> C
         return None
     md = table.metadata
     return Change(
-        updates=(AddSchema(schema), SetCurrentSchema()),
+        updates=(AddSchemaUpdate(schema), SetCurrentSchemaUpdate()),
         requirements=(
             AssertCurrentSchemaId(md.current_schema_id),
             AssertLastAssignedFieldId(md.last_column_id),
@@ -229,7 +231,7 @@ def _alter_column(
 
 def _properties(table: Table, parsed: object) -> Change:
     md = table.metadata
-    updates: list[Update] = []
+    updates: list[TableUpdate] = []
     if isinstance(parsed, nodes.SetTableProperties):
         props = dict(parsed.properties)
         version = props.pop(FORMAT_VERSION, None)
@@ -248,13 +250,13 @@ def _properties(table: Table, parsed: object) -> Change:
                     f"cannot alter {table.name}: cannot downgrade format-version {md.format_version} to {v}"
                 )
             if v > md.format_version:
-                updates.append(UpgradeFormatVersion(v))
+                updates.append(UpgradeFormatVersionUpdate(v))
         if props:
-            updates.append(SetProperties(props))
+            updates.append(SetPropertiesUpdate(props))
     else:
         assert isinstance(parsed, nodes.UnsetTableProperties)
         _no_reserved(dict.fromkeys(parsed.keys, ""), table.name)
-        updates.append(RemoveProperties(tuple(parsed.keys)))
+        updates.append(RemovePropertiesUpdate(tuple(parsed.keys)))
     return Change(updates=tuple(updates))
 
 
@@ -317,7 +319,7 @@ def _partitioning(table: Table, parsed: object) -> Change:
             last,
         )
     return Change(
-        updates=(AddSpec(spec), SetDefaultSpec()),
+        updates=(AddPartitionSpecUpdate(spec), SetDefaultSpecUpdate()),
         requirements=(
             AssertCurrentSchemaId(md.current_schema_id),
             AssertDefaultSpecId(md.default_spec_id),
@@ -332,9 +334,9 @@ def _partitioning(table: Table, parsed: object) -> Change:
 def _ordering(table: Table, parsed: nodes.WriteDistributionAndOrdering) -> Change:
     md = table.metadata
     order = new_sort_order(md.schema(), parsed.order)
-    updates: list[Update] = [AddSortOrder(order), SetDefaultSortOrder()]
+    updates: list[TableUpdate] = [AddSortOrderUpdate(order), SetDefaultSortOrderUpdate()]
     if parsed.distribution is not None:
-        updates.append(SetProperties({DISTRIBUTION_MODE: parsed.distribution}))
+        updates.append(SetPropertiesUpdate({DISTRIBUTION_MODE: parsed.distribution}))
     return Change(
         updates=tuple(updates),
         requirements=(

@@ -28,6 +28,23 @@ from icesql.errors import (
 )
 from icesql.metadata.builder import new_table_metadata
 from icesql.metadata.table_metadata import TableMetadata
+from icesql.metadata.table_requirements import (
+    AssertCurrentSchemaId,
+    AssertLastAssignedFieldId,
+    AssertLastAssignedPartitionId,
+    AssertTableUUID,
+)
+from icesql.metadata.table_updates import (
+    AddPartitionSpecUpdate,
+    AddSchemaUpdate,
+    AddSortOrderUpdate,
+    RemoveSnapshotRefUpdate,
+    SetCurrentSchemaUpdate,
+    SetDefaultSortOrderUpdate,
+    SetDefaultSpecUpdate,
+    SetPropertiesUpdate,
+    UpgradeFormatVersionUpdate,
+)
 from icesql.session import Result, Session
 from icesql.session.result import done
 from icesql.spec.arrow import arrow_field_type
@@ -64,22 +81,6 @@ from icesql.write.properties import (
 )
 from icesql.write.schema_update import check_type_version
 from icesql.write.snapshot import Change, SnapshotOperation
-from icesql.write.updates import (
-    AddSchema,
-    AddSortOrder,
-    AddSpec,
-    AssertCurrentSchemaId,
-    AssertLastAssignedFieldId,
-    AssertLastAssignedPartitionId,
-    AssertTableUUID,
-    RemoveRef,
-    SetCurrentSchema,
-    SetDefaultSortOrder,
-    SetDefaultSpec,
-    SetProperties,
-    UpgradeFormatVersion,
-    apply_updates,
-)
 
 __all__ = ["create", "drop"]
 
@@ -490,17 +491,17 @@ def _replace_with(
     schema = Schema(fresh_schema_fields(fields, base.last_column_id + 1, base.schema()), 0)
     _check_schema(schema, version, name)
     updates = [
-        AddSchema(schema),
-        SetCurrentSchema(),
-        AddSpec(_replacement_spec(base, schema, spec.terms, version)),
-        SetDefaultSpec(),
-        AddSortOrder(SortOrder(0, ())),
-        SetDefaultSortOrder(),
-        SetProperties(props),
-        RemoveRef("main"),
+        AddSchemaUpdate(schema),
+        SetCurrentSchemaUpdate(),
+        AddPartitionSpecUpdate(_replacement_spec(base, schema, spec.terms, version)),
+        SetDefaultSpecUpdate(),
+        AddSortOrderUpdate(SortOrder(0, ())),
+        SetDefaultSortOrderUpdate(),
+        SetPropertiesUpdate(props),
+        RemoveSnapshotRefUpdate("main"),
     ]
     if version > base.format_version:
-        updates.insert(0, UpgradeFormatVersion(version))
+        updates.insert(0, UpgradeFormatVersionUpdate(version))
     requirements = (
         AssertTableUUID(base.table_uuid),
         AssertCurrentSchemaId(base.current_schema_id),
@@ -510,7 +511,7 @@ def _replace_with(
     if result is None:
         committer.commit(catalog, table, Change(updates=tuple(updates), requirements=requirements))
         return done()
-    view = TableMetadata(apply_updates(base.builder(), updates).raw, base.path)
+    view = TableMetadata(base.builder().apply(updates).raw, base.path)
     new_schema, order = view.schema(), view.sort_order()
     props_view = TableProperties(view.properties, name)
     target = WriteTarget(

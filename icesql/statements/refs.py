@@ -1,8 +1,8 @@
 """ALTER TABLE ... CREATE / REPLACE / DROP BRANCH and TAG: metadata-only ref changes.
 
-Each statement is one commit of a ``SetRef`` or ``RemoveRef`` update, required to find the
-ref where the statement saw it (``AssertRefSnapshotId``), so a concurrent move of the same
-ref fails the statement instead of being overwritten. The rules are Spark's
+Each statement is one commit of a ``SetSnapshotRefUpdate`` or ``RemoveSnapshotRefUpdate``,
+required to find the ref where the statement saw it (``AssertRefSnapshotId``), so a
+concurrent move of the same ref fails the statement instead of being overwritten. The rules are Spark's
 (``CreateOrReplaceBranchExec`` / ``CreateOrReplaceTagExec`` over Java's
 ``UpdateSnapshotReferencesOperation``):
 
@@ -24,10 +24,11 @@ from icesql.catalog.base import Catalog
 from icesql.catalog.table import Table
 from icesql.errors import AlreadyExistsError, ProgrammingError
 from icesql.metadata.snapshots import MAIN_BRANCH, SnapshotRef
+from icesql.metadata.table_requirements import AssertRefSnapshotId
+from icesql.metadata.table_updates import RemoveSnapshotRefUpdate, SetSnapshotRefUpdate
 from icesql.sql import nodes
 from icesql.write.commit import commit
 from icesql.write.snapshot import Change, SnapshotOperation
-from icesql.write.updates import AssertRefSnapshotId, RemoveRef, SetRef
 
 __all__ = ["change_ref"]
 
@@ -95,7 +96,11 @@ def _create_or_replace(catalog: Catalog, table: Table, action: nodes.CreateOrRep
         ),
     )
     requirement = AssertRefSnapshotId(name, existing.snapshot_id if existing is not None else None)
-    commit(catalog, table, Change(updates=(SetRef(name, ref),), requirements=(requirement,)))
+    commit(
+        catalog,
+        table,
+        Change(updates=(SetSnapshotRefUpdate(name, ref),), requirements=(requirement,)),
+    )
 
 
 def _retention(action: nodes.CreateOrReplaceRef, ref: SnapshotRef) -> SnapshotRef:
@@ -126,4 +131,8 @@ def _drop(catalog: Catalog, table: Table, action: nodes.DropRef) -> None:
     if existing.type != kind:
         raise ProgrammingError(f"Ref {name} is a {existing.type} not a {kind}")
     requirement = AssertRefSnapshotId(name, existing.snapshot_id)
-    commit(catalog, table, Change(updates=(RemoveRef(name),), requirements=(requirement,)))
+    commit(
+        catalog,
+        table,
+        Change(updates=(RemoveSnapshotRefUpdate(name),), requirements=(requirement,)),
+    )

@@ -2,7 +2,8 @@
 
 Each attempt starts from the table as the catalog has it now: the change's requirements
 are checked, its updates replayed, its snapshot produced (``SnapshotProducer``), and the
-catalog asked to swap the metadata atomically. The change lands on its branch
+catalog asked to swap the metadata atomically (a REST catalog is sent the updates the
+metadata builder recorded, ``TableMetadata.changes``). The change lands on its branch
 (``Change.branch``, default ``main``): its snapshot's parent, the validation's history and
 the ref moved are that branch's. When another commit won the race
 (``CommitFailedError``), the attempt's manifest list is deleted and the change is retried
@@ -28,10 +29,10 @@ from icesql.catalog.table import Table
 from icesql.errors import CommitConflictError, OperationalError
 from icesql.metadata.snapshots import Snapshot
 from icesql.metadata.table_metadata import TableMetadata
+from icesql.metadata.table_requirements import check_table_requirements
 from icesql.spec.content_file import DATA
 from icesql.write.properties import TableProperties
 from icesql.write.snapshot import Change, SnapshotProducer
-from icesql.write.updates import apply_updates, check_requirements
 
 __all__ = ["Change", "commit", "create_table"]
 
@@ -43,8 +44,9 @@ def _build(
     producer: SnapshotProducer,
     attempt: int,
 ) -> tuple[TableMetadata, Snapshot | None]:
-    """The new metadata for ``change`` on ``base`` and the snapshot it adds (or None)."""
-    builder = apply_updates(base.builder(), change.updates)
+    """The new metadata for ``change`` on ``base`` and the snapshot it adds (or None); the
+    metadata's ``changes`` are what a REST catalog is sent."""
+    builder = base.builder().apply(change.updates)
     snapshot: Snapshot | None = None
     if change.adds_snapshot:
         view = TableMetadata(builder.raw, base.path)
@@ -77,7 +79,7 @@ def commit(catalog: Catalog, table: Table, change: Change) -> Table:
         attempt += 1
         snapshot = None
         try:
-            check_requirements(base.metadata, change.requirements, base.name)
+            check_table_requirements(base.metadata, change.requirements, base.name)
             if change.validation is not None:
                 change.validation.check(
                     base.metadata, base.io, base.name, change.removed_files, change.branch

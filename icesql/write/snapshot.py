@@ -42,6 +42,8 @@ from icesql.metadata.manifest import STATUS_ADDED, ManifestEntry, write_manifest
 from icesql.metadata.manifest_list import read_manifest_list, write_manifest_list
 from icesql.metadata.snapshots import MAIN_BRANCH, Snapshot
 from icesql.metadata.table_metadata import TableMetadata
+from icesql.metadata.table_requirements import TableRequirement
+from icesql.metadata.table_updates import TableUpdate
 from icesql.spec.content_file import DATA, DataFile
 from icesql.spec.manifest_file import CONTENT_DATA, CONTENT_DELETES, ManifestFile
 from icesql.write.manifest_filter import ManifestFilter, file_key
@@ -49,7 +51,6 @@ from icesql.write.manifest_merge import ManifestMerger
 from icesql.write.manifest_rewrite import ManifestRewrite, rewrite_group
 from icesql.write.properties import TableProperties
 from icesql.write.summary import snapshot_summary
-from icesql.write.updates import Requirement, Update
 
 __all__ = [
     "Change",
@@ -102,10 +103,12 @@ def branch_head(md: TableMetadata, branch: str, table: str = "") -> Snapshot | N
 class Change:
     """One atomic change to a table, as plain data handed to ``icesql.write.commit.commit``.
 
-    ``updates`` are applied first (schema, spec, properties ...); then, when ``operation``
+    ``updates`` (``icesql.metadata.table_updates``) are applied first (schema, spec,
+    properties ...); then, when ``operation``
     is set, a snapshot is added to ``branch`` (``branch_head``) holding ``added_files`` (data and delete files)
     on top of the parent's files (``keep_existing``) or alone (a REPLACE TABLE), without
-    ``removed_files``. ``requirements`` must hold on the table the change lands on, and
+    ``removed_files``. ``requirements`` (``icesql.metadata.table_requirements``) must hold
+    on the table the change lands on, and
     ``validation`` (``icesql.write.validation``) on the commits made since the statement
     read the table (its history on ``branch``); appends have neither and always re-apply.
 
@@ -133,8 +136,8 @@ class Change:
     added_files: tuple[DataFile, ...] = ()
     removed_files: tuple[DataFile, ...] = ()
     keep_existing: bool = True
-    updates: tuple[Update, ...] = ()
-    requirements: tuple[Requirement, ...] = ()
+    updates: tuple[TableUpdate, ...] = ()
+    requirements: tuple[TableRequirement, ...] = ()
     summary: Mapping[str, str] = field(default_factory=dict)
     validation: Any = None  # icesql.write.validation.Validation
     delete_filter: BooleanExpression | None = None

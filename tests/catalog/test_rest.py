@@ -5,6 +5,7 @@ flaky or contended server gives (409, 500, a lost answer)."""
 from __future__ import annotations
 
 import http.client
+import json
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -311,3 +312,214 @@ def test_a_token_is_never_printed(rest_with_token, caplog):
         assert REST_TOKEN not in str(con.execute("EXPLAIN SELECT * FROM db.t").fetchall())
     assert REST_TOKEN not in caplog.text
     assert "a-secret-that-is-wrong" not in caplog.text
+
+
+# --- what a commit sends: the builder's recorded updates and the requirements they call for ---
+# PyIceberg's models of the spec parse each request, its requirements hold on the version the
+# statement started from, and PyIceberg's ``update_table_metadata`` turns that version into
+# the one the server made.
+
+CHANGES = [
+    "CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (s)"
+    " TBLPROPERTIES ('format-version' = '2', 'owner' = 'a')",
+    "INSERT INTO db.t VALUES (1, 'a'), (2, 'b')",
+    "ALTER TABLE db.t ADD COLUMN x INT",
+    "ALTER TABLE db.t ADD PARTITION FIELD bucket(4, id)",
+    "ALTER TABLE db.t WRITE ORDERED BY id",
+    "ALTER TABLE db.t SET TBLPROPERTIES ('owner' = 'b', 'k' = 'v')",
+    "ALTER TABLE db.t UNSET TBLPROPERTIES ('k')",
+    "INSERT INTO db.t VALUES (3, 'c', 3)",
+    "DELETE FROM db.t WHERE id = 1",
+]
+
+
+def _sent_commits(con: icesql.Connection) -> list[dict]:
+    """The bodies of the commits ``con``'s REST client sends from now on."""
+    sent: list[dict] = []
+    http = con.catalog._http
+    request = http.request
+
+    def recording(method, path, query=None, body=None):
+        if method == "POST" and isinstance(body, dict) and "requirements" in body:
+            sent.append(body)
+        return request(method, path, query, body)
+
+    http.request = recording
+    return sent
+
+
+def _run_recorded(con: icesql.Connection, statements: list[str]) -> tuple[list, list[dict]]:
+    """Each statement's commit body, and the table's metadata after each statement."""
+    sent = _sent_commits(con)
+    versions = []
+    for statement in statements:
+        before = len(sent)
+        con.execute(statement)
+        assert len(sent) == before + 1, statement  # one commit per statement
+        versions.append(con.catalog.load_table(("db", "t")).metadata)
+    return versions, sent
+
+
+@pytest.fixture
+def commits(rest):
+    con = _connect(rest.uri)
+    con.execute("CREATE NAMESPACE db")
+    yield _run_recorded(con, CHANGES)
+    con.close()
+
+
+def _pyiceberg(md):
+    from pyiceberg.table.metadata import TableMetadataUtil
+
+    return TableMetadataUtil.parse_raw(md.to_json())
+
+
+def _models():
+    pydantic = pytest.importorskip("pydantic")
+    update_module = pytest.importorskip("pyiceberg.table.update")
+    return (
+        update_module,
+        pydantic.TypeAdapter(update_module.TableUpdate),
+        pydantic.TypeAdapter(update_module.TableRequirement),
+    )
+
+
+def _essence(md) -> dict:
+    """What a commit must carry over, in PyIceberg's JSON form."""
+    raw = json.loads(md.model_dump_json(by_alias=True, exclude_none=True))
+    keys = (
+        "format-version",
+        "table-uuid",
+        "location",
+        "last-column-id",
+        "schemas",
+        "current-schema-id",
+        "partition-specs",
+        "default-spec-id",
+        "last-partition-id",
+        "sort-orders",
+        "default-sort-order-id",
+        "properties",
+        "snapshots",
+        "current-snapshot-id",
+        "refs",
+        "last-sequence-number",
+    )
+    return {k: raw.get(k) for k in keys}
+
+
+def test_each_commit_replays_on_its_base(commits):
+    update_module, updates_model, requirements_model = _models()
+    versions, sent = commits
+    for base, body, new in zip(versions, sent[1:], versions[1:]):
+        theirs = _pyiceberg(base)
+        for requirement in body["requirements"]:
+            requirements_model.validate_python(requirement).validate(theirs)
+        applied = update_module.update_table_metadata(
+            theirs, tuple(updates_model.validate_python(u) for u in body["updates"])
+        )
+        assert _essence(applied) == _essence(_pyiceberg(new))
+
+
+def test_a_stale_change_fails_its_requirements(commits):
+    """The schema change was based on version 2; once version 3 moved the schema on, a
+    replay of it is refused, as a server would refuse it with a 409."""
+    _, _, requirements_model = _models()
+    versions, sent = commits
+    requirements = sent[2]["requirements"]
+    kinds = {r["type"] for r in requirements}
+    assert {
+        "assert-table-uuid",
+        "assert-current-schema-id",
+        "assert-last-assigned-field-id",
+    } <= kinds
+    newer = _pyiceberg(versions[2])
+    with pytest.raises(Exception, match="schema"):
+        for requirement in requirements:
+            requirements_model.validate_python(requirement).validate(newer)
+    assert versions[3].current_schema_id == versions[2].current_schema_id  # PARTITION kept it
+
+
+def test_an_append_asserts_only_its_branch(commits):
+    versions, sent = commits
+    base, new, body = versions[6], versions[7], sent[7]  # the INSERT after the property changes
+    assert body["requirements"] == [
+        {"type": "assert-table-uuid", "uuid": base.table_uuid},
+        {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": base.current_snapshot_id},
+    ]
+    updates = body["updates"]
+    assert [u["action"] for u in updates] == ["add-snapshot", "set-snapshot-ref"]
+    assert updates[1] == {
+        "action": "set-snapshot-ref",
+        "ref-name": "main",
+        "type": "branch",
+        "snapshot-id": new.current_snapshot_id,
+    }
+
+
+def test_a_new_table_is_one_create_change(commits):
+    _, updates_model, _ = _models()
+    body = commits[1][0]
+    assert body["requirements"] == [{"type": "assert-create"}]
+    updates = body["updates"]
+    parsed = [updates_model.validate_python(u) for u in updates]
+    assert [u["action"] for u in updates][:2] == ["assign-uuid", "upgrade-format-version"]
+    assert {type(u).__name__ for u in parsed} >= {
+        "AddSchemaUpdate",
+        "AddPartitionSpecUpdate",
+        "SetPropertiesUpdate",
+        "SetLocationUpdate",
+    }
+    props = next(u for u in updates if u["action"] == "set-properties")["updates"]
+    assert props["owner"] == "a"
+
+
+def test_an_expiry_asserts_every_ref_and_the_kept_spec_and_schema(rest):
+    """Removing snapshots (expire_snapshots) asserts every ref's head, so a ref moved in the
+    meantime fails the commit instead of being dropped with its snapshot; removing a ref
+    asserts where it was; removing specs and schemas asserts the default spec and current
+    schema that were kept."""
+    _, _, requirements_model = _models()
+    con = _connect(rest.uri)
+    con.execute("CREATE NAMESPACE db")
+    con.execute("CREATE TABLE db.t (id BIGINT) USING iceberg")
+    con.execute("INSERT INTO db.t VALUES (1)")
+    con.execute("ALTER TABLE db.t CREATE TAG old")
+    con.execute("ALTER TABLE db.t ADD COLUMN s STRING")
+    con.execute("INSERT OVERWRITE db.t VALUES (2, 'b')")
+    con.execute("INSERT INTO db.t VALUES (3, 'c')")
+    base = con.catalog.load_table(("db", "t")).metadata
+    (dropped, _), (drop, expire) = _run_recorded(
+        con,
+        [
+            "ALTER TABLE db.t DROP TAG old",
+            "CALL system.expire_snapshots(table => 'db.t', older_than =>"
+            " TIMESTAMP '2100-01-01 00:00:00', clean_expired_metadata => true)",
+        ],
+    )
+    requirements = drop["requirements"] + expire["requirements"]
+    assert {
+        "type": "assert-ref-snapshot-id",
+        "ref": "main",
+        "snapshot-id": base.current_snapshot_id,
+    } in requirements
+    assert {
+        "type": "assert-ref-snapshot-id",
+        "ref": "old",
+        "snapshot-id": base.refs["old"].snapshot_id,
+    } in requirements
+    assert {
+        "type": "assert-current-schema-id",
+        "current-schema-id": base.current_schema_id,
+    } in requirements
+    for body in (drop, expire):  # no repeats
+        assert len(body["requirements"]) == len(
+            {json.dumps(r, sort_keys=True) for r in body["requirements"]}
+        )
+    actions = [u["action"] for u in expire["updates"]]
+    assert "remove-snapshots" in actions and "remove-schemas" in actions
+    for on, body in ((base, drop), (dropped, expire)):
+        theirs = _pyiceberg(on)
+        for requirement in body["requirements"]:
+            requirements_model.validate_python(requirement).validate(theirs)
+    con.close()

@@ -12,9 +12,18 @@ from icesql.metadata.builder import new_table_metadata
 from icesql.metadata.snapshots import Snapshot, SnapshotRef
 from icesql.metadata.statistics import StatisticsFile
 from icesql.metadata.table_metadata import TableMetadata, parse_table_metadata
+from icesql.metadata.table_updates import (
+    LAST_ADDED,
+    AddSchemaUpdate,
+    AddSnapshotUpdate,
+    SetCurrentSchemaUpdate,
+    SetPropertiesUpdate,
+    SetSnapshotRefUpdate,
+)
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema
 from icesql.spec.sorting import SortOrder
+from icesql.spec.types import NestedField, StringType
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCHEMA = Schema.from_json(
@@ -247,3 +256,58 @@ def test_metadata_log_is_trimmed_by_property() -> None:
     for i in range(4):
         md = md.builder().build(previous_metadata_file=f"file:/m{i}.json")
     assert [e.metadata_file for e in md.metadata_log] == ["file:/m2.json", "file:/m3.json"]
+
+
+def test_the_builder_records_each_change_it_makes() -> None:
+    """As Java's ``TableMetadata.Builder.changes()``: what a REST catalog is sent. Operations
+    that change nothing record nothing, and a schema added here is made current as -1."""
+    base = load("v2")
+    wider = Schema(
+        (*base.schema().fields, NestedField(9, "extra", StringType())),
+        0,
+        base.schema().identifier_field_ids,
+    )
+    snap = Snapshot(
+        4000,
+        1700000500000,
+        "file:/l.avro",
+        parent_snapshot_id=base.current_snapshot_id,
+        sequence_number=4,
+        summary={"operation": "append"},
+        schema_id=2,
+    )
+    builder = base.builder()
+    builder.add_schema(base.schema())  # found: no change
+    builder.set_current_schema(builder.add_schema(wider))
+    builder.set_location(base.location)  # the same: no change
+    builder.set_properties({"k": "v"})
+    builder.add_snapshot(snap).set_branch_snapshot("main", 4000)
+    md = builder.build()
+    assert md.changes == (
+        AddSchemaUpdate(Schema(wider.fields, 2, wider.identifier_field_ids)),
+        SetCurrentSchemaUpdate(LAST_ADDED),
+        SetPropertiesUpdate({"k": "v"}),
+        AddSnapshotUpdate(snap),
+        SetSnapshotRefUpdate("main", SnapshotRef(4000)),
+    )
+    assert reparse(md).changes == ()  # a version read back is committed
+    replayed = base.builder().apply(md.changes).build(last_updated_ms=md.last_updated_ms)
+    assert json.loads(replayed.to_json()) == json.loads(md.to_json())
+
+
+def test_a_new_table_records_the_updates_that_create_it() -> None:
+    md = new_table_metadata("file:/w/db/t", SCHEMA, SPEC, ORDER, {"owner": "me"}, 2, "u-1", 1000)
+    assert [u.to_json()["action"] for u in md.changes] == [
+        "assign-uuid",
+        "upgrade-format-version",
+        "add-schema",
+        "set-current-schema",
+        "add-spec",
+        "set-default-spec",
+        "add-sort-order",
+        "set-default-sort-order",
+        "set-location",
+        "set-properties",
+    ]
+    # a builder on it keeps them: a CTAS sends them with its first snapshot
+    assert md.builder().set_properties({"k": "v"}).build().changes[:-1] == md.changes

@@ -5,16 +5,45 @@ from __future__ import annotations
 
 import pytest
 
+from icesql.errors import CommitConflictError
 from icesql.metadata.builder import new_table_metadata
+from icesql.metadata.snapshots import SnapshotRef
 from icesql.metadata.table_requirements import (
-    InvalidUpdateError,
+    AssertCreate,
+    AssertCurrentSchemaId,
+    AssertDefaultSortOrderId,
+    AssertDefaultSpecId,
+    AssertLastAssignedFieldId,
+    AssertLastAssignedPartitionId,
+    AssertRefSnapshotId,
+    AssertTableUUID,
     RequirementFailedError,
     check_table_requirements,
     parse_requirement,
+    update_requirements,
 )
+from icesql.metadata.table_updates import (
+    AddPartitionSpecUpdate,
+    AddSchemaUpdate,
+    AddSortOrderUpdate,
+    InvalidUpdateError,
+    RemovePartitionSpecsUpdate,
+    RemoveSchemasUpdate,
+    RemoveSnapshotRefUpdate,
+    RemoveSnapshotsUpdate,
+    SetCurrentSchemaUpdate,
+    SetDefaultSortOrderUpdate,
+    SetDefaultSpecUpdate,
+    SetPropertiesUpdate,
+    SetSnapshotRefUpdate,
+)
+from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema
+from icesql.spec.sorting import SortOrder
+from icesql.spec.types import NestedField, StringType
 
-from .test_table_updates import SCHEMA_JSON, SNAPSHOT_JSON, _apply
+from .test_table_commit import _apply
+from .test_table_updates import SCHEMA_JSON, SNAPSHOT_JSON, UUID, _base, _with_snapshot
 
 REQUIREMENTS = [
     {"type": "assert-create"},
@@ -113,3 +142,105 @@ def test_a_ref_must_be_where_the_change_saw_it() -> None:
         parse_requirement(
             {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 1}
         ).check(moved)
+
+
+# --- in icesql's own commits: the message names the table and what changed ----------------
+
+
+def test_requirements_that_hold_pass() -> None:
+    md = _base()
+    check_table_requirements(md, [
+        AssertTableUUID(UUID), AssertCurrentSchemaId(0), AssertLastAssignedFieldId(1),
+        AssertDefaultSpecId(0), AssertLastAssignedPartitionId(999), AssertDefaultSortOrderId(0),
+    ], "db.t")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "requirement, message",
+    [
+        (AssertTableUUID("other"),
+         f"table db.t was replaced by another table (uuid {UUID}, expected other)"),
+        (AssertCurrentSchemaId(3), "changed its current schema (3 -> 0)"),
+        (AssertLastAssignedFieldId(5), "changed its last column id (5 -> 1)"),
+        (AssertDefaultSpecId(1), "changed its default partition spec (1 -> 0)"),
+        (AssertLastAssignedPartitionId(1000), "changed its last partition id (1000 -> 999)"),
+        (AssertDefaultSortOrderId(1), "changed its default sort order (1 -> 0)"),
+    ],
+)  # fmt: skip
+def test_broken_requirements_name_the_change(requirement, message: str) -> None:
+    with pytest.raises(CommitConflictError) as info:
+        check_table_requirements(_base(), [AssertCurrentSchemaId(0), requirement], "db.t")
+    assert message in str(info.value) and "db.t" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "requirement, message",
+    [
+        (AssertRefSnapshotId("b", 4), "moved ref 'b' (4 -> 5)"),
+        (AssertRefSnapshotId("b", None), "created ref 'b' (at snapshot 5)"),
+        (AssertRefSnapshotId("gone", 5), "removed ref 'gone'"),
+    ],
+)  # fmt: skip
+def test_a_ref_moved_by_another_commit_fails_the_change(requirement, message: str) -> None:
+    md = (
+        _with_snapshot(_base(), 5)
+        .builder()
+        .apply([SetSnapshotRefUpdate("b", SnapshotRef(5))])
+        .build()
+    )
+    with pytest.raises(CommitConflictError) as info:
+        check_table_requirements(md, [requirement], "db.t")
+    assert message in str(info.value)
+
+
+# --- what a REST client requires of the updates it sends (Java's UpdateRequirements) --------
+
+
+def test_each_kind_of_update_requires_what_it_was_based_on() -> None:
+    md = _with_snapshot(_base(), 5).builder().set_ref("b", SnapshotRef(5)).build()
+    schema = Schema((*md.schema().fields, NestedField(2, "s", StringType())), 0)
+    updates = [
+        SetSnapshotRefUpdate("main", SnapshotRef(5)),
+        AddSchemaUpdate(schema),
+        SetCurrentSchemaUpdate(),
+        AddPartitionSpecUpdate(PartitionSpec(0, ())),
+        SetDefaultSpecUpdate(),
+        AddSortOrderUpdate(SortOrder(0, ())),
+        SetDefaultSortOrderUpdate(),
+        SetSnapshotRefUpdate("new", SnapshotRef(5)),
+        RemoveSnapshotRefUpdate("b"),
+        SetSnapshotRefUpdate("main", SnapshotRef(5)),  # once is enough
+        SetPropertiesUpdate({"k": "v"}),  # requires nothing
+    ]
+    assert update_requirements(md, updates) == [
+        AssertTableUUID(UUID),
+        AssertCurrentSchemaId(0),
+        AssertLastAssignedFieldId(1),
+        AssertDefaultSpecId(0),
+        AssertLastAssignedPartitionId(999),
+        AssertDefaultSortOrderId(0),
+        AssertRefSnapshotId("main", 5),
+        AssertRefSnapshotId("new", None),
+        AssertRefSnapshotId("b", 5),
+    ]
+    assert update_requirements(None, updates) == [AssertCreate()]
+
+
+def test_removals_require_the_refs_and_what_was_kept() -> None:
+    md = _with_snapshot(_base(), 5).builder().set_ref("b", SnapshotRef(5)).build()
+    md = md.builder().set_ref("t", SnapshotRef(5, "tag")).build()
+    assert update_requirements(md, [RemoveSnapshotsUpdate((1,))]) == [
+        AssertTableUUID(UUID),
+        AssertRefSnapshotId("b", 5),
+        AssertRefSnapshotId("main", 5),
+        AssertRefSnapshotId("t", 5),
+    ]
+    # old schemas and specs may go only while no other branch still writes with them
+    assert update_requirements(
+        md, [RemoveSchemasUpdate((1,)), RemovePartitionSpecsUpdate((1,))]
+    ) == [
+        AssertTableUUID(UUID),
+        AssertCurrentSchemaId(0),
+        AssertDefaultSpecId(0),
+        AssertRefSnapshotId("b", 5),
+    ]

@@ -1,8 +1,9 @@
-"""The REST spec's table updates and commit requests: JSON both ways, and application.
+"""The REST spec's table updates: JSON both ways, and applied through the metadata builder.
 
 The JSON objects follow the spec's schemas (``open-api/rest-catalog-open-api.yaml``:
-``AddSchemaUpdate`` ... ``RemoveSchemasUpdate``, ``AssertCreate`` ... ``AssertDefaultSortOrderId``)
-and the create commit Spark 3.5 / Iceberg 1.10 sends for a CTAS after a staged create.
+``AddSchemaUpdate`` ... ``RemoveSchemasUpdate``); icesql's own changes (a statement's
+``Change.updates``) are the same classes, replayed on a table's metadata: ``-1`` selects the
+one added last in the change, and nothing else is touched.
 """
 
 from __future__ import annotations
@@ -13,18 +14,32 @@ import pytest
 
 import icesql.metadata.table_requirements as table_requirements
 import icesql.metadata.table_updates as table_updates
-from icesql.errors import NotSupportedError
+from icesql.errors import InternalError, NotSupportedError
 from icesql.metadata.builder import new_table_metadata
+from icesql.metadata.snapshots import SnapshotRef
+from icesql.metadata.table_requirements import AssertRefSnapshotId, check_table_requirements
 from icesql.metadata.table_updates import (
+    AddPartitionSpecUpdate,
+    AddSchemaUpdate,
+    AddSortOrderUpdate,
     InvalidUpdateError,
-    RequirementFailedError,
-    TableCommit,
-    apply_table_updates,
-    check_table_requirements,
-    parse_requirement,
+    RemovePropertiesUpdate,
+    RemoveSnapshotRefUpdate,
+    SetCurrentSchemaUpdate,
+    SetDefaultSortOrderUpdate,
+    SetDefaultSpecUpdate,
+    SetLocationUpdate,
+    SetPropertiesUpdate,
+    SetSnapshotRefUpdate,
+    TableUpdate,
+    UpgradeFormatVersionUpdate,
     parse_update,
 )
+from icesql.spec.partitioning import PartitionField, PartitionSpec
 from icesql.spec.schema import Schema
+from icesql.spec.sorting import SortField, SortOrder
+from icesql.spec.transforms import Bucket
+from icesql.spec.types import LongType, NestedField, StringType
 
 SCHEMA_JSON = {
     "type": "struct",
@@ -128,23 +143,6 @@ def test_every_update_reads_and_writes_the_specs_json(obj) -> None:
     assert parse_update(obj).to_json() == obj
 
 
-def test_a_commit_request_round_trips_with_and_without_identifier() -> None:
-    body = {
-        "identifier": {"namespace": ["db", "x"], "name": "t"},
-        "requirements": [
-            {"type": "assert-table-uuid", "uuid": "2cc52516-5e73-41f2-b139-545d41a4e151"},
-            {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 3055729675574597004},
-        ],
-        "updates": UPDATES[14:17],
-    }
-    commit = TableCommit.from_json(body)
-    assert commit.identifier == ("db", "x", "t") and not commit.creates
-    assert commit.to_json() == body
-    without = {"requirements": [{"type": "assert-create"}], "updates": []}
-    assert TableCommit.from_json(without).to_json() == without
-    assert TableCommit.from_json(without).creates
-
-
 @pytest.mark.parametrize(
     ("obj", "message"),
     [
@@ -164,207 +162,94 @@ def test_malformed_updates_are_client_errors_naming_the_problem(obj, message) ->
         parse_update(obj)
 
 
-def test_bad_commits() -> None:
-    with pytest.raises(InvalidUpdateError, match="list of updates"):
-        TableCommit.from_json({"requirements": []})
-    with pytest.raises(InvalidUpdateError, match="invalid table identifier"):
-        TableCommit.from_json({"identifier": {"name": "t"}, "requirements": [], "updates": []})
-
-
 def test_encryption_keys_are_refused_by_name() -> None:
     with pytest.raises(NotSupportedError, match="add-encryption-key.*encrypted tables"):
         parse_update({"action": "add-encryption-key", "encryption-key": {"key-id": "k"}})
 
 
-# --- applying ------------------------------------------------------------------------------
+# --- icesql's own changes, replayed through the builder -------------------------------------
 
 
-def _table(format_version: int = 2):
-    return new_table_metadata(
-        "s3://b/wh/db/t",
-        Schema.from_json(SCHEMA_JSON),
-        format_version=format_version,
-        table_uuid="2cc52516-5e73-41f2-b139-545d41a4e151",
+SCHEMA = Schema((NestedField(1, "id", LongType()),))
+WIDER = Schema((NestedField(1, "id", LongType()), NestedField(2, "s", StringType())))
+UUID = "9c12d441-03fe-4693-9a96-a0705ddf69c1"
+
+
+def _base(version: int = 2):
+    return new_table_metadata("file:/w/t", SCHEMA, properties={"a": "1", "b": "2"},
+                              format_version=version, table_uuid=UUID)  # fmt: skip
+
+
+def test_last_added_ids_are_resolved() -> None:
+    base = _base()
+    spec = PartitionSpec(0, (PartitionField(2, 1000, Bucket(4), "s_bucket"),))
+    order = SortOrder(1, (SortField(2),))
+    md = base.builder().apply([
+        AddSchemaUpdate(WIDER), SetCurrentSchemaUpdate(),
+        AddPartitionSpecUpdate(spec), SetDefaultSpecUpdate(),
+        AddSortOrderUpdate(order), SetDefaultSortOrderUpdate(),
+    ]).build()  # fmt: skip
+    assert md.current_schema_id == 1 and [f.name for f in md.schema().fields] == ["id", "s"]
+    assert md.default_spec_id == 1 and md.spec().fields[0].name == "s_bucket"
+    assert md.default_sort_order_id == 1 and md.sort_order().fields[0].source_id == 2
+    assert md.last_column_id == 2 and md.last_partition_id == 1000
+    assert base.current_schema_id == 0  # the base is unchanged
+
+
+def test_explicit_ids_and_simple_settings() -> None:
+    md = _base(1).builder().apply([
+        AddSchemaUpdate(WIDER), SetCurrentSchemaUpdate(0),
+        SetPropertiesUpdate({"b": "3", "c": "4"}), RemovePropertiesUpdate(("a", "missing")),
+        SetLocationUpdate("file:/w/moved"), UpgradeFormatVersionUpdate(2),
+    ]).build()  # fmt: skip
+    assert md.current_schema_id == 0 and len(md.schemas) == 2
+    assert dict(md.properties) == {"b": "3", "c": "4"}
+    assert (md.location, md.format_version) == ("file:/w/moved", 2)
+
+
+@pytest.mark.parametrize(
+    "update, what",
+    [(SetCurrentSchemaUpdate(), "schema"), (SetDefaultSpecUpdate(), "partition spec"),
+     (SetDefaultSortOrderUpdate(), "sort order")],
+)  # fmt: skip
+def test_last_added_without_an_add_is_an_internal_error(update: TableUpdate, what: str) -> None:
+    with pytest.raises(InternalError, match=f"no {what} was added before"):
+        _base().builder().apply([update])
+
+
+def test_unknown_updates_are_refused() -> None:
+    class Rename(TableUpdate):
+        pass
+
+    with pytest.raises(InternalError, match="unknown metadata update"):
+        _base().builder().apply([Rename()])
+
+
+def _with_snapshot(md, snapshot_id: int):
+    from icesql.metadata.snapshots import Snapshot
+
+    snapshot = Snapshot(
+        snapshot_id=snapshot_id,
+        timestamp_ms=1,
+        manifest_list="file:/w/t/m.avro",
+        sequence_number=1,
+        summary={"operation": "append"},
+        schema_id=0,
     )
+    return md.builder().add_snapshot(snapshot).set_branch_snapshot("main", snapshot_id).build()
 
 
-def _apply(base, *objs, **kw):
-    return apply_table_updates(base, [parse_update(o) for o in objs], **kw)
-
-
-def test_schema_spec_and_order_evolution_with_last_added_ids() -> None:
-    md = _apply(
-        _table(),
-        {"action": "add-schema", "schema": SCHEMA2_JSON},
-        {"action": "set-current-schema", "schema-id": -1},
-        {"action": "add-spec", "spec": SPEC_JSON},
-        {"action": "set-default-spec", "spec-id": -1},
-        {"action": "add-sort-order", "sort-order": ORDER_JSON},
-        {"action": "set-default-sort-order", "sort-order-id": -1},
-        previous_metadata_file="s3://b/wh/db/t/metadata/00000-a.metadata.json",
+def test_set_ref_and_remove_ref_replay_on_the_refs() -> None:
+    md = _with_snapshot(_base(), 5)
+    tag = SnapshotRef(5, "tag", max_ref_age_ms=60_000)
+    md = (
+        md.builder()
+        .apply([SetSnapshotRefUpdate("t1", tag), SetSnapshotRefUpdate("b", SnapshotRef(5))])
+        .build()
     )
-    assert md.current_schema_id == 1 and md.last_column_id == 3
-    assert md.default_spec_id == 1 and md.last_partition_id == 1000
-    assert md.default_sort_order_id == 1
-    assert [e.metadata_file for e in md.metadata_log] == [
-        "s3://b/wh/db/t/metadata/00000-a.metadata.json"
-    ]
+    assert md.refs["t1"] == tag and md.refs["b"].is_branch
     check_table_requirements(
-        md,
-        [
-            parse_requirement(r)
-            for r in (
-                {"type": "assert-current-schema-id", "current-schema-id": 1},
-                {"type": "assert-last-assigned-field-id", "last-assigned-field-id": 3},
-                {"type": "assert-default-spec-id", "default-spec-id": 1},
-                {"type": "assert-last-assigned-partition-id", "last-assigned-partition-id": 1000},
-                {"type": "assert-default-sort-order-id", "default-sort-order-id": 1},
-            )
-        ],
+        md, [AssertRefSnapshotId("b", 5), AssertRefSnapshotId("x", None)], "db.t"
     )
-    # unused schemas and specs can go, the current ones cannot
-    md = _apply(
-        md,
-        {"action": "remove-schemas", "schema-ids": [0]},
-        {"action": "remove-partition-specs", "spec-ids": [0]},
-    )
-    assert [s.schema_id for s in md.schemas] == [1] and [s.spec_id for s in md.specs] == [1]
-    with pytest.raises(InvalidUpdateError, match="current schema 1"):
-        _apply(md, {"action": "remove-schemas", "schema-ids": [1]})
-    with pytest.raises(InvalidUpdateError, match="default partition spec 1"):
-        _apply(md, {"action": "remove-partition-specs", "spec-ids": [1]})
-
-
-def test_snapshots_refs_and_statistics() -> None:
-    sid = SNAPSHOT_JSON["snapshot-id"]
-    md = _apply(
-        _table(),
-        {"action": "add-snapshot", "snapshot": SNAPSHOT_JSON},
-        {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": sid, "type": "branch"},
-        {"action": "set-snapshot-ref", "ref-name": "v1", "snapshot-id": sid, "type": "tag"},
-        {"action": "set-statistics", "statistics": STATS_JSON},
-        {"action": "set-partition-statistics", "partition-statistics": PARTITION_STATS_JSON},
-    )
-    assert md.current_snapshot_id == sid and md.last_sequence_number == 1
-    assert set(md.refs) == {"main", "v1"} and not md.refs["v1"].is_branch
-    assert [s.statistics_path for s in md.statistics] == [STATS_JSON["statistics-path"]]
-    assert len(md.partition_statistics) == 1
-    check_table_requirements(
-        md,
-        [parse_requirement({"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": sid})],
-    )
-    with pytest.raises(RequirementFailedError, match="tag v1 was created concurrently"):
-        parse_requirement(
-            {"type": "assert-ref-snapshot-id", "ref": "v1", "snapshot-id": None}
-        ).check(md)
-    with pytest.raises(RequirementFailedError, match="branch main has changed: expected id 5 != "):
-        parse_requirement(
-            {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 5}
-        ).check(md)
-    with pytest.raises(RequirementFailedError, match="branch or tag b is missing, expected 5"):
-        parse_requirement({"type": "assert-ref-snapshot-id", "ref": "b", "snapshot-id": 5}).check(
-            md
-        )
-
-    md = _apply(
-        md,
-        {"action": "remove-statistics", "snapshot-id": sid},
-        {"action": "remove-partition-statistics", "snapshot-id": sid},
-        {"action": "remove-snapshot-ref", "ref-name": "v1"},
-    )
-    assert md.statistics == [] and md.partition_statistics == [] and set(md.refs) == {"main"}
-    md = _apply(md, {"action": "remove-snapshots", "snapshot-ids": [sid]})
-    assert md.snapshots == [] and md.current_snapshot_id is None and md.refs == {}
-
-
-def test_properties_location_and_format_version() -> None:
-    md = _apply(
-        _table(),
-        {"action": "set-properties", "updates": {"owner": "ana", "k": "v"}},
-        {"action": "remove-properties", "removals": ["k", "absent"]},
-        {"action": "set-location", "location": "s3://b/wh/db/t2"},
-        {"action": "upgrade-format-version", "format-version": 3},
-    )
-    assert dict(md.properties) == {"owner": "ana"} and md.location == "s3://b/wh/db/t2"
-    assert md.format_version == 3 and md.next_row_id == 0
-    with pytest.raises(InvalidUpdateError, match="cannot change format version 3 to 2"):
-        _apply(md, {"action": "upgrade-format-version", "format-version": 2})
-
-
-def test_updates_that_cannot_apply_are_client_errors() -> None:
-    with pytest.raises(InvalidUpdateError, match="unknown schema 7"):
-        _apply(_table(), {"action": "set-current-schema", "schema-id": 7})
-    with pytest.raises(InvalidUpdateError, match="last added schema: none was added"):
-        _apply(_table(), {"action": "set-current-schema", "schema-id": -1})
-    with pytest.raises(InvalidUpdateError, match="unknown snapshot 9"):
-        _apply(
-            _table(),
-            {"action": "set-snapshot-ref", "ref-name": "main", "snapshot-id": 9, "type": "branch"},
-        )
-    with pytest.raises(InvalidUpdateError, match="never reassigned"):
-        _apply(_table(), {"action": "assign-uuid", "uuid": "00000000-0000-0000-0000-000000000000"})
-
-
-def _create_commit(format_version: int) -> TableCommit:
-    """What Spark sends to commit a CTAS after ``stage-create`` (abridged to the updates)."""
-    sid = SNAPSHOT_JSON["snapshot-id"]
-    snapshot = {
-        **SNAPSHOT_JSON,
-        **({"first-row-id": 0, "added-rows": 3} if format_version > 2 else {}),
-    }
-    return TableCommit.from_json(
-        {
-            "requirements": [{"type": "assert-create"}],
-            "updates": [
-                {"action": "assign-uuid", "uuid": "2cc52516-5e73-41f2-b139-545d41a4e151"},
-                {"action": "upgrade-format-version", "format-version": format_version},
-                {
-                    "action": "add-schema",
-                    "schema": {**SCHEMA2_JSON, "schema-id": 0},
-                    "last-column-id": 3,
-                },
-                {"action": "set-current-schema", "schema-id": -1},
-                {"action": "add-spec", "spec": {**SPEC_JSON, "spec-id": 0}},
-                {"action": "set-default-spec", "spec-id": -1},
-                {"action": "add-sort-order", "sort-order": {"order-id": 0, "fields": []}},
-                {"action": "set-default-sort-order", "sort-order-id": -1},
-                {"action": "set-location", "location": "s3://b/wh/db/ctas"},
-                {"action": "set-properties", "updates": {"write.delete.mode": "merge-on-read"}},
-                {"action": "add-snapshot", "snapshot": snapshot},
-                {
-                    "action": "set-snapshot-ref",
-                    "ref-name": "main",
-                    "snapshot-id": sid,
-                    "type": "branch",
-                },
-            ],
-        }
-    )
-
-
-@pytest.mark.parametrize("format_version", [2, 3])
-def test_a_creating_commit_builds_the_table_from_its_updates(format_version) -> None:
-    commit = _create_commit(format_version)
-    assert commit.creates
-    check_table_requirements(None, commit.requirements)
-    md = apply_table_updates(None, commit.updates)
-    assert md.format_version == format_version
-    assert md.table_uuid == "2cc52516-5e73-41f2-b139-545d41a4e151"
-    assert [s.schema_id for s in md.schemas] == [0] and md.last_column_id == 3
-    assert [s.spec_id for s in md.specs] == [0] and md.last_partition_id == 1000
-    assert md.default_sort_order_id == 0 and len(md.sort_orders) == 1
-    assert (
-        md.location == "s3://b/wh/db/ctas" and md.properties["write.delete.mode"] == "merge-on-read"
-    )
-    assert md.current_snapshot_id == SNAPSHOT_JSON["snapshot-id"] and md.metadata_log == []
-    if format_version == 3:
-        assert md.next_row_id == 3
-
-
-def test_a_creating_commit_without_a_schema_or_location_is_refused() -> None:
-    with pytest.raises(InvalidUpdateError, match="needs an add-schema"):
-        apply_table_updates(None, [parse_update({"action": "set-location", "location": "x"})])
-    updates = [parse_update({"action": "add-schema", "schema": SCHEMA_JSON})]
-    with pytest.raises(InvalidUpdateError, match="needs a set-location"):
-        apply_table_updates(None, updates)
-    assert apply_table_updates(None, updates, location="/wh/db/t").location == "/wh/db/t"
+    md = md.builder().apply([RemoveSnapshotRefUpdate("t1")]).build()
+    assert set(md.refs) == {"main", "b"} and md.current_snapshot().snapshot_id == 5

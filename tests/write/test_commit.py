@@ -15,12 +15,13 @@ from icesql.expressions.tree import equal
 from icesql.metadata.manifest import STATUS_DELETED, STATUS_EXISTING, read_manifest
 from icesql.metadata.manifest_list import read_manifest_list
 from icesql.metadata.snapshots import SnapshotRef
+from icesql.metadata.table_requirements import AssertCurrentSchemaId
+from icesql.metadata.table_updates import AddSchemaUpdate, SetCurrentSchemaUpdate
 from icesql.scan.planner import plan_files
 from icesql.spec.content_file import POSITION_DELETES, DataFile
 from icesql.write.commit import commit
 from icesql.write.data_writer import DataWriter, WriteTarget
 from icesql.write.snapshot import Change, operation_for
-from icesql.write.updates import AddSchema, AssertCurrentSchemaId, SetCurrentSchema
 from icesql.write.validation import Validation
 
 T = ("db", "t")
@@ -75,7 +76,7 @@ def test_schema_change_on_a_changed_schema_is_a_conflict(con):
     con.execute("ALTER TABLE db.t ADD COLUMN s STRING")
     version = con.catalog.current_version(T)[0]
     change = Change(
-        updates=(AddSchema(stale.metadata.schema()), SetCurrentSchema()),
+        updates=(AddSchemaUpdate(stale.metadata.schema()), SetCurrentSchemaUpdate()),
         requirements=(AssertCurrentSchemaId(stale.metadata.current_schema_id),),
     )
     with pytest.raises(CommitConflictError, match="concurrent commit changed its current schema"):

@@ -43,6 +43,18 @@ from icesql.io import FileIO, is_missing_file
 from icesql.metadata import reachable
 from icesql.metadata.snapshots import MAIN_BRANCH, SnapshotRef
 from icesql.metadata.table_metadata import TableMetadata
+from icesql.metadata.table_requirements import (
+    AssertCurrentSchemaId,
+    AssertDefaultSpecId,
+    TableRequirement,
+)
+from icesql.metadata.table_updates import (
+    RemovePartitionSpecsUpdate,
+    RemoveSchemasUpdate,
+    RemoveSnapshotRefUpdate,
+    RemoveSnapshotsUpdate,
+    TableUpdate,
+)
 from icesql.spec.manifest_file import ManifestFile
 from icesql.statements.procedures.base import (
     BOOLEAN,
@@ -58,16 +70,6 @@ from icesql.statements.procedures.cleanup import delete_files
 from icesql.write.commit import commit
 from icesql.write.properties import TableProperties
 from icesql.write.snapshot import Change
-from icesql.write.updates import (
-    AssertCurrentSchemaId,
-    AssertDefaultSpecId,
-    RemoveRef,
-    RemoveSchemas,
-    RemoveSnapshots,
-    RemoveSpecs,
-    Requirement,
-    Update,
-)
 
 __all__ = ["PROCEDURES", "ExpirePolicy", "expire_snapshots", "plan_expiry"]
 
@@ -101,14 +103,14 @@ class ExpiryPlan:
     def empty(self) -> bool:
         return not (self.refs or self.snapshot_ids or self.spec_ids or self.schema_ids)
 
-    def updates(self) -> tuple[Update, ...]:
-        out: list[Update] = [RemoveRef(name) for name in self.refs]
+    def updates(self) -> tuple[TableUpdate, ...]:
+        out: list[TableUpdate] = [RemoveSnapshotRefUpdate(name) for name in self.refs]
         if self.snapshot_ids:
-            out.append(RemoveSnapshots(self.snapshot_ids))
+            out.append(RemoveSnapshotsUpdate(self.snapshot_ids))
         if self.spec_ids:
-            out.append(RemoveSpecs(self.spec_ids))
+            out.append(RemovePartitionSpecsUpdate(self.spec_ids))
         if self.schema_ids:
-            out.append(RemoveSchemas(self.schema_ids))
+            out.append(RemoveSchemasUpdate(self.schema_ids))
         return tuple(out)
 
 
@@ -117,13 +119,14 @@ class _Replan(CommitConflictError):
 
 
 @dataclass(frozen=True)
-class _Unchanged(Requirement):
+class _Unchanged(TableRequirement):
     """The snapshots and refs (with their retention) are those the plan was made from."""
 
     snapshot_ids: frozenset[int]
     refs: Mapping[str, SnapshotRef]
 
-    def check(self, md: TableMetadata, table: str) -> None:
+    def check(self, md: TableMetadata | None, table: str | None = None) -> None:
+        assert md is not None  # checked by icesql's own commit, on the loaded table
         if {s.snapshot_id for s in md.snapshots} != self.snapshot_ids or dict(md.refs) != self.refs:
             raise _Replan(f"table {table} changed while expiring its snapshots")
 
@@ -234,7 +237,7 @@ def expire_snapshots(
             continue
         if plan.empty:
             return dict.fromkeys(_COUNTED, 0)
-        requirements: list[Requirement] = [
+        requirements: list[TableRequirement] = [
             _Unchanged(frozenset(s.snapshot_id for s in md.snapshots), dict(md.refs))
         ]
         if plan.spec_ids:

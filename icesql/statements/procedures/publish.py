@@ -26,13 +26,13 @@ from icesql.metadata.manifest import STATUS_ADDED, read_manifest
 from icesql.metadata.manifest_list import read_manifest_list
 from icesql.metadata.snapshots import MAIN_BRANCH, Snapshot
 from icesql.metadata.table_metadata import TableMetadata
+from icesql.metadata.table_requirements import AssertRefSnapshotId
 from icesql.spec.content_file import DataFile
 from icesql.spec.manifest_file import CONTENT_DATA
 from icesql.statements.procedures.base import LONG, STRING, Call, Parameter, Procedure
 from icesql.statements.procedures.snapshots import is_current_ancestor, move_branch
 from icesql.write.commit import commit
 from icesql.write.snapshot import Change, SnapshotOperation
-from icesql.write.updates import AssertRefSnapshotId
 
 __all__ = ["PROCEDURES", "cherrypick"]
 

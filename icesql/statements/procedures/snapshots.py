@@ -3,9 +3,9 @@ that reports a snapshot's ancestry: ``rollback_to_snapshot``, ``rollback_to_time
 ``set_current_snapshot``, ``fast_forward`` and ``ancestors_of``, with Spark's arguments,
 outputs and errors (Java's ``SetSnapshotOperation`` and ``UpdateSnapshotReferencesOperation``).
 
-Each move is one metadata-only commit of a ``SetRef`` required to find the ref where the
-procedure saw it, so a concurrent commit to the same branch fails the call instead of being
-undone by it.
+Each move is one metadata-only commit of a ``SetSnapshotRefUpdate`` required to find the
+ref where the procedure saw it, so a concurrent commit to the same branch fails the call
+instead of being undone by it.
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ from icesql.catalog.base import Catalog
 from icesql.catalog.table import Table
 from icesql.metadata.snapshots import MAIN_BRANCH, Snapshot, SnapshotRef
 from icesql.metadata.table_metadata import TableMetadata
+from icesql.metadata.table_requirements import AssertRefSnapshotId
+from icesql.metadata.table_updates import SetSnapshotRefUpdate
 from icesql.statements.procedures.base import LONG, STRING, TIMESTAMP, Call, Parameter, Procedure
 from icesql.write.commit import commit
 from icesql.write.snapshot import Change
-from icesql.write.updates import AssertRefSnapshotId, SetRef
 
 __all__ = ["PROCEDURES", "move_branch"]
 
@@ -51,7 +52,9 @@ def move_branch(catalog: Catalog, table: Table, branch: str, snapshot_id: int) -
     )
     requirement = AssertRefSnapshotId(branch, current.snapshot_id if current is not None else None)
     return commit(
-        catalog, table, Change(updates=(SetRef(branch, ref),), requirements=(requirement,))
+        catalog,
+        table,
+        Change(updates=(SetSnapshotRefUpdate(branch, ref),), requirements=(requirement,)),
     )
 
 

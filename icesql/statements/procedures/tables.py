@@ -22,6 +22,7 @@ import pyarrow as pa
 from icesql.errors import NotSupportedError
 from icesql.metadata.manifest import read_manifest
 from icesql.metadata.manifest_list import read_manifest_list
+from icesql.metadata.table_updates import SetPropertiesUpdate
 from icesql.scan.table_scan import NAME_MAPPING_PROPERTY
 from icesql.spec.manifest_file import CONTENT_DATA
 from icesql.spec.name_mapping import NameMapping, create_mapping_from_schema
@@ -39,7 +40,6 @@ from icesql.write.column_metrics import MetricsConfig
 from icesql.write.commit import commit
 from icesql.write.imported_files import imported_data_file, source_files, source_partitions
 from icesql.write.snapshot import Change, SnapshotOperation
-from icesql.write.updates import SetProperties
 
 __all__ = ["PROCEDURES"]
 
@@ -114,7 +114,7 @@ def _add_files(call: Call) -> Sequence[Sequence[Any]]:
     if NAME_MAPPING not in md.properties:
         mapping_json = create_mapping_from_schema(schema).to_json_string()
         table = commit(
-            catalog, table, Change(updates=(SetProperties({NAME_MAPPING: mapping_json}),))
+            catalog, table, Change(updates=(SetPropertiesUpdate({NAME_MAPPING: mapping_json}),))
         )
         md = table.metadata
     mapping = NameMapping.from_json(md.properties[NAME_MAPPING])

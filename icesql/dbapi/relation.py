@@ -124,7 +124,7 @@ class Relation:
         fails (a Python stream the query reads can be read only once)."""
         if self._rows is not None:
             return self._rows.num_rows
-        assert self._statement is not None
+        assert isinstance(self._statement, exp.Query)  # only a query is counted
         counting = exp.select(exp.Count(this=exp.Star())).from_(
             self._statement.copy().subquery("icesql_relation")
         )

@@ -166,8 +166,8 @@ class DataWriter:
         # value again (copy-on-write's kept rows come so from the files they are read from);
         # not the columns that partition or sort (their transforms and comparisons take
         # plain arrays)
-        sources = {
-            i for f in (*target.spec.fields, *target.sort_order.fields) for i in f.all_source_ids
+        sources = {i for f in target.spec.fields for i in f.all_source_ids} | {
+            i for f in target.sort_order.fields for i in f.all_source_ids
         }
         parquet = target.properties.file_format == "parquet"
         self._encoded = frozenset(

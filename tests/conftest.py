@@ -31,11 +31,6 @@ os.environ["TZ"] = "UTC"
 time.tzset()
 
 SPARK_FIXTURES = {"spark", "spark_warehouse"}
-# pyspark's DataFrame.collect() (rdd._load_from_socket) reads the rows over a local socket
-# it leaves to the garbage collector, which warns of it as unclosed. Harmless (the rows are
-# read, the socket is freed with its last reference) and not ours to close; accepted in the
-# Spark tests only, so the fast tier still fails on any socket icesql or its tests leave open.
-SPARK_SOCKETS = pytest.mark.filterwarnings(r"ignore:unclosed <socket\.socket:ResourceWarning")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -55,8 +50,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if SPARK_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.spark)
-        if item.get_closest_marker("spark"):
-            item.add_marker(SPARK_SOCKETS)
         if java is None and item.get_closest_marker("spark"):
             item.add_marker(skip)
 

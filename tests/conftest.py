@@ -35,11 +35,6 @@ os.environ["TZ"] = "UTC"
 time.tzset()
 
 SPARK_FIXTURES = {"spark", "spark_warehouse"}
-# pyspark's DataFrame.collect() (rdd._load_from_socket) reads the rows over a local socket
-# it leaves to the garbage collector, which warns of it as unclosed. Harmless (the rows are
-# read, the socket is freed with its last reference) and not ours to close; accepted in the
-# Spark tests only, so the fast tier still fails on any socket icesql or its tests leave open.
-SPARK_SOCKETS = pytest.mark.filterwarnings(r"ignore:unclosed <socket\.socket:ResourceWarning")
 # fixtures that start a server of their own (icesql serve on waitress, moto's S3)
 SERVER_FIXTURES = {"rest", "rest_with_token", "s3_server", "s3_bucket"}
 
@@ -67,7 +62,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if SERVER_FIXTURES & fixtures:
             item.add_marker(pytest.mark.server)
         if item.get_closest_marker("spark"):
-            item.add_marker(SPARK_SOCKETS)
             # one Spark session per worker that runs a Spark test: keep them on one worker
             item.add_marker(pytest.mark.xdist_group("spark"))
             if java is None:

@@ -31,6 +31,8 @@ ROWS = pa.table({"id": pa.array([1, 2, 3, 4], pa.int64()), "cat": ["a", "b", "a"
 
 
 def _catalog(rest, **props) -> RestCatalog:
+    if "credential" in props:  # PyIceberg deprecates guessing the token endpoint from the uri
+        props["oauth2-server-uri"] = f"{rest.uri}/v1/oauth/tokens"
     return RestCatalog("rest", uri=rest.uri, warehouse=rest.warehouse, **props)
 
 

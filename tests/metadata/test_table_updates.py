@@ -8,12 +8,8 @@ one added last in the change, and nothing else is touched.
 
 from __future__ import annotations
 
-import doctest
-
 import pytest
 
-import icesql.metadata.table_requirements as table_requirements
-import icesql.metadata.table_updates as table_updates
 from icesql.errors import InternalError, NotSupportedError
 from icesql.metadata.builder import new_table_metadata
 from icesql.metadata.snapshots import SnapshotRef
@@ -131,11 +127,6 @@ UPDATES = [
     {"action": "remove-partition-specs", "spec-ids": [0]},
     {"action": "remove-schemas", "schema-ids": [0]},
 ]
-
-
-def test_doctests() -> None:
-    assert doctest.testmod(table_updates).failed == 0
-    assert doctest.testmod(table_requirements).failed == 0
 
 
 @pytest.mark.parametrize("obj", UPDATES, ids=lambda o: o["action"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -81,9 +82,8 @@ def test_new_table_metadata(version: int) -> None:
     assert ("schema" in md.raw) == (version == 1)
 
 
-def test_append_commit_on_v2() -> None:
-    base = load("v2")
-    snap = Snapshot(
+def _append_on(base: TableMetadata) -> Snapshot:
+    return Snapshot(
         4000,
         1700000500000,
         "file:/l.avro",
@@ -92,6 +92,11 @@ def test_append_commit_on_v2() -> None:
         summary={"operation": "append"},
         schema_id=1,
     )
+
+
+def test_append_commit_on_v2() -> None:
+    base = load("v2")
+    snap = _append_on(base)
     md = reparse(
         base.builder()
         .add_snapshot(snap)
@@ -267,15 +272,7 @@ def test_the_builder_records_each_change_it_makes() -> None:
         0,
         base.schema().identifier_field_ids,
     )
-    snap = Snapshot(
-        4000,
-        1700000500000,
-        "file:/l.avro",
-        parent_snapshot_id=base.current_snapshot_id,
-        sequence_number=4,
-        summary={"operation": "append"},
-        schema_id=2,
-    )
+    snap = dataclasses.replace(_append_on(base), schema_id=2)
     builder = base.builder()
     builder.add_schema(base.schema())  # found: no change
     builder.set_current_schema(builder.add_schema(wider))

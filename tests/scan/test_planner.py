@@ -15,7 +15,7 @@ import pytest
 from expressions_support import RANDOM_DOMAINS, RANDOM_SCHEMA, random_predicate
 
 import icesql
-import icesql.engine as engine_module
+import icesql.engine.dispatch as engine_module
 import icesql.scan.planner as planner_module
 from icesql.expressions.file_filter import FileFilter
 from icesql.expressions.tree import ALWAYS_TRUE, equal, greater_than

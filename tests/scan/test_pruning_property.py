@@ -20,7 +20,7 @@ from unittest import mock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import icesql.engine as engine_module
+import icesql.engine.dispatch as engine_module
 from icesql.catalog.filesystem import FileSystemCatalog
 from icesql.engine import Engine
 from icesql.spec.partitioning import PartitionField, PartitionSpec

@@ -7,7 +7,7 @@ scan, the Iceberg filter that prunes its files), plan (each scan narrowed to the
 query uses, and planned) and run: the files DuckDB reads itself go into the translated query
 tree as a subquery in place of the view, the rest reach DuckDB as a registered Arrow stream,
 and DuckDB executes the rest of the query (a query of no table whose columns DuckDB fetches
-as tuples itself skips Arrow: ``icesql.engine_rows``). Any other statement goes to its
+as tuples itself skips Arrow: ``icesql.engine.tuple_rows``). Any other statement goes to its
 handler in ``icesql.statements``, which sees the engine only as an ``icesql.session.Session``.
 """
 
@@ -25,9 +25,10 @@ import duckdb
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
-from icesql import engine_cache, engine_rows, engine_start
 from icesql._lazy import lazy_module
-from icesql.engine_choice import EngineChoice
+from icesql.engine import plan_cache, startup, tuple_rows
+from icesql.engine.placement import EngineChoice
+from icesql.engine.spark import SparkBackend
 from icesql.errors import (
     DataError,
     Error,
@@ -38,7 +39,6 @@ from icesql.errors import (
 from icesql.session import DML_TARGET, Result, Settings, read_branch, sandbox
 from icesql.session.memory import MemoryFit
 from icesql.session.progress import ProgressTracker
-from icesql.session.spark import SparkBackend
 from icesql.sql.bound_query import BoundQuery, TableSource, bind_query, query_type_name
 from icesql.sql.dialect import (
     DIALECT,
@@ -122,8 +122,8 @@ class _Binding:
     target_view: str | None = None
     query: BoundQuery | None = None
     sources: dict[str, TableSource] = field(default_factory=dict)
-    lookups: dict[engine_cache.TableKey, bool] = field(default_factory=dict)  # names resolved
-    tables: dict[engine_cache.TableKey, Table] = field(default_factory=dict)  # tables loaded
+    lookups: dict[plan_cache.TableKey, bool] = field(default_factory=dict)  # names resolved
+    tables: dict[plan_cache.TableKey, Table] = field(default_factory=dict)  # tables loaded
     keepable: bool = True  # reads no Python object, metadata table or TIMESTAMP AS OF time
 
     @property
@@ -144,7 +144,7 @@ class _QueryPlan:
     target_view: str | None
     sources: dict[str, TableSource] = field(default_factory=dict)  # what binding typed from
     duck_sources: dict[str, exp.Expr] = field(default_factory=dict)  # what DuckDB reads per view
-    kept: engine_cache.KeptQuery | None = None  # the kept query this plan was made from
+    kept: plan_cache.KeptQuery | None = None  # the kept query this plan was made from
 
     def release(self) -> None:
         for scan in self.scans.values():
@@ -178,7 +178,7 @@ class Engine(EngineChoice):
         self.settings = Settings()
         self.progress = ProgressTracker()  # Connection.add_progress_listener
         # the database the icesql command opened while the engine loaded, or a new one
-        self.duck = engine_start.take() or duckdb.connect(":memory:")
+        self.duck = startup.take() or duckdb.connect(":memory:")
         # every statement is run as DuckDB SQL: sqlglot's DuckDB dialect (15 ms, it builds
         # its parser) loads with the connection, as DuckDB does, not with the first statement
         Dialect.get_or_raise("duckdb")
@@ -193,7 +193,7 @@ class Engine(EngineChoice):
         self._python = PythonScope(self.registered)  # the running statement's scope
         # the cursors statements run on, for interrupt(): DuckDB interrupts one connection only
         self._cursors: weakref.WeakSet[duckdb.DuckDBPyConnection] = weakref.WeakSet()
-        self._kept = engine_cache.KeptQueries()  # planned queries by text (icesql.engine_cache)
+        self._kept = plan_cache.KeptQueries()  # planned queries by text (icesql.engine.plan_cache)
 
     def _with_functions(self, sql: str) -> None:
         """Register icesql's Python functions (``icesql.sql.spark.functions``) before the first
@@ -277,7 +277,7 @@ class Engine(EngineChoice):
     def _execute(self, sql: str, params: Sequence[object]) -> Result:
         key = None
         if self.settings.engine == "local":
-            key = engine_cache.query_key(
+            key = plan_cache.query_key(
                 sql, params, self.catalog.name, self.default_namespace, self.settings.items()
             )
         if key is not None:
@@ -303,7 +303,7 @@ class Engine(EngineChoice):
             return self._run_query(self._plan_query(statement, params, key), params, tuples=True)
         return self.execute_chosen(statement, sql, params)
 
-    def _kept_plan(self, key: engine_cache.Key) -> _QueryPlan | None:
+    def _kept_plan(self, key: plan_cache.Key) -> _QueryPlan | None:
         """The plan of the query kept under ``key``, its scans made afresh, if everything it
         was planned from still holds (else it is dropped)."""
         kept = self._kept.get(key)
@@ -392,14 +392,14 @@ class Engine(EngineChoice):
     ) -> Result:
         """Run a planned query (see ``query``); with ``tuples`` (a statement run for its
         caller, not for a handler), one that reads no table or Python object and has plain
-        column types is fetched by DuckDB itself (``icesql.engine_rows``: no Arrow)."""
+        column types is fetched by DuckDB itself (``icesql.engine.tuple_rows``: no Arrow)."""
         tuples = tuples and not (
             plan.scans or plan.metadata_views or plan.python_views or self.progress.active
         )
         cursor, taken = self._run(
             plan, params, lambda r: r.to_arrow_reader(BATCH_ROWS), tuples=tuples
         )
-        if isinstance(taken, engine_rows.DuckRows):
+        if isinstance(taken, tuple_rows.DuckRows):
             return Result(duck_rows=taken, duck_cursor=cursor)
         reader = self._wrapping_stream(taken, cursor, plan, params)
         scans = list(plan.scans.values())
@@ -422,10 +422,10 @@ class Engine(EngineChoice):
         return Result(reader=reader, scans=list(plan.scans.values()))
 
     def _plan_query(
-        self, statement: exp.Expr, params: Sequence[object], key: engine_cache.Key | None = None
+        self, statement: exp.Expr, params: Sequence[object], key: plan_cache.Key | None = None
     ) -> _QueryPlan:
         """Bind and plan ``statement``; with ``key`` (the text it was parsed from, see
-        ``icesql.engine_cache``), keep the plan for the next time the same text runs."""
+        ``icesql.engine.plan_cache``), keep the plan for the next time the same text runs."""
         binding = self._bind(statement, params)
         filters = _push_filters(binding, params)
         plan = self._plan(statement, binding, filters)
@@ -435,13 +435,13 @@ class Engine(EngineChoice):
 
     def _keep(
         self,
-        key: engine_cache.Key,
+        key: plan_cache.Key,
         plan: _QueryPlan,
         binding: _Binding,
         filters: dict[str, BooleanExpression],
-    ) -> engine_cache.KeptQuery:
+    ) -> plan_cache.KeptQuery:
         scans = [
-            engine_cache.KeptScan(
+            plan_cache.KeptScan(
                 b.view,
                 b.scan.table,
                 b.scan.version,
@@ -450,13 +450,13 @@ class Engine(EngineChoice):
             )
             for b in binding.scans
         ]
-        kept = engine_cache.KeptQuery(
+        kept = plan_cache.KeptQuery(
             plan.statement,
             scans,
             binding.hidden,
             plan.labels,
             plan.sources,
-            {k: engine_cache.version_of(t) for k, t in binding.tables.items()},
+            {k: plan_cache.version_of(t) for k, t in binding.tables.items()},
             dict(binding.lookups),
         )
         self._kept.keep(key, kept)
@@ -469,7 +469,7 @@ class Engine(EngineChoice):
         name_select_items(statement)  # Spark's names for unaliased items, from the text as written
         binding = _Binding()
         exists = {
-            name: engine_cache.recording(binding.lookups, name, catalog.table_exists)
+            name: plan_cache.recording(binding.lookups, name, catalog.table_exists)
             for name, catalog in self.catalogs.items()
         }
         refs = []
@@ -584,7 +584,7 @@ class Engine(EngineChoice):
         take: Callable[[duckdb.DuckDBPyRelation], _T],
         explain: bool = False,
         tuples: bool = False,
-    ) -> tuple[duckdb.DuckDBPyConnection, _T | engine_rows.DuckRows]:
+    ) -> tuple[duckdb.DuckDBPyConnection, _T | tuple_rows.DuckRows]:
         """Hand the planned query to DuckDB on a cursor of its own, the scans registered,
         and ``take`` what the caller needs of the relation (DuckDB's errors translated);
         with ``tuples``, rows of plain types are executed on the cursor for DuckDB to fetch
@@ -646,10 +646,10 @@ class Engine(EngineChoice):
         values: list[object],
         plan: _QueryPlan,
         params: Sequence[object],
-    ) -> engine_rows.DuckRows | None:
+    ) -> tuple_rows.DuckRows | None:
         """The query executed on ``cursor`` for DuckDB to fetch as tuples, when every column
-        of ``relation`` is of a plain type (``icesql.engine_rows``); else None."""
-        description = engine_rows.plain_description(relation.description)
+        of ``relation`` is of a plain type (``icesql.engine.tuple_rows``); else None."""
+        description = tuple_rows.plain_description(relation.description)
         if description is None:
             return None
 
@@ -662,9 +662,9 @@ class Engine(EngineChoice):
             if not integer_overflow(e):
                 raise
             rerun()
-            if engine_rows.plain_description(cursor.description) != description:
+            if tuple_rows.plain_description(cursor.description) != description:
                 raise
-        return engine_rows.DuckRows(
+        return tuple_rows.DuckRows(
             cursor,
             description,
             rerun,

@@ -1,5 +1,5 @@
 """Where a statement runs when ``icesql.engine`` is ``spark`` or ``auto``: on Spark with its
-text unchanged (``icesql.session.spark``), or here.
+text unchanged (``icesql.engine.spark``), or here.
 
 ``auto`` weighs what the statement would read: a query is planned once and run from that plan
 when it stays local; other statements are measured by the current size of the tables they name
@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from icesql._lazy import lazy_module
+from icesql.engine.spark import SparkBackend
 from icesql.errors import Error, NoSuchNamespaceError, NoSuchTableError, ProgrammingError
 from icesql.session import Result, Settings
 from icesql.session.settings import AUTO_THRESHOLD
-from icesql.session.spark import SparkBackend
 from icesql.sql.dialect import QUERY_TYPES, check_parameters, explained_query
 from icesql.sql.tables import resolve_reference, table_nodes
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from icesql.catalog.base import Catalog
     from icesql.catalog.table import Table
-    from icesql.engine import _QueryPlan
+    from icesql.engine.dispatch import _QueryPlan
     from icesql.scan.table_scan import TableScan
 else:  # pyarrow loads on first use (icesql._lazy)
     pa = lazy_module("pyarrow")

@@ -349,8 +349,8 @@ def split_native(
     cut into a few such groups of anti-joins (``_joins``), each over its own files, so
     that each hash table stays small. One anti-join per set of delete files (a partition
     each, typically) cost a hash table, a build pipeline and two ``read_parquet`` binds
-    each: on 84 partitions with 1% deleted, 2.06x the query without deletes, against
-    1.69x for a single group and 1.55x for three groups, tags compared in one of them
+    each, which on many partitions with few deletes costs more than the deletes save; a
+    single group costs less, and a few groups less again, tags compared in one of them
     (``_tag_needed``).
     """
     columns = _columns(schema)
@@ -551,7 +551,8 @@ def _tag_needed(
     """Whether the anti-join of ``files`` against the delete files ``paths`` (columns
     ``ids``) must compare tags: unless the files' metrics prove that no row of a data file
     can match a delete file that does not apply to it (``may_meet``), as when the keys
-    grow with the partition. Comparing tags cost 3% of the query on 84 such partitions."""
+    grow with the partition. Comparing tags costs little, but not nothing, on many
+    partitions."""
     if len(paths) * len(files) > MAX_TAG_CHECK:
         return True
     types = {f.field_id: f.type for f in equality.fields[ids]}
@@ -624,10 +625,10 @@ def _joins(weights: Mapping[int, Sequence[int]]) -> dict[int, int]:
     equal rows where that would leave an anti-join less than ``EQ_JOIN_FILES_PER_THREAD``
     data files per DuckDB thread.
 
-    One anti-join probes a hash table of all its delete rows: 200k rows of 84 partitions
-    (1% of 20M) cost 0.39 s of CPU to probe, 2k rows 0.16 s. Each anti-join is a pipeline
-    of its own, and few files per pipeline leave threads idle: measured in DuckDB on those
-    84 partitions, one anti-join 0.63 s, 3-6 of them 0.56-0.58 s, 8 0.60 s, 84 0.69 s.
+    One anti-join probes a hash table of all its delete rows, and probing a large table
+    costs more per row than a small one. Each anti-join is a pipeline of its own, and few
+    files per pipeline leave threads idle: a handful of anti-joins beats both one and one
+    per partition.
     """
     files = sum(w[1] for w in weights.values())
     threads = os.cpu_count() or 1

@@ -7,7 +7,8 @@ this small interface and the engine on the handlers, never the other way round.
 
 This layer holds what both sides share: ``Result`` (what a statement produced), the
 ``Settings`` store, the ``ProgressTracker`` (how far a statement has got) and ``DML_TARGET``
-(the mark of the table a row-level statement changes). It imports nothing from ``icesql.engine``, ``icesql.statements`` or the fronts.
+(the mark of the table a row-level statement changes) and ``StatementTables`` (each table
+a statement names, loaded once). It imports nothing from ``icesql.engine``, ``icesql.statements`` or the fronts.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from icesql.session.progress import Progress, ProgressCallback, ProgressTracker
 from icesql.session.result import DML_TARGET, Result
 from icesql.session.settings import Settings
+from icesql.session.tables import StatementTables
 from icesql.session.wap import WriteRef, read_branch, write_ref
 
 if TYPE_CHECKING:
@@ -35,6 +37,7 @@ __all__ = [
     "Result",
     "Session",
     "Settings",
+    "StatementTables",
     "WriteRef",
     "read_branch",
     "write_ref",
@@ -46,15 +49,34 @@ class Session(Protocol):
     """What a statement handler may use of its connection."""
 
     catalog: Catalog  # the current catalog: the one unqualified names use (USE changes it)
-    catalogs: Mapping[str, Catalog]  # every catalog of the connection, by name
     default_namespace: tuple[str, ...]  # the namespace of unqualified table names
-    manifest_cache: ManifestCache  # manifests already read, shared by the connection's queries
     settings: Settings
     progress: ProgressTracker  # told of files planned and read, rows and files written
+
+    @property
+    def catalogs(self) -> Mapping[str, Catalog]:
+        """Every catalog of the connection, by name."""
+        ...
+
+    @property
+    def manifest_cache(self) -> ManifestCache:
+        """Manifests already read, shared by the connection's queries."""
+        ...
+
+    @property
+    def tables(self) -> StatementTables:
+        """The tables the running statement has loaded: each table it names is loaded
+        once, by whichever part of it asks first."""
+        ...
 
     def query(self, statement: exp.Expr, params: Sequence[object]) -> Result:
         """Run a query (SELECT ...) through the scan path; its rows as an Arrow stream, and
         ``Result.target`` the scan of the table node marked ``DML_TARGET``, if any."""
+        ...
+
+    def query_columns(self, statement: exp.Expr, params: Sequence[object]) -> list[str]:
+        """The names of the columns a query returns, found by binding it over its tables
+        (the statement's own, already loaded): nothing is planned or read."""
         ...
 
     def python_rows(self, statement: exp.Expr) -> pa.Table | None:

@@ -10,7 +10,7 @@ from sqlglot import exp
 from icesql.catalog.filesystem import FileSystemCatalog
 from icesql.engine import Engine
 from icesql.scan.planner import ManifestCache
-from icesql.session import ProgressTracker, Result, Session, Settings
+from icesql.session import ProgressTracker, Result, Session, Settings, StatementTables
 from icesql.sql.dialect import parse
 from icesql.statements import statement_handler
 
@@ -25,12 +25,16 @@ class _CatalogOnly:
         self.manifest_cache = ManifestCache()
         self.settings = Settings()
         self.progress = ProgressTracker()
+        self.tables = StatementTables()
 
     def query(self, statement: exp.Expr, params: Sequence[object]) -> Result:
         raise AssertionError("this session runs no queries")
 
     def python_rows(self, statement: exp.Expr) -> None:
         return None
+
+    def query_columns(self, statement: exp.Expr, params: Sequence[object]) -> list[str]:
+        raise AssertionError("this session runs no queries")
 
 
 def _run(session: Session, sql: str) -> Result:

@@ -123,9 +123,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _connect(args: argparse.Namespace) -> Connection:
-    from icesql import engine_start
+    from icesql.engine import startup
 
-    engine_start.start()  # DuckDB's database opens while the engine's modules load
+    startup.start()  # DuckDB's database opens while the engine's modules load
     try:
         # imported here: the prompt appears while the engine loads (icesql.cli.app)
         from icesql.dbapi import connect
@@ -133,7 +133,7 @@ def _connect(args: argparse.Namespace) -> Connection:
         # a script's statements may read no table: Arrow loads with the first that does
         return connect(**_connect_arguments(args), preload=not (args.command or args.file))
     finally:
-        engine_start.discard()  # left untaken when the connection failed
+        startup.discard()  # left untaken when the connection failed
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -58,10 +58,10 @@ def test_the_command_runs_on_the_database_opened_while_it_loaded_and_leaves_its_
     # what the console script runs; then whether the engine took the database the command
     # started, and whether the objects were frozen out of the exit's garbage collection
     code = (
-        "import gc, sys; from icesql import engine_start; from icesql.shell import command;"
-        " opened = []; take = engine_start.take;"
-        " engine_start.take = lambda: opened.append(take()) or opened[-1];"
-        " rc = command(); print(opened[0] is not None, engine_start.take(),"
+        "import gc, sys; from icesql.engine import startup; from icesql.shell import command;"
+        " opened = []; take = startup.take;"
+        " startup.take = lambda: opened.append(take()) or opened[-1];"
+        " rc = command(); print(opened[0] is not None, startup.take(),"
         " gc.get_freeze_count() > 0); sys.exit(rc)"
     )
     proc = subprocess.run(
@@ -144,9 +144,9 @@ def test_bad_catalog_options_are_one_line_errors(tmp_path, capsys):
     assert "--conf takes KEY=VALUE" in capsys.readouterr().err
     assert main([str(tmp_path / "a"), "--warehouse", str(tmp_path / "b"), "-c", "SELECT 1"]) == 1
     assert "two warehouses" in capsys.readouterr().err
-    from icesql import engine_start
+    from icesql.engine import startup
 
-    assert engine_start.take() is None  # the databases opened for them were closed
+    assert startup.take() is None  # the databases opened for them were closed
 
 
 def test_engine_options_choose_where_statements_run(tmp_path, capsys):

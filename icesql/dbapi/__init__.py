@@ -3,7 +3,7 @@
 Every statement commits as it completes (Iceberg commits are atomic per statement), so a
 connection never holds uncommitted work: ``commit()`` and ``rollback()`` have nothing to do.
 Results stay Arrow streams until fetched, so ``fetchone()`` on a huge table reads little; a
-query of no table is fetched by DuckDB itself (``icesql.engine_rows``: ``SELECT 1`` loads no
+query of no table is fetched by DuckDB itself (``icesql.engine.tuple_rows``: ``SELECT 1`` loads no
 pyarrow).
 
 The package is the connection's front: ``relation`` holds ``Connection.sql()``'s lazy
@@ -29,12 +29,12 @@ from icesql.dbapi import relation
 from icesql.dbapi_frames import to_pandas, to_polars
 from icesql.dbapi_types import type_code
 from icesql.engine import Engine
+from icesql.engine.spark import SparkBackend, require_pyspark
 from icesql.errors import InterfaceError, ProgrammingError
 from icesql.notebook_progress import NotebookProgress, in_kernel
 from icesql.progress import ProgressCallback
 from icesql.session import Result
 from icesql.session.settings import ENGINE, ENGINES
-from icesql.session.spark import SparkBackend, require_pyspark
 from icesql.sql.identifiers import catalog_named
 from icesql.sql.python_sources import PythonScope, caller_scope
 from icesql.sql.translate import duckdb_errors
@@ -297,7 +297,7 @@ class Cursor:
         """Make ``result`` the cursor's current result (what ``execute`` produced)."""
         self._result = result
         self._rowcount = result.rowcount
-        if result.duck_rows is not None:  # fetched by DuckDB as tuples (icesql.engine_rows)
+        if result.duck_rows is not None:  # fetched by DuckDB as tuples (icesql.engine.tuple_rows)
             self._description = list(result.duck_rows.description)
         elif result.reader is not None:
             self._description = [
@@ -634,7 +634,7 @@ def connect(
         pyiceberg_config: a ``.pyiceberg.yaml`` path whose catalogs are added.
         engine: where statements run (``SET icesql.engine`` changes it, ``RESET`` returns
             to it): ``local`` (DuckDB, here), ``spark`` (the statement's text, unchanged, on
-            Spark: ``icesql.session.spark``) or ``auto`` (Spark when a query's planned scan
+            Spark: ``icesql.engine.spark``) or ``auto`` (Spark when a query's planned scan
             is above ``SET icesql.engine.autoThresholdBytes``).
         spark: the Spark of ``engine="spark"``/``"auto"``: a SparkSession, a master URL
             (``local[4]``, ``spark://host:7077``, ``yarn``: a session is built with

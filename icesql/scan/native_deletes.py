@@ -8,9 +8,9 @@ Handing a file with deletes to the Arrow stream costs several times DuckDB's own
   ``read_parquet`` of several files by ``POSITIONAL JOIN``. DuckDB scans both sides of a
   positional join in order (one thread each) and never pushes a filter below it, so row
   ``i`` meets flag ``i``; the files with position deletes are split into a few such groups
-  so that every thread has one. Measured on 168 files with 10% deleted: a hash anti-join
-  on (file, position) 2.2x the read without deletes, a positional join per file 1.28x
-  (plus 0.045 s to bind 168 scans), eight groups with masks cut where row groups end 1.06x.
+  so that every thread has one. A hash anti-join on (file, position) costs about as much
+  as the read itself, a positional join per file much less (but a bind per file), and a
+  few groups with masks cut where row groups end almost nothing.
 * Equality deletes are a hash ``ANTI JOIN`` on the delete columns with ``IS NOT DISTINCT
   FROM`` (spec: a null delete value matches a null row value), against the delete files
   read by DuckDB too, their columns matched by field id and typed as the table types them;
@@ -62,17 +62,14 @@ class KeepMask:
     The batches end where the files' row groups end: DuckDB's reader hands over a row group
     in vectors of 2048 rows and ends a vector with the row group, and the Arrow scan does the
     same per batch, so the vectors of the two sides pair up as they come. Batches that end
-    elsewhere cost DuckDB a copy of every vector (1.5x the read, against 1.06x aligned).
+    elsewhere cost DuckDB a copy of every vector, a large part of the read.
 
     Flags are built in the background from the moment the scan is split (``start_masks``),
     while DuckDB parses and binds the query: built inside DuckDB's scan, each waited for
-    the GIL, which cost more than building them (0.2 s of 0.7 for 168 files). A mask whose
-    flags are all built before DuckDB runs the query (``settle``) is handed over as an
-    Arrow table: DuckDB's threads then scan it without the GIL, and no build contends with
-    them for it. 168 files, 10% deleted, a fresh process per query (best of 6, loaded
-    machine): position deletes 0.729 s wall / 0.941 s CPU streamed, 0.635 / 0.888 so; DVs
-    0.593 s wall streamed, 0.496 so; the table without deletes 0.48 s / 0.72 s. A quiet
-    benchmark run did not show the DV gain (1.28x the table without deletes, 1.17x before)."""
+    the GIL, which cost more than building them. A mask whose flags are all built before
+    DuckDB runs the query (``settle``) is handed over as an Arrow table: DuckDB's threads
+    then scan it without the GIL, and no build contends with them for it (the benchmarks'
+    delete-file queries show what it saves)."""
 
     def __init__(
         self,
@@ -156,7 +153,7 @@ def start_masks(masks: Sequence[KeepMask]) -> None:
 
     A scan of up to ``EAGER_ROWS`` rows has all its flags built now, as fast as the
     background threads go: building them as DuckDB reads, a few files ahead, contends with
-    DuckDB's threads for the GIL longer (168 files, 10% deleted: 0.517 s against 0.477).
+    DuckDB's threads for the GIL longer, which costs more than it overlaps.
     A larger scan has the first ``AHEAD`` files of each mask built now and the rest as
     DuckDB reads, so memory holds a few files' flags per mask, and a query that stops
     early (LIMIT) builds few."""
@@ -173,7 +170,7 @@ def _row_groups(local: str, count: int) -> list[int]:
     """The row counts of the row groups of the Parquet file ``local`` (``count`` rows, as
     checked before); one group of ``count`` when its footer cannot be read here, which
     only costs the alignment. A file of one row group, as most are, needs no second look
-    at its footer (0.2 ms a file)."""
+    at its footer (reading it again is a cost per file)."""
     if footer_row_groups(local) == 1:
         return [count]
     try:

@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -277,11 +277,12 @@ class _EqualityColumns:
                 files.setdefault(tuple(d.equality_ids or ()), []).append(d)
         out = []
         for ids, group in sorted(files.items()):
-            paths = [_local_file(d.file_path, d.file_format, io, readable) for d in group]
-            if not ids or None in paths or not self._add(ids, deletes, group[0]):
+            found = [_local_file(d.file_path, d.file_format, io, readable) for d in group]
+            paths = [p for p in found if p is not None]
+            if not ids or len(paths) < len(found) or not self._add(ids, deletes, group[0]):
                 return None
-            self.entries.update(zip(paths, group))  # type: ignore[arg-type]
-            out.append((ids, tuple(sorted(paths))))  # type: ignore[arg-type]
+            self.entries.update(zip(paths, group))
+            out.append((ids, tuple(sorted(paths))))
         return tuple(out)
 
     def _add(self, ids: tuple[int, ...], deletes: DeleteApplier, first: DataFile) -> bool:
@@ -302,7 +303,7 @@ class _EqualityColumns:
         self.fields[ids], self.reads[ids] = fields, read
         return True
 
-    def checked(self, ids: tuple[int, ...], paths: Sequence[str]) -> list[bool]:
+    def checked(self, ids: tuple[int, ...], paths: Iterable[str]) -> list[bool]:
         """Per delete column of ``ids``, whether the anti-join against the delete files
         ``paths`` only checks it on the rows its other columns' hash found
         (``anti_join``): where the files' metrics prove it holds at most
@@ -349,8 +350,8 @@ def split_native(
     cut into a few such groups of anti-joins (``_joins``), each over its own files, so
     that each hash table stays small. One anti-join per set of delete files (a partition
     each, typically) cost a hash table, a build pipeline and two ``read_parquet`` binds
-    each: on 84 partitions with 1% deleted, 2.06x the query without deletes, against
-    1.69x for a single group and 1.55x for three groups, tags compared in one of them
+    each, which on many partitions with few deletes costs more than the deletes save; a
+    single group costs less, and a few groups less again, tags compared in one of them
     (``_tag_needed``).
     """
     columns = _columns(schema)
@@ -376,11 +377,11 @@ def split_native(
     weights: dict[int, list[int]] = {}  # tag: [delete rows, data files]
     for task, _, signature in kept:
         if signature:
-            tag = tags.setdefault(signature, len(tags))
-            if tag not in weights:
+            known = tags.setdefault(signature, len(tags))
+            if known not in weights:
                 eq = [d for d in task.delete_files if d.content == EQUALITY_DELETES]
-                weights[tag] = [sum(d.record_count for d in eq), 0]
-            weights[tag][1] += 1
+                weights[known] = [sum(d.record_count for d in eq), 0]
+            weights[known][1] += 1
     join_of = _joins(weights)
     buckets: dict[tuple, _Bucket] = {}
     used: set[int] = set()
@@ -551,7 +552,8 @@ def _tag_needed(
     """Whether the anti-join of ``files`` against the delete files ``paths`` (columns
     ``ids``) must compare tags: unless the files' metrics prove that no row of a data file
     can match a delete file that does not apply to it (``may_meet``), as when the keys
-    grow with the partition. Comparing tags cost 3% of the query on 84 such partitions."""
+    grow with the partition. Comparing tags costs little, but not nothing, on many
+    partitions."""
     if len(paths) * len(files) > MAX_TAG_CHECK:
         return True
     types = {f.field_id: f.type for f in equality.fields[ids]}
@@ -593,7 +595,7 @@ def _positional_scans(
     masked = [b for b in buckets if b.positioned]
     total = sum(t.data_file.record_count for b in masked for t, _, _ in b.files)
     wanted = MASK_GROUPS_PER_THREAD * (os.cpu_count() or 1)
-    scans = []
+    scans: list[tuple[_Bucket, str, KeepMask]] = []
     for bucket in masked:
         rows = sum(t.data_file.record_count for t, _, _ in bucket.files)
         count = max(1, min(len(bucket.files), round(wanted * rows / max(total, 1))))
@@ -624,10 +626,10 @@ def _joins(weights: Mapping[int, Sequence[int]]) -> dict[int, int]:
     equal rows where that would leave an anti-join less than ``EQ_JOIN_FILES_PER_THREAD``
     data files per DuckDB thread.
 
-    One anti-join probes a hash table of all its delete rows: 200k rows of 84 partitions
-    (1% of 20M) cost 0.39 s of CPU to probe, 2k rows 0.16 s. Each anti-join is a pipeline
-    of its own, and few files per pipeline leave threads idle: measured in DuckDB on those
-    84 partitions, one anti-join 0.63 s, 3-6 of them 0.56-0.58 s, 8 0.60 s, 84 0.69 s.
+    One anti-join probes a hash table of all its delete rows, and probing a large table
+    costs more per row than a small one. Each anti-join is a pipeline of its own, and few
+    files per pipeline leave threads idle: a handful of anti-joins beats both one and one
+    per partition.
     """
     files = sum(w[1] for w in weights.values())
     threads = os.cpu_count() or 1

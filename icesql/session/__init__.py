@@ -6,9 +6,10 @@ path; ``Session`` names exactly that, and the engine implements it. So the handl
 this small interface and the engine on the handlers, never the other way round.
 
 This layer holds what both sides share: ``Result`` (what a statement produced), the
-``Settings`` store and ``DML_TARGET`` (the mark of the table a row-level statement changes);
-how far a statement has got is ``icesql.progress``, below the scan and write code that report
-it. It imports nothing from ``icesql.engine``, ``icesql.statements`` or the fronts.
+``Settings`` store, ``DML_TARGET`` (the mark of the table a row-level statement changes) and
+``StatementTables`` (each table a statement names, loaded once); how far a statement has got
+is ``icesql.progress``, below the scan and write code that report it. It imports nothing from
+``icesql.engine``, ``icesql.statements`` or the fronts.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from icesql.progress import ProgressTracker
 from icesql.session.result import DML_TARGET, Result
 from icesql.session.settings import Settings
+from icesql.session.tables import StatementTables
 from icesql.session.wap import WriteRef, read_branch, write_ref
 
 if TYPE_CHECKING:
@@ -33,6 +35,7 @@ __all__ = [
     "Result",
     "Session",
     "Settings",
+    "StatementTables",
     "WriteRef",
     "read_branch",
     "write_ref",
@@ -58,9 +61,20 @@ class Session(Protocol):
         """Manifests already read, shared by the connection's queries."""
         ...
 
+    @property
+    def tables(self) -> StatementTables:
+        """The tables the running statement has loaded: each table it names is loaded
+        once, by whichever part of it asks first."""
+        ...
+
     def query(self, statement: exp.Expr, params: Sequence[object]) -> Result:
         """Run a query (SELECT ...) through the scan path; its rows as an Arrow stream, and
         ``Result.target`` the scan of the table node marked ``DML_TARGET``, if any."""
+        ...
+
+    def query_columns(self, statement: exp.Expr, params: Sequence[object]) -> list[str]:
+        """The names of the columns a query returns, found by binding it over its tables
+        (the statement's own, already loaded): nothing is planned or read."""
         ...
 
     def python_rows(self, statement: exp.Expr) -> pa.Table | None:

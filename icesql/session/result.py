@@ -22,7 +22,7 @@ DML_TARGET = "icesql_dml_target"
 class Result:
     """What a statement produced: rows as an Arrow stream (``reader``), or a count of affected
     rows. A query DuckDB fetches as Python tuples itself holds ``duck_rows`` instead
-    (``icesql.engine_rows``): ``reader`` then makes the Arrow stream of its rows not fetched yet,
+    (``icesql.engine.tuple_rows``): ``reader`` then makes the Arrow stream of its rows not fetched yet,
     on first use, so a result read as tuples never imports pyarrow."""
 
     def __init__(
@@ -79,7 +79,7 @@ def done(rowcount: int = -1) -> Result:
 
 
 class DuckRows(Protocol):
-    """Rows DuckDB fetches as Python tuples (``icesql.engine_rows.DuckRows``)."""
+    """Rows DuckDB fetches as Python tuples (``icesql.tuple_rows.DuckRows``)."""
 
     description: list[tuple]  # as Cursor.description
 

@@ -9,7 +9,7 @@ themselves are statements: ``icesql.statements.settings``). Settings icesql know
 * ``icesql.scan.nativeParquet`` (``true`` | ``false``) lets DuckDB's Parquet reader take the
   data files with nothing to apply to them (``icesql.scan.native_read``), or not;
 * ``icesql.engine`` (``local`` | ``spark`` | ``auto``) chooses where statements run
-  (``icesql.session.spark``); ``auto`` hands a query to Spark when its planned scan, after
+  (``icesql.engine.spark``); ``auto`` hands a query to Spark when its planned scan, after
   pruning, is above ``icesql.engine.autoThresholdBytes`` bytes. ``connect(engine=...)`` sets
   the connection's default, which ``RESET`` returns to;
 * settings whose other values icesql cannot honour (it always runs in UTC, resolves names

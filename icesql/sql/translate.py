@@ -119,7 +119,7 @@ def clean_duckdb_message(message: str) -> str:
 
 def _stream_errors() -> tuple[type[BaseException], ...]:
     """DuckDB's errors, and pyarrow's once it is loaded: a statement whose rows DuckDB
-    fetched itself (``icesql.engine_rows``) loads no pyarrow to translate its errors."""
+    fetched itself (``icesql.engine.tuple_rows``) loads no pyarrow to translate its errors."""
     arrow = sys.modules.get("pyarrow")
     if arrow is None:
         return (duckdb.Error, OSError)

@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
 
-from icesql.errors import CommitConflictError, DataError, NotSupportedError, ProgrammingError
+from icesql.errors import DataError, NotSupportedError, ProgrammingError
 from icesql.session import Result, Session
 from icesql.session.result import done
 from icesql.spec.arrays import bool_scalar, int_scalar, int_values, ints
@@ -343,7 +343,7 @@ def plan_merge(
             names.append(name)
         value_columns[number] = names
 
-    keep = exp.NEQ(this=action.copy(), expression=exp.Literal.number(0))
+    keep: exp.Expr = exp.NEQ(this=action.copy(), expression=exp.Literal.number(0))
     if check:
         keep = exp.or_(keep, presence[MATCHED].copy())
     join_kind = _join_kind(clauses)
@@ -370,12 +370,7 @@ def merge(session: Session, statement: exp.Expr, params: Sequence[object]) -> Re
     plan = plan_merge(
         statement, target, md.schema(), source_columns(session, statement, params), lineage
     )
-    result, scan = run_target_query(session, plan.query, params)
-    if [f.field_id for f in scan.version.schema.fields] != [f.field_id for f in md.schema().fields]:
-        result.close()  # planned on one schema, read with another: a concurrent ALTER won
-        raise CommitConflictError(
-            f"cannot merge into {table.name}: its schema changed concurrently"
-        )
+    result, scan = run_target_query(session, plan.query, params)  # the table loaded above
     empty = SnapshotOperation.APPEND if plan.insert_only else SnapshotOperation.OVERWRITE
     changes = apply_changes(
         catalog, result, scan, "merge", _Collector(plan, table.name), empty, ref
@@ -422,7 +417,7 @@ class _Collector:
 def source_columns(
     session: Session, statement: exp.Merge, params: Sequence[object]
 ) -> list[str] | None:
-    """The source's column names, when a ``*`` clause needs them (a zero-row query)."""
+    """The source's column names, when a ``*`` clause needs them (bound, not run)."""
     whens = statement.args.get("whens")
     stars = whens is not None and any(
         isinstance(w.args.get("then"), exp.Insert | exp.Update)
@@ -432,13 +427,7 @@ def source_columns(
     if not stars:
         return None
     source = statement.args["using"].copy()
-    probe = exp.select(exp.Star()).from_(source).limit(0)
-    result = session.query(probe, params)
-    try:
-        assert result.reader is not None
-        return [n for n in result.reader.schema.names]
-    finally:
-        result.close()
+    return session.query_columns(exp.select(exp.Star()).from_(source), params)
 
 
 class CardinalityCheck:

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 import pyarrow as pa
 from sqlglot import exp
 
-from icesql.errors import CommitConflictError, NotSupportedError, ProgrammingError
+from icesql.errors import NotSupportedError, ProgrammingError
 from icesql.session import Result, Session
 from icesql.session.result import done
 from icesql.spec.schema import Schema
@@ -76,10 +76,6 @@ def update(session: Session, statement: exp.Expr, params: Sequence[object]) -> R
         select.set("where", where.copy())
     result, scan = run_target_query(session, select, params)
     try:
-        if [f.field_id for f in scan.version.schema.fields] != [f.field_id for f in schema.fields]:
-            raise CommitConflictError(
-                f"cannot update {table.name}: its schema changed concurrently"
-            )
         reader = result.reader
         assert reader is not None
         n = len(schema.fields)
@@ -123,7 +119,7 @@ def _assignments(
 
 def _resolve(column: exp.Column | exp.Dot, alias: str, schema: Schema, table: str) -> Path:
     """The field path a SET target names; a leading alias (or table name) is dropped."""
-    parts = [p.name for p in column.parts]
+    parts = [p.name for p in column.parts] if isinstance(column, exp.Column) else [column.name]
     fields = {f.name.lower(): f for f in schema.fields}
     if len(parts) > 1 and parts[0].lower() == alias.lower() and parts[1].lower() in fields:
         parts = parts[1:]

@@ -62,7 +62,7 @@ def test_the_prompt_needs_no_engine_library() -> None:
 def test_a_command_line_query_loads_no_writer_file_system_or_prompt(tmp_path) -> None:
     """``icesql W -c "SELECT 1"``: the engine and its parser, nothing a query of no table
     does not need (the write path, fsspec and asyncio, fastavro, the prompt, and Arrow:
-    DuckDB fetches the rows as tuples itself, ``icesql.engine_rows``)."""
+    DuckDB fetches the rows as tuples itself, ``icesql.engine.tuple_rows``)."""
     code = (
         "import sys, runpy\n"
         f"sys.argv = ['icesql', {str(tmp_path)!r}, '-c', 'SELECT 1 AS one']\n"
@@ -203,7 +203,7 @@ def test_local_writes_load_no_pandas_or_file_system(tmp_path) -> None:
 
 
 # Loaded only when a statement's rows go through Arrow: DuckDB fetches the rows of a query of
-# no table itself (icesql.engine_rows), and the decimal-division function DuckDB calls
+# no table itself (icesql.engine.tuple_rows), and the decimal-division function DuckDB calls
 # through Arrow is registered before the first SQL that calls it.
 ARROW = ("pyarrow", "numpy", "icesql.spec.arrow")
 

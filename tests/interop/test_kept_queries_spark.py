@@ -1,4 +1,4 @@
-"""A query icesql keeps by its text (``icesql.engine_cache``) sees what Spark commits
+"""A query icesql keeps by its text (``icesql.engine.plan_cache``) sees what Spark commits
 between two runs of it: new rows, deleted rows, a new column."""
 
 from __future__ import annotations

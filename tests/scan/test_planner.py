@@ -15,7 +15,7 @@ import pytest
 from expressions_support import RANDOM_DOMAINS, RANDOM_SCHEMA, random_predicate
 
 import icesql
-import icesql.engine as engine_module
+import icesql.engine.plan as plan_stage
 import icesql.scan.planner as planner_module
 from icesql.expressions.file_filter import FileFilter
 from icesql.expressions.tree import ALWAYS_TRUE, equal, greater_than
@@ -49,7 +49,7 @@ MICROS_PER_DAY = 86_400_000_000
 
 
 def _unpushed(con: icesql.Connection, sql: str, params: tuple = ()) -> list:
-    with mock.patch.object(engine_module, "pushed_filters", lambda *a, **k: {}):
+    with mock.patch.object(plan_stage, "pushed_filters", lambda *a, **k: {}):
         return con.execute(sql, params).fetchall()
 
 

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import icesql.engine as engine_module
+import icesql.engine.plan as plan_stage
 from icesql.catalog.filesystem import FileSystemCatalog
 from icesql.engine import Engine
 from icesql.spec.partitioning import PartitionField, PartitionSpec
@@ -191,7 +191,7 @@ def test_pruning_keeps_every_matching_row(
         got = [row["id"] for row in result.reader.read_all().to_pylist()]
         planned = {t.data_file.file_path for t in result.scans[0].tasks()}
         result.close()
-        with mock.patch.object(engine_module, "pushed_filters", lambda *a, **k: {}):
+        with mock.patch.object(plan_stage, "pushed_filters", lambda *a, **k: {}):
             expected_result = engine.execute(sql)
             expected = [row["id"] for row in expected_result.reader.read_all().to_pylist()]
             expected_result.close()
@@ -261,7 +261,7 @@ def test_pruning_in_joins_never_changes_results(
     engine = Engine(FileSystemCatalog(str(warehouse)))
     try:
         got = engine.execute(sql).reader.read_all().to_pylist()
-        with mock.patch.object(engine_module, "pushed_filters", lambda *a, **k: {}):
+        with mock.patch.object(plan_stage, "pushed_filters", lambda *a, **k: {}):
             expected = engine.execute(sql).reader.read_all().to_pylist()
     finally:
         engine.close()

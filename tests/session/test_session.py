@@ -11,7 +11,7 @@ from icesql.catalog.filesystem import FileSystemCatalog
 from icesql.engine import Engine
 from icesql.progress import ProgressTracker
 from icesql.scan.planner import ManifestCache
-from icesql.session import Result, Session, Settings
+from icesql.session import Result, Session, Settings, StatementTables
 from icesql.sql.dialect import parse
 from icesql.statements import statement_handler
 
@@ -26,12 +26,16 @@ class _CatalogOnly:
         self.manifest_cache = ManifestCache()
         self.settings = Settings()
         self.progress = ProgressTracker()
+        self.tables = StatementTables()
 
     def query(self, statement: exp.Expr, params: Sequence[object]) -> Result:
         raise AssertionError("this session runs no queries")
 
     def python_rows(self, statement: exp.Expr) -> None:
         return None
+
+    def query_columns(self, statement: exp.Expr, params: Sequence[object]) -> list[str]:
+        raise AssertionError("this session runs no queries")
 
 
 def _run(session: Session, sql: str) -> Result:

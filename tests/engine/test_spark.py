@@ -11,8 +11,8 @@ import textwrap
 import pytest
 
 import icesql
+from icesql.engine.spark import SparkBackend, jdbc_url, spark_catalog_conf
 from icesql.session.settings import Settings
-from icesql.session.spark import SparkBackend, jdbc_url, spark_catalog_conf
 
 P = "spark.sql.catalog.prod"
 

@@ -1,10 +1,10 @@
 """A DuckDB database opened on a thread while the rest of icesql loads.
 
-``duckdb.connect`` takes about 19 ms, and lets go of the GIL while it builds the database.
-The ``icesql`` command has nothing to run until the engine is loaded (sqlglot, DuckDB's
-Python package and the statements: 0.15 s of imports), so it starts the database first
-(``start``) and the first engine made afterwards takes it (``take``) instead of opening its
-own: 19 ms less of an ``icesql -c "SELECT 1"``.
+``duckdb.connect`` takes a noticeable while, and lets go of the GIL while it builds the
+database. The ``icesql`` command has nothing to run until the engine is loaded (sqlglot,
+DuckDB's Python package and the statements take longer to import than the database takes to
+open), so it starts the database first (``start``) and the first engine made afterwards
+takes it (``take``) instead of opening its own: the opening overlaps the imports.
 """
 
 from __future__ import annotations

@@ -338,7 +338,11 @@ def _to_arrow(frame: Any) -> pa.Table:
     """A Spark DataFrame's rows as one Arrow table (Spark's own Arrow collect: classic
     ``_collect_as_arrow``, Spark Connect's ``to_table``)."""
     session = getattr(frame, "_session", None)
-    if getattr(frame, "_plan", None) is not None and hasattr(session, "client"):  # Spark Connect
+    if (
+        session is not None
+        and getattr(frame, "_plan", None) is not None
+        and hasattr(session, "client")
+    ):  # Spark Connect
         table, _ = session.client.to_table(frame._plan.to_proto(session.client))
         return table
     batches = frame._collect_as_arrow()

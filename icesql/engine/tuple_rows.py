@@ -3,7 +3,7 @@
 A query that reads no table and no Python object (``SELECT 1``, ``SELECT current_date()``)
 and whose every column has a type DuckDB turns into the same Python values as Arrow's
 ``to_pylist`` does (``_TYPE_CODES``) is run with DuckDB's own fetch: such a statement never
-imports pyarrow and numpy (0.12 s of CPU, half of an ``icesql -c "SELECT 1"`` process).
+imports pyarrow and numpy (whose import is much of the work of an ``icesql -c "SELECT 1"``).
 Asking for Arrow (``Result.reader``: ``fetch_arrow_table``, ``df``) takes the rows not yet
 fetched from the same DuckDB result, so a query runs once whichever way it is read.
 """

@@ -1,5 +1,5 @@
 """Where a statement runs when ``icesql.engine`` is ``spark`` or ``auto``: on Spark with its
-text unchanged (``icesql.session.spark``), or here.
+text unchanged (``icesql.engine.spark``), or here.
 
 ``auto`` weighs what the statement would read: a query is planned once and run from that plan
 when it stays local; other statements are measured by the current size of the tables they name
@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from icesql._lazy import lazy_module
+from icesql.engine.spark import SparkBackend
 from icesql.errors import Error, NoSuchNamespaceError, NoSuchTableError, ProgrammingError
-from icesql.session import Result, Settings
+from icesql.session import Result, Settings, StatementTables
 from icesql.session.settings import AUTO_THRESHOLD
-from icesql.session.spark import SparkBackend
 from icesql.sql.dialect import QUERY_TYPES, check_parameters, explained_query
 from icesql.sql.tables import resolve_reference, table_nodes
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from icesql.catalog.base import Catalog
     from icesql.catalog.table import Table
-    from icesql.engine import _QueryPlan
+    from icesql.engine.plan import Planned
     from icesql.scan.table_scan import TableScan
 else:  # pyarrow loads on first use (icesql._lazy)
     pa = lazy_module("pyarrow")
@@ -46,8 +46,11 @@ class EngineChoice:
         catalogs: dict[str, Catalog]
         default_namespace: tuple[str, ...]
 
-        def _plan_query(self, statement: exp.Expr, params: Sequence[object]) -> _QueryPlan: ...
-        def _run_query(self, plan: _QueryPlan, params: Sequence[object]) -> Result: ...
+        @property
+        def tables(self) -> StatementTables: ...
+
+        def _plan_query(self, statement: exp.Expr, params: Sequence[object]) -> Planned: ...
+        def _run_query(self, plan: Planned, params: Sequence[object]) -> Result: ...
         def explain(self, statement: exp.Expr, params: Sequence[object]) -> Result: ...
         def execute_statement(
             self, statement: exp.Expr, params: Sequence[object] = ()
@@ -73,14 +76,16 @@ class EngineChoice:
             on_spark, why = self._auto_choice(explained or statement, params)
         if explain:
             if on_spark:
-                plan = self._spark().explain(_explain_body(sql), params, *self._spark_scope())
+                text = self._spark().explain(_explain_body(sql), params, *self._spark_scope())
                 engine = f"spark: {why}\n{self._spark().description}"
             else:
-                result = self.explain(explained_query(statement), params)
+                query = explained_query(statement)
+                assert query is not None
+                result = self.explain(query, params)
                 assert result.reader is not None
-                plan = result.reader.read_all().column(0)[0].as_py()
+                text = result.reader.read_all().column(0)[0].as_py()
                 engine = f"local: {why}"
-            text = f"== Engine ==\n{engine}\n\n{plan}"
+            text = f"== Engine ==\n{engine}\n\n{text}"
             return Result(
                 reader=pa.table({"plan": [text]}).to_reader(),
                 engine="spark" if on_spark else "local",
@@ -98,7 +103,7 @@ class EngineChoice:
         return self.settings, self.catalog.name, self.default_namespace
 
     def _auto_choice(
-        self, statement: exp.Expr, params: Sequence[object], planned: _QueryPlan | None = None
+        self, statement: exp.Expr, params: Sequence[object], planned: Planned | None = None
     ) -> tuple[bool, str]:
         """Whether ``auto`` hands ``statement`` to Spark, and why: the bytes of data and
         delete files its scans plan to read after pruning (a query, INSERT's query), or the
@@ -134,8 +139,8 @@ class EngineChoice:
         def loader(name: str, catalog: Catalog) -> Callable[[tuple[str, ...]], bool]:
             def exists(identifier: tuple[str, ...]) -> bool:  # loads once: no exists-then-load
                 if (name, identifier) not in loaded:
-                    try:
-                        loaded[name, identifier] = catalog.load_table(identifier)
+                    try:  # the statement's own load, when it then runs here
+                        loaded[name, identifier] = self.tables.load(catalog, identifier)
                     except (NoSuchTableError, NoSuchNamespaceError):
                         return False
                 return True

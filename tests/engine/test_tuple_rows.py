@@ -1,4 +1,4 @@
-"""Queries of no table fetched by DuckDB as tuples (``icesql.engine_rows``) give what the Arrow
+"""Queries of no table fetched by DuckDB as tuples (``icesql.engine.tuple_rows``) give what the Arrow
 path gives: the same rows, Python values and description, whichever way they are read."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pyarrow as pa
 import pytest
 
 import icesql
-from icesql import engine_rows
+from icesql.engine import tuple_rows
 from icesql.errors import DataError
 
 PLAIN = (
@@ -150,8 +150,8 @@ def test_an_overflow_after_rows_were_returned_is_an_error() -> None:
     error naming Spark's rule and what to do (as the Arrow path's ``_wrapping_stream``)."""
     reruns = []
     cursor = _Cursor(duckdb.OutOfRangeException("Overflow in addition of INT32 (1 + 2147483647)!"))
-    description = engine_rows.plain_description(cursor.description)
-    rows = engine_rows.DuckRows(cursor, description, lambda: reruns.append(1), lambda r: r, 8)
+    description = tuple_rows.plain_description(cursor.description)
+    rows = tuple_rows.DuckRows(cursor, description, lambda: reruns.append(1), lambda r: r, 8)
     assert rows.fetch(1) == [(1,)]
     with pytest.raises(DataError, match="wraps integer overflow around"):
         rows.fetch(1)
@@ -160,8 +160,8 @@ def test_an_overflow_after_rows_were_returned_is_an_error() -> None:
 
 def test_errors_are_translated() -> None:
     cursor = _Cursor(duckdb.InvalidInputException("Invalid Input Error: Assertion failed"))
-    description = engine_rows.plain_description(cursor.description)
-    rows = engine_rows.DuckRows(cursor, description, lambda: None, lambda r: r, 8)
+    description = tuple_rows.plain_description(cursor.description)
+    rows = tuple_rows.DuckRows(cursor, description, lambda: None, lambda r: r, 8)
     rows.fetch(1)
     with pytest.raises(DataError, match="Assertion failed"):
         rows.fetch(1)

@@ -7,27 +7,29 @@ scan, the Iceberg filter that prunes its files), plan (each scan narrowed to the
 query uses, and planned) and run: the files DuckDB reads itself go into the translated query
 tree as a subquery in place of the view, the rest reach DuckDB as a registered Arrow stream,
 and DuckDB executes the rest of the query (a query of no table whose columns DuckDB fetches
-as tuples itself skips Arrow: ``icesql.engine_rows``). Any other statement goes to its
+as tuples itself skips Arrow: ``icesql.engine.tuple_rows``). Any other statement goes to its
 handler in ``icesql.statements``, which sees the engine only as an ``icesql.session.Session``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-import itertools
 import re
 import weakref
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
-from icesql import engine_cache, engine_rows, engine_start
 from icesql._lazy import lazy_module
-from icesql.engine_choice import EngineChoice
+from icesql.engine import pipeline, plan_cache, startup, tuple_rows
+from icesql.engine.bind import Parsed, bind
+from icesql.engine.placement import EngineChoice
+from icesql.engine.plan import Filtered, Planned, planned
+from icesql.engine.spark import SparkBackend
 from icesql.errors import (
     DataError,
     Error,
@@ -36,10 +38,9 @@ from icesql.errors import (
     ProgrammingError,
 )
 from icesql.progress import ProgressTracker
-from icesql.session import DML_TARGET, Result, Settings, read_branch, sandbox
+from icesql.session import Result, Settings, StatementTables, read_branch, sandbox
 from icesql.session.memory import MemoryFit
-from icesql.session.spark import SparkBackend
-from icesql.sql.bound_query import BoundQuery, TableSource, bind_query, query_type_name
+from icesql.sql.bound_query import bind_query
 from icesql.sql.dialect import (
     DIALECT,
     QUERY_TYPES,
@@ -48,15 +49,9 @@ from icesql.sql.dialect import (
     parse,
 )
 from icesql.sql.hidden_columns import hide_metadata_columns
-from icesql.sql.output_names import name_select_items
 from icesql.sql.python_sources import PythonScope, PythonSource, is_table_like, scannable
 from icesql.sql.spark.functions import DECIMAL_DIVIDE, register_functions
-from icesql.sql.tables import (
-    TableReference,
-    drop_table_prefixes,
-    resolve_reference,
-    table_nodes,
-)
+from icesql.sql.tables import TableReference, resolve_reference
 from icesql.sql.translate import (
     KEEP_SUMS_AS_WRITTEN,
     clean_duckdb_message,
@@ -74,81 +69,23 @@ if TYPE_CHECKING:
 
     from icesql.catalog.base import Catalog
     from icesql.catalog.table import Table
-    from icesql.expressions import tree
-    from icesql.expressions.tree import BooleanExpression
-    from icesql.scan import explain, metadata_tables, planner, table_scan, time_travel
+    from icesql.scan import explain, planner, table_scan, time_travel
     from icesql.scan.planner import ManifestCache
     from icesql.scan.table_scan import TableScan
     from icesql.scan.time_travel import ReadVersion
-    from icesql.sql import predicates
 else:  # the read path loads with the first table a statement names (icesql._lazy)
     pa = lazy_module("pyarrow")  # and Arrow with the first result read as a stream
     explain = lazy_module("icesql.scan.explain")
-    metadata_tables = lazy_module("icesql.scan.metadata_tables")
     planner = lazy_module("icesql.scan.planner")
     table_scan = lazy_module("icesql.scan.table_scan")
     time_travel = lazy_module("icesql.scan.time_travel")
-    tree = lazy_module("icesql.expressions.tree")
-    predicates = lazy_module("icesql.sql.predicates")
 
-# How far DuckDB's pipelines run ahead of the rows fetched (a per-connection setting, 10 MiB by
-# default in DuckDB 2.0: about 20 files of 20,000 rows read before the first row). 1 MiB keeps
-# fetchone lazy and measured no slower fetching 20M rows whole.
+# How far DuckDB's pipelines run ahead of the rows fetched (a per-connection setting; DuckDB's
+# default lets it read many files before the first row): a small buffer keeps fetchone lazy,
+# and fetching a large result whole is no slower for it.
 STREAMING_BUFFER = "1MB"
 BATCH_ROWS = 64 * 1024  # rows per batch of a query's Arrow stream
-_view_ids = itertools.count()
 _T = TypeVar("_T")
-
-
-@dataclass
-class _BoundScan:
-    """A table reference bound to a snapshot, and the view that stands for it in the query."""
-
-    ref: TableReference
-    view: str
-    scan: TableScan  # every column, no filter: the plan step narrows it
-
-
-@dataclass
-class _Binding:
-    """What binding a query found: its scans, the metadata tables it reads (built as Arrow
-    tables), the view of the DML target, and the query bound once over its scans (the
-    columns each reads, the conditions that may prune its files, the metadata columns the
-    query names)."""
-
-    scans: list[_BoundScan] = field(default_factory=list)
-    metadata_views: dict[str, pa.Table] = field(default_factory=dict)
-    python_views: dict[str, Any] = field(default_factory=dict)  # Python objects, by view
-    target_view: str | None = None
-    query: BoundQuery | None = None
-    sources: dict[str, TableSource] = field(default_factory=dict)
-    lookups: dict[engine_cache.TableKey, bool] = field(default_factory=dict)  # names resolved
-    tables: dict[engine_cache.TableKey, Table] = field(default_factory=dict)  # tables loaded
-    keepable: bool = True  # reads no Python object, metadata table or TIMESTAMP AS OF time
-
-    @property
-    def hidden(self) -> list[str]:
-        """The metadata columns the query names (``_file``, ``_pos``, ...)."""
-        return list(self.query.metadata_columns) if self.query is not None else []
-
-
-@dataclass
-class _QueryPlan:
-    """A bound query whose scans are planned: what the run step hands to DuckDB."""
-
-    statement: exp.Expr  # tables replaced by views, metadata columns hidden from stars
-    scans: dict[str, TableScan]  # by view, in query order
-    metadata_views: dict[str, pa.Table]
-    python_views: dict[str, Any]  # Python objects DuckDB scans (icesql.sql.python_sources)
-    labels: dict[str, str]  # by view: how EXPLAIN names the scan
-    target_view: str | None
-    sources: dict[str, TableSource] = field(default_factory=dict)  # what binding typed from
-    duck_sources: dict[str, exp.Expr] = field(default_factory=dict)  # what DuckDB reads per view
-    kept: engine_cache.KeptQuery | None = None  # the kept query this plan was made from
-
-    def release(self) -> None:
-        for scan in self.scans.values():
-            scan.release()
 
 
 class Engine(EngineChoice):
@@ -177,10 +114,12 @@ class Engine(EngineChoice):
         self.default_namespace = tuple(default_namespace)
         self.settings = Settings()
         self.progress = ProgressTracker()  # Connection.add_progress_listener
+        self._tables: StatementTables | None = None  # the running statement's (execute)
         # the database the icesql command opened while the engine loaded, or a new one
-        self.duck = engine_start.take() or duckdb.connect(":memory:")
-        # every statement is run as DuckDB SQL: sqlglot's DuckDB dialect (15 ms, it builds
-        # its parser) loads with the connection, as DuckDB does, not with the first statement
+        self.duck = startup.take() or duckdb.connect(":memory:")
+        # every statement is run as DuckDB SQL: sqlglot's DuckDB dialect (slow to build:
+        # it makes its parser) loads with the connection, as DuckDB does, not with the first
+        # statement
         Dialect.get_or_raise("duckdb")
         self._functions = False  # icesql's Python functions registered (_with_functions)
         self.duck.execute("SET GLOBAL TimeZone = 'UTC'")
@@ -193,7 +132,14 @@ class Engine(EngineChoice):
         self._python = PythonScope(self.registered)  # the running statement's scope
         # the cursors statements run on, for interrupt(): DuckDB interrupts one connection only
         self._cursors: weakref.WeakSet[duckdb.DuckDBPyConnection] = weakref.WeakSet()
-        self._kept = engine_cache.KeptQueries()  # planned queries by text (icesql.engine_cache)
+        self._kept = plan_cache.KeptQueries()  # planned queries by text (icesql.engine.plan_cache)
+
+    @property
+    def tables(self) -> StatementTables:
+        """The tables the running statement has loaded, each loaded once; outside a
+        statement (a handler or query called directly) a new record each time, so nothing
+        loaded is kept from one call to the next."""
+        return self._tables if self._tables is not None else StatementTables()
 
     def _with_functions(self, sql: str) -> None:
         """Register icesql's Python functions (``icesql.sql.spark.functions``) before the first
@@ -252,10 +198,11 @@ class Engine(EngineChoice):
         up (the caller's variables), else only the registered objects are. A statement run
         while another is (a relation read as a table runs its query when the outer statement
         scans it) gives the outer one its scope back, for the binding passes still to come."""
-        outer = self._python
+        outer, outer_tables = self._python, self._tables
         if python is not None:
             self._python = python
         self._python.new_statement()
+        self._tables = StatementTables()
         progress = self.progress
         statement = progress.begin()
         try:
@@ -264,7 +211,7 @@ class Engine(EngineChoice):
             progress.finish()
             raise
         finally:
-            self._python = outer
+            self._python, self._tables = outer, outer_tables
         if not progress.active:
             return result
         if not result.has_rows:
@@ -277,7 +224,7 @@ class Engine(EngineChoice):
     def _execute(self, sql: str, params: Sequence[object]) -> Result:
         key = None
         if self.settings.engine == "local":
-            key = engine_cache.query_key(
+            key = plan_cache.query_key(
                 sql, params, self.catalog.name, self.default_namespace, self.settings.items()
             )
         if key is not None:
@@ -303,7 +250,7 @@ class Engine(EngineChoice):
             return self._run_query(self._plan_query(statement, params, key), params, tuples=True)
         return self.execute_chosen(statement, sql, params)
 
-    def _kept_plan(self, key: engine_cache.Key) -> _QueryPlan | None:
+    def _kept_plan(self, key: plan_cache.Key) -> Planned | None:
         """The plan of the query kept under ``key``, its scans made afresh, if everything it
         was planned from still holds (else it is dropped)."""
         kept = self._kept.get(key)
@@ -323,9 +270,9 @@ class Engine(EngineChoice):
                 metadata_columns=kept.hidden,
                 progress=self.progress,
             )
-            self._planned(scan)
+            planned(self.progress, scan)
             scans[s.view] = scan
-        return _QueryPlan(kept.statement, scans, {}, {}, kept.labels, None, kept.sources, kept=kept)
+        return Planned(kept.statement, scans, {}, {}, kept.labels, None, kept.sources, kept=kept)
 
     def execute_chosen(
         self, statement: exp.Expr, sql: str | None = None, params: Sequence[object] = ()
@@ -356,11 +303,44 @@ class Engine(EngineChoice):
         node marked ``DML_TARGET`` (the table a row-level statement changes), if any."""
         return self._run_query(self._plan_query(statement, params), params)
 
+    def query_columns(self, statement: exp.Expr, params: Sequence[object]) -> list[str]:
+        """The names of the columns ``statement`` returns, from DuckDB's binder: each scan
+        stands in as an empty table of its schema, so no file is planned or read and no
+        table is loaded twice (the statement's tables are already bound)."""
+        binding = bind(self, Parsed(statement, tuple(params)))
+        cursor = self.duck.cursor()
+        self._cursors.add(cursor)
+        try:
+            hidden = {}
+            for bound in binding.scans:
+                scan = table_scan.TableScan(
+                    bound.table,
+                    bound.version,
+                    cache=self.manifest_cache,
+                    metadata_columns=binding.hidden,
+                )
+                if scan.metadata_columns is not None:
+                    hidden[bound.view] = scan.metadata_columns.names
+                # a reader of no batches: building an empty table would load pandas
+                cursor.register(
+                    bound.view, pa.RecordBatchReader.from_batches(scan.arrow_schema, [])
+                )
+            hide_metadata_columns(statement, hidden)
+            for view, obj in {**binding.metadata_views, **binding.python_views}.items():
+                cursor.register(view, obj)
+            sql, values = to_duckdb_sql(statement, params)
+            self._with_functions(sql)
+            with duckdb_errors([]):
+                relation = cursor.sql(sql, params=values) if values else cursor.sql(sql)
+                return list(relation.columns)
+        finally:
+            cursor.close()
+
     def python_rows(self, statement: exp.Expr) -> pa.Table | None:
         """The Arrow table ``SELECT * FROM name`` reads when ``name`` is a Python object (no
         Iceberg table) holding only columns DuckDB returns unchanged (``_PLAIN_ARROW``): an
-        INSERT then writes its batches as they are. DuckDB's pass over them cost 0.15 s of
-        CPU per million lineitem rows and changed no value."""
+        INSERT then writes its batches as they are: DuckDB's pass over them would cost CPU
+        per row and change no value."""
         if not isinstance(statement, exp.Select) or any(
             v for k, v in statement.args.items() if k not in ("expressions", "from_")
         ):
@@ -376,35 +356,32 @@ class Engine(EngineChoice):
         ):
             return None
         node = source.this
-        exists = {name: catalog.table_exists for name, catalog in self.catalogs.items()}
+        exists = {name: self.tables.exists_in(catalog) for name, catalog in self.catalogs.items()}
         try:
             resolve_reference(node, exists, self.catalog.name, self.default_namespace, ())
             return None  # an Iceberg table: tables win
         except NoSuchTableError:
-            found = self._python_source(node)
+            found = self.python_source(node)
         rows = found.obj if found is not None else None
         if not isinstance(rows, pa.Table) or len(set(rows.column_names)) != rows.num_columns:
             return None
         return rows if all(_plain_arrow(f.type) for f in rows.schema) else None
 
-    def _run_query(
-        self, plan: _QueryPlan, params: Sequence[object], tuples: bool = False
-    ) -> Result:
+    def _run_query(self, plan: Planned, params: Sequence[object], tuples: bool = False) -> Result:
         """Run a planned query (see ``query``); with ``tuples`` (a statement run for its
         caller, not for a handler), one that reads no table or Python object and has plain
-        column types is fetched by DuckDB itself (``icesql.engine_rows``: no Arrow)."""
+        column types is fetched by DuckDB itself (``icesql.engine.tuple_rows``: no Arrow)."""
         tuples = tuples and not (
             plan.scans or plan.metadata_views or plan.python_views or self.progress.active
         )
         cursor, taken = self._run(
             plan, params, lambda r: r.to_arrow_reader(BATCH_ROWS), tuples=tuples
         )
-        if isinstance(taken, engine_rows.DuckRows):
+        if isinstance(taken, tuple_rows.DuckRows):
             return Result(duck_rows=taken, duck_cursor=cursor)
         reader = self._wrapping_stream(taken, cursor, plan, params)
         scans = list(plan.scans.values())
-        target = plan.scans.get(plan.target_view) if plan.target_view is not None else None
-        result = Result(reader=reader, scans=scans, duck_cursor=cursor, target=target)
+        result = Result(reader=reader, scans=scans, duck_cursor=cursor, target=plan.target)
         if self.progress.active:  # before the cursor closes, progress stops asking it
             result.on_close.append(lambda: self.progress.forget(cursor))
         return result
@@ -422,169 +399,56 @@ class Engine(EngineChoice):
         return Result(reader=reader, scans=list(plan.scans.values()))
 
     def _plan_query(
-        self, statement: exp.Expr, params: Sequence[object], key: engine_cache.Key | None = None
-    ) -> _QueryPlan:
-        """Bind and plan ``statement``; with ``key`` (the text it was parsed from, see
-        ``icesql.engine_cache``), keep the plan for the next time the same text runs."""
-        binding = self._bind(statement, params)
-        filters = _push_filters(binding, params)
-        plan = self._plan(statement, binding, filters)
-        if key is not None and binding.keepable and binding.target_view is None:
-            plan.kept = self._keep(key, plan, binding, filters)
+        self, statement: exp.Expr, params: Sequence[object], key: plan_cache.Key | None = None
+    ) -> Planned:
+        """Bind and plan ``statement`` (``icesql.engine.pipeline``); with ``key`` (the text
+        it was parsed from, see ``icesql.engine.plan_cache``), keep the plan for the next
+        time the same text runs."""
+        plan = pipeline.plan_query(self, statement, params)
+        origin = plan.origin
+        assert origin is not None
+        if key is not None and origin.bound.keepable and plan.target_view is None:
+            plan = dataclasses.replace(plan, kept=self._keep(key, plan, origin))
         return plan
 
-    def _keep(
-        self,
-        key: engine_cache.Key,
-        plan: _QueryPlan,
-        binding: _Binding,
-        filters: dict[str, BooleanExpression],
-    ) -> engine_cache.KeptQuery:
+    def _keep(self, key: plan_cache.Key, plan: Planned, filtered: Filtered) -> plan_cache.KeptQuery:
+        bound = filtered.bound
         scans = [
-            engine_cache.KeptScan(
+            plan_cache.KeptScan(
                 b.view,
-                b.scan.table,
-                b.scan.version,
-                _used_columns(binding, b.view),
-                filters.get(b.view, tree.ALWAYS_TRUE),
+                b.table,
+                b.version,
+                filtered.used_columns(b.view),
+                filtered.row_filter(b.view),
             )
-            for b in binding.scans
+            for b in bound.scans
         ]
-        kept = engine_cache.KeptQuery(
+        kept = plan_cache.KeptQuery(
             plan.statement,
             scans,
-            binding.hidden,
-            plan.labels,
-            plan.sources,
-            {k: engine_cache.version_of(t) for k, t in binding.tables.items()},
-            dict(binding.lookups),
+            bound.hidden,
+            dict(plan.labels),
+            dict(plan.sources),
+            {k: plan_cache.version_of(t) for k, t in bound.tables.items()},
+            dict(bound.lookups),
         )
         self._kept.keep(key, kept)
         return kept
 
-    def _bind(self, statement: exp.Expr, params: Sequence[object]) -> _Binding:
-        """Resolve each table reference (catalog prefix, branch/tag suffix, time travel) to
-        a snapshot and replace it by a view (in place); then bind the query once over the
-        scanned views (qualified, and typed where Spark's rewrites read types)."""
-        name_select_items(statement)  # Spark's names for unaliased items, from the text as written
-        binding = _Binding()
-        exists = {
-            name: engine_cache.recording(binding.lookups, name, catalog.table_exists)
-            for name, catalog in self.catalogs.items()
-        }
-        refs = []
-        python_sources = {}
-        for node in table_nodes(statement):
-            try:
-                refs.append(
-                    resolve_reference(
-                        node, exists, self.catalog.name, self.default_namespace, params
-                    )
-                )
-            except NoSuchTableError:
-                source = self._python_source(node)
-                if source is None:
-                    raise
-                view = f"__icesql_python_{next(_view_ids)}"
-                binding.keepable = False
-                binding.python_views[view] = source.obj
-                python_sources[view] = source.table_source()
-                _replace_node(node, view, source.name)
-        drop_table_prefixes(statement, refs)
-        metrics_read = _reads_readable_metrics(statement)
-        tables: dict[tuple[str, tuple[str, ...]], Table] = {}
-        for ref in refs:
-            key = (ref.catalog, ref.identifier)
-            table = tables.get(key)
-            if table is None:
-                table = tables[key] = self.catalogs[ref.catalog].load_table(ref.identifier)
-            binding.tables[key] = table
-            if ref.travel.timestamp is not None:
-                binding.keepable = False  # its time may be an expression (now() - 1 hour)
-            version = self._version(ref, table, params)
-            view = f"__icesql_scan_{next(_view_ids)}"
-            if ref.metadata_table is not None:
-                binding.keepable = False
-                tables_ = metadata_tables.MetadataTables(
-                    table,
-                    version.snapshot,
-                    self.manifest_cache,
-                    time_travel=not ref.travel.is_current,
-                    readable_metrics=metrics_read,
-                )
-                binding.metadata_views[view] = tables_.build(ref.metadata_table)
-                _replace_with_view(ref, view, default_alias=ref.metadata_table)
-                continue
-            scan = table_scan.TableScan(table, version, cache=self.manifest_cache)
-            binding.scans.append(_BoundScan(ref, view, scan))
-            if ref.node.meta.get(DML_TARGET):
-                binding.target_view = view
-        for bound in binding.scans:
-            _replace_with_view(bound.ref, bound.view)
-        sources = {}
-        for bound in binding.scans:
-            types = {f.name: query_type_name(f.type) for f in bound.scan.read_schema.fields}
-            sources[bound.view] = TableSource(bound.scan.version.schema, types)
-        sources.update({v: s for v, s in python_sources.items() if s is not None})
-        binding.query = bind_query(statement, sources)
-        binding.sources = sources
-        return binding
-
-    def _python_source(self, node: exp.Table) -> PythonSource | None:
+    def python_source(self, node: exp.Table) -> PythonSource | None:
         """The Python object an unqualified name without time travel stands for, if any."""
         if len(node.parts) != 1 or node.args.get("version") is not None:
             return None
         return self._python.lookup(node.parts[0].name)
 
-    def _plan(
-        self, statement: exp.Expr, binding: _Binding, filters: dict[str, BooleanExpression]
-    ) -> _QueryPlan:
-        """Each scan narrowed to the columns the query uses and to its pushed filter, and
-        planned now, so that planning errors surface here and not inside DuckDB's stream;
-        stars over scans with metadata columns leave those out."""
-        assert binding.query is not None
-        scans = {}
-        for bound in binding.scans:
-            scan = table_scan.TableScan(
-                bound.scan.table,
-                bound.scan.version,
-                _used_columns(binding, bound.view),
-                self.manifest_cache,
-                row_filter=filters.get(bound.view, tree.ALWAYS_TRUE),
-                metadata_columns=binding.hidden,
-                progress=self.progress,
-            )
-            self._planned(scan)
-            scans[bound.view] = scan
-        hidden = {
-            v: s.metadata_columns.names for v, s in scans.items() if s.metadata_columns is not None
-        }
-        hide_metadata_columns(statement, hidden)
-        labels = {bound.view: _scan_label(bound.ref) for bound in binding.scans}
-        return _QueryPlan(
-            statement,
-            scans,
-            binding.metadata_views,
-            binding.python_views,
-            labels,
-            binding.target_view,
-            binding.sources,
-        )
-
-    def _planned(self, scan: TableScan) -> None:
-        """Plan ``scan`` now (planning errors surface here), telling progress listeners."""
-        tasks = scan.tasks()
-        if self.progress.active:
-            self.progress.planned(len(tasks), sum(t.data_file.file_size_in_bytes for t in tasks))
-
     def _run(
         self,
-        plan: _QueryPlan,
+        plan: Planned,
         params: Sequence[object],
         take: Callable[[duckdb.DuckDBPyRelation], _T],
         explain: bool = False,
         tuples: bool = False,
-    ) -> tuple[duckdb.DuckDBPyConnection, _T | engine_rows.DuckRows]:
+    ) -> tuple[duckdb.DuckDBPyConnection, _T | tuple_rows.DuckRows]:
         """Hand the planned query to DuckDB on a cursor of its own, the scans registered,
         and ``take`` what the caller needs of the relation (DuckDB's errors translated);
         with ``tuples``, rows of plain types are executed on the cursor for DuckDB to fetch
@@ -613,7 +477,7 @@ class Engine(EngineChoice):
                         sources[view] = source
                         if self.progress.active and not explain:
                             self.progress.duck_read(cursor, *_native_size(scan))
-                plan.duck_sources = sources
+                plan.duck_sources.update(sources)
                 sql, values = _translated(plan, params, sources)
                 self._with_functions(sql)
                 if explain:
@@ -644,12 +508,12 @@ class Engine(EngineChoice):
         relation: duckdb.DuckDBPyRelation,
         sql: str,
         values: list[object],
-        plan: _QueryPlan,
+        plan: Planned,
         params: Sequence[object],
-    ) -> engine_rows.DuckRows | None:
+    ) -> tuple_rows.DuckRows | None:
         """The query executed on ``cursor`` for DuckDB to fetch as tuples, when every column
-        of ``relation`` is of a plain type (``icesql.engine_rows``); else None."""
-        description = engine_rows.plain_description(relation.description)
+        of ``relation`` is of a plain type (``icesql.engine.tuple_rows``); else None."""
+        description = tuple_rows.plain_description(relation.description)
         if description is None:
             return None
 
@@ -662,9 +526,9 @@ class Engine(EngineChoice):
             if not integer_overflow(e):
                 raise
             rerun()
-            if engine_rows.plain_description(cursor.description) != description:
+            if tuple_rows.plain_description(cursor.description) != description:
                 raise
-        return engine_rows.DuckRows(
+        return tuple_rows.DuckRows(
             cursor,
             description,
             rerun,
@@ -672,7 +536,7 @@ class Engine(EngineChoice):
             BATCH_ROWS,
         )
 
-    def _wrapping_sql(self, plan: _QueryPlan, params: Sequence[object]) -> tuple[str, list[object]]:
+    def _wrapping_sql(self, plan: Planned, params: Sequence[object]) -> tuple[str, list[object]]:
         """The DuckDB SQL of the planned query with Spark's wrapping integer arithmetic:
         DuckDB refused an overflow. Only this rerun types the integer operators
         (``icesql.sql.spark.overflow``), so queries that do not overflow pay nothing."""
@@ -685,7 +549,7 @@ class Engine(EngineChoice):
         return sql, list(values)
 
     def _wrapping_relation(
-        self, cursor: duckdb.DuckDBPyConnection, plan: _QueryPlan, params: Sequence[object]
+        self, cursor: duckdb.DuckDBPyConnection, plan: Planned, params: Sequence[object]
     ) -> duckdb.DuckDBPyRelation:
         """The planned query again, with wrapping integer arithmetic (``_wrapping_sql``);
         the scans read the same snapshot again."""
@@ -696,7 +560,7 @@ class Engine(EngineChoice):
         self,
         reader: pa.RecordBatchReader,
         cursor: duckdb.DuckDBPyConnection,
-        plan: _QueryPlan,
+        plan: Planned,
         params: Sequence[object],
     ) -> pa.RecordBatchReader:
         """``reader``, rerun with wrapping arithmetic when its first batch overflows (a
@@ -735,7 +599,9 @@ class Engine(EngineChoice):
 
         return pa.RecordBatchReader.from_batches(reader.schema, batches())
 
-    def _version(self, ref: TableReference, table: Table, params: Sequence[object]) -> ReadVersion:
+    def read_version(
+        self, ref: TableReference, table: Table, params: Sequence[object]
+    ) -> ReadVersion:
         """The snapshot and schema ``ref`` reads: its time travel, else the current state (the
         write-audit-publish branch, when the session names one: ``icesql.session.wap``)."""
         if ref.travel.is_current and ref.metadata_table is None:
@@ -786,21 +652,6 @@ def _session_statement(statement: exp.Expr) -> bool:
     return isinstance(statement, exp.Command) and str(statement.this).upper() in _SESSION_COMMANDS
 
 
-def _push_filters(binding: _Binding, params: Sequence[object]) -> dict[str, BooleanExpression]:
-    """Per scan view, the Iceberg filter that prunes its files (the SQL keeps its WHERE/ON:
-    DuckDB evaluates all of it)."""
-    assert binding.query is not None
-    if not binding.query.tables:  # a query of no table: Iceberg predicates stay unloaded
-        return {}
-    return pushed_filters(binding.query, params)
-
-
-def pushed_filters(bound: BoundQuery, params: Sequence[object]) -> dict[str, BooleanExpression]:
-    """``icesql.sql.predicates.pushed_filters``, loaded with the first query that scans (tests
-    replace this name to plan without pruning)."""
-    return predicates.pushed_filters(bound, params)
-
-
 def _register_scan(
     cursor: duckdb.DuckDBPyConnection,
     view: str,
@@ -821,7 +672,7 @@ def _register_scan(
     for name, relation in native.relations:
         cursor.register(name, relation)
     # the read_parquet SQL the scan built, kept as one leaf that is written out as it is:
-    # parsing it back into a tree would cost more than planning a small scan (6 ms for 4 files)
+    # parsing it back into a tree would cost more than planning a small scan
     source: exp.Expr = exp.Var(this=native.sql)
     if scan.streamed_tasks():
         stream = f"{view}_stream"
@@ -832,15 +683,8 @@ def _register_scan(
     return source
 
 
-def _used_columns(binding: _Binding, view: str) -> list[str] | None:
-    """The columns the query reads of a scan's view (None: all of them)."""
-    assert binding.query is not None
-    used = binding.query.tables[view].columns
-    return sorted(used) if used is not None else None
-
-
 def _translated(
-    plan: _QueryPlan, params: Sequence[object], sources: dict[str, exp.Expr]
+    plan: Planned, params: Sequence[object], sources: dict[str, exp.Expr]
 ) -> tuple[str, list[object]]:
     """The DuckDB SQL of the plan over ``sources``; a kept query's last translation when it
     read the same sources (the same files, so the same ``read_parquet`` calls)."""
@@ -887,33 +731,6 @@ def _plain_arrow(t: pa.DataType) -> bool:
 def _plan_text(relation: duckdb.DuckDBPyRelation) -> str:
     """DuckDB's plan, from the rows of an ``EXPLAIN``."""
     return "\n".join(str(row[-1]) for row in relation.fetchall())
-
-
-def _scan_label(ref: TableReference) -> str:
-    alias = ref.node.alias
-    return f"{ref.name} AS {alias}" if alias and alias != ref.identifier[-1] else ref.name
-
-
-def _reads_readable_metrics(statement: exp.Expr) -> bool:
-    """Whether a query may read the ``readable_metrics`` column of a metadata table: it
-    selects a ``*`` or names the column (building it decodes every bound of every file)."""
-    if any(not isinstance(star.parent, exp.Count) for star in statement.find_all(exp.Star)):
-        return True
-    return any(i.name.lower() == "readable_metrics" for i in statement.find_all(exp.Identifier))
-
-
-def _replace_with_view(ref: TableReference, view: str, default_alias: str | None = None) -> None:
-    node = ref.node
-    alias = node.args.get("alias")
-    if alias is None:
-        alias = exp.TableAlias(this=exp.to_identifier(default_alias or ref.identifier[-1]))
-    node.replace(exp.Table(this=exp.to_identifier(view), alias=alias))
-
-
-def _replace_node(node: exp.Table, view: str, name: str) -> None:
-    """Put ``view`` in place of a table node, which keeps answering to its alias or name."""
-    alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name))
-    node.replace(exp.Table(this=exp.to_identifier(view), alias=alias))
 
 
 def _statement_kind(statement: exp.Expr) -> str:

@@ -1,4 +1,4 @@
-"""Queries kept by their text (``icesql.engine_cache``): a repeated query is not parsed or
+"""Queries kept by their text (``icesql.engine.plan_cache``): a repeated query is not parsed or
 planned again, yet every change that could alter its answer is seen -- another connection's
 commit, a table dropped and created again at the same path, new parameter values, settings,
 a name that now means something else -- and its statement is never changed by a run."""
@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 import icesql
-from icesql import engine as engine_module
-from icesql import engine_cache
-from icesql.engine_cache import KeptQueries
+from icesql.engine import dispatch as engine_module
+from icesql.engine import plan_cache
+from icesql.engine.plan_cache import KeptQueries
 
 
 @pytest.fixture
@@ -77,10 +77,10 @@ def test_parameters_and_their_types_choose_the_plan(con):
     assert _rows(con, sql, [1]) == [(1,)]
     assert _rows(con, sql, [2]) == [(2,)]
     assert _rows(con, sql, [1]) == [(1,)]
-    assert engine_cache.query_key(sql, [1], "c", ("db",), ()) != engine_cache.query_key(
+    assert plan_cache.query_key(sql, [1], "c", ("db",), ()) != plan_cache.query_key(
         sql, [1.0], "c", ("db",), ()
     )
-    assert engine_cache.query_key(sql, [[1]], "c", ("db",), ()) is None  # not a plain value
+    assert plan_cache.query_key(sql, [[1]], "c", ("db",), ()) is None  # not a plain value
 
 
 def test_settings_and_the_current_namespace_are_part_of_the_key(con):
@@ -161,9 +161,9 @@ def test_queries_over_an_older_table_version_are_dropped(con):
 
 def test_kept_queries_are_bounded():
     kept = KeptQueries()
-    for i in range(engine_cache.KEPT_QUERIES + 5):
-        query = engine_cache.KeptQuery(None, [], [], {}, {}, {}, {})  # type: ignore[arg-type]
+    for i in range(plan_cache.KEPT_QUERIES + 5):
+        query = plan_cache.KeptQuery(None, [], [], {}, {}, {}, {})  # type: ignore[arg-type]
         kept.keep((str(i),), query)
-    assert len(kept.queries) == engine_cache.KEPT_QUERIES
+    assert len(kept.queries) == plan_cache.KEPT_QUERIES
     assert kept.get(("0",)) is None
-    assert kept.get((str(engine_cache.KEPT_QUERIES + 4),)) is not None
+    assert kept.get((str(plan_cache.KEPT_QUERIES + 4),)) is not None

@@ -69,8 +69,8 @@ class Binder(Protocol):
 
 @dataclass(frozen=True)
 class Parsed:
-    """One parsed query and its parameter values: what the pipeline starts from. Binding
-    takes the tree over (its tables are replaced by views in place)."""
+    """One parsed query and its parameter values: what the pipeline starts from (binding
+    works on a copy of the tree: the caller's is left as it was parsed)."""
 
     statement: exp.Expr
     params: tuple[object, ...]
@@ -110,10 +110,10 @@ class Bound:
 
 
 def bind(binder: Binder, parsed: Parsed) -> Bound:
-    """Resolve each table reference to a snapshot and replace it by a view (in place); then
-    bind the query once over the scanned views (qualified, and typed where Spark's rewrites
+    """Resolve each table reference to a snapshot and replace it by a view (in a copy of the
+    parsed tree); then bind the query once over the scanned views (qualified, and typed where Spark's rewrites
     read types)."""
-    statement, params = parsed.statement, parsed.params
+    statement, params = parsed.statement.copy(), parsed.params  # the parsed tree stays as it is
     name_select_items(statement)  # Spark's names for unaliased items, from the text as written
     lookups: dict[TableKey, bool] = {}
     exists = {

@@ -1,14 +1,17 @@
 """Statement dispatch: one parsed statement in, one result (an Arrow stream) out.
 
-A query runs in four steps, shared by EXPLAIN and (through ``Session.query``) by the
-row-level statements: bind (each Iceberg table reference resolved -- catalog prefix,
-branch/tag suffix, time travel -- to a snapshot and replaced by a view), push filters (per
-scan, the Iceberg filter that prunes its files), plan (each scan narrowed to the columns the
-query uses, and planned) and run: the files DuckDB reads itself go into the translated query
-tree as a subquery in place of the view, the rest reach DuckDB as a registered Arrow stream,
-and DuckDB executes the rest of the query (a query of no table whose columns DuckDB fetches
-as tuples itself skips Arrow: ``icesql.engine.tuple_rows``). Any other statement goes to its
-handler in ``icesql.statements``, which sees the engine only as an ``icesql.session.Session``.
+A query runs through the stages of ``icesql.engine.pipeline``, shared by EXPLAIN and
+(through ``Session.query``) by the row-level statements: bind (each Iceberg table
+reference resolved -- catalog prefix, branch/tag suffix, time travel -- to a snapshot and
+replaced by a view), push filters (per scan, the Iceberg filter that prunes its files), plan
+(each scan narrowed to the columns the query uses, and planned), to_duckdb (the files DuckDB
+reads itself go into the query tree in place of the view, the rest reach DuckDB as a
+registered Arrow stream) and run (DuckDB executes the query). The plan cache
+(``plan_cache``) stands in for the first three when the same text runs again; the overflow
+rerun (``overflow``) and progress (``watch``) wrap the run, and the tuple fast path
+(``tuple_rows``) is what the run takes of a query of no table. Any other statement goes to
+its handler in ``icesql.statements``, which sees the engine only as an
+``icesql.session.Session``.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import dataclasses
 import functools
 import re
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
@@ -25,13 +28,14 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
 from icesql._lazy import lazy_module
-from icesql.engine import pipeline, plan_cache, startup, tuple_rows
+from icesql.engine import overflow, pipeline, plan_cache, run, startup, to_duckdb, tuple_rows
 from icesql.engine.bind import Parsed, bind
 from icesql.engine.placement import EngineChoice
-from icesql.engine.plan import Filtered, Planned, planned
+from icesql.engine.plan import Planned, replan
+from icesql.engine.run import BATCH_ROWS, Ran
 from icesql.engine.spark import SparkBackend
+from icesql.engine.watch import watched
 from icesql.errors import (
-    DataError,
     Error,
     NoSuchTableError,
     NotSupportedError,
@@ -40,7 +44,6 @@ from icesql.errors import (
 from icesql.progress import ProgressTracker
 from icesql.session import Result, Settings, StatementTables, read_branch, sandbox
 from icesql.session.memory import MemoryFit
-from icesql.sql.bound_query import bind_query
 from icesql.sql.dialect import (
     DIALECT,
     QUERY_TYPES,
@@ -53,14 +56,8 @@ from icesql.sql.python_sources import PythonScope, PythonSource, is_table_like, 
 from icesql.sql.spark.functions import DECIMAL_DIVIDE, register_functions
 from icesql.sql.tables import TableReference, resolve_reference
 from icesql.sql.translate import (
-    KEEP_SUMS_AS_WRITTEN,
-    clean_duckdb_message,
     duckdb_errors,
-    integer_overflow,
-    mark_int_parameters,
-    sums_arithmetic,
     to_duckdb_sql,
-    wrapping_integers,
 )
 from icesql.statements import statement_handler
 
@@ -71,7 +68,6 @@ if TYPE_CHECKING:
     from icesql.catalog.table import Table
     from icesql.scan import explain, planner, table_scan, time_travel
     from icesql.scan.planner import ManifestCache
-    from icesql.scan.table_scan import TableScan
     from icesql.scan.time_travel import ReadVersion
 else:  # the read path loads with the first table a statement names (icesql._lazy)
     pa = lazy_module("pyarrow")  # and Arrow with the first result read as a stream
@@ -80,12 +76,9 @@ else:  # the read path loads with the first table a statement names (icesql._laz
     table_scan = lazy_module("icesql.scan.table_scan")
     time_travel = lazy_module("icesql.scan.time_travel")
 
-# How far DuckDB's pipelines run ahead of the rows fetched (a per-connection setting; DuckDB's
-# default lets it read many files before the first row): a small buffer keeps fetchone lazy,
-# and fetching a large result whole is no slower for it.
-STREAMING_BUFFER = "1MB"
-BATCH_ROWS = 64 * 1024  # rows per batch of a query's Arrow stream
 _T = TypeVar("_T")
+# how a query is tried on its cursor: progress reported around the overflow rerun
+_ATTEMPT: run.Attempt[Any] = watched(overflow.rerun(run.attempt))
 
 
 class Engine(EngineChoice):
@@ -141,7 +134,7 @@ class Engine(EngineChoice):
         loaded is kept from one call to the next."""
         return self._tables if self._tables is not None else StatementTables()
 
-    def _with_functions(self, sql: str) -> None:
+    def with_functions(self, sql: str) -> None:
         """Register icesql's Python functions (``icesql.sql.spark.functions``) before the first
         SQL that calls one: DuckDB's Arrow functions load pyarrow and numpy, which a
         connection whose statements call none never needs."""
@@ -259,20 +252,7 @@ class Engine(EngineChoice):
         if not kept.still_holds(self.catalogs):
             self._kept.drop(key)
             return None
-        scans = {}
-        for s in kept.scans:
-            scan = table_scan.TableScan(
-                s.table,
-                s.version,
-                s.columns,
-                self.manifest_cache,
-                row_filter=s.row_filter,
-                metadata_columns=kept.hidden,
-                progress=self.progress,
-            )
-            planned(self.progress, scan)
-            scans[s.view] = scan
-        return Planned(kept.statement, scans, {}, {}, kept.labels, None, kept.sources, kept=kept)
+        return replan(self, kept)
 
     def execute_chosen(
         self, statement: exp.Expr, sql: str | None = None, params: Sequence[object] = ()
@@ -297,7 +277,7 @@ class Engine(EngineChoice):
             return handler(self, statement, params)
         raise NotSupportedError(f"{_statement_kind(statement)} statements are not supported yet")
 
-    # -- queries: bind -> push filters -> plan -> run -------------------------------------
+    # -- queries: bind -> push filters -> plan -> to_duckdb -> run --------------------------
     def query(self, statement: exp.Expr, params: Sequence[object]) -> Result:
         """Run a query: its rows as an Arrow stream, and ``target`` the scan of the table
         node marked ``DML_TARGET`` (the table a row-level statement changes), if any."""
@@ -325,11 +305,11 @@ class Engine(EngineChoice):
                 cursor.register(
                     bound.view, pa.RecordBatchReader.from_batches(scan.arrow_schema, [])
                 )
-            hide_metadata_columns(statement, hidden)
+            bound = hide_metadata_columns(binding.statement, hidden)  # bind's own copy
             for view, obj in {**binding.metadata_views, **binding.python_views}.items():
                 cursor.register(view, obj)
-            sql, values = to_duckdb_sql(statement, params)
-            self._with_functions(sql)
+            sql, values = to_duckdb_sql(bound, params)
+            self.with_functions(sql)
             with duckdb_errors([]):
                 relation = cursor.sql(sql, params=values) if values else cursor.sql(sql)
                 return list(relation.columns)
@@ -374,14 +354,18 @@ class Engine(EngineChoice):
         tuples = tuples and not (
             plan.scans or plan.metadata_views or plan.python_views or self.progress.active
         )
-        cursor, taken = self._run(
-            plan, params, lambda r: r.to_arrow_reader(BATCH_ROWS), tuples=tuples
-        )
+
+        def take(ran: Ran) -> tuple_rows.DuckRows | pa.RecordBatchReader:
+            rows = tuple_rows.take_rows(self, ran) if tuples else None
+            if rows is not None:
+                return rows
+            return overflow.stream(self, ran, ran.relation.to_arrow_reader(BATCH_ROWS))
+
+        cursor, taken = self._run(plan, params, take, _ATTEMPT)
         if isinstance(taken, tuple_rows.DuckRows):
             return Result(duck_rows=taken, duck_cursor=cursor)
-        reader = self._wrapping_stream(taken, cursor, plan, params)
         scans = list(plan.scans.values())
-        result = Result(reader=reader, scans=scans, duck_cursor=cursor, target=plan.target)
+        result = Result(reader=taken, scans=scans, duck_cursor=cursor, target=plan.target)
         if self.progress.active:  # before the cursor closes, progress stops asking it
             result.on_close.append(lambda: self.progress.forget(cursor))
         return result
@@ -390,13 +374,40 @@ class Engine(EngineChoice):
         """Plan a query without running it: the Iceberg scan plans and DuckDB's plan as one
         ``plan`` text."""
         plan = self._plan_query(statement, params)
-        cursor, duck_plan = self._run(plan, params, _plan_text, explain=True)
+        cursor, duck_plan = self._run(
+            plan, params, lambda ran: _plan_text(ran.relation), run.attempt, explain=True
+        )
         plan.release()
         cursor.close()
         text = explain.explain_scans([(plan.labels[v], scan) for v, scan in plan.scans.items()])
         text = f"{text}\n\n== DuckDB plan ==\n{duck_plan}".lstrip()
         reader = pa.table({"plan": [text]}).to_reader()
         return Result(reader=reader, scans=list(plan.scans.values()))
+
+    def _run(
+        self,
+        plan: Planned,
+        params: Sequence[object],
+        take: run.Take[_T],
+        tried: run.Attempt[_T],
+        explain: bool = False,
+    ) -> tuple[duckdb.DuckDBPyConnection, _T]:
+        """The last stages: ``plan`` translated (``icesql.engine.to_duckdb``) and run
+        (``icesql.engine.run``); on failure the plan's scans are released."""
+        try:
+            translated = to_duckdb.to_duckdb(self, plan, tuple(params), explain=explain)
+            return run.run(self, translated, take, tried)
+        except Error:
+            plan.release()
+            raise
+
+    def duck_cursor(self) -> duckdb.DuckDBPyConnection:
+        """A new cursor of the database, which ``interrupt`` reaches, under the memory limit
+        that fits now."""
+        self._memory.apply(self.duck)
+        cursor = self.duck.cursor()
+        self._cursors.add(cursor)
+        return cursor
 
     def _plan_query(
         self, statement: exp.Expr, params: Sequence[object], key: plan_cache.Key | None = None
@@ -408,196 +419,16 @@ class Engine(EngineChoice):
         origin = plan.origin
         assert origin is not None
         if key is not None and origin.bound.keepable and plan.target_view is None:
-            plan = dataclasses.replace(plan, kept=self._keep(key, plan, origin))
+            kept = plan_cache.kept_query(plan, origin)
+            self._kept.keep(key, kept)
+            plan = dataclasses.replace(plan, kept=kept)
         return plan
-
-    def _keep(self, key: plan_cache.Key, plan: Planned, filtered: Filtered) -> plan_cache.KeptQuery:
-        bound = filtered.bound
-        scans = [
-            plan_cache.KeptScan(
-                b.view,
-                b.table,
-                b.version,
-                filtered.used_columns(b.view),
-                filtered.row_filter(b.view),
-            )
-            for b in bound.scans
-        ]
-        kept = plan_cache.KeptQuery(
-            plan.statement,
-            scans,
-            bound.hidden,
-            dict(plan.labels),
-            dict(plan.sources),
-            {k: plan_cache.version_of(t) for k, t in bound.tables.items()},
-            dict(bound.lookups),
-        )
-        self._kept.keep(key, kept)
-        return kept
 
     def python_source(self, node: exp.Table) -> PythonSource | None:
         """The Python object an unqualified name without time travel stands for, if any."""
         if len(node.parts) != 1 or node.args.get("version") is not None:
             return None
         return self._python.lookup(node.parts[0].name)
-
-    def _run(
-        self,
-        plan: Planned,
-        params: Sequence[object],
-        take: Callable[[duckdb.DuckDBPyRelation], _T],
-        explain: bool = False,
-        tuples: bool = False,
-    ) -> tuple[duckdb.DuckDBPyConnection, _T | tuple_rows.DuckRows]:
-        """Hand the planned query to DuckDB on a cursor of its own, the scans registered,
-        and ``take`` what the caller needs of the relation (DuckDB's errors translated);
-        with ``tuples``, rows of plain types are executed on the cursor for DuckDB to fetch
-        (``_duck_rows``). On failure the scans are released and the cursor closed."""
-        self._memory.apply(self.duck)
-        cursor = self.duck.cursor()
-        self._cursors.add(cursor)
-        cursor.execute(f"SET streaming_buffer_size = '{STREAMING_BUFFER}'")
-        if sums_arithmetic(plan.statement):
-            cursor.execute(KEEP_SUMS_AS_WRITTEN)
-        if self.progress.active and not explain:  # DuckDB tracks its progress on request
-            cursor.execute("SET enable_progress_bar = true")
-            cursor.execute("SET enable_progress_bar_print = false")
-        try:
-            for view, arrow_table in plan.metadata_views.items():
-                cursor.register(view, arrow_table)
-            for view, obj in plan.python_views.items():
-                cursor.register(view, obj)
-            with duckdb_errors(list(plan.scans.values())):
-                sources = {}
-                for view, scan in plan.scans.items():
-                    source = _register_scan(
-                        cursor, view, scan, self.settings.native_parquet, self.duck_roots
-                    )
-                    if source is not None:
-                        sources[view] = source
-                        if self.progress.active and not explain:
-                            self.progress.duck_read(cursor, *_native_size(scan))
-                plan.duck_sources.update(sources)
-                sql, values = _translated(plan, params, sources)
-                self._with_functions(sql)
-                if explain:
-                    sql = "EXPLAIN " + sql
-                try:
-                    relation = cursor.sql(sql, params=values) if values else cursor.sql(sql)
-                    if not explain:  # bound: the keep-masks built while it bound are handed
-                        for scan in plan.scans.values():  # over whole (``KeepMask.settle``)
-                            scan.settle()
-                    if tuples:
-                        rows = self._duck_rows(cursor, relation, sql, values, plan, params)
-                        if rows is not None:
-                            return cursor, rows
-                    return cursor, take(relation)
-                except duckdb.Error as e:
-                    if explain or not integer_overflow(e):
-                        raise
-                return cursor, take(self._wrapping_relation(cursor, plan, params))
-        except Error:
-            plan.release()
-            self.progress.forget(cursor)
-            cursor.close()
-            raise
-
-    def _duck_rows(
-        self,
-        cursor: duckdb.DuckDBPyConnection,
-        relation: duckdb.DuckDBPyRelation,
-        sql: str,
-        values: list[object],
-        plan: Planned,
-        params: Sequence[object],
-    ) -> tuple_rows.DuckRows | None:
-        """The query executed on ``cursor`` for DuckDB to fetch as tuples, when every column
-        of ``relation`` is of a plain type (``icesql.engine.tuple_rows``); else None."""
-        description = tuple_rows.plain_description(relation.description)
-        if description is None:
-            return None
-
-        def rerun() -> None:
-            cursor.execute(*self._wrapping_sql(plan, params))
-
-        try:
-            cursor.execute(sql, values)
-        except duckdb.Error as e:
-            if not integer_overflow(e):
-                raise
-            rerun()
-            if tuple_rows.plain_description(cursor.description) != description:
-                raise
-        return tuple_rows.DuckRows(
-            cursor,
-            description,
-            rerun,
-            lambda reader: self._wrapping_stream(reader, cursor, plan, params),
-            BATCH_ROWS,
-        )
-
-    def _wrapping_sql(self, plan: Planned, params: Sequence[object]) -> tuple[str, list[object]]:
-        """The DuckDB SQL of the planned query with Spark's wrapping integer arithmetic:
-        DuckDB refused an overflow. Only this rerun types the integer operators
-        (``icesql.sql.spark.overflow``), so queries that do not overflow pay nothing."""
-        statement = plan.statement.copy()  # a kept query's statement stays as it was planned
-        with wrapping_integers():
-            bind_query(statement, plan.sources)  # records the operands' types on the nodes
-            mark_int_parameters(statement, params)
-            sql, values = to_duckdb_sql(statement, params, plan.duck_sources)
-        self._with_functions(sql)
-        return sql, list(values)
-
-    def _wrapping_relation(
-        self, cursor: duckdb.DuckDBPyConnection, plan: Planned, params: Sequence[object]
-    ) -> duckdb.DuckDBPyRelation:
-        """The planned query again, with wrapping integer arithmetic (``_wrapping_sql``);
-        the scans read the same snapshot again."""
-        sql, values = self._wrapping_sql(plan, params)
-        return cursor.sql(sql, params=values) if values else cursor.sql(sql)
-
-    def _wrapping_stream(
-        self,
-        reader: pa.RecordBatchReader,
-        cursor: duckdb.DuckDBPyConnection,
-        plan: Planned,
-        params: Sequence[object],
-    ) -> pa.RecordBatchReader:
-        """``reader``, rerun with wrapping arithmetic when its first batch overflows (a
-        streamed projection fails only when it is read). Past the first batch rows have been
-        delivered, so a later overflow stays an error."""
-
-        def batches() -> Iterable[pa.RecordBatch]:
-            try:
-                first = reader.read_next_batch()
-            except StopIteration:
-                return
-            except (duckdb.Error, pa.ArrowException, OSError) as e:
-                if not integer_overflow(e):
-                    raise
-                with duckdb_errors(list(plan.scans.values())):
-                    again = self._wrapping_relation(cursor, plan, params).to_arrow_reader(
-                        BATCH_ROWS
-                    )
-                if again.schema != reader.schema:
-                    raise
-                first = None
-            if first is None:
-                yield from again
-                return
-            yield first
-            try:
-                yield from reader
-            except (duckdb.Error, pa.ArrowException, OSError) as e:
-                if not integer_overflow(e) or any(scan.error for scan in plan.scans.values()):
-                    raise
-                raise DataError(
-                    f"{clean_duckdb_message(str(e))} (Spark wraps integer overflow around; icesql"
-                    " reruns such a query with wrapping arithmetic only when the overflow comes"
-                    " before the first rows are returned: order the rows, or CAST to BIGINT)"
-                ) from None
-
-        return pa.RecordBatchReader.from_batches(reader.schema, batches())
 
     def read_version(
         self, ref: TableReference, table: Table, params: Sequence[object]
@@ -628,7 +459,7 @@ class Engine(EngineChoice):
         sql, values = to_duckdb_sql(
             exp.select(exp.func("epoch_ms", exp.cast(node.copy(), "TIMESTAMPTZ"))), params
         )
-        self._with_functions(sql)
+        self.with_functions(sql)
         cursor = self.duck.cursor()
         self._cursors.add(cursor)
         try:
@@ -650,62 +481,6 @@ def _session_statement(statement: exp.Expr) -> bool:
     if isinstance(statement, exp.Use):
         return True
     return isinstance(statement, exp.Command) and str(statement.this).upper() in _SESSION_COMMANDS
-
-
-def _register_scan(
-    cursor: duckdb.DuckDBPyConnection,
-    view: str,
-    scan: TableScan,
-    native_parquet: bool,
-    roots: tuple[str, ...],
-) -> exp.Expr | None:
-    """Register what DuckDB reads the scan's rows from: the files DuckDB reads itself with
-    ``read_parquet`` (unless ``native_parquet`` is off) unioned with the Arrow stream of the
-    rest. Returns that union, which the query reads in place of the view (a view would cost
-    DuckDB a second bind of it, which is most of the planning of a scan of many files); None
-    when the whole scan is registered as the view."""
-    readable = functools.partial(sandbox.under_roots, roots=roots)
-    native = scan.native_read(view, readable) if native_parquet else None
-    if native is None:
-        cursor.register(view, scan)
-        return None
-    for name, relation in native.relations:
-        cursor.register(name, relation)
-    # the read_parquet SQL the scan built, kept as one leaf that is written out as it is:
-    # parsing it back into a tree would cost more than planning a small scan
-    source: exp.Expr = exp.Var(this=native.sql)
-    if scan.streamed_tasks():
-        stream = f"{view}_stream"
-        cursor.register(stream, scan)
-        stream_table = exp.Table(this=exp.to_identifier(stream, quoted=True))
-        rest = exp.Select(expressions=[exp.Star()]).from_(stream_table, copy=False)
-        source = exp.union(source, rest, distinct=False, copy=False)
-    return source
-
-
-def _translated(
-    plan: Planned, params: Sequence[object], sources: dict[str, exp.Expr]
-) -> tuple[str, list[object]]:
-    """The DuckDB SQL of the plan over ``sources``; a kept query's last translation when it
-    read the same sources (the same files, so the same ``read_parquet`` calls)."""
-    kept = plan.kept
-    if kept is None:
-        return to_duckdb_sql(plan.statement, params, sources)
-    read = tuple(
-        (view, s.this if isinstance(s, exp.Var) else s.sql()) for view, s in sources.items()
-    )
-    if kept.translated is not None and kept.translated[0] == read:
-        return kept.translated[1], list(kept.translated[2])
-    sql, values = to_duckdb_sql(plan.statement, params, sources)
-    kept.translated = (read, sql, list(values))
-    return sql, values
-
-
-def _native_size(scan: TableScan) -> tuple[int, int]:
-    """How many planned files DuckDB reads itself for ``scan``, and their bytes."""
-    streamed = {id(t) for t in scan.streamed_tasks()}
-    native = [t for t in scan.tasks() if id(t) not in streamed]
-    return len(native), sum(t.data_file.file_size_in_bytes for t in native)
 
 
 def _plain_arrow(t: pa.DataType) -> bool:

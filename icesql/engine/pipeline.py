@@ -3,8 +3,10 @@ to the next, and the one driver that runs them (as sqlglot's optimizer runs its 
 
 ``Parsed`` -> bind -> ``Bound`` -> push_filters -> ``Filtered`` -> plan -> ``Planned``;
 each stage takes the connection (what it may ask of it: ``bind.Binder``, ``plan.Planner``)
-and the value the stage before made. The run step (``icesql.engine.dispatch``) hands the
-``Planned`` query to DuckDB.
+and the value the stage before made. The last two stages need what only the caller knows
+(an EXPLAIN, what it takes of the rows): ``icesql.engine.dispatch`` runs them,
+``Planned`` -> to_duckdb (``icesql.engine.to_duckdb``) -> ``Translated`` -> run
+(``icesql.engine.run``), with the overflow rerun and progress as wrappers of the run.
 """
 
 from __future__ import annotations

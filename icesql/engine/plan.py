@@ -18,7 +18,6 @@ from sqlglot import exp
 from icesql._lazy import lazy_module
 from icesql.engine.bind import Bound
 from icesql.sql.bound_query import BoundQuery, TableSource
-from icesql.sql.hidden_columns import hide_metadata_columns
 from icesql.sql.tables import TableReference
 
 if TYPE_CHECKING:
@@ -37,7 +36,16 @@ else:  # the read path loads with the first query that scans a table (icesql._la
     tree = lazy_module("icesql.expressions.tree")
     predicates = lazy_module("icesql.sql.predicates")
 
-__all__ = ["Filtered", "Planned", "Planner", "plan", "planned", "push_filters", "pushed_filters"]
+__all__ = [
+    "Filtered",
+    "Planned",
+    "Planner",
+    "plan",
+    "planned",
+    "push_filters",
+    "pushed_filters",
+    "replan",
+]
 
 
 class Planner(Protocol):
@@ -69,7 +77,7 @@ class Filtered:
 class Planned:
     """A bound query whose scans are planned: what the run stage hands to DuckDB."""
 
-    statement: exp.Expr  # tables replaced by views, metadata columns hidden from stars
+    statement: exp.Expr  # tables replaced by views
     scans: Mapping[str, TableScan]  # by view, in query order
     metadata_views: Mapping[str, pa.Table]
     python_views: Mapping[str, Any]  # Python objects DuckDB scans (icesql.sql.python_sources)
@@ -78,8 +86,8 @@ class Planned:
     sources: Mapping[str, TableSource]  # what binding typed from
     origin: Filtered | None = None  # what it was planned from (None: from a kept query)
     kept: KeptQuery | None = None  # the kept query this plan was made from, or is kept as
-    # what DuckDB reads per view, filled in by the run stage (the overflow rerun reads it)
-    duck_sources: dict[str, exp.Expr] = field(default_factory=dict)
+    # by view: the metadata columns stars leave out (icesql.sql.hidden_columns)
+    hidden: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
     @property
     def target(self) -> TableScan | None:
@@ -121,10 +129,6 @@ def plan(planner: Planner, filtered: Filtered) -> Planned:
         )
         planned(planner.progress, scan)
         scans[b.view] = scan
-    hidden = {
-        v: s.metadata_columns.names for v, s in scans.items() if s.metadata_columns is not None
-    }
-    hide_metadata_columns(bound.statement, hidden)
     return Planned(
         bound.statement,
         scans,
@@ -134,7 +138,42 @@ def plan(planner: Planner, filtered: Filtered) -> Planned:
         bound.target_view,
         bound.sources,
         filtered,
+        hidden=_hidden(scans),
     )
+
+
+def replan(planner: Planner, kept: KeptQuery) -> Planned:
+    """The plan of a kept query (``icesql.engine.plan_cache``), its scans made afresh over
+    the versions it was bound to: their files are planned again (a manifest already read
+    comes from the connection's cache)."""
+    scans = {}
+    for s in kept.scans:
+        scan = table_scan.TableScan(
+            s.table,
+            s.version,
+            s.columns,
+            planner.manifest_cache,
+            row_filter=s.row_filter,
+            metadata_columns=kept.hidden,
+            progress=planner.progress,
+        )
+        planned(planner.progress, scan)
+        scans[s.view] = scan
+    return Planned(
+        kept.statement,
+        scans,
+        {},
+        {},
+        kept.labels,
+        None,
+        kept.sources,
+        kept=kept,
+        hidden=_hidden(scans),
+    )
+
+
+def _hidden(scans: Mapping[str, TableScan]) -> dict[str, Sequence[str]]:
+    return {v: s.metadata_columns.names for v, s in scans.items() if s.metadata_columns is not None}
 
 
 def planned(progress: ProgressTracker, scan: TableScan) -> None:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from icesql.catalog.base import Catalog
     from icesql.catalog.table import Table
+    from icesql.engine.plan import Filtered, Planned
     from icesql.expressions.tree import BooleanExpression
     from icesql.scan.time_travel import ReadVersion
     from icesql.sql.bound_query import TableSource
@@ -82,7 +83,7 @@ class KeptScan:
 class KeptQuery:
     """A bound, planned query and what it depended on."""
 
-    statement: exp.Expr  # bound, views in place, metadata columns hidden (never changed)
+    statement: exp.Expr  # bound, views in place (never changed)
     scans: list[KeptScan]
     hidden: list[str]  # metadata columns the query names
     labels: dict[str, str]
@@ -90,7 +91,7 @@ class KeptQuery:
     tables: dict[TableKey, tuple[str, str | None, int]]  # location, uuid, last-updated-ms
     lookups: dict[TableKey, bool]  # table_exists answers that resolved the names
     # the last translation: (what DuckDB read per view, SQL, values)
-    translated: tuple[tuple[tuple[str, str], ...], str, list[object]] | None = None
+    translated: tuple[tuple[tuple[str, object], ...], str, list[object]] | None = None
 
     def still_holds(self, catalogs: dict[str, Catalog]) -> bool:
         """Whether every table is still at the same metadata and every name lookup answers
@@ -110,6 +111,41 @@ class KeptQuery:
             if catalogs[catalog].table_exists(identifier) != found:
                 return False
         return True
+
+
+def kept_query(planned: Planned, filtered: Filtered) -> KeptQuery:
+    """What to keep of a query planned from ``filtered``, to plan it again."""
+    bound = filtered.bound
+    scans = [
+        KeptScan(
+            b.view, b.table, b.version, filtered.used_columns(b.view), filtered.row_filter(b.view)
+        )
+        for b in bound.scans
+    ]
+    return KeptQuery(
+        planned.statement,
+        scans,
+        bound.hidden,
+        dict(planned.labels),
+        dict(planned.sources),
+        {k: version_of(t) for k, t in bound.tables.items()},
+        dict(bound.lookups),
+    )
+
+
+def kept_translation(
+    kept: KeptQuery,
+    read: tuple[tuple[str, object], ...],
+    translate: Callable[[], tuple[str, list[object]]],
+) -> tuple[str, list[object]]:
+    """The kept query's last translation when it read the same sources (``read``: per view,
+    the key of what DuckDB read: the same files, so the same ``read_parquet`` calls), else
+    ``translate()``, kept as the last one."""
+    if kept.translated is not None and kept.translated[0] == read:
+        return kept.translated[1], list(kept.translated[2])
+    sql, values = translate()
+    kept.translated = (read, sql, list(values))
+    return sql, values
 
 
 def version_of(table: Table) -> tuple[str, str | None, int]:

@@ -16,13 +16,15 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
+from icesql.engine import overflow
+from icesql.engine.run import BATCH_ROWS, Ran, Runner
 from icesql.errors import DataError
 from icesql.sql.translate import clean_duckdb_message, duckdb_errors, integer_overflow
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["DuckRows", "plain_description"]
+__all__ = ["DuckRows", "plain_description", "take_rows"]
 
 # DuckDB type id -> the type code Cursor.description reports for the Arrow type DuckDB
 # exports it as (icesql.dbapi_types.type_code); DECIMAL is handled apart. Left out, so read
@@ -67,7 +69,7 @@ class DuckRows:
     """The rows of a query executed on ``cursor`` (``description``: its plain description),
     fetched as tuples. ``rerun`` executes the query again on ``cursor`` with Spark's wrapping
     integer arithmetic, for an overflow raised before the first rows (as
-    ``Engine._wrapping_stream`` does for a stream); ``arrow`` does the same for the Arrow
+    ``icesql.engine.overflow.stream`` does for a stream); ``arrow`` does the same for the Arrow
     stream of a result no row of which was fetched yet."""
 
     def __init__(
@@ -96,12 +98,7 @@ class DuckRows:
                 if not integer_overflow(e):
                     raise
                 if self._started:
-                    raise DataError(
-                        f"{clean_duckdb_message(str(e))} (Spark wraps integer overflow around;"
-                        " icesql reruns such a query with wrapping arithmetic only when the"
-                        " overflow comes before the first rows are returned: order the rows,"
-                        " or CAST to BIGINT)"
-                    ) from None
+                    raise DataError(f"{clean_duckdb_message(str(e))} {overflow.TOO_LATE}") from None
                 self._rerun()
                 if plain_description(self.cursor.description) != self.description:
                     raise
@@ -119,3 +116,23 @@ class DuckRows:
             with duckdb_errors([]):
                 reader = self.cursor.to_arrow_reader(self._batch_rows)
         return reader if self._started else self._arrow(reader)
+
+
+def take_rows(runner: Runner, ran: Ran) -> DuckRows | None:
+    """The bound query executed on its cursor for DuckDB to fetch as tuples, when every
+    column is of a plain type; else None (its rows are read through Arrow). An overflow while
+    it executes reaches the run's overflow rerun (``icesql.engine.overflow.rerun``)."""
+    description = plain_description(ran.relation.description)
+    if description is None:
+        return None
+    cursor, translated = ran.cursor, ran.translated
+    cursor.execute(translated.sql, list(translated.values))
+
+    def rerun() -> None:
+        again = overflow.wrapping(translated)
+        runner.with_functions(again.sql)
+        cursor.execute(again.sql, list(again.values))
+
+    return DuckRows(
+        cursor, description, rerun, lambda reader: overflow.stream(runner, ran, reader), BATCH_ROWS
+    )

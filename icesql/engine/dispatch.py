@@ -305,10 +305,10 @@ class Engine(EngineChoice):
                 cursor.register(
                     bound.view, pa.RecordBatchReader.from_batches(scan.arrow_schema, [])
                 )
-            bound = hide_metadata_columns(binding.statement, hidden)  # bind's own copy
+            columns = hide_metadata_columns(binding.statement, hidden)  # bind's own copy
             for view, obj in {**binding.metadata_views, **binding.python_views}.items():
                 cursor.register(view, obj)
-            sql, values = to_duckdb_sql(bound, params)
+            sql, values = to_duckdb_sql(columns, params)
             self.with_functions(sql)
             with duckdb_errors([]):
                 relation = cursor.sql(sql, params=values) if values else cursor.sql(sql)

@@ -411,9 +411,9 @@ class CreateOrReplaceRef(_RefAction):
     def create(self) -> bool:
         return bool(self.args.get("create"))
 
-    # the OR REPLACE flag; it shadows sqlglot's Expr.replace(), which this node never needs
     @property
-    def replace(self) -> bool:  # type: ignore[override]
+    def or_replace(self) -> bool:
+        """The OR REPLACE flag (not ``replace``: that is sqlglot's ``Expr.replace()``)."""
         return bool(self.args.get("replace"))
 
     @property

@@ -50,14 +50,14 @@ def _create_or_replace(catalog: Catalog, table: Table, action: nodes.CreateOrRep
     snapshot_id = action.snapshot_id
     if snapshot_id is None and current is not None:
         snapshot_id = current.snapshot_id
-    if snapshot_id is None and (kind == "tag" or action.replace and existing is not None):
+    if snapshot_id is None and (kind == "tag" or action.or_replace and existing is not None):
         raise ProgrammingError(
             f"Cannot complete {'create or replace' if kind == 'tag' else 'replace'} {kind}"
             f" operation on {table.name}, main has no snapshot"
         )
     if snapshot_id is not None and md.snapshot_by_id(snapshot_id) is None:
         raise ProgrammingError(f"Cannot set {name} to unknown snapshot: {snapshot_id}")
-    if action.replace and (existing is not None or not action.create):
+    if action.or_replace and (existing is not None or not action.create):
         if existing is None:
             raise ProgrammingError(f"{kind.capitalize()} does not exist: {name}")
         if existing.type != kind:

@@ -74,7 +74,11 @@ class RestCatalog(Catalog):
         props = {k: str(v) for k, v in (properties or {}).items()}
         self._http = RestHttp(uri, props, name)
         query = {"warehouse": warehouse} if warehouse else None
-        config = self._ok(self._call("GET", "/v1/config", query), "read the catalog's config")
+        try:
+            config = self._ok(self._call("GET", "/v1/config", query), "read the catalog's config")
+        except BaseException:  # refused (a wrong token): no catalog to close it later
+            self._http.close()
+            raise
         self.properties = {
             **(config.get("defaults") or {}),
             **props,
@@ -88,6 +92,7 @@ class RestCatalog(Catalog):
         self.io = FileIO(storage_options, self.properties)
 
     def close(self) -> None:
+        """Close the HTTP connections the catalog keeps alive (every thread's)."""
         self._http.close()
 
     # -- plumbing -------------------------------------------------------------------------

@@ -52,6 +52,10 @@ class RestHttp:
         self._timeout = float(properties.get("rest.timeout-s", DEFAULT_TIMEOUT_S))
         self._local = threading.local()
         self._lock = threading.Lock()
+        # every thread's kept connection, so close() closes them all, not only the caller's
+        # (a lock of its own: _lock is held while a token is fetched, over a connection)
+        self._kept: set[http.client.HTTPConnection] = set()
+        self._kept_lock = threading.Lock()
         self._headers = {
             "Content-Type": "application/json",
             "Accept": "application/json",
@@ -158,8 +162,9 @@ class RestHttp:
                 # killed mid-response): the request may have been applied, as for a lost answer
                 self._drop_connection()
                 raise ConnectionError(f"{method} {url}: incomplete answer: {e!r}") from e
-            if not same_server:
-                con.close()
+            finally:
+                if not same_server:  # a token endpoint elsewhere: a connection per request
+                    con.close()
             self._local.reused = True
             text = payload.decode("utf-8", "replace") if payload else ""
             try:
@@ -171,10 +176,12 @@ class RestHttp:
 
     def _connection(self) -> http.client.HTTPConnection:
         con = getattr(self._local, "connection", None)
-        if con is None:
-            con = self._new_connection(urllib.parse.urlsplit(self.uri))
-            self._local.connection = con
-            self._local.reused = False
+        with self._kept_lock:
+            if con is None or con not in self._kept:  # none yet, or closed by close()
+                con = self._new_connection(urllib.parse.urlsplit(self.uri))
+                self._local.connection = con
+                self._local.reused = False
+                self._kept.add(con)
         return con
 
     def _new_connection(self, parsed: urllib.parse.SplitResult) -> http.client.HTTPConnection:
@@ -191,10 +198,23 @@ class RestHttp:
         con = getattr(self._local, "connection", None)
         if con is not None:
             con.close()
+            with self._kept_lock:
+                self._kept.discard(con)
         self._local.connection = None
 
     def close(self) -> None:
-        self._drop_connection()
+        """Close the connection every thread keeps to the server. The client stays usable:
+        a later request opens a new one."""
+        with self._kept_lock:
+            kept, self._kept = self._kept, set()
+        for con in kept:
+            con.close()
+
+    def __enter__(self) -> RestHttp:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def error_message(body: Any) -> str:

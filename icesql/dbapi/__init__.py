@@ -695,14 +695,23 @@ def connect(
         | {n: p for n, p in sources.configs.items() if n != chosen},
         storage_options,
     )
-    connection = Connection(built[0], built[1:])
-    raw_conf = spark_conf
-    if raw_conf is not None and not isinstance(raw_conf, Mapping):
-        raw_conf = read_spark_defaults(raw_conf)
-    connection.engine.spark = SparkBackend(spark, sources.configs, raw_conf)
-    connection.engine.settings.set_default(ENGINE, choice)
-    if in_kernel():  # a notebook: long statements show their progress under the cell
-        connection.add_progress_listener(NotebookProgress())
+    try:
+        connection = Connection(built[0], built[1:])
+    except BaseException:  # no connection to close them later
+        for made in built:
+            made.close()
+        raise
+    try:
+        raw_conf = spark_conf
+        if raw_conf is not None and not isinstance(raw_conf, Mapping):
+            raw_conf = read_spark_defaults(raw_conf)
+        connection.engine.spark = SparkBackend(spark, sources.configs, raw_conf)
+        connection.engine.settings.set_default(ENGINE, choice)
+        if in_kernel():  # a notebook: long statements show their progress under the cell
+            connection.add_progress_listener(NotebookProgress())
+    except BaseException:  # its catalogs' connections (a REST catalog's) are closed
+        connection.close()
+        raise
     if preload:  # see above: what ``import icesql`` loaded before it loaded lazily
         import pyarrow  # noqa: F401
 

@@ -84,7 +84,22 @@ class _Preview:
 
 
 class Relation:
-    """A query that runs when it is read (module docstring). Made by ``Connection.sql``."""
+    """A query that runs when it is read (module docstring). Made by ``Connection.sql``.
+
+    Each way of reading it runs the query again, so it shows the table as it is then; the
+    fetch methods share one run.
+
+    >>> import tempfile
+    >>> import icesql
+    >>> with tempfile.TemporaryDirectory() as warehouse, icesql.connect(warehouse) as con:
+    ...     _ = con.execute("CREATE TABLE db.t (id bigint) USING iceberg")
+    ...     rel = con.sql("SELECT count(*) AS n FROM db.t")
+    ...     rel.fetchall()
+    ...     _ = con.execute("INSERT INTO db.t VALUES (1), (2)")
+    ...     rel.fetchall()
+    [(0,)]
+    [(2,)]
+    """
 
     def __init__(
         self,
@@ -106,7 +121,14 @@ class Relation:
 
     @property
     def query(self) -> str:
-        """The SQL text the relation runs."""
+        """The SQL text the relation runs, as given to ``Connection.sql``.
+
+        >>> import tempfile
+        >>> import icesql
+        >>> with tempfile.TemporaryDirectory() as warehouse, icesql.connect(warehouse) as con:
+        ...     con.sql("SELECT 1 AS one").query
+        'SELECT 1 AS one'
+        """
         return self._query
 
     # -- running ---------------------------------------------------------------------------
@@ -137,27 +159,93 @@ class Relation:
 
     # -- results -----------------------------------------------------------------------------
     def arrow(self) -> pa.Table:
-        """All rows as a ``pyarrow.Table`` (a new run of the query)."""
+        """All rows as one ``pyarrow.Table``, Iceberg's types kept as Arrow's;
+        ``fetch_arrow_table`` is the same, under the cursor's name for it.
+
+        Returns:
+            Every row of a new run of the query (the fetch methods' run is left as it is).
+
+        >>> import tempfile
+        >>> import icesql
+        >>> with tempfile.TemporaryDirectory() as warehouse, icesql.connect(warehouse) as con:
+        ...     table = con.sql("SELECT id, 'n' || id AS name FROM range(3) t(id)").arrow()
+        ...     table.num_rows, table.schema.names
+        (3, ['id', 'name'])
+        """
         with self._cursor() as cursor:
             return cursor.fetch_arrow_table()
 
     fetch_arrow_table = arrow
 
     def df(self) -> Any:
-        """All rows as a pandas DataFrame with Arrow-backed dtypes (``icesql[pandas]``)."""
+        """All rows as a pandas DataFrame (the extra ``icesql[pandas]``).
+
+        Columns get Arrow-backed dtypes, so every column keeps its type: integers with NULLs
+        stay integers, decimals stay exact (``icesql.dbapi_frames``).
+
+        Returns:
+            A ``pandas.DataFrame`` of every row of a new run of the query.
+
+        Raises:
+            ImportError: pandas is not installed, naming the extra that installs it.
+
+        >>> import tempfile
+        >>> import icesql
+        >>> with tempfile.TemporaryDirectory() as warehouse, icesql.connect(warehouse) as con:
+        ...     con.sql("SELECT 1 AS n UNION ALL SELECT NULL").df()["n"].tolist()
+        [1, <NA>]
+        """
         return to_pandas(self.arrow(), "Relation.df()")
 
     def fetchdf(self) -> Any:
-        """The same as ``df()``, under DuckDB's other name for it."""
+        """The same as ``df()``, under DuckDB's other name for it.
+
+        >>> import tempfile
+        >>> import icesql
+        >>> with tempfile.TemporaryDirectory() as warehouse, icesql.connect(warehouse) as con:
+        ...     con.sql("SELECT 'a' AS s").fetchdf().shape
+        (1, 1)
+        """
         return to_pandas(self.arrow(), "Relation.fetchdf()")
 
     def pl(self) -> Any:
-        """All rows as a polars DataFrame (``icesql[polars]``)."""
+        """All rows as a polars DataFrame (the extra ``icesql[polars]``).
+
+        Returns:
+            A ``polars.DataFrame`` of every row of a new run of the query.
+
+        Raises:
+            ImportError: polars is not installed, naming the extra that installs it.
+
+        >>> import tempfile
+        >>> import icesql
+        >>> with tempfile.TemporaryDirectory() as warehouse, icesql.connect(warehouse) as con:
+        ...     con.sql("SELECT 1 AS n").pl().to_dicts()
+        [{'n': 1}]
+        """
         return to_polars(self.arrow(), "Relation.pl()")
 
     def fetch_record_batch(self, rows_per_batch: int | None = None) -> pa.RecordBatchReader:
-        """All rows as a streamed ``pyarrow.RecordBatchReader`` (a new run, whose cursor
-        the stream keeps open until it is read to the end)."""
+        """All rows as a streamed ``pyarrow.RecordBatchReader`` of a new run of the query.
+
+        Args:
+            rows_per_batch: batches of exactly that many rows but the last (DuckDB's rule);
+                by default the batches as the scan produces them.
+
+        Returns:
+            A reader that reads the rows as it is read, so a large result never sits in
+            memory at once; the run stays open until the reader is read to the end.
+
+        Raises:
+            ProgrammingError: ``rows_per_batch`` is below 1.
+
+        >>> import tempfile
+        >>> import icesql
+        >>> with tempfile.TemporaryDirectory() as warehouse, icesql.connect(warehouse) as con:
+        ...     reader = con.sql("SELECT * FROM range(5) t(id)").fetch_record_batch(2)
+        ...     [batch.num_rows for batch in reader]
+        [2, 2, 1]
+        """
         cursor = self._cursor()
         reader = cursor.fetch_record_batch(rows_per_batch)
 
@@ -169,18 +257,74 @@ class Relation:
 
     def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
         """The Arrow PyCapsule stream of a new run, so ``pa.table(rel)``, ``pl.DataFrame(rel)``
-        and DuckDB read the rows without a copy."""
+        and DuckDB read the rows without a copy.
+
+        Args:
+            requested_schema: the schema the reader asks for (Arrow's PyCapsule protocol).
+
+        Returns:
+            A PyCapsule holding an ``ArrowArrayStream``.
+
+        >>> import tempfile
+        >>> import icesql
+        >>> import pyarrow as pa
+        >>> with tempfile.TemporaryDirectory() as warehouse, icesql.connect(warehouse) as con:
+        ...     pa.table(con.sql("SELECT * FROM range(4) t(id)")).num_rows
+        4
+        """
         return self.fetch_record_batch().__arrow_c_stream__(requested_schema)
 
     def fetchone(self) -> tuple | None:
-        """The next row of the run the fetch methods share (started on the first call)."""
+        """The next row of the run the fetch methods share (started on the first call).
+
+        Returns:
+            The row as a tuple, None when there are no more.
+
+        >>> import tempfile
+        >>> import icesql
+        >>> with tempfile.TemporaryDirectory() as warehouse, icesql.connect(warehouse) as con:
+        ...     rel = con.sql("SELECT * FROM range(2) t(id)")
+        ...     rel.fetchone(), rel.fetchone(), rel.fetchone()
+        ((0,), (1,), None)
+        """
         return self._fetch_cursor().fetchone()
 
     def fetchmany(self, size: int = 1) -> list[tuple]:
+        """The next rows of the run the fetch methods share (started on the first call).
+
+        Args:
+            size: how many rows at most; fewer once the rows run out.
+
+        Returns:
+            The rows as a list of tuples, empty when there are no more.
+
+        >>> import tempfile
+        >>> import icesql
+        >>> with tempfile.TemporaryDirectory() as warehouse, icesql.connect(warehouse) as con:
+        ...     rel = con.sql("SELECT * FROM range(5) t(id)")
+        ...     rel.fetchmany(2), rel.fetchmany(4)
+        ([(0,), (1,)], [(2,), (3,), (4,)])
+        """
         return self._fetch_cursor().fetchmany(size)
 
     def fetchall(self) -> list[tuple]:
-        """The remaining rows of the shared run (all of them on a fresh relation)."""
+        """The remaining rows of the shared run (all of them on a fresh relation); the next
+        fetch starts a new run.
+
+        Returns:
+            The rows as a list of tuples.
+
+        >>> import tempfile
+        >>> import icesql
+        >>> with tempfile.TemporaryDirectory() as warehouse, icesql.connect(warehouse) as con:
+        ...     rel = con.sql("SELECT * FROM range(3) t(id)")
+        ...     rel.fetchone()
+        ...     rel.fetchall()
+        ...     rel.fetchall()
+        (0,)
+        [(1,), (2,)]
+        [(0,), (1,), (2,)]
+        """
         rows = self._fetch_cursor().fetchall()
         self._fetching = None  # read to the end: the next fetch starts a new run
         return rows
@@ -193,22 +337,66 @@ class Relation:
     # -- what it looks like --------------------------------------------------------------------
     @property
     def columns(self) -> list[str]:
+        """The names of the columns the query returns (from the display's preview run).
+
+        >>> import tempfile
+        >>> import icesql
+        >>> with tempfile.TemporaryDirectory() as warehouse, icesql.connect(warehouse) as con:
+        ...     con.sql("SELECT 1 AS id, 'a' AS name").columns
+        ['id', 'name']
+        """
         return self._shown().columns
 
     @property
     def types(self) -> list[str]:
-        """The columns' Spark SQL types (``BIGINT``, ``DECIMAL(10,2)``, ...)."""
+        """The columns' Spark SQL types (``BIGINT``, ``DECIMAL(10,2)``, ...), in the order of
+        ``columns``.
+
+        >>> import tempfile
+        >>> import icesql
+        >>> with tempfile.TemporaryDirectory() as warehouse, icesql.connect(warehouse) as con:
+        ...     con.sql("SELECT CAST(1.5 AS DECIMAL(10, 2)) AS price, 'a' AS name").types
+        ['DECIMAL(10,2)', 'STRING']
+        """
         return self._shown().types
 
     def show(self, max_rows: int = DISPLAY_ROWS) -> None:
-        """Print the first ``max_rows`` rows as a table with the column types and row count."""
+        """Print the first rows as a text table with the column types and the row count.
+
+        Args:
+            max_rows: how many rows to print at most; a ``...`` row stands for the others.
+
+        >>> import tempfile
+        >>> import icesql
+        >>> with tempfile.TemporaryDirectory() as warehouse, icesql.connect(warehouse) as con:
+        ...     con.sql("SELECT id, 'n' || id AS name FROM range(3) t(id)").show(max_rows=2)
+        +--------+--------+
+        | id     | name   |
+        | BIGINT | STRING |
+        +--------+--------+
+        |      0 | n0     |
+        |      1 | n1     |
+        | ...    | ...    |
+        +--------+--------+
+        3 rows (first 2 shown) x 2 columns
+        """
         print(_text(self._shown(max_rows)))
 
     def __repr__(self) -> str:
+        """The text table ``show()`` prints, of the first ``DISPLAY_ROWS`` rows (the REPL's
+        display of a relation)."""
         return _text(self._shown())
 
     def _repr_html_(self) -> str:
-        """Jupyter's rendering: an HTML table with the column types and the row count."""
+        """Jupyter's rendering: an HTML table of the first ``DISPLAY_ROWS`` rows with the
+        column types and the row count.
+
+        >>> import tempfile
+        >>> import icesql
+        >>> with tempfile.TemporaryDirectory() as warehouse, icesql.connect(warehouse) as con:
+        ...     con.sql("SELECT 1 AS n")._repr_html_()
+        '<table class="icesql-relation"><thead><tr><th>n<br>...</table><p>1 row x 1 column</p>'
+        """
         return _html(self._shown())
 
     def _shown(self, max_rows: int = DISPLAY_ROWS) -> _Preview:

@@ -68,9 +68,9 @@ def alter(session: Session, statement: exp.Expr, params: Sequence[object]) -> Re
         raise NotSupportedError("ALTER statements are not supported yet")
     parsed = actions[0]
     catalog, identifier = table_name(session, name_parts(statement.this))
-    if not catalog.table_exists(identifier):
+    table = session.tables.find(catalog, identifier)
+    if table is None:
         raise NoSuchTableError(f"[TABLE_OR_VIEW_NOT_FOUND] table not found: {'.'.join(identifier)}")
-    table = catalog.load_table(identifier)
     if isinstance(parsed, nodes.RenameTable):
         target_catalog, target = catalog_and_table(
             parsed.new_name, session.catalogs, catalog, identifier[:-1]
@@ -81,6 +81,7 @@ def alter(session: Session, statement: exp.Expr, params: Sequence[object]) -> Re
                 f" {target_catalog.name!r}: a rename stays in its catalog"
             )
         catalog.rename_table(identifier, target)
+        session.tables.forget(catalog, identifier)
         return done()
     if isinstance(parsed, nodes.CreateOrReplaceRef | nodes.DropRef):
         change_ref(catalog, table, parsed)

@@ -119,13 +119,14 @@ def drop(session: Session, statement: exp.Expr, params: Sequence[object]) -> Res
             catalog.drop_namespace(namespace)
         elif kind == "TABLE":
             catalog, identifier = table_name(session, parts)
-            if not catalog.table_exists(identifier):
+            if not session.tables.exists(catalog, identifier):
                 if exists:
                     continue
                 raise NoSuchTableError(
                     f"[TABLE_OR_VIEW_NOT_FOUND] table not found: {'.'.join(identifier)}"
                 )
             catalog.drop_table(identifier, purge=bool(statement.args.get("purge")))
+            session.tables.forget(catalog, identifier)
         else:
             raise NotSupportedError(f"DROP {kind} is not supported (tables and namespaces are)")
     return done()
@@ -313,7 +314,11 @@ def _create_table(session: Session, statement: exp.Create, params: Sequence[obje
     spec = _TableSpec(statement)
     query = statement.args.get("expression")
     replace = bool(statement.args.get("replace"))
-    exists = catalog.table_exists(identifier)
+    # a replacement starts from the table as it is (one round trip: load, or learn there is
+    # none); a plain CREATE only needs to know whether the name is taken
+    tables = session.tables
+    table = tables.find(catalog, identifier) if replace else None
+    exists = table is not None if replace else tables.exists(catalog, identifier)
     if not exists and statement.args.get(nodes.REPLACE_ONLY):
         raise NoSuchTableError(
             f"[CANNOT_REPLACE_MISSING_TABLE] table {name} cannot be replaced as it does not"
@@ -327,8 +332,7 @@ def _create_table(session: Session, statement: exp.Create, params: Sequence[obje
         raise ProgrammingError(f"cannot create {name}: CREATE TABLE AS SELECT takes no column list")
     if query is None and spec.fields is None:
         raise ProgrammingError(f"cannot create {name}: no columns given")
-    if exists:
-        table = catalog.load_table(identifier)
+    if table is not None:
         if spec.location is not None:
             spec.place(catalog, identifier)
             if spec.location.rstrip("/") != table.metadata.location.rstrip("/"):
@@ -348,6 +352,7 @@ def _create_table(session: Session, statement: exp.Create, params: Sequence[obje
     try:
         return _create_new_table(session, catalog, identifier, spec, fields, result, params)
     finally:
+        session.tables.forget(catalog, identifier)  # found missing above, there now (or not)
         if result is not None:
             result.close()
 

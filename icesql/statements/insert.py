@@ -139,15 +139,17 @@ def target_table(session: Session, node: exp.Expr) -> DmlTarget:
     catalog, identifier = table_name(session, name_parts(node))
     branch = None
     tables = session.tables  # the statement's query binds the same loaded table
-    if not tables.exists(catalog, identifier):
+    table = tables.find(catalog, identifier)
+    if table is None:
         suffix = identifier[-1]
         kind, _, ref = suffix.partition("_")
         if len(identifier) < 3 or kind.lower() not in ("branch", "tag") or not ref:
             raise NoSuchTableError(f"table not found: {'.'.join(identifier)}")
         identifier = identifier[:-1]
-        if not tables.exists(catalog, identifier):
+        table = tables.find(catalog, identifier)
+        if table is None:
             raise NoSuchTableError(f"table not found: {'.'.join(identifier)}")
-        md = tables.load(catalog, identifier).metadata
+        md = table.metadata
         if kind.lower() == "tag":
             raise ProgrammingError(
                 f"cannot write to {'.'.join(identifier)}: {ref!r} is a tag; only branches take writes"
@@ -155,7 +157,6 @@ def target_table(session: Session, node: exp.Expr) -> DmlTarget:
         if ref != MAIN_BRANCH and md.refs.get(ref) is None:
             raise ProgrammingError(f"Cannot use branch (does not exist): {ref}")
         branch = ref
-    table = tables.load(catalog, identifier)
     return DmlTarget(catalog, table, columns, write_ref(session.settings, table.metadata, branch))
 
 

@@ -41,9 +41,10 @@ _S = pa.string()
 
 def _load(session: Session, parts: Sequence[str]) -> tuple[Catalog, Table]:
     catalog, identifier = table_name(session, parts)
-    if not catalog.table_exists(identifier):
+    table = session.tables.find(catalog, identifier)
+    if table is None:
         raise NoSuchTableError(f"[TABLE_OR_VIEW_NOT_FOUND] table not found: {'.'.join(identifier)}")
-    return catalog, catalog.load_table(identifier)
+    return catalog, table
 
 
 def _pattern(pattern: str | None) -> re.Pattern[str] | None:
@@ -335,7 +336,7 @@ def describe(session: Session, statement: exp.Expr, params: Sequence[object]) ->
     parts = name_parts(statement.this)
     extended = (statement.args.get("style") or "").upper() in ("EXTENDED", "FORMATTED")
     catalog, identifier = table_name(session, parts)
-    if not catalog.table_exists(identifier):
+    if session.tables.find(catalog, identifier) is None:
         described = _describe_metadata_table(session, statement, parts, extended)
         if described is not None:
             return described

@@ -85,8 +85,8 @@ def test_a_transaction_commits_all_tables_or_none(con):
 
 
 def test_the_rest_client_asks_the_server_where_a_table_goes(rest):
-    con = icesql.connect(catalog="rest", uri=rest.uri, name="rest")
-    con.execute("CREATE NAMESPACE db")
-    location = con.catalog.default_table_location(("db", "new"))
-    assert location.rstrip("/").endswith("/db/new") and location.startswith(rest.warehouse)
-    assert con.execute("SHOW TABLES IN db").fetchall() == []  # a staged create stores nothing
+    with icesql.connect(catalog="rest", uri=rest.uri, name="rest") as con:
+        con.execute("CREATE NAMESPACE db")
+        location = con.catalog.default_table_location(("db", "new"))
+        assert location.rstrip("/").endswith("/db/new") and location.startswith(rest.warehouse)
+        assert con.execute("SHOW TABLES IN db").fetchall() == []  # a staged create stores nothing

@@ -24,6 +24,22 @@ def _connect(uri: str, **properties: str) -> icesql.Connection:
     return icesql.connect(catalog="rest", uri=uri, name="rest", properties=properties)
 
 
+@pytest.fixture
+def connect():
+    """``_connect``, each connection closed after the test: a REST catalog keeps its HTTP
+    connection alive, and one left to the garbage collector is warned of as unclosed."""
+    made: list[icesql.Connection] = []
+
+    def connect(uri: str, **properties: str) -> icesql.Connection:
+        con = _connect(uri, **properties)
+        made.append(con)
+        return con
+
+    yield connect
+    for con in made:
+        con.close()
+
+
 def test_an_unreachable_server_is_named():
     with pytest.raises(OperationalError, match=r"REST catalog 'prod' \(http://127\.0\.0\.1:9\)"):
         icesql.connect(catalog="rest", uri="http://127.0.0.1:9", name="prod")
@@ -34,8 +50,8 @@ def test_a_uri_that_is_not_http_is_refused():
         icesql.connect(catalog="rest", uri="ftp://x/catalog")
 
 
-def test_every_statement_through_the_server_and_pyiceberg_sees_it(rest):
-    con = _connect(rest.uri)
+def test_every_statement_through_the_server_and_pyiceberg_sees_it(rest, connect):
+    con = connect(rest.uri)
     assert isinstance(con.catalog, RestCatalog)
     con.execute("CREATE NAMESPACE db")
     con.execute(
@@ -60,16 +76,16 @@ def test_every_statement_through_the_server_and_pyiceberg_sees_it(rest):
 
     from pyiceberg.catalog.rest import RestCatalog as PyIcebergRest
 
-    theirs = PyIcebergRest("rest", uri=rest.uri)
-    table = theirs.load_table("db.t")
-    assert table.scan().to_arrow().sort_by("id").to_pylist() == [
-        {"id": 1, "s": "a", "x": None},
-        {"id": 3, "s": "a", "x": 5},
-    ]
-    assert theirs.load_table("db.d").scan().to_arrow().num_rows == 2
-    table.append(
-        pa.table({"id": pa.array([4], pa.int64()), "s": ["c"], "x": pa.array([7], pa.int32())})
-    )
+    with PyIcebergRest("rest", uri=rest.uri) as theirs:
+        table = theirs.load_table("db.t")
+        assert table.scan().to_arrow().sort_by("id").to_pylist() == [
+            {"id": 1, "s": "a", "x": None},
+            {"id": 3, "s": "a", "x": 5},
+        ]
+        assert theirs.load_table("db.d").scan().to_arrow().num_rows == 2
+        table.append(
+            pa.table({"id": pa.array([4], pa.int64()), "s": ["c"], "x": pa.array([7], pa.int32())})
+        )
     assert con.execute("SELECT id, x FROM db.t ORDER BY id").fetchall() == [
         (1, None),
         (3, 5),
@@ -79,17 +95,17 @@ def test_every_statement_through_the_server_and_pyiceberg_sees_it(rest):
     assert [t for _, t, _ in con.execute("SHOW TABLES IN db").fetchall()] == ["t"]
 
 
-def test_racing_connections_commit_every_row(rest):
-    con = _connect(rest.uri)
+def test_racing_connections_commit_every_row(rest, connect):
+    con = connect(rest.uri)
     con.execute("CREATE NAMESPACE db")
     con.execute("CREATE TABLE db.t (writer INT, i INT) USING iceberg")
     errors: list[BaseException] = []
 
     def writer(w: int) -> None:
-        other = _connect(rest.uri)
         try:
-            for i in range(5):
-                other.execute("INSERT INTO db.t VALUES (?, ?)", [w, i])
+            with _connect(rest.uri) as other:
+                for i in range(5):
+                    other.execute("INSERT INTO db.t VALUES (?, ?)", [w, i])
         except BaseException as e:
             errors.append(e)
 
@@ -109,21 +125,21 @@ def test_racing_connections_commit_every_row(rest):
     assert [p for _, p in history] == [None] + [s for s, _ in history[:-1]]
 
 
-def test_tokens_and_client_credentials(rest_with_token):
+def test_tokens_and_client_credentials(rest_with_token, connect):
     with pytest.raises(OperationalError, match=r"REST catalog 'rest'.*\(401\)"):
-        _connect(rest_with_token.uri)
+        connect(rest_with_token.uri)
     with pytest.raises(OperationalError, match=r"REST catalog 'rest'.*\(401\)"):
-        _connect(rest_with_token.uri, token="wrong")
-    by_token = _connect(rest_with_token.uri, token=REST_TOKEN)
+        connect(rest_with_token.uri, token="wrong")
+    by_token = connect(rest_with_token.uri, token=REST_TOKEN)
     by_token.execute("CREATE NAMESPACE db")
-    by_credential = _connect(rest_with_token.uri, credential="client:client-secret")
+    by_credential = connect(rest_with_token.uri, credential="client:client-secret")
     assert by_credential.execute("SHOW NAMESPACES").fetchall() == [("db",)]
     with pytest.raises(OperationalError, match="OAuth2 token request"):
-        _connect(rest_with_token.uri, credential="client:wrong")
+        connect(rest_with_token.uri, credential="client:wrong")
 
 
-def test_path_like_names_are_refused_and_nothing_is_made(rest):
-    con = _connect(rest.uri)
+def test_path_like_names_are_refused_and_nothing_is_made(rest, connect):
+    con = connect(rest.uri)
     with pytest.raises(
         ProgrammingError, match=r"REST catalog 'rest'.*invalid name part 'a/b'.*\(400\)"
     ):
@@ -200,21 +216,21 @@ def _is_commit(method: str, path: str) -> bool:
 
 
 @pytest.fixture
-def table_behind_proxy(rest):
-    con = _connect(rest.uri)
+def table_behind_proxy(rest, connect):
+    con = connect(rest.uri)
     con.execute("CREATE NAMESPACE db")
     con.execute("CREATE TABLE db.t (id INT) USING iceberg")
     con.execute("INSERT INTO db.t VALUES (1)")
     return con
 
 
-def test_a_409_is_a_lost_race_retried(rest, table_behind_proxy):
+def test_a_409_is_a_lost_race_retried(rest, table_behind_proxy, connect):
     answers = [409, 409]
     proxy = FaultProxy(
         rest.uri, lambda m, p: answers.pop(0) if _is_commit(m, p) and answers else None
     )
     try:
-        con = _connect(proxy.uri)
+        con = connect(proxy.uri)
         con.execute("INSERT INTO db.t VALUES (2)")
         assert answers == []  # both refusals were met, and the third attempt committed
     finally:
@@ -222,7 +238,7 @@ def test_a_409_is_a_lost_race_retried(rest, table_behind_proxy):
     assert table_behind_proxy.execute("SELECT id FROM db.t ORDER BY id").fetchall() == [(1,), (2,)]
 
 
-def test_a_500_on_commit_is_an_unknown_outcome_never_retried(rest, table_behind_proxy):
+def test_a_500_on_commit_is_an_unknown_outcome_never_retried(rest, table_behind_proxy, connect):
     seen: list[str] = []
 
     def fault(method: str, path: str) -> int | None:
@@ -233,7 +249,7 @@ def test_a_500_on_commit_is_an_unknown_outcome_never_retried(rest, table_behind_
 
     proxy = FaultProxy(rest.uri, fault)
     try:
-        con = _connect(proxy.uri)
+        con = connect(proxy.uri)
         with pytest.raises(
             CommitStateUnknownError, match=r"db\.t \(catalog 'rest'\) may have succeeded"
         ):
@@ -244,10 +260,10 @@ def test_a_500_on_commit_is_an_unknown_outcome_never_retried(rest, table_behind_
     assert table_behind_proxy.execute("SELECT id FROM db.t").fetchall() == [(1,)]
 
 
-def test_a_lost_answer_is_unknown_though_the_commit_landed(rest, table_behind_proxy):
+def test_a_lost_answer_is_unknown_though_the_commit_landed(rest, table_behind_proxy, connect):
     proxy = FaultProxy(rest.uri, lambda m, p: "lose" if _is_commit(m, p) else None)
     try:
-        con = _connect(proxy.uri)
+        con = connect(proxy.uri)
         with pytest.raises(CommitStateUnknownError, match="may have succeeded"):
             con.execute("INSERT INTO db.t VALUES (2)")
     finally:
@@ -256,7 +272,7 @@ def test_a_lost_answer_is_unknown_though_the_commit_landed(rest, table_behind_pr
     assert table_behind_proxy.execute("SELECT id FROM db.t ORDER BY id").fetchall() == [(1,), (2,)]
 
 
-def test_vended_credentials_configure_the_tables_files(rest, table_behind_proxy):
+def test_vended_credentials_configure_the_tables_files(rest, table_behind_proxy, connect):
     """A LoadTableResult's ``config`` (and ``storage-credentials``) is what the server vends
     for the table's files: it reaches the FileIO of that table only."""
     import json
@@ -273,7 +289,7 @@ def test_vended_credentials_configure_the_tables_files(rest, table_behind_proxy)
 
     proxy = FaultProxy(rest.uri, lambda m, p: None, vend)
     try:
-        con = _connect(proxy.uri)
+        con = connect(proxy.uri)
         table = con.catalog.load_table(("db", "t"))
         assert table.io.properties["s3.access-key-id"] == "vended-id"
         assert table.io.properties["s3.session-token"] == "tok"
@@ -283,8 +299,8 @@ def test_vended_credentials_configure_the_tables_files(rest, table_behind_proxy)
         proxy.close()
 
 
-def test_register_a_table_by_its_metadata_file(rest):
-    con = _connect(rest.uri)
+def test_register_a_table_by_its_metadata_file(rest, connect):
+    con = connect(rest.uri)
     con.execute("CREATE NAMESPACE db")
     con.execute("CREATE TABLE db.t (id INT) USING iceberg")
     con.execute("INSERT INTO db.t VALUES (1), (2)")
@@ -295,15 +311,15 @@ def test_register_a_table_by_its_metadata_file(rest):
         con.catalog.register_table(("db", "again"), location)
 
 
-def test_a_token_is_never_printed(rest_with_token, caplog):
+def test_a_token_is_never_printed(rest_with_token, caplog, connect):
     with caplog.at_level("DEBUG"):
         with pytest.raises(OperationalError) as e:
-            _connect(rest_with_token.uri, token="wrong-but-secret-token")
+            connect(rest_with_token.uri, token="wrong-but-secret-token")
         assert "wrong-but-secret-token" not in str(e.value) + repr(e.value)
         with pytest.raises(OperationalError) as e:
-            _connect(rest_with_token.uri, credential="client:a-secret-that-is-wrong")
+            connect(rest_with_token.uri, credential="client:a-secret-that-is-wrong")
         assert "a-secret-that-is-wrong" not in str(e.value) + repr(e.value)
-        con = _connect(rest_with_token.uri, token=REST_TOKEN)
+        con = connect(rest_with_token.uri, token=REST_TOKEN)
         con.execute("CREATE NAMESPACE db")
         con.execute("CREATE TABLE db.t (id bigint)")
         with pytest.raises(icesql.Error) as e:
@@ -362,10 +378,9 @@ def _run_recorded(con: icesql.Connection, statements: list[str]) -> tuple[list, 
 
 @pytest.fixture
 def commits(rest):
-    con = _connect(rest.uri)
-    con.execute("CREATE NAMESPACE db")
-    yield _run_recorded(con, CHANGES)
-    con.close()
+    with _connect(rest.uri) as con:
+        con.execute("CREATE NAMESPACE db")
+        yield _run_recorded(con, CHANGES)
 
 
 def _pyiceberg(md):
@@ -474,13 +489,13 @@ def test_a_new_table_is_one_create_change(commits):
     assert props["owner"] == "a"
 
 
-def test_an_expiry_asserts_every_ref_and_the_kept_spec_and_schema(rest):
+def test_an_expiry_asserts_every_ref_and_the_kept_spec_and_schema(rest, connect):
     """Removing snapshots (expire_snapshots) asserts every ref's head, so a ref moved in the
     meantime fails the commit instead of being dropped with its snapshot; removing a ref
     asserts where it was; removing specs and schemas asserts the default spec and current
     schema that were kept."""
     _, _, requirements_model = _models()
-    con = _connect(rest.uri)
+    con = connect(rest.uri)
     con.execute("CREATE NAMESPACE db")
     con.execute("CREATE TABLE db.t (id BIGINT) USING iceberg")
     con.execute("INSERT INTO db.t VALUES (1)")
@@ -522,4 +537,3 @@ def test_an_expiry_asserts_every_ref_and_the_kept_spec_and_schema(rest):
         theirs = _pyiceberg(on)
         for requirement in body["requirements"]:
             requirements_model.validate_python(requirement).validate(theirs)
-    con.close()

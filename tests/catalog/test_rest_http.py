@@ -67,34 +67,36 @@ def echo():
 
 
 def test_requests_reuse_one_connection_and_carry_json(echo):
-    http = RestHttp(echo.uri, {"header.X-Custom": "1"}, "c")
-    for i in range(3):
-        response = http.request("GET", "/v1/x", {"q": f"a b{i}"})
-        assert response.status == 200 and response.body == {"path": f"/v1/x?q=a+b{i}", "body": None}
-    assert echo.connections == 1
-    assert http.request("POST", "/v1/y", body={"i": 1}).body == {"path": "/v1/y", "body": {"i": 1}}
+    with RestHttp(echo.uri, {"header.X-Custom": "1"}, "c") as http:
+        for i in range(3):
+            response = http.request("GET", "/v1/x", {"q": f"a b{i}"})
+            assert response.status == 200
+            assert response.body == {"path": f"/v1/x?q=a+b{i}", "body": None}
+        assert echo.connections == 1
+        posted = http.request("POST", "/v1/y", body={"i": 1}).body
+        assert posted == {"path": "/v1/y", "body": {"i": 1}}
     headers = echo.requests[0][2]
     assert headers["content-type"] == "application/json"
     assert headers["x-custom"] == "1"
     assert headers["x-iceberg-access-delegation"] == "vended-credentials"
     assert "authorization" not in headers
-    http.close()
 
 
 def test_a_connection_the_server_closed_is_opened_again():
     server = Recorder(lambda m, p, h, b: (200, {"path": p}), close_after_each=True)
     try:
-        http = RestHttp(server.uri, {}, "c")
-        assert [http.request("GET", f"/v1/{i}").body for i in range(3)] == [
-            {"path": f"/v1/{i}"} for i in range(3)
-        ]
+        with RestHttp(server.uri, {}, "c") as http:
+            assert [http.request("GET", f"/v1/{i}").body for i in range(3)] == [
+                {"path": f"/v1/{i}"} for i in range(3)
+            ]
         assert server.connections == 3 and len(server.requests) == 3  # none sent twice
     finally:
         server.close()
 
 
 def test_a_bearer_token_is_sent(echo):
-    RestHttp(echo.uri, {"token": "t0k"}, "c").request("GET", "/v1/config")
+    with RestHttp(echo.uri, {"token": "t0k"}, "c") as http:
+        http.request("GET", "/v1/config")
     assert echo.requests[-1][2]["authorization"] == "Bearer t0k"
 
 
@@ -117,14 +119,17 @@ def test_client_credentials_are_exchanged_and_renewed_on_401():
 
     server = Recorder(answer)
     try:
-        http = RestHttp(server.uri, {"credential": "me:pw", "scope": "PRINCIPAL_ROLE:ALL"}, "c")
-        assert http.request("GET", "/v1/config").body == {"ok": True}
-        issued.append("rotated")  # the server forgets the token it gave
-        assert http.request("GET", "/v1/config").body == {"ok": True}  # renewed once, retried
+        props = {"credential": "me:pw", "scope": "PRINCIPAL_ROLE:ALL"}
+        with RestHttp(server.uri, props, "c") as http:
+            assert http.request("GET", "/v1/config").body == {"ok": True}
+            issued.append("rotated")  # the server forgets the token it gave
+            assert http.request("GET", "/v1/config").body == {"ok": True}  # renewed, retried
         assert issued[-1] == "token-2" or issued[-1].startswith("token-")
-        bad = RestHttp(server.uri, {"credential": "me:wrong"}, "prod")
-        with pytest.raises(
-            OperationalError, match=r"REST catalog 'prod': the OAuth2 token request.*\(401\)"
+        with (
+            RestHttp(server.uri, {"credential": "me:wrong"}, "prod") as bad,
+            pytest.raises(
+                OperationalError, match=r"REST catalog 'prod': the OAuth2 token request.*\(401\)"
+            ),
         ):
             bad.request("GET", "/v1/config")
     finally:
@@ -153,15 +158,15 @@ def test_a_change_is_never_sent_twice():
 
     server = Recorder(answer)
     try:
-        http = RestHttp(server.uri, {}, "c")
-        assert http.request("GET", "/v1/config").body == {"ok": "GET"}
-        assert http.request("POST", "/v1/commit", body={}).body == {"ok": "POST"}
-        assert server.connections == 2  # the POST did not ride the kept-alive connection
-        server.server.shutdown()  # stop answering: the next POST finds nobody
-        server.server.server_close()
-        posts = len([r for r in server.requests if r[0] == "POST"])
-        with pytest.raises(OSError):
-            http.request("POST", "/v1/commit", body={})
+        with RestHttp(server.uri, {}, "c") as http:
+            assert http.request("GET", "/v1/config").body == {"ok": "GET"}
+            assert http.request("POST", "/v1/commit", body={}).body == {"ok": "POST"}
+            assert server.connections == 2  # the POST did not ride the kept-alive connection
+            server.server.shutdown()  # stop answering: the next POST finds nobody
+            server.server.server_close()
+            posts = len([r for r in server.requests if r[0] == "POST"])
+            with pytest.raises(OSError):
+                http.request("POST", "/v1/commit", body={})
         assert len([r for r in server.requests if r[0] == "POST"]) == posts
     finally:
         server.close()
@@ -207,9 +212,33 @@ def test_an_answer_cut_off_midway_is_a_lost_answer():
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     try:
-        http = RestHttp(f"http://127.0.0.1:{port}", {}, "c")
-        with pytest.raises(ConnectionError, match="POST .*/v1/commit: incomplete answer"):
-            http.request("POST", "/v1/commit", body={})
-        assert http.request("GET", "/v1/config").body == {}
+        with RestHttp(f"http://127.0.0.1:{port}", {}, "c") as http:
+            with pytest.raises(ConnectionError, match="POST .*/v1/commit: incomplete answer"):
+                http.request("POST", "/v1/commit", body={})
+            assert http.request("GET", "/v1/config").body == {}
     finally:
         listener.close()
+
+
+def test_close_closes_the_connection_of_every_thread(echo):
+    """Each thread keeps a connection of its own; close() closes them all, not only the
+    caller's, and the client stays usable."""
+    http = RestHttp(echo.uri, {}, "c")
+    kept = []
+
+    def request() -> None:
+        http.request("GET", "/v1/config")
+        kept.append(http._local.connection)
+
+    threads = [threading.Thread(target=request) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    request()
+    assert len({id(c) for c in kept}) == 3 and all(c.sock is not None for c in kept)
+    http.close()
+    assert all(c.sock is None for c in kept)
+    assert http.request("GET", "/v1/config").status == 200  # on a new connection
+    assert echo.connections == 4
+    http.close()

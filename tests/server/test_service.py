@@ -30,18 +30,29 @@ SPEC = PartitionSpec(
 ROWS = pa.table({"id": pa.array([1, 2, 3, 4], pa.int64()), "cat": ["a", "b", "a", "c"]})
 
 
-def _catalog(rest, **props) -> RestCatalog:
-    if "credential" in props:  # PyIceberg deprecates guessing the token endpoint from the uri
-        props["oauth2-server-uri"] = f"{rest.uri}/v1/oauth/tokens"
-    return RestCatalog("rest", uri=rest.uri, warehouse=rest.warehouse, **props)
+@pytest.fixture
+def catalog():
+    """PyIceberg's RestCatalog on a server, each closed after the test: its requests session
+    keeps connections alive, and one left to the garbage collector is warned of as unclosed."""
+    made: list[RestCatalog] = []
+
+    def catalog(rest, **props) -> RestCatalog:
+        if "credential" in props:  # PyIceberg deprecates guessing the token endpoint
+            props["oauth2-server-uri"] = f"{rest.uri}/v1/oauth/tokens"
+        made.append(RestCatalog("rest", uri=rest.uri, warehouse=rest.warehouse, **props))
+        return made[-1]
+
+    yield catalog
+    for cat in made:
+        cat.close()
 
 
 def _icesql(rest):
     return icesql.connect(catalog="sql", uri=rest.db_uri, warehouse=rest.warehouse, name=rest.name)
 
 
-def test_namespaces_with_properties(rest):
-    cat = _catalog(rest)
+def test_namespaces_with_properties(rest, catalog):
+    cat = catalog(rest)
     cat.create_namespace("db", {"owner": "ana"})
     cat.create_namespace(("db", "inner"))
     assert cat.list_namespaces() == [("db",)]
@@ -60,8 +71,8 @@ def test_namespaces_with_properties(rest):
     assert cat.list_namespaces("db") == []
 
 
-def test_create_append_delete_read_and_icesql_sees_the_same_rows(rest):
-    cat = _catalog(rest)
+def test_create_append_delete_read_and_icesql_sees_the_same_rows(rest, catalog):
+    cat = catalog(rest)
     cat.create_namespace("db")
     table = cat.create_table("db.t", SCHEMA, partition_spec=SPEC)
     assert table.location() == f"{rest.warehouse}/db/t"
@@ -90,8 +101,8 @@ def test_create_append_delete_read_and_icesql_sees_the_same_rows(rest):
         assert con.execute("SELECT count(*), sum(id) FROM db.t").fetchall() == [(4, 18)]
 
 
-def test_schema_evolution_properties_and_a_stale_commit(rest):
-    cat = _catalog(rest)
+def test_schema_evolution_properties_and_a_stale_commit(rest, catalog):
+    cat = catalog(rest)
     cat.create_namespace("db")
     table = cat.create_table("db.t", SCHEMA, properties={"format-version": "2", "k": "v"})
     assert table.format_version == 2 and table.properties["k"] == "v"
@@ -111,8 +122,8 @@ def test_schema_evolution_properties_and_a_stale_commit(rest):
     assert [f.name for f in cat.load_table("db.t").schema().fields] == ["id", "cat", "extra"]
 
 
-def test_staged_create_rename_register_and_drop(rest):
-    cat = _catalog(rest)
+def test_staged_create_rename_register_and_drop(rest, catalog):
+    cat = catalog(rest)
     cat.create_namespace("db")
     with cat.create_table_transaction("db.staged", SCHEMA) as tx:  # stage-create + assert-create
         tx.append(ROWS)
@@ -133,12 +144,12 @@ def test_staged_create_rename_register_and_drop(rest):
         cat.load_table("db.again")
 
 
-def test_bearer_token_and_client_credentials(rest_with_token):
+def test_bearer_token_and_client_credentials(rest_with_token, catalog):
     rest = rest_with_token
-    cat = _catalog(rest, token=rest.token)
+    cat = catalog(rest, token=rest.token)
     cat.create_namespace("db")
     assert cat.list_namespaces() == [("db",)]
-    by_credentials = _catalog(rest, credential="client:client-secret")
+    by_credentials = catalog(rest, credential="client:client-secret")
     assert by_credentials.list_namespaces() == [("db",)]
     with pytest.raises(Exception, match="(?i)unauthorized|credentials|invalid_client"):
-        _catalog(rest, credential="client:wrong").list_namespaces()
+        catalog(rest, credential="client:wrong").list_namespaces()

@@ -78,11 +78,12 @@ class Call:
     def table(self, parameter: str = "table") -> tuple[Catalog, Table]:
         """The table a string argument names, in the procedure's catalog unless qualified."""
         catalog, identifier = self.identifier(parameter)
-        if not catalog.table_exists(identifier):
+        table = self.session.tables.find(catalog, identifier)
+        if table is None:
             raise NoSuchTableError(
                 f"procedure {self.procedure}: table not found: {'.'.join(identifier)}"
             )
-        return catalog, catalog.load_table(identifier)
+        return catalog, table
 
     def table_name(self, parameter: str = "table") -> tuple[str, ...]:
         """The name parts of a string argument that names a table (not resolved)."""

@@ -224,15 +224,17 @@ def find_orphans(listed: Sequence[str], valid: Iterable[str], search: OrphanSear
 
 
 def remove_orphans(
+    table: Table,
     load: Callable[[], Table],
     search: OrphanSearch,
     dry_run: bool,
     max_workers: int,
     given: Callable[[], list[str]] | None = None,
 ) -> list[str]:
-    """Steps 1-5 of the module docstring; ``load`` reads the table as the catalog has it now,
-    ``given`` (``file_list_view``) lists the files instead of the file system."""
-    table = load()
+    """Steps 1-5 of the module docstring on ``table`` as the statement loaded it; ``load``
+    reads the table as the catalog has it after the listing (a file a commit added meanwhile
+    is then no orphan), ``given`` (``file_list_view``) lists the files instead of the file
+    system."""
     if given is not None:
         listed = given()
     else:
@@ -292,7 +294,7 @@ def _remove_orphan_files(call: Call) -> Sequence[Sequence[Any]]:
     given = None if view is None else (lambda: _file_list(call, view, search))
     try:
         orphans = remove_orphans(
-            lambda: catalog.load_table(table.identifier), search,
+            table, lambda: catalog.load_table(table.identifier), search,
             bool(args.get("dry_run", False)), workers or 4, given,
         )  # fmt: skip
     except PrefixMismatchError as e:

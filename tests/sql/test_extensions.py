@@ -200,7 +200,7 @@ DAY, HOUR, MINUTE = 86_400_000, 3_600_000, 60_000
                 "ref_name": "b",
                 "kind": "branch",
                 "create": True,
-                "replace": False,
+                "or_replace": False,
                 "if_not_exists": False,
                 "snapshot_id": None,
                 "max_ref_age_ms": None,
@@ -217,7 +217,7 @@ DAY, HOUR, MINUTE = 86_400_000, 3_600_000, 60_000
             " with snapshot retention 3 snapshots 2 hours",
             {
                 "create": True,
-                "replace": True,
+                "or_replace": True,
                 "max_ref_age_ms": 30 * DAY,
                 "min_snapshots_to_keep": 3,
                 "max_snapshot_age_ms": 2 * HOUR,
@@ -227,7 +227,7 @@ DAY, HOUR, MINUTE = 86_400_000, 3_600_000, 60_000
             "ALTER TABLE db.t REPLACE BRANCH b AS OF VERSION 7 WITH SNAPSHOT RETENTION 5 MINUTES",
             {
                 "create": False,
-                "replace": True,
+                "or_replace": True,
                 "snapshot_id": 7,
                 "min_snapshots_to_keep": None,
                 "max_snapshot_age_ms": 5 * MINUTE,
@@ -248,7 +248,7 @@ DAY, HOUR, MINUTE = 86_400_000, 3_600_000, 60_000
         ),
         (
             "ALTER TABLE db.t CREATE OR REPLACE TAG t1",
-            {"kind": "tag", "create": True, "replace": True},
+            {"kind": "tag", "create": True, "or_replace": True},
         ),
         (
             "ALTER TABLE db.t REPLACE TAG t1 RETAIN 2 HOURS",

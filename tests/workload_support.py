@@ -175,6 +175,7 @@ def main(args: dict[str, Any]) -> None:
             entry["ok"] = True
         except icesql.Error as e:
             entry["ok"], entry["error"] = False, f"{type(e).__name__}: {e}"
+            entry["lost_race"] = isinstance(e, icesql.CommitConflictError)
         entry["commits"] = list(commits)
         entry["t"] = time.time()
         print(json.dumps(entry), flush=True)

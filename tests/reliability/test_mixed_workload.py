@@ -192,7 +192,7 @@ def _expected_failure(entry: dict) -> bool:
         return _expected_spark_failure(entry)
     error = entry["error"]
     return (
-        error.startswith("CommitConflictError")
+        entry.get("lost_race", False)
         or "INCOMPATIBLE_DATA_FOR_TABLE" in error
         or "ARITY" in error
         or (

@@ -10,7 +10,7 @@ import pytest
 
 from icesql.expressions.literals import convert_literal
 from icesql.metadata.manifest_schema import avro_type
-from icesql.scan.native_read import default_literal, duckdb_type
+from icesql.scan.native_read import default_text, duckdb_type
 from icesql.spec import arrow, values
 from icesql.spec.dispatch import UnhandledTypeError
 from icesql.spec.transforms import murmur3_hash
@@ -41,7 +41,7 @@ CONVERTERS = {
     "convert_literal": lambda t: convert_literal(1, t),
     "avro_type": lambda t: avro_type(t, set()),
     "duckdb_type": duckdb_type,
-    "default_literal": lambda t: default_literal(t, 1),
+    "default_text": lambda t: default_text(t, 1),
     "spark_type": spark_type,
     "spark_ddl_type": spark_ddl_type,
 }

@@ -1,7 +1,8 @@
 """The to_duckdb stage: a planned query as the DuckDB SQL that runs it, and what DuckDB reads.
 
-Each scan is read by DuckDB itself where it can (``read_parquet`` over the scan's files, a
-tree from ``icesql.scan.native_read`` that goes into the query in place of the scan's view:
+Each scan is read by DuckDB itself where it can (``read_parquet`` over the scan's files as
+``icesql.scan.native_read`` splits them, a tree from ``icesql.sql.native_sql`` that goes
+into the query in place of the scan's view:
 a view would cost DuckDB a second bind of it, which is most of the planning of a scan of
 many files), and as a registered Arrow stream for the rest. Nothing touches DuckDB here:
 the run stage (``icesql.engine.run``) registers ``Translated.views`` on its cursor.
@@ -20,6 +21,7 @@ from sqlglot import exp
 from icesql.engine import plan_cache
 from icesql.session import Settings, sandbox
 from icesql.sql.hidden_columns import hide_metadata_columns
+from icesql.sql.native_sql import native_query
 from icesql.sql.translate import KEEP_SUMS_AS_WRITTEN, duckdb_errors, sums_arithmetic, to_duckdb_sql
 
 if TYPE_CHECKING:
@@ -128,10 +130,8 @@ def _duck_source(
         views[view] = scan
         return None
     views.update(native.relations)
-    # the read_parquet SQL the scan built, kept as one leaf that is written out as it is:
-    # parsing it back into a tree would cost more than planning a small scan
-    source: exp.Expr = exp.Var(this=native.sql)
-    key: object = native.sql
+    source: exp.Expr = native_query(native.parts)
+    key: object = native  # equal reads are the same read_parquet calls
     if scan.streamed_tasks():
         stream = f"{view}_stream"
         views[stream] = scan

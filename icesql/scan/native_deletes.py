@@ -16,6 +16,9 @@ Handing a file with deletes to the Arrow stream costs several times DuckDB's own
   read by DuckDB too, their columns matched by field id and typed as the table types them;
   a column of few values is not hashed, only compared on the rows the hash found.
 
+``icesql.scan.native_read`` decides those reads and joins; ``icesql.sql.native_sql``
+writes them as SQL. This module builds the keep-masks.
+
 The mask is as long as the manifest's ``record_count``; a data file whose footer gives
 another row count is damaged, and the query fails naming it rather than dropping or
 inventing rows (``native_read``).
@@ -35,7 +38,7 @@ from icesql.metadata.parquet_footer import footer_row_groups
 from icesql.scan.apply_deletes import background_pool
 from icesql.scan.delete_loaders import DeleteLoader
 from icesql.scan.planner import FileScanTask
-from icesql.scan.sql_text import quoted
+from icesql.scan.read_parts import KEEP_COLUMN
 from icesql.spec.arrays import bool_array
 
 if TYPE_CHECKING:
@@ -45,9 +48,8 @@ else:  # loaded with the first file this module reads itself, not with the modul
     pq = lazy_module("pyarrow.parquet")
 
 
-__all__ = ["KEEP_COLUMN", "KeepMask", "anti_join", "positional", "start_masks"]
+__all__ = ["KeepMask", "start_masks"]
 
-KEEP_COLUMN = "keep"
 MASK_BATCH_ROWS = 1 << 20  # a multiple of DuckDB's 2048-row vectors
 AHEAD = 4  # files whose flags are built ahead of the one DuckDB reads, in a large scan
 EAGER_ROWS = 1 << 28  # rows of a scan's masks all built from the start (32 MB of flags)
@@ -179,50 +181,3 @@ def _row_groups(local: str, count: int) -> list[int]:
     except (OSError, ValueError, pa.ArrowException):
         return [count]
     return sizes if sum(sizes) == count else [count]
-
-
-def positional(read_parquet: str, mask: str, extra: str = "") -> str:
-    """The rows of a ``read_parquet`` of some files that their keep-mask relation ``mask``
-    keeps (each file's row count was checked against its manifest entry before), with the
-    select-list items ``extra`` (", ..." over ``p``) after the file's columns."""
-    return (
-        f"SELECT p.*{extra} FROM {read_parquet} p POSITIONAL JOIN {quoted(mask)} m"
-        f" WHERE m.{KEEP_COLUMN}"
-    )
-
-
-def anti_join(
-    inner: str,
-    columns: Sequence[str],
-    joins: Sequence[tuple[str, Sequence[str], bool, Sequence[bool]]],
-    tag: str,
-) -> str:
-    """``columns`` of the rows of ``inner`` that no delete row matches; each join is (the
-    relation of delete rows, with columns "0", "1", ..., the inner columns they match in
-    that order, whether both sides' ``tag`` columns must be equal too, and per key whether
-    it only checks the rows the other keys found). Neither side
-    has a row estimate (``read_parquet`` with a ``schema`` map gives none), so DuckDB
-    keeps the written order and hashes the delete rows: given a count for the delete side
-    only, it flipped the join and hashed the data files.
-
-    A checked key is written so that DuckDB does not hash it (``(... ) IS TRUE`` is no
-    join key to it): each probe then hashes and compares fewer columns, and the checked
-    ones are compared only for rows whose hashed keys matched. On the 20M-row benchmark
-    (1% deleted on order key and line number) hashing the order key alone cut the query's
-    CPU time by 6%; a key with few values (the line number: at most 4) adds little to
-    what the hash tells apart."""
-    out = ", ".join(f"p.{quoted(c)}" for c in columns)
-    sql = f"SELECT {out} FROM ({inner}) p"
-    for i, (relation, keys, tagged, checked) in enumerate(joins):
-        pairs = [
-            (f"p.{quoted(k)} IS NOT DISTINCT FROM d{i}.{quoted(str(j))}", c)
-            for j, (k, c) in enumerate(zip(keys, checked, strict=True))
-        ]
-        hashed = [
-            *([f"p.{quoted(tag)} = d{i}.{quoted(tag)}"] if tagged else []),
-            *(cond for cond, c in pairs if not c),
-        ]
-        rest = [cond for cond, c in pairs if c]
-        on = " AND ".join([*hashed, *([f"({' AND '.join(rest)}) IS TRUE"] if rest else [])])
-        sql += f" ANTI JOIN {relation} d{i} ON {on}"
-    return sql

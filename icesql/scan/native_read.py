@@ -53,7 +53,19 @@ from icesql.metadata.parquet_footer import (
 )
 from icesql.scan.apply_deletes import DeleteApplier, extra_delete_column
 from icesql.scan.planner import FileScanTask
-from icesql.scan.sql_text import sql_string
+from icesql.scan.read_parts import (
+    FILE_INDEX,
+    PART_COLUMN,
+    ROW_NUMBER,
+    AntiJoin,
+    DeleteRows,
+    EqualityJoin,
+    FileRead,
+    FileValues,
+    ParquetCall,
+    ReadColumn,
+    RowPosition,
+)
 from icesql.spec.content_file import EQUALITY_DELETES, DataFile
 from icesql.spec.dispatch import PerPrimitiveType
 from icesql.spec.schema import Schema
@@ -124,8 +136,6 @@ _GLOB_CHARS = re.compile(r"[*?\[\]{}]")
 _Readable = Callable[[str], bool]  # may DuckDB open this local path (its allowed directories)?
 MAX_GROUPS = 128  # read_parquet calls per scan, not counting the splits below
 MASK_GROUPS_PER_THREAD = 4  # positional scans per DuckDB thread over files with position deletes
-FILE_INDEX = "file_index"  # DuckDB's virtual column: the index of a row's file in its call
-PART_COLUMN = "__icesql_part"  # the tag of a row's set of equality delete files
 EQ_JOIN_ROWS = 1 << 16  # delete rows per anti-join, about: more tags, more anti-joins
 EQ_JOIN_FILES_PER_THREAD = 16  # data files per anti-join and DuckDB thread, at least
 EQ_CHECKED_VALUES = 16  # a delete column with at most this many values is not hashed
@@ -139,22 +149,22 @@ def duckdb_type(t: IcebergType) -> str | None:
     return name(t) if callable(name) else name
 
 
-def _float_literal(t: IcebergType, value: Any) -> str | None:
+def _float_text(t: IcebergType, value: Any) -> str | None:
     number = float(value)
-    return sql_string(repr(number)) if math.isfinite(number) else None
+    return repr(number) if math.isfinite(number) else None
 
 
-def _blob_literal(t: IcebergType, value: Any) -> str:
+def _blob_text(t: IcebergType, value: Any) -> str:
     raw = value.bytes if isinstance(t, UUIDType) else bytes(value)
-    return sql_string("".join(f"\\x{b:02X}" for b in raw))
+    return "".join(f"\\x{b:02X}" for b in raw)
 
 
-_DEFAULT_LITERALS: PerPrimitiveType[Any] = PerPrimitiveType(
+_DEFAULT_TEXTS: PerPrimitiveType[Any] = PerPrimitiveType(
     "DuckDB default value",
     {
-        (FloatType, DoubleType): _float_literal,
-        (BinaryType, FixedType, UUIDType): _blob_literal,
-        BooleanType: lambda t, value: sql_string("true" if value else "false"),
+        (FloatType, DoubleType): _float_text,
+        (BinaryType, FixedType, UUIDType): _blob_text,
+        BooleanType: lambda t, value: "true" if value else "false",
         (
             IntegerType,
             LongType,
@@ -166,7 +176,7 @@ _DEFAULT_LITERALS: PerPrimitiveType[Any] = PerPrimitiveType(
             TimestampNanoType,
             TimestamptzNanoType,
             StringType,
-        ): lambda t, value: sql_string(str(to_json_value(t, value))),
+        ): lambda t, value: str(to_json_value(t, value)),
         (
             UnknownType,
             VariantType,
@@ -180,26 +190,38 @@ _DEFAULT_LITERALS: PerPrimitiveType[Any] = PerPrimitiveType(
 )
 
 
-def default_literal(t: IcebergType, value: object) -> str | None:
-    """``value`` (value convention) as the SQL text of ``default_value``, which DuckDB casts
-    from VARCHAR to the column's type; None when there is no exact text form.
+def default_text(t: IcebergType, value: object) -> str | None:
+    """``value`` (value convention, not None) as the VARCHAR text of ``default_value``,
+    which DuckDB casts to the column's type; None when there is no exact text form.
 
-    >>> default_literal(DecimalType(9, 2), None), default_literal(DateType(), 0)
-    ('NULL', "'1970-01-01'")
+    >>> default_text(DateType(), 0), default_text(DoubleType(), float("nan"))
+    ('1970-01-01', None)
     """
-    return "NULL" if value is None else _DEFAULT_LITERALS(t, value)
+    text: str | None = _DEFAULT_TEXTS(t, value)
+    return text
+
+
+def _default(t: IcebergType, value: object) -> tuple[str | None] | None:
+    """A column's ``default_value`` as (its text, or None for NULL); None when it has no
+    exact text form."""
+    if value is None:
+        return (None,)
+    text = default_text(t, value)
+    return None if text is None else (text,)
 
 
 @dataclass(frozen=True)
 class NativeRead:
-    """The SQL that reads some data files of a scan with DuckDB's own Parquet reader, those
-    files (local paths, as DuckDB names them in its errors), and the keep-masks the SQL
-    names, to register before running it. ``delete_paths``: the equality delete files the
-    SQL reads too, for naming a damaged one."""
+    """What DuckDB's own Parquet reader reads of a scan: the parts whose rows are unioned
+    (``icesql.scan.read_parts``, written as SQL by ``icesql.sql.native_sql``), their data
+    files (local paths, as DuckDB names them in its errors), and the keep-masks the parts
+    name, to register before running them. ``delete_paths``: the equality delete files
+    read too, for naming a damaged one. Equal reads read the same files the same way
+    (the masks, built anew for each run, are not compared)."""
 
-    sql: str
+    parts: tuple[FileRead | AntiJoin, ...]
     paths: tuple[str, ...]
-    relations: tuple[tuple[str, KeepMask], ...] = ()
+    relations: tuple[tuple[str, KeepMask], ...] = field(default=(), compare=False)
     with_deletes: int = 0  # how many of the files have deletes applied in DuckDB
     delete_paths: tuple[str, ...] = ()
 
@@ -234,8 +256,8 @@ _PARQUET_DAMAGE = re.compile(
 )
 
 
-_Column = tuple[NestedField, str, str]  # (field, DuckDB type, initial-default literal)
-_Key = tuple[tuple[int, str], ...]  # identity-partition defaults of a read_parquet call
+_Column = tuple[NestedField, str, str | None]  # (field, DuckDB type, initial-default text)
+_Key = tuple[tuple[int, str | None], ...]  # identity-partition defaults of a read_parquet call
 # the equality deletes of a data file: per set of delete columns, (ids, delete file paths)
 _Signature = tuple[tuple[tuple[int, ...], tuple[str, ...]], ...]
 _File = tuple[FileScanTask, str, int | None]  # (task, local path, equality-delete tag)
@@ -291,15 +313,15 @@ class _EqualityColumns:
         fields = [deletes.delete_field(fid, first) for fid in ids]
         read = []
         for i, f in enumerate(fields):
-            type_name, default = duckdb_type(f.type), default_literal(f.type, f.initial_default)
+            type_name, default = duckdb_type(f.type), _default(f.type, f.initial_default)
             if type_name is None or default is None:
                 return False
-            read.append((replace(f, name=str(i)), type_name, default))
+            read.append((replace(f, name=str(i)), type_name, default[0]))
         have = {f.field_id for f, _, _ in [*self.columns, *self.extra]}
-        for f, (_, type_name, default) in zip(fields, read, strict=True):
+        for f, (_, type_name, text) in zip(fields, read, strict=True):
             if f.field_id not in have:
                 have.add(f.field_id)
-                self.extra.append((extra_delete_column(f), type_name, default))
+                self.extra.append((extra_delete_column(f), type_name, text))
         self.fields[ids], self.reads[ids] = fields, read
         return True
 
@@ -418,27 +440,26 @@ def split_native(
     tagged = {join for join, specs in groups.items() if any(t for _, _, t in specs)}
     scans = _positional_scans(list(buckets.values()), deletes, prefix, on_error)
     reads = _reads(list(buckets.values()), scans, columns, read_columns, tagged, meta)
-    plain = [sql for b, sql in reads if not b.equality]
-    names = [*(f.name for f, _, _ in columns), *meta]
+    parts: list[FileRead | AntiJoin] = [r for b, r in reads if not b.equality]
+    names = (*(f.name for f, _, _ in columns), *meta)
     for join, specs in groups.items():
-        joins = [
-            (
+        joins = tuple(
+            EqualityJoin(
                 _delete_rows(equality.reads[ids], paths, needed),
-                [equality.key_column(f) for f in equality.fields[ids]],
+                tuple(equality.key_column(f) for f in equality.fields[ids]),
                 needed,
-                equality.checked(ids, paths),
+                tuple(equality.checked(ids, paths)),
             )
             for ids, paths, needed in specs
-        ]
-        inner = " UNION ALL ".join(f"({r})" for b, r in reads if b.equality and b.join == join)
-        plain.append(native_deletes.anti_join(inner, names, joins, PART_COLUMN))
+        )
+        inner = tuple(r for b, r in reads if b.equality and b.join == join)
+        parts.append(AntiJoin(inner, names, joins))
     relations = tuple((name, mask) for _, name, mask in scans)
     files = [f for b in buckets.values() for f in b.files]
     with_deletes = sum(1 for t, _, _ in files if t.delete_files)
-    sql = " UNION ALL ".join(f"({r})" for r in plain)
     delete_paths = tuple(p for specs in groups.values() for _, paths, _ in specs for p in paths)
     return NativeRead(
-        sql, tuple(p for _, p, _ in files), relations, with_deletes, delete_paths
+        tuple(parts), tuple(p for _, p, _ in files), relations, with_deletes, delete_paths
     ), streamed
 
 
@@ -449,37 +470,36 @@ def _reads(
     equality_columns: Sequence[_Column],
     tagged: set[int],
     meta: Sequence[str] = (),
-) -> list[tuple[_Bucket, str]]:
-    """The SELECT of each ``read_parquet`` call: one per bucket without position deletes,
+) -> list[tuple[_Bucket, FileRead]]:
+    """The read of each ``read_parquet`` call: one per bucket without position deletes,
     one per positional scan of those with them; rows carry the metadata columns ``meta``
     after the data columns, and rows of the anti-joins in ``tagged`` their file's tag."""
     positions = POS_COLUMN in meta
     out = []
     for bucket in buckets:
         if not bucket.positioned:
-            read = _read_parquet(
+            call = _read_parquet(
                 [p for _, p, _ in bucket.files],
                 equality_columns if bucket.equality else columns,
                 dict(bucket.key),
                 positions,
             )
-            extra = _metadata(meta, bucket.files, "") + _tag(bucket, bucket.files, "", tagged)
-            out.append((bucket, f"SELECT *{extra} FROM {read}"))
+            extra = _metadata(meta, bucket.files) + _tag(bucket, bucket.files, tagged)
+            out.append((bucket, FileRead(call, extra)))
     for bucket, name, mask in scans:
-        read = _read_parquet(
+        call = _read_parquet(
             [p for _, p, _ in mask.files],
             equality_columns if bucket.equality else columns,
             dict(bucket.key),
             positions,
         )
-        extra = _metadata(meta, mask.files, "p.") + _tag(bucket, mask.files, "p.", tagged)
-        out.append((bucket, native_deletes.positional(read, name, extra)))
+        extra = _metadata(meta, mask.files) + _tag(bucket, mask.files, tagged)
+        out.append((bucket, FileRead(call, extra, name)))
     return out
 
 
-FILE_COLUMN, POS_COLUMN, SPEC_ID_COLUMN = "_file", "_pos", "_spec_id"
+FILE_COLUMN, POS_COLUMN, SPEC_ID_COLUMN = "_file", RowPosition().name, "_spec_id"
 NATIVE_METADATA = frozenset((FILE_COLUMN, POS_COLUMN, SPEC_ID_COLUMN))
-ROW_NUMBER = "file_row_number"  # DuckDB's column of a row's position in its file
 
 
 def _native_metadata(meta: Sequence[str], columns: Sequence[_Column]) -> bool:
@@ -491,42 +511,36 @@ def _native_metadata(meta: Sequence[str], columns: Sequence[_Column]) -> bool:
     return not meta or not any(f.name.lower() in (ROW_NUMBER, FILE_INDEX) for f, _, _ in columns)
 
 
-def _metadata(meta: Sequence[str], files: Sequence[Sequence], alias: str) -> str:
-    """The select-list items of the metadata columns ``meta`` over a ``read_parquet`` of
-    ``files`` (its ``file_row_number`` replaced by ``_pos``): the Iceberg path and spec id
-    of each row's file by its ``file_index``."""
-    if not meta:
-        return ""
-    out = f" EXCLUDE ({ROW_NUMBER})" if POS_COLUMN in meta else ""  # after the star
+def _metadata(
+    meta: Sequence[str], files: Sequence[Sequence]
+) -> tuple[FileValues | RowPosition, ...]:
+    """The metadata columns ``meta`` over a ``read_parquet`` of ``files``: ``_pos`` from its
+    ``file_row_number``, the Iceberg path and spec id of each row's file."""
     tasks = [f[0] for f in files]
+    out: list[FileValues | RowPosition] = []
     for name in meta:
         if name == POS_COLUMN:
-            out += f", {alias}{ROW_NUMBER}::BIGINT AS {POS_COLUMN}"
-            continue
-        values = (
-            [sql_string(t.data_file.file_path) for t in tasks]
-            if name == FILE_COLUMN
-            else [str(t.spec_id) for t in tasks]
-        )
-        kind = "VARCHAR" if name == FILE_COLUMN else "INTEGER"
-        value = (
-            f"{values[0]}::{kind}"
-            if len(set(values)) == 1
-            else f"list_extract([{', '.join(values)}]::{kind}[], {alias}{FILE_INDEX}::BIGINT + 1)"
-        )
-        out += f", {value} AS {name}"
-    return out
+            out.append(RowPosition())
+        elif name == FILE_COLUMN:
+            out.append(
+                FileValues(name, "VARCHAR", _one_or_each([t.data_file.file_path for t in tasks]))
+            )
+        else:
+            out.append(FileValues(name, "INTEGER", _one_or_each([t.spec_id for t in tasks])))
+    return tuple(out)
 
 
-def _tag(bucket: _Bucket, files: Sequence[Sequence], alias: str, tagged: set[int]) -> str:
-    """The select-list item giving each row its file's tag (files with equality deletes
-    whose anti-joins compare it)."""
+def _one_or_each(values: list[Any]) -> tuple[Any, ...]:
+    """Per file of a call, its value; one value when all files have the same."""
+    return (values[0],) if len(set(values)) == 1 else tuple(values)
+
+
+def _tag(bucket: _Bucket, files: Sequence[Sequence], tagged: set[int]) -> tuple[FileValues, ...]:
+    """The column giving each row its file's tag (files with equality deletes whose
+    anti-joins compare it)."""
     if bucket.join not in tagged:
-        return ""
-    tags = [f[2] for f in files]
-    if len(set(tags)) == 1:
-        return f", {tags[0]} AS {PART_COLUMN}"
-    return f", list_extract({tags}::INTEGER[], {alias}{FILE_INDEX}::BIGINT + 1) AS {PART_COLUMN}"
+        return ()
+    return (FileValues(PART_COLUMN, "INTEGER", _one_or_each([f[2] for f in files])),)
 
 
 def _delete_files_by_tag(
@@ -568,17 +582,14 @@ def _tag_needed(
     return bool(np.any(meet & ~applies))
 
 
-def _delete_rows(read: Sequence[_Column], files: Mapping[str, list[int]], tagged: bool) -> str:
+def _delete_rows(
+    read: Sequence[_Column], files: Mapping[str, list[int]], tagged: bool
+) -> DeleteRows:
     """The delete rows of ``files`` (columns "0", "1", ... by field id, typed as the table
     types them); with ``tagged``, each once per tag of the data files it applies to."""
     paths = list(files)
-    if not tagged:
-        return f"(SELECT * FROM {_read_parquet(paths, read, {})})"
-    lists = [files[p] for p in paths]
-    return (
-        f"(SELECT unnest(list_extract({lists}::INTEGER[][], {FILE_INDEX}::BIGINT + 1))"
-        f" AS {PART_COLUMN}, * FROM {_read_parquet(paths, read, {})})"
-    )
+    call = _read_parquet(paths, read, {})
+    return DeleteRows(call, tuple(tuple(files[p]) for p in paths) if tagged else None)
 
 
 def _positional_scans(
@@ -664,10 +675,10 @@ def _columns(schema: Schema) -> list[_Column] | None:
     out = []
     for f in schema.fields:
         type_name = duckdb_type(f.type)
-        default = default_literal(f.type, f.initial_default)
+        default = _default(f.type, f.initial_default)
         if type_name is None or default is None:
             return None
-        out.append((f, type_name, default))
+        out.append((f, type_name, default[0]))
     return out or None
 
 
@@ -696,33 +707,28 @@ def _local_file(
 
 def _identity_defaults(
     columns: Sequence[_Column], identity: Mapping[int, tuple[NestedField, object]]
-) -> tuple[tuple[int, str], ...] | None:
-    """(field id, literal) of the read columns a file may lack but its identity partition
-    value supplies (spec: Column Projection); None when a value has no exact literal."""
-    out = []
+) -> _Key | None:
+    """(field id, default text) of the read columns a file may lack but its identity
+    partition value supplies (spec: Column Projection); None when a value has no exact
+    text."""
+    out: list[tuple[int, str | None]] = []
     for f, _, _ in columns:
         if f.field_id in identity:
-            literal = default_literal(f.type, identity[f.field_id][1])
-            if literal is None:
+            default = _default(f.type, identity[f.field_id][1])
+            if default is None:
                 return None
-            out.append((f.field_id, literal))
+            out.append((f.field_id, default[0]))
     return tuple(out)
 
 
 def _read_parquet(
     paths: Sequence[str],
     columns: Sequence[_Column],
-    identity: dict[int, str],
+    identity: dict[int, str | None],
     positions: bool = False,
-) -> str:
-    entries = ", ".join(
-        f"{f.field_id}: {{name: {sql_string(f.name)}, type: {sql_string(type_name)},"
-        f" default_value: {identity.get(f.field_id, default)}::VARCHAR}}"
+) -> ParquetCall:
+    read = tuple(
+        ReadColumn(f.field_id, f.name, type_name, identity.get(f.field_id, default))
         for f, type_name, default in columns
     )
-    files = ", ".join(sql_string(p) for p in paths)
-    # hive_partitioning off: Iceberg paths look like Hive's (x=1/), but columns come by id
-    return (
-        f"read_parquet([{files}], schema=MAP{{{entries}}},"
-        f" hive_partitioning=false, union_by_name=false{', file_row_number=true' * positions})"
-    )
+    return ParquetCall(tuple(paths), read, positions)

@@ -18,7 +18,7 @@ import pytest
 
 import icesql
 from icesql.errors import CorruptFileError
-from icesql.scan.native_read import default_literal, duckdb_type
+from icesql.scan.native_read import default_text, duckdb_type
 from icesql.scan.table_scan import NAME_MAPPING_PROPERTY, TableScan
 from icesql.scan.time_travel import select_version
 from icesql.spec.arrow import schema_to_arrow, type_to_arrow
@@ -472,18 +472,18 @@ def test_files_without_metrics_read_natively(warehouse) -> None:
 
 
 @pytest.mark.parametrize(
-    ("t", "value", "literal"),
+    ("t", "value", "text"),
     [
-        (IntegerType(), 5, "'5'"),
-        (StringType(), "it's", "'it''s'"),
-        (BinaryType(), b"\x01\xab", "'\\x01\\xAB'"),
+        (IntegerType(), 5, "5"),
+        (StringType(), "it's", "it's"),
+        (BinaryType(), b"\x01\xab", "\\x01\\xAB"),
         (DoubleType(), float("nan"), None),
-        (TimestampNanoType(), 1, "'1970-01-01T00:00:00.000000001'"),
+        (TimestampNanoType(), 1, "1970-01-01T00:00:00.000000001"),
         (ListType(2, IntegerType(), False), [1], None),
     ],
 )
-def test_default_literals(t, value, literal) -> None:
-    assert default_literal(t, value) == literal
+def test_default_texts(t, value, text) -> None:
+    assert default_text(t, value) == text
 
 
 def _garble_footer(path: str) -> None:
@@ -533,10 +533,10 @@ def test_a_damaged_equality_delete_file_is_named(tmp_path) -> None:
     pq.write_table(pa.table({"id": [1]}), good)
     pq.write_table(pa.table({"id": [1]}), bad)
     _garble_footer(bad)
-    read = NativeRead("", (good,), delete_paths=(bad,))
+    read = NativeRead((), (good,), delete_paths=(bad,))
     error = read.file_error("Invalid Error: TProtocolException: Invalid data")
     assert isinstance(error, CorruptFileError) and error.path == bad
-    assert NativeRead("", (good,)).file_error("TProtocolException: Invalid data") is None
+    assert NativeRead((), (good,)).file_error("TProtocolException: Invalid data") is None
     assert read.file_error("Conversion Error: Could not convert string 'x' to INT32") is None
 
 

@@ -51,7 +51,7 @@ def wrapping(translated: Translated) -> Translated:
     with wrapping_integers():
         bind_query(statement, planned.sources)  # records the operands' types on the nodes
         mark_int_parameters(statement, params)
-        sql, values = to_duckdb_sql(statement, params, translated.sources)
+        sql, values = to_duckdb_sql(statement, params, translated.source_trees())
     return translated.with_sql(sql, tuple(values))
 
 

@@ -26,6 +26,7 @@ from icesql.sql.translate import KEEP_SUMS_AS_WRITTEN, duckdb_errors, sums_arith
 
 if TYPE_CHECKING:
     from icesql.engine.plan import Planned
+    from icesql.scan.read_parts import AntiJoin, FileRead
     from icesql.scan.table_scan import TableScan
 
 __all__ = ["Translated", "Translator", "duckdb_statement", "to_duckdb"]
@@ -56,13 +57,17 @@ class Translated:
     values: tuple[object, ...]
     setup: tuple[str, ...]
     views: Mapping[str, Any]
-    sources: Mapping[str, exp.Expr]
+    sources: Mapping[str, Callable[[], exp.Expr]]  # a new tree per translation: none copied
     native_files: Mapping[str, tuple[int, int]]  # per native view: files DuckDB reads, bytes
     explain: bool = False
 
     def with_sql(self, sql: str, values: tuple[object, ...]) -> Translated:
         """The same reads under other SQL (the overflow rerun's)."""
         return dataclasses.replace(self, sql=sql, values=values)
+
+    def source_trees(self) -> dict[str, exp.Expr]:
+        """Per scan view, a new tree of what DuckDB reads in its place."""
+        return {view: source() for view, source in self.sources.items()}
 
 
 def to_duckdb(
@@ -71,7 +76,7 @@ def to_duckdb(
     """Decide what DuckDB reads for each scan, then translate the statement over it (a kept
     query reuses its last translation when it reads the same files: ``plan_cache``)."""
     views: dict[str, Any] = {**planned.metadata_views, **planned.python_views}
-    sources: dict[str, exp.Expr] = {}
+    sources: dict[str, Callable[[], exp.Expr]] = {}
     keys: list[tuple[str, object]] = []
     native_files: dict[str, tuple[int, int]] = {}
     readable = functools.partial(sandbox.under_roots, roots=translator.duck_roots)
@@ -83,7 +88,11 @@ def to_duckdb(
                 keys.append((view, key))
                 native_files[view] = _native_size(scan)
     statement = duckdb_statement(planned)
-    translate = functools.partial(to_duckdb_sql, statement, params, sources)
+
+    def translate() -> tuple[str, list[object]]:
+        trees = {view: source() for view, source in sources.items()}
+        return to_duckdb_sql(statement, params, trees)
+
     if planned.kept is not None:
         sql, values = plan_cache.kept_translation(planned.kept, tuple(keys), translate)
     else:
@@ -120,26 +129,31 @@ def _duck_source(
     native_parquet: bool,
     readable: Callable[[str], bool],
     views: dict[str, Any],
-) -> tuple[exp.Expr, object] | None:
+) -> tuple[Callable[[], exp.Expr], object] | None:
     """What the query reads in place of the scan's view: the files DuckDB reads itself with
     ``read_parquet`` (unless ``native_parquet`` is off) unioned with the Arrow stream of the
-    rest, and a key of those reads (what a kept translation is reused for). The objects
-    DuckDB scans by name go into ``views``; None when the whole scan is the view."""
+    rest, as a function that builds its tree (only a translation needs one: a kept query
+    whose reads are the same reuses its last), and a key of those reads. The objects DuckDB
+    scans by name go into ``views``; None when the whole scan is the view."""
     native = scan.native_read(view, readable) if native_parquet else None
     if native is None:
         views[view] = scan
         return None
     views.update(native.relations)
-    source: exp.Expr = native_query(native.parts)
-    key: object = native  # equal reads are the same read_parquet calls
-    if scan.streamed_tasks():
-        stream = f"{view}_stream"
+    stream = f"{view}_stream" if scan.streamed_tasks() else None
+    if stream is not None:
         views[stream] = scan
-        stream_table = exp.Table(this=exp.to_identifier(stream, quoted=True))
-        rest = exp.Select(expressions=[exp.Star()]).from_(stream_table, copy=False)
-        source = exp.union(source, rest, distinct=False, copy=False)
-        key = (key, stream)
-    return source, key
+    # equal reads are the same read_parquet calls
+    return functools.partial(_source_tree, native.parts, stream), (native, stream)
+
+
+def _source_tree(parts: tuple[FileRead | AntiJoin, ...], stream: str | None) -> exp.Expr:
+    source = native_query(parts)
+    if stream is None:
+        return source
+    stream_table = exp.Table(this=exp.to_identifier(stream, quoted=True))
+    rest = exp.Select(expressions=[exp.Star()]).from_(stream_table, copy=False)
+    return exp.union(source, rest, distinct=False, copy=False)
 
 
 def _native_size(scan: TableScan) -> tuple[int, int]:

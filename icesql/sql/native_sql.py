@@ -27,8 +27,7 @@ SELECT
 FROM READ_PARQUET(
   ['/d/it''s.parquet'],
   schema = MAP {1: {name: 'id', type: 'BIGINT', default_value: NULL::VARCHAR}},
-  hive_partitioning = FALSE,
-  union_by_name = FALSE
+  hive_partitioning = FALSE
 )
 """
 
@@ -147,7 +146,6 @@ def _read_parquet(call: ParquetCall, alias: str | None) -> exp.Table:
         exp.Var(this=_list(call.paths)),
         _named("schema", exp.Var(this=f"MAP {{{entries}}}")),
         _named("hive_partitioning", exp.false()),
-        _named("union_by_name", exp.false()),
     ]
     if call.row_numbers:
         args.append(_named("file_row_number", exp.true()))
@@ -180,7 +178,7 @@ def _value(value: str | int) -> exp.Expr:
 
 def _named(name: str, value: exp.Expr) -> exp.Expr:
     """A table function's named argument."""
-    return exp.EQ(this=exp.Column(this=exp.to_identifier(name)), expression=value)
+    return exp.EQ(this=exp.Var(this=name), expression=value)
 
 
 def _cast(value: exp.Expr, type_name: str) -> exp.Cast:

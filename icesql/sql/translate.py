@@ -56,7 +56,8 @@ def to_duckdb_sql(
     """DuckDB SQL for ``statement`` and the parameter values it still uses, renumbered.
 
     ``sources`` maps table names to DuckDB queries the translated statement reads in their
-    place, as subqueries under the table's alias."""
+    place, as subqueries under the table's alias (the trees themselves: the caller hands
+    each over)."""
     tree = apply_spark_semantics(statement)
     if sources:
         _read_sources(tree, sources)
@@ -68,17 +69,23 @@ def to_duckdb_sql(
         values.append(params[index])
         node.replace(exp.Placeholder(this=str(len(values))))
     try:
-        return tree.sql(dialect="duckdb", unsupported_level=ErrorLevel.RAISE), values
+        # the tree is this call's own copy: the generator need not copy it again
+        return tree.sql(dialect="duckdb", copy=False, unsupported_level=ErrorLevel.RAISE), values
     except UnsupportedError as e:
         # sqlglot knows it cannot say this in DuckDB: refuse rather than drop the construct
         raise NotSupportedError(f"not supported: {e}") from None
 
 
 def _read_sources(tree: exp.Expr, sources: Mapping[str, exp.Expr]) -> None:
+    """Each source goes in as it is, a copy where it goes in again: copying the tree of a
+    scan of many files costs as much as writing it out."""
+    used: set[str] = set()
     for node in list(tree.find_all(exp.Table)):
         source = sources.get(node.name) if not node.args.get("db") else None
         if source is not None:
-            node.replace(exp.Subquery(this=source.copy(), alias=node.args.get("alias")))
+            this = source.copy() if node.name in used else source
+            used.add(node.name)
+            node.replace(exp.Subquery(this=this, alias=node.args.get("alias")))
 
 
 _ERROR_TYPES: list[tuple[type, type[Error]]] = [

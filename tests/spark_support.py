@@ -298,12 +298,6 @@ def spark_conf(
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.shuffle.partitions": "2",
-        # the tests' queries are small: compiling each plan to Java, and re-planning it
-        # adaptively, costs more than it saves (the Spark tier is CI's long pole); the
-        # results are the same, which Spark's own test suite checks in both modes
-        "spark.sql.codegen.wholeStage": "false",
-        "spark.sql.codegen.factoryMode": "NO_CODEGEN",
-        "spark.sql.adaptive.enabled": "false",
         "spark.sql.session.timeZone": "UTC",
         "spark.driver.extraJavaOptions": "-Duser.timezone=UTC",
         "spark.executor.extraJavaOptions": "-Duser.timezone=UTC",

@@ -74,6 +74,7 @@ class StatementTables:
         self.loaded.pop(key, None)
 
     def exists_in(self, catalog: Catalog) -> Callable[[tuple[str, ...]], bool]:
-        """``exists`` for one catalog, the shape name resolution takes
-        (``icesql.sql.tables.resolve_reference``)."""
-        return lambda identifier: self.exists(catalog, identifier)
+        """Whether one catalog holds a table, the shape name resolution takes
+        (``icesql.sql.tables.resolve_reference``). It asks by ``find``: the statement loads
+        every table it resolves, so one load answers both."""
+        return lambda identifier: self.find(catalog, identifier) is not None

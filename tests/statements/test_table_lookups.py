@@ -120,12 +120,18 @@ def test_create_and_drop_only_ask_whether_the_table_exists(con, calls, sql) -> N
     assert dict(calls.counts) == {("table_exists", name): 1}
 
 
-def test_create_table_as_select_looks_its_source_up_and_loads_it_once(con, calls) -> None:
+def test_create_table_as_select_loads_its_source_once(con, calls) -> None:
+    # the source is resolved by loading it, the load the query then reads
     assert calls.of(con, "CREATE TABLE db.u AS SELECT * FROM db.t") == {
         ("table_exists", ("db", "u")): 1,
-        ("table_exists", T): 1,
         ("load_table", T): 1,
     }
+
+
+def test_a_query_resolves_its_tables_by_loading_them(con, calls) -> None:
+    assert calls.of(con, "SELECT * FROM db.t JOIN db.t AS again USING (id)") == LOADED_ONCE
+    with pytest.raises(NoSuchTableError, match="nope"):
+        con.execute("SELECT * FROM db.nope")
 
 
 def test_a_replacement_reading_its_own_table_loads_it_once(con, calls) -> None:

@@ -14,9 +14,8 @@
 A test that uses ``spark`` or ``spark_warehouse`` gets the ``spark`` marker automatically, and
 one that uses ``rest``, ``rest_with_token``, ``s3_server`` or ``s3_bucket`` the ``server``
 marker: the fast tier (``-m "not spark and not server and not slow"``) leaves both out. Under
-xdist every ``spark`` test joins one of two ``xdist_group``s, by its module, so with ``--dist
-loadgroup`` (addopts) each of the two workers holds one Spark session for its group's modules
-and runs the rest beside them: one group of every Spark test was the run's long pole. Spark tests are skipped
+xdist every ``spark`` test joins one ``xdist_group``, so with ``--dist loadgroup`` (addopts) one
+worker holds the single Spark session while the others run the rest. Spark tests are skipped
 only when no Java is installed; any other failure to start Spark fails them. Helpers:
 ``tests/spark_support.py``.
 """
@@ -27,7 +26,6 @@ import gc
 import logging
 import os
 import time
-import zlib
 
 import pytest
 import spark_support
@@ -72,20 +70,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.server)
         if item.get_closest_marker("spark"):
             item.add_marker(SPARK_SOCKETS)
-            # a Spark session per worker that runs a Spark test: two groups, so two sessions
-            item.add_marker(pytest.mark.xdist_group(_spark_group(item)))
+            # one Spark session per worker that runs a Spark test: keep them on one worker
+            item.add_marker(pytest.mark.xdist_group("spark"))
             if java is None:
                 item.add_marker(skip)
-
-
-SPARK_GROUPS = 2
-
-
-def _spark_group(item: pytest.Item) -> str:
-    """The xdist group of a Spark test: by a hash of its module, so a module's tests share
-    a session and the groups stay about equal as modules come and go."""
-    module = item.nodeid.split("::")[0]
-    return f"spark-{zlib.crc32(module.encode()) % SPARK_GROUPS}"
 
 
 @pytest.hookimpl(hookwrapper=True)

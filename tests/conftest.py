@@ -41,8 +41,8 @@ SERVER_FIXTURES = {"rest", "rest_with_token", "s3_server", "s3_bucket"}
 # pyspark 3.5's DataFrame.collect() / toPandas() (rdd._load_from_socket) never close the local
 # socket they read the rows from, which is then warned of as unclosed when freed. Harmless (it
 # is closed when freed) and not ours to close: accepted in the Spark tests only, so any socket
-# icesql or another test leaves open still fails. What a Spark test left is collected before it
-# ends (pytest_runtest_teardown), still under this filter, so it cannot warn in the next test.
+# icesql or another test leaves open still fails. What Spark tests left is collected before the
+# next test that is not one (pytest_runtest_teardown), still under this filter.
 SPARK_SOCKETS = pytest.mark.filterwarnings(r"ignore:unclosed <socket\.socket:ResourceWarning")
 
 
@@ -77,11 +77,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_teardown(item: pytest.Item):
-    """After a Spark test, free the sockets pyspark left while ``SPARK_SOCKETS`` still holds
-    (the warnings filter spans the whole test, teardown included)."""
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
+    """After the last of a run of Spark tests, free the sockets pyspark left while
+    ``SPARK_SOCKETS`` still holds (the warnings filter spans the whole test, teardown
+    included). Only then: a socket freed during the next Spark test is under the same
+    filter, and a full collection after each of some 700 Spark tests cost minutes."""
     yield
-    if item.get_closest_marker("spark"):
+    if item.get_closest_marker("spark") and (
+        nextitem is None or not nextitem.get_closest_marker("spark")
+    ):
         gc.collect()
 
 

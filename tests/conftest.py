@@ -25,7 +25,9 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import threading
 import time
+from typing import Any
 
 import pytest
 import spark_support
@@ -115,6 +117,20 @@ def spark(spark_warehouse: str, spark_rest, tmp_path_factory: pytest.TempPathFac
     session.stop()
 
 
+def _one_request_at_a_time(app: Any) -> Any:
+    """moto's WSGI app serving one request at a time. Its conditional PUT checks that the key
+    is absent, then reads the body and stores the object: two racing ``If-None-Match: *``
+    PUTs on its threaded server could both pass the check, where S3 lets exactly one win
+    (a racing-writers test once lost a commit to it)."""
+    lock = threading.Lock()
+
+    def serve(environ: dict, start_response: Any) -> list[bytes]:
+        with lock:
+            return list(app(environ, start_response))
+
+    return serve
+
+
 class S3Server:
     """A local S3-compatible server (moto's) on 127.0.0.1, and the requests it served."""
 
@@ -123,7 +139,9 @@ class S3Server:
 
         self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
         self._server.start()
-        self.endpoint = f"http://127.0.0.1:{self._server._server.server_port}"
+        wsgi = self._server._server
+        wsgi.app = _one_request_at_a_time(wsgi.app)
+        self.endpoint = f"http://127.0.0.1:{wsgi.server_port}"
         self.requests: list[tuple[str, str]] = []  # (method, path), as the access log has them
         log = logging.getLogger("werkzeug")
         log.setLevel(logging.INFO)

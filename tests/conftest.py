@@ -126,7 +126,12 @@ def _one_request_at_a_time(app: Any) -> Any:
 
     def serve(environ: dict, start_response: Any) -> list[bytes]:
         with lock:
-            return list(app(environ, start_response))
+            body = app(environ, start_response)
+            try:
+                return list(body)
+            finally:  # what the WSGI server would have done once it had sent the body
+                if hasattr(body, "close"):
+                    body.close()
 
     return serve
 

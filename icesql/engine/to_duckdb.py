@@ -67,7 +67,7 @@ class Translated:
 
     def source_trees(self) -> dict[str, exp.Expr]:
         """Per scan view, a new tree of what DuckDB reads in its place."""
-        return {view: source() for view, source in self.sources.items()}
+        return _trees(self.sources)
 
 
 def to_duckdb(
@@ -90,8 +90,7 @@ def to_duckdb(
     statement = duckdb_statement(planned)
 
     def translate() -> tuple[str, list[object]]:
-        trees = {view: source() for view, source in sources.items()}
-        return to_duckdb_sql(statement, params, trees)
+        return to_duckdb_sql(statement, params, _trees(sources))
 
     if planned.kept is not None:
         sql, values = plan_cache.kept_translation(planned.kept, tuple(keys), translate)
@@ -145,6 +144,10 @@ def _duck_source(
         views[stream] = scan
     # equal reads are the same read_parquet calls
     return functools.partial(_source_tree, native.parts, stream), (native, stream)
+
+
+def _trees(sources: Mapping[str, Callable[[], exp.Expr]]) -> dict[str, exp.Expr]:
+    return {view: source() for view, source in sources.items()}
 
 
 def _source_tree(parts: tuple[FileRead | AntiJoin, ...], stream: str | None) -> exp.Expr:

@@ -61,10 +61,9 @@ def native_query(parts: Sequence[FileRead | AntiJoin]) -> exp.Query:
 
 
 def _union_all(queries: Sequence[exp.Query]) -> exp.Query:
-    out = queries[0]
-    for query in queries[1:]:
-        out = exp.Union(this=out, expression=query, distinct=False)
-    return out
+    if len(queries) == 1:
+        return queries[0]
+    return exp.union(*queries, distinct=False, copy=False)
 
 
 def _file_read(read: FileRead) -> exp.Select:
@@ -117,9 +116,11 @@ def _anti_join(join: AntiJoin) -> exp.Select:
             )
         rest = [c for c, checked in pairs if checked]
         if rest:
-            hashed.append(exp.Is(this=exp.Paren(this=_and(rest)), expression=exp.true()))
+            hashed.append(
+                exp.Is(this=exp.Paren(this=exp.and_(*rest, copy=False)), expression=exp.true())
+            )
         rows = exp.Subquery(this=_delete_rows(eq.rows), alias=exp.TableAlias(this=_ident(d)))
-        joins.append(exp.Join(this=rows, kind="ANTI", on=_and(hashed)))
+        joins.append(exp.Join(this=rows, kind="ANTI", on=exp.and_(*hashed, copy=False)))
     select.set("joins", joins)
     return select
 
@@ -192,13 +193,6 @@ def _data_type(type_name: str) -> exp.DataType:
 
 def _anonymous(name: str, *args: exp.Expr) -> exp.Anonymous:
     return exp.Anonymous(this=name, expressions=list(args))
-
-
-def _and(conditions: Sequence[exp.Expr]) -> exp.Expr:
-    out = conditions[0]
-    for condition in conditions[1:]:
-        out = exp.And(this=out, expression=condition)
-    return out
 
 
 def _column(name: str, table: str | None = None) -> exp.Column:

@@ -146,6 +146,7 @@ class FileIO:
         local = local_path(path)
         if local is not None:
             _local_parent(local)
+            drop_checksum_sidecar(local)
             return open(local, "wb")
         fs, p = self.fs(path)
         parent = p.rsplit("/", 1)[0]
@@ -272,6 +273,7 @@ class FileIO:
                     shutil.rmtree(local)
                 else:
                     os.remove(local)
+                    drop_checksum_sidecar(local)
             except FileNotFoundError:
                 pass
             return
@@ -346,6 +348,27 @@ def local_path(path: str) -> str | None:
     fsspec: a connection need not open a file to know its local warehouses)."""
     path = _strip_file_scheme(path)
     return path if protocol_of(path) == "file" else None
+
+
+def checksum_sidecar(local: str) -> str:
+    """The ``.<name>.crc`` file Hadoop's local file system (Spark's, for a local warehouse)
+    keeps beside every file it writes, and checks on every read of that file.
+
+    >>> checksum_sidecar("/wh/db/t/metadata/version-hint.text")
+    '/wh/db/t/metadata/.version-hint.text.crc'
+    """
+    folder, name = os.path.split(local)
+    return os.path.join(folder, f".{name}.crc")
+
+
+def drop_checksum_sidecar(local: str) -> None:
+    """Remove the sidecar of a file being replaced or deleted, as Hadoop's delete does: a
+    stale one makes every later Spark read of the file log a ``ChecksumException``, and
+    Hadoop reads a file without a sidecar unchecked."""
+    try:
+        os.remove(checksum_sidecar(local))
+    except FileNotFoundError:
+        pass
 
 
 def is_local_fs(fs: object) -> bool:

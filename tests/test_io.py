@@ -111,3 +111,21 @@ def test_an_unreachable_table_store_names_the_table():
         rf" cannot reach S3 endpoint {endpoint} \(bucket 'lake'\)",
     ):
         con.execute("SELECT * FROM db.t")
+
+
+def test_replacing_or_deleting_a_local_file_drops_its_hadoop_checksum(tmp_path):
+    # Hadoop's local file system checks .<name>.crc on every read and deletes it with the file
+    io = FileIO()
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"old")
+    sidecar = tmp_path / ".f.bin.crc"
+    sidecar.write_bytes(b"crc\x00")
+    with io.create(str(path)) as f:
+        f.write(b"new")
+    assert path.read_bytes() == b"new" and not sidecar.exists()
+    sidecar.write_bytes(b"crc\x00")
+    io.delete(str(path))
+    assert not path.exists() and not sidecar.exists()
+    (tmp_path / "g.bin").write_bytes(b"x")  # a file without one is deleted as before
+    io.delete(str(tmp_path / "g.bin"))
+    assert not (tmp_path / "g.bin").exists()

@@ -15,7 +15,7 @@ import uuid
 
 from icesql import faults
 from icesql.errors import AlreadyExistsError, OperationalError
-from icesql.io import FileIO, write_new_local_file
+from icesql.io import FileIO, drop_checksum_sidecar, write_new_local_file
 
 VERSION_HINT = "version-hint.text"
 
@@ -66,6 +66,7 @@ def write_version_hint(io: FileIO, metadata_dir: str, version: int) -> None:
             temp = f"{local}.{uuid.uuid4()}.tmp"
             with open(temp, "wb") as f:
                 f.write(data)
+            drop_checksum_sidecar(local)  # first: a reader between the two sees no stale one
             os.replace(temp, local)
         else:
             io.write_bytes(path, data)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+import zlib
 
 import pytest
 
@@ -61,3 +62,14 @@ def test_a_hint_that_cannot_be_written_is_not_an_error(tmp_path):
     (tmp_path / "file").write_text("x")
     write_version_hint(FileIO(), str(tmp_path / "file"), 3)  # its folder is a file: ignored
     assert (tmp_path / "file").read_text() == "x"
+
+
+def test_the_version_hint_leaves_no_stale_hadoop_checksum(tmp_path):
+    # Spark's hadoop catalog on a local disk writes .version-hint.text.crc beside the hint and
+    # checks it on every read: replacing the hint must not leave the old checksum behind
+    (tmp_path / VERSION_HINT).write_text("1")
+    sidecar = tmp_path / f".{VERSION_HINT}.crc"
+    sidecar.write_bytes(b"crc\x00\x00\x00\x02\x00" + zlib.crc32(b"1").to_bytes(4, "big"))
+    write_version_hint(FileIO(), str(tmp_path), 2)
+    assert (tmp_path / VERSION_HINT).read_text() == "2"
+    assert not sidecar.exists()

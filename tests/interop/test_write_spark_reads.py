@@ -11,6 +11,8 @@ icesql changed before reading it (as any Spark user must after an outside writer
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from spark_support import assert_same_rows
 
@@ -305,6 +307,39 @@ def test_spark_keeps_writing_tables_icesql_created(spark, con):
     assert len(orders) == 3 and {r.o for r in orders} == {1}
     lineage = [r._row_id for r in spark.sql(f"SELECT _row_id FROM {ns}.t").collect()]
     assert sorted(lineage) == [0, 1, 2, 3]
+
+
+def _read_through_hadoop(spark, path: str) -> str:
+    """``path`` as Spark's own file system reads it: Hadoop's local file system checks the
+    file's ``.crc`` sidecar and raises ``ChecksumException`` when it is stale."""
+    jvm = spark._jvm
+    hadoop_path = jvm.org.apache.hadoop.fs.Path(f"file:{path}")
+    stream = hadoop_path.getFileSystem(spark._jsc.hadoopConfiguration()).open(hadoop_path)
+    try:
+        return jvm.org.apache.commons.io.IOUtils.toString(stream, "UTF-8")
+    finally:
+        stream.close()
+
+
+def test_icesql_leaves_no_stale_checksum_beside_sparks_files(spark, spark_warehouse, con):
+    ns = _fresh_namespace(spark, con, "crc")
+    spark.sql(f"CREATE TABLE {ns}.t (id INT) USING iceberg")
+    spark.sql(f"INSERT INTO {ns}.t VALUES (1)")
+    metadata = Path(spark_warehouse, ns, "t", "metadata")
+    assert (metadata / ".version-hint.text.crc").exists()  # Spark's, checked on every read
+    con.execute(f"INSERT INTO {ns}.t VALUES (2)")
+    con.execute(f"INSERT OVERWRITE {ns}.t VALUES (3)")
+    hint = (metadata / "version-hint.text").read_text()
+    assert _read_through_hadoop(spark, str(metadata / "version-hint.text")) == hint
+    spark.sql(f"REFRESH TABLE {ns}.t")
+    assert [r.id for r in spark.sql(f"SELECT id FROM {ns}.t").collect()] == [3]
+    # icesql's expiry deletes Spark's files as Hadoop does: with their sidecars
+    con.execute(f"CALL system.expire_snapshots(table => '{ns}.t', retain_last => 1)")
+    table = Path(spark_warehouse, ns, "t")
+    sidecars = [p for p in table.rglob(".*.crc") if not p.with_name(p.name[1:-4]).exists()]
+    assert sidecars == []
+    spark.sql(f"INSERT INTO {ns}.t VALUES (4)")  # and Spark goes on writing it
+    assert _read_through_hadoop(spark, str(metadata / "version-hint.text")) == str(int(hint) + 1)
 
 
 def test_ctas_rtas_and_gzip_metadata(spark, spark_warehouse, con):

@@ -138,8 +138,8 @@ def test_checks_that_cannot_run_are_errors_naming_file_and_line(project: pytest.
     path = project.path / "test_shop.sql"
     result.stdout.fnmatch_lines(
         [
-            f"*{path}:12: check missing_table cannot run: NoSuchTableError: table not found: db.nope*",
-            f"*{path}:15: check bad_sql cannot run: ProgrammingError: syntax error*",
+            f"*{path}:12: check missing_table cannot run: NoSuchTableError: [[]TABLE_OR_VIEW_NOT_FOUND] The table or view `db`.`nope` cannot*",
+            f"*{path}:15: check bad_sql cannot run: ProgrammingError: [[]PARSE_SYNTAX_ERROR]*",
         ]
     )
 

@@ -30,7 +30,7 @@ def test_command_option_prints_rows(tmp_path, capsys):
 def test_error_is_one_line_without_traceback(tmp_path, capsys):
     assert main([str(tmp_path), "-c", "SELECT * FROM db.missing"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("error: table not found: db.missing")
+    assert err.startswith("error: [TABLE_OR_VIEW_NOT_FOUND] The table or view `db`.`missing`")
     assert "Traceback" not in err
 
 

@@ -148,7 +148,7 @@ class Connection:
         ...     con.execute("SELECT * FROM people")
         Traceback (most recent call last):
         ...
-        icesql.errors.NoSuchTableError: table not found: people
+        icesql.errors.NoSuchTableError: [TABLE_OR_VIEW_NOT_FOUND] The table or view `people` cannot be found...
         """
         self.engine.unregister(name)
 

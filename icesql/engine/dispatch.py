@@ -184,6 +184,11 @@ class Engine(EngineChoice):
                 pass  # closed meanwhile
 
     # -- entry point ---------------------------------------------------------------------
+    @property
+    def search_path(self) -> tuple[str, ...]:
+        """The current catalog and namespace, as Spark names them in errors."""
+        return (self.catalog.name, *self.default_namespace)
+
     def execute(
         self, sql: str, params: Sequence[object] = (), python: PythonScope | None = None
     ) -> Result:

@@ -88,6 +88,8 @@ class Planned:
     kept: KeptQuery | None = None  # the kept query this plan was made from, or is kept as
     # by view: the metadata columns stars leave out (icesql.sql.hidden_columns)
     hidden: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    # by view: how Spark qualifies its columns (the alias, else catalog, namespace, table)
+    qualifiers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def target(self) -> TableScan | None:
@@ -139,6 +141,7 @@ def plan(planner: Planner, filtered: Filtered) -> Planned:
         bound.sources,
         filtered,
         hidden=_hidden(scans),
+        qualifiers={b.view: _qualifier(b.ref) for b in bound.scans},
     )
 
 
@@ -181,6 +184,13 @@ def planned(progress: ProgressTracker, scan: TableScan) -> None:
     tasks = scan.tasks()
     if progress.active:
         progress.planned(len(tasks), sum(t.data_file.file_size_in_bytes for t in tasks))
+
+
+def _qualifier(ref: TableReference) -> tuple[str, ...]:
+    alias = ref.node.alias
+    if alias and alias != ref.identifier[-1]:
+        return (alias,)
+    return (ref.catalog, *ref.identifier) if ref.catalog else ref.identifier
 
 
 def _scan_label(ref: TableReference) -> str:

@@ -9,16 +9,21 @@ a branch in it: the overflow rerun (``icesql.engine.overflow``), progress
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
+from sqlglot import exp
+
 from icesql.errors import Error
+from icesql.sql.spark_errors import Relation, unresolved_name
 from icesql.sql.translate import duckdb_errors
 
 if TYPE_CHECKING:
     import duckdb
 
+    from icesql.engine.plan import Planned
     from icesql.engine.to_duckdb import Translated
     from icesql.progress import ProgressTracker
 
@@ -32,6 +37,11 @@ class Runner(Protocol):
     """What running asks of the connection (``icesql.engine.Engine`` is one)."""
 
     progress: ProgressTracker
+
+    @property
+    def search_path(self) -> tuple[str, ...]:
+        """The current catalog and namespace, as Spark names them in errors."""
+        ...
 
     def duck_cursor(self) -> duckdb.DuckDBPyConnection:
         """A new cursor of the connection's database, which ``interrupt`` reaches."""
@@ -88,8 +98,25 @@ def run(
             cursor.execute(statement)
         for name, obj in translated.views.items():
             cursor.register(name, obj)
-        with duckdb_errors(list(translated.planned.scans.values())):
+        planned = translated.planned
+        with duckdb_errors(
+            list(planned.scans.values()),
+            functools.partial(_spark_terms, planned, runner.search_path),
+        ):
             return cursor, tried(runner, cursor, translated, take)
     except Error:
         cursor.close()
         raise
+
+
+def _spark_terms(planned: Planned, search_path: tuple[str, ...], message: str) -> Error | None:
+    """DuckDB's error of a name that resolves to nothing, as Spark says it of the query as
+    written (None: DuckDB's message stands)."""
+    columns = {v: tuple(f.name for f in s.schema.fields) for v, s in planned.sources.items()}
+    columns.update((v, tuple(t.column_names)) for v, t in planned.metadata_views.items())
+    aliases = {t.name: t.alias_or_name for t in planned.statement.find_all(exp.Table)}
+    relations = {
+        view: Relation(planned.qualifiers.get(view) or (aliases.get(view, view),), names)
+        for view, names in columns.items()
+    }
+    return unresolved_name(message, planned.statement, relations, search_path)

@@ -14,7 +14,6 @@ errors become ``ProgrammingError`` naming the line and column of the user's own 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
@@ -28,6 +27,7 @@ from icesql.errors import InterfaceError, NotSupportedError, ProgrammingError
 from icesql.sql import nodes
 from icesql.sql.extensions import ExtensionsParser
 from icesql.sql.spark.time_formats import spark_to_strftime
+from icesql.sql.syntax_errors import parse_error, token_error
 from icesql.sql.table_functions import check_table_functions
 
 
@@ -292,7 +292,6 @@ class IcebergSpark(Spark):
 
 
 DIALECT = IcebergSpark()
-_TOKEN_REPR = re.compile(r"<Token token_type: [^,]+, text: (.*?), line: .*?>")
 
 
 def parse(sql: str) -> list[exp.Expr]:
@@ -304,7 +303,7 @@ def parse(sql: str) -> list[exp.Expr]:
     except ParseError as e:
         raise _parse_error(sql, e) from None
     except TokenError as e:
-        raise ProgrammingError(f"syntax error: {e}") from None
+        raise token_error(e) from None
     out = [s for s in statements if s is not None]
     for statement in out:
         check_table_functions(statement)
@@ -316,7 +315,7 @@ def split_statements(sql: str) -> list[str]:
     try:
         tokens = DIALECT.tokenize(sql)
     except TokenError as e:
-        raise ProgrammingError(f"syntax error: {e}") from None
+        raise token_error(e) from None
     out, start = [], 0
     for token in tokens:
         if token.token_type == TokenType.SEMICOLON:
@@ -371,7 +370,7 @@ def parse_term(text: str) -> nodes.Term:
     except ParseError as e:
         raise _parse_error(text, e) from None
     except TokenError as e:
-        raise ProgrammingError(f"syntax error: {e}") from None
+        raise token_error(e) from None
     return transform.term  # type: ignore[union-attr]
 
 
@@ -393,28 +392,4 @@ def parse_one(sql: str) -> exp.Expr:
 
 
 def _parse_error(sql: str, e: ParseError) -> ProgrammingError:
-    """The user's error, with ``position`` (line, column, both from 1, where the failing token
-    starts) and ``length`` (its width) for a front that points at it, e.g. the shell's caret."""
-    error = ProgrammingError(_describe_parse_error(sql, e))
-    first = e.errors[0] if e.errors else {}
-    line, col = first.get("line"), first.get("col")
-    if line and col:
-        near = (first.get("highlight") or "").strip()
-        error.position = (line, max(col - len(near), 0) + 1)  # type: ignore[attr-defined]
-        error.length = max(len(near), 1)  # type: ignore[attr-defined]
-    return error
-
-
-def _describe_parse_error(sql: str, e: ParseError) -> str:
-    if not e.errors:
-        return f"syntax error: {e}"
-    first = e.errors[0]
-    line, col = first.get("line"), first.get("col")
-    near = (first.get("highlight") or "").strip()
-    desc = _TOKEN_REPR.sub(lambda m: repr(m.group(1)), first.get("description") or "syntax error")
-    where = f" at line {line}, column {col}" if line is not None else ""
-    text_line = sql.splitlines()[line - 1] if line and line <= len(sql.splitlines()) else ""
-    pointer = ""
-    if text_line and col:
-        pointer = f"\n  {text_line}\n  {' ' * max(col - len(near), 0)}{'^' * max(len(near), 1)}"
-    return f"syntax error{where}: {desc}" + (f" near '{near}'" if near else "") + pointer
+    return parse_error(sql, e, DIALECT.tokenize)

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from icesql.errors import NoSuchTableError, ProgrammingError
+from icesql.errors import ProgrammingError
+from icesql.sql.spark_errors import table_not_found
 
 METADATA_TABLES = frozenset(
     {
@@ -119,7 +120,7 @@ def resolve_reference(
             return TableReference(node, identifier, travel, catalog=catalog)
         if lowered in METADATA_TABLES:
             return TableReference(node, identifier, travel, lowered, catalog)
-    raise NoSuchTableError(f"table not found: {'.'.join(parts)}")
+    raise table_not_found(node)
 
 
 def drop_table_prefixes(statement: exp.Expr, refs: Sequence[TableReference]) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -134,8 +134,12 @@ def _stream_errors() -> tuple[type[BaseException], ...]:
 
 
 @contextmanager
-def duckdb_errors(scans: Sequence[TableScan]) -> Iterator[None]:
+def duckdb_errors(
+    scans: Sequence[TableScan], names: Callable[[str], Error | None] | None = None
+) -> Iterator[None]:
     """Translate DuckDB exceptions; an error raised inside one of our scans wins as-is.
+    ``names`` says a binder's or catalog's error of a name that resolves to nothing in the
+    user's terms (``icesql.sql.spark_errors``), or gives None for DuckDB's own message.
 
     While rows stream, DuckDB's failures reach us through pyarrow's reader as ArrowException
     or a plain OSError, so those are translated too.
@@ -160,6 +164,10 @@ def duckdb_errors(scans: Sequence[TableScan]) -> Iterator[None]:
             raise NotSupportedError(
                 f"Spark function {unknown.group(1)}() is not supported"
             ) from None
+        if names is not None and isinstance(e, (duckdb.BinderException, duckdb.CatalogException)):
+            named = names(str(e))
+            if named is not None:
+                raise named from None
         for duck_type, ours in _ERROR_TYPES:
             if isinstance(e, duck_type):
                 raise ours(clean_duckdb_message(str(e))) from None

@@ -176,7 +176,9 @@ def test_tables_written_and_read_through_fsspec(warehouse):
 
 def test_unknown_names_are_programming_errors(warehouse):
     con = icesql.connect(warehouse)
-    with pytest.raises(icesql.ProgrammingError, match="table not found: nope.t"):
+    with pytest.raises(
+        icesql.ProgrammingError, match="The table or view `nope`.`t` cannot be found"
+    ):
         con.execute("SELECT * FROM nope.t")
     with pytest.raises(icesql.ProgrammingError, match="namespace not found: nope"):
         FileSystemCatalog(warehouse).list_tables(("nope",))

@@ -20,7 +20,10 @@ def test_syntax_error_has_a_caret_under_the_token(tmp_path) -> None:
         sql = "SELECT 1,\n  2 +\nFROM x"
         text = describe(_error(con, sql), sql)
     lines = text.splitlines()
-    assert lines[0].startswith("error: syntax error at line 3")
+    assert lines[0] == (
+        "error: [PARSE_SYNTAX_ERROR] Syntax error at or near 'FROM'. SQLSTATE: 42601"
+        " (line 3, pos 0)"
+    )
     assert lines[1:] == ["  SELECT 1,", "    2 +", "  FROM x", "  ^^^^"]
 
 

@@ -63,7 +63,7 @@ def test_statements_without_rows_report_counts(shell: Shell) -> None:
 def test_a_script_stops_at_its_first_error(shell: Shell) -> None:
     assert shell.run_text("SELECT 1 AS a; SELECT * FROM db.nope; SELECT 2 AS b") == 1
     assert "| a |" in _out(shell) and "| b |" not in _out(shell)
-    assert _err(shell).startswith("error: table not found: db.nope")
+    assert _err(shell).startswith("error: [TABLE_OR_VIEW_NOT_FOUND] The table or view `db`.`nope`")
 
 
 def test_explain_and_timer(shell: Shell) -> None:

@@ -134,8 +134,8 @@ def test_syntax_error_shows_a_caret(terminal: Terminal) -> None:
     terminal.type("SELEC 1;")
     terminal.keys("Enter")
     screen = terminal.wait_for("^")
-    assert "error: syntax error at line 1, column 7" in screen
-    assert "  SELEC 1\n        ^" in screen
+    assert "error: [PARSE_SYNTAX_ERROR] Syntax error at or near 'SELEC'" in screen
+    assert "  SELEC 1\n  ^^^^^" in screen
     assert "Traceback" not in screen
 
 

@@ -110,9 +110,12 @@ def test_other_statements_run_at_once(con):
     assert tables.columns == ["namespace", "tableName", "isTemporary"]
     con.execute("CREATE TABLE db.u (x INT) USING iceberg")
     assert tables.fetchall() == [("db", "t", False)]  # rows of the statement run before
-    with pytest.raises(icesql.ProgrammingError, match="syntax error"):
+    with pytest.raises(icesql.ProgrammingError, match="PARSE_SYNTAX_ERROR"):
         con.sql("SELEC 1")  # reported when made, not when first read
-    with pytest.raises(icesql.ProgrammingError, match="table not found: nope"):
+    with pytest.raises(
+        icesql.ProgrammingError,
+        match=r"^\[TABLE_OR_VIEW_NOT_FOUND\] The table or view `nope` cannot",
+    ):
         con.sql("SELECT * FROM nope").fetchall()
 
 

@@ -87,10 +87,14 @@ def test_iceberg_tables_win_then_registered_names_then_variables(con):
 
 def test_names_that_hold_no_rows_stay_unknown_tables(con):
     nothing = 42  # noqa: F841
-    with pytest.raises(icesql.ProgrammingError, match="table not found: nothing"):
+    with pytest.raises(
+        icesql.ProgrammingError, match="The table or view `nothing` cannot be found"
+    ):
         con.execute("SELECT * FROM nothing")
     data = pa.table({"x": [1]})  # noqa: F841
-    with pytest.raises(icesql.ProgrammingError, match="table not found: db.data"):
+    with pytest.raises(
+        icesql.ProgrammingError, match="The table or view `db`.`data` cannot be found"
+    ):
         con.execute("SELECT * FROM db.data")  # qualified names are Iceberg tables only
     with pytest.raises(
         icesql.ProgrammingError,

@@ -42,9 +42,9 @@ def test_time_travel_values():
 
 
 def test_unknown_table_is_named():
-    with pytest.raises(NoSuchTableError, match="db.nope"):
+    with pytest.raises(NoSuchTableError, match="`db`.`nope`"):
         resolve("select * from db.nope")
-    with pytest.raises(NoSuchTableError, match=r"db\.t\.branch_x\.y"):
+    with pytest.raises(NoSuchTableError, match="`db`.`t`.`branch_x`.`y`"):
         resolve("select * from db.t.branch_x.y")
 
 
@@ -99,7 +99,7 @@ def test_a_catalog_prefix_selects_that_catalog():
     assert ref("select * from prod.db.t.branch_b") == ("prod", ("db", "t"), None, "b")
     assert ref("select * from db.t") == ("local", ("db", "t"), None, None)
     assert ref("select * from local.db.t") == ("local", ("db", "t"), None, None)
-    with pytest.raises(NoSuchTableError, match="db.p"):
+    with pytest.raises(NoSuchTableError, match="`db`.`p`"):
         ref("select * from db.p")  # only in prod: unqualified names use the current catalog
 
 

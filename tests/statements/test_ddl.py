@@ -233,7 +233,7 @@ def test_replace_table_needs_the_table_and_keeps_its_history(con):
 @pytest.mark.parametrize(
     "sql, pattern",
     [
-        ("REPLACE db.t", r"REPLACE must be followed by TABLE near .db."),
+        ("REPLACE db.t", r"at or near 'db': REPLACE must be followed by TABLE\."),
         ("REPLACE TABLE", r"Expected table name"),
     ],
 )

@@ -126,7 +126,7 @@ def test_the_24_hour_guard_and_other_refusals(con, history):
             "max_concurrent_deletes should have value > 0",
         ),
         (", prefix_mismatch_mode => 'maybe'", ProgrammingError, "Invalid mode: maybe"),
-        (", file_list_view => 'db.nope'", ProgrammingError, "db.nope"),
+        (", file_list_view => 'db.nope'", ProgrammingError, "`db`.`nope`"),
         (", dry_run => 'yes'", ProgrammingError, "cannot cast StringType to BooleanType"),
         (", equal_schemes => 's3a'", ProgrammingError, r"cannot cast StringType to MapType"),
     ]:

@@ -9,10 +9,14 @@ from __future__ import annotations
 import sys
 import tempfile
 
-import pandas as pd
-import polars as pl
 import pyarrow as pa
-import sqlalchemy as sa
+
+try:
+    import pandas as pd
+    import polars as pl
+    import sqlalchemy as sa
+except ImportError as missing:  # a base install: say what to install, not a traceback
+    sys.exit(f"this example needs {missing.name}: pip install 'icesql[pandas,polars,sqlalchemy]'")
 
 import icesql
 

@@ -136,8 +136,25 @@ def _connect(args: argparse.Namespace) -> Connection:
         startup.discard()  # left untaken when the connection failed
 
 
+_DESCRIPTION = "Run Spark SQL against Iceberg tables and print the results."
+_COMMANDS = """commands:
+  icesql [WAREHOUSE] [options]   run SQL: -c/-f, standard input, or the interactive prompt
+  icesql serve [options]         serve an Iceberg REST catalog (icesql serve --help)
+
+examples:
+  icesql path/to/warehouse -c "SELECT * FROM db.events LIMIT 10"
+  icesql path/to/warehouse -f report.sql --csv > report.csv
+  icesql serve --warehouse /data/wh --port 8181"""
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="icesql", description=__doc__.splitlines()[0])
+    """``--help`` is plain text for a terminal, and names every command the program has."""
+    parser = argparse.ArgumentParser(
+        prog="icesql",
+        description=_DESCRIPTION,
+        epilog=_COMMANDS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument(
         "warehouse",
         nargs="?",

@@ -11,6 +11,20 @@ import pytest
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
+def test_python_data_example_names_its_extras_on_a_base_install(tmp_path):
+    # pandas blocked as on a base install: one line naming the extras, no traceback
+    code = (
+        "import runpy, sys; sys.modules['pandas'] = None;"
+        f" sys.argv = ['python_data.py', {str(tmp_path)!r}];"
+        f" runpy.run_path({str(EXAMPLES / 'python_data.py')!r}, run_name='__main__')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1
+    assert out.stderr.strip() == (
+        "this example needs pandas: pip install 'icesql[pandas,polars,sqlalchemy]'"
+    )
+
+
 def test_python_data_example_runs(tmp_path):
     for extra in ("pandas", "polars", "sqlalchemy"):
         pytest.importorskip(extra)

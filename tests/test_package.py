@@ -99,3 +99,14 @@ def test_every_public_name_resolves_and_is_listed() -> None:
 def test_unknown_attribute_raises_attribute_error() -> None:
     with pytest.raises(AttributeError, match="no attribute 'connnect'"):
         icesql.connnect  # noqa: B018
+
+
+def test_the_license_file_is_the_license_pyproject_names() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    pyproject = (root / "pyproject.toml").read_text()
+    assert 'license = { text = "Apache-2.0" }' in pyproject
+    text = (root / "LICENSE").read_text()
+    assert "Apache License\n                           Version 2.0, January 2004" in text
+    assert "TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION" in text

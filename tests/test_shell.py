@@ -175,3 +175,15 @@ def test_engine_options_choose_where_statements_run(tmp_path, capsys):
         main([str(tmp_path), "--engine", "cluster", "-c", "SELECT 1"])
     assert exited.value.code == 2
     assert "invalid choice: 'cluster'" in capsys.readouterr().err
+
+
+def test_help_is_plain_text_naming_every_command(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    text = capsys.readouterr().out
+    assert "``" not in text and ":func:" not in text  # no reStructuredText markup
+    assert "icesql serve [options]" in text and "icesql serve --help" in text
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    assert "``" not in capsys.readouterr().out

@@ -55,6 +55,19 @@ def _pattern(pattern: str | None) -> re.Pattern[str] | None:
     return re.compile("^(?:" + "|".join(parts) + ")$", re.IGNORECASE)
 
 
+def _choose_namespace(catalog: Catalog) -> str:
+    """What a plain ``SHOW TABLES`` in a missing current namespace should have asked for: a
+    fresh connection's ``default`` rarely exists in a Spark warehouse."""
+    names = [".".join(ns) for ns in sorted(catalog.list_namespaces(()))]
+    if not names:
+        return f" (the current namespace; catalog '{catalog.name}' has no namespace yet)"
+    shown = ", ".join(names[:10]) + (", ..." if len(names) > 10 else "")
+    return (
+        f" (the current namespace; catalog '{catalog.name}' has {shown}:"
+        f" SHOW TABLES IN {names[0]}, or USE {names[0]})"
+    )
+
+
 def show(session: Session, parsed: exp.Expr, params: Sequence[object]) -> Result:
     if isinstance(parsed, nodes.ShowNamespaces):
         catalog, parent = namespace_name(session, parsed.namespace or ())
@@ -75,8 +88,9 @@ def show(session: Session, parsed: exp.Expr, params: Sequence[object]) -> Result
         else:
             catalog, namespace = session.catalog, tuple(session.default_namespace)
         if not catalog.namespace_exists(namespace):
+            hint = "" if parsed.namespace else _choose_namespace(catalog)
             raise NoSuchNamespaceError(
-                f"[SCHEMA_NOT_FOUND] namespace not found: {'.'.join(namespace)}"
+                f"[SCHEMA_NOT_FOUND] namespace not found: {'.'.join(namespace)}{hint}"
             )
         pattern = _pattern(parsed.pattern)
         tables = sorted(catalog.list_tables(namespace))

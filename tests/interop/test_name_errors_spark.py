@@ -64,24 +64,24 @@ def test_unresolved_columns_name_and_propose_as_spark(spark, con, sql):
     assert f"[{params['proposal']}]" in mine, (mine, params)
 
 
-def test_an_unknown_function_is_sparks_unresolved_routine(spark, con):
-    sql = "SELECT cnt(*) FROM errs.events"
-    theirs = _spark_error(spark, sql)
-    mine = _icesql_error(con, sql)
-    assert theirs.getErrorClass() == "UNRESOLVED_ROUTINE"
-    assert mine.startswith(
-        f"[UNRESOLVED_ROUTINE] Cannot resolve function {theirs.getMessageParameters()['routineName']}"
-    )
+OTHER_NAMES = {  # statement -> (Spark's error class, the parameter our message starts with)
+    "SELECT cnt(*) FROM errs.events": (
+        "UNRESOLVED_ROUTINE",
+        "[UNRESOLVED_ROUTINE] Cannot resolve function {routineName} ",
+    ),
+    "SELECT * FROM errs.evnts": (
+        "TABLE_OR_VIEW_NOT_FOUND",
+        "[TABLE_OR_VIEW_NOT_FOUND] The table or view {relationName} ",
+    ),
+}
 
 
-def test_a_missing_table_is_sparks_table_or_view_not_found(spark, con):
-    sql = "SELECT * FROM errs.evnts"
+@pytest.mark.parametrize("sql", sorted(OTHER_NAMES))
+def test_unknown_functions_and_tables_are_named_as_spark_names_them(spark, con, sql):
+    error_class, start = OTHER_NAMES[sql]
     theirs = _spark_error(spark, sql)
-    mine = _icesql_error(con, sql)
-    assert theirs.getErrorClass() == "TABLE_OR_VIEW_NOT_FOUND"
-    assert mine.startswith(
-        f"[TABLE_OR_VIEW_NOT_FOUND] The table or view {theirs.getMessageParameters()['relationName']}"
-    )
+    assert theirs.getErrorClass() == error_class
+    assert _icesql_error(con, sql).startswith(start.format(**theirs.getMessageParameters()))
 
 
 SYNTAX_STATEMENTS = [

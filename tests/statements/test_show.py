@@ -50,6 +50,22 @@ def test_a_missing_namespace_is_named(con, sql) -> None:
         con.execute(sql)
 
 
+def test_show_tables_in_a_missing_current_namespace_says_how_to_choose_one(tmp_path) -> None:
+    with icesql.connect(str(tmp_path)) as fresh:
+        with pytest.raises(icesql.ProgrammingError, match=r"has no namespace yet\)$"):
+            fresh.execute("SHOW TABLES")
+        fresh.execute("CREATE TABLE sales.t (id INT) USING iceberg")
+        fresh.execute("CREATE NAMESPACE hr")
+        with pytest.raises(icesql.ProgrammingError) as info:
+            fresh.execute("SHOW TABLES")
+        assert str(info.value) == (
+            "[SCHEMA_NOT_FOUND] namespace not found: default (the current namespace;"
+            " catalog 'local' has hr, sales: SHOW TABLES IN hr, or USE hr)"
+        )
+        fresh.execute("USE sales")
+        assert fresh.execute("SHOW TABLES").fetchall() == [("sales", "t", False)]
+
+
 @pytest.mark.parametrize(
     ("pattern", "names"),
     [

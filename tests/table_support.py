@@ -12,9 +12,15 @@ def metadata_version(con, identifier: tuple[str, ...]) -> int:
 
 
 def table_files(con, identifier: tuple[str, ...]) -> set[str]:
-    """Every file under the table's location (a failed statement leaves none behind)."""
+    """Every file under the table's location (a failed statement leaves none behind), less
+    Hadoop's ``.<name>.crc`` sidecars of Spark-written files: any commit drops the stale one
+    of ``version-hint.text`` (``icesql.io.drop_checksum_sidecar``)."""
     location = con.catalog.load_table(identifier).metadata.location
-    return {str(p) for p in Path(location).rglob("*") if p.is_file()}
+    return {
+        str(p)
+        for p in Path(location).rglob("*")
+        if p.is_file() and not (p.name.startswith(".") and p.name.endswith(".crc"))
+    }
 
 
 def last_snapshot(con, table: str) -> tuple[str, dict]:

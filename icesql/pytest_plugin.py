@@ -100,6 +100,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         message = f"--icesql-ref {ref}: no table the checks read has a branch or tag {ref!r}"
         if reporter is not None:
             reporter.write_line(f"ERROR: {message}", red=True)
+            # counted in the summary line too, which would otherwise end "N passed" in green
+            error = pytest.CollectReport(f"--icesql-ref {ref}", "failed", message, [])
+            reporter.stats.setdefault("error", []).append(error)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     opener.close()
 

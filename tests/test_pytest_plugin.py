@@ -174,7 +174,7 @@ def test_ref_reads_a_snapshot_id(pytester: pytest.Pytester, shop: Shop) -> None:
     clean = pytester.runpytest(*args, "--icesql-ref", str(shop.clean_snapshot))
     clean.assert_outcomes(passed=3)
     unknown = pytester.runpytest(*args, "--icesql-ref", "audit")  # no table has it: main is read
-    unknown.assert_outcomes(failed=3)
+    unknown.assert_outcomes(failed=3, errors=1)  # and the run says the ref was never found
     unknown.stdout.fnmatch_lines(["*--icesql-ref audit: no table the checks read has*"])
     assert unknown.ret != 0
 
@@ -205,8 +205,10 @@ def test_ref_audits_a_branch_before_it_is_published(pytester: pytest.Pytester, t
     audited.assert_outcomes(failed=1)
     audited.stdout.fnmatch_lines(["*1 row*"])
     misspelt = pytester.runpytest(*args, "--icesql-ref", "nope")
-    misspelt.assert_outcomes(passed=1)  # read at main, but the run fails: nothing was audited
+    # read at main, but the run fails: nothing was audited, and the summary line says so
+    misspelt.assert_outcomes(passed=1, errors=1)
     misspelt.stdout.fnmatch_lines(["*no table the checks read has a branch or tag 'nope'*"])
+    misspelt.stdout.fnmatch_lines(["*= 1 passed, 1 error in *"])
     assert misspelt.ret == pytest.ExitCode.TESTS_FAILED
 
 

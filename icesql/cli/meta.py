@@ -196,11 +196,17 @@ def _schema(shell: Shell, args: str) -> bool:
 
 
 def _describe(shell: Shell, args: str) -> bool:
+    """The table, then its current snapshot: the rows a query sees (after deletes) beside
+    the rows its data files hold and the deletes applied to them, which the snapshot's
+    ``total-records`` alone would overstate."""
     name = _table_name(args)
     ok = shell.run_sql(f"DESCRIBE TABLE EXTENDED {name}", shown_as=args)
     return ok and shell.run_sql(
         "SELECT s.snapshot_id, s.committed_at, s.operation,"
-        " s.summary['total-records'] AS total_records,"
+        f" (SELECT count(*) FROM {name}) AS live_rows,"
+        " s.summary['total-records'] AS rows_in_files,"
+        " s.summary['total-position-deletes'] AS position_deletes,"
+        " s.summary['total-equality-deletes'] AS equality_deletes,"
         " s.summary['total-data-files'] AS data_files,"
         " s.summary['total-delete-files'] AS delete_files,"
         " s.summary['total-files-size'] AS total_size"

@@ -56,7 +56,31 @@ def test_schema_and_describe(shell: Shell) -> None:
     assert out.startswith("CREATE TABLE local.db.events (") and "PARTITIONED BY (kind)" in out
     assert run_meta(shell, ".describe db.events")
     out, _ = _take(shell)
-    assert "# Partitioning" in out and "total_records" in out and "| 2             |" in out
+    assert "# Partitioning" in out and "rows_in_files" in out
+    # merge-on-read deletes: the rows a query sees, beside those the files hold
+    shell.con.execute(
+        "ALTER TABLE db.events SET TBLPROPERTIES ('format-version'='2',"
+        " 'write.delete.mode'='merge-on-read')"
+    )
+    shell.con.execute("INSERT INTO db.events VALUES (5, 'c'), (6, 'c')")  # one file
+    shell.con.execute("DELETE FROM db.events WHERE id = 5")  # a position delete in it
+    assert run_meta(shell, ".describe db.events")
+    out, _ = _take(shell)
+    header, values = _snapshot_row(out)
+    assert values[header.index("live_rows")] == "3"
+    assert values[header.index("rows_in_files")] == "4"
+    assert values[header.index("position_deletes")] == "1"
+
+
+def _snapshot_row(out: str) -> tuple[list[str], list[str]]:
+    """The header and the one row of the snapshot table ``.describe`` prints last."""
+    rows = [
+        [cell.strip() for cell in line.strip("|").split("|")]
+        for line in out.splitlines()
+        if line.startswith("|")
+    ]
+    at = max(i for i, r in enumerate(rows) if "live_rows" in r)
+    return rows[at], rows[at + 1]
 
 
 def test_snapshots_refs_files(shell: Shell) -> None:

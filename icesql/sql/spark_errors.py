@@ -50,17 +50,18 @@ __all__ = [
 ]
 
 SUGGESTIONS = 5  # Spark proposes at most five columns
+# DuckDB's texts; some releases double the quotes around the name (2.0: ""x"")
 _COLUMN = (
-    re.compile(r'Referenced column "(?P<name>[^"]+)" not found'),
-    re.compile(r'Column "(?P<name>[^"]+)" referenced that exists in the SELECT clause'),
-    re.compile(r'Alias with name "(?P<name>[^"]+)" exists, but aliases cannot be used'),
+    re.compile(r'Referenced column "+(?P<name>[^"]+)"+ not found'),
+    re.compile(r'Column "+(?P<name>[^"]+)"+ referenced that exists in the SELECT clause'),
+    re.compile(r'Alias with name "+(?P<name>[^"]+)"+ exists, but aliases cannot be used'),
     re.compile(
-        r'(?:Values list|Table) "(?P<table>[^"]+)" does not have a column named "(?P<name>[^"]+)"'
+        r'(?:Values list|Table) "+(?P<table>[^"]+)"+ does not have a column named "+(?P<name>[^"]+)"+'
     ),
-    re.compile(r'Referenced table "(?P<table>[^"]+)" not found'),
+    re.compile(r'Referenced table "+(?P<table>[^"]+)"+ not found'),
 )
 _FUNCTION = re.compile(
-    r'(?:Scalar|Aggregate|Table)? ?Function with name "?(?P<name>\w+)"? does not exist'
+    r'(?:Scalar|Aggregate|Table)? ?Function with name "*(?P<name>\w+)"* does not exist'
 )
 
 

@@ -186,13 +186,19 @@ def planned(progress: ProgressTracker, scan: TableScan) -> None:
         progress.planned(len(tasks), sum(t.data_file.file_size_in_bytes for t in tasks))
 
 
-def _qualifier(ref: TableReference) -> tuple[str, ...]:
+def _own_alias(ref: TableReference) -> str | None:
+    """The alias the statement gives the table, if it is not the table's own name."""
     alias = ref.node.alias
-    if alias and alias != ref.identifier[-1]:
+    return alias if alias and alias != ref.identifier[-1] else None
+
+
+def _qualifier(ref: TableReference) -> tuple[str, ...]:
+    alias = _own_alias(ref)
+    if alias is not None:
         return (alias,)
     return (ref.catalog, *ref.identifier) if ref.catalog else ref.identifier
 
 
 def _scan_label(ref: TableReference) -> str:
-    alias = ref.node.alias
-    return f"{ref.name} AS {alias}" if alias and alias != ref.identifier[-1] else ref.name
+    alias = _own_alias(ref)
+    return f"{ref.name} AS {alias}" if alias is not None else ref.name

@@ -101,7 +101,7 @@ def run(
         planned = translated.planned
         with duckdb_errors(
             list(planned.scans.values()),
-            functools.partial(_spark_terms, planned, runner.search_path),
+            functools.partial(_spark_terms, planned, runner),
         ):
             return cursor, tried(runner, cursor, translated, take)
     except Error:
@@ -109,9 +109,9 @@ def run(
         raise
 
 
-def _spark_terms(planned: Planned, search_path: tuple[str, ...], message: str) -> Error | None:
+def _spark_terms(planned: Planned, runner: Runner, message: str) -> Error | None:
     """DuckDB's error of a name that resolves to nothing, as Spark says it of the query as
-    written (None: DuckDB's message stands)."""
+    written (None: DuckDB's message stands). Only a failed query pays for it."""
     columns = {v: tuple(f.name for f in s.schema.fields) for v, s in planned.sources.items()}
     columns.update((v, tuple(t.column_names)) for v, t in planned.metadata_views.items())
     aliases = {t.name: t.alias_or_name for t in planned.statement.find_all(exp.Table)}
@@ -119,4 +119,4 @@ def _spark_terms(planned: Planned, search_path: tuple[str, ...], message: str) -
         view: Relation(planned.qualifiers.get(view) or (aliases.get(view, view),), names)
         for view, names in columns.items()
     }
-    return unresolved_name(message, planned.statement, relations, search_path)
+    return unresolved_name(message, planned.statement, relations, runner.search_path)

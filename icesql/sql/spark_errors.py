@@ -35,16 +35,17 @@ from typing import TYPE_CHECKING, cast
 from sqlglot import exp
 
 from icesql.errors import NoSuchTableError, ProgrammingError
+from icesql.sql.spark.function_names import SPARK_FUNCTIONS
 
 if TYPE_CHECKING:
     from sqlglot.optimizer.scope import Scope
-from icesql.sql.spark.function_names import SPARK_FUNCTIONS
 
 __all__ = [
     "Relation",
     "levenshtein",
     "positioned",
     "quote_id",
+    "suggestions",
     "table_not_found",
     "unresolved_name",
 ]
@@ -189,7 +190,7 @@ def _unresolved_function(
     )
     # Spark proposes none; the closest of Spark's names points at the fix (never DuckDB's)
     close = difflib.get_close_matches(name.lower(), sorted(SPARK_FUNCTIONS), n=3, cutoff=0.6)
-    hint = f" Did you mean {', '.join(quote_id([f]) for f in close[:3])}?" if close else ""
+    hint = f" Did you mean {', '.join(quote_id([f]) for f in close)}?" if close else ""
     head = (
         f"[UNRESOLVED_ROUTINE] Cannot resolve function {quote_id([name])} on search path"
         f" [`system`.`builtin`, `system`.`session`, {quote_id(search_path)}].{hint}"
@@ -235,8 +236,6 @@ def _first_column(statement: exp.Expr, name: str | None, table: str | None) -> e
         if name is not None and node.name.lower() != name.lower():
             continue
         if table is not None and node.table.lower() != table.lower():
-            continue
-        if table is None and name is None:
             continue
         span = _span(node)
         found.append((span[:2] if span else (1 << 30, 0), node))

@@ -71,8 +71,8 @@ def parse_error(
         tokens = tokenize(sql) if tokenize is not None else Tokenizer().tokenize(sql)
     except TokenError:
         tokens = []
-    offending = _offending(tokens, first)
     description = _TOKEN.sub("", str(first.get("description") or ""))
+    offending = _offending(tokens, first, description)
     # our own grammar's words ("Expected table name") say more than sqlglot's generic ones
     hint = "" if description.startswith(_GENERIC) or "<class" in description else f": {description}"
     if offending is None:  # the end of the input
@@ -101,13 +101,12 @@ def token_error(e: TokenError) -> ProgrammingError:
     )
 
 
-def _offending(tokens: Sequence[Token], first: Mapping[str, Any]) -> Token | None:
+def _offending(tokens: Sequence[Token], first: Mapping[str, Any], description: str) -> Token | None:
     """The token Spark's parser stops at (None: the end of the input)."""
     if not tokens:
         return None
     if tokens[0].token_type == TokenType.VAR:
         return tokens[0]  # no statement starts with a plain word (``SELEC 1``)
-    description = str(first.get("description") or "")
     at = next(
         (
             i

@@ -22,7 +22,7 @@ import icesql
 
 
 def main(warehouse: str) -> None:
-    con = icesql.connect(warehouse)
+    con = icesql.connect(warehouse, create=True)
     con.execute(
         "CREATE TABLE shop.orders (id BIGINT NOT NULL, region STRING, amount DECIMAL(10,2),"
         " ordered_at TIMESTAMP) USING iceberg PARTITIONED BY (region)"

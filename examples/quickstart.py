@@ -23,7 +23,7 @@ def show(cur: icesql.Cursor) -> None:
 
 
 def main(warehouse: str) -> None:
-    con = icesql.connect(warehouse)
+    con = icesql.connect(warehouse, create=True)
     con.execute("CREATE NAMESPACE IF NOT EXISTS shop")
     con.execute(
         "CREATE TABLE shop.orders (id BIGINT NOT NULL, region STRING, amount DECIMAL(10,2),"

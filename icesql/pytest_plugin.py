@@ -158,6 +158,7 @@ def icesql(pytestconfig: pytest.Config) -> DataChecks:
     ...             icesql_connection.execute("INSERT INTO db.t VALUES (1), (1)")
     ...             icesql.assert_unique("db.t", "id")
     ...     '''))
+    ...     pathlib.Path(root, "warehouse").mkdir()
     ...     run = subprocess.run(
     ...         [sys.executable, "-m", "pytest", "-q", "--tb=line", "-rN", "-p", "no:cacheprovider",
     ...          "--icesql-warehouse", str(pathlib.Path(root, "warehouse")), root],

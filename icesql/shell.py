@@ -7,6 +7,10 @@ configured as ``icesql.connect`` takes them: ``--catalog sql --uri sqlite:///c.d
 ``--conf spark.sql.catalog.prod.type=hadoop`` or ``--spark-conf spark-defaults.conf``, or
 ``--pyiceberg-config .pyiceberg.yaml``. ``icesql serve --warehouse W ...`` runs an Iceberg REST
 catalog server instead (``icesql.server``); a warehouse folder named ``serve`` is ``./serve``.
+
+A warehouse folder that does not exist is an error unless ``--create`` asks for a new one. With
+no catalog at all (no warehouse, no ``$ICESQL_WAREHOUSE``, no PyIceberg configuration) the shell
+opens a transient warehouse, removed at exit, as DuckDB's opens an in-memory database.
 """
 
 from __future__ import annotations
@@ -14,11 +18,13 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from icesql.catalog.config import read_spark_defaults
+from icesql.catalog.config import pyiceberg_catalogs, read_spark_defaults
 from icesql.cli.app import add_arguments, run
 from icesql.cli.formatting import Format, render
 from icesql.errors import Error, ProgrammingError
@@ -119,7 +125,55 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["serve"]:
         return serve_main(argv[1:])
     args = _parser().parse_args(argv)
-    return run(args, lambda: _connect(args))
+    missing = _missing_folder(args)
+    if missing:
+        print(f"error: {missing}", file=sys.stderr)
+        return 1
+    args.transient = None
+    if not _configured(args):
+        args.transient = tempfile.mkdtemp(prefix="icesql-")
+    try:
+        notice = None
+        if args.transient:
+            notice = (
+                f"A transient warehouse ({args.transient}), removed at exit: open yours with"
+                " .open FOLDER (.open --create FOLDER makes a new one) or icesql FOLDER."
+            )
+        return run(args, lambda: _connect(args), notice)
+    finally:
+        if args.transient:
+            shutil.rmtree(args.transient, ignore_errors=True)
+
+
+def _configured(args: argparse.Namespace) -> bool:
+    """Whether the command line, ``$ICESQL_WAREHOUSE`` or PyIceberg's configuration names a
+    catalog (the last as ``icesql.connect()`` reads it)."""
+    if args.warehouse or args.warehouse_option or args.catalog or args.uri or args.conf:
+        return True
+    if args.spark_conf or args.pyiceberg_config or os.environ.get("ICESQL_WAREHOUSE"):
+        return True
+    try:
+        return bool(pyiceberg_catalogs().catalogs)
+    except Error:
+        return True  # connect() names what is wrong with it
+
+
+def _missing_folder(args: argparse.Namespace) -> str | None:
+    """A local warehouse folder that is not there, without ``--create``: said before the
+    prompt appears (``connect`` refuses it too, but only once the engine has loaded)."""
+    if args.catalog or args.uri:  # a SQL or REST catalog's warehouse is where new tables go
+        return None
+    warehouse = args.warehouse or args.warehouse_option
+    if args.warehouse_option and warehouse != args.warehouse_option:
+        return None  # two warehouses: ``_connect_arguments`` says so
+    if not warehouse or args.create or "://" in warehouse or os.path.isdir(warehouse):
+        return None
+    if os.path.exists(warehouse):
+        return f"the warehouse {warehouse} is not a folder"
+    return (
+        f"the warehouse folder {warehouse} does not exist"
+        f" (icesql --create {warehouse} makes a new warehouse there)"
+    )
 
 
 def _connect(args: argparse.Namespace) -> Connection:
@@ -131,7 +185,9 @@ def _connect(args: argparse.Namespace) -> Connection:
         from icesql.dbapi import connect
 
         # a script's statements may read no table: Arrow loads with the first that does
-        return connect(**_connect_arguments(args), preload=not (args.command or args.file))
+        return connect(
+            **_connect_arguments(args), preload=not (args.command or args.file), create=args.create
+        )
     finally:
         startup.discard()  # left untaken when the connection failed
 
@@ -159,7 +215,12 @@ def _parser() -> argparse.ArgumentParser:
         "warehouse",
         nargs="?",
         help="warehouse folder of the file-system catalog (default, when no other catalog is"
-        " configured: $ICESQL_WAREHOUSE or .)",
+        " configured: $ICESQL_WAREHOUSE, else a transient one removed at exit)",
+    )
+    parser.add_argument(
+        "--create",
+        action="store_true",
+        help="make the warehouse folder when it does not exist (a new warehouse)",
     )
     parser.add_argument("-c", "--command", action="append", help="SQL to run (repeatable)")
     add_arguments(parser)
@@ -220,7 +281,7 @@ def _connect_arguments(args: argparse.Namespace) -> dict[str, Any]:
     warehouse = args.warehouse or args.warehouse_option
     own = warehouse or args.catalog or args.uri or props
     if not own and not spark and not args.pyiceberg_config:
-        warehouse = os.environ.get("ICESQL_WAREHOUSE", ".")
+        warehouse = os.environ.get("ICESQL_WAREHOUSE") or getattr(args, "transient", None)
     return {
         "warehouse": warehouse,
         "catalog": args.catalog,

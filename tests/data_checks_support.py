@@ -22,7 +22,7 @@ class Shop:
 
 
 def make_shop(warehouse: str) -> Shop:
-    con = icesql.connect(warehouse)
+    con = icesql.connect(warehouse, create=True)
     con.execute("CREATE NAMESPACE db")
     con.execute("CREATE TABLE db.customers (id bigint, name string) USING iceberg")
     con.execute("INSERT INTO db.customers VALUES (1, 'ann'), (2, 'bob')")

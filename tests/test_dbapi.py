@@ -195,7 +195,7 @@ def two(tmp_path):
             "warehouse": str(tmp_path / "sq"),
         },
     }
-    with icesql.connect(catalogs=catalogs, default="local") as connection:
+    with icesql.connect(catalogs=catalogs, default="local", create=True) as connection:
         connection.execute("CREATE NAMESPACE db")
         connection.execute("CREATE TABLE db.u (id INT, name STRING)")
         connection.execute("INSERT INTO local.db.u VALUES (1, 'one'), (2, 'two')")
@@ -283,10 +283,12 @@ def test_spark_conf_dict_and_default_catalog(tmp_path):
         "spark.sql.catalog.b.warehouse": str(tmp_path / "b"),
         "spark.sql.defaultCatalog": "b",
     }
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
     with icesql.connect(spark_conf=conf) as con:
         assert con.catalog.name == "b"
         con.execute("CREATE NAMESPACE db")  # in b, the default
-    assert (tmp_path / "b" / "db").is_dir() and not (tmp_path / "a").exists()
+    assert (tmp_path / "b" / "db").is_dir() and not (tmp_path / "a" / "db").exists()
     with icesql.connect(spark_conf=conf, default="a") as con:
         assert con.catalog.name == "a"
 

@@ -83,7 +83,7 @@ def test_connect_in_a_kernel_shows_a_scan_in_ipython(kernel_shell, tmp_path, mon
     assert in_kernel()
     monkeypatch.setattr(notebook_progress, "DELAY", 0.0)
     monkeypatch.setattr(notebook_progress, "REFRESH", 0.0)
-    con = icesql.connect(str(tmp_path / "wh"))
+    con = icesql.connect(str(tmp_path / "wh"), create=True)
     con.execute("CREATE TABLE db.t (id BIGINT) USING iceberg")
     for start in range(0, 4000, 1000):  # four data files
         con.execute(f"INSERT INTO db.t SELECT id FROM range({start}, {start + 1000}) r(id)")
@@ -103,6 +103,6 @@ def test_connect_in_a_kernel_shows_a_scan_in_ipython(kernel_shell, tmp_path, mon
 
 def test_connect_outside_a_kernel_adds_no_listener(tmp_path) -> None:
     InteractiveShell.clear_instance()
-    con = icesql.connect(str(tmp_path / "wh"))
+    con = icesql.connect(str(tmp_path / "wh"), create=True)
     assert not con.engine.progress._listeners
     con.close()

@@ -13,7 +13,7 @@ from icesql.progress import Progress, ProgressTracker
 
 @pytest.fixture
 def con(tmp_path):
-    con = icesql.connect(str(tmp_path / "wh"))
+    con = icesql.connect(str(tmp_path / "wh"), create=True)
     con.execute("CREATE NAMESPACE db")
     con.execute("CREATE TABLE db.t (id BIGINT, kind STRING) PARTITIONED BY (kind)")
     for i in range(4):  # one file per INSERT and kind: 8 files
@@ -126,7 +126,7 @@ def test_a_failing_callback_does_not_fail_the_statement(con) -> None:
 def test_duckdb_reads_are_reported_while_they_run(tmp_path) -> None:
     """A file DuckDB reads itself counts as done as DuckDB's query progresses, reported by
     the monitor thread while the statement runs (a scan of one big file)."""
-    with icesql.connect(str(tmp_path / "wh")) as con:
+    with icesql.connect(str(tmp_path / "wh"), create=True) as con:
         con.execute("CREATE NAMESPACE db")
         con.execute("CREATE TABLE db.big (a BIGINT, b BIGINT)")
         con.execute("INSERT INTO db.big SELECT id, id * 7 % 1000003 FROM range(6000000) AS r(id)")

@@ -115,6 +115,7 @@ def test_conf_spark_keys_join_the_spark_conf_file(tmp_path, capsys):
         f"spark.sql.catalog.b.warehouse={tmp_path / 'b'}",
         "--conf",
         "spark.sql.defaultCatalog=b",
+        "--create",
         "-c",
         "CREATE NAMESPACE db; CREATE NAMESPACE a.x; SHOW NAMESPACES IN a",
     ]
@@ -131,7 +132,8 @@ def test_pyiceberg_config_and_plain_conf_properties(tmp_path, capsys):
     assert main(["--pyiceberg-config", str(yaml), "-c", "CREATE NAMESPACE n; SHOW NAMESPACES"]) == 0
     assert "| n         |" in capsys.readouterr().out
     # a plain --conf key is a property of the catalog of --catalog/--uri/--warehouse
-    assert main(["--conf", f"warehouse={tmp_path / 'p'}", "-c", "CREATE NAMESPACE q"]) == 0
+    args = ["--conf", f"warehouse={tmp_path / 'p'}", "-c", "CREATE NAMESPACE q"]
+    assert main([*args, "--create"]) == 0
     assert (tmp_path / "p" / "q").is_dir()
 
 
@@ -187,3 +189,36 @@ def test_help_is_plain_text_naming_every_command(capsys):
     with pytest.raises(SystemExit):
         main(["serve", "--help"])
     assert "``" not in capsys.readouterr().out
+
+
+def test_a_missing_warehouse_folder_is_an_error_unless_created(tmp_path, capsys):
+    typo = tmp_path / "wh-typo"
+    assert main([str(typo), "-c", "SELECT * FROM db.events"]) == 1
+    err = capsys.readouterr().err
+    assert f"error: the warehouse folder {typo} does not exist" in err
+    assert f"icesql --create {typo}" in err and not typo.exists()
+    assert main([str(typo), "--create", "-c", "CREATE NAMESPACE db"]) == 0
+    assert (typo / "db").is_dir()
+
+
+def test_a_bare_shell_opens_a_transient_warehouse(tmp_path, monkeypatch, capsys):
+    """Not the working folder (whose every subfolder would be a namespace): a warehouse of
+    its own, as DuckDB's CLI opens an in-memory database, gone at exit."""
+    for name in ("ICESQL_WAREHOUSE", *[k for k in __import__("os").environ if "PYICEBERG" in k]):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.pyiceberg.yaml
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "photos").mkdir()
+    made = []
+    real = __import__("tempfile").mkdtemp
+
+    def mkdtemp(**kwargs):
+        made.append(real(**kwargs))
+        return made[-1]
+
+    monkeypatch.setattr("tempfile.mkdtemp", mkdtemp)
+    assert main(["-c", "CREATE NAMESPACE db; SHOW NAMESPACES"]) == 0
+    out = capsys.readouterr().out
+    assert "| db        |" in out and "photos" not in out
+    assert len(made) == 1 and not __import__("os").path.exists(made[0])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["photos"]

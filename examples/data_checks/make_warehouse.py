@@ -16,7 +16,7 @@ HERE = Path(__file__).resolve().parent
 
 def build(warehouse: str | Path = HERE / "warehouse") -> None:
     """Create the shop's tables and rows, unless the warehouse already has them."""
-    con = icesql.connect(str(warehouse))
+    con = icesql.connect(str(warehouse), create=True)
     try:
         con.execute("CREATE NAMESPACE IF NOT EXISTS shop")
         if con.execute("SHOW TABLES IN shop").fetchall():

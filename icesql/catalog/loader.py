@@ -15,8 +15,8 @@ from collections.abc import Mapping
 
 from icesql.catalog.base import Catalog
 from icesql.catalog.filesystem import FileSystemCatalog
-from icesql.errors import NotSupportedError, ProgrammingError
-from icesql.io import FileIO
+from icesql.errors import NotSupportedError, OperationalError, ProgrammingError
+from icesql.io import FileIO, local_path
 
 __all__ = ["CATALOG_TYPES", "catalog_type", "load_catalog", "load_catalogs"]
 
@@ -67,23 +67,36 @@ def catalog_type(name: str, properties: Mapping[str, str]) -> str:
 
 
 def load_catalog(
-    name: str, properties: Mapping[str, str], storage_options: dict | None = None
+    name: str,
+    properties: Mapping[str, str],
+    storage_options: dict | None = None,
+    create: bool = False,
 ) -> Catalog:
-    """The catalog ``name`` that ``properties`` describe."""
-    return _build(*_checked(name, properties), storage_options)
+    """The catalog ``name`` that ``properties`` describe (``create``: see ``load_catalogs``)."""
+    return load_catalogs({name: properties}, storage_options, create)[0]
 
 
 def load_catalogs(
-    configs: Mapping[str, Mapping[str, str]], storage_options: dict | None = None
+    configs: Mapping[str, Mapping[str, str]],
+    storage_options: dict | None = None,
+    create: bool = False,
 ) -> list[Catalog]:
     """Every catalog of ``configs`` (name -> properties), in order. All configurations are
-    checked before the first catalog is built, so a bad one (unknown type, missing uri)
-    leaves nothing written (a SQL catalog creates its tables when it is built)."""
+    checked before the first catalog is built, so a bad one (unknown type, missing uri, a
+    file-system catalog's warehouse folder missing without ``create``) leaves nothing
+    written (a SQL catalog creates its tables when it is built)."""
     checked = [_checked(name, props) for name, props in configs.items()]
+    ios = [FileIO(storage_options, props) for _, _, props in checked]
+    to_make = [
+        kind == "hadoop" and _missing_warehouse(name, props["warehouse"], io, create)
+        for (name, kind, props), io in zip(checked, ios)
+    ]
     built: list[Catalog] = []
     try:
-        for name, kind, props in checked:
-            built.append(_build(name, kind, props, storage_options))
+        for (name, kind, props), io, make in zip(checked, ios, to_make):
+            if make:
+                io.makedirs(props["warehouse"])
+            built.append(_build(name, kind, props, io, storage_options))
     except BaseException:
         for catalog in built:
             catalog.close()
@@ -120,8 +133,43 @@ def absolute_local_path(location: str) -> str:
     return os.path.abspath(location)
 
 
-def _build(name: str, kind: str, props: dict[str, str], storage_options: dict | None) -> Catalog:
-    io = FileIO(storage_options, props)
+def _missing_warehouse(name: str, warehouse: str, io: FileIO, create: bool) -> bool:
+    """A file-system catalog is its warehouse folder, so a mistyped path would open an empty
+    catalog and every table would be "not found": a missing folder is refused by name unless
+    ``create`` asks for a new warehouse. In an object store a folder is an object below the
+    prefix or its marker (what ``FileIO.makedirs`` writes); one that cannot be looked up (no
+    permission, no connection) is taken as there. True when the folder is to be made."""
+    local = local_path(warehouse)
+    if local is not None:
+        if os.path.isdir(local):
+            return False
+        if create and not os.path.exists(local):
+            return True
+        if os.path.exists(local):
+            raise OperationalError(f"catalog {name!r}: the warehouse {local} is not a folder")
+        raise OperationalError(
+            f"catalog {name!r}: the warehouse folder {local} does not exist (a new warehouse"
+            " is made only when asked: connect(..., create=True), icesql --create, .open"
+            " --create)"
+        )
+    try:
+        fs, path = io.fs(warehouse)
+        fs.info(path)  # an object store's folder: an object below it, or its marker
+        return False
+    except FileNotFoundError:
+        if create:
+            return True
+    except Exception:  # unknown is not missing: the first read says why
+        return False
+    raise OperationalError(
+        f"catalog {name!r}: the warehouse {warehouse} holds nothing: no such bucket or folder"
+        " (a new warehouse is made only when asked: connect(..., create=True))"
+    )
+
+
+def _build(
+    name: str, kind: str, props: dict[str, str], io: FileIO, storage_options: dict | None
+) -> Catalog:
     if kind == "hadoop":
         return FileSystemCatalog(props["warehouse"], io, name=name)
     if kind == "glue":

@@ -81,23 +81,28 @@ class Opening:
         return self._con
 
 
-def run(args: argparse.Namespace, open_connection: Callable[[], Connection]) -> int:
-    """Run what the command line asks; the exit status (1 after an error)."""
+def run(
+    args: argparse.Namespace,
+    open_connection: Callable[[], Connection],
+    notice: str | None = None,
+) -> int:
+    """Run what the command line asks; the exit status (1 after an error). ``notice`` is
+    shown under the prompt's banner."""
     settings = Settings(format=Format(args.mode or "table"), debug=args.debug)
     output = Output(sys.stdout, sys.stderr)
     scripted = bool(args.command or args.file)
 
-    def reopen(warehouse: str) -> Connection:  # .open WAREHOUSE
+    def reopen(warehouse: str, create: bool) -> Connection:  # .open [--create] WAREHOUSE
         from icesql.dbapi import connect
 
-        return connect(warehouse, name=args.name)
+        return connect(warehouse, name=args.name, create=create)
 
     if not scripted and sys.stdin.isatty():
         from icesql.cli.prompt import interact, preload
 
         preload()
         opening = Opening(open_connection)
-        status = interact(opening, lambda con: Shell(con, output, settings, True, reopen))
+        status = interact(opening, lambda con: Shell(con, output, settings, True, reopen), notice)
         con = opening.ready()
         if con is not None:
             con.close()

@@ -154,9 +154,11 @@ def _read(shell: Shell, args: str) -> bool:
 
 def _open(shell: Shell, args: str) -> bool:
     words = _words(args)
-    if not words or shell.connect is None:
-        raise ValueError("takes a warehouse folder")
-    con = shell.connect(words[0])  # fails before the old connection is closed
+    create = "--create" in words
+    words = [w for w in words if w != "--create"]
+    if len(words) != 1 or shell.connect is None:
+        raise ValueError("takes a warehouse folder (and --create for a new one)")
+    con = shell.connect(words[0], create)  # fails before the old connection is closed
     old, shell.con = shell.con, con
     if old is not shell.original:
         old.close()
@@ -264,7 +266,11 @@ COMMANDS: dict[str, tuple[str, Command, str]] = {
     ".output": ("[FILE]", _output, "send results to FILE (no argument: back to stdout)"),
     ".once": ("FILE", _once, "send the next result to FILE"),
     ".read": ("FILE", _read, "run the statements and commands of FILE"),
-    ".open": ("WAREHOUSE", _open, "connect to the file-system warehouse WAREHOUSE instead"),
+    ".open": (
+        "[--create] WAREHOUSE",
+        _open,
+        "connect to the file-system warehouse WAREHOUSE instead (--create: a new one)",
+    ),
     ".quit": ("", _quit, "leave the shell (also .exit, Ctrl-D)"),
     ".exit": ("", _quit, "leave the shell"),
 }

@@ -96,9 +96,11 @@ def _connection_of(shell: Shell) -> Callable[[], Connection | None]:
     return lambda: shell.con
 
 
-def interact(opening: Opening, make_shell: Callable[[Connection], Shell]) -> int:
+def interact(
+    opening: Opening, make_shell: Callable[[Connection], Shell], notice: str | None = None
+) -> int:
     """Read, run, print until Ctrl-D or ``.quit``. The status is 0 (errors were shown), or 1
-    when the connection could not be opened."""
+    when the connection could not be opened. ``notice`` follows the banner."""
     shell: Shell | None = None
     names = Names(lambda: _connection(opening))
     prompt = session(names)
@@ -106,6 +108,8 @@ def interact(opening: Opening, make_shell: Callable[[Connection], Shell]) -> int
         f"icesql {__version__}: Spark SQL over Iceberg. End statements with ';'."
         " .help lists the commands, Ctrl-D quits."
     )
+    if notice:
+        print(notice)
     while shell is None or not shell.quitting:
         try:
             text = prompt.prompt()

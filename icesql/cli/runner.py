@@ -39,14 +39,14 @@ class Shell:
         output: Output,
         settings: Settings | None = None,
         interactive: bool = False,
-        connect: Callable[[str], Connection] | None = None,
+        connect: Callable[[str, bool], Connection] | None = None,
     ):
         self.con = con
         self.original = con  # closed by its owner; a connection .open made is closed here
         self.output = output
         self.settings = settings or Settings()
         self.interactive = interactive
-        self.connect = connect  # for .open WAREHOUSE
+        self.connect = connect  # for .open [--create] WAREHOUSE
         self.quitting = False
         self.depth = 0  # .read nesting
 

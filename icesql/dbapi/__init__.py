@@ -603,6 +603,7 @@ def connect(
     engine: str = "local",
     spark: Any = None,
     preload: bool = True,
+    create: bool = False,
 ) -> Connection:
     """Open a DB-API connection to one or more Iceberg catalogs.
 
@@ -646,6 +647,9 @@ def connect(
             the imports; ``import icesql`` does not load them, and with ``preload=False``
             (the shell's ``-c``) a connection whose statements read no table (``SELECT 1``)
             never does.
+        create: make the warehouse folder of a file-system catalog when it is missing
+            (a new warehouse); without it a missing folder is an error, so a mistyped path
+            is named rather than opened as an empty catalog.
 
     Returns:
         A :class:`Connection`; close it (or use it as a context manager) to release its
@@ -655,6 +659,8 @@ def connect(
         ProgrammingError: no catalog is configured, one is configured twice, ``default`` or
             ``engine`` names none there is, or ``spark_conf`` / ``pyiceberg_config`` holds
             no Iceberg catalog.
+        OperationalError: a file-system catalog's warehouse folder (or bucket) is missing
+            and ``create`` was not given.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as warehouse, connect(warehouse) as con:
@@ -694,6 +700,7 @@ def connect(
         {chosen: sources.configs[chosen]}
         | {n: p for n, p in sources.configs.items() if n != chosen},
         storage_options,
+        create,
     )
     try:
         connection = Connection(built[0], built[1:])

@@ -15,7 +15,7 @@ from icesql.metadata.table_updates import RemovePropertiesUpdate, SetPropertiesU
 @pytest.fixture(params=["hadoop", "sql", "rest"])
 def con(request, tmp_path):
     if request.param == "hadoop":
-        connection = icesql.connect(str(tmp_path / "wh"))
+        connection = icesql.connect(str(tmp_path / "wh"), create=True)
     elif request.param == "sql":
         connection = icesql.connect(
             catalog="sql", uri=f"sqlite:///{tmp_path / 'c.db'}", warehouse=str(tmp_path / "wh")

@@ -156,7 +156,7 @@ def warehouse(request, tmp_path):
 
 
 def test_tables_written_and_read_through_fsspec(warehouse):
-    con = icesql.connect(warehouse)
+    con = icesql.connect(warehouse, create=True)
     con.execute("CREATE NAMESPACE db")
     con.execute(
         "CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (bucket(4, id))"
@@ -175,7 +175,7 @@ def test_tables_written_and_read_through_fsspec(warehouse):
 
 
 def test_unknown_names_are_programming_errors(warehouse):
-    con = icesql.connect(warehouse)
+    con = icesql.connect(warehouse, create=True)
     with pytest.raises(
         icesql.ProgrammingError, match="The table or view `nope`.`t` cannot be found"
     ):
@@ -189,7 +189,7 @@ def test_unknown_names_are_programming_errors(warehouse):
 )
 def test_names_cannot_leave_the_warehouse(tmp_path, name):
     warehouse = tmp_path / "wh"
-    con = icesql.connect(str(warehouse))
+    con = icesql.connect(str(warehouse), create=True)
     con.execute("CREATE NAMESPACE IF NOT EXISTS default")
     before = sorted(p.name for p in warehouse.iterdir())
     for sql in (
@@ -207,7 +207,7 @@ def test_names_cannot_leave_the_warehouse(tmp_path, name):
 def test_a_link_out_of_the_warehouse_is_refused(tmp_path):
     warehouse, outside = tmp_path / "wh", tmp_path / "outside"
     outside.mkdir()
-    con = icesql.connect(str(warehouse))
+    con = icesql.connect(str(warehouse), create=True)
     con.execute("CREATE NAMESPACE IF NOT EXISTS default")
     (warehouse / "evil").symlink_to(outside)
     (warehouse / "default" / "t").symlink_to(outside)

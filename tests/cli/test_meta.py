@@ -14,13 +14,15 @@ from icesql.cli.runner import Shell
 
 @pytest.fixture
 def shell(tmp_path):
-    con = icesql.connect(str(tmp_path / "wh"))
+    con = icesql.connect(str(tmp_path / "wh"), create=True)
     con.execute("CREATE NAMESPACE db")
     con.execute("CREATE NAMESPACE db.sub")
     con.execute("CREATE TABLE db.events (id INT, kind STRING) PARTITIONED BY (kind)")
     con.execute("CREATE TABLE db.sub.other (x INT)")
     con.execute("INSERT INTO db.events VALUES (1, 'a'), (2, 'b')")
-    out = Shell(con, Output(io.StringIO(), io.StringIO()), connect=lambda w: icesql.connect(w))
+    out = Shell(
+        con, Output(io.StringIO(), io.StringIO()), connect=lambda w, c: icesql.connect(w, create=c)
+    )
     yield out
     out.close()
     con.close()
@@ -135,7 +137,12 @@ def test_output_once_and_read(shell: Shell, tmp_path) -> None:
 
 
 def test_open_switches_warehouse_and_quit(shell: Shell, tmp_path) -> None:
-    assert run_meta(shell, f".open {tmp_path / 'other'}")
+    before = shell.con
+    assert not run_meta(shell, f".open {tmp_path / 'other'}")  # no such folder: named
+    _, err = _take(shell)
+    assert f"the warehouse folder {tmp_path / 'other'} does not exist" in err
+    assert shell.con is before and not (tmp_path / "other").exists()
+    assert run_meta(shell, f".open --create {tmp_path / 'other'}")
     shell.run_text("CREATE NAMESPACE fresh")
     assert (tmp_path / "other" / "fresh").is_dir()
     assert run_meta(shell, ".quit") and shell.quitting

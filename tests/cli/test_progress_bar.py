@@ -36,7 +36,7 @@ def test_the_bar_waits_its_delay_then_draws_and_is_erased() -> None:
 
 
 def test_no_bar_when_stderr_is_not_a_terminal(tmp_path) -> None:
-    with icesql.connect(str(tmp_path / "wh")) as con:
+    with icesql.connect(str(tmp_path / "wh"), create=True) as con:
         con.execute("CREATE NAMESPACE db")
         con.execute("CREATE TABLE db.t (x INT)")
         con.execute("INSERT INTO db.t VALUES (1)")

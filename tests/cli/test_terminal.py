@@ -91,7 +91,7 @@ class Terminal:
 
 @pytest.fixture
 def warehouse(tmp_path) -> Path:
-    with icesql.connect(str(tmp_path / "wh")) as con:
+    with icesql.connect(str(tmp_path / "wh"), create=True) as con:
         con.execute("CREATE NAMESPACE db")
         con.execute("CREATE TABLE db.events (event_id INT, kind STRING)")
         con.execute("INSERT INTO db.events VALUES (1, 'click'), (2, 'view')")
@@ -174,7 +174,7 @@ def test_history_is_recalled_with_up_after_a_restart(warehouse, tmp_path) -> Non
 def big_warehouse(tmp_path_factory) -> Path:
     """3M rows in about 15 files: a scan whose query takes seconds (hashing every row)."""
     path = tmp_path_factory.mktemp("big") / "wh"
-    with icesql.connect(str(path)) as con:
+    with icesql.connect(str(path), create=True) as con:
         con.execute("CREATE NAMESPACE db")
         con.execute(
             "CREATE TABLE db.big (a BIGINT, b BIGINT)"

@@ -77,7 +77,7 @@ def _catalog(kind: str, request: pytest.FixtureRequest, tmp_path) -> dict:
     "kind", ["hadoop-local", "hadoop-s3", "sql-local", "sql-s3", "glue-s3", "rest-local"]
 )
 def test_the_same_script_on_every_catalog(kind, request, tmp_path):
-    con = icesql.connect(**_catalog(kind, request, tmp_path))
+    con = icesql.connect(**_catalog(kind, request, tmp_path), create=True)
     namespace = f"ns_{uuid.uuid4().hex[:8]}"
     con.execute(f"CREATE NAMESPACE {namespace}")
     table = f"{namespace}.t"

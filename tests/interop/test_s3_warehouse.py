@@ -26,7 +26,7 @@ def test_conditional_put_creates_only_once(s3_server, s3_bucket):
 
 def test_hadoop_catalog_on_s3(s3_server, s3_bucket):
     warehouse = f"s3://{s3_bucket}/wh"
-    con = icesql.connect(warehouse, properties=s3_server.properties)
+    con = icesql.connect(warehouse, properties=s3_server.properties, create=True)
     con.execute("CREATE NAMESPACE db")
     con.execute(
         "CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (s)"
@@ -49,7 +49,7 @@ def test_racing_writers_on_s3_lose_nothing(s3_server, s3_bucket):
     """Two connections insert at once: the conditional PUT lets one win each version, the
     other retries on top of it."""
     warehouse = f"s3://{s3_bucket}/wh"
-    con = icesql.connect(warehouse, properties=s3_server.properties)
+    con = icesql.connect(warehouse, properties=s3_server.properties, create=True)
     con.execute("CREATE NAMESPACE db")
     con.execute("CREATE TABLE db.t (writer INT, i INT) USING iceberg")
     errors: list[BaseException] = []
@@ -107,7 +107,7 @@ def test_pyiceberg_and_icesql_share_a_warehouse_in_a_bucket(s3_server, s3_bucket
 
 def test_a_query_reads_each_data_file_once(s3_server, s3_bucket):
     warehouse = f"s3://{s3_bucket}/wh"
-    con = icesql.connect(warehouse, properties=s3_server.properties)
+    con = icesql.connect(warehouse, properties=s3_server.properties, create=True)
     con.execute("CREATE NAMESPACE db")
     con.execute("CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (s)")
     for s in "abc":
@@ -132,7 +132,7 @@ def test_a_large_file_is_read_by_ranges_without_refetching(s3_server, s3_bucket,
     from icesql.scan import reader
 
     warehouse = f"s3://{s3_bucket}/wh"
-    con = icesql.connect(warehouse, properties=s3_server.properties)
+    con = icesql.connect(warehouse, properties=s3_server.properties, create=True)
     con.execute("CREATE NAMESPACE db")
     con.execute("CREATE TABLE db.t (id BIGINT, s STRING, x DOUBLE) USING iceberg")
     con.execute("INSERT INTO db.t SELECT id, 'v' || id, id / 2 FROM range(50000) AS r(id)")

@@ -44,7 +44,7 @@ EXPECTED = {i: json.loads(d) for i, d in DOCS.items()}
 @pytest.fixture
 def ice(tmp_path: Path):
     """A fresh warehouse (this folder's ``con`` is the shared Spark one)."""
-    with icesql.connect(str(tmp_path / "wh")) as connection:
+    with icesql.connect(str(tmp_path / "wh"), create=True) as connection:
         yield connection
 
 

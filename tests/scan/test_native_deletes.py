@@ -122,7 +122,7 @@ def test_deletes_in_duckdb_equal_brute_force(
 
 
 def test_deletion_vectors_written_by_delete(warehouse) -> None:
-    con = icesql.connect(str(warehouse))
+    con = icesql.connect(str(warehouse), create=True)
     con.execute("CREATE NAMESPACE db")
     con.execute(
         "CREATE TABLE db.dv (id BIGINT, k INT, s STRING) TBLPROPERTIES ('format-version' = '3',"

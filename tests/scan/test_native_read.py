@@ -451,7 +451,7 @@ def test_files_without_field_ids_raise_on_both_routes(make_table, warehouse) -> 
 def test_files_without_metrics_read_natively(warehouse) -> None:
     """The field-id check reads footers, not manifest metrics: a file written with metrics
     mode none still goes to DuckDB's reader, with the right values."""
-    con = icesql.connect(str(warehouse))
+    con = icesql.connect(str(warehouse), create=True)
     con.execute("CREATE NAMESPACE db")
     con.execute(
         "CREATE TABLE db.bare (id BIGINT, s STRING, d DECIMAL(9, 2)) USING iceberg"

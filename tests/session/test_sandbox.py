@@ -17,7 +17,7 @@ def _engine(con: icesql.Connection):
 
 
 def test_duckdb_itself_refuses_files_outside_the_warehouse(tmp_path):
-    con = icesql.connect(str(tmp_path / "wh"))
+    con = icesql.connect(str(tmp_path / "wh"), create=True)
     duck = _engine(con).duck.cursor()
     # as if a statement had slipped through the translator's refusal
     for sql in (
@@ -37,7 +37,7 @@ def test_duckdb_itself_refuses_files_outside_the_warehouse(tmp_path):
 
 
 def test_tables_in_the_warehouse_are_still_read_by_duckdb(tmp_path):
-    con = icesql.connect(str(tmp_path / "wh"))
+    con = icesql.connect(str(tmp_path / "wh"), create=True)
     con.execute("CREATE TABLE db.t (id bigint, s string)")
     con.execute("INSERT INTO db.t VALUES (1, 'a'), (2, 'b')")
     con.execute("DELETE FROM db.t WHERE id = 2")
@@ -73,7 +73,7 @@ def test_credentials_are_never_printed(s3_server, s3_bucket, caplog):
     secret = "Sup3rS3cretValue-42"
     props = {**s3_server.properties, "s3.secret-access-key": secret}
     with caplog.at_level("DEBUG"):
-        con = icesql.connect(f"s3://{s3_bucket}/wh", properties=props)
+        con = icesql.connect(f"s3://{s3_bucket}/wh", properties=props, create=True)
         con.execute("CREATE TABLE db.t (id bigint)")
         con.execute("INSERT INTO db.t VALUES (1)")
         shown = [

@@ -18,7 +18,7 @@ def con(tmp_path):
         "local": {"type": "hadoop", "warehouse": str(tmp_path / "local")},
         "prod": {"type": "hadoop", "warehouse": str(tmp_path / "prod")},
     }
-    with icesql.connect(catalogs=catalogs, default="local") as connection:
+    with icesql.connect(catalogs=catalogs, default="local", create=True) as connection:
         connection.execute("CREATE NAMESPACE db")
         connection.execute("CREATE NAMESPACE prod.sales")
         yield connection

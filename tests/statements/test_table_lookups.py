@@ -53,7 +53,7 @@ def con(request, tmp_path):
             str(tmp_path / "wh"), catalog="sql", uri=f"sqlite:///{tmp_path}/catalog.db"
         )
     else:
-        connection = icesql.connect(str(tmp_path / "wh"))
+        connection = icesql.connect(str(tmp_path / "wh"), create=True)
     connection.execute("CREATE NAMESPACE db")
     connection.execute("CREATE TABLE db.t (id bigint, name string) USING iceberg")
     connection.execute("INSERT INTO db.t VALUES (1, 'a')")

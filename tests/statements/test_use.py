@@ -20,7 +20,7 @@ def con(tmp_path):
         "local": {"type": "hadoop", "warehouse": str(tmp_path / "local")},
         "prod": {"type": "hadoop", "warehouse": str(tmp_path / "prod")},
     }
-    with icesql.connect(catalogs=catalogs, default="local") as connection:
+    with icesql.connect(catalogs=catalogs, default="local", create=True) as connection:
         for ns in ("db", "prod", "a", "a.b", "prod.db", "prod.sales"):
             connection.execute(f"CREATE NAMESPACE {ns}")
         yield connection

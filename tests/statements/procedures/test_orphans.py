@@ -226,7 +226,7 @@ def test_schemes_and_authorities_compare_as_java_compares_them():
 def test_on_an_object_store(s3_server, s3_bucket):
     """Both maintenance procedures on S3 (a local S3-compatible server): listing, object
     times and deletes go through fsspec's s3 file system."""
-    con = icesql.connect(f"s3://{s3_bucket}/wh", properties=s3_server.properties)
+    con = icesql.connect(f"s3://{s3_bucket}/wh", properties=s3_server.properties, create=True)
     con.execute("CREATE NAMESPACE db")
     con.execute(
         "CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg PARTITIONED BY (s)"
@@ -290,7 +290,7 @@ def test_a_file_list_replaces_the_listing(con, history):
 
 def test_a_warehouse_named_by_a_relative_path(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    con = icesql.connect("wh/")
+    con = icesql.connect("wh/", create=True)
     con.execute("CREATE NAMESPACE db")
     con.execute("CREATE TABLE db.t (id BIGINT) USING iceberg")
     con.execute("INSERT INTO db.t VALUES (1)")

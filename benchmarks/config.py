@@ -146,6 +146,15 @@ def frame_query(sizes: Sizes) -> str:
     return f"SELECT * FROM {{t}} WHERE l_orderkey <= {sizes.rows // LINES_PER_ORDER // 2}"
 
 
+def rows_out_query(sizes: Sizes) -> str:
+    """Seven columns (integers, decimals, a date, strings) of a twentieth of the orders: about
+    1M rows as Python tuples at the full size, as in issue 43's report."""
+    return (
+        "SELECT l_orderkey, l_partkey, l_quantity, l_extendedprice, l_shipdate, l_returnflag,"
+        f" l_comment FROM {{t}} WHERE l_orderkey <= {sizes.rows // LINES_PER_ORDER // 20}"
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # Data checks (issue 19): ``DATA_CHECKS`` SQL checks over the lineitem table, each one passing
 # when it returns no rows, in the SQL that Spark, DuckDB and icesql all read alike. Most hold

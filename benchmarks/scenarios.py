@@ -591,7 +591,7 @@ def _python_scenario(kind: str, what: str) -> Scenario:
 def _frame(task: str) -> RequestFn:
     def make(ds: Dataset, sizes: Sizes) -> Request:
         sql = config.frame_query(sizes)
-        if task == "icesql_df":
+        if task in ("icesql_df", "icesql_read_sql"):
             return {
                 "task": task,
                 "args": {"warehouse": ds.warehouse, "sql": sql.format(t=_table(BASE))},
@@ -599,6 +599,30 @@ def _frame(task: str) -> RequestFn:
         return {"task": task, "args": {"files": ds.files(BASE), "sql": sql}}
 
     return make
+
+
+def _rows_out(task: str, how: str = "") -> RequestFn:
+    def make(ds: Dataset, sizes: Sizes) -> Request:
+        sql = config.rows_out_query(sizes)
+        if task == "duckdb_rows":
+            return {"task": task, "args": {"files": ds.files(BASE), "sql": sql}}
+        args = {"warehouse": ds.warehouse, "sql": sql.format(t=_table(BASE))}
+        return {"task": task, "args": {**args, **({"how": how} if how else {})}}
+
+    return make
+
+
+def _rows_out_scenario(how: str, what: str) -> Scenario:
+    return Scenario(
+        f"cursor_{how}",
+        f"{what} of seven columns of a twentieth of the lineitem rows, as Python tuples",
+        "ratio",
+        1.2,
+        "<= 1.2x DuckDB fetchall() of the same query (issue 43)",
+        _rows_out("icesql_rows", how),
+        "DuckDB fetchall(), read_parquet of the same files",
+        _rows_out("duckdb_rows"),
+    )
 
 
 SCENARIOS: tuple[Scenario, ...] = (
@@ -842,6 +866,20 @@ SCENARIOS: tuple[Scenario, ...] = (
         _frame("icesql_df"),
         "DuckDB df(), read_parquet of the same files",
         _frame("duckdb_df"),
+    ),
+    _rows_out_scenario("fetchall", "cur.fetchall()"),
+    _rows_out_scenario("fetchmany", "cur.fetchmany(10000) until empty"),
+    _rows_out_scenario("iterate", "for row in cur"),
+    Scenario(
+        "pandas_read_sql",
+        "pandas.read_sql through icesql's SQLAlchemy dialect, the query of cursor_df",
+        "ratio",
+        2.0,
+        "<= 2x icesql cur.df() of the same query (issue 43)",
+        _frame("icesql_read_sql"),
+        "icesql cur.df()",
+        _frame("icesql_df"),
+        same_answer=True,
     ),
     Scenario(
         "rewrite_data_files",

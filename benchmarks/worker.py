@@ -692,6 +692,68 @@ def duckdb_df(files: list[str], sql: str) -> dict[str, Any]:
     return {"seconds": seconds, "result": _frame_answer(frame)}
 
 
+def _rows_answer(rows: list[Any] | Iterator[Any]) -> list[list[str]]:
+    """Rows and the sum of the first column (``l_orderkey``), for any way of fetching."""
+    count = total = 0
+    for row in rows:
+        count += 1
+        total += row[0]
+    return [[str(count), str(total)]]
+
+
+def _fetched(cur: Any, how: str) -> list[Any]:
+    """Every row of ``cur``, fetched as ``how`` says (each way a DB-API user takes)."""
+    if how == "fetchall":
+        return cur.fetchall()
+    if how == "fetchmany":
+        rows: list[Any] = []
+        while chunk := cur.fetchmany(10_000):
+            rows.extend(chunk)
+        return rows
+    return list(iter(cur))
+
+
+@task
+def icesql_rows(warehouse: str, sql: str, how: str) -> dict[str, Any]:
+    """The query's rows as Python tuples through icesql's cursor (``fetchall``, ``fetchmany``
+    of 10,000 or iteration)."""
+    import icesql
+
+    con = icesql.connect(warehouse)
+    start = time.perf_counter()
+    rows = _fetched(con.execute(sql), how)
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "result": _rows_answer(rows)}
+
+
+@task
+def duckdb_rows(files: list[str], sql: str) -> dict[str, Any]:
+    """DuckDB's own ``fetchall()`` of the same query over exactly the table's Parquet files."""
+    import duckdb
+
+    con = duckdb.connect()
+    start = time.perf_counter()
+    rows = con.execute(sql.format(t=f"read_parquet({files!r})")).fetchall()
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "result": _rows_answer(rows)}
+
+
+@task
+def icesql_read_sql(warehouse: str, sql: str) -> dict[str, Any]:
+    """``pandas.read_sql`` of the query through icesql's SQLAlchemy dialect, the way a
+    pandas user reads a database."""
+    import pandas as pd
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(f"icesql:///{os.path.abspath(warehouse)}")
+    with engine.connect() as connection:
+        start = time.perf_counter()
+        frame = pd.read_sql(sa.text(sql), connection)
+        seconds = time.perf_counter() - start
+    engine.dispose()
+    return {"seconds": seconds, "result": _frame_answer(frame)}
+
+
 def _metadata_copy(warehouse: str, source: str, target: str) -> str:
     """A copy of table ``source`` as ``target`` that shares its data and delete files: only the
     current metadata JSON is copied, with the new location (nothing of the source changes

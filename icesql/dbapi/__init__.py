@@ -27,6 +27,7 @@ from icesql.catalog.config import (
 from icesql.catalog.loader import load_catalogs
 from icesql.dbapi import relation
 from icesql.dbapi_frames import to_pandas, to_polars
+from icesql.dbapi_rows import to_rows
 from icesql.dbapi_types import type_code
 from icesql.engine import Engine
 from icesql.engine.spark import SparkBackend, require_pyspark
@@ -460,7 +461,17 @@ class Cursor:
         return pa.RecordBatchReader.from_batches(reader.schema, stream)
 
     def __iter__(self) -> Iterator[tuple]:
-        while (row := self.fetchone()) is not None:
+        """The remaining rows, one at a time; converted a slice at a time, as ``fetchmany``
+        does, and handed out from it, so stopping early leaves the rest to fetch."""
+        if self._result is not None and self._result.duck_rows is not None:
+            while (row := self.fetchone()) is not None:  # DuckDB fetches it: no conversion
+                yield row
+            return
+        while True:
+            if self._pos >= len(self._rows) and not self._fill(_ITER_ROWS):
+                return
+            row = self._rows[self._pos]
+            self._pos += 1
             yield row
 
     # -- the rest of PEP 249 ---------------------------------------------------------------
@@ -523,31 +534,41 @@ class Cursor:
         duck_rows = self._result.duck_rows if self._result is not None else None
         if duck_rows is not None:
             return duck_rows.fetch(n)
-        reader = self._reader()
         out: list[tuple] = []
         while n is None or len(out) < n:
             if self._pos < len(self._rows):
                 stop = (
                     len(self._rows) if n is None else min(len(self._rows), self._pos + n - len(out))
                 )
-                out.extend(self._rows[self._pos : stop])
+                if self._pos == 0 and stop == len(self._rows) and not out:
+                    out = self._rows  # the whole slice: no copy
+                else:
+                    out.extend(self._rows[self._pos : stop])
                 self._pos = stop
                 continue
-            if self._batch is None or self._converted >= self._batch.num_rows:
-                with duckdb_errors(self._scans()):
-                    try:
-                        batch = reader.read_next_batch()
-                    except StopIteration:
-                        break
-                self._batch, self._converted = batch, 0
-            want = self._batch.num_rows if n is None else max(n - len(out), _ROW_CHUNK)
-            part = self._batch.slice(self._converted, want)
-            self._rows, self._pos = _to_rows(part), 0
-            self._converted += part.num_rows
+            if not self._fill(None if n is None else max(n - len(out), _ROW_CHUNK)):
+                break
         return out
+
+    def _fill(self, want: int | None) -> bool:
+        """Convert the next ``want`` rows (the rest of the batch with None) into ``_rows``;
+        False when the rows have run out."""
+        if self._batch is None or self._converted >= self._batch.num_rows:
+            reader = self._reader()
+            with duckdb_errors(self._scans()):
+                try:
+                    batch = reader.read_next_batch()
+                except StopIteration:
+                    return False
+            self._batch, self._converted = batch, 0
+        part = self._batch.slice(self._converted, want)
+        self._rows, self._pos = to_rows(part), 0
+        self._converted += part.num_rows
+        return True
 
 
 _ROW_CHUNK = 1024
+_ITER_ROWS = 16 * 1024  # rows an iteration converts at once
 
 
 def _rebatch(batches: Iterator[pa.RecordBatch], rows: int) -> Iterator[pa.RecordBatch]:
@@ -565,11 +586,6 @@ def _rebatch(batches: Iterator[pa.RecordBatch], rows: int) -> Iterator[pa.Record
             held, count = rest.to_batches(), rest.num_rows
     if count:
         yield pa.Table.from_batches(held).combine_chunks().to_batches()[0]
-
-
-def _to_rows(batch: pa.RecordBatch) -> list[tuple]:
-    columns = [c.to_pylist(maps_as_pydicts="lossy") for c in batch.columns]
-    return list(zip(*columns)) if columns else [() for _ in range(batch.num_rows)]
 
 
 def _precision_scale(t: pa.DataType) -> tuple[int | None, int | None]:

@@ -6,7 +6,9 @@ makes its own tables, in a new warehouse) or ``<!-- runnable: warehouse -->`` (i
 warehouse a Spark job would have left in ``warehouse/``: ``docs_support.make_sample_warehouse``).
 Each runs in a fresh folder of its own: ``python`` blocks as a script, ``console`` / ``sh`` /
 ``bash`` blocks line by line, each line an ``icesql ...`` or ``python ...`` command. A
-``print(...)  # VALUE`` line in a python block promises that VALUE is printed.
+``print(...)  # VALUE`` line in a python block promises that VALUE is printed. A block after
+``<!-- file: PATH -->`` is a file the page shows: it is written to PATH in the folder of the
+next runnable block.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "CHANGELOG.md"]
 README_WORDS = 1500
 _MARKER = re.compile(r"^<!-- runnable(?::\s*(?P<needs>[\w-]+))?\s*-->$")
+_FILE = re.compile(r"^<!-- file:\s*(?P<path>[\w./-]+)\s*-->$")
 _FENCE = re.compile(r"^```(?P<lang>\w*)\s*$")
 _PROMISE = re.compile(r"^\s*print\(.*\)\s*#\s*(?P<value>[\[(].*)$")
 _LINK = re.compile(r"\[[^\]]*\]\((?P<target>[^)\s]+)\)")
@@ -38,6 +41,7 @@ class Block:
     lang: str
     needs: str | None
     code: str
+    files: tuple[tuple[str, str], ...] = ()  # (path, text) written beside it
 
     @property
     def id(self) -> str:
@@ -47,17 +51,24 @@ class Block:
 def runnable_blocks(page: Path) -> list[Block]:
     """The blocks of ``page`` marked runnable; a marker not followed by a fence is an error."""
     lines = page.read_text(encoding="utf-8").splitlines()
-    blocks = []
+    blocks: list[Block] = []
+    files: list[tuple[str, str]] = []
     for i, line in enumerate(lines):
         marker = _MARKER.match(line.strip())
-        if marker is None:
+        shown = _FILE.match(line.strip())
+        if marker is None and shown is None:
             continue
         fence = _FENCE.match(lines[i + 1]) if i + 1 < len(lines) else None
         if fence is None:
-            raise AssertionError(f"{page.name}:{i + 1}: a runnable marker needs a fence after it")
+            raise AssertionError(f"{page.name}:{i + 1}: a marker needs a fence after it")
         end = next(j for j in range(i + 2, len(lines)) if lines[j].startswith("```"))
         code = "\n".join(lines[i + 2 : end]) + "\n"
-        blocks.append(Block(page, i + 2, fence["lang"], marker["needs"], code))
+        if shown is not None:
+            files.append((shown["path"], code))
+        elif marker is not None:
+            blocks.append(Block(page, i + 2, fence["lang"], marker["needs"], code, tuple(files)))
+            files = []
+    assert not files, f"{page.name}: a file block with no runnable block after it"
     return blocks
 
 
@@ -86,6 +97,9 @@ def test_runnable_block_runs(block: Block, tmp_path: Path) -> None:
     if block.needs is not None:
         assert block.needs == "warehouse", f"{block.id}: unknown need {block.needs!r}"
         make_sample_warehouse(tmp_path / "warehouse")
+    for path, text in block.files:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text, encoding="utf-8")
     if block.lang == "python":
         for module in ("pandas", "polars", "sqlalchemy"):
             if re.search(rf"^\s*(import|from) {module}\b", block.code, re.M):

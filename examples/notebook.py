@@ -6,8 +6,9 @@
 # notebook: DataFrames from cursors, lazy `con.sql()` relations that render as tables, the
 # progress display of long statements, and SQLAlchemy for jupysql's `%sql`.
 #
-# Needs `pip install 'icesql[pandas,sqlalchemy]'` (and `jupysql` for `%sql`; not pyspark's
-# `connect` extra, which downgrades numpy under pyarrow: docs/python-data.md).
+# Needs `pip install 'icesql[pandas,sqlalchemy]'` (with `jupysql ipykernel` for `%sql` in a
+# kernel; not pyspark's `connect` extra, which downgrades numpy under pyarrow:
+# docs/python-data.md).
 
 # %%
 import shutil

@@ -128,6 +128,16 @@ def test_the_readme_first_query_and_everyday_jobs_run() -> None:
     assert any(b.lang in SHELLS for b in readme)
 
 
+def test_readme_keeps_the_set_up_commands_ci_runs() -> None:
+    # a fresh machine's two commands; .ci/run installs the test extra and runs the second's
+    # pytest command, so the README says what CI does
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "pip install . && python examples/quickstart.py" in readme
+    assert 'pip install -e ".[test]" && python -m pytest -q -n 2' in readme
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert '-e ".[test]"' in ci and "python -m pytest -q -n 2" in ci
+
+
 def test_readme_is_short() -> None:
     words = len((ROOT / "README.md").read_text(encoding="utf-8").split())
     assert words < README_WORDS, f"README.md has {words} words; keep it under {README_WORDS}"

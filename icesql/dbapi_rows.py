@@ -4,14 +4,14 @@ pyarrow's ``to_pylist`` builds each value through a scalar object; DuckDB's own 
 the same values from C++ in about half the time. A batch is handed to DuckDB only when every
 column has a type DuckDB turns into exactly what ``to_pylist`` gives (``_same_values``);
 any other batch, or one DuckDB refuses, is converted by pyarrow, so the two paths never
-differ in a value or its Python type. The converter's DuckDB is an in-memory database of its
-own, its time zone UTC (Arrow's timestamps with a zone are UTC instants: DuckDB would
-otherwise give them the machine's zone), one connection a thread.
+differ in a value or its Python type. The DuckDB connection is the caller's: a cursor of the
+engine's database, whose time zone is UTC (Arrow's timestamps with a zone are UTC instants;
+another zone would shift them). A database of its own would be a second DuckDB instance in
+the process, and the shell's exit then aborted now and then, racing its destruction.
 """
 
 from __future__ import annotations
 
-import threading
 from typing import TYPE_CHECKING
 
 from icesql._lazy import lazy_module
@@ -25,22 +25,21 @@ else:
 
 __all__ = ["pyarrow_rows", "to_rows"]
 
-_local = threading.local()
-_database: list[duckdb.DuckDBPyConnection] = []
-_lock = threading.Lock()
 
-
-def to_rows(batch: pa.RecordBatch) -> list[tuple]:
+def to_rows(batch: pa.RecordBatch, duck: duckdb.DuckDBPyConnection) -> list[tuple]:
     """The rows of ``batch`` as tuples, maps as dicts (as ``to_pylist`` with
-    ``maps_as_pydicts="lossy"`` makes them).
+    ``maps_as_pydicts="lossy"`` makes them), converted on ``duck`` (a connection whose time
+    zone is UTC) where DuckDB gives the same values.
 
-    >>> import pyarrow as pa
-    >>> to_rows(pa.record_batch({"id": [1, 2], "tags": [{"a": 1}, None]}))
+    >>> import duckdb, pyarrow as pa
+    >>> duck = duckdb.connect()
+    >>> _ = duck.execute("SET TimeZone = 'UTC'")
+    >>> to_rows(pa.record_batch({"id": [1, 2], "tags": [{"a": 1}, None]}), duck)
     [(1, {'a': 1}), (2, None)]
     """
     if batch.num_columns and all(_same_values(f.type) for f in batch.schema):
         try:
-            return _converter().from_arrow(batch).fetchall()
+            return duck.from_arrow(batch).fetchall()
         except duckdb.Error:
             pass  # a batch DuckDB cannot scan (say, a struct with two fields of one name)
     return pyarrow_rows(batch)
@@ -83,17 +82,3 @@ def _same_values(t: pa.DataType) -> bool:
         or types.is_decimal128(t)
         or types.is_null(t)
     ) and not isinstance(t, pa.ExtensionType)
-
-
-def _converter() -> duckdb.DuckDBPyConnection:
-    """This thread's connection to the converter's database (a DuckDB connection is not to
-    be shared between threads)."""
-    con = getattr(_local, "con", None)
-    if con is None:
-        with _lock:
-            if not _database:
-                database = duckdb.connect()
-                database.execute("SET TimeZone = 'UTC'")  # not as config: ICU loads after it
-                _database.append(database)
-            con = _local.con = _database[0].cursor()
-    return con

@@ -56,6 +56,15 @@ def _pyarrow(batch: pa.RecordBatch) -> list[tuple]:
 
 
 @pytest.fixture
+def duck(con):
+    """A cursor of a connection's own DuckDB database, as a Cursor converts on (its time
+    zone UTC, its external access off)."""
+    cursor = con.engine.duck.cursor()
+    yield cursor
+    cursor.close()
+
+
+@pytest.fixture
 def duckdb_only(monkeypatch):
     """pyarrow's converter refused: a plain batch must never reach it."""
 
@@ -70,15 +79,15 @@ def _typed(rows: list[tuple]) -> list[tuple]:
 
 
 @pytest.mark.parametrize("name", list(COLUMNS))
-def test_each_plain_type_converts_by_duckdb_as_pyarrow_does(name, duckdb_only):
+def test_each_plain_type_converts_by_duckdb_as_pyarrow_does(name, duck, duckdb_only):
     batch = pa.record_batch({name: COLUMNS[name], "n": pa.array([1, 2, 3])})
-    assert _typed(to_rows(batch)) == _typed(_pyarrow(batch))
+    assert _typed(to_rows(batch, duck)) == _typed(_pyarrow(batch))
 
 
 @pytest.mark.parametrize("name", list(OTHERS))
-def test_the_other_types_are_converted_by_pyarrow(name):
+def test_the_other_types_are_converted_by_pyarrow(name, duck):
     batch = pa.record_batch({name: OTHERS[name], "n": pa.array([1, 2, 3])})
-    assert _typed(to_rows(batch)) == _typed(_pyarrow(batch))
+    assert _typed(to_rows(batch, duck)) == _typed(_pyarrow(batch))
 
 
 def test_plain_types_go_to_duckdb_and_the_others_to_pyarrow():
@@ -87,32 +96,34 @@ def test_plain_types_go_to_duckdb_and_the_others_to_pyarrow():
     assert not dbapi_rows._same_values(pa.struct([("a", OTHERS["ns"].type)]))  # nested too
 
 
-def test_a_wide_batch_of_every_plain_type_at_once(duckdb_only):
+def test_a_wide_batch_of_every_plain_type_at_once(duck, duckdb_only):
     batch = pa.record_batch(COLUMNS)
-    assert _typed(to_rows(batch)) == _typed(_pyarrow(batch))
-    assert to_rows(batch.slice(0, 0)) == []
+    assert _typed(to_rows(batch, duck)) == _typed(_pyarrow(batch))
+    assert to_rows(batch.slice(0, 0), duck) == []
 
 
-def test_a_batch_of_no_columns_has_empty_rows():
-    assert to_rows(pa.RecordBatch.from_pydict({}).slice(0, 0)) == []
-    assert to_rows(pa.record_batch([pa.array([1, 2])], ["a"]).select([])) == [(), ()]
+def test_a_batch_of_no_columns_has_empty_rows(duck):
+    assert to_rows(pa.RecordBatch.from_pydict({}).slice(0, 0), duck) == []
+    assert to_rows(pa.record_batch([pa.array([1, 2])], ["a"]).select([]), duck) == [(), ()]
 
 
-def test_zoned_timestamps_are_utc_whatever_the_machine_says(monkeypatch, duckdb_only):
+def test_zoned_timestamps_are_utc_whatever_the_machine_says(monkeypatch, duck, duckdb_only):
     monkeypatch.setenv("TZ", "America/New_York")
     batch = pa.record_batch({"t": COLUMNS["tstz"]})
-    (first,), _, _ = to_rows(batch)
+    (first,), _, _ = to_rows(batch, duck)
     assert first == datetime.datetime(2020, 1, 1, 1, 2, 3, 4, tzinfo=UTC)
     assert first.utcoffset() == datetime.timedelta(0)
 
 
-def test_threads_convert_at_once(duckdb_only):
+def test_cursors_of_one_database_convert_on_threads_at_once(con, duckdb_only):
     batch = pa.record_batch({"i": pa.array(range(50_000)), "s": pa.array(["x"] * 50_000)})
     want = _pyarrow(batch)
     got: list[bool] = []
 
     def convert() -> None:
-        got.extend(to_rows(batch) == want for _ in range(5))
+        duck = con.engine.duck.cursor()
+        got.extend(to_rows(batch, duck) == want for _ in range(5))
+        duck.close()
 
     threads = [threading.Thread(target=convert) for _ in range(4)]
     for t in threads:

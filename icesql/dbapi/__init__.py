@@ -221,6 +221,7 @@ class Cursor:
         self._pos = 0
         self._converted = 0  # rows of ``_batch`` converted so far
         self._closed = False
+        self._converter: Any = None  # a DuckDB cursor that turns batches into tuples (_fill)
         self._description: list[tuple] | None = None
         self._rowcount = -1
 
@@ -484,6 +485,9 @@ class Cursor:
     def close(self) -> None:
         self._reset()
         self._closed = True
+        if self._converter is not None:
+            self._converter.close()
+            self._converter = None
 
     def __enter__(self) -> Cursor:
         return self
@@ -562,7 +566,9 @@ class Cursor:
                     return False
             self._batch, self._converted = batch, 0
         part = self._batch.slice(self._converted, want)
-        self._rows, self._pos = to_rows(part), 0
+        if self._converter is None:
+            self._converter = self.connection.engine.duck.cursor()
+        self._rows, self._pos = to_rows(part, self._converter), 0
         self._converted += part.num_rows
         return True
 

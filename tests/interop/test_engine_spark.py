@@ -152,7 +152,9 @@ def test_spark_errors_are_db_api_errors(on_spark):
 def test_a_catalog_the_session_lacks_is_declared_from_icesqls(spark, tmp_path):
     """A catalog of another name and warehouse: Spark gets it from icesql's configuration,
     writes a table there, and icesql's local engine reads what Spark committed."""
-    con = icesql.connect(str(tmp_path / "wh"), create=True, name="handoff_cat", engine="spark", spark=spark)
+    con = icesql.connect(
+        str(tmp_path / "wh"), create=True, name="handoff_cat", engine="spark", spark=spark
+    )
     con.execute("CREATE NAMESPACE handoff_cat.ns")
     con.execute("CREATE TABLE handoff_cat.ns.t (id BIGINT, s STRING) USING iceberg")
     con.execute("INSERT INTO handoff_cat.ns.t VALUES (1, 'a'), (2, 'b')")

@@ -2,8 +2,9 @@
 box mode does at a terminal: a cut cell ends in "…", the table keeps one line per row.
 
 The widest columns give way first, each down to no less than ``MIN_WIDTH`` (or its own
-width, if that is less), so a long text column shrinks while short numbers and names stay
-whole.
+width, if that is less; ``LAST_RESORT`` when even that leaves no room), so a long text
+column shrinks while short numbers and names stay whole; a floor (``.width``, or a column a
+layout must keep whole, like a snapshot id) is never cut.
 
 >>> fit_widths([30, 4, 12], 30)
 [14, 4, 12]
@@ -15,10 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["ELLIPSIS", "MIN_WIDTH", "clip", "fit_widths"]
+__all__ = ["ELLIPSIS", "LAST_RESORT", "MIN_WIDTH", "clip", "fit_widths"]
 
 ELLIPSIS = "…"
 MIN_WIDTH = 8  # a cut column still shows this much of its cells
+LAST_RESORT = 4  # ... or this much, when the floors leave too little room
 
 
 def fit_widths(widths: Sequence[int], room: int, floors: Sequence[int] = ()) -> list[int] | None:
@@ -26,8 +28,13 @@ def fit_widths(widths: Sequence[int], room: int, floors: Sequence[int] = ()) -> 
     are widths a column keeps (``.width``). None when even the narrowest layout needs
     more room (too many columns: the caller folds or pages instead)."""
     out = list(widths)
-    least = [max(min(w, MIN_WIDTH), floors[i] if i < len(floors) else 0) for i, w in enumerate(out)]
-    if sum(least) > room:
+    for narrowest in (MIN_WIDTH, LAST_RESORT):
+        least = [
+            max(min(w, narrowest), floors[i] if i < len(floors) else 0) for i, w in enumerate(out)
+        ]
+        if sum(least) <= room:
+            break
+    else:
         return None
     excess = sum(out) - room
     while excess > 0:
@@ -35,7 +42,7 @@ def fit_widths(widths: Sequence[int], room: int, floors: Sequence[int] = ()) -> 
         at = [i for i, (w, low) in enumerate(zip(out, least)) if w == widest and w > low]
         below = max([w for w in out if w < widest] + [max(least[i] for i in at)])
         # narrow every widest column together, down to the next width (or their floor)
-        step = min(widest - below, -(-excess // len(at)))
+        step = min(widest - below, max(excess // len(at), 1))
         for i in at:
             cut = min(step, out[i] - least[i], excess)
             out[i] -= cut

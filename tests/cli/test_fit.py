@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from icesql.cli.fit import MIN_WIDTH, clip, fit_widths
+from icesql.cli.fit import LAST_RESORT, MIN_WIDTH, clip, fit_widths
 
 
 def test_widths_that_fit_are_kept() -> None:
@@ -20,8 +20,11 @@ def test_no_column_goes_below_its_floor() -> None:
     assert fit_widths([4, 50], 4 + MIN_WIDTH) == [4, MIN_WIDTH]
 
 
-def test_too_many_columns_do_not_fit_at_all() -> None:
-    assert fit_widths([20] * 10, 10 * MIN_WIDTH - 1) is None
+def test_too_many_columns_are_cut_harder_then_do_not_fit_at_all() -> None:
+    cut = fit_widths([20] * 10, 10 * MIN_WIDTH - 1) or []
+    assert sum(cut) == 10 * MIN_WIDTH - 1 and max(cut) - min(cut) <= 1
+    assert fit_widths([20, 20, 20], 19 + 2 * LAST_RESORT, floors=[19]) == [19, 4, 4]
+    assert fit_widths([20] * 10, 10 * LAST_RESORT - 1) is None
 
 
 def test_clip_marks_the_cut() -> None:

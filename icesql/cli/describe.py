@@ -6,19 +6,22 @@ The snapshot section tells the rows a query reads (the live rows, counted) apart
 rows the data files hold: with merge-on-read deletes the snapshot's ``total-records`` counts
 rows that position and equality deletes remove, and the section says so in words.
 
-It lays out metadata already loaded (``TableMetadata``) and a count; it runs nothing.
+It lays out metadata already loaded (``TableMetadata``) and a count; it runs nothing. The
+engine's modules it names (Spark's type and transform names, which bring sqlglot) load with
+the first ``.describe``, so the prompt starts without them.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from icesql.cli.fit import clip, fit_widths
-from icesql.metadata.table_metadata import TableMetadata
-from icesql.sql.spark_type_names import spark_type
-from icesql.statements.show import describe_sort_order, transform_sql
 from icesql.text_table import RULE, text_table
+
+if TYPE_CHECKING:
+    from icesql.metadata.table_metadata import TableMetadata
 
 __all__ = ["committed_at", "describe_table", "human_size", "summary_int"]
 
@@ -28,6 +31,8 @@ _INDENT = "    "
 def describe_table(name: str, md: TableMetadata, live_rows: int | None, width: int | None) -> str:
     """The whole layout; ``live_rows`` is what ``SELECT count(*)`` reads now (None: no
     snapshot), ``width`` the terminal's (None: nothing is cut)."""
+    from icesql.statements.show import describe_sort_order
+
     lines = [f"Table {name} (Iceberg format v{md.format_version})  {md.location}"]
     lines += _columns(md, width)
     lines += _section("Partitioning", _partitioning(md) or ["(unpartitioned)"], width)
@@ -42,6 +47,8 @@ def describe_table(name: str, md: TableMetadata, live_rows: int | None, width: i
 
 
 def _columns(md: TableMetadata, width: int | None) -> list[str]:
+    from icesql.sql.spark_type_names import spark_type
+
     header = ["Column", "Type", "Nullable", "Comment"]
     rows = [
         [f.name, spark_type(f.type), "not null" if f.required else "", f.doc or ""]
@@ -61,6 +68,8 @@ def _section(title: str, items: Sequence[str], width: int | None) -> list[str]:
 
 
 def _partitioning(md: TableMetadata) -> list[str]:
+    from icesql.statements.show import transform_sql
+
     schema = md.schema()
     return [f"{transform_sql(f, schema)} as {f.name}" for f in md.spec().fields]
 

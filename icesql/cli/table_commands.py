@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 from icesql.cli.describe import committed_at, describe_table, human_size, summary_int
 from icesql.cli.fit import ELLIPSIS, fit_widths
 from icesql.cli.formatting import render
-from icesql.sql.identifiers import catalog_and_table
 from icesql.text_table import cell_text
 
 if TYPE_CHECKING:
@@ -180,6 +179,8 @@ def _clip_middle(text: str, width: int) -> str:
 # -- helpers --------------------------------------------------------------------------------
 def _metadata(shell: Shell, name: str) -> TableMetadata:
     """The table's current metadata, the name resolved as a query resolves it."""
+    from icesql.sql.identifiers import catalog_and_table  # sqlglot: not before it is needed
+
     engine = shell.con.engine
     parts = [quoted or plain for quoted, plain in _PART.findall(name)]
     catalog, identifier = catalog_and_table(

@@ -4,9 +4,12 @@ written, told to whoever listens (the shell's progress bar, a notebook's display
 Each connection has one ``ProgressTracker``. The scan and write code report per file or per
 batch, never per row, and only while somebody listens (``tracker.active`` is checked first), so
 a connection nobody watches pays one attribute test per file. Listeners get a frozen
-``Progress`` after each event and, while DuckDB reads files itself, every ``TICK`` seconds from a
-monitor thread: those files count as done in proportion to DuckDB's own query progress, and all
-of them once the result has been read to its end.
+``Progress`` after each event and, while DuckDB runs a query, every ``TICK`` seconds from a
+monitor thread: DuckDB's own query progress (``query_fraction``) moves the share done through a
+long join or the query of an INSERT ... SELECT, the files DuckDB reads itself count as done in
+proportion to it, and all of them once the result has been read to its end. A query DuckDB
+cannot measure (it says -1: a positional join with a keep-mask of position deletes, an Arrow
+stream) has no share at all rather than a made-up 0%.
 
 It sits below every layer that reports (``scan``, ``write``, the engine) and every front that
 listens, and imports nothing of icesql, so a scan can report without knowing of sessions.
@@ -51,16 +54,25 @@ class Progress:
     bytes_written: int = 0
     elapsed: float = 0.0  # seconds since the statement began
     finished: bool = False
+    query_fraction: float | None = None  # DuckDB's share of its running query, if it says
+    querying: bool = False  # DuckDB is running a query (its share may be unknown)
 
     @property
     def fraction(self) -> float | None:
-        """Share of the planned bytes read (files when sizes are unknown); None if nothing
-        was planned (a write of literal rows, DDL)."""
+        """Share of the work done: DuckDB's share of its query or of the planned bytes read
+        (files when sizes are unknown), whichever is further. None if nothing says: nothing
+        was planned (a write of literal rows, DDL), or DuckDB runs a query it cannot measure
+        and no file has been read yet."""
+        files = None
         if self.bytes_planned > 0:
-            return min(self.bytes_done / self.bytes_planned, 1.0)
-        if self.files_planned > 0:
-            return min(self.files_done / self.files_planned, 1.0)
-        return None
+            files = min(self.bytes_done / self.bytes_planned, 1.0)
+        elif self.files_planned > 0:
+            files = min(self.files_done / self.files_planned, 1.0)
+        if self.query_fraction is not None:
+            return max(files or 0.0, self.query_fraction)
+        if self.querying and not files:
+            return None
+        return files
 
 
 ProgressCallback = Callable[[Progress], None]
@@ -70,10 +82,12 @@ def progress_text(progress: Progress) -> str:
     """Files and bytes read of those planned, rows and files written, without the bar itself
     (the notebook display draws its own); empty when there is nothing to show."""
     parts = []
-    if progress.fraction is not None:
+    if progress.fraction is not None and progress.files_planned:
         parts.append(f"{progress.files_done}/{progress.files_planned} files")
         if progress.bytes_planned:
             parts.append(f"{_size(progress.bytes_done, progress.bytes_planned)}")
+    elif progress.files_planned:  # DuckDB cannot tell how far it has read them
+        parts.append(f"{progress.files_planned} files")
     if progress.rows_written or progress.files_written:
         parts.append(f"{progress.rows_written:,} rows, {progress.files_written} files written")
     return "  ".join(parts)
@@ -115,6 +129,8 @@ class ProgressTracker:
         self._rows_written = self._files_written = self._bytes_written = 0
         self._duck: list[_DuckRead] = []
         self._duck_share = 0.0  # of the files DuckDB reads: the share done
+        self._duck_known = False  # DuckDB has told a share (it says -1 when it cannot)
+        self._duck_done = False  # the query's result was read to its end
         self._running = False
         self._ticker: threading.Thread | None = None
 
@@ -149,6 +165,8 @@ class ProgressTracker:
             bytes_written=self._bytes_written,
             elapsed=time.monotonic() - self._started,
             finished=finished,
+            query_fraction=share if self._duck_known else None,
+            querying=bool(self._duck) and not (finished or self._duck_done),
         )
 
     # -- the statement's life ---------------------------------------------------------------
@@ -184,10 +202,15 @@ class ProgressTracker:
         self._bytes_done += size
         self._notify(self.snapshot())
 
+    def duck_query(self, cursor: Any) -> None:
+        """DuckDB runs a query on ``cursor``: its own progress is the share done (a monitor
+        thread asks it every ``TICK``), even when it reads no table (a join of ``range``s)."""
+        self.duck_read(cursor, 0, 0)
+
     def duck_read(self, cursor: Any, files: int, size: int) -> None:
         """DuckDB reads ``files`` planned files of ``size`` bytes itself on ``cursor``: they
         count as done as its query progresses (a monitor thread asks it every ``TICK``)."""
-        if files <= 0:
+        if files < 0:
             return
         self._duck.append(_DuckRead(cursor, files, size))
         if self._ticker is None:
@@ -205,6 +228,7 @@ class ProgressTracker:
     def read_to_end(self) -> None:
         """A query was read to its end: DuckDB has read every file it was given."""
         self._duck_share = 1.0
+        self._duck_known = self._duck_done = True
         self._notify(self.snapshot())
 
     def rows_written(self, rows: int) -> None:
@@ -236,8 +260,9 @@ class ProgressTracker:
             if not (self._running and self._ticker is me):
                 return
             share = self._poll_duck()
-            if share is not None and share > self._duck_share:
-                self._duck_share = share
+            if share is not None and not self._duck_done:
+                self._duck_share = max(share, self._duck_share)  # never backwards
+                self._duck_known = True
             self._notify(self.snapshot())
 
     def _poll_duck(self) -> float | None:

@@ -152,3 +152,27 @@ def test_closing_an_older_result_does_not_end_the_running_statement(con) -> None
     assert len(newer.fetchall()) == 200
     newer.close()
     assert seen[-1].finished and seen[-1].files_done == 4
+
+
+def test_duckdb_own_progress_is_the_share_of_a_query_that_reads_no_file(con) -> None:
+    """A join of ``range``s plans no file, yet DuckDB tells how far it has got: the share
+    moves while the query runs."""
+    seen: list[Progress] = []
+    con.add_progress_listener(seen.append)
+    sql = "SELECT count(*) FROM range(90000) a JOIN range(90000) b ON a.id % 7 = b.id % 11"
+    assert con.execute(sql).fetchall()[0][0] > 0  # a second or two: several reports
+    running = [p for p in seen if not p.finished and p.querying]
+    assert running and all(p.files_planned == 0 for p in running)
+    shares = [p.fraction for p in running if p.fraction is not None]
+    assert shares and 0 < max(shares) <= 1 and shares == sorted(shares)
+    assert seen[-1].finished and seen[-1].fraction == 1.0
+
+
+def test_a_query_duckdb_cannot_measure_has_no_share_until_files_are_read() -> None:
+    """DuckDB says -1 for a positional join with a keep-mask: no made-up 0%."""
+    unknown = Progress(files_planned=56, bytes_planned=1 << 30, querying=True)
+    assert unknown.fraction is None
+    assert Progress(files_planned=4, files_done=1, querying=True).fraction == 0.25
+    known = Progress(files_planned=4, files_done=1, query_fraction=0.6, querying=True)
+    assert known.fraction == 0.6
+    assert Progress(files_planned=4, files_done=3, query_fraction=0.1).fraction == 0.75

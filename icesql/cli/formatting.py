@@ -22,6 +22,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from icesql.cli.fit import clip, fit_widths
 from icesql.text_table import RULE, cell_text, is_numeric, json_value, text_table
 
 MODES = ("table", "box", "csv", "tsv", "json", "jsonl", "markdown", "line", "html")
@@ -37,12 +38,15 @@ Rows = Sequence[Sequence[object]]
 class Format:
     """How to print a result set: the mode, whether to print the header, the text of NULL,
     and ``.width``'s column widths for aligned modes (the DuckDB CLI's: ``n`` at least n wide
-    and left-aligned, ``-n`` at least n wide and right-aligned, 0 or none as the data asks)."""
+    and left-aligned, ``-n`` at least n wide and right-aligned, 0 or none as the data asks).
+    ``max_width`` (the terminal's, set by the shell) cuts the widest cells of ``table`` and
+    ``box`` with "…" so each row keeps to one line of the screen (``icesql.cli.fit``)."""
 
     mode: str = "table"
     headers: bool = True
     nullvalue: str | None = None  # None: the mode's own (NULL, empty field, null)
     widths: tuple[int, ...] = ()
+    max_width: int | None = None
 
     def null_text(self) -> str:
         if self.nullvalue is not None:
@@ -74,10 +78,11 @@ def _escape_cell(text: str) -> str:
 
 
 def _grid(
-    columns: list[str], rows: Rows, fmt: Format
-) -> tuple[list[list[str]], list[int], list[bool]]:
-    """Each row as its printed lines (a cell with line breaks, like an EXPLAIN plan, spans
-    several), the column widths and which columns are numeric."""
+    columns: list[str], rows: Rows, fmt: Format, fit: bool = False
+) -> tuple[list[str], list[list[str]], list[int], list[bool]]:
+    """The header, each row as its printed lines (a cell with line breaks, like an EXPLAIN
+    plan, spans several), the column widths and which columns are numeric; with ``fit``,
+    cells cut to keep within ``fmt.max_width``."""
     null = fmt.null_text()
     lines: list[list[str]] = []
     for row in rows:
@@ -93,7 +98,15 @@ def _grid(
         if asked:
             widths[i] = max(widths[i], abs(asked))
             numeric[i] = asked < 0
-    return lines, widths, numeric
+    if fit and fmt.max_width is not None and columns:
+        frame = 3 * len(columns) + 1  # "| " ... " | " ... " |"
+        floors = [abs(w) for w in fmt.widths[: len(columns)]]
+        fitted = fit_widths(widths, fmt.max_width - frame, floors)
+        if fitted is not None and fitted != widths:
+            columns = [clip(c, w) for c, w in zip(columns, fitted)]
+            lines = [[clip(c, w) for c, w in zip(line, fitted)] for line in lines]
+            widths = fitted
+    return columns, lines, widths, numeric
 
 
 def _align(values: Sequence[str], widths: Sequence[int], numeric: Sequence[bool]) -> list[str]:
@@ -101,14 +114,14 @@ def _align(values: Sequence[str], widths: Sequence[int], numeric: Sequence[bool]
 
 
 def _table(columns: list[str], rows: Rows, fmt: Format) -> str:
-    cells, widths, numeric = _grid(columns, rows, fmt)
+    columns, cells, widths, numeric = _grid(columns, rows, fmt, fit=True)
     head: list[Sequence[str] | None] = [columns, RULE] if fmt.headers else []
     tail: list[Sequence[str] | None] = [RULE] if cells else []
     return text_table([RULE, *head, *cells, *tail], numeric, widths=widths)
 
 
 def _box(columns: list[str], rows: Rows, fmt: Format) -> str:
-    cells, widths, numeric = _grid(columns, rows, fmt)
+    columns, cells, widths, numeric = _grid(columns, rows, fmt, fit=True)
 
     def rule(left: str, mid: str, right: str) -> str:
         return left + mid.join("─" * (w + 2) for w in widths) + right
@@ -122,7 +135,7 @@ def _box(columns: list[str], rows: Rows, fmt: Format) -> str:
 
 
 def _markdown(columns: list[str], rows: Rows, fmt: Format) -> str:
-    cells, widths, numeric = _grid(columns, rows, fmt)
+    columns, cells, widths, numeric = _grid(columns, rows, fmt)
     cells = [[c.replace("|", "\\|") for c in row] for row in cells]
     rule = ["-" * (w + 1) + ":" if num else "-" * (w + 2) for w, num in zip(widths, numeric)]
     lines = ["| " + " | ".join(_align(columns, widths, numeric)) + " |"]

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import re
 import shlex
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from icesql.cli import table_commands
 from icesql.cli.diagnostics import describe
 from icesql.cli.formatting import MODES, render
 from icesql.errors import Error
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from icesql.cli.runner import Shell
 
 Command = Callable[["Shell", str], bool]
-_TABLE_NAME = re.compile(r"^(`[^`]+`|[\w$]+)(\.(`[^`]+`|[\w$]+))*$")
 MAX_READ_DEPTH = 16
 
 
@@ -55,13 +54,6 @@ def _on_off(name: str, args: str) -> bool:
     if value in ("off", "false", "0", "no"):
         return False
     raise ValueError(f"takes on or off, got {args!r}")
-
-
-def _table_name(args: str) -> str:
-    name = args.split()[0] if args.split() else ""
-    if not _TABLE_NAME.match(name):
-        raise ValueError(f"takes a table name (db.table), got {args!r}")
-    return name
 
 
 # -- output and settings -----------------------------------------------------------------------
@@ -191,56 +183,15 @@ def _tables(shell: Shell, args: str) -> bool:
 
 
 def _schema(shell: Shell, args: str) -> bool:
-    name = _table_name(args)
+    name = table_commands.table_name(args)
     (text,) = shell.con.execute(f"SHOW CREATE TABLE {name}").fetchone() or ("",)
     shell.output.write(text.rstrip("\n") + ";")
     return True
 
 
-def _describe(shell: Shell, args: str) -> bool:
-    """The table, then its current snapshot: the rows a query sees (after deletes) beside
-    the rows its data files hold and the deletes applied to them, which the snapshot's
-    ``total-records`` alone would overstate."""
-    name = _table_name(args)
-    ok = shell.run_sql(f"DESCRIBE TABLE EXTENDED {name}", shown_as=args)
-    return ok and shell.run_sql(
-        "SELECT s.snapshot_id, s.committed_at, s.operation,"
-        f" (SELECT count(*) FROM {name}) AS live_rows,"
-        " s.summary['total-records'] AS rows_in_files,"
-        " s.summary['total-position-deletes'] AS position_deletes,"
-        " s.summary['total-equality-deletes'] AS equality_deletes,"
-        " s.summary['total-data-files'] AS data_files,"
-        " s.summary['total-delete-files'] AS delete_files,"
-        " s.summary['total-files-size'] AS total_size"
-        f" FROM {name}.snapshots s JOIN {name}.refs r ON s.snapshot_id = r.snapshot_id"
-        " WHERE r.name = 'main'",
-        shown_as=args,
-    )
-
-
-def _snapshots(shell: Shell, args: str) -> bool:
-    name = _table_name(args)
-    return shell.run_sql(
-        "SELECT committed_at, snapshot_id, parent_id, operation, summary"
-        f" FROM {name}.snapshots ORDER BY committed_at",
-        shown_as=args,
-    )
-
-
 def _refs(shell: Shell, args: str) -> bool:
-    name = _table_name(args)
+    name = table_commands.table_name(args)
     return shell.run_sql(f"SELECT * FROM {name}.refs ORDER BY type, name", shown_as=args)
-
-
-def _files(shell: Shell, args: str) -> bool:
-    name = _table_name(args)
-    where = args[len(args.split()[0]) :].strip()
-    condition = f" WHERE {where}" if where else ""
-    return shell.run_sql(
-        "SELECT content, file_path, file_format, spec_id, partition, record_count,"
-        f" file_size_in_bytes FROM {name}.files{condition} ORDER BY file_path",
-        shown_as=args,
-    )
 
 
 # name -> (arguments, function, summary)
@@ -248,10 +199,22 @@ COMMANDS: dict[str, tuple[str, Command, str]] = {
     ".help": ("", _help, "show this list"),
     ".tables": ("[PATTERN]", _tables, "list tables (of every namespace) matching a LIKE pattern"),
     ".schema": ("TABLE", _schema, "the table's CREATE TABLE statement"),
-    ".describe": ("TABLE", _describe, "schema, partitioning, properties and current snapshot"),
-    ".snapshots": ("TABLE", _snapshots, "the table's snapshots with operation and summary"),
+    ".describe": (
+        "TABLE",
+        table_commands.describe,
+        "columns, partitioning, properties, snapshot and refs",
+    ),
+    ".snapshots": (
+        "TABLE",
+        table_commands.snapshots,
+        "the table's snapshots, one a line, with their refs",
+    ),
     ".refs": ("TABLE", _refs, "the table's branches and tags"),
-    ".files": ("TABLE [WHERE]", _files, "the table's live files, e.g. .files t partition.d = 1"),
+    ".files": (
+        "TABLE [WHERE]",
+        table_commands.files,
+        "the table's live files, e.g. .files t partition.d = 1",
+    ),
     ".explain": ("on|off", _explain, "show the plan of each query instead of running it"),
     ".mode": ("[MODE]", _mode, "output mode: " + "|".join(MODES)),
     ".headers": ("on|off", _headers, "show column names"),

@@ -3,9 +3,11 @@ or ``.once`` (for the next result only), and, at a terminal, the pager for table
 the screen.
 
 A table that does not fit the terminal is paged through ``$PAGER`` when one is set (``less``
-gets ``-S`` so wide rows scroll sideways instead of wrapping), otherwise folded into one
-``column = value`` line per cell (the ``line`` mode), as pgcli's auto-expand does. Nothing is
-fitted when the output is not a terminal, so scripts and files get exactly what they asked.
+gets ``-S`` so wide rows scroll sideways instead of wrapping); otherwise its widest cells are
+cut to the terminal's width (``fit_width``, as the DuckDB CLI does), and only a table of more
+columns than even that fits is folded into one ``column = value`` line per cell (the ``line``
+mode), as pgcli's auto-expand does. Nothing is fitted when the output is not a terminal, so
+scripts and files get exactly what they asked.
 """
 
 from __future__ import annotations
@@ -43,6 +45,13 @@ class Output:
     def at_terminal(self) -> bool:
         stream = self.stream
         return stream is self.stdout and isatty(stream)
+
+    def fit_width(self) -> int | None:
+        """The width results should be cut to: the terminal's, unless they go elsewhere or
+        through a pager (which scrolls sideways and shows every character)."""
+        if not self.at_terminal() or os.environ.get("PAGER", "").strip():
+            return None
+        return shutil.get_terminal_size().columns
 
     def write(self, text: str, fold: Callable[[], str] | None = None, last: bool = True) -> None:
         """Write one result (or a part of it, ``last=False``: ``.once`` stays open); ``fold``

@@ -10,6 +10,8 @@ the terminal.
 >>> from icesql.progress import Progress
 >>> bar_text(Progress(files_planned=8, files_done=2, bytes_planned=4 << 20, bytes_done=1 << 20), 60)
 '[#####               ]   25%  2/8 files  1.0/4.0 MiB'
+>>> bar_text(Progress(query_fraction=0.4, querying=True), 60)
+'[########            ]   40%'
 """
 
 from __future__ import annotations
@@ -22,23 +24,38 @@ from typing import TextIO
 from icesql.progress import Progress, progress_text
 
 DELAY = 1.0  # seconds a statement runs before its bar appears
+TICK_SECONDS = 0.2  # a step of the moving block of a query of unknown share
 _ERASE = "\r\x1b[K"  # back to the line's start, clear to its end
 
 
 def bar_text(progress: Progress, width: int) -> str:
-    """One line of at most ``width`` characters; empty when there is nothing to show."""
+    """One line of at most ``width`` characters; empty when there is nothing to show. The
+    share is DuckDB's own while it runs a query (``Progress.fraction``); a query it cannot
+    measure shows a block moving to and fro and the time it has run, never a stuck 0%."""
     tail = progress_text(progress)
-    if not tail:
-        return ""
     fraction = progress.fraction
     if fraction is None:
+        if progress.querying:
+            return _running(progress, tail, width)
         return tail[:width]
     percent = f"{int(fraction * 100):3d}%"
     room = width - len(tail) - len(percent) - 6
     cells = max(min(room, 20), 0)
     filled = int(cells * fraction)
     bar = f"[{'#' * filled}{' ' * (cells - filled)}]  " if cells >= 5 else ""
-    return f"{bar}{percent}  {tail}"[:width]
+    return f"{bar}{percent}  {tail}".rstrip()[:width]
+
+
+def _running(progress: Progress, tail: str, width: int) -> str:
+    """The bar of a query of unknown share: a block that bounces once a second or so."""
+    seconds = f"{progress.elapsed:5.1f} s"
+    cells = 20 if width - len(tail) - len(seconds) - 6 >= 20 else 0
+    bar = ""
+    if cells:
+        step = int(progress.elapsed / TICK_SECONDS) % (2 * (cells - 3))
+        at = step if step < cells - 3 else 2 * (cells - 3) - step
+        bar = f"[{' ' * at}###{' ' * (cells - 3 - at)}]  "
+    return f"{bar}{seconds}  {tail}".rstrip()[:width]
 
 
 class ProgressBar:

@@ -49,6 +49,7 @@ class Shell:
         self.connect = connect  # for .open [--create] WAREHOUSE
         self.quitting = False
         self.depth = 0  # .read nesting
+        self.interrupted = False  # Ctrl-C during the running statement (``_wait``)
 
     # -- scripts and units ------------------------------------------------------------------
     def run_text(self, text: str) -> int:
@@ -122,7 +123,7 @@ class Shell:
 
         # waited for on an Event: an interrupted Thread.join marks a running thread stopped
         threading.Thread(target=target, name="icesql-statement", daemon=True).start()
-        interrupted = False
+        interrupted = self.interrupted = False
         while not finished.is_set():
             try:
                 finished.wait(0.05)
@@ -133,7 +134,7 @@ class Shell:
                 elif bar is not None:
                     bar.draw()
             except KeyboardInterrupt:
-                interrupted = True
+                interrupted = self.interrupted = True
                 self.con.engine.interrupt()
         if bar is not None:
             bar.stop()
@@ -165,7 +166,9 @@ class Shell:
 
     def print_result(self, cursor: Cursor) -> None:
         """The cursor's rows in the current mode: human modes show up to ``maxrows`` rows and a
-        count; csv, tsv and jsonl stream every row; json writes one array."""
+        count (of all the rows, the ones not shown counted as the DuckDB CLI does); csv, tsv
+        and jsonl stream every row; json writes one array. At a terminal, table and box cut
+        their widest cells to its width."""
         fmt = self.settings.format
         columns = [d[0] for d in cursor.description or ()]
         if fmt.mode in HUMAN_MODES:
@@ -174,8 +177,8 @@ class Shell:
             shown = rows[:limit] if limit > 0 else rows
             footer = ""
             if fmt.mode in ("table", "box"):
-                more = " (more not shown; .maxrows N shows more)" if len(rows) > len(shown) else ""
-                footer = f"\n{len(shown)} row(s){more}"
+                fmt = replace(fmt, max_width=self.output.fit_width())
+                footer = "\n" + self._row_count(cursor, len(shown), len(rows))
             fold = None
             if fmt.mode in TABULAR_MODES:
                 line_fmt = replace(fmt, mode="line")
@@ -197,6 +200,20 @@ class Shell:
                 first = False
                 if last:
                     break
+
+    def _row_count(self, cursor: Cursor, shown: int, fetched: int) -> str:
+        """The footer: the rows shown and, when some are not, how many there are in all,
+        counted by reading the rest of the result as Arrow batches (never as Python rows).
+        A Ctrl-C while counting still prints the rows shown."""
+        if fetched <= shown:
+            return f"{shown} row(s)"
+        try:
+            total = fetched + sum(batch.num_rows for batch in cursor.fetch_record_batch())
+        except Error:
+            if not self.interrupted:
+                raise
+            return f"{shown} row(s) shown; counting the rest was interrupted"
+        return f"{shown} of {total:,} rows shown (.maxrows N shows more)"
 
     def close(self) -> None:
         """Close what the shell opened: ``.output`` files and a connection from ``.open``."""

@@ -1,6 +1,9 @@
 """Progress around a run: DuckDB asked to track its progress, and told to the connection's
 listeners (``icesql.progress``) with the files it reads itself.
 
+DuckDB's own progress is followed for every query (a join of ``range``s reads no file, yet
+runs for seconds), the files it reads counting as done in proportion to it.
+
 Only while a listener is registered: DuckDB's progress tracking costs the query time, and a
 connection nobody watches pays nothing.
 """
@@ -34,6 +37,7 @@ def watched(tried: Attempt[_T]) -> Attempt[_T]:
             return tried(runner, cursor, translated, take)
         for statement in _PROGRESS_SETUP:
             cursor.execute(statement)
+        progress.duck_query(cursor)
         for files, size in translated.native_files.values():
             progress.duck_read(cursor, files, size)
         try:

@@ -119,3 +119,22 @@ def test_widths_apply_to_box_and_markdown_not_data_modes() -> None:
     md = render(["a"], [("x",)], Format("markdown", widths=(4,)))
     assert md.splitlines()[:2] == ["| a    |", "|------|"]
     assert render(["a"], [("x",)], Format("csv", widths=(9,))) == "a\nx"
+
+
+def test_max_width_cuts_the_widest_cells_of_table_and_box() -> None:
+    rows = [(1, "a" * 50, "short"), (2, "b", None)]
+    columns = ["id", "text", "tag"]
+    for mode in ("table", "box"):
+        lines = render(columns, rows, Format(mode, max_width=40)).splitlines()
+        assert {len(line) for line in lines} == {40}, mode
+        assert "aaaa…" in lines[3] and "short" in lines[3]
+    wide = render(columns, rows, Format("markdown", max_width=40))
+    assert "a" * 50 in wide  # markdown is for copying: never cut
+
+
+def test_max_width_keeps_asked_widths_and_gives_up_on_too_many_columns() -> None:
+    row = [tuple("x" * 20 for _ in range(30))]
+    columns = [f"c{i}" for i in range(30)]
+    assert "x" * 20 in render(columns, row, Format("table", max_width=80))
+    lines = render(["a", "b"], [("a" * 30, "b" * 30)], Format("table", widths=(25,), max_width=50))
+    assert lines.splitlines()[3] == "| " + "a" * 24 + "… | " + "b" * 17 + "… |"

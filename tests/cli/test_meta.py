@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 import pytest
 
@@ -58,42 +59,90 @@ def test_schema_and_describe(shell: Shell) -> None:
     assert out.startswith("CREATE TABLE local.db.events (") and "PARTITIONED BY (kind)" in out
     assert run_meta(shell, ".describe db.events")
     out, _ = _take(shell)
-    assert "# Partitioning" in out and "rows_in_files" in out
-    # merge-on-read deletes: the rows a query sees, beside those the files hold
+    lines = out.splitlines()
+    assert lines[0].startswith("Table db.events (Iceberg format v2)  ")
+    assert lines[1].split("|")[0].strip() == "Column" and "Nullable" in lines[1]
+    assert "Partitioning:\n    kind as kind\n" in out and "Sort order:\n    (unsorted)" in out
+    assert "2 live rows" in out and "no delete files" in out
+    assert "Refs:\n    main  branch  " in out
+
+
+def test_describe_says_what_deletes_subtract(shell: Shell) -> None:
+    """Merge-on-read deletes: the rows a query sees, beside those the files hold, and the
+    deletes subtracted, in words; a long property is cut at the terminal, not folded."""
     shell.con.execute(
         "ALTER TABLE db.events SET TBLPROPERTIES ('format-version'='2',"
-        " 'write.delete.mode'='merge-on-read')"
+        f" 'write.delete.mode'='merge-on-read', 'note'='{'n' * 300}')"
     )
     shell.con.execute("INSERT INTO db.events VALUES (5, 'c'), (6, 'c')")  # one file
     shell.con.execute("DELETE FROM db.events WHERE id = 5")  # a position delete in it
+    shell.con.execute("ALTER TABLE db.events CREATE TAG v1")
+    shell.output.stdout = _Tty()
     assert run_meta(shell, ".describe db.events")
     out, _ = _take(shell)
-    header, values = _snapshot_row(out)
-    assert values[header.index("live_rows")] == "3"
-    assert values[header.index("rows_in_files")] == "4"
-    assert values[header.index("position_deletes")] == "1"
+    assert "3 live rows (what a query reads now)" in out
+    assert "4 rows in 3 data files" in out
+    assert "deletes subtracted from the rows in files: 1 position deletes" in out
+    assert "    note = nnnn" in out and "…" in out
+    assert "    v1    tag     " in out
+    assert max(len(line) for line in out.splitlines()) <= 100  # COLUMNS of _Tty
 
 
-def _snapshot_row(out: str) -> tuple[list[str], list[str]]:
-    """The header and the one row of the snapshot table ``.describe`` prints last."""
-    rows = [
-        [cell.strip() for cell in line.strip("|").split("|")]
-        for line in out.splitlines()
-        if line.startswith("|")
-    ]
-    at = max(i for i, r in enumerate(rows) if "live_rows" in r)
-    return rows[at], rows[at + 1]
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
 
 
-def test_snapshots_refs_files(shell: Shell) -> None:
+@pytest.fixture(autouse=True)
+def _columns(monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.delenv("PAGER", raising=False)
+
+
+def test_snapshots_one_line_each_with_refs(shell: Shell) -> None:
+    shell.con.execute("ALTER TABLE db.events CREATE BRANCH dev")
+    shell.con.execute("DELETE FROM db.events WHERE id = 1")
     assert run_meta(shell, ".snapshots db.events")
-    assert "append" in _take(shell)[0]
+    out, _ = _take(shell)
+    lines = out.splitlines()
+    assert lines[1].split("|")[1].strip() == "committed (UTC)"
+    append, delete = ([c.strip() for c in line.strip("|").split("|")] for line in lines[3:5])
+    assert append[2:] == ["append", "+2/-0", "+2/-0", "+0/-0", "branch dev"]
+    assert delete[2:] == ["delete", "+0/-1", "+0/-1", "+0/-0", "main"]
+    assert lines[5].startswith("+--") and lines[-1] == "2 snapshot(s)"
+    assert "{" not in out  # no summary maps
+
+
+def test_refs_and_files_one_line_each(shell: Shell) -> None:
     assert run_meta(shell, ".refs db.events")
     out, _ = _take(shell)
     assert "| main | BRANCH |" in out
     assert run_meta(shell, ".files db.events partition.kind = 'b'")
     out, _ = _take(shell)
-    assert "kind=b" in out and "kind=a" not in out
+    row = next(line for line in out.splitlines() if line.startswith("| data "))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1].startswith("data/kind=b/") and cells[1].endswith(".parquet")
+    assert cells[2:5] == ["parquet", "kind=b", "1"] and cells[5].endswith(" B")
+    assert "kind=a" not in out and out.splitlines()[-1] == "1 file(s)"
+
+
+def test_files_of_an_unpartitioned_table_in_csv(shell: Shell) -> None:
+    shell.con.execute("INSERT INTO db.sub.other VALUES (1)")
+    shell.settings.format = replace(shell.settings.format, mode="csv")
+    assert run_meta(shell, ".files db.sub.other")
+    out, _ = _take(shell)
+    header, row = out.splitlines()
+    assert header == "content,path,format,partition,records,size"
+    assert row.startswith("data,data/") and ",parquet,,1," in row
+
+
+def test_files_are_cut_to_the_terminal_keeping_the_end_of_paths(shell: Shell) -> None:
+    shell.output.stdout = _Tty()
+    assert run_meta(shell, ".files db.events")
+    out, _ = _take(shell)
+    assert all(len(line) <= 100 for line in out.splitlines())
+    rows = [line for line in out.splitlines() if line.startswith("| data ")]
+    assert len(rows) == 2 and all(".parquet |" in r for r in rows)
 
 
 def test_bad_arguments_are_errors(shell: Shell) -> None:

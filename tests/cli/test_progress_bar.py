@@ -45,3 +45,15 @@ def test_no_bar_when_stderr_is_not_a_terminal(tmp_path) -> None:
         assert shell.run_sql("SELECT * FROM db.t;")
         assert err.getvalue() == ""
         assert not con.engine.progress._listeners  # nothing follows the connection afterwards
+
+
+def test_the_bar_follows_duckdb_or_shows_a_query_it_cannot_measure_running() -> None:
+    joining = Progress(query_fraction=0.42, querying=True, elapsed=3.0)
+    assert bar_text(joining, 80) == "[########            ]   42%"
+    unknown = Progress(files_planned=56, bytes_planned=5 << 20, querying=True, elapsed=2.0)
+    first = bar_text(unknown, 80)
+    assert first == "[          ###       ]    2.0 s  56 files"
+    assert "0%" not in first and "0/56" not in first
+    later = bar_text(Progress(files_planned=56, querying=True, elapsed=2.4), 80)
+    assert later != first and len(later) == len(first)  # the block has moved
+    assert len(bar_text(unknown, 20)) <= 20

@@ -42,10 +42,45 @@ def _err(shell: Shell) -> str:
 def test_maxrows_limits_human_modes_only(shell: Shell) -> None:
     shell.settings.maxrows = 2
     assert shell.run_text("SELECT id FROM db.t ORDER BY id;") == 0
-    assert "2 row(s) (more not shown" in _out(shell) and "|  3 |" not in _out(shell)
+    assert "2 of 3 rows shown (.maxrows N shows more)" in _out(shell) and "|  3 |" not in _out(
+        shell
+    )
     shell.settings.format = Format("csv")
     shell.run_text("SELECT id FROM db.t ORDER BY id")
     assert _out(shell).endswith("id\n1\n2\n3\n")
+
+
+def test_the_rows_not_shown_are_counted(shell: Shell) -> None:
+    """An unbounded SELECT shows ``maxrows`` rows and the total, counted from the rest of
+    the result (several Arrow batches here)."""
+    shell.settings.maxrows = 5
+    assert shell.run_text("SELECT id FROM range(250000) t(id);") == 0
+    out = _out(shell)
+    assert out.endswith("5 of 250,000 rows shown (.maxrows N shows more)\n")
+    assert out.count("\n") == 5 + 5  # rules, header, the rows, footer
+
+
+def test_a_wide_result_is_cut_to_the_terminal(shell: Shell, monkeypatch) -> None:
+    """At a terminal (no pager), the widest cells end in "…" and every line fits; the
+    data modes and a file get every character."""
+    monkeypatch.delenv("PAGER", raising=False)
+    monkeypatch.setenv("COLUMNS", "60")
+    shell.output.stdout = _Tty()
+    sql = "SELECT id, repeat('x', 200) AS wide FROM db.t ORDER BY id;"
+    assert shell.run_text(sql) == 0
+    lines = _out(shell).splitlines()
+    assert max(len(line) for line in lines) == 60
+    assert "|  1 | xxxx" in lines[3] and lines[3].endswith("… |")
+    assert lines[-1] == "3 row(s)"
+    shell.output.stdout = _Tty()
+    shell.settings.format = Format("csv")
+    assert shell.run_text(sql) == 0
+    assert "x" * 200 in _out(shell)
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
 
 
 def test_csv_streams_in_chunks_with_one_header(shell: Shell, monkeypatch) -> None:

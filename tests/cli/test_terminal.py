@@ -19,6 +19,7 @@ import pytest
 
 import icesql
 
+SOURCE_TREE = str(Path(icesql.__file__).resolve().parent.parent)
 pytestmark = [
     pytest.mark.server,  # every terminal is a tmux server of its own
     pytest.mark.skipif(
@@ -32,15 +33,19 @@ class Terminal:
     Each terminal has a tmux server of its own (``-L``): on a shared server, a session started
     just as the last one was killed could meet the server exiting and fail to start."""
 
-    def __init__(self, warehouse: Path, history: Path, pager: str = ""):
+    def __init__(self, warehouse: Path, history: Path, pager: str = "", width: int = 150):
         self.name = f"icesql-test-{uuid.uuid4().hex[:8]}"
         self.tmux = ("tmux", "-L", self.name)
+        self.width = width
+        # the icesql of this source tree, not whichever one the environment installed; the
+        # pane's own size, not a COLUMNS/LINES the test run may carry
         command = (
-            f"env ICESQL_HISTORY={history} PAGER='{pager}' {sys.executable} -m icesql.shell"
-            f" {warehouse}"
+            f"env -u COLUMNS -u LINES ICESQL_HISTORY={history} PAGER='{pager}' PYTHONPATH={SOURCE_TREE}"
+            f" {sys.executable} -m icesql.shell {warehouse}"
         )
+        size = ["-x", str(width), "-y", "50"]
         subprocess.run(
-            [*self.tmux, "new-session", "-d", "-s", self.name, "-x", "150", "-y", "50", command],
+            [*self.tmux, "new-session", "-d", "-s", self.name, "-c", SOURCE_TREE, *size, command],
             check=True,
         )
         try:
@@ -225,5 +230,105 @@ def test_a_wide_result_goes_through_the_pager(warehouse, tmp_path) -> None:
         assert "| wide_column_0 " in paged and "| wide_column_7 " in paged
         assert "1 row(s)" in paged
         assert max(len(line) for line in paged.splitlines()) > 150
+    finally:
+        term.close()
+
+
+@pytest.fixture(scope="module")
+def deletes_warehouse(tmp_path_factory) -> Path:
+    """A table as the issue's: partitioned, several snapshots, merge-on-read position
+    deletes, a tag and a branch, a long property and a long comment."""
+    path = tmp_path_factory.mktemp("deletes") / "wh"
+    with icesql.connect(str(path)) as con:
+        con.execute("CREATE NAMESPACE db")
+        con.execute(
+            "CREATE TABLE db.events (id BIGINT COMMENT 'the event id', kind STRING,"
+            " ts TIMESTAMP, payload STRING) PARTITIONED BY (days(ts), bucket(4, id))"
+            " TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read',"
+            f" 'note'='{'n' * 300}')"
+        )
+        con.execute(
+            "INSERT INTO db.events SELECT id, IF(id % 3 = 0, 'click', 'view'),"
+            " TIMESTAMP '2024-01-01 00:00:00' + make_interval(0, 0, 0, 0, CAST(id % 48 AS INT)),"
+            " repeat('p', 50) FROM range(100000) AS r(id)"
+        )
+        con.execute("DELETE FROM db.events WHERE id % 10 = 0")
+        con.execute("ALTER TABLE db.events CREATE TAG v1")
+        con.execute("ALTER TABLE db.events CREATE BRANCH dev")
+        con.execute("INSERT INTO db.events VALUES (100001, 'buy', TIMESTAMP '2024-01-04', 'x')")
+    return path
+
+
+def _command(term: Terminal, text: str, done: str, count: int = 1) -> list[str]:
+    term.type(text)
+    term.keys("Enter")
+    screen = term.wait_for(done, count=count)
+    lines = screen.splitlines()
+    assert max(len(line) for line in lines) <= term.width, screen
+    return lines
+
+
+@pytest.mark.parametrize("width", [130, 80])
+def test_iceberg_commands_keep_to_the_terminal(deletes_warehouse, tmp_path, width) -> None:
+    """.describe, .snapshots and .files at 130 and 80 columns: nothing folds into line-mode
+    records, nothing wraps, one line per snapshot and per file."""
+    term = Terminal(deletes_warehouse, tmp_path / "history", width=width)
+    try:
+        lines = _command(term, ".describe db.events", "    v1    tag     ")  # the last line
+        assert any(line.startswith("Table db.events (Iceberg format v2)") for line in lines)
+        assert any(line.startswith("    note = nnnn") and line.endswith("…") for line in lines)
+        assert any("90,001 live rows" in line for line in lines)
+        assert not any(" = " in line and line.startswith("  ") and "|" in line for line in lines)
+        term.keys("C-l")
+        lines = _command(term, ".snapshots db.events", "3 snapshot(s)")
+        rows = [line for line in lines if line.startswith("| 20")]
+        assert len(rows) == 3 and "snapshot_id" in lines[lines.index(rows[0]) - 2]
+        ids = [r.strip("|").split("|")[1].strip() for r in rows]
+        assert all(i.isdigit() and len(i) >= 15 for i in ids)  # ids are never cut
+        term.keys("C-l")
+        lines = _command(term, ".files db.events", "file(s)")
+        (count,) = [int(line.split()[0]) for line in lines if line.endswith(" file(s)")]
+        assert len([line for line in lines if line.startswith(("| data ", "| position "))]) == (
+            count
+        )
+    finally:
+        term.close()
+
+
+def test_an_unbounded_select_shows_its_total(warehouse, tmp_path) -> None:
+    term = Terminal(warehouse, tmp_path / "history", width=130)
+    try:
+        term.type("SELECT id, repeat('w', 300) AS wide FROM range(950000) AS t(id);")
+        term.keys("Enter")
+        screen = term.wait_for("1000 of 950,000 rows shown", timeout=60)
+        lines = screen.splitlines()
+        assert max(len(line) for line in lines) <= 130
+        row = next(line for line in lines if line.startswith("| 999 | www"))
+        assert len(row) == 130 and row.endswith("… |")  # cut to the terminal's width
+    finally:
+        term.close()
+
+
+def test_the_progress_bar_moves_during_a_long_join(warehouse, tmp_path) -> None:
+    """DuckDB's own progress moves the bar through a join of ranges (no file planned)."""
+    term = Terminal(warehouse, tmp_path / "history", width=130)
+    try:
+        term.type("SELECT 1 AS warm;")
+        term.keys("Enter")
+        term.wait_for("1 row(s)")
+        term.type(
+            "SELECT count(*) FROM range(400000) a JOIN range(400000) b ON a.id % 7 = b.id % 11;"
+        )
+        term.keys("Enter")
+        deadline = time.monotonic() + 40
+        percent = 0
+        while time.monotonic() < deadline and percent == 0:
+            bars = [line for line in term.screen().splitlines() if line.startswith("[#")]
+            if bars and "%" in bars[-1]:
+                percent = int(bars[-1].split("]")[1].split("%")[0])
+            time.sleep(0.2)
+        assert percent > 0, term.screen()
+        term.keys("C-c")
+        term.wait_for("interrupted")
     finally:
         term.close()

@@ -239,7 +239,7 @@ def deletes_warehouse(tmp_path_factory) -> Path:
     """A table as the issue's: partitioned, several snapshots, merge-on-read position
     deletes, a tag and a branch, a long property and a long comment."""
     path = tmp_path_factory.mktemp("deletes") / "wh"
-    with icesql.connect(str(path)) as con:
+    with icesql.connect(str(path), create=True) as con:
         con.execute("CREATE NAMESPACE db")
         con.execute(
             "CREATE TABLE db.events (id BIGINT COMMENT 'the event id', kind STRING,"

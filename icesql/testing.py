@@ -466,29 +466,35 @@ class DataChecks:
     # -- the public assertions ---------------------------------------------------------
     def assert_no_rows(self, sql: str) -> None:
         """The query returns no rows (each row it returns breaks the rule)."""
+        __tracebackhide__ = True
         _raise(self._no_rows(sql))
 
     def assert_unique(self, table: str, columns: str | Sequence[str]) -> None:
         """No two rows share the value of ``columns``; rows with a NULL key are not compared
         (as SQL's UNIQUE; ``assert_not_null`` covers them)."""
+        __tracebackhide__ = True
         _raise(self._unique(table, columns))
 
     def assert_not_null(self, table: str, columns: str | Sequence[str]) -> None:
         """No row has NULL in any of ``columns``."""
+        __tracebackhide__ = True
         _raise(self._not_null(table, columns))
 
     def assert_accepted_values(self, table: str, column: str, values: Sequence[Any]) -> None:
         """Every non-NULL value of ``column`` is one of ``values``."""
+        __tracebackhide__ = True
         _raise(self._accepted_values(table, column, values))
 
     def assert_relationship(self, table: str, column: str, to_table: str, to_column: str) -> None:
         """Every non-NULL ``column`` value exists as ``to_column`` of ``to_table`` (a foreign key)."""
+        __tracebackhide__ = True
         _raise(self._relationship(table, column, to_table, to_column))
 
     def assert_row_count(
         self, table: str, min: int | None = None, max: int | None = None, where: str | None = None
     ) -> None:
         """``min <= count <= max`` (either bound optional), of the rows matching ``where``."""
+        __tracebackhide__ = True
         _raise(self._row_count(table, min, max, where))
 
     def assert_fresh(
@@ -496,15 +502,18 @@ class DataChecks:
     ) -> None:
         """The newest data is at most ``max_age`` old (``"24h"``, ``"2d"``, seconds or a
         timedelta): ``max(column)`` when given, else the commit time of the snapshot read."""
+        __tracebackhide__ = True
         _raise(self._fresh(table, max_age, column))
 
     def assert_schema(self, table: str, columns: Mapping[str, str], exact: bool = False) -> None:
         """Each named column exists with its Spark type (``bigint``, ``decimal(12,2)``);
         ``exact`` refuses other columns too."""
+        __tracebackhide__ = True
         _raise(self._schema(table, columns, exact))
 
     def assert_same_rows(self, query_a: str, query_b: str) -> None:
         """Both queries return the same rows, duplicates counted, order ignored."""
+        __tracebackhide__ = True
         _raise(self._same_rows(query_a, query_b))
 
     def changes(self, table: str, from_ref: int | str, to_ref: int | str | None = None) -> Changes:
@@ -518,26 +527,31 @@ class DataChecks:
         self, table: str, since: int | str, until: int | str | None = None
     ) -> None:
         """Every row of version ``since`` is still in ``until`` (default: the version read)."""
+        __tracebackhide__ = True
         _raise(self._no_rows_removed(table, since, until))
 
     def assert_grew(self, table: str, since: int | str) -> None:
         """The version read has more rows than version ``since``."""
+        __tracebackhide__ = True
         _raise(self._grew(table, since))
 
 
 # -- module-level forms: the same checks, the connection first ----------------------------
 def assert_no_rows(connection: Connection, sql: str) -> None:
     """See :meth:`DataChecks.assert_no_rows`."""
+    __tracebackhide__ = True
     DataChecks(connection).assert_no_rows(sql)
 
 
 def assert_unique(connection: Connection, table: str, columns: str | Sequence[str]) -> None:
     """See :meth:`DataChecks.assert_unique`."""
+    __tracebackhide__ = True
     DataChecks(connection).assert_unique(table, columns)
 
 
 def assert_not_null(connection: Connection, table: str, columns: str | Sequence[str]) -> None:
     """See :meth:`DataChecks.assert_not_null`."""
+    __tracebackhide__ = True
     DataChecks(connection).assert_not_null(table, columns)
 
 
@@ -545,6 +559,7 @@ def assert_accepted_values(
     connection: Connection, table: str, column: str, values: Sequence[Any]
 ) -> None:
     """See :meth:`DataChecks.assert_accepted_values`."""
+    __tracebackhide__ = True
     DataChecks(connection).assert_accepted_values(table, column, values)
 
 
@@ -552,6 +567,7 @@ def assert_relationship(
     connection: Connection, table: str, column: str, to_table: str, to_column: str
 ) -> None:
     """See :meth:`DataChecks.assert_relationship`."""
+    __tracebackhide__ = True
     DataChecks(connection).assert_relationship(table, column, to_table, to_column)
 
 
@@ -563,6 +579,7 @@ def assert_row_count(
     where: str | None = None,
 ) -> None:
     """See :meth:`DataChecks.assert_row_count`."""
+    __tracebackhide__ = True
     DataChecks(connection).assert_row_count(table, min, max, where)
 
 
@@ -570,6 +587,7 @@ def assert_fresh(
     connection: Connection, table: str, max_age: timedelta | str | float, column: str | None = None
 ) -> None:
     """See :meth:`DataChecks.assert_fresh`."""
+    __tracebackhide__ = True
     DataChecks(connection).assert_fresh(table, max_age, column)
 
 
@@ -577,11 +595,13 @@ def assert_schema(
     connection: Connection, table: str, columns: Mapping[str, str], exact: bool = False
 ) -> None:
     """See :meth:`DataChecks.assert_schema`."""
+    __tracebackhide__ = True
     DataChecks(connection).assert_schema(table, columns, exact)
 
 
 def assert_same_rows(connection: Connection, query_a: str, query_b: str) -> None:
     """See :meth:`DataChecks.assert_same_rows`."""
+    __tracebackhide__ = True
     DataChecks(connection).assert_same_rows(query_a, query_b)
 
 
@@ -596,11 +616,13 @@ def assert_no_rows_removed(
     connection: Connection, table: str, since: int | str, until: int | str | None = None
 ) -> None:
     """See :meth:`DataChecks.assert_no_rows_removed`."""
+    __tracebackhide__ = True
     DataChecks(connection).assert_no_rows_removed(table, since, until)
 
 
 def assert_grew(connection: Connection, table: str, since: int | str) -> None:
     """See :meth:`DataChecks.assert_grew`."""
+    __tracebackhide__ = True
     DataChecks(connection).assert_grew(table, since)
 
 
@@ -676,6 +698,9 @@ def _type_key(name: str) -> str:
 
 
 def _raise(failure: CheckFailure | None) -> None:
+    """Raise ``failure``. Here and in every ``assert_*``, ``__tracebackhide__`` keeps
+    icesql's frames out of pytest's traceback: a failing check shows the test's line."""
+    __tracebackhide__ = True
     if failure is not None:
         raise failure
 

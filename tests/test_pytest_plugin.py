@@ -246,6 +246,29 @@ def test_fixtures_share_one_connection_closed_at_the_end(
     assert (pytester.path / "closed.json").read_text() == "true"
 
 
+def test_a_failing_helper_shows_the_tests_line_not_icesqls_frames(
+    pytester: pytest.Pytester, shop: Shop
+) -> None:
+    pytester.makepyfile(
+        test_helper="""
+        def test_customers_are_set(icesql):
+            icesql.assert_not_null("db.orders", "customer_id")
+
+        def test_module_form(icesql_connection):
+            from icesql.testing import assert_not_null
+            assert_not_null(icesql_connection, "db.orders", "customer_id")
+    """
+    )
+    pytester.makeini("[pytest]\nicesql_warehouse = wh\n")
+    (pytester.path / "wh").symlink_to(shop.warehouse)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--tb=long")
+    result.assert_outcomes(failed=2)
+    out = result.stdout.str()
+    assert 'icesql.assert_not_null("db.orders", "customer_id")' in out
+    assert "1 row breaks the check" in out
+    assert "icesql/testing.py" not in out and "_raise(" not in out
+
+
 def test_junit_xml_carries_rows_and_errors(project: pytest.Pytester) -> None:
     project.runpytest("-p", "no:cacheprovider", "--junitxml=out.xml")
     all_cases = list(ET.parse(project.path / "out.xml").iter("testcase"))

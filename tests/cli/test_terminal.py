@@ -33,7 +33,14 @@ class Terminal:
     Each terminal has a tmux server of its own (``-L``): on a shared server, a session started
     just as the last one was killed could meet the server exiting and fail to start."""
 
-    def __init__(self, warehouse: Path, history: Path, pager: str = "", width: int = 150):
+    def __init__(
+        self,
+        warehouse: Path | str,
+        history: Path,
+        pager: str = "",
+        width: int = 150,
+        environment: str = "",
+    ):
         self.name = f"icesql-test-{uuid.uuid4().hex[:8]}"
         self.tmux = ("tmux", "-L", self.name)
         self.width = width
@@ -41,7 +48,7 @@ class Terminal:
         # pane's own size, not a COLUMNS/LINES the test run may carry
         command = (
             f"env -u COLUMNS -u LINES ICESQL_HISTORY={history} PAGER='{pager}' PYTHONPATH={SOURCE_TREE}"
-            f" {sys.executable} -m icesql.shell {warehouse}"
+            f" {environment} {sys.executable} -m icesql.shell {warehouse}"
         )
         size = ["-x", str(width), "-y", "50"]
         subprocess.run(
@@ -330,5 +337,29 @@ def test_the_progress_bar_moves_during_a_long_join(warehouse, tmp_path) -> None:
         assert percent > 0, term.screen()
         term.keys("C-c")
         term.wait_for("interrupted")
+    finally:
+        term.close()
+
+
+def test_a_bare_shell_says_its_warehouse_is_transient(tmp_path) -> None:
+    """Started in the source tree, whose folders (icesql, tests) a bare shell once listed as
+    namespaces: now a transient warehouse of its own, said under the banner; ``.open`` of a
+    folder that is not there names it and keeps the connection."""
+    environment = f"ICESQL_WAREHOUSE= PYICEBERG_HOME={tmp_path} HOME={tmp_path}"
+    term = Terminal("", tmp_path / "history", environment=environment)
+    try:
+        assert "A transient warehouse (" in term.screen()
+        term.type("SHOW NAMESPACES;")
+        term.keys("Enter")
+        term.wait_for("0 row(s)")
+        term.type(f".open {tmp_path / 'typo'}")
+        term.keys("Enter")
+        term.wait_for("does not exist")
+        assert "makes a new warehouse" in term.screen() or "--create" in term.screen()
+        term.type("CREATE NAMESPACE still_here;")
+        term.keys("Enter")
+        term.type("SHOW NAMESPACES;")
+        term.keys("Enter")
+        term.wait_for("still_here")
     finally:
         term.close()

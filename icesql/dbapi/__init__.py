@@ -462,14 +462,14 @@ class Cursor:
         return pa.RecordBatchReader.from_batches(reader.schema, stream)
 
     def __iter__(self) -> Iterator[tuple]:
-        """The remaining rows, one at a time; converted a slice at a time, as ``fetchmany``
+        """The remaining rows, one at a time; converted a batch at a time, as ``fetchmany``
         does, and handed out from it, so stopping early leaves the rest to fetch."""
         if self._result is not None and self._result.duck_rows is not None:
             while (row := self.fetchone()) is not None:  # DuckDB fetches it: no conversion
                 yield row
             return
         while True:
-            if self._pos >= len(self._rows) and not self._fill(_ITER_ROWS):
+            if self._pos >= len(self._rows) and not self._fill(None):
                 return
             row = self._rows[self._pos]
             self._pos += 1
@@ -532,8 +532,9 @@ class Cursor:
         return rest
 
     def _take(self, n: int | None) -> list[tuple]:
-        """Up to ``n`` rows (all with None). Rows become Python tuples a slice at a time, so
-        ``fetchone`` on a fresh batch converts ``_ROW_CHUNK`` rows, not the whole batch."""
+        """Up to ``n`` rows (all with None). A request of fewer than ``_ROW_CHUNK`` rows
+        converts that many (``fetchone`` on a fresh batch does not convert all of it); a
+        larger one the rest of the batch, each conversion having a cost of its own."""
         self._check_open()
         duck_rows = self._result.duck_rows if self._result is not None else None
         if duck_rows is not None:
@@ -550,7 +551,8 @@ class Cursor:
                     out.extend(self._rows[self._pos : stop])
                 self._pos = stop
                 continue
-            if not self._fill(None if n is None else max(n - len(out), _ROW_CHUNK)):
+            want = n - len(out) if n is not None else None
+            if not self._fill(None if want is None or want >= _ROW_CHUNK else _ROW_CHUNK):
                 break
         return out
 
@@ -574,7 +576,6 @@ class Cursor:
 
 
 _ROW_CHUNK = 1024
-_ITER_ROWS = 16 * 1024  # rows an iteration converts at once
 
 
 def _rebatch(batches: Iterator[pa.RecordBatch], rows: int) -> Iterator[pa.RecordBatch]:

@@ -151,9 +151,13 @@ def _same_place(key: str, have: str, want: str) -> bool:
 
 
 class SparkBackend:
-    """One connection's way to Spark: the session (given, or opened on first use) and what
-    icesql last told it (the current catalog and namespace, the ``spark.*`` settings SET in
-    icesql), kept in step before each statement."""
+    """One connection's way to Spark: a session of its own (``newSession()`` of the one given
+    or opened on first use: the same SparkContext and JVM, its own SQL settings, catalogs and
+    current namespace, so any number of connections to different warehouses share one Spark
+    and none changes the caller's session) and what icesql last told it (the current catalog
+    and namespace, the ``spark.*`` settings SET in icesql), kept in step before each
+    statement. A Spark Connect session has no ``newSession``: it is used as it is, and a
+    catalog it declares must mean the same tables as icesql's."""
 
     def __init__(
         self,
@@ -168,7 +172,8 @@ class SparkBackend:
         self._given = spark
         self._catalogs = {n: dict(p) for n, p in catalogs.items()}
         self._conf = dict(spark_conf or {})
-        self._session: Any = None
+        self._session: Any = None  # this connection's own session (see the class)
+        self._base: Any = None  # the session it was made from, which icesql may have started
         self._pushed: set[str] = set()
         self._current: tuple[str, tuple[str, ...]] | None = None
         self._started = False
@@ -184,14 +189,18 @@ class SparkBackend:
     def session(self) -> Any:
         """The SparkSession, opened and given the connection's catalogs on first use."""
         if self._session is None:
-            session = self._open()
-            self._declare_catalogs(session)
-            self._session = session
+            base = self._open()
+            own = _is_classic(base)
+            session = base.newSession() if own else base
+            if own:
+                _copy_catalogs(base, session)
+            self._declare_catalogs(session, own)
+            self._base, self._session = base, session
         return self._session
 
     def close(self) -> None:
         """Stop the session if icesql started it and no other connection still uses it."""
-        session, self._session = self._session, None
+        session, self._session, self._base = self._base, None, None
         if session is None or not self._started:
             return
         self._started = False
@@ -247,14 +256,16 @@ class SparkBackend:
             self._started = True
         return session
 
-    def _declare_catalogs(self, session: Any) -> None:
-        """Declare each catalog the session lacks; one it has must mean the same tables."""
+    def _declare_catalogs(self, session: Any, own: bool) -> None:
+        """Declare each catalog the session lacks; in a session of the connection's own every
+        catalog is icesql's, in a shared one (Spark Connect) one it has must mean the same
+        tables."""
         wanted = {name: spark_catalog_conf(name, props) for name, props in self._catalogs.items()}
         to_set: dict[str, str] = {}
         for name, conf in wanted.items():
             prefix = f"spark.sql.catalog.{name}"
             declared = session.conf.get(prefix, None)
-            if declared is None:
+            if declared is None or own:
                 to_set.update(conf)
                 continue
             for key in _IDENTITY_KEYS:
@@ -321,13 +332,35 @@ class SparkBackend:
                 session.conf.set(key, value)
         self._pushed = set(values)
         if self._current != (catalog, namespace):
-            session.catalog.setCurrentCatalog(catalog)
+            # USE, not session.catalog.setCurrentCatalog: the catalog API reads the settings
+            # of the thread's active session (the caller's), sql() those of its own session
+            session.sql(f"USE {_quote(catalog)}")
             if namespace:
                 try:
-                    session.catalog.setCurrentDatabase(".".join(_quote(p) for p in namespace))
+                    session.sql(f"USE {'.'.join(_quote(p) for p in (catalog, *namespace))}")
                 except Exception:
                     pass
             self._current = (catalog, namespace)
+
+
+def _is_classic(session: Any) -> bool:
+    """A session in this process's JVM (not Spark Connect's client), so ``newSession`` makes
+    one sharing its SparkContext."""
+    return hasattr(session, "_jsparkSession") and hasattr(session, "newSession")
+
+
+def _copy_catalogs(parent: Any, child: Any) -> None:
+    """The catalogs ``parent`` was given at run time (``spark.conf.set``), which a new session
+    does not inherit as it inherits those of the SparkContext: the user's other catalogs stay
+    reachable from icesql's statements."""
+    try:
+        rows = parent.sql("SET").collect()
+    except Exception:  # nothing to copy from a session that cannot list its settings
+        return
+    for key, value in ((r[0], r[1]) for r in rows):
+        if key.startswith("spark.sql.catalog.") or key == "spark.sql.defaultCatalog":
+            if child.conf.get(key, None) != value:
+                child.conf.set(key, value)
 
 
 def _quote(part: str) -> str:

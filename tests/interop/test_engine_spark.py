@@ -128,12 +128,14 @@ def test_set_engine_and_reset(spark, spark_tables, spark_warehouse):
     con.execute("SET spark.sql.shuffle.partitions = 3")
     assert con.execute("SET spark.sql.shuffle.partitions").fetchall()[0][1] == "3"
     con.execute("SELECT 1").fetchall()
-    assert spark.conf.get("spark.sql.shuffle.partitions") == "3"
+    own = con.engine.spark.session()  # the connection's own session: the caller's keeps its
+    assert own.conf.get("spark.sql.shuffle.partitions") == "3"
+    assert spark.conf.get("spark.sql.shuffle.partitions") == "2"
     con.execute("RESET")
     assert con.execute("SELECT 1").engine == "local"
     con.execute("SET icesql.engine = spark")
     con.execute("SELECT 1").fetchall()
-    assert spark.conf.get("spark.sql.shuffle.partitions") != "3"
+    assert own.conf.get("spark.sql.shuffle.partitions") != "3"
     with pytest.raises(icesql.ProgrammingError, match="icesql.engine"):
         con.execute("SET icesql.engine = cluster")
     con.close()
@@ -158,7 +160,10 @@ def test_a_catalog_the_session_lacks_is_declared_from_icesqls(spark, tmp_path):
     con.execute("CREATE NAMESPACE handoff_cat.ns")
     con.execute("CREATE TABLE handoff_cat.ns.t (id BIGINT, s STRING) USING iceberg")
     con.execute("INSERT INTO handoff_cat.ns.t VALUES (1, 'a'), (2, 'b')")
-    assert spark.conf.get("spark.sql.catalog.handoff_cat.warehouse") == str(tmp_path / "wh")
+    own = con.engine.spark.session()
+    assert own is not spark and own.sparkContext is spark.sparkContext
+    assert own.conf.get("spark.sql.catalog.handoff_cat.warehouse") == str(tmp_path / "wh")
+    assert spark.conf.get("spark.sql.catalog.handoff_cat", None) is None  # the caller's: as it was
     con.execute("SET icesql.engine = local")
     assert con.execute("SELECT * FROM ns.t ORDER BY id").fetchall() == [(1, "a"), (2, "b")]
     con.execute("INSERT INTO ns.t VALUES (3, 'c')")  # unqualified: the current catalog on both
@@ -167,11 +172,27 @@ def test_a_catalog_the_session_lacks_is_declared_from_icesqls(spark, tmp_path):
     con.close()
 
 
-def test_a_catalog_meaning_other_tables_in_the_session_is_refused(spark, tmp_path):
-    con = icesql.connect(str(tmp_path), engine="spark", spark=spark)  # name "local", elsewhere
-    with pytest.raises(icesql.ProgrammingError, match="catalog 'local' means other tables"):
-        con.execute("SELECT 1")
-    con.close()
+def test_connections_to_two_warehouses_share_one_session(spark, spark_tables, tmp_path):
+    """Each connection runs on a newSession() of the session given: the same JVM, its own
+    catalogs, so a catalog named "local" means each connection's own warehouse, while the
+    caller's session keeps its "local" (the session's warehouse) and current catalog."""
+    before = spark.conf.get("spark.sql.catalog.local.warehouse")
+    cons = []
+    for i in (1, 2):
+        con = icesql.connect(str(tmp_path / f"w{i}"), create=True, engine="spark", spark=spark)
+        con.execute("CREATE TABLE db.t (id INT) USING iceberg")
+        con.execute(f"INSERT INTO db.t VALUES ({i})")
+        cons.append(con)
+    assert [c.execute("SELECT id FROM db.t").fetchall() for c in cons] == [[(1,)], [(2,)]]
+    assert (tmp_path / "w1" / "db" / "t" / "metadata").is_dir()
+    assert spark.conf.get("spark.sql.catalog.local.warehouse") == before
+    assert spark.sql("SELECT count(*) FROM local.db.all_types").collect()[0][0] > 0
+    for con in cons:
+        con.execute("SET icesql.engine = local")
+    assert [c.execute("SELECT id FROM db.t").fetchall() for c in cons] == [[(1,)], [(2,)]]
+    for con in cons:
+        con.close()
+    assert spark.sql("SELECT 1").collect()[0][0] == 1  # closing them stopped nothing
 
 
 def test_a_master_url_opens_or_reuses_a_session(spark, spark_tables, spark_warehouse):

@@ -1,7 +1,8 @@
 """The bind stage: every table a query names resolved, loaded once and put in as a view.
 
 Each Iceberg table reference (catalog prefix, branch/tag suffix, time travel) is resolved
-to a table and the snapshot it reads; the table comes from the statement's own record
+to a table and the snapshot it reads, once each temporary view is put in place of its
+name (``icesql.sql.temp_views``); the table comes from the statement's own record
 (``icesql.session.StatementTables``), so a table the handler already loaded (a DML
 target) is not loaded again. Names of no Iceberg table may stand for Python objects
 (``icesql.sql.python_sources``). The query is then bound once over the views
@@ -22,11 +23,12 @@ from sqlglot import exp
 from icesql._lazy import lazy_module
 from icesql.engine import plan_cache
 from icesql.errors import NoSuchTableError
-from icesql.session import DML_TARGET, StatementTables
+from icesql.session import DML_TARGET, StatementTables, TempViews
 from icesql.sql.bound_query import BoundQuery, TableSource, bind_query, query_type_name
 from icesql.sql.output_names import name_select_items
 from icesql.sql.python_sources import PythonSource
 from icesql.sql.tables import TableReference, drop_table_prefixes, resolve_reference, table_nodes
+from icesql.sql.temp_views import expand_views
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -50,6 +52,7 @@ class Binder(Protocol):
 
     catalog: Catalog
     default_namespace: tuple[str, ...]
+    temp_views: TempViews
 
     @property
     def tables(self) -> StatementTables: ...
@@ -115,6 +118,8 @@ def bind(binder: Binder, parsed: Parsed) -> Bound:
     read types)."""
     statement, params = parsed.statement.copy(), parsed.params  # the parsed tree stays as it is
     name_select_items(statement)  # Spark's names for unaliased items, from the text as written
+    # temporary views become subqueries of their text (icesql.sql.temp_views)
+    expand_views(statement, binder.temp_views, binder.catalog.name, binder.default_namespace)
     lookups: dict[TableKey, bool] = {}
     exists = {
         name: plan_cache.recording(lookups, name, binder.tables.exists_in(catalog))

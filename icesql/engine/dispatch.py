@@ -42,7 +42,7 @@ from icesql.errors import (
     ProgrammingError,
 )
 from icesql.progress import ProgressTracker
-from icesql.session import Result, Settings, StatementTables, read_branch, sandbox
+from icesql.session import Result, Settings, StatementTables, TempViews, read_branch, sandbox
 from icesql.session.memory import MemoryFit
 from icesql.sql.dialect import (
     DIALECT,
@@ -123,6 +123,8 @@ class Engine(EngineChoice):
         sandbox.lock(self.duck, self.duck_roots)
         self.registered: dict[str, Any] = {}  # Connection.register(name, obj)
         self._python = PythonScope(self.registered)  # the running statement's scope
+        # CREATE TEMPORARY VIEW's, in one namespace with the registered objects
+        self.temp_views = TempViews(self.registered)
         # the cursors statements run on, for interrupt(): DuckDB interrupts one connection only
         self._cursors: weakref.WeakSet[duckdb.DuckDBPyConnection] = weakref.WeakSet()
         self._kept = plan_cache.KeptQueries()  # planned queries by text (icesql.engine.plan_cache)
@@ -156,6 +158,8 @@ class Engine(EngineChoice):
             raise ProgrammingError(f"cannot register {name!r}: give a plain name, no dots")
         if not is_table_like(obj):
             scannable(obj, name)  # raises, naming what it is
+        self.temp_views.forget_registered(name)  # one object per name, whatever its case
+        self.temp_views.replaced_by_object(name)  # as createOrReplaceTempView replaces a view
         self.registered[name] = obj
 
     def unregister(self, name: str) -> None:
@@ -223,7 +227,11 @@ class Engine(EngineChoice):
         key = None
         if self.settings.engine == "local":
             key = plan_cache.query_key(
-                sql, params, self.catalog.name, self.default_namespace, self.settings.items()
+                sql,
+                params,
+                self.catalog.name,
+                self.default_namespace,
+                (*self.settings.items(), ("temp views", str(self.temp_views.generation))),
             )
         if key is not None:
             plan = self._kept_plan(key)

@@ -7,7 +7,8 @@ this small interface and the engine on the handlers, never the other way round.
 
 This layer holds what both sides share: ``Result`` (what a statement produced), the
 ``Settings`` store, ``DML_TARGET`` (the mark of the table a row-level statement changes) and
-``StatementTables`` (each table a statement names, loaded once); how far a statement has got
+``StatementTables`` (each table a statement names, loaded once) and ``TempViews`` (the
+connection's temporary views, kept as text); how far a statement has got
 is ``icesql.progress``, below the scan and write code that report it. It imports nothing from
 ``icesql.engine``, ``icesql.statements`` or the fronts.
 """
@@ -21,6 +22,7 @@ from icesql.progress import ProgressTracker
 from icesql.session.result import DML_TARGET, Result
 from icesql.session.settings import Settings
 from icesql.session.tables import StatementTables
+from icesql.session.temp_views import TempView, TempViews
 from icesql.session.wap import WriteRef, read_branch, write_ref
 
 if TYPE_CHECKING:
@@ -36,6 +38,8 @@ __all__ = [
     "Session",
     "Settings",
     "StatementTables",
+    "TempView",
+    "TempViews",
     "WriteRef",
     "read_branch",
     "write_ref",
@@ -50,6 +54,7 @@ class Session(Protocol):
     default_namespace: tuple[str, ...]  # the namespace of unqualified table names
     settings: Settings
     progress: ProgressTracker  # told of files planned and read, rows and files written
+    temp_views: TempViews  # the connection's temporary views (icesql.session.temp_views)
 
     @property
     def catalogs(self) -> Mapping[str, Catalog]:

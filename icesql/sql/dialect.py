@@ -152,6 +152,7 @@ class IcebergSpark(Spark):
             "DATABASES": lambda self: self._parse_show_in(nodes.ShowNamespaces),
             "SCHEMAS": lambda self: self._parse_show_in(nodes.ShowNamespaces),
             "TABLES": lambda self: self._parse_show_in(nodes.ShowTables),
+            "VIEWS": lambda self: self._parse_show_in(nodes.ShowViews),
             "CREATE TABLE": lambda self: self._parse_show_create_table(),
             "TBLPROPERTIES": lambda self: self._parse_show_table_properties(),
         }

@@ -105,8 +105,8 @@ class ExtensionsParser(SparkParser):  # the class Spark.Parser names
     def _refuse_show(self) -> NoReturn:
         rest = self._find_sql(self._curr, self._tokens[-1]) if self._curr else ""
         raise NotSupportedError(
-            f"SHOW {rest} is not supported (SHOW NAMESPACES, TABLES, CREATE TABLE"
-            " and TBLPROPERTIES are)"
+            f"SHOW {rest} is not supported (SHOW NAMESPACES, TABLES, VIEWS,"
+            " CREATE TABLE and TBLPROPERTIES are)"
         )
 
     # --- tokens -------------------------------------------------------------------------------
@@ -585,7 +585,7 @@ class ExtensionsParser(SparkParser):  # the class Spark.Parser names
     # --- SHOW ---------------------------------------------------------------------------------
 
     def _parse_show_in(self, node: type[exp.Show]) -> exp.Show:
-        """``[IN|FROM name] [[LIKE] 'pattern']`` of SHOW NAMESPACES / TABLES."""
+        """``[IN|FROM name] [[LIKE] 'pattern']`` of SHOW NAMESPACES / TABLES / VIEWS."""
         within = None
         if self._match_words("IN") or self._match_words("FROM"):
             within = nodes.table_name(self._parse_name_parts())

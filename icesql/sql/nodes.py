@@ -45,6 +45,7 @@ __all__ = [
     "ShowNamespaces",
     "ShowTableProperties",
     "ShowTables",
+    "ShowViews",
     "SortTerm",
     "Term",
     "TransformTerm",
@@ -470,6 +471,10 @@ class ShowNamespaces(_ShowIn):
 
 class ShowTables(_ShowIn):
     """``SHOW TABLES [IN|FROM namespace] [[LIKE] pattern]``."""
+
+
+class ShowViews(_ShowIn):
+    """``SHOW VIEWS [IN|FROM namespace] [[LIKE] pattern]``."""
 
 
 class ShowCreateTable(exp.Show):

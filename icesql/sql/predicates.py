@@ -121,8 +121,12 @@ def pushable_conditions(
     """Per scanned view name (lower-case, one of ``views``), the conditions of the qualified
     query that may be pushed to it, in order; views with none are left out."""
     out: dict[str, list[Pushable]] = {}
+    derived: dict[int, list[exp.Expr]] = {id(scope.expression): [] for scope in scopes}
+    for scope in reversed(scopes):  # outer scopes first: a view over a view passes it on
+        _push_into_derived(scope, derived)
     for index, scope in enumerate(scopes):
-        for view, alias, condition in _scope_conditions(scope, views):
+        found = _scope_conditions(scope, views, derived.get(id(scope.expression), []))
+        for view, alias, condition in found:
             out.setdefault(view, []).append(Pushable(alias, condition, index))
     return out
 
@@ -158,8 +162,75 @@ def pushed_filters(bound: BoundQuery, params: Sequence[object]) -> dict[str, Boo
 # Where a condition may go
 
 
-def _scope_conditions(scope: Scope, views: Collection[str]) -> list[tuple[str, str, exp.Expr]]:
-    """(view, alias, condition) for each condition of the scope that may go to a view."""
+# what makes a SELECT's rows more than a filter of its FROM's rows, one output row per input row
+_NOT_A_FILTER = ("group", "having", "qualify", "limit", "offset", "distinct", "windows", "fetch")
+
+
+def _push_into_derived(scope: Scope, derived: dict[int, list[exp.Expr]]) -> None:
+    """Carry the WHERE of ``scope`` (and what was carried into it) into each derived table it
+    reads (a subquery in FROM, a temporary view) whose SELECT only filters and renames
+    columns: the condition, its columns replaced by the inner columns they name, is a
+    condition on the inner rows that produce the outer ones. It only prunes: the outer WHERE
+    still runs as written."""
+    select = scope.expression
+    if not isinstance(select, exp.Select):
+        return
+    where = select.args.get("where")
+    conditions = ([where.this] if where is not None else []) + derived.get(id(select), [])
+    if not conditions:
+        return
+    joined = bool(select.args.get("joins"))
+    for alias, source in scope.selected_sources.items():
+        inner = source[1]
+        if not isinstance(inner, Scope) or not isinstance(inner.expression, exp.Select):
+            continue
+        body = inner.expression
+        if any(body.args.get(k) for k in _NOT_A_FILTER) or id(body) not in derived:
+            continue
+        if joined and not all(_rejects_nulls(c, alias) for c in conditions):
+            continue  # an outer join may pad it with nulls
+        outputs = _plain_outputs(body)
+        if outputs is None:
+            continue
+        for condition in conditions:
+            moved = _renamed(condition, alias, outputs)
+            if moved is not None:
+                derived[id(body)].append(moved)
+
+
+def _plain_outputs(body: exp.Select) -> dict[str, exp.Column] | None:
+    """The inner column each output of ``body`` is (by lower-case name), or None when an
+    output is computed (a condition on it could not be carried into ``body``)."""
+    outputs: dict[str, exp.Column] = {}
+    for item in body.expressions:
+        target = item.this if isinstance(item, exp.Alias) else item
+        if not isinstance(target, exp.Column):
+            return None
+        outputs[item.alias_or_name.lower()] = target
+    return outputs
+
+
+def _renamed(condition: exp.Expr, alias: str, outputs: dict[str, exp.Column]) -> exp.Expr | None:
+    """``condition`` over the inner columns ``alias.c`` names, or None when it names anything
+    else (another table, a subquery)."""
+    if condition.find(exp.Subquery, exp.Exists, exp.Select) is not None:
+        return None
+    moved = condition.copy()
+    for column in list(moved.find_all(exp.Column)):
+        inner = outputs.get(column.name.lower()) if column.table == alias else None
+        if inner is None:
+            return None
+        column.replace(inner.copy())
+    for node in moved.walk():
+        node.meta.clear()  # a copy: no mark of the statement's own nodes
+    return moved
+
+
+def _scope_conditions(
+    scope: Scope, views: Collection[str], carried: Sequence[exp.Expr] = ()
+) -> list[tuple[str, str, exp.Expr]]:
+    """(view, alias, condition) for each condition of the scope that may go to a view;
+    ``carried`` holds conditions an outer scope's WHERE puts on this one's rows."""
     select = scope.expression
     if not isinstance(select, exp.Select):
         return []
@@ -212,10 +283,10 @@ def _scope_conditions(scope: Scope, views: Collection[str]) -> list[tuple[str, s
             found.append((view, alias, condition))
 
     where = select.args.get("where")
-    if where is not None:
+    for condition in ([where.this] if where is not None else []) + list(carried):
         for alias in order:
-            if alias not in padded or _rejects_nulls(where.this, alias):
-                push(alias, where.this)
+            if alias not in padded or _rejects_nulls(condition, alias):
+                push(alias, condition)
     for condition, targets in on_targets:
         for alias in targets:
             push(alias, condition)

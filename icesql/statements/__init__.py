@@ -20,8 +20,19 @@ Handler = Callable[[Session, exp.Expr, Sequence[object]], Result]
 
 
 def _handlers() -> list[tuple[type, Handler]]:
-    from icesql.sql.nodes import Call
-    from icesql.statements import alter, commands, ddl, delete, insert, merge, show, update, use
+    from icesql.sql.nodes import Call, ShowViews
+    from icesql.statements import (
+        alter,
+        commands,
+        ddl,
+        delete,
+        insert,
+        merge,
+        show,
+        update,
+        use,
+        views,
+    )
     from icesql.statements.procedures import call
 
     return [
@@ -31,8 +42,9 @@ def _handlers() -> list[tuple[type, Handler]]:
         (exp.Merge, merge.merge),
         (exp.Delete, delete.delete),
         (exp.Update, update.update),
-        (exp.Describe, show.describe),
+        (exp.Describe, views.describe_or_view),
         (exp.Alter, alter.alter),
+        (ShowViews, views.show_views),
         (exp.Show, show.show),
         (exp.Use, use.use),
         (exp.Command, commands.command),

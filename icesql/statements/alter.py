@@ -52,6 +52,7 @@ from icesql.sql.spark_types import column_field, iceberg_type
 from icesql.sql.transform_terms import default_partition_name, new_sort_order, source_field
 from icesql.statements.names import table_name
 from icesql.statements.refs import change_ref
+from icesql.statements.views import refuse_view_target
 from icesql.write import schema_update as su
 from icesql.write.commit import commit
 from icesql.write.properties import DISTRIBUTION_MODE, FORMAT_VERSION, RESERVED
@@ -67,6 +68,7 @@ def alter(session: Session, statement: exp.Expr, params: Sequence[object]) -> Re
     if statement.args.get("kind") != "TABLE" or len(actions) != 1:  # ALTER VIEW ... (sqlglot's)
         raise NotSupportedError("ALTER statements are not supported yet")
     parsed = actions[0]
+    refuse_view_target(session, statement.this)
     catalog, identifier = table_name(session, name_parts(statement.this))
     table = session.tables.find(catalog, identifier)
     if table is None:

@@ -67,6 +67,7 @@ from icesql.sql.dialect import parse_term
 from icesql.sql.identifiers import name_parts
 from icesql.sql.nodes import Term
 from icesql.sql.transform_terms import new_partition_spec
+from icesql.statements import views
 from icesql.statements.insert import as_query, write_query
 from icesql.statements.names import namespace_name, table_name
 from icesql.write import commit as committer
@@ -94,7 +95,9 @@ def create(session: Session, statement: exp.Expr, params: Sequence[object]) -> R
         return _create_namespace(session, statement)
     if kind == "TABLE":
         return _create_table(session, statement, params)
-    raise NotSupportedError(f"CREATE {kind} is not supported (tables and namespaces are)")
+    if kind == "VIEW":
+        return views.create_view(session, statement, params)
+    raise NotSupportedError(f"CREATE {kind} is not supported (tables, namespaces and views are)")
 
 
 def drop(session: Session, statement: exp.Expr, params: Sequence[object]) -> Result:
@@ -117,7 +120,11 @@ def drop(session: Session, statement: exp.Expr, params: Sequence[object]) -> Res
                 for table in catalog.list_tables(namespace):
                     catalog.drop_table(table)
             catalog.drop_namespace(namespace)
+        elif kind == "VIEW":
+            views.drop_view(session, parts, exists)
         elif kind == "TABLE":
+            if len(parts) == 1 and session.temp_views.drop(parts[0]):
+                continue  # Spark's DROP TABLE drops a temporary view of the name
             catalog, identifier = table_name(session, parts)
             if not session.tables.exists(catalog, identifier):
                 if exists:
@@ -128,7 +135,9 @@ def drop(session: Session, statement: exp.Expr, params: Sequence[object]) -> Res
             catalog.drop_table(identifier, purge=bool(statement.args.get("purge")))
             session.tables.forget(catalog, identifier)
         else:
-            raise NotSupportedError(f"DROP {kind} is not supported (tables and namespaces are)")
+            raise NotSupportedError(
+                f"DROP {kind} is not supported (tables, namespaces and views are)"
+            )
     return done()
 
 

@@ -31,6 +31,7 @@ from icesql.sql.store_assignment import Assignment, arity_error
 from icesql.sql.translate import duckdb_errors
 from icesql.statements.names import table_name
 from icesql.statements.overwrite import overwrite_change, partition_clause
+from icesql.statements.views import refuse_view_target
 from icesql.write.commit import commit
 from icesql.write.data_writer import DataWriter, WriteTarget
 from icesql.write.snapshot import Change, SnapshotOperation
@@ -136,6 +137,7 @@ def target_table(session: Session, node: exp.Expr) -> DmlTarget:
     if isinstance(node, exp.Schema):
         columns = [c.name for c in node.expressions]
         node = node.this
+    refuse_view_target(session, node)
     catalog, identifier = table_name(session, name_parts(node))
     branch = None
     tables = session.tables  # the statement's query binds the same loaded table

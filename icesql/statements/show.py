@@ -33,7 +33,14 @@ from icesql.sql.tables import METADATA_TABLES
 from icesql.statements.names import namespace_name, table_name
 from icesql.write.properties import RESERVED
 
-__all__ = ["describe", "show", "spark_properties", "transform_sql"]
+__all__ = [
+    "arrow_spark_type",
+    "describe",
+    "like_pattern",
+    "show",
+    "spark_properties",
+    "transform_sql",
+]
 
 _HIDDEN = frozenset({"provider", "location", "owner", "comment", "external", "is_managed_location"})
 _S = pa.string()
@@ -47,7 +54,7 @@ def _load(session: Session, parts: Sequence[str]) -> tuple[Catalog, Table]:
     return catalog, table
 
 
-def _pattern(pattern: str | None) -> re.Pattern[str] | None:
+def like_pattern(pattern: str | None) -> re.Pattern[str] | None:
     """Spark's ``LIKE`` for SHOW: ``*`` any text, ``|`` alternatives, case-insensitive."""
     if pattern is None:
         return None
@@ -78,7 +85,7 @@ def show(session: Session, parsed: exp.Expr, params: Sequence[object]) -> Result
             raise NoSuchNamespaceError(
                 f"[SCHEMA_NOT_FOUND] namespace not found: {'.'.join(parent)}"
             )
-        pattern = _pattern(parsed.pattern)
+        pattern = like_pattern(parsed.pattern)
         names = [".".join(ns) for ns in sorted(catalog.list_namespaces(parent))]
         names = [n for n in names if pattern is None or pattern.match(n.rsplit(".", 1)[-1])]
         return rows([("namespace", _S)], [(n,) for n in names])
@@ -92,7 +99,7 @@ def show(session: Session, parsed: exp.Expr, params: Sequence[object]) -> Result
             raise NoSuchNamespaceError(
                 f"[SCHEMA_NOT_FOUND] namespace not found: {'.'.join(namespace)}{hint}"
             )
-        pattern = _pattern(parsed.pattern)
+        pattern = like_pattern(parsed.pattern)
         tables = sorted(catalog.list_tables(namespace))
         data = [
             (".".join(t[:-1]), t[-1], False)

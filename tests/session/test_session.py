@@ -11,7 +11,7 @@ from icesql.catalog.filesystem import FileSystemCatalog
 from icesql.engine import Engine
 from icesql.progress import ProgressTracker
 from icesql.scan.planner import ManifestCache
-from icesql.session import Result, Session, Settings, StatementTables
+from icesql.session import Result, Session, Settings, StatementTables, TempViews
 from icesql.sql.dialect import parse
 from icesql.statements import statement_handler
 
@@ -27,6 +27,7 @@ class _CatalogOnly:
         self.settings = Settings()
         self.progress = ProgressTracker()
         self.tables = StatementTables()
+        self.temp_views = TempViews({})
 
     def query(self, statement: exp.Expr, params: Sequence[object]) -> Result:
         raise AssertionError("this session runs no queries")

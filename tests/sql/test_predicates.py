@@ -306,3 +306,18 @@ def test_inexact_filters_are_refused(condition):
 def test_exact_filters_follow_the_alias():
     assert _exact("a.id = 1", alias="a") == "id = 1"
     assert _exact("b.id = 1", alias="a") is None
+
+
+def test_a_where_reaches_a_subquery_that_only_filters_and_renames() -> None:
+    """A temporary view is such a subquery: its files are pruned by the outer WHERE."""
+    view = "(SELECT id AS k, name FROM t WHERE x > 1) AS v"
+    assert pushed(f"SELECT * FROM {view} WHERE v.k = 3") == {"t": "(x > 1.0 AND id = 3)"}
+    nested = f"SELECT * FROM (SELECT k AS j FROM {view}) AS w WHERE j < 5"
+    assert pushed(nested) == {"t": "(x > 1.0 AND id < 5)"}
+    computed = "SELECT * FROM (SELECT id + 1 AS k FROM t) AS v WHERE k = 3"
+    for inner in ("LIMIT 5", "GROUP BY id", "ORDER BY id LIMIT 2"):
+        assert pushed(f"SELECT * FROM (SELECT id AS k FROM t {inner}) AS v WHERE k = 3") == {}
+    assert pushed(computed) == {}
+    outer = "SELECT * FROM a LEFT JOIN (SELECT id AS k FROM b) AS v ON a.id = v.k"
+    assert pushed(outer + " WHERE v.k IS NULL", views=("a", "b")) == {}
+    assert pushed(outer + " WHERE v.k = 2", views=("a", "b")) == {"b": "id = 2"}

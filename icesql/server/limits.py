@@ -34,7 +34,7 @@ __all__ = [
     "check_names",
 ]
 
-MAX_BODY_BYTES = 16 * 1024 * 1024  # a commit with a large schema is some kilobytes
+MAX_BODY_BYTES = 64 * 1024 * 1024  # what the server took before it had its own limit
 MAX_JSON_DEPTH = 200  # a schema nests about three JSON levels per nested struct
 MAX_NAME_BYTES = 255  # one path component: NAME_MAX of ext4, APFS, NTFS
 MAX_IDENTIFIER_BYTES = 1024  # all levels: the table's folders stay far under PATH_MAX (4096)

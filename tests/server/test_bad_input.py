@@ -137,7 +137,7 @@ def test_a_body_over_the_limit_is_a_413_error_model_before_it_is_read(rest):
         conn.send(b'{"namespace": ["' + b"x" * 1024)
         response = conn.getresponse()
         assert response.getheader("Content-Type") == "application/json"
-        _refused((response.status, json.loads(response.read())), 413, says="limit of 16777216")
+        _refused((response.status, json.loads(response.read())), 413, says="limit of 67108864")
     finally:
         conn.close()
     assert rest.request("GET", "namespaces")[1] == {"namespaces": []}

@@ -44,7 +44,7 @@ def serve_main(argv: Sequence[str]) -> int:
     import signal
     import threading
 
-    from icesql.server import DEFAULT_URI, open_server
+    from icesql.server import DEFAULT_URI, MAX_BODY_BYTES, MAX_JSON_DEPTH, open_server
 
     parser = argparse.ArgumentParser(
         prog="icesql serve", description="Serve an Iceberg REST catalog over a SQL catalog."
@@ -60,6 +60,18 @@ def serve_main(argv: Sequence[str]) -> int:
     )
     parser.add_argument(
         "--threads", type=int, default=8, help="requests served at once (default 8)"
+    )
+    parser.add_argument(
+        "--max-body-bytes",
+        type=int,
+        default=MAX_BODY_BYTES,
+        help=f"refuse larger request bodies with 413 (default {MAX_BODY_BYTES})",
+    )
+    parser.add_argument(
+        "--max-json-depth",
+        type=int,
+        default=MAX_JSON_DEPTH,
+        help=f"refuse JSON nested deeper with 400 (default {MAX_JSON_DEPTH})",
     )
     auth = parser.add_mutually_exclusive_group()
     auth.add_argument("--token", help="require this bearer token (default $ICESQL_SERVE_TOKEN)")
@@ -88,6 +100,8 @@ def serve_main(argv: Sequence[str]) -> int:
             credentials=credentials,
             name=args.name,
             threads=args.threads,
+            max_body_bytes=args.max_body_bytes,
+            max_json_depth=args.max_json_depth,
         )
     except (Error, OSError) as e:
         print(f"error: {e}", file=sys.stderr)

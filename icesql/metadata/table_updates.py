@@ -120,6 +120,8 @@ def request_parsed(parse: Callable[[Any], _Parsed], obj: Any, what: str) -> _Par
         raise
     except (ValueError, TypeError, KeyError, AttributeError, ProgrammingError) as e:
         raise InvalidUpdateError(f"{what}: {e}") from None
+    except NotSupportedError as e:  # an unknown type name: the request's mistake, not ours
+        raise InvalidUpdateError(f"{what}: {e}") from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -558,9 +560,13 @@ def parse_update(obj: Any) -> TableUpdate:
     if not isinstance(obj, Mapping):
         raise InvalidUpdateError(f"a table update must be a JSON object, got {obj!r}")
     action = obj.get("action")
+    if action is not None and not isinstance(action, str):
+        raise InvalidUpdateError(
+            f"a table update's field 'action' must be a string, got {action!r}"
+        )
     if action in _REFUSED_UPDATES:
         raise NotSupportedError(f"table update {action!r}: {_REFUSED_UPDATES[action]}")
-    parse = _UPDATES.get(action) if isinstance(action, str) else None
+    parse = _UPDATES.get(action) if action is not None else None
     if parse is None:
         raise InvalidUpdateError(f"unknown table update action {action!r}")
     return parse(obj, f"table update {action!r}")

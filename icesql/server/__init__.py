@@ -23,11 +23,12 @@ from collections.abc import Mapping
 
 from icesql.catalog.sql import SqlCatalog
 from icesql.io import FileIO
+from icesql.server.limits import MAX_BODY_BYTES, MAX_JSON_DEPTH, Limits
 from icesql.server.routes import Auth, Router
 from icesql.server.service import RestCatalogService
 from icesql.server.wsgi import THREADS, RestCatalogServer
 
-__all__ = ["Auth", "RestCatalogServer", "RestCatalogService", "open_server"]
+__all__ = ["Auth", "Limits", "RestCatalogServer", "RestCatalogService", "open_server"]
 
 DEFAULT_URI = "sqlite:///catalog.db"
 
@@ -42,17 +43,23 @@ def open_server(
     name: str = "rest",
     properties: Mapping[str, str] | None = None,
     threads: int = THREADS,
+    max_body_bytes: int = MAX_BODY_BYTES,
+    max_json_depth: int = MAX_JSON_DEPTH,
 ) -> RestCatalogServer:
     """A bound (not yet serving) REST catalog server: call ``serve_forever()``, then ``stop()``.
 
     ``warehouse`` is where the server places new tables (``<warehouse>/<namespace>/<table>``)
     and the only place table locations may point to; ``uri`` the SQL catalog database whose
-    rows named ``name`` hold the tables; ``threads`` how many requests are served at once."""
+    rows named ``name`` hold the tables; ``threads`` how many requests are served at once;
+    a request body over ``max_body_bytes`` is refused (413), JSON nested deeper than
+    ``max_json_depth`` too (400)."""
     props = {k: str(v) for k, v in (properties or {}).items()}
     catalog = SqlCatalog(name, uri, warehouse, FileIO(None, props), props)
     service = RestCatalogService(catalog, warehouse)
     try:
-        return RestCatalogServer(Router(service, Auth(token, credentials)), host, port, threads)
+        limits = Limits(max_body_bytes, max_json_depth)
+        router = Router(service, Auth(token, credentials), limits)
+        return RestCatalogServer(router, host, port, threads)
     except BaseException:
         catalog.close()
         raise

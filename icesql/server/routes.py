@@ -9,7 +9,7 @@ method, the raw path, the query and the whole body. Errors are answered as
 from __future__ import annotations
 
 import base64
-import json
+import logging
 import secrets
 import threading
 import time
@@ -29,8 +29,9 @@ from icesql.errors import (
     OperationalError,
     ProgrammingError,
 )
+from icesql.server.limits import BadRequestError, BodyTooLargeError, Limits
+from icesql.server.operations import client_statuses, operation
 from icesql.server.service import (
-    BadRequestError,
     ForbiddenError,
     NamespaceNotEmptyError,
     NoSuchWarehouseError,
@@ -39,6 +40,8 @@ from icesql.server.service import (
 )
 
 __all__ = ["Auth", "Request", "Router", "error_response"]
+
+log = logging.getLogger("icesql.server")
 
 NAMESPACE_SEPARATOR = "\x1f"  # the spec's default separator of namespace levels (%1F)
 TOKEN_LIFETIME_S = 3600
@@ -84,6 +87,7 @@ _ERRORS: list[tuple[type[BaseException], int, str]] = [
     (CommitConflictError, 409, "CommitFailedException"),
     (UnprocessableError, 422, "UnprocessableEntityException"),
     (NotSupportedError, 406, "UnsupportedOperationException"),
+    (BodyTooLargeError, 413, "BadRequestException"),
     (BadRequestError, 400, "BadRequestException"),
     (ProgrammingError, 400, "BadRequestException"),
     (CommitStateUnknownError, 500, "CommitStateUnknownException"),
@@ -92,13 +96,32 @@ _ERRORS: list[tuple[type[BaseException], int, str]] = [
 ]
 
 
-def error_response(exc: BaseException) -> tuple[int, dict[str, Any]]:
-    """The status and ErrorModel body for ``exc``; unknown exceptions give a bare 500."""
-    for kind, code, name in _ERRORS:
-        if isinstance(exc, kind):
-            return code, {"error": {"message": str(exc), "type": name, "code": code}}
-    message = "internal server error (see the server log)"
-    return 500, {"error": {"message": message, "type": "InternalServerError", "code": 500}}
+MAX_MESSAGE_CHARS = 2000  # an error echoing a huge request value is cut to this
+# a 5xx message says what kind of fault, never its text: that names local files and databases
+_SERVER_FAULT = "{kind} (details are in the server log)"
+
+
+def error_response(
+    exc: BaseException, statuses: frozenset[int] | None = None
+) -> tuple[int, dict[str, Any]]:
+    """The status and ErrorModel body for ``exc``; unknown exceptions give a bare 500.
+
+    ``statuses``: the 4xx statuses the spec lists for the operation (``operations``); a
+    client error of another status is answered 400, as the spec's client expects."""
+    code, name = next(
+        ((c, n) for kind, c, n in _ERRORS if isinstance(exc, kind)), (500, "InternalServerError")
+    )
+    if code >= 500:
+        message = _SERVER_FAULT.format(kind="internal server error" if code == 500 else name)
+        if isinstance(exc, CommitStateUnknownError):
+            message = "the commit's state is unknown " + message
+    else:
+        message = str(exc)
+        if len(message) > MAX_MESSAGE_CHARS:
+            message = message[:MAX_MESSAGE_CHARS] + "..."
+        if statuses is not None and code not in statuses and code != 413:
+            code, name = 400, "BadRequestException"
+    return code, {"error": {"message": message, "type": name, "code": code}}
 
 
 class Auth:
@@ -125,7 +148,7 @@ class Auth:
             raise NotAuthorizedError("invalid or expired bearer token")
 
     def valid(self, token: str) -> bool:
-        if self.token is not None and secrets.compare_digest(token, self.token):
+        if self.token is not None and _same(token, self.token):
             return True
         with self._lock:
             expires = self._issued.get(token)
@@ -136,10 +159,10 @@ class Auth:
         grant_type = form.get("grant_type")
         if grant_type == "client_credentials":
             client_id, secret = basic or (form.get("client_id", ""), form.get("client_secret", ""))
-            if self.token is not None and secrets.compare_digest(secret, self.token):
+            if self.token is not None and _same(secret, self.token):
                 return self.token
             known = self.credentials.get(client_id)
-            if known is None or not secrets.compare_digest(secret, known):
+            if known is None or not _same(secret, known):
                 return None if self.required else self._issue()
             return self._issue()
         subject = form.get("subject_token", "")
@@ -152,6 +175,16 @@ class Auth:
         return token
 
 
+def _same(given: str, expected: str) -> bool:
+    """Constant-time equality of two secrets as UTF-8 bytes (``compare_digest`` refuses a
+    ``str`` that is not ASCII, and a header or form may carry anything)."""
+    return secrets.compare_digest(_utf8(given), _utf8(expected))
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
 Route = Callable[["Request"], tuple[int, Any]]
 
 
@@ -161,16 +194,14 @@ class Request:
 
     def __init__(self, method: str, path: str, query: str, body: bytes, headers: Mapping[str, str]):
         self.method = method
+        self.path = path
         self.segments = [unquote(s) for s in path.split("/")[1:]]
         self.query = {k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()}
         self.body = body
         self.headers = headers
 
-    def json(self) -> Any:
-        try:
-            return json.loads(self.body or b"null")
-        except (ValueError, UnicodeDecodeError) as e:
-            raise BadRequestError(f"malformed JSON in the request body: {e}") from None
+    def json(self, limits: Limits) -> Any:
+        return limits.parse_json(self.body)
 
 
 def _namespace(segment: str) -> tuple[str, ...]:
@@ -180,9 +211,25 @@ def _namespace(segment: str) -> tuple[str, ...]:
 class Router:
     """Maps ``(method, path)`` to the service; every path is under ``/v1``."""
 
-    def __init__(self, service: RestCatalogService, auth: Auth) -> None:
+    def __init__(
+        self, service: RestCatalogService, auth: Auth, limits: Limits | None = None
+    ) -> None:
         self.service = service
         self.auth = auth
+        self.limits = limits or Limits()
+
+    def respond(self, request: Request) -> tuple[int, Any]:
+        """``handle``, with an icesql error answered as the spec's ErrorModel (with a status
+        the spec lists for the operation); other exceptions propagate (a server fault)."""
+        rest = request.segments[1:] if request.segments[:1] == ["v1"] else None
+        try:
+            return self.handle(request)
+        except Error as e:
+            statuses = client_statuses(operation(request.method, rest)) if rest else None
+            status, payload = error_response(e, statuses)
+            if status >= 500:  # the client sees only the kind of fault: the log has it all
+                log.error("%s %s: %s", request.method, request.path[:200], e, exc_info=e)
+            return status, payload
 
     def handle(self, request: Request) -> tuple[int, Any]:
         seg, method = request.segments, request.method
@@ -202,7 +249,7 @@ class Router:
                     _namespace(parent) if parent else (), q.get("pageToken"), q.get("pageSize")
                 )
             case "POST", ["namespaces"]:
-                return 200, s.create_namespace(request.json())
+                return 200, s.create_namespace(request.json(self.limits))
             case "GET", ["namespaces", ns]:
                 return 200, s.load_namespace(_namespace(ns))
             case "HEAD", ["namespaces", ns]:
@@ -212,21 +259,21 @@ class Router:
                 s.drop_namespace(_namespace(ns))
                 return 204, None
             case "POST", ["namespaces", ns, "properties"]:
-                return 200, s.update_namespace_properties(_namespace(ns), request.json())
+                return 200, s.update_namespace_properties(_namespace(ns), request.json(self.limits))
             case "GET", ["namespaces", ns, "tables"]:
                 q = request.query
                 return 200, s.list_tables(_namespace(ns), q.get("pageToken"), q.get("pageSize"))
             case "POST", ["namespaces", ns, "tables"]:
-                return 200, s.create_table(_namespace(ns), request.json())
+                return 200, s.create_table(_namespace(ns), request.json(self.limits))
             case "POST", ["namespaces", ns, "register"]:
-                return 200, s.register_table(_namespace(ns), request.json())
+                return 200, s.register_table(_namespace(ns), request.json(self.limits))
             case "GET", ["namespaces", ns, "tables", t]:
                 return 200, s.load_table((*_namespace(ns), t), request.query.get("snapshots"))
             case "HEAD", ["namespaces", ns, "tables", t]:
                 s.table_exists((*_namespace(ns), t))
                 return 204, None
             case "POST", ["namespaces", ns, "tables", t]:
-                return 200, s.commit_table((*_namespace(ns), t), request.json())
+                return 200, s.commit_table((*_namespace(ns), t), request.json(self.limits))
             case "DELETE", ["namespaces", ns, "tables", t]:
                 purge = request.query.get("purgeRequested", "false").lower() == "true"
                 s.drop_table((*_namespace(ns), t), purge)
@@ -235,10 +282,10 @@ class Router:
                 s.table_exists((*_namespace(ns), t))  # the body was read; reports are dropped
                 return 204, None
             case "POST", ["tables", "rename"]:
-                s.rename_table(request.json())
+                s.rename_table(request.json(self.limits))
                 return 204, None
             case "POST", ["transactions", "commit"]:
-                s.commit_transaction(request.json())
+                s.commit_transaction(request.json(self.limits))
                 return 204, None
         raise _NotFound(f"no such endpoint: {method} /{'/'.join(seg)}")
 
@@ -265,6 +312,12 @@ class Router:
                 "error_description": f"grant_type {form.get('grant_type')!r}",
             }
         token = self.auth.grant(form, basic)
+        if token is None and form.get("grant_type") != "client_credentials":
+            # RFC 8693 2.2.2: an unacceptable subject_token is invalid_request (400)
+            return 400, {
+                "error": "invalid_request",
+                "error_description": "invalid or expired subject_token",
+            }
         if token is None:
             return 401, {
                 "error": "invalid_client",

@@ -45,6 +45,7 @@ from icesql.metadata.table_commit import DEFAULT_FORMAT_VERSION, TableCommit, ap
 from icesql.metadata.table_metadata import TableMetadata
 from icesql.metadata.table_requirements import RequirementFailedError, check_table_requirements
 from icesql.metadata.table_updates import InvalidUpdateError
+from icesql.server.limits import BadRequestError, check_names
 from icesql.spec.fresh_ids import fresh_schema_fields
 from icesql.spec.partitioning import PartitionSpec
 from icesql.spec.schema import Schema, walk_fields
@@ -62,10 +63,6 @@ __all__ = [
 COMMIT_ATTEMPTS = 4  # swaps lost to writers outside the server, each re-checked
 FORMAT_VERSION_PROPERTY = "format-version"  # a create option, never stored (as in Java)
 PARTITION_FIELD_ID_START = 1000
-
-
-class BadRequestError(ProgrammingError):
-    """The request body or parameters are malformed (400)."""
 
 
 class ForbiddenError(Error):
@@ -176,10 +173,12 @@ class RestCatalogService:
     def check_namespace(self, namespace: Identifier) -> Identifier:
         if not namespace:
             raise BadRequestError("empty namespace")
+        check_names(namespace, table=False)
         self.catalog.check_identifier(namespace, "namespace")
         return namespace
 
     def check_table(self, identifier: Identifier) -> Identifier:
+        check_names(identifier, table=True)
         self.catalog.check_identifier(identifier)
         return identifier
 
@@ -257,7 +256,8 @@ class RestCatalogService:
 
     def update_namespace_properties(self, namespace: Identifier, body: Any) -> dict[str, Any]:
         body = _obj(body, "update namespace properties")
-        removals = body.get("removals") or []
+        removals = body.get("removals")
+        removals = [] if removals is None else removals
         if not isinstance(removals, list) or not all(isinstance(k, str) for k in removals):
             raise BadRequestError("'removals' must be a list of strings")
         updates = _str_map(body.get("updates"), "'updates'")
@@ -336,10 +336,25 @@ class RestCatalogService:
             )
             spec_json = body.get("partition-spec")
             order_json = body.get("write-order")
-            given_spec = PartitionSpec.from_json(spec_json) if spec_json else PartitionSpec(0, ())
-            given_order = SortOrder.from_json(order_json) if order_json else SortOrder(0, ())
+            given_spec = (
+                PartitionSpec.from_json(dict(_obj(spec_json, "create table: 'partition-spec'")))
+                if spec_json is not None
+                else PartitionSpec(0, ())
+            )
+            given_order = (
+                SortOrder.from_json(dict(_obj(order_json, "create table: 'write-order'")))
+                if order_json is not None
+                else SortOrder(0, ())
+            )
             format_version = int(version_text)
-        except (ValueError, TypeError, KeyError, AttributeError, ProgrammingError) as e:
+        except (
+            ValueError,
+            TypeError,
+            KeyError,
+            AttributeError,
+            ProgrammingError,
+            NotSupportedError,  # an unknown type name: the client's mistake
+        ) as e:
             if isinstance(e, BadRequestError):
                 raise
             raise BadRequestError(f"create table {'.'.join(identifier)}: {e}") from None

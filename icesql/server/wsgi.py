@@ -26,16 +26,15 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from icesql.errors import Error, OperationalError
+from icesql.errors import OperationalError
+from icesql.server.limits import BadRequestError, Limits
 from icesql.server.routes import Request, Router, error_response
-from icesql.server.service import BadRequestError
 
 __all__ = ["RestCatalogApp", "RestCatalogServer"]
 
 log = logging.getLogger("icesql.server")
 
 IDLE_TIMEOUT_S = 60  # a kept-alive connection with no request for this long is closed
-MAX_BODY = 64 * 1024 * 1024  # larger request bodies are refused (413) before the app runs
 DRAIN_TIMEOUT_S = 60.0  # how long stop() waits for requests in flight
 THREADS = 8  # worker threads: requests served at once (commits of one table serialise anyway)
 _LOOP_S = 0.5
@@ -67,14 +66,14 @@ def _headers(environ: Mapping[str, Any]) -> dict[str, str]:
     return headers
 
 
-def _body(environ: Mapping[str, Any]) -> bytes:
-    """The whole request body (the server has de-chunked and bounded it)."""
+def _body(environ: Mapping[str, Any], limits: Limits) -> bytes:
+    """The whole request body (waitress has de-chunked and bounded it; checked again for
+    another WSGI server)."""
     try:
         length = int(environ.get("CONTENT_LENGTH") or 0)
     except ValueError:
         raise BadRequestError("malformed Content-Length header") from None
-    if length > MAX_BODY:
-        raise BadRequestError(f"request body of {length} bytes is too large")
+    limits.check_size(length)
     return environ["wsgi.input"].read(length) if length > 0 else b""
 
 
@@ -98,12 +97,13 @@ class RestCatalogApp:
         method = environ["REQUEST_METHOD"]
         path, query = _raw_target(environ)
         try:
-            request = Request(method, path, query, _body(environ), _headers(environ))
-            status, payload = self.router.handle(request)
-        except Exception as e:
+            body = _body(environ, self.router.limits)
+            request = Request(method, path, query, body, _headers(environ))
+            status, payload = self.router.respond(request)
+        except Exception as e:  # a server fault (or a bad Content-Length): logged in full
             status, payload = error_response(e)
-            if status == 500 and not isinstance(e, Error):
-                log.exception("unexpected error in %s %s", method, path)
+            if status >= 500:
+                log.exception("unexpected error in %s %s", method, path[:200])
         data = b"" if payload is None or method == "HEAD" else json.dumps(payload).encode()
         headers = [("Content-Length", str(len(data)))]
         if payload is not None:
@@ -118,7 +118,7 @@ def _waitress() -> tuple[Any, type]:
     try:
         import waitress.server
         from waitress.channel import HTTPChannel
-        from waitress.task import WSGITask
+        from waitress.task import ErrorTask, WSGITask
     except ImportError:
         raise OperationalError(
             "icesql serve needs the waitress WSGI server: pip install 'icesql[server]'"
@@ -147,8 +147,30 @@ def _waitress() -> tuple[Any, type]:
             if not self._bodiless:
                 super().set_close_on_finish()
 
+    class ErrorModelTask(ErrorTask):
+        """waitress's own refusals (a body over the limit, a malformed request line) as the
+        spec's ErrorModel instead of text/plain, so every client reads every error alike."""
+
+        def execute(self) -> None:
+            error = self.request.error
+            code = int(error.code)
+            if code == 413:
+                limit = self.channel.server.adj.max_request_body_size
+                message = f"request body over this server's limit of {limit} bytes"
+            else:
+                message = f"{error.reason}: {error.body}"
+            kind = "BadRequestException" if code < 500 else "InternalServerError"
+            body = json.dumps({"error": {"message": message, "type": kind, "code": code}})
+            self.status = f"{code} {error.reason}"
+            self.response_headers.append(("Content-Type", "application/json"))
+            self.set_close_on_finish()
+            data = body.encode()
+            self.content_length = len(data)
+            self.write(data)
+
     class KeepAliveChannel(HTTPChannel):
         task_class = KeepAliveTask
+        error_task_class = ErrorModelTask
 
     return waitress.server, KeepAliveChannel
 
@@ -170,7 +192,7 @@ class RestCatalogServer:
             port=port,
             threads=threads,
             channel_timeout=IDLE_TIMEOUT_S,
-            max_request_body_size=MAX_BODY,
+            max_request_body_size=router.limits.max_body_bytes,
             ident="icesql",
             asyncore_use_poll=True,
         )

@@ -169,13 +169,13 @@ class Schema:
     @staticmethod
     def from_json(obj: dict[str, Any]) -> Schema:
         """Parse a schema object (``schema-id`` defaults to 0 as v1 allows)."""
-        if obj.get("type", "struct") != "struct" or "fields" not in obj:
-            raise ValueError(f"not an Iceberg schema object: {obj!r}")
-        return Schema(
-            tuple(field_from_json(f) for f in obj["fields"]),
-            int(obj.get("schema-id", 0)),
-            tuple(obj.get("identifier-field-ids") or ()),
-        )
+        if obj.get("type", "struct") != "struct" or not isinstance(obj.get("fields"), list):
+            raise ValueError(f"not an Iceberg schema object (a list of fields): {obj!r}")
+        schema_id = obj.get("schema-id", 0)
+        ids = obj.get("identifier-field-ids") or []
+        if not _is_int(schema_id) or not (isinstance(ids, list) and all(map(_is_int, ids))):
+            raise ValueError("schema: 'schema-id' and 'identifier-field-ids' must be integers")
+        return Schema(tuple(field_from_json(f) for f in obj["fields"]), schema_id, tuple(ids))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": "struct", "schema-id": self.schema_id}
@@ -187,6 +187,10 @@ class Schema:
     def __str__(self) -> str:
         body = "\n".join(f"  {f}" for f in self.fields)
         return f"table {{\n{body}\n}}"
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _ids_below(f: NestedField) -> list[int]:

@@ -503,22 +503,40 @@ def type_from_json(obj: Any) -> IcebergType:
     kind = obj.get("type")
     try:
         if kind == "struct":
+            if not isinstance(obj["fields"], list):
+                raise ValueError(f"struct type JSON needs a list of fields: {obj!r}")
             return StructType(tuple(field_from_json(f) for f in obj["fields"]))
         if kind == "list":
             return ListType(
-                obj["element-id"], type_from_json(obj["element"]), bool(obj["element-required"])
+                _json_id(obj, "element-id"),
+                type_from_json(obj["element"]),
+                _json_bool(obj, "element-required"),
             )
         if kind == "map":
             return MapType(
-                obj["key-id"],
+                _json_id(obj, "key-id"),
                 type_from_json(obj["key"]),
-                obj["value-id"],
+                _json_id(obj, "value-id"),
                 type_from_json(obj["value"]),
-                bool(obj["value-required"]),
+                _json_bool(obj, "value-required"),
             )
     except KeyError as e:
         raise ValueError(f"{kind} type JSON is missing {e.args[0]!r}: {obj!r}") from None
     raise NotSupportedError(f"unknown Iceberg type: {kind!r}")
+
+
+def _json_id(obj: dict[str, Any], key: str) -> int:
+    value = obj[key]
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"field {key!r} must be an integer, got {value!r}")
+    return value
+
+
+def _json_bool(obj: dict[str, Any], key: str) -> bool:
+    value = obj[key]
+    if not isinstance(value, bool):
+        raise ValueError(f"field {key!r} must be a boolean, got {value!r}")
+    return value
 
 
 def type_to_json(t: IcebergType) -> Any:
@@ -550,12 +568,24 @@ def field_from_json(obj: dict[str, Any]) -> NestedField:
 
     try:
         ftype = type_from_json(obj["type"])
+        field_id, name, required, doc = obj["id"], obj["name"], obj["required"], obj.get("doc")
+        if not (
+            isinstance(field_id, int)
+            and not isinstance(field_id, bool)
+            and isinstance(name, str)
+            and isinstance(required, bool)
+            and (doc is None or isinstance(doc, str))
+        ):
+            raise ValueError(
+                "struct field JSON needs an integer 'id', a string 'name' and 'doc' and a"
+                f" boolean 'required': {obj!r}"
+            )
         return NestedField(
-            field_id=obj["id"],
-            name=obj["name"],
+            field_id=field_id,
+            name=name,
             type=ftype,
-            required=bool(obj["required"]),
-            doc=obj.get("doc"),
+            required=required,
+            doc=doc,
             initial_default=from_json_value(ftype, obj.get("initial-default")),
             write_default=from_json_value(ftype, obj.get("write-default")),
         )

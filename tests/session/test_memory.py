@@ -17,7 +17,7 @@ _CHILD = textwrap.dedent("""
         with open("/proc/self/status") as f:
             return next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmSize:"))
 
-    con = icesql.connect(sys.argv[1])
+    con = icesql.connect(sys.argv[1], create=True)
     con.execute("CREATE TABLE db.big (id bigint, s string)")
     # about 70 MB of rows once decoded (the Parquet files are a few MB)
     con.execute("INSERT INTO db.big SELECT id, concat(repeat('abcdefghij', 10), CAST(id AS STRING))"

@@ -117,6 +117,7 @@ def s3_copy(ds: Dataset, log: Any = print) -> S3Copy:
             "s3": {"warehouse": warehouse, **properties},
         },
         default="local",
+        create=True,  # the bucket is new
     )
     con.execute(f"CREATE NAMESPACE s3.{NAMESPACE}")
     con.execute(f"CREATE TABLE s3.{NAMESPACE}.{BASE} AS SELECT * FROM local.{NAMESPACE}.{BASE}")

@@ -615,7 +615,7 @@ def icesql_insert_python(files: list[str], rows: int, kind: str, scratch: str) -
     data = _python_data(files, rows, kind)
     shutil.rmtree(scratch, ignore_errors=True)
     try:
-        con = icesql.connect(scratch)
+        con = icesql.connect(scratch, create=True)
         con.execute(
             f"CREATE TABLE bench.target ({_spark_ddl(_arrow_schema(data))}) USING iceberg"
             " TBLPROPERTIES ('write.parquet.compression-codec' = 'zstd')"
@@ -1070,7 +1070,7 @@ def icesql_manifest_merge(folder: str, inserts: int) -> dict[str, Any]:
 
     shutil.rmtree(folder, ignore_errors=True)
     try:
-        con = icesql.connect(folder)
+        con = icesql.connect(folder, create=True)
         con.execute("CREATE NAMESPACE db")
         con.execute("CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg")
         con.execute(MERGE_PLAN_SQL.format(t="db.t")).fetchall()  # warm-up, as Spark's

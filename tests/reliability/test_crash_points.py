@@ -113,6 +113,7 @@ def check_state(connect, folder, before, old_rows, old_snapshot, effect, before_
 def _connect_for(kind: str, folder: Path, rest=None) -> dict:
     warehouse = str(folder / "warehouse")
     if kind == "hadoop":
+        os.makedirs(warehouse, exist_ok=True)  # a new warehouse: every process opens it
         return {"warehouse": warehouse}
     if kind == "sql":
         return {

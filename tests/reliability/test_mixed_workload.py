@@ -263,6 +263,7 @@ def _variants(soak: bool) -> list[tuple[int, str, int, int]]:
 def test_mixed_writers_lose_nothing_and_serialize(tmp_path, soak):
     totals: list[dict] = []
     for n, (version, mode, workers, statements) in enumerate(_variants(soak)):
+        (tmp_path / f"w{n}").mkdir()  # a new warehouse: every worker opens it
         connect = {"warehouse": str(tmp_path / f"w{n}")}
         figures = run_workload(connect, version, mode, workers, statements, seed=n)
         assert figures["acknowledged"] > 0

@@ -194,7 +194,7 @@ def _write_partitioned(
     tmp_path, name: str, partitioned: str = "PARTITIONED BY (bucket(3, id))"
 ) -> list:
     """Files of a bucketed, rolling INSERT (several files per partition, several partitions)."""
-    with icesql.connect(str(tmp_path / name)) as c:
+    with icesql.connect(str(tmp_path / name), create=True) as c:
         c.execute(
             f"CREATE TABLE db.t (id BIGINT, s STRING) USING iceberg {partitioned}"
             " TBLPROPERTIES ('write.target-file-size-bytes'='6000',"

@@ -31,6 +31,7 @@ from icesql.spec.types import (
     StructType,
     UnknownType,
     is_primitive,
+    json_int,
 )
 
 __all__ = [
@@ -70,9 +71,9 @@ class PartitionField:
         """Parse one field; v1 fields without ``field-id`` take ``default_field_id``."""
         source_ids: tuple[int, ...] = ()
         if "source-id" in obj:
-            source_id = int(obj["source-id"])
+            source_id = json_int(obj["source-id"], "source-id")
         elif obj.get("source-ids"):
-            source_ids = tuple(int(i) for i in obj["source-ids"])
+            source_ids = tuple(json_int(i, "source-ids") for i in obj["source-ids"])
             source_id = source_ids[0]
             source_ids = source_ids if len(source_ids) > 1 else ()
         else:
@@ -81,7 +82,11 @@ class PartitionField:
         if field_id is None:
             raise ValueError(f"partition field has no field-id: {obj!r}")
         return PartitionField(
-            source_id, int(field_id), parse_transform(obj["transform"]), obj["name"], source_ids
+            source_id,
+            json_int(field_id, "field-id"),
+            parse_transform(obj["transform"]),
+            obj["name"],
+            source_ids,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -239,7 +244,7 @@ class PartitionSpec:
         if isinstance(obj, list):
             spec_id, raw_fields = 0, obj
         else:
-            spec_id, raw_fields = int(obj.get("spec-id", 0)), obj.get("fields", [])
+            spec_id, raw_fields = json_int(obj.get("spec-id", 0), "spec-id"), obj.get("fields", [])
         return PartitionSpec(
             spec_id,
             tuple(

@@ -17,7 +17,7 @@ from typing import Any
 from icesql.errors import ProgrammingError
 from icesql.spec.schema import Schema
 from icesql.spec.transforms import Identity, Transform, parse_transform
-from icesql.spec.types import is_primitive
+from icesql.spec.types import is_primitive, json_int
 
 __all__ = [
     "ASC",
@@ -76,9 +76,9 @@ class SortField:
     def from_json(obj: dict[str, Any]) -> SortField:
         source_ids: tuple[int, ...] = ()
         if "source-id" in obj:
-            source_id = int(obj["source-id"])
+            source_id = json_int(obj["source-id"], "source-id")
         elif obj.get("source-ids"):
-            source_ids = tuple(int(i) for i in obj["source-ids"])
+            source_ids = tuple(json_int(i, "source-ids") for i in obj["source-ids"])
             source_id = source_ids[0]
             source_ids = source_ids if len(source_ids) > 1 else ()
         else:
@@ -153,7 +153,8 @@ class SortOrder:
     @staticmethod
     def from_json(obj: dict[str, Any]) -> SortOrder:
         return SortOrder(
-            int(obj["order-id"]), tuple(SortField.from_json(f) for f in obj.get("fields", []))
+            json_int(obj["order-id"], "order-id"),
+            tuple(SortField.from_json(f) for f in obj.get("fields", [])),
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -24,6 +24,8 @@ from icesql.errors import NotSupportedError
 __all__ = [
     "BinaryType",
     "BooleanType",
+    "DEFAULT_ALGORITHM",
+    "DEFAULT_CRS",
     "DateType",
     "DecimalType",
     "DoubleType",
@@ -31,6 +33,10 @@ __all__ = [
     "FloatType",
     "GeographyType",
     "GeometryType",
+    "INT32_MAX",
+    "INT32_MIN",
+    "INT64_MAX",
+    "INT64_MIN",
     "IcebergType",
     "IntegerType",
     "ListType",
@@ -38,6 +44,7 @@ __all__ = [
     "MapType",
     "NestedField",
     "NestedType",
+    "PRIMITIVE_TYPES",
     "PrimitiveType",
     "StringType",
     "StructType",
@@ -49,21 +56,15 @@ __all__ = [
     "UUIDType",
     "UnknownType",
     "VariantType",
-    "DEFAULT_CRS",
-    "DEFAULT_ALGORITHM",
-    "INT32_MAX",
-    "INT32_MIN",
-    "INT64_MAX",
-    "INT64_MIN",
-    "PRIMITIVE_TYPES",
     "effective_default",
-    "is_primitive",
+    "field_from_json",
+    "field_to_json",
     "is_nested",
+    "is_primitive",
+    "json_int",
     "min_format_version",
     "type_from_json",
     "type_to_json",
-    "field_from_json",
-    "field_to_json",
 ]
 
 DEFAULT_CRS = "OGC:CRS84"
@@ -525,11 +526,16 @@ def type_from_json(obj: Any) -> IcebergType:
     raise NotSupportedError(f"unknown Iceberg type: {kind!r}")
 
 
-def _json_id(obj: dict[str, Any], key: str) -> int:
-    value = obj[key]
+def json_int(value: Any, key: str) -> int:
+    """``value`` of JSON field ``key``, which the spec makes an integer: a string or a float
+    (a client's mistake) is refused by name rather than converted."""
     if not isinstance(value, int) or isinstance(value, bool):
         raise ValueError(f"field {key!r} must be an integer, got {value!r}")
     return value
+
+
+def _json_id(obj: dict[str, Any], key: str) -> int:
+    return json_int(obj[key], key)
 
 
 def _json_bool(obj: dict[str, Any], key: str) -> bool:

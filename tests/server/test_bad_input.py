@@ -76,6 +76,21 @@ def test_an_update_action_of_the_wrong_type_is_a_400(served, action):
         {"requirements": [], "updates": [{"action": "add-spec", "spec": {"fields": [[]]}}]},
         {"requirements": [], "updates": [{"action": "add-snapshot", "snapshot": {"x": []}}]},
         {"requirements": [], "updates": [{"action": "remove-snapshots", "snapshot-ids": "1"}]},
+        # integers given as strings: refused by name, not converted
+        {"requirements": [], "updates": [{"action": "add-spec", "spec": {"spec-id": "1"}}]},
+        {
+            "requirements": [],
+            "updates": [
+                {
+                    "action": "add-spec",
+                    "spec": {"fields": [{"source-id": "1", "transform": "identity", "name": "p"}]},
+                }
+            ],
+        },
+        {
+            "requirements": [],
+            "updates": [{"action": "add-sort-order", "sort-order": {"order-id": "1"}}],
+        },
         {"identifier": [], "requirements": [], "updates": []},
         {"identifier": {"namespace": "db", "name": "t"}, "requirements": [], "updates": []},
     ],

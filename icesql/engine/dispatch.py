@@ -323,7 +323,15 @@ class Engine(EngineChoice):
                 cursor.register(view, obj)
             sql, values = to_duckdb_sql(columns, params)
             self.with_functions(sql)
-            with duckdb_errors([]):
+            terms = functools.partial(
+                run.spark_terms,
+                binding.statement,
+                binding.sources,
+                binding.metadata_views,
+                {},
+                self.search_path,
+            )
+            with duckdb_errors([], terms):
                 relation = cursor.sql(sql, params=values) if values else cursor.sql(sql)
                 return list(relation.columns)
         finally:

@@ -10,7 +10,7 @@ a branch in it: the overflow rerun (``icesql.engine.overflow``), progress
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
@@ -22,10 +22,12 @@ from icesql.sql.translate import duckdb_errors
 
 if TYPE_CHECKING:
     import duckdb
+    import pyarrow as pa
 
     from icesql.engine.plan import Planned
     from icesql.engine.to_duckdb import Translated
     from icesql.progress import ProgressTracker
+    from icesql.sql.bound_query import TableSource
 
 __all__ = ["BATCH_ROWS", "Attempt", "Ran", "Runner", "attempt", "bound_relation", "run"]
 
@@ -110,13 +112,32 @@ def run(
 
 
 def _spark_terms(planned: Planned, runner: Runner, message: str) -> Error | None:
+    return spark_terms(
+        planned.statement,
+        planned.sources,
+        planned.metadata_views,
+        planned.qualifiers,
+        runner.search_path,
+        message,
+    )
+
+
+def spark_terms(
+    statement: exp.Expr,
+    sources: Mapping[str, TableSource],
+    metadata_views: Mapping[str, pa.Table],
+    qualifiers: Mapping[str, tuple[str, ...]],
+    search_path: tuple[str, ...],
+    message: str,
+) -> Error | None:
     """DuckDB's error of a name that resolves to nothing, as Spark says it of the query as
-    written (None: DuckDB's message stands). Only a failed query pays for it."""
-    columns = {v: tuple(f.name for f in s.schema.fields) for v, s in planned.sources.items()}
-    columns.update((v, tuple(t.column_names)) for v, t in planned.metadata_views.items())
-    aliases = {t.name: t.alias_or_name for t in planned.statement.find_all(exp.Table)}
+    written (None: DuckDB's message stands), from what the statement was bound over (its
+    views' columns, and how the query names each view). Only a failed query pays for it."""
+    columns = {v: tuple(f.name for f in s.schema.fields) for v, s in sources.items()}
+    columns.update((v, tuple(t.column_names)) for v, t in metadata_views.items())
+    aliases = {t.name: t.alias_or_name for t in statement.find_all(exp.Table)}
     relations = {
-        view: Relation(planned.qualifiers.get(view) or (aliases.get(view, view),), names)
+        view: Relation(qualifiers.get(view) or (aliases.get(view, view),), names)
         for view, names in columns.items()
     }
-    return unresolved_name(message, planned.statement, relations, runner.search_path)
+    return unresolved_name(message, statement, relations, search_path)

@@ -73,6 +73,11 @@ COLUMN_CASES = {  # statement -> (name as Spark quotes it, proposal, position (l
         "`country`, `n`, `user_id`",
         (1, 29),
     ),
+    "CREATE TEMPORARY VIEW v AS SELECT contry FROM db.events": (
+        "`contry`",
+        "`country`, `n`, `user_id`",
+        (1, 35),
+    ),
 }
 
 
@@ -142,6 +147,8 @@ BAD_STATEMENTS = [
     "DELETE FROM db.events WHERE contry = 'x'",
     "MERGE INTO db.events t USING db.users s ON t.user_id = s.usr_id WHEN MATCHED THEN DELETE",
     "INSERT INTO db.events SELECT user_id, nme, 1 FROM db.users",
+    "CREATE TEMPORARY VIEW v AS SELECT contry FROM db.events",
+    "CREATE TEMPORARY VIEW v AS SELECT cnt(*) FROM db.events",
 ]
 _LEAKS = re.compile(
     r"Binder Error|Catalog Error|Parser Error|Candidate bindings|Values list|__icesql"

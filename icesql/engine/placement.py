@@ -73,6 +73,8 @@ class EngineChoice:
             plan.release()
         else:
             explained = explained_query(statement) if explain else None
+            if explained is not None:  # its markers, parsed anew, are numbered here
+                check_parameters(explained, params)
             on_spark, why = self._auto_choice(explained or statement, params)
         if explain:
             if on_spark:
@@ -81,6 +83,7 @@ class EngineChoice:
             else:
                 query = explained_query(statement)
                 assert query is not None
+                check_parameters(query, params)
                 result = self.explain(query, params)
                 assert result.reader is not None
                 text = result.reader.read_all().column(0)[0].as_py()

@@ -58,6 +58,7 @@ FUNCTION_NAME = "spark_name"
 FUNCTION_ARGS = "spark_args"
 TYPED_LITERAL = "spark_typed_literal"
 EXTRACT_FIELD = "spark_extract_field"
+NAMESPACE_PROPERTY = "spark_namespace_property"  # of WITH [DB]PROPERTIES: namespaces only
 # type names the Spark dialect of sqlglot does not read: Iceberg's TIMESTAMPTZ_NS (no sqlglot
 # type: a user-defined type of that name, which is also DuckDB's) and Spark's VOID (NullType,
 # Iceberg's v3 unknown)
@@ -187,6 +188,18 @@ class IcebergSpark(Spark):
                 self._retreat(index)
                 raise self._syntax_error("TABLE")
             return statement
+
+        def _parse_with_property(self) -> exp.Expr | None | list[exp.Expr]:
+            # CREATE NAMESPACE ... WITH [DB]PROPERTIES (...), which sqlglot degrades to a
+            # Command; marked, so that a CREATE TABLE refuses it as Spark's parser does
+            if self._match_texts(("DBPROPERTIES", "PROPERTIES")):
+                found: list[exp.Expr] = []
+                for prop in self._parse_wrapped_properties():
+                    found.extend(prop) if isinstance(prop, list) else found.append(prop)
+                for prop in found:
+                    prop.meta[NAMESPACE_PROPERTY] = True
+                return found
+            return super()._parse_with_property()
 
         def _parse_show(self) -> exp.Expr:
             entry = self._find_phrase(self.SHOW_PARSERS)

@@ -63,7 +63,7 @@ from icesql.spec.types import (
 )
 from icesql.sql import nodes
 from icesql.sql import spark_types as sql_types
-from icesql.sql.dialect import parse_term
+from icesql.sql.dialect import NAMESPACE_PROPERTY, parse_term
 from icesql.sql.identifiers import name_parts
 from icesql.sql.nodes import Term
 from icesql.sql.transform_terms import new_partition_spec
@@ -145,9 +145,17 @@ def _create_namespace(session: Session, statement: exp.Create) -> Result:
     catalog, namespace = namespace_name(session, name_parts(statement.this))
     properties: dict[str, str] = {}
     for prop in (statement.args.get("properties") or exp.Properties()).expressions:
-        properties[prop.name or type(prop).__name__] = prop.text("value") or prop.sql(
-            dialect="spark"
-        )
+        if isinstance(prop, exp.SchemaCommentProperty):  # Spark's reserved namespace keys
+            properties["comment"] = prop.this.name
+        elif isinstance(prop, exp.LocationProperty):
+            properties["location"] = prop.this.name
+        elif isinstance(prop, exp.Property) and prop.args.get("value") is not None:
+            key = prop.this.name if isinstance(prop.this, exp.Literal) else prop.name
+            properties[key] = prop.text("value") or prop.args["value"].sql(dialect="spark")
+        else:
+            raise NotSupportedError(
+                f"CREATE NAMESPACE clause {prop.sql(dialect='spark')} is not supported"
+            )
     if catalog.namespace_exists(namespace):
         if statement.args.get("exists"):
             return done()
@@ -211,6 +219,10 @@ class _TableSpec:
             self.location = prop.this.name
         elif isinstance(prop, exp.SchemaCommentProperty):
             self.comment = prop.this.name
+        elif prop.meta.get(NAMESPACE_PROPERTY):
+            raise ProgrammingError(
+                "CREATE TABLE takes TBLPROPERTIES (...); WITH [DB]PROPERTIES is a namespace's"
+            )
         elif isinstance(prop, exp.Property):
             key = prop.this.name if isinstance(prop.this, exp.Literal) else prop.name
             value = prop.args.get("value")

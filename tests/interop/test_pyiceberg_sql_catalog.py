@@ -118,6 +118,20 @@ def test_namespaces_and_properties_are_shared(pyiceberg, con):
     assert pyiceberg.load_namespace_properties("made_by_icesql") == {"exists": "true"}
     con.execute("DROP NAMESPACE made_by_pyiceberg")
     assert pyiceberg.list_namespaces() == [("made_by_icesql",)]
+    # Spark's clauses and its reserved keys (SupportsNamespaces' comment, location)
+    con.execute(
+        "CREATE NAMESPACE described COMMENT 'sales data' LOCATION '/data/described'"
+        " WITH DBPROPERTIES ('owner' = 'ana')"
+    )
+    con.execute("CREATE SCHEMA plain WITH PROPERTIES ('owner' = 'bo')")
+    assert pyiceberg.load_namespace_properties("described") == {
+        "comment": "sales data",
+        "location": "/data/described",
+        "owner": "ana",
+    }
+    assert pyiceberg.load_namespace_properties("plain") == {"owner": "bo"}
+    with pytest.raises(icesql.ProgrammingError, match="CREATE TABLE takes TBLPROPERTIES"):
+        con.execute("CREATE TABLE plain.t (id INT) WITH DBPROPERTIES ('a' = 'b')")
 
 
 _WRITER = textwrap.dedent("""

@@ -134,6 +134,12 @@ class FileSystemCatalog(Catalog):
         path = self._path(namespace)
         return self.io.isdir(path) and not self._is_table_dir(path)
 
+    def namespace_properties(self, namespace: Identifier) -> dict[str, str]:
+        """Only its folder, as Java's ``HadoopCatalog.loadNamespaceMetadata`` says it."""
+        if not self.namespace_exists(namespace):
+            raise NoSuchNamespaceError(f"namespace not found: {'.'.join(namespace)}")
+        return {"location": self._path(namespace)}
+
     def list_tables(self, namespace: Identifier) -> list[Identifier]:
         if not self.namespace_exists(namespace):
             raise NoSuchNamespaceError(f"namespace not found: {'.'.join(namespace)}")

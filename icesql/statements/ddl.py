@@ -141,6 +141,13 @@ def drop(session: Session, statement: exp.Expr, params: Sequence[object]) -> Res
     return done()
 
 
+# the reserved namespace properties Spark refuses in WITH DBPROPERTIES, and why
+_SET_ONLY_BY_CLAUSE = {
+    "location": "please use the LOCATION clause to specify it",
+    "owner": "it will be set to the current user",
+}
+
+
 def _create_namespace(session: Session, statement: exp.Create) -> Result:
     catalog, namespace = namespace_name(session, name_parts(statement.this))
     properties: dict[str, str] = {}
@@ -151,6 +158,11 @@ def _create_namespace(session: Session, statement: exp.Create) -> Result:
             properties["location"] = prop.this.name
         elif isinstance(prop, exp.Property) and prop.args.get("value") is not None:
             key = prop.this.name if isinstance(prop.this, exp.Literal) else prop.name
+            if key in _SET_ONLY_BY_CLAUSE:
+                raise NotSupportedError(
+                    f"[UNSUPPORTED_FEATURE.SET_NAMESPACE_PROPERTY] The feature is not supported:"
+                    f" {key} is a reserved namespace property, {_SET_ONLY_BY_CLAUSE[key]}."
+                )
             properties[key] = prop.text("value") or prop.args["value"].sql(dialect="spark")
         else:
             raise NotSupportedError(

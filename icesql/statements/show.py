@@ -35,7 +35,9 @@ from icesql.write.properties import RESERVED
 
 __all__ = [
     "arrow_spark_type",
+    "NAMESPACE_KINDS",
     "describe",
+    "describe_namespace",
     "like_pattern",
     "show",
     "spark_properties",
@@ -349,6 +351,33 @@ def _describe_metadata_table(
             ("Table Properties", f"[{shown}]", ""),
         ]  # fmt: skip
     return rows([("col_name", _S), ("data_type", _S), ("comment", _S)], data)
+
+
+NAMESPACE_KINDS = ("NAMESPACE", "DATABASE", "SCHEMA")
+# SupportsNamespaces' reserved properties, shown as rows of their own in that order
+_NAMESPACE_RESERVED = ("comment", "location", "owner")
+
+
+def describe_namespace(session: Session, statement: exp.Describe) -> Result:
+    """``DESCRIBE NAMESPACE [EXTENDED] ns``: Spark's ``DescribeNamespaceExec`` rows
+    (``info_name``, ``info_value``): the catalog, the namespace's last name, its reserved
+    properties capitalised, and with EXTENDED the others as Scala prints a sorted sequence of
+    pairs, ``((a,1), (b,2))``."""
+    catalog, namespace = namespace_name(session, name_parts(statement.this))
+    if not namespace or not catalog.namespace_exists(namespace):
+        shown = ".".join(f"`{p}`" for p in namespace)
+        raise NoSuchNamespaceError(
+            f"[SCHEMA_NOT_FOUND] The schema {shown} cannot be found. Verify the spelling and"
+            " correctness of the schema and catalog."
+        )
+    props = catalog.namespace_properties(namespace)
+    data = [("Catalog Name", catalog.name), ("Namespace Name", namespace[-1])]
+    data += [(key.capitalize(), props[key]) for key in _NAMESPACE_RESERVED if key in props]
+    if (statement.args.get("style") or "").upper() == "EXTENDED":
+        others = sorted((k, v) for k, v in props.items() if k not in _NAMESPACE_RESERVED)
+        shown = f"({', '.join(f'({k},{v})' for k, v in others)})" if others else ""
+        data.append(("Properties", shown))
+    return rows([("info_name", _S), ("info_value", _S)], data)
 
 
 def describe(session: Session, statement: exp.Expr, params: Sequence[object]) -> Result:

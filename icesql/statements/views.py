@@ -30,7 +30,13 @@ from icesql.sql.identifiers import name_parts
 from icesql.sql.spark_errors import quote_id
 from icesql.sql.temp_views import GLOBAL_TEMP, expand_views, named_views, view_key
 from icesql.statements.names import namespace_name
-from icesql.statements.show import arrow_spark_type, describe, like_pattern
+from icesql.statements.show import (
+    NAMESPACE_KINDS,
+    arrow_spark_type,
+    describe,
+    describe_namespace,
+    like_pattern,
+)
 
 __all__ = [
     "create_view",
@@ -164,6 +170,8 @@ def refuse_view_target(session: Session, node: exp.Expr) -> None:
 def describe_or_view(session: Session, statement: exp.Expr, params: Sequence[object]) -> Result:
     """``DESCRIBE``: of a temporary view when the name means one, else of a table."""
     assert isinstance(statement, exp.Describe)
+    if str(statement.args.get("kind") or "").upper() in NAMESPACE_KINDS:
+        return describe_namespace(session, statement)
     view = view_named(session, statement.this)
     if view is not None:
         return describe_view(session, view)

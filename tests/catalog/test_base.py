@@ -88,11 +88,11 @@ def test_close_releases_nothing_by_default_and_can_be_called_twice(archive):
 
 
 def test_the_hadoop_catalog_keeps_the_defaults_it_does_not_implement(tmp_path):
-    """The file-system (hadoop) catalog writes tables but stores no namespace properties and
-    cannot register tables, as Java's HadoopCatalog."""
+    """The file-system (hadoop) catalog writes tables but stores no namespace properties
+    (its folder is the one it tells) and cannot register tables, as Java's HadoopCatalog."""
     catalog = FileSystemCatalog(str(tmp_path), name="lake")
     catalog.create_namespace(("db",))
-    assert catalog.namespace_properties(("db",)) == {}
+    assert catalog.namespace_properties(("db",)) == {"location": str(tmp_path / "db")}
     with pytest.raises(NoSuchNamespaceError, match="namespace not found: other"):
         catalog.namespace_properties(("other",))
     with pytest.raises(

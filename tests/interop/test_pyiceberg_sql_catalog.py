@@ -121,15 +121,15 @@ def test_namespaces_and_properties_are_shared(pyiceberg, con):
     # Spark's clauses and its reserved keys (SupportsNamespaces' comment, location)
     con.execute(
         "CREATE NAMESPACE described COMMENT 'sales data' LOCATION '/data/described'"
-        " WITH DBPROPERTIES ('owner' = 'ana')"
+        " WITH DBPROPERTIES ('team' = 'ana')"
     )
-    con.execute("CREATE SCHEMA plain WITH PROPERTIES ('owner' = 'bo')")
+    con.execute("CREATE SCHEMA plain WITH PROPERTIES ('team' = 'bo')")
     assert pyiceberg.load_namespace_properties("described") == {
         "comment": "sales data",
         "location": "/data/described",
-        "owner": "ana",
+        "team": "ana",
     }
-    assert pyiceberg.load_namespace_properties("plain") == {"owner": "bo"}
+    assert pyiceberg.load_namespace_properties("plain") == {"team": "bo"}
     with pytest.raises(icesql.ProgrammingError, match="CREATE TABLE takes TBLPROPERTIES"):
         con.execute("CREATE TABLE plain.t (id INT) WITH DBPROPERTIES ('a' = 'b')")
 

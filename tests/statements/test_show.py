@@ -333,3 +333,53 @@ def test_describe_metadata_tables(con):
     assert ("Name", "local.db.m.position_deletes", "") in extended
     with pytest.raises(NoSuchTableError):
         con.execute("DESCRIBE db.nope.snapshots")
+
+
+def test_describe_namespace_as_spark_shows_it(tmp_path):
+    """Spark's DescribeNamespaceExec rows; the hadoop ones as Spark 3.5 + Iceberg 1.10 gave
+    them for a namespace of a hadoop catalog (its only property is its folder)."""
+    con = icesql.connect(
+        catalog="sql", uri=f"sqlite:///{tmp_path}/c.db", warehouse=str(tmp_path / "w")
+    )
+    con.execute(
+        "CREATE NAMESPACE n COMMENT 'sales' LOCATION '/data/n' WITH DBPROPERTIES ('b'='2', 'a'='1')"
+    )
+    assert con.execute("DESCRIBE NAMESPACE n").fetchall() == [
+        ("Catalog Name", "local"),
+        ("Namespace Name", "n"),
+        ("Comment", "sales"),
+        ("Location", "/data/n"),
+    ]
+    cur = con.execute("DESC DATABASE EXTENDED n")
+    assert [d[0] for d in cur.description] == ["info_name", "info_value"]
+    assert cur.fetchall()[-1] == ("Properties", "((a,1), (b,2))")
+    with pytest.raises(icesql.ProgrammingError, match=r"\[SCHEMA_NOT_FOUND\] The schema `nope`"):
+        con.execute("DESCRIBE NAMESPACE nope")
+    hadoop = icesql.connect(str(tmp_path / "h"), create=True)
+    hadoop.execute("CREATE NAMESPACE h1")
+    assert hadoop.execute("DESCRIBE SCHEMA EXTENDED h1").fetchall() == [
+        ("Catalog Name", "local"),
+        ("Namespace Name", "h1"),
+        ("Location", str(tmp_path / "h" / "h1")),
+        ("Properties", ""),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("key", "why"),
+    [
+        ("location", "please use the LOCATION clause to specify it"),
+        ("owner", "it will be set to the current user"),
+    ],
+)
+def test_reserved_namespace_properties_are_refused_as_spark_does(tmp_path, key, why):
+    con = icesql.connect(
+        catalog="sql", uri=f"sqlite:///{tmp_path}/c.db", warehouse=str(tmp_path / "w")
+    )
+    with pytest.raises(
+        icesql.NotSupportedError,
+        match=rf"\[UNSUPPORTED_FEATURE.SET_NAMESPACE_PROPERTY\] .* {key} is a reserved namespace"
+        f" property, {why}",
+    ):
+        con.execute(f"CREATE NAMESPACE n WITH DBPROPERTIES ('{key}' = 'x')")
+    assert con.execute("SHOW NAMESPACES").fetchall() == []

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal, overload
 
+from icesql.spec.types import json_int
+
 
 @overload
 def get_int(obj: Mapping[str, Any], key: str, required: Literal[True] = True) -> int: ...
@@ -17,9 +19,7 @@ def get_int(obj: Mapping[str, Any], key: str, required: bool = True) -> int | No
         if required:
             raise ValueError(f"missing required field {key!r}")
         return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"field {key!r} must be an integer, got {value!r}")
-    return value
+    return json_int(value, key)
 
 
 @overload

@@ -29,6 +29,7 @@ from icesql.spec.types import (
     StructType,
     field_from_json,
     field_to_json,
+    json_int,
 )
 
 __all__ = ["Schema", "walk_fields"]
@@ -171,10 +172,11 @@ class Schema:
         """Parse a schema object (``schema-id`` defaults to 0 as v1 allows)."""
         if obj.get("type", "struct") != "struct" or not isinstance(obj.get("fields"), list):
             raise ValueError(f"not an Iceberg schema object (a list of fields): {obj!r}")
-        schema_id = obj.get("schema-id", 0)
+        schema_id = json_int(obj.get("schema-id", 0), "schema-id")
         ids = obj.get("identifier-field-ids") or []
-        if not _is_int(schema_id) or not (isinstance(ids, list) and all(map(_is_int, ids))):
-            raise ValueError("schema: 'schema-id' and 'identifier-field-ids' must be integers")
+        if not isinstance(ids, list):
+            raise ValueError(f"field 'identifier-field-ids' must be a list, got {ids!r}")
+        ids = [json_int(i, "identifier-field-ids") for i in ids]
         return Schema(tuple(field_from_json(f) for f in obj["fields"]), schema_id, tuple(ids))
 
     def to_json(self) -> dict[str, Any]:
@@ -187,10 +189,6 @@ class Schema:
     def __str__(self) -> str:
         body = "\n".join(f"  {f}" for f in self.fields)
         return f"table {{\n{body}\n}}"
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _ids_below(f: NestedField) -> list[int]:

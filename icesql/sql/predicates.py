@@ -221,8 +221,11 @@ def _renamed(condition: exp.Expr, alias: str, outputs: dict[str, exp.Column]) ->
         if inner is None:
             return None
         column.replace(inner.copy())
-    for node in moved.walk():
-        node.meta.clear()  # a copy: no mark of the statement's own nodes
+    for node in moved.walk():  # a copy: no mark of the statement's own nodes but a ? marker's
+        param = node.meta.get("icesql_param")
+        node.meta.clear()
+        if param is not None:
+            node.meta["icesql_param"] = param
     return moved
 
 

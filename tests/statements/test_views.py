@@ -88,6 +88,11 @@ def test_a_predicate_on_a_view_prunes_the_files_of_its_table(con):
     plan = rows(con, "EXPLAIN SELECT * FROM w WHERE k = 3")[0][0]
     assert "pushed filter: (id > 1 AND id = 3)" in plan
     assert "data files: total 4, read 1, skipped by partition 3" in plan
+    # a ? marker keeps its value when the condition is carried into the view
+    (plan,) = con.execute("EXPLAIN SELECT * FROM w WHERE k = ?", [3]).fetchone()
+    assert "pushed filter: (id > 1 AND id = 3)" in plan
+    assert "data files: total 4, read 1, skipped by partition 3" in plan
+    assert con.execute("SELECT k FROM w WHERE k = ?", [3]).fetchall() == [(3,)]
 
 
 def test_errors_are_sparks_and_change_nothing(con):

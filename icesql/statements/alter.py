@@ -65,7 +65,13 @@ __all__ = ["alter"]
 def alter(session: Session, statement: exp.Expr, params: Sequence[object]) -> Result:
     assert isinstance(statement, exp.Alter)
     actions = statement.args.get("actions") or []
-    if statement.args.get("kind") != "TABLE" or len(actions) != 1:  # ALTER VIEW ... (sqlglot's)
+    kind = str(statement.args.get("kind") or "").upper()
+    if kind == "VIEW":
+        raise NotSupportedError(
+            "ALTER VIEW is not supported yet (CREATE OR REPLACE TEMPORARY VIEW replaces a"
+            " temporary view)"
+        )
+    if kind != "TABLE" or len(actions) != 1:
         raise NotSupportedError("ALTER statements are not supported yet")
     parsed = actions[0]
     refuse_view_target(session, statement.this)

@@ -176,3 +176,11 @@ def test_views_belong_to_their_connection(con, tmp_path):
     with icesql.connect(str(tmp_path)) as other:
         with pytest.raises(icesql.ProgrammingError, match="TABLE_OR_VIEW_NOT_FOUND"):
             other.execute("SELECT * FROM v")
+
+
+@pytest.mark.parametrize("sql", ["ALTER VIEW v AS SELECT 2 AS a", "ALTER VIEW v RENAME TO w"])
+def test_alter_view_is_refused_by_name(con, sql):
+    con.execute("CREATE TEMPORARY VIEW v AS SELECT 1 AS a")
+    with pytest.raises(icesql.NotSupportedError, match="ALTER VIEW is not supported yet"):
+        con.execute(sql)
+    assert con.execute("SELECT a FROM v").fetchall() == [(1,)]

@@ -64,6 +64,10 @@ class NoSuchTableError(ProgrammingError):
     """The table does not exist in the catalog."""
 
 
+class NoSuchViewError(NoSuchTableError):
+    """The view does not exist in the catalog (a kind of "no such table or view")."""
+
+
 class NoSuchNamespaceError(ProgrammingError):
     """The namespace does not exist in the catalog."""
 
@@ -84,6 +88,7 @@ __all__ = [
     "InternalError",
     "NoSuchNamespaceError",
     "NoSuchTableError",
+    "NoSuchViewError",
     "NotSupportedError",
     "OperationalError",
     "ProgrammingError",

@@ -12,14 +12,15 @@ well be the table's current version.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from icesql.catalog.table import Table
+from icesql.catalog.table import Table, View
 from icesql.errors import (
     CommitConflictError,
     NoSuchNamespaceError,
+    NoSuchViewError,
     NotSupportedError,
     OperationalError,
 )
@@ -160,3 +161,50 @@ class Catalog(ABC):
 
     def rename_table(self, source: Identifier, target: Identifier) -> None:
         raise self._read_only("rename tables")
+
+    # --- views (Iceberg's view spec; catalogs without views keep these defaults) -------------
+
+    supports_views = False
+
+    def no_views(self) -> NotSupportedError:
+        """Why this catalog cannot keep a view (the catalogs that can say nothing)."""
+        return NotSupportedError(
+            f"catalog {self.name!r} ({type(self).__name__}) keeps no Iceberg views: views live"
+            " in catalogs that implement them (a SQL/JDBC catalog or a REST catalog)"
+        )
+
+    def list_views(self, namespace: Identifier) -> list[Identifier]:
+        """The views directly in ``namespace`` (none where the catalog keeps no views)."""
+        if not self.namespace_exists(namespace):
+            raise NoSuchNamespaceError(f"namespace not found: {'.'.join(namespace)}")
+        return []
+
+    def view_exists(self, identifier: Identifier) -> bool:
+        return False
+
+    def load_view(self, identifier: Identifier) -> View:
+        """The view's current metadata; raises NoSuchViewError naming the view."""
+        raise NoSuchViewError(f"view not found: {'.'.join(identifier)} (catalog {self.name!r})")
+
+    def create_view(self, identifier: Identifier, updates: Sequence[Mapping[str, Any]]) -> View:
+        """Register a new view whose first metadata is ``updates`` applied to nothing
+        (``icesql.metadata.view_updates``); AlreadyExistsError when a table or view has the
+        name (nothing is written then)."""
+        raise self.no_views()
+
+    def commit_view(
+        self,
+        identifier: Identifier,
+        requirements: Sequence[Mapping[str, Any]],
+        updates: Sequence[Mapping[str, Any]],
+    ) -> View:
+        """Apply ``updates`` to the view's current metadata (``requirements`` checked on it)
+        and swap the result in atomically; a lost swap starts over on the new current one."""
+        raise self.no_views()
+
+    def drop_view(self, identifier: Identifier) -> None:
+        """Remove a view (NoSuchViewError if there is none)."""
+        raise self.no_views()
+
+    def rename_view(self, source: Identifier, target: Identifier) -> None:
+        raise self.no_views()

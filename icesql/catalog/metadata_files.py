@@ -20,6 +20,7 @@ from icesql.catalog.table import Table
 from icesql.errors import OperationalError
 from icesql.io import FileIO
 from icesql.metadata.table_metadata import TableMetadata
+from icesql.metadata.view_metadata import ViewMetadata
 
 if TYPE_CHECKING:
     from icesql.metadata import manifest, manifest_list
@@ -32,12 +33,14 @@ METADATA_PATH = "write.metadata.path"
 _VERSIONED_NAME = re.compile(r"^(\d+)-[^/]*\.metadata\.json$")
 
 
-def compressed(metadata: TableMetadata) -> bool:
-    """Whether the table asks for gzip-compressed metadata files."""
-    return str((metadata.properties or {}).get(METADATA_COMPRESSION, "none")).lower() == "gzip"
+def compressed(metadata: TableMetadata | ViewMetadata) -> bool:
+    """Whether the table (or view) asks for gzip-compressed metadata files; a view's
+    default is gzip (Java's ``ViewProperties``), a table's none."""
+    default = "gzip" if isinstance(metadata, ViewMetadata) else "none"
+    return str((metadata.properties or {}).get(METADATA_COMPRESSION, default)).lower() == "gzip"
 
 
-def metadata_dir(metadata: TableMetadata) -> str:
+def metadata_dir(metadata: TableMetadata | ViewMetadata) -> str:
     """Where the table's metadata files go: ``write.metadata.path``, else ``<location>/metadata``."""
     path = (metadata.properties or {}).get(METADATA_PATH)
     return str(path).rstrip("/") if path else f"{metadata.location.rstrip('/')}/metadata"
@@ -52,14 +55,14 @@ def parse_version(metadata_location: str | None) -> int:
     return int(m.group(1)) if m else -1
 
 
-def new_metadata_location(metadata: TableMetadata, previous: str | None) -> str:
+def new_metadata_location(metadata: TableMetadata | ViewMetadata, previous: str | None) -> str:
     """A fresh name for the next version after ``previous`` (None for a new table)."""
     ext = ".gz.metadata.json" if compressed(metadata) else ".metadata.json"
     version = parse_version(previous) + 1
     return f"{metadata_dir(metadata)}/{version:05d}-{uuid.uuid4()}{ext}"
 
 
-def serialize(metadata: TableMetadata, compress: bool = False) -> bytes:
+def serialize(metadata: TableMetadata | ViewMetadata, compress: bool = False) -> bytes:
     """The document as written: UTF-8 JSON, gzip-compressed when asked."""
     data = metadata.to_json().encode("utf-8")
     return gzip.compress(data) if compress else data

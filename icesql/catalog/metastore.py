@@ -98,9 +98,10 @@ class MetastoreCatalog(Catalog):
                 raise ProgrammingError(
                     f"invalid name part {part!r} in {what} {self.describe(identifier)}"
                 )
-        if what == "table" and len(identifier) < 2:
+        if what in ("table", "view") and len(identifier) < 2:
             raise ProgrammingError(
-                f"invalid table name {self.describe(identifier)}: tables are named namespace.table"
+                f"invalid {what} name {self.describe(identifier)}: {what}s are named"
+                f" namespace.{what}"
             )
 
     # -- tables ---------------------------------------------------------------------------

@@ -11,7 +11,9 @@ one database. Namespaces are their levels joined by ``.``; a namespace exists wh
 or a property row names it or a namespace below it, and creating one without properties
 stores ``exists=true``, as both Java and PyIceberg do. The optional ``iceberg_type`` column
 (Java's V1 schema, PyIceberg 0.12) marks views; where it exists, tables are the rows whose
-type is ``TABLE`` or NULL, and new rows are typed ``TABLE``. A database without the catalog
+type is ``TABLE`` or NULL, new rows are typed ``TABLE``, and views are the rows typed
+``VIEW`` (their metadata files ``<location>/metadata/<NNNNN>-<uuid>.gz.metadata.json``, as
+Java's ``JdbcViewOperations`` writes them); without the column the catalog keeps no views. A database without the catalog
 tables gets them, in the V1 layout, unless ``init_catalog_tables=false``.
 
 A commit is ``UPDATE iceberg_tables SET metadata_location = <new>,
@@ -23,10 +25,17 @@ back unless each changed its row.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
+from typing import Any
 
-from icesql.catalog.base import CommitStateUnknownError, Identifier
+from icesql.catalog import metadata_files
+from icesql.catalog.base import (
+    COMMIT_ATTEMPTS,
+    CommitFailedError,
+    CommitStateUnknownError,
+    Identifier,
+)
 from icesql.catalog.metastore import MetastoreCatalog
 from icesql.catalog.sql_database import (
     Database,
@@ -35,18 +44,24 @@ from icesql.catalog.sql_database import (
     Params,
     open_database,
 )
+from icesql.catalog.table import View
 from icesql.errors import (
     AlreadyExistsError,
     Error,
     NoSuchNamespaceError,
     NoSuchTableError,
+    NoSuchViewError,
+    NotSupportedError,
     ProgrammingError,
 )
 from icesql.io import FileIO
+from icesql.metadata.view_metadata import parse_view_metadata
+from icesql.metadata.view_updates import apply_view_updates, check_view_requirements
 
 __all__ = ["SqlCatalog"]
 
 TABLE_TYPE = "TABLE"
+VIEW_TYPE = "VIEW"
 EXISTS_PROPERTY = "exists"
 
 _CREATE_TABLES = (
@@ -255,6 +270,162 @@ class SqlCatalog(MetastoreCatalog):
         if count != 1:
             raise NoSuchTableError(f"table not found: {self.describe(source)}")
 
+    # -- views (rows typed VIEW, Java's V1 layout) ------------------------------------------
+    @property
+    def supports_views(self) -> bool:  # type: ignore[override]
+        return self._typed
+
+    def no_views(self) -> NotSupportedError:
+        return NotSupportedError(
+            f"SQL catalog {self.name!r}: its iceberg_tables table has no iceberg_type column"
+            " (Java's V0 layout), so it keeps no views; Java adds the column with"
+            " jdbc.schema-version=V1"
+        )
+
+    def _views(self) -> None:
+        if not self._typed:
+            raise self.no_views()
+
+    def _view_pointer(self, identifier: Identifier) -> str | None:
+        if not self._typed or len(identifier) < 2:
+            return None
+        rows = self.db.query(
+            f"SELECT metadata_location FROM iceberg_tables WHERE {_TABLE}"
+            f" AND iceberg_type = '{VIEW_TYPE}'",
+            self._key(identifier),
+        )
+        return rows[0][0] if rows and rows[0][0] else None
+
+    def list_views(self, namespace: Identifier) -> list[Identifier]:
+        if not self.namespace_exists(namespace):
+            raise NoSuchNamespaceError(f"namespace not found: {self.describe(namespace)}")
+        if not self._typed:
+            return []
+        rows = self.db.query(
+            "SELECT table_name FROM iceberg_tables WHERE catalog_name = :catalog"
+            f" AND table_namespace = :namespace AND iceberg_type = '{VIEW_TYPE}'",
+            {"catalog": self.name, "namespace": ".".join(namespace)},
+        )
+        return sorted((*namespace, r[0]) for r in rows)
+
+    def view_exists(self, identifier: Identifier) -> bool:
+        return self._view_pointer(identifier) is not None
+
+    def load_view(self, identifier: Identifier) -> View:
+        location = self._view_pointer(identifier)
+        if location is None:
+            raise NoSuchViewError(f"view not found: {self.describe(identifier)}")
+        metadata = parse_view_metadata(self.io.read_bytes(location), path=location)
+        return View(identifier, metadata, location)
+
+    def create_view(self, identifier: Identifier, updates: Sequence[Mapping[str, Any]]) -> View:
+        self._views()
+        self.check_identifier(identifier, "view")
+        if not self.namespace_exists(identifier[:-1]):
+            raise NoSuchNamespaceError(f"namespace not found: {self.describe(identifier[:-1])}")
+        if self.table_exists(identifier):
+            raise AlreadyExistsError(
+                f"a table of the same name already exists: {self.describe(identifier)}"
+            )
+        if self.view_exists(identifier):
+            raise AlreadyExistsError(f"view already exists: {self.describe(identifier)}")
+        metadata = apply_view_updates(None, updates)
+        location = self._write_view(metadata, None)
+        sql = (
+            "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name,"
+            " metadata_location, previous_metadata_location, iceberg_type)"
+            f" VALUES (:catalog, :namespace, :name, :location, NULL, '{VIEW_TYPE}')"
+        )
+        try:
+            self.db.change([(sql, {**self._key(identifier), "location": location})])
+        except DuplicateKeyError:
+            self._discard(location)
+            raise AlreadyExistsError(
+                f"a table or view of the same name already exists: {self.describe(identifier)}"
+            ) from None
+        except CommitStateUnknownError:
+            raise
+        except BaseException:
+            self._discard(location)
+            raise
+        return View(identifier, parse_view_metadata(metadata.to_json(), location), location)
+
+    def commit_view(
+        self,
+        identifier: Identifier,
+        requirements: Sequence[Mapping[str, Any]],
+        updates: Sequence[Mapping[str, Any]],
+    ) -> View:
+        self._views()
+        sql = (
+            "UPDATE iceberg_tables SET metadata_location = :location,"
+            f" previous_metadata_location = :expected WHERE {_TABLE}"
+            f" AND metadata_location = :expected AND iceberg_type = '{VIEW_TYPE}'"
+        )
+        for attempt in range(1, COMMIT_ATTEMPTS + 1):
+            base = self.load_view(identifier)
+            check_view_requirements(base.metadata, requirements)
+            metadata = apply_view_updates(base.metadata, updates)
+            location = self._write_view(metadata, base.metadata_location)
+            params = {**self._key(identifier), "location": location}
+            try:
+                (count,) = self.db.change([(sql, {**params, "expected": base.metadata_location})])
+            except BaseException:
+                if self._view_pointer(identifier) != location:
+                    self._discard(location)
+                raise
+            if count == 1:
+                return View(identifier, parse_view_metadata(metadata.to_json(), location), location)
+            self._discard(location)
+            if attempt == COMMIT_ATTEMPTS:
+                raise CommitFailedError(
+                    f"cannot commit to view {self.describe(identifier)}: another commit won"
+                )
+        raise AssertionError("unreachable")
+
+    def drop_view(self, identifier: Identifier) -> None:
+        self._views()
+        location = self._view_pointer(identifier)
+        sql = f"DELETE FROM iceberg_tables WHERE {_TABLE} AND iceberg_type = '{VIEW_TYPE}'"
+        (count,) = self.db.change([(sql, self._key(identifier))])
+        if count == 0:
+            raise NoSuchViewError(f"view not found: {self.describe(identifier)}")
+        if location is not None:  # as Java's dropViewMetadata: the current metadata file
+            self._discard(location)
+
+    def rename_view(self, source: Identifier, target: Identifier) -> None:
+        self._views()
+        if source == target:
+            return
+        self.check_identifier(target, "view")
+        if not self.namespace_exists(target[:-1]):
+            raise NoSuchNamespaceError(f"namespace not found: {self.describe(target[:-1])}")
+        if not self.view_exists(source):
+            raise NoSuchViewError(f"view not found: {self.describe(source)}")
+        if self.table_exists(target):
+            raise AlreadyExistsError(f"table already exists: {self.describe(target)}")
+        if self.view_exists(target):
+            raise AlreadyExistsError(f"view already exists: {self.describe(target)}")
+        new = self._key(target)
+        sql = (
+            "UPDATE iceberg_tables SET table_namespace = :new_namespace, table_name = :new_name"
+            f" WHERE {_TABLE} AND iceberg_type = '{VIEW_TYPE}'"
+        )
+        params = {**self._key(source), "new_namespace": new["namespace"], "new_name": new["name"]}
+        try:
+            (count,) = self.db.change([(sql, params)])
+        except DuplicateKeyError:
+            raise AlreadyExistsError(f"view already exists: {self.describe(target)}") from None
+        if count != 1:
+            raise NoSuchViewError(f"view not found: {self.describe(source)}")
+
+    def _write_view(self, metadata: Any, previous: str | None) -> str:
+        location = metadata_files.new_metadata_location(metadata, previous)
+        self.io.write_bytes(
+            location, metadata_files.serialize(metadata, metadata_files.compressed(metadata))
+        )
+        return location
+
     # -- namespaces -------------------------------------------------------------------------
     def _namespace_names(self, parent: Identifier) -> set[str]:
         """Every namespace name at or below ``parent`` that a row mentions."""
@@ -305,7 +476,11 @@ class SqlCatalog(MetastoreCatalog):
     def drop_namespace(self, namespace: Identifier) -> None:
         if not namespace or not self.namespace_exists(namespace):
             raise NoSuchNamespaceError(f"namespace not found: {self.describe(namespace)}")
-        inside = [*self.list_tables(namespace), *self.list_namespaces(namespace)]
+        inside = [
+            *self.list_tables(namespace),
+            *self.list_views(namespace),
+            *self.list_namespaces(namespace),
+        ]
         if inside:
             names = ", ".join(".".join(i) for i in inside)
             raise ProgrammingError(

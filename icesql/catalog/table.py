@@ -9,6 +9,7 @@ from icesql.io import FileIO
 
 if TYPE_CHECKING:
     from icesql.metadata.table_metadata import TableMetadata
+    from icesql.metadata.view_metadata import ViewMetadata
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,19 @@ class Table:
     metadata: TableMetadata
     metadata_location: str
     io: FileIO
+
+    @property
+    def name(self) -> str:
+        return ".".join(self.identifier)
+
+
+@dataclass(frozen=True)
+class View:
+    """An immutable view of an Iceberg view at one metadata version."""
+
+    identifier: tuple[str, ...]
+    metadata: ViewMetadata
+    metadata_location: str
 
     @property
     def name(self) -> str:

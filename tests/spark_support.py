@@ -259,7 +259,32 @@ def spark_jars() -> list[str]:
     if configured:
         return [part.strip() for part in configured.split(",") if part.strip()]
     jars = [iceberg_runtime_jar(), relocated_jackson_jar(), relocated_httpclient_jar()]
+    if SQLITE_JDBC_JAR.exists():  # Iceberg's JdbcCatalog over SQLite (Debian's driver)
+        jars.append(SQLITE_JDBC_JAR)
     return [str(jar) for jar in jars if jar is not None]
+
+
+SQLITE_JDBC_JAR = Path("/usr/share/java/sqlite-jdbc.jar")
+
+
+def spark_jdbc_catalog_available() -> bool:
+    """Whether Spark can open Iceberg's ``JdbcCatalog`` over SQLite: Debian's
+    ``libxerial-sqlite-jdbc-java`` is installed (or the jar list is the user's own)."""
+    return bool(os.environ.get("ICESQL_SPARK_JARS", "").strip()) or SQLITE_JDBC_JAR.exists()
+
+
+def jdbc_catalog_conf(sqlite_path: str, warehouse: str, name: str) -> dict[str, str]:
+    """Settings of a Spark catalog ``name`` that is Iceberg's ``JdbcCatalog`` over the SQLite
+    file ``sqlite_path``, in the V1 layout that keeps views (SPARK.md)."""
+    prefix = f"spark.sql.catalog.{name}"
+    return {
+        prefix: "org.apache.iceberg.spark.SparkCatalog",
+        f"{prefix}.type": "jdbc",
+        f"{prefix}.uri": f"jdbc:sqlite:{sqlite_path}",
+        f"{prefix}.warehouse": warehouse,
+        f"{prefix}.jdbc.schema-version": "V1",
+        f"{prefix}.cache-enabled": "false",
+    }
 
 
 def spark_rest_catalog_available() -> bool:

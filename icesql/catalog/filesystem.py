@@ -49,6 +49,12 @@ class FileSystemCatalog(Catalog):
 
     custom_locations = False  # a table is its folder: its name is where it lives
 
+    def no_views(self) -> NotSupportedError:
+        return NotSupportedError(
+            f"catalog {self.name!r} is a file-system (hadoop) catalog, and Iceberg's hadoop"
+            " catalog keeps no views; create views in a SQL/JDBC or REST catalog"
+        )
+
     def __init__(self, warehouse: str, io: FileIO | None = None, name: str = "local"):
         self.warehouse = warehouse.rstrip("/") or "/"
         self.io = io or FileIO()

@@ -25,6 +25,7 @@ from icesql.engine import plan_cache
 from icesql.errors import NoSuchTableError
 from icesql.session import DML_TARGET, StatementTables, TempViews
 from icesql.sql.bound_query import BoundQuery, TableSource, bind_query, query_type_name
+from icesql.sql.catalog_views import expand_catalog_views, view_finder
 from icesql.sql.output_names import name_select_items
 from icesql.sql.python_sources import PythonSource
 from icesql.sql.tables import TableReference, drop_table_prefixes, resolve_reference, table_nodes
@@ -125,6 +126,9 @@ def bind(binder: Binder, parsed: Parsed) -> Bound:
         name: plan_cache.recording(lookups, name, binder.tables.exists_in(catalog))
         for name, catalog in binder.catalogs.items()
     }
+    # Iceberg views too, read afresh each time (icesql.sql.catalog_views): no plan is kept
+    find = view_finder(binder.catalogs, exists, binder.catalog.name, binder.default_namespace)
+    views_read = expand_catalog_views(statement, find, catalogs=list(binder.catalogs))
     refs = []
     python_views: dict[str, Any] = {}
     python_sources: dict[str, TableSource | None] = {}
@@ -145,7 +149,7 @@ def bind(binder: Binder, parsed: Parsed) -> Bound:
             _replace_node(node, view, source.name)
     drop_table_prefixes(statement, refs)
     metrics_read = _reads_readable_metrics(statement)
-    keepable = not python_views
+    keepable = not python_views and not views_read
     tables: dict[TableKey, Table] = {}
     metadata_views: dict[str, pa.Table] = {}
     scans: list[BoundScan] = []

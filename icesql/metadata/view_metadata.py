@@ -182,7 +182,9 @@ class ViewMetadata:
 
     @cached_property
     def _schemas_by_id(self) -> dict[int, Schema]:
-        schemas = (Schema.from_json(dict(json_object(s, "view schema"))) for s in self._raw["schemas"])
+        schemas = (
+            Schema.from_json(dict(json_object(s, "view schema"))) for s in self._raw["schemas"]
+        )
         return {s.schema_id: s for s in schemas}
 
     @property

@@ -148,6 +148,12 @@ class IcebergSpark(Spark):
             "SET TBLPROPERTIES": lambda self: self._parse_set_table_properties(),
             "UNSET TBLPROPERTIES": lambda self: self._parse_unset_table_properties(),
         }
+        ALTER_VIEW_PARSERS = {
+            "SET TBLPROPERTIES": lambda self: self._parse_set_table_properties(),
+            "UNSET TBLPROPERTIES": lambda self: self._parse_unset_table_properties(),
+            "RENAME TO": lambda self: self._parse_rename_table(),
+            "AS": lambda self: self._parse_alter_view_query(),
+        }
         SHOW_PARSERS = {
             "NAMESPACES": lambda self: self._parse_show_in(nodes.ShowNamespaces),
             "DATABASES": lambda self: self._parse_show_in(nodes.ShowNamespaces),
@@ -182,6 +188,8 @@ class IcebergSpark(Spark):
             # (sqlglot parses only some of its forms and degrades Iceberg's to a Command)
             if self._curr is not None and self._curr.token_type == TokenType.TABLE:
                 return self._parse_alter_table_action(self.ALTER_TABLE_PARSERS)
+            if self._curr is not None and self._curr.token_type == TokenType.VIEW:
+                return self._parse_alter_table_action(self.ALTER_VIEW_PARSERS, "VIEW")
             index = self._index
             statement = super()._parse_alter()
             if isinstance(statement, exp.Command):  # not an ALTER sqlglot knows either
@@ -321,7 +329,41 @@ def parse(sql: str) -> list[exp.Expr]:
     out = [s for s in statements if s is not None]
     for statement in out:
         check_table_functions(statement)
+    if any(_is_view(s) for s in out):
+        texts = split_statements(sql)
+        if len(texts) == len(out):
+            for statement, text in zip(out, texts):
+                if _is_view(statement):
+                    statement.meta[VIEW_TEXT] = _view_query_text(text)
     return out
+
+
+VIEW_TEXT = "icesql_view_text"  # a CREATE VIEW's query as written (Spark keeps it so)
+
+
+def _is_view(statement: exp.Expr) -> bool:
+    return (
+        isinstance(statement, exp.Create)
+        and str(statement.args.get("kind") or "").upper() == "VIEW"
+        and statement.expression is not None
+    )
+
+
+def _view_query_text(text: str) -> str | None:
+    """The text after a CREATE VIEW's ``AS`` (the first one outside parentheses after
+    ``VIEW``), exactly as written: what Spark stores as the view's SQL."""
+    depth, seen_view = 0, False
+    for token in DIALECT.tokenize(text):
+        kind = token.token_type
+        if kind == TokenType.L_PAREN:
+            depth += 1
+        elif kind == TokenType.R_PAREN:
+            depth -= 1
+        elif kind == TokenType.VIEW:
+            seen_view = True
+        elif seen_view and depth == 0 and kind == TokenType.ALIAS:
+            return text[token.end + 1 :].strip()
+    return None
 
 
 def split_statements(sql: str) -> list[str]:

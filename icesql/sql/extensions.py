@@ -78,16 +78,27 @@ class ExtensionsParser(SparkParser):  # the class Spark.Parser names
                 return entry
         return None
 
-    def _parse_alter_table_action(self, entries: Mapping[str, Entry]) -> exp.Alter:
-        """``TABLE name <action>`` after ``ALTER``: sqlglot's ``exp.Alter`` with one action."""
-        self._advance()  # TABLE
+    def _parse_alter_table_action(
+        self, entries: Mapping[str, Entry], kind: str = "TABLE"
+    ) -> exp.Alter:
+        """``TABLE name <action>`` (or ``VIEW name <action>``) after ``ALTER``: sqlglot's
+        ``exp.Alter`` with one action."""
+        self._advance()  # TABLE / VIEW
         table = nodes.table_name(self._parse_name_parts())
         entry = self._find_phrase(entries)
         if entry is None:
+            if kind == "VIEW":
+                raise self._syntax_error("SET TBLPROPERTIES, UNSET TBLPROPERTIES, RENAME TO or AS")
             self._refuse_alter_action()
         action = entry(self)
         self._expect_end()
-        return self.expression(exp.Alter(this=table, kind="TABLE", actions=[action]))
+        return self.expression(exp.Alter(this=table, kind=kind, actions=[action]))
+
+    def _parse_alter_view_query(self) -> nodes.AlterViewQuery:
+        query = self._parse_select(nested=True)
+        if query is None:
+            raise self._syntax_error("a query")
+        return self.expression(nodes.AlterViewQuery(this=query))
 
     def _refuse_alter_action(self) -> NoReturn:
         for verb, expected in (

@@ -49,6 +49,7 @@ __all__ = [
     "SortTerm",
     "Term",
     "TransformTerm",
+    "AlterViewQuery",
     "UnsetTableProperties",
     "WriteDistributionAndOrdering",
     "WriteOrderField",
@@ -259,6 +260,12 @@ class SetTableProperties(AlterTableAction):
     @property
     def properties(self) -> tuple[tuple[str, str], ...]:
         return tuple((p.this.this, p.args["value"].this) for p in self.expressions)
+
+
+class AlterViewQuery(AlterTableAction):
+    """``ALTER VIEW v AS query``: ``this`` is the query."""
+
+    arg_types = {"this": True}
 
 
 class UnsetTableProperties(AlterTableAction):

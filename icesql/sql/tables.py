@@ -103,7 +103,7 @@ def resolve_reference(
     if not parts or any(p == "" for p in parts):
         raise ProgrammingError(f"invalid table name: {node.sql(dialect='spark')}")
     travel = _time_travel(node, params)
-    candidates = _name_candidates(parts, list(catalogs), current, tuple(default_namespace))
+    candidates = name_candidates(parts, list(catalogs), current, tuple(default_namespace))
     for catalog, identifier, suffix in candidates:
         if not catalogs[catalog](identifier):
             continue
@@ -155,10 +155,11 @@ def drop_table_prefixes(statement: exp.Expr, refs: Sequence[TableReference]) -> 
             break
 
 
-def _name_candidates(
+def name_candidates(
     parts: tuple[str, ...], catalogs: Sequence[str], current: str, default_ns: tuple[str, ...]
 ) -> list[tuple[str, tuple[str, ...], str | None]]:
-    """Readings of a dotted name, most literal first: (catalog, identifier, suffix or None)."""
+    """Readings of a dotted name, most literal first: (catalog, identifier, suffix or None),
+    the suffix a branch, tag or metadata table of the table the identifier names."""
     readings = [(current, parts)]
     if len(parts) >= 3:
         named = next((c for c in catalogs if c.lower() == parts[0].lower()), None)

@@ -50,6 +50,7 @@ from icesql.sql.defaults import Evaluate, check_defaults_supported, default_valu
 from icesql.sql.identifiers import catalog_and_table, name_parts
 from icesql.sql.spark_types import column_field, iceberg_type
 from icesql.sql.transform_terms import default_partition_name, new_sort_order, source_field
+from icesql.statements.iceberg_views import alter_view
 from icesql.statements.names import table_name
 from icesql.statements.refs import change_ref
 from icesql.statements.views import refuse_view_target
@@ -67,10 +68,7 @@ def alter(session: Session, statement: exp.Expr, params: Sequence[object]) -> Re
     actions = statement.args.get("actions") or []
     kind = str(statement.args.get("kind") or "").upper()
     if kind == "VIEW":
-        raise NotSupportedError(
-            "ALTER VIEW is not supported yet (CREATE OR REPLACE TEMPORARY VIEW replaces a"
-            " temporary view)"
-        )
+        return alter_view(session, statement)
     if kind != "TABLE" or len(actions) != 1:
         raise NotSupportedError("ALTER statements are not supported yet")
     parsed = actions[0]

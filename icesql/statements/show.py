@@ -18,7 +18,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from icesql.catalog.base import Catalog
-from icesql.catalog.table import Table
+from icesql.catalog.table import Table, View
 from icesql.errors import NoSuchNamespaceError, NoSuchTableError
 from icesql.session import Result, Session
 from icesql.session.result import rows
@@ -30,6 +30,7 @@ from icesql.sql import nodes
 from icesql.sql.identifiers import catalog_named, name_parts
 from icesql.sql.spark_type_names import spark_ddl_type, spark_type
 from icesql.sql.tables import METADATA_TABLES
+from icesql.statements.iceberg_views import catalog_view_named, show_create_view, view_properties
 from icesql.statements.names import namespace_name, table_name
 from icesql.write.properties import RESERVED
 
@@ -109,6 +110,10 @@ def show(session: Session, parsed: exp.Expr, params: Sequence[object]) -> Result
             if pattern is None or pattern.match(t[-1])
         ]
         return rows([("namespace", _S), ("tableName", _S), ("isTemporary", pa.bool_())], data)
+    if isinstance(parsed, (nodes.ShowCreateTable, nodes.ShowTableProperties)):
+        found = catalog_view_named(session, parsed.table)
+        if found is not None:
+            return _show_view(parsed, *found)
     if isinstance(parsed, nodes.ShowCreateTable):
         catalog, table = _load(session, parsed.table)
         return rows([("createtab_stmt", _S)], [(show_create_table(table, catalog.name),)])
@@ -121,6 +126,20 @@ def show(session: Session, parsed: exp.Expr, params: Sequence[object]) -> Result
             return rows([("key", _S), ("value", _S)], [(key, value)])
         return rows([("key", _S), ("value", _S)], sorted(props.items()))
     raise AssertionError(parsed)
+
+
+def _show_view(
+    parsed: exp.Expr, catalog: Catalog, identifier: tuple[str, ...], view: View
+) -> Result:
+    if isinstance(parsed, nodes.ShowCreateTable):
+        return rows([("createtab_stmt", _S)], [(show_create_view(catalog, identifier, view),)])
+    assert isinstance(parsed, nodes.ShowTableProperties)
+    props = view_properties(catalog, view)
+    key = parsed.property_key
+    if key is not None:
+        value = props.get(key, f"View {view.name} does not have property: {key}")
+        return rows([("key", _S), ("value", _S)], [(key, value)])
+    return rows([("key", _S), ("value", _S)], list(props.items()))
 
 
 # ---------------------------------------------------------------------------------------------

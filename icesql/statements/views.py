@@ -4,8 +4,10 @@ A view is checked when it is created, as Spark analyzes its query then: its quer
 (tables, columns), its column names be distinct, a column list match the query's arity and
 it must not reach itself (``icesql.sql.temp_views``); then the text and what Spark records
 beside it are kept (``icesql.session.temp_views``). Nothing changes when a check fails.
-Persistent views and ``USING <format>`` views are refused by name: the first are not built
-yet, the second would read files no Iceberg table lists (``icesql.session.sandbox``).
+``USING <format>`` views are refused by name: they would read files no Iceberg table lists
+(``icesql.session.sandbox``). Iceberg views are ``icesql.statements.iceberg_views``'; the
+statements that take both kinds (DROP VIEW, SHOW VIEWS, DESCRIBE) look for a temporary
+view first, as Spark does.
 """
 
 from __future__ import annotations
@@ -29,6 +31,15 @@ from icesql.sql.dialect import DIALECT
 from icesql.sql.identifiers import name_parts
 from icesql.sql.spark_errors import quote_id
 from icesql.sql.temp_views import GLOBAL_TEMP, expand_views, named_views, view_key
+from icesql.statements.iceberg_views import (
+    catalog_view_named,
+    check_arity,
+    check_distinct,
+    column_comment,
+    create_iceberg_view,
+    describe_iceberg_view,
+    drop_iceberg_view,
+)
 from icesql.statements.names import namespace_name
 from icesql.statements.show import (
     NAMESPACE_KINDS,
@@ -56,10 +67,7 @@ def create_view(session: Session, statement: exp.Create, params: Sequence[object
     written = list(props.expressions) if props is not None else []
     kinds = {type(p) for p in written}
     if exp.TemporaryProperty not in kinds:
-        raise NotSupportedError(
-            "CREATE VIEW (a persistent view) is not supported yet: icesql has temporary views"
-            " only (CREATE TEMPORARY VIEW)"
-        )
+        return create_iceberg_view(session, statement)
     query = statement.expression
     if exp.FileFormatProperty in kinds or query is None:
         raise NotSupportedError(
@@ -95,13 +103,13 @@ def create_view(session: Session, statement: exp.Create, params: Sequence[object
         query.copy(), views, session.catalog.name, session.default_namespace, (is_global, name)
     )
     query_columns = tuple(session.query_columns(query, ()))
-    _check_distinct(query_columns)
+    check_distinct(query_columns)
     columns = query_columns
     comments: tuple[str | None, ...] = tuple(None for _ in query_columns)
     if declared is not None:
-        _check_arity(name, [c.name for c in declared], query_columns)
+        check_arity(name, [c.name for c in declared], query_columns)
         columns = tuple(c.name for c in declared)
-        comments = tuple(_column_comment(c) for c in declared)
+        comments = tuple(column_comment(c) for c in declared)
     referred = named_views(query, views)
     comment = next((p.this.name for p in written if isinstance(p, exp.SchemaCommentProperty)), None)
     view = TempView(
@@ -129,6 +137,8 @@ def drop_view(session: Session, parts: Sequence[str], if_exists: bool) -> None:
         return
     is_global = len(parts) == 2 and parts[0].lower() == GLOBAL_TEMP
     if is_global and views.drop(parts[1], is_global=True):
+        return
+    if not is_global and drop_iceberg_view(session, parts):
         return
     if if_exists:
         return
@@ -175,6 +185,10 @@ def describe_or_view(session: Session, statement: exp.Expr, params: Sequence[obj
     view = view_named(session, statement.this)
     if view is not None:
         return describe_view(session, view)
+    found = catalog_view_named(session, name_parts(statement.this))
+    if found is not None:
+        extended = (statement.args.get("style") or "").upper() in ("EXTENDED", "FORMATTED")
+        return describe_iceberg_view(*found, extended)
     return describe(session, statement, params)
 
 
@@ -186,9 +200,14 @@ def show_views(session: Session, parsed: exp.Expr, params: Sequence[object]) -> 
     namespace = parsed.namespace
     if namespace is not None and [p.lower() for p in namespace] == [GLOBAL_TEMP]:
         data += [(GLOBAL_TEMP, n, True) for n in session.temp_views.names(is_global=True)]
-    elif namespace is not None:
-        catalog, ns = namespace_name(session, namespace)
-        if not catalog.namespace_exists(ns):
+    else:
+        if namespace is not None:
+            catalog, ns = namespace_name(session, namespace)
+        else:
+            catalog, ns = session.catalog, tuple(session.default_namespace)
+        if catalog.namespace_exists(ns):
+            data += [(".".join(v[:-1]), v[-1], False) for v in catalog.list_views(ns)]
+        elif namespace is not None:
             raise NoSuchNamespaceError(f"[SCHEMA_NOT_FOUND] namespace not found: {'.'.join(ns)}")
     data += [("", n, True) for n in session.temp_views.names()]
     pattern = like_pattern(parsed.pattern)
@@ -215,33 +234,3 @@ def describe_view(session: Session, view: TempView) -> Result:
 
 def _placeholder(name: str, is_global: bool) -> TempView:
     return TempView(name, "", (), (), (), "", (), frozenset(), frozenset(), is_global)
-
-
-def _check_distinct(columns: Sequence[str]) -> None:
-    seen: set[str] = set()
-    for c in columns:
-        if c.lower() in seen:
-            raise ProgrammingError(
-                f"[COLUMN_ALREADY_EXISTS] The column `{c.lower()}` already exists. Consider to"
-                " choose another name or rename the existing column. SQLSTATE: 42711"
-            )
-        seen.add(c.lower())
-
-
-def _check_arity(name: str, declared: Sequence[str], query: Sequence[str]) -> None:
-    if len(declared) == len(query):
-        return
-    reason = "not enough" if len(declared) > len(query) else "too many"
-    kind = "NOT_ENOUGH_DATA_COLUMNS" if len(declared) > len(query) else "TOO_MANY_DATA_COLUMNS"
-    raise ProgrammingError(
-        f"[CREATE_VIEW_COLUMN_ARITY_MISMATCH.{kind}] Cannot create view `{name}`, the reason"
-        f" is {reason} data columns: View columns: {', '.join(quote_id([c]) for c in declared)}."
-        f" Data columns: {', '.join(quote_id([c]) for c in query)}. SQLSTATE: 21S01"
-    )
-
-
-def _column_comment(node: exp.Expr) -> str | None:
-    for constraint in node.args.get("constraints") or []:
-        if isinstance(constraint.kind, exp.CommentColumnConstraint):
-            return str(constraint.kind.this.name)
-    return None

@@ -21,7 +21,12 @@ from sqlglot import exp
 from icesql._version import __version__
 from icesql.catalog.base import Catalog
 from icesql.catalog.table import View
-from icesql.errors import AlreadyExistsError, NoSuchViewError, ProgrammingError
+from icesql.errors import (
+    AlreadyExistsError,
+    NoSuchViewError,
+    NotSupportedError,
+    ProgrammingError,
+)
 from icesql.metadata.view_updates import create_updates, replace_updates
 from icesql.session import Result, Session
 from icesql.session.result import done, rows
@@ -173,6 +178,11 @@ def alter_view(session: Session, statement: exp.Alter) -> Result:
     Iceberg's Spark extensions refuse it."""
     action = (statement.args.get("actions") or [None])[0]
     parts = name_parts(statement.this)
+    if len(parts) == 1 and session.temp_views.get(parts[0]) is not None:
+        raise NotSupportedError(
+            "ALTER VIEW of a temporary view is not supported yet (CREATE OR REPLACE TEMPORARY"
+            " VIEW replaces one)"
+        )
     found = catalog_view_named(session, parts)
     if found is None:
         raise NoSuchViewError(

@@ -103,7 +103,6 @@ def test_queries_do_not_commit(con, tmp_path):
         ("ANALYZE TABLE db.t COMPUTE STATISTICS", "ANALYZE"),
         ("REFRESH TABLE db.t", "REFRESH"),
         ("GRANT SELECT ON db.t TO u", "GRANT"),
-        ("CREATE VIEW db.v AS SELECT 1", "CREATE VIEW"),
         ("EXPLAIN INSERT INTO db.t VALUES (3, 'c')", "EXPLAIN"),
     ],
 )

@@ -166,8 +166,11 @@ Annotator = Callable[[Any, exp.Expr], Any]
 _BASE: dict[type[exp.Expr], dict[str, Any]] = IcebergSpark.EXPRESSION_METADATA
 
 
-def _then(cls: type[exp.Expr], spark: Callable[[exp.Expr], Digits | None]) -> dict[str, Any]:
-    """sqlglot's annotator for ``cls``, then Spark's DECIMAL type where ``spark`` finds one."""
+def _then(
+    cls: type[exp.Expr], spark: Callable[[exp.Expr], Digits | exp.DataType | None]
+) -> dict[str, Any]:
+    """sqlglot's annotator for ``cls``, then Spark's type where ``spark`` finds one (digits:
+    a DECIMAL)."""
     spec = _BASE.get(cls, {})
     base: Annotator | None = spec.get("annotator")
     returns = spec.get("returns")
@@ -179,7 +182,7 @@ def _then(cls: type[exp.Expr], spark: Callable[[exp.Expr], Digits | None]) -> di
             annotator._set_type(node, returns)
         found = spark(node)
         if found is not None:
-            annotator._set_type(node, _decimal(found))
+            annotator._set_type(node, found if isinstance(found, exp.DataType) else _decimal(found))
 
     return {"annotator": annotate}
 
@@ -199,8 +202,6 @@ def _binary(rule: Callable[[Digits, Digits], Digits]) -> Callable[[exp.Expr], Di
 
 def _aggregate(rule: Callable[[Digits], Digits]) -> Callable[[exp.Expr], Digits | None]:
     def spark(node: exp.Expr) -> Digits | None:
-        if isinstance(node.this, exp.Distinct):
-            return None  # DuckDB's own type: the rules leave DISTINCT aggregates as written
         found = _digits(node.this.type)
         return rule(found) if found is not None else None
 
@@ -218,7 +219,9 @@ def _places(node: exp.Expr, key: str = "decimals") -> int | None:
     return 0 if places is None else literal_int(places)
 
 
-def _round(node: exp.Expr) -> Digits | None:
+def _round(node: exp.Expr) -> Digits | exp.DataType | None:
+    if node.this.type is not None and node.this.type.this in INTEGRAL:
+        return node.this.type  # round of an integer keeps its type (RoundBase)
     found, places = _digits(node.this.type), _places(node)
     return rounded(found, places) if found is not None and places is not None else None
 
@@ -241,7 +244,9 @@ def _branches(values: Callable[[exp.Expr], list[exp.Expr]]) -> Callable[[exp.Exp
         if not any(_digits(v.type) is not None for v in nodes):
             return None
         found = [
-            FOR_TYPE[v.type.this] if v.type is not None and v.type.this in INTEGRAL else _digits(v.type)
+            FOR_TYPE[v.type.this]
+            if v.type is not None and v.type.this in INTEGRAL
+            else _digits(v.type)
             for v in nodes
         ]
         return wider(d for d in found if d is not None) if None not in found else None
@@ -266,19 +271,21 @@ def _listed(*keys: str) -> Callable[[exp.Expr], list[exp.Expr]]:
     return values
 
 
-_FUNCTIONS: dict[str, Callable[[exp.Anonymous], Digits | None]] = {}
+_FUNCTIONS: dict[str, Callable[[exp.Anonymous], Digits | exp.DataType | None]] = {}
 
 
-def _anonymous(node: exp.Expr) -> Digits | None:
+def _anonymous(node: exp.Expr) -> Digits | exp.DataType | None:
     assert isinstance(node, exp.Anonymous)
     spark = _FUNCTIONS.get(str(node.this).lower())
     return spark(node) if spark is not None else None
 
 
-def _bround(node: exp.Anonymous) -> Digits | None:
+def _bround(node: exp.Anonymous) -> Digits | exp.DataType | None:
     args = node.expressions
     if not 1 <= len(args) <= 2:
         return None
+    if args[0].type is not None and args[0].type.this in INTEGRAL:
+        return args[0].type
     found = _digits(args[0].type)
     places = literal_int(args[1]) if len(args) == 2 else 0
     return rounded(found, places) if found is not None and places is not None else None

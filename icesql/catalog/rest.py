@@ -17,6 +17,14 @@ so the server keeps icesql's field ids, specs and first snapshot. 409 is a lost 
 that fails after the request was sent is an unknown outcome (``CommitStateUnknownError``:
 never retried, never cleaned up). Namespace levels are joined by the spec's ``%1F``
 separator in paths.
+
+Views (the view spec, through the spec's ``/views`` endpoints) are used only where the
+config's ``endpoints`` list advertises them, as Java's ``RESTSessionCatalog`` does (a server
+that lists no endpoints has them only with ``view-endpoints-supported=true``); elsewhere
+``list_views`` finds none and the other view methods refuse. A new view is one
+``CreateViewRequest`` made from the metadata its updates give here (without a
+``set-location`` the server places it); a change is one ``CommitViewRequest`` asserting the
+view's UUID, checked and applied by the server on its current version.
 """
 
 from __future__ import annotations
@@ -34,13 +42,14 @@ from icesql.catalog.base import (
     Identifier,
 )
 from icesql.catalog.rest_http import HttpResponse, RestHttp, error_message
-from icesql.catalog.table import Table
+from icesql.catalog.table import Table, View
 from icesql.errors import (
     AlreadyExistsError,
     CorruptFileError,
     InternalError,
     NoSuchNamespaceError,
     NoSuchTableError,
+    NoSuchViewError,
     NotSupportedError,
     OperationalError,
     ProgrammingError,
@@ -49,6 +58,9 @@ from icesql.io import FileIO
 from icesql.metadata.table_commit import TableCommit
 from icesql.metadata.table_metadata import TableMetadata
 from icesql.metadata.table_requirements import update_requirements
+from icesql.metadata.view_metadata import ViewMetadata
+from icesql.metadata.view_requests import create_request
+from icesql.metadata.view_updates import apply_view_updates
 
 if TYPE_CHECKING:
     from icesql.metadata.table_requirements import TableRequirement
@@ -57,6 +69,18 @@ if TYPE_CHECKING:
 __all__ = ["RestCatalog"]
 
 NAMESPACE_SEPARATOR = "\x1f"
+VIEWS_SUPPORTED = "view-endpoints-supported"  # Java's property for servers listing no endpoints
+LIST_VIEWS = "GET /v1/{prefix}/namespaces/{namespace}/views"
+CREATE_VIEW = "POST /v1/{prefix}/namespaces/{namespace}/views"
+LOAD_VIEW = "GET /v1/{prefix}/namespaces/{namespace}/views/{view}"
+VIEW_EXISTS = "HEAD /v1/{prefix}/namespaces/{namespace}/views/{view}"
+UPDATE_VIEW = "POST /v1/{prefix}/namespaces/{namespace}/views/{view}"
+DELETE_VIEW = "DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}"
+RENAME_VIEW = "POST /v1/{prefix}/views/rename"
+# what a server listing no endpoints is taken to have, with views supported (Java's set)
+VIEW_ENDPOINTS = frozenset(
+    {LIST_VIEWS, CREATE_VIEW, LOAD_VIEW, UPDATE_VIEW, DELETE_VIEW, RENAME_VIEW}
+)
 
 
 class RestCatalog(Catalog):
@@ -88,6 +112,7 @@ class RestCatalog(Catalog):
         prefix = str(self.properties.get("prefix") or "").strip("/")
         self._prefix = f"/v1/{prefix}" if prefix else "/v1"
         self.warehouse = self.properties.get("warehouse")
+        self._endpoints = _view_endpoints(config.get("endpoints"), self.properties)
         self._storage_options = storage_options
         self.io = FileIO(storage_options, self.properties)
 
@@ -395,6 +420,153 @@ class RestCatalog(Catalog):
             f"rename {self._describe(source)} to {'.'.join(target)}",
         )
 
+    # -- views ----------------------------------------------------------------------------
+    @property
+    def supports_views(self) -> bool:  # type: ignore[override]
+        return VIEW_ENDPOINTS <= self._endpoints
+
+    def no_views(self, endpoint: str | None = None) -> NotSupportedError:
+        missing = f"{endpoint!r}" if endpoint else "the view endpoints"
+        return NotSupportedError(
+            f"REST catalog {self.name!r} ({self._http.uri}) keeps no Iceberg views: its config"
+            f" does not list {missing} among its endpoints"
+        )
+
+    def _need(self, endpoint: str) -> None:
+        if endpoint not in self._endpoints:
+            raise self.no_views(endpoint)
+
+    def _view_path(self, identifier: Identifier) -> str:
+        if len(identifier) < 2 or not identifier[-1]:
+            raise ProgrammingError(
+                f"invalid view name {'.'.join(identifier)}: views are named namespace.view"
+            )
+        name = urllib.parse.quote(identifier[-1], safe="")
+        return f"{self._prefix}/namespaces/{self._ns(identifier[:-1])}/views/{name}"
+
+    def _view_error(self, response: HttpResponse, what: str) -> Exception:
+        """Java's ``ViewErrorHandler``: a 404 is no such view unless the namespace is missing."""
+        if response.status == 404 and "Namespace" not in _error_type(response.body):
+            return NoSuchViewError(
+                f"REST catalog {self.name!r}: cannot {what}: {error_message(response.body)}"
+            )
+        return self._error(response, what)
+
+    def _view_ok(self, response: HttpResponse, what: str) -> Any:
+        if 200 <= response.status < 300:
+            return response.body if response.body is not None else {}
+        raise self._view_error(response, what)
+
+    def _view(self, identifier: Identifier, result: Any) -> View:
+        """A ``LoadViewResult`` as a View; metadata that is no view spec v1 is corrupt."""
+        location = result.get("metadata-location") if isinstance(result, dict) else None
+        try:
+            if not isinstance(location, str) or not isinstance(result.get("metadata"), dict):
+                raise ValueError("the answer has no metadata-location and metadata")
+            metadata = ViewMetadata(result["metadata"], location)
+        except ValueError as e:
+            raise CorruptFileError(
+                str(location or self._describe(identifier)), f"invalid view metadata: {e}"
+            ) from None
+        return View(identifier, metadata, location)
+
+    def list_views(self, namespace: Identifier) -> list[Identifier]:
+        if LIST_VIEWS not in self._endpoints:
+            return super().list_views(namespace)
+        found = self._paged(
+            f"{self._prefix}/namespaces/{self._ns(namespace)}/views",
+            "identifiers",
+            None,
+            f"list the views of {self._describe(namespace)}",
+        )
+        return sorted((*v["namespace"], v["name"]) for v in found)
+
+    def view_exists(self, identifier: Identifier) -> bool:
+        if len(identifier) < 2:
+            return False
+        if VIEW_EXISTS in self._endpoints:
+            response = self._call("HEAD", self._view_path(identifier))
+        elif LOAD_VIEW in self._endpoints:  # servers of Iceberg 1.7 and older
+            response = self._call("GET", self._view_path(identifier))
+        else:
+            return False
+        if response.status == 404:
+            return False
+        self._view_ok(response, f"check view {self._describe(identifier)}")
+        return True
+
+    def load_view(self, identifier: Identifier) -> View:
+        if LOAD_VIEW not in self._endpoints or len(identifier) < 2:
+            return super().load_view(identifier)  # NoSuchViewError, as in Java
+        what = f"load view {self._describe(identifier)}"
+        return self._view(
+            identifier, self._view_ok(self._call("GET", self._view_path(identifier)), what)
+        )
+
+    def create_view(self, identifier: Identifier, updates: Sequence[Mapping[str, Any]]) -> View:
+        """One ``CreateViewRequest`` with the schema, version and properties ``updates`` make
+        (their UUID is the server's to assign); 409 when the name is taken."""
+        self._need(CREATE_VIEW)
+        path = self._view_path(identifier).rpartition("/")[0]
+        placed = any(u.get("action") == "set-location" for u in updates)
+        unplaced = () if placed else ({"action": "set-location", "location": ""},)
+        first = apply_view_updates(None, [*updates, *unplaced])
+        body = create_request(identifier[-1], first, location=placed)
+        what = f"create view {self._describe(identifier)}"
+        return self._view(identifier, self._view_ok(self._call("POST", path, body=body), what))
+
+    def commit_view(
+        self,
+        identifier: Identifier,
+        requirements: Sequence[Mapping[str, Any]],
+        updates: Sequence[Mapping[str, Any]],
+    ) -> View:
+        """A ``CommitViewRequest``; without an ``assert-view-uuid`` among ``requirements`` the
+        UUID of the view as loaded now is asserted (Java always asserts it)."""
+        self._need(UPDATE_VIEW)
+        requirements = list(requirements)
+        if not any(r.get("type") == "assert-view-uuid" for r in requirements):
+            uuid = self.load_view(identifier).metadata.uuid
+            requirements.append({"type": "assert-view-uuid", "uuid": uuid})
+        body = {
+            "identifier": {"namespace": list(identifier[:-1]), "name": identifier[-1]},
+            "requirements": requirements,
+            "updates": [dict(u) for u in updates],
+        }
+        where = self._describe(identifier)
+        try:
+            response = self._http.request("POST", self._view_path(identifier), body=body)
+        except OSError as e:  # sent, maybe applied: the answer was lost
+            raise CommitStateUnknownError(f"commit to view {where} may have succeeded: {e}") from e
+        if response.status == 409:
+            raise CommitFailedError(
+                f"cannot commit to view {where}: {error_message(response.body)}"
+            )
+        if response.status >= 500:
+            raise CommitStateUnknownError(
+                f"commit to view {where} may have succeeded: the server answered"
+                f" {response.status}: {error_message(response.body)}"
+            )
+        return self._view(identifier, self._view_ok(response, f"commit to view {where}"))
+
+    def drop_view(self, identifier: Identifier) -> None:
+        self._need(DELETE_VIEW)
+        response = self._call("DELETE", self._view_path(identifier))
+        self._view_ok(response, f"drop view {self._describe(identifier)}")
+
+    def rename_view(self, source: Identifier, target: Identifier) -> None:
+        self._need(RENAME_VIEW)
+        for identifier in (source, target):
+            self._view_path(identifier)  # both are named namespace.view
+        body = {
+            "source": {"namespace": list(source[:-1]), "name": source[-1]},
+            "destination": {"namespace": list(target[:-1]), "name": target[-1]},
+        }
+        self._view_ok(
+            self._call("POST", f"{self._prefix}/views/rename", body=body),
+            f"rename view {self._describe(source)} to {'.'.join(target)}",
+        )
+
 
 def _table_change(
     identifier: Identifier,
@@ -402,3 +574,19 @@ def _table_change(
     updates: Sequence[TableUpdate],
 ) -> dict[str, Any]:
     return TableCommit(tuple(identifier), tuple(requirements), tuple(updates)).to_json()
+
+
+def _view_endpoints(listed: Any, properties: Mapping[str, str]) -> frozenset[str]:
+    """The view endpoints a server offers: those its config lists; a server listing none
+    has Java's set only when ``view-endpoints-supported`` is true."""
+    if not listed:
+        supported = str(properties.get(VIEWS_SUPPORTED, "false")).lower() == "true"
+        return VIEW_ENDPOINTS if supported else frozenset()
+    if not isinstance(listed, list):
+        return frozenset()
+    return frozenset(e for e in listed if isinstance(e, str) and "/views" in e)
+
+
+def _error_type(body: Any) -> str:
+    error = body.get("error") if isinstance(body, dict) else None
+    return str(error.get("type", "")) if isinstance(error, dict) else ""

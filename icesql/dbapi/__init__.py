@@ -35,7 +35,7 @@ from icesql.errors import InterfaceError, ProgrammingError
 from icesql.notebook_progress import NotebookProgress, in_kernel
 from icesql.progress import ProgressCallback
 from icesql.session import Result
-from icesql.session.settings import ENGINE, ENGINES
+from icesql.session.settings import ENGINE, ENGINES, spark_conf_defaults
 from icesql.sql.identifiers import catalog_named
 from icesql.sql.python_sources import PythonScope, caller_scope
 from icesql.sql.translate import duckdb_errors
@@ -654,7 +654,9 @@ def connect(
             above, else the source's own default (``spark.sql.defaultCatalog``, PyIceberg's
             ``default-catalog``), else the first configured.
         spark_conf: a ``spark-defaults.conf`` path or a dict of Spark properties: every
-            ``spark.sql.catalog.<name>`` that is Iceberg's becomes a catalog.
+            ``spark.sql.catalog.<name>`` that is Iceberg's becomes a catalog, and the
+            settings icesql knows (``SET -v``) become the connection's defaults, checked as
+            ``SET`` checks them.
         pyiceberg_config: a ``.pyiceberg.yaml`` path whose catalogs are added.
         engine: where statements run (``SET icesql.engine`` changes it, ``RESET`` returns
             to it): ``local`` (DuckDB, here), ``spark`` (the statement's text, unchanged, on
@@ -682,6 +684,9 @@ def connect(
         ProgrammingError: no catalog is configured, one is configured twice, ``default`` or
             ``engine`` names none there is, or ``spark_conf`` / ``pyiceberg_config`` holds
             no Iceberg catalog.
+        NotSupportedError: ``spark_conf`` sets a setting that changes Spark's answers
+            (``spark.sql.ansi.enabled``, a time zone other than UTC, ...) to a value icesql
+            cannot answer for.
         OperationalError: a file-system catalog's warehouse folder (or bucket) is missing
             and ``create`` was not given.
 
@@ -693,6 +698,10 @@ def connect(
     2
     (3,)
     """
+    raw_conf = spark_conf
+    if raw_conf is not None and not isinstance(raw_conf, Mapping):
+        raw_conf = read_spark_defaults(raw_conf)
+    session_defaults = spark_conf_defaults(raw_conf or {})  # refused here, before any catalog
     sources = _CatalogSources()
     props = dict(properties or {})
     for key, value in (("type", catalog), ("uri", uri), ("warehouse", warehouse)):
@@ -702,8 +711,8 @@ def connect(
         sources.add("connect()", CatalogConfig({name: props}, name))
     if catalogs:
         sources.add("catalogs=", CatalogConfig({n: dict(p) for n, p in catalogs.items()}))
-    if spark_conf is not None:
-        sources.add("spark_conf", spark_catalogs(spark_conf), required=True)
+    if raw_conf is not None:
+        sources.add("spark_conf", spark_catalogs(raw_conf), required=True)
     if pyiceberg_config is not None:
         sources.add("pyiceberg_config", pyiceberg_catalogs(pyiceberg_config), required=True)
     if not sources.configs and not (catalogs or spark_conf is not None):
@@ -732,10 +741,9 @@ def connect(
             made.close()
         raise
     try:
-        raw_conf = spark_conf
-        if raw_conf is not None and not isinstance(raw_conf, Mapping):
-            raw_conf = read_spark_defaults(raw_conf)
         connection.engine.spark = SparkBackend(spark, sources.configs, raw_conf)
+        for key, value in session_defaults.items():
+            connection.engine.settings.set_default(key, value)
         connection.engine.settings.set_default(ENGINE, choice)
         if in_kernel():  # a notebook: long statements show their progress under the cell
             connection.add_progress_listener(NotebookProgress())

@@ -25,6 +25,7 @@ from icesql.errors import (
     Error,
     NoSuchNamespaceError,
     NoSuchTableError,
+    NoSuchViewError,
     NotSupportedError,
     OperationalError,
     ProgrammingError,
@@ -38,6 +39,7 @@ from icesql.server.service import (
     RestCatalogService,
     UnprocessableError,
 )
+from icesql.server.views import ViewService
 
 __all__ = ["Auth", "Request", "Router", "error_response"]
 
@@ -64,6 +66,16 @@ ENDPOINTS = [
     "POST /v1/{prefix}/tables/rename",
     "POST /v1/{prefix}/transactions/commit",
 ]
+# advertised only when the served catalog keeps views (Java's clients use them only then)
+VIEW_ENDPOINTS = [
+    "GET /v1/{prefix}/namespaces/{namespace}/views",
+    "POST /v1/{prefix}/namespaces/{namespace}/views",
+    "GET /v1/{prefix}/namespaces/{namespace}/views/{view}",
+    "HEAD /v1/{prefix}/namespaces/{namespace}/views/{view}",
+    "POST /v1/{prefix}/namespaces/{namespace}/views/{view}",
+    "DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}",
+    "POST /v1/{prefix}/views/rename",
+]
 
 
 class NotAuthorizedError(Error):
@@ -79,6 +91,7 @@ _ERRORS: list[tuple[type[BaseException], int, str]] = [
     (NotAuthorizedError, 401, "NotAuthorizedException"),
     (ForbiddenError, 403, "ForbiddenException"),
     (NoSuchWarehouseError, 404, "NoSuchWarehouseException"),
+    (NoSuchViewError, 404, "NoSuchViewException"),
     (NoSuchTableError, 404, "NoSuchTableException"),
     (NoSuchNamespaceError, 404, "NoSuchNamespaceException"),
     (_NotFound, 404, "NotFoundException"),
@@ -215,6 +228,7 @@ class Router:
         self, service: RestCatalogService, auth: Auth, limits: Limits | None = None
     ) -> None:
         self.service = service
+        self.views = ViewService(service)
         self.auth = auth
         self.limits = limits or Limits()
 
@@ -239,10 +253,11 @@ class Router:
         if rest == ["oauth", "tokens"] and method == "POST":
             return self._token(request)
         self.auth.check(request.headers.get("Authorization"))
-        s = self.service
+        s, v = self.service, self.views
         match method, rest:
             case "GET", ["config"]:
-                return 200, s.config(request.query.get("warehouse"), ENDPOINTS)
+                endpoints = ENDPOINTS + (VIEW_ENDPOINTS if v.supported else [])
+                return 200, s.config(request.query.get("warehouse"), endpoints)
             case "GET", ["namespaces"]:
                 parent, q = request.query.get("parent"), request.query
                 return 200, s.list_namespaces(
@@ -286,6 +301,24 @@ class Router:
                 return 204, None
             case "POST", ["transactions", "commit"]:
                 s.commit_transaction(request.json(self.limits))
+                return 204, None
+            case "GET", ["namespaces", ns, "views"]:
+                q = request.query
+                return 200, v.list_views(_namespace(ns), q.get("pageToken"), q.get("pageSize"))
+            case "POST", ["namespaces", ns, "views"]:
+                return 200, v.create_view(_namespace(ns), request.json(self.limits))
+            case "GET", ["namespaces", ns, "views", name]:
+                return 200, v.load_view((*_namespace(ns), name))
+            case "HEAD", ["namespaces", ns, "views", name]:
+                v.view_exists((*_namespace(ns), name))
+                return 204, None
+            case "POST", ["namespaces", ns, "views", name]:
+                return 200, v.commit_view((*_namespace(ns), name), request.json(self.limits))
+            case "DELETE", ["namespaces", ns, "views", name]:
+                v.drop_view((*_namespace(ns), name))
+                return 204, None
+            case "POST", ["views", "rename"]:
+                v.rename_view(request.json(self.limits))
                 return 204, None
         raise _NotFound(f"no such endpoint: {method} /{'/'.join(seg)}")
 

@@ -70,7 +70,7 @@ class ForbiddenError(Error):
 
 
 class NamespaceNotEmptyError(ProgrammingError):
-    """A namespace to drop still holds tables or namespaces (409)."""
+    """A namespace to drop still holds tables, views or namespaces (409)."""
 
 
 class UnprocessableError(ProgrammingError):
@@ -246,7 +246,11 @@ class RestCatalogService:
 
     def drop_namespace(self, namespace: Identifier) -> None:
         self.namespace_exists(namespace)
-        inside = [*self.catalog.list_tables(namespace), *self.catalog.list_namespaces(namespace)]
+        inside = [
+            *self.catalog.list_tables(namespace),
+            *self.catalog.list_views(namespace),
+            *self.catalog.list_namespaces(namespace),
+        ]
         if inside:
             names = ", ".join(".".join(i) for i in inside)
             raise NamespaceNotEmptyError(

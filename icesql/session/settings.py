@@ -12,18 +12,20 @@ themselves are statements: ``icesql.statements.settings``). Settings icesql know
   (``icesql.engine.spark``); ``auto`` hands a query to Spark when its planned scan, after
   pruning, is above ``icesql.engine.autoThresholdBytes`` bytes. ``connect(engine=...)`` sets
   the connection's default, which ``RESET`` returns to;
-* settings whose other values icesql cannot honour (it always runs in UTC, resolves names
-  case-insensitively and stores values by Spark's ANSI rules) accept only that value.
+* the settings that change Spark's answers (the time zone, ANSI mode, ``legacy`` behaviours:
+  ``icesql.session.answer_settings``) accept only the values icesql answers for; any other
+  is refused, never ignored.
 
 Any other key is stored and shown back without effect, as Spark stores unknown keys.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from icesql.errors import NotSupportedError, ProgrammingError
+from icesql.errors import ProgrammingError
+from icesql.session.answer_settings import ANSWER_SETTINGS
 
 __all__ = [
     "AUTO_THRESHOLD",
@@ -35,6 +37,7 @@ __all__ = [
     "UNDEFINED",
     "Setting",
     "Settings",
+    "spark_conf_defaults",
 ]
 
 PARTITION_OVERWRITE_MODE = "spark.sql.sources.partitionOverwriteMode"
@@ -63,21 +66,6 @@ def _one_of(key: str, values: Sequence[str]) -> Callable[[str], None]:
             raise ProgrammingError(
                 f"the value of {key} should be one of {', '.join(values)}, but was {value.strip().upper()}"
             )
-
-    return check
-
-
-def _only(
-    key: str, allowed: Sequence[str], valid: Sequence[str] | None, why: str
-) -> Callable[[str], None]:
-    """A setting icesql cannot change: any value but ``allowed`` is refused."""
-
-    def check(value: str) -> None:
-        text = value.strip()
-        if valid is not None and text.lower() not in valid:
-            raise ProgrammingError(f"{key} should be one of {', '.join(valid)}, but was {text}")
-        if text.lower() not in allowed:
-            raise NotSupportedError(f"SET {key} = {text} is not supported: {why}")
 
     return check
 
@@ -127,44 +115,23 @@ _KNOWN = (
         "icesql",
         _byte_count(AUTO_THRESHOLD),
     ),
-    Setting(
-        "spark.sql.session.timeZone",
-        "UTC",
-        "The session time zone; icesql always runs in UTC.",
-        "2.2.0",
-        _only(
-            "spark.sql.session.timeZone",
-            ("utc", "z", "gmt", "+00:00", "etc/utc"),
-            None,
-            "icesql sessions always use the UTC time zone",
-        ),
-    ),
-    Setting(
-        "spark.sql.caseSensitive",
-        "false",
-        "Whether names are resolved case-sensitively; icesql resolves them case-insensitively.",
-        "1.4.0",
-        _only(
-            "spark.sql.caseSensitive",
-            ("false",),
-            ("true", "false"),
-            "icesql resolves names case-insensitively",
-        ),
-    ),
-    Setting(
-        "spark.sql.storeAssignmentPolicy",
-        "ANSI",
-        "How values are converted when stored in a column; icesql follows the ANSI policy.",
-        "3.0.0",
-        _only(
-            "spark.sql.storeAssignmentPolicy",
-            ("ansi",),
-            ("ansi", "legacy", "strict"),
-            "icesql stores values by the ANSI store assignment rules",
-        ),
-    ),
 )
-KNOWN = {s.key: s for s in _KNOWN}
+_ANSWERS = tuple(Setting(a.key, a.default, a.meaning, a.since, a.check) for a in ANSWER_SETTINGS)
+KNOWN = {s.key: s for s in (*_KNOWN, *_ANSWERS)}
+
+
+def spark_conf_defaults(conf: Mapping[str, str]) -> dict[str, str]:
+    """The settings a Spark configuration (``spark-defaults.conf``, ``connect(spark_conf=)``,
+    the shell's ``--conf``) gives a session as its defaults: its ``spark.*`` keys icesql
+    knows, each checked, so that a value icesql cannot answer for (ANSI mode, another time
+    zone) is refused when the connection opens rather than ignored."""
+    found = {}
+    for key, value in conf.items():
+        known = KNOWN.get(key)
+        if known is not None and key.startswith("spark."):
+            known.check(value)
+            found[key] = value
+    return found
 
 
 class Settings:

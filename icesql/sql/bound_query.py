@@ -49,6 +49,7 @@ from icesql.sql.hidden_columns import SPARK_TYPES, referenced_metadata_columns
 from icesql.sql.output_names import AUTO_NAME_KEY, DATE_ARITHMETIC_KEY, rename_typed_items
 from icesql.sql.semantics import record_operand_types, typed_nodes
 from icesql.sql.spark.base import INTEGRAL, TYPES_KEY
+from icesql.sql.spark.decimal_types import EXPRESSION_METADATA
 from icesql.sql.spark_type_names import spark_type
 
 if TYPE_CHECKING:
@@ -154,7 +155,9 @@ def bind_query(statement: exp.Expr, sources: Mapping[str, TableSource]) -> Bound
     )
     if tree is not None and nodes:
         try:
-            annotate_types(tree, schema=schema, dialect=DIALECT)
+            annotate_types(
+                tree, schema=schema, expression_metadata=EXPRESSION_METADATA, dialect=DIALECT
+            )
             record_operand_types(tree, nodes)
         except Exception as e:
             log.debug("type annotation skipped: %s", e)

@@ -31,6 +31,7 @@ from icesql.spec.types import (
     UnknownType,
 )
 from icesql.sql.dialect import FUNCTION_ARGS
+from icesql.sql.spark import decimal_types
 from icesql.sql.spark.base import (
     INTEGRAL,
     T,
@@ -166,6 +167,8 @@ def _decimal_operand(aggregate: exp.Expr) -> tuple[int, int] | None:
     """Precision and scale of a sum's or avg's operand, when it is a DECIMAL: a cast's (the
     rules below a sum, run first, cast decimal arithmetic to Spark's type), else inferred."""
     operand = aggregate.this
+    if isinstance(operand, exp.Distinct) and len(operand.expressions) == 1:
+        operand = operand.expressions[0]  # sum(DISTINCT x): x's type
     cast = operand.to if isinstance(operand, exp.Cast) else None
     found = (
         cast
@@ -210,16 +213,15 @@ def _decimal_sum_avg(node: exp.Expr) -> exp.Expr:
         if wrapping():
             return wrapped(node, T.BIGINT)
         return exp.Cast(this=node, to=exp.DataType.build("BIGINT"))
-    if type(aggregate) not in (exp.Sum, exp.Avg) or isinstance(aggregate.this, exp.Distinct):
+    if type(aggregate) not in (exp.Sum, exp.Avg):
         return node
     operand = _decimal_operand(aggregate)
     if operand is None:
         return node
     precision, scale = operand
     if isinstance(aggregate, exp.Sum):
-        return exp.TryCast(
-            this=node, to=exp.DataType.build(f"DECIMAL({min(precision + 10, 38)}, {scale})")
-        )
+        digits = decimal_types.total(operand)
+        return exp.TryCast(this=node, to=exp.DataType.build(f"DECIMAL({digits[0]}, {digits[1]})"))
     if scale > 18:  # the exact division below keeps unscaled values within 38 digits
         return node
     total = _dressed(exp.Sum(this=aggregate.this.copy()), filtered, window)
@@ -247,9 +249,8 @@ def _decimal_sum_avg(node: exp.Expr) -> exp.Expr:
         f"DECIMAL({scale + 5}, {scale + 4})",
     )
     average = exp.Mul(this=exp.cast(rounded, "DECIMAL(38, 0)"), expression=step)
-    return exp.TryCast(
-        this=average, to=exp.DataType.build(f"DECIMAL({min(precision + 4, 38)}, {scale + 4})")
-    )
+    digits = decimal_types.average(operand)
+    return exp.TryCast(this=average, to=exp.DataType.build(f"DECIMAL({digits[0]}, {digits[1]})"))
 
 
 _T = exp.DataType.Type

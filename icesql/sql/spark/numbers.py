@@ -26,8 +26,21 @@ from icesql.sql.spark.base import (
     literal_int,
     refuse,
 )
+from icesql.sql.spark.decimal_types import (
+    FOR_TYPE,
+    MAX_DIGITS,
+    Digits,
+    add,
+    divide,
+    integer_literal_digits,
+    literal_digits,
+    multiply,
+    remainder,
+    rounded,
+    wider,
+)
 from icesql.sql.spark.functions import DECIMAL_DIVIDE
-from icesql.sql.spark.overflow import integral_type, wrapped
+from icesql.sql.spark.overflow import integral_type, negated_typed_literal, wrapped
 
 # a double is rounded through its decimal text (as Spark does) while it fits DECIMAL(38, 20)
 _DECIMAL_TEXT_LIMIT = "1e17"
@@ -45,6 +58,8 @@ def _cast(node: exp.Cast) -> exp.Expr:
         return node
     if operand in FLOATING and target in _SATURATED:
         return _saturating(node, target)
+    if negated_typed_literal(node):
+        return node  # -128Y: the minus's rule makes the literal (overflow.RULES)
     source = integral_type(node, "this")  # a literal's from its value: 2147483648 is a BIGINT
     if source is not None and _WIDTH[target] < _WIDTH[source]:
         # a narrowing cast keeps the low bits (Java's (short) i); DuckDB's is NULL past the range
@@ -180,7 +195,38 @@ def round_half_up(value: exp.Expr, operand: T | None, places: int) -> exp.Expr:
 def _round(node: exp.Round) -> exp.Expr:
     if arg_type(node) == T.DECIMAL:
         return _decimal_rounded(node, arg_data_type(node), node.args.get("decimals"))
+    integral = _integral_rounded(node, node.this, node.args.get("decimals"), "round")
+    if integral is not None:
+        return integral
     return _round_half(node, arg_type(node), node.this, node.args.get("decimals"), "round")
+
+
+def _integral_rounded(
+    node: exp.Expr, value: exp.Expr, places_node: exp.Expr | None, duck_name: str
+) -> exp.Expr | None:
+    """round/bround of an integer keeps its type in Spark (RoundBase): itself for d >= 0, and
+    for a negative d the exact rounding narrowed to the type's low bits (``BigDecimal``'s
+    ``byteValue``...: ``round(-128Y, -1)`` is 126); DuckDB widens the type, or raises."""
+    if isinstance(node, exp.Anonymous):
+        kind = integral_type(node, "expressions", 0)
+    else:
+        kind = integral_type(node, "this")
+    places = literal_int(places_node) if places_node is not None else 0
+    if kind is None or places is None:
+        return None
+    if places >= 0:
+        return exp.cast(value, kind.value)
+    exact = call(duck_name, exp.cast(value, "DECIMAL(38, 0)"), exp.Literal.number(places))
+    return wrapped(exp.cast(exact, "HUGEINT"), kind)
+
+
+def _bit_count(node: exp.BitwiseCount) -> exp.Expr:
+    """Spark counts the bits of an integer widened to a long (``bit_count(-1Y)`` is 64), as an
+    INT; DuckDB counts them at the operand's own width."""
+    if integral_type(node, "this") is None:
+        return node
+    widened = exp.BitwiseCount(this=exp.cast(node.this, "BIGINT"))
+    return exp.cast(widened, "INT")
 
 
 def _decimal_rounded(
@@ -192,24 +238,12 @@ def _decimal_rounded(
     places = literal_int(places_node) if places_node is not None else 0
     if found is None or places is None:
         return node
-    precision, scale = decimal_digits(found)
-    whole = precision - scale + 1
-    if places < 0:
-        target = (min(max(whole, 1 - places), MAX_DIGITS), 0)
-    else:
-        kept = min(places, scale)
-        target = _bounded(whole + kept, kept)
-    return exp.TryCast(this=node, to=exp.DataType.build(f"DECIMAL({target[0]}, {target[1]})"))
+    return _try_cast(node, rounded(decimal_digits(found), places))
 
 
-_AS_DECIMAL = {
-    T.TINYINT: (3, 0),
-    T.SMALLINT: (5, 0),
-    T.INT: (10, 0),
-    T.BIGINT: (20, 0),
-    T.FLOAT: (14, 7),
-    T.DOUBLE: (30, 15),
-}  # DecimalType.forType
+def _try_cast(node: exp.Expr, digits: Digits) -> exp.Expr:
+    """``node`` as DECIMAL(``digits``): NULL where it does not fit, as Spark (ANSI off)."""
+    return exp.TryCast(this=node, to=exp.DataType.build(f"DECIMAL({digits[0]}, {digits[1]})"))
 
 
 def _floor_ceil_places(node: exp.Floor | exp.Ceil) -> exp.Expr:
@@ -224,8 +258,7 @@ def _floor_ceil_places(node: exp.Floor | exp.Ceil) -> exp.Expr:
     digits = _branch_decimal(node, "this", None, node.this)  # a literal's own digits
     if digits is None and found.this not in FLOATING:
         return node
-    precision, scale = digits or _AS_DECIMAL[found.this]
-    kept = min(scale, places) if places > 0 else 0
+    precision, scale = digits or FOR_TYPE[found.this]
     value = exp.cast(node.this, f"DECIMAL({precision}, {scale})")
     result: exp.Expr = value
     if places < scale:
@@ -242,8 +275,7 @@ def _floor_ceil_places(node: exp.Floor | exp.Ceil) -> exp.Expr:
         )
         step = (exp.Sub if floor else exp.Add)(this=nearest.copy(), expression=unit)
         result = exp.Case(ifs=[exp.If(this=off, true=step)], default=nearest)
-    target = min(precision - scale + kept + 1, MAX_DIGITS)
-    return exp.TryCast(this=result, to=exp.DataType.build(f"DECIMAL({target}, {kept})"))
+    return _try_cast(result, rounded((precision, scale), places))
 
 
 def _floor_ceil(node: exp.Floor | exp.Ceil) -> exp.Expr:
@@ -255,9 +287,7 @@ def _floor_ceil(node: exp.Floor | exp.Ceil) -> exp.Expr:
     if operand == T.DECIMAL:
         found = arg_data_type(node)
         assert found is not None  # arg_type read DECIMAL from it
-        precision, scale = decimal_digits(found)
-        whole = min(precision - scale + 1, MAX_DIGITS)
-        return exp.TryCast(this=node, to=exp.DataType.build(f"DECIMAL({whole}, 0)"))
+        return _try_cast(node, rounded(decimal_digits(found), 0))
     if operand in FLOATING:
         return _saturating(exp.Cast(this=node, to=exp.DataType.build("BIGINT")), T.BIGINT)
     if operand in INTEGRAL:  # DuckDB's floor of a BIGINT goes through a DOUBLE
@@ -357,6 +387,9 @@ def _bround(node: exp.Anonymous) -> exp.Expr:
         return _decimal_rounded(
             call("round_even", args[0], scale), arg_data_type(node, "expressions", 0), scale
         )
+    integral = _integral_rounded(node, args[0], scale, "round_even")
+    if integral is not None:
+        return integral
     rounded = _round_half(node, operand, args[0], scale, "round_even")
     return call("round_even", args[0], scale) if rounded is node else rounded
 
@@ -469,41 +502,26 @@ def _nanvl(node: exp.Nanvl) -> exp.Expr:
     return exp.Case(ifs=[exp.If(this=call("isnan", value.copy()), true=fallback)], default=value)
 
 
-_INTEGRAL_DIGITS = {T.TINYINT: 3, T.SMALLINT: 5, T.INT: 10, T.BIGINT: 20}
-MAX_DIGITS = 38
-
-
 def _decimal_of(node: exp.Expr, key: str) -> tuple[int, int] | None:
     """Spark's DECIMAL view of one operand of arithmetic with a DECIMAL: its own precision
     and scale, an integer literal's digits, an integral type's (INT is DECIMAL(10, 0))."""
     operand = _bare(node.args[key])
+    literal = integer_literal_digits(operand)
+    if literal is not None:
+        return literal
     number = _bare(operand.this) if isinstance(operand, exp.Neg) else operand
-    if isinstance(number, exp.Literal) and number.is_int:
-        return max(len(number.this.lstrip("0")), 1), 0
-    text = number.this if isinstance(number, exp.Literal) and number.is_number else ""
-    if "." in text and "e" not in text.lower():  # 1.5 is DECIMAL(2, 1) in Spark
-        whole, fraction = text.split(".")
-        unscaled = (whole + fraction).lstrip("0")
-        return max(len(unscaled), len(fraction), 1), len(fraction)
+    if isinstance(number, exp.Literal) and number.is_number:
+        return literal_digits(number.this)  # 1.5 is DECIMAL(2, 1) in Spark
     if isinstance(number, exp.Cast) and number.to.this == T.DECIMAL:
         return decimal_digits(number.to)  # Spark's type, as a rule below this one made it
     found = arg_data_type(node, key)
     if found is None:
         return None
-    if found.this in _INTEGRAL_DIGITS:
-        return _INTEGRAL_DIGITS[found.this], 0
+    if found.this in INTEGRAL:
+        return FOR_TYPE[found.this]
     if found.this != T.DECIMAL:
         return None
     return decimal_digits(found)
-
-
-def _bounded(precision: int, scale: int) -> tuple[int, int]:
-    # Spark's adjustPrecisionScale (spark.sql.decimalOperations.allowPrecisionLoss, the
-    # default): past 38 digits keep the integral digits and at least 6 of the fraction
-    if precision <= MAX_DIGITS:
-        return precision, scale
-    kept = max(MAX_DIGITS - (precision - scale), min(scale, 6))
-    return MAX_DIGITS, kept
 
 
 def _decimal_operands(node: exp.Expr) -> tuple[tuple[int, int], tuple[int, int]] | None:
@@ -522,17 +540,9 @@ def _decimal_arithmetic(node: exp.Expr) -> exp.Expr:
     operands = _decimal_operands(node)
     if operands is None:
         return node
-    (p1, s1), (p2, s2) = operands
-    if isinstance(node, exp.Mod):  # the remainder is smaller than either operand
-        scale = max(s1, s2)
-        precision = min(p1 - s1, p2 - s2) + scale
-    elif isinstance(node, exp.Mul):
-        precision, scale = p1 + p2 + 1, s1 + s2
-    else:
-        scale = max(s1, s2)
-        precision = max(p1 - s1, p2 - s2) + scale + 1
-    precision, scale = _bounded(precision, scale)
-    return exp.TryCast(this=node, to=exp.DataType.build(f"DECIMAL({precision}, {scale})"))
+    if isinstance(node, exp.Mod):
+        return _try_cast(node, remainder(*operands))
+    return _try_cast(node, (multiply if isinstance(node, exp.Mul) else add)(*operands))
 
 
 def _bare(operand: exp.Expr) -> exp.Expr:
@@ -541,12 +551,21 @@ def _bare(operand: exp.Expr) -> exp.Expr:
     return operand
 
 
+# aggregates whose value is one of their operand's, of its type in both engines
+_KEEPING_TYPE = (exp.Max, exp.Min, exp.AnyValue, exp.First, exp.Last)
+
+
 def _exact_operand(node: exp.Expr, key: str) -> bool:
     """Whether the scale ``_decimal_of`` gives an operand is surely the one DuckDB computes:
-    an integer, a column, a literal, a cast. Elsewhere (avg's rewrite, abs) it is sqlglot's
-    inference, and reading the digits at a wrong scale would give a wrong quotient."""
+    an integer, a column, a literal, a cast, min/max (over such a one) of any of them.
+    Elsewhere (abs, a function) it is the inference's, and reading the digits at a wrong
+    scale would give a wrong quotient."""
     operand = _bare(node.args[key])
     if isinstance(operand, exp.Neg):
+        operand = _bare(operand.this)
+    if isinstance(operand, exp.Window):
+        operand = operand.this
+    if isinstance(operand, _KEEPING_TYPE) and isinstance(operand.this, exp.Expr):
         operand = _bare(operand.this)
     return arg_type(node, key) in INTEGRAL or isinstance(
         operand, exp.Column | exp.Literal | exp.Cast
@@ -583,19 +602,14 @@ def _branch_decimal(
     value = _bare(value)
     number = _bare(value.this) if isinstance(value, exp.Neg) else value
     if isinstance(number, exp.Literal) and number.is_number and "." in number.this:
-        if "e" in number.this.lower():
-            return None
-        whole, fraction = number.this.split(".")
-        return max(len((whole + fraction).lstrip("0")), len(fraction), 1), len(fraction)
+        return literal_digits(number.this)
     if isinstance(number, exp.Cast) and number.to.this == T.DECIMAL:
         return decimal_digits(number.to)
     found = arg_data_type(owner, key, index)
     if found is None:
         return None
-    if found.this in _INTEGRAL_DIGITS:
-        return {T.BIGINT: (20, 0), T.INT: (10, 0), T.SMALLINT: (5, 0), T.TINYINT: (3, 0)}[
-            found.this
-        ]
+    if found.this in INTEGRAL:
+        return FOR_TYPE[found.this]
     return decimal_digits(found) if found.this == T.DECIMAL and found.expressions else None
 
 
@@ -621,11 +635,7 @@ def _spark_decimal(operand: exp.Expr, node: exp.Expr, key: str) -> tuple[int, in
         if branch is None:
             return None
         digits.append(branch)
-    if not digits:
-        return None
-    scale = max(s for _, s in digits)
-    whole = max(p - s for p, s in digits)
-    return min(whole + scale, MAX_DIGITS), scale
+    return wider(digits) if digits else None
 
 
 def _pin_spark_decimal(node: exp.Expr, key: str) -> None:
@@ -652,8 +662,7 @@ def _decimal_divide(node: exp.Div) -> exp.Expr:
     if operands is None:
         return node
     (p1, s1), (p2, s2) = operands
-    scale = max(6, s1 + p2 + 1)
-    precision, scale = _bounded(p1 - s1 + s2 + scale, scale)
+    precision, scale = divide(*operands)
     shift = scale - s1 + s2
     exact = _exact_operand(node, "this") and _exact_operand(node, "expression")
     if not exact:
@@ -706,6 +715,7 @@ RULES = {
     exp.IsNan: _is_nan,
     exp.Negative: _negative,
     exp.Nanvl: _nanvl,
+    exp.BitwiseCount: _bit_count,
 }
 FUNCTIONS = {
     "pmod": _pmod,
@@ -725,6 +735,7 @@ TYPED = {
     exp.Div,
     exp.Floor,
     exp.Ceil,
+    exp.BitwiseCount,
     *_BRANCHES,
 }
 DECIMAL_ONLY = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, *_BRANCHES)

@@ -22,7 +22,8 @@ from contextvars import ContextVar
 
 from sqlglot import exp
 
-from icesql.sql.spark.base import INTEGRAL, T, arg_type, literal_int
+from icesql.sql.dialect import TYPED_LITERAL
+from icesql.sql.spark.base import INTEGRAL, T, arg_data_type, literal_int
 
 _WRAPPING: ContextVar[bool] = ContextVar("icesql_wrapping_integers", default=False)
 _BITS = {T.TINYINT: 8, T.SMALLINT: 16, T.INT: 32, T.BIGINT: 64}
@@ -73,10 +74,18 @@ def _constant_kind(operand: exp.Expr) -> T | None:
     return T.BIGINT if -(2**63) <= value < 2**63 else None
 
 
-def integral_type(node: exp.Expr, key: str) -> T | None:
+def integral_type(node: exp.Expr, key: str, index: int | None = None) -> T | None:
     """Spark's type of an integral operand: a literal's from its value (2147483647 is an INT,
     2147483648 a BIGINT; sqlglot calls both INT), else the inferred one."""
     operand = node.args.get(key)
+    if index is not None:
+        operand = operand[index] if isinstance(operand, list) and index < len(operand) else None
+    found = arg_data_type(node, key, index)
+    return integral_type_of(operand, found.this if found is not None else None)
+
+
+def integral_type_of(operand: exp.Expr | None, inferred: T | None) -> T | None:
+    """``integral_type`` of ``operand`` whose inferred type is ``inferred``."""
     while isinstance(operand, exp.Paren):
         operand = operand.this
     if isinstance(operand, exp.Cast) and operand.to.this in INTEGRAL:
@@ -88,8 +97,7 @@ def integral_type(node: exp.Expr, key: str) -> T | None:
         if -(2**31) <= value < 2**31:
             return T.INT
         return T.BIGINT if -(2**63) <= value < 2**63 else None
-    found = arg_type(node, key)
-    return found if found in INTEGRAL else None
+    return inferred if inferred in INTEGRAL else None
 
 
 def _negative_literal(node: exp.Neg) -> exp.Expr:
@@ -103,9 +111,37 @@ def _negative_literal(node: exp.Neg) -> exp.Expr:
     return node
 
 
+def negated_typed_literal(node: exp.Expr) -> bool:
+    """Whether ``node`` is the typed integer literal of ``-128Y``, ``-9223372036854775808L``:
+    Spark's grammar reads the minus as part of the literal (``MINUS? TINYINT_LITERAL``), so
+    the value may be the type's minimum, whose absolute value the type cannot hold."""
+    return (
+        isinstance(node, exp.Cast)
+        and bool(node.meta.get(TYPED_LITERAL))
+        and node.to.this in INTEGRAL
+        and literal_int(node.this) is not None
+        and isinstance(node.parent, exp.Neg)
+        and node.arg_key == "this"
+    )
+
+
+def _typed_negative_literal(node: exp.Neg) -> exp.Expr | None:
+    operand = node.this
+    if not isinstance(operand, exp.Cast) or not negated_typed_literal(operand):
+        return None
+    value = literal_int(operand.this)
+    assert value is not None  # negated_typed_literal read it
+    literal = exp.Neg(this=exp.Literal.number(value))
+    return exp.cast(literal, operand.to.this.value)
+
+
 def _wrapping_arithmetic(node: exp.Expr) -> exp.Expr:
     if isinstance(node, exp.Neg) and literal_int(node) is not None:
         return _negative_literal(node)
+    if isinstance(node, exp.Neg):
+        typed = _typed_negative_literal(node)
+        if typed is not None:
+            return typed
     if not wrapping():
         constant = _constant_kind(node.this) if isinstance(node, exp.Neg) else None
         if constant is not None:

@@ -25,6 +25,7 @@ ICESQL = {
     "CommitConflictError": errors.OperationalError,
     "CorruptFileError": errors.OperationalError,
     "NoSuchTableError": errors.ProgrammingError,
+    "NoSuchViewError": errors.NoSuchTableError,
     "NoSuchNamespaceError": errors.ProgrammingError,
     "AlreadyExistsError": errors.ProgrammingError,
 }

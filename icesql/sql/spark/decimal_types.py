@@ -9,7 +9,7 @@ the DECIMAL cases; the rules of ``icesql.sql.spark.numbers`` and ``aggregates`` 
 such node to the same type, so what the binder infers is what DuckDB computes::
 
     >>> add((17, 2), (1, 0)), divide((17, 2), (17, 2)), multiply((38, 18), (2, 0))
-    ((18, 2), (37, 20), (38, 17))
+    ((18, 2), (37, 20), (38, 15))
     >>> rounded((37, 20), 2), total((7, 2)), average((7, 2))
     ((20, 2), (17, 2), (11, 6))
 """

@@ -37,6 +37,7 @@ from icesql.metadata.table_commit import apply_table_updates
 from icesql.metadata.table_metadata import TableMetadata, parse_table_metadata
 from icesql.metadata.table_requirements import TableRequirement, check_table_requirements
 from icesql.metadata.table_updates import TableUpdate
+from icesql.metadata.view_metadata import ViewMetadata
 
 __all__ = ["MetastoreCatalog"]
 
@@ -263,7 +264,7 @@ class MetastoreCatalog(Catalog):
             metadata_files.delete_table_files(table)
 
     # -- files ----------------------------------------------------------------------------
-    def _write(self, metadata: TableMetadata, previous: str | None) -> str:
+    def _write(self, metadata: TableMetadata | ViewMetadata, previous: str | None) -> str:
         location = metadata_files.new_metadata_location(metadata, previous)
         data = metadata_files.serialize(metadata, metadata_files.compressed(metadata))
         self.io.write_bytes(location, data)  # a fresh name: nothing to race for but the pointer

@@ -13,8 +13,9 @@ stores ``exists=true``, as both Java and PyIceberg do. The optional ``iceberg_ty
 (Java's V1 schema, PyIceberg 0.12) marks views; where it exists, tables are the rows whose
 type is ``TABLE`` or NULL, new rows are typed ``TABLE``, and views are the rows typed
 ``VIEW`` (their metadata files ``<location>/metadata/<NNNNN>-<uuid>.gz.metadata.json``, as
-Java's ``JdbcViewOperations`` writes them); without the column the catalog keeps no views. A database without the catalog
-tables gets them, in the V1 layout, unless ``init_catalog_tables=false``.
+Java's ``JdbcViewOperations`` writes them); without the column the catalog keeps no views.
+A database without the catalog tables gets them, in the V1 layout, unless
+``init_catalog_tables=false``.
 
 A commit is ``UPDATE iceberg_tables SET metadata_location = <new>,
 previous_metadata_location = <expected> WHERE ... AND metadata_location = <expected>``: one
@@ -29,7 +30,6 @@ from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any
 
-from icesql.catalog import metadata_files
 from icesql.catalog.base import (
     COMMIT_ATTEMPTS,
     CommitFailedError,
@@ -78,6 +78,7 @@ _CREATE_PROPERTIES = (
     " PRIMARY KEY (catalog_name, namespace, property_key))"
 )
 _TABLE = "catalog_name = :catalog AND table_namespace = :namespace AND table_name = :name"
+_VIEW_FILTER = f" AND iceberg_type = '{VIEW_TYPE}'"
 
 
 class SqlCatalog(MetastoreCatalog):
@@ -156,8 +157,12 @@ class SqlCatalog(MetastoreCatalog):
 
     # -- pointers ---------------------------------------------------------------------------
     def _pointer(self, identifier: Identifier) -> str | None:
+        return self._location(identifier, self._type_filter())
+
+    def _location(self, identifier: Identifier, kind: str) -> str | None:
+        """The metadata location of the row of ``identifier`` that the ``kind`` filter keeps."""
         rows = self.db.query(
-            f"SELECT metadata_location FROM iceberg_tables WHERE {_TABLE}{self._type_filter()}",
+            f"SELECT metadata_location FROM iceberg_tables WHERE {_TABLE}{kind}",
             self._key(identifier),
         )
         return rows[0][0] if rows and rows[0][0] else None
@@ -257,18 +262,23 @@ class SqlCatalog(MetastoreCatalog):
             raise NoSuchNamespaceError(f"namespace not found: {self.describe(target[:-1])}")
         if self.table_exists(target):
             raise AlreadyExistsError(f"table already exists: {self.describe(target)}")
+        if self._move_row(source, target, self._type_filter(), "table") != 1:
+            raise NoSuchTableError(f"table not found: {self.describe(source)}")
+
+    def _move_row(self, source: Identifier, target: Identifier, kind: str, what: str) -> int:
+        """Rename the row of ``source`` (of the ``kind`` filter) to ``target``; the rows moved.
+        A name taken meanwhile is AlreadyExistsError naming ``what`` (table or view)."""
         new = self._key(target)
         sql = (
             "UPDATE iceberg_tables SET table_namespace = :new_namespace, table_name = :new_name"
-            f" WHERE {_TABLE}{self._type_filter()}"
+            f" WHERE {_TABLE}{kind}"
         )
         params = {**self._key(source), "new_namespace": new["namespace"], "new_name": new["name"]}
         try:
             (count,) = self.db.change([(sql, params)])
         except DuplicateKeyError:
-            raise AlreadyExistsError(f"table already exists: {self.describe(target)}") from None
-        if count != 1:
-            raise NoSuchTableError(f"table not found: {self.describe(source)}")
+            raise AlreadyExistsError(f"{what} already exists: {self.describe(target)}") from None
+        return int(count)
 
     # -- views (rows typed VIEW, Java's V1 layout) ------------------------------------------
     @property
@@ -289,12 +299,7 @@ class SqlCatalog(MetastoreCatalog):
     def _view_pointer(self, identifier: Identifier) -> str | None:
         if not self._typed or len(identifier) < 2:
             return None
-        rows = self.db.query(
-            f"SELECT metadata_location FROM iceberg_tables WHERE {_TABLE}"
-            f" AND iceberg_type = '{VIEW_TYPE}'",
-            self._key(identifier),
-        )
-        return rows[0][0] if rows and rows[0][0] else None
+        return self._location(identifier, _VIEW_FILTER)
 
     def list_views(self, namespace: Identifier) -> list[Identifier]:
         if not self.namespace_exists(namespace):
@@ -303,7 +308,7 @@ class SqlCatalog(MetastoreCatalog):
             return []
         rows = self.db.query(
             "SELECT table_name FROM iceberg_tables WHERE catalog_name = :catalog"
-            f" AND table_namespace = :namespace AND iceberg_type = '{VIEW_TYPE}'",
+            f" AND table_namespace = :namespace{_VIEW_FILTER}",
             {"catalog": self.name, "namespace": ".".join(namespace)},
         )
         return sorted((*namespace, r[0]) for r in rows)
@@ -330,7 +335,7 @@ class SqlCatalog(MetastoreCatalog):
         if self.view_exists(identifier):
             raise AlreadyExistsError(f"view already exists: {self.describe(identifier)}")
         metadata = apply_view_updates(None, updates)
-        location = self._write_view(metadata, None)
+        location = self._write(metadata, None)
         sql = (
             "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name,"
             " metadata_location, previous_metadata_location, iceberg_type)"
@@ -360,13 +365,13 @@ class SqlCatalog(MetastoreCatalog):
         sql = (
             "UPDATE iceberg_tables SET metadata_location = :location,"
             f" previous_metadata_location = :expected WHERE {_TABLE}"
-            f" AND metadata_location = :expected AND iceberg_type = '{VIEW_TYPE}'"
+            f" AND metadata_location = :expected{_VIEW_FILTER}"
         )
         for attempt in range(1, COMMIT_ATTEMPTS + 1):
             base = self.load_view(identifier)
             check_view_requirements(base.metadata, requirements)
             metadata = apply_view_updates(base.metadata, updates)
-            location = self._write_view(metadata, base.metadata_location)
+            location = self._write(metadata, base.metadata_location)
             params = {**self._key(identifier), "location": location}
             try:
                 (count,) = self.db.change([(sql, {**params, "expected": base.metadata_location})])
@@ -386,7 +391,7 @@ class SqlCatalog(MetastoreCatalog):
     def drop_view(self, identifier: Identifier) -> None:
         self._views()
         location = self._view_pointer(identifier)
-        sql = f"DELETE FROM iceberg_tables WHERE {_TABLE} AND iceberg_type = '{VIEW_TYPE}'"
+        sql = f"DELETE FROM iceberg_tables WHERE {_TABLE}{_VIEW_FILTER}"
         (count,) = self.db.change([(sql, self._key(identifier))])
         if count == 0:
             raise NoSuchViewError(f"view not found: {self.describe(identifier)}")
@@ -406,25 +411,8 @@ class SqlCatalog(MetastoreCatalog):
             raise AlreadyExistsError(f"table already exists: {self.describe(target)}")
         if self.view_exists(target):
             raise AlreadyExistsError(f"view already exists: {self.describe(target)}")
-        new = self._key(target)
-        sql = (
-            "UPDATE iceberg_tables SET table_namespace = :new_namespace, table_name = :new_name"
-            f" WHERE {_TABLE} AND iceberg_type = '{VIEW_TYPE}'"
-        )
-        params = {**self._key(source), "new_namespace": new["namespace"], "new_name": new["name"]}
-        try:
-            (count,) = self.db.change([(sql, params)])
-        except DuplicateKeyError:
-            raise AlreadyExistsError(f"view already exists: {self.describe(target)}") from None
-        if count != 1:
+        if self._move_row(source, target, _VIEW_FILTER, "view") != 1:
             raise NoSuchViewError(f"view not found: {self.describe(source)}")
-
-    def _write_view(self, metadata: Any, previous: str | None) -> str:
-        location = metadata_files.new_metadata_location(metadata, previous)
-        self.io.write_bytes(
-            location, metadata_files.serialize(metadata, metadata_files.compressed(metadata))
-        )
-        return location
 
     # -- namespaces -------------------------------------------------------------------------
     def _namespace_names(self, parent: Identifier) -> set[str]:

@@ -84,6 +84,15 @@ def quote_id(parts: Iterable[str]) -> str:
     return ".".join("`" + p.replace("`", "``") + "`" for p in parts)
 
 
+def quote_string(text: str) -> str:
+    """Spark's ``escapeSingleQuotedString`` in quotes, as SHOW CREATE TABLE writes values.
+
+    >>> print(quote_string("it's"))
+    'it\\'s'
+    """
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
 def levenshtein(a: str, b: str) -> int:
     """The edit distance of commons-text's ``LevenshteinDistance`` (case-sensitive).
 

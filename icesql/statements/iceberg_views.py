@@ -37,7 +37,7 @@ from icesql.sql import nodes
 from icesql.sql.catalog_views import expand_catalog_views, view_finder
 from icesql.sql.dialect import DIALECT, VIEW_TEXT
 from icesql.sql.identifiers import name_parts
-from icesql.sql.spark_errors import quote_id
+from icesql.sql.spark_errors import quote_id, quote_string
 from icesql.sql.spark_type_names import spark_type
 from icesql.sql.temp_views import named_views
 from icesql.statements.names import table_name
@@ -51,6 +51,7 @@ __all__ = [
     "create_iceberg_view",
     "describe_iceberg_view",
     "drop_iceberg_view",
+    "query_schema",
     "show_create_view",
     "view_properties",
 ]
@@ -115,7 +116,7 @@ def create_iceberg_view(session: Session, statement: exp.Create) -> Result:
     if replace and exists:
         _check_not_recursive(session, query, catalog, identifier)
     query_columns = tuple(session.query_columns(query, ()))
-    schema_types = _query_schema(session, query)
+    schema_types = query_schema(session, query)
     columns = list(query_columns)
     comments: list[str | None] = [None] * len(query_columns)
     if declared is not None:
@@ -242,7 +243,9 @@ def describe_iceberg_view(
     ]
     if extended:
         props = view_properties(catalog, view)
-        shown = ", ".join(f"'{_esc(k)}' = '{_esc(v)}'" for k, v in sorted(props.items()))
+        shown = ", ".join(
+            f"{quote_string(k)} = {quote_string(v)}" for k, v in sorted(props.items())
+        )
         query_columns = md.properties.get(QUERY_COLUMN_NAMES, "")
         data += [
             ("", "", ""),
@@ -265,10 +268,10 @@ def show_create_view(catalog: Catalog, identifier: tuple[str, ...], view: View) 
     out = f"CREATE VIEW {'.'.join([catalog.name, *identifier])} "
     out += "(\n  " + ",\n  ".join(columns) + ")\n"
     if "comment" in md.properties:
-        out += f"COMMENT '{_esc(md.properties['comment'])}'\n"
+        out += f"COMMENT {quote_string(md.properties['comment'])}\n"
     props = view_properties(catalog, view)
     if props:
-        shown = [f"'{_esc(k)}' = '{_esc(v)}'" for k, v in sorted(props.items())]
+        shown = [f"{quote_string(k)} = {quote_string(v)}" for k, v in sorted(props.items())]
         out += "TBLPROPERTIES (\n  " + ",\n  ".join(shown) + ")\n"
     return out + f"AS\n{md.sql_for('spark') or ''}\n"
 
@@ -296,7 +299,8 @@ def _check_not_recursive(
         ) from None
 
 
-def _query_schema(session: Session, query: exp.Expr) -> pa.Schema:
+def query_schema(session: Session, query: exp.Expr) -> pa.Schema:
+    """The Arrow schema of a query's rows, from a run that reads none (``LIMIT 0``)."""
     select = exp.select(exp.Star()).from_(exp.Subquery(this=query.copy(), alias="__q")).limit(0)
     result = session.query(select, ())
     assert result.reader is not None
@@ -359,7 +363,3 @@ def column_comment(node: exp.Expr) -> str | None:
         if isinstance(constraint.kind, exp.CommentColumnConstraint):
             return str(constraint.kind.this.name)
     return None
-
-
-def _esc(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("'", "\\'")

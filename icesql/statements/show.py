@@ -28,6 +28,7 @@ from icesql.spec.sorting import ASC, NULLS_FIRST, SortOrder
 from icesql.spec.types import NestedField, StructType
 from icesql.sql import nodes
 from icesql.sql.identifiers import catalog_named, name_parts
+from icesql.sql.spark_errors import quote_string
 from icesql.sql.spark_type_names import spark_ddl_type, spark_type
 from icesql.sql.tables import METADATA_TABLES
 from icesql.statements.iceberg_views import catalog_view_named, show_create_view, view_properties
@@ -198,10 +199,6 @@ def describe_sort_order(order: SortOrder, schema: Schema) -> str:
     return ", ".join(parts)
 
 
-def _quote(text: str) -> str:
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
 def show_create_table(table: Table, catalog_name: str) -> str:
     md = table.metadata
     schema = md.schema()
@@ -211,7 +208,7 @@ def show_create_table(table: Table, catalog_name: str) -> str:
         if f.required:
             line += " NOT NULL"
         if f.doc:
-            line += f" COMMENT {_quote(f.doc)}"
+            line += f" COMMENT {quote_string(f.doc)}"
         columns.append(line)
     out = (
         f"CREATE TABLE {catalog_name}.{table.name} (\n" + ",\n".join(columns) + ")\nUSING iceberg\n"
@@ -221,12 +218,12 @@ def show_create_table(table: Table, catalog_name: str) -> str:
         out += "PARTITIONED BY (" + ", ".join(transform_sql(f, schema) for f in spec.fields) + ")\n"
     comment = md.properties.get("comment")
     if comment:
-        out += f"COMMENT {_quote(comment)}\n"
-    out += f"LOCATION {_quote(md.location)}\n"
+        out += f"COMMENT {quote_string(comment)}\n"
+    out += f"LOCATION {quote_string(md.location)}\n"
     props = spark_properties(table)
     out += (
         "TBLPROPERTIES (\n"
-        + ",\n".join(f"  {_quote(k)} = {_quote(v)}" for k, v in sorted(props.items()))
+        + ",\n".join(f"  {quote_string(k)} = {quote_string(v)}" for k, v in sorted(props.items()))
         + ")\n"
     )
     return out

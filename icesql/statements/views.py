@@ -39,6 +39,7 @@ from icesql.statements.iceberg_views import (
     create_iceberg_view,
     describe_iceberg_view,
     drop_iceberg_view,
+    query_schema,
 )
 from icesql.statements.names import namespace_name
 from icesql.statements.show import (
@@ -220,11 +221,7 @@ def describe_view(session: Session, view: TempView) -> Result:
     more for a temporary view, EXTENDED or not); the types are the query's, bound now."""
     parts = [GLOBAL_TEMP, view.name] if view.is_global else [view.name]
     table = exp.table_(parts[-1], db=parts[0] if len(parts) == 2 else None)
-    select = exp.select(exp.Star()).from_(table).limit(0)
-    result = session.query(select, ())
-    assert result.reader is not None
-    schema = result.reader.schema
-    result.close()
+    schema = query_schema(session, exp.select(exp.Star()).from_(table))
     data = [
         (name, arrow_spark_type(f.type), comment)
         for name, f, comment in zip(view.columns, schema, view.comments, strict=True)

@@ -145,6 +145,16 @@ def test_names_taken_by_a_view_or_a_table_are_a_409(db):
         )
     answer = db.request("POST", "namespaces/db/tables", {"name": "v", "schema": TABLE_SCHEMA})
     _error(answer, 409, "AlreadyExistsException")
+    # table operations never reach a view of the same name
+    _error(db.request("DELETE", "namespaces/db/tables/v"), 404, "NoSuchTableException")
+    rename = {
+        "source": {"namespace": ["db"], "name": "t"},
+        "destination": {"namespace": ["db"], "name": "v"},
+    }
+    _error(db.request("POST", "tables/rename", rename), 409, "AlreadyExistsException")
+    _error(db.request("DELETE", "namespaces/db/views/t"), 404, "NoSuchViewException")
+    assert db.request("HEAD", "namespaces/db/views/v")[0] == 204
+    assert db.request("HEAD", "namespaces/db/tables/t")[0] == 204
     _error(
         db.request("POST", "namespaces/nope/views", _create_body()), 404, "NoSuchNamespaceException"
     )

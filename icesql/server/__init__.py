@@ -1,11 +1,12 @@
-"""``icesql serve``: an Iceberg REST catalog server over the SQL catalog.
+"""``icesql serve``: an Iceberg REST catalog server (tables and views) over the SQL catalog.
 
 Spark's ``RESTCatalog``, PyIceberg's ``RestCatalog`` and icesql commit to the same tables
-through it; the tables live in a SQL catalog database (Java's ``JdbcCatalog`` layout, SQLite by
-default), so icesql and PyIceberg may also open that database directly. ``service`` holds the
-REST operations (no HTTP), ``routes`` the paths, auth and error model, ``wsgi`` the WSGI
-application and its server (waitress, the extra ``icesql[server]``). This package is a front: it uses the catalog, metadata and
-spec layers and nothing imports it but the ``icesql`` command.
+and views through it; they live in a SQL catalog database (Java's ``JdbcCatalog`` layout,
+SQLite by default), so icesql and PyIceberg may also open that database directly.
+``service`` holds the REST operations (no HTTP; ``views`` those of views), ``routes`` the
+paths, auth and error model, ``wsgi`` the WSGI application and its server (waitress, the
+extra ``icesql[server]``). This package is a front: it uses the catalog, metadata and spec
+layers and nothing imports it but the ``icesql`` command.
 
     >>> import tempfile
     >>> from icesql.server import open_server

@@ -6,8 +6,8 @@ and every error is an ErrorModel of its own status.
 
 The copy of the spec in ``data/`` is apache/iceberg's at 7f879b11366e (August 2026); paths
 are taken without ``{prefix}`` (the server's config names none). Half of the cases use the
-existing ``db.t`` as path names, so requests reach the commit and table code, not only the
-404 of an unknown table.
+existing ``db.t`` and ``db.v`` as path names, so requests reach the commit, table and view
+code, not only the 404 of an unknown table or view.
 """
 
 from __future__ import annotations
@@ -28,6 +28,19 @@ SPEC = Path(__file__).parent / "data" / "rest-catalog-open-api.yaml"
 SCHEMA = {
     "type": "struct",
     "fields": [{"id": 1, "name": "id", "required": False, "type": "long"}],
+}
+VIEW = {
+    "name": "v",
+    "schema": SCHEMA,
+    "view-version": {
+        "version-id": 1,
+        "timestamp-ms": 1,
+        "schema-id": 0,
+        "summary": {},
+        "default-namespace": ["db"],
+        "representations": [{"type": "sql", "sql": "SELECT id FROM db.t", "dialect": "spark"}],
+    },
+    "properties": {},
 }
 EXAMPLES = 5  # per operation, mode and kind of path: about 700 requests in all
 BUDGET_S = 60
@@ -81,13 +94,15 @@ def _fuzz(strategy: Any, uri: str, session: requests.Session, listed: set[int]) 
 def test_no_request_the_spec_describes_gets_a_5xx_or_an_unlisted_status(rest):
     assert rest.request("POST", "namespaces", {"namespace": ["db"]})[0] == 200
     assert rest.request("POST", "namespaces/db/tables", {"name": "t", "schema": SCHEMA})[0] == 200
+    assert rest.request("POST", "namespaces/db/views", VIEW)[0] == 200
     schema = schemathesis.openapi.from_dict(_spec_without_prefix())
     started = time.monotonic()
     with requests.Session() as session:
         for result in schema.get_all_operations():
             operation = result.ok()
             listed = _listed(operation)
-            names = {p: v for p, v in (("namespace", "db"), ("table", "t")) if p in operation.path}
+            named = (("namespace", "db"), ("table", "t"), ("view", "v"))
+            names = {p: v for p, v in named if p in operation.path}
             for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
                 for path_parameters in ({}, names):
                     strategy = operation.as_strategy(mode, path_parameters=path_parameters)

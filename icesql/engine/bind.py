@@ -25,7 +25,7 @@ from icesql.engine import plan_cache
 from icesql.errors import NoSuchTableError
 from icesql.session import DML_TARGET, StatementTables, TempViews
 from icesql.sql.bound_query import BoundQuery, TableSource, bind_query, query_type_name
-from icesql.sql.catalog_views import expand_catalog_views, view_finder
+from icesql.sql.catalog_views import check_view_columns, expand_catalog_views, view_finder
 from icesql.sql.output_names import name_select_items
 from icesql.sql.python_sources import PythonSource
 from icesql.sql.tables import TableReference, drop_table_prefixes, resolve_reference, table_nodes
@@ -184,6 +184,9 @@ def bind(binder: Binder, parsed: Parsed) -> Bound:
         types = {f.name: query_type_name(f.type) for f in schema.fields}
         sources[bound.view] = TableSource(schema, types)
     sources.update({v: s for v, s in python_sources.items() if s is not None})
+    query = bind_query(statement, sources)
+    if views_read:
+        check_view_columns(query.tree, {v.lower(): s.types for v, s in sources.items()})
     return Bound(
         statement,
         params,
@@ -191,7 +194,7 @@ def bind(binder: Binder, parsed: Parsed) -> Bound:
         metadata_views,
         python_views,
         target_view,
-        bind_query(statement, sources),
+        query,
         sources,
         lookups,
         tables,

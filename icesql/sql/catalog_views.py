@@ -36,6 +36,7 @@ from icesql.sql.dialect import parse_one
 from icesql.sql.spark_errors import quote_id, table_not_found
 from icesql.sql.spark_type_names import spark_ddl_type
 from icesql.sql.tables import name_candidates, table_nodes
+from icesql.sql.up_cast import can_up_cast
 
 if TYPE_CHECKING:
     from icesql.catalog.base import Catalog
@@ -47,10 +48,12 @@ __all__ = [
     "catalog_view",
     "expand_catalog_views",
     "qualify_view_text",
+    "check_view_columns",
     "view_finder",
 ]
 
 _INNER = "__icesql_view"
+_VIEW_KEY = "icesql_catalog_view"  # on a view's inner subquery: the CatalogView
 
 
 @dataclass(frozen=True)
@@ -202,6 +205,69 @@ def _view_subquery(node: exp.Table, view: CatalogView, body: exp.Expr) -> exp.Su
     ]
     alias = exp.TableAlias(this=exp.to_identifier(_INNER, quoted=True), columns=positional)
     inner = exp.Subquery(this=body, alias=alias)
+    inner.meta[_VIEW_KEY] = view
     projection = exp.Select(expressions=items, from_=exp.From(this=inner))
     outer = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name))
     return exp.Subquery(this=projection, alias=outer)
+
+
+def check_view_columns(tree: exp.Expr | None, types: Mapping[str, Mapping[str, str]]) -> None:
+    """Spark's checks of an Iceberg view's query against the view's schema, on the bound
+    statement ``tree`` (its stars expanded; None: not bound, nothing known): the query
+    still has a column at each position of the schema (``INCOMPATIBLE_VIEW_SCHEMA_CHANGE``),
+    and a column read straight from a table up-casts to the schema's type
+    (``CANNOT_UP_CAST_DATATYPE``; ``ResolveViews`` wraps each column in ``UpCast``).
+    ``types`` maps each scanned view (lower-case) to its columns' Spark type names."""
+    if tree is None:
+        return
+    for inner in tree.find_all(exp.Subquery):
+        view = inner.meta.get(_VIEW_KEY)
+        if not isinstance(view, CatalogView) or not isinstance(inner.this, exp.Query):
+            continue
+        selects = inner.this.selects
+        if any(isinstance(s, exp.Star) or isinstance(s.this, exp.Star) for s in selects):
+            continue  # not expanded: the binder did not know a table's columns
+        if len(selects) < len(view.columns):
+            _schema_changed(view, [s.alias_or_name for s in selects])
+        if not isinstance(inner.this, exp.Select):
+            continue
+        tables = _tables_by_alias(inner.this)
+        for item, name, target in zip(selects, view.columns, view.types, strict=False):
+            column = item.this if isinstance(item, exp.Alias) else item
+            if not isinstance(column, exp.Column) or column.table.lower() not in tables:
+                continue
+            columns = types.get(tables[column.table.lower()], {})
+            source = next((t for c, t in columns.items() if c.lower() == column.name.lower()), None)
+            if source is not None and can_up_cast(source, target) is False:
+                raise ProgrammingError(
+                    f"[CANNOT_UP_CAST_DATATYPE] Cannot up cast {column.name} from"
+                    f' "{source.upper()}" to "{target.upper()}".\nThe type path of the target'
+                    " object is:\n\nYou can either add an explicit cast to the input data or"
+                    " choose a higher precision type of the field in the target object"
+                    f" (view {quote_id(view.key)}, column {name}). SQLSTATE: 42846"
+                )
+
+
+def _tables_by_alias(select: exp.Select) -> dict[str, str]:
+    """The scanned tables a SELECT reads directly, by alias (lower-case) -> table name."""
+    sources = [
+        select.args.get("from_") or select.args.get("from"),
+        *(select.args.get("joins") or []),
+    ]
+    found = {}
+    for source in sources:
+        table = source.this if source is not None else None
+        if isinstance(table, exp.Table):
+            found[table.alias_or_name.lower()] = table.name.lower()
+    return found
+
+
+def _schema_changed(view: CatalogView, got: Sequence[str]) -> None:
+    missing = view.columns[len(got)]
+    raise ProgrammingError(
+        f"[INCOMPATIBLE_VIEW_SCHEMA_CHANGE] The SQL query of view {quote_id(view.key)} has an"
+        f" incompatible schema change and column {quote_id((missing,))} cannot be resolved."
+        f" Expected {len(view.columns)} columns named {', '.join(quote_id((c,)) for c in view.columns)}"
+        f" but got {len(got)}. Please try to re-create the view by running:"
+        f" CREATE OR REPLACE VIEW {'.'.join(view.identifier)} AS {view.text}. SQLSTATE: 51024"
+    )

@@ -34,6 +34,7 @@ reads the parameter values::
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -65,8 +66,10 @@ from icesql.expressions.tree import (
     predicate,
 )
 from icesql.spec.schema import Schema
+from icesql.sql.spark_type_names import spark_ddl_type
 
 if TYPE_CHECKING:
+    from icesql.spec.types import IcebergType
     from icesql.sql.bound_query import BoundQuery
 
 __all__ = ["Pushable", "exact_filter", "pushable_conditions", "pushed_filters"]
@@ -198,19 +201,21 @@ def _push_into_derived(scope: Scope, derived: dict[int, list[exp.Expr]]) -> None
                 derived[id(body)].append(moved)
 
 
-def _plain_outputs(body: exp.Select) -> dict[str, exp.Column] | None:
-    """The inner column each output of ``body`` is (by lower-case name), or None when an
-    output is computed (a condition on it could not be carried into ``body``)."""
-    outputs: dict[str, exp.Column] = {}
+def _plain_outputs(body: exp.Select) -> dict[str, exp.Expr] | None:
+    """The inner column (or cast of one: an Iceberg view's columns are casts to its schema's
+    types) each output of ``body`` is, by lower-case name; None when an output is computed
+    otherwise (a condition on it could not be carried into ``body``)."""
+    outputs: dict[str, exp.Expr] = {}
     for item in body.expressions:
         target = item.this if isinstance(item, exp.Alias) else item
-        if not isinstance(target, exp.Column):
+        column = target.this if type(target) is exp.Cast else target
+        if not isinstance(column, exp.Column):
             return None
         outputs[item.alias_or_name.lower()] = target
     return outputs
 
 
-def _renamed(condition: exp.Expr, alias: str, outputs: dict[str, exp.Column]) -> exp.Expr | None:
+def _renamed(condition: exp.Expr, alias: str, outputs: dict[str, exp.Expr]) -> exp.Expr | None:
     """``condition`` over the inner columns ``alias.c`` names, or None when it names anything
     else (another table, a subquery)."""
     if condition.find(exp.Subquery, exp.Exists, exp.Select) is not None:
@@ -324,6 +329,15 @@ def _rejects_nulls(condition: exp.Expr, alias: str) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=256)
+def _ddl_type(ddl: str) -> exp.DataType:
+    return exp.DataType.build(ddl, dialect="spark")
+
+
+def _spark_type(t: IcebergType) -> exp.DataType:
+    return _ddl_type(spark_ddl_type(t))
+
+
 def _column_of(node: exp.Expr, alias: str) -> bool:
     return isinstance(node, exp.Column) and node.table == alias and len(node.parts) == 2
 
@@ -426,12 +440,17 @@ class _Converter:
         return False
 
     def _column(self, node: exp.Expr) -> str | None:
+        cast = node if type(node) is exp.Cast else None
+        if cast is not None:
+            node = cast.this
         if not _column_of(node, self.alias):
             return None
         name = node.name
         field = self.schema.find_field_by_name(name)
         if not any(f.field_id == field.field_id for f in self.schema.fields):
             return None
+        if cast is not None and cast.to != _spark_type(field.type):
+            return None  # only a cast to the column's own type is the column
         return field.name
 
     def _bind(self, pred: UnboundPredicate) -> BooleanExpression:

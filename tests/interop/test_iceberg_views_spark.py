@@ -106,3 +106,42 @@ def test_each_replaces_renames_and_drops_the_others_views(spark, shared):
     shown = f"SHOW VIEWS IN {CATALOG}.db"
     assert "both2" not in {r[1] for r in spark_rows(spark, shown)}
     assert persistent_views(ice_rows(shared, shown)) == persistent_views(spark_rows(spark, shown))
+
+
+def _spark_error(spark, sql):
+    from pyspark.errors import AnalysisException
+
+    with pytest.raises(AnalysisException) as caught:
+        spark.sql(sql).collect()
+    return caught.value
+
+
+def test_a_view_whose_table_changed_is_read_as_spark_reads_it(spark, shared):
+    """Columns by position, up-cast to the view's types: a column widened past the view's
+    type is refused by both, a column dropped under a ``*`` too; a new column is ignored."""
+    in_catalog(spark, "CREATE TABLE evolving (a INT, b STRING, c BIGINT) USING iceberg")
+    in_catalog(spark, "INSERT INTO evolving VALUES (1, 'x', 10)")
+    in_catalog(spark, "CREATE VIEW over_evolving AS SELECT * FROM evolving")
+    query = f"SELECT * FROM {CATALOG}.db.over_evolving"
+    shared.execute("ALTER TABLE evolving ADD COLUMN d INT")
+    assert ice_rows(shared, query) == spark_rows(spark, query) == [(1, "x", 10)]
+    shared.execute("ALTER TABLE evolving DROP COLUMN b")  # c moves to b's place: a string
+    assert ice_rows(shared, query) == spark_rows(spark, query) == [(1, "10", None)]
+    shared.execute("ALTER TABLE evolving ALTER COLUMN a TYPE BIGINT")
+    assert "CANNOT_UP_CAST_DATATYPE" in str(_spark_error(spark, query))
+    with pytest.raises(
+        icesql.ProgrammingError, match=r"CANNOT_UP_CAST_DATATYPE.*\"BIGINT\" to \"INT\""
+    ):
+        shared.execute(query)
+
+
+def test_a_view_over_fewer_columns_than_its_schema_is_refused_by_both(spark, shared):
+    """Spark 3.5 answers an internal error here; icesql names the view and the column."""
+    in_catalog(spark, "CREATE TABLE shrinking (a INT, b STRING) USING iceberg")
+    in_catalog(spark, "CREATE VIEW over_shrinking AS SELECT * FROM shrinking")
+    shared.execute("ALTER TABLE shrinking DROP COLUMN b")
+    query = f"SELECT * FROM {CATALOG}.db.over_shrinking"
+    with pytest.raises(Exception, match="INTERNAL_ERROR"):  # Spark fails an assertion
+        spark.sql(query).collect()
+    with pytest.raises(icesql.ProgrammingError, match="INCOMPATIBLE_VIEW_SCHEMA_CHANGE"):
+        shared.execute(query)

@@ -105,6 +105,35 @@ def test_a_view_takes_its_columns_by_position(con):
     assert rows(con, "SELECT id FROM star ORDER BY id") == [(1,), (2,)]
 
 
+def test_a_column_the_table_no_longer_gives_is_refused(con):
+    con.execute("CREATE TABLE w (a INT, b STRING, c BIGINT)")
+    con.execute("INSERT INTO w VALUES (1, 'x', 10)")
+    con.execute("CREATE VIEW over_w AS SELECT * FROM w")
+    con.execute("ALTER TABLE w DROP COLUMN c")
+    with pytest.raises(ProgrammingError, match=r"INCOMPATIBLE_VIEW_SCHEMA_CHANGE.*column `c`"):
+        con.execute("SELECT * FROM over_w")
+    con.execute("ALTER TABLE w ADD COLUMN c BIGINT")  # a new column c: by position, read again
+    assert rows(con, "SELECT * FROM over_w") == [(1, "x", None)]
+    con.execute("ALTER TABLE w ALTER COLUMN a TYPE BIGINT")  # wider than the view's INT
+    with pytest.raises(ProgrammingError, match=r'CANNOT_UP_CAST_DATATYPE.*"BIGINT" to "INT"'):
+        con.execute("SELECT a FROM over_w")
+
+
+def test_a_condition_on_a_view_prunes_the_files_of_its_table(con):
+    con.execute("CREATE TABLE parts (id BIGINT, p INT) PARTITIONED BY (p)")
+    for p in range(4):
+        con.execute(f"INSERT INTO parts VALUES ({p * 10}, {p})")
+    con.execute("CREATE VIEW over_parts (key, part) AS SELECT id, p FROM parts")
+    plan = "\n".join(r[0] for r in rows(con, "EXPLAIN SELECT key FROM over_parts WHERE part = 2"))
+    assert "data files: total 4, read 1, skipped by partition 3" in plan
+    assert rows(con, "SELECT key FROM over_parts WHERE part = 2") == [(20,)]
+    # a cast to another type than the column's is no longer the column: nothing pruned
+    con.execute("CREATE VIEW narrowed AS SELECT CAST(p AS STRING) AS part FROM parts")
+    plan = "\n".join(r[0] for r in rows(con, "EXPLAIN SELECT * FROM narrowed WHERE part = '2'"))
+    assert "data files: total 4, read 4" in plan
+    assert rows(con, "SELECT * FROM narrowed WHERE part = '2'") == [("2",)]
+
+
 def test_show_create_describe_and_properties(con):
     [(text,)] = rows(con, "SHOW CREATE TABLE j.db.v1")
     assert text == (

@@ -45,12 +45,25 @@ def _files(spark, table: str) -> tuple[int, int]:
     return data, deletes
 
 
-@pytest.mark.parametrize("version, mode", CASES)
-def test_rewrite_data_files_twins(spark, spark_warehouse, version, mode):
+MIN_INPUTS = "map('min-input-files', '2')"
+# rewrite-all on v2: the position delete files of the rewritten files stay, dangling (Java
+# removes only deletion vectors), and remove-dangling-deletes drops them in both
+REWRITE_ALL = "map('rewrite-all', 'true')"
+DANGLING = "map('rewrite-all', 'true', 'remove-dangling-deletes', 'true')"
+
+
+@pytest.mark.parametrize(
+    "version, mode, options",
+    [
+        *((v, m, MIN_INPUTS) for v, m in CASES),
+        (2, "merge-on-read", REWRITE_ALL),
+        (2, "merge-on-read", DANGLING),
+    ],
+)
+def test_rewrite_data_files_twins(spark, spark_warehouse, version, mode, options):
     sp, ice = _twins(spark, f"rdf_v{version}_{mode[:1]}", version, mode)
     assert _spark_rows(spark, sp) == _spark_rows(spark, ice)
     before = _files(spark, ice)
-    options = "map('min-input-files', '2')"
     [spark_out] = spark.sql(
         f"CALL local.system.rewrite_data_files(table => '{NS}.{sp}', options => {options})"
     ).collect()

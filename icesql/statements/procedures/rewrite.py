@@ -23,8 +23,8 @@ range-partitioned sort — each file holds its own range of keys. Z-order is not
 (``NotSupportedError``).
 
 Committing (Java's ``RewriteFiles``): one ``replace`` snapshot removing the rewritten data
-files and the deletes scoped to them (deletion vectors, file-scoped position deletes),
-whose new files keep the data sequence number of the snapshot the rewrite read
+files and their deletion vectors (file-scoped Parquet position deletes stay, as Java leaves
+them, until ``remove-dangling-deletes`` drops them in one more commit), whose new files keep the data sequence number of the snapshot the rewrite read
 (``use-starting-sequence-number``, default true), validated by
 ``icesql.write.validation.RewriteValidation``: a position delete or deletion vector
 committed meanwhile for a rewritten file, or a rewritten file removed meanwhile, fails the
@@ -52,6 +52,7 @@ from icesql.errors import CommitConflictError, NotSupportedError, ProgrammingErr
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
 from icesql.metadata.manifest import read_manifest
 from icesql.metadata.manifest_list import read_manifest_list
+from icesql.scan.delete_index import is_deletion_vector
 from icesql.scan.planner import FileScanTask, ManifestCache, plan_scan
 from icesql.scan.table_scan import TableScan
 from icesql.scan.time_travel import ReadVersion
@@ -237,6 +238,13 @@ def _file_scoped(task: FileScanTask) -> list[DataFile]:
     return [d for d in task.delete_files if d.referenced_data_file == path]
 
 
+def _dvs(task: FileScanTask) -> list[DataFile]:
+    """The deletion vectors of ``task``'s file: Java's ``RewriteFileGroup.danglingDVs``, the
+    only delete files a rewrite removes (file-scoped Parquet position deletes stay, dangling,
+    until ``remove-dangling-deletes``)."""
+    return [d for d in task.delete_files if is_deletion_vector(d)]
+
+
 def _too_many_deletes(task: FileScanTask, o: _Options) -> bool:
     return len(task.delete_files) >= o.delete_file_threshold
 
@@ -387,11 +395,11 @@ def _rewrite_data_files(call: Call) -> Sequence[Sequence[Any]]:
                 writers.append(writer)
                 _copy(table, version, cache, group, writer, order)
                 writer_files.extend(writer.close())
-            scoped = {(d.file_path, d.content_offset): d for t in tasks for d in _file_scoped(t)}
+            dvs = {(d.file_path, d.content_offset): d for t in tasks for d in _dvs(t)}
             change = Change(
                 operation=SnapshotOperation.REPLACE,
                 added_files=tuple(writer_files),
-                removed_files=(*(t.data_file for t in tasks), *scoped.values()),
+                removed_files=(*(t.data_file for t in tasks), *dvs.values()),
                 validation=RewriteValidation(snapshot.snapshot_id, o.starting_sequence),
                 data_sequence_number=snapshot.sequence_number if o.starting_sequence else None,
             )
@@ -416,7 +424,7 @@ def _rewrite_data_files(call: Call) -> Sequence[Sequence[Any]]:
         rewritten += len(tasks)
         rewritten_bytes += sum(t.data_file.file_size_in_bytes for t in tasks)
         added += len(writer_files)
-        removed_deletes += len(scoped)
+        removed_deletes += len(dvs)
     if o.remove_dangling and rewritten:
         removed_deletes += _remove_dangling_deletes(catalog, table)
     return [(rewritten, added, rewritten_bytes, failed, removed_deletes)]

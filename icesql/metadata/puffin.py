@@ -1,4 +1,5 @@
-"""Puffin files and the ``deletion-vector-v1`` blobs they hold (v3 deletion vectors).
+"""Puffin files and the ``deletion-vector-v1`` blobs they hold (v3 deletion vectors); any
+other blob (table statistics' theta sketches) is written by ``write_puffin``.
 
 A Puffin file is ``PFA1``, the blobs, then a footer: ``PFA1``, a JSON payload listing the
 blobs, the payload size (int32 little-endian), 4 flag bytes and ``PFA1`` again.
@@ -34,14 +35,17 @@ __all__ = [
     "DV_MAGIC",
     "PUFFIN_MAGIC",
     "ROW_POSITION_FIELD_ID",
+    "NewBlob",
     "PuffinBlob",
     "PuffinFooter",
     "decode_deletion_vector",
+    "decompressed_blob",
     "encode_deletion_vector",
     "read_blob",
     "read_deletion_vector",
     "read_puffin_footer",
     "write_deletion_vector_puffin",
+    "write_puffin",
 ]
 
 PUFFIN_MAGIC = b"PFA1"
@@ -213,29 +217,93 @@ def write_deletion_vector_puffin(
     (inherited), field ``_pos`` (2147483645), and properties ``referenced-data-file`` and
     ``cardinality``.
     """
-    out = bytearray(PUFFIN_MAGIC)
     blobs = []
-    results = []
+    cardinalities = []
     for data_file, positions in vectors:
         blob, cardinality = encode_deletion_vector(positions)
-        offset = len(out)
-        out += blob
+        properties = {"referenced-data-file": data_file, "cardinality": str(cardinality)}
         blobs.append(
+            NewBlob(DELETION_VECTOR_V1, (ROW_POSITION_FIELD_ID,), -1, -1, blob, properties)
+        )
+        cardinalities.append(cardinality)
+    written = write_puffin(io, path, blobs, created_by)
+    return [(b.offset, b.length, c) for b, c in zip(written.blobs, cardinalities, strict=True)]
+
+
+@dataclass(frozen=True)
+class NewBlob:
+    """A blob to write: its footer fields and its bytes (compressed with ``codec`` on write)."""
+
+    type: str
+    fields: tuple[int, ...]
+    snapshot_id: int
+    sequence_number: int
+    data: bytes
+    properties: Mapping[str, str] = field(default_factory=dict)
+    codec: str | None = None  # None or "zstd"
+
+
+def write_puffin(
+    io: FileIO, path: str, blobs: Sequence[NewBlob], created_by: str = "icesql"
+) -> PuffinFooter:
+    """Write a Puffin file of ``blobs`` (an uncompressed footer) and return its footer."""
+    out = bytearray(PUFFIN_MAGIC)
+    written = []
+    for b in blobs:
+        data = b.data
+        if b.codec == "zstd":
+            data = _codec("zstd").compress(data, asbytes=True)
+        elif b.codec is not None:
+            raise NotSupportedError(f"Puffin compression codec {b.codec!r}")
+        written.append(
             PuffinBlob(
-                DELETION_VECTOR_V1,
-                (ROW_POSITION_FIELD_ID,),
-                -1,
-                -1,
-                offset,
-                len(blob),
-                properties={"referenced-data-file": data_file, "cardinality": str(cardinality)},
+                b.type,
+                b.fields,
+                b.snapshot_id,
+                b.sequence_number,
+                len(out),
+                len(data),
+                b.codec,
+                dict(b.properties),
             )
         )
-        results.append((offset, len(blob), cardinality))
-    footer: dict[str, Any] = {"blobs": [b.to_json() for b in blobs]}
-    if created_by:
-        footer["properties"] = {"created-by": created_by}
+        out += data
+    footer: dict[str, Any] = {"blobs": [b.to_json() for b in written]}
+    properties = {"created-by": created_by} if created_by else {}
+    if properties:
+        footer["properties"] = properties
     payload = json.dumps(footer, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    out += PUFFIN_MAGIC + payload + struct.pack("<i", len(payload)) + bytes(4) + PUFFIN_MAGIC
-    io.write_bytes(path, bytes(out))
-    return results
+    tail = PUFFIN_MAGIC + payload + struct.pack("<i", len(payload)) + bytes(4) + PUFFIN_MAGIC
+    io.write_bytes(path, bytes(out + tail))
+    return PuffinFooter(tuple(written), properties, len(tail))
+
+
+def _codec(name: str) -> Any:
+    """pyarrow's codec (imported here: DV scans never compress)."""
+    import pyarrow as pa
+
+    return pa.Codec(name)
+
+
+def decompressed_blob(data: bytes, codec: str | None, path: str = "<puffin>") -> bytes:
+    """A blob's bytes uncompressed (``zstd`` frames record their size, as the spec needs)."""
+    if codec is None:
+        return data
+    if codec != "zstd":
+        raise NotSupportedError(f"Puffin file {path}: compression codec {codec!r}")
+    size = _zstd_content_size(data, path)
+    return bytes(_codec("zstd").decompress(data, decompressed_size=size, asbytes=True))
+
+
+def _zstd_content_size(frame: bytes, path: str) -> int:
+    """The content size in a zstd frame header (RFC 8878 3.1.1.1)."""
+    if len(frame) < 6 or frame[:4] != b"\x28\xb5\x2f\xfd":
+        raise CorruptFileError(path, "a zstd blob without a zstd frame")
+    descriptor = frame[4]
+    fcs_flag, single, dict_flag = descriptor >> 6, (descriptor >> 5) & 1, descriptor & 3
+    at = 5 + (0 if single else 1) + (0, 1, 2, 4)[dict_flag]
+    width = (1 if single else 0, 2, 4, 8)[fcs_flag]
+    if width == 0:
+        raise CorruptFileError(path, "a zstd blob whose frame does not record its size")
+    size = int.from_bytes(frame[at : at + width], "little")
+    return size + 256 if width == 2 else size

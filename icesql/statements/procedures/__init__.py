@@ -5,7 +5,7 @@ family — ``snapshots`` (rollback_to_snapshot, rollback_to_timestamp, set_curre
 fast_forward, ancestors_of), ``publish`` (cherrypick_snapshot, publish_changes), ``tables``
 (register_table, add_files), ``expire`` (expire_snapshots), ``orphans`` (remove_orphan_files),
 ``rewrite`` (rewrite_data_files, rewrite_manifests), ``rewrite_deletes``
-(rewrite_position_delete_files). ``call`` resolves the procedure in the ``system`` namespace of the named
+(rewrite_position_delete_files), ``statistics`` (compute_table_stats). ``call`` resolves the procedure in the ``system`` namespace of the named
 (else the current) catalog, binds the arguments as Spark does and returns its output rows.
 Iceberg's other procedures are known by name and refused with ``NotSupportedError``.
 """
@@ -27,6 +27,7 @@ from icesql.statements.procedures import (
     rewrite,
     rewrite_deletes,
     snapshots,
+    statistics,
     tables,
 )
 from icesql.statements.procedures.base import Call, Procedure, bind
@@ -35,13 +36,22 @@ __all__ = ["NOT_BUILT", "PROCEDURES", "call"]
 
 PROCEDURES: dict[str, Procedure] = {
     p.name: p
-    for family in (snapshots, publish, tables, expire, orphans, rewrite, rewrite_deletes)
+    for family in (
+        snapshots,
+        publish,
+        tables,
+        expire,
+        orphans,
+        rewrite,
+        rewrite_deletes,
+        statistics,
+    )
     for p in family.PROCEDURES
 }
 # Iceberg 1.10's other Spark procedures
 NOT_BUILT = frozenset({
     "snapshot", "migrate",
-    "create_changelog_view", "compute_table_stats", "compute_partition_stats", "rewrite_table_path",
+    "create_changelog_view", "compute_partition_stats", "rewrite_table_path",
 })  # fmt: skip
 # why a procedure cannot apply here at all (the others are simply not built yet)
 _WHY_NOT = {

@@ -34,16 +34,17 @@ from icesql.sql.identifiers import catalog_and_table
 from icesql.sql.translate import duckdb_errors
 
 __all__ = [
-    "BOOLEAN", "INT", "LONG", "LONG_ARRAY", "STRING", "STRING_MAP", "TIMESTAMP",
+    "BOOLEAN", "INT", "LONG", "LONG_ARRAY", "STRING", "STRING_ARRAY", "STRING_MAP", "TIMESTAMP",
     "Call", "Parameter", "Procedure", "bind",
 ]  # fmt: skip
 
 STRING, LONG, INT, BOOLEAN, TIMESTAMP = "string", "long", "int", "boolean", "timestamp"
-LONG_ARRAY, STRING_MAP = "array<long>", "map<string,string>"
+LONG_ARRAY, STRING_ARRAY, STRING_MAP = "array<long>", "array<string>", "map<string,string>"
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _SPARK_TYPES = {
     STRING: "StringType", LONG: "LongType", INT: "IntegerType", BOOLEAN: "BooleanType",
     TIMESTAMP: "TimestampType", LONG_ARRAY: "ArrayType(LongType)",
+    STRING_ARRAY: "ArrayType(StringType)",
     STRING_MAP: "MapType(StringType,StringType)",
 }  # fmt: skip
 # argument type -> the parameter types it up-casts to (Spark's Cast.canUpCast, for these)
@@ -54,6 +55,7 @@ _UP_CASTS = {
     "TimestampType": {TIMESTAMP}, "DateType": {TIMESTAMP},
     "ArrayType(ByteType)": {LONG_ARRAY}, "ArrayType(ShortType)": {LONG_ARRAY},
     "ArrayType(IntegerType)": {LONG_ARRAY}, "ArrayType(LongType)": {LONG_ARRAY},
+    "ArrayType(StringType)": {STRING_ARRAY},
     "MapType(StringType,StringType)": {STRING_MAP},
 }  # fmt: skip
 
@@ -61,7 +63,7 @@ _UP_CASTS = {
 @dataclass(frozen=True)
 class Parameter:
     name: str
-    type: str  # STRING | LONG | INT | BOOLEAN | TIMESTAMP | LONG_ARRAY | STRING_MAP
+    type: str  # STRING | LONG | INT | BOOLEAN | TIMESTAMP | LONG_ARRAY | STRING_ARRAY | STRING_MAP
     required: bool = True
 
 
@@ -226,6 +228,8 @@ def _python_type(value: object) -> str:
         isinstance(v, int) and not isinstance(v, bool) for v in value
     ):
         return "ArrayType(LongType)"
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return "ArrayType(StringType)"
     if isinstance(value, dict) and all(
         isinstance(k, str) and isinstance(v, str) for k, v in value.items()
     ):
@@ -274,6 +278,6 @@ def _convert(
             value.items() if isinstance(value, dict) else value
         )  # Arrow maps: (key, value) pairs
         return {k: v for k, v in items}
-    if parameter.type == LONG_ARRAY:
+    if parameter.type in (LONG_ARRAY, STRING_ARRAY):
         return list(value)
     return value

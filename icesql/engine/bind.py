@@ -26,6 +26,7 @@ from icesql.errors import NoSuchTableError
 from icesql.session import DML_TARGET, StatementTables, TempViews
 from icesql.sql.bound_query import BoundQuery, TableSource, bind_query, query_type_name
 from icesql.sql.catalog_views import check_view_columns, expand_catalog_views, view_finder
+from icesql.sql.input_files import rewrite_input_file_name
 from icesql.sql.output_names import name_select_items
 from icesql.sql.python_sources import PythonSource
 from icesql.sql.tables import TableReference, drop_table_prefixes, resolve_reference, table_nodes
@@ -178,6 +179,7 @@ def bind(binder: Binder, parsed: Parsed) -> Bound:
             target_view = view
     for bound in scans:
         _replace_with_view(bound.ref, bound.view)
+    rewrite_input_file_name(statement, [b.view for b in scans])
     sources = {}
     for bound in scans:
         schema = bound.version.schema

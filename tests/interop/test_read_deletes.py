@@ -495,6 +495,10 @@ def meta_table(spark):
         "SELECT *, _pos FROM {t}",
         "SELECT e.*, e._file FROM {t} e WHERE e.id < 10",
         "SELECT * FROM (SELECT _file AS f, _pos FROM {t}) WHERE _pos = 0",
+        # input_file_name() is the reader's file path, as _file (issue #45)
+        "SELECT input_file_name(), _file, id FROM {t} e WHERE id < 20",
+        "SELECT input_file_name() AS f, count(*) FROM {t} GROUP BY 1",
+        "SELECT input_file_name()",
     ],
 )
 def test_metadata_columns_match_spark(spark, con, meta_table, query):

@@ -28,7 +28,13 @@ from icesql.sql.bound_query import BoundQuery, TableSource, bind_query, query_ty
 from icesql.sql.catalog_views import check_view_columns, expand_catalog_views, view_finder
 from icesql.sql.output_names import name_select_items
 from icesql.sql.python_sources import PythonSource
-from icesql.sql.tables import TableReference, drop_table_prefixes, resolve_reference, table_nodes
+from icesql.sql.tables import (
+    TableReference,
+    drop_table_prefixes,
+    replace_table,
+    resolve_reference,
+    table_nodes,
+)
 from icesql.sql.temp_views import expand_views
 
 if TYPE_CHECKING:
@@ -215,10 +221,10 @@ def _replace_with_view(ref: TableReference, view: str, default_alias: str | None
     alias = node.args.get("alias")
     if alias is None:
         alias = exp.TableAlias(this=exp.to_identifier(default_alias or ref.identifier[-1]))
-    node.replace(exp.Table(this=exp.to_identifier(view), alias=alias))
+    replace_table(node, exp.Table(this=exp.to_identifier(view), alias=alias))
 
 
 def _replace_node(node: exp.Table, view: str, name: str) -> None:
     """Put ``view`` in place of a table node, which keeps answering to its alias or name."""
     alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name))
-    node.replace(exp.Table(this=exp.to_identifier(view), alias=alias))
+    replace_table(node, exp.Table(this=exp.to_identifier(view), alias=alias))

@@ -109,6 +109,10 @@ D = decimal.Decimal
         ("format_number(CAST('-Infinity' AS DOUBLE), 0)", "-∞"),
         ("format_number(CAST(NULL AS DOUBLE), 2)", None),
         ("format_number(1.5D, -1)", None),
+        # a string operand of unary + / - is cast to DOUBLE
+        ("positive('25.5')", 25.5),
+        ("negative('25.5')", -25.5),
+        ("-('25.5')", -25.5),
     ],
 )
 def test_spark_answer(duck_answer, expr, spark_answer):

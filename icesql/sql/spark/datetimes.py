@@ -244,8 +244,11 @@ def _timestamp_from(unit: str) -> Callable[[exp.Anonymous], exp.Expr]:
             micros = exp.Mul(
                 this=value, expression=exp.cast(exp.Literal.number(1_000_000), "BIGINT")
             )
-            whole = call("try", exp.cast(call("trunc", micros), "BIGINT"))  # NaN, inf: NULL
-            return exp.cast(call("make_timestamp", whole), _TIMESTAMPTZ)
+            made = call("make_timestamp", exp.cast(call("trunc", micros), "BIGINT"))
+            infinite = exp.or_(call("isnan", value.copy()), call("isinf", value.copy()))
+            return exp.Case(
+                ifs=[exp.If(this=infinite, true=exp.null())], default=exp.cast(made, _TIMESTAMPTZ)
+            )
         made = call("epoch_ms", value) if unit == "millis" else call("make_timestamp", value)
         return exp.cast(made, _TIMESTAMPTZ)
 

@@ -56,6 +56,11 @@ def _cast(node: exp.Cast) -> exp.Expr:
     operand = arg_type(node)
     if target not in INTEGRAL or operand is None:
         return node
+    if operand == T.INTERVAL:
+        refuse(
+            "a cast of an INTERVAL to an integral type",
+            "Spark casts the interval's count of its end unit, DuckDB's cast is NULL",
+        )
     if operand in FLOATING and target in _SATURATED:
         return _saturating(node, target)
     if negated_typed_literal(node):
@@ -507,6 +512,8 @@ def _neg(node: exp.Neg) -> exp.Expr:
     operand = node.this.unnest() if isinstance(node.this, exp.Paren) else node.this
     if not ((isinstance(operand, exp.Literal) and operand.is_string) or arg_type(node) in TEXTUAL):
         return node
+    if isinstance(node.parent, exp.Interval) and isinstance(operand, exp.Literal):
+        return exp.Literal.string(f"-{operand.name}")  # INTERVAL -'1' YEAR: the text negated
     return exp.Neg(this=exp.cast(node.this, "DOUBLE"))
 
 

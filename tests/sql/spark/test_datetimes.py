@@ -294,3 +294,9 @@ def _nano_ids(condition: str) -> list[int]:
 )
 def test_nanosecond_timestamps_compare_with_every_timestamp(condition, ids):
     assert _nano_ids(condition) == ids
+
+
+def test_timestamp_seconds_past_a_long_of_micros_raises(duck_answer):
+    # Spark 3.5.8: timestamp_seconds(1230219000123123) is ArithmeticException: long overflow
+    with pytest.raises(duckdb.Error):
+        duck_answer("SELECT timestamp_seconds(1230219000123123)")

@@ -29,7 +29,13 @@ from icesql.sql.catalog_views import check_view_columns, expand_catalog_views, v
 from icesql.sql.input_files import rewrite_input_file_name
 from icesql.sql.output_names import name_select_items
 from icesql.sql.python_sources import PythonSource
-from icesql.sql.tables import TableReference, drop_table_prefixes, resolve_reference, table_nodes
+from icesql.sql.tables import (
+    TableReference,
+    drop_table_prefixes,
+    replace_table,
+    resolve_reference,
+    table_nodes,
+)
 from icesql.sql.temp_views import expand_views
 
 if TYPE_CHECKING:
@@ -217,10 +223,10 @@ def _replace_with_view(ref: TableReference, view: str, default_alias: str | None
     alias = node.args.get("alias")
     if alias is None:
         alias = exp.TableAlias(this=exp.to_identifier(default_alias or ref.identifier[-1]))
-    node.replace(exp.Table(this=exp.to_identifier(view), alias=alias))
+    replace_table(node, exp.Table(this=exp.to_identifier(view), alias=alias))
 
 
 def _replace_node(node: exp.Table, view: str, name: str) -> None:
     """Put ``view`` in place of a table node, which keeps answering to its alias or name."""
     alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name))
-    node.replace(exp.Table(this=exp.to_identifier(view), alias=alias))
+    replace_table(node, exp.Table(this=exp.to_identifier(view), alias=alias))

@@ -35,7 +35,7 @@ from icesql.errors import NotSupportedError, ProgrammingError
 from icesql.sql.dialect import parse_one
 from icesql.sql.spark_errors import quote_id, table_not_found
 from icesql.sql.spark_type_names import spark_ddl_type
-from icesql.sql.tables import name_candidates, table_nodes
+from icesql.sql.tables import name_candidates, replace_table, table_nodes
 from icesql.sql.up_cast import can_up_cast
 
 if TYPE_CHECKING:
@@ -161,7 +161,7 @@ def _expand(
         body = parse_one(view.text)
         qualify_view_text(body, view.default_catalog, view.default_namespace, catalogs)
         _expand(body, find, (*stack, view.key), catalogs)
-        node.replace(_view_subquery(node, view, body))
+        replace_table(node, _view_subquery(node, view, body))
         expanded = True
     return expanded
 

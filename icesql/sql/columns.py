@@ -21,8 +21,16 @@ def used_columns(
     maps each scanned view name (lower-case) to its column names."""
     used: dict[str, set[str]] = {name: set() for name in columns}
     for scope in scopes:
+        for named in scope.sources.values():
+            if isinstance(named, exp.Table) and named.args.get("pivots"):
+                # a PIVOT groups by every column it does not name; an UNPIVOT keeps them
+                name = named.name.lower()
+                if name in used:
+                    used[name].update(c.lower() for c in columns[name])
         for column in scope.columns:
             source = scope.sources.get(column.table)
+            if isinstance(source, exp.Table) and source.args.get("pivots"):
+                continue  # a column of the pivot's output, its source read whole above
             if isinstance(source, exp.Table) and source.name.lower() in used:
                 used[source.name.lower()].add(column.name.lower())
             elif not column.table:

@@ -67,6 +67,60 @@ def name_select_items(statement: exp.Expr) -> None:
             width = len(values.expressions[0].expressions) if values.expressions else 0
             columns = [exp.to_identifier(f"col{i + 1}") for i in range(width)]
             values.set("alias", exp.TableAlias(this=alias.this if alias else None, columns=columns))
+    for pivot in statement.find_all(exp.Pivot):
+        if not pivot.args.get("unpivot"):
+            _name_pivot_columns(pivot, sources)
+
+
+def _name_pivot_columns(pivot: exp.Pivot, sources: set[str]) -> None:
+    """Name a PIVOT's columns as Spark's ``ResolvePivot.outputName`` does, by aliases DuckDB
+    joins the same way: the value (its alias, else the value cast to a string: ``null``,
+    ``{Java, 2013}``), then, with several aggregates, ``_`` and the aggregate's alias or text.
+    A single aggregate's alias is no part of the name."""
+    aggregates = pivot.expressions
+    if len(aggregates) == 1:
+        if isinstance(aggregates[0], exp.Alias):
+            pivot.set("expressions", [aggregates[0].this])
+        suffixes: list[str] | None = [""]
+    else:
+        names = [spark_name(agg, sources) for agg in aggregates]
+        for i, name in enumerate(names):
+            if name is not None and not isinstance(aggregates[i], exp.Alias):
+                aggregates[i].replace(exp.alias_(aggregates[i].copy(), name, quoted=True))
+        suffixes = None if None in names else [f"_{n}" for n in names]
+    if len(pivot.fields) != 1:
+        return
+    values = pivot.fields[0].expressions
+    for i, value in enumerate(values):
+        name = _pivot_value_name(value)
+        if name is not None and not isinstance(value, exp.PivotAlias):
+            values[i].replace(
+                exp.PivotAlias(this=value.copy(), alias=exp.to_identifier(name, True))
+            )
+    prefixes = [
+        v.alias if isinstance(v, exp.PivotAlias) else None for v in pivot.fields[0].expressions
+    ]
+    if suffixes is not None and None not in prefixes:  # the columns a * over the pivot expands to
+        columns = [exp.to_identifier(f"{p}{s}", True) for p in prefixes for s in suffixes]
+        pivot.set("columns", columns)
+
+
+def _pivot_value_name(value: exp.Expr) -> str | None:
+    """A pivot value cast to a string, as Spark names its column; None where not known."""
+    if isinstance(value, exp.PivotAlias):
+        return value.alias
+    if isinstance(value, exp.Null):
+        return "null"
+    if isinstance(value, exp.Boolean):
+        return "true" if value.this else "false"
+    if isinstance(value, exp.Tuple):
+        parts = [_pivot_value_name(v) for v in value.expressions]
+        return None if None in parts else "{" + ", ".join(p for p in parts if p is not None) + "}"
+    if isinstance(value, exp.Literal) or (
+        isinstance(value, exp.Neg) and isinstance(value.this, exp.Literal)
+    ):
+        return spark_name(value, set())
+    return None
 
 
 def rename_typed_items(nodes: list[exp.Expr]) -> None:

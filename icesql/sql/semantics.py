@@ -21,13 +21,14 @@ from icesql.sql.spark import (
     geo,
     numbers,
     overflow,
+    pivots,
     relations,
     text,
     variants,
 )
 from icesql.sql.spark.base import TYPES_KEY, Rule, arg_key
 
-_AREAS = (variants, numbers, text, datetimes, arrays, aggregates, relations, geo, overflow)
+_AREAS = (variants, numbers, text, datetimes, arrays, aggregates, relations, pivots, geo, overflow)
 RULES: dict[type, list[Rule]] = {}
 for _area in _AREAS:
     for _cls, _rule_of_area in _area.RULES.items():

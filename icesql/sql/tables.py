@@ -89,6 +89,22 @@ def table_nodes(statement: exp.Expr) -> list[exp.Table]:
     return out
 
 
+# what sqlglot hangs on a table node that applies to the relation the node stands for:
+# ``t PIVOT (...)``, ``t UNPIVOT (...)``, ``t TABLESAMPLE (...)``
+_RELATION_CLAUSES = ("pivots", "sample")
+
+
+def replace_table(node: exp.Table, relation: exp.Table | exp.Subquery) -> None:
+    """Put ``relation`` (a view's or a scan's subquery, or the name DuckDB reads it by) in
+    the place of ``node``, carrying over the clauses that apply to whatever relation stands
+    there: without them ``t PIVOT (...)`` would read the table's own rows."""
+    for key in _RELATION_CLAUSES:
+        clause = node.args.get(key)
+        if clause and not relation.args.get(key):
+            relation.set(key, clause)
+    node.replace(relation)
+
+
 def resolve_reference(
     node: exp.Table,
     catalogs: Mapping[str, Callable[[tuple[str, ...]], bool]],

@@ -36,7 +36,7 @@ from icesql.errors import ProgrammingError
 from icesql.sql.dialect import parse_one
 from icesql.sql.output_names import name_select_items
 from icesql.sql.spark_errors import positioned, quote_id
-from icesql.sql.tables import table_nodes
+from icesql.sql.tables import replace_table, table_nodes
 
 __all__ = ["GLOBAL_TEMP", "ViewKey", "Views", "expand_views", "named_views", "view_key"]
 
@@ -143,7 +143,7 @@ def _expand(
             )
         view = views.get(key[1], key[0])
         assert view is not None
-        node.replace(_view_subquery(node, view, views, (*stack, key), current))
+        replace_table(node, _view_subquery(node, view, views, (*stack, key), current))
 
 
 def _view_subquery(

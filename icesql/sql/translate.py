@@ -34,6 +34,7 @@ from icesql.sql.spark.overflow import (
     sums_arithmetic,
     wrapping_integers,
 )
+from icesql.sql.tables import replace_table
 
 __all__ = [
     "clean_duckdb_message",
@@ -85,7 +86,7 @@ def _read_sources(tree: exp.Expr, sources: Mapping[str, exp.Expr]) -> None:
         if source is not None:
             this = source.copy() if node.name in used else source
             used.add(node.name)
-            node.replace(exp.Subquery(this=this, alias=node.args.get("alias")))
+            replace_table(node, exp.Subquery(this=this, alias=node.args.get("alias")))
 
 
 _ERROR_TYPES: list[tuple[type, type[Error]]] = [

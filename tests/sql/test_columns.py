@@ -35,6 +35,9 @@ def used_columns(sql: str) -> dict[str, set[str]] | None:
         ("select a, (select max(z) from v2 where v2.a = v1.a) from v1", {"a"}, {"a", "z"}),
         ("select t.* from v1 t", set(SCHEMAS["v1"]), set()),
         ("select sum(a) over (partition by b order by c) from v1", {"a", "b", "c"}, set()),
+        # a PIVOT groups by the columns it does not name, an UNPIVOT keeps them
+        ("select a from v1 pivot (sum(b) for c in (1, 2))", set(SCHEMAS["v1"]), set()),
+        ("select * from v1 unpivot (v for k in (a, b))", set(SCHEMAS["v1"]), set()),
     ],
 )
 def test_used_columns(sql, v1, v2):

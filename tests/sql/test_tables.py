@@ -3,7 +3,7 @@ from sqlglot import exp
 
 from icesql.errors import NoSuchTableError, ProgrammingError
 from icesql.sql.dialect import number_parameters, parse_one
-from icesql.sql.tables import drop_table_prefixes, resolve_reference, table_nodes
+from icesql.sql.tables import drop_table_prefixes, replace_table, resolve_reference, table_nodes
 
 EXISTING = {("db", "t"), ("default", "u")}
 
@@ -109,3 +109,28 @@ def test_column_prefixes_name_the_tables_own_catalog():
     refs = [resolve_reference(n, catalogs, "local") for n in table_nodes(statement)]
     drop_table_prefixes(statement, refs)
     assert statement.sql(dialect="spark").startswith("SELECT p.a, t.b FROM")
+
+
+@pytest.mark.parametrize(
+    "sql, expected",
+    [
+        (
+            "SELECT * FROM t PIVOT(SUM(e) FOR y IN (1, 2))",
+            "SELECT * FROM (SELECT 1 AS e) AS t PIVOT(SUM(e) FOR y IN (1, 2))",
+        ),
+        (
+            "SELECT * FROM t AS c UNPIVOT(v FOR k IN (a, b)) AS u",
+            "SELECT * FROM (SELECT * FROM (SELECT 1 AS e) AS c UNPIVOT(v FOR k IN (a, b))) AS u",
+        ),
+        (
+            "SELECT * FROM t TABLESAMPLE (2 ROWS)",
+            "SELECT * FROM (SELECT 1 AS e) TABLESAMPLE (2 ROWS) AS t",
+        ),
+    ],
+)
+def test_a_replaced_table_keeps_its_pivot_and_sample(sql, expected):
+    statement = parse_one(sql)
+    (node,) = table_nodes(statement)
+    alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier("t"))
+    replace_table(node, exp.Subquery(this=parse_one("SELECT 1 AS e"), alias=alias))
+    assert statement.sql(dialect="spark") == expected

@@ -178,6 +178,21 @@ def _try(node: exp.Expr) -> exp.Expr:
     return call("try", node.copy())
 
 
+def _make_timestamp(node: exp.TimestampFromParts) -> exp.Expr:
+    """Spark's make_timestamp: a second of 60 is the next minute only without a fraction
+    (PostgreSQL's leap second), else no such time (NULL); DuckDB takes 60.007 as 00.007 of
+    the next minute."""
+    made = _try(node)
+    sec = node.args.get("sec")
+    if sec is None:
+        return made
+    past = exp.and_(
+        exp.GT(this=sec.copy(), expression=exp.Literal.number(60)),
+        exp.LT(this=sec.copy(), expression=exp.Literal.number(61)),
+    )
+    return exp.Case(ifs=[exp.If(this=past, true=exp.null())], default=made)
+
+
 def _extract_field(node: exp.Expr, field: str, value: exp.Expr) -> exp.Expr:
     name = field.upper()
     if name in ("DOW", "DAYOFWEEK"):  # Spark: Sunday = 1 ... Saturday = 7
@@ -225,8 +240,15 @@ def _timestamp_from(unit: str) -> Callable[[exp.Anonymous], exp.Expr]:
         if len(node.expressions) != 1:
             return node
         value = node.expressions[0]
-        if unit == "seconds":
-            return call("to_timestamp", value)
+        if unit == "seconds":  # Spark: (seconds * 1e6).toLong, a fraction of a micro cut off
+            micros = exp.Mul(
+                this=value, expression=exp.cast(exp.Literal.number(1_000_000), "BIGINT")
+            )
+            made = call("make_timestamp", exp.cast(call("trunc", micros), "BIGINT"))
+            infinite = exp.or_(call("isnan", value.copy()), call("isinf", value.copy()))
+            return exp.Case(
+                ifs=[exp.If(this=infinite, true=exp.null())], default=exp.cast(made, _TIMESTAMPTZ)
+            )
         made = call("epoch_ms", value) if unit == "millis" else call("make_timestamp", value)
         return exp.cast(made, _TIMESTAMPTZ)
 
@@ -366,7 +388,7 @@ RULES: dict[type[exp.Expr], Callable[[Any], exp.Expr]] = {
     exp.StrToTime: _to_timestamp,
     exp.AtTimeZone: _from_utc_timestamp,
     exp.FromTimeZone: _to_utc_timestamp,
-    exp.TimestampFromParts: _try,
+    exp.TimestampFromParts: _make_timestamp,
     exp.Extract: _extract,
     exp.Add: _date_plus_interval,
     exp.Sub: _date_plus_interval,

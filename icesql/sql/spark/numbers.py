@@ -56,6 +56,11 @@ def _cast(node: exp.Cast) -> exp.Expr:
     operand = arg_type(node)
     if target not in INTEGRAL or operand is None:
         return node
+    if operand == T.INTERVAL:
+        refuse(
+            "a cast of an INTERVAL to an integral type",
+            "Spark casts the interval's count of its end unit, DuckDB's cast is NULL",
+        )
     if operand in FLOATING and target in _SATURATED:
         return _saturating(node, target)
     if negated_typed_literal(node):
@@ -485,12 +490,36 @@ def _decimal_precision(data_type: exp.DataType | None) -> int | None:
     return int(size.name) if isinstance(size, exp.Literal) else None
 
 
+def _numeric_operand(node: exp.Expr, key: str, index: int | None = None) -> exp.Expr:
+    """The operand of Spark's unary +/- (``positive``, ``negative``): a string one is cast
+    to DOUBLE (Spark's implicit cast of a string where a number is wanted)."""
+    value = node.expressions[index] if index is not None else node.args[key]
+    is_text = (isinstance(value, exp.Literal) and value.is_string) or arg_type(
+        node, key, index
+    ) in TEXTUAL
+    return exp.cast(value, "DOUBLE") if is_text else value
+
+
 def _positive(node: exp.Anonymous) -> exp.Expr:
-    return node.expressions[0] if len(node.expressions) == 1 else node
+    return _numeric_operand(node, "expressions", 0) if len(node.expressions) == 1 else node
 
 
 def _negative(node: exp.Negative) -> exp.Expr:
-    return exp.Neg(this=exp.Paren(this=node.this))
+    return exp.Neg(this=exp.Paren(this=_numeric_operand(node, "this")))
+
+
+def _neg(node: exp.Neg) -> exp.Expr:
+    operand = node.this.unnest() if isinstance(node.this, exp.Paren) else node.this
+    if not ((isinstance(operand, exp.Literal) and operand.is_string) or arg_type(node) in TEXTUAL):
+        return node
+    if isinstance(node.parent, exp.Interval) and isinstance(operand, exp.Literal):
+        return exp.Literal.string(f"-{operand.name}")  # INTERVAL -'1' YEAR: the text negated
+    return exp.Neg(this=exp.cast(node.this, "DOUBLE"))
+
+
+def needs_types(node: exp.Expr) -> bool:
+    """Every typed node of this area reads its types, but ``-5``: a number needs no cast."""
+    return not (isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal))
 
 
 def _e(node: exp.Anonymous) -> exp.Expr:
@@ -714,6 +743,7 @@ RULES = {
     exp.Log: _log,
     exp.IsNan: _is_nan,
     exp.Negative: _negative,
+    exp.Neg: _neg,
     exp.Nanvl: _nanvl,
     exp.BitwiseCount: _bit_count,
 }
@@ -736,7 +766,9 @@ TYPED = {
     exp.Floor,
     exp.Ceil,
     exp.BitwiseCount,
+    exp.Negative,
+    exp.Neg,
     *_BRANCHES,
 }
 DECIMAL_ONLY = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, *_BRANCHES)
-TYPED_FUNCTIONS = {"bround", "format_number", "pmod"}
+TYPED_FUNCTIONS = {"bround", "format_number", "pmod", "positive"}

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import sqlglot
 from sqlglot import exp
@@ -434,7 +435,57 @@ def _length(node: exp.Length) -> exp.Expr:
     return exp.Cast(this=node, to=exp.DataType.build("INT"))
 
 
+def _regexp_extract_all(node: exp.RegexpExtractAll) -> exp.Expr:
+    # Spark's matcher.group(i) of a group that took no part in a match is '' there (it
+    # writes the group as UTF8String.fromString(null) -> ""), DuckDB's NULL
+    x = exp.to_identifier("x")
+    keep = exp.Lambda(
+        this=exp.func("coalesce", exp.column(x), exp.Literal.string("")), expressions=[x]
+    )
+    return call("list_transform", node, keep)
+
+
+# Java's URLEncoder (Spark's url_encode) leaves . - * _ as they are and writes a space as +;
+# DuckDB's url_encode leaves . - _ ~ and writes %20, %2A: the three differences put right
+_URL_ENCODER = (("%20", "+"), ("~", "%7E"), ("%2A", "*"))
+
+
+def _url_encode(node: exp.Anonymous) -> exp.Expr:
+    if len(node.expressions) != 1:
+        return node
+    encoded: exp.Expr = call("url_encode", node.expressions[0])
+    for duckdb_text, java_text in _URL_ENCODER:
+        encoded = exp.func(
+            "replace", encoded, exp.Literal.string(duckdb_text), exp.Literal.string(java_text)
+        )
+    return encoded
+
+
+def _json_of_kind(kind: str, function: str) -> Callable[[exp.Expr], exp.Expr]:
+    """Spark's json_array_length / json_object_keys: NULL for text that is not JSON or whose
+    outermost value is not an array / object (DuckDB: 0, [] or an error)."""
+
+    def rule(node: exp.Expr) -> exp.Expr:
+        text = node.this if not isinstance(node, exp.Anonymous) else node.expressions[0]
+        if isinstance(node, exp.Anonymous) and len(node.expressions) != 1:
+            return node
+        if isinstance(node, exp.JSONKeys) and (node.expression or node.expressions):
+            return node  # a path argument: not Spark's json_object_keys
+        is_kind = exp.EQ(
+            this=exp.func("try", call("json_type", text.copy())),
+            expression=exp.Literal.string(kind),
+        )
+        value = call(function, text.copy())
+        if kind == "ARRAY":
+            value = exp.cast(value, "INT")  # Spark's INT, DuckDB's UBIGINT
+        return exp.Case(ifs=[exp.If(this=is_kind, true=value)])
+
+    return rule
+
+
 RULES = {
+    exp.JSONKeys: _json_of_kind("OBJECT", "json_keys"),
+    exp.RegexpExtractAll: _regexp_extract_all,
     exp.Length: _length,
     exp.Cast: _cast_to_string,
     exp.Concat: _concat,
@@ -461,6 +512,8 @@ FUNCTIONS = {
     "printf": _format_string,
     "octet_length": _octet_length,
     "btrim": _btrim,
+    "url_encode": _url_encode,
+    "json_array_length": _json_of_kind("ARRAY", "json_array_length"),
 }
 TYPED = {exp.Format, exp.ToBase64, exp.Concat, exp.DPipe}
 TYPED_FUNCTIONS = {"printf", "octet_length"}

@@ -107,6 +107,13 @@ def _ts(*parts: int) -> datetime.datetime:
         ),
         ("months_between(DATE '2024-03-31', DATE '2024-02-29')", 1.0),  # both month ends
         ("months_between(DATE '2024-01-15', DATE '2024-03-15')", -2.0),
+        # a second of 60 is the next minute only without a fraction
+        ("make_timestamp(2021, 7, 11, 6, 30, 60.007)", None),
+        ("make_timestamp(2021, 7, 11, 6, 30, 60)", datetime.datetime(2021, 7, 11, 6, 31)),
+        # the fraction of a microsecond is cut off, toward zero
+        ("timestamp_seconds(0.1234567D)", _ts(1970, 1, 1, 0, 0, 0, 123456)),
+        ("timestamp_seconds(-1.9999999D)", _ts(1969, 12, 31, 23, 59, 58, 1)),
+        ("timestamp_seconds(CAST('NaN' AS DOUBLE))", None),
     ],
 )
 def test_spark_answer(duck_answer, expr, spark_answer):
@@ -287,3 +294,9 @@ def _nano_ids(condition: str) -> list[int]:
 )
 def test_nanosecond_timestamps_compare_with_every_timestamp(condition, ids):
     assert _nano_ids(condition) == ids
+
+
+def test_timestamp_seconds_past_a_long_of_micros_raises(duck_answer):
+    # Spark 3.5.8: timestamp_seconds(1230219000123123) is ArithmeticException: long overflow
+    with pytest.raises(duckdb.Error):
+        duck_answer("SELECT timestamp_seconds(1230219000123123)")

@@ -109,6 +109,10 @@ D = decimal.Decimal
         ("format_number(CAST('-Infinity' AS DOUBLE), 0)", "-∞"),
         ("format_number(CAST(NULL AS DOUBLE), 2)", None),
         ("format_number(1.5D, -1)", None),
+        # a string operand of unary + / - is cast to DOUBLE
+        ("positive('25.5')", 25.5),
+        ("negative('25.5')", -25.5),
+        ("-('25.5')", -25.5),
     ],
 )
 def test_spark_answer(duck_answer, expr, spark_answer):
@@ -227,3 +231,14 @@ def test_decimal_quotient_rounds_half_up_exactly(duck_answer):
     assert duck_answer("SELECT a / b, -a / b FROM t", tables) == [
         (D("41152263004115226.330000000000000000"), D("-41152263004115226.330000000000000000"))
     ]
+
+
+def test_a_cast_of_an_interval_to_an_integer_is_refused(duck_answer):
+    # Spark 3.5.8: cast(interval '10' day as bigint) is 10; DuckDB's TRY_CAST would be NULL
+    with pytest.raises(icesql.NotSupportedError, match="INTERVAL to an integral type"):
+        duck_answer("SELECT cast(interval '10' day as bigint)")
+
+
+def test_a_negated_interval_string_is_the_negated_text(duck_answer):
+    # Spark 3.5.8: interval -'1' year is -1-0 (minus one year)
+    assert duck_answer("SELECT interval -'1' year = interval '-1' year") == [(True,)]

@@ -98,6 +98,16 @@ from icesql.sql.spark.base import RUNTIME_REFUSAL
         ("concat('x', 1e20D)", "x1.0E20"),
         ("'x' || 1e-5D", "x1.0E-5"),
         ("CAST(TIMESTAMP '2024-01-01 10:00:00.5' AS STRING)", "2024-01-01 10:00:00.5"),
+        # Java's URLEncoder: a space is +, * stays, ~ is encoded
+        ("url_encode('a b*~._-é!()')", "a+b*%7E._-%C3%A9%21%28%29"),
+        # a group that took no part in a match is '', not NULL
+        ("regexp_extract_all('a1 b c3', '([a-z])(\\\\d)?', 2)", ["1", "", "3"]),
+        # JSON that is not an array / an object (or not JSON) has no length / keys
+        ("json_array_length('{\"a\":1}')", None),
+        ("json_array_length('[1,[2,3]]')", 2),
+        ("json_array_length('x')", None),
+        ("json_object_keys('[1]')", None),
+        ('json_object_keys(\'{"a":1,"b":{"c":1}}\')', ["a", "b"]),
     ],
 )
 def test_spark_answer(duck_answer, expr, spark_answer):

@@ -186,6 +186,9 @@ def describe_or_view(session: Session, statement: exp.Expr, params: Sequence[obj
     view = view_named(session, statement.this)
     if view is not None:
         return describe_view(session, view)
+    registered = _registered_named(session, statement.this)
+    if registered is not None:
+        return describe_registered(session, registered)
     found = catalog_view_named(session, name_parts(statement.this))
     if found is not None:
         extended = (statement.args.get("style") or "").upper() in ("EXTENDED", "FORMATTED")
@@ -226,6 +229,29 @@ def describe_view(session: Session, view: TempView) -> Result:
         (name, arrow_spark_type(f.type), comment)
         for name, f, comment in zip(view.columns, schema, view.comments, strict=True)
     ]
+    return rows([("col_name", _S), ("data_type", _S), ("comment", _S)], data)
+
+
+def _registered_named(session: Session, node: exp.Expr) -> str | None:
+    """The registered object (a DataFrame's temporary view, a changelog view) an unqualified
+    name means when no Iceberg table of the current namespace has it."""
+    if isinstance(node, exp.Schema):
+        node = node.this
+    if not isinstance(node, exp.Table) or node.args.get("db") or node.args.get("catalog"):
+        return None
+    name = session.temp_views.registered_name(node.name)
+    if name is None:
+        return None
+    identifier = (*session.default_namespace, node.name)
+    if session.tables.find(session.catalog, identifier) is not None:
+        return None  # tables win over registered objects (icesql.sql.python_sources)
+    return name
+
+
+def describe_registered(session: Session, name: str) -> Result:
+    """``DESCRIBE`` of a registered object: its columns and types, as of a temporary view."""
+    schema = query_schema(session, exp.select(exp.Star()).from_(exp.table_(name)))
+    data = [(f.name, arrow_spark_type(f.type), None) for f in schema]
     return rows([("col_name", _S), ("data_type", _S), ("comment", _S)], data)
 
 

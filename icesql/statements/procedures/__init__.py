@@ -5,7 +5,7 @@ family — ``snapshots`` (rollback_to_snapshot, rollback_to_timestamp, set_curre
 fast_forward, ancestors_of), ``publish`` (cherrypick_snapshot, publish_changes), ``tables``
 (register_table, add_files), ``expire`` (expire_snapshots), ``orphans`` (remove_orphan_files),
 ``rewrite`` (rewrite_data_files, rewrite_manifests), ``rewrite_deletes``
-(rewrite_position_delete_files), ``statistics`` (compute_table_stats). ``call`` resolves the procedure in the ``system`` namespace of the named
+(rewrite_position_delete_files), ``statistics`` (compute_table_stats), ``changelog`` (create_changelog_view). ``call`` resolves the procedure in the ``system`` namespace of the named
 (else the current) catalog, binds the arguments as Spark does and returns its output rows.
 Iceberg's other procedures are known by name and refused with ``NotSupportedError``.
 """
@@ -21,6 +21,7 @@ from icesql.session import Result, Session
 from icesql.sql import nodes
 from icesql.sql.identifiers import catalog_named
 from icesql.statements.procedures import (
+    changelog,
     expire,
     orphans,
     publish,
@@ -45,13 +46,14 @@ PROCEDURES: dict[str, Procedure] = {
         rewrite,
         rewrite_deletes,
         statistics,
+        changelog,
     )
     for p in family.PROCEDURES
 }
 # Iceberg 1.10's other Spark procedures
 NOT_BUILT = frozenset({
     "snapshot", "migrate",
-    "create_changelog_view", "compute_partition_stats", "rewrite_table_path",
+    "compute_partition_stats", "rewrite_table_path",
 })  # fmt: skip
 # why a procedure cannot apply here at all (the others are simply not built yet)
 _WHY_NOT = {

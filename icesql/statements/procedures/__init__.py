@@ -5,7 +5,7 @@ family — ``snapshots`` (rollback_to_snapshot, rollback_to_timestamp, set_curre
 fast_forward, ancestors_of), ``publish`` (cherrypick_snapshot, publish_changes), ``tables``
 (register_table, add_files), ``expire`` (expire_snapshots), ``orphans`` (remove_orphan_files),
 ``rewrite`` (rewrite_data_files, rewrite_manifests), ``rewrite_deletes``
-(rewrite_position_delete_files), ``statistics`` (compute_table_stats), ``changelog`` (create_changelog_view). ``call`` resolves the procedure in the ``system`` namespace of the named
+(rewrite_position_delete_files), ``statistics`` (compute_table_stats, compute_partition_stats), ``changelog`` (create_changelog_view). ``call`` resolves the procedure in the ``system`` namespace of the named
 (else the current) catalog, binds the arguments as Spark does and returns its output rows.
 Iceberg's other procedures are known by name and refused with ``NotSupportedError``.
 """
@@ -53,7 +53,7 @@ PROCEDURES: dict[str, Procedure] = {
 # Iceberg 1.10's other Spark procedures
 NOT_BUILT = frozenset({
     "snapshot", "migrate",
-    "compute_partition_stats", "rewrite_table_path",
+    "rewrite_table_path",
 })  # fmt: skip
 # why a procedure cannot apply here at all (the others are simply not built yet)
 _WHY_NOT = {

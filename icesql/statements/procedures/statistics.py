@@ -1,6 +1,11 @@
 """``compute_table_stats``: Spark's ``ComputeTableStatsProcedure`` — a theta sketch of each
 column's distinct values at a snapshot, in a Puffin statistics file registered with
-``set-statistics``.
+``set-statistics``. ``compute_partition_stats``: Spark's ``ComputePartitionStatsProcedure`` —
+the spec's partition statistics file of a snapshot (``icesql.scan.partition_stats``), written in
+the table's default file format (Parquet here; ORC and Avro are refused), named
+``partition-stats-<snapshot id>-<uuid>.parquet`` in the metadata folder and registered with
+``set-partition-statistics``; a snapshot that has one already gets it again, an unpartitioned
+table is Java's error, an empty one no row.
 
 As Java's ``ComputeTableStatsSparkAction``: the snapshot is ``snapshot_id`` or the current
 one (a table without snapshots gives no row and writes nothing), its schema names the
@@ -20,15 +25,18 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from icesql._version import __version__
 from icesql.catalog.base import CommitStateUnknownError
 from icesql.catalog.metadata_files import metadata_dir
 from icesql.errors import NotSupportedError
 from icesql.metadata.puffin import NewBlob, write_puffin
-from icesql.metadata.statistics import BlobMetadata, StatisticsFile
-from icesql.metadata.table_updates import SetStatisticsUpdate
+from icesql.metadata.statistics import BlobMetadata, PartitionStatisticsFile, StatisticsFile
+from icesql.metadata.table_updates import SetPartitionStatisticsUpdate, SetStatisticsUpdate
 from icesql.metadata.theta_sketch import THETA_BLOB, ThetaSketch, hash_value
+from icesql.scan.metadata_tables import partition_type
+from icesql.scan.partition_stats import compute_partition_stats, stats_table
 from icesql.scan.planner import ManifestCache
 from icesql.scan.table_scan import TableScan
 from icesql.scan.time_travel import ReadVersion
@@ -57,6 +65,7 @@ from icesql.statements.procedures.base import (
     Procedure,
 )
 from icesql.write.commit import commit
+from icesql.write.properties import DEFAULT_FILE_FORMAT
 from icesql.write.snapshot import Change
 
 __all__ = ["PROCEDURES"]
@@ -185,7 +194,59 @@ def _distinct_hashes(column: pa.ChunkedArray | pa.Array, t: IcebergType) -> list
     return [hash_value(v) for v in unique.to_pylist() if v]  # Java skips an empty value
 
 
+def _compute_partition_stats(call: Call) -> Sequence[Sequence[Any]]:
+    catalog, table = call.table()
+    md = table.metadata
+    snapshot_id = call.args.get("snapshot_id")
+    snapshot = md.current_snapshot() if snapshot_id is None else md.snapshot_by_id(snapshot_id)
+    if snapshot_id is not None and snapshot is None:
+        raise call.error(f"Snapshot not found: {snapshot_id}")
+    if snapshot is None:
+        return []
+    if not partition_type(table).fields:
+        raise call.error("Table must be partitioned")
+    by_snapshot = {s.snapshot_id: s for s in md.partition_statistics}
+    previous = next(
+        (
+            by_snapshot[s.snapshot_id]
+            for s in md.ancestors_of(snapshot.snapshot_id)
+            if s.snapshot_id in by_snapshot
+        ),
+        None,
+    )
+    if previous is not None and previous.snapshot_id == snapshot.snapshot_id:
+        stats_file = previous
+    else:
+        file_format = str(md.properties.get(DEFAULT_FILE_FORMAT, "parquet")).lower()
+        if file_format != "parquet":
+            raise NotSupportedError(
+                f"procedure {call.procedure}: a partition statistics file in {file_format}"
+            )
+        rows = compute_partition_stats(table, snapshot, previous)
+        if not rows:
+            return []
+        path = f"{metadata_dir(md)}/partition-stats-{snapshot.snapshot_id}-{uuid.uuid4()}.parquet"
+        with table.io.create(path) as out:
+            pq.write_table(stats_table(table, rows), out, compression="zstd")
+        stats_file = PartitionStatisticsFile(snapshot.snapshot_id, path, table.io.size(path))
+    try:
+        commit(catalog, table, Change(updates=(SetPartitionStatisticsUpdate(stats_file),)))
+    except CommitStateUnknownError:
+        raise
+    except BaseException:
+        if stats_file is not previous:
+            table.io.delete(stats_file.statistics_path)
+        raise
+    return [(stats_file.statistics_path,)]
+
+
 PROCEDURES = (
+    Procedure(
+        "compute_partition_stats",
+        (Parameter("table", STRING), Parameter("snapshot_id", LONG, required=False)),
+        pa.schema([pa.field("partition_statistics_file", pa.string())]),
+        _compute_partition_stats,
+    ),
     Procedure(
         "compute_table_stats",
         (

@@ -60,8 +60,8 @@ def test_expressions_are_evaluated_and_dates_up_cast_to_timestamps(con, history)
          "Procedure other.rollback_to_snapshot not found"),
         ("CALL nocat.system.ancestors_of('db.t')", ProgrammingError, "catalog 'nocat' not found"),
         ("CALL system.migrate('db.t')", NotSupportedError, "system.migrate cannot run here"),
-        ("CALL system.compute_partition_stats(table => 'db.t')", NotSupportedError,
-         "compute_partition_stats"),
+        ("CALL system.rewrite_table_path(table => 'db.t')", NotSupportedError,
+         "rewrite_table_path"),
     ],
 )  # fmt: skip
 def test_errors_name_the_procedure_and_argument(con, history, sql, error, message):

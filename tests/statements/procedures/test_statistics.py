@@ -83,3 +83,51 @@ def test_bad_arguments_change_nothing(con, args, error, match):
     with pytest.raises(error, match=match):
         _call(con, args)
     assert con.catalog.load_table(T).metadata.statistics == []
+
+
+def _partition_stats(con, args="'db.p'"):
+    return con.execute(f"CALL system.compute_partition_stats({args})").fetchall()
+
+
+def test_partition_stats_count_each_partitions_files(tmp_path):
+    import pyarrow.parquet as pq
+
+    with icesql.connect(str(tmp_path)) as con:
+        con.execute("CREATE TABLE db.p (id BIGINT, cat STRING) PARTITIONED BY (cat)")
+        assert _partition_stats(con) == []  # no snapshot yet
+        con.execute("INSERT INTO db.p VALUES (1, 'b'), (2, 'a'), (3, 'a'), (4, NULL)")
+        [(path,)] = _partition_stats(con)
+        assert "/metadata/partition-stats-" in path and path.endswith(".parquet")
+        rows = pq.read_table(path).to_pylist()
+        assert [
+            (r["partition"]["cat"], r["data_record_count"], r["data_file_count"]) for r in rows
+        ] == [
+            (None, 1, 1),  # sorted by partition, NULL first
+            ("a", 2, 1),
+            ("b", 1, 1),
+        ]
+        assert {r["total_record_count"] for r in rows} == {None}
+        [stats] = con.catalog.load_table(("db", "p")).metadata.partition_statistics
+        assert stats.statistics_path == path
+        assert _partition_stats(con) == [(path,)]  # the snapshot has one: it is kept
+
+
+@pytest.mark.parametrize(
+    "ddl, error, match",
+    [
+        ("CREATE TABLE db.p (id BIGINT)", ProgrammingError, "Table must be partitioned"),
+        (
+            "CREATE TABLE db.p (id BIGINT) PARTITIONED BY (id)"
+            " TBLPROPERTIES ('write.format.default' = 'orc')",
+            NotSupportedError,
+            "partition statistics file in orc",
+        ),
+    ],
+)
+def test_partition_stats_refusals_change_nothing(tmp_path, ddl, error, match):
+    with icesql.connect(str(tmp_path)) as con:
+        con.execute(ddl)
+        con.execute("INSERT INTO db.p VALUES (1)")
+        with pytest.raises(error, match=match):
+            _partition_stats(con)
+        assert con.catalog.load_table(("db", "p")).metadata.partition_statistics == []

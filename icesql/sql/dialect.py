@@ -267,12 +267,22 @@ class IcebergSpark(Spark):
             ):
                 self._advance()
                 return NAMED_TYPES[token.text.upper()]()
-            return super()._parse_types(
+            parsed = super()._parse_types(
                 check_func=check_func,
                 schema=schema,
                 allow_identifiers=allow_identifiers,
                 with_collation=with_collation,
             )
+            if (
+                isinstance(parsed, exp.DataType)
+                and parsed.this == exp.DataType.Type.DECIMAL
+                and not parsed.expressions
+            ):
+                # Spark's DECIMAL (DEC, NUMERIC) is DECIMAL(10, 0); DuckDB's DECIMAL(18, 3)
+                parsed.set(
+                    "expressions", [exp.DataTypeParam(this=exp.Literal.number(n)) for n in (10, 0)]
+                )
+            return parsed
 
         def _parse_struct_types(self, type_required: bool = False) -> exp.Expr | None:
             # ``STRUCT<a: TIMESTAMPTZ_NS>``: sqlglot checks the field's type against its type

@@ -17,6 +17,7 @@ from sqlglot import exp
 from icesql.sql.spark import (
     aggregates,
     arrays,
+    casts,
     datetimes,
     geo,
     numbers,
@@ -27,7 +28,7 @@ from icesql.sql.spark import (
 )
 from icesql.sql.spark.base import TYPES_KEY, Rule, arg_key
 
-_AREAS = (variants, numbers, text, datetimes, arrays, aggregates, relations, geo, overflow)
+_AREAS = (casts, variants, numbers, text, datetimes, arrays, aggregates, relations, geo, overflow)
 RULES: dict[type, list[Rule]] = {}
 for _area in _AREAS:
     for _cls, _rule_of_area in _area.RULES.items():

@@ -21,6 +21,7 @@ import duckdb
 from duckdb.func import ARROW, SPECIAL
 
 from icesql._lazy import lazy_module
+from icesql.sql.spark.interval_text import string_to_interval
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -28,6 +29,9 @@ else:  # pyarrow loads on first use (icesql._lazy)
     pa = lazy_module("pyarrow")
 
 DECIMAL_DIVIDE = "icesql_decimal_divide"
+STRING_TO_INTERVAL = "icesql_string_to_interval"  # Spark's CAST(text AS INTERVAL)
+PYTHON_FUNCTIONS = (DECIMAL_DIVIDE, STRING_TO_INTERVAL)
+_INTERVAL_PARTS = "STRUCT(months INTEGER, days INTEGER, micros BIGINT)"
 _SPARK_DIVISION_SCALE = 38  # DecimalType.MAX_SCALE: Decimal./ divides to it first
 
 
@@ -66,6 +70,15 @@ def _decimal_divide(
     return pa.array(out, pa.string())
 
 
+def _string_to_interval(texts: pa.Array) -> pa.Array:
+    out = []
+    for text in texts.to_pylist():
+        parts = None if text is None else string_to_interval(text)
+        out.append(None if parts is None else dict(zip(("months", "days", "micros"), parts)))
+    kind = pa.struct([("months", pa.int32()), ("days", pa.int32()), ("micros", pa.int64())])
+    return pa.array(out, kind)
+
+
 def register_functions(con: duckdb.DuckDBPyConnection) -> None:
     """Make the functions above callable in ``con``'s database (its cursors see them)."""
     text, integer = duckdb.sqltype("VARCHAR"), duckdb.sqltype("INTEGER")
@@ -74,6 +87,15 @@ def register_functions(con: duckdb.DuckDBPyConnection) -> None:
         _decimal_divide,
         [text, text, integer, integer],
         text,
+        type=ARROW,
+        null_handling=SPECIAL,
+        side_effects=False,
+    )
+    con.create_function(
+        STRING_TO_INTERVAL,
+        _string_to_interval,
+        [text],
+        duckdb.sqltype(_INTERVAL_PARTS),
         type=ARROW,
         null_handling=SPECIAL,
         side_effects=False,

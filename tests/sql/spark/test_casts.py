@@ -1,0 +1,108 @@
+"""Spark's casts that DuckDB answers with NULL: integers to BINARY, text to BOOLEAN, the
+default DECIMAL, and casts to and from intervals. Each answer is Spark 3.5.8's (ANSI off)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+from collections.abc import Iterator
+
+import pytest
+
+import icesql
+from icesql.errors import DataError, NotSupportedError
+
+D = decimal.Decimal
+
+
+@pytest.fixture(scope="module")
+def con(tmp_path_factory: pytest.TempPathFactory) -> Iterator[icesql.Connection]:
+    with icesql.connect(str(tmp_path_factory.mktemp("casts"))) as connection:
+        yield connection
+
+
+def _one(con: icesql.Connection, expr: str) -> object:
+    return con.execute(f"SELECT {expr}").fetchone()[0]
+
+
+@pytest.mark.parametrize(
+    "expr, spark_answer",
+    [
+        ("HEX(CAST(123 AS BINARY))", "0000007B"),
+        ("HEX(CAST(-123 AS BINARY))", "FFFFFF85"),
+        ("HEX(CAST(-123S AS BINARY))", "FF85"),
+        ("HEX(CAST(CAST(-123 AS BYTE) AS BINARY))", "85"),
+        ("HEX(CAST(123L AS BINARY))", "000000000000007B"),
+        ("CAST('\t\t true \n\r ' AS BOOLEAN)", True),
+        ("CAST(' YES' AS BOOLEAN)", True),
+        ("CAST(concat(chr(1), 'n', chr(127)) AS BOOLEAN)", False),
+        ("CAST('2' AS BOOLEAN)", None),
+        ("CAST('1.5' AS DECIMAL)", D("2")),
+        ("CAST(2.5 AS DEC)", D("3")),
+        ("CAST('+     1 second' AS INTERVAL)", dt.timedelta(seconds=1)),
+        ("CAST('1 day 1' AS INTERVAL)", None),
+    ],
+)
+def test_casts(con: icesql.Connection, expr: str, spark_answer: object) -> None:
+    value = _one(con, expr)
+    if isinstance(spark_answer, dt.timedelta):
+        assert value.nanoseconds == spark_answer // dt.timedelta(microseconds=1) * 1000
+    else:
+        assert value == spark_answer
+
+
+@pytest.mark.parametrize(
+    "expr, spark_answer",
+    [
+        ("CAST(INTERVAL '1' YEAR AS TINYINT)", 1),
+        ("CAST(INTERVAL '-7' MONTH AS TINYINT)", -7),
+        ("CAST(INTERVAL '10' DAY AS BIGINT)", 10),
+        ("CAST(INTERVAL '-7' MINUTE AS INT)", -7),
+        ("CAST(INTERVAL '-1' YEAR AS DECIMAL(10, 0))", D("-1")),
+        ("CAST(INTERVAL '-1' DAY AS DECIMAL(5, 1))", D("-1.0")),
+        ("CAST(INTERVAL '10.005' SECOND AS DECIMAL(4, 2))", D("10.01")),
+        ("CAST(INTERVAL '-10.5' SECOND AS DECIMAL(3, 0))", D("-11")),
+    ],
+)
+def test_interval_to_number(con: icesql.Connection, expr: str, spark_answer: object) -> None:
+    assert _one(con, expr) == spark_answer
+
+
+@pytest.mark.parametrize(
+    "expr, months, micros",
+    [
+        ("CAST(1Y AS INTERVAL YEAR)", 12, 0),
+        ("CAST(-122S AS INTERVAL YEAR TO MONTH)", -122, 0),
+        ("CAST(-10.123456BD AS INTERVAL YEAR TO MONTH)", -10, 0),
+        ("CAST(10.654321BD AS INTERVAL MONTH)", 11, 0),  # half up
+        ("CAST(-7L AS INTERVAL MINUTE)", 0, -420_000_000),
+        ("CAST(100Y AS INTERVAL HOUR TO SECOND)", 0, 100_000_000),
+        ("CAST(80.654321BD AS INTERVAL HOUR TO MINUTE)", 0, 4_839_259_260),
+        ("CAST(INTERVAL '-13' MONTH AS INTERVAL YEAR)", -12, 0),
+        ("CAST(INTERVAL '-90' MINUTE AS INTERVAL HOUR)", 0, -3_600_000_000),
+    ],
+)
+def test_to_interval(con: icesql.Connection, expr: str, months: int, micros: int) -> None:
+    value = _one(con, expr)
+    assert (value.months, value.days * 86_400_000_000 + value.nanoseconds // 1000) == (
+        months,
+        micros,
+    )
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "CAST(INTERVAL '-1000' MONTH AS TINYINT)",
+        "CAST(2147483647 AS INTERVAL YEAR)",
+        "CAST(INTERVAL '10.123' SECOND AS DECIMAL(1, 0))",
+    ],
+)
+def test_overflow_raises_as_in_spark(con: icesql.Connection, expr: str) -> None:
+    with pytest.raises(DataError):
+        _one(con, expr)
+
+
+def test_interval_text_is_refused(con: icesql.Connection) -> None:
+    with pytest.raises(NotSupportedError, match="CAST of an interval to STRING"):
+        _one(con, "CAST(INTERVAL 3 YEAR 1 MONTH AS STRING)")

@@ -20,6 +20,7 @@ from icesql.sql.spark import (
     casts,
     datetimes,
     geo,
+    interval_literals,
     numbers,
     overflow,
     relations,
@@ -28,7 +29,19 @@ from icesql.sql.spark import (
 )
 from icesql.sql.spark.base import TYPES_KEY, Rule, arg_key
 
-_AREAS = (casts, variants, numbers, text, datetimes, arrays, aggregates, relations, geo, overflow)
+_AREAS = (
+    interval_literals,
+    casts,
+    variants,
+    numbers,
+    text,
+    datetimes,
+    arrays,
+    aggregates,
+    relations,
+    geo,
+    overflow,
+)
 RULES: dict[type, list[Rule]] = {}
 for _area in _AREAS:
     for _cls, _rule_of_area in _area.RULES.items():

@@ -17,7 +17,7 @@ language (no sign before a space, no ``interval`` prefix), hence this port::
 
 from __future__ import annotations
 
-__all__ = ["string_to_interval", "trim_all"]
+__all__ = ["interval_and_units", "string_to_interval", "trim_all"]
 
 _INT_MAX = 2**31 - 1
 _LONG_MAX = 2**63 - 1
@@ -58,13 +58,22 @@ def _unit_at(s: str, i: int) -> str | None:
 def string_to_interval(text: str) -> tuple[int, int, int] | None:
     """Months, days and microseconds of ``text`` as Spark reads it, None where Spark's cast
     gives NULL."""
+    read = interval_and_units(text)
+    return read[0] if read is not None else None
+
+
+def interval_and_units(text: str) -> tuple[tuple[int, int, int], frozenset[str]] | None:
+    """``string_to_interval`` and the units the text names (``day``, ``second``...): an
+    interval literal's Spark type follows from them."""
+    units: set[str] = set()
     try:
-        return _parse(trim_all(text).lower())
+        parts = _parse(trim_all(text).lower(), units)
     except (OverflowError, ValueError):
         return None
+    return (parts, frozenset(units)) if parts is not None else None
 
 
-def _parse(s: str) -> tuple[int, int, int] | None:
+def _parse(s: str, units: set[str]) -> tuple[int, int, int] | None:
     if not s:
         return None
     if s.startswith("interval"):
@@ -112,6 +121,7 @@ def _parse(s: str) -> tuple[int, int, int] | None:
         unit = _unit_at(s, i)
         if unit is None or (fraction is not None and unit != "second"):
             return None
+        units.add(unit)
         i += len(unit)
         if i < n and s[i] == "s":
             i += 1

@@ -3,8 +3,8 @@
 Spark 3.5 types an interval literal by its units: ``INTERVAL '1' YEAR`` and ``INTERVAL 3 YEAR
 1 MONTH`` are year-month intervals (a count of months), ``INTERVAL '10' DAY`` and ``INTERVAL 2
 WEEKS 3 MICROSECONDS`` day-time intervals (a count of microseconds), each with a start and an
-end field; only a unit-less string (``INTERVAL '1 day 2 hours'``) is the calendar interval of
-months, days and microseconds. Casts and arithmetic depend on that type (``CAST(INTERVAL '1'
+end field; so is a unit-less string (``INTERVAL '1 day 2 hours'`` is DAY TO HOUR). The calendar interval
+of months, days and microseconds comes from casts (``CAST(s AS INTERVAL)``) and functions. Casts and arithmetic depend on that type (``CAST(INTERVAL '1'
 YEAR AS INT)`` is 1, ``CAST(INTERVAL '10' DAY AS BIGINT)`` is 10), so the rules read it here
 from the expression itself (literals, casts to interval types, negations and sums of them).
 
@@ -21,14 +21,19 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
+from icesql.sql.spark.interval_text import interval_and_units
+
 __all__ = [
+    "INTERVAL_TYPE_KEY",
     "DAY_TIME_FIELDS",
     "IntervalType",
     "YEAR_MONTH_FIELDS",
     "interval_type_of_data_type",
+    "units_type",
     "spark_interval_type",
 ]
 
+INTERVAL_TYPE_KEY = "icesql_interval_type"  # on a node a rule made: its Spark interval type
 YEAR_MONTH_FIELDS = ("YEAR", "MONTH")
 DAY_TIME_FIELDS = ("DAY", "HOUR", "MINUTE", "SECOND")
 MICROS_PER_FIELD = (86_400_000_000, 3_600_000_000, 60_000_000, 1_000_000)
@@ -84,6 +89,17 @@ def _span_type(unit: exp.Expr | None) -> IntervalType | None:
     return IntervalType(field[0], field[1], field[1]) if field is not None else None
 
 
+def units_type(units: frozenset[str]) -> IntervalType | None:
+    """The type of a literal naming ``units`` (``{"day", "hour"}``: DAY TO HOUR), None when
+    it names none or mixes year-month and day-time units (Spark refuses those)."""
+    fields = {_UNIT_FIELDS[unit.upper()] for unit in units}
+    kinds = {kind for kind, _ in fields}
+    if len(kinds) != 1:
+        return None
+    indexes = [index for _, index in fields]
+    return IntervalType(kinds.pop(), min(indexes), max(indexes))
+
+
 def interval_type_of_data_type(found: exp.DataType | None) -> IntervalType | None:
     """The Spark interval type a data type names (``INTERVAL DAY TO SECOND``), None for
     another type; a bare ``INTERVAL`` is the calendar interval."""
@@ -101,11 +117,17 @@ def spark_interval_type(node: exp.Expr | None) -> IntervalType | None:
     known from the expression alone."""
     while isinstance(node, exp.Paren):
         node = node.this
+    if node is None:
+        return None
+    made = node.meta.get(INTERVAL_TYPE_KEY)
+    if made is not None:
+        return made
     if isinstance(node, exp.Interval):
         unit = node.args.get("unit")
-        if unit is None:
-            return CALENDAR
-        return _span_type(unit)
+        if unit is not None:
+            return _span_type(unit)
+        read = interval_and_units(node.this.name) if isinstance(node.this, exp.Literal) else None
+        return units_type(read[1]) if read is not None else None
     if isinstance(node, exp.Cast) and isinstance(node.to, exp.DataType):
         return interval_type_of_data_type(node.to)
     if isinstance(node, exp.Neg):

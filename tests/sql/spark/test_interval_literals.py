@@ -1,0 +1,56 @@
+"""Spark's interval literals in icesql: each answer is Spark 3.5.8's (as months, or as
+microseconds for a day-time interval)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+import icesql
+from icesql.errors import ProgrammingError
+
+_DAY = 86_400_000_000
+
+
+@pytest.fixture(scope="module")
+def con(tmp_path_factory: pytest.TempPathFactory) -> Iterator[icesql.Connection]:
+    with icesql.connect(str(tmp_path_factory.mktemp("intervals"))) as connection:
+        yield connection
+
+
+def _value(con: icesql.Connection, expr: str) -> tuple[int, int]:
+    value = con.execute(f"SELECT {expr}").fetchone()[0]
+    return value.months, value.days * _DAY + value.nanoseconds // 1000
+
+
+@pytest.mark.parametrize(
+    "expr, months, micros",
+    [
+        ("INTERVAL 13.123456789 SECONDS", 0, 13_123_456),  # truncated, not rounded
+        ("INTERVAL -13.123456789 SECOND", 0, -13_123_456),
+        ("INTERVAL '2562047788' HOUR", 0, 9_223_372_036_800_000_000),  # past Arrow's nanos
+        ("-INTERVAL -1 YEAR 1 MONTH", 11, 0),
+        ("INTERVAL '3-1' YEAR TO MONTH", 37, 0),
+        ("INTERVAL -'1 02:03:04.123' DAY TO SECOND", 0, -93_784_123_000),
+        ("INTERVAL '20 15:40' DAY TO MINUTE", 0, 20 * _DAY + 56_400_000_000),
+        ("INTERVAL '1 year 2 months'", 14, 0),
+    ],
+)
+def test_literal(con: icesql.Connection, expr: str, months: int, micros: int) -> None:
+    assert _value(con, expr) == (months, micros)
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "INTERVAL '1'",
+        "INTERVAL '1.5' DAY",
+        "INTERVAL 3 MONTH 1 HOUR",
+        "INTERVAL '-1 month 1 day -1 second'",
+        "INTERVAL '1 day 24' DAY TO HOUR",
+    ],
+)
+def test_spark_refuses(con: icesql.Connection, expr: str) -> None:
+    with pytest.raises(ProgrammingError):
+        con.execute(f"SELECT {expr}")

@@ -19,10 +19,11 @@ below the first is bounded (hours 0-23, minutes and seconds 0-59). Text Spark ca
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 from icesql.sql.spark.interval_text import trim_all
 
-__all__ = ["day_time_micros", "year_month_months"]
+__all__ = ["day_time_micros", "day_time_text", "year_month_months", "year_month_text"]
 
 _INT_MAX = 2**31 - 1
 _LONG_MAX = 2**63 - 1
@@ -174,3 +175,47 @@ def day_time_micros(text: str, start: int, end: int) -> int:
             ("-" if sign < 0 else "") + value + (suffix or ""), -_MAX_SECOND, _MAX_SECOND
         )
     return _long(sign * int(value) * _UNIT_MICROS[start])
+
+
+def year_month_text(months: int, start: int, end: int) -> str:
+    """Spark's ``CAST`` of a year-month interval to STRING (``toYearMonthIntervalString``,
+    ANSI style): ``INTERVAL '3-1' YEAR TO MONTH``."""
+    sign = "-" if months < 0 else ""
+    year = f"{sign}{abs(months) // 12}"
+    if start == end:
+        return f"INTERVAL '{year}' YEAR" if start == 0 else f"INTERVAL '{months}' MONTH"
+    return f"INTERVAL '{year}-{abs(months) % 12}' YEAR TO MONTH"
+
+
+def _plain_seconds(micros: int) -> str:
+    """``BigDecimal.valueOf(micros, 6).stripTrailingZeros.toPlainString`` with Spark's lead
+    zero below ten seconds."""
+    text = f"{Decimal(micros).scaleb(-6).normalize():f}"
+    return ("0" if micros < 10 * _MICROS_PER_SECOND else "") + text
+
+
+def day_time_text(micros: int, start: int, end: int) -> str:
+    """Spark's ``CAST`` of a day-time interval to STRING (``toDayTimeIntervalString``, ANSI
+    style): ``INTERVAL '3 00:00:01' DAY TO SECOND``."""
+    postfix = _DT_NAMES[start] if start == end else f"{_DT_NAMES[start]} TO {_DT_NAMES[end]}"
+    if micros == -(2**63):
+        first = ("-106751991", "-2562047788", "-153722867280", "-9223372036854.775808")[start]
+        base = "-106751991 04:00:54.775808000"
+        rest_text = "" if start == end else base[(10, 13, 16)[start] : (0, 13, 16, 26)[end]]
+        return f"INTERVAL '{first}{rest_text}' {postfix}"
+    sign, rest = ("-", -micros) if micros < 0 else ("", micros)
+    out = sign
+    if start == 3:
+        out += _plain_seconds(rest)
+    else:
+        out += f"{rest // _UNIT_MICROS[start]:02d}" if start else f"{rest // _UNIT_MICROS[0]}"
+        rest %= _UNIT_MICROS[start]
+    if start < 1 <= end:
+        out += f" {rest // _UNIT_MICROS[1]:02d}"
+        rest %= _UNIT_MICROS[1]
+    if start < 2 <= end:
+        out += f":{rest // _UNIT_MICROS[2]:02d}"
+        rest %= _UNIT_MICROS[2]
+    if start < 3 <= end:
+        out += f":{_plain_seconds(rest)}"
+    return f"INTERVAL '{out}' {postfix}"

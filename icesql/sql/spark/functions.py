@@ -14,13 +14,20 @@ the result scale, NULL past the result precision (Spark without ANSI mode)::
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 from duckdb.func import ARROW, SPECIAL
 
 from icesql._lazy import lazy_module
+from icesql.sql.spark.ansi_interval_text import (
+    day_time_micros,
+    day_time_text,
+    year_month_months,
+    year_month_text,
+)
 from icesql.sql.spark.interval_text import string_to_interval
 
 if TYPE_CHECKING:
@@ -30,7 +37,19 @@ else:  # pyarrow loads on first use (icesql._lazy)
 
 DECIMAL_DIVIDE = "icesql_decimal_divide"
 STRING_TO_INTERVAL = "icesql_string_to_interval"  # Spark's CAST(text AS INTERVAL)
-PYTHON_FUNCTIONS = (DECIMAL_DIVIDE, STRING_TO_INTERVAL)
+# Spark's text of year-month and day-time intervals, both ways: (value or text, start, end)
+YEAR_MONTH_TEXT = "icesql_year_month_text"
+DAY_TIME_TEXT = "icesql_day_time_text"
+TEXT_YEAR_MONTH = "icesql_text_year_month"
+TEXT_DAY_TIME = "icesql_text_day_time"
+PYTHON_FUNCTIONS = (
+    DECIMAL_DIVIDE,
+    STRING_TO_INTERVAL,
+    YEAR_MONTH_TEXT,
+    DAY_TIME_TEXT,
+    TEXT_YEAR_MONTH,
+    TEXT_DAY_TIME,
+)
 _INTERVAL_PARTS = "STRUCT(months INTEGER, days INTEGER, micros BIGINT)"
 _SPARK_DIVISION_SCALE = 38  # DecimalType.MAX_SCALE: Decimal./ divides to it first
 
@@ -79,6 +98,31 @@ def _string_to_interval(texts: pa.Array) -> pa.Array:
     return pa.array(out, kind)
 
 
+def _fields_function(
+    body: Callable[[Any, int, int], Any], kind: str
+) -> Callable[[pa.Array, pa.Array, pa.Array], pa.Array]:
+    """An Arrow function applying ``body(value, start, end)`` row by row, NULL to NULL."""
+
+    def apply(values: pa.Array, starts: pa.Array, ends: pa.Array) -> pa.Array:
+        out = [
+            None if v is None else body(v, a, b)
+            for v, a, b in zip(
+                values.to_pylist(), starts.to_pylist(), ends.to_pylist(), strict=True
+            )
+        ]
+        return pa.array(out, getattr(pa, kind)())
+
+    return apply
+
+
+_FIELDS_FUNCTIONS = (  # name, Python function, argument type, result type (DuckDB, Arrow)
+    (YEAR_MONTH_TEXT, year_month_text, "INTEGER", "VARCHAR", "string"),
+    (DAY_TIME_TEXT, day_time_text, "BIGINT", "VARCHAR", "string"),
+    (TEXT_YEAR_MONTH, year_month_months, "VARCHAR", "INTEGER", "int32"),
+    (TEXT_DAY_TIME, day_time_micros, "VARCHAR", "BIGINT", "int64"),
+)
+
+
 def register_functions(con: duckdb.DuckDBPyConnection) -> None:
     """Make the functions above callable in ``con``'s database (its cursors see them)."""
     text, integer = duckdb.sqltype("VARCHAR"), duckdb.sqltype("INTEGER")
@@ -100,3 +144,13 @@ def register_functions(con: duckdb.DuckDBPyConnection) -> None:
         null_handling=SPECIAL,
         side_effects=False,
     )
+    for name, body, argument, result, kind in _FIELDS_FUNCTIONS:
+        con.create_function(
+            name,
+            _fields_function(body, kind),
+            [duckdb.sqltype(argument), integer, integer],
+            duckdb.sqltype(result),
+            type=ARROW,
+            null_handling=SPECIAL,
+            side_effects=False,
+        )

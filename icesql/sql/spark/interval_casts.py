@@ -11,10 +11,12 @@ Spark's interval types (``icesql.sql.spark.interval_types``) decide what a cast 
   a decimal rounded half up to whole months or microseconds;
 * an interval cast to another interval type of its kind keeps whole end fields;
 * text cast to the calendar ``INTERVAL`` is read by Spark's parser
-  (``icesql.sql.spark.interval_text``, a Python function DuckDB calls).
+  (``icesql.sql.spark.interval_text``, a Python function DuckDB calls), to a year-month or
+  day-time type by Spark's fixed forms (``icesql.sql.spark.ansi_interval_text``), which also
+  print those intervals as Spark's text (``INTERVAL '3-1' YEAR TO MONTH``).
 
 DuckDB casts none of these (NULL under TRY_CAST). Casts these rules cannot give Spark's answer
-(text to and from year-month or day-time intervals, intervals of unknown type) are refused.
+(a calendar interval to text, intervals of unknown type) are refused.
 """
 
 from __future__ import annotations
@@ -31,9 +33,17 @@ from icesql.sql.spark.base import (
     decimal_digits,
     refuse,
 )
-from icesql.sql.spark.functions import STRING_TO_INTERVAL
+from icesql.sql.spark.functions import (
+    DAY_TIME_TEXT,
+    STRING_TO_INTERVAL,
+    TEXT_DAY_TIME,
+    TEXT_YEAR_MONTH,
+    YEAR_MONTH_TEXT,
+)
 from icesql.sql.spark.interval_types import (
+    CALENDAR,
     DAY_TIME_FIELDS,
+    INTERVAL_TYPE_KEY,
     MICROS_PER_FIELD,
     YEAR_MONTH_FIELDS,
     IntervalType,
@@ -41,7 +51,7 @@ from icesql.sql.spark.interval_types import (
     spark_interval_type,
 )
 
-__all__ = ["cast", "months_of", "micros_of"]
+__all__ = ["cast", "day_time_interval", "months_of", "micros_of"]
 
 _INT_RANGE = (-(2**31), 2**31 - 1)
 _LONG_RANGE = (-(2**63), 2**63 - 1)
@@ -109,7 +119,16 @@ def _to_interval(value: exp.Expr, target: IntervalType) -> exp.Expr:
         months = _checked(value, _INT_RANGE, _name(target))
         return call("to_months", exp.cast(months, "INT"))
     micros = _checked(value, _LONG_RANGE, _name(target))
-    return call("to_microseconds", exp.cast(micros, "BIGINT"))
+    return day_time_interval(exp.cast(micros, "BIGINT"))
+
+
+def day_time_interval(micros: exp.Expr) -> exp.Expr:
+    """A DuckDB interval of ``micros`` (a BIGINT), whole days apart: Arrow's nanoseconds
+    would wrap past about 106751 days of microseconds."""
+    day = exp.Literal.number(MICROS_PER_FIELD[0])
+    days = call("to_days", exp.cast(exp.IntDiv(this=micros.copy(), expression=day), "INT"))
+    rest = call("to_microseconds", exp.Mod(this=micros, expression=day.copy()))
+    return exp.paren(exp.Add(this=days, expression=rest))
 
 
 def _unit(target: IntervalType) -> int:
@@ -144,10 +163,11 @@ def _between_intervals(node: exp.Cast, source: IntervalType, target: IntervalTyp
 
 def _text_to_interval(node: exp.Cast, target: IntervalType) -> exp.Expr:
     if target.kind != "calendar":
-        refuse(
-            f"CAST of a string to {_name(target)}",
-            "icesql does not read Spark's ANSI interval text",
-        )
+        fields = (exp.Literal.number(target.start), exp.Literal.number(target.end))
+        text = exp.cast(node.this, "VARCHAR")
+        if target.kind == "ym":
+            return call("to_months", call(TEXT_YEAR_MONTH, text, *fields))
+        return day_time_interval(call(TEXT_DAY_TIME, text, *fields))
     parts = call(STRING_TO_INTERVAL, exp.cast(node.this, "VARCHAR"))
     made = exp.Add(
         this=exp.Add(
@@ -168,15 +188,36 @@ def _text_to_interval(node: exp.Cast, target: IntervalType) -> exp.Expr:
     return exp.paren(made)
 
 
+def _interval_text(node: exp.Cast, source: IntervalType) -> exp.Expr:
+    if source.kind == "calendar":
+        refuse("CAST of a calendar interval to STRING", "icesql does not print Spark's text of it")
+    fields = (exp.Literal.number(source.start), exp.Literal.number(source.end))
+    if source.kind == "ym":
+        return call(YEAR_MONTH_TEXT, exp.cast(months_of(node.this), "INT"), *fields)
+    return call(DAY_TIME_TEXT, micros_of(node.this), *fields)
+
+
 def cast(node: exp.Cast) -> exp.Expr:
     """``node`` as Spark casts to or from an interval, or ``node`` itself when neither side
     is an interval."""
     if not isinstance(node.to, exp.DataType):
         return node
+    made = _cast(node)
     target = interval_type_of_data_type(node.to)
+    if made is not node and target is not None:
+        made.meta[INTERVAL_TYPE_KEY] = target  # for the rules of the expressions around it
+    return made
+
+
+def _cast(node: exp.Cast) -> exp.Expr:
+    assert isinstance(node.to, exp.DataType)
+    target = interval_type_of_data_type(node.to)
+    found = arg_data_type(node)
     operand = arg_type(node)
     source = spark_interval_type(node.this)
-    if source is None and operand == T.INTERVAL:
+    if source is None and interval_type_of_data_type(found) not in (None, CALENDAR):
+        source = interval_type_of_data_type(found)  # a column's or cast's own type
+    if source is None and interval_type_of_data_type(found) is not None:
         if target is None and node.to.this not in INTEGRAL | TEXTUAL | {T.DECIMAL}:
             return node
         refuse(
@@ -187,10 +228,7 @@ def cast(node: exp.Cast) -> exp.Expr:
         return _between_intervals(node, source, target)
     if source is not None:
         if node.to.this in TEXTUAL:
-            refuse(
-                f"CAST of an interval to {node.to.sql('spark')}",
-                "icesql does not print Spark's interval text",
-            )
+            return _interval_text(node, source)
         if source.kind == "calendar":
             return node
         if node.to.this in INTEGRAL or node.to.this == T.DECIMAL:

@@ -56,7 +56,7 @@ def _invalid(text: str, why: str) -> ProgrammingError:
 
 
 def _day_time(micros: int, kind: IntervalType) -> exp.Expr:
-    days = int(micros / _MICROS_PER_DAY)  # toward zero: both parts keep the value's sign
+    days = abs(micros) // _MICROS_PER_DAY * (-1 if micros < 0 else 1)  # both parts keep its sign
     rest = micros - days * _MICROS_PER_DAY
     made = exp.Interval(this=exp.Literal.string(f"{days} days {rest} microseconds"))
     made.meta[INTERVAL_TYPE_KEY] = kind
@@ -101,6 +101,7 @@ def _one_unit(node: exp.Interval, text: str, unit: str, kind: IntervalType) -> e
     if read is None:
         raise _invalid(f"{text} {unit}", "Spark cannot read it as an interval")
     months, days, micros = read[0]
+    node.set("this", exp.Literal.string(text))  # INTERVAL -'1' YEAR: the sign in the text
     if kind.kind == "ym":
         return node
     total = days * _MICROS_PER_DAY + micros

@@ -24,7 +24,9 @@ from sqlglot import exp
 from icesql.sql.spark.interval_text import interval_and_units
 
 __all__ = [
+    "CALENDAR",
     "INTERVAL_TYPE_KEY",
+    "MICROS_PER_FIELD",
     "DAY_TIME_FIELDS",
     "IntervalType",
     "YEAR_MONTH_FIELDS",
@@ -115,7 +117,9 @@ def interval_type_of_data_type(found: exp.DataType | None) -> IntervalType | Non
 def spark_interval_type(node: exp.Expr | None) -> IntervalType | None:
     """Spark's interval type of ``node``, None when it is not an interval or its type is not
     known from the expression alone."""
-    while isinstance(node, exp.Paren):
+    while node is not None and node.meta.get(INTERVAL_TYPE_KEY) is None:
+        if not isinstance(node, exp.Paren):
+            break
         node = node.this
     if node is None:
         return None

@@ -103,6 +103,36 @@ def test_overflow_raises_as_in_spark(con: icesql.Connection, expr: str) -> None:
         _one(con, expr)
 
 
-def test_interval_text_is_refused(con: icesql.Connection) -> None:
-    with pytest.raises(NotSupportedError, match="CAST of an interval to STRING"):
-        _one(con, "CAST(INTERVAL 3 YEAR 1 MONTH AS STRING)")
+@pytest.mark.parametrize(
+    "expr, spark_answer",
+    [
+        ("CAST(INTERVAL 3 YEAR 1 MONTH AS STRING)", "INTERVAL '3-1' YEAR TO MONTH"),
+        ("CAST(INTERVAL '-13' MONTH AS STRING)", "INTERVAL '-13' MONTH"),
+        ("CAST(CAST(INTERVAL '-13' MONTH AS INTERVAL YEAR) AS STRING)", "INTERVAL '-1' YEAR"),
+        ("CAST(INTERVAL 3 DAY 1 SECOND AS STRING)", "INTERVAL '3 00:00:01' DAY TO SECOND"),
+        (
+            "CAST(CAST(80.654321BD AS INTERVAL HOUR TO MINUTE) AS STRING)",
+            "INTERVAL '01:20' HOUR TO MINUTE",
+        ),
+        ("CAST(INTERVAL '-10.123456' SECOND AS STRING)", "INTERVAL '-10.123456' SECOND"),
+        (
+            "CAST(INTERVAL '-106751991 04:00:54.775808' DAY TO SECOND AS STRING)",
+            "INTERVAL '-106751991 04:00:54.775808' DAY TO SECOND",
+        ),
+    ],
+)
+def test_interval_to_text(con: icesql.Connection, expr: str, spark_answer: str) -> None:
+    assert _one(con, expr) == spark_answer
+
+
+def test_text_to_year_month_and_day_time(con: icesql.Connection) -> None:
+    ym = _one(con, "CAST('INTERVAL \\'3-1\\' YEAR TO MONTH' AS INTERVAL YEAR TO MONTH)")
+    dt = _one(con, "CAST('3 00:00:01' AS INTERVAL DAY TO SECOND)")
+    assert (ym.months, dt.days, dt.nanoseconds) == (37, 3, 1_000_000_000)
+    with pytest.raises(DataError):  # Spark raises on text of another form, ANSI or not
+        _one(con, "CAST('abc' AS INTERVAL YEAR)")
+
+
+def test_calendar_interval_text_is_refused(con: icesql.Connection) -> None:
+    with pytest.raises(NotSupportedError, match="CAST of a calendar interval to STRING"):
+        _one(con, "CAST(CAST('1 month 1 day' AS INTERVAL) AS STRING)")

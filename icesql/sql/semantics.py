@@ -20,6 +20,7 @@ from icesql.sql.spark import (
     casts,
     datetimes,
     geo,
+    interval_arithmetic,
     interval_literals,
     numbers,
     overflow,
@@ -31,6 +32,7 @@ from icesql.sql.spark.base import TYPES_KEY, Rule, arg_key
 
 _AREAS = (
     interval_literals,
+    interval_arithmetic,
     casts,
     variants,
     numbers,

@@ -54,3 +54,15 @@ def test_literal(con: icesql.Connection, expr: str, months: int, micros: int) ->
 def test_spark_refuses(con: icesql.Connection, expr: str) -> None:
     with pytest.raises(ProgrammingError):
         con.execute(f"SELECT {expr}")
+
+
+@pytest.mark.parametrize(
+    "expr, days",
+    [
+        ("DATE '2001-10-01' - DATE '2001-09-28'", 3),  # Spark 3.5.8: INTERVAL '3' DAY
+        ("'2001-10-01' - DATE '2001-09-28'", 3),
+    ],
+)
+def test_date_difference_is_a_day_interval(con: icesql.Connection, expr: str, days: int) -> None:
+    assert _value(con, expr) == (0, days * _DAY)
+    assert con.execute(f"SELECT CAST({expr} AS BIGINT)").fetchone()[0] == days

@@ -10,12 +10,14 @@ the result scale, NULL past the result precision (Spark without ANSI mode)::
     '0.333333'
     >>> _divide(Decimal("-2"), Decimal("3"), 38, 6)
     '-0.666667'
+    >>> _divide(Decimal("10123456789012345678901234567890.123456"), Decimal("1.0"), 38, 6)
+    '10123456789012345678901234567890.123456'
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from decimal import Decimal
+from decimal import Context, Decimal
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -51,6 +53,7 @@ PYTHON_FUNCTIONS = (
     TEXT_DAY_TIME,
 )
 _INTERVAL_PARTS = "STRUCT(months INTEGER, days INTEGER, micros BIGINT)"
+_EXACT = Context(prec=80)  # room for any 38-digit unscaled value
 _SPARK_DIVISION_SCALE = 38  # DecimalType.MAX_SCALE: Decimal./ divides to it first
 
 
@@ -71,7 +74,7 @@ def _divide(dividend: Decimal, divisor: Decimal, precision: int, scale: int) -> 
     unscaled = _half_up(first, 10 ** (_SPARK_DIVISION_SCALE - scale))
     if abs(unscaled) >= 10**precision:
         return None
-    return f"{Decimal(unscaled).scaleb(-scale):f}"
+    return f"{Decimal(unscaled).scaleb(-scale, _EXACT):f}"  # not the default 28 digits
 
 
 def _decimal_divide(

@@ -15,6 +15,7 @@ errors become ``ProgrammingError`` naming the line and column of the user's own 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any, TypeVar
 
 import sqlglot
@@ -308,6 +309,14 @@ class IcebergSpark(Spark):
             node = self.build_cast(strict=self.STRICT_CAST, this=this, to=to)
             if self._prev.text.upper() in Spark.Tokenizer.NUMERIC_LITERALS:
                 node.meta[TYPED_LITERAL] = True  # 1L is tokenized as 1::BIGINT
+                value = node.this
+                if (
+                    self._prev.text.upper() == "BD"
+                    and isinstance(value, exp.Literal)
+                    and "e" in value.name.lower()
+                ):
+                    # 123.0E-28BD: DuckDB's cast of the exponent form to a DECIMAL is NULL
+                    value.set("this", format(Decimal(value.name), "f"))
             return node
 
         def _warn_unsupported(self) -> None:

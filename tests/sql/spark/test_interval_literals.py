@@ -66,3 +66,43 @@ def test_spark_refuses(con: icesql.Connection, expr: str) -> None:
 def test_date_difference_is_a_day_interval(con: icesql.Connection, expr: str, days: int) -> None:
     assert _value(con, expr) == (0, days * _DAY)
     assert con.execute(f"SELECT CAST({expr} AS BIGINT)").fetchone()[0] == days
+
+
+@pytest.mark.parametrize(
+    "expr, months, micros",
+    [
+        ("-INTERVAL -1 DAY 1 HOUR -1 MINUTE 1 SECOND", 0, 82_859_000_000),  # one literal
+        ("INTERVAL 2 WEEKS 3 MICROSECONDS * 1.5", 0, 21 * _DAY + 5),  # rounded half up
+        ("INTERVAL '-178956970-8' YEAR TO MONTH / 5", -429_496_730, 0),
+        ("INTERVAL '-106751991 04:00:54.775808' DAY TO SECOND / 5", 0, -1_844_674_407_370_955_162),
+        ("2 * INTERVAL '3' MONTH", 6, 0),
+        ("INTERVAL '1' DAY * 1.5D", 0, 36 * 3_600_000_000),
+    ],
+)
+def test_interval_arithmetic(con: icesql.Connection, expr: str, months: int, micros: int) -> None:
+    assert _value(con, expr) == (months, micros)
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "INTERVAL '2' YEAR / 0",  # Spark: INTERVAL_DIVIDED_BY_ZERO
+        "INTERVAL '-106751991 04:00:54.775808' DAY TO SECOND / -1",  # overflow
+    ],
+)
+def test_interval_arithmetic_raises_as_spark(con: icesql.Connection, expr: str) -> None:
+    with pytest.raises(icesql.DataError):
+        con.execute(f"SELECT {expr}")
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "INTERVAL '1 day 2' DAY",
+        "INTERVAL '1 day 1'",
+        "INTERVAL '10-9' YEAR TO MONTH '2-1' YEAR TO MONTH",
+    ],
+)
+def test_spark_s_parser_refuses(con: icesql.Connection, expr: str) -> None:
+    with pytest.raises(ProgrammingError):
+        con.execute(f"SELECT {expr}")

@@ -15,6 +15,7 @@ from sqlglot import exp
 
 from icesql.sql.dialect import EXTRACT_FIELD, FUNCTION_ARGS, FUNCTION_NAME
 from icesql.sql.spark.base import TIMESTAMPS, arg_data_type, arg_type, call, is_zoned_nanos
+from icesql.sql.spark.interval_casts import arrow_safe
 from icesql.sql.spark.interval_types import spark_interval_type
 from icesql.sql.spark.time_parsing import spark_parsed
 
@@ -315,7 +316,7 @@ def _make_interval(node: exp.MakeInterval) -> exp.Expr:
     # otherwise add up one interval per argument (NULL in any of them gives NULL, as in Spark)
     values = [(node.args.get(name), to) for name, to in _INTERVAL_PARTS]
     if all(v is None or (isinstance(v, exp.Literal) and not v.is_string) for v, _ in values):
-        return node
+        return arrow_safe(node.copy(), "make_interval")
     total: exp.Expr | None = None
     for value, to in values:
         if value is None:
@@ -329,7 +330,7 @@ def _make_interval(node: exp.MakeInterval) -> exp.Expr:
         else:
             part = call(to, exp.cast(value.copy(), "INT"))
         total = part if total is None else exp.Add(this=total, expression=part)
-    return exp.Paren(this=total) if total is not None else node
+    return arrow_safe(exp.Paren(this=total), "make_interval") if total is not None else node
 
 
 _COMPARISONS = (

@@ -32,6 +32,7 @@ from icesql.sql.spark.base import (
     call,
     decimal_digits,
     refuse,
+    refuse_when,
 )
 from icesql.sql.spark.functions import (
     DAY_TIME_TEXT,
@@ -51,7 +52,7 @@ from icesql.sql.spark.interval_types import (
     spark_interval_type,
 )
 
-__all__ = ["cast", "day_time_interval", "months_of", "micros_of"]
+__all__ = ["arrow_safe", "cast", "day_time_interval", "months_of", "micros_of"]
 
 _INT_RANGE = (-(2**31), 2**31 - 1)
 _LONG_RANGE = (-(2**63), 2**63 - 1)
@@ -161,6 +162,34 @@ def _between_intervals(node: exp.Cast, source: IntervalType, target: IntervalTyp
     return _to_interval(exp.cast(count, "HUGEINT"), target)
 
 
+_ARROW_SAFE_MICROS = (2**63 - 1) // 1000  # Arrow's month_day_nano holds this many micros
+
+
+def arrow_safe(value: exp.Expr, construct: str) -> exp.Expr:
+    """``value`` (a calendar interval), refused at run time where its microseconds (beside
+    its months and days) pass what Arrow's nanoseconds hold: DuckDB would hand the rows out
+    wrapped. Spark's calendar interval keeps them apart from its days, so they cannot move."""
+    hours = call("datepart", exp.Literal.string("hour"), value.copy())
+    minutes = call("datepart", exp.Literal.string("minute"), value.copy())
+    micros = call("datepart", exp.Literal.string("microseconds"), value.copy())
+    total = exp.Add(
+        this=exp.Add(
+            this=exp.Mul(
+                this=exp.cast(hours, "HUGEINT"), expression=exp.Literal.number(3_600_000_000)
+            ),
+            expression=exp.Mul(
+                this=exp.cast(minutes, "HUGEINT"), expression=exp.Literal.number(60_000_000)
+            ),
+        ),
+        expression=exp.cast(micros, "HUGEINT"),
+    )
+    too_long = exp.GT(
+        this=exp.func("abs", total), expression=exp.Literal.number(_ARROW_SAFE_MICROS)
+    )
+    why = "its time part passes the 106751 days of microseconds icesql's Arrow rows hold"
+    return refuse_when(too_long, construct, why, value)
+
+
 def _text_to_interval(node: exp.Cast, target: IntervalType) -> exp.Expr:
     if target.kind != "calendar":
         fields = (exp.Literal.number(target.start), exp.Literal.number(target.end))
@@ -185,7 +214,7 @@ def _text_to_interval(node: exp.Cast, target: IntervalType) -> exp.Expr:
             exp.Dot(this=exp.paren(parts), expression=exp.to_identifier("micros")),
         ),
     )
-    return exp.paren(made)
+    return arrow_safe(exp.paren(made), "CAST of text to INTERVAL")
 
 
 def _interval_text(node: exp.Cast, source: IntervalType) -> exp.Expr:

@@ -136,3 +136,18 @@ def test_text_to_year_month_and_day_time(con: icesql.Connection) -> None:
 def test_calendar_interval_text_is_refused(con: icesql.Connection) -> None:
     with pytest.raises(NotSupportedError, match="CAST of a calendar interval to STRING"):
         _one(con, "CAST(CAST('1 month 1 day' AS INTERVAL) AS STRING)")
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        # Spark 3.5.8: 1 years 2 months 25 days 34293552 hours 30 minutes 12.123456 seconds
+        "make_interval(1, 2, 3, 4, 0, 0, 123456789012.123456)",
+        "CAST('1000000000 hours' AS INTERVAL)",
+    ],
+)
+def test_calendar_intervals_past_arrow_s_nanoseconds_are_refused(
+    con: icesql.Connection, expr: str
+) -> None:
+    with pytest.raises(NotSupportedError, match="106751 days"):
+        _one(con, expr)

@@ -22,6 +22,7 @@ from icesql.sql.spark import (
     geo,
     interval_arithmetic,
     interval_literals,
+    literals,
     numbers,
     overflow,
     relations,
@@ -31,6 +32,7 @@ from icesql.sql.spark import (
 from icesql.sql.spark.base import TYPES_KEY, Rule, arg_key
 
 _AREAS = (
+    literals,
     interval_literals,
     interval_arithmetic,
     casts,

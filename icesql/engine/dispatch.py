@@ -53,7 +53,7 @@ from icesql.sql.dialect import (
 )
 from icesql.sql.hidden_columns import hide_metadata_columns
 from icesql.sql.python_sources import PythonScope, PythonSource, is_table_like, scannable
-from icesql.sql.spark.functions import DECIMAL_DIVIDE, register_functions
+from icesql.sql.spark.functions import PYTHON_FUNCTIONS, register_functions
 from icesql.sql.tables import TableReference, resolve_reference
 from icesql.sql.translate import (
     duckdb_errors,
@@ -140,7 +140,7 @@ class Engine(EngineChoice):
         """Register icesql's Python functions (``icesql.sql.spark.functions``) before the first
         SQL that calls one: DuckDB's Arrow functions load pyarrow and numpy, which a
         connection whose statements call none never needs."""
-        if not self._functions and DECIMAL_DIVIDE in sql.lower():
+        if not self._functions and any(name in sql.lower() for name in PYTHON_FUNCTIONS):
             register_functions(self.duck)
             self._functions = True
 

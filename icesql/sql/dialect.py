@@ -15,6 +15,7 @@ errors become ``ProgrammingError`` naming the line and column of the user's own 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any, TypeVar
 
 import sqlglot
@@ -65,6 +66,24 @@ NAMESPACE_PROPERTY = "spark_namespace_property"  # of WITH [DB]PROPERTIES: names
 NAMED_TYPES = {
     "TIMESTAMPTZ_NS": lambda: exp.DataType.build("TIMESTAMPTZ_NS", udt=True),
     "VOID": lambda: exp.DataType(this=exp.DataType.Type.NULL),
+}
+
+
+# the units of Spark's interval literals (IntervalUtils), singular and plural
+SPARK_INTERVAL_UNITS = {
+    name + plural
+    for name in (
+        "YEAR",
+        "MONTH",
+        "WEEK",
+        "DAY",
+        "HOUR",
+        "MINUTE",
+        "SECOND",
+        "MILLISECOND",
+        "MICROSECOND",
+    )
+    for plural in ("", "S")
 }
 
 
@@ -243,6 +262,77 @@ class IcebergSpark(Spark):
             node.meta[FUNCTION_ARGS] = written
             return node
 
+        def _parse_interval(  # type: ignore[override]  # a parenthesised sum: any operand
+            self, require_interval: bool = True, parse_function_unit: bool = True
+        ) -> exp.Expr | None:
+            # Spark's INTERVAL 1 DAY -1 HOUR 2 SECONDS is one literal: sqlglot reads its units
+            # as a sum but stops at a minus, and the sum needs parentheses to stay one operand
+            # (-INTERVAL 1 YEAR 1 MONTH, INTERVAL 2 WEEKS 3 MICROSECONDS * 1.5)
+            unit_less = self._unit_less_interval() if require_interval else None
+            if unit_less is not None:
+                return unit_less
+            node = super()._parse_interval(
+                require_interval=require_interval, parse_function_unit=parse_function_unit
+            )
+            if not require_interval or node is None:
+                return node
+            while self._negative_interval_part_follows():
+                self._advance()
+                part = super()._parse_interval(False, parse_function_unit=parse_function_unit)
+                if part is None:
+                    break
+                first = part
+                while isinstance(first, exp.Add):
+                    first = first.this
+                if isinstance(first, exp.Interval) and isinstance(first.this, exp.Literal):
+                    text = first.this.name
+                    first.set(
+                        "this", exp.Literal.string(text[1:] if text[:1] == "-" else f"-{text}")
+                    )
+                node = exp.Add(this=node, expression=part)
+            if not isinstance(node, exp.Add):
+                return node
+            parts = [p for p in node.walk() if isinstance(p, exp.Interval)]
+            if any(isinstance(p.args.get("unit"), exp.IntervalSpan) for p in parts):
+                raise ProgrammingError(
+                    "Can only have a single from-to unit in the interval literal syntax."
+                )
+            return exp.Paren(this=node)
+
+        def _unit_less_interval(self) -> exp.Interval | None:
+            """``INTERVAL '1 day 2 hours'`` as written: sqlglot splits a unit off the text
+            (``'1 day 2'`` becomes 1 DAY), where Spark reads or refuses the text whole. A unit
+            written after text that names units is refused, as Spark refuses it."""
+            if self._curr is None or self._curr.token_type != TokenType.INTERVAL:
+                return None
+            value = self._next
+            if value is None or value.token_type != TokenType.STRING:
+                return None
+            tokens = self._tokens[self._index + 2 : self._index + 4]
+            unit = tokens[0].text.upper() if tokens else ""
+            if unit not in SPARK_INTERVAL_UNITS:
+                self._advance(2)
+                return exp.Interval(this=exp.Literal.string(value.text))
+            spanned = len(tokens) > 1 and tokens[1].text.upper() == "TO"
+            if not spanned and any(ch.isalpha() for ch in value.text):
+                raise ProgrammingError(
+                    "Can only use numbers in the interval value part for multiple unit value"
+                    f" pairs interval form, but got invalid value: {value.text}"
+                )
+            return None
+
+        def _negative_interval_part_follows(self) -> bool:
+            if self._curr is None or self._curr.token_type != TokenType.DASH:
+                return False
+            value = self._next
+            unit = self._tokens[self._index + 2] if self._index + 2 < len(self._tokens) else None
+            return (
+                value is not None
+                and value.token_type in (TokenType.NUMBER, TokenType.STRING)
+                and unit is not None
+                and unit.text.upper() in self.dialect.VALID_INTERVAL_UNITS
+            )
+
         def _parse_extract(self) -> exp.Extract | exp.Anonymous:
             field = self._curr.text if self._curr is not None else None
             node = super()._parse_extract()
@@ -267,12 +357,22 @@ class IcebergSpark(Spark):
             ):
                 self._advance()
                 return NAMED_TYPES[token.text.upper()]()
-            return super()._parse_types(
+            parsed = super()._parse_types(
                 check_func=check_func,
                 schema=schema,
                 allow_identifiers=allow_identifiers,
                 with_collation=with_collation,
             )
+            if (
+                isinstance(parsed, exp.DataType)
+                and parsed.this == exp.DataType.Type.DECIMAL
+                and not parsed.expressions
+            ):
+                # Spark's DECIMAL (DEC, NUMERIC) is DECIMAL(10, 0); DuckDB's DECIMAL(18, 3)
+                parsed.set(
+                    "expressions", [exp.DataTypeParam(this=exp.Literal.number(n)) for n in (10, 0)]
+                )
+            return parsed
 
         def _parse_struct_types(self, type_required: bool = False) -> exp.Expr | None:
             # ``STRUCT<a: TIMESTAMPTZ_NS>``: sqlglot checks the field's type against its type
@@ -298,6 +398,14 @@ class IcebergSpark(Spark):
             node = self.build_cast(strict=self.STRICT_CAST, this=this, to=to)
             if self._prev.text.upper() in Spark.Tokenizer.NUMERIC_LITERALS:
                 node.meta[TYPED_LITERAL] = True  # 1L is tokenized as 1::BIGINT
+                value = node.this
+                if (
+                    self._prev.text.upper() == "BD"
+                    and isinstance(value, exp.Literal)
+                    and "e" in value.name.lower()
+                ):
+                    # 123.0E-28BD: DuckDB's cast of the exponent form to a DECIMAL is NULL
+                    value.set("this", format(Decimal(value.name), "f"))
             return node
 
         def _warn_unsupported(self) -> None:

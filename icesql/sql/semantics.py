@@ -17,8 +17,12 @@ from sqlglot import exp
 from icesql.sql.spark import (
     aggregates,
     arrays,
+    casts,
     datetimes,
     geo,
+    interval_arithmetic,
+    interval_literals,
+    literals,
     numbers,
     overflow,
     pivots,
@@ -28,7 +32,22 @@ from icesql.sql.spark import (
 )
 from icesql.sql.spark.base import TYPES_KEY, Rule, arg_key
 
-_AREAS = (variants, numbers, text, datetimes, arrays, aggregates, relations, pivots, geo, overflow)
+_AREAS = (
+    literals,
+    interval_literals,
+    interval_arithmetic,
+    casts,
+    variants,
+    numbers,
+    text,
+    datetimes,
+    arrays,
+    aggregates,
+    relations,
+    pivots,
+    geo,
+    overflow,
+)
 RULES: dict[type, list[Rule]] = {}
 for _area in _AREAS:
     for _cls, _rule_of_area in _area.RULES.items():

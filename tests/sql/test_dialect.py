@@ -89,3 +89,15 @@ def test_timestamptz_ns_is_a_type_where_a_type_stands_and_a_name_elsewhere():
     )
     altered = parse_one("ALTER TABLE t ADD COLUMN c timestamptz_ns")
     assert altered.find(exp.DataType).args["kind"] == "TIMESTAMPTZ_NS"
+
+
+def test_spark_s_bare_decimal_is_decimal_10_0():
+    # Spark 3.5.8: CAST('1.5' AS DECIMAL) is 2, a DECIMAL(10, 0) (DuckDB's bare DECIMAL is (18, 3))
+    cast = parse_one("SELECT CAST(x AS DEC)").expressions[0]
+    assert cast.to.sql(dialect="spark") == "DECIMAL(10, 0)"
+
+
+def test_a_decimal_literal_with_an_exponent_is_written_plainly():
+    # Spark 3.5.8: 123.0E-28BD is 0.00000000000000000000000001230, a DECIMAL(29, 29)
+    cast = parse_one("SELECT 123.0E-28BD").expressions[0]
+    assert cast.this.name == "0.00000000000000000000000001230"

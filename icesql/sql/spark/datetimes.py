@@ -15,6 +15,9 @@ from sqlglot import exp
 
 from icesql.sql.dialect import EXTRACT_FIELD, FUNCTION_ARGS, FUNCTION_NAME
 from icesql.sql.spark.base import TIMESTAMPS, arg_data_type, arg_type, call, is_zoned_nanos
+from icesql.sql.spark.interval_casts import arrow_safe
+from icesql.sql.spark.interval_types import spark_interval_type
+from icesql.sql.spark.time_parsing import spark_parsed
 
 # Spark's spellings of date/time units, as DuckDB's date_trunc names them
 _SPARK_UNITS = {
@@ -137,7 +140,7 @@ def _unix_timestamp(node: exp.StrToUnix) -> exp.Expr:
         isinstance(value, exp.CurrentTimestamp)
         or arg_type(node) in (*TIMESTAMPS, exp.DataType.Type.DATE)
     ):
-        value = exp.StrToTime(this=value, format=node.args.get("format"), safe=True)
+        value = spark_parsed(exp.StrToTime(this=value, format=node.args.get("format"), safe=True))
     micros = call("epoch_us", exp.cast(value, _TIMESTAMPTZ))
     return exp.IntDiv(this=micros, expression=exp.Literal.number(1_000_000))
 
@@ -145,9 +148,17 @@ def _unix_timestamp(node: exp.StrToUnix) -> exp.Expr:
 def _to_timestamp(node: exp.StrToTime) -> exp.Expr:
     # NULL for text the pattern does not read; Spark's TIMESTAMP is icesql's TIMESTAMPTZ
     if isinstance(node.parent, exp.Cast):
-        return node
+        return spark_parsed(node)
     node.set("safe", True)
-    return exp.cast(node, _TIMESTAMPTZ)
+    return exp.cast(spark_parsed(node), _TIMESTAMPTZ)
+
+
+def _to_date(node: exp.TsOrDsToDate) -> exp.Expr:
+    """to_date(s, fmt): the text parsed with Spark's defaults (``time_parsing``)."""
+    pattern = node.args.get("format")
+    if pattern is None:
+        return node
+    return _as_date(spark_parsed(exp.StrToTime(this=node.this, format=pattern, safe=True)))
 
 
 def _timestamp_cast(node: exp.Cast) -> exp.Expr:
@@ -226,7 +237,9 @@ def _date_plus_interval(node: exp.Add | exp.Sub) -> exp.Expr:
     if not isinstance(interval, exp.Interval) or isinstance(node.parent, exp.Cast):
         return node
     unit = interval.args.get("unit")
-    if not isinstance(unit, exp.Var) or unit.name.upper() not in _DATE_UNITS:
+    kind = spark_interval_type(interval)  # a literal read already: INTERVAL '2-2' YEAR TO MONTH
+    whole_days = kind is not None and (kind.kind == "ym" or (kind.kind, kind.end) == ("dt", 0))
+    if not whole_days and not (isinstance(unit, exp.Var) and unit.name.upper() in _DATE_UNITS):
         return node
     return _as_date(node) if arg_type(node, "this") == exp.DataType.Type.DATE else node
 
@@ -325,7 +338,7 @@ def _make_interval(node: exp.MakeInterval) -> exp.Expr:
     # otherwise add up one interval per argument (NULL in any of them gives NULL, as in Spark)
     values = [(node.args.get(name), to) for name, to in _INTERVAL_PARTS]
     if all(v is None or (isinstance(v, exp.Literal) and not v.is_string) for v, _ in values):
-        return node
+        return arrow_safe(node.copy(), "make_interval")
     total: exp.Expr | None = None
     for value, to in values:
         if value is None:
@@ -339,7 +352,7 @@ def _make_interval(node: exp.MakeInterval) -> exp.Expr:
         else:
             part = call(to, exp.cast(value.copy(), "INT"))
         total = part if total is None else exp.Add(this=total, expression=part)
-    return exp.Paren(this=total) if total is not None else node
+    return arrow_safe(exp.Paren(this=total), "make_interval") if total is not None else node
 
 
 _COMPARISONS = (
@@ -386,6 +399,7 @@ RULES: dict[type[exp.Expr], Callable[[Any], exp.Expr]] = {
     exp.UnixMillis: _unix_millis,
     exp.StrToUnix: _unix_timestamp,
     exp.StrToTime: _to_timestamp,
+    exp.TsOrDsToDate: _to_date,
     exp.AtTimeZone: _from_utc_timestamp,
     exp.FromTimeZone: _to_utc_timestamp,
     exp.TimestampFromParts: _make_timestamp,

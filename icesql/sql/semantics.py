@@ -21,6 +21,7 @@ from icesql.sql.spark import (
     geo,
     numbers,
     overflow,
+    percentiles,
     pivots,
     relations,
     text,
@@ -28,7 +29,19 @@ from icesql.sql.spark import (
 )
 from icesql.sql.spark.base import TYPES_KEY, Rule, arg_key
 
-_AREAS = (variants, numbers, text, datetimes, arrays, aggregates, relations, pivots, geo, overflow)
+_AREAS = (
+    variants,
+    numbers,
+    text,
+    datetimes,
+    arrays,
+    aggregates,
+    percentiles,
+    relations,
+    pivots,
+    geo,
+    overflow,
+)
 RULES: dict[type, list[Rule]] = {}
 for _area in _AREAS:
     for _cls, _rule_of_area in _area.RULES.items():

@@ -1,14 +1,11 @@
 """Spark's aggregate and window functions where DuckDB's answers differ.
 
-``percentile_approx`` returns a value of the column (the smallest one with at least the given
-fraction of values at or below it), which is DuckDB's ``quantile_disc`` (exact, so within
-Spark's approximation for any accuracy, and equal to Spark's answer whenever Spark keeps every
-value, as it does below its accuracy); ``percentile`` interpolates: ``quantile_cont``.
+Percentiles are ``icesql.sql.spark.percentiles``.
 
 >>> from icesql.sql.dialect import parse_one
 >>> from icesql.sql.semantics import apply_spark_semantics
->>> apply_spark_semantics(parse_one("SELECT percentile_approx(x, 0.5) FROM t")).sql("duckdb")
-'SELECT QUANTILE_DISC(x, 0.5) FROM t'
+>>> apply_spark_semantics(parse_one("SELECT every(x) FROM t")).sql("duckdb")
+'SELECT BOOL_AND(CAST(x AS BOOLEAN)) FROM t'
 """
 
 from __future__ import annotations
@@ -30,7 +27,6 @@ from icesql.spec.types import (
     TimestamptzType,
     UnknownType,
 )
-from icesql.sql.dialect import FUNCTION_ARGS
 from icesql.sql.spark import decimal_types
 from icesql.sql.spark.base import (
     INTEGRAL,
@@ -39,22 +35,10 @@ from icesql.sql.spark.base import (
     arg_type,
     call,
     decimal_digits,
-    literal_int,
     refuse,
 )
 from icesql.sql.spark.overflow import wrapped, wrapping
 from icesql.sql.spark_type_names import SMALLINT, TINYINT, spark_primitive_name
-
-
-def _approx_percentile(node: exp.ApproxQuantile) -> exp.Expr:
-    return call("quantile_disc", node.this, node.args["quantile"])
-
-
-def _percentile(node: exp.Quantile) -> exp.Expr:
-    written = node.meta.get(FUNCTION_ARGS) or []
-    if len(written) > 2 and literal_int(written[2]) != 1:
-        refuse("percentile() with a frequency", "DuckDB's quantile_cont takes no weights")
-    return call("quantile_cont", node.this, node.args["quantile"])
 
 
 def _in_window(node: exp.Expr) -> bool:
@@ -306,8 +290,6 @@ def spark_type_name(data_type: exp.DataType) -> str:
 
 
 RULES = {
-    exp.ApproxQuantile: _approx_percentile,
-    exp.Quantile: _percentile,
     exp.IgnoreNulls: _ignore_nulls,
     exp.First: _first_last_window,
     exp.Last: _first_last_window,

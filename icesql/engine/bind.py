@@ -26,6 +26,7 @@ from icesql.errors import NoSuchTableError
 from icesql.session import DML_TARGET, StatementTables, TempViews
 from icesql.sql.bound_query import BoundQuery, TableSource, bind_query, query_type_name
 from icesql.sql.catalog_views import check_view_columns, expand_catalog_views, view_finder
+from icesql.sql.grouping_sets import resolve_grouping_sets
 from icesql.sql.input_files import rewrite_input_file_name
 from icesql.sql.output_names import name_select_items
 from icesql.sql.python_sources import PythonSource
@@ -126,6 +127,7 @@ def bind(binder: Binder, parsed: Parsed) -> Bound:
     read types)."""
     statement, params = parsed.statement.copy(), parsed.params  # the parsed tree stays as it is
     name_select_items(statement)  # Spark's names for unaliased items, from the text as written
+    resolve_grouping_sets(statement)  # before binding: what it writes is typed like the rest
     # temporary views become subqueries of their text (icesql.sql.temp_views)
     expand_views(statement, binder.temp_views, binder.catalog.name, binder.default_namespace)
     lookups: dict[TableKey, bool] = {}

@@ -14,6 +14,7 @@ import decimal
 
 from sqlglot import exp
 
+from icesql.errors import ProgrammingError
 from icesql.spec.types import (
     BinaryType,
     BooleanType,
@@ -181,6 +182,26 @@ def _hugeint(value: exp.Expr | int) -> exp.Expr:
     return exp.cast(exp.Literal.string(str(value)) if isinstance(value, int) else value, "HUGEINT")
 
 
+_TIMESTAMP_TYPES = {T.TIMESTAMPTZ, T.TIMESTAMPLTZ, T.TIMESTAMP, T.TIMESTAMPNTZ}
+
+
+def _timestamp_seconds(aggregate: exp.Expr) -> None:
+    """Spark's sum and avg of a TIMESTAMP add its seconds since the epoch as a DOUBLE (the
+    implicit cast of a timestamp to a number); of a TIMESTAMP_NTZ they are an error."""
+    if arg_type(aggregate) in (T.TIMESTAMP, T.TIMESTAMPNTZ):
+        name = type(aggregate).__name__.lower()
+        raise ProgrammingError(
+            f"{name}() of a TIMESTAMP_NTZ: the argument should be a number or an ANSI interval"
+        )
+    operand = aggregate.this
+    slot = operand if isinstance(operand, exp.Distinct) else aggregate
+    key = "expressions" if slot is operand else "this"
+    value = slot.expressions[0] if slot is operand else operand
+    micros = exp.cast(call("epoch_us", value), "DOUBLE")
+    seconds = exp.Div(this=micros, expression=exp.Literal.number(1000000))
+    slot.set(key, [seconds] if slot is operand else seconds)
+
+
 def _decimal_sum_avg(node: exp.Expr) -> exp.Expr:
     """Spark's types for ``sum`` of integers (BIGINT) and ``sum``/``avg`` of a DECIMAL(p, s): ``sum`` is DECIMAL(p + 10, s) and
     ``avg`` DECIMAL(p + 4, s + 4), rounded half up (both bounded at 38 digits, NULL on overflow
@@ -198,6 +219,9 @@ def _decimal_sum_avg(node: exp.Expr) -> exp.Expr:
             return wrapped(node, T.BIGINT)
         return exp.Cast(this=node, to=exp.DataType.build("BIGINT"))
     if type(aggregate) not in (exp.Sum, exp.Avg):
+        return node
+    if arg_type(aggregate) in _TIMESTAMP_TYPES:
+        _timestamp_seconds(aggregate)
         return node
     operand = _decimal_operand(aggregate)
     if operand is None:

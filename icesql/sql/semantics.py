@@ -17,6 +17,7 @@ from sqlglot import exp
 from icesql.sql.spark import (
     aggregates,
     arrays,
+    binary,
     datetimes,
     geo,
     numbers,
@@ -33,6 +34,7 @@ _AREAS = (
     variants,
     numbers,
     text,
+    binary,
     datetimes,
     arrays,
     aggregates,

@@ -25,6 +25,7 @@ from icesql.sql.spark import (
     percentiles,
     pivots,
     relations,
+    subqueries,
     text,
     variants,
 )
@@ -40,6 +41,7 @@ _AREAS = (
     aggregates,
     percentiles,
     relations,
+    subqueries,
     pivots,
     geo,
     overflow,

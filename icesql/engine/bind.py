@@ -23,12 +23,14 @@ from sqlglot import exp
 from icesql._lazy import lazy_module
 from icesql.engine import plan_cache
 from icesql.errors import NoSuchTableError
-from icesql.session import DML_TARGET, StatementTables, TempViews
+from icesql.session import DML_TARGET, Settings, StatementTables, TempViews
 from icesql.sql.bound_query import BoundQuery, TableSource, bind_query, query_type_name
 from icesql.sql.catalog_views import check_view_columns, expand_catalog_views, view_finder
+from icesql.sql.grouping_sets import resolve_grouping_sets
 from icesql.sql.input_files import rewrite_input_file_name
 from icesql.sql.output_names import name_select_items
 from icesql.sql.python_sources import PythonSource
+from icesql.sql.spark.subqueries import NULL_IN_EMPTY_LIST, mark_in_subqueries
 from icesql.sql.tables import (
     TableReference,
     drop_table_prefixes,
@@ -61,6 +63,7 @@ class Binder(Protocol):
     catalog: Catalog
     default_namespace: tuple[str, ...]
     temp_views: TempViews
+    settings: Settings
 
     @property
     def tables(self) -> StatementTables: ...
@@ -126,6 +129,9 @@ def bind(binder: Binder, parsed: Parsed) -> Bound:
     read types)."""
     statement, params = parsed.statement.copy(), parsed.params  # the parsed tree stays as it is
     name_select_items(statement)  # Spark's names for unaliased items, from the text as written
+    resolve_grouping_sets(statement)  # before binding: what it writes is typed like the rest
+    legacy = (binder.settings.get(NULL_IN_EMPTY_LIST) or "true").strip().lower() == "true"
+    mark_in_subqueries(statement, legacy)
     # temporary views become subqueries of their text (icesql.sql.temp_views)
     expand_views(statement, binder.temp_views, binder.catalog.name, binder.default_namespace)
     lookups: dict[TableKey, bool] = {}

@@ -11,7 +11,8 @@ to the implemented value is accepted. Settings that only tune how Spark runs
 The keys, defaults and versions are Spark 3.5's ``SQLConf`` (checked against Spark 3.5.8's
 own config entries). Each row's ``implemented`` values are what icesql's answers match: the
 default, except ``spark.sql.legacy.ctePrecedencePolicy``, where icesql resolves a nested CTE
-name to the inner definition (``CORRECTED``) where Spark's default raises.
+name to the inner definition (``CORRECTED``) where Spark's default raises, and
+``spark.sql.legacy.nullInEmptyListBehavior``, whose two values icesql both answers for.
 """
 
 from __future__ import annotations
@@ -313,11 +314,12 @@ ANSWER_SETTINGS: tuple[AnswerSetting, ...] = (
         "3.2.0",
         "Intervals are the mixed CalendarIntervalType (false: ANSI interval types).",
     ),
-    _flag(
+    AnswerSetting(
         _LEGACY + "nullInEmptyListBehavior",
         "true",
         "3.5.0",
         "NULL IN (an empty list) may be NULL (false: always false).",
+        ("true", "false"),
     ),
     _flag(
         _LEGACY + "negativeIndexInArrayInsert",

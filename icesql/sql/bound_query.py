@@ -48,6 +48,7 @@ from icesql.sql.dialect import DIALECT
 from icesql.sql.hidden_columns import SPARK_TYPES, referenced_metadata_columns
 from icesql.sql.output_names import AUTO_NAME_KEY, DATE_ARITHMETIC_KEY, rename_typed_items
 from icesql.sql.semantics import record_operand_types, typed_nodes
+from icesql.sql.shadowed_functions import columns_before_functions
 from icesql.sql.spark.base import INTEGRAL, TYPES_KEY
 from icesql.sql.spark.decimal_types import EXPRESSION_METADATA
 from icesql.sql.spark_type_names import spark_type
@@ -119,7 +120,13 @@ def bind_query(statement: exp.Expr, sources: Mapping[str, TableSource]) -> Bound
     metadata = tuple(referenced_metadata_columns(statement))
     views = {name.lower(): source for name, source in sources.items()}
     columns = {view: _column_types(source, metadata) for view, source in views.items()}
-    decimals = _decimals_possible(statement, columns)
+    # sqlglot asks for a dict[str, object] where any mapping of tables to columns will do
+    schema = ensure_schema(cast(dict[str, object], columns), dialect=DIALECT)
+    columns_before_functions(statement, columns, schema)
+    # a sum or avg of a timestamp reads its operand's type as one of a DECIMAL does
+    decimals = _decimals_possible(statement, columns) or _timestamp_sums_possible(
+        statement, columns
+    )
     nanos = _nanos_possible(statement, columns)
     nodes = typed_nodes(statement, decimals, nanos)
     sums = [] if decimals else _number_sums(statement)
@@ -129,8 +136,6 @@ def bind_query(statement: exp.Expr, sources: Mapping[str, TableSource]) -> Bound
     tree: exp.Expr | None = None
     scopes: list[Scope] | None = None
     try:
-        # sqlglot asks for a dict[str, object] where any mapping of tables to columns will do
-        schema = ensure_schema(cast(dict[str, object], columns), dialect=DIALECT)
         tree = qualify(
             statement.copy(),
             dialect=DIALECT,
@@ -305,6 +310,24 @@ def _decimals_possible(statement: exp.Expr, columns: dict[str, dict[str, str]]) 
         lit.is_number and "." in lit.this and "e" not in lit.this.lower()
         for lit in statement.find_all(exp.Literal)
     )
+
+
+def _timestamp_sums_possible(statement: exp.Expr, columns: dict[str, dict[str, str]]) -> bool:
+    """Whether a ``sum`` or ``avg`` may add up timestamps: the query has one and a timestamp
+    can reach it (a column of that type, a cast or literal)."""
+    if statement.find(exp.Sum, exp.Avg) is None:
+        return False
+    if any("timestamp" in t.lower() for types in columns.values() for t in types.values()):
+        return True
+    return any(t.this in _TIMESTAMP_TYPES for t in statement.find_all(exp.DataType))
+
+
+_TIMESTAMP_TYPES = {
+    exp.DataType.Type.TIMESTAMP,
+    exp.DataType.Type.TIMESTAMPTZ,
+    exp.DataType.Type.TIMESTAMPLTZ,
+    exp.DataType.Type.TIMESTAMPNTZ,
+}
 
 
 def _nanos_possible(statement: exp.Expr, columns: dict[str, dict[str, str]]) -> bool:

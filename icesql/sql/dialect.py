@@ -59,6 +59,7 @@ FUNCTION_NAME = "spark_name"
 FUNCTION_ARGS = "spark_args"
 TYPED_LITERAL = "spark_typed_literal"
 EXTRACT_FIELD = "spark_extract_field"
+BARE_FUNCTION = "spark_bare_function"  # current_date written without (): maybe a column
 NAMESPACE_PROPERTY = "spark_namespace_property"  # of WITH [DB]PROPERTIES: namespaces only
 # type names the Spark dialect of sqlglot does not read: Iceberg's TIMESTAMPTZ_NS (no sqlglot
 # type: a user-defined type of that name, which is also DuckDB's) and Spark's VOID (NullType,
@@ -245,7 +246,19 @@ class IcebergSpark(Spark):
             func = result.this if isinstance(result, exp.Window) else result
             if isinstance(func, exp.Func) and token is not None:
                 func.meta.setdefault(FUNCTION_NAME, token.text)  # also the specially parsed
+                if self._prev is token and not func.args:
+                    # current_date (current_user...) without parentheses: the word as
+                    # written, since Spark reads a column of that name first
+                    func.meta[BARE_FUNCTION] = token.text
             return result
+
+        def _parse_column_def(
+            self, this: exp.Expr | None, computed_column: bool = True
+        ) -> exp.Expr | None:
+            # CREATE TABLE t (current_date INT): a column's name, not the function
+            if this is not None and this.meta.get(BARE_FUNCTION):
+                this = exp.to_identifier(this.meta[BARE_FUNCTION])
+            return super()._parse_column_def(this, computed_column)
 
         def _parse_distinct_arg_function(self, func: type[_F], distinct_index: int = 0) -> _F:
             # percentile(x, p, frequency): sqlglot keeps the arguments its node has room for;

@@ -1,14 +1,11 @@
 """Spark's aggregate and window functions where DuckDB's answers differ.
 
-``percentile_approx`` returns a value of the column (the smallest one with at least the given
-fraction of values at or below it), which is DuckDB's ``quantile_disc`` (exact, so within
-Spark's approximation for any accuracy, and equal to Spark's answer whenever Spark keeps every
-value, as it does below its accuracy); ``percentile`` interpolates: ``quantile_cont``.
+Percentiles are ``icesql.sql.spark.percentiles``.
 
 >>> from icesql.sql.dialect import parse_one
 >>> from icesql.sql.semantics import apply_spark_semantics
->>> apply_spark_semantics(parse_one("SELECT percentile_approx(x, 0.5) FROM t")).sql("duckdb")
-'SELECT QUANTILE_DISC(x, 0.5) FROM t'
+>>> apply_spark_semantics(parse_one("SELECT every(x) FROM t")).sql("duckdb")
+'SELECT BOOL_AND(CAST(x AS BOOLEAN)) FROM t'
 """
 
 from __future__ import annotations
@@ -17,6 +14,7 @@ import decimal
 
 from sqlglot import exp
 
+from icesql.errors import ProgrammingError
 from icesql.spec.types import (
     BinaryType,
     BooleanType,
@@ -30,7 +28,6 @@ from icesql.spec.types import (
     TimestamptzType,
     UnknownType,
 )
-from icesql.sql.dialect import FUNCTION_ARGS
 from icesql.sql.spark import decimal_types
 from icesql.sql.spark.base import (
     INTEGRAL,
@@ -39,22 +36,10 @@ from icesql.sql.spark.base import (
     arg_type,
     call,
     decimal_digits,
-    literal_int,
     refuse,
 )
 from icesql.sql.spark.overflow import wrapped, wrapping
 from icesql.sql.spark_type_names import SMALLINT, TINYINT, spark_primitive_name
-
-
-def _approx_percentile(node: exp.ApproxQuantile) -> exp.Expr:
-    return call("quantile_disc", node.this, node.args["quantile"])
-
-
-def _percentile(node: exp.Quantile) -> exp.Expr:
-    written = node.meta.get(FUNCTION_ARGS) or []
-    if len(written) > 2 and literal_int(written[2]) != 1:
-        refuse("percentile() with a frequency", "DuckDB's quantile_cont takes no weights")
-    return call("quantile_cont", node.this, node.args["quantile"])
 
 
 def _in_window(node: exp.Expr) -> bool:
@@ -197,6 +182,26 @@ def _hugeint(value: exp.Expr | int) -> exp.Expr:
     return exp.cast(exp.Literal.string(str(value)) if isinstance(value, int) else value, "HUGEINT")
 
 
+_TIMESTAMP_TYPES = {T.TIMESTAMPTZ, T.TIMESTAMPLTZ, T.TIMESTAMP, T.TIMESTAMPNTZ}
+
+
+def _timestamp_seconds(aggregate: exp.Expr) -> None:
+    """Spark's sum and avg of a TIMESTAMP add its seconds since the epoch as a DOUBLE (the
+    implicit cast of a timestamp to a number); of a TIMESTAMP_NTZ they are an error."""
+    if arg_type(aggregate) in (T.TIMESTAMP, T.TIMESTAMPNTZ):
+        name = type(aggregate).__name__.lower()
+        raise ProgrammingError(
+            f"{name}() of a TIMESTAMP_NTZ: the argument should be a number or an ANSI interval"
+        )
+    operand = aggregate.this
+    slot = operand if isinstance(operand, exp.Distinct) else aggregate
+    key = "expressions" if slot is operand else "this"
+    value = slot.expressions[0] if slot is operand else operand
+    micros = exp.cast(call("epoch_us", value), "DOUBLE")
+    seconds = exp.Div(this=micros, expression=exp.Literal.number(1000000))
+    slot.set(key, [seconds] if slot is operand else seconds)
+
+
 def _decimal_sum_avg(node: exp.Expr) -> exp.Expr:
     """Spark's types for ``sum`` of integers (BIGINT) and ``sum``/``avg`` of a DECIMAL(p, s): ``sum`` is DECIMAL(p + 10, s) and
     ``avg`` DECIMAL(p + 4, s + 4), rounded half up (both bounded at 38 digits, NULL on overflow
@@ -214,6 +219,9 @@ def _decimal_sum_avg(node: exp.Expr) -> exp.Expr:
             return wrapped(node, T.BIGINT)
         return exp.Cast(this=node, to=exp.DataType.build("BIGINT"))
     if type(aggregate) not in (exp.Sum, exp.Avg):
+        return node
+    if arg_type(aggregate) in _TIMESTAMP_TYPES:
+        _timestamp_seconds(aggregate)
         return node
     operand = _decimal_operand(aggregate)
     if operand is None:
@@ -306,8 +314,6 @@ def spark_type_name(data_type: exp.DataType) -> str:
 
 
 RULES = {
-    exp.ApproxQuantile: _approx_percentile,
-    exp.Quantile: _percentile,
     exp.IgnoreNulls: _ignore_nulls,
     exp.First: _first_last_window,
     exp.Last: _first_last_window,

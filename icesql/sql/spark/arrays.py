@@ -246,6 +246,38 @@ def _lambda_test(node: exp.Expr, decisive: bool) -> exp.Expr:
     )
 
 
+def _binds(node: exp.Expr, name: str) -> bool:
+    return isinstance(node, exp.Lambda) and any(p.name.lower() == name for p in node.expressions)
+
+
+def _index_from_zero(node: exp.Expr) -> exp.Expr:
+    """transform / filter with an ``(x, i) -> ...`` lambda: Spark counts ``i`` from 0,
+    DuckDB's list_transform / list_filter from 1, so each use of ``i`` in the body (outside a
+    nested lambda that binds the name again) becomes ``i - 1``."""
+    function = node.expression
+    if not isinstance(function, exp.Lambda) or len(function.expressions) != 2:
+        return node
+    name = function.expressions[1].name.lower()
+    uses = []
+    stack: list[exp.Expr] = [function.this]
+    while stack:
+        current = stack.pop()
+        if _binds(current, name):
+            continue
+        if isinstance(current, exp.Identifier):
+            parent = current.parent
+            bare = not isinstance(parent, (exp.Column, exp.Dot)) or (
+                isinstance(parent, exp.Dot) and current.arg_key == "this"
+            )
+            if bare and current.name.lower() == name:
+                uses.append(current)
+            continue
+        stack.extend(current.iter_expressions())
+    for use in uses:
+        use.replace(exp.Paren(this=exp.Sub(this=use.copy(), expression=exp.Literal.number(1))))
+    return node
+
+
 def _exists(node: exp.Exists) -> exp.Expr:
     return _lambda_test(node, True) if isinstance(node.expression, exp.Lambda) else node
 
@@ -270,6 +302,8 @@ RULES = {
     exp.MapContainsKey: _map_contains_key,
     exp.GenerateSeries: _sequence,
     exp.Exists: _exists,
+    exp.Transform: _index_from_zero,
+    exp.ArrayFilter: _index_from_zero,
 }
 FUNCTIONS = {
     "cardinality": _cardinality,

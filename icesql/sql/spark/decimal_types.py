@@ -319,4 +319,6 @@ EXPRESSION_METADATA: dict[type[exp.Expr], dict[str, Any]] = {
     exp.If: _then(exp.If, _branches(_listed("true", "false"))),
     exp.Case: _then(exp.Case, _branches(_case_values)),
     exp.Anonymous: _then(exp.Anonymous, _anonymous),
+    # Spark's current_timestamp() is a TIMESTAMP (a zoned one: sqlglot's TIMESTAMP is local)
+    exp.CurrentTimestamp: {"returns": T.TIMESTAMPTZ},
 }

@@ -24,6 +24,7 @@ from icesql.sql.spark.base import (
     call,
     literal_int,
     literal_string,
+    null_if_any_null,
     refuse,
     refuse_when,
 )
@@ -304,12 +305,10 @@ def _substring_index(node: exp.SubstringIndex) -> exp.Expr:
 def _split(node: exp.RegexpSplit) -> exp.Expr:
     # split(s, regex, limit): limit <= 0 means no limit; 1 the whole string
     limit = node.args.get("limit")
-    if limit is None:
-        return node
-    count = literal_int(limit)
+    count = literal_int(limit) if limit is not None else 0
     if count is not None and count <= 0:
         node.set("limit", None)
-        return node
+        return _split_all(node)
     if count == 1:
         whole = exp.Array(expressions=[node.this.copy()])
         return exp.Case(
@@ -317,6 +316,28 @@ def _split(node: exp.RegexpSplit) -> exp.Expr:
             default=whole,
         )
     refuse("split() with a limit above 1", "DuckDB's regexp split has no limit")
+
+
+def _split_all(node: exp.RegexpSplit) -> exp.Expr:
+    """Spark splits '' into [''] (DuckDB by an empty pattern into []) and answers NULL for a
+    NULL pattern (DuckDB: the whole string)."""
+    text, pattern = node.this, node.expression
+    empty = exp.EQ(this=text.copy(), expression=exp.Literal.string(""))
+    whole = exp.Array(expressions=[exp.Literal.string("")])
+    split = exp.Case(ifs=[exp.If(this=empty, true=whole)], default=node)
+    return null_if_any_null(split, pattern)
+
+
+def _split_part(node: exp.SplitPart) -> exp.Expr:
+    """split_part by an empty delimiter: Spark answers the whole string as part 1 or -1 and
+    '' as any other; DuckDB splits it into characters."""
+    delimiter, index = node.args.get("delimiter"), node.args.get("part_index")
+    if delimiter is None or index is None:
+        return node
+    empty = exp.EQ(this=delimiter.copy(), expression=exp.Literal.string(""))
+    ends = exp.In(this=index.copy(), expressions=[exp.Literal.number(1), exp.Literal.number(-1)])
+    whole = exp.Case(ifs=[exp.If(this=ends, true=node.this.copy())], default=exp.Literal.string(""))
+    return exp.Case(ifs=[exp.If(this=empty, true=whole)], default=node)
 
 
 def _replace(node: exp.Replace) -> exp.Expr:
@@ -498,6 +519,7 @@ RULES = {
     exp.RegexpReplace: _regexp_replace,
     exp.SubstringIndex: _substring_index,
     exp.RegexpSplit: _split,
+    exp.SplitPart: _split_part,
     exp.Replace: _replace,
     exp.ToBase64: _base64,
     exp.Pad: _pad,

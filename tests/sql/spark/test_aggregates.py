@@ -7,6 +7,7 @@ moments are also computed here from their definitions.
 
 from __future__ import annotations
 
+import datetime
 import math
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -121,6 +122,26 @@ def test_typeof_of_a_column_names_its_spark_type(duck_answer):
 def test_refusals(spark_rules, query, message):
     with pytest.raises(icesql.NotSupportedError, match=message):
         spark_rules(query)
+
+
+def test_sum_and_avg_of_a_timestamp_add_its_seconds(duck_answer):
+    # Spark 3.5.8's answers: the timestamp implicitly cast to DOUBLE seconds
+    tables = {
+        "t": (
+            {"ts": "TIMESTAMP"},
+            [(datetime.datetime(2020, 1, 1, 0, 0, 0, 500000),), (datetime.datetime(2020, 1, 2),)],
+        )
+    }
+    assert duck_answer("SELECT avg(ts), sum(ts) FROM t", tables) == [(1577880000.25, 3155760000.5)]
+    assert duck_answer("SELECT avg(ts) OVER () FROM t", tables) == [(1577880000.25,)] * 2
+    literal = duck_answer("SELECT sum(TIMESTAMP'2020-01-01 00:00:00')")
+    assert literal == [(1577836800.0,)]
+
+
+def test_sum_of_a_timestamp_ntz_is_an_error(spark_rules):
+    tables = {"t": ({"ts": "TIMESTAMP_NTZ"}, [])}
+    with pytest.raises(icesql.ProgrammingError, match="TIMESTAMP_NTZ"):
+        spark_rules("SELECT avg(ts) FROM t", tables)
 
 
 def _spark_avg(values: list[Decimal], scale: int) -> Decimal | None:

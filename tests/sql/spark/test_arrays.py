@@ -98,6 +98,14 @@ import icesql
         ("forall(array(2, NULL, 8), x -> x % 2 == 0)", None),
         ("forall(array(1, NULL), x -> x % 2 == 0)", False),
         ("forall(array(1, 2), x -> x > 0)", True),
+        # a lambda's index counts from 0 (Spark 3.5.8's answers)
+        ("transform(array(10, 20), (x, i) -> x + i)", [10, 21]),
+        ("filter(array(0, 2, 3), (x, i) -> x > i)", [2, 3]),
+        (
+            "transform(array(array(1, 2)), (y, i) -> transform(y, (z, j) -> z * 10 + i * 100 + j))",
+            [[10, 21]],
+        ),
+        ("transform(array(5), (y, i) -> transform(array(7), i -> i))", [[7]]),
     ],
 )
 def test_spark_answer(duck_answer, expr, spark_answer):

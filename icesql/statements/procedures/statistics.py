@@ -30,8 +30,10 @@ import pyarrow.parquet as pq
 from icesql._version import __version__
 from icesql.catalog.base import CommitStateUnknownError
 from icesql.catalog.metadata_files import metadata_dir
+from icesql.catalog.table import Table
 from icesql.errors import NotSupportedError
 from icesql.metadata.puffin import NewBlob, write_puffin
+from icesql.metadata.snapshots import Snapshot
 from icesql.metadata.statistics import BlobMetadata, PartitionStatisticsFile, StatisticsFile
 from icesql.metadata.table_updates import SetPartitionStatisticsUpdate, SetStatisticsUpdate
 from icesql.metadata.theta_sketch import THETA_BLOB, ThetaSketch, hash_value
@@ -108,13 +110,22 @@ def _columns(call: Call, schema: Schema) -> list[str]:
     return names
 
 
+def _snapshot(call: Call, table: Table) -> Snapshot | None:
+    """``snapshot_id``'s snapshot (Java's "Snapshot not found"), else the current one."""
+    md = table.metadata
+    snapshot_id = call.args.get("snapshot_id")
+    if snapshot_id is None:
+        return md.current_snapshot()
+    snapshot = md.snapshot_by_id(snapshot_id)
+    if snapshot is None:
+        raise call.error(f"Snapshot not found: {snapshot_id}")
+    return snapshot
+
+
 def _compute_table_stats(call: Call) -> Sequence[Sequence[Any]]:
     catalog, table = call.table()
     md = table.metadata
-    snapshot_id = call.args.get("snapshot_id")
-    snapshot = md.current_snapshot() if snapshot_id is None else md.snapshot_by_id(snapshot_id)
-    if snapshot_id is not None and snapshot is None:
-        raise call.error(f"Snapshot not found: {snapshot_id}")
+    snapshot = _snapshot(call, table)
     if snapshot is None:
         return []
     schema = (md.schema_by_id(snapshot.schema_id) if snapshot.schema_id is not None else None) or (
@@ -197,10 +208,7 @@ def _distinct_hashes(column: pa.ChunkedArray | pa.Array, t: IcebergType) -> list
 def _compute_partition_stats(call: Call) -> Sequence[Sequence[Any]]:
     catalog, table = call.table()
     md = table.metadata
-    snapshot_id = call.args.get("snapshot_id")
-    snapshot = md.current_snapshot() if snapshot_id is None else md.snapshot_by_id(snapshot_id)
-    if snapshot_id is not None and snapshot is None:
-        raise call.error(f"Snapshot not found: {snapshot_id}")
+    snapshot = _snapshot(call, table)
     if snapshot is None:
         return []
     if not partition_type(table).fields:

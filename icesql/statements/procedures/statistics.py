@@ -28,14 +28,18 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from icesql._version import __version__
-from icesql.catalog.base import CommitStateUnknownError
+from icesql.catalog.base import Catalog, CommitStateUnknownError
 from icesql.catalog.metadata_files import metadata_dir
 from icesql.catalog.table import Table
 from icesql.errors import NotSupportedError
 from icesql.metadata.puffin import NewBlob, write_puffin
 from icesql.metadata.snapshots import Snapshot
 from icesql.metadata.statistics import BlobMetadata, PartitionStatisticsFile, StatisticsFile
-from icesql.metadata.table_updates import SetPartitionStatisticsUpdate, SetStatisticsUpdate
+from icesql.metadata.table_updates import (
+    SetPartitionStatisticsUpdate,
+    SetStatisticsUpdate,
+    TableUpdate,
+)
 from icesql.metadata.theta_sketch import THETA_BLOB, ThetaSketch, hash_value
 from icesql.scan.metadata_tables import partition_type
 from icesql.scan.partition_stats import compute_partition_stats, stats_table
@@ -122,6 +126,19 @@ def _snapshot(call: Call, table: Table) -> Snapshot | None:
     return snapshot
 
 
+def _register(catalog: Catalog, table: Table, update: TableUpdate, written: str | None) -> None:
+    """Commit ``update``; a failed commit deletes the file just ``written``, an unknown
+    outcome keeps it (the table may list it now)."""
+    try:
+        commit(catalog, table, Change(updates=(update,)))
+    except CommitStateUnknownError:
+        raise
+    except BaseException:
+        if written is not None:
+            table.io.delete(written)
+        raise
+
+
 def _compute_table_stats(call: Call) -> Sequence[Sequence[Any]]:
     catalog, table = call.table()
     md = table.metadata
@@ -163,13 +180,7 @@ def _compute_table_stats(call: Call) -> Sequence[Sequence[Any]]:
             for b in footer.blobs
         ),
     )
-    try:
-        commit(catalog, table, Change(updates=(SetStatisticsUpdate(stats),)))
-    except CommitStateUnknownError:
-        raise  # the table may list the file now: never delete it
-    except BaseException:
-        table.io.delete(path)
-        raise
+    _register(catalog, table, SetStatisticsUpdate(stats), path)
     return [(path,)]
 
 
@@ -237,14 +248,8 @@ def _compute_partition_stats(call: Call) -> Sequence[Sequence[Any]]:
         with table.io.create(path) as out:
             pq.write_table(stats_table(table, rows), out, compression="zstd")
         stats_file = PartitionStatisticsFile(snapshot.snapshot_id, path, table.io.size(path))
-    try:
-        commit(catalog, table, Change(updates=(SetPartitionStatisticsUpdate(stats_file),)))
-    except CommitStateUnknownError:
-        raise
-    except BaseException:
-        if stats_file is not previous:
-            table.io.delete(stats_file.statistics_path)
-        raise
+    written = None if stats_file is previous else stats_file.statistics_path
+    _register(catalog, table, SetPartitionStatisticsUpdate(stats_file), written)
     return [(stats_file.statistics_path,)]
 
 

@@ -28,10 +28,17 @@ import pyarrow as pa
 from icesql._lazy import lazy_module
 from icesql.errors import NotSupportedError
 from icesql.metadata.table_metadata import TableMetadata
+from icesql.scan.file_blocks import file_block
 from icesql.spec.arrays import bool_array, int_array, repeat_int, repeat_string
 from icesql.spec.arrow import to_arrow_scalar, type_to_arrow
 from icesql.spec.content_file import DataFile
-from icesql.spec.reserved import LAST_UPDATED_FIELD, METADATA_COLUMN_NAMES, ROW_ID_FIELD
+from icesql.spec.reserved import (
+    BLOCK_LENGTH,
+    BLOCK_START,
+    LAST_UPDATED_FIELD,
+    METADATA_COLUMN_NAMES,
+    ROW_ID_FIELD,
+)
 from icesql.spec.schema import Schema
 from icesql.spec.types import NestedField, StructType
 
@@ -45,7 +52,10 @@ __all__ = ["METADATA_COLUMN_NAMES", "MetadataColumns"]
 FILE, POS, SPEC_ID, PARTITION, DELETED = "_file", "_pos", "_spec_id", "_partition", "_deleted"
 ROW_ID, LAST_UPDATED = "_row_id", "_last_updated_sequence_number"
 SUPPORTED = (FILE, POS, SPEC_ID, PARTITION, DELETED, ROW_ID, LAST_UPDATED)
+_BLOCKS = (BLOCK_START, BLOCK_LENGTH)  # private: input_file_block_start()/_length()
 _FIXED_TYPES = {
+    BLOCK_START: pa.int64(),
+    BLOCK_LENGTH: pa.int64(),
     FILE: pa.string(),
     POS: pa.int64(),
     SPEC_ID: pa.int32(),
@@ -86,7 +96,7 @@ class MetadataColumns:
         """Raises ``NotSupportedError`` for the ones icesql cannot produce yet."""
         names = tuple(dict.fromkeys(n.lower() for n in names))
         for name in names:
-            if name not in SUPPORTED:
+            if name not in SUPPORTED and name not in _BLOCKS:
                 raise NotSupportedError(
                     f"metadata column {name} is not supported yet (supported: "
                     f"{', '.join(SUPPORTED)})"
@@ -157,6 +167,9 @@ class MetadataColumns:
                 out.append(int_array(positions))
             elif name == SPEC_ID:
                 out.append(repeat_int(spec_id, pa.int32(), n))
+            elif name in _BLOCKS:
+                block = file_block(data_file, self.metadata.properties)
+                out.append(repeat_int(block[name == BLOCK_LENGTH], pa.int64(), n))
             elif name == DELETED:
                 flags = np.zeros(n, dtype=bool) if deleted is None else deleted
                 out.append(bool_array(flags))

@@ -17,6 +17,8 @@ from icesql.spec.schema import Schema
 from icesql.spec.types import LongType, NestedField, StringType
 
 __all__ = [
+    "BLOCK_LENGTH",
+    "BLOCK_START",
     "FILE_PATH_FIELD_ID",
     "LAST_UPDATED_FIELD",
     "METADATA_COLUMN_NAMES",
@@ -25,6 +27,7 @@ __all__ = [
     "POSITION_DELETE_ROW_FIELD_ID",
     "ROW_ID_FIELD",
     "ROW_LINEAGE_FIELDS",
+    "SCAN_COLUMN_NAMES",
 ]
 
 FILE_PATH_FIELD_ID = 2147483546
@@ -42,6 +45,9 @@ ROW_ID_FIELD = NestedField(2147483540, "_row_id", LongType())
 LAST_UPDATED_FIELD = NestedField(2147483539, "_last_updated_sequence_number", LongType())
 ROW_LINEAGE_FIELDS = (ROW_ID_FIELD, LAST_UPDATED_FIELD)
 
+# private columns giving input_file_block_start()/_length(): the split Spark's reader reports
+BLOCK_START, BLOCK_LENGTH = "__icesql_block_start", "__icesql_block_length"
+
 # the metadata columns a query may name, as Spark exposes them (icesql.scan.metadata_columns
 # builds them); kept here so that binding SQL checks a name without loading the scan path
 METADATA_COLUMN_NAMES = frozenset(
@@ -55,3 +61,5 @@ METADATA_COLUMN_NAMES = frozenset(
         LAST_UPDATED_FIELD.name,
     )
 )
+# what a scan can stream after its data columns: those, and the private ones
+SCAN_COLUMN_NAMES = METADATA_COLUMN_NAMES | {BLOCK_START, BLOCK_LENGTH}

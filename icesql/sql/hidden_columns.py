@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from sqlglot import exp
 
-from icesql.spec.reserved import METADATA_COLUMN_NAMES
+from icesql.spec.reserved import BLOCK_LENGTH, BLOCK_START, SCAN_COLUMN_NAMES
 
 __all__ = ["hide_metadata_columns", "referenced_metadata_columns"]
 
@@ -29,6 +29,8 @@ SPARK_TYPES = {
     "_deleted": "BOOLEAN",
     "_row_id": "BIGINT",
     "_last_updated_sequence_number": "BIGINT",
+    BLOCK_START: "BIGINT",
+    BLOCK_LENGTH: "BIGINT",
 }
 
 
@@ -37,7 +39,7 @@ def referenced_metadata_columns(statement: exp.Expr) -> list[str]:
     names: dict[str, None] = {}
     for column in statement.find_all(exp.Column):
         name = column.name.lower()
-        if name in METADATA_COLUMN_NAMES:
+        if name in SCAN_COLUMN_NAMES:
             names[name] = None
     return list(names)
 

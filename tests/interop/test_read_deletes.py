@@ -499,10 +499,34 @@ def meta_table(spark):
         "SELECT input_file_name(), _file, id FROM {t} e WHERE id < 20",
         "SELECT input_file_name() AS f, count(*) FROM {t} GROUP BY 1",
         "SELECT input_file_name()",
+        # the reader's split: one a file here (one row group each), -1 without a file
+        "SELECT input_file_name(), input_file_block_start(), input_file_block_length(), id"
+        " FROM {t} WHERE id < 20",
+        "SELECT *, input_file_block_length() FROM {t}",
+        "SELECT input_file_block_start(), input_file_block_length()",
     ],
 )
 def test_metadata_columns_match_spark(spark, con, meta_table, query):
     _check(spark, con, query.format(t=meta_table))
+
+
+def test_file_block_of_several_row_groups_is_refused(spark, con):
+    """A file whose split offsets name several row groups is several read splits; which of
+    them Spark merges depends on its planning (the bin-packing of the whole scan and the
+    cluster's parallelism), so icesql refuses and names the file."""
+    table = "del_meta.row_groups"
+    spark.sql(
+        f"CREATE TABLE {table} (id bigint, s string) USING iceberg"
+        " TBLPROPERTIES ('write.parquet.row-group-size-bytes'='20000')"
+    )
+    spark.sql(f"INSERT INTO {table} SELECT /*+ COALESCE(1) */ id, uuid() FROM range(20000)")
+    # Java drops the offsets of a files-table row read without its file size
+    (_, offsets) = spark.sql(f"SELECT file_size_in_bytes, split_offsets FROM {table}.files").first()
+    assert len(offsets) > 1
+    with pytest.raises(icesql.NotSupportedError, match="several read splits") as info:
+        con.execute(f"SELECT input_file_block_start() FROM {table}").fetchall()
+    assert f"{table.replace('.', '/')}/data/" in str(info.value)
+    assert con.execute(f"SELECT count(*) FROM {table}").fetchone() == (20000,)
 
 
 def test_row_lineage_columns(spark, con):

@@ -8,7 +8,7 @@ import duckdb
 import pytest
 import sqlglot
 
-from icesql.scan.metadata_columns import METADATA_COLUMN_NAMES
+from icesql.spec.reserved import SCAN_COLUMN_NAMES
 from icesql.sql.hidden_columns import (
     SPARK_TYPES,
     hide_metadata_columns,
@@ -39,7 +39,7 @@ def test_referenced_metadata_columns(sql, names):
 
 
 def test_every_metadata_column_but_partition_has_a_spark_type():
-    assert set(SPARK_TYPES) == METADATA_COLUMN_NAMES - {"_partition"}
+    assert set(SPARK_TYPES) == SCAN_COLUMN_NAMES - {"_partition"}
 
 
 @pytest.fixture

@@ -604,7 +604,7 @@ def _frame(task: str) -> RequestFn:
 def _rows_out(task: str, how: str = "") -> RequestFn:
     def make(ds: Dataset, sizes: Sizes) -> Request:
         sql = config.rows_out_query(sizes)
-        if task == "duckdb_rows":
+        if task in ("duckdb_rows", "duckdb_records_frame"):
             return {"task": task, "args": {"files": ds.files(BASE), "sql": sql}}
         args = {"warehouse": ds.warehouse, "sql": sql.format(t=_table(BASE))}
         return {"task": task, "args": {**args, **({"how": how} if how else {})}}
@@ -879,6 +879,11 @@ SCENARIOS: tuple[Scenario, ...] = (
         _rows_out("icesql_read_sql"),
         "icesql cur.df()",
         _rows_out("icesql_df"),
+        reference=_rows_out("duckdb_records_frame"),
+        reference_label=(
+            "DuckDB fetchall() + pandas DataFrame.from_records of those tuples, no icesql or"
+            " SQLAlchemy (the floor of read_sql's path)"
+        ),
     ),
     Scenario(
         "rewrite_data_files",

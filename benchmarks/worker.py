@@ -739,6 +739,23 @@ def duckdb_rows(files: list[str], sql: str) -> dict[str, Any]:
 
 
 @task
+def duckdb_records_frame(files: list[str], sql: str) -> dict[str, Any]:
+    """The floor of ``pandas.read_sql`` over SQLAlchemy without any icesql or SQLAlchemy
+    code: DuckDB's own ``fetchall()`` of the query, then the ``DataFrame.from_records`` of
+    those tuples that pandas builds its frame with."""
+    import duckdb
+    import pandas as pd
+
+    con = duckdb.connect()
+    start = time.perf_counter()
+    cur = con.execute(sql.format(t=f"read_parquet({files!r})"))
+    columns = [d[0] for d in cur.description]
+    frame = pd.DataFrame.from_records(cur.fetchall(), columns=columns, coerce_float=True)
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "result": _frame_answer(frame)}
+
+
+@task
 def icesql_read_sql(warehouse: str, sql: str) -> dict[str, Any]:
     """``pandas.read_sql`` of the query through icesql's SQLAlchemy dialect, the way a
     pandas user reads a database."""

@@ -5,7 +5,10 @@ catalog settings Spark has, and the session time zone), and a namespace of its o
 file's own ``CREATE TABLE`` / ``INSERT``. The settings Spark ran the file under that are not
 Spark 3.5's defaults (``spark.sql.ansi.enabled=true`` under ``ansi/``, the file's ``--SET``)
 are SET first; when icesql refuses one, no query of the file runs and each is answered by
-that refusal (icesql cannot answer them as asked). Spark's answer to a temporary view it wrote
+that refusal (icesql cannot answer them as asked). The same holds within a file: after a
+``SET key=value`` icesql refuses, each statement up to the next SET of that key that icesql
+takes (or a ``RESET``) is answered by the refusal, since Spark answered it under that value.
+Spark's answer to a temporary view it wrote
 to a table names the view icesql makes over that table (``Answer.setup``); every other
 statement runs as Spark ran it.
 """
@@ -13,6 +16,7 @@ statement runs as Spark ran it.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Callable, Sequence
 
@@ -25,6 +29,8 @@ from benchmarks.spark_sql_tests.splitting import InputFile
 __all__ = ["answer", "file_settings", "run_file", "spark_conf"]
 
 _MESSAGE_CHARS = 300
+_SET = re.compile(r"^\s*SET\s+([\w.]+)\s*=\s*(.*?)\s*;?\s*$", re.IGNORECASE | re.DOTALL)
+_RESET = re.compile(r"^\s*RESET\s*;?\s*$", re.IGNORECASE)
 
 
 def file_settings(test_file: InputFile) -> list[tuple[str, str]]:
@@ -65,6 +71,12 @@ def answer(con: icesql.Connection, sql: str, time_zone: str, hints: Sequence[str
         return _error(exc, sql)
 
 
+def _under_refused(sql: str, refusal: Answer) -> Answer:
+    """The answer to a statement Spark ran under a setting icesql refused to take."""
+    note = f"under {refusal.sql.strip().rstrip(';')}, refused: {refusal.error}"
+    return Answer(sql, False, error_class=refusal.error_class, error=note, refused=True)
+
+
 def run_file(
     warehouse: str,
     test_file: InputFile,
@@ -90,6 +102,7 @@ def run_file(
         for name in statements.builtin_tables_read(test_file.queries):
             con.execute(statements.builtin_view(name))
         answers = []
+        refused: dict[str, Answer] = {}  # key -> the refusal of its SET, still in force
         for spark_answer in spark_answers:
             sql = spark_answer.setup or spark_answer.sql
             if progress:
@@ -97,6 +110,15 @@ def run_file(
             mine = answer(con, sql, time_zone, spark_answer.types)
             if spark_answer.setup:
                 mine.setup = sql
+            setting = _SET.match(sql)
+            if _RESET.match(sql):
+                refused.clear()
+            elif setting and mine.ok:
+                refused.pop(setting.group(1).lower(), None)
+            elif refused and not setting:
+                mine = _under_refused(sql, next(iter(refused.values())))
+            if setting and not mine.ok and mine.refused:
+                refused[setting.group(1).lower()] = mine
             answers.append(mine)
         return answers
     finally:

@@ -119,6 +119,15 @@ class IcebergSpark(Spark):
         COMMANDS = Spark.Tokenizer.COMMANDS - {TokenType.SHOW, TokenType.EXECUTE}
 
     class Parser(ExtensionsParser):
+        FUNCTIONS = {
+            **Spark.Parser.FUNCTIONS,
+            # to_timestamp's reading of the text, typed TIMESTAMP_NTZ / TIMESTAMP (LTZ)
+            "TO_TIMESTAMP_NTZ": lambda args, dialect: exp.Cast(
+                this=Spark.Parser.FUNCTIONS["TO_TIMESTAMP"](args, dialect),
+                to=exp.DataType.build("TIMESTAMP"),
+            ),
+            "TO_TIMESTAMP_LTZ": Spark.Parser.FUNCTIONS["TO_TIMESTAMP"],
+        }
         # Spark's USE NAMESPACE a.b (sqlglot knows USE DATABASE / SCHEMA / CATALOG)
         USABLES = {**Spark.Parser.USABLES, "NAMESPACE": ()}
         VERSION_PHRASES = {

@@ -51,8 +51,9 @@ def _integral_to_binary(node: exp.Cast) -> exp.Expr:
     return call("unhex", low)
 
 
-def _text_to_boolean(node: exp.Cast) -> exp.Expr:
-    word = exp.Lower(this=trimmed_all(node.this))
+def text_to_boolean(value: exp.Expr) -> exp.Expr:
+    """Spark's ``CAST(value AS BOOLEAN)`` of text (module docstring)."""
+    word = exp.Lower(this=trimmed_all(value))
 
     def among(words: tuple[str, ...]) -> exp.Expr:
         return exp.In(this=word.copy(), expressions=[exp.Literal.string(w) for w in words])
@@ -72,7 +73,7 @@ def _cast(node: exp.Cast) -> exp.Expr:
     if target in (T.BINARY, T.VARBINARY) and integral_type(node, "this") is not None:
         return _integral_to_binary(node)
     if target == T.BOOLEAN and operand in TEXTUAL:
-        return _text_to_boolean(node)
+        return text_to_boolean(node.this)
     return interval_casts.cast(node)
 
 

@@ -14,7 +14,14 @@ from typing import Any
 from sqlglot import exp
 
 from icesql.sql.dialect import EXTRACT_FIELD, FUNCTION_ARGS, FUNCTION_NAME
-from icesql.sql.spark.base import TIMESTAMPS, arg_data_type, arg_type, call, is_zoned_nanos
+from icesql.sql.spark.base import (
+    TEXTUAL,
+    TIMESTAMPS,
+    arg_data_type,
+    arg_type,
+    call,
+    is_zoned_nanos,
+)
 from icesql.sql.spark.interval_casts import arrow_safe
 from icesql.sql.spark.interval_types import spark_interval_type
 from icesql.sql.spark.time_parsing import spark_parsed
@@ -147,9 +154,9 @@ def _unix_timestamp(node: exp.StrToUnix) -> exp.Expr:
 
 def _to_timestamp(node: exp.StrToTime) -> exp.Expr:
     # NULL for text the pattern does not read; Spark's TIMESTAMP is icesql's TIMESTAMPTZ
+    node.set("safe", True)
     if isinstance(node.parent, exp.Cast):
         return spark_parsed(node)
-    node.set("safe", True)
     return exp.cast(spark_parsed(node), _TIMESTAMPTZ)
 
 
@@ -162,10 +169,17 @@ def _to_date(node: exp.TsOrDsToDate) -> exp.Expr:
 
 
 def _timestamp_cast(node: exp.Cast) -> exp.Expr:
-    """to_timestamp(s) (a cast as parsed): NULL for bad text, and the zone-aware TIMESTAMP."""
-    if (node.meta.get(FUNCTION_NAME) or "").lower() != "to_timestamp":
-        return node
-    return exp.TryCast(this=node.this, to=exp.DataType.build(_TIMESTAMPTZ))
+    """to_timestamp(s) (a cast as parsed): NULL for bad text, and the zone-aware TIMESTAMP;
+    to_timestamp_ntz(s) the same text read as a TIMESTAMP_NTZ."""
+    name = (node.meta.get(FUNCTION_NAME) or "").lower()
+    if name in ("to_timestamp", "to_timestamp_ltz"):
+        return exp.TryCast(this=node.this, to=exp.DataType.build(_TIMESTAMPTZ))
+    if name == "to_timestamp_ntz":
+        inner = node.this
+        if isinstance(inner, exp.Cast) and not isinstance(inner, exp.TryCast):
+            inner = inner.this  # to_timestamp(s)'s own cast, read leniently here
+        return exp.TryCast(this=inner, to=exp.DataType.build("TIMESTAMP"))
+    return node
 
 
 def _from_utc_timestamp(node: exp.AtTimeZone) -> exp.Expr:
@@ -220,14 +234,24 @@ def _extract_field(node: exp.Expr, field: str, value: exp.Expr) -> exp.Expr:
     return node
 
 
+def _from_text(node: exp.Expr, key: str, index: int | None = None) -> None:
+    """Text to extract from is read as a TIMESTAMP, as Spark's implicit cast reads it (NULL
+    for text that is none); DuckDB has no date_part of text."""
+    if arg_type(node, key, index) in TEXTUAL:
+        value = node.args[key][index] if index is not None else node.args[key]
+        node.set(key, exp.TryCast(this=value, to=exp.DataType.build("TIMESTAMP")), index)
+
+
 def _extract(node: exp.Extract) -> exp.Expr:
     field = node.meta.get(EXTRACT_FIELD) or node.this.name
+    _from_text(node, "expression")
     return _extract_field(node, field, node.expression)
 
 
 def _date_part(node: exp.Anonymous) -> exp.Expr:
     if len(node.expressions) != 2 or not isinstance(node.expressions[0], exp.Literal):
         return node
+    _from_text(node, "expressions", 1)
     return _extract_field(node, node.expressions[0].name, node.expressions[1])
 
 
@@ -423,9 +447,9 @@ FUNCTIONS = {
     "timestamp_millis": _timestamp_from("millis"),
     "timestamp_micros": _timestamp_from("micros"),
 }
-TYPED = {exp.StrToUnix, exp.Add, exp.Sub, *_COMPARISONS}
+TYPED = {exp.StrToUnix, exp.Add, exp.Sub, exp.Extract, *_COMPARISONS}
 NANOS_ONLY = _COMPARISONS  # only a nanosecond timestamp makes a comparison need types
-TYPED_FUNCTIONS: set[str] = set()
+TYPED_FUNCTIONS = {"date_part"}
 
 
 def needs_types(node: exp.Expr) -> bool:

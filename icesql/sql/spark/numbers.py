@@ -26,6 +26,7 @@ from icesql.sql.spark.base import (
     literal_int,
     refuse,
 )
+from icesql.sql.spark.casts import trimmed_all
 from icesql.sql.spark.decimal_types import (
     FOR_TYPE,
     MAX_DIGITS,
@@ -71,13 +72,40 @@ def _cast(node: exp.Cast) -> exp.Expr:
         return wrapped(node.this, target)
     if operand in FRACTIONAL:
         node.set("this", exp.func("trunc", node.this))
+    elif operand in TEXTUAL and node.args.get("safe"):
+        return _try_cast_text(node, target)
     elif operand in TEXTUAL:
-        as_decimal = exp.TryCast(this=node.this, to=exp.DataType.build("DECIMAL(38, 9)"))
-        node.set("this", exp.func("trunc", as_decimal))
+        return text_to_integral(node, target)
     return node
 
 
+def text_to_integral(node: exp.Cast, target: T) -> exp.Expr:
+    """Spark's ``CAST(text AS INT)`` (ANSI off, ``UTF8String.toInt``): trimmed digits with
+    an optional fraction, truncated (``'1.23'`` is 1, ``'1e2'`` NULL); DuckDB rounds and
+    reads exponents."""
+    text = trimmed_all(node.this)
+    number = exp.RegexpLike(this=text.copy(), expression=exp.Literal.string(_DIGITS))
+    as_decimal = exp.TryCast(this=text, to=exp.DataType.build("DECIMAL(38, 9)"))
+    node.set("this", exp.func("trunc", as_decimal))
+    return exp.Case(
+        ifs=[exp.If(this=number, true=node)], default=exp.cast(exp.Null(), target.value)
+    )
+
+
 _WIDTH = {T.TINYINT: 8, T.SMALLINT: 16, T.INT: 32, T.BIGINT: 64}
+_WHOLE_NUMBER = r"^[+-]?[0-9]+$"
+_DIGITS = r"^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)$"
+
+
+def _try_cast_text(node: exp.Cast, target: T) -> exp.Expr:
+    """``TRY_CAST(text AS INT)`` casts as ANSI mode does (``UTF8String.toIntExact``): the
+    text, trimmed, must be a whole number (``'1.23'`` is NULL, where CAST truncates it)."""
+    text = trimmed_all(node.this)
+    whole = exp.RegexpLike(this=text.copy(), expression=exp.Literal.string(_WHOLE_NUMBER))
+    return exp.Case(
+        ifs=[exp.If(this=whole, true=exp.TryCast(this=text, to=exp.DataType.build(target.value)))],
+        default=exp.cast(exp.Null(), target.value),
+    )
 
 
 # Spark (ANSI off) casts a double to INT / BIGINT as the JVM does: NaN is 0, values beyond

@@ -135,7 +135,18 @@ def _select_item_generator(node: exp.Expr) -> exp.Expr:
     return value if is_map or inline or aliased else exp.alias_(value, "col")
 
 
+def _cross_join_on(node: exp.Join) -> exp.Expr:
+    """``CROSS JOIN t ON c`` (or ``USING``) is Spark's inner join on ``c`` (``AstBuilder``
+    keeps the condition of a Cross join); DuckDB's parser rejects it."""
+    if str(node.args.get("kind") or "").upper() == "CROSS" and (
+        node.args.get("on") is not None or node.args.get("using")
+    ):
+        node.set("kind", None)
+    return node
+
+
 RULES = {
+    exp.Join: _cross_join_on,
     exp.Table: _range_table,
     exp.Lateral: _lateral_view,
     exp.Explode: _select_item_generator,

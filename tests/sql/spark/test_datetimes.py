@@ -114,6 +114,22 @@ def _ts(*parts: int) -> datetime.datetime:
         ("timestamp_seconds(0.1234567D)", _ts(1970, 1, 1, 0, 0, 0, 123456)),
         ("timestamp_seconds(-1.9999999D)", _ts(1969, 12, 31, 23, 59, 58, 1)),
         ("timestamp_seconds(CAST('NaN' AS DOUBLE))", None),
+        # to_timestamp_ntz reads text as to_timestamp does, without a zone
+        (
+            "to_timestamp_ntz('2011-05-06 07:08:09.1234567')",
+            datetime.datetime(2011, 5, 6, 7, 8, 9, 123456),
+        ),
+        ("to_timestamp_ntz('abc')", None),
+        ("to_timestamp_ntz('abc', 'yyyy')", None),
+        ("to_timestamp_ntz('2011', 'yyyy')", datetime.datetime(2011, 1, 1)),
+        ("to_timestamp_ntz(DATE '2020-01-02')", datetime.datetime(2020, 1, 2)),
+        ("typeof(to_timestamp_ntz('2011', 'yyyy'))", "timestamp_ntz"),
+        ("typeof(to_timestamp_ltz('2011'))", "timestamp"),
+        # text to extract from is read as a timestamp
+        ("extract(second FROM '2011-05-06 07:08:09.1234567')", decimal.Decimal("9.123456")),
+        ("extract(hour FROM '2011-05-06 07:08:09.1234567')", 7),
+        ("date_part('month', '2011-05-06 07:08:09')", 5),
+        ("extract(year FROM 'abc')", None),
     ],
 )
 def test_spark_answer(duck_answer, expr, spark_answer):

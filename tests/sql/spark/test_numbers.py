@@ -113,6 +113,19 @@ D = decimal.Decimal
         ("positive('25.5')", 25.5),
         ("negative('25.5')", -25.5),
         ("-('25.5')", -25.5),
+        # text to an integer: digits with an optional fraction, truncated; TRY_CAST reads
+        # it as ANSI mode does, whole numbers only
+        ("CAST('1e2' AS INT)", None),
+        ("CAST(' 12 ' AS INT)", 12),
+        ("CAST('.5' AS INT)", 0),
+        ("CAST('5.' AS INT)", 5),
+        ("TRY_CAST('1e2' AS INT)", None),
+        ("TRY_CAST('1.23' AS INT)", None),
+        ("TRY_CAST('-4.56' AS BIGINT)", None),
+        ("TRY_CAST(' 12 ' AS INT)", 12),
+        ("TRY_CAST('+12' AS TINYINT)", 12),
+        ("TRY_CAST('1000' AS TINYINT)", None),
+        ("TRY_CAST('5.' AS INT)", None),
     ],
 )
 def test_spark_answer(duck_answer, expr, spark_answer):

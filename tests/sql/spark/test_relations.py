@@ -100,3 +100,24 @@ def test_lateral_views(duck_answer, query, rows):
 def test_posexplode_outer_in_a_select_list_is_refused(spark_rules):
     with pytest.raises(icesql.NotSupportedError, match="posexplode_outer"):
         spark_rules("SELECT posexplode_outer(array(1))")
+
+
+@pytest.mark.parametrize(
+    "query, rows",
+    [
+        # Spark 3.5.8: a CROSS JOIN with a condition is the inner join on it
+        (
+            "SELECT * FROM VALUES (1, 2), (2, 3) a(k, v) CROSS JOIN VALUES (1, 5) b(k, w)"
+            " ON (a.k = b.k)",
+            [(1, 2, 1, 5)],
+        ),
+        (
+            "SELECT * FROM VALUES (1, 2), (2, 3) a(k, v) CROSS JOIN VALUES (1, 5) b(k, w)"
+            " USING (k)",
+            [(1, 2, 5)],
+        ),
+        ("SELECT count(*) FROM VALUES (1), (2) a(k) CROSS JOIN VALUES (1) b(k)", [(2,)]),
+    ],
+)
+def test_cross_join_with_a_condition(duck_answer, query, rows):
+    assert duck_answer(query) == rows

@@ -88,6 +88,36 @@ SPARK_INTERVAL_UNITS = {
 }
 
 
+# each try_ function as sqlglot parses it, the operator it computes (Spark's TryAdd & co.
+# are RuntimeReplaceable: the operator with the operands' rules, NULL on an error)
+_TRY_OPERATORS: dict[type[exp.Expr], tuple[str, type[exp.Binary]]] = {
+    exp.SafeAdd: ("try_add", exp.Add),
+    exp.SafeSubtract: ("try_subtract", exp.Sub),
+    exp.SafeMultiply: ("try_multiply", exp.Mul),
+    exp.SafeDivide: ("try_divide", exp.Div),
+}
+_TRY_NAMES = {cls: name for name, cls in _TRY_OPERATORS.values()}
+
+
+def _expand_try_arithmetic(statement: exp.Expr) -> None:
+    """Each ``try_add(a, b)`` & co. (in place) as ``TRY((a + b))``: the operator, so that
+    every rule for its operands' types applies, inside DuckDB's TRY (NULL on an error)."""
+    for node in list(statement.find_all(*_TRY_OPERATORS)):
+        _, operator = _TRY_OPERATORS[type(node)]
+        extra = {"typed": False, "safe": True} if operator is exp.Div else {}
+        inner = operator(this=node.this, expression=node.expression, **extra)
+        node.replace(exp.Try(this=exp.Paren(this=inner)))
+
+
+def _try_sql(generator: Any, node: exp.Try) -> str:
+    """Spark text of a try_ function (``exp.Try`` has none in Spark)."""
+    inner = node.this.this if isinstance(node.this, exp.Paren) else node.this
+    name = _TRY_NAMES.get(type(inner))
+    if name is None:
+        return generator.function_fallback_sql(node)
+    return generator.func(name, inner.this, inner.expression)
+
+
 class IcebergSpark(Spark):
     ORIGINAL_NAME_META_KEY = FUNCTION_NAME
 
@@ -105,6 +135,9 @@ class IcebergSpark(Spark):
             f"a datetime pattern computed at run time ({expression.sql(dialect='spark')}) is not"
             " supported: write the pattern as a literal"
         )
+
+    class Generator(Spark.Generator):
+        TRANSFORMS = {**Spark.Generator.TRANSFORMS, exp.Try: _try_sql}
 
     class Tokenizer(Spark.Tokenizer):
         # Iceberg types Spark cannot spell; sqlglot would read FIXED as DECIMAL
@@ -459,6 +492,7 @@ def parse(sql: str) -> list[exp.Expr]:
     out = [s for s in statements if s is not None]
     for statement in out:
         check_table_functions(statement)
+        _expand_try_arithmetic(statement)
     if any(_is_view(s) for s in out):
         texts = split_statements(sql)
         if len(texts) == len(out):

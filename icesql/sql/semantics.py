@@ -32,11 +32,13 @@ from icesql.sql.spark import (
     relations,
     subqueries,
     text,
+    try_arithmetic,
     variants,
 )
 from icesql.sql.spark.base import TYPES_KEY, Rule, arg_key
 
 _AREAS = (
+    try_arithmetic,  # first: it types a try_ function's operands before the others
     literals,
     interval_literals,
     interval_arithmetic,

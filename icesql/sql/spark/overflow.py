@@ -135,7 +135,15 @@ def _typed_negative_literal(node: exp.Neg) -> exp.Expr | None:
     return exp.cast(literal, operand.to.this.value)
 
 
+def _in_try(node: exp.Expr) -> bool:
+    """An operator of try_add & co.: its overflow is NULL (DuckDB's TRY), never wrapped."""
+    parent = node.parent
+    return isinstance(parent, exp.Paren) and isinstance(parent.parent, exp.Try)
+
+
 def _wrapping_arithmetic(node: exp.Expr) -> exp.Expr:
+    if _in_try(node):
+        return node
     if isinstance(node, exp.Neg) and literal_int(node) is not None:
         return _negative_literal(node)
     if isinstance(node, exp.Neg):

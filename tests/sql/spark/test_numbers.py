@@ -7,6 +7,7 @@ queries checked against Spark in ``tests/interop/test_sql_compat.py``.
 
 from __future__ import annotations
 
+import datetime as dt
 import decimal
 
 import duckdb
@@ -254,3 +255,38 @@ def test_a_cast_of_an_interval_to_an_integer_counts_its_end_field(duck_answer):
 def test_a_negated_interval_string_is_the_negated_text(duck_answer):
     # Spark 3.5.8: interval -'1' year is -1-0 (minus one year)
     assert duck_answer("SELECT interval -'1' year = interval '-1' year") == [(True,)]
+
+
+@pytest.mark.parametrize(
+    "expr, spark_answer",
+    [
+        # Spark 3.5.8's answers: the operator, NULL where it overflows or divides by zero
+        ("try_add(1, 1)", 2),
+        ("try_add(2147483647, 1)", None),
+        ("try_add(2147483647, '1')", 2147483648.0),
+        ("try_add(-9223372036854775808L, -1)", None),
+        ("try_add(DATE '2021-01-01', 1)", dt.date(2021, 1, 2)),
+        ("try_subtract(2147483647, '-1')", 2147483648.0),
+        ("try_subtract(-2147483648, 1)", None),
+        ("try_multiply(2147483647, -2)", None),
+        ("try_multiply(2147483647, '-2')", -4294967294.0),
+        ("try_divide(1, 0.5)", decimal.Decimal("2.000000")),
+        ("try_divide(1, 0)", None),
+        ("try_divide(1, '0')", None),
+    ],
+)
+def test_try_arithmetic(duck_answer, expr, spark_answer):
+    assert duck_answer(f"SELECT {expr}") == [(spark_answer,)]
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "try_add(1, 2147483647 + 1)",  # Spark wraps the inner sum: -2147483647
+        "try_add(INTERVAL 106751991 DAY, INTERVAL 3 DAY)",  # Spark: NULL (Long micros)
+        "try_multiply(INTERVAL 2 YEAR, 2)",
+    ],
+)
+def test_try_arithmetic_refuses_what_try_would_hide(spark_rules, expr):
+    with pytest.raises(icesql.NotSupportedError, match="try_"):
+        spark_rules(f"SELECT {expr}")

@@ -115,7 +115,7 @@ def run_file(
                 refused.clear()
             elif setting and mine.ok:
                 refused.pop(setting.group(1).lower(), None)
-            elif refused and not setting:
+            elif refused and not setting and not spark_answer.setup:
                 mine = _under_refused(sql, next(iter(refused.values())))
             if setting and not mine.ok and mine.refused:
                 refused[setting.group(1).lower()] = mine

@@ -22,6 +22,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ParseError, TokenError
+from sqlglot.generators.spark import SparkGenerator
 from sqlglot.tokens import Token, TokenType
 
 from icesql.errors import InterfaceError, NotSupportedError, ProgrammingError
@@ -136,8 +137,8 @@ class IcebergSpark(Spark):
             " supported: write the pattern as a literal"
         )
 
-    class Generator(Spark.Generator):
-        TRANSFORMS = {**Spark.Generator.TRANSFORMS, exp.Try: _try_sql}
+    class Generator(SparkGenerator):  # the class Spark.Generator names
+        TRANSFORMS = {**SparkGenerator.TRANSFORMS, exp.Try: _try_sql}
 
     class Tokenizer(Spark.Tokenizer):
         # Iceberg types Spark cannot spell; sqlglot would read FIXED as DECIMAL

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import sqlglot
 from sqlglot import exp
 
 from icesql.sql.dialect import EXTRACT_FIELD, FUNCTION_ARGS, FUNCTION_NAME
@@ -21,8 +22,9 @@ from icesql.sql.spark.base import (
     arg_type,
     call,
     is_zoned_nanos,
+    refuse_when,
 )
-from icesql.sql.spark.interval_casts import arrow_safe
+from icesql.sql.spark.interval_casts import arrow_safe, micros_of
 from icesql.sql.spark.interval_types import spark_interval_type
 from icesql.sql.spark.time_parsing import spark_parsed
 
@@ -242,22 +244,77 @@ def _from_text(node: exp.Expr, key: str, index: int | None = None) -> None:
         node.set(key, exp.TryCast(this=value, to=exp.DataType.build("TIMESTAMP")), index)
 
 
+_DAYS, _HOURS = ("DAY", "D", "DAYS"), ("HOUR", "H", "HOURS", "HR", "HRS")
+_MICROS_PER_DAY, _MICROS_PER_HOUR = 86_400_000_000, 3_600_000_000
+
+
+def _interval_field(field: str, value: exp.Expr) -> exp.Expr | None:
+    """Days and hours of a day-time interval from its whole microseconds, as Spark's
+    ``ExtractANSIIntervalDays/Hours`` (40 hours are 1 day and 16 hours; DuckDB keeps the
+    day count and the hours apart)."""
+    micros = micros_of(value)
+    if field in _DAYS:
+        return exp.IntDiv(this=micros, expression=exp.Literal.number(_MICROS_PER_DAY))
+    if field in _HOURS:
+        within = exp.Mod(this=micros, expression=exp.Literal.number(_MICROS_PER_DAY))
+        return exp.IntDiv(
+            this=exp.Paren(this=within), expression=exp.Literal.number(_MICROS_PER_HOUR)
+        )
+    return None
+
+
 def _extract(node: exp.Extract) -> exp.Expr:
     field = node.meta.get(EXTRACT_FIELD) or node.this.name
     _from_text(node, "expression")
-    return _extract_field(node, field, node.expression)
+    return _spark_extract(node, field, node.expression, arg_type(node, "expression"))
+
+
+def _spark_extract(node: exp.Expr, field: str, value: exp.Expr, kind_of: Any) -> exp.Expr:
+    """``extract(field FROM value)``, ``value`` of type kind ``kind_of``."""
+    name = field.upper()
+    if name in _DAYS + _HOURS and kind_of == exp.DataType.Type.INTERVAL:
+        kind = spark_interval_type(value)
+        if kind is not None and kind.kind == "dt":
+            found = _interval_field(name, value)
+            assert found is not None
+            return exp.cast(found, "TINYINT" if name in _HOURS else "INT")
+        if kind is None:  # a day-time or a calendar interval: they differ past 24 hours
+            time_part = exp.Sub(
+                this=micros_of(value.copy()),
+                expression=exp.Mul(
+                    this=exp.cast(
+                        call("date_part", exp.Literal.string("day"), value.copy()), "BIGINT"
+                    ),
+                    expression=exp.Literal.number(_MICROS_PER_DAY),
+                ),
+            )
+            beyond = exp.GTE(
+                this=exp.Abs(this=time_part), expression=exp.Literal.number(_MICROS_PER_DAY)
+            )
+            return refuse_when(
+                beyond,
+                f"extract({name.lower()} from an interval of 24 hours or more)",
+                "Spark's answer depends on whether it is a day-time or a calendar interval",
+                _extract_field(node, field, value),
+            )
+    return _extract_field(node, field, value)
 
 
 def _date_part(node: exp.Anonymous) -> exp.Expr:
     if len(node.expressions) != 2 or not isinstance(node.expressions[0], exp.Literal):
         return node
     _from_text(node, "expressions", 1)
-    return _extract_field(node, node.expressions[0].name, node.expressions[1])
+    kind_of = arg_type(node, "expressions", 1)
+    return _spark_extract(node, node.expressions[0].name, node.expressions[1], kind_of)
 
 
 def _date_plus_interval(node: exp.Add | exp.Sub) -> exp.Expr:
     # DATE +/- INTERVAL of days, weeks, months or years is a DATE in Spark, a TIMESTAMP in DuckDB
-    interval = node.expression
+    # (so is INTERVAL + DATE, and a negated interval)
+    date_key, interval = "this", node.expression
+    if isinstance(node, exp.Add) and not isinstance(_unnegated(interval), exp.Interval):
+        date_key, interval = "expression", node.this
+    interval = _unnegated(interval)
     if not isinstance(interval, exp.Interval) or isinstance(node.parent, exp.Cast):
         return node
     unit = interval.args.get("unit")
@@ -265,7 +322,88 @@ def _date_plus_interval(node: exp.Add | exp.Sub) -> exp.Expr:
     whole_days = kind is not None and (kind.kind == "ym" or (kind.kind, kind.end) == ("dt", 0))
     if not whole_days and not (isinstance(unit, exp.Var) and unit.name.upper() in _DATE_UNITS):
         return node
-    return _as_date(node) if arg_type(node, "this") == exp.DataType.Type.DATE else node
+    return _as_date(node) if arg_type(node, date_key) == exp.DataType.Type.DATE else node
+
+
+_DIFF_UNITS = {
+    "MICROSECOND",
+    "MILLISECOND",
+    "SECOND",
+    "MINUTE",
+    "HOUR",
+    "DAY",
+    "WEEK",
+    "MONTH",
+    "QUARTER",
+    "YEAR",
+}
+
+
+def _timestamp_diff(node: exp.DateDiff | exp.TimestampDiff) -> exp.Expr:
+    """``timestampdiff(unit, start, end)`` and ``datediff(unit, start, end)``: whole units
+    between the two local date-times (Java's ``ChronoUnit.between``), which is DuckDB's
+    ``date_sub``; ``date_diff`` counts the unit boundaries crossed instead, and sqlglot
+    casts ``datediff``'s operands to DATE."""
+    unit = node.args.get("unit")
+    if unit is None:
+        return node  # datediff(end, start): days between two dates
+    name = unit.name.upper()
+    if name not in _DIFF_UNITS:
+        return node
+
+    def operand(value: exp.Expr) -> exp.Expr:
+        if isinstance(value, exp.TsOrDsToDate) and isinstance(node, exp.DateDiff):
+            value = value.this
+        return exp.cast(value, "TIMESTAMP")
+
+    start, end = operand(node.expression), operand(node.this)
+    if name in _MONTH_UNITS:
+        months = _months_until(start, end)
+        divisor = _MONTH_UNITS[name]
+        whole = exp.IntDiv(this=months, expression=exp.Literal.number(divisor))
+        return exp.cast(whole if divisor > 1 else months, "BIGINT")
+    return exp.cast(call("date_sub", exp.Literal.string(name.lower()), start, end), "BIGINT")
+
+
+_MONTH_UNITS = {"MONTH": 1, "QUARTER": 3, "YEAR": 12}
+# Java's LocalDateTime.until for months: the end date moved a day toward the start when its
+# time of day has not reached the start's, then LocalDate.monthsUntil (packed year-month-day)
+_MONTHS_UNTIL = sqlglot.parse_one(
+    """
+    ((YEAR(e) * 12 + MONTH(e) - 1) * 32 + DAY(e) - ((YEAR(s) * 12 + MONTH(s) - 1) * 32 + DAY(s))) // 32
+    """,
+    read="duckdb",
+)
+_END_DATE = sqlglot.parse_one(
+    """
+    CASE WHEN CAST(b AS DATE) > CAST(a AS DATE) AND CAST(b AS TIME) < CAST(a AS TIME)
+         THEN CAST(b AS DATE) - 1
+         WHEN CAST(b AS DATE) < CAST(a AS DATE) AND CAST(b AS TIME) > CAST(a AS TIME)
+         THEN CAST(b AS DATE) + 1
+         ELSE CAST(b AS DATE) END
+    """,
+    read="duckdb",
+)
+
+
+def _filled(template: exp.Expr, values: dict[str, exp.Expr]) -> exp.Expr:
+    tree = template.copy()
+    for column in list(tree.find_all(exp.Column)):
+        if column.name in values and not column.table:
+            column.replace(values[column.name].copy())
+    return tree
+
+
+def _months_until(start: exp.Expr, end: exp.Expr) -> exp.Expr:
+    end_date = _filled(_END_DATE, {"a": start, "b": end})
+    start_date = exp.cast(start.copy(), "DATE")
+    return exp.Paren(this=_filled(_MONTHS_UNTIL, {"s": start_date, "e": end_date}))
+
+
+def _unnegated(node: exp.Expr) -> exp.Expr:
+    while isinstance(node, exp.Neg | exp.Paren):
+        node = node.this
+    return node
 
 
 def _date_from_unix_date(node: exp.DateFromUnixDate) -> exp.Expr:
@@ -438,6 +576,8 @@ RULES: dict[type[exp.Expr], Callable[[Any], exp.Expr]] = {
     exp.DateTrunc: _date_trunc,
     exp.TimestampTrunc: _timestamp_trunc,
     exp.DayOfWeek: _day_of_week,
+    exp.DateDiff: _timestamp_diff,
+    exp.TimestampDiff: _timestamp_diff,
 }
 FUNCTIONS = {
     "weekday": _weekday,
@@ -455,6 +595,10 @@ TYPED_FUNCTIONS = {"date_part"}
 def needs_types(node: exp.Expr) -> bool:
     """Only a sum with an interval needs its operand's type (DATE or TIMESTAMP); a comparison
     does where a nanosecond timestamp may be compared (``NANOS_ONLY``)."""
-    if isinstance(node, (exp.Add, exp.Sub)):
-        return isinstance(node.expression, exp.Interval)
+    if isinstance(node, exp.Sub):
+        return isinstance(_unnegated(node.expression), exp.Interval)
+    if isinstance(node, exp.Add):
+        return any(
+            isinstance(_unnegated(side), exp.Interval) for side in (node.this, node.expression)
+        )
     return True

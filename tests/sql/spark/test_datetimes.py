@@ -130,6 +130,35 @@ def _ts(*parts: int) -> datetime.datetime:
         ("extract(hour FROM '2011-05-06 07:08:09.1234567')", 7),
         ("date_part('month', '2011-05-06 07:08:09')", 5),
         ("extract(year FROM 'abc')", None),
+        # a day-time interval's days and hours from its whole microseconds
+        ("extract(day FROM INTERVAL 30 DAY 40 HOUR 50 MINUTE 6.789 SECOND)", 31),
+        ("extract(hour FROM INTERVAL 30 DAY 40 HOUR 50 MINUTE 6.789 SECOND)", 16),
+        ("extract(day FROM INTERVAL -30 DAY -40 HOUR)", -31),
+        ("date_part('hours', INTERVAL 30 DAY 40 HOUR)", 16),
+        # INTERVAL + DATE is a DATE too
+        ("INTERVAL '-2' DAY + DATE '2011-11-11'", datetime.date(2011, 11, 9)),
+        ("- INTERVAL '2-2' YEAR TO MONTH + DATE '2012-01-01'", datetime.date(2009, 11, 1)),
+        ("INTERVAL 2 HOUR + DATE '2011-11-11'", datetime.datetime(2011, 11, 11, 2)),
+        # timestampdiff / datediff(unit, ...): whole units, as Java's ChronoUnit.between
+        (
+            "datediff(MICROSECOND, TIMESTAMP'2022-02-25 01:02:03.123',"
+            " TIMESTAMP'2022-02-25 01:02:03.124001')",
+            1001,
+        ),
+        ("date_diff(MINUTE, DATE'2022-02-25', TIMESTAMP'2022-02-24 22:20:00')", -100),
+        (
+            "timestampdiff(HOUR, TIMESTAMP'2022-02-25 01:59:00', TIMESTAMP'2022-02-25 02:01:00')",
+            0,
+        ),
+        ("timestampdiff(MONTH, DATE'2022-01-31', DATE'2022-02-28')", 0),
+        (
+            "timestampdiff(MONTH, TIMESTAMP'2022-01-28 10:00:00', TIMESTAMP'2022-02-28 09:00:00')",
+            0,
+        ),
+        ("timestampdiff(MONTH, DATE'2022-03-31', DATE'2022-02-28')", -1),
+        ("timestampdiff(QUARTER, DATE'2022-01-01', DATE'2022-07-01')", 2),
+        ("datediff(YEAR, DATE'2022-02-25', DATE'2023-02-24')", 0),
+        ("datediff('2022-03-01', '2022-02-01')", 28),
     ],
 )
 def test_spark_answer(duck_answer, expr, spark_answer):
@@ -317,3 +346,9 @@ def test_timestamp_seconds_past_a_long_of_micros_raises(duck_answer):
     # Spark 3.5.8: timestamp_seconds(1230219000123123) is ArithmeticException: long overflow
     with pytest.raises(duckdb.Error):
         duck_answer("SELECT timestamp_seconds(1230219000123123)")
+
+
+def test_days_of_an_interval_of_unknown_kind_past_a_day_are_refused(duck_answer):
+    # a day-time interval (Spark: 31) or a calendar one (Spark: 30): the rows cannot say
+    with pytest.raises(duckdb.Error, match="not supported"):
+        duck_answer("SELECT extract(day FROM j) FROM (SELECT INTERVAL 30 DAY 40 HOUR AS j) v")

@@ -43,6 +43,7 @@ from icesql.errors import (
 )
 from icesql.progress import ProgressTracker
 from icesql.session import Result, Settings, StatementTables, TempViews, read_branch, sandbox
+from icesql.session.answer_settings import ALLOW_PRECISION_LOSS
 from icesql.session.memory import MemoryFit
 from icesql.sql.dialect import (
     DIALECT,
@@ -53,6 +54,7 @@ from icesql.sql.dialect import (
 )
 from icesql.sql.hidden_columns import hide_metadata_columns
 from icesql.sql.python_sources import PythonScope, PythonSource, is_table_like, scannable
+from icesql.sql.spark.decimal_types import precision_loss
 from icesql.sql.spark.functions import PYTHON_FUNCTIONS, register_functions
 from icesql.sql.tables import TableReference, resolve_reference
 from icesql.sql.translate import (
@@ -207,8 +209,10 @@ class Engine(EngineChoice):
         self._tables = StatementTables()
         progress = self.progress
         statement = progress.begin()
+        lossy = (self.settings.get(ALLOW_PRECISION_LOSS) or "true").strip().lower() == "true"
         try:
-            result = self._execute(sql, params)
+            with precision_loss(lossy):  # decimal types as the session's Spark would type them
+                result = self._execute(sql, params)
         except BaseException:
             progress.finish()
             raise

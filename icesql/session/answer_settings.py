@@ -12,7 +12,8 @@ The keys, defaults and versions are Spark 3.5's ``SQLConf`` (checked against Spa
 own config entries). Each row's ``implemented`` values are what icesql's answers match: the
 default, except ``spark.sql.legacy.ctePrecedencePolicy``, where icesql resolves a nested CTE
 name to the inner definition (``CORRECTED``) where Spark's default raises, and
-``spark.sql.legacy.nullInEmptyListBehavior``, whose two values icesql both answers for.
+``spark.sql.legacy.nullInEmptyListBehavior`` and
+``spark.sql.decimalOperations.allowPrecisionLoss``, whose two values icesql both answers for.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from dataclasses import dataclass
 
 from icesql.errors import NotSupportedError, ProgrammingError
 
-__all__ = ["ANSWER_SETTINGS", "AnswerSetting", "TIME_ZONE"]
+__all__ = ["ALLOW_PRECISION_LOSS", "ANSWER_SETTINGS", "AnswerSetting", "TIME_ZONE"]
 
 TIME_ZONE = "spark.sql.session.timeZone"
+ALLOW_PRECISION_LOSS = "spark.sql.decimalOperations.allowPrecisionLoss"
 _BOOLEAN = ("true", "false")
 
 
@@ -126,11 +128,12 @@ ANSWER_SETTINGS: tuple[AnswerSetting, ...] = (
         "3.4.0",
         "With ANSI mode: JOIN binds tighter than a comma between relations.",
     ),
-    _flag(
-        _SQL + "decimalOperations.allowPrecisionLoss",
+    AnswerSetting(
+        ALLOW_PRECISION_LOSS,
         "true",
         "2.3.1",
         "Decimal arithmetic rounds the fraction to fit 38 digits (false: NULL instead).",
+        _BOOLEAN,
     ),
     _flag(
         _SQL + "parser.escapedStringLiterals",

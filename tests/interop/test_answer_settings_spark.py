@@ -46,11 +46,6 @@ def test_the_table_is_sparks(spark, own, row):
             "true",
             "SELECT 1 AS x FROM range(3) HAVING max(id) > 0",
         ),
-        (
-            "spark.sql.decimalOperations.allowPrecisionLoss",
-            "false",
-            "SELECT CAST(1 AS DECIMAL(38,18)) * CAST(3 AS DECIMAL(38,18))",
-        ),
         ("spark.sql.legacy.sizeOfNull", "false", "SELECT size(NULL)"),
         ("spark.sql.orderByOrdinal", "false", "SELECT id FROM range(3) ORDER BY 1 DESC"),
     ],
@@ -74,3 +69,25 @@ def test_refused_values_change_sparks_answer_and_icesql_gives_the_default(
         with pytest.raises(icesql.NotSupportedError, match=f"{key} = {value}"):
             con.execute(f"SET {key} = {value}")
         assert con.execute(query).fetchall() == default
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT CAST(1 AS DECIMAL(38,18)) * CAST(3 AS DECIMAL(38,18))",
+        "SELECT 10.300000000000000000 * 3.000000000000000000",
+        "SELECT 12345678912345.123456789123 / 0.000000012345678",
+        "SELECT CAST(7 AS DECIMAL(38,10)) / CAST(3 AS DECIMAL(38,10))",
+        "SELECT CAST(1.5 AS DECIMAL(38,20)) + CAST(2.25 AS DECIMAL(30,2))",
+    ],
+)
+def test_decimals_without_precision_loss_are_sparks(own, spark_warehouse, query):
+    key = "spark.sql.decimalOperations.allowPrecisionLoss"
+    own.conf.set(key, "false")
+    try:
+        spark_rows = [tuple(r) for r in own.sql(query).collect()]
+    finally:
+        own.conf.unset(key)
+    with icesql.connect(spark_warehouse) as con:
+        con.execute(f"SET {key} = false")
+        assert con.execute(query).fetchall() == spark_rows

@@ -16,6 +16,8 @@ from sqlglot import exp
 
 from icesql.sql.dialect import EXTRACT_FIELD, FUNCTION_ARGS, FUNCTION_NAME
 from icesql.sql.spark.base import (
+    FRACTIONAL,
+    INTEGRAL,
     TEXTUAL,
     TIMESTAMPS,
     arg_data_type,
@@ -118,6 +120,7 @@ def _weekday(node: exp.Anonymous) -> exp.Expr:
 
 _DATE_UNITS = {"YEAR", "YEARS", "MONTH", "MONTHS", "WEEK", "WEEKS", "DAY", "DAYS"}
 _TIMESTAMPTZ = "TIMESTAMPTZ"
+_NUMBERS = INTEGRAL | FRACTIONAL
 _SECONDS_PER_DAY = 86_400
 
 
@@ -174,6 +177,10 @@ def _timestamp_cast(node: exp.Cast) -> exp.Expr:
     """to_timestamp(s) (a cast as parsed): NULL for bad text, and the zone-aware TIMESTAMP;
     to_timestamp_ntz(s) the same text read as a TIMESTAMP_NTZ."""
     name = (node.meta.get(FUNCTION_NAME) or "").lower()
+    if name in ("to_timestamp", "to_timestamp_ltz") and arg_type(node) in _NUMBERS:
+        # a number is seconds since the epoch, as Spark's cast of it to TIMESTAMP
+        seconds = exp.Anonymous(this="timestamp_seconds", expressions=[node.this])
+        return exp.cast(_timestamp_from("seconds")(seconds), _TIMESTAMPTZ)
     if name in ("to_timestamp", "to_timestamp_ltz"):
         return exp.TryCast(this=node.this, to=exp.DataType.build(_TIMESTAMPTZ))
     if name == "to_timestamp_ntz":
@@ -400,6 +407,16 @@ def _months_until(start: exp.Expr, end: exp.Expr) -> exp.Expr:
     return exp.Paren(this=_filled(_MONTHS_UNTIL, {"s": start_date, "e": end_date}))
 
 
+def _convert_timezone(node: exp.ConvertTimezone) -> exp.Expr:
+    """``convert_timezone([source, ]target, ts)``: the wall clock ``ts`` shows in ``source``
+    (the session's zone, UTC, when not given) read in ``target``, a TIMESTAMP_NTZ. DuckDB's
+    ``ts AT TIME ZONE target`` reads the wall clock in ``target`` the other way round."""
+    source = node.args.get("source_tz") or exp.Literal.string("UTC")
+    wall = exp.cast(node.args["timestamp"], "TIMESTAMP")
+    instant = call("timezone", source, wall)
+    return exp.cast(call("timezone", node.args["target_tz"], instant), "TIMESTAMP")
+
+
 def _unnegated(node: exp.Expr) -> exp.Expr:
     while isinstance(node, exp.Neg | exp.Paren):
         node = node.this
@@ -577,6 +594,7 @@ RULES: dict[type[exp.Expr], Callable[[Any], exp.Expr]] = {
     exp.TimestampTrunc: _timestamp_trunc,
     exp.DayOfWeek: _day_of_week,
     exp.DateDiff: _timestamp_diff,
+    exp.ConvertTimezone: _convert_timezone,
     exp.TimestampDiff: _timestamp_diff,
 }
 FUNCTIONS = {

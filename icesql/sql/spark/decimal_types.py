@@ -17,7 +17,9 @@ such node to the same type, so what the binder infers is what DuckDB computes::
 from __future__ import annotations
 
 import decimal
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from sqlglot import exp
@@ -28,6 +30,7 @@ from icesql.sql.spark.base import FLOATING, INTEGRAL, T, decimal_digits, literal
 Digits = tuple[int, int]  # precision, scale
 MAX_DIGITS = 38
 _MINIMUM_ADJUSTED_SCALE = 6
+_PRECISION_LOSS: ContextVar[bool] = ContextVar("icesql_decimal_precision_loss", default=True)
 # DecimalType.forType: the DECIMAL an integral (or floating) operand is widened to
 FOR_TYPE: dict[T, Digits] = {
     T.TINYINT: (3, 0),
@@ -44,9 +47,23 @@ def bounded(precision: int, scale: int) -> Digits:
     return min(precision, MAX_DIGITS), min(scale, MAX_DIGITS)
 
 
+@contextmanager
+def precision_loss(allowed: bool) -> Iterator[None]:
+    """Type arithmetic under ``spark.sql.decimalOperations.allowPrecisionLoss`` = ``allowed``
+    (false: results are only capped at 38 digits, and overflow to NULL sooner)."""
+    token = _PRECISION_LOSS.set(allowed)
+    try:
+        yield
+    finally:
+        _PRECISION_LOSS.reset(token)
+
+
 def adjusted(precision: int, scale: int) -> Digits:
     """``DecimalType.adjustPrecisionScale``: past 38 digits keep the integral digits and at
-    least 6 of the fraction (fewer only when the type had fewer)."""
+    least 6 of the fraction (fewer only when the type had fewer); ``bounded`` where the
+    session allows no precision loss."""
+    if not _PRECISION_LOSS.get():
+        return bounded(precision, scale)
     if precision <= MAX_DIGITS:
         return precision, scale
     kept = max(MAX_DIGITS - (precision - scale), min(scale, _MINIMUM_ADJUSTED_SCALE))
@@ -68,7 +85,16 @@ def multiply(left: Digits, right: Digits) -> Digits:
 def divide(left: Digits, right: Digits) -> Digits:
     (p1, s1), (p2, s2) = left, right
     scale = max(_MINIMUM_ADJUSTED_SCALE, s1 + p2 + 1)
-    return adjusted(p1 - s1 + s2 + scale, scale)
+    if _PRECISION_LOSS.get():
+        return adjusted(p1 - s1 + s2 + scale, scale)
+    # Divide.resultDecimalType without precision loss: at most 38 integral and fraction
+    # digits, a sum past 38 split about evenly
+    whole, fraction = min(MAX_DIGITS, p1 - s1 + s2), min(MAX_DIGITS, scale)
+    excess = whole + fraction - MAX_DIGITS
+    if excess > 0:
+        fraction -= excess // 2 + 1
+        whole = MAX_DIGITS - fraction
+    return bounded(whole + fraction, fraction)
 
 
 def remainder(left: Digits, right: Digits) -> Digits:

@@ -36,6 +36,7 @@ from icesql.sql.spark.base import (
     INTEGRAL,
     TEXTUAL,
     T,
+    arg_data_type,
     arg_type,
     call,
     literal_string,
@@ -290,9 +291,42 @@ def _refused(why: str) -> Callable[[exp.Anonymous], exp.Expr]:
     return rule
 
 
+_COMPLEX = {T.STRUCT, T.ARRAY, T.MAP}
+
+
+def _complex_key(found: exp.DataType | None) -> bool:
+    """Whether a MAP inside ``found`` has a struct, array or map key."""
+    if found is None:
+        return False
+    for node in found.walk():
+        if isinstance(node, exp.DataType) and node.this == T.MAP and node.expressions:
+            key = node.expressions[0]
+            if isinstance(key, exp.DataType) and key.this in _COMPLEX:
+                return True
+    return False
+
+
+def _to_json(node: exp.JSONFormat) -> exp.Expr:
+    """``to_json`` of a map keyed by structs, arrays or maps: Spark writes the key as its
+    own text form (``[1,2]`` for a struct), DuckDB as its literal; refused."""
+    built = [
+        key
+        for m in node.this.find_all(exp.VarMap)
+        for key in (m.args["keys"].expressions if isinstance(m.args.get("keys"), exp.Array) else [])
+    ]
+    literal_key = any(isinstance(k, exp.Struct | exp.Array | exp.VarMap) for k in built)
+    if literal_key or _complex_key(arg_data_type(node)):
+        refuse(
+            "to_json() of a map with struct, array or map keys",
+            "Spark writes such keys as its own text",
+        )
+    return node
+
+
 RULES = {
     exp.ParseJSON: lambda node: _parse_json(node, strict=True),
     exp.Cast: _cast,
+    exp.JSONFormat: _to_json,
 }
 FUNCTIONS = {
     "try_parse_json": lambda node: _parse_json(node, strict=False),
@@ -302,7 +336,7 @@ FUNCTIONS = {
     "schema_of_variant": _refused("DuckDB has no function printing Spark's variant schema"),
     "schema_of_variant_agg": _refused("DuckDB has no function printing Spark's variant schema"),
 }
-TYPED = {exp.Cast}
+TYPED = {exp.Cast, exp.JSONFormat}
 TYPED_FUNCTIONS: set[str] = set()
 
 

@@ -159,6 +159,20 @@ def _ts(*parts: int) -> datetime.datetime:
         ("timestampdiff(QUARTER, DATE'2022-01-01', DATE'2022-07-01')", 2),
         ("datediff(YEAR, DATE'2022-02-25', DATE'2023-02-24')", 0),
         ("datediff('2022-03-01', '2022-02-01')", 28),
+        # convert_timezone: the wall clock in the source zone (the session's, UTC) read in
+        # the target's
+        (
+            "convert_timezone('Europe/Brussels', TIMESTAMP_NTZ'2022-03-23 00:00:00')",
+            datetime.datetime(2022, 3, 23, 1),
+        ),
+        (
+            "convert_timezone('Europe/Brussels', 'America/Los_Angeles',"
+            " TIMESTAMP_NTZ'2022-03-23 00:00:00')",
+            datetime.datetime(2022, 3, 22, 16),
+        ),
+        # a number is seconds since the epoch
+        ("to_timestamp(1)", _ts(1970, 1, 1, 0, 0, 1)),
+        ("typeof(to_timestamp(1))", "timestamp"),
     ],
 )
 def test_spark_answer(duck_answer, expr, spark_answer):

@@ -135,3 +135,11 @@ def test_variant_explode_refused():
 
     with pytest.raises(NotSupportedError, match="variant_explode"):
         parse_one("SELECT * FROM variant_explode(parse_json('[1]'))")
+
+
+def test_to_json_of_a_map_with_struct_keys_is_refused(spark_rules):
+    # Spark 3.5.8 writes the key as its text form: {"[1,2]":{"a":1,"b":2}}
+    with pytest.raises(NotSupportedError, match="struct, array or map keys"):
+        spark_rules(
+            "SELECT to_json(map(named_struct('a', 1, 'b', 2), named_struct('a', 1, 'b', 2)))"
+        )

@@ -22,10 +22,12 @@ from sqlglot import exp
 
 from icesql._lazy import lazy_module
 from icesql.engine import plan_cache
+from icesql.engine.run import spark_terms
 from icesql.errors import NoSuchTableError
 from icesql.session import DML_TARGET, Settings, StatementTables, TempViews
 from icesql.sql.bound_query import BoundQuery, TableSource, bind_query, query_type_name
 from icesql.sql.catalog_views import check_view_columns, expand_catalog_views, view_finder
+from icesql.sql.group_by_aliases import GROUP_BY_ALIASES, alias_references
 from icesql.sql.grouping_sets import resolve_grouping_sets
 from icesql.sql.input_files import rewrite_input_file_name
 from icesql.sql.output_names import name_select_items
@@ -74,6 +76,9 @@ class Binder(Protocol):
     @property
     def manifest_cache(self) -> ManifestCache: ...
 
+    @property
+    def search_path(self) -> tuple[str, ...]: ...
+
     def python_source(self, node: exp.Table) -> PythonSource | None: ...
 
     def read_version(
@@ -121,6 +126,22 @@ class Bound:
     def hidden(self) -> list[str]:
         """The metadata columns the query names (``_file``, ``_pos``, ...)."""
         return list(self.query.metadata_columns)
+
+
+def _check_group_by_names(
+    statement: exp.Expr,
+    sources: Mapping[str, TableSource],
+    metadata_views: Mapping[str, Any],
+    search_path: tuple[str, ...],
+) -> None:
+    """Raise Spark's unresolved-column error for a GROUP BY name only an alias gives."""
+    columns = {v: [f.name for f in s.schema.fields] for v, s in sources.items()}
+    columns.update((v, list(t.column_names)) for v, t in metadata_views.items())
+    for name in alias_references(statement, columns):
+        message = f'Referenced column "{name}" not found in FROM clause!'
+        error = spark_terms(statement, sources, metadata_views, {}, search_path, message)
+        if error is not None:
+            raise error
 
 
 def bind(binder: Binder, parsed: Parsed) -> Bound:
@@ -198,6 +219,8 @@ def bind(binder: Binder, parsed: Parsed) -> Bound:
         types = {f.name: query_type_name(f.type) for f in schema.fields}
         sources[bound.view] = TableSource(schema, types)
     sources.update({v: s for v, s in python_sources.items() if s is not None})
+    if (binder.settings.get(GROUP_BY_ALIASES) or "true").strip().lower() == "false":
+        _check_group_by_names(statement, sources, metadata_views, binder.search_path)
     query = bind_query(statement, sources)
     if views_read:
         check_view_columns(query.tree, {v.lower(): s.types for v, s in sources.items()})

@@ -12,8 +12,8 @@ The keys, defaults and versions are Spark 3.5's ``SQLConf`` (checked against Spa
 own config entries). Each row's ``implemented`` values are what icesql's answers match: the
 default, except ``spark.sql.legacy.ctePrecedencePolicy``, where icesql resolves a nested CTE
 name to the inner definition (``CORRECTED``) where Spark's default raises, and
-``spark.sql.legacy.nullInEmptyListBehavior`` and
-``spark.sql.decimalOperations.allowPrecisionLoss``, whose two values icesql both answers for.
+``spark.sql.legacy.nullInEmptyListBehavior``, ``spark.sql.decimalOperations.allowPrecisionLoss``
+and ``spark.sql.groupByAliases``, whose two values icesql both answers for.
 """
 
 from __future__ import annotations
@@ -173,11 +173,12 @@ ANSWER_SETTINGS: tuple[AnswerSetting, ...] = (
         "2.0.0",
         "A number in ORDER BY is the position of a SELECT column (false: a constant).",
     ),
-    _flag(
+    AnswerSetting(
         _SQL + "groupByAliases",
         "true",
         "2.2.0",
         "GROUP BY may name a SELECT alias (false: an error).",
+        _BOOLEAN,
     ),
     _flag(
         _SQL + "crossJoin.enabled",

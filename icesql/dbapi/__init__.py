@@ -32,6 +32,7 @@ from icesql.dbapi_types import type_code
 from icesql.engine import Engine
 from icesql.engine.spark import SparkBackend, require_pyspark
 from icesql.errors import InterfaceError, ProgrammingError
+from icesql.health import TableHealth, table_health
 from icesql.notebook_progress import NotebookProgress, in_kernel
 from icesql.progress import ProgressCallback
 from icesql.session import Result
@@ -177,6 +178,23 @@ class Connection:
         True
         """
         return self.engine.progress.add_listener(callback)
+
+    def health(self, table: str, orphans: bool = False) -> TableHealth:
+        """The health report of ``table``: file sizes, deletes, partitions, manifests and
+        snapshots, computed from its manifests (never its data files), with advice: each
+        problem's evidence, the ``CALL`` that fixes it and a dry run of that call.
+
+        The report prints as text, shows its charts in a notebook (inline SVG) and gives
+        ``to_dict()`` for programs (``icesql.health``). ``orphans`` also lists the table's
+        storage for files no snapshot reaches.
+
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as warehouse, connect(warehouse) as con:
+        ...     _ = con.execute("CREATE TABLE db.t (id INT) USING iceberg")
+        ...     con.health("db.t").to_dict()["summary"]["data_files"]
+        0
+        """
+        return table_health(self.engine, table, orphans)
 
     def commit(self) -> None:
         """Nothing to do: each statement has committed on its own when it returned."""

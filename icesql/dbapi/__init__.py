@@ -32,7 +32,6 @@ from icesql.dbapi_types import type_code
 from icesql.engine import Engine
 from icesql.engine.spark import SparkBackend, require_pyspark
 from icesql.errors import InterfaceError, ProgrammingError
-from icesql.health import TableHealth, table_health
 from icesql.notebook_progress import NotebookProgress, in_kernel
 from icesql.progress import ProgressCallback
 from icesql.session import Result
@@ -43,6 +42,8 @@ from icesql.sql.translate import duckdb_errors
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from icesql.health import TableHealth
 else:  # pyarrow loads on first use (icesql._lazy)
     pa = lazy_module("pyarrow")
 
@@ -194,6 +195,8 @@ class Connection:
         ...     con.health("db.t").to_dict()["summary"]["data_files"]
         0
         """
+        from icesql.health import table_health  # the planners load with the first report
+
         return table_health(self.engine, table, orphans)
 
     def commit(self) -> None:

@@ -23,7 +23,7 @@ from icesql.session import Session
 from icesql.statements.procedures.base import Call
 
 from . import collect
-from .advice import advise, expiring_snapshots
+from .advice import advise, expiring_snapshots, quoted_name
 from .model import Advice, TableHealth
 
 __all__ = ["Advice", "TableHealth", "table_health"]
@@ -42,11 +42,11 @@ def table_health(session: Session, name: str, orphans: bool = False) -> TableHea
         table = catalog.load_table(identifier)
     except NoSuchTableError:
         raise NoSuchTableError(f"table not found: {name}") from None
-    relative = ".".join(identifier)
+    relative = quoted_name(identifier)
     manifests, entries = collect.live_entries(table, session.manifest_cache)
     files = [e.data_file for e in entries]
     data = [f for f in files if f.content == 0]
-    advice = advise(session, catalog, table, relative, orphans)
+    advice = advise(session, catalog, table, relative, {f.file_path for f in data}, orphans)
     expiring, _ = expiring_snapshots(table)
     return TableHealth(
         table=f"{catalog.name}.{relative}",

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from icesql.catalog.base import Catalog
@@ -29,6 +29,7 @@ from icesql.errors import ProgrammingError
 from icesql.metadata import reachable
 from icesql.metadata.manifest import read_manifest
 from icesql.scan.delete_index import is_deletion_vector
+from icesql.scan.planner import FileScanTask
 from icesql.session import Session
 from icesql.spec.content_file import POSITION_DELETES
 from icesql.statements.procedures.base import Call
@@ -40,7 +41,7 @@ from icesql.write.properties import TableProperties
 
 from .model import Advice
 
-__all__ = ["advise", "call_text", "expiring_snapshots"]
+__all__ = ["advise", "call_text", "expiring_snapshots", "quoted_name"]
 
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SHOWN_PATHS = 10  # orphan paths listed in a preview
@@ -48,6 +49,15 @@ _SHOWN_PATHS = 10  # orphan paths listed in a preview
 
 def _quoted(part: str) -> str:
     return part if _PLAIN.fullmatch(part) else "`" + part.replace("`", "``") + "`"
+
+
+def quoted_name(parts: Sequence[str]) -> str:
+    """A table's name parts as SQL spells them, back-quoted where needed.
+
+    >>> quoted_name(("db", "we ird"))
+    'db.`we ird`'
+    """
+    return ".".join(_quoted(p) for p in parts)
 
 
 def _string(text: str) -> str:
@@ -72,14 +82,20 @@ def _mib(n: int) -> str:
 
 
 def advise(
-    session: Session, catalog: Catalog, table: Table, name: str, orphans: bool = False
+    session: Session,
+    catalog: Catalog,
+    table: Table,
+    name: str,
+    live: Collection[str],
+    orphans: bool = False,
 ) -> tuple[Advice, ...]:
-    """Every problem found in ``table`` (``name`` relative to ``catalog``), in the order the
+    """Every problem found in ``table`` (``name`` relative to ``catalog``, ``live`` the paths
+    of its live data files), in the order the
     fixes are best run: compaction first (it leaves snapshots and files to clean), then
     delete files, manifests, snapshots and orphans."""
     out = [
         *_data_files(session, catalog, name),
-        *_delete_files(session, catalog, name),
+        *_delete_files(session, catalog, name, live),
         *_manifests(session, catalog, table, name),
         *_snapshots(table, catalog.name, name),
     ]
@@ -98,12 +114,24 @@ def _data_files(session: Session, catalog: Catalog, name: str) -> list[Advice]:
         return []
     o = plan.options
     tasks = [t for g in plan.groups for t in g]
-    small = [t for t in tasks if t.data_file.file_size_in_bytes < o.min_size]
-    large = [t for t in tasks if t.data_file.file_size_in_bytes > o.max_size]
-    deleted = [
-        t for t in tasks
-        if t.delete_files and o.min_size <= t.data_file.file_size_in_bytes <= o.max_size
-    ]  # fmt: skip
+
+    def many_deleted(t: FileScanTask) -> bool:
+        """Java's ``tooHighDeleteRatio``: file-scoped deletes remove enough of its rows."""
+        path, rows = t.data_file.file_path, t.data_file.record_count
+        deleted = sum(d.record_count for d in t.delete_files if d.referenced_data_file == path)
+        return rows > 0 and deleted / rows >= o.delete_ratio
+
+    def by_size(g: list[FileScanTask]) -> bool:
+        """The group is worth rewriting for its files' sizes alone."""
+        size = sum(t.data_file.file_size_in_bytes for t in g)
+        return (len(g) > 1 and (len(g) >= o.min_input_files or size > o.target)) or (
+            size > o.max_group_size
+        )
+
+    sized = [t for g in plan.groups if by_size(g) for t in g]
+    small = [t for t in sized if t.data_file.file_size_in_bytes < o.min_size]
+    large = [t for t in sized if t.data_file.file_size_in_bytes > o.max_size]
+    deleted = [t for t in tasks if many_deleted(t)]
     parquet_deletes = {
         d.file_path for t in tasks for d in t.delete_files
         if d.content == POSITION_DELETES and not is_deletion_vector(d)
@@ -128,16 +156,15 @@ def _data_files(session: Session, catalog: Catalog, name: str) -> list[Advice]:
         )
     partitions = {(t.spec_id, t.data_file.partition) for t in tasks}
     evidence.append(
-        f"{len(plan.groups)} file groups in {len(partitions)} partitions reach"
-        f" min-input-files ({o.min_input_files}) or the target size"
+        f"{len(plan.groups)} file groups in {len(partitions)} partitions to rewrite (a group:"
+        f" at least min-input-files ({o.min_input_files}) files, more than the target size,"
+        " or a file with too many deletes)"
     )
     size = sum(t.data_file.file_size_in_bytes for t in tasks)
     dvs = {
         (d.file_path, d.content_offset)
-        for t in tasks
-        for d in t.delete_files
-        if is_deletion_vector(d)
-    }
+        for t in tasks for d in t.delete_files if is_deletion_vector(d)
+    }  # fmt: skip
     code = "small-files" if small else ("large-files" if large else "deleted-rows")
     problem = {
         "small-files": "small data files",
@@ -168,22 +195,48 @@ def _data_files(session: Session, catalog: Catalog, name: str) -> list[Advice]:
     ]
 
 
-def _delete_files(session: Session, catalog: Catalog, name: str) -> list[Advice]:
+def _delete_files(
+    session: Session, catalog: Catalog, name: str, live: Collection[str]
+) -> list[Advice]:
     call = _call(session, catalog, "rewrite_position_delete_files", {"table": name})
     plan = plan_delete_rewrite(call)
     if not plan.groups:
         return []
+    v3 = plan.table.metadata.format_version >= 3
     entries = [e for _, g in plan.groups for e in g]
+    # what each group becomes: one file (partition granularity), else one per data file its
+    # rows name (a partition-scoped file names several: counted once, at least), none for
+    # rows of data files gone (dangling)
+    dangling = [
+        e for e in entries
+        if e.data_file.referenced_data_file is not None
+        and e.data_file.referenced_data_file not in live
+    ]  # fmt: skip
+    gone = {id(e) for e in dangling}
+    added = 0
+    for _, group in plan.groups:
+        kept = [e for e in group if id(e) not in gone]
+        if plan.granularity == "partition" and not v3:
+            added += 1 if kept else 0
+        else:
+            added += len({e.data_file.referenced_data_file or e.data_file.file_path for e in kept})
+    if not v3 and added >= len(entries):
+        return []  # the rewrite would write as many files as it removes
     target = TableProperties(plan.table.metadata.properties).delete_target_file_size_bytes
     size = sum(e.data_file.file_size_in_bytes for e in entries)
-    v3 = plan.table.metadata.format_version >= 3
     evidence = [
         f"{len(entries)} position delete files in {len(plan.groups)} groups are outside"
         f" [0.75, 1.8] x write.delete.target-file-size-bytes ({_mib(target)}), at least"
         " min-input-files (5) per partition",
     ]
+    if dangling:
+        evidence.append(f"{len(dangling)} of them delete rows of data files no longer live")
     if v3:
         evidence.append("format v3: the Parquet position delete files become deletion vectors")
+    else:
+        evidence.append(
+            f"write.delete.granularity is {plan.granularity}: they become about {added} files"
+        )
     return [
         Advice(
             code="delete-files",
@@ -195,6 +248,8 @@ def _delete_files(session: Session, catalog: Catalog, name: str) -> list[Advice]
                 "rewritten_delete_files": len(entries),
                 "rewritten_bytes": size,
                 "deleted_positions": sum(e.data_file.record_count for e in entries),
+                "estimated_added_delete_files": added,
+                "dangling_delete_files": len(dangling),
                 "file_groups": len(plan.groups),
             },
         )

@@ -7,6 +7,7 @@ configured as ``icesql.connect`` takes them: ``--catalog sql --uri sqlite:///c.d
 ``--conf spark.sql.catalog.prod.type=hadoop`` or ``--spark-conf spark-defaults.conf``, or
 ``--pyiceberg-config .pyiceberg.yaml``. ``icesql serve --warehouse W ...`` runs an Iceberg REST
 catalog server instead (``icesql.server``); a warehouse folder named ``serve`` is ``./serve``.
+``icesql health TABLE --warehouse W [--json]`` prints a table's health report (``icesql.health``).
 
 A warehouse folder that does not exist is an error unless ``--create`` asks for a new one. With
 no catalog at all (no warehouse, no ``$ICESQL_WAREHOUSE``, no PyIceberg configuration) the shell
@@ -125,6 +126,56 @@ def serve_main(argv: Sequence[str]) -> int:
     return 0
 
 
+def health_main(argv: Sequence[str]) -> int:
+    """``icesql health TABLE``: the table's health report (``icesql.health``) as text, or as
+    JSON with ``--json`` for scripts and CI; ``--check`` exits 1 when a problem is found."""
+    import json
+
+    parser = argparse.ArgumentParser(
+        prog="icesql health",
+        description="The health of an Iceberg table: file sizes, deletes, partitions,"
+        " manifests, snapshots, and the CALLs that fix what is wrong (with a dry run of each),"
+        " read from its metadata and manifests.",
+    )
+    parser.add_argument("table", help="the table, as SQL names it (db.t, catalog.db.t)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--orphans", action="store_true", help="also list storage for orphan files (slower)"
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="exit with status 1 when a problem is found"
+    )
+    parser.add_argument("--width", type=int, default=80, help="text width (default 80)")
+    _catalog_arguments(parser)
+    args = parser.parse_args(argv)
+    args.warehouse, args.engine, args.spark, args.create = None, "local", None, False
+    if not _configured(args):
+        print(
+            "error: icesql health needs a catalog (--warehouse PATH, --catalog, --conf,"
+            " $ICESQL_WAREHOUSE)",
+            file=sys.stderr,
+        )
+        return 1
+    missing = _missing_folder(args)
+    if missing:
+        print(f"error: {missing}", file=sys.stderr)
+        return 1
+    from icesql.dbapi import connect
+    from icesql.health.text import render_text
+
+    try:
+        with connect(**_connect_arguments(args), preload=False) as con:
+            report = con.health(args.table, orphans=args.orphans)
+    except Error as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        print(render_text(report, args.width))
+    return 1 if args.check and report.advice else 0
+
+
 def command() -> int:
     """The ``icesql`` command: ``main``, then the process ends. Its objects are left to the
     exit: Python's last full garbage collection would walk every object of the loaded
@@ -138,6 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["serve"]:
         return serve_main(argv[1:])
+    if argv[:1] == ["health"]:
+        return health_main(argv[1:])
     args = _parser().parse_args(argv)
     missing = _missing_folder(args)
     if missing:
@@ -210,11 +263,13 @@ _DESCRIPTION = "Run Spark SQL against Iceberg tables and print the results."
 _COMMANDS = """commands:
   icesql [WAREHOUSE] [options]   run SQL: -c/-f, standard input, or the interactive prompt
   icesql serve [options]         serve an Iceberg REST catalog (icesql serve --help)
+  icesql health TABLE [options]  a table's health and advice (icesql health --help)
 
 examples:
   icesql path/to/warehouse -c "SELECT * FROM db.events LIMIT 10"
   icesql path/to/warehouse -f report.sql --csv > report.csv
-  icesql serve --warehouse /data/wh --port 8181"""
+  icesql serve --warehouse /data/wh --port 8181
+  icesql health db.events --warehouse /data/wh --json"""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -238,6 +293,26 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-c", "--command", action="append", help="SQL to run (repeatable)")
     add_arguments(parser)
+    _catalog_arguments(parser)
+    group = parser.add_argument_group("engine")
+    group.add_argument(
+        "--engine",
+        choices=("local", "spark", "auto"),
+        default="local",
+        help="where statements run (default local; SET icesql.engine changes it)",
+    )
+    group.add_argument(
+        "--spark",
+        metavar="MASTER",
+        help="the Spark of --engine spark|auto: a"
+        " master URL (local[4], spark://host:7077, yarn) or sc://host:port;"
+        " --spark-conf's properties configure it",
+    )
+    return parser
+
+
+def _catalog_arguments(parser: argparse.ArgumentParser) -> None:
+    """The catalog options ``icesql`` and ``icesql health`` share."""
     group = parser.add_argument_group("catalogs (as icesql.connect takes them)")
     group.add_argument("--catalog", metavar="TYPE", help="catalog type: hadoop, sql (jdbc), ...")
     group.add_argument("--uri", help="catalog uri, e.g. sqlite:///catalog.db")
@@ -260,21 +335,6 @@ def _parser() -> argparse.ArgumentParser:
         "--pyiceberg-config", metavar="FILE", help="a .pyiceberg.yaml to read catalogs from"
     )
     group.add_argument("--default", metavar="NAME", help="the catalog unqualified names use")
-    group = parser.add_argument_group("engine")
-    group.add_argument(
-        "--engine",
-        choices=("local", "spark", "auto"),
-        default="local",
-        help="where statements run (default local; SET icesql.engine changes it)",
-    )
-    group.add_argument(
-        "--spark",
-        metavar="MASTER",
-        help="the Spark of --engine spark|auto: a"
-        " master URL (local[4], spark://host:7077, yarn) or sc://host:port;"
-        " --spark-conf's properties configure it",
-    )
-    return parser
 
 
 def _connect_arguments(args: argparse.Namespace) -> dict[str, Any]:

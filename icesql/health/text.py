@@ -278,5 +278,9 @@ def _advice(advice: Sequence[Advice], width: int, orphans_checked: bool) -> list
         for path in a.preview.get("paths", ()):
             lines.append(_fit(f"     {path}", width))
     if not orphans_checked:
-        lines.append("(orphan files not checked: health(..., orphans=True) lists storage)")
+        lines += _wrapped(
+            "(orphan files not checked: ask with orphans=True, --orphans or .health TABLE orphans)",
+            width,
+            "",
+        )
     return lines

@@ -109,7 +109,8 @@ def _call(session: Session, catalog: Catalog, procedure: str, args: dict[str, An
 
 
 def _data_files(session: Session, catalog: Catalog, name: str) -> list[Advice]:
-    plan = plan_rewrite(_call(session, catalog, "rewrite_data_files", {"table": name}))
+    call = _call(session, catalog, "rewrite_data_files", {"table": name})
+    plan = plan_rewrite(call, session.manifest_cache)
     if not plan.groups:
         return []
     o = plan.options

@@ -383,8 +383,9 @@ class RewritePlan:
     groups: list[list[FileScanTask]]
 
 
-def plan_rewrite(call: Call) -> RewritePlan:
-    """The file groups ``call`` would rewrite (module docstring, planning)."""
+def plan_rewrite(call: Call, cache: ManifestCache | None = None) -> RewritePlan:
+    """The file groups ``call`` would rewrite (module docstring, planning); ``cache`` holds
+    manifests already read (a dry run shares the connection's)."""
     catalog, table = call.table()
     strategy = str(call.args.get("strategy", "binpack")).lower()
     if strategy not in ("binpack", "sort"):
@@ -394,7 +395,7 @@ def plan_rewrite(call: Call) -> RewritePlan:
     row_filter = where_filter(call, table)
     md = table.metadata
     snapshot = md.current_snapshot()
-    cache = ManifestCache()
+    cache = cache or ManifestCache()
     groups: list[list[FileScanTask]] = []
     if snapshot is not None:
         plan = plan_scan(md, snapshot, table.io, cache, table.name, row_filter, md.schema())

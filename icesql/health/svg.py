@@ -8,6 +8,7 @@ never markup.
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 from collections.abc import Sequence
 
@@ -64,7 +65,10 @@ def stacked_bars(
     marker_label: str = "",
 ) -> str:
     """One horizontal bar per name, split into the ``series`` (a legend when more than one)."""
-    row, name_width, text_width = 18, 170, 90
+    row, name_width = 18, 170
+    texts = [" / ".join(t) for t in shown] if shown else []
+    longest = max((len(t) for t in texts), default=12) + len(marker_label) + 1
+    text_width = min(max(90, int(longest * 6.5) + 8), width // 2)
     legend = 18 if len(series) > 1 else 0
     height = legend + row * len(names) + 6
     plot = width - name_width - text_width
@@ -136,6 +140,12 @@ def timeline(
         f'<text x="{left - 4}" y="{top + 4}" text-anchor="end" {_FONT}>{esc(_num(v1))}</text>',
         f'<text x="{left - 4}" y="{height - bottom}" text-anchor="end" {_FONT}>0</text>',
     ]
+    for t, anchor in ((t0, "start"), (t1, "end")) if t1 > t0 else ((t0, "middle"),):
+        x, _ = xy(t, 0)
+        when = dt.datetime.fromtimestamp(t / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M")
+        body.append(
+            f'<text x="{x:.1f}" y="{height - 6}" text-anchor="{anchor}" {_FONT}>{esc(when)}</text>'
+        )
     path = " ".join(f"{x:.1f},{y:.1f}" for x, y in (xy(p[0], p[1]) for p in points))
     body.append(f'<polyline points="{path}" fill="none" stroke="#bbb"/>')
     for t, v, key, tip in points:

@@ -89,6 +89,7 @@ class RestCatalogApp:
 
     def __init__(self, router: Router) -> None:
         self.router = router
+        self._ui: Any = None  # the web UI's pages, loaded with the first (icesql.server.ui)
 
     def __call__(
         self, environ: Mapping[str, Any], start_response: StartResponse
@@ -96,6 +97,8 @@ class RestCatalogApp:
         started = time.perf_counter()
         method = environ["REQUEST_METHOD"]
         path, query = _raw_target(environ)
+        if path == "/ui" or path.startswith("/ui/"):
+            return self._page(environ, start_response, started, method, path, query)
         try:
             body = _body(environ, self.router.limits)
             request = Request(method, path, query, body, _headers(environ))
@@ -111,6 +114,49 @@ class RestCatalogApp:
         start_response(f"{status} {_phrase(status)}", headers)
         log.info("%s %s %d %.1fms", method, path, status, (time.perf_counter() - started) * 1000)
         return [data]
+
+    def _page(
+        self,
+        environ: Mapping[str, Any],
+        start_response: StartResponse,
+        started: float,
+        method: str,
+        path: str,
+        query: str,
+    ) -> Iterable[bytes]:
+        """A page of the web UI (``icesql.server.ui``), as HTML."""
+        headers: list[tuple[str, str]]
+        if path == "/ui":
+            status, headers, data = 308, [("Location", "/ui/")], b""
+        else:
+            try:
+                body = _body(environ, self.router.limits)
+                request = Request(method, path, query, body, _headers(environ))
+                if self._ui is None:
+                    from icesql.server.ui import UiPages
+
+                    self._ui = UiPages(self.router.service.catalog, self.router.auth, _engine)
+                status, headers, data = self._ui.respond(request)
+            except BadRequestError as e:
+                status, headers, data = 400, [("Content-Type", "text/plain")], str(e).encode()
+            except Exception:
+                log.exception("unexpected error in %s %s", method, path[:200])
+                status, headers, data = 500, [("Content-Type", "text/plain")], b"server error"
+        if method == "HEAD":
+            data = b""
+        start_response(
+            f"{status} {_phrase(status)}", [("Content-Length", str(len(data))), *headers]
+        )
+        log.info("%s %s %d %.1fms", method, path, status, (time.perf_counter() - started) * 1000)
+        return [data]
+
+
+def _engine(catalog: Any) -> Any:
+    """A session over the server's catalog for one health report (imported on first use:
+    a REST server that serves no page never loads the engine)."""
+    from icesql.engine import Engine
+
+    return Engine(catalog)
 
 
 def _waitress() -> tuple[Any, type]:
@@ -209,6 +255,11 @@ class RestCatalogServer:
     @property
     def port(self) -> int:
         return int(self._listeners[0].effective_port)
+
+    @property
+    def host(self) -> str:
+        """The address the server listens on (127.0.0.1 unless told otherwise)."""
+        return str(self._listeners[0].socket.getsockname()[0])
 
     def serve_forever(self) -> None:
         """Serve until ``stop()``; returns once requests in flight are answered."""

@@ -1,0 +1,176 @@
+"""The web UI of ``icesql serve``: read-only pages under ``/ui`` on the same WSGI application
+as the REST catalog (``icesql.server.wsgi``).
+
+Pages: the catalog's namespaces, a namespace's tables and views, a table (schema with field
+ids and its evolution, partition specs, sort orders, properties, refs, the health report of
+``icesql.health`` with its charts and advice, the snapshot timeline) and a snapshot's
+summary. Nothing here writes: the advice shows the ``CALL`` and its dry run, never runs it.
+When the server has a token (``--token`` / ``--credentials``) the pages need it too, given
+once in a form and kept in an ``HttpOnly``, ``SameSite=Strict`` cookie (or sent as a bearer
+header). Every answer forbids scripts, framing and content sniffing.
+
+A table's report is kept per metadata file for a minute (``_REPORT_TTL_S``): the page of a
+table of 100k files reads its manifests once, not on every view.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from importlib import resources
+from typing import Any
+from urllib.parse import parse_qs
+
+from icesql.catalog.base import Catalog
+from icesql.errors import Error, NoSuchNamespaceError, NoSuchTableError
+from icesql.health import TableHealth, table_health
+from icesql.health.advice import quoted_name
+from icesql.server import ui_pages
+from icesql.server.routes import Auth, Request
+
+__all__ = ["COOKIE", "UiPages"]
+
+COOKIE = "icesql_ui_token"
+_REPORT_TTL_S = 60.0
+_REPORTS_KEPT = 32
+_SECURITY = [
+    (
+        "Content-Security-Policy",
+        "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:;"
+        " form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    ),
+    ("X-Content-Type-Options", "nosniff"),
+    ("X-Frame-Options", "DENY"),
+    ("Referrer-Policy", "no-referrer"),
+    ("Cache-Control", "no-store"),
+]
+_HTML = "text/html; charset=utf-8"
+
+Answer = tuple[int, list[tuple[str, str]], bytes]
+
+
+class UiPages:
+    """The ``/ui`` pages over ``catalog``; ``engine`` makes the session a report runs in."""
+
+    def __init__(self, catalog: Catalog, auth: Auth, engine: Callable[[Catalog], Any]) -> None:
+        self.catalog = catalog
+        self.auth = auth
+        self._engine = engine
+        self._reports: dict[str, tuple[float, TableHealth]] = {}
+        self._lock = threading.Lock()
+
+    def respond(self, request: Request) -> Answer:
+        try:
+            return self._respond(request)
+        except (NoSuchTableError, NoSuchNamespaceError) as e:
+            return _html(404, ui_pages.error_page(404, str(e)))
+        except Error as e:
+            return _html(400, ui_pages.error_page(400, str(e)))
+
+    def _respond(self, request: Request) -> Answer:
+        seg, method = request.segments[1:], request.method
+        if seg == ["assets", "ui.css"] and method == "GET":
+            css = resources.files("icesql.server").joinpath("assets/ui.css").read_bytes()
+            return 200, [("Content-Type", "text/css; charset=utf-8"), *_SECURITY], css
+        if seg == ["login"]:
+            return self._login(request)
+        if method not in ("GET", "HEAD"):
+            return _html(405, ui_pages.error_page(405, "the web UI is read-only"))
+        if not self._allowed(request):
+            return 303, [("Location", "/ui/login"), *_SECURITY], b""
+        name = self.catalog.name
+        match seg:
+            case [] | [""]:
+                return _html(200, ui_pages.catalog_page(name, self._namespaces(())))
+            case ["namespaces", ns]:
+                namespace = _split(ns)
+                if not self.catalog.namespace_exists(namespace):
+                    raise NoSuchNamespaceError(f"namespace not found: {'.'.join(namespace)}")
+                children = self._namespaces(namespace)
+                tables = self.catalog.list_tables(namespace)
+                try:
+                    views = self.catalog.list_views(namespace)
+                except Error:
+                    views = []
+                page = ui_pages.namespace_page(name, namespace, children, tables, views)
+                return _html(200, page)
+            case ["tables", ns, table]:
+                identifier = (*_split(ns), table)
+                loaded = self.catalog.load_table(identifier)
+                page = ui_pages.table_page(name, loaded, self._report(loaded))
+                return _html(200, page)
+            case ["tables", ns, table, "snapshots", snapshot]:
+                loaded = self.catalog.load_table((*_split(ns), table))
+                found = (
+                    ui_pages.snapshot_page(name, loaded, int(snapshot))
+                    if snapshot.isdigit()
+                    else None
+                )
+                if found is None:
+                    return _html(404, ui_pages.error_page(404, f"no snapshot {snapshot}"))
+                return _html(200, found)
+        return _html(404, ui_pages.error_page(404, f"no such page: {request.path}"))
+
+    def _namespaces(self, parent: tuple[str, ...]) -> list[tuple[str, ...]]:
+        return [tuple(n) for n in self.catalog.list_namespaces(parent)]
+
+    def _report(self, table: Any) -> TableHealth:
+        key = table.metadata_location
+        now = time.monotonic()
+        with self._lock:
+            kept = self._reports.get(key)
+        if kept is not None and now - kept[0] < _REPORT_TTL_S:
+            return kept[1]
+        engine = self._engine(self.catalog)
+        try:
+            report = table_health(engine, quoted_name(tuple(table.identifier)))
+        finally:
+            engine.close()
+        with self._lock:
+            self._reports[key] = (now, report)
+            for old in sorted(self._reports, key=lambda k: self._reports[k][0])[:-_REPORTS_KEPT]:
+                del self._reports[old]
+        return report
+
+    # -- the token ---------------------------------------------------------------------------
+    def _allowed(self, request: Request) -> bool:
+        if not self.auth.required:
+            return True
+        header = request.headers.get("Authorization", "")
+        scheme, _, value = header.partition(" ")
+        if scheme.lower() == "bearer" and self.auth.valid(value.strip()):
+            return True
+        token = _cookie(request.headers.get("Cookie", ""), COOKIE)
+        return token is not None and self.auth.valid(token)
+
+    def _login(self, request: Request) -> Answer:
+        if request.method == "GET":
+            return _html(200, ui_pages.login_page(False))
+        if request.method != "POST":
+            return _html(405, ui_pages.error_page(405, "GET or POST"))
+        try:
+            form = {k: v[-1] for k, v in parse_qs(request.body.decode("utf-8")).items()}
+        except UnicodeDecodeError:
+            form = {}
+        token = form.get("token", "")
+        if not self.auth.required or not token or not self.auth.valid(token):
+            return _html(403 if self.auth.required else 200, ui_pages.login_page(True))
+        cookie = f"{COOKIE}={token}; Path=/ui; HttpOnly; SameSite=Strict"
+        return 303, [("Location", "/ui/"), ("Set-Cookie", cookie), *_SECURITY], b""
+
+
+def _split(segment: str) -> tuple[str, ...]:
+    return tuple(segment.split(ui_pages.NAMESPACE_SEPARATOR))
+
+
+def _cookie(header: str, name: str) -> str | None:
+    for part in header.split(";"):
+        key, sep, value = part.strip().partition("=")
+        if sep and key == name:
+            return value
+    return None
+
+
+def _html(status: int, page: bytes) -> Answer:
+    return status, [("Content-Type", _HTML), *_SECURITY], page

@@ -121,6 +121,7 @@ def serve_main(argv: Sequence[str]) -> int:
     )
     server.serve_forever()
     server.stop()  # joins requests in flight (idempotent after the signal's stop)
+    assert server.router is not None  # open_server serves the REST catalog
     server.router.service.catalog.close()
     print("icesql serve: stopped", file=sys.stderr, flush=True)
     return 0
@@ -176,6 +177,67 @@ def health_main(argv: Sequence[str]) -> int:
     return 1 if args.check and report.advice else 0
 
 
+def ui_main(argv: Sequence[str], ready: Any = None) -> int:
+    """``icesql ui [WAREHOUSE]``: the web UI (``icesql.server.ui``) over a warehouse or the
+    catalog options, on 127.0.0.1, opening the browser unless ``--no-browser``; serves until
+    SIGINT/SIGTERM. ``ready`` (tests) is called with the server once it accepts."""
+    import signal
+    import threading
+    import webbrowser
+
+    parser = argparse.ArgumentParser(
+        prog="icesql ui",
+        description="Browse a catalog's tables and their health in a web browser (read-only).",
+    )
+    parser.add_argument("warehouse", nargs="?", help="warehouse folder of the file-system catalog")
+    parser.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any)")
+    parser.add_argument("--token", help="a token the pages ask for")
+    parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    _catalog_arguments(parser)
+    args = parser.parse_args(argv)
+    args.engine, args.spark, args.create = "local", None, False
+    if not _configured(args):
+        print("error: icesql ui needs a warehouse or catalog options", file=sys.stderr)
+        return 1
+    missing = _missing_folder(args)
+    if missing:
+        print(f"error: {missing}", file=sys.stderr)
+        return 1
+    from icesql.dbapi import connect
+    from icesql.server import open_ui_server
+
+    try:
+        con = connect(**_connect_arguments(args), preload=False)
+    except Error as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    with con:
+        server = open_ui_server(con.catalog, args.host, args.port, args.token)
+
+        def stop(signum: int, frame: object) -> None:
+            threading.Thread(target=server.stop, daemon=True).start()
+
+        handlers = {}
+        if threading.current_thread() is threading.main_thread():
+            handlers = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            url = f"http://{args.host}:{server.port}/ui/"
+            print(f"icesql ui: {url} (Ctrl-C stops)", file=sys.stderr, flush=True)
+            if not args.no_browser:
+                webbrowser.open(url)
+            if ready is not None:
+                server.serve_in_background()
+                ready(server)
+            else:
+                server.serve_forever()
+        finally:
+            server.stop()
+            for signum, handler in handlers.items():
+                signal.signal(signum, handler)
+    return 0
+
+
 def command() -> int:
     """The ``icesql`` command: ``main``, then the process ends. Its objects are left to the
     exit: Python's last full garbage collection would walk every object of the loaded
@@ -191,6 +253,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return serve_main(argv[1:])
     if argv[:1] == ["health"]:
         return health_main(argv[1:])
+    if argv[:1] == ["ui"]:
+        return ui_main(argv[1:])
     args = _parser().parse_args(argv)
     missing = _missing_folder(args)
     if missing:
@@ -264,6 +328,7 @@ _COMMANDS = """commands:
   icesql [WAREHOUSE] [options]   run SQL: -c/-f, standard input, or the interactive prompt
   icesql serve [options]         serve an Iceberg REST catalog (icesql serve --help)
   icesql health TABLE [options]  a table's health and advice (icesql health --help)
+  icesql ui [WAREHOUSE] [options] browse tables and their health in a browser
 
 examples:
   icesql path/to/warehouse -c "SELECT * FROM db.events LIMIT 10"

@@ -271,3 +271,28 @@ def test_health_errors_are_one_line(tmp_path, capsys):
     assert capsys.readouterr().err.strip() == "error: table not found: db.nope"
     assert main(["health", "db.t", "--warehouse", str(tmp_path / "missing")]) == 1
     assert "does not exist" in capsys.readouterr().err
+
+
+@pytest.mark.server  # serves the UI on a port of its own
+def test_ui_serves_a_warehouse_folder(tmp_path, capsys):
+    import urllib.request
+
+    import icesql
+    from icesql.shell import ui_main
+
+    with icesql.connect(str(tmp_path)) as con:
+        con.execute("CREATE TABLE db.t (id INT) USING iceberg")
+        con.execute("INSERT INTO db.t VALUES (1)")
+    pages = {}
+
+    def visit(server):
+        assert server.host == "127.0.0.1"
+        for path in ("/", "/ui/namespaces/db", "/ui/tables/db/t"):
+            with urllib.request.urlopen(f"http://127.0.0.1:{server.port}{path}") as r:
+                pages[path] = (r.status, r.read().decode())
+
+    assert ui_main([str(tmp_path), "--port", "0", "--no-browser"], ready=visit) == 0
+    assert pages["/"][0] == 200 and "Namespaces (1)" in pages["/"][1]  # / leads to /ui/
+    assert '<a href="/ui/tables/db/t">t</a>' in pages["/ui/namespaces/db"][1]
+    assert "Table db.t" in pages["/ui/tables/db/t"][1] and "<svg" in pages["/ui/tables/db/t"][1]
+    assert "icesql ui: http://127.0.0.1:" in capsys.readouterr().err

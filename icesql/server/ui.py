@@ -4,7 +4,8 @@ as the REST catalog (``icesql.server.wsgi``).
 Pages: the catalog's namespaces, a namespace's tables and views, a table (schema with field
 ids and its evolution, partition specs, sort orders, properties, refs, the health report of
 ``icesql.health`` with its charts and advice, the snapshot timeline) and a snapshot's
-summary. Nothing here writes: the advice shows the ``CALL`` and its dry run, never runs it.
+summary; and a SQL editor (``ui_sql``) whose statements only read, unless the server's token
+was given. Nothing else writes: the advice shows the ``CALL`` and its dry run, never runs it.
 When the server has a token (``--token`` / ``--credentials``) the pages need it too, given
 once in a form and kept in an ``HttpOnly``, ``SameSite=Strict`` cookie (or sent as a bearer
 header). Every answer forbids scripts, framing and content sniffing.
@@ -28,6 +29,7 @@ from icesql.health import TableHealth, table_health
 from icesql.health.advice import quoted_name
 from icesql.server import ui_pages
 from icesql.server.routes import Auth, Request
+from icesql.server.ui_sql import run_sql
 
 __all__ = ["COOKIE", "UiPages"]
 
@@ -75,6 +77,8 @@ class UiPages:
             return 200, [("Content-Type", "text/css; charset=utf-8"), *_SECURITY], css
         if seg == ["login"]:
             return self._login(request)
+        if seg == ["sql"]:
+            return self._sql(request)
         if method not in ("GET", "HEAD"):
             return _html(405, ui_pages.error_page(405, "the web UI is read-only"))
         if not self._allowed(request):
@@ -133,6 +137,29 @@ class UiPages:
                 del self._reports[old]
         return report
 
+    def _sql(self, request: Request) -> Answer:
+        """The SQL editor: reads for anyone the pages admit, writes with the token only."""
+        if not self._allowed(request):
+            return 303, [("Location", "/ui/login"), *_SECURITY], b""
+        writable = self.auth.required  # admitted by a token server: the token was given
+        name = self.catalog.name
+        if request.method in ("GET", "HEAD"):
+            return _html(200, ui_pages.sql_page(name, "", writable))
+        if request.method != "POST":
+            return _html(405, ui_pages.error_page(405, "GET or POST"))
+        if not _same_origin(request):
+            return _html(403, ui_pages.error_page(403, "a form of another site"))
+        try:
+            form = {k: v[-1] for k, v in parse_qs(request.body.decode("utf-8")).items()}
+        except UnicodeDecodeError:
+            form = {}
+        sql = form.get("sql", "").strip().rstrip(";")
+        if not sql:
+            return _html(200, ui_pages.sql_page(name, "", writable))
+        outcome = run_sql(self.catalog, sql, writable, self._engine)
+        status = 403 if outcome.error.startswith("only queries") else 200
+        return _html(status, ui_pages.sql_page(name, sql, writable, outcome))
+
     # -- the token ---------------------------------------------------------------------------
     def _allowed(self, request: Request) -> bool:
         if not self.auth.required:
@@ -158,6 +185,16 @@ class UiPages:
             return _html(403 if self.auth.required else 200, ui_pages.login_page(True))
         cookie = f"{COOKIE}={token}; Path=/ui; HttpOnly; SameSite=Strict"
         return 303, [("Location", "/ui/"), ("Set-Cookie", cookie), *_SECURITY], b""
+
+
+def _same_origin(request: Request) -> bool:
+    """A form posted from this server's own pages: its Origin (when the browser sends one)
+    names the host the request went to."""
+    origin = request.headers.get("Origin")
+    if origin is None or origin == "null":
+        return origin is None
+    host = request.headers.get("Host", "")
+    return origin.split("://", 1)[-1] == host
 
 
 def _split(segment: str) -> tuple[str, ...]:

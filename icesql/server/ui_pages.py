@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from typing import Any
 from urllib.parse import quote
 
 from icesql.catalog.table import Table
@@ -25,6 +26,7 @@ __all__ = [
     "login_page",
     "namespace_page",
     "snapshot_page",
+    "sql_page",
     "table_page",
     "table_url",
     "namespace_url",
@@ -53,7 +55,8 @@ def _page(title: str, crumbs: Sequence[tuple[str, str | None]], body: str) -> by
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         f"<title>{esc(title)} - icesql</title>"
         '<link rel="stylesheet" href="/ui/assets/ui.css"></head><body>'
-        f'<header><a class="brand" href="/ui/">icesql</a> <nav>{trail}</nav></header>'
+        f'<header><a class="brand" href="/ui/">icesql</a> <nav>{trail}</nav>'
+        ' <a class="sql" href="/ui/sql">SQL</a></header>'
         f"<main>{body}</main></body></html>"
     ).encode()
 
@@ -238,6 +241,35 @@ def snapshot_page(catalog: str, table: Table, snapshot_id: int) -> bytes | None:
         (str(snapshot_id), None),
     ]
     return _page(f"snapshot {snapshot_id}", crumbs, body)
+
+
+def sql_page(catalog: str, sql: str, writable: bool, outcome: Any = None) -> bytes:
+    """The SQL editor: a form, and the outcome of the statement it last ran."""
+    note = (
+        "Any statement runs (this server's token was given)."
+        if writable
+        else "Read-only: queries, EXPLAIN, SHOW and DESCRIBE; statements that write need the"
+        " server's token."
+    )
+    body = (
+        f"<h1>SQL</h1><p>{esc(note)}</p>"
+        '<form method="post" action="/ui/sql"><textarea name="sql" rows="8" cols="100"'
+        f' aria-label="SQL">{esc(sql)}</textarea><br><button>Run</button></form>'
+    )
+    if outcome is not None:
+        if outcome.error:
+            body += f'<p class="error">{esc(outcome.error)}</p>'
+        elif outcome.message:
+            body += f"<p>{esc(outcome.message)}</p>"
+        else:
+            explain = len(outcome.columns) == 1 and sql.strip().upper().startswith("EXPLAIN")
+            if explain:
+                body += "<pre>" + esc("\n".join(r[0] for r in outcome.rows)) + "</pre>"
+            else:
+                body += _table(outcome.columns, [[esc(c) for c in r] for r in outcome.rows])
+            more = f" (the first {len(outcome.rows):,})" if outcome.truncated else ""
+            body += f"<p>{len(outcome.rows):,} rows{more}</p>"
+    return _page("SQL", [(catalog, "/ui/"), ("SQL", None)], body)
 
 
 def login_page(failed: bool) -> bytes:

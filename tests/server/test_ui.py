@@ -165,3 +165,62 @@ def test_a_token_server_asks_for_the_token(rest_with_token):
 
 def test_the_server_binds_localhost_by_default(rest):
     assert rest.server.host == "127.0.0.1"
+
+
+FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+
+
+def _run(rest, sql, headers=None):
+    body = urllib.parse.urlencode({"sql": sql}).encode()
+    return _get(rest, "/ui/sql", {**FORM, **(headers or {})}, "POST", body)
+
+
+def test_the_sql_editor_reads_and_explains_but_never_writes_without_a_token(rest, planted):
+    status, _, page = _get(rest, "/ui/sql")
+    assert status == 200 and "Read-only" in page and "<textarea" in page
+    status, _, page = _run(rest, "SELECT p, count(*) AS n FROM db.t GROUP BY p ORDER BY p")
+    assert status == 200 and "<th>p</th><th>n</th>" in page
+    assert "<tr><td>0</td><td>6</td></tr><tr><td>1</td><td>6</td></tr>" in page
+    status, _, page = _run(rest, "EXPLAIN SELECT * FROM db.t WHERE p = 0")
+    assert status == 200 and "<pre>" in page
+    status, _, page = _run(rest, "SHOW TABLES IN db")
+    assert status == 200 and "<td>t</td>" in page
+    before = planted.catalog.load_table(("db", "t")).metadata_location
+    for write in (
+        "DELETE FROM db.t WHERE id = 1",
+        "CALL rest.system.rewrite_data_files(table => 'db.t')",
+        "CREATE TABLE db.x (id INT) USING iceberg",
+        "SELECT 1; DELETE FROM db.t",
+    ):
+        status, _, page = _run(rest, write)
+        assert status == 403 and "need the server&#x27;s token" in page, write
+    assert planted.catalog.load_table(("db", "t")).metadata_location == before
+    status, _, page = _run(rest, f"SELECT '{XSS}' AS x")
+    assert XSS not in page and "&lt;script&gt;" in page
+    status, _, page = _run(rest, "SELECT * FROM db.nope")
+    assert status == 200 and 'class="error"' in page and "db.nope" in page
+
+
+def test_a_form_of_another_site_is_refused(rest, planted):
+    status, _, _ = _run(rest, "SELECT 1", {"Origin": "http://evil.example"})
+    assert status == 403
+    port = rest.server.port
+    assert _run(rest, "SELECT 1", {"Origin": f"http://127.0.0.1:{port}"})[0] == 200
+
+
+def test_with_the_token_the_sql_editor_writes(rest_with_token):
+    rest = rest_with_token
+    con = _connect(rest)
+    try:
+        con.execute("CREATE NAMESPACE db")
+        con.execute("CREATE TABLE db.t (id INT) USING iceberg")
+    finally:
+        con.close()
+    assert _run(rest, "SELECT 1")[0] == 303  # the pages need the token first
+    auth = {"Authorization": f"Bearer {rest.token}"}
+    status, _, page = _get(rest, "/ui/sql", auth)
+    assert status == 200 and "Any statement runs" in page
+    status, _, page = _run(rest, "INSERT INTO db.t VALUES (1), (2)", auth)
+    assert status == 200 and "OK, 2 rows" in page
+    status, _, page = _run(rest, "SELECT count(*) AS n FROM db.t", auth)
+    assert "<tr><td>2</td></tr>" in page

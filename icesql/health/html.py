@@ -194,7 +194,7 @@ def _snapshots_html(h: TableHealth) -> list[str]:
         f"<h3>Snapshots ({len(snaps):,})</h3>",
         f"<p>retention: history.expire.max-snapshot-age-ms {r.max_snapshot_age_ms:,},"
         f" min-snapshots-to-keep {r.min_snapshots_to_keep}; {expiring:,} past it</p>",
-        timeline("total rows by snapshot", points),
+        timeline("total rows by snapshot", points, labels=[", ".join(s.refs) for s in snaps]),
         "<details><summary>latest snapshots</summary><table><tr><th>id</th><th>committed</th>"
         "<th>operation</th><th>files +/-</th><th>rows +/-</th><th>refs</th><th>expires</th></tr>"
         f"{rows}</table></details>",

@@ -119,9 +119,11 @@ def timeline(
     points: Sequence[tuple[int, float, str, str]],
     width: int = 560,
     height: int = 160,
+    labels: Sequence[str] = (),
 ) -> str:
     """Points ``(time ms, value, colour key, tooltip)`` joined by a line, coloured by key
-    (a legend of the keys), with time across and the value up."""
+    (a legend of the keys), with time across and the value up; ``labels`` (one per point,
+    empty for none) are written beside their points (the refs of a snapshot)."""
     if not points:
         return _svg(width, 30, [f'<text x="4" y="18" {_FONT}>no snapshots</text>'], label)
     left, right, top, bottom = 60, 10, 22, 22
@@ -148,12 +150,20 @@ def timeline(
         )
     path = " ".join(f"{x:.1f},{y:.1f}" for x, y in (xy(p[0], p[1]) for p in points))
     body.append(f'<polyline points="{path}" fill="none" stroke="#bbb"/>')
-    for t, v, key, tip in points:
+    for i, (t, v, key, tip) in enumerate(points):
         x, y = xy(t, v)
         color = PALETTE[keys.index(key) % len(PALETTE)]
         body.append(
             f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{color}"><title>{esc(tip)}</title></circle>'
         )
+        label = labels[i] if i < len(labels) else ""
+        if label:
+            anchor = "end" if x > width / 2 else "start"
+            dx = -6 if anchor == "end" else 6
+            body.append(
+                f'<text x="{x + dx:.1f}" y="{y + 14:.1f}" text-anchor="{anchor}" {_FONT}'
+                f' class="ref">{esc(label)}</text>'
+            )
     x = float(left)
     for i, key in enumerate(keys):
         color = PALETTE[i % len(PALETTE)]

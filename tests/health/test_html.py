@@ -68,3 +68,9 @@ def test_an_empty_table_renders(con):
     small_files_table(con, inserts=0)
     markup = con.health("db.t")._repr_html_()
     assert "No problems found" in markup and "no snapshots" in markup
+
+
+def test_the_timeline_labels_snapshots_with_their_refs(planted):
+    planted.execute("ALTER TABLE db.t CREATE TAG `<nightly>`")
+    markup = planted.health("db.t")._repr_html_()
+    assert 'class="ref">main, &lt;nightly&gt;</text>' in markup

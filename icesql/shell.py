@@ -213,7 +213,7 @@ def ui_main(argv: Sequence[str], ready: Any = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     with con:
-        server = open_ui_server(con.catalog, args.host, args.port, args.token)
+        server = open_ui_server(con.catalogs, con.catalog.name, args.host, args.port, args.token)
 
         def stop(signum: int, frame: object) -> None:
             threading.Thread(target=server.stop, daemon=True).start()

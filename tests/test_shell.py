@@ -287,12 +287,15 @@ def test_ui_serves_a_warehouse_folder(tmp_path, capsys):
 
     def visit(server):
         assert server.host == "127.0.0.1"
-        for path in ("/", "/ui/namespaces/db", "/ui/tables/db/t"):
+        for path in ("/", "/ui/catalogs/local/namespaces/db", "/ui/catalogs/local/tables/db/t"):
             with urllib.request.urlopen(f"http://127.0.0.1:{server.port}{path}") as r:
                 pages[path] = (r.status, r.read().decode())
 
     assert ui_main([str(tmp_path), "--port", "0", "--no-browser"], ready=visit) == 0
-    assert pages["/"][0] == 200 and "Namespaces (1)" in pages["/"][1]  # / leads to /ui/
-    assert '<a href="/ui/tables/db/t">t</a>' in pages["/ui/namespaces/db"][1]
-    assert "Table db.t" in pages["/ui/tables/db/t"][1] and "<svg" in pages["/ui/tables/db/t"][1]
+    assert pages["/"][0] == 200 and "Catalogs (1)" in pages["/"][1]  # / leads to /ui/
+    namespace, table = (
+        pages[f"/ui/catalogs/local/{p}"][1] for p in ("namespaces/db", "tables/db/t")
+    )
+    assert '<a href="/ui/catalogs/local/tables/db/t">t</a>' in namespace
+    assert "Table db.t" in table and "<svg" in table
     assert "icesql ui: http://127.0.0.1:" in capsys.readouterr().err

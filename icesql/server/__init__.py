@@ -71,12 +71,15 @@ def open_server(
 
 
 def open_ui_server(
-    catalog: Catalog,
+    catalogs: Mapping[str, Catalog],
+    default: str,
     host: str = "127.0.0.1",
     port: int = 8765,
     token: str | None = None,
     threads: int = THREADS,
 ) -> RestCatalogServer:
-    """A bound server of the web UI alone over ``catalog`` (any kind: a warehouse folder's,
-    a REST or SQL catalog's): ``icesql ui``. ``token`` makes its pages ask for it."""
-    return RestCatalogServer(None, host, port, threads, app=UiApp(catalog, Auth(token), Limits()))
+    """A bound server of the web UI alone over ``catalogs`` (any kind: a warehouse folder's,
+    a REST or SQL catalog's; ``default`` the SQL editor's): ``icesql ui``. ``token`` makes
+    its pages ask for it and lets the SQL editor write."""
+    app = UiApp(catalogs, default, Auth(token), Limits())
+    return RestCatalogServer(None, host, port, threads, app=app)

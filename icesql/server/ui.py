@@ -1,7 +1,7 @@
 """The web UI of ``icesql serve``: read-only pages under ``/ui`` on the same WSGI application
 as the REST catalog (``icesql.server.wsgi``).
 
-Pages: the catalog's namespaces, a namespace's tables and views, a table (schema with field
+Pages: the catalogs, a catalog's namespaces, a namespace's tables and views, a table (schema with field
 ids and its evolution, partition specs, sort orders, properties, refs, the health report of
 ``icesql.health`` with its charts and advice, the snapshot timeline) and a snapshot's
 summary; and a SQL editor (``ui_sql``) whose statements only read, unless the server's token
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs
@@ -53,10 +53,18 @@ Answer = tuple[int, list[tuple[str, str]], bytes]
 
 
 class UiPages:
-    """The ``/ui`` pages over ``catalog``; ``engine`` makes the session a report runs in."""
+    """The ``/ui`` pages over ``catalogs`` (``default`` the one the SQL editor's unqualified
+    names use); ``engine(catalog, others)`` makes the session a report or a statement runs in."""
 
-    def __init__(self, catalog: Catalog, auth: Auth, engine: Callable[[Catalog], Any]) -> None:
-        self.catalog = catalog
+    def __init__(
+        self,
+        catalogs: Mapping[str, Catalog],
+        default: str,
+        auth: Auth,
+        engine: Callable[[Catalog, Sequence[Catalog]], Any],
+    ) -> None:
+        self.catalogs = dict(catalogs)
+        self.catalog = self.catalogs[default]
         self.auth = auth
         self._engine = engine
         self._reports: dict[str, tuple[float, TableHealth]] = {}
@@ -83,29 +91,36 @@ class UiPages:
             return _html(405, ui_pages.error_page(405, "the web UI is read-only"))
         if not self._allowed(request):
             return 303, [("Location", "/ui/login"), *_SECURITY], b""
-        name = self.catalog.name
-        match seg:
-            case [] | [""]:
-                return _html(200, ui_pages.catalog_page(name, self._namespaces(())))
+        if not seg or seg == [""]:
+            kinds = [(n, type(c).__name__) for n, c in self.catalogs.items()]
+            return _html(200, ui_pages.catalogs_page(kinds))
+        if len(seg) < 2 or seg[0] != "catalogs":
+            return _html(404, ui_pages.error_page(404, f"no such page: {request.path}"))
+        name, rest = seg[1], seg[2:]
+        catalog = self.catalogs.get(name)
+        if catalog is None:
+            return _html(404, ui_pages.error_page(404, f"no catalog {name}"))
+        match rest:
+            case []:
+                return _html(200, ui_pages.catalog_page(name, self._namespaces(catalog, ())))
             case ["namespaces", ns]:
                 namespace = _split(ns)
-                if not self.catalog.namespace_exists(namespace):
+                if not catalog.namespace_exists(namespace):
                     raise NoSuchNamespaceError(f"namespace not found: {'.'.join(namespace)}")
-                children = self._namespaces(namespace)
-                tables = self.catalog.list_tables(namespace)
+                children = self._namespaces(catalog, namespace)
+                tables = catalog.list_tables(namespace)
                 try:
-                    views = self.catalog.list_views(namespace)
+                    views = catalog.list_views(namespace)
                 except Error:
                     views = []
                 page = ui_pages.namespace_page(name, namespace, children, tables, views)
                 return _html(200, page)
             case ["tables", ns, table]:
-                identifier = (*_split(ns), table)
-                loaded = self.catalog.load_table(identifier)
-                page = ui_pages.table_page(name, loaded, self._report(loaded))
+                loaded = catalog.load_table((*_split(ns), table))
+                page = ui_pages.table_page(name, loaded, self._report(catalog, loaded))
                 return _html(200, page)
             case ["tables", ns, table, "snapshots", snapshot]:
-                loaded = self.catalog.load_table((*_split(ns), table))
+                loaded = catalog.load_table((*_split(ns), table))
                 found = (
                     ui_pages.snapshot_page(name, loaded, int(snapshot))
                     if snapshot.isdigit()
@@ -116,17 +131,18 @@ class UiPages:
                 return _html(200, found)
         return _html(404, ui_pages.error_page(404, f"no such page: {request.path}"))
 
-    def _namespaces(self, parent: tuple[str, ...]) -> list[tuple[str, ...]]:
-        return [tuple(n) for n in self.catalog.list_namespaces(parent)]
+    @staticmethod
+    def _namespaces(catalog: Catalog, parent: tuple[str, ...]) -> list[tuple[str, ...]]:
+        return [tuple(n) for n in catalog.list_namespaces(parent)]
 
-    def _report(self, table: Any) -> TableHealth:
-        key = table.metadata_location
+    def _report(self, catalog: Catalog, table: Any) -> TableHealth:
+        key = f"{catalog.name}\x00{table.metadata_location}"
         now = time.monotonic()
         with self._lock:
             kept = self._reports.get(key)
         if kept is not None and now - kept[0] < _REPORT_TTL_S:
             return kept[1]
-        engine = self._engine(self.catalog)
+        engine = self._engine(catalog, ())
         try:
             report = table_health(engine, quoted_name(tuple(table.identifier)))
         finally:
@@ -156,7 +172,8 @@ class UiPages:
         sql = form.get("sql", "").strip().rstrip(";")
         if not sql:
             return _html(200, ui_pages.sql_page(name, "", writable))
-        outcome = run_sql(self.catalog, sql, writable, self._engine)
+        others = [c for c in self.catalogs.values() if c is not self.catalog]
+        outcome = run_sql(self.catalog, others, sql, writable, self._engine)
         status = 403 if outcome.error.startswith("only queries") else 200
         return _html(status, ui_pages.sql_page(name, sql, writable, outcome))
 

@@ -22,6 +22,8 @@ from icesql.spec.schema import Schema
 
 __all__ = [
     "catalog_page",
+    "catalog_url",
+    "catalogs_page",
     "error_page",
     "login_page",
     "namespace_page",
@@ -35,15 +37,22 @@ __all__ = [
 NAMESPACE_SEPARATOR = "\x1f"  # as the REST paths spell a nested namespace (%1F)
 
 
-def namespace_url(namespace: Sequence[str]) -> str:
-    return "/ui/namespaces/" + quote(NAMESPACE_SEPARATOR.join(namespace), safe="")
+def catalog_url(catalog: str) -> str:
+    return "/ui/catalogs/" + quote(catalog, safe="")
 
 
-def table_url(identifier: Sequence[str]) -> str:
+def namespace_url(catalog: str, namespace: Sequence[str]) -> str:
+    return (
+        f"{catalog_url(catalog)}/namespaces/"
+        + quote(NAMESPACE_SEPARATOR.join(namespace), safe="")
+    )  # fmt: skip
+
+
+def table_url(catalog: str, identifier: Sequence[str]) -> str:
     *namespace, name = identifier
     return (
-        "/ui/tables/" + quote(NAMESPACE_SEPARATOR.join(namespace), safe="") + "/"
-        + quote(name, safe="")
+        f"{catalog_url(catalog)}/tables/"
+        + quote(NAMESPACE_SEPARATOR.join(namespace), safe="") + "/" + quote(name, safe="")
     )  # fmt: skip
 
 
@@ -72,11 +81,21 @@ def _table(headings: Sequence[str], rows: Sequence[Sequence[str]], css: str = ""
     return f'<table class="{esc(css)}"><tr>{head}</tr>{body}</table>'
 
 
+def catalogs_page(catalogs: Sequence[tuple[str, str]]) -> bytes:
+    """The connection's catalogs: ``(name, kind)`` each."""
+    rows = [[f'<a href="{esc(catalog_url(n))}">{esc(n)}</a>', esc(kind)] for n, kind in catalogs]
+    body = f"<h1>Catalogs ({len(catalogs)})</h1>" + _table(["catalog", "kind"], rows)
+    return _page("catalogs", [("catalogs", None)], body)
+
+
 def catalog_page(catalog: str, namespaces: Sequence[Sequence[str]]) -> bytes:
-    rows = [[f'<a href="{esc(namespace_url(ns))}">{esc(".".join(ns))}</a>'] for ns in namespaces]
+    rows = [
+        [f'<a href="{esc(namespace_url(catalog, ns))}">{esc(".".join(ns))}</a>']
+        for ns in namespaces
+    ]
     body = f"<h1>Catalog {esc(catalog)}</h1><h2>Namespaces ({len(namespaces)})</h2>"
     body += _table(["namespace"], rows) if rows else "<p>No namespaces.</p>"
-    return _page(catalog, [(catalog, None)], body)
+    return _page(catalog, [("catalogs", "/ui/"), (catalog, None)], body)
 
 
 def namespace_page(
@@ -91,17 +110,23 @@ def namespace_page(
     if children:
         body += "<h2>Namespaces</h2>" + _table(
             ["namespace"],
-            [[f'<a href="{esc(namespace_url(c))}">{esc(".".join(c))}</a>'] for c in children],
+            [
+                [f'<a href="{esc(namespace_url(catalog, c))}">{esc(".".join(c))}</a>']
+                for c in children
+            ],
         )
     body += f"<h2>Tables ({len(tables)})</h2>"
     body += (
-        _table(["table"], [[f'<a href="{esc(table_url(t))}">{esc(t[-1])}</a>'] for t in tables])
+        _table(
+            ["table"],
+            [[f'<a href="{esc(table_url(catalog, t))}">{esc(t[-1])}</a>'] for t in tables],
+        )
         if tables
         else "<p>No tables.</p>"
     )
     if views:
         body += f"<h2>Views ({len(views)})</h2>" + _table(["view"], [[esc(v[-1])] for v in views])
-    return _page(name, [(catalog, "/ui/"), (name, None)], body)
+    return _page(name, [("catalogs", "/ui/"), (catalog, catalog_url(catalog)), (name, None)], body)
 
 
 def _schema_rows(schema: Schema) -> list[list[str]]:
@@ -184,7 +209,7 @@ def table_page(catalog: str, table: Table, health: TableHealth) -> bytes:
             [
                 esc(n),
                 esc(r.type),
-                f'<a href="{esc(table_url(identifier))}/snapshots/{r.snapshot_id}">{r.snapshot_id}</a>',
+                f'<a href="{esc(table_url(catalog, identifier))}/snapshots/{r.snapshot_id}">{r.snapshot_id}</a>',
                 esc(r.min_snapshots_to_keep if r.min_snapshots_to_keep is not None else ""),
                 esc(r.max_snapshot_age_ms if r.max_snapshot_age_ms is not None else ""),
                 esc(r.max_ref_age_ms if r.max_ref_age_ms is not None else ""),
@@ -195,7 +220,7 @@ def table_page(catalog: str, table: Table, health: TableHealth) -> bytes:
     body += '<h2 id="health">Health</h2>' + render_html(health)
     snapshots = [
         [
-            f'<a href="{esc(table_url(identifier))}/snapshots/{s.snapshot_id}">{s.snapshot_id}</a>',
+            f'<a href="{esc(table_url(catalog, identifier))}/snapshots/{s.snapshot_id}">{s.snapshot_id}</a>',
             esc(_time(s.timestamp_ms)),
             esc(s.operation or ""),
             f"+{s.added_data_files}/-{s.removed_data_files}",
@@ -207,7 +232,12 @@ def table_page(catalog: str, table: Table, health: TableHealth) -> bytes:
     body += "<h2>Snapshot timeline</h2>" + _table(
         ["snapshot", "committed", "operation", "data files", "rows", "refs"], snapshots
     )
-    crumbs = [(catalog, "/ui/"), (ns_name, namespace_url(namespace)), (name, None)]
+    crumbs = [
+        ("catalogs", "/ui/"),
+        (catalog, catalog_url(catalog)),
+        (ns_name, namespace_url(catalog, namespace)),
+        (name, None),
+    ]
     return _page(".".join(identifier), crumbs, body)
 
 
@@ -235,9 +265,10 @@ def snapshot_page(catalog: str, table: Table, snapshot_id: int) -> bytes | None:
         ["key", "value"], [[esc(k), esc(v)] for k, v in sorted(summary.items())]
     )
     crumbs = [
-        (catalog, "/ui/"),
-        (".".join(namespace), namespace_url(namespace)),
-        (name, table_url(identifier)),
+        ("catalogs", "/ui/"),
+        (catalog, catalog_url(catalog)),
+        (".".join(namespace), namespace_url(catalog, namespace)),
+        (name, table_url(catalog, identifier)),
         (str(snapshot_id), None),
     ]
     return _page(f"snapshot {snapshot_id}", crumbs, body)
@@ -269,7 +300,9 @@ def sql_page(catalog: str, sql: str, writable: bool, outcome: Any = None) -> byt
                 body += _table(outcome.columns, [[esc(c) for c in r] for r in outcome.rows])
             more = f" (the first {len(outcome.rows):,})" if outcome.truncated else ""
             body += f"<p>{len(outcome.rows):,} rows{more}</p>"
-    return _page("SQL", [(catalog, "/ui/"), ("SQL", None)], body)
+    return _page(
+        "SQL", [("catalogs", "/ui/"), (catalog, catalog_url(catalog)), ("SQL", None)], body
+    )
 
 
 def login_page(failed: bool) -> bytes:

@@ -9,7 +9,7 @@ any statement runs on the server's catalog. A result shows at most ``MAX_ROWS`` 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,15 +100,23 @@ class Outcome:
 
 
 def run_sql(
-    catalog: Catalog, sql: str, writable: bool, engine: Callable[[Catalog], Any]
+    catalog: Catalog,
+    others: Sequence[Catalog],
+    sql: str,
+    writable: bool,
+    engine: Callable[[Catalog, Sequence[Catalog]], Any],
 ) -> Outcome:
-    """Run one statement (module docstring); an icesql error is the outcome's ``error``."""
+    """Run one statement on ``catalog`` (``others`` reached by their names) as the module
+    docstring says; an icesql error is the outcome's ``error``."""
     if not writable and not reads_only(sql):
         return Outcome(
             error="only queries, EXPLAIN, SHOW and DESCRIBE run here: statements that write"
             " need the server's token (icesql serve --token / icesql ui --token)"
         )
-    session = engine(catalog if writable else ReadOnlyCatalog(catalog))
+    if writable:
+        session = engine(catalog, others)
+    else:
+        session = engine(ReadOnlyCatalog(catalog), [ReadOnlyCatalog(c) for c in others])
     try:
         result = session.execute(sql)
         try:

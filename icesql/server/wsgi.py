@@ -89,7 +89,8 @@ class RestCatalogApp:
 
     def __init__(self, router: Router) -> None:
         self.router = router
-        self.ui = UiApp(router.service.catalog, router.auth, router.limits)
+        catalog = router.service.catalog
+        self.ui = UiApp({catalog.name: catalog}, catalog.name, router.auth, router.limits)
 
     def __call__(
         self, environ: Mapping[str, Any], start_response: StartResponse
@@ -120,8 +121,11 @@ class UiApp:
     """The web UI as a WSGI application (``icesql.server.ui``): the pages under ``/ui`` of
     ``icesql serve``, or on their own for ``icesql ui`` (``/`` then leads to ``/ui/``)."""
 
-    def __init__(self, catalog: Any, auth: Auth, limits: Limits) -> None:
-        self.catalog = catalog
+    def __init__(
+        self, catalogs: Mapping[str, Any], default: str, auth: Auth, limits: Limits
+    ) -> None:
+        self.catalogs = dict(catalogs)
+        self.default = default
         self.auth = auth
         self.limits = limits
         self._pages: Any = None  # loaded with the first page: the REST server may serve none
@@ -144,7 +148,7 @@ class UiApp:
                 if self._pages is None:
                     from icesql.server.ui import UiPages
 
-                    self._pages = UiPages(self.catalog, self.auth, _engine)
+                    self._pages = UiPages(self.catalogs, self.default, self.auth, _engine)
                 status, headers, data = self._pages.respond(request)
             except BadRequestError as e:
                 status, headers, data = 400, [("Content-Type", "text/plain")], str(e).encode()
@@ -160,12 +164,12 @@ class UiApp:
         return [data]
 
 
-def _engine(catalog: Any) -> Any:
-    """A session over the server's catalog for one health report (imported on first use:
-    a REST server that serves no page never loads the engine)."""
+def _engine(catalog: Any, others: Any = ()) -> Any:
+    """A session over the server's catalogs for one health report or statement (imported on
+    first use: a REST server that serves no page never loads the engine)."""
     from icesql.engine import Engine
 
-    return Engine(catalog)
+    return Engine(catalog, others=others)
 
 
 def _waitress() -> tuple[Any, type]:

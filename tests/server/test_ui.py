@@ -79,11 +79,13 @@ def test_pages_from_the_catalog_to_a_snapshot(rest, planted):
     assert "script-src" not in headers["Content-Security-Policy"]  # default-src 'none'
     assert "default-src 'none'" in headers["Content-Security-Policy"]
     assert headers["X-Frame-Options"] == "DENY"
-    assert '<a href="/ui/namespaces/db">db</a>' in page
+    assert '<a href="/ui/catalogs/rest">rest</a>' in page  # the catalogs
     _safe(page)
-    status, _, page = _get(rest, "/ui/namespaces/db")
-    assert status == 200 and '<a href="/ui/tables/db/t">t</a>' in page
-    status, _, page = _get(rest, "/ui/tables/db/t")
+    status, _, page = _get(rest, "/ui/catalogs/rest")
+    assert status == 200 and '<a href="/ui/catalogs/rest/namespaces/db">db</a>' in page
+    status, _, page = _get(rest, "/ui/catalogs/rest/namespaces/db")
+    assert status == 200 and '<a href="/ui/catalogs/rest/tables/db/t">t</a>' in page
+    status, _, page = _get(rest, "/ui/catalogs/rest/tables/db/t")
     assert status == 200
     _safe(page)
     assert "<td>1</td><td>id</td><td>long</td><td></td><td>the id</td>" in page  # field ids
@@ -94,23 +96,24 @@ def test_pages_from_the_catalog_to_a_snapshot(rest, planted):
     snapshot = t.metadata.current_snapshot_id
     status, _, css = _get(rest, "/ui/assets/ui.css")
     assert status == 200 and "font-family" in css
-    status, _, page = _get(rest, f"/ui/tables/db/t/snapshots/{snapshot}")
+    status, _, page = _get(rest, f"/ui/catalogs/rest/tables/db/t/snapshots/{snapshot}")
     assert status == 200 and "added-data-files" in page
-    assert _get(rest, "/ui/tables/db/t/snapshots/1")[0] == 404
-    assert _get(rest, "/ui/tables/db/nope")[0] == 404
-    assert _get(rest, "/ui/namespaces/nope")[0] == 404
+    assert _get(rest, "/ui/catalogs/rest/tables/db/t/snapshots/1")[0] == 404
+    assert _get(rest, "/ui/catalogs/rest/tables/db/nope")[0] == 404
+    assert _get(rest, "/ui/catalogs/rest/namespaces/nope")[0] == 404
+    assert _get(rest, "/ui/catalogs/nope")[0] == 404
     assert _get(rest, "/ui/elsewhere")[0] == 404
 
 
 def test_the_health_numbers_and_advice_go_after_the_call(rest, planted):
     files = planted.execute("SELECT count(*) FROM db.t.files").fetchone()[0]
-    _, _, page = _get(rest, "/ui/tables/db/t")
+    _, _, page = _get(rest, "/ui/catalogs/rest/tables/db/t")
     assert f"{files:,} files" in page
     (call,) = re.findall(r"<code>(CALL [^<]*)</code>", page)
     assert call == "CALL rest.system.rewrite_data_files(table =&gt; &#x27;db.t&#x27;)"
     assert 'data-code="small-files"' in page
     planted.execute(call.replace("=&gt;", "=>").replace("&#x27;", "'")).fetchall()
-    _, _, page = _get(rest, "/ui/tables/db/t")
+    _, _, page = _get(rest, "/ui/catalogs/rest/tables/db/t")
     assert "data-code=" not in page and "No problems found." in page
 
 
@@ -125,12 +128,12 @@ def test_names_and_values_that_are_markup_are_escaped(rest):
         con.execute("INSERT INTO `<i>ns`.`<b>t` VALUES (1)")
     finally:
         con.close()
-    _, _, page = _get(rest, "/ui/")
+    _, _, page = _get(rest, "/ui/catalogs/rest")
     assert "<i>" not in page and "&lt;i&gt;ns" in page
     namespace = urllib.parse.quote("<i>ns", safe="")
-    path = f"/ui/tables/{namespace}/{urllib.parse.quote('<b>t', safe='')}"
-    assert f'href="/ui/namespaces/{namespace}"' in page
-    assert f'href="{path}"' in _get(rest, f"/ui/namespaces/{namespace}")[2]
+    path = f"/ui/catalogs/rest/tables/{namespace}/{urllib.parse.quote('<b>t', safe='')}"
+    assert f'href="/ui/catalogs/rest/namespaces/{namespace}"' in page
+    assert f'href="{path}"' in _get(rest, f"/ui/catalogs/rest/namespaces/{namespace}")[2]
     status, _, page = _get(rest, path)
     assert status == 200
     tags = _safe(page)
@@ -140,7 +143,7 @@ def test_names_and_values_that_are_markup_are_escaped(rest):
 
 def test_the_ui_is_read_only(rest, planted):
     for method in ("POST", "PUT", "DELETE"):
-        assert _get(rest, "/ui/tables/db/t", method=method, body=b"x")[0] == 405
+        assert _get(rest, "/ui/catalogs/rest/tables/db/t", method=method, body=b"x")[0] == 405
 
 
 def test_a_token_server_asks_for_the_token(rest_with_token):

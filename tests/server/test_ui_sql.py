@@ -64,11 +64,30 @@ def test_the_read_only_catalog_refuses_a_write_that_got_through(con):
     assert con.catalog.load_table(("db", "t")).metadata_location == before
 
 
+def _engine(catalog, others):
+    return Engine(catalog, others=others)
+
+
 def test_run_sql_refuses_writes_when_not_writable(con):
     con.execute("CREATE TABLE db.t (id INT) USING iceberg")
-    outcome = run_sql(con.catalog, "INSERT INTO db.t VALUES (1)", False, Engine)
+    outcome = run_sql(con.catalog, (), "INSERT INTO db.t VALUES (1)", False, _engine)
     assert outcome.error.startswith("only queries")
-    outcome = run_sql(con.catalog, "INSERT INTO db.t VALUES (1)", True, Engine)
+    outcome = run_sql(con.catalog, (), "INSERT INTO db.t VALUES (1)", True, _engine)
     assert outcome.message == "OK, 1 rows" and not outcome.error
-    outcome = run_sql(con.catalog, "SELECT id, id FROM db.t", False, Engine)
+    outcome = run_sql(con.catalog, (), "SELECT id, id FROM db.t", False, _engine)
     assert (outcome.columns, outcome.rows) == (["id", "id"], [["1", "1"]])
+
+
+def test_run_sql_reaches_the_other_catalogs_read_only(tmp_path):
+    import icesql
+
+    with icesql.connect(
+        catalogs={"a": {"warehouse": str(tmp_path / "a")}, "b": {"warehouse": str(tmp_path / "b")}},
+        default="a",
+        create=True,
+    ) as con:
+        con.execute("CREATE TABLE b.db.t (id INT) USING iceberg")
+        con.execute("INSERT INTO b.db.t VALUES (7)")
+        a, b = con.catalogs["a"], con.catalogs["b"]
+        outcome = run_sql(a, [b], "SELECT id FROM b.db.t", False, _engine)
+        assert outcome.rows == [["7"]], outcome.error

@@ -7,10 +7,9 @@ import os
 import time
 
 import pytest
+from health_support import small_files_table
 
 from icesql.health.advice import call_text
-
-from .conftest import small_files_table
 
 
 def _codes(con, name="db.t", **kw):

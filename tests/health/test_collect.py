@@ -5,8 +5,7 @@ deletion vectors, an evolved partition spec and an empty table."""
 from __future__ import annotations
 
 import pytest
-
-from .conftest import small_files_table
+from health_support import small_files_table
 
 
 def _rows(con, sql):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
-from .conftest import small_files_table
+from health_support import small_files_table
 
 XSS = "<script>alert(1)</script>"
 

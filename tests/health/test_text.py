@@ -3,9 +3,9 @@ and the bars and sparklines scale."""
 
 from __future__ import annotations
 
-from icesql.health.text import bar, human_bytes, render_text, sparkline
+from health_support import small_files_table
 
-from .conftest import small_files_table
+from icesql.health.text import bar, human_bytes, render_text, sparkline
 
 
 def test_every_line_fits_80_columns(planted):

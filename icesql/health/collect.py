@@ -1,5 +1,5 @@
 """The measurements of a health report, read from the table metadata and the current snapshot's
-manifest list and manifests (live entries only, without column metrics: a table of 100k files
+manifest list and manifests (live entries only, without column metrics: a table of many files
 costs its manifests' decoding, never a data file read).
 """
 

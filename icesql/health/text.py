@@ -1,4 +1,4 @@
-"""A health report as text for a terminal: every line fits ``width`` (80) columns, charts are
+"""A health report as text for a terminal: every line fits ``width`` columns, charts are
 bars and sparklines of Unicode block characters, and a ``CALL`` too long for a line is
 wrapped at its spaces (it still runs when pasted)."""
 

@@ -11,7 +11,7 @@ once in a form and kept in an ``HttpOnly``, ``SameSite=Strict`` cookie (or sent 
 header). Every answer forbids scripts, framing and content sniffing.
 
 A table's report is kept per metadata file for a minute (``_REPORT_TTL_S``): the page of a
-table of 100k files reads its manifests once, not on every view.
+table of many files reads its manifests once, not on every view.
 """
 
 from __future__ import annotations

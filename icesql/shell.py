@@ -7,6 +7,7 @@ configured as ``icesql.connect`` takes them: ``--catalog sql --uri sqlite:///c.d
 ``--conf spark.sql.catalog.prod.type=hadoop`` or ``--spark-conf spark-defaults.conf``, or
 ``--pyiceberg-config .pyiceberg.yaml``. ``icesql serve --warehouse W ...`` runs an Iceberg REST
 catalog server instead (``icesql.server``); a warehouse folder named ``serve`` is ``./serve``.
+``icesql health TABLE --warehouse W [--json]`` prints a table's health report (``icesql.health``).
 
 A warehouse folder that does not exist is an error unless ``--create`` asks for a new one. With
 no catalog at all (no warehouse, no ``$ICESQL_WAREHOUSE``, no PyIceberg configuration) the shell
@@ -120,8 +121,120 @@ def serve_main(argv: Sequence[str]) -> int:
     )
     server.serve_forever()
     server.stop()  # joins requests in flight (idempotent after the signal's stop)
+    assert server.router is not None  # open_server serves the REST catalog
     server.router.service.catalog.close()
     print("icesql serve: stopped", file=sys.stderr, flush=True)
+    return 0
+
+
+def health_main(argv: Sequence[str]) -> int:
+    """``icesql health TABLE``: the table's health report (``icesql.health``) as text, or as
+    JSON with ``--json`` for scripts and CI; ``--check`` exits 1 when a problem is found."""
+    import json
+
+    parser = argparse.ArgumentParser(
+        prog="icesql health",
+        description="The health of an Iceberg table: file sizes, deletes, partitions,"
+        " manifests, snapshots, and the CALLs that fix what is wrong (with a dry run of each),"
+        " read from its metadata and manifests.",
+    )
+    parser.add_argument("table", help="the table, as SQL names it (db.t, catalog.db.t)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--orphans", action="store_true", help="also list storage for orphan files (slower)"
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="exit with status 1 when a problem is found"
+    )
+    parser.add_argument("--width", type=int, default=80, help="text width (default 80)")
+    _catalog_arguments(parser)
+    args = parser.parse_args(argv)
+    args.warehouse, args.engine, args.spark, args.create = None, "local", None, False
+    if not _configured(args):
+        print(
+            "error: icesql health needs a catalog (--warehouse PATH, --catalog, --conf,"
+            " $ICESQL_WAREHOUSE)",
+            file=sys.stderr,
+        )
+        return 1
+    missing = _missing_folder(args)
+    if missing:
+        print(f"error: {missing}", file=sys.stderr)
+        return 1
+    from icesql.dbapi import connect
+    from icesql.health.text import render_text
+
+    try:
+        with connect(**_connect_arguments(args), preload=False) as con:
+            report = con.health(args.table, orphans=args.orphans)
+    except Error as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        print(render_text(report, args.width))
+    return 1 if args.check and report.advice else 0
+
+
+def ui_main(argv: Sequence[str], ready: Any = None) -> int:
+    """``icesql ui [WAREHOUSE]``: the web UI (``icesql.server.ui``) over a warehouse or the
+    catalog options, on 127.0.0.1, opening the browser unless ``--no-browser``; serves until
+    SIGINT/SIGTERM. ``ready`` (tests) is called with the server once it accepts."""
+    import signal
+    import threading
+    import webbrowser
+
+    parser = argparse.ArgumentParser(
+        prog="icesql ui",
+        description="Browse a catalog's tables and their health in a web browser (read-only).",
+    )
+    parser.add_argument("warehouse", nargs="?", help="warehouse folder of the file-system catalog")
+    parser.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any)")
+    parser.add_argument("--token", help="a token the pages ask for")
+    parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    _catalog_arguments(parser)
+    args = parser.parse_args(argv)
+    args.engine, args.spark, args.create = "local", None, False
+    if not _configured(args):
+        print("error: icesql ui needs a warehouse or catalog options", file=sys.stderr)
+        return 1
+    missing = _missing_folder(args)
+    if missing:
+        print(f"error: {missing}", file=sys.stderr)
+        return 1
+    from icesql.dbapi import connect
+    from icesql.server import open_ui_server
+
+    try:
+        con = connect(**_connect_arguments(args), preload=False)
+    except Error as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    with con:
+        server = open_ui_server(con.catalogs, con.catalog.name, args.host, args.port, args.token)
+
+        def stop(signum: int, frame: object) -> None:
+            threading.Thread(target=server.stop, daemon=True).start()
+
+        handlers = {}
+        if threading.current_thread() is threading.main_thread():
+            handlers = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            url = f"http://{args.host}:{server.port}/ui/"
+            print(f"icesql ui: {url} (Ctrl-C stops)", file=sys.stderr, flush=True)
+            if not args.no_browser:
+                webbrowser.open(url)
+            if ready is not None:
+                server.serve_in_background()
+                ready(server)
+            else:
+                server.serve_forever()
+        finally:
+            server.stop()
+            for signum, handler in handlers.items():
+                signal.signal(signum, handler)
     return 0
 
 
@@ -138,6 +251,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["serve"]:
         return serve_main(argv[1:])
+    if argv[:1] == ["health"]:
+        return health_main(argv[1:])
+    if argv[:1] == ["ui"]:
+        return ui_main(argv[1:])
     args = _parser().parse_args(argv)
     missing = _missing_folder(args)
     if missing:
@@ -210,11 +327,14 @@ _DESCRIPTION = "Run Spark SQL against Iceberg tables and print the results."
 _COMMANDS = """commands:
   icesql [WAREHOUSE] [options]   run SQL: -c/-f, standard input, or the interactive prompt
   icesql serve [options]         serve an Iceberg REST catalog (icesql serve --help)
+  icesql health TABLE [options]  a table's health and advice (icesql health --help)
+  icesql ui [WAREHOUSE] [options] browse tables and their health in a browser
 
 examples:
   icesql path/to/warehouse -c "SELECT * FROM db.events LIMIT 10"
   icesql path/to/warehouse -f report.sql --csv > report.csv
-  icesql serve --warehouse /data/wh --port 8181"""
+  icesql serve --warehouse /data/wh --port 8181
+  icesql health db.events --warehouse /data/wh --json"""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -238,6 +358,26 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-c", "--command", action="append", help="SQL to run (repeatable)")
     add_arguments(parser)
+    _catalog_arguments(parser)
+    group = parser.add_argument_group("engine")
+    group.add_argument(
+        "--engine",
+        choices=("local", "spark", "auto"),
+        default="local",
+        help="where statements run (default local; SET icesql.engine changes it)",
+    )
+    group.add_argument(
+        "--spark",
+        metavar="MASTER",
+        help="the Spark of --engine spark|auto: a"
+        " master URL (local[4], spark://host:7077, yarn) or sc://host:port;"
+        " --spark-conf's properties configure it",
+    )
+    return parser
+
+
+def _catalog_arguments(parser: argparse.ArgumentParser) -> None:
+    """The catalog options ``icesql`` and ``icesql health`` share."""
     group = parser.add_argument_group("catalogs (as icesql.connect takes them)")
     group.add_argument("--catalog", metavar="TYPE", help="catalog type: hadoop, sql (jdbc), ...")
     group.add_argument("--uri", help="catalog uri, e.g. sqlite:///catalog.db")
@@ -260,21 +400,6 @@ def _parser() -> argparse.ArgumentParser:
         "--pyiceberg-config", metavar="FILE", help="a .pyiceberg.yaml to read catalogs from"
     )
     group.add_argument("--default", metavar="NAME", help="the catalog unqualified names use")
-    group = parser.add_argument_group("engine")
-    group.add_argument(
-        "--engine",
-        choices=("local", "spark", "auto"),
-        default="local",
-        help="where statements run (default local; SET icesql.engine changes it)",
-    )
-    group.add_argument(
-        "--spark",
-        metavar="MASTER",
-        help="the Spark of --engine spark|auto: a"
-        " master URL (local[4], spark://host:7077, yarn) or sc://host:port;"
-        " --spark-conf's properties configure it",
-    )
-    return parser
 
 
 def _connect_arguments(args: argparse.Namespace) -> dict[str, Any]:

@@ -222,3 +222,80 @@ def test_a_bare_shell_opens_a_transient_warehouse(tmp_path, monkeypatch, capsys)
     assert "| db        |" in out and "photos" not in out
     assert len(made) == 1 and not __import__("os").path.exists(made[0])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["photos"]
+
+
+def test_health_json_equals_the_metadata_tables(tmp_path, capsys):
+    import json
+
+    import icesql
+
+    with icesql.connect(str(tmp_path)) as con:
+        con.execute(
+            "CREATE TABLE db.t (id INT, p INT) USING iceberg PARTITIONED BY (p)"
+            " TBLPROPERTIES ('write.delete.mode'='merge-on-read')"
+        )
+        for i in range(5):
+            con.execute(f"INSERT INTO db.t VALUES ({i}, 0), ({i + 10}, 1)")
+        con.execute("DELETE FROM db.t WHERE id = 0")
+        files = con.execute(
+            "SELECT count(*), sum(file_size_in_bytes) FROM db.t.files WHERE content = 0"
+        ).fetchone()
+        parts = dict(
+            con.execute(
+                "SELECT partition.p, struct(record_count, position_delete_record_count)"
+                " FROM db.t.partitions"
+            ).fetchall()
+        )
+        manifests = con.execute("SELECT count(*) FROM db.t.manifests").fetchone()
+    capsys.readouterr()
+    assert main(["health", "db.t", "--warehouse", str(tmp_path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["files"]["files"], report["files"]["bytes"]) == files
+    assert {
+        int(p["partition"].split("=")[1]): {
+            "record_count": p["records"],
+            "position_delete_record_count": p["position_deleted_records"],
+        }
+        for p in report["partitions"]
+    } == parts
+    assert report["summary"]["manifests"] == manifests[0]
+    # a CI check: no partition has more than 20% of its rows deleted, one problem found
+    assert all(p["deleted_fraction"] <= 0.2 for p in report["partitions"])
+    assert main(["health", "db.t", "--warehouse", str(tmp_path), "--check"]) == 1
+    out = capsys.readouterr().out
+    assert "Advice: 1 problem" in out and max(map(len, out.splitlines())) <= 80
+
+
+def test_health_errors_are_one_line(tmp_path, capsys):
+    assert main(["health", "db.nope", "--warehouse", str(tmp_path)]) == 1
+    assert capsys.readouterr().err.strip() == "error: table not found: db.nope"
+    assert main(["health", "db.t", "--warehouse", str(tmp_path / "missing")]) == 1
+    assert "does not exist" in capsys.readouterr().err
+
+
+@pytest.mark.server  # serves the UI on a port of its own
+def test_ui_serves_a_warehouse_folder(tmp_path, capsys):
+    import urllib.request
+
+    import icesql
+    from icesql.shell import ui_main
+
+    with icesql.connect(str(tmp_path)) as con:
+        con.execute("CREATE TABLE db.t (id INT) USING iceberg")
+        con.execute("INSERT INTO db.t VALUES (1)")
+    pages = {}
+
+    def visit(server):
+        assert server.host == "127.0.0.1"
+        for path in ("/", "/ui/catalogs/local/namespaces/db", "/ui/catalogs/local/tables/db/t"):
+            with urllib.request.urlopen(f"http://127.0.0.1:{server.port}{path}") as r:
+                pages[path] = (r.status, r.read().decode())
+
+    assert ui_main([str(tmp_path), "--port", "0", "--no-browser"], ready=visit) == 0
+    assert pages["/"][0] == 200 and "Catalogs (1)" in pages["/"][1]  # / leads to /ui/
+    namespace, table = (
+        pages[f"/ui/catalogs/local/{p}"][1] for p in ("namespaces/db", "tables/db/t")
+    )
+    assert '<a href="/ui/catalogs/local/tables/db/t">t</a>' in namespace
+    assert "Table db.t" in table and "<svg" in table
+    assert "icesql ui: http://127.0.0.1:" in capsys.readouterr().err

@@ -215,6 +215,11 @@ COMMANDS: dict[str, tuple[str, Command, str]] = {
         table_commands.files,
         "the table's live files, e.g. .files t partition.d = 1",
     ),
+    ".health": (
+        "TABLE [orphans]",
+        table_commands.health,
+        "file sizes, deletes, manifests, snapshots and the CALLs that fix them",
+    ),
     ".explain": ("on|off", _explain, "show the plan of each query instead of running it"),
     ".mode": ("[MODE]", _mode, "output mode: " + "|".join(MODES)),
     ".headers": ("on|off", _headers, "show column names"),

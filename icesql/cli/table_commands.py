@@ -1,5 +1,6 @@
 """The Iceberg dot-commands that lay a table out for a person: ``.describe``, ``.snapshots``
-(one line per snapshot) and ``.files`` (one line per file), fitted to the terminal.
+(one line per snapshot), ``.files`` (one line per file) and ``.health`` (the table health
+report with its advice), fitted to the terminal.
 
 ``.describe`` reads the table's metadata and counts its live rows with icesql's own SQL;
 ``.files`` asks the ``files`` metadata table, so its WHERE is any a query could use;
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from icesql.cli.runner import Shell
     from icesql.metadata.table_metadata import TableMetadata
 
-__all__ = ["describe", "file_rows", "files", "snapshot_rows", "snapshots", "table_name"]
+__all__ = ["describe", "file_rows", "files", "health", "snapshot_rows", "snapshots", "table_name"]
 
 _TABLE_NAME = re.compile(r"^(`[^`]+`|[\w$]+)(\.(`[^`]+`|[\w$]+))*$")
 _PART = re.compile(r"`([^`]+)`|([\w$]+)")
@@ -33,6 +34,7 @@ CONTENT = {0: "data", 1: "position deletes", 2: "equality deletes"}
 SNAPSHOT_COLUMNS = ["committed (UTC)", "snapshot_id", "operation", "rows", "data files",
                     "delete files", "refs"]  # fmt: skip
 FILE_COLUMNS = ["content", "path", "format", "partition", "records", "size"]
+HEALTH_WIDTH = 80  # the health report's lines at most
 _FILE_KEEP = (0, 0, 0, 0, -7, -8)  # counts and sizes are never cut (right-aligned)
 
 
@@ -66,6 +68,30 @@ def snapshots(shell: Shell, args: str) -> bool:
     def work() -> None:
         rows = snapshot_rows(_metadata(shell, name))
         _write(shell, SNAPSHOT_COLUMNS, rows, "snapshot(s)", keep=(19, -19))
+
+    return shell.interruptible(work, args, progress=True)
+
+
+def health(shell: Shell, args: str) -> bool:
+    """``.health TABLE [orphans]``: the table's health report (``icesql.health``) as text
+    fitted to the terminal and 80 columns, or its JSON in the json modes."""
+    name = table_name(args)
+    rest = args.split()[1:]
+    if rest not in ([], ["orphans"]):
+        raise ValueError(f"takes TABLE [orphans], got {args!r}")
+
+    def work() -> None:
+        import json
+
+        from icesql.health.text import render_text
+
+        report = shell.con.health(name, orphans=bool(rest))
+        if shell.settings.format.mode in ("json", "jsonl"):
+            indent = 2 if shell.settings.format.mode == "json" else None
+            shell.output.write(json.dumps(report.to_dict(), indent=indent))
+            return
+        width = min(_terminal_width(shell) or HEALTH_WIDTH, HEALTH_WIDTH)
+        shell.output.write(render_text(report, width))
 
     return shell.interruptible(work, args, progress=True)
 

@@ -42,6 +42,8 @@ from icesql.sql.translate import duckdb_errors
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from icesql.health import TableHealth
 else:  # pyarrow loads on first use (icesql._lazy)
     pa = lazy_module("pyarrow")
 
@@ -177,6 +179,25 @@ class Connection:
         True
         """
         return self.engine.progress.add_listener(callback)
+
+    def health(self, table: str, orphans: bool = False) -> TableHealth:
+        """The health report of ``table``: file sizes, deletes, partitions, manifests and
+        snapshots, computed from its manifests (never its data files), with advice: each
+        problem's evidence, the ``CALL`` that fixes it and a dry run of that call.
+
+        The report prints as text, shows its charts in a notebook (inline SVG) and gives
+        ``to_dict()`` for programs (``icesql.health``). ``orphans`` also lists the table's
+        storage for files no snapshot reaches.
+
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as warehouse, connect(warehouse) as con:
+        ...     _ = con.execute("CREATE TABLE db.t (id INT) USING iceberg")
+        ...     con.health("db.t").to_dict()["summary"]["data_files"]
+        0
+        """
+        from icesql.health import table_health  # the planners load with the first report
+
+        return table_health(self.engine, table, orphans)
 
     def commit(self) -> None:
         """Nothing to do: each statement has committed on its own when it returned."""

@@ -5,7 +5,8 @@ and views through it; they live in a SQL catalog database (Java's ``JdbcCatalog`
 SQLite by default), so icesql and PyIceberg may also open that database directly.
 ``service`` holds the REST operations (no HTTP; ``views`` those of views), ``routes`` the
 paths, auth and error model, ``wsgi`` the WSGI application and its server (waitress, the
-extra ``icesql[server]``). This package is a front: it uses the catalog, metadata and spec
+extra ``icesql[server]``), ``ui`` the read-only web UI under ``/ui`` (``ui_pages`` its HTML):
+on the REST server, or alone over any catalog (``open_ui_server``, ``icesql ui``). This package is a front: it uses the catalog, metadata and spec
 layers and nothing imports it but the ``icesql`` command.
 
     >>> import tempfile
@@ -22,14 +23,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from icesql.catalog.base import Catalog
 from icesql.catalog.sql import SqlCatalog
 from icesql.io import FileIO
 from icesql.server.limits import MAX_BODY_BYTES, MAX_JSON_DEPTH, Limits
 from icesql.server.routes import Auth, Router
 from icesql.server.service import RestCatalogService
-from icesql.server.wsgi import THREADS, RestCatalogServer
+from icesql.server.wsgi import THREADS, RestCatalogServer, UiApp
 
-__all__ = ["Auth", "Limits", "RestCatalogServer", "RestCatalogService", "open_server"]
+__all__ = [
+    "Auth", "Limits", "RestCatalogServer", "RestCatalogService", "open_server", "open_ui_server",
+]  # fmt: skip
 
 DEFAULT_URI = "sqlite:///catalog.db"
 
@@ -64,3 +68,18 @@ def open_server(
     except BaseException:
         catalog.close()
         raise
+
+
+def open_ui_server(
+    catalogs: Mapping[str, Catalog],
+    default: str,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    token: str | None = None,
+    threads: int = THREADS,
+) -> RestCatalogServer:
+    """A bound server of the web UI alone over ``catalogs`` (any kind: a warehouse folder's,
+    a REST or SQL catalog's; ``default`` the SQL editor's): ``icesql ui``. ``token`` makes
+    its pages ask for it and lets the SQL editor write."""
+    app = UiApp(catalogs, default, Auth(token), Limits())
+    return RestCatalogServer(None, host, port, threads, app=app)

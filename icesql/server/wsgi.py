@@ -28,9 +28,9 @@ from urllib.parse import quote, urlsplit
 
 from icesql.errors import OperationalError
 from icesql.server.limits import BadRequestError, Limits
-from icesql.server.routes import Request, Router, error_response
+from icesql.server.routes import Auth, Request, Router, error_response
 
-__all__ = ["RestCatalogApp", "RestCatalogServer"]
+__all__ = ["RestCatalogApp", "RestCatalogServer", "UiApp"]
 
 log = logging.getLogger("icesql.server")
 
@@ -89,6 +89,8 @@ class RestCatalogApp:
 
     def __init__(self, router: Router) -> None:
         self.router = router
+        catalog = router.service.catalog
+        self.ui = UiApp({catalog.name: catalog}, catalog.name, router.auth, router.limits)
 
     def __call__(
         self, environ: Mapping[str, Any], start_response: StartResponse
@@ -96,6 +98,8 @@ class RestCatalogApp:
         started = time.perf_counter()
         method = environ["REQUEST_METHOD"]
         path, query = _raw_target(environ)
+        if path == "/ui" or path.startswith("/ui/"):
+            return self.ui(environ, start_response)
         try:
             body = _body(environ, self.router.limits)
             request = Request(method, path, query, body, _headers(environ))
@@ -111,6 +115,61 @@ class RestCatalogApp:
         start_response(f"{status} {_phrase(status)}", headers)
         log.info("%s %s %d %.1fms", method, path, status, (time.perf_counter() - started) * 1000)
         return [data]
+
+
+class UiApp:
+    """The web UI as a WSGI application (``icesql.server.ui``): the pages under ``/ui`` of
+    ``icesql serve``, or on their own for ``icesql ui`` (``/`` then leads to ``/ui/``)."""
+
+    def __init__(
+        self, catalogs: Mapping[str, Any], default: str, auth: Auth, limits: Limits
+    ) -> None:
+        self.catalogs = dict(catalogs)
+        self.default = default
+        self.auth = auth
+        self.limits = limits
+        self._pages: Any = None  # loaded with the first page: the REST server may serve none
+
+    def __call__(
+        self, environ: Mapping[str, Any], start_response: StartResponse
+    ) -> Iterable[bytes]:
+        started = time.perf_counter()
+        method = environ["REQUEST_METHOD"]
+        path, query = _raw_target(environ)
+        headers: list[tuple[str, str]]
+        if path in ("/", "/ui"):
+            status, headers, data = 308, [("Location", "/ui/")], b""
+        elif not path.startswith("/ui/"):
+            status, headers, data = 404, [("Content-Type", "text/plain")], b"not found"
+        else:
+            try:
+                body = _body(environ, self.limits)
+                request = Request(method, path, query, body, _headers(environ))
+                if self._pages is None:
+                    from icesql.server.ui import UiPages
+
+                    self._pages = UiPages(self.catalogs, self.default, self.auth, _engine)
+                status, headers, data = self._pages.respond(request)
+            except BadRequestError as e:
+                status, headers, data = 400, [("Content-Type", "text/plain")], str(e).encode()
+            except Exception:
+                log.exception("unexpected error in %s %s", method, path[:200])
+                status, headers, data = 500, [("Content-Type", "text/plain")], b"server error"
+        if method == "HEAD":
+            data = b""
+        start_response(
+            f"{status} {_phrase(status)}", [("Content-Length", str(len(data))), *headers]
+        )
+        log.info("%s %s %d %.1fms", method, path, status, (time.perf_counter() - started) * 1000)
+        return [data]
+
+
+def _engine(catalog: Any, others: Any = ()) -> Any:
+    """A session over the server's catalogs for one health report or statement (imported on
+    first use: a REST server that serves no page never loads the engine)."""
+    from icesql.engine import Engine
+
+    return Engine(catalog, others=others)
 
 
 def _waitress() -> tuple[Any, type]:
@@ -180,19 +239,28 @@ class RestCatalogServer:
     construction; ``serve_forever()`` serves until ``stop()``."""
 
     def __init__(
-        self, router: Router, host: str = "127.0.0.1", port: int = 8181, threads: int = THREADS
+        self,
+        router: Router | None,
+        host: str = "127.0.0.1",
+        port: int = 8181,
+        threads: int = THREADS,
+        app: UiApp | None = None,
     ) -> None:
+        """``router`` the REST catalog's, or None with ``app`` the web UI alone."""
         server, channel_class = _waitress()
         self.router = router
         self._map: dict[int, Any] = {}
+        limits = router.limits if router is not None else (app.limits if app else Limits())
+        if router is None and app is None:
+            raise ValueError("a server needs a router or an app")
         self._listener = server.create_server(
-            RestCatalogApp(router),
+            RestCatalogApp(router) if router is not None else app,
             map=self._map,
             host=host,
             port=port,
             threads=threads,
             channel_timeout=IDLE_TIMEOUT_S,
-            max_request_body_size=router.limits.max_body_bytes,
+            max_request_body_size=limits.max_body_bytes,
             ident="icesql",
             asyncore_use_poll=True,
         )
@@ -209,6 +277,11 @@ class RestCatalogServer:
     @property
     def port(self) -> int:
         return int(self._listeners[0].effective_port)
+
+    @property
+    def host(self) -> str:
+        """The address the server listens on (127.0.0.1 unless told otherwise)."""
+        return str(self._listeners[0].socket.getsockname()[0])
 
     def serve_forever(self) -> None:
         """Serve until ``stop()``; returns once requests in flight are answered."""

@@ -219,3 +219,31 @@ def test_width_refuses_what_is_no_number(shell: Shell) -> None:
     assert not run_meta(shell, ".width 5 wide")
     assert "takes column widths" in _take(shell)[1]
     assert shell.settings.format.widths == ()
+
+
+def test_health_prints_the_report_in_80_columns_and_json_in_json_mode(shell: Shell) -> None:
+    for i in range(5):
+        shell.con.execute(f"INSERT INTO db.events VALUES ({i + 10}, 'a')")
+    assert run_meta(shell, ".health db.events")
+    out, _ = _take(shell)
+    assert out.startswith("Table local.db.events  format v2")
+    assert "Partitions: 2" in out and "Advice: 1 problem" in out
+    assert "CALL local.system.rewrite_data_files(table => 'db.events')" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    shell.settings.format = replace(shell.settings.format, mode="json")
+    assert run_meta(shell, ".health db.events")
+    out, _ = _take(shell)
+    import json
+
+    report = json.loads(out)
+    assert report["summary"]["data_files"] == 7
+    assert [a["code"] for a in report["advice"]] == ["small-files"]
+
+
+def test_health_refuses_extra_words_and_names_a_missing_table(shell: Shell) -> None:
+    assert not run_meta(shell, ".health db.events everything")
+    _, err = _take(shell)
+    assert "takes TABLE [orphans]" in err
+    assert not run_meta(shell, ".health db.nope")
+    _, err = _take(shell)
+    assert "db.nope" in err

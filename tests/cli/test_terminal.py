@@ -363,3 +363,18 @@ def test_a_bare_shell_says_its_warehouse_is_transient(tmp_path) -> None:
         term.wait_for("still_here")
     finally:
         term.close()
+
+
+def test_health_fits_the_terminal_and_shows_its_bars(deletes_warehouse, tmp_path) -> None:
+    """.health at 100 columns keeps to 80; its bars and sparklines are drawn."""
+    term = Terminal(deletes_warehouse, tmp_path / "history", width=100)
+    try:
+        lines = _command(term, ".health db.events", "Advice:")
+        term.wait_for("orphan files not checked")
+        lines = term.screen().splitlines()
+        assert max(len(line.rstrip()) for line in lines) <= 80
+        assert any("█" in line for line in lines)
+        assert any(line.startswith("  skew (bytes):") for line in lines)
+        assert any(line.startswith("Snapshots: 3") for line in lines)
+    finally:
+        term.close()

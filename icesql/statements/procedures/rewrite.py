@@ -52,6 +52,7 @@ from icesql.errors import CommitConflictError, NotSupportedError, ProgrammingErr
 from icesql.expressions.tree import ALWAYS_TRUE, BooleanExpression
 from icesql.metadata.manifest import read_manifest
 from icesql.metadata.manifest_list import read_manifest_list
+from icesql.metadata.snapshots import Snapshot
 from icesql.scan.delete_index import is_deletion_vector
 from icesql.scan.planner import FileScanTask, ManifestCache, plan_scan
 from icesql.scan.table_scan import TableScan
@@ -82,7 +83,13 @@ from icesql.write.snapshot import Change, SnapshotOperation
 from icesql.write.sorting import sort_keys
 from icesql.write.validation import RewriteValidation
 
-__all__ = ["PROCEDURES"]
+__all__ = [
+    "PROCEDURES",
+    "ManifestRewritePlan",
+    "RewritePlan",
+    "plan_manifest_rewrite",
+    "plan_rewrite",
+]
 
 _LINEAGE = ("_row_id", "_last_updated_sequence_number")
 _GIB = 1024**3
@@ -362,7 +369,23 @@ def _sort_order(call: Call, table: Table, strategy: str) -> SortOrder | None:
     return new_sort_order(md.schema(), found.order, max(o.order_id for o in md.sort_orders) + 1)
 
 
-def _rewrite_data_files(call: Call) -> Sequence[Sequence[Any]]:
+@dataclasses.dataclass(frozen=True)
+class RewritePlan:
+    """What ``rewrite_data_files`` would rewrite, planned from manifests without writing:
+    the procedure runs it, and a dry run (``icesql.health``) shows it."""
+
+    catalog: Catalog
+    table: Table
+    snapshot: Snapshot | None
+    options: _Options
+    order: SortOrder | None
+    cache: ManifestCache
+    groups: list[list[FileScanTask]]
+
+
+def plan_rewrite(call: Call, cache: ManifestCache | None = None) -> RewritePlan:
+    """The file groups ``call`` would rewrite (module docstring, planning); ``cache`` holds
+    manifests already read (a dry run shares the connection's)."""
     catalog, table = call.table()
     strategy = str(call.args.get("strategy", "binpack")).lower()
     if strategy not in ("binpack", "sort"):
@@ -372,13 +395,22 @@ def _rewrite_data_files(call: Call) -> Sequence[Sequence[Any]]:
     row_filter = where_filter(call, table)
     md = table.metadata
     snapshot = md.current_snapshot()
-    if snapshot is None:
+    cache = cache or ManifestCache()
+    groups: list[list[FileScanTask]] = []
+    if snapshot is not None:
+        plan = plan_scan(md, snapshot, table.io, cache, table.name, row_filter, md.schema())
+        groups = plan_groups(table, plan.tasks, o)
+    return RewritePlan(catalog, table, snapshot, o, order, cache, groups)
+
+
+def _rewrite_data_files(call: Call) -> Sequence[Sequence[Any]]:
+    p = plan_rewrite(call)
+    catalog, table, snapshot, o, order, cache, groups = (
+        p.catalog, p.table, p.snapshot, p.options, p.order, p.cache, p.groups
+    )  # fmt: skip
+    if snapshot is None or not groups:
         return [(0, 0, 0, 0, 0)]
-    cache = ManifestCache()
-    plan = plan_scan(md, snapshot, table.io, cache, table.name, row_filter, md.schema())
-    groups = plan_groups(table, plan.tasks, o)
-    if not groups:
-        return [(0, 0, 0, 0, 0)]
+    md = table.metadata
     n_commits = min(o.max_commits, len(groups)) if o.partial_progress else 1
     per_commit = math.ceil(len(groups) / n_commits)
     batches = [groups[i : i + per_commit] for i in range(0, len(groups), per_commit)]
@@ -566,23 +598,29 @@ def _remove_dangling_deletes(catalog: Catalog, table: Table) -> int:
     return len(dangling)
 
 
-def _rewrite_manifests(call: Call) -> Sequence[Sequence[Any]]:
-    """Spark's ``RewriteManifestsSparkAction``: the data manifests, then the delete manifests,
-    of one spec (``spec_id``, default the table's) are each rewritten into
-    ceil(total bytes / ``commit.manifest.target-size-bytes``) manifests clustered by
-    partition (``icesql.write.manifest_rewrite``), unless that is one manifest again; one
-    ``replace`` commit. ``use_caching`` tunes Spark's job and is accepted."""
+@dataclasses.dataclass(frozen=True)
+class ManifestRewritePlan:
+    """What ``rewrite_manifests`` would rewrite: the manifests of each group and how many
+    manifests each becomes, planned from the manifest list alone."""
+
+    catalog: Catalog
+    table: Table
+    groups: list[ManifestRewrite]
+
+
+def plan_manifest_rewrite(call: Call) -> ManifestRewritePlan:
+    """The manifests ``call`` would rewrite (``_rewrite_manifests``)."""
     catalog, table = call.table()
     md = table.metadata
     spec_id = call.args.get("spec_id", md.default_spec_id)
     if md.spec_by_id(spec_id) is None:
         raise call.error(f"Cannot find spec id {spec_id} in table {table.name}")
     snapshot = md.current_snapshot()
+    groups: list[ManifestRewrite] = []
     if snapshot is None:
-        return [(0, 0)]
+        return ManifestRewritePlan(catalog, table, groups)
     target = TableProperties(md.properties, table.name).manifest_target_size_bytes
     manifests = read_manifest_list(table.io, snapshot.manifest_list, snapshot)
-    groups = []
     for data in (True, False):
         matching = tuple(
             m
@@ -595,6 +633,17 @@ def _rewrite_manifests(call: Call) -> Sequence[Sequence[Any]]:
         if count == 1 and len(matching) == 1:
             continue
         groups.append(ManifestRewrite(matching, count))
+    return ManifestRewritePlan(catalog, table, groups)
+
+
+def _rewrite_manifests(call: Call) -> Sequence[Sequence[Any]]:
+    """Spark's ``RewriteManifestsSparkAction``: the data manifests, then the delete manifests,
+    of one spec (``spec_id``, default the table's) are each rewritten into
+    ceil(total bytes / ``commit.manifest.target-size-bytes``) manifests clustered by
+    partition (``icesql.write.manifest_rewrite``), unless that is one manifest again; one
+    ``replace`` commit. ``use_caching`` tunes Spark's job and is accepted."""
+    p = plan_manifest_rewrite(call)
+    catalog, table, groups = p.catalog, p.table, p.groups
     if not groups:
         return [(0, 0)]
     committed = commit(

@@ -22,16 +22,19 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from icesql.catalog.base import CommitStateUnknownError
+from icesql.catalog.base import Catalog, CommitStateUnknownError
+from icesql.catalog.table import Table
 from icesql.expressions.file_filter import FileFilter, FileVerdict
 from icesql.metadata.manifest import ManifestEntry, read_manifest
 from icesql.metadata.manifest_list import read_manifest_list
+from icesql.metadata.snapshots import Snapshot
 from icesql.scan.delete_loaders import DeleteLoader
 from icesql.scan.planner import ManifestCache, plan_scan
 from icesql.spec.content_file import POSITION_DELETES, DataFile
@@ -44,7 +47,7 @@ from icesql.write.position_deletes import write_deletion_vectors, write_position
 from icesql.write.properties import TableProperties
 from icesql.write.snapshot import Change, SnapshotOperation
 
-__all__ = ["PROCEDURES"]
+__all__ = ["PROCEDURES", "DeleteRewritePlan", "plan_delete_rewrite"]
 
 DELETE_GRANULARITY = "write.delete.granularity"
 
@@ -66,7 +69,20 @@ def _is_parquet_position_delete(f: DataFile) -> bool:
     return f.content == POSITION_DELETES and f.file_format.upper() != "PUFFIN"
 
 
-def _rewrite_position_delete_files(call: Call) -> Sequence[Sequence[Any]]:
+@dataclass(frozen=True)
+class DeleteRewritePlan:
+    """What ``rewrite_position_delete_files`` would rewrite, planned from manifests without
+    writing: the groups by (spec id, partition), each a list of delete file entries."""
+
+    catalog: Catalog
+    table: Table
+    snapshot: Snapshot | None
+    groups: list[tuple[tuple[int, tuple[Any, ...]], list[ManifestEntry]]]
+    granularity: str
+
+
+def plan_delete_rewrite(call: Call) -> DeleteRewritePlan:
+    """The position delete file groups ``call`` would rewrite (module docstring)."""
     catalog, table = call.table()
     md = table.metadata
     g = _Given.of(call, _OPTIONS)
@@ -85,7 +101,7 @@ def _rewrite_position_delete_files(call: Call) -> Sequence[Sequence[Any]]:
     row_filter = where_filter(call, table)
     snapshot = md.current_snapshot()
     if snapshot is None:
-        return [(0, 0, 0, 0)]
+        return DeleteRewritePlan(catalog, table, None, [], granularity)
     filters = FileFilter(md.schema(), md.specs, row_filter)
     candidates: list[tuple[int, ManifestEntry]] = []
     for m in read_manifest_list(table.io, snapshot.manifest_list, snapshot):
@@ -101,13 +117,14 @@ def _rewrite_position_delete_files(call: Call) -> Sequence[Sequence[Any]]:
                 continue
             candidates.append((m.partition_spec_id, e))
     if not any(_is_parquet_position_delete(e.data_file) for _, e in candidates):
-        return [(0, 0, 0, 0)]  # v3: the v2 deletes were all turned into DVs already
+        # v3: the v2 deletes were all turned into DVs already
+        return DeleteRewritePlan(catalog, table, snapshot, [], granularity)
     by_partition: dict[tuple[int, tuple[Any, ...]], list[ManifestEntry]] = {}
     for spec_id, e in candidates:
         size = e.data_file.file_size_in_bytes
         if rewrite_all or size < min_size or size > max_size:
             by_partition.setdefault((spec_id, e.data_file.partition), []).append(e)
-    groups = []
+    groups: list[tuple[tuple[int, tuple[Any, ...]], list[ManifestEntry]]] = []
     for key, entries in by_partition.items():
         for group in pack(entries, lambda e: e.data_file.file_size_in_bytes, max_group):
             size = sum(e.data_file.file_size_in_bytes for e in group)
@@ -126,8 +143,18 @@ def _rewrite_position_delete_files(call: Call) -> Sequence[Sequence[Any]]:
             ),
             reverse=direction == "desc",
         )
-    if not groups:
+    return DeleteRewritePlan(catalog, table, snapshot, groups, granularity)
+
+
+def _rewrite_position_delete_files(call: Call) -> Sequence[Sequence[Any]]:
+    p = plan_delete_rewrite(call)
+    catalog, table, snapshot, groups, granularity = (
+        p.catalog, p.table, p.snapshot, p.groups, p.granularity
+    )  # fmt: skip
+    if snapshot is None or not groups:
         return [(0, 0, 0, 0)]
+    md = table.metadata
+    props = TableProperties(md.properties, table.name)
     if md.format_version >= 3:
         chosen = [(spec_id, e) for (spec_id, _), group in groups for e in group]
         return _to_deletion_vectors(catalog, table, snapshot, chosen)
